@@ -1,0 +1,35 @@
+package inference
+
+// Message is one turn of a conversation. Role is "system", "user" or "assistant".
+// Thinking holds an assistant turn's reasoning (Qwen3's <think> block), if kept.
+type Message struct {
+	Role     string `json:"role"`
+	Content  string `json:"content"`
+	Thinking string `json:"thinking,omitempty"`
+}
+
+// Sampling controls how the next token is chosen. Nil pointers take the model's defaults
+// (generation_config.json / genai_config.json). Temperature 0 means greedy.
+type Sampling struct {
+	Temperature       *float64 `json:"temperature,omitempty"`
+	TopK              *int     `json:"top_k,omitempty"`
+	TopP              *float64 `json:"top_p,omitempty"`
+	MinP              *float64 `json:"min_p,omitempty"`
+	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
+	PresencePenalty   *float64 `json:"presence_penalty,omitempty"`
+	Seed              *int64   `json:"seed,omitempty"`
+}
+
+// Request asks for one assistant reply to Messages.
+type Request struct {
+	Messages []Message
+	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
+	Thinking bool
+	// MaxTokens caps the reply; 0 takes the engine's default.
+	MaxTokens int
+	Sampling  Sampling
+	// Stop lists strings that end the reply when generated (not included in it).
+	Stop []string
+	// ConversationID lets the engine keep this conversation's KV cache for the next turn.
+	ConversationID string
+}

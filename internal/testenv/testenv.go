@@ -1,0 +1,56 @@
+// Package testenv gives tests the installed ONNX Runtime library and tokenizer files.
+// When they are missing a test is skipped on a developer machine, and fails under CI=true:
+// CI never passes by skipping.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"edgechat/internal/paths"
+)
+
+// missing fails the test in CI and skips it elsewhere.
+func missing(t testing.TB, what string) {
+	t.Helper()
+	msg := what + " is not installed; run tools/setup.sh (make setup)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// ORTLibrary returns the path of the ONNX Runtime shared library ($EDGECHAT_ORT_LIB or the cache).
+func ORTLibrary(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("EDGECHAT_ORT_LIB")
+	if p == "" {
+		p = paths.CachedORTLibrary()
+	}
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "ONNX Runtime ("+p+")")
+	}
+	return p
+}
+
+// TokenizerDir returns the folder with tokenizer.json and tokenizer_config.json of the named
+// tokenizer ("qwen3", "llama3", "deepseek_v3").
+func TokenizerDir(t testing.TB, name string) string {
+	t.Helper()
+	d := paths.TokenizerDir(name)
+	if _, err := os.Stat(filepath.Join(d, "tokenizer.json")); err != nil {
+		missing(t, "tokenizer "+name+" ("+d+")")
+	}
+	return d
+}
+
+// Python returns Debian's python3 with the onnx module (not a pyenv one without it).
+func Python(t testing.TB) string {
+	t.Helper()
+	const p = "/usr/bin/python3"
+	if _, err := os.Stat("/usr/lib/python3/dist-packages/onnx"); err != nil {
+		missing(t, "python3-onnx")
+	}
+	return p
+}

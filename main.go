@@ -1,0 +1,16 @@
+// Command edgechat is a desktop chat app that runs a small language model on the user's own
+// PC (NPU first, CPU as fallback). Without a subcommand it opens the chat window.
+package main
+
+import (
+	"os"
+
+	"edgechat/cli"
+)
+
+func main() {
+	if len(os.Args) > 1 && cli.Has(os.Args[1]) {
+		os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(runApp(os.Args[1:]))
+}

