@@ -3,12 +3,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"edgechat/cli"
+	_ "edgechat/internal/localefix" // before Fyne reads the locale
+	"edgechat/internal/version"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "--version" {
+		fmt.Print(version.String())
+		return
+	}
 	if len(os.Args) > 1 && cli.Has(os.Args[1]) {
 		os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

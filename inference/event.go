@@ -13,6 +13,9 @@ const (
 	// EventNotice reports something the user should know mid-stream (context trimmed,
 	// fallback to another backend). Text holds the message.
 	EventNotice
+	// EventStatus reports progress before the first token (e.g. "Loading model…");
+	// Text holds the message. It is not part of the reply.
+	EventStatus
 	// EventDone is the last event of every stream; Done holds the summary.
 	EventDone
 )

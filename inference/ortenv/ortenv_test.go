@@ -44,3 +44,23 @@ func TestInitLoadsRealLibrary(t *testing.T) {
 		t.Fatalf("second Init: %+v %v", again, err)
 	}
 }
+
+func TestProvidersListsCPU(t *testing.T) {
+	if _, err := Init(testenv.ORTLibrary(t)); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Providers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range ps {
+		found = found || p == "CPUExecutionProvider"
+	}
+	if !found {
+		t.Fatalf("providers %v lack CPUExecutionProvider", ps)
+	}
+	if err := CheckProvider("QNN", nil); err == nil || !strings.Contains(err.Error(), "not supported in this build") {
+		t.Fatalf("QNN check: %v", err)
+	}
+}

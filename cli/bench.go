@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"edgechat/inference"
+	"edgechat/inference/ortenv"
+)
+
+func init() {
+	register(Command{Name: "bench", Summary: "measure prefill latency (the article's metric), TTFT and decode speed", Run: runBench})
+}
+
+func runBench(env Env) error {
+	var mf modelFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	mf.register(fs)
+	seqLen := fs.Int("seq-len", 1024, "prompt length of each prefill pass")
+	iters := fs.Int("iterations", 100, "timed passes")
+	warmup := fs.Int("warmup", 10, "untimed passes first")
+	decode := fs.Int("decode-tokens", 0, "tokens to decode after one prefill, for decode tokens/s")
+	asJSON := fs.Bool("json", false, "print JSON")
+	plotFile := fs.String("plot", "", "write a latency histogram PNG")
+	if err := fs.Parse(env.Args); err != nil {
+		return errUsage
+	}
+	if mf.model == "" {
+		return errors.New("--model is required: the folder that holds your model")
+	}
+	if _, err := ortenv.Init(mf.ortLib); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := inference.Bench(ctx, mf.model, inference.BenchOptions{
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads}},
+		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
+	})
+	if err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		if err := plotHistogram(r, *plotFile); err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	fmt.Fprintf(w, "Model\t%s (%s, KV %s)\n", r.Model, r.Layout, r.KVType)
+	fmt.Fprintf(w, "EP\t%s, %d threads\n", r.EP, r.Threads)
+	fmt.Fprintf(w, "Prefill %d tokens\t%.1f ms ± %.1f ms (p50 %.1f, p95 %.1f; %d runs after %d warm-up)\n", r.SeqLen, r.MeanMillis, r.StdMillis, r.P50Millis, r.P95Millis, r.Iterations, r.Warmup)
+	fmt.Fprintf(w, "Throughput\t%.2f samples/s, %.0f prompt tokens/s\n", r.SamplesPerS, r.PrefillTPS)
+	if r.DecodeTPS > 0 {
+		fmt.Fprintf(w, "TTFT\t%.1f ms\n", r.TTFTMillis)
+		fmt.Fprintf(w, "Decode\t%.1f tokens/s\n", r.DecodeTPS)
+	}
+	fmt.Fprintf(w, "Load\t%.0f ms\n", r.LoadMillis)
+	return nil
+}
+
+// plotHistogram draws the prefill latency distribution.
+func plotHistogram(r *inference.BenchResult, path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Prefill latency, %d tokens, %s (%d runs)", r.SeqLen, r.EP, len(r.Samples))
+	p.X.Label.Text = "latency (ms)"
+	p.Y.Label.Text = "runs"
+	bins := min(20, max(5, len(r.Samples)/5))
+	h, err := plotter.NewHist(plotter.Values(r.Samples), bins)
+	if err != nil {
+		return err
+	}
+	p.Add(h)
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}

@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"edgechat/inference"
+)
+
+func init() {
+	register(Command{Name: "generate", Summary: "generate a reply from a model on the command line", Run: runGenerate})
+}
+
+// modelFlags are the model and route flags shared by generate, serve and bench.
+type modelFlags struct {
+	model, modelFile, ortLib, ep string
+	threads, maxContext          int
+}
+
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.model, "model", "", "model folder (or .onnx file inside one)")
+	fs.StringVar(&m.modelFile, "model-file", "", "ONNX file to use inside a Hugging Face folder's onnx/ (default: best for the CPU)")
+	fs.StringVar(&m.ortLib, "ort-lib", "", "ONNX Runtime shared library (default: $EDGECHAT_ORT_LIB, next to edgechat, or the cache)")
+	fs.StringVar(&m.ep, "ep", "cpu", "execution provider: cpu, qnn, dml or webgpu")
+	fs.IntVar(&m.threads, "threads", 0, "CPU intra-op threads (0 = physical cores)")
+	fs.IntVar(&m.maxContext, "max-context", 0, "context length cap in tokens (0 = model's, at most 8192)")
+}
+
+func (m *modelFlags) engineConfig() (inference.Config, error) {
+	if m.model == "" {
+		return inference.Config{}, errors.New("--model is required: the folder that holds your model")
+	}
+	return inference.Config{
+		ORTLibrary: m.ortLib,
+		Routes: []inference.RouteConfig{{
+			Name: routeName(m.ep), Model: m.model,
+			LoadOptions: inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: m.ep, Threads: m.threads}},
+		}},
+	}, nil
+}
+
+func routeName(ep string) string {
+	if ep == "" || ep == "cpu" {
+		return "cpu"
+	}
+	return "npu"
+}
+
+// optionalFloat is a float flag that remembers whether it was set.
+type optionalFloat struct{ v *float64 }
+
+func (o *optionalFloat) String() string {
+	if o.v == nil {
+		return ""
+	}
+	return fmt.Sprint(*o.v)
+}
+
+func (o *optionalFloat) Set(s string) error {
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	o.v = &f
+	return nil
+}
+
+type optionalInt struct{ v *int64 }
+
+func (o *optionalInt) String() string {
+	if o.v == nil {
+		return ""
+	}
+	return fmt.Sprint(*o.v)
+}
+
+func (o *optionalInt) Set(s string) error {
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	o.v = &n
+	return nil
+}
+
+type generateFlags struct {
+	modelFlags
+	prompt, messages, system string
+	maxTokens                int
+	temperature, topP, minP  optionalFloat
+	repPenalty               optionalFloat
+	topK, seed               optionalInt
+	think, noThink           bool
+	printPrompt, asJSON      bool
+}
+
+func runGenerate(env Env) error {
+	var g generateFlags
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	g.register(fs)
+	fs.StringVar(&g.prompt, "prompt", "", "the user message")
+	fs.StringVar(&g.messages, "messages", "", "JSON file with the conversation: [{\"role\":\"user\",\"content\":\"…\"}, …]")
+	fs.StringVar(&g.system, "system", "", "system prompt")
+	fs.IntVar(&g.maxTokens, "max-tokens", 0, "most tokens in the reply (default 2048)")
+	fs.Var(&g.temperature, "temperature", "sampling temperature (0 = greedy; default: the model's)")
+	fs.Var(&g.topP, "top-p", "nucleus sampling threshold (default: the model's)")
+	fs.Var(&g.minP, "min-p", "min-p threshold (default: the model's)")
+	fs.Var(&g.repPenalty, "repetition-penalty", "repetition penalty (default: the model's)")
+	fs.Var(&g.topK, "top-k", "top-k (default: the model's)")
+	fs.Var(&g.seed, "seed", "random seed (same seed, same reply)")
+	fs.BoolVar(&g.think, "think", true, "let Qwen3 reason before answering")
+	fs.BoolVar(&g.noThink, "no-think", false, "answer without reasoning")
+	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
+	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
+	if err := fs.Parse(env.Args); err != nil {
+		return errUsage
+	}
+	msgs, err := g.conversation()
+	if err != nil {
+		return err
+	}
+	thinking := g.think && !g.noThink
+	if g.printPrompt {
+		if g.model == "" {
+			return errors.New("--model is required")
+		}
+		text, err := inference.RenderPrompt(g.model, g.modelFile, msgs, thinking)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(env.Stdout, text)
+		return err
+	}
+	cfg, err := g.engineConfig()
+	if err != nil {
+		return err
+	}
+	eng, err := inference.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	req := inference.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	events, err := eng.Generate(ctx, req)
+	if err != nil {
+		return err
+	}
+	return printEvents(env, events, g.asJSON)
+}
+
+func (g *generateFlags) sampling() inference.Sampling {
+	s := inference.Sampling{Temperature: g.temperature.v, TopP: g.topP.v, MinP: g.minP.v, RepetitionPenalty: g.repPenalty.v, Seed: g.seed.v}
+	if g.topK.v != nil {
+		k := int(*g.topK.v)
+		s.TopK = &k
+	}
+	return s
+}
+
+// conversation builds the messages from --messages or --system/--prompt.
+func (g *generateFlags) conversation() ([]inference.Message, error) {
+	var msgs []inference.Message
+	switch {
+	case g.messages != "" && g.prompt != "":
+		return nil, errors.New("give --prompt or --messages, not both")
+	case g.messages != "":
+		b, err := os.ReadFile(g.messages)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, fmt.Errorf("%s: expected a JSON array of {\"role\",\"content\"} objects: %v", g.messages, err)
+		}
+	case g.prompt != "":
+		msgs = []inference.Message{{Role: "user", Content: g.prompt}}
+	default:
+		return nil, errors.New("give the user message with --prompt TEXT or a conversation with --messages FILE.json")
+	}
+	if g.system != "" {
+		msgs = append([]inference.Message{{Role: "system", Content: g.system}}, msgs...)
+	}
+	return msgs, nil
+}
+
+// jsonEvent is one line of --json output.
+type jsonEvent struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	*inference.Summary
+}
+
+var eventTypes = map[inference.EventKind]string{
+	inference.EventText: "text", inference.EventThinking: "thinking", inference.EventNotice: "notice",
+	inference.EventStatus: "status", inference.EventDone: "done",
+}
+
+// printEvents writes the stream: plain text as it comes, or one JSON object per event.
+func printEvents(env Env, events <-chan inference.Event, asJSON bool) error {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false)
+	var final *inference.Summary
+	inThinking := false
+	for ev := range events {
+		if asJSON {
+			if err := enc.Encode(jsonEvent{Type: eventTypes[ev.Kind], Text: ev.Text, Summary: ev.Done}); err != nil {
+				return err
+			}
+		} else {
+			switch ev.Kind {
+			case inference.EventThinking:
+				if !inThinking {
+					fmt.Fprint(env.Stderr, "[thinking] ")
+					inThinking = true
+				}
+				fmt.Fprint(env.Stderr, ev.Text)
+			case inference.EventText:
+				if inThinking {
+					fmt.Fprintln(env.Stderr)
+					inThinking = false
+				}
+				fmt.Fprint(env.Stdout, ev.Text)
+			case inference.EventNotice, inference.EventStatus:
+				fmt.Fprintf(env.Stderr, "[%s] %s\n", eventTypes[ev.Kind], ev.Text)
+			}
+		}
+		if ev.Kind == inference.EventDone {
+			final = ev.Done
+		}
+	}
+	if final == nil {
+		return errors.New("the reply ended without a summary")
+	}
+	if !asJSON {
+		fmt.Fprintln(env.Stdout)
+		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens, TTFT %.0f ms, %.1f tokens/s, backend %s\n",
+			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.TTFTMillis, final.DecodeTPS, final.Backend)
+	}
+	if final.FinishReason == inference.FinishError {
+		return errors.New(final.Error)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"edgechat/inference"
+)
+
+func init() {
+	register(Command{Name: "inspect", Summary: "describe a model folder: layout, inputs/outputs, KV cache, quantization, tokenizer", Run: runInspect})
+}
+
+func runInspect(env Env) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	model := fs.String("model", "", "model folder (or .onnx file inside one)")
+	modelFile := fs.String("model-file", "", "ONNX file inside a Hugging Face folder's onnx/")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(env.Args); err != nil {
+		return errUsage
+	}
+	if *model == "" {
+		return errors.New("--model is required: the folder that holds your model")
+	}
+	r, err := inference.Inspect(*model, *modelFile)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printReport(env, r)
+	return nil
+}
+
+func printReport(env Env, r *inference.Report) {
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	fmt.Fprintf(w, "Model\t%s\n", r.Path)
+	fmt.Fprintf(w, "Layout\t%s — %s\n", r.LayoutLetter, r.Description)
+	kind := "dynamic shapes"
+	if r.Static {
+		kind = "static shapes (NPU build)"
+	}
+	fmt.Fprintf(w, "Decoder\t%d layers, %d KV heads × %d, KV %s %s, %s\n", r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.KVShape, kind)
+	fmt.Fprintf(w, "Context\t%d tokens\n", r.ContextLength)
+	fmt.Fprintf(w, "Vocabulary\t%d (tokenizer %d)\n", r.Vocab, r.Tokenizer.Vocab)
+	q := "none (full precision)"
+	if len(r.Quantization) > 0 {
+		q = strings.Join(r.Quantization, ", ")
+	}
+	fmt.Fprintf(w, "Quantization\t%s\n", q)
+	if len(r.Variants) > 1 {
+		fmt.Fprintf(w, "Variants\t%s\n", strings.Join(r.Variants, ", "))
+	}
+	for _, g := range r.Graphs {
+		ep := ""
+		if g.EP != "" {
+			ep = " on " + g.EP
+		}
+		fmt.Fprintf(w, "\n%s\t%s (%.1f MB)%s\n", g.Role, g.File, float64(g.SizeBytes)/1e6, ep)
+		for _, io := range g.Inputs {
+			fmt.Fprintf(w, "  in\t%s %s %s\n", io.Name, io.DType, io.Shape)
+		}
+		for _, io := range g.Outputs {
+			fmt.Fprintf(w, "  out\t%s %s %s\n", io.Name, io.DType, io.Shape)
+		}
+		ops := make([]string, 0, len(g.Ops))
+		for k, n := range g.Ops {
+			ops = append(ops, fmt.Sprintf("%s×%d", k, n))
+		}
+		sort.Strings(ops)
+		fmt.Fprintf(w, "  ops\t%s\n", strings.Join(ops, " "))
+		for _, c := range g.EPContexts {
+			fmt.Fprintf(w, "  context\t%s\n", c)
+		}
+	}
+	if r.Tokenizer.Error != "" {
+		fmt.Fprintf(w, "\nTokenizer\terror: %s\n", r.Tokenizer.Error)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "\nNote\t%s\n", n)
+	}
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"edgechat/inference"
+	"edgechat/inference/ortenv"
+	"edgechat/internal/paths"
+)
+
+func init() {
+	register(Command{Name: "sys", Summary: "show ONNX Runtime, its execution providers and this machine's CPU", Run: runSys})
+}
+
+// sysReport is what `edgechat sys` prints.
+type sysReport struct {
+	ORTVersion   string                 `json:"ort_version"`
+	ORTLibrary   string                 `json:"ort_library"`
+	ORTSource    string                 `json:"ort_source"`
+	ORTError     string                 `json:"ort_error,omitempty"`
+	Providers    []ortenv.ProviderCheck `json:"providers"`
+	CPU          string                 `json:"cpu"`
+	LogicalCPUs  int                    `json:"logical_cpus"`
+	PhysicalCore int                    `json:"physical_cores"`
+	OS           string                 `json:"os"`
+	Arch         string                 `json:"arch"`
+}
+
+func runSys(env Env) error {
+	fs := flag.NewFlagSet("sys", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	ortLib := fs.String("ort-lib", "", "ONNX Runtime shared library (default: search)")
+	if err := fs.Parse(env.Args); err != nil {
+		return errUsage
+	}
+	r := sysReport{CPU: paths.CPUModel(), LogicalCPUs: runtime.NumCPU(), PhysicalCore: inference.PhysicalCores(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	info, err := ortenv.Init(*ortLib)
+	if err != nil {
+		r.ORTError = err.Error()
+	} else {
+		r.ORTVersion, r.ORTLibrary, r.ORTSource = info.Version, info.Path, string(info.Source)
+		r.Providers = checkProviders()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printSys(env, r)
+	if r.ORTError != "" {
+		return fmt.Errorf("ONNX Runtime: %s", r.ORTError)
+	}
+	return nil
+}
+
+// checkProviders lists what the library reports and tries to really append each provider
+// EdgeChat uses (a listed provider may still lack its own libraries or device).
+func checkProviders() []ortenv.ProviderCheck {
+	listed, _ := ortenv.Providers()
+	seen := map[string]bool{}
+	var out []ortenv.ProviderCheck
+	add := func(name string) {
+		short := strings.TrimSuffix(name, "ExecutionProvider")
+		key := strings.ToLower(short)
+		if key == "dml" {
+			key = "directml"
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		c := ortenv.ProviderCheck{Name: short}
+		for _, l := range listed {
+			ls := strings.ToLower(strings.TrimSuffix(l, "ExecutionProvider"))
+			c.Listed = c.Listed || ls == key || (key == "directml" && ls == "dml")
+		}
+		if err := ortenv.CheckProvider(short, nil); err != nil {
+			c.Error = firstLine(err.Error())
+		} else {
+			c.Appends = true
+		}
+		out = append(out, c)
+	}
+	for _, n := range []string{"CPU", "QNN", "DML", "WebGPU"} {
+		add(n)
+	}
+	for _, l := range listed {
+		add(l)
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func printSys(env Env, r sysReport) {
+	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	defer w.Flush()
+	if r.ORTError != "" {
+		fmt.Fprintf(w, "ONNX Runtime\tnot loaded: %s\n", r.ORTError)
+	} else {
+		fmt.Fprintf(w, "ONNX Runtime\t%s\n", r.ORTVersion)
+		fmt.Fprintf(w, "Library\t%s (%s)\n", r.ORTLibrary, r.ORTSource)
+	}
+	fmt.Fprintf(w, "CPU\t%s — %d physical cores, %d logical (%s/%s)\n", r.CPU, r.PhysicalCore, r.LogicalCPUs, r.OS, r.Arch)
+	if len(r.Providers) > 0 {
+		fmt.Fprintln(w, "\nProvider\tListed\tUsable\tWhy not")
+		for _, p := range r.Providers {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, yesNo(p.Listed), yesNo(p.Appends), p.Error)
+		}
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,87 @@
+package inference
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"edgechat/internal/onnxproto"
+	"edgechat/internal/synth"
+	"edgechat/internal/testenv"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyModel copies a model folder into a temporary one, leaving out the named files.
+func copyModel(t *testing.T, from string, without ...string) string {
+	t.Helper()
+	to := t.TempDir()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if slices.Contains(without, rel) {
+			return nil
+		}
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(dst)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		_, err = io.Copy(out, in)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// notADecoder replaces a model folder's ONNX file with a graph that is not a decoder.
+func notADecoder(t *testing.T, from string) string {
+	t.Helper()
+	d := copyModel(t, from)
+	m := &onnxproto.Model{
+		IRVersion: 8, Producer: "edgechat-test", Opsets: []onnxproto.Opset{{Version: 17}},
+		Graph: onnxproto.Graph{
+			Name:    "identity",
+			Nodes:   []onnxproto.Node{{OpType: "Identity", Inputs: []string{"pixels"}, Outputs: []string{"out"}}},
+			Inputs:  []onnxproto.ValueInfo{{Name: "pixels", Type: onnxproto.Float, Dims: onnxproto.Dims(1, 3)}},
+			Outputs: []onnxproto.ValueInfo{{Name: "out", Type: onnxproto.Float, Dims: onnxproto.Dims(1, 3)}},
+		},
+	}
+	if err := m.WriteFile(filepath.Join(d, "onnx", "model.onnx"), onnxproto.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// smallVocab writes a model whose logits are narrower than Qwen3's tokenizer.
+func smallVocab(t *testing.T) string {
+	t.Helper()
+	o := synth.Tiny()
+	o.Vocab = 1000
+	o.TokenizerDir = testenv.TokenizerDir(t, "qwen3")
+	d := t.TempDir()
+	if err := synth.Write(d, o); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,172 @@
+package inference
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"edgechat/internal/onnxproto"
+)
+
+// kvPair names one layer's key and value tensors.
+type kvPair struct{ Key, Value string }
+
+// decoderIO is what a decoder graph takes and gives, read from the graph itself.
+type decoderIO struct {
+	InputIDs      string
+	InputIDsType  string
+	AttentionMask string // "" when the graph has none
+	PositionIDs   string // "" when the graph has none
+	Past          []kvPair
+	Present       []kvPair
+	Logits        string
+	KVType        string
+	KVHeads       int
+	HeadDim       int
+	Vocab         int
+	// Static sizes (layout C); 0 for dynamic graphs.
+	SeqLen   int
+	MaxCache int
+}
+
+// Layers is the number of decoder layers (one past key/value pair each).
+func (d *decoderIO) Layers() int { return len(d.Past) }
+
+// pastPattern matches the past-KV input names of the layouts EdgeChat knows:
+// past_key_values.3.key (Hugging Face), past_3_key (static composite), past_key_values.3.value….
+var (
+	pastPattern    = regexp.MustCompile(`^past(?:_key_values)?[._](\d+)[._](key|value)$`)
+	presentPattern = regexp.MustCompile(`^present(?:_key_values)?[._](\d+)[._](key|value)$`)
+)
+
+// describeDecoder reads a decoder's interface from its graph. It refuses graphs that are not
+// decoders with a message that says what is missing.
+func describeDecoder(path string, in, out []onnxproto.IO, names map[string]string) (*decoderIO, error) {
+	d := &decoderIO{}
+	byName := func(list []onnxproto.IO, n string) (onnxproto.IO, bool) {
+		for _, v := range list {
+			if v.Name == n {
+				return v, true
+			}
+		}
+		return onnxproto.IO{}, false
+	}
+	pick := func(key, def string) string {
+		if n, ok := names[key]; ok && n != "" {
+			return n
+		}
+		return def
+	}
+	ids, ok := byName(in, pick("input_ids", "input_ids"))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a text decoder: it has no input_ids input (inputs: %s)", path, listNames(in))
+	}
+	d.InputIDs, d.InputIDsType = ids.Name, ids.ElemType
+	if len(ids.Dims) == 2 && ids.Dims[1].Value > 0 {
+		d.SeqLen = int(ids.Dims[1].Value)
+	}
+	if v, ok := byName(in, pick("attention_mask", "attention_mask")); ok {
+		d.AttentionMask = v.Name
+	}
+	if v, ok := byName(in, pick("position_ids", "position_ids")); ok {
+		d.PositionIDs = v.Name
+	}
+	logits, ok := byName(out, pick("logits", "logits"))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a text decoder: it has no logits output (outputs: %s)", path, listNames(out))
+	}
+	d.Logits = logits.Name
+	if n := len(logits.Dims); n > 0 && logits.Dims[n-1].Value > 0 {
+		d.Vocab = int(logits.Dims[n-1].Value)
+	}
+	if logits.ElemType != "float32" {
+		return nil, fmt.Errorf("%s has %s logits; EdgeChat needs float32 logits (use an export whose logits are float32)", path, logits.ElemType)
+	}
+	var err error
+	if d.Past, err = kvNames(in, pastPattern, names["past_key_names"], names["past_value_names"]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if d.Present, err = kvNames(out, presentPattern, names["present_key_names"], names["present_value_names"]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(d.Past) == 0 || len(d.Past) != len(d.Present) {
+		return nil, fmt.Errorf("%s is not a decoder with a KV cache: found %d past and %d present key/value pairs", path, len(d.Past), len(d.Present))
+	}
+	past, _ := byName(in, d.Past[0].Key)
+	if len(past.Dims) != 4 || past.Dims[1].Value <= 0 || past.Dims[3].Value <= 0 {
+		return nil, fmt.Errorf("%s: past key %s has shape %v; expected [batch, kv_heads, seq, head_dim] with fixed heads and head_dim", path, past.Name, past.Dims)
+	}
+	d.KVType, d.KVHeads, d.HeadDim = past.ElemType, int(past.Dims[1].Value), int(past.Dims[3].Value)
+	if past.Dims[2].Value > 0 {
+		d.MaxCache = int(past.Dims[2].Value)
+	}
+	if d.KVType != "float32" && d.KVType != "float16" {
+		return nil, fmt.Errorf("%s: KV cache type %s is not supported (float32 or float16)", path, d.KVType)
+	}
+	return d, nil
+}
+
+// kvNames collects layer-indexed key/value names, by genai_config.json patterns when given
+// (e.g. "past_key_values.%d.key"), else by the known naming schemes.
+func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]kvPair, error) {
+	if keyFmt != "" && valFmt != "" {
+		var out []kvPair
+		have := map[string]bool{}
+		for _, v := range list {
+			have[v.Name] = true
+		}
+		for i := 0; ; i++ {
+			k, v := fmt.Sprintf(keyFmt, i), fmt.Sprintf(valFmt, i)
+			if !have[k] || !have[v] {
+				return out, nil
+			}
+			out = append(out, kvPair{k, v})
+		}
+	}
+	layers := map[int]*kvPair{}
+	for _, v := range list {
+		m := re.FindStringSubmatch(v.Name)
+		if m == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		p := layers[i]
+		if p == nil {
+			p = &kvPair{}
+			layers[i] = p
+		}
+		if m[2] == "key" {
+			p.Key = v.Name
+		} else {
+			p.Value = v.Name
+		}
+	}
+	idx := make([]int, 0, len(layers))
+	for i := range layers {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := make([]kvPair, 0, len(idx))
+	for n, i := range idx {
+		if i != n || layers[i].Key == "" || layers[i].Value == "" {
+			return nil, fmt.Errorf("KV cache names are incomplete at layer %d", n)
+		}
+		out = append(out, *layers[i])
+	}
+	return out, nil
+}
+
+func listNames(list []onnxproto.IO) string {
+	s := ""
+	for i, v := range list {
+		if i > 0 {
+			s += ", "
+		}
+		if i == 6 {
+			return s + fmt.Sprintf("… %d in all", len(list))
+		}
+		s += v.Name
+	}
+	return s
+}

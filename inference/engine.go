@@ -1,0 +1,299 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference/ortenv"
+)
+
+// RouteConfig is one way to serve a request: a model on an execution provider.
+type RouteConfig struct {
+	// Name is the backend shown to the user: "npu", "cpu".
+	Name  string
+	Model string
+	LoadOptions
+}
+
+// Config configures an Engine.
+type Config struct {
+	// ORTLibrary is the ONNX Runtime library setting ("" = search; see ortenv.Locate).
+	ORTLibrary string
+	// Routes in order of preference. A request goes to the first route that can take it and
+	// falls back to the next when a route cannot load or fails.
+	Routes []RouteConfig
+	// Preload loads every route's model at start instead of on first use.
+	Preload bool
+}
+
+// Engine serves chat requests from one or more routes. It is safe for concurrent use;
+// each route serves one request at a time, in order of arrival.
+type Engine struct {
+	routes []*route
+	wg     sync.WaitGroup
+	closed chan struct{}
+	once   sync.Once
+}
+
+// New starts an engine. Models load lazily on first use (or now, with Preload).
+func New(cfg Config) (*Engine, error) {
+	if len(cfg.Routes) == 0 {
+		return nil, errors.New("no model configured: choose a model folder in Settings")
+	}
+	e := &Engine{closed: make(chan struct{})}
+	for _, rc := range cfg.Routes {
+		r := &route{cfg: rc, ortLib: cfg.ORTLibrary, jobs: make(chan *job)}
+		e.routes = append(e.routes, r)
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			r.loop(e.closed)
+		}()
+	}
+	if cfg.Preload {
+		for _, r := range e.routes {
+			go r.preload(e.closed)
+		}
+	}
+	return e, nil
+}
+
+// Generate streams a reply to req. The returned channel yields text, thinking, notice and
+// status events and ends with one EventDone; it is closed after that. Cancelling ctx stops
+// the reply within one decode step (a long prefill is interrupted).
+func (e *Engine) Generate(ctx context.Context, req Request) (<-chan Event, error) {
+	select {
+	case <-e.closed:
+		return nil, errors.New("the engine is closed")
+	default:
+	}
+	if len(req.Messages) == 0 {
+		return nil, errors.New("the conversation is empty")
+	}
+	out := make(chan Event, 64)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer close(out)
+		sum := e.dispatch(ctx, req, out)
+		if sum.Err != nil && sum.Error == "" {
+			sum.Error = sum.Err.Error()
+		}
+		sendFinal(ctx, out, Event{Kind: EventDone, Done: sum})
+	}()
+	return out, nil
+}
+
+// dispatch tries the routes in order until one serves the request.
+func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *Summary {
+	var reasons []string
+	for i, r := range e.routes {
+		last := i == len(e.routes)-1
+		res := r.submit(ctx, req, out)
+		if res.routeErr == nil || last {
+			sum := res.sum
+			if res.routeErr != nil {
+				sum = &Summary{FinishReason: FinishError, Err: res.routeErr, Backend: r.cfg.Name}
+			}
+			if len(reasons) > 0 {
+				sum.FallbackReason = joinReasons(reasons)
+			}
+			return sum
+		}
+		reasons = append(reasons, fmt.Sprintf("%s: %v", r.cfg.Name, res.routeErr))
+		if !emit(ctx, out, Event{Kind: EventNotice, Text: fmt.Sprintf("The %s route is unavailable (%v); using %s", r.cfg.Name, res.routeErr, e.routes[i+1].cfg.Name)}) {
+			return &Summary{FinishReason: FinishCancelled}
+		}
+	}
+	return &Summary{FinishReason: FinishError, Err: errors.New("no route")}
+}
+
+func joinReasons(rs []string) string {
+	s := "fallback: "
+	for i, r := range rs {
+		if i > 0 {
+			s += "; "
+		}
+		s += r
+	}
+	return s
+}
+
+// Close stops the routes and releases their models. Requests in flight are cancelled.
+func (e *Engine) Close() error {
+	e.once.Do(func() { close(e.closed) })
+	e.wg.Wait()
+	return nil
+}
+
+// emit sends ev unless ctx is done.
+func emit(ctx context.Context, out chan<- Event, ev Event) bool {
+	select {
+	case out <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sendFinal delivers the last event: a consumer that cancelled usually still drains the
+// channel to see how the reply ended, so wait briefly for room before giving up.
+func sendFinal(ctx context.Context, out chan<- Event, ev Event) {
+	if ctx.Err() == nil {
+		select {
+		case out <- ev:
+			return
+		case <-ctx.Done():
+		}
+	}
+	select {
+	case out <- ev:
+	case <-time.After(time.Second):
+	}
+}
+
+// route owns one model: a goroutine loads it and serves requests one by one.
+type route struct {
+	cfg    RouteConfig
+	ortLib string
+	jobs   chan *job
+
+	mu      sync.Mutex
+	loadErr error // a route that failed to load is not retried until the engine is rebuilt
+	model   *Model
+	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
+}
+
+type job struct {
+	ctx    context.Context
+	req    Request
+	out    chan<- Event
+	result chan result
+}
+
+type result struct {
+	sum      *Summary
+	routeErr error // the route could not serve: try the next one
+}
+
+// submit queues a request on the route and waits for its result.
+func (r *route) submit(ctx context.Context, req Request, out chan<- Event) result {
+	if err := r.failed(); err != nil {
+		return result{routeErr: err}
+	}
+	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1)}
+	select {
+	case r.jobs <- j:
+	case <-ctx.Done():
+		return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+	}
+	return <-j.result
+}
+
+func (r *route) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadErr
+}
+
+func (r *route) loop(closed <-chan struct{}) {
+	defer func() {
+		if r.model != nil {
+			r.model.Close()
+		}
+	}()
+	for {
+		select {
+		case <-closed:
+			if r.run != nil {
+				r.run.Destroy()
+			}
+			return
+		case j := <-r.jobs:
+			j.result <- r.serve(j)
+		}
+	}
+}
+
+func (r *route) preload(closed <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-closed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	_ = r.submitLoad(ctx)
+}
+
+// submitLoad asks the route's goroutine to load its model without generating.
+func (r *route) submitLoad(ctx context.Context) error {
+	res := r.submit(ctx, Request{}, nil)
+	return res.routeErr
+}
+
+// ensureLoaded loads the model on the route's goroutine.
+func (r *route) ensureLoaded(j *job) error {
+	if r.model != nil {
+		return nil
+	}
+	if j.out != nil && !emit(j.ctx, j.out, Event{Kind: EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
+		return j.ctx.Err()
+	}
+	if _, err := ortenv.Init(r.ortLib); err != nil {
+		r.setFailed(err)
+		return err
+	}
+	run, err := ort.NewRunOptions()
+	if err != nil {
+		return err
+	}
+	m, err := LoadModel(r.cfg.Model, r.cfg.LoadOptions)
+	if err != nil {
+		run.Destroy()
+		r.setFailed(err)
+		return err
+	}
+	r.model, r.run = m, run
+	for _, n := range m.Notes {
+		if j.out != nil {
+			emit(j.ctx, j.out, Event{Kind: EventNotice, Text: n})
+		}
+	}
+	return nil
+}
+
+func (r *route) setFailed(err error) {
+	r.mu.Lock()
+	r.loadErr = err
+	r.mu.Unlock()
+}
+
+// serve runs one job on the route's goroutine.
+func (r *route) serve(j *job) result {
+	if err := r.ensureLoaded(j); err != nil {
+		if j.ctx.Err() != nil {
+			return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+		}
+		return result{routeErr: err}
+	}
+	if j.out == nil { // preload only
+		return result{sum: &Summary{}}
+	}
+	run := r.run
+	stop := context.AfterFunc(j.ctx, func() { run.Terminate() })
+	defer func() {
+		stop()
+		run.UnsetTerminate()
+	}()
+	sum := r.model.generate(j.ctx, j.req, run, func(ev Event) bool { return emit(j.ctx, j.out, ev) })
+	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
+	return result{sum: sum}
+}

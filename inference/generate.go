@@ -1,0 +1,212 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference/chat"
+	"edgechat/inference/sample"
+	"edgechat/inference/think"
+	"edgechat/inference/tokenizer"
+)
+
+// DefaultMaxTokens is the reply budget when a request sets none.
+const DefaultMaxTokens = 2048
+
+// emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
+type emitFunc func(Event) bool
+
+// generate produces one reply on the model's decoder. It runs on the goroutine that owns the
+// model and always returns a summary (the caller sends it as the final event).
+func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, emit emitFunc) *Summary {
+	start := time.Now()
+	sum := &Summary{}
+	fail := func(err error) *Summary {
+		if ctx.Err() != nil || isTerminated(err) {
+			sum.FinishReason = FinishCancelled
+			return sum
+		}
+		sum.FinishReason, sum.Err, sum.Error = FinishError, err, err.Error()
+		return sum
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	msgs, prompt, err := m.fitPrompt(req, maxTokens)
+	if err != nil {
+		return fail(err)
+	}
+	if dropped := len(req.Messages) - len(msgs); dropped > 0 {
+		sum.TrimmedMessages = dropped
+		if !emit(Event{Kind: EventNotice, Text: fmt.Sprintf("Context trimmed: the %d oldest messages no longer fit and were left out", dropped)}) {
+			return fail(ctx.Err())
+		}
+	}
+	sum.PromptIDs, sum.PromptTokens = prompt, len(prompt)
+
+	reused := commonPrefix(m.dec.Cached(), prompt)
+	if reused == len(prompt) {
+		reused-- // the last prompt token must run to give the next token's logits
+	}
+	m.dec.Truncate(reused)
+	sum.ReusedTokens = reused
+
+	prefillStart := time.Now()
+	logits, err := m.dec.Forward(prompt[reused:], run)
+	if err != nil {
+		m.dec.Truncate(reused) // keep the cache consistent with what it holds
+		return fail(err)
+	}
+	prefill := time.Since(prefillStart)
+	sum.PrefillTPS = float64(len(prompt)-reused) / prefill.Seconds()
+
+	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
+	history := append(make([]int, 0, len(prompt)+maxTokens), prompt...)
+	out := newReplyStream(m.Tokenizer, req.Stop, strings.HasSuffix(strings.TrimRight(m.mustRender(msgs, req.Thinking), "\n"), "<think>"), emit)
+	avail := m.dec.Capacity() - len(prompt)
+	if sl, ok := m.dec.(interface{ Slides() bool }); ok && sl.Slides() {
+		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
+	}
+	var decodeStart time.Time
+	sum.FinishReason = FinishLength
+	for n := 0; n < min(maxTokens, avail); n++ {
+		if ctx.Err() != nil {
+			sum.FinishReason = FinishCancelled
+			break
+		}
+		id := s.Sample(logits, history)
+		if n == 0 {
+			sum.TimeToFirstToken = time.Since(start)
+			decodeStart = time.Now()
+		}
+		if m.EOS[id] {
+			sum.FinishReason = FinishStop
+			break
+		}
+		history = append(history, id)
+		sum.IDs = append(sum.IDs, id)
+		stop, ok := out.add(id)
+		if !ok {
+			sum.FinishReason = FinishCancelled
+			break
+		}
+		if stop {
+			sum.FinishReason = FinishStop
+			break
+		}
+		if n+1 == min(maxTokens, avail) {
+			break // no more tokens wanted: the last one needs no forward pass
+		}
+		if logits, err = m.dec.Forward([]int{id}, run); err != nil {
+			m.dec.Truncate(len(history) - 1)
+			out.flush()
+			return fail(err)
+		}
+	}
+	out.flush()
+	sum.GeneratedTokens = len(sum.IDs)
+	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() {
+		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
+	}
+	sum.TTFTMillis = float64(sum.TimeToFirstToken.Microseconds()) / 1000
+	return sum
+}
+
+func (m *Model) mustRender(msgs []Message, thinking bool) string {
+	s, _ := m.RenderPrompt(msgs, thinking)
+	return s
+}
+
+// fitPrompt drops the oldest turns until prompt and reply budget fit the context, and
+// returns the kept messages and the prompt's ids.
+func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, error) {
+	if len(req.Messages) == 0 {
+		return nil, nil, errors.New("the conversation is empty")
+	}
+	limit := m.dec.Capacity()
+	reserve := min(maxTokens, limit/2)
+	count := func(cm []chat.Message) (int, error) {
+		ids, err := m.PromptIDs(fromChat(cm), req.Thinking)
+		return len(ids), err
+	}
+	kept, _, err := chat.Fit(chatMessages(req.Messages, false), limit, reserve, count)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs := fromChat(kept)
+	ids, err := m.PromptIDs(msgs, req.Thinking)
+	return msgs, ids, err
+}
+
+func fromChat(cm []chat.Message) []Message {
+	out := make([]Message, len(cm))
+	for i, c := range cm {
+		out[i] = Message{Role: c.Role, Content: c.Content, Thinking: c.ReasoningContent}
+	}
+	return out
+}
+
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func isTerminated(err error) bool {
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), "terminate")
+}
+
+// replyStream turns sampled ids into text events: UTF-8-safe decoding, stop strings, and the
+// thinking/answer split.
+type replyStream struct {
+	dec     *tokenizer.StreamDecoder
+	stop    *stopper
+	parser  *think.Parser
+	emit    emitFunc
+	stopped bool
+}
+
+func newReplyStream(tok tokenizer.Tokenizer, stops []string, inThinking bool, emit emitFunc) *replyStream {
+	return &replyStream{dec: tokenizer.NewStreamDecoder(tok, true), stop: newStopper(stops), parser: think.NewParser(inThinking), emit: emit}
+}
+
+// add decodes one id; it reports whether a stop string ended the reply, and false in ok when
+// the consumer has gone.
+func (r *replyStream) add(id int) (stop, ok bool) {
+	text, stop := r.stop.Add(r.dec.Add(id))
+	r.stopped = stop
+	return stop, r.send(r.parser.Add(text))
+}
+
+// flush emits whatever the decoder, stopper and parser still hold.
+func (r *replyStream) flush() {
+	if !r.stopped {
+		text, _ := r.stop.Add(r.dec.Flush())
+		r.send(r.parser.Add(text + r.stop.Flush()))
+	}
+	r.send(r.parser.Flush())
+}
+
+func (r *replyStream) send(segs []think.Segment) bool {
+	for _, s := range segs {
+		if s.Text == "" {
+			continue
+		}
+		kind := EventText
+		if s.Thinking {
+			kind = EventThinking
+		}
+		if !r.emit(Event{Kind: kind, Text: s.Text}) {
+			return false
+		}
+	}
+	return true
+}
