@@ -1,0 +1,356 @@
+package onnxproto
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Field numbers of onnx.proto used by the writer and the reader.
+const (
+	modelIRVersion       = 1
+	modelProducer        = 2
+	modelProducerVersion = 3
+	modelGraph           = 7
+	modelOpset           = 8
+	modelMetadata        = 14
+
+	opsetDomain  = 1
+	opsetVersion = 2
+
+	graphNode        = 1
+	graphName        = 2
+	graphInitializer = 5
+	graphInput       = 11
+	graphOutput      = 12
+
+	nodeInput  = 1
+	nodeOutput = 2
+	nodeName   = 3
+	nodeOpType = 4
+	nodeAttr   = 5
+	nodeDomain = 7
+
+	attrName   = 1
+	attrF      = 2
+	attrI      = 3
+	attrS      = 4
+	attrT      = 5
+	attrFloats = 7
+	attrInts   = 8
+	attrType   = 20
+
+	tensorDims         = 1
+	tensorDataType     = 2
+	tensorName         = 8
+	tensorRaw          = 9
+	tensorExternal     = 13
+	tensorDataLocation = 14
+
+	valueName       = 1
+	valueType       = 2
+	typeTensor      = 1
+	tensorElemType  = 1
+	tensorShape     = 2
+	shapeDim        = 1
+	dimValue        = 1
+	dimParam        = 2
+	entryKey        = 1
+	entryValue      = 2
+	locationDefault = 0
+	locationExtern  = 1
+)
+
+// WriteOptions choose how WriteFile stores weights.
+type WriteOptions struct {
+	// ExternalData, when set, names a file beside the model that receives every initializer of
+	// at least ExternalThreshold bytes (default 1024); the model then refers to it.
+	ExternalData      string
+	ExternalThreshold int
+}
+
+// WriteFile writes m to path, with weights inline or in opt.ExternalData beside it.
+func (m *Model) WriteFile(path string, opt WriteOptions) (err error) {
+	out := m
+	if opt.ExternalData != "" {
+		if out, err = m.externalize(filepath.Join(filepath.Dir(path), opt.ExternalData), opt); err != nil {
+			return err
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := out.WriteTo(w); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return w.Flush()
+}
+
+// externalize writes the large initializers to dataPath and returns a shallow copy of m whose
+// tensors point there.
+func (m *Model) externalize(dataPath string, opt WriteOptions) (*Model, error) {
+	threshold := cmp.Or(opt.ExternalThreshold, 1024)
+	f, err := os.Create(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	cp := *m
+	cp.Graph.Initializers = make([]*Tensor, len(m.Graph.Initializers))
+	var off int64
+	for i, t := range m.Graph.Initializers {
+		cp.Graph.Initializers[i] = t
+		if len(t.Raw) < threshold {
+			continue
+		}
+		if _, err := w.Write(t.Raw); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("write %s: %w", dataPath, err)
+		}
+		et := *t
+		et.Raw = nil
+		et.External = &ExternalData{Location: opt.ExternalData, Offset: off, Length: int64(len(t.Raw))}
+		cp.Graph.Initializers[i] = &et
+		off += int64(len(t.Raw))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &cp, f.Close()
+}
+
+// Marshal encodes m in memory. Use WriteTo or WriteFile for models near protobuf's 2 GB limit.
+func (m *Model) Marshal() ([]byte, error) {
+	var b sliceWriter
+	_, err := m.WriteTo(&b)
+	return b, err
+}
+
+type sliceWriter []byte
+
+func (s *sliceWriter) Write(p []byte) (int, error) { *s = append(*s, p...); return len(p), nil }
+
+// WriteTo encodes m to w. Raw tensor data is written straight from the tensors' slices, so a
+// model is never copied whole in memory.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	var head []byte
+	head = protowire.AppendTag(head, modelIRVersion, protowire.VarintType)
+	head = protowire.AppendVarint(head, uint64(m.IRVersion))
+	head = appendString(head, modelProducer, m.Producer)
+	head = appendString(head, modelProducerVersion, m.ProducerVersion)
+	for _, o := range m.Opsets {
+		var ob []byte
+		ob = appendString(ob, opsetDomain, o.Domain)
+		ob = protowire.AppendTag(ob, opsetVersion, protowire.VarintType)
+		ob = protowire.AppendVarint(ob, uint64(o.Version))
+		head = appendMessage(head, modelOpset, ob)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Metadata)) {
+		head = appendMessage(head, modelMetadata, appendEntry(nil, k, m.Metadata[k]))
+	}
+	parts, err := m.Graph.pieces()
+	if err != nil {
+		return 0, err
+	}
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	head = protowire.AppendTag(head, modelGraph, protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(size))
+	if size+len(head) > math.MaxInt32 {
+		return 0, fmt.Errorf("model is %d bytes, over protobuf's 2 GB limit: use WriteOptions.ExternalData", size+len(head))
+	}
+	var n int64
+	for _, p := range append([][]byte{head}, parts...) {
+		k, err := w.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// pieces encodes the graph body as byte slices to be written in order; tensor data slices are
+// the tensors' own.
+func (g *Graph) pieces() ([][]byte, error) {
+	var b []byte
+	b = appendString(b, graphName, g.Name)
+	for i := range g.Nodes {
+		nb, err := g.Nodes[i].encode()
+		if err != nil {
+			return nil, err
+		}
+		b = appendMessage(b, graphNode, nb)
+	}
+	for _, v := range g.Inputs {
+		b = appendMessage(b, graphInput, v.encode())
+	}
+	for _, v := range g.Outputs {
+		b = appendMessage(b, graphOutput, v.encode())
+	}
+	parts := [][]byte{b}
+	for _, t := range g.Initializers {
+		head, raw, err := t.encode()
+		if err != nil {
+			return nil, err
+		}
+		var tb []byte
+		tb = protowire.AppendTag(tb, graphInitializer, protowire.BytesType)
+		tb = protowire.AppendVarint(tb, uint64(len(head)+len(raw)))
+		parts = append(parts, append(tb, head...), raw)
+	}
+	return parts, nil
+}
+
+// encode returns a tensor's fields without its raw data, and the raw data field's payload;
+// the message is head followed by raw.
+func (t *Tensor) encode() (head, raw []byte, err error) {
+	if t.Name == "" && t.External != nil {
+		return nil, nil, fmt.Errorf("an external tensor needs a name")
+	}
+	if sz := t.DataType.Size(); sz > 0 && t.External == nil && int64(len(t.Raw)) != t.NumElements()*int64(sz) {
+		return nil, nil, fmt.Errorf("tensor %q: %d bytes of data for shape %v of %s", t.Name, len(t.Raw), t.Dims, t.DataType)
+	}
+	for _, d := range t.Dims {
+		head = protowire.AppendTag(head, tensorDims, protowire.VarintType)
+		head = protowire.AppendVarint(head, uint64(d))
+	}
+	head = protowire.AppendTag(head, tensorDataType, protowire.VarintType)
+	head = protowire.AppendVarint(head, uint64(t.DataType))
+	head = appendString(head, tensorName, t.Name)
+	if e := t.External; e != nil {
+		for _, kv := range [][2]string{{"location", e.Location}, {"offset", fmt.Sprint(e.Offset)}, {"length", fmt.Sprint(e.Length)}} {
+			head = appendMessage(head, tensorExternal, appendEntry(nil, kv[0], kv[1]))
+		}
+		head = protowire.AppendTag(head, tensorDataLocation, protowire.VarintType)
+		head = protowire.AppendVarint(head, locationExtern)
+		return head, nil, nil
+	}
+	head = protowire.AppendTag(head, tensorRaw, protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(len(t.Raw)))
+	return head, t.Raw, nil
+}
+
+func (n *Node) encode() ([]byte, error) {
+	var b []byte
+	for _, in := range n.Inputs {
+		b = protowire.AppendTag(b, nodeInput, protowire.BytesType)
+		b = protowire.AppendString(b, in)
+	}
+	for _, out := range n.Outputs {
+		b = protowire.AppendTag(b, nodeOutput, protowire.BytesType)
+		b = protowire.AppendString(b, out)
+	}
+	b = appendString(b, nodeName, n.Name)
+	b = appendString(b, nodeOpType, n.OpType)
+	b = appendString(b, nodeDomain, n.Domain)
+	for _, a := range n.Attrs {
+		ab, err := a.encode()
+		if err != nil {
+			return nil, fmt.Errorf("node %s (%s): %w", n.Name, n.OpType, err)
+		}
+		b = appendMessage(b, nodeAttr, ab)
+	}
+	return b, nil
+}
+
+func (a *Attr) encode() ([]byte, error) {
+	b := appendString(nil, attrName, a.Name)
+	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(a.Type))
+	switch a.Type {
+	case AttrFloat:
+		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
+		b = protowire.AppendFixed32(b, math.Float32bits(a.Float))
+	case AttrInt:
+		b = protowire.AppendTag(b, attrI, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(a.Int))
+	case AttrString:
+		b = protowire.AppendTag(b, attrS, protowire.BytesType)
+		b = protowire.AppendString(b, a.String)
+	case AttrTensor:
+		if a.Tensor == nil {
+			return nil, fmt.Errorf("tensor attribute %s has no tensor", a.Name)
+		}
+		head, raw, err := a.Tensor.encode()
+		if err != nil {
+			return nil, err
+		}
+		b = appendMessage(b, attrT, append(head, raw...))
+	case AttrFloats:
+		var p []byte
+		for _, f := range a.Floats {
+			p = protowire.AppendFixed32(p, math.Float32bits(f))
+		}
+		b = appendMessage(b, attrFloats, p)
+	case AttrInts:
+		var p []byte
+		for _, i := range a.Ints {
+			p = protowire.AppendVarint(p, uint64(i))
+		}
+		b = appendMessage(b, attrInts, p)
+	default:
+		return nil, fmt.Errorf("attribute %s: type %d is not supported by the writer", a.Name, a.Type)
+	}
+	return b, nil
+}
+
+func (v ValueInfo) encode() []byte {
+	var shape []byte
+	for _, d := range v.Dims {
+		var db []byte
+		switch {
+		case d.Param != "":
+			db = appendString(db, dimParam, d.Param)
+		case d.Value >= 0:
+			db = protowire.AppendTag(db, dimValue, protowire.VarintType)
+			db = protowire.AppendVarint(db, uint64(d.Value))
+		}
+		shape = appendMessage(shape, shapeDim, db)
+	}
+	var tt []byte
+	tt = protowire.AppendTag(tt, tensorElemType, protowire.VarintType)
+	tt = protowire.AppendVarint(tt, uint64(v.Type))
+	tt = appendMessage(tt, tensorShape, shape)
+	b := appendString(nil, valueName, v.Name)
+	return appendMessage(b, valueType, appendMessage(nil, typeTensor, tt))
+}
+
+func appendEntry(b []byte, k, v string) []byte {
+	b = protowire.AppendTag(b, entryKey, protowire.BytesType)
+	b = protowire.AppendString(b, k)
+	b = protowire.AppendTag(b, entryValue, protowire.BytesType)
+	return protowire.AppendString(b, v)
+}
+
+// appendString appends a string field, leaving out an empty one (proto3 default).
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendMessage(b []byte, num protowire.Number, msg []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, msg)
+}

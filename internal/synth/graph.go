@@ -1,0 +1,166 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+
+	"edgechat/internal/onnxproto"
+)
+
+// graph accumulates nodes and initializers; each helper returns the name of its output.
+type graph struct {
+	nodes  []onnxproto.Node
+	inits  []*onnxproto.Tensor
+	consts map[string]string
+	n      int
+}
+
+func newGraph() *graph { return &graph{consts: map[string]string{}} }
+
+type attr = onnxproto.Attr
+
+// opN adds a node with n outputs.
+func (g *graph) opN(op string, n int, in []string, attrs ...attr) []string {
+	g.n++
+	name := fmt.Sprintf("/%s_%d", op, g.n)
+	outs := make([]string, n)
+	for i := range outs {
+		outs[i] = fmt.Sprintf("%s/output_%d", name, i)
+	}
+	g.nodes = append(g.nodes, onnxproto.Node{Name: name, OpType: op, Inputs: in, Outputs: outs, Attrs: attrs})
+	return outs
+}
+
+func (g *graph) op(op string, in []string, attrs ...attr) string {
+	return g.opN(op, 1, in, attrs...)[0]
+}
+
+// msOp adds a com.microsoft node with n outputs named outs (generated where empty).
+func (g *graph) msOp(op string, in, outs []string, attrs ...attr) []string {
+	res := g.opN(op, len(outs), in, attrs...)
+	for i, o := range outs {
+		if o != "" {
+			res[i] = o
+		}
+	}
+	nd := &g.nodes[len(g.nodes)-1]
+	nd.Domain, nd.Outputs = "com.microsoft", res
+	return res
+}
+
+// rename makes the last node write its output under name (a graph output).
+func (g *graph) rename(name string) string {
+	g.nodes[len(g.nodes)-1].Outputs[0] = name
+	return name
+}
+
+func (g *graph) add(a, b string) string    { return g.op("Add", []string{a, b}) }
+func (g *graph) mul(a, b string) string    { return g.op("Mul", []string{a, b}) }
+func (g *graph) matmul(a, b string) string { return g.op("MatMul", []string{a, b}) }
+
+func (g *graph) reshape(x string, shape ...int64) string {
+	return g.op("Reshape", []string{x, g.i64s(shape...)})
+}
+
+func (g *graph) transpose(x string, perm ...int64) string {
+	return g.op("Transpose", []string{x}, onnxproto.IntsAttr("perm", perm...))
+}
+
+func (g *graph) unsqueeze(x string, axes ...int64) string {
+	return g.op("Unsqueeze", []string{x, g.i64s(axes...)})
+}
+
+func (g *graph) cast(x string, to onnxproto.DataType) string {
+	return g.op("Cast", []string{x}, onnxproto.IntAttr("to", int64(to)))
+}
+
+// i64s is a constant 1-D int64 tensor, shared between uses.
+func (g *graph) i64s(v ...int64) string {
+	key := fmt.Sprint("i64", v)
+	if name, ok := g.consts[key]; ok {
+		return name
+	}
+	name := fmt.Sprintf("const_i64_%d", len(g.consts))
+	g.consts[key] = name
+	g.inits = append(g.inits, onnxproto.Int64Tensor(name, []int64{int64(len(v))}, v))
+	return name
+}
+
+// scalar is a constant float32 scalar; scalarI64 an int64 one.
+func (g *graph) scalar(v float32) string {
+	key := fmt.Sprint("f32", math.Float32bits(v))
+	if name, ok := g.consts[key]; ok {
+		return name
+	}
+	name := fmt.Sprintf("const_f32_%d", len(g.consts))
+	g.consts[key] = name
+	g.inits = append(g.inits, onnxproto.FloatTensor(name, nil, []float32{v}))
+	return name
+}
+
+func (g *graph) scalarI64(v int64) string {
+	key := fmt.Sprint("i64s", v)
+	if name, ok := g.consts[key]; ok {
+		return name
+	}
+	name := fmt.Sprintf("const_i64s_%d", len(g.consts))
+	g.consts[key] = name
+	g.inits = append(g.inits, onnxproto.Int64Tensor(name, nil, []int64{v}))
+	return name
+}
+
+// weight adds a float32 initializer.
+func (g *graph) weight(name string, data []float32, dims ...int64) string {
+	g.inits = append(g.inits, onnxproto.FloatTensor(name, dims, data))
+	return name
+}
+
+// rmsNorm is Qwen3RMSNorm over the last axis: x / sqrt(mean(x²) + eps) · w.
+func (g *graph) rmsNorm(x, name string, w []float32, eps float64) string {
+	mean := g.op("ReduceMean", []string{g.mul(x, x)}, onnxproto.IntsAttr("axes", -1), onnxproto.IntAttr("keepdims", 1))
+	rms := g.op("Sqrt", []string{g.add(mean, g.scalar(float32(eps)))})
+	return g.mul(g.op("Div", []string{x, rms}), g.weight(name, w, int64(len(w))))
+}
+
+// mlp is Qwen3's SwiGLU block: down(silu(gate(x)) · up(x)).
+func (g *graph) mlp(x, prefix string, o Options, lw layerWeights) string {
+	h, n := int64(o.Hidden), int64(o.Intermediate)
+	gate := g.matmul(x, g.weight(prefix+".mlp.gate_proj.weight", lw.gate, h, n))
+	up := g.matmul(x, g.weight(prefix+".mlp.up_proj.weight", lw.up, h, n))
+	silu := g.mul(gate, g.op("Sigmoid", []string{gate}))
+	return g.matmul(g.mul(silu, up), g.weight(prefix+".mlp.down_proj.weight", lw.down, n, h))
+}
+
+// heads projects x [B,S,H] to heads [B,S,n,hd] and applies the per-head RMSNorm (nil norm
+// skips it, as for values).
+func (g *graph) heads(x, name string, w []float32, n int, o Options, norm []float32, normName string) string {
+	hd := int64(o.HeadDim)
+	y := g.matmul(x, g.weight(name, w, int64(o.Hidden), int64(n)*hd))
+	y = g.reshape(y, 0, 0, int64(n), hd)
+	if norm != nil {
+		y = g.rmsNorm(y, normName, norm, o.RMSNormEps)
+	}
+	return y
+}
+
+// lmHead is the tied output projection: logits = h · embedᵀ for h [B,S,H], with the batch
+// and sequence dims of like [B,S,…] (Gemm with transB avoids storing a transposed copy).
+func (g *graph) lmHead(h, embed, like string, o Options) string {
+	flat := g.reshape(h, -1, int64(o.Hidden))
+	logits := g.op("Gemm", []string{flat, embed}, onnxproto.IntAttr("transB", 1))
+	bs := g.op("Shape", []string{like}, onnxproto.IntAttr("start", 0), onnxproto.IntAttr("end", 2))
+	shape := g.op("Concat", []string{bs, g.i64s(int64(o.Vocab))}, onnxproto.IntAttr("axis", 0))
+	return g.op("Reshape", []string{logits, shape})
+}
+
+// model wraps the graph as an opset-17 model (IR version 8, which onnx 1.12 accepts).
+func (g *graph) model(name string, in, out []onnxproto.ValueInfo, msDomain bool) *onnxproto.Model {
+	opsets := []onnxproto.Opset{{Version: 17}}
+	if msDomain {
+		opsets = append(opsets, onnxproto.Opset{Domain: "com.microsoft", Version: 1})
+	}
+	return &onnxproto.Model{
+		IRVersion: 8, Producer: "edgechat-mkmodel", ProducerVersion: "1", Opsets: opsets,
+		Graph: onnxproto.Graph{Name: name, Nodes: g.nodes, Inputs: in, Outputs: out, Initializers: g.inits},
+	}
+}

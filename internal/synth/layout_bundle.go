@@ -1,0 +1,181 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"edgechat/internal/onnxproto"
+)
+
+// Layout D file names.
+const (
+	BundleEmbeddingsFile = "embeddings.onnx"
+	BundleContextFile    = "ctx.onnx"
+	BundleIteratorFile   = "iter.onnx"
+	BundleLMHeadFile     = "lm_head.onnx"
+)
+
+// writeBundle writes layout D: a decoder-pipeline of an embeddings model, a prefill (ctx,
+// PrefillLen rows) and a decode (iter, 1 row) transformer that use com.microsoft
+// GroupQueryAttention on a shared ContextLength-row KV buffer, and an lm_head model.
+func writeBundle(dir string, o Options, w *weights) error {
+	models := map[string]*onnxproto.Model{
+		BundleEmbeddingsFile: buildEmbeddings(o, w),
+		BundleContextFile:    buildGQADecoder(o, w, o.PrefillLen),
+		BundleIteratorFile:   buildGQADecoder(o, w, 1),
+		BundleLMHeadFile:     buildLMHead(o, w),
+	}
+	for name, m := range models {
+		if err := writeModel(filepath.Join(dir, name), m); err != nil {
+			return err
+		}
+	}
+	return writeJSON(filepath.Join(dir, "genai_config.json"), bundleConfig(o))
+}
+
+func buildEmbeddings(o Options, w *weights) *onnxproto.Model {
+	g := newGraph()
+	embed := g.weight("model.embed_tokens.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
+	g.op("Gather", []string{embed, "input_ids"})
+	g.rename("input_hidden_states")
+	return g.model("embeddings",
+		[]onnxproto.ValueInfo{{Name: "input_ids", Type: onnxproto.Int64, Dims: onnxproto.Dims(1, "sequence_length")}},
+		[]onnxproto.ValueInfo{{Name: "input_hidden_states", Type: onnxproto.Float, Dims: onnxproto.Dims(1, "sequence_length", o.Hidden)}}, false)
+}
+
+func buildLMHead(o Options, w *weights) *onnxproto.Model {
+	g := newGraph()
+	embed := g.weight("lm_head.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
+	g.lmHead("output_hidden_states", embed, "output_hidden_states", o)
+	g.rename("logits")
+	return g.model("lm_head",
+		[]onnxproto.ValueInfo{{Name: "output_hidden_states", Type: onnxproto.Float, Dims: onnxproto.Dims(1, "sequence_length", o.Hidden)}},
+		[]onnxproto.ValueInfo{{Name: "logits", Type: onnxproto.Float, Dims: onnxproto.Dims(1, "sequence_length", o.Vocab)}}, false)
+}
+
+// bundleIO declares a ctx/iter model's interface for seq rows.
+func bundleIO(o Options, seq int) (in, out []onnxproto.ValueInfo) {
+	d := onnxproto.Dims
+	kv := d(1, o.KVHeads, o.ContextLength, o.HeadDim)
+	in = []onnxproto.ValueInfo{{Name: "input_hidden_states", Type: onnxproto.Float, Dims: d(1, seq, o.Hidden)}}
+	out = []onnxproto.ValueInfo{{Name: "output_hidden_states", Type: onnxproto.Float, Dims: d(1, seq, o.Hidden)}}
+	for l := range o.Layers {
+		for _, kind := range []string{"keys", "values"} {
+			in = append(in, onnxproto.ValueInfo{Name: fmt.Sprintf("past_%s_%d", kind, l), Type: kvType(o), Dims: kv})
+			out = append(out, onnxproto.ValueInfo{Name: fmt.Sprintf("present_%s_%d", kind, l), Type: kvType(o), Dims: kv})
+		}
+	}
+	in = append(in,
+		onnxproto.ValueInfo{Name: "past_seq_len", Type: onnxproto.Int32, Dims: d(1, 1)},
+		onnxproto.ValueInfo{Name: "total_seq_len", Type: onnxproto.Int32, Dims: d(1)})
+	return in, out
+}
+
+// buildGQADecoder builds the transformer layers and final norm for seq rows with
+// GroupQueryAttention. GQA applies rotary embedding itself, at positions seqlens_k+1-seq+i
+// (seqlens_k = past_seq_len = total length - 1), so Qwen3's per-head q/k RMSNorm, which comes
+// before rotary, is applied here before GQA.
+func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
+	g := newGraph()
+	t := kvType(o)
+	seqlens := g.reshape("past_seq_len", -1) // [1,1] → seqlens_k [batch]
+	cos, sin := rotaryCaches(o)
+	cosName, sinName := "cos_cache", "sin_cache"
+	for _, c := range []struct {
+		name string
+		v    []float32
+	}{{cosName, cos}, {sinName, sin}} {
+		if t == onnxproto.Float16 {
+			g.inits = append(g.inits, onnxproto.Float16Tensor(c.name, []int64{int64(o.ContextLength), int64(o.HeadDim / 2)}, c.v))
+		} else {
+			g.weight(c.name, c.v, int64(o.ContextLength), int64(o.HeadDim/2))
+		}
+	}
+	toT := func(x string) string {
+		if t == onnxproto.Float16 {
+			return g.cast(x, t)
+		}
+		return x
+	}
+	x := "input_hidden_states"
+	hd := int64(o.HeadDim)
+	for l, lw := range w.layers {
+		p := fmt.Sprintf("model.layers.%d", l)
+		a := p + ".self_attn."
+		h := g.rmsNorm(x, p+".input_layernorm.weight", lw.inNorm, o.RMSNormEps)
+		q := g.reshape(g.heads(h, a+"q_proj.weight", lw.q, o.Heads, o, lw.qNorm, a+"q_norm.weight"), 0, 0, int64(o.Heads)*hd)
+		k := g.reshape(g.heads(h, a+"k_proj.weight", lw.k, o.KVHeads, o, lw.kNorm, a+"k_norm.weight"), 0, 0, int64(o.KVHeads)*hd)
+		v := g.matmul(h, g.weight(a+"v_proj.weight", lw.v, int64(o.Hidden), int64(o.KVHeads)*hd))
+		outs := g.msOp("GroupQueryAttention",
+			[]string{toT(q), toT(k), toT(v), fmt.Sprintf("past_keys_%d", l), fmt.Sprintf("past_values_%d", l), seqlens, "total_seq_len", cosName, sinName},
+			[]string{"", fmt.Sprintf("present_keys_%d", l), fmt.Sprintf("present_values_%d", l)},
+			onnxproto.IntAttr("num_heads", int64(o.Heads)), onnxproto.IntAttr("kv_num_heads", int64(o.KVHeads)),
+			onnxproto.FloatAttr("scale", float32(1/math.Sqrt(float64(hd)))), onnxproto.IntAttr("do_rotary", 1),
+			onnxproto.IntAttr("rotary_interleaved", 0), onnxproto.IntAttr("local_window_size", -1),
+			onnxproto.FloatAttr("softcap", 0))
+		att := outs[0]
+		if t == onnxproto.Float16 {
+			att = g.cast(att, onnxproto.Float)
+		}
+		x = g.add(x, g.matmul(att, g.weight(a+"o_proj.weight", lw.o, int64(o.Heads)*hd, int64(o.Hidden))))
+		h = g.rmsNorm(x, p+".post_attention_layernorm.weight", lw.postNorm, o.RMSNormEps)
+		x = g.add(x, g.mlp(h, p, o, lw))
+	}
+	g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
+	g.rename("output_hidden_states")
+	in, out := bundleIO(o, seq)
+	return g.model(fmt.Sprintf("decoder_seq%d", seq), in, out, true)
+}
+
+// rotaryCaches are GQA's cos and sin caches [ContextLength, head_dim/2]: cos(p·inv_freq[i]),
+// with the angle computed in float32 as the dynamic graph does.
+func rotaryCaches(o Options) (cos, sin []float32) {
+	inv := invFreq(o)
+	for p := range o.ContextLength {
+		for _, f := range inv {
+			angle := float64(float32(p) * f)
+			cos, sin = append(cos, float32(math.Cos(angle))), append(sin, float32(math.Sin(angle)))
+		}
+	}
+	return cos, sin
+}
+
+// bundleConfig is layout D's genai_config.json: a decoder-pipeline whose ctx and iter stages
+// carry QNN session options (as a real NPU build does) and share their KV buffer.
+func bundleConfig(o Options) genaiJSON {
+	qnn := map[string]any{
+		"intra_op_num_threads": 2,
+		"provider_options": []any{map[string]any{"qnn": map[string]string{
+			"backend_path": "QnnHtp.dll", "htp_performance_mode": "burst",
+			"htp_graph_finalization_optimization_mode": "3", "soc_model": "60",
+		}}},
+	}
+	cpu := map[string]any{"provider_options": []any{}}
+	var kvIn, kvOut []string
+	for l := range o.Layers {
+		kvIn = append(kvIn, fmt.Sprintf("past_keys_%d", l), fmt.Sprintf("past_values_%d", l))
+		kvOut = append(kvOut, fmt.Sprintf("present_keys_%d", l), fmt.Sprintf("present_values_%d", l))
+	}
+	decIn := append([]string{"input_hidden_states", "past_seq_len", "total_seq_len"}, kvIn...)
+	decOut := append([]string{"output_hidden_states"}, kvOut...)
+	cfg := genaiConfig(o)
+	cfg.Model.Type = "decoder-pipeline"
+	cfg.Model.ContextLength = o.ContextLength
+	d := &cfg.Model.Decoder
+	d.Filename = ""
+	d.Inputs = map[string]string{
+		"input_ids": "input_ids", "past_key_names": "past_keys_%d", "past_value_names": "past_values_%d",
+		"past_sequence_length": "past_seq_len", "total_sequence_length": "total_seq_len",
+	}
+	d.Outputs = map[string]string{"logits": "logits", "present_key_names": "present_keys_%d", "present_value_names": "present_values_%d"}
+	d.Pipeline = []map[string]stage{
+		{"embeddings": {Filename: BundleEmbeddingsFile, SessionOptions: cpu, Inputs: []string{"input_ids"}, Outputs: []string{"input_hidden_states"}, RunOnPrompt: true, RunOnTokenGen: true}},
+		{"context": {Filename: BundleContextFile, SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnPrompt: true}},
+		{"iterator": {Filename: BundleIteratorFile, SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnTokenGen: true}},
+		{"lm_head": {Filename: BundleLMHeadFile, SessionOptions: cpu, Inputs: []string{"output_hidden_states"}, Outputs: []string{"logits"}, RunOnPrompt: true, RunOnTokenGen: true}},
+	}
+	d.SlidingWindow = &genaiSlidingWindow{WindowSize: o.PrefillLen, PadValue: 0, Alignment: "left", SlideInputs: true}
+	cfg.Search = searchDefaults(o.ContextLength, true)
+	return cfg
+}

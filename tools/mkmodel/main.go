@@ -1,0 +1,127 @@
+// Command mkmodel writes a synthetic Qwen3 model folder (real architecture and I/O names,
+// seeded-random weights) in one of the layouts EdgeChat loads, for tests and demos.
+//
+//	go run ./tools/mkmodel --out /tmp/m                       # tiny, layout A (Hugging Face)
+//	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --kv-dtype fp16
+//	go run ./tools/mkmodel --out /tmp/m --layout genai|bundle  # layouts B and D
+//	go run ./tools/mkmodel --out /tmp/m --static --max-cache 256 --prefill-len 64  # layout C
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"edgechat/internal/paths"
+	"edgechat/internal/synth"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "mkmodel:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	dir, opt, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := synth.Write(dir, opt); err != nil {
+		return err
+	}
+	kv := "fp32"
+	if opt.KVFloat16 {
+		kv = "fp16"
+	}
+	fmt.Fprintf(stdout, "wrote %s model (%d layers, hidden %d, vocab %d, %s KV cache, seed %d) to %s in %s\n",
+		opt.Layout, opt.Layers, opt.Hidden, opt.Vocab, kv, opt.Seed, dir, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// presets name the shapes --preset accepts.
+var presets = map[string]func() synth.Options{
+	"tiny":             synth.Tiny,
+	"qwen3-0.6b-shape": synth.Qwen3Shape,
+}
+
+// parse turns the command line into a folder and options: the preset first, then every flag
+// given explicitly on top of it.
+func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
+	fs := flag.NewFlagSet("mkmodel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := synth.Tiny()
+	out := fs.String("out", "", "folder to write the model to (required)")
+	preset := fs.String("preset", "tiny", "shape preset: tiny or qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers)")
+	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C) or bundle (D)")
+	static := fs.Bool("static", false, "same as --layout static")
+	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
+	tok := fs.String("tokenizer", paths.TokenizerDir("qwen3"), "folder with Qwen3's tokenizer.json and tokenizer_config.json (empty: copy none)")
+	var o synth.Options // receives the int flags; only those given override the preset
+	for _, f := range intFlags {
+		fs.IntVar(f.field(&o), f.name, *f.field(&def), f.usage)
+	}
+	seed := fs.Uint64("seed", def.Seed, "weight seed: the same seed gives the same weights in every layout")
+	if err := fs.Parse(args); err != nil {
+		return "", o, err
+	}
+	if fs.NArg() > 0 {
+		return "", o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *out == "" {
+		return "", o, errors.New("--out is required: the folder to write the model to")
+	}
+	mk, ok := presets[*preset]
+	if !ok {
+		return "", o, fmt.Errorf("unknown --preset %q: choose tiny or qwen3-0.6b-shape", *preset)
+	}
+	res := mk()
+	fs.Visit(func(fl *flag.Flag) {
+		for _, f := range intFlags {
+			if f.name == fl.Name {
+				*f.field(&res) = *f.field(&o)
+			}
+		}
+	})
+	res.Seed = *seed
+	res.Layout = synth.Layout(*layout)
+	if *static {
+		res.Layout = synth.LayoutStatic
+	}
+	switch *kv {
+	case "":
+		res.KVFloat16 = res.Layout == synth.LayoutBundle
+	case "fp32":
+	case "fp16":
+		res.KVFloat16 = true
+	default:
+		return "", o, fmt.Errorf("unknown --kv-dtype %q: choose fp32 or fp16", *kv)
+	}
+	res.TokenizerDir = *tok
+	return *out, res, res.Validate()
+}
+
+// intFlags are the numeric shape flags and the Options field each sets.
+var intFlags = []struct {
+	name, usage string
+	field       func(*synth.Options) *int
+}{
+	{"layers", "decoder layers", func(o *synth.Options) *int { return &o.Layers }},
+	{"hidden", "hidden size", func(o *synth.Options) *int { return &o.Hidden }},
+	{"heads", "query heads", func(o *synth.Options) *int { return &o.Heads }},
+	{"kv-heads", "key/value heads", func(o *synth.Options) *int { return &o.KVHeads }},
+	{"head-dim", "head dimension", func(o *synth.Options) *int { return &o.HeadDim }},
+	{"intermediate", "MLP intermediate size", func(o *synth.Options) *int { return &o.Intermediate }},
+	{"vocab", "vocabulary size", func(o *synth.Options) *int { return &o.Vocab }},
+	{"max-pos", "max_position_embeddings", func(o *synth.Options) *int { return &o.MaxPositions }},
+	{"max-cache", "static layout: cache buffer rows M", func(o *synth.Options) *int { return &o.MaxCache }},
+	{"prefill-len", "static and bundle layouts: prefill chunk S", func(o *synth.Options) *int { return &o.PrefillLen }},
+	{"context-length", "bundle layout: shared KV buffer length", func(o *synth.Options) *int { return &o.ContextLength }},
+}

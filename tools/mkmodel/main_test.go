@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/internal/synth"
+	"edgechat/internal/testenv"
+)
+
+func TestParse(t *testing.T) {
+	tiny := synth.Tiny()
+	tiny.TokenizerDir = "/tok"
+	with := func(f func(*synth.Options)) synth.Options {
+		o := tiny
+		f(&o)
+		return o
+	}
+	shape := synth.Qwen3Shape()
+	shape.TokenizerDir = "/tok"
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    synth.Options
+		wantErr string
+	}{
+		{"defaults", nil, tiny, ""},
+		{"shape flags", []string{"--layers", "3", "--hidden", "32", "--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--intermediate", "64", "--vocab", "1000", "--max-pos", "512", "--seed", "7"},
+			with(func(o *synth.Options) {
+				o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab, o.MaxPositions, o.Seed = 3, 32, 2, 1, 8, 64, 1000, 512, 7
+			}), ""},
+		{"fp16 kv", []string{"--kv-dtype", "fp16"}, with(func(o *synth.Options) { o.KVFloat16 = true }), ""},
+		{"preset", []string{"--preset", "qwen3-0.6b-shape"}, shape, ""},
+		{"preset layers override", []string{"--preset", "qwen3-0.6b-shape", "--layers", "2"}, func() synth.Options { o := shape; o.Layers = 2; return o }(), ""},
+		{"static", []string{"--static", "--max-cache", "128", "--prefill-len", "32"},
+			with(func(o *synth.Options) { o.Layout, o.MaxCache, o.PrefillLen = synth.LayoutStatic, 128, 32 }), ""},
+		{"genai", []string{"--layout", "genai"}, with(func(o *synth.Options) { o.Layout = synth.LayoutGenAI }), ""},
+		{"bundle defaults to fp16", []string{"--layout", "bundle"}, with(func(o *synth.Options) { o.Layout, o.KVFloat16 = synth.LayoutBundle, true }), ""},
+		{"bundle fp32", []string{"--layout", "bundle", "--kv-dtype", "fp32"}, with(func(o *synth.Options) { o.Layout = synth.LayoutBundle }), ""},
+		{"bad kv", []string{"--kv-dtype", "int8"}, synth.Options{}, `unknown --kv-dtype "int8"`},
+		{"bad layout", []string{"--layout", "gguf"}, synth.Options{}, `unknown layout "gguf"`},
+		{"bad heads", []string{"--heads", "3"}, synth.Options{}, "heads (3) must be a multiple of kv-heads (2)"},
+		{"bad preset", []string{"--preset", "big"}, synth.Options{}, `unknown --preset "big"`},
+		{"no out", []string{"--out", ""}, synth.Options{}, "--out is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--out", "/m", "--tokenizer", "/tok"}, tc.args...)
+			dir, got, err := parse(args, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || dir != "/m" {
+				t.Fatalf("parse = %q, %v", dir, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunCheckModel runs the command for every layout and KV dtype (small vocabulary to keep
+// it quick) and has ONNX's checker with full_check accept every file written.
+func TestRunCheckModel(t *testing.T) {
+	py := testenv.Python(t)
+	tok := testenv.TokenizerDir(t, "qwen3")
+	root := t.TempDir()
+	var files []string
+	for _, layout := range []string{"hf", "genai", "static", "bundle"} {
+		for _, kv := range []string{"fp32", "fp16"} {
+			dir := filepath.Join(root, layout+"-"+kv)
+			var out bytes.Buffer
+			if err := run([]string{"--out", dir, "--layout", layout, "--kv-dtype", kv, "--vocab", "2048", "--tokenizer", tok}, &out, io.Discard); err != nil {
+				t.Fatalf("%s %s: %v", layout, kv, err)
+			}
+			if !strings.Contains(out.String(), "wrote "+layout+" model") {
+				t.Errorf("output %q", out.String())
+			}
+			for _, f := range []string{"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+			m, _ := filepath.Glob(filepath.Join(dir, "*.onnx"))
+			m2, _ := filepath.Glob(filepath.Join(dir, "onnx", "*.onnx"))
+			files = append(append(files, m...), m2...)
+		}
+	}
+	script := `import sys, onnx
+for p in sys.argv[1:]:
+    try:
+        onnx.checker.check_model(onnx.load(p), full_check=True)
+    except Exception as e:
+        print(p, type(e).__name__, str(e)[:2000])`
+	out, err := exec.Command(py, append([]string{"-c", script}, files...)...).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("onnx.checker: %v\n%s", err, out)
+	}
+	if len(files) != 2*(1+1+2+4) {
+		t.Errorf("checked %d files: %v", len(files), files)
+	}
+}
