@@ -1,0 +1,159 @@
+// Package chat turns a conversation into a model's prompt text with the model's own Jinja chat
+// template, rendered the way Hugging Face transformers renders it, and trims conversations to
+// fit a context window.
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
+)
+
+// Message is one turn of a conversation as a chat template sees it.
+type Message struct {
+	// Role is "system", "user", "assistant" or "tool".
+	Role string
+	// Content is the text of the turn. For an assistant turn it may hold a
+	// "<think>…</think>" block; Qwen3's template splits it off itself.
+	Content string
+	// ReasoningContent is an assistant turn's reasoning kept apart from Content. Empty means
+	// absent: the template then sees no reasoning_content key at all (with Qwen3 an empty but
+	// present reasoning_content would stop it from splitting <think> out of Content).
+	ReasoningContent string
+}
+
+// Options are the variables a chat template gets besides the messages.
+type Options struct {
+	// AddGenerationPrompt ends the prompt with the opening of an assistant turn.
+	AddGenerationPrompt bool
+	// EnableThinking sets Qwen3's enable_thinking; nil leaves it undefined (the template's
+	// default, thinking on for Qwen3).
+	EnableThinking *bool
+	// BOS and EOS are the bos_token and eos_token variables; empty leaves them undefined.
+	BOS, EOS string
+	// Tools are the tool (function) schemas, passed as the template's tools variable.
+	// Each element may be a JSON document (json.RawMessage, []byte or string holding a JSON
+	// object), whose key order is kept as written, or a Go value (maps render with sorted
+	// keys in tojson).
+	Tools []any
+}
+
+// ErrTemplate marks every error from New and Render; errors.Is(err, ErrTemplate) tells a broken
+// or refusing template apart from other failures.
+var ErrTemplate = errors.New("chat template")
+
+// Template is a parsed chat template. It is safe for concurrent use.
+type Template struct {
+	tpl      *exec.Template
+	fallback bool
+}
+
+// chatMLSource is the ChatML layout Qwen models use, without thinking or tools.
+const chatMLSource = `{%- for message in messages %}
+{{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>' + '\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}
+{{- '<|im_start|>assistant\n' }}
+{%- endif %}`
+
+// New parses source, a Jinja chat template (tokenizer_config.json's chat_template).
+func New(source string) (*Template, error) {
+	if strings.TrimSpace(source) == "" {
+		return nil, fmt.Errorf("%w: the template is empty — use chat.ChatML() when a model folder has none", ErrTemplate)
+	}
+	tpl, err := guard(func() (*exec.Template, error) { return parse(source) })
+	if err != nil {
+		// gonja quotes the whole source in its message; a chat template runs to kilobytes.
+		msg := strings.Replace(err.Error(), "failed to parse template '"+source+"': ", "", 1)
+		return nil, fmt.Errorf("%w: parse: %s — check the chat_template in tokenizer_config.json (or chat_template.jinja)", ErrTemplate, msg)
+	}
+	return &Template{tpl: tpl}, nil
+}
+
+// ChatML returns the template to use when a model folder has none: plain ChatML
+// ("<|im_start|>role\ncontent<|im_end|>\n" per message), which Qwen models understand. It
+// ignores EnableThinking, tools and reasoning: it knows nothing of a model's extras.
+func ChatML() *Template {
+	tpl, err := parse(chatMLSource)
+	if err != nil {
+		panic("chat: built-in ChatML template does not parse: " + err.Error())
+	}
+	return &Template{tpl: tpl, fallback: true}
+}
+
+// IsFallback reports whether t is the built-in ChatML template rather than the model's own.
+func (t *Template) IsFallback() bool { return t.fallback }
+
+// Render renders msgs into prompt text.
+func (t *Template) Render(msgs []Message, opt Options) (string, error) {
+	vars, err := variables(msgs, opt)
+	if err != nil {
+		return "", err
+	}
+	// gonja flattens a function's error into its own text; keep the template's own words.
+	var raised error
+	vars["raise_exception"] = func(msg string) (string, error) {
+		raised = fmt.Errorf("the template refused the conversation: %s", msg)
+		return "", raised
+	}
+	out, err := guard(func() (string, error) { return t.tpl.ExecuteToString(exec.NewContext(vars)) })
+	if raised != nil {
+		return "", fmt.Errorf("%w: %w", ErrTemplate, raised)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: render: %v", ErrTemplate, err)
+	}
+	return out, nil
+}
+
+// variables builds the template's context the way transformers' apply_chat_template does.
+func variables(msgs []Message, opt Options) (map[string]any, error) {
+	messages := make(pyList, len(msgs))
+	for i, m := range msgs {
+		mm := map[string]any{"role": m.Role, "content": m.Content}
+		if m.ReasoningContent != "" {
+			mm["reasoning_content"] = m.ReasoningContent
+		}
+		messages[i] = mm
+	}
+	vars := map[string]any{
+		"messages":              messages,
+		"add_generation_prompt": opt.AddGenerationPrompt,
+		"tools":                 nil,
+		"documents":             nil,
+	}
+	if opt.EnableThinking != nil {
+		vars["enable_thinking"] = *opt.EnableThinking
+	}
+	if opt.BOS != "" {
+		vars["bos_token"] = opt.BOS
+	}
+	if opt.EOS != "" {
+		vars["eos_token"] = opt.EOS
+	}
+	if len(opt.Tools) > 0 {
+		tools := make([]any, len(opt.Tools))
+		for i, tool := range opt.Tools {
+			v, err := toolValue(tool)
+			if err != nil {
+				return nil, fmt.Errorf("%w: tool %d: %v", ErrTemplate, i, err)
+			}
+			tools[i] = v
+		}
+		vars["tools"] = tools
+	}
+	return vars, nil
+}
+
+// guard turns a panic inside the template engine into an error: a chat template comes from a
+// downloaded model folder and must not be able to crash the app.
+func guard[T any](fn func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("template engine failed: %v", r)
+		}
+	}()
+	return fn()
+}
