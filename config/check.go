@@ -1,0 +1,217 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// EPs lists the execution providers EdgeChat can use.
+var EPs = []string{"cpu", "qnn", "dml", "webgpu"}
+
+// FieldError is one problem with one setting; Field is the setting key ("temperature",
+// "cpu.model") and Message says what to do.
+type FieldError struct {
+	Field, Message string
+}
+
+func (e FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// CheckModelPath checks that p is a model folder (model.onnx or *.onnx at its root or in onnx/,
+// and tokenizer.json) or an ONNX file with tokenizer.json beside it or one folder up.
+func CheckModelPath(p string) error {
+	if p == "" {
+		return errors.New("choose the folder that holds your model")
+	}
+	info, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist — choose the folder that holds your model", p)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", p, err)
+	}
+	if !info.IsDir() {
+		if err := checkONNXFile(p); err != nil {
+			return err
+		}
+		dir := filepath.Dir(p)
+		if fileExists(filepath.Join(dir, "tokenizer.json")) || fileExists(filepath.Join(filepath.Dir(dir), "tokenizer.json")) {
+			return nil
+		}
+		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it", dir)
+	}
+	model := findONNX(p)
+	if model == "" {
+		return fmt.Errorf("%s has no ONNX model: choose the folder that holds model.onnx or onnx/model.onnx", p)
+	}
+	if !fileExists(filepath.Join(p, "tokenizer.json")) {
+		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it", p)
+	}
+	return checkONNXFile(model)
+}
+
+// checkModelFile checks that the chosen variant exists in the model folder or its onnx/.
+func checkModelFile(model, file string) error {
+	if file == "" {
+		return nil
+	}
+	if info, err := os.Stat(model); err != nil || !info.IsDir() {
+		return nil // CheckModelPath reports the folder; a .onnx Model ignores ModelFile
+	}
+	for _, p := range []string{filepath.Join(model, "onnx", file), filepath.Join(model, file)} {
+		if fileExists(p) {
+			return checkONNXFile(p)
+		}
+	}
+	return fmt.Errorf("%s not found in %s — leave it empty to use the best model available", file, filepath.Join(model, "onnx"))
+}
+
+// findONNX returns the model file in dir: model.onnx first, else the first *.onnx, looking in
+// dir itself and then in dir/onnx (Hugging Face layout).
+func findONNX(dir string) string {
+	for _, d := range []string{dir, filepath.Join(dir, "onnx")} {
+		if p := filepath.Join(d, "model.onnx"); fileExists(p) {
+			return p
+		}
+		matches, _ := filepath.Glob(filepath.Join(d, "*.onnx"))
+		slices.Sort(matches)
+		for _, m := range matches {
+			if fileExists(m) {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// checkONNXFile looks at the first bytes of p: an ONNX model is a protobuf ModelProto whose
+// first field is ir_version (tag 0x08) followed by a small varint.
+func checkONNXFile(p string) error {
+	head, err := readHead(p, 2)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", p, err)
+	}
+	if len(head) < 2 || head[0] != 0x08 || head[1] == 0 || head[1] >= 0x80 {
+		return fmt.Errorf("%s is not an ONNX model", p)
+	}
+	return nil
+}
+
+func readHead(p string, n int) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return buf[:k], nil
+}
+
+// libraryMagic are the first bytes of ELF, PE (MZ) and Mach-O (thin and universal) files.
+var libraryMagic = [][]byte{
+	[]byte("\x7fELF"),
+	[]byte("MZ"),
+	{0xfe, 0xed, 0xfa, 0xce}, {0xce, 0xfa, 0xed, 0xfe},
+	{0xfe, 0xed, 0xfa, 0xcf}, {0xcf, 0xfa, 0xed, 0xfe},
+	{0xca, 0xfe, 0xba, 0xbe},
+}
+
+// CheckORTLibrary checks the ONNX Runtime library path; "" (search for it) is fine.
+func CheckORTLibrary(p string) error {
+	if p == "" {
+		return nil
+	}
+	info, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s does not exist — choose the ONNX Runtime library (onnxruntime.dll, libonnxruntime.so or libonnxruntime.dylib), or leave it empty to search", p)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", p, err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("%s is a folder — choose the ONNX Runtime library file inside it", p)
+	}
+	head, err := readHead(p, 4)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", p, err)
+	}
+	for _, m := range libraryMagic {
+		if bytes.HasPrefix(head, m) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not a shared library — choose onnxruntime.dll, libonnxruntime.so or libonnxruntime.dylib", p)
+}
+
+// CheckEP checks that ep is one of EPs.
+func CheckEP(ep string) error {
+	if slices.Contains(EPs, ep) {
+		return nil
+	}
+	if ep == "" {
+		return fmt.Errorf("choose an execution provider: one of %s", strings.Join(EPs, ", "))
+	}
+	return fmt.Errorf("unknown execution provider %q: choose one of %s", ep, strings.Join(EPs, ", "))
+}
+
+// Validate returns every problem in s, in a fixed order, with messages for the settings pane.
+// Model paths are checked only when set (an empty NPU model means "no NPU route").
+func (s Settings) Validate() []FieldError {
+	var errs []FieldError
+	add := func(field string, err error) {
+		if err != nil {
+			errs = append(errs, FieldError{field, err.Error()})
+		}
+	}
+	rng := func(field string, bad bool, msg string) {
+		if bad {
+			errs = append(errs, FieldError{field, msg})
+		}
+	}
+	for _, r := range []struct {
+		prefix string
+		route  Route
+	}{{"npu", s.NPU}, {"cpu", s.CPU}} {
+		if r.route.Model != "" {
+			add(r.prefix+".model", CheckModelPath(r.route.Model))
+			add(r.prefix+".model_file", checkModelFile(r.route.Model, r.route.ModelFile))
+		}
+		add(r.prefix+".ep", CheckEP(r.route.EP))
+		rng(r.prefix+".threads", r.route.Threads < 0, "threads must be 0 (use all physical cores) or more")
+	}
+	add("ort_library", CheckORTLibrary(s.ORTLibrary))
+	rng("prefill_limit", s.PrefillLimit < 0, "prefill limit must be 0 (derive from the NPU model) or more")
+	rng("temperature", !(s.Temperature >= 0 && s.Temperature <= 2), "temperature must be between 0 and 2 (0 = always pick the most likely word)")
+	rng("top_p", !(s.TopP > 0 && s.TopP <= 1), "top-p must be more than 0 and at most 1")
+	rng("top_k", s.TopK < 0, "top-k must be 0 (off) or more")
+	rng("max_tokens", s.MaxTokens < 1 || s.MaxTokens > 32768, "max tokens must be between 1 and 32768")
+	rng("repetition_penalty", !(s.RepetitionPenalty >= 0.5 && s.RepetitionPenalty <= 2), "repetition penalty must be between 0.5 and 2 (1 = off)")
+	rng("theme", !slices.Contains(Themes, s.Theme), fmt.Sprintf("theme must be one of %s", strings.Join(Themes, ", ")))
+	if s.Remote.BaseURL != "" {
+		u, err := url.Parse(s.Remote.BaseURL)
+		rng("remote.base_url", err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "",
+			"remote URL must look like https://host/v1")
+	}
+	if s.Server.Enabled {
+		_, _, err := net.SplitHostPort(s.Server.Addr)
+		rng("server.addr", err != nil, "server address must be host:port, e.g. 127.0.0.1:8080")
+	}
+	return errs
+}

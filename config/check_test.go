@@ -1,0 +1,164 @@
+package config
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// onnxBytes starts like a real ONNX file: field 1 (ir_version) = 8, then field 2 (producer).
+const onnxBytes = "\x08\x08\x12\x07pytorch"
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestCheckModelPath(t *testing.T) {
+	root := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{root}, parts...)...) }
+	writeFile(t, p("flat", "model.onnx"), onnxBytes)
+	writeFile(t, p("flat", "tokenizer.json"), "{}")
+	writeFile(t, p("hf", "onnx", "model_q4f16.onnx"), onnxBytes)
+	writeFile(t, p("hf", "tokenizer.json"), "{}")
+	writeFile(t, p("notok", "model.onnx"), onnxBytes)
+	writeFile(t, p("nomodel", "tokenizer.json"), "{}")
+	writeFile(t, p("nomodel", "README.md"), "# hi")
+	writeFile(t, p("textmodel", "model.onnx"), "version https://git-lfs.github.com/spec/v1\n")
+	writeFile(t, p("textmodel", "tokenizer.json"), "{}")
+	writeFile(t, p("files", "empty.onnx"), "")
+	writeFile(t, p("files", "zip.onnx"), "PK\x03\x04\x14\x00")
+	writeFile(t, p("files", "notes.txt"), "hello")
+
+	tests := []struct {
+		name, path, want string
+	}{
+		{"empty", "", "choose the folder that holds your model"},
+		{"missing", p("nope"), p("nope") + " does not exist — choose the folder that holds your model"},
+		{"flat folder", p("flat"), ""},
+		{"hugging face layout", p("hf"), ""},
+		{"onnx file in hf layout", p("hf", "onnx", "model_q4f16.onnx"), ""},
+		{"onnx file beside tokenizer", p("flat", "model.onnx"), ""},
+		{"no onnx", p("nomodel"), p("nomodel") + " has no ONNX model: choose the folder that holds model.onnx or onnx/model.onnx"},
+		{"no tokenizer", p("notok"), "tokenizer.json not found in " + p("notok") + " — choose the folder that holds it"},
+		{"lfs pointer in folder", p("textmodel"), p("textmodel", "model.onnx") + " is not an ONNX model"},
+		{"empty file", p("files", "empty.onnx"), p("files", "empty.onnx") + " is not an ONNX model"},
+		{"zip file", p("files", "zip.onnx"), p("files", "zip.onnx") + " is not an ONNX model"},
+		{"text file", p("files", "notes.txt"), p("files", "notes.txt") + " is not an ONNX model"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, errText(CheckModelPath(tt.path))); diff != "" {
+				t.Errorf("CheckModelPath(%q) (-want +got):\n%s", tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestCheckORTLibrary(t *testing.T) {
+	root := t.TempDir()
+	p := func(name string) string { return filepath.Join(root, name) }
+	writeFile(t, p("libonnxruntime.so"), "\x7fELF\x02\x01\x01")
+	writeFile(t, p("onnxruntime.dll"), "MZ\x90\x00")
+	writeFile(t, p("libonnxruntime.dylib"), "\xcf\xfa\xed\xfe\x0c")
+	writeFile(t, p("universal.dylib"), "\xca\xfe\xba\xbe")
+	writeFile(t, p("readme.txt"), "not a library")
+	writeFile(t, p("empty.dll"), "")
+
+	tests := []struct {
+		name, path, want string
+	}{
+		{"empty means search", "", ""},
+		{"elf", p("libonnxruntime.so"), ""},
+		{"pe", p("onnxruntime.dll"), ""},
+		{"mach-o", p("libonnxruntime.dylib"), ""},
+		{"universal mach-o", p("universal.dylib"), ""},
+		{"missing", p("gone.dll"), p("gone.dll") + " does not exist — choose the ONNX Runtime library (onnxruntime.dll, libonnxruntime.so or libonnxruntime.dylib), or leave it empty to search"},
+		{"folder", root, root + " is a folder — choose the ONNX Runtime library file inside it"},
+		{"text", p("readme.txt"), p("readme.txt") + " is not a shared library — choose onnxruntime.dll, libonnxruntime.so or libonnxruntime.dylib"},
+		{"empty file", p("empty.dll"), p("empty.dll") + " is not a shared library — choose onnxruntime.dll, libonnxruntime.so or libonnxruntime.dylib"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, errText(CheckORTLibrary(tt.path))); diff != "" {
+				t.Errorf("CheckORTLibrary(%q) (-want +got):\n%s", tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestCheckEP(t *testing.T) {
+	tests := []struct{ ep, want string }{
+		{"cpu", ""}, {"qnn", ""}, {"dml", ""}, {"webgpu", ""},
+		{"", "choose an execution provider: one of cpu, qnn, dml, webgpu"},
+		{"cuda", `unknown execution provider "cuda": choose one of cpu, qnn, dml, webgpu`},
+		{"CPU", `unknown execution provider "CPU": choose one of cpu, qnn, dml, webgpu`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ep, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, errText(CheckEP(tt.ep))); diff != "" {
+				t.Errorf("CheckEP(%q) (-want +got):\n%s", tt.ep, diff)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	root := t.TempDir()
+	model := filepath.Join(root, "qwen3")
+	writeFile(t, filepath.Join(model, "model.onnx"), onnxBytes)
+	writeFile(t, filepath.Join(model, "tokenizer.json"), "{}")
+
+	tests := []struct {
+		name   string
+		change func(s *Settings)
+		want   []FieldError
+	}{
+		{"defaults", func(s *Settings) {}, nil},
+		{"good model", func(s *Settings) { s.CPU.Model = model }, nil},
+		{"temperature edges ok", func(s *Settings) { s.Temperature = 2; s.TopP = 1; s.RepetitionPenalty = 0.5; s.MaxTokens = 32768 }, nil},
+		{"temperature high", func(s *Settings) { s.Temperature = 2.1 },
+			[]FieldError{{"temperature", "temperature must be between 0 and 2 (0 = always pick the most likely word)"}}},
+		{"temperature negative", func(s *Settings) { s.Temperature = -0.1 },
+			[]FieldError{{"temperature", "temperature must be between 0 and 2 (0 = always pick the most likely word)"}}},
+		{"top-p zero", func(s *Settings) { s.TopP = 0 }, []FieldError{{"top_p", "top-p must be more than 0 and at most 1"}}},
+		{"top-p over one", func(s *Settings) { s.TopP = 1.01 }, []FieldError{{"top_p", "top-p must be more than 0 and at most 1"}}},
+		{"top-k negative", func(s *Settings) { s.TopK = -1 }, []FieldError{{"top_k", "top-k must be 0 (off) or more"}}},
+		{"max tokens zero", func(s *Settings) { s.MaxTokens = 0 }, []FieldError{{"max_tokens", "max tokens must be between 1 and 32768"}}},
+		{"max tokens huge", func(s *Settings) { s.MaxTokens = 32769 }, []FieldError{{"max_tokens", "max tokens must be between 1 and 32768"}}},
+		{"repetition penalty", func(s *Settings) { s.RepetitionPenalty = 2.5 },
+			[]FieldError{{"repetition_penalty", "repetition penalty must be between 0.5 and 2 (1 = off)"}}},
+		{"theme", func(s *Settings) { s.Theme = "blue" }, []FieldError{{"theme", "theme must be one of system, light, dark"}}},
+		{"threads", func(s *Settings) { s.CPU.Threads = -2 }, []FieldError{{"cpu.threads", "threads must be 0 (use all physical cores) or more"}}},
+		{"prefill", func(s *Settings) { s.PrefillLimit = -1 }, []FieldError{{"prefill_limit", "prefill limit must be 0 (derive from the NPU model) or more"}}},
+		{"ep", func(s *Settings) { s.NPU.EP = "cuda" }, []FieldError{{"npu.ep", `unknown execution provider "cuda": choose one of cpu, qnn, dml, webgpu`}}},
+		{"missing model", func(s *Settings) { s.NPU.Model = filepath.Join(root, "gone") },
+			[]FieldError{{"npu.model", filepath.Join(root, "gone") + " does not exist — choose the folder that holds your model"}}},
+		{"model file ok", func(s *Settings) { s.CPU.Model = model; s.CPU.ModelFile = "model.onnx" }, nil},
+		{"model file missing", func(s *Settings) { s.CPU.Model = model; s.CPU.ModelFile = "model_q4.onnx" },
+			[]FieldError{{"cpu.model_file", "model_q4.onnx not found in " + filepath.Join(model, "onnx") + " — leave it empty to use the best model available"}}},
+		{"ort library", func(s *Settings) { s.ORTLibrary = model },
+			[]FieldError{{"ort_library", model + " is a folder — choose the ONNX Runtime library file inside it"}}},
+		{"remote url", func(s *Settings) { s.Remote.BaseURL = "localhost:11434" },
+			[]FieldError{{"remote.base_url", "remote URL must look like https://host/v1"}}},
+		{"server addr", func(s *Settings) { s.Server.Enabled = true; s.Server.Addr = "8080" },
+			[]FieldError{{"server.addr", "server address must be host:port, e.g. 127.0.0.1:8080"}}},
+		{"several in order", func(s *Settings) { s.Temperature = 3; s.Theme = "" },
+			[]FieldError{
+				{"temperature", "temperature must be between 0 and 2 (0 = always pick the most likely word)"},
+				{"theme", "theme must be one of system, light, dark"},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Defaults()
+			tt.change(&s)
+			if diff := cmp.Diff(tt.want, s.Validate()); diff != "" {
+				t.Errorf("Validate() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

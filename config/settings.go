@@ -1,0 +1,136 @@
+// Package config owns EdgeChat's settings: the typed Settings struct, the YAML file they are
+// saved to, EDGECHAT_* environment overrides and the checks the settings pane shows inline.
+// It is the only package that imports viper; everything else receives a Settings value.
+//
+// Keys are the lower-case, dot-separated paths of the YAML file ("cpu.model", "temperature",
+// "server.addr"). The environment variable for a key is EDGECHAT_ followed by the key in upper
+// case with dots replaced by underscores (EDGECHAT_CPU_MODEL, EDGECHAT_TEMPERATURE); see EnvName.
+// The same keys name fields in FieldError and in Store.Overridden.
+package config
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Route says how to run one model: which files and which ONNX Runtime execution provider.
+type Route struct {
+	Model     string            `mapstructure:"model"`      // model folder (or .onnx file)
+	ModelFile string            `mapstructure:"model_file"` // variant inside onnx/ for Hugging Face layouts ("" = best available)
+	EP        string            `mapstructure:"ep"`         // "cpu", "qnn", "dml", "webgpu"
+	EPOptions map[string]string `mapstructure:"ep_options"` // e.g. backend_path, htp_performance_mode; device_id for dml
+	Threads   int               `mapstructure:"threads"`    // CPU intra-op threads, 0 = physical cores
+}
+
+// Remote is an optional OpenAI-compatible server used instead of (or beside) the local model.
+type Remote struct {
+	BaseURL           string `mapstructure:"base_url"`
+	Model             string `mapstructure:"model"`
+	APIKey            string `mapstructure:"api_key"`
+	UseForLongPrompts bool   `mapstructure:"use_for_long_prompts"`
+}
+
+// Server is EdgeChat's own OpenAI-compatible HTTP endpoint.
+type Server struct {
+	Enabled bool   `mapstructure:"enabled"`
+	Addr    string `mapstructure:"addr"`
+	APIKey  string `mapstructure:"api_key"`
+}
+
+// Settings is everything the user can configure. The zero value is not useful; start from
+// Defaults or Store.Settings.
+type Settings struct {
+	NPU               Route   `mapstructure:"npu"`
+	CPU               Route   `mapstructure:"cpu"`
+	Remote            Remote  `mapstructure:"remote"`
+	ORTLibrary        string  `mapstructure:"ort_library"`   // "" = search (env, next to exe, cache)
+	PrefillLimit      int     `mapstructure:"prefill_limit"` // 0 = derived from the NPU model
+	Temperature       float64 `mapstructure:"temperature"`
+	TopP              float64 `mapstructure:"top_p"`
+	TopK              int     `mapstructure:"top_k"`
+	MaxTokens         int     `mapstructure:"max_tokens"`
+	RepetitionPenalty float64 `mapstructure:"repetition_penalty"`
+	SystemPrompt      string  `mapstructure:"system_prompt"`
+	Thinking          bool    `mapstructure:"thinking"`
+	Theme             string  `mapstructure:"theme"`    // "system", "light", "dark"
+	DataDir           string  `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
+	Server            Server  `mapstructure:"server"`
+}
+
+// Themes lists the accepted values of Settings.Theme.
+var Themes = []string{"system", "light", "dark"}
+
+// Defaults returns the settings used when nothing is configured.
+func Defaults() Settings {
+	return Settings{
+		NPU: Route{
+			EP: "qnn",
+			EPOptions: map[string]string{
+				"backend_path":         "QnnHtp.dll",
+				"htp_performance_mode": "burst",
+			},
+		},
+		CPU:               Route{EP: "cpu", EPOptions: map[string]string{}},
+		Temperature:       0.6,
+		TopP:              0.95,
+		TopK:              20,
+		MaxTokens:         1024,
+		RepetitionPenalty: 1.0,
+		Thinking:          true,
+		Theme:             "system",
+		Server:            Server{Addr: "127.0.0.1:8080"},
+	}
+}
+
+// appDir returns os.UserConfigDir()/EdgeChat, or "" when the system has no config folder.
+func appDir() string {
+	dir, err := os.UserConfigDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "EdgeChat")
+}
+
+// DefaultFile returns os.UserConfigDir()/EdgeChat/settings.yaml, or "" when the system has no
+// config folder (no HOME / APPDATA); pass a file with --config then.
+func DefaultFile() string {
+	if d := appDir(); d != "" {
+		return filepath.Join(d, "settings.yaml")
+	}
+	return ""
+}
+
+// DefaultDataDir returns where conversations live when Settings.DataDir is empty:
+// os.UserConfigDir()/EdgeChat/conversations, or "" when the system has no config folder.
+func DefaultDataDir() string {
+	if d := appDir(); d != "" {
+		return filepath.Join(d, "conversations")
+	}
+	return ""
+}
+
+// ConversationsDir returns s.DataDir, or DefaultDataDir() when it is empty.
+func (s Settings) ConversationsDir() string {
+	if s.DataDir != "" {
+		return s.DataDir
+	}
+	return DefaultDataDir()
+}
+
+// clone returns a copy of s that shares no maps with it.
+func (s Settings) clone() Settings {
+	s.NPU.EPOptions = cloneMap(s.NPU.EPOptions)
+	s.CPU.EPOptions = cloneMap(s.CPU.EPOptions)
+	return s
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
