@@ -1,0 +1,175 @@
+package inference
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/internal/synth"
+	"edgechat/internal/testenv"
+)
+
+// benchModel is the Qwen3-0.6B-shaped synthetic model (4 layers), written once into the cache
+// folder because it is large (~870 MB) and slow to write.
+func benchModel(b *testing.B) string {
+	b.Helper()
+	initORT(b)
+	dir := filepath.Join(os.TempDir(), "edgechat-bench-qwen3shape")
+	if _, err := os.Stat(filepath.Join(dir, "onnx", "model.onnx")); err == nil {
+		return dir
+	}
+	o := synth.Qwen3Shape()
+	o.TokenizerDir = testenv.TokenizerDir(b, "qwen3")
+	if err := synth.Write(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+const benchDecodeTokens = 64
+
+// engineDecoder returns a function that generates one greedy reply with Generate (sampling,
+// detokenizing, thinking parser, events) and returns its decode time and token count.
+func engineDecoder(b *testing.B) func() (time.Duration, int) {
+	e := newTestEngine(b, benchModel(b), func(rc *RouteConfig) { rc.MaxContext = 1024 })
+	req := greedy("Tell me a story about a lighthouse keeper.", benchDecodeTokens)
+	collect(b, e, context.Background(), req) // load
+	return func() (time.Duration, int) {
+		_, s := collect(b, e, context.Background(), req)
+		if s.GeneratedTokens < 2 {
+			b.Fatalf("generated %d tokens (%s)", s.GeneratedTokens, s.FinishReason)
+		}
+		return time.Duration(float64(s.GeneratedTokens-1) / s.DecodeTPS * float64(time.Second)), s.GeneratedTokens - 1
+	}
+}
+
+// BenchmarkDecodeOverhead compares decode speed of Generate with a bare loop of session.Run
+// calls on the same model and thread count (ONNX Runtime allocating outputs, greedy argmax).
+// The two alternate within each iteration, so load on the machine hits both alike; the
+// "overhead-%" metric is the engine's loss against the bare loop.
+func BenchmarkDecodeOverhead(b *testing.B) {
+	engine, bare := engineDecoder(b), bareDecoder(b)
+	var te, tb time.Duration
+	var ne, nb int
+	for b.Loop() {
+		d, n := engine()
+		te, ne = te+d, ne+n
+		d, n = bare()
+		tb, nb = tb+d, nb+n
+	}
+	perE, perB := float64(te.Nanoseconds())/float64(ne), float64(tb.Nanoseconds())/float64(nb)
+	b.ReportMetric(1e9/perE, "engine-tokens/s")
+	b.ReportMetric(1e9/perB, "bare-tokens/s")
+	b.ReportMetric(100*(perE-perB)/perB, "overhead-%")
+}
+
+// bareDecoder returns a function that runs the bare session.Run loop once.
+func bareDecoder(b *testing.B) func() (time.Duration, int) {
+	dir := benchModel(b)
+	m, err := openModel(dir, LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt, err := m.PromptIDs([]Message{{Role: "user", Content: "Tell me a story about a lighthouse keeper."}}, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := loadDynamic(m.Folder, EP{Name: "cpu"}, 1024)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dd := d.(*dynamicDecoder)
+	dd.Close()
+	io := dd.io
+	in := []string{io.InputIDs, io.AttentionMask, io.PositionIDs}
+	out := []string{io.Logits}
+	for i := range io.Past {
+		in = append(in, io.Past[i].Key, io.Past[i].Value)
+		out = append(out, io.Present[i].Key, io.Present[i].Value)
+	}
+	opts, _ := newSessionOptions(EP{Name: "cpu"})
+	s, err := ort.NewDynamicAdvancedSession(filepath.Join(dir, "onnx", "model.onnx"), in, out, opts)
+	opts.Destroy()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Destroy() })
+	run := func(ids []int64, past []ort.Value, pos int) (int, []ort.Value) {
+		L := len(ids)
+		inputs := make([]ort.Value, 3, 3+len(past))
+		inputs[0], _ = ort.NewTensor(ort.NewShape(1, int64(L)), ids)
+		mask := make([]int64, pos+L)
+		for i := range mask {
+			mask[i] = 1
+		}
+		inputs[1], _ = ort.NewTensor(ort.NewShape(1, int64(pos+L)), mask)
+		p := make([]int64, L)
+		for i := range p {
+			p[i] = int64(pos + i)
+		}
+		inputs[2], _ = ort.NewTensor(ort.NewShape(1, int64(L)), p)
+		if past == nil {
+			for range 2 * len(io.Past) {
+				t, _ := ort.NewEmptyTensor[float32](ort.NewShape(1, int64(io.KVHeads), 0, int64(io.HeadDim)))
+				past = append(past, t)
+			}
+		}
+		inputs = append(inputs, past...)
+		outputs := make([]ort.Value, len(out))
+		if err := s.Run(inputs, outputs); err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range inputs {
+			v.Destroy()
+		}
+		logits := outputs[0].(*ort.Tensor[float32]).GetData()
+		next := argmax(logits[(L-1)*io.Vocab:])
+		outputs[0].Destroy()
+		return next, outputs[1:]
+	}
+	ids := make([]int64, len(prompt))
+	for i, id := range prompt {
+		ids[i] = int64(id)
+	}
+	return func() (time.Duration, int) {
+		next, past := run(ids, nil, 0)
+		start := time.Now()
+		for i := range benchDecodeTokens - 1 {
+			next, past = run([]int64{int64(next)}, past, len(ids)+i)
+		}
+		d := time.Since(start)
+		for _, v := range past {
+			v.Destroy()
+		}
+		return d, benchDecodeTokens - 1
+	}
+}
+
+// BenchmarkTTFT512: time to first token for a 512-token prompt, no cache reuse.
+func BenchmarkTTFT512(b *testing.B) {
+	e := newTestEngine(b, benchModel(b), func(rc *RouteConfig) { rc.MaxContext = 1024 })
+	m, err := openModel(benchModel(b), LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := ""
+	for len(m.Tokenizer.Encode(text)) < 500 {
+		text += "The lighthouse keeper counted the ships that passed in the night. "
+	}
+	collect(b, e, context.Background(), greedy("warm up", 1))
+	var ttft time.Duration
+	n := 0
+	for b.Loop() {
+		req := greedy(text, 1)
+		req.Messages[0].Content += string(rune('a' + n%26)) // defeat prefix reuse from the previous run
+		req.Messages[0].Content = string(rune('A'+n%26)) + req.Messages[0].Content
+		_, s := collect(b, e, context.Background(), req)
+		ttft += s.TimeToFirstToken
+		n++
+	}
+	b.ReportMetric(float64(ttft.Milliseconds())/float64(n), "ms/ttft")
+}
