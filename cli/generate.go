@@ -21,6 +21,8 @@ func init() {
 type modelFlags struct {
 	model, modelFile, ortLib, ep string
 	threads, maxContext          int
+	npuModel, cpuModel, npuEP    string
+	prefillLimit                 int
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -30,19 +32,49 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.ep, "ep", "cpu", "execution provider: cpu, qnn, dml or webgpu")
 	fs.IntVar(&m.threads, "threads", 0, "CPU intra-op threads (0 = physical cores)")
 	fs.IntVar(&m.maxContext, "max-context", 0, "context length cap in tokens (0 = model's, at most 8192)")
+	fs.StringVar(&m.npuModel, "npu-model", "", "model for the NPU route (e.g. a static-shape or decoder-pipeline build)")
+	fs.StringVar(&m.cpuModel, "cpu-model", "", "model for the CPU route (default: --model)")
+	fs.StringVar(&m.npuEP, "npu-ep", "qnn", "execution provider of the NPU route: qnn, dml, webgpu or cpu")
+	fs.IntVar(&m.prefillLimit, "prefill-limit", 0, "longest prompt (tokens) the NPU route takes; longer ones go to the CPU (0 = NPU context minus the reply budget)")
 }
 
+// engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
+// CPU as fallback); --model alone is one route on --ep.
 func (m *modelFlags) engineConfig() (inference.Config, error) {
-	if m.model == "" {
-		return inference.Config{}, errors.New("--model is required: the folder that holds your model")
+	cfg := inference.Config{ORTLibrary: m.ortLib}
+	load := func(ep string) inference.LoadOptions {
+		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}}
 	}
-	return inference.Config{
-		ORTLibrary: m.ortLib,
-		Routes: []inference.RouteConfig{{
-			Name: routeName(m.ep), Model: m.model,
-			LoadOptions: inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: m.ep, Threads: m.threads}},
-		}},
-	}, nil
+	cpu := m.cpuModel
+	if cpu == "" {
+		cpu = m.model
+	}
+	if m.npuModel != "" {
+		cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "npu", Model: m.npuModel, LoadOptions: load(m.npuEP), PrefillLimit: m.prefillLimit})
+		if cpu != "" {
+			cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "cpu", Model: cpu, LoadOptions: load("cpu")})
+		}
+		return cfg, nil
+	}
+	if cpu == "" {
+		return cfg, errors.New("--model is required: the folder that holds your model")
+	}
+	ep := m.ep
+	if m.cpuModel != "" {
+		ep = "cpu"
+	}
+	cfg.Routes = []inference.RouteConfig{{Name: routeName(ep), Model: cpu, LoadOptions: load(ep)}}
+	return cfg, nil
+}
+
+// primaryModel is the model whose template renders --print-prompt.
+func (m *modelFlags) primaryModel() string {
+	for _, p := range []string{m.npuModel, m.cpuModel, m.model} {
+		if p != "" {
+			return p
+		}
+	}
+	return ""
 }
 
 func routeName(ep string) string {
@@ -128,10 +160,10 @@ func runGenerate(env Env) error {
 	}
 	thinking := g.think && !g.noThink
 	if g.printPrompt {
-		if g.model == "" {
+		if g.primaryModel() == "" {
 			return errors.New("--model is required")
 		}
-		text, err := inference.RenderPrompt(g.model, g.modelFile, msgs, thinking)
+		text, err := inference.RenderPrompt(g.primaryModel(), g.modelFile, msgs, thinking)
 		if err != nil {
 			return err
 		}
@@ -241,8 +273,13 @@ func printEvents(env Env, events <-chan inference.Event, asJSON bool) error {
 	}
 	if !asJSON {
 		fmt.Fprintln(env.Stdout)
-		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens, TTFT %.0f ms, %.1f tokens/s, backend %s\n",
-			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.TTFTMillis, final.DecodeTPS, final.Backend)
+		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens (%d reused), TTFT %.0f ms, %.1f tokens/s, backend %s (%s)\n",
+			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.ReusedTokens, final.TTFTMillis, final.DecodeTPS, final.Backend, final.Device)
+		for _, r := range []string{final.FallbackReason, final.RouteReason} {
+			if r != "" {
+				fmt.Fprintf(env.Stderr, "[route] %s\n", r)
+			}
+		}
 	}
 	if final.FinishReason == inference.FinishError {
 		return errors.New(final.Error)

@@ -90,3 +90,22 @@ func TestGenerateErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestGenerateHybridFallsBackWithReason(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--npu-model", model, "--npu-ep", "qnn", "--cpu-model", model, "--ort-lib", lib,
+		"--prompt", "Hi", "--temperature", "0", "--max-tokens", "4", "--json"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if last["backend"] != "cpu" || !strings.Contains(last["fallback_reason"].(string), "QNN execution provider is not supported") {
+		t.Fatalf("final event %v", last)
+	}
+}

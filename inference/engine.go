@@ -18,6 +18,10 @@ type RouteConfig struct {
 	Name  string
 	Model string
 	LoadOptions
+	// PrefillLimit is the longest prompt (in tokens) this route takes while a later route
+	// exists; longer prompts go to the next route. 0 derives it from the model: its context
+	// minus the reply budget. The last route takes every prompt (trimming old turns if needed).
+	PrefillLimit int
 }
 
 // Config configures an Engine.
@@ -92,9 +96,14 @@ func (e *Engine) Generate(ctx context.Context, req Request) (<-chan Event, error
 // dispatch tries the routes in order until one serves the request.
 func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *Summary {
 	var reasons []string
+	routeReason := ""
 	for i, r := range e.routes {
 		last := i == len(e.routes)-1
-		res := r.submit(ctx, req, out)
+		res := r.submit(ctx, req, out, !last)
+		if res.skip != "" {
+			routeReason = res.skip
+			continue
+		}
 		if res.routeErr == nil || last {
 			sum := res.sum
 			if res.routeErr != nil {
@@ -103,9 +112,10 @@ func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *S
 			if len(reasons) > 0 {
 				sum.FallbackReason = joinReasons(reasons)
 			}
+			sum.RouteReason = routeReason
 			return sum
 		}
-		reasons = append(reasons, fmt.Sprintf("%s: %v", r.cfg.Name, res.routeErr))
+		reasons = append(reasons, res.routeErr.Error())
 		if !emit(ctx, out, Event{Kind: EventNotice, Text: fmt.Sprintf("The %s route is unavailable (%v); using %s", r.cfg.Name, res.routeErr, e.routes[i+1].cfg.Name)}) {
 			return &Summary{FinishReason: FinishCancelled}
 		}
@@ -167,6 +177,7 @@ type route struct {
 	loadErr error // a route that failed to load is not retried until the engine is rebuilt
 	model   *Model
 	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
+	loads   int             // load attempts (tests check that a failed route backs off)
 }
 
 type job struct {
@@ -174,19 +185,22 @@ type job struct {
 	req    Request
 	out    chan<- Event
 	result chan result
+	// hasNext is set when a later route can take the request if this one declines it.
+	hasNext bool
 }
 
 type result struct {
 	sum      *Summary
-	routeErr error // the route could not serve: try the next one
+	routeErr error  // the route could not serve: try the next one
+	skip     string // the route declined the request (prompt too long): try the next one
 }
 
 // submit queues a request on the route and waits for its result.
-func (r *route) submit(ctx context.Context, req Request, out chan<- Event) result {
+func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNext bool) result {
 	if err := r.failed(); err != nil {
 		return result{routeErr: err}
 	}
-	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1)}
+	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1), hasNext: hasNext}
 	select {
 	case r.jobs <- j:
 	case <-ctx.Done():
@@ -235,7 +249,7 @@ func (r *route) preload(closed <-chan struct{}) {
 
 // submitLoad asks the route's goroutine to load its model without generating.
 func (r *route) submitLoad(ctx context.Context) error {
-	res := r.submit(ctx, Request{}, nil)
+	res := r.submit(ctx, Request{}, nil, false)
 	return res.routeErr
 }
 
@@ -247,6 +261,7 @@ func (r *route) ensureLoaded(j *job) error {
 	if j.out != nil && !emit(j.ctx, j.out, Event{Kind: EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
 		return j.ctx.Err()
 	}
+	r.loads++
 	if _, err := ortenv.Init(r.ortLib); err != nil {
 		r.setFailed(err)
 		return err
@@ -287,13 +302,48 @@ func (r *route) serve(j *job) result {
 	if j.out == nil { // preload only
 		return result{sum: &Summary{}}
 	}
+	if j.hasNext {
+		if reason := r.declines(j.req); reason != "" {
+			return result{skip: reason}
+		}
+	}
 	run := r.run
 	stop := context.AfterFunc(j.ctx, func() { run.Terminate() })
 	defer func() {
 		stop()
 		run.UnsetTerminate()
 	}()
-	sum := r.model.generate(j.ctx, j.req, run, func(ev Event) bool { return emit(j.ctx, j.out, ev) })
+	emitted := 0
+	sum := r.model.generate(j.ctx, j.req, run, func(ev Event) bool {
+		if ev.Kind == EventText || ev.Kind == EventThinking {
+			emitted++
+		}
+		return emit(j.ctx, j.out, ev)
+	})
 	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
+	if sum.FinishReason == FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
+		// The route broke before saying anything: let the next route answer, and do not
+		// come back here until the engine is rebuilt.
+		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
+		r.setFailed(err)
+		return result{routeErr: err}
+	}
 	return result{sum: sum}
+}
+
+// declines says why this route should not take req (its prompt is over the prefill limit),
+// or "" to take it.
+func (r *route) declines(req Request) string {
+	ids, err := r.model.PromptIDs(req.Messages, req.Thinking)
+	if err != nil {
+		return ""
+	}
+	limit := r.cfg.PrefillLimit
+	if limit <= 0 {
+		limit = r.model.ContextLength() - replyReserve(req.MaxTokens, r.model.ContextLength())
+	}
+	if len(ids) > limit {
+		return fmt.Sprintf("the prompt of %d tokens is over the %s route's prefill limit of %d", len(ids), r.cfg.Name, limit)
+	}
+	return ""
 }

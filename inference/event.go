@@ -57,6 +57,9 @@ type Summary struct {
 	Device string `json:"device,omitempty"`
 	// FallbackReason says why the preferred route did not serve the reply.
 	FallbackReason string `json:"fallback_reason,omitempty"`
+	// RouteReason says why the reply went to a later route by design (e.g. a prompt over
+	// the NPU prefill limit).
+	RouteReason string `json:"route_reason,omitempty"`
 	// TrimmedMessages counts the oldest messages dropped to fit the context window.
 	TrimmedMessages int `json:"trimmed_messages,omitempty"`
 

@@ -130,18 +130,33 @@ func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, error) 
 		return nil, nil, errors.New("the conversation is empty")
 	}
 	limit := m.dec.Capacity()
-	reserve := min(maxTokens, limit/2)
+	reserve := replyReserve(maxTokens, limit)
 	count := func(cm []chat.Message) (int, error) {
 		ids, err := m.PromptIDs(fromChat(cm), req.Thinking)
 		return len(ids), err
 	}
 	kept, _, err := chat.Fit(chatMessages(req.Messages, false), limit, reserve, count)
+	if errors.Is(err, chat.ErrTooLong) {
+		return nil, nil, fmt.Errorf("%w: %v", errPromptTooLong, err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	msgs := fromChat(kept)
 	ids, err := m.PromptIDs(msgs, req.Thinking)
 	return msgs, ids, err
+}
+
+// errPromptTooLong marks a request whose last message cannot fit the context at all.
+var errPromptTooLong = errors.New("the message is too long for this model's context")
+
+// replyReserve is the room kept for the reply when fitting a prompt: the reply budget, but
+// never more than half the context.
+func replyReserve(maxTokens, context int) int {
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	return min(maxTokens, context/2)
 }
 
 func fromChat(cm []chat.Message) []Message {

@@ -1,0 +1,322 @@
+package remote_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/inference"
+	"edgechat/inference/remote"
+	"edgechat/server"
+)
+
+// fakeGen is the engine behind our own server: its behaviour is a function field.
+type fakeGen struct {
+	generate func(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+}
+
+func (f fakeGen) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+	return f.generate(ctx, req)
+}
+
+func scripted(reqs chan<- inference.Request, events ...inference.Event) fakeGen {
+	return fakeGen{func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+		if reqs != nil {
+			reqs <- req
+		}
+		out := make(chan inference.Event)
+		go func() {
+			defer close(out)
+			for _, ev := range events {
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		return out, nil
+	}}
+}
+
+// got is what one Generate call produced.
+type got struct {
+	thinking, text string
+	kinds          []inference.EventKind
+	sum            *inference.Summary
+}
+
+func collect(t *testing.T, c *remote.Client, ctx context.Context, req inference.Request) got {
+	t.Helper()
+	events, err := c.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g got
+	for ev := range events {
+		g.kinds = append(g.kinds, ev.Kind)
+		switch ev.Kind {
+		case inference.EventThinking:
+			g.thinking += ev.Text
+		case inference.EventText:
+			g.text += ev.Text
+		case inference.EventDone:
+			if g.sum != nil {
+				t.Fatal("two EventDone")
+			}
+			g.sum = ev.Done
+		}
+	}
+	if g.sum == nil || g.kinds[len(g.kinds)-1] != inference.EventDone {
+		t.Fatalf("stream did not end with EventDone: %v", g.kinds)
+	}
+	return g
+}
+
+var hi = inference.Request{Messages: []inference.Message{{Role: "user", Content: "Hi"}}, Thinking: true}
+
+func host(t *testing.T, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}
+
+func TestAgainstOwnServer(t *testing.T) {
+	reqs := make(chan inference.Request, 1)
+	gen := scripted(reqs,
+		inference.Event{Kind: inference.EventStatus, Text: "Loading model…"},
+		inference.Event{Kind: inference.EventThinking, Text: "Let me "},
+		inference.Event{Kind: inference.EventThinking, Text: "think"},
+		inference.Event{Kind: inference.EventText, Text: "Hello"},
+		inference.Event{Kind: inference.EventText, Text: " there"},
+		inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishLength, PromptTokens: 9, GeneratedTokens: 4}},
+	)
+	ts := httptest.NewServer(server.New(gen, server.Options{APIKey: "sekret", ModelName: "qwen3"}).Handler())
+	defer ts.Close()
+
+	temp, seed := 0.6, int64(3)
+	req := inference.Request{
+		Messages:  []inference.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}},
+		MaxTokens: 32, Stop: []string{"END"}, Sampling: inference.Sampling{Temperature: &temp, Seed: &seed},
+	}
+	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL, APIKey: "sekret"}), context.Background(), req)
+
+	if diff := cmp.Diff(req, <-reqs); diff != "" {
+		t.Errorf("request the server's engine got (-want +got):\n%s", diff)
+	}
+	if g.thinking != "Let me think" || g.text != "Hello there" {
+		t.Errorf("thinking %q, text %q", g.thinking, g.text)
+	}
+	s := g.sum
+	if s.FinishReason != inference.FinishLength || s.Err != nil || s.Backend != "remote" || s.Device != host(t, ts.URL) ||
+		s.PromptTokens != 9 || s.GeneratedTokens != 4 || s.TTFTMillis <= 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// sseServer answers every chat request with the given raw event stream.
+func sseServer(t *testing.T, events ...string) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			io.WriteString(w, e)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func contentChunk(field, text string) string {
+	b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{field: text}}}})
+	return "data: " + string(b) + "\n\n"
+}
+
+const finishStop = `data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+
+func TestInlineThink(t *testing.T) {
+	ts := sseServer(t,
+		contentChunk("content", "<thi"), contentChunk("content", "nk>\nweighing"),
+		contentChunk("content", " options\n</think>\n\nAns"), contentChunk("content", "wer"),
+		finishStop, "data: [DONE]\n\n")
+	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL + "/v1", Model: "m"}), context.Background(), hi)
+	if g.thinking != "weighing options" || g.text != "Answer" {
+		t.Errorf("thinking %q, text %q", g.thinking, g.text)
+	}
+	if g.sum.FinishReason != inference.FinishStop || g.sum.GeneratedTokens != 4 {
+		t.Errorf("summary %+v", g.sum)
+	}
+}
+
+func TestReasoningField(t *testing.T) {
+	ts := sseServer(t, ": keep-alive\n\n", contentChunk("reasoning", "hmm"), contentChunk("content", "ok"), finishStop)
+	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL + "/v1", Model: "m"}), context.Background(), hi)
+	if g.thinking != "hmm" || g.text != "ok" || g.sum.FinishReason != inference.FinishStop {
+		t.Errorf("thinking %q, text %q, summary %+v", g.thinking, g.text, g.sum)
+	}
+}
+
+func TestNonStreamingServer(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"Hi!","reasoning_content":"greet"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2}}`)
+	}))
+	defer ts.Close()
+	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL + "/v1", Model: "m"}), context.Background(), hi)
+	if g.thinking != "greet" || g.text != "Hi!" || g.sum.GeneratedTokens != 2 || g.sum.PromptTokens != 3 {
+		t.Errorf("thinking %q, text %q, summary %+v", g.thinking, g.text, g.sum)
+	}
+}
+
+func TestModelDiscoveryAndBody(t *testing.T) {
+	var body map[string]any
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"object":"list","data":[{"id":"qwen3:0.6b"},{"id":"other"}]}`)
+		case "/v1/chat/completions":
+			json.NewDecoder(r.Body).Decode(&body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, contentChunk("content", "x")+finishStop+"data: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	req := inference.Request{Messages: hi.Messages, Thinking: false}
+	collect(t, remote.New(remote.Config{BaseURL: ts.URL}), context.Background(), req)
+	want := map[string]any{
+		"model": "qwen3:0.6b", "stream": true, "stream_options": map[string]any{"include_usage": true},
+		"messages":             []any{map[string]any{"role": "user", "content": "Hi"}},
+		"chat_template_kwargs": map[string]any{"enable_thinking": false},
+	}
+	if diff := cmp.Diff(want, body); diff != "" {
+		t.Errorf("request body (-want +got):\n%s", diff)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	status := func(code int, body string) string {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(code)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(ts.Close)
+		return ts.URL + "/v1"
+	}
+	closed := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return "http://" + addr + "/v1"
+	}
+	cases := []struct {
+		name, url   string
+		unavailable bool
+		in          []string // parts of the message
+		text        string   // reply text that got through before the error
+	}{
+		{"connection refused", closed(), true, []string{"refused the connection", "is the server running"}, ""},
+		{"401", status(401, `{"error":{"message":"Invalid API key","type":"invalid_request_error"}}`), true, []string{"refused the API key", "Settings → Remote", "Invalid API key"}, ""},
+		{"404", status(404, `404 page not found`), true, []string{"no chat endpoint or no model \"m\"", "page not found"}, ""},
+		{"500", status(500, `{"object":"error","message":"CUDA out of memory","code":500}`), true, []string{"failed (CUDA out of memory)"}, ""},
+		{"502 html", status(502, `<html>bad gateway</html>`), true, []string{"failed (502 Bad Gateway)"}, ""},
+		{"garbage", sseServer(t, "data: {this is not json\n\n").URL + "/v1", true, []string{"not OpenAI-compatible JSON"}, ""},
+		{"stream error before output", sseServer(t, `data: {"error":{"message":"model is loading"}}`+"\n\n").URL + "/v1", true, []string{"reported an error: model is loading"}, ""},
+		{"llama.cpp error line", sseServer(t, `error: {"code":500,"message":"context full","type":"server_error"}`+"\n\n").URL + "/v1", true, []string{"reported an error: context full"}, ""},
+		{"no API at the address", status(404, `not found`), true, []string{"no chat endpoint"}, ""},
+		{"cut off before output", sseServer(t, ": hello\n\n").URL + "/v1", true, []string{"closed the connection mid-reply"}, ""},
+		{"cut off mid-reply", sseServer(t, contentChunk("content", "Hel")).URL + "/v1", false, []string{"closed the connection mid-reply"}, "Hel"},
+		{"error mid-reply", sseServer(t, contentChunk("content", "Hel"), `data: {"error":{"message":"boom"}}`+"\n\n").URL + "/v1", false, []string{"boom"}, "Hel"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := collect(t, remote.New(remote.Config{BaseURL: c.url, Model: "m"}), context.Background(), hi)
+			s := g.sum
+			if s.FinishReason != inference.FinishError || s.Err == nil || s.Error != s.Err.Error() || s.Backend != "remote" {
+				t.Fatalf("summary %+v", s)
+			}
+			for _, part := range c.in {
+				if !strings.Contains(s.Error, part) {
+					t.Errorf("error %q lacks %q", s.Error, part)
+				}
+			}
+			if !strings.Contains(s.Error, strings.TrimSuffix(c.url, "")) {
+				t.Errorf("error %q does not name the server %s", s.Error, c.url)
+			}
+			if got := remote.IsUnavailable(s.Err); got != c.unavailable {
+				t.Errorf("IsUnavailable = %v, want %v", got, c.unavailable)
+			}
+			if g.text != c.text {
+				t.Errorf("text %q, want %q", g.text, c.text)
+			}
+		})
+	}
+}
+
+func TestNoModelListed(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
+	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL}), context.Background(), hi)
+	if !remote.IsUnavailable(g.sum.Err) || !strings.Contains(g.sum.Error, "no OpenAI-compatible API there") {
+		t.Fatalf("summary %+v", g.sum)
+	}
+}
+
+func TestBadURL(t *testing.T) {
+	for _, u := range []string{"localhost:8080", "ftp://x", "http://"} {
+		_, err := remote.New(remote.Config{BaseURL: u}).Generate(context.Background(), hi)
+		if err == nil || !remote.IsUnavailable(err) || !strings.Contains(err.Error(), "Settings → Remote") {
+			t.Errorf("%q: %v", u, err)
+		}
+	}
+}
+
+func TestCancel(t *testing.T) {
+	started := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, contentChunk("content", "a"))
+		w.(http.Flusher).Flush()
+		close(started)
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	events, err := remote.New(remote.Config{BaseURL: ts.URL, Model: "m"}).Generate(ctx, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel()
+	var last inference.Event
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				if last.Kind != inference.EventDone || last.Done.FinishReason != inference.FinishCancelled || last.Done.Err != nil {
+					t.Fatalf("last event %+v %+v", last, last.Done)
+				}
+				return
+			}
+			last = ev
+		case <-timeout:
+			t.Fatal("the stream did not end after cancel")
+		}
+	}
+}

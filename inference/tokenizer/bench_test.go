@@ -1,0 +1,78 @@
+package tokenizer
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"edgechat/internal/testenv"
+)
+
+// Figures to compare with testdata/reference_speed.json (written by tools/tokref/golden.js on
+// the same bench text, single-threaded):
+//
+//	go test -run='^$' -bench=. -benchtime=3x ./inference/tokenizer
+
+func benchText(b *testing.B) string {
+	b.Helper()
+	f, err := os.Open(filepath.Join("testdata", "bench.txt.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
+}
+
+// BenchmarkEncode encodes the ~1 MB mixed bench text as user content.
+func BenchmarkEncode(b *testing.B) {
+	text := benchText(b)
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, name)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				tk.Encode(text)
+			}
+		})
+	}
+}
+
+// BenchmarkEncode4k encodes a Qwen3 chat prompt of about 4,000 tokens.
+func BenchmarkEncode4k(b *testing.B) {
+	tk := load(b, "qwen3")
+	text := benchText(b)
+	n := 0
+	for ids := 0; ids < 4000; {
+		n += 4000
+		ids = len(tk.Encode(text[:n]))
+	}
+	prompt := "<|im_start|>user\n" + text[:n] + "<|im_end|>\n<|im_start|>assistant\n"
+	b.ReportMetric(float64(len(tk.EncodeSpecial(prompt))), "tokens")
+	for b.Loop() {
+		tk.EncodeSpecial(prompt)
+	}
+}
+
+// BenchmarkLoad reads each tokenizer.json.
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			dir := testenv.TokenizerDir(b, name)
+			for b.Loop() {
+				if _, err := Load(dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

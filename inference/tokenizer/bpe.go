@@ -1,0 +1,217 @@
+package tokenizer
+
+// bpeModel is the BPE model of a byte-level tokenizer. Pieces are handled as raw bytes: the
+// byte-level alphabet is a one-to-one renaming of bytes, so mapping in and out is skipped.
+type bpeModel struct {
+	vocab        map[string]int32 // token (byte-level form, as in tokenizer.json) → id
+	raw          map[string]int32 // token as raw bytes → id, for ignore_merges
+	merges       mergeTable       // left<<32|right → rank<<32|merged id
+	byteID       [256]int32       // id of each single byte
+	ignoreMerges bool
+}
+
+// noMerge is the value of a pair that has no merge; every real merge sorts before it.
+const noMerge = ^uint64(0)
+
+// smallWord is the longest piece merged by rescanning; longer ones use a heap.
+const smallWord = 48
+
+// bpeWork is reusable scratch space for merging one piece.
+type bpeWork struct {
+	syms  []int32
+	pairs []uint64
+	prev  []int32
+	next  []int32
+	heap  []uint64
+}
+
+func (m *bpeModel) pair(a, b int32) uint64 {
+	return m.merges.get(uint64(uint32(a))<<32 | uint64(uint32(b)))
+}
+
+// mergeTable is an open-addressing hash table from pair keys to merge values (noMerge when
+// absent); faster than a Go map on this hot path.
+type mergeTable struct {
+	keys, vals []uint64
+	shift      uint
+}
+
+const emptyKey = ^uint64(0) // ids are below 2³¹, so no pair has this key
+
+func newMergeTable(n int) mergeTable {
+	size, shift := 1, uint(64)
+	for size < 2*n+1 {
+		size, shift = size*2, shift-1
+	}
+	t := mergeTable{keys: make([]uint64, size), vals: make([]uint64, size), shift: shift}
+	for i := range t.keys {
+		t.keys[i] = emptyKey
+	}
+	return t
+}
+
+func (t *mergeTable) slot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> t.shift }
+
+func (t *mergeTable) get(k uint64) uint64 {
+	mask := uint64(len(t.keys) - 1)
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case k:
+			return t.vals[i]
+		case emptyKey:
+			return noMerge
+		}
+	}
+}
+
+func (t *mergeTable) put(k, v uint64) {
+	mask := uint64(len(t.keys) - 1)
+	i := t.slot(k)
+	for t.keys[i] != k && t.keys[i] != emptyKey {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = k, v
+}
+
+// encodeWord appends the ids of one pre-tokenized piece to ids.
+func (m *bpeModel) encodeWord(w *bpeWork, piece string, ids []int) []int {
+	if len(piece) == 1 {
+		return append(ids, int(m.byteID[piece[0]]))
+	}
+	if m.ignoreMerges {
+		if id, ok := m.raw[piece]; ok {
+			return append(ids, int(id))
+		}
+	}
+	if len(piece) <= smallWord {
+		return m.mergeSmall(w, piece, ids)
+	}
+	return m.mergeLong(w, piece, ids)
+}
+
+// mergeSmall applies merges lowest rank first, leftmost first among equal ranks, rescanning
+// the pairs after every merge.
+func (m *bpeModel) mergeSmall(w *bpeWork, piece string, ids []int) []int {
+	syms, pairs := w.syms[:0], w.pairs[:0]
+	for i := 0; i < len(piece); i++ {
+		syms = append(syms, m.byteID[piece[i]])
+	}
+	for i := 0; i+1 < len(syms); i++ {
+		pairs = append(pairs, m.pair(syms[i], syms[i+1]))
+	}
+	for {
+		best, bv := -1, noMerge
+		for i, v := range pairs {
+			if v < bv {
+				best, bv = i, v
+			}
+		}
+		if best < 0 {
+			break
+		}
+		syms[best] = int32(uint32(bv))
+		syms = append(syms[:best+1], syms[best+2:]...)
+		pairs = append(pairs[:best], pairs[best+1:]...)
+		if best > 0 {
+			pairs[best-1] = m.pair(syms[best-1], syms[best])
+		}
+		if best < len(pairs) {
+			pairs[best] = m.pair(syms[best], syms[best+1])
+		}
+	}
+	for _, s := range syms {
+		ids = append(ids, int(s))
+	}
+	w.syms, w.pairs = syms, pairs
+	return ids
+}
+
+// mergeLong gives the same result as mergeSmall in O(n log n): symbols form a linked list and
+// candidate merges wait in a min-heap keyed by rank<<32|position; stale entries are skipped.
+func (m *bpeModel) mergeLong(w *bpeWork, piece string, ids []int) []int {
+	n := len(piece)
+	syms, prev, next := grow(w.syms, n), grow(w.prev, n), grow(w.next, n)
+	h := w.heap[:0]
+	for i := 0; i < n; i++ {
+		syms[i] = m.byteID[piece[i]]
+		prev[i], next[i] = int32(i-1), int32(i+1)
+	}
+	next[n-1] = -1
+	push := func(pos int32) {
+		if v := m.pair(syms[pos], syms[next[pos]]); v != noMerge {
+			h = heapPush(h, v>>32<<32|uint64(pos))
+		}
+	}
+	for i := 0; i+1 < n; i++ {
+		push(int32(i))
+	}
+	for len(h) > 0 {
+		var top uint64
+		top, h = heapPop(h)
+		pos := int32(uint32(top))
+		if syms[pos] < 0 || next[pos] < 0 {
+			continue
+		}
+		v := m.pair(syms[pos], syms[next[pos]])
+		if v>>32 != top>>32 {
+			continue // the pair at pos changed since this entry was pushed
+		}
+		right := next[pos]
+		syms[pos], syms[right] = int32(uint32(v)), -1
+		next[pos] = next[right]
+		if next[pos] >= 0 {
+			prev[next[pos]] = pos
+			push(pos)
+		}
+		if prev[pos] >= 0 {
+			push(prev[pos])
+		}
+	}
+	for i := int32(0); i >= 0; i = next[i] {
+		ids = append(ids, int(syms[i]))
+	}
+	w.syms, w.prev, w.next, w.heap = syms, prev, next, h
+	return ids
+}
+
+func grow(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+func heapPush(h []uint64, v uint64) []uint64 {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+func heapPop(h []uint64) (uint64, []uint64) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < len(h) && h[l] < h[small] {
+			small = l
+		}
+		if r := l + 1; r < len(h) && h[r] < h[small] {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
+	return top, h
+}

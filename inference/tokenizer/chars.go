@@ -1,0 +1,73 @@
+package tokenizer
+
+import (
+	"sort"
+	"sync"
+	"unicode/utf8"
+)
+
+// Character classes used by the Split regexes: \p{L}, \p{N}, \p{M}, \p{P}, \p{S}, \s
+// (Unicode White_Space, which is what the reference's regex engine takes \s to mean), and
+// the letter cases \p{Ll} and \p{Lu}/\p{Lt}. They come from classRuns (Unicode 16.0, the
+// reference's version), not from Go's unicode package, whose version may differ.
+const (
+	cL uint8 = 1 << iota
+	cN
+	cM
+	cP
+	cS
+	cSpace
+	cLl   // lowercase letter
+	cLuLt // uppercase or titlecase letter
+)
+
+var (
+	bmpOnce  sync.Once
+	bmpClass []uint8 // class bits of every code point below U+10000
+)
+
+func initClasses() {
+	bmpOnce.Do(func() {
+		t := make([]uint8, 0x10000)
+		for i, run := range classRuns {
+			start, end := run>>8, uint32(0x110000)
+			if i+1 < len(classRuns) {
+				end = classRuns[i+1] >> 8
+			}
+			for c := start; c < end && c < 0x10000; c++ {
+				t[c] = uint8(run)
+			}
+		}
+		bmpClass = t
+	})
+}
+
+// class returns the class bits of r.
+func class(r rune) uint8 {
+	if r < 0x10000 {
+		return bmpClass[r]
+	}
+	i := sort.Search(len(classRuns), func(i int) bool { return classRuns[i]>>8 > uint32(r) })
+	return uint8(classRuns[i-1])
+}
+
+// next decodes the rune at s[i] (i < len(s)) and returns it, its class and its width.
+func next(s string, i int) (rune, uint8, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), bmpClass[c], 1
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	return r, class(r), w
+}
+
+// runOf returns the end of the run of runes starting at i whose class has a bit of want.
+func runOf(s string, i int, want uint8) int {
+	for i < len(s) {
+		_, c, w := next(s, i)
+		if c&want == 0 {
+			break
+		}
+		i += w
+	}
+	return i
+}

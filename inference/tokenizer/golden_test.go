@@ -1,0 +1,178 @@
+package tokenizer
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/internal/testenv"
+)
+
+// The golden files are written by tools/tokref/golden.js from the reference implementation.
+
+type goldenFile struct {
+	Tokenizer string
+	SHA256    string
+	Reference string
+	Cases     []struct {
+		Pieces      []string `json:"pieces"`
+		IDs         []int    `json:"ids"`
+		Special     []int    `json:"special"`
+		Decoded     string   `json:"decoded"`
+		DecodedSkip string   `json:"decoded_skip"`
+	}
+	Decodes []struct {
+		IDs      []int  `json:"ids"`
+		Text     string `json:"text"`
+		TextSkip string `json:"text_skip"`
+	}
+}
+
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3"}
+
+func readGz(t testing.TB, name string, v any) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(zr).Decode(v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+var loaded sync.Map // name → *BPE, shared by the tests of one run
+
+func load(t testing.TB, name string) *BPE {
+	t.Helper()
+	if tk, ok := loaded.Load(name); ok {
+		return tk.(*BPE)
+	}
+	var tk *BPE
+	if name == "qwen3_o200k" {
+		tk = loadO200k(t)
+	} else {
+		var err error
+		if tk, err = Load(testenv.TokenizerDir(t, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loaded.Store(name, tk)
+	return tk
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range append(tokenizerNames, "qwen3_o200k") {
+		t.Run(name, func(t *testing.T) { checkGolden(t, load(t, name), name) })
+	}
+}
+
+// loadO200k loads Qwen3's tokenizer.json with its Split regex replaced by GPT-4o's, as
+// tools/tokref/golden.js does: no GPT-4o style tokenizer.json is installed.
+func loadO200k(t testing.TB) *BPE {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, "qwen3"), "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qwen string
+	for re, m := range splitPatterns {
+		if strings.Contains(re, `\p{N}|`) && m != nil {
+			qwen = re
+		}
+	}
+	from, to := jsonString(t, qwen), jsonString(t, o200kPattern)
+	if !bytes.Contains(data, from) {
+		t.Fatal("Qwen3 regex not found in its tokenizer.json")
+	}
+	tk, err := parse(bytes.Replace(data, from, to, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func jsonString(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSpace(b.Bytes())
+}
+
+// checkGolden compares tk with the reference on every golden string and id sequence.
+func checkGolden(t *testing.T, tk Tokenizer, name string) {
+	var corpus []string
+	readGz(t, "corpus.json.gz", &corpus)
+	var g goldenFile
+	readGz(t, "golden_"+name+".json.gz", &g)
+	if len(g.Cases) != len(corpus) {
+		t.Fatalf("golden file has %d cases for %d corpus strings: rerun tools/tokref/golden.js", len(g.Cases), len(corpus))
+	}
+	failed := 0
+	for i, c := range g.Cases {
+		text := corpus[i]
+		check := func(what string, want, got any) {
+			if diff := cmp.Diff(want, got); diff != "" && failed < 20 {
+				failed++
+				t.Errorf("%s(%q) (-want +got):\n%s", what, text, diff)
+			}
+		}
+		if b, ok := tk.(*BPE); ok {
+			check("pre-tokenize", nonNilStrings(c.Pieces), b.pieces(text))
+		}
+		check("Encode", nonNil(c.IDs), nonNil(tk.Encode(text)))
+		check("EncodeSpecial", nonNil(c.Special), nonNil(tk.EncodeSpecial(text)))
+		check("Decode", c.Decoded, tk.Decode(c.Special, false))
+		check("Decode skipSpecial", c.DecodedSkip, tk.Decode(c.Special, true))
+	}
+	for _, d := range g.Decodes {
+		if got := tk.Decode(d.IDs, false); got != d.Text {
+			t.Errorf("Decode(%v) = %q, want %q", d.IDs, got, d.Text)
+		}
+		if got := tk.Decode(d.IDs, true); got != d.TextSkip {
+			t.Errorf("Decode(%v, skip) = %q, want %q", d.IDs, got, d.TextSkip)
+		}
+	}
+}
+
+func nonNil(ids []int) []int {
+	if ids == nil {
+		return []int{}
+	}
+	return ids
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// pieces returns the pre-tokenizer's pieces of the normalized text in byte-level form.
+func (t *BPE) pieces(text string) []string {
+	out := []string{}
+	t.split.split(t.normalize(text), func(p string) {
+		var b strings.Builder
+		for i := 0; i < len(p); i++ {
+			b.WriteRune(byteToRune[p[i]])
+		}
+		out = append(out, b.String())
+	})
+	return out
+}

@@ -1,0 +1,178 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tinyTokenizer writes a small byte-level BPE tokenizer.json (Qwen-style pipeline), changed by
+// edit, into a temporary folder and returns the folder.
+func tinyTokenizer(t *testing.T, edit func(m map[string]any)) string {
+	t.Helper()
+	vocab := map[string]any{}
+	for b := 0; b < 256; b++ {
+		vocab[string(byteToRune[b])] = b
+	}
+	merges := [][]string{{"Ġ", "t"}, {"h", "i"}, {"Ġt", "h"}, {"Ġth", "e"}}
+	for i, m := range merges {
+		vocab[m[0]+m[1]] = 256 + i
+	}
+	var qwenRegex string
+	for re, m := range splitPatterns {
+		if strings.Contains(re, `\p{N}|`) && m != nil {
+			qwenRegex = re
+		}
+	}
+	m := map[string]any{
+		"version": "1.0",
+		"added_tokens": []any{
+			map[string]any{"id": 260, "content": "<|end|>", "special": true, "normalized": false},
+			map[string]any{"id": 261, "content": "<x>", "special": false, "normalized": false},
+		},
+		"normalizer": map[string]any{"type": "NFC"},
+		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
+			map[string]any{"type": "Split", "pattern": map[string]any{"Regex": qwenRegex}, "behavior": "Isolated", "invert": false},
+			map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false},
+		}},
+		"post_processor": map[string]any{"type": "ByteLevel"},
+		"decoder":        map[string]any{"type": "ByteLevel"},
+		"model": map[string]any{"type": "BPE", "dropout": nil, "unk_token": nil, "continuing_subword_prefix": "",
+			"end_of_word_suffix": "", "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+			"vocab": vocab, "merges": merges},
+	}
+	if edit != nil {
+		edit(m)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func model(m map[string]any) map[string]any { return m["model"].(map[string]any) }
+
+func preTokenizers(m map[string]any) []any {
+	return m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)
+}
+
+func TestTinyTokenizer(t *testing.T) {
+	tk, err := Load(tinyTokenizer(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text          string
+		user, special []int
+	}{
+		{"hi the", []int{257, 259}, []int{257, 259}},
+		{"hi<|end|>", []int{257, '<', '|', 'e', 'n', 'd', '|', '>'}, []int{257, 260}},
+		{"<x>", []int{'<', 'x', '>'}, []int{261}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.user, tk.Encode(tt.text)); diff != "" {
+			t.Errorf("Encode(%q) (-want +got):\n%s", tt.text, diff)
+		}
+		if diff := cmp.Diff(tt.special, tk.EncodeSpecial(tt.text)); diff != "" {
+			t.Errorf("EncodeSpecial(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+	if got := tk.Decode([]int{257, 260, 261}, true); got != "hi<x>" {
+		t.Errorf("Decode skipping special = %q, want %q", got, "hi<x>")
+	}
+}
+
+func TestLoadRefusesUnsupported(t *testing.T) {
+	tests := []struct {
+		name, wantMsg string
+		edit          func(m map[string]any)
+	}{
+		{"normalizer", "normalizer NFKC", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFKC"} }},
+		{"normalizer in sequence", "normalizer Lowercase", func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{map[string]any{"type": "Lowercase"}}}
+		}},
+		{"pre-tokenizer", "pre-tokenizer Whitespace", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Whitespace"} }},
+		{"regex", `regex "\\w+"`, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\w+`}
+		}},
+		{"split behavior", "behavior Removed", func(m map[string]any) { preTokenizers(m)[0].(map[string]any)["behavior"] = "Removed" }},
+		{"byte-level regex", "use_regex", func(m map[string]any) { preTokenizers(m)[1].(map[string]any)["use_regex"] = true }},
+		{"model", "model WordPiece", func(m map[string]any) { model(m)["type"] = "WordPiece" }},
+		{"byte fallback", "byte_fallback", func(m map[string]any) { model(m)["byte_fallback"] = true }},
+		{"subword prefix", "continuing_subword_prefix", func(m map[string]any) { model(m)["continuing_subword_prefix"] = "##" }},
+		{"decoder", "decoder Metaspace", func(m map[string]any) { m["decoder"] = map[string]any{"type": "Metaspace"} }},
+		{"post-processor", "post-processor BertProcessing", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "BertProcessing"} }},
+		{"lstrip", `"<|end|>" with lstrip`, func(m map[string]any) {
+			m["added_tokens"].([]any)[0].(map[string]any)["lstrip"] = true
+		}},
+		{"truncation", "truncation", func(m map[string]any) { m["truncation"] = map[string]any{"max_length": 8} }},
+		{"missing byte", "byte 0x41", func(m map[string]any) { delete(model(m)["vocab"].(map[string]any), "A") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tinyTokenizer(t, tt.edit))
+			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("Load error = %v, want ErrUnsupported naming %s", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	empty := t.TempDir()
+	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "tokenizer.json not found in "+empty) {
+		t.Errorf("Load(empty folder) error = %v", err)
+	}
+	bad := tinyTokenizer(t, func(m map[string]any) { model(m)["merges"] = []string{"Ġ zz"} })
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "missing from the vocab") {
+		t.Errorf("Load(merge of unknown token) error = %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "tokenizer.json"), []byte(`{"model": {"vocab": {"a": 1,}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "not a valid tokenizer.json") {
+		t.Errorf("Load(broken JSON) error = %v", err)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name, config, template string
+		special                SpecialTokens
+	}{
+		{"strings", `{"chat_template": "{{ x }}", "bos_token": "<s>", "eos_token": "</s>", "pad_token": null}`,
+			"{{ x }}", SpecialTokens{BOS: "<s>", EOS: "</s>"}},
+		{"template list and token objects", `{"chat_template": [{"name": "tool_use", "template": "T"}, {"name": "default", "template": "D"}],
+			"bos_token": {"__type": "AddedToken", "content": "<b>"}, "unk_token": {"content": "<u>"}}`,
+			"D", SpecialTokens{BOS: "<b>", UNK: "<u>"}},
+		{"no template", `{}`, "", SpecialTokens{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tinyTokenizer(t, nil)
+			if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), []byte(tt.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tk, err := Load(filepath.Join(dir, "tokenizer.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk.ChatTemplate() != tt.template {
+				t.Errorf("ChatTemplate = %q, want %q", tk.ChatTemplate(), tt.template)
+			}
+			if diff := cmp.Diff(tt.special, tk.SpecialTokens()); diff != "" {
+				t.Errorf("SpecialTokens (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package tokenizer
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalize applies the tokenizer's normalizer (NFC or none).
+func (t *BPE) normalize(s string) string {
+	if !t.nfc {
+		return s
+	}
+	return nfc(s)
+}
+
+// nfc is Unicode NFC as the reference computes it. golang.org/x/text/unicode/norm follows the
+// Stream-Safe Text Format and inserts U+034F (CGJ) after 30 combining marks in a row; the
+// reference does not, so a chunk where that happened takes the slower composition written
+// here. Chunks end before an ASCII character, which never composes with what precedes it, so
+// normalizing them apart gives the same text.
+func nfc(s string) string {
+	if norm.NFC.IsNormalString(s) {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	for len(s) > 0 {
+		n := min(len(s), 4096)
+		for n < len(s) && s[n] >= utf8.RuneSelf {
+			n++
+		}
+		chunk := norm.NFC.String(s[:n])
+		if strings.Count(chunk, cgj) != strings.Count(s[:n], cgj) {
+			chunk = nfcUnbounded(s[:n])
+		}
+		out = append(out, chunk...)
+		s = s[n:]
+	}
+	return string(out)
+}
+
+const cgj = "\u034F"
+
+func ccc(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+
+// Hangul syllable arithmetic (Unicode §3.12).
+const (
+	hangulS, hangulL, hangulV, hangulT = 0xAC00, 0x1100, 0x1161, 0x11A7
+	hangulVCount, hangulTCount         = 21, 28
+	hangulSCount                       = 11172
+)
+
+// decompose appends the full canonical decomposition of r.
+func decompose(dst []rune, r rune) []rune {
+	if si := r - hangulS; si >= 0 && si < hangulSCount {
+		dst = append(dst, hangulL+si/(hangulVCount*hangulTCount), hangulV+si%(hangulVCount*hangulTCount)/hangulTCount)
+		if ti := si % hangulTCount; ti != 0 {
+			dst = append(dst, hangulT+ti)
+		}
+		return dst
+	}
+	if d := norm.NFD.PropertiesString(string(r)).Decomposition(); d != nil {
+		for len(d) > 0 {
+			x, w := utf8.DecodeRune(d)
+			dst = append(dst, x)
+			d = d[w:]
+		}
+		return dst
+	}
+	return append(dst, r)
+}
+
+// nfcUnbounded decomposes, orders marks canonically and composes, without a run limit.
+func nfcUnbounded(s string) string {
+	var rs []rune
+	for _, r := range s {
+		rs = decompose(rs, r)
+	}
+	for i := 0; i < len(rs); {
+		j := i
+		for j < len(rs) && ccc(rs[j]) != 0 {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(rs[i:j], func(a, b rune) int { return int(ccc(a)) - int(ccc(b)) })
+		}
+		i = j + 1
+	}
+	out := make([]rune, 0, len(rs))
+	starter, last := -1, 256
+	for _, r := range rs {
+		c := int(ccc(r))
+		if starter >= 0 && (last < c || last == 0) {
+			if p, ok := composePair(out[starter], r); ok {
+				out[starter] = p
+				continue
+			}
+		}
+		if c == 0 {
+			starter = len(out)
+		}
+		last = c
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// composePair returns the primary composite of a starter and the next character, if any.
+func composePair(a, b rune) (rune, bool) {
+	if li := a - hangulL; li >= 0 && li < 19 {
+		if vi := b - hangulV; vi >= 0 && vi < hangulVCount {
+			return hangulS + (li*hangulVCount+vi)*hangulTCount, true
+		}
+	}
+	if si := a - hangulS; si >= 0 && si < hangulSCount && si%hangulTCount == 0 {
+		if ti := b - hangulT; ti > 0 && ti < hangulTCount {
+			return a + ti, true
+		}
+	}
+	c := norm.NFC.String(string([]rune{a, b}))
+	if p, w := utf8.DecodeRuneInString(c); w == len(c) && p != a {
+		return p, true
+	}
+	return 0, false
+}
