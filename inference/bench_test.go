@@ -2,8 +2,11 @@ package inference
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +175,48 @@ func BenchmarkTTFT512(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(ttft.Milliseconds())/float64(n), "ms/ttft")
+}
+
+// BenchmarkFollowUpTTFT measures turn 10 of a chat: TTFT with the KV cache reused, without
+// reuse, and of the new user message prefilled alone. Metrics: the three TTFTs and the ratios
+// the targets name (reuse/alone ≤ 1.3, noreuse/reuse ≥ 5), plus the cache's memory.
+func BenchmarkFollowUpTTFT(b *testing.B) {
+	model := benchModel(b)
+	reuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048 })
+	noReuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048; rc.NoReuse = true })
+	msgs := []Message{{Role: "system", Content: "You are a concise assistant."}}
+	for i := range 9 {
+		msgs = append(msgs,
+			Message{Role: "user", Content: fmt.Sprintf("Question %d: how do lighthouses warn ships about rocks near the coast at night?", i+1)},
+			Message{Role: "assistant", Content: strings.Repeat(fmt.Sprintf("Answer %d explains the beam, the lens and the light pattern. ", i+1), 4)})
+	}
+	turn9 := Request{Messages: msgs[:len(msgs)-1], MaxTokens: 32, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+	last := Message{Role: "user", Content: "Question 10: and what do the keepers do during a storm when the power fails?"}
+	alone := Request{Messages: []Message{last}, MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "alone"}
+	var tReuse, tNo, tAlone time.Duration
+	var prompt, reused int
+	var kv int64
+	for b.Loop() {
+		_, s9 := collect(b, reuse, context.Background(), turn9)
+		_ = s9
+		// The reply the model gave becomes the assistant turn, as in the app.
+		turn10 := Request{Messages: append(slices.Clone(msgs), last), MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+		_, s := collect(b, reuse, context.Background(), turn10)
+		tReuse += s.TimeToFirstToken
+		prompt, reused = s.PromptTokens, s.ReusedTokens
+		_, s = collect(b, noReuse, context.Background(), turn10)
+		tNo += s.TimeToFirstToken
+		_, s = collect(b, noReuse, context.Background(), alone)
+		tAlone += s.TimeToFirstToken
+		kv = reuse.routes[0].model.dec.KVBytes()
+	}
+	n := float64(b.N)
+	b.ReportMetric(tReuse.Seconds()*1000/n, "ms-reuse")
+	b.ReportMetric(tNo.Seconds()*1000/n, "ms-noreuse")
+	b.ReportMetric(tAlone.Seconds()*1000/n, "ms-alone")
+	b.ReportMetric(float64(tReuse)/float64(tAlone), "reuse/alone")
+	b.ReportMetric(float64(tNo)/float64(tReuse), "noreuse/reuse")
+	b.ReportMetric(float64(prompt), "prompt-tokens")
+	b.ReportMetric(float64(reused), "reused-tokens")
+	b.ReportMetric(float64(kv)/(1<<20), "kv-MiB")
 }

@@ -176,3 +176,34 @@ func (d *dynamicDecoder) Close() error {
 	d.release()
 	return d.session.Destroy()
 }
+
+// dynamicState is a saved dynamic-decoder cache: the rows of every KV tensor and their ids.
+type dynamicState struct {
+	ids  []int
+	rows [][]byte
+}
+
+// Snapshot copies the cached rows.
+func (d *dynamicDecoder) Snapshot() (kvState, int64) {
+	n := d.kv.heads * d.kv.n * d.kv.headDim * d.kv.elem
+	st := dynamicState{ids: append([]int(nil), d.ids...), rows: make([][]byte, len(d.kv.bufs[d.kv.cur]))}
+	for i, b := range d.kv.bufs[d.kv.cur] {
+		st.rows[i] = append([]byte(nil), b[:n]...)
+	}
+	return st, int64(n) * int64(len(st.rows))
+}
+
+// Restore puts a snapshot back.
+func (d *dynamicDecoder) Restore(s kvState) {
+	st := s.(dynamicState)
+	n := len(st.ids)
+	if err := d.kv.ensure(n); err != nil {
+		d.Truncate(0)
+		return
+	}
+	for i, b := range st.rows {
+		copy(d.kv.bufs[d.kv.cur][i], b)
+	}
+	d.kv.n = n
+	d.ids = append(d.ids[:0], st.ids...)
+}

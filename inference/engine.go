@@ -22,6 +22,11 @@ type RouteConfig struct {
 	// exists; longer prompts go to the next route. 0 derives it from the model: its context
 	// minus the reply budget. The last route takes every prompt (trimming old turns if needed).
 	PrefillLimit int
+	// NoReuse prefills every prompt from scratch (for measurements and debugging).
+	NoReuse bool
+	// StateBudget bounds the memory (bytes) of saved KV caches of other conversations
+	// (0 = DefaultStateBudget; negative keeps none).
+	StateBudget int64
 }
 
 // Config configures an Engine.
@@ -178,6 +183,8 @@ type route struct {
 	model   *Model
 	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
 	loads   int             // load attempts (tests check that a failed route backs off)
+	owner   string          // conversation whose tokens the decoder's cache holds
+	states  *stateCache     // caches of other recent conversations
 }
 
 type job struct {
@@ -277,6 +284,11 @@ func (r *route) ensureLoaded(j *job) error {
 		return err
 	}
 	r.model, r.run = m, run
+	budget := r.cfg.StateBudget
+	if budget == 0 {
+		budget = DefaultStateBudget()
+	}
+	r.states = newStateCache(max(budget, 0))
 	for _, n := range m.Notes {
 		if j.out != nil {
 			emit(j.ctx, j.out, Event{Kind: EventNotice, Text: n})
@@ -307,6 +319,10 @@ func (r *route) serve(j *job) result {
 			return result{skip: reason}
 		}
 	}
+	r.switchConversation(j.req.ConversationID)
+	if r.cfg.NoReuse {
+		r.model.dec.Truncate(0)
+	}
 	run := r.run
 	stop := context.AfterFunc(j.ctx, func() { run.Terminate() })
 	defer func() {
@@ -329,6 +345,25 @@ func (r *route) serve(j *job) result {
 		return result{routeErr: err}
 	}
 	return result{sum: sum}
+}
+
+// switchConversation saves the cache of the conversation it holds and brings back the
+// requested conversation's cache, if kept. Without one, the current cache stays: a shared
+// prefix (the same system prompt) is still reused.
+func (r *route) switchConversation(id string) {
+	if id == r.owner {
+		return
+	}
+	if snap, ok := r.model.dec.(snapshotter); ok {
+		if r.owner != "" && len(r.model.dec.Cached()) > 0 {
+			st, size := snap.Snapshot()
+			r.states.put(r.owner, st, size)
+		}
+		if st, found := r.states.take(id); found {
+			snap.Restore(st)
+		}
+	}
+	r.owner = id
 }
 
 // declines says why this route should not take req (its prompt is over the prefill limit),
