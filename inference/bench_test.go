@@ -197,10 +197,13 @@ func BenchmarkFollowUpTTFT(b *testing.B) {
 	var prompt, reused int
 	var kv int64
 	for b.Loop() {
-		_, s9 := collect(b, reuse, context.Background(), turn9)
-		_ = s9
-		// The reply the model gave becomes the assistant turn, as in the app.
-		turn10 := Request{Messages: append(slices.Clone(msgs), last), MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+		evs, _ := collect(b, reuse, context.Background(), turn9)
+		// The reply the model gave becomes the assistant turn, as in the app; the person
+		// then reads it and types (settle: the engine prefills the history meanwhile).
+		answer, thinking := replyText(evs)
+		history := append(slices.Clone(msgs[:len(msgs)-1]), Message{Role: "assistant", Content: answer, Thinking: thinking})
+		turn10 := Request{Messages: append(history, last), MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+		reuse.settle()
 		_, s := collect(b, reuse, context.Background(), turn10)
 		tReuse += s.TimeToFirstToken
 		prompt, reused = s.PromptTokens, s.ReusedTokens

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -146,6 +147,16 @@ func (e *Engine) Close() error {
 	return nil
 }
 
+// settle waits until no route is warming up a next turn (tests and benchmarks use it to
+// stand in for the time a person takes to read and type).
+func (e *Engine) settle() {
+	for _, r := range e.routes {
+		for r.warming.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
 // emit sends ev unless ctx is done.
 func emit(ctx context.Context, out chan<- Event, ev Event) bool {
 	select {
@@ -184,6 +195,8 @@ type route struct {
 	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
 	loads   int             // load attempts (tests check that a failed route backs off)
 	owner   string          // conversation whose tokens the decoder's cache holds
+	pending atomic.Int32    // requests waiting for the route: they stop a warm-up
+	warming atomic.Bool     // the route is prefilling the next turn's history
 	states  *stateCache     // caches of other recent conversations
 }
 
@@ -208,9 +221,11 @@ func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNe
 		return result{routeErr: err}
 	}
 	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1), hasNext: hasNext}
+	r.pending.Add(1)
 	select {
 	case r.jobs <- j:
 	case <-ctx.Done():
+		r.pending.Add(-1)
 		return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
 	}
 	return <-j.result
@@ -236,7 +251,13 @@ func (r *route) loop(closed <-chan struct{}) {
 			}
 			return
 		case j := <-r.jobs:
+			r.pending.Add(-1)
 			j.result <- r.serve(j)
+			if r.model != nil {
+				r.warming.Store(true)
+				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 })
+				r.warming.Store(false)
+			}
 		}
 	}
 }

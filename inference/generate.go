@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,10 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 		}
 	}
 	out.flush()
+	if sum.FinishReason == FinishStop || sum.FinishReason == FinishLength {
+		reply := Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
+		m.nextTurn = &nextTurn{history: append(slices.Clone(msgs), reply), thinking: req.Thinking}
+	}
 	sum.GeneratedTokens = len(sum.IDs)
 	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() {
 		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
@@ -182,6 +187,7 @@ func isTerminated(err error) bool {
 // replyStream turns sampled ids into text events: UTF-8-safe decoding, stop strings, and the
 // thinking/answer split.
 type replyStream struct {
+	answer, thinking strings.Builder // the reply as sent, for the next turn's history
 	dec     *tokenizer.StreamDecoder
 	stop    *stopper
 	parser  *think.Parser
@@ -218,6 +224,9 @@ func (r *replyStream) send(segs []think.Segment) bool {
 		kind := EventText
 		if s.Thinking {
 			kind = EventThinking
+			r.thinking.WriteString(s.Text)
+		} else {
+			r.answer.WriteString(s.Text)
 		}
 		if !r.emit(Event{Kind: kind, Text: s.Text}) {
 			return false

@@ -37,6 +37,8 @@ type Model struct {
 	dec   decoder
 	// bos and eosText are the special token strings the template may use.
 	bos, eosText string
+	// nextTurn is the history to prefill once the reply has been delivered.
+	nextTurn *nextTurn
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.
@@ -61,7 +63,11 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 	case models.LayoutHF, models.LayoutGenAI:
 		m.dec, err = loadDynamic(f, o.EP, maxCtx)
 	case models.LayoutComposite:
-		m.dec, err = loadStatic(f, o.EP)
+		if err = checkCompositeContexts(f, o.EP); err == nil {
+			m.dec, err = loadStatic(f, o.EP)
+		}
+	case models.LayoutBundle:
+		m.dec, err = loadBundle(f, o.EP, maxCtx)
 	default:
 		err = fmt.Errorf("%s is a %s (layout %s), which this build cannot run yet", f.Dir, f.Layout.Describe(), f.Layout.Letter())
 	}

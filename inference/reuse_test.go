@@ -67,7 +67,9 @@ func TestReuseRegenerateAndEdit(t *testing.T) {
 	req := Request{Messages: base, MaxTokens: 10, Sampling: Sampling{Temperature: ptr(0.0)}}
 	_, a := collect(t, e, context.Background(), req)
 	_, regen := collect(t, e, context.Background(), req) // regenerate: same prompt again
-	if !slices.Equal(a.IDs, regen.IDs) || regen.ReusedTokens != regen.PromptTokens-1 {
+	// After a reply the engine prefills the history as the next turn will render it, which
+	// lacks the generation prompt's empty think block: at most those few tokens run again.
+	if !slices.Equal(a.IDs, regen.IDs) || regen.ReusedTokens < regen.PromptTokens-5 {
 		t.Fatalf("regenerate: %v vs %v, reused %d of %d", a.IDs, regen.IDs, regen.ReusedTokens, regen.PromptTokens)
 	}
 	edited := slices.Clone(base)
