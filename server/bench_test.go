@@ -1,0 +1,38 @@
+package server
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+	"testing"
+
+	"edgechat/inference"
+)
+
+// BenchmarkOverheadPerToken streams 64 tokens from a generator that costs nothing, so the
+// time is all the server's (HTTP, JSON, SSE) and the client's reading.
+func BenchmarkOverheadPerToken(b *testing.B) {
+	events := []inference.Event{}
+	for range 64 {
+		events = append(events, inference.Event{Kind: inference.EventText, Text: " token"})
+	}
+	events = append(events, doneEvent(inference.Summary{FinishReason: inference.FinishStop, GeneratedTokens: 64}))
+	url := start(b, newLoopback(scripted(nil, events...), Options{}))
+	req := `{"messages":[{"role":"user","content":"Hi"}],"stream":true}`
+	for b.Loop() {
+		resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(req))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		n := 0
+		for sc.Scan() {
+			n++
+		}
+		resp.Body.Close()
+		if n < 2*66 {
+			b.Fatalf("%d lines", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(64*b.N), "ns/token")
+}

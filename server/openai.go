@@ -1,0 +1,234 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"edgechat/inference"
+)
+
+// chatRequest is the part of OpenAI's chat completion request EdgeChat understands; other
+// fields are ignored. top_k, min_p, repetition_penalty and chat_template_kwargs.enable_thinking
+// are the extensions vLLM and llama.cpp accept too.
+type chatRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	TopK                *int            `json:"top_k"`
+	MinP                *float64        `json:"min_p"`
+	RepetitionPenalty   *float64        `json:"repetition_penalty"`
+	PresencePenalty     *float64        `json:"presence_penalty"`
+	Seed                *int64          `json:"seed"`
+	Stop                json.RawMessage `json:"stop"`
+	N                   *int            `json:"n"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ChatTemplateKwargs *struct {
+		EnableThinking *bool `json:"enable_thinking"`
+	} `json:"chat_template_kwargs"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	// ReasoningContent is an earlier assistant turn's reasoning, as this server returns it.
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+// contentPart is one element of a message's content array.
+type contentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// decodeChatRequest parses and checks a request body and turns it into an engine request.
+func decodeChatRequest(body []byte) (chatRequest, inference.Request, *apiError) {
+	var cr chatRequest
+	if err := json.Unmarshal(body, &cr); err != nil {
+		return cr, inference.Request{}, jsonError(err)
+	}
+	req, aerr := cr.toInference()
+	return cr, req, aerr
+}
+
+// jsonError explains a body that did not decode.
+func jsonError(err error) *apiError {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return badRequest("invalid_type", fmt.Sprintf("%s: expected %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value))
+	}
+	return badRequest("invalid_json", "the request body is not valid JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "float64", "float32":
+		return "a number"
+	case "int", "int64":
+		return "a whole number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "struct", "ptr":
+		return "an object"
+	}
+	return goKind
+}
+
+// toInference checks the fields and builds the engine request.
+func (cr *chatRequest) toInference() (inference.Request, *apiError) {
+	req := inference.Request{Thinking: true}
+	if len(cr.Messages) == 0 {
+		return req, badRequest("invalid_messages", "messages: at least one message is required")
+	}
+	for i, m := range cr.Messages {
+		msg, err := m.toInference()
+		if err != nil {
+			return req, badRequest("invalid_messages", fmt.Sprintf("messages[%d]: %v", i, err))
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	if cr.N != nil && *cr.N != 1 {
+		return req, badRequest("invalid_n", "n: only one choice per request is supported (n=1)")
+	}
+	maxTokens := cr.MaxCompletionTokens
+	if maxTokens == nil {
+		maxTokens = cr.MaxTokens
+	}
+	if maxTokens != nil {
+		if *maxTokens < 0 {
+			return req, badRequest("invalid_max_tokens", fmt.Sprintf("max_tokens: %d is negative; give a positive number of tokens, or leave it out for the default", *maxTokens))
+		}
+		req.MaxTokens = *maxTokens
+	}
+	if err := checkRanges(cr); err != nil {
+		return req, err
+	}
+	req.Sampling = inference.Sampling{
+		Temperature: cr.Temperature, TopP: cr.TopP, TopK: cr.TopK, MinP: cr.MinP,
+		RepetitionPenalty: cr.RepetitionPenalty, PresencePenalty: cr.PresencePenalty, Seed: cr.Seed,
+	}
+	stop, err := parseStop(cr.Stop)
+	if err != nil {
+		return req, badRequest("invalid_stop", err.Error())
+	}
+	req.Stop = stop
+	if k := cr.ChatTemplateKwargs; k != nil && k.EnableThinking != nil {
+		req.Thinking = *k.EnableThinking
+	}
+	return req, nil
+}
+
+// checkRanges rejects sampling values outside what OpenAI accepts.
+func checkRanges(cr *chatRequest) *apiError {
+	ranges := []struct {
+		name     string
+		v        *float64
+		min, max float64
+	}{
+		{"temperature", cr.Temperature, 0, 2},
+		{"top_p", cr.TopP, 0, 1},
+		{"min_p", cr.MinP, 0, 1},
+		{"presence_penalty", cr.PresencePenalty, -2, 2},
+		{"repetition_penalty", cr.RepetitionPenalty, 0, 10},
+	}
+	for _, r := range ranges {
+		if r.v != nil && (*r.v < r.min || *r.v > r.max) {
+			return badRequest("invalid_"+r.name, fmt.Sprintf("%s: %g is out of range; use a value from %g to %g", r.name, *r.v, r.min, r.max))
+		}
+	}
+	if cr.RepetitionPenalty != nil && *cr.RepetitionPenalty == 0 {
+		return badRequest("invalid_repetition_penalty", "repetition_penalty: must be above 0 (1 means no penalty)")
+	}
+	if cr.TopK != nil && *cr.TopK < 0 {
+		return badRequest("invalid_top_k", fmt.Sprintf("top_k: %d is negative; use 0 for no limit", *cr.TopK))
+	}
+	return nil
+}
+
+// toInference converts one message; content is a string, null, or an array of text parts.
+func (m chatMessage) toInference() (inference.Message, error) {
+	role := m.Role
+	switch role {
+	case "system", "user", "assistant":
+	case "developer": // OpenAI's newer name for the system role
+		role = "system"
+	case "":
+		return inference.Message{}, errors.New(`role is missing; use "system", "user" or "assistant"`)
+	default:
+		return inference.Message{}, fmt.Errorf(`role %q is not supported; use "system", "user" or "assistant"`, m.Role)
+	}
+	text, err := contentText(m.Content)
+	if err != nil {
+		return inference.Message{}, err
+	}
+	msg := inference.Message{Role: role, Content: text}
+	if role == "assistant" {
+		msg.Thinking = m.ReasoningContent
+	}
+	return msg, nil
+}
+
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("content: expected a string or an array of {\"type\":\"text\",\"text\":…} parts")
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if p.Type != "text" {
+			return "", fmt.Errorf("content[%d]: part type %q is not supported; this model reads text only", i, p.Type)
+		}
+		if i > 0 {
+			b.WriteByte('\n') // as vLLM joins text parts
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// parseStop accepts a string, an array of strings, or null.
+func parseStop(raw json.RawMessage) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		if one == "" {
+			return nil, nil
+		}
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, errors.New("stop: expected a string or an array of strings")
+	}
+	var out []string
+	for _, s := range many {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

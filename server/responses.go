@@ -1,0 +1,105 @@
+package server
+
+import "edgechat/inference"
+
+// The response objects of the OpenAI chat API, as this server writes them.
+
+type chatCompletion struct {
+	ID        string         `json:"id"`
+	Object    string         `json:"object"` // "chat.completion"
+	Created   int64          `json:"created"`
+	Model     string         `json:"model"`
+	Choices   []choice       `json:"choices"`
+	Usage     *usage         `json:"usage,omitempty"`
+	XEdgeChat *edgechatStats `json:"x_edgechat,omitempty"`
+}
+
+type choice struct {
+	Index        int              `json:"index"`
+	Message      assistantMessage `json:"message"`
+	FinishReason string           `json:"finish_reason"`
+}
+
+type assistantMessage struct {
+	Role             string `json:"role"`
+	Content          string `json:"content"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+}
+
+type chatChunk struct {
+	ID        string         `json:"id"`
+	Object    string         `json:"object"` // "chat.completion.chunk"
+	Created   int64          `json:"created"`
+	Model     string         `json:"model"`
+	Choices   []chunkChoice  `json:"choices"`
+	Usage     *usage         `json:"usage,omitempty"`
+	XEdgeChat *edgechatStats `json:"x_edgechat,omitempty"`
+}
+
+type chunkChoice struct {
+	Index        int     `json:"index"`
+	Delta        delta   `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type delta struct {
+	Role             string  `json:"role,omitempty"`
+	Content          *string `json:"content,omitempty"`
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// edgechatStats is the x_edgechat object: how and where the reply was made.
+type edgechatStats struct {
+	Backend         string   `json:"backend"`
+	Device          string   `json:"device,omitempty"`
+	FallbackReason  string   `json:"fallback_reason,omitempty"`
+	RouteReason     string   `json:"route_reason,omitempty"`
+	TTFTMillis      float64  `json:"ttft_ms"`
+	PrefillTPS      float64  `json:"prefill_tokens_per_s"`
+	DecodeTPS       float64  `json:"decode_tokens_per_s"`
+	ReusedTokens    int      `json:"reused_tokens"`
+	TrimmedMessages int      `json:"trimmed_messages,omitempty"`
+	Notices         []string `json:"notices,omitempty"`
+}
+
+type modelList struct {
+	Object string      `json:"object"` // "list"
+	Data   []modelInfo `json:"data"`
+}
+
+type modelInfo struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"` // "model"
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func usageOf(s *inference.Summary) *usage {
+	return &usage{PromptTokens: s.PromptTokens, CompletionTokens: s.GeneratedTokens, TotalTokens: s.PromptTokens + s.GeneratedTokens}
+}
+
+func statsOf(s *inference.Summary, notices []string) *edgechatStats {
+	return &edgechatStats{
+		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason, RouteReason: s.RouteReason,
+		TTFTMillis: s.TTFTMillis, PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
+		ReusedTokens: s.ReusedTokens, TrimmedMessages: s.TrimmedMessages, Notices: notices,
+	}
+}
+
+// finishReason maps the engine's finish reason to OpenAI's; ok is false for a reply that
+// did not finish (error, cancelled).
+func finishReason(s *inference.Summary) (string, bool) {
+	switch s.FinishReason {
+	case inference.FinishStop:
+		return "stop", true
+	case inference.FinishLength:
+		return "length", true
+	}
+	return "", false
+}
