@@ -23,11 +23,19 @@ type RouteConfig struct {
 	// exists; longer prompts go to the next route. 0 derives it from the model: its context
 	// minus the reply budget. The last route takes every prompt (trimming old turns if needed).
 	PrefillLimit int
+	// Generator, when set, serves the route instead of a local model: a remote
+	// OpenAI-compatible server (package remote) streams the same events.
+	Generator Generator
 	// NoReuse prefills every prompt from scratch (for measurements and debugging).
 	NoReuse bool
 	// StateBudget bounds the memory (bytes) of saved KV caches of other conversations
 	// (0 = DefaultStateBudget; negative keeps none).
 	StateBudget int64
+}
+
+// Generator is anything that streams replies like the engine does.
+type Generator interface {
+	Generate(ctx context.Context, req Request) (<-chan Event, error)
 }
 
 // Config configures an Engine.
@@ -326,6 +334,9 @@ func (r *route) setFailed(err error) {
 
 // serve runs one job on the route's goroutine.
 func (r *route) serve(j *job) result {
+	if r.cfg.Generator != nil {
+		return r.serveGenerator(j)
+	}
 	if err := r.ensureLoaded(j); err != nil {
 		if j.ctx.Err() != nil {
 			return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
@@ -364,6 +375,41 @@ func (r *route) serve(j *job) result {
 		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
 		r.setFailed(err)
 		return result{routeErr: err}
+	}
+	return result{sum: sum}
+}
+
+// serveGenerator relays a reply from the route's Generator. A failure before any output lets
+// the next route answer; unlike a local model, the route is tried again next time (a server
+// that was down may be back).
+func (r *route) serveGenerator(j *job) result {
+	if j.out == nil {
+		return result{sum: &Summary{}}
+	}
+	ch, err := r.cfg.Generator.Generate(j.ctx, j.req)
+	if err != nil {
+		return result{routeErr: err}
+	}
+	emitted := 0
+	var sum *Summary
+	for ev := range ch {
+		switch ev.Kind {
+		case EventDone:
+			sum = ev.Done
+			continue
+		case EventText, EventThinking:
+			emitted++
+		}
+		emit(j.ctx, j.out, ev)
+	}
+	if sum == nil {
+		sum = &Summary{FinishReason: FinishError, Err: errors.New("the reply ended without a summary")}
+	}
+	if sum.Backend == "" {
+		sum.Backend = r.cfg.Name
+	}
+	if sum.FinishReason == FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
+		return result{routeErr: fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)}
 	}
 	return result{sum: sum}
 }
