@@ -7,6 +7,12 @@ export LANG = en_US.UTF-8
 
 .PHONY: setup build run test vet fuzz models clean
 
+# Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each.
+FUZZTIME ?= 8s
+FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
+	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
+	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter
+
 setup:
 	@tools/setup.sh
 
@@ -18,6 +24,8 @@ run: build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags hftokenizers ./inference/tokenizer/...
+	@test -z "$$(gofmt -l . | grep -v '^build/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^build/'; exit 1; }
 
 # The whole suite: vet, unit and integration tests on real ONNX Runtime sessions, short fuzzing.
 test: setup vet
@@ -25,10 +33,25 @@ test: setup vet
 	@$(MAKE) --no-print-directory fuzz
 
 fuzz:
-	@true
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		log=$$(mktemp); \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s >$$log 2>&1 || \
+			{ cat $$log; rm -f $$log; exit 1; }; \
+		rm -f $$log; \
+	done
 
 models: setup
 	$(GO) run ./tools/mkmodel --out $(BUILD)/m
 
 clean:
 	rm -rf $(BUILD)
+
+include packaging.mk
+
+# Screenshots of the real window under Xvfb: the welcome page, a chat with a streamed reply and
+# its thinking, the settings pane with a validation error (tools/screenshots/screenshots.sh).
+.PHONY: screenshots
+screenshots:
+	tools/screenshots/screenshots.sh $(BUILD)/screenshots

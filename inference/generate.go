@@ -188,11 +188,11 @@ func isTerminated(err error) bool {
 // thinking/answer split.
 type replyStream struct {
 	answer, thinking strings.Builder // the reply as sent, for the next turn's history
-	dec     *tokenizer.StreamDecoder
-	stop    *stopper
-	parser  *think.Parser
-	emit    emitFunc
-	stopped bool
+	dec              *tokenizer.StreamDecoder
+	stop             *stopper
+	parser           *think.Parser
+	emit             emitFunc
+	stopped          bool
 }
 
 func newReplyStream(tok tokenizer.Tokenizer, stops []string, inThinking bool, emit emitFunc) *replyStream {

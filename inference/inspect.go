@@ -101,6 +101,9 @@ func graphsOf(f *models.Folder) []graphFile {
 		var out []graphFile
 		for _, s := range f.GenAI.Model.Decoder.Pipeline {
 			ep, _ := s.SessionOptions.Provider()
+			if ep == "" {
+				ep = "cpu" // stages that name no provider run on the CPU whatever the route
+			}
 			out = append(out, graphFile{s.Name, filepath.Join(f.Dir, s.Filename), ep})
 		}
 		return out
@@ -130,6 +133,9 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 		return out
 	}
 	g.Inputs, g.Outputs = conv(info.Inputs), conv(info.Outputs)
+	if len(info.EPContexts) > 0 && g.EP == "" {
+		g.EP = "qnn" // a compiled graph runs only on the EP it was compiled for
+	}
 	for _, c := range info.EPContexts {
 		if c.EmbedMode == 0 {
 			g.EPContexts = append(g.EPContexts, c.CacheContext)
@@ -191,6 +197,13 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 			if o.Name == "logits" && len(o.Dims) > 0 {
 				r.Vocab = int(o.Dims[len(o.Dims)-1].Value)
 			}
+		}
+	}
+	if f.Layout == models.LayoutBundle && r.KVType == "" {
+		if g, err := describeGQA(&bundleStage{path: role, info: info}, bundleNamesOf(f.GenAI.Model.Decoder)); err == nil {
+			p, _ := info.Input(g.past[0].Key)
+			r.Static, r.KVShape = true, shapeString(p.Dims)
+			r.Layers, r.KVHeads, r.HeadDim, r.KVType = len(g.past), g.heads, g.headDim, g.kvType
 		}
 	}
 	if f.Layout == models.LayoutBundle && r.Layers == 0 {

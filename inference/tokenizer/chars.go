@@ -23,7 +23,8 @@ const (
 
 var (
 	bmpOnce  sync.Once
-	bmpClass []uint8 // class bits of every code point below U+10000
+	bmpClass []uint8  // class bits of every code point below U+10000
+	bmpNewer []uint64 // bit set of the code points below U+10000 in newerThanNFC
 )
 
 func initClasses() {
@@ -39,7 +40,24 @@ func initClasses() {
 			}
 		}
 		bmpClass = t
+		nw := make([]uint64, 0x10000/64)
+		for i := 0; i < len(newerThanNFC); i += 2 {
+			for c := newerThanNFC[i]; c < newerThanNFC[i+1] && c < 0x10000; c++ {
+				nw[c/64] |= 1 << (c % 64)
+			}
+		}
+		bmpNewer = nw
 	})
+}
+
+// isNewerThanNFC reports whether r was assigned after the reference's NFC tables (Unicode 9.0).
+func isNewerThanNFC(r rune) bool {
+	if r < 0x10000 {
+		return bmpNewer[r/64]&(1<<(r%64)) != 0
+	}
+	// The ranges alternate start, end: r is inside one when an odd number of bounds are <= r.
+	n := sort.Search(len(newerThanNFC), func(i int) bool { return newerThanNFC[i] > uint32(r) })
+	return n%2 == 1
 }
 
 // class returns the class bits of r.

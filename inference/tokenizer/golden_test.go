@@ -25,8 +25,8 @@ type goldenFile struct {
 		Pieces      []string `json:"pieces"`
 		IDs         []int    `json:"ids"`
 		Special     []int    `json:"special"`
-		Decoded     string   `json:"decoded"`
-		DecodedSkip string   `json:"decoded_skip"`
+		Decoded     *string  `json:"decoded"`
+		DecodedSkip *string  `json:"decoded_skip"`
 	}
 	Decodes []struct {
 		IDs      []int  `json:"ids"`
@@ -126,6 +126,15 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 	failed := 0
 	for i, c := range g.Cases {
 		text := corpus[i]
+		if c.Special == nil { // the golden files leave out values equal to their defaults
+			c.Special = c.IDs
+		}
+		if c.Decoded == nil {
+			c.Decoded = &text
+		}
+		if c.DecodedSkip == nil {
+			c.DecodedSkip = c.Decoded
+		}
 		check := func(what string, want, got any) {
 			if diff := cmp.Diff(want, got); diff != "" && failed < 20 {
 				failed++
@@ -137,8 +146,8 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 		}
 		check("Encode", nonNil(c.IDs), nonNil(tk.Encode(text)))
 		check("EncodeSpecial", nonNil(c.Special), nonNil(tk.EncodeSpecial(text)))
-		check("Decode", c.Decoded, tk.Decode(c.Special, false))
-		check("Decode skipSpecial", c.DecodedSkip, tk.Decode(c.Special, true))
+		check("Decode", *c.Decoded, tk.Decode(c.Special, false))
+		check("Decode skipSpecial", *c.DecodedSkip, tk.Decode(c.Special, true))
 	}
 	for _, d := range g.Decodes {
 		if got := tk.Decode(d.IDs, false); got != d.Text {

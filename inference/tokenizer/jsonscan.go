@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,10 +65,17 @@ func (s *scanner) peekClose(closing byte) bool {
 	return false
 }
 
-// str reads a string; escaped ones go through encoding/json.
+// str reads a string.
 func (s *scanner) str() (string, error) {
+	b, err := s.bytes()
+	return string(b), err
+}
+
+// bytes reads a string without copying it when it has no escapes (escaped ones go through
+// encoding/json); the result may point into the file's bytes.
+func (s *scanner) bytes() ([]byte, error) {
 	if err := s.expect('"'); err != nil {
-		return "", err
+		return nil, err
 	}
 	start, escaped := s.pos, false
 	for s.pos < len(s.data) {
@@ -79,15 +87,15 @@ func (s *scanner) str() (string, error) {
 		case '"':
 			s.pos++
 			if !escaped {
-				return string(s.data[start : s.pos-1]), nil
+				return s.data[start : s.pos-1], nil
 			}
 			var v string
 			err := json.Unmarshal(s.data[start-1:s.pos], &v)
-			return v, err
+			return []byte(v), err
 		}
 		s.pos++
 	}
-	return "", fmt.Errorf("%w: unterminated string", errSyntax)
+	return nil, fmt.Errorf("%w: unterminated string", errSyntax)
 }
 
 // integer reads a non-negative integer.
@@ -194,7 +202,7 @@ func (s *scanner) array(f func() error) error {
 
 // scanFile reads tokenizer.json: the model's vocab and merges by hand, every other value of
 // the file and of the model with encoding/json into f.
-func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges [][2]string, err error) {
+func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges []mergePair, err error) {
 	s := &scanner{data: data}
 	var top, model []byte
 	top, model = append(top, '{'), append(model, '{')
@@ -224,7 +232,7 @@ func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges [][2]str
 					return err
 				})
 			case "merges":
-				merges = make([][2]string, 0, 1<<17)
+				merges = make([]mergePair, 0, 1<<17)
 				return s.array(func() error {
 					p, err := s.merge()
 					merges = append(merges, p)
@@ -244,14 +252,17 @@ func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges [][2]str
 	return vocab, merges, json.Unmarshal(append(model, '}'), &f.Model)
 }
 
+// mergePair is a merge's two tokens, possibly pointing into the file's bytes.
+type mergePair [2][]byte
+
 // merge reads one merge, "a b" or ["a", "b"].
-func (s *scanner) merge() ([2]string, error) {
+func (s *scanner) merge() (mergePair, error) {
+	var p mergePair
 	s.ws()
 	if s.pos < len(s.data) && s.data[s.pos] == '[' {
-		var p [2]string
 		n := 0
 		err := s.array(func() error {
-			v, err := s.str()
+			v, err := s.bytes()
 			if n < 2 {
 				p[n] = v
 			}
@@ -263,20 +274,13 @@ func (s *scanner) merge() ([2]string, error) {
 		}
 		return p, err
 	}
-	l, err := s.str()
+	l, err := s.bytes()
 	if err != nil {
-		return [2]string{}, err
+		return p, err
 	}
-	for i := 0; i < len(l); i++ {
-		if l[i] == ' ' {
-			a, b := l[:i], l[i+1:]
-			for j := 0; j < len(b); j++ {
-				if b[j] == ' ' {
-					return [2]string{}, fmt.Errorf("merge %q is not two tokens separated by a space", l)
-				}
-			}
-			return [2]string{a, b}, nil
-		}
+	a, b, ok := bytes.Cut(l, []byte(" "))
+	if !ok || bytes.IndexByte(b, ' ') >= 0 {
+		return p, fmt.Errorf("merge %q is not two tokens separated by a space", l)
 	}
-	return [2]string{}, fmt.Errorf("merge %q is not two tokens separated by a space", l)
+	return mergePair{a, b}, nil
 }

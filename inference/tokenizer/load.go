@@ -251,7 +251,7 @@ func checkPostProcessor(c *component) error {
 	return unsupported("post-processor %s", c.name())
 }
 
-func (t *BPE) buildModel(vocab map[string]int32, merges [][2]string, ignoreMerges bool) error {
+func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerges bool) error {
 	m := &t.model
 	m.vocab, m.ignoreMerges = vocab, ignoreMerges
 	if ignoreMerges {
@@ -296,12 +296,12 @@ func (t *BPE) buildModel(vocab map[string]int32, merges [][2]string, ignoreMerge
 
 // buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
 // the reference.
-func (m *bpeModel) buildMerges(merges [][2]string) error {
+func (m *bpeModel) buildMerges(merges []mergePair) error {
 	m.merges = newMergeTable(len(merges))
 	var buf []byte
 	for rank, p := range merges {
-		a, okA := m.vocab[p[0]]
-		b, okB := m.vocab[p[1]]
+		a, okA := m.vocab[string(p[0])]
+		b, okB := m.vocab[string(p[1])]
 		buf = append(append(buf[:0], p[0]...), p[1]...)
 		c, okC := m.vocab[string(buf)]
 		if !okA || !okB || !okC {

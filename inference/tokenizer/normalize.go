@@ -16,29 +16,60 @@ func (t *BPE) normalize(s string) string {
 	return nfc(s)
 }
 
-// nfc is Unicode NFC as the reference computes it. golang.org/x/text/unicode/norm follows the
-// Stream-Safe Text Format and inserts U+034F (CGJ) after 30 combining marks in a row; the
-// reference does not, so a chunk where that happened takes the slower composition written
-// here. Chunks end before an ASCII character, which never composes with what precedes it, so
-// normalizing them apart gives the same text.
+// nfc is Unicode NFC as the reference computes it, which differs from
+// golang.org/x/text/unicode/norm in two ways:
+//   - its tables are Unicode 9.0: characters assigned later are left alone and, being
+//     starters that combine with nothing, cut the text into parts normalized apart;
+//   - it has no stream-safe limit, where norm inserts U+034F (CGJ) after 30 combining marks
+//     in a row: a chunk where that happened takes the composition written here.
+//
+// A string that norm finds normalized is normalized for the reference too.
 func nfc(s string) string {
 	if norm.NFC.IsNormalString(s) {
 		return s
 	}
 	out := make([]byte, 0, len(s))
+	start := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if isNewerThanNFC(r) {
+			out = appendNFC(out, s[start:i], 4096)
+			out = append(out, s[i:i+w]...)
+			start = i + w
+		}
+		i += w
+	}
+	return string(appendNFC(out, s[start:], 4096))
+}
+
+// appendNFC appends the NFC of s, a string without characters newer than the reference's
+// tables, in chunks of about size bytes that end before an ASCII character (which never
+// composes with what precedes it, so normalizing the chunks apart gives the same text). A
+// chunk where norm inserted a CGJ is redone in the smallest chunks, and those that need it
+// take nfcUnbounded.
+func appendNFC(out []byte, s string, size int) []byte {
 	for len(s) > 0 {
-		n := min(len(s), 4096)
+		n := min(len(s), size)
 		for n < len(s) && s[n] >= utf8.RuneSelf {
 			n++
 		}
-		chunk := norm.NFC.String(s[:n])
-		if strings.Count(chunk, cgj) != strings.Count(s[:n], cgj) {
-			chunk = nfcUnbounded(s[:n])
+		part := s[:n]
+		chunk := norm.NFC.String(part)
+		switch {
+		case strings.Count(chunk, cgj) == strings.Count(part, cgj):
+			out = append(out, chunk...)
+		case size > 1:
+			out = appendNFC(out, part, 1)
+		default:
+			out = append(out, nfcUnbounded(part)...)
 		}
-		out = append(out, chunk...)
 		s = s[n:]
 	}
-	return string(out)
+	return out
 }
 
 const cgj = "\u034F"

@@ -4,6 +4,13 @@
 // Two entry points keep special tokens where the app puts them: EncodeSpecial for text the app
 // controls (a rendered chat template, where "<|im_start|>" becomes its special id) and Encode for
 // user content, where the same characters are ordinary text.
+//
+// Supported (the byte-level BPE family: Qwen2/2.5/3, Llama 3, DeepSeek-V3, GPT-4o style):
+// normalizers NFC and Sequence; Split pre-tokenizers with the regexes of those tokenizers,
+// matched by hand-written code with the reference's semantics; ByteLevel; BPE merges by rank,
+// ignore_merges; added tokens; the ByteLevel decoder. Load refuses anything else, naming it
+// (ErrUnsupported). The reference's Unicode versions are kept: its regex classes are Unicode
+// 16.0 (unicode_tables.go) and its NFC is Unicode 9.0 with no stream-safe limit (normalize.go).
 package tokenizer
 
 import (
