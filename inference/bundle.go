@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -231,54 +230,6 @@ func describeGQA(s *bundleStage, n bundleNames) (*gqaIO, error) {
 	}
 	g.kvType, g.heads, g.rows, g.headDim = past.ElemType, int(past.Dims[1].Value), int(max(past.Dims[2].Value, 0)), int(past.Dims[3].Value)
 	return g, nil
-}
-
-// checkContextBinaries refuses a compiled (EPContext) graph whose context binary, named by the
-// node's ep_cache_context attribute, is not next to it, or that would run on another EP than
-// QNN, the one EdgeChat's NPU builds are compiled for.
-func checkContextBinaries(path string, info *onnxproto.ModelInfo, ep EP) error {
-	for _, c := range info.EPContexts {
-		if c.EmbedMode != 0 {
-			continue
-		}
-		bin := c.CacheContext
-		if !filepath.IsAbs(bin) {
-			bin = filepath.Join(filepath.Dir(path), bin)
-		}
-		if _, err := os.Stat(bin); err != nil {
-			return fmt.Errorf("%s is a compiled NPU model whose context binary %s is missing from %s: copy the whole build folder, .bin files included", filepath.Base(path), c.CacheContext, filepath.Dir(path))
-		}
-	}
-	if len(info.EPContexts) > 0 && !strings.EqualFold(ep.Name, "qnn") {
-		return fmt.Errorf("%s is compiled for the NPU (EPContext, %s): it runs only on a QNN route with a QNN-enabled ONNX Runtime, not on %s", filepath.Base(path), cmp.Or(info.EPContexts[0].Source, "QNN"), ep.Label())
-	}
-	return nil
-}
-
-// checkCompositeContexts checks the context binaries of a static composite's two graphs.
-func checkCompositeContexts(f *models.Folder, ep EP) error {
-	for _, p := range []string{f.Prefill, f.Gen} {
-		info, err := onnxproto.ReadInfo(p)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		if err := checkContextBinaries(p, info, ep); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sharedContext reports whether two graphs' EPContext nodes name the same context binary.
-func sharedContext(a, b *onnxproto.ModelInfo) bool {
-	for _, x := range a.EPContexts {
-		for _, y := range b.EPContexts {
-			if x.EmbedMode == 0 && y.EmbedMode == 0 && x.CacheContext == y.CacheContext {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // stageEP is the provider a stage runs on: the route's EP for stages whose session options

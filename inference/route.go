@@ -1,0 +1,272 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference/ortenv"
+)
+
+// route owns one model: a goroutine loads it and serves requests one by one.
+type route struct {
+	cfg    RouteConfig
+	ortLib string
+	jobs   chan *job
+
+	mu      sync.Mutex
+	loadErr error // a route that failed to load is not retried until the engine is rebuilt
+	model   *Model
+	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
+	loads   int             // load attempts (tests check that a failed route backs off)
+	owner   string          // conversation whose tokens the decoder's cache holds
+	pending atomic.Int32    // requests waiting for the route: they stop a warm-up
+	warming atomic.Bool     // the route is prefilling the next turn's history
+	states  *stateCache     // caches of other recent conversations
+}
+
+type job struct {
+	ctx    context.Context
+	req    Request
+	out    chan<- Event
+	result chan result
+	// hasNext is set when a later route can take the request if this one declines it.
+	hasNext bool
+}
+
+type result struct {
+	sum      *Summary
+	routeErr error  // the route could not serve: try the next one
+	skip     string // the route declined the request (prompt too long): try the next one
+}
+
+// submit queues a request on the route and waits for its result.
+func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNext bool) result {
+	if err := r.failed(); err != nil {
+		return result{routeErr: err}
+	}
+	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1), hasNext: hasNext}
+	r.pending.Add(1)
+	select {
+	case r.jobs <- j:
+	case <-ctx.Done():
+		r.pending.Add(-1)
+		return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+	}
+	return <-j.result
+}
+
+func (r *route) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadErr
+}
+
+func (r *route) loop(closed <-chan struct{}) {
+	defer func() {
+		if r.model != nil {
+			r.model.Close()
+		}
+	}()
+	for {
+		select {
+		case <-closed:
+			if r.run != nil {
+				r.run.Destroy()
+			}
+			return
+		case j := <-r.jobs:
+			r.pending.Add(-1)
+			j.result <- r.serve(j)
+			if r.model != nil {
+				r.warming.Store(true)
+				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 })
+				r.warming.Store(false)
+			}
+		}
+	}
+}
+
+func (r *route) preload(closed <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-closed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	_ = r.submitLoad(ctx)
+}
+
+// submitLoad asks the route's goroutine to load its model without generating.
+func (r *route) submitLoad(ctx context.Context) error {
+	res := r.submit(ctx, Request{}, nil, false)
+	return res.routeErr
+}
+
+// ensureLoaded loads the model on the route's goroutine.
+func (r *route) ensureLoaded(j *job) error {
+	if r.model != nil {
+		return nil
+	}
+	if j.out != nil && !emit(j.ctx, j.out, Event{Kind: EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
+		return j.ctx.Err()
+	}
+	r.loads++
+	if _, err := ortenv.Init(r.ortLib); err != nil {
+		r.setFailed(err)
+		return err
+	}
+	run, err := ort.NewRunOptions()
+	if err != nil {
+		return err
+	}
+	m, err := LoadModel(r.cfg.Model, r.cfg.LoadOptions)
+	if err != nil {
+		run.Destroy()
+		r.setFailed(err)
+		return err
+	}
+	r.model, r.run = m, run
+	budget := r.cfg.StateBudget
+	if budget == 0 {
+		budget = DefaultStateBudget()
+	}
+	r.states = newStateCache(max(budget, 0))
+	for _, n := range m.Notes {
+		if j.out != nil {
+			emit(j.ctx, j.out, Event{Kind: EventNotice, Text: n})
+		}
+	}
+	return nil
+}
+
+func (r *route) setFailed(err error) {
+	r.mu.Lock()
+	r.loadErr = err
+	r.mu.Unlock()
+}
+
+// serve runs one job on the route's goroutine.
+func (r *route) serve(j *job) result {
+	if r.cfg.Generator != nil {
+		return r.serveGenerator(j)
+	}
+	if err := r.ensureLoaded(j); err != nil {
+		if j.ctx.Err() != nil {
+			return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+		}
+		return result{routeErr: err}
+	}
+	if j.out == nil { // preload only
+		return result{sum: &Summary{}}
+	}
+	if j.hasNext {
+		if reason := r.declines(j.req); reason != "" {
+			return result{skip: reason}
+		}
+	}
+	r.switchConversation(j.req.ConversationID)
+	if r.cfg.NoReuse {
+		r.model.dec.Truncate(0)
+	}
+	run := r.run
+	stop := context.AfterFunc(j.ctx, func() { run.Terminate() })
+	defer func() {
+		stop()
+		run.UnsetTerminate()
+	}()
+	emitted := 0
+	sum := r.model.generate(j.ctx, j.req, run, func(ev Event) bool {
+		if ev.Kind == EventText || ev.Kind == EventThinking {
+			emitted++
+		}
+		return emit(j.ctx, j.out, ev)
+	})
+	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
+	if sum.FinishReason == FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
+		// The route broke before saying anything: let the next route answer, and do not
+		// come back here until the engine is rebuilt.
+		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
+		r.setFailed(err)
+		return result{routeErr: err}
+	}
+	return result{sum: sum}
+}
+
+// serveGenerator relays a reply from the route's Generator. A failure before any output lets
+// the next route answer; unlike a local model, the route is tried again next time (a server
+// that was down may be back).
+func (r *route) serveGenerator(j *job) result {
+	if j.out == nil {
+		return result{sum: &Summary{}}
+	}
+	ch, err := r.cfg.Generator.Generate(j.ctx, j.req)
+	if err != nil {
+		return result{routeErr: err}
+	}
+	emitted := 0
+	var sum *Summary
+	for ev := range ch {
+		switch ev.Kind {
+		case EventDone:
+			sum = ev.Done
+			continue
+		case EventText, EventThinking:
+			emitted++
+		}
+		emit(j.ctx, j.out, ev)
+	}
+	if sum == nil {
+		sum = &Summary{FinishReason: FinishError, Err: errors.New("the reply ended without a summary")}
+	}
+	if sum.Backend == "" {
+		sum.Backend = r.cfg.Name
+	}
+	if sum.FinishReason == FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
+		return result{routeErr: fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)}
+	}
+	return result{sum: sum}
+}
+
+// switchConversation saves the cache of the conversation it holds and brings back the
+// requested conversation's cache, if kept. Without one, the current cache stays: a shared
+// prefix (the same system prompt) is still reused.
+func (r *route) switchConversation(id string) {
+	if id == r.owner {
+		return
+	}
+	if snap, ok := r.model.dec.(snapshotter); ok {
+		if r.owner != "" && len(r.model.dec.Cached()) > 0 {
+			st, size := snap.Snapshot()
+			r.states.put(r.owner, st, size)
+		}
+		if st, found := r.states.take(id); found {
+			snap.Restore(st)
+		}
+	}
+	r.owner = id
+}
+
+// declines says why this route should not take req (its prompt is over the prefill limit),
+// or "" to take it.
+func (r *route) declines(req Request) string {
+	ids, err := r.model.PromptIDs(req.Messages, req.Thinking)
+	if err != nil {
+		return ""
+	}
+	limit := r.cfg.PrefillLimit
+	if limit <= 0 {
+		limit = r.model.ContextLength() - replyReserve(req.MaxTokens, r.model.ContextLength())
+	}
+	if len(ids) > limit {
+		return fmt.Sprintf("the prompt of %d tokens is over the %s route's prefill limit of %d", len(ids), r.cfg.Name, limit)
+	}
+	return ""
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// golden.js writes the expected token ids of EdgeChat's tokenizer tests, computed by the
+// reference implementation (Hugging Face tokenizers in Rust, built for Node as
+// @anush008/tokenizers), and measures the reference's single-threaded encode speed.
+//
+// Usage (from the repository root, after tools/setup.sh):
+//   (cd tools/tokref && npm install) && node tools/tokref/golden.js
+// Writes inference/tokenizer/testdata/{corpus.json.gz, golden_NAME.json.gz, bench.txt.gz,
+// reference_speed.json}; with --skip-speed it leaves reference_speed.json as it is.
+//
+// For each corpus string it records:
+//   pieces   the pre-tokenizer's pieces of the normalized string (in byte-level form)
+//   ids      encode with every added token removed from the file: EdgeChat's Encode (user text)
+//   special  encode of the real file without post-processing: EdgeChat's EncodeSpecial
+//   decoded / decoded_skip  decode(special, false / true)
+// (special, decoded and decoded_skip are left out when equal to ids, the text and decoded)
+// and decodes of seeded random id sequences (broken UTF-8 next to added tokens included).
+'use strict';
+process.env.RAYON_NUM_THREADS = '1';
+process.env.TOKENIZERS_PARALLELISM = 'false';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const zlib = require('zlib');
+const crypto = require('crypto');
+const { Tokenizer } = require('@anush008/tokenizers');
+const { corpus, benchText, rng } = require('./corpus');
+
+const root = path.resolve(__dirname, '..', '..');
+const out = path.join(root, 'inference', 'tokenizer', 'testdata');
+const cache = process.env.EDGECHAT_CACHE ||
+  path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'edgechat');
+const skipSpeed = process.argv.includes('--skip-speed');
+const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k'];
+// qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
+// regex: no GPT-4o style tokenizer.json is installed. The Go test makes the same edit.
+const qwenRegex = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+const o200kRegex = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+
+// readTokenizer returns the text of a tokenizer.json, for the o200k variant with the regex swapped.
+function readTokenizer(name) {
+  const base = name === 'qwen3_o200k' ? 'qwen3' : name;
+  const raw = fs.readFileSync(path.join(cache, 'tokenizers', base, 'tokenizer.json'), 'utf8');
+  if (base === name) return raw;
+  const from = JSON.stringify(qwenRegex), to = JSON.stringify(o200kRegex);
+  if (!raw.includes(from)) throw new Error('Qwen3 regex not found in its tokenizer.json');
+  return raw.replace(from, to);
+}
+const reference = '@anush008/tokenizers ' + require('@anush008/tokenizers/package.json').version;
+
+function writeGz(file, data) {
+  fs.writeFileSync(path.join(out, file), zlib.gzipSync(Buffer.from(data), { level: 9 }));
+}
+
+async function encodeAll(tok, texts) {
+  const res = [];
+  for (const t of texts) res.push((await tok.encode(t, null, { addSpecialTokens: false })).getIds());
+  return res;
+}
+
+// randomIDs mixes ids of single bytes of multi-byte characters, ordinary tokens and added tokens.
+function randomIDs(tok, json, seed) {
+  const r = rng(seed), added = json.added_tokens.map(a => a.id), vocab = Object.keys(json.model.vocab).length;
+  const bytes = ['Ã', 'ä', '½', 'ł', 'Ġ', 'a', 'ï', '¼', 'Ł', 'ð', 'Ł', 'ĺ', 'Ģ'].map(s => tok.tokenToId(s)).filter(x => x != null);
+  const seqs = [];
+  for (let i = 0; i < 60; i++) {
+    const n = 1 + Math.floor(r() * 12), seq = [];
+    for (let j = 0; j < n; j++) {
+      const k = r();
+      if (k < 0.45) seq.push(bytes[Math.floor(r() * bytes.length)]);
+      else if (k < 0.7) seq.push(added[Math.floor(r() * added.length)]);
+      else seq.push(Math.floor(r() * vocab));
+    }
+    seqs.push(seq);
+  }
+  return seqs;
+}
+
+// speed times the reference on the bench text two ways, single-threaded: one encode of the
+// whole text, and encodeBatch of its lines (one call, no per-call overhead). The faster is the
+// figure EdgeChat's BenchmarkEncode must reach. Besides wall time it reports MB per CPU
+// second of the process, which a busy machine disturbs less.
+async function speed(tok, text, runs) {
+  const lines = text.split('\n');
+  const ways = {
+    whole: () => tok.encode(text, null, { addSpecialTokens: false }),
+    lines: () => tok.encodeBatch(lines, { addSpecialTokens: false }),
+  };
+  const res = {};
+  for (const [way, f] of Object.entries(ways)) {
+    await f(); // warm up
+    const times = [];
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < runs; i++) {
+      const t0 = process.hrtime.bigint();
+      await f();
+      times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    const cpu = process.cpuUsage(cpu0), cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    times.sort((a, b) => a - b);
+    const mb = Buffer.byteLength(text) / 1e6, median = times[Math.floor(times.length / 2)];
+    res[way] = { seconds_median: median, mb_per_s: mb / median, mb_per_s_best: mb / times[0],
+      mb_per_cpu_s: mb * runs / cpuSeconds };
+  }
+  return res;
+}
+
+async function main() {
+  fs.mkdirSync(out, { recursive: true });
+  const texts = corpus();
+  writeGz('corpus.json.gz', JSON.stringify(texts));
+  const bench = benchText();
+  writeGz('bench.txt.gz', bench);
+  const speeds = { reference, bench_bytes: Buffer.byteLength(bench), threads: 1 };
+  for (const name of names) {
+    const raw = readTokenizer(name);
+    const json = JSON.parse(raw);
+    const t0 = process.hrtime.bigint();
+    const full = Tokenizer.fromString(raw);
+    const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const plainJSON = { ...json, added_tokens: [] };
+    const plain = Tokenizer.fromString(JSON.stringify(plainJSON));
+
+    const ids = await encodeAll(plain, texts);
+    const special = await encodeAll(full, texts);
+    const cases = [], pre = plain.getPreTokenizer(), norm = plain.getNormalizer();
+    for (let i = 0; i < texts.length; i++) {
+      const normalized = norm ? norm.normalizeString(texts[i]) : texts[i];
+      // To keep the files small, a field equal to its default is left out: special defaults
+      // to ids, decoded to the text, decoded_skip to decoded.
+      const c = { ids: ids[i], pieces: pre.preTokenizeString(normalized).map(p => p[0]) };
+      if (JSON.stringify(special[i]) !== JSON.stringify(ids[i])) c.special = special[i];
+      const decoded = await full.decode(special[i], false), skip = await full.decode(special[i], true);
+      if (decoded !== texts[i]) c.decoded = decoded;
+      if (skip !== decoded) c.decoded_skip = skip;
+      cases.push(c);
+    }
+    const decodes = [];
+    for (const seq of randomIDs(full, json, 99)) {
+      decodes.push({ ids: seq, text: await full.decode(seq, false), text_skip: await full.decode(seq, true) });
+    }
+    const sha256 = crypto.createHash('sha256').update(raw).digest('hex');
+    writeGz(`golden_${name}.json.gz`, JSON.stringify({ tokenizer: name, sha256, reference, cases, decodes }));
+    if (skipSpeed || name === 'qwen3_o200k') continue;
+    speeds[name] = { load_ms: loadMs, encode: await speed(plain, bench, 5) };
+    console.log(name, JSON.stringify(speeds[name]));
+  }
+  if (!skipSpeed) fs.writeFileSync(path.join(out, 'reference_speed.json'), JSON.stringify(speeds, null, 2) + '\n');
+}
+
+main().catch(e => { console.error(e); process.exit(1); });
