@@ -1,25 +1,111 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"sync"
+	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/widget"
+
+	"edgechat/config"
+	"edgechat/history"
+	"edgechat/inference"
+	"edgechat/ui"
 )
 
-// runApp opens the chat window. Placeholder wiring until ui/ lands.
+// runApp opens the chat window: edgechat [--config FILE] [--data-dir DIR] [--demo-engine].
 func runApp(args []string) int {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintln(os.Stderr, "usage: edgechat [COMMAND]")
-		return 0
+	fs := flag.NewFlagSet("edgechat", flag.ContinueOnError)
+	cfgFile := fs.String("config", "", "settings file (default "+config.DefaultFile()+")")
+	dataDir := fs.String("data-dir", "", "conversations folder (default: the settings' data folder)")
+	demo := fs.Bool("demo-engine", false, "answer with a built-in demo engine instead of a model (screenshots only)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
 	}
-	a := app.NewWithID("io.edgechat.app")
-	w := a.NewWindow("EdgeChat")
-	w.SetContent(container.NewCenter(widget.NewLabel("EdgeChat")))
-	w.Resize(fyne.NewSize(1000, 700))
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "edgechat: unknown command %q — run edgechat --help\n", fs.Arg(0))
+		return 2
+	}
+	settings, err := config.Open(*cfgFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "edgechat: %v\n", err)
+		return 1
+	}
+	dir := *dataDir
+	if dir == "" {
+		dir = settings.Settings().ConversationsDir()
+	}
+	conversations, err := history.Open(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "edgechat: open the conversations folder: %v — pass --data-dir or fix data_dir in %s\n", err, settings.Path())
+		return 1
+	}
+
+	engine := &switchEngine{}
+	engine.set(newEngine(settings.Settings(), *demo)) // engine.go: the inference wiring
+	var srv localServer
+	problems := append(settings.Warnings(), conversations.Problems()...)
+	if p := srv.apply(settings.Settings(), engine); p != "" {
+		problems = append(problems, p)
+	}
+	w := ui.New(app.NewWithID("io.edgechat.app"), ui.Deps{
+		Engine:   engine,
+		Tester:   newTester(),
+		Settings: settings,
+		History:  conversations,
+		NewSaver: func(c *history.Conversation) ui.Autosaver { return conversations.NewAutosaver(c, time.Second) },
+		Problems: problems,
+		// A new model or route takes effect for the next reply.
+		SettingsSaved: func(s config.Settings) string {
+			engine.set(newEngine(s, *demo))
+			return srv.apply(s, engine)
+		},
+	})
 	w.ShowAndRun()
+	srv.stop()
+	engine.close()
 	return 0
+}
+
+// switchEngine lets saved settings replace the engine while the window is open. The engine it
+// replaces is closed in the background (a reply in flight on it is cancelled).
+type switchEngine struct {
+	mu sync.Mutex
+	e  ui.Engine
+}
+
+func (s *switchEngine) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+	s.mu.Lock()
+	e := s.e
+	s.mu.Unlock()
+	return e.Generate(ctx, req)
+}
+
+func (s *switchEngine) set(e ui.Engine) {
+	s.mu.Lock()
+	old := s.e
+	s.e = e
+	s.mu.Unlock()
+	if c, ok := old.(io.Closer); ok && old != e {
+		go c.Close()
+	}
+}
+
+// close closes the current engine and waits for it: the app is quitting.
+func (s *switchEngine) close() {
+	s.mu.Lock()
+	old := s.e
+	s.e = nil
+	s.mu.Unlock()
+	if c, ok := old.(io.Closer); ok {
+		_ = c.Close()
+	}
 }

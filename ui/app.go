@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+
+	"edgechat/config"
+	"edgechat/history"
+)
+
+// Deps is what the window needs from main: typed dependencies, no globals.
+type Deps struct {
+	Engine   Engine
+	Tester   ModelTester // nil hides nothing; Test then says it is unavailable
+	Settings SettingsStore
+	History  Conversations
+	// NewSaver opens the autosaver of a conversation (history.Store.NewAutosaver).
+	NewSaver func(*history.Conversation) Autosaver
+	// Problems are shown once after the window opens (unreadable conversations, settings
+	// warnings).
+	Problems []string
+	// SettingsSaved, if set, is called after the settings were saved from the settings pane
+	// or the welcome page (main rebuilds the engine for the new model, starts or stops the
+	// local server). A non-empty result is a problem to show under the settings.
+	SettingsSaved func(config.Settings) string
+}
+
+// MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
+type MainWindow struct {
+	Window   fyne.Window
+	Chat     *ChatVM
+	Sidebar  *SidebarVM
+	Settings *SettingsVM
+	Welcome  *WelcomeVM
+
+	ChatView     *ChatView
+	SidebarView  *Sidebar
+	SettingsView *SettingsView
+	WelcomeView  *WelcomeView
+
+	app       fyne.App
+	deps      Deps
+	right     *fyne.Container // chat or settings, beside the sidebar
+	main      fyne.CanvasObject
+	shortcuts map[string]func()
+	dataDir   string // the conversations folder opened at start
+}
+
+// New builds the window and its view models; call ShowAndRun (or Window.Show) next.
+func New(a fyne.App, d Deps) *MainWindow {
+	m := &MainWindow{app: a, deps: d, Window: a.NewWindow("EdgeChat"), shortcuts: map[string]func(){}}
+	s := d.Settings.Settings()
+	m.dataDir = s.ConversationsDir()
+	ApplyTheme(a, s.Theme)
+
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings})
+	m.Sidebar = NewSidebarVM(d.History)
+	m.Settings = NewSettingsVM(d.Settings, d.Tester)
+	m.Welcome = NewWelcomeVM(d.Settings)
+
+	m.Chat.OnListChanged = m.Sidebar.Reload
+	m.Sidebar.RenameOpen = m.Chat.Rename
+	m.Sidebar.CloseIfOpen = func(id string) {
+		if get[string](m.Chat.CurrentID) == id {
+			m.Chat.NewChat()
+		}
+	}
+	m.Settings.OnSaved = m.settingsSaved
+	m.Welcome.OnReady = func(s config.Settings) {
+		m.Settings.Reset()
+		if d.SettingsSaved != nil {
+			d.SettingsSaved(s)
+		}
+		m.ShowChat()
+	}
+
+	m.ChatView = NewChatView(m.Chat, m.Window, m.ShowSettings)
+	m.SidebarView = NewSidebar(m.Sidebar, m.Window, m.open, m.NewChat)
+	m.SettingsView = NewSettingsView(m.Settings, m.Window, m.ShowChat)
+	m.WelcomeView = NewWelcomeView(m.Welcome, m.Window, m.ShowSettings)
+	m.Chat.CurrentID.AddListener(bindingListener(func() { m.SidebarView.SetCurrent(get[string](m.Chat.CurrentID)) }))
+
+	m.right = container.NewStack(m.ChatView.Content)
+	split := container.NewHSplit(m.SidebarView.Content, m.right)
+	split.Offset = 0.26
+	m.main = split
+	m.installShortcuts()
+	m.Window.SetCloseIntercept(func() {
+		m.Chat.Close()
+		m.Window.Close()
+	})
+	m.Window.Resize(fyne.NewSize(1100, 720))
+	m.Sidebar.Reload()
+	if HasModel(s) {
+		m.ShowChat()
+	} else {
+		m.ShowWelcome()
+	}
+	return m
+}
+
+// ShowAndRun opens the window, reports stored problems once and runs the app.
+func (m *MainWindow) ShowAndRun() {
+	m.Window.Show()
+	m.reportProblems()
+	m.app.Run()
+}
+
+func (m *MainWindow) reportProblems() {
+	if len(m.deps.Problems) == 0 {
+		return
+	}
+	msg := strings.Join(m.deps.Problems, "\n")
+	d := dialog.NewInformation("Some saved data could not be read", msg+
+		"\n\nThe files were set aside, not deleted; everything else is available.", m.Window)
+	d.Resize(fyne.NewSize(560, 240))
+	// Let the window appear first.
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		fyne.Do(d.Show)
+	}()
+}
+
+// ShowChat shows the sidebar and chat (or the welcome page when no model is set).
+func (m *MainWindow) ShowChat() {
+	if !HasModel(m.deps.Settings.Settings()) {
+		m.ShowWelcome()
+		return
+	}
+	m.right.Objects = []fyne.CanvasObject{m.ChatView.Content}
+	m.right.Refresh()
+	m.Window.SetContent(m.main)
+	m.ChatView.FocusComposer()
+}
+
+// ShowSettings shows the settings pane beside the sidebar.
+func (m *MainWindow) ShowSettings() {
+	m.Settings.Reset()
+	m.Settings.Validate()
+	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
+	m.right.Refresh()
+	m.Window.SetContent(m.main)
+}
+
+// ShowWelcome shows the first-run page.
+func (m *MainWindow) ShowWelcome() { m.Window.SetContent(m.WelcomeView.Content) }
+
+// NewChat starts an empty conversation (Ctrl+N).
+func (m *MainWindow) NewChat() {
+	m.Chat.NewChat()
+	m.ShowChat()
+}
+
+func (m *MainWindow) open(id string) {
+	if err := m.Chat.Open(id); err == nil {
+		m.ShowChat()
+	}
+}
+
+func (m *MainWindow) settingsSaved(s config.Settings) {
+	problem := ""
+	if m.deps.SettingsSaved != nil {
+		problem = m.deps.SettingsSaved(s)
+	}
+	ApplyTheme(m.app, s.Theme)
+	_ = m.Chat.Thinking.Set(s.Thinking)
+	switch {
+	case problem != "":
+		_ = m.Settings.Summary.Set("Saved, but " + problem)
+	case s.ConversationsDir() != m.dataDir:
+		_ = m.Settings.Summary.Set("Saved. The new data folder is used after EdgeChat restarts.")
+	}
+}

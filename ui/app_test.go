@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"edgechat/config"
+	"edgechat/inference"
+)
+
+func newTestWindow(t *testing.T, s config.Settings) (*MainWindow, *memSettings) {
+	t.Helper()
+	a := test.NewTempApp(t)
+	st := &memSettings{s: s}
+	hs := newMemStore()
+	m := New(a, Deps{
+		Engine:   &fakeEngine{gen: script(inference.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
+		Settings: st, History: hs, NewSaver: hs.newSaver,
+	})
+	t.Cleanup(m.Chat.Close)
+	return m, st
+}
+
+func TestMainWindowFirstRunShowsWelcome(t *testing.T) {
+	m, _ := newTestWindow(t, config.Defaults())
+	if m.Window.Content() != m.WelcomeView.Content {
+		t.Fatal("no model configured, but the welcome page is not shown")
+	}
+	_ = m.Welcome.UseModel(modelDir(t))
+	if m.Window.Content() != m.main {
+		t.Error("choosing a model did not open the chat")
+	}
+}
+
+func TestMainWindowShortcuts(t *testing.T) {
+	s := config.Defaults()
+	s.CPU.Model = modelDir(t)
+	m, _ := newTestWindow(t, s)
+	if m.Window.Content() != m.main || m.right.Objects[0] != m.ChatView.Content {
+		t.Fatal("the chat is not shown with a model configured")
+	}
+	press := func(k fyne.KeyName) {
+		m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault})
+	}
+	press(fyne.KeyComma)
+	if m.right.Objects[0] != m.SettingsView.Content {
+		t.Error("Ctrl+, did not open the settings")
+	}
+	press(fyne.KeyN)
+	if m.right.Objects[0] != m.ChatView.Content || get[string](m.Chat.Title) != NewChatTitle {
+		t.Error("Ctrl+N did not open a new chat")
+	}
+	m.Window.Canvas().Unfocus()
+	press(fyne.KeyL)
+	if m.Window.Canvas().Focused() != m.ChatView.Composer {
+		t.Error("Ctrl+L did not focus the composer")
+	}
+	// The composer passes window shortcuts on instead of eating them.
+	m.ChatView.Composer.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: fyne.KeyModifierShortcutDefault})
+	if m.right.Objects[0] != m.SettingsView.Content {
+		t.Error("Ctrl+, typed in the composer did not open the settings")
+	}
+}
+
+func TestMainWindowSendListsConversation(t *testing.T) {
+	s := config.Defaults()
+	s.CPU.Model = modelDir(t)
+	m, _ := newTestWindow(t, s)
+	test.Type(m.ChatView.Composer, "Plan a trip")
+	m.ChatView.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	waitIdle(t, m.Chat)
+	if got := titles(m.Sidebar); len(got) != 1 || got[0] != "Plan a trip" {
+		t.Errorf("sidebar = %v, want the new conversation", got)
+	}
+}

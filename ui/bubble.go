@@ -1,0 +1,260 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// bubble is the view of one MessageVM. It only binds and forwards taps.
+type bubble struct {
+	binder
+	msg     *MessageVM
+	answer  *docView
+	think   *docView
+	content fyne.CanvasObject
+
+	thinkToggle *widget.Button
+	thinkBody   fyne.CanvasObject
+	status      *fyne.Container
+	details     *widget.Label
+	copyBtn     *widget.Button
+}
+
+// newBubble builds the bubble; onGrow is called whenever its text grows (to follow a stream).
+func newBubble(m *MessageVM, onGrow func()) *bubble {
+	b := &bubble{msg: m}
+	b.answer = newDocView(m.Answer, false, onGrow)
+	b.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
+		fyne.CurrentApp().Clipboard().SetContent(m.Text())
+	})
+	b.copyBtn.Importance = widget.LowImportance
+	if m.Role == "user" {
+		b.content = b.userLayout()
+		return b
+	}
+	b.think = newDocView(m.Thinking, true, onGrow)
+	b.content = b.assistantLayout()
+	return b
+}
+
+func (b *bubble) userLayout() fyne.CanvasObject {
+	bg := newThemedRect(theme.ColorNameSelection, 2*theme.InputRadiusSize())
+	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.answer.box)))
+	indent := canvas.NewRectangle(color.Transparent)
+	indent.SetMinSize(fyne.NewSize(96, 1))
+	return container.NewBorder(nil, nil, indent, nil, card)
+}
+
+func (b *bubble) assistantLayout() fyne.CanvasObject {
+	m := b.msg
+	// Thinking: a header that folds the reasoning away.
+	b.thinkToggle = widget.NewButtonWithIcon("Thinking", theme.MenuDropDownIcon(), func() {
+		open, _ := m.ThinkingOpen.Get()
+		_ = m.ThinkingOpen.Set(!open)
+	})
+	b.thinkToggle.Importance = widget.LowImportance
+	b.thinkToggle.Alignment = widget.ButtonAlignLeading
+	line := newThemedRect(theme.ColorNameDisabled, 0)
+	line.min = fyne.NewSize(3, 1)
+	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.think.box)
+	thinkSection := container.NewVBox(b.thinkToggle, b.thinkBody)
+	b.on(m.HasThinking, func() { showIf(thinkSection, get[bool](m.HasThinking)) })
+	b.on(m.ThinkingOpen, b.thinkingOpenChanged)
+	b.on(m.Streaming, b.thinkingOpenChanged)
+
+	// Progress before the first token ("Loading model…").
+	statusLabel := widget.NewLabelWithData(m.Status)
+	statusLabel.TextStyle = fyne.TextStyle{Italic: true}
+	bar := widget.NewProgressBarInfinite()
+	b.status = container.NewBorder(nil, nil, nil, nil, container.NewVBox(statusLabel, bar))
+	b.on(m.Status, func() {
+		s := get[string](m.Status)
+		showIf(b.status, s != "")
+		if s == "" {
+			bar.Stop()
+		} else {
+			bar.Start()
+		}
+	})
+
+	errLabel := widget.NewLabelWithData(m.Error)
+	errLabel.Wrapping = fyne.TextWrapWord
+	errLabel.Importance = widget.DangerImportance
+	b.on(m.Error, func() { showIf(errLabel, get[string](m.Error) != "") })
+
+	notes := widget.NewLabelWithData(m.Notes)
+	notes.Wrapping = fyne.TextWrapWord
+	notes.Importance = widget.WarningImportance
+	notes.SizeName = theme.SizeNameCaptionText
+	b.on(m.Notes, func() { showIf(notes, get[string](m.Notes) != "") })
+
+	footer := b.footer()
+	b.on(m.Streaming, func() { showIf(footer, !get[bool](m.Streaming)) })
+	return container.NewVBox(thinkSection, b.status, b.answer.box, errLabel, notes, footer, b.details)
+}
+
+// footer: backend badge, speed and tokens; the info button shows the details.
+func (b *bubble) footer() fyne.CanvasObject {
+	m := b.msg
+	badge := newBadge()
+	b.on(m.Backend, func() { badge.set(get[string](m.Backend)) })
+	stats := widget.NewLabelWithData(m.Footer)
+	stats.SizeName = theme.SizeNameCaptionText
+	b.details = widget.NewLabelWithData(m.Details)
+	b.details.SizeName = theme.SizeNameCaptionText
+	b.details.Wrapping = fyne.TextWrapWord
+	b.details.Hide()
+	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { showIf(b.details, !b.details.Visible()) })
+	info.Importance = widget.LowImportance
+	tip := func() string { return get[string](m.Details) }
+	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, b.copyBtn)
+}
+
+func (b *bubble) thinkingOpenChanged() {
+	open := get[bool](b.msg.ThinkingOpen)
+	showIf(b.thinkBody, open)
+	label := "Thinking"
+	if get[bool](b.msg.Streaming) && b.msg.Answer.Text() == "" {
+		label = "Thinking…"
+	}
+	b.thinkToggle.SetText(label)
+	if open {
+		b.thinkToggle.SetIcon(theme.MenuDropDownIcon())
+	} else {
+		b.thinkToggle.SetIcon(theme.MenuExpandIcon())
+	}
+}
+
+func (b *bubble) close() {
+	b.unbind()
+	b.answer.unbind()
+	if b.think != nil {
+		b.think.unbind()
+	}
+}
+
+func showIf(o fyne.CanvasObject, show bool) {
+	if show == o.Visible() {
+		return
+	}
+	if show {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}
+
+// badge is the small coloured "NPU"/"CPU" tag of a reply.
+type badge struct {
+	widget.BaseWidget
+	text *canvas.Text
+	bg   *canvas.Rectangle
+}
+
+func newBadge() *badge {
+	b := &badge{text: canvas.NewText("", color.White), bg: canvas.NewRectangle(color.Transparent)}
+	b.text.TextStyle = fyne.TextStyle{Bold: true}
+	b.text.TextSize = theme.CaptionTextSize()
+	b.bg.CornerRadius = 4
+	b.ExtendBaseWidget(b)
+	b.Hide()
+	return b
+}
+
+func (b *badge) set(label string) {
+	b.text.Text = label
+	switch label {
+	case "NPU":
+		b.bg.FillColor = color.NRGBA{R: 0x2e, G: 0x7d, B: 0x32, A: 0xff}
+	case "CPU":
+		b.bg.FillColor = color.NRGBA{R: 0x15, G: 0x65, B: 0xc0, A: 0xff}
+	default:
+		b.bg.FillColor = color.NRGBA{R: 0x6a, G: 0x1b, B: 0x9a, A: 0xff}
+	}
+	showIf(b, label != "")
+	b.Refresh()
+}
+
+func (b *badge) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewStack(b.bg, container.NewCenter(container.NewPadded(b.text))))
+}
+
+// themedRect is a rectangle filled with a theme colour that follows theme changes.
+type themedRect struct {
+	widget.BaseWidget
+	name   fyne.ThemeColorName
+	radius float32
+	min    fyne.Size
+}
+
+func newThemedRect(name fyne.ThemeColorName, radius float32) *themedRect {
+	r := &themedRect{name: name, radius: radius}
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *themedRect) MinSize() fyne.Size { return r.min }
+
+func (r *themedRect) CreateRenderer() fyne.WidgetRenderer {
+	rect := canvas.NewRectangle(theme.Color(r.name))
+	rect.CornerRadius = r.radius
+	return &themedRectRenderer{WidgetRenderer: widget.NewSimpleRenderer(rect), rect: rect, name: r.name}
+}
+
+type themedRectRenderer struct {
+	fyne.WidgetRenderer
+	rect *canvas.Rectangle
+	name fyne.ThemeColorName
+}
+
+func (r *themedRectRenderer) Refresh() {
+	r.rect.FillColor = theme.Color(r.name)
+	r.rect.Refresh()
+}
+
+// hoverTip shows a small pop-up with tip() under its content while the mouse is over it.
+type hoverTip struct {
+	widget.BaseWidget
+	content fyne.CanvasObject
+	tip     func() string
+	pop     *widget.PopUp
+}
+
+func newHoverTip(content fyne.CanvasObject, tip func() string) *hoverTip {
+	h := &hoverTip{content: content, tip: tip}
+	h.ExtendBaseWidget(h)
+	return h
+}
+
+func (h *hoverTip) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(h.content) }
+
+// MouseIn shows the tip below the content.
+func (h *hoverTip) MouseIn(*desktop.MouseEvent) {
+	text := h.tip()
+	c := fyne.CurrentApp().Driver().CanvasForObject(h)
+	if text == "" || c == nil || h.pop != nil {
+		return
+	}
+	l := widget.NewLabel(text)
+	l.SizeName = theme.SizeNameCaptionText
+	h.pop = widget.NewPopUp(l, c)
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(h)
+	h.pop.ShowAtPosition(pos.AddXY(0, h.Size().Height))
+}
+
+// MouseMoved is part of desktop.Hoverable.
+func (h *hoverTip) MouseMoved(*desktop.MouseEvent) {}
+
+// MouseOut hides the tip.
+func (h *hoverTip) MouseOut() {
+	if h.pop != nil {
+		h.pop.Hide()
+		h.pop = nil
+	}
+}

@@ -1,0 +1,288 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2/data/binding"
+
+	"edgechat/config"
+	"edgechat/history"
+)
+
+// NewChatTitle is the title of a conversation before its first message names it.
+const NewChatTitle = "New chat"
+
+// ErrBusy is returned when a reply is still streaming.
+var ErrBusy = errors.New("a reply is still being written — press Stop (Esc) first")
+
+// ChatDeps is what a ChatVM needs from the rest of the app.
+type ChatDeps struct {
+	Engine Engine
+	Store  Conversations
+	// NewSaver opens an autosaver for a conversation (history.Store.NewAutosaver, ≈1 s).
+	NewSaver func(*history.Conversation) Autosaver
+	// Settings returns the current settings (sampling, system prompt, max tokens).
+	Settings func() config.Settings
+}
+
+// ChatVM is the view model of the open conversation: its transcript, the composer draft and
+// the reply being streamed. Methods are called from the main goroutine; one stream goroutine
+// per reply consumes engine events, coalescing them into at most one update per FlushEvery.
+type ChatVM struct {
+	Messages   binding.List[*MessageVM]
+	Title      binding.String
+	CurrentID  binding.String // ID of the open conversation, "" before the first message
+	Draft      binding.String
+	Generating binding.Bool
+	Thinking   binding.Bool // ask for Qwen3's reasoning
+	Error      binding.String
+
+	// OnListChanged is called, from any goroutine, when a conversation was created or its
+	// title or order changed (the sidebar reloads).
+	OnListChanged func()
+	// FlushEvery bounds how often streamed text reaches the bindings (default 16 ms).
+	FlushEvery time.Duration
+
+	deps ChatDeps
+	// onFlush, when set (tests), runs on the stream goroutine after each flush.
+	onFlush func()
+
+	mu     sync.Mutex
+	saver  Autosaver // owns the open conversation: read and change it only through Update
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the current stream goroutine returns
+}
+
+// NewChatVM returns a view model showing an empty new chat.
+func NewChatVM(deps ChatDeps) *ChatVM {
+	vm := &ChatVM{
+		Messages:   binding.NewList(func(a, b *MessageVM) bool { return a == b }),
+		Title:      binding.NewString(),
+		CurrentID:  binding.NewString(),
+		Draft:      binding.NewString(),
+		Generating: binding.NewBool(),
+		Thinking:   binding.NewBool(),
+		Error:      binding.NewString(),
+		FlushEvery: time.Second / 60,
+		deps:       deps,
+	}
+	_ = vm.Title.Set(NewChatTitle)
+	if deps.Settings != nil {
+		_ = vm.Thinking.Set(deps.Settings().Thinking)
+	}
+	return vm
+}
+
+// SendDraft sends the composer's text.
+func (vm *ChatVM) SendDraft() error {
+	d, _ := vm.Draft.Get()
+	return vm.Send(d)
+}
+
+// Send adds a user message and streams the reply to it.
+func (vm *ChatVM) Send(text string) error {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	if vm.busy() {
+		return ErrBusy
+	}
+	if err := vm.ensureConversation(titleFrom(text)); err != nil {
+		return err
+	}
+	now := time.Now()
+	um := history.Message{ID: history.NewID(), Role: "user", Content: text, Created: now}
+	vm.saver.Update(func(c *history.Conversation) {
+		c.Messages = append(c.Messages, um)
+		c.Updated = now
+	})
+	_ = vm.Messages.Append(newMessageVM(um))
+	_ = vm.Draft.Set("")
+	vm.listChanged()
+	vm.startReply()
+	return nil
+}
+
+// Stop cancels the reply being streamed, if any.
+func (vm *ChatVM) Stop() {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	if vm.cancel != nil {
+		vm.cancel()
+	}
+}
+
+// Regenerate replaces the last reply with a new one.
+func (vm *ChatVM) Regenerate() error {
+	if vm.busy() {
+		return ErrBusy
+	}
+	items, _ := vm.Messages.Get()
+	if vm.saver == nil || len(items) == 0 || items[len(items)-1].Role != "assistant" {
+		return errors.New("there is no reply to regenerate yet")
+	}
+	vm.truncate(len(items) - 1)
+	vm.startReply()
+	return nil
+}
+
+// EditLast takes the last user message back into the composer, removing it and the reply
+// after it; sending the draft resends it.
+func (vm *ChatVM) EditLast() error {
+	if vm.busy() {
+		return ErrBusy
+	}
+	items, _ := vm.Messages.Get()
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Role == "user" {
+			text := items[i].Text()
+			vm.truncate(i)
+			return vm.Draft.Set(text)
+		}
+	}
+	return errors.New("there is no message of yours to edit yet")
+}
+
+// NewChat closes the open conversation and shows an empty one; it is saved on first send.
+func (vm *ChatVM) NewChat() {
+	vm.closeConversation()
+	_ = vm.Messages.Set(nil)
+	_ = vm.Title.Set(NewChatTitle)
+	_ = vm.CurrentID.Set("")
+	_ = vm.Error.Set("")
+}
+
+// Open shows the stored conversation id.
+func (vm *ChatVM) Open(id string) error {
+	if cur, _ := vm.CurrentID.Get(); cur == id && id != "" {
+		return nil
+	}
+	c, err := vm.deps.Store.Load(id)
+	if err != nil {
+		err = fmt.Errorf("could not open the conversation: %w", err)
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	vm.closeConversation()
+	vms := make([]*MessageVM, len(c.Messages))
+	for i, m := range c.Messages {
+		vms[i] = newMessageVM(m)
+	}
+	vm.mu.Lock()
+	vm.saver = vm.deps.NewSaver(c)
+	vm.mu.Unlock()
+	_ = vm.Messages.Set(vms)
+	_ = vm.Title.Set(c.Title)
+	_ = vm.CurrentID.Set(c.ID)
+	_ = vm.Error.Set("")
+	return nil
+}
+
+// Rename retitles the open conversation and reports whether id is the open one.
+func (vm *ChatVM) Rename(id, title string) bool {
+	if cur, _ := vm.CurrentID.Get(); cur != id || vm.saver == nil {
+		return false
+	}
+	vm.saver.Update(func(c *history.Conversation) { c.Title = title })
+	_ = vm.Title.Set(title)
+	// Write now rather than within the autosave interval, so the sidebar lists the new title.
+	if err := vm.deps.Store.Save(vm.Snapshot()); err != nil {
+		_ = vm.Error.Set("could not save the new title: " + err.Error())
+	}
+	return true
+}
+
+// Snapshot returns a copy of the open conversation (nil before the first message).
+func (vm *ChatVM) Snapshot() *history.Conversation {
+	if vm.saver == nil {
+		return nil
+	}
+	var cp history.Conversation
+	vm.saver.Update(func(c *history.Conversation) {
+		cp = *c
+		cp.Messages = append([]history.Message(nil), c.Messages...)
+	})
+	return &cp
+}
+
+// Close stops the reply and writes what is pending; call it when the window closes.
+func (vm *ChatVM) Close() { vm.closeConversation() }
+
+func (vm *ChatVM) busy() bool {
+	g, _ := vm.Generating.Get()
+	return g
+}
+
+func (vm *ChatVM) listChanged() {
+	if vm.OnListChanged != nil {
+		vm.OnListChanged()
+	}
+}
+
+// ensureConversation creates and stores the conversation on the first message.
+func (vm *ChatVM) ensureConversation(title string) error {
+	if vm.saver != nil {
+		return nil
+	}
+	c := history.NewConversation(title)
+	if err := vm.deps.Store.Save(c); err != nil {
+		err = fmt.Errorf("could not save the new conversation (check the data folder in Settings): %w", err)
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	vm.mu.Lock()
+	vm.saver = vm.deps.NewSaver(c)
+	vm.mu.Unlock()
+	_ = vm.CurrentID.Set(c.ID)
+	_ = vm.Title.Set(title)
+	return nil
+}
+
+// closeConversation stops the stream, waits briefly for it and closes the autosaver.
+func (vm *ChatVM) closeConversation() {
+	vm.Stop()
+	vm.mu.Lock()
+	done, saver := vm.done, vm.saver
+	vm.saver = nil
+	vm.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	if saver != nil {
+		if err := saver.Close(); err != nil {
+			_ = vm.Error.Set("could not save the conversation: " + err.Error())
+		}
+	}
+}
+
+// truncate keeps the first n messages.
+func (vm *ChatVM) truncate(n int) {
+	items, _ := vm.Messages.Get()
+	vm.saver.Update(func(c *history.Conversation) {
+		if n < len(c.Messages) {
+			c.Messages = c.Messages[:n]
+		}
+	})
+	_ = vm.Messages.Set(items[:n])
+}
+
+// titleFrom names a conversation after the first line of its first message.
+func titleFrom(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	const max = 48
+	if utf8.RuneCountInString(line) <= max {
+		return line
+	}
+	r := []rune(line)
+	return strings.TrimSpace(string(r[:max])) + "…"
+}

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// composer is the multi-line message entry: Enter sends, Shift+Enter adds a line, Esc stops.
+// Window shortcuts (Ctrl+N, Ctrl+,, Ctrl+L) typed while it has focus are passed on.
+type composer struct {
+	widget.Entry
+	shift      bool
+	onSend     func()
+	onEscape   func()
+	onShortcut func(fyne.Shortcut) bool // reports whether the window handled it
+}
+
+func newComposer() *composer {
+	c := &composer{}
+	c.MultiLine = true
+	c.Wrapping = fyne.TextWrapWord
+	c.SetMinRowsVisible(3)
+	c.SetPlaceHolder("Message EdgeChat — Enter sends, Shift+Enter adds a line")
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// KeyDown tracks Shift (desktop only) and lets the Entry select with it.
+func (c *composer) KeyDown(k *fyne.KeyEvent) {
+	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
+		c.shift = true
+	}
+	c.Entry.KeyDown(k)
+}
+
+// KeyUp tracks Shift.
+func (c *composer) KeyUp(k *fyne.KeyEvent) {
+	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
+		c.shift = false
+	}
+	c.Entry.KeyUp(k)
+}
+
+// TypedKey sends on Enter and stops on Esc; everything else edits.
+func (c *composer) TypedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if !c.shift {
+			if c.onSend != nil {
+				c.onSend()
+			}
+			return
+		}
+	case fyne.KeyEscape:
+		if c.onEscape != nil {
+			c.onEscape()
+		}
+		return
+	}
+	c.Entry.TypedKey(k)
+}
+
+// TypedShortcut passes window shortcuts on; editing shortcuts go to the Entry.
+func (c *composer) TypedShortcut(s fyne.Shortcut) {
+	if _, ok := s.(*desktop.CustomShortcut); ok && c.onShortcut != nil && c.onShortcut(s) {
+		return
+	}
+	c.Entry.TypedShortcut(s)
+}

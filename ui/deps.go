@@ -1,0 +1,43 @@
+package ui
+
+import (
+	"context"
+
+	"edgechat/config"
+	"edgechat/history"
+	"edgechat/inference"
+)
+
+// Engine streams one assistant reply. The channel ends with an EventDone and is closed by
+// the producer; cancelling ctx stops the reply.
+type Engine interface {
+	Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+}
+
+// ModelTester loads the model of one route and returns its inspect summary (Settings' Test).
+type ModelTester interface {
+	Test(ctx context.Context, route config.Route, ortLibrary string) (string, error)
+}
+
+// Conversations is the part of the history store the window uses.
+type Conversations interface {
+	List() []history.Summary
+	Search(q string) []history.Summary
+	Load(id string) (*history.Conversation, error)
+	Save(c *history.Conversation) error
+	Delete(id string) error
+	Restore(id string) error
+}
+
+// Autosaver owns one open conversation and writes it in the background; every change goes
+// through Update. Close writes what is pending.
+type Autosaver interface {
+	Update(func(c *history.Conversation))
+	Close() error
+}
+
+// SettingsStore reads and writes the settings file.
+type SettingsStore interface {
+	Settings() config.Settings
+	Save(config.Settings) error
+}

@@ -1,0 +1,235 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2/data/binding"
+
+	"edgechat/history"
+	"edgechat/inference"
+)
+
+// DocVM is a Markdown document that grows: settled blocks (append-only, counted by Settled,
+// read with Block) and the open Tail. One goroutine appends at a time (the stream goroutine
+// while a reply streams). Settled is a count rather than a binding.List because a list
+// re-sets every item on each append, which would make the cost grow with the reply.
+type DocVM struct {
+	Settled binding.Int
+	Tail    binding.Item[Block]
+
+	mu     sync.Mutex
+	split  *Splitter
+	blocks []Block
+}
+
+// Block returns settled block i (0 ≤ i < Settled).
+func (d *DocVM) Block(i int) Block {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.blocks[i]
+}
+
+func newDocVM(text string) *DocVM {
+	d := &DocVM{
+		Settled: binding.NewInt(),
+		Tail:    binding.NewItem(func(a, b Block) bool { return a == b }),
+		split:   NewSplitter(),
+	}
+	if text != "" {
+		d.Append(text)
+		d.Close()
+	}
+	return d
+}
+
+// Append adds streamed text; its cost does not depend on the length of the document.
+func (d *DocVM) Append(s string) {
+	if s == "" {
+		return
+	}
+	d.mu.Lock()
+	settled := d.split.Add(s)
+	d.blocks = append(d.blocks, settled...)
+	n := len(d.blocks)
+	tail := d.split.Tail()
+	d.mu.Unlock()
+	if len(settled) > 0 {
+		_ = d.Settled.Set(n)
+	}
+	_ = d.Tail.Set(tail)
+}
+
+// Close settles the tail (the document is complete).
+func (d *DocVM) Close() {
+	d.mu.Lock()
+	settled := d.split.Close()
+	d.blocks = append(d.blocks, settled...)
+	n := len(d.blocks)
+	d.mu.Unlock()
+	if len(settled) > 0 {
+		_ = d.Settled.Set(n)
+	}
+	_ = d.Tail.Set(Block{})
+}
+
+// Text returns the whole document.
+func (d *DocVM) Text() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.split.Text()
+}
+
+// MessageVM is one bubble of the transcript.
+type MessageVM struct {
+	ID   string
+	Role string // "user" or "assistant"
+
+	Answer       *DocVM
+	Thinking     *DocVM
+	ThinkingOpen binding.Bool
+	HasThinking  binding.Bool
+	Status       binding.String // progress before the first token ("Loading model…")
+	Streaming    binding.Bool
+	Backend      binding.String // badge: "NPU", "CPU", "Remote"
+	Footer       binding.String // "24.1 tok/s · first token 0.31 s · 212 tokens"
+	Details      binding.String // prompt/reused tokens, device, finish reason
+	Notes        binding.String // context trimmed, fallback, stopped
+	Error        binding.String
+
+	mu    sync.Mutex
+	notes []string
+}
+
+func newMessageVM(m history.Message) *MessageVM {
+	vm := &MessageVM{
+		ID: m.ID, Role: m.Role,
+		Answer:       newDocVM(m.Content),
+		Thinking:     newDocVM(m.Thinking),
+		ThinkingOpen: binding.NewBool(),
+		HasThinking:  binding.NewBool(),
+		Status:       binding.NewString(),
+		Streaming:    binding.NewBool(),
+		Backend:      binding.NewString(),
+		Footer:       binding.NewString(),
+		Details:      binding.NewString(),
+		Notes:        binding.NewString(),
+		Error:        binding.NewString(),
+	}
+	_ = vm.HasThinking.Set(m.Thinking != "")
+	if m.Stats != nil {
+		vm.showStats(m.Stats)
+	}
+	return vm
+}
+
+// Text returns what Copy puts on the clipboard: the answer (or the user's text).
+func (m *MessageVM) Text() string { return m.Answer.Text() }
+
+func (m *MessageVM) addNote(n string) {
+	m.mu.Lock()
+	for _, old := range m.notes {
+		if old == n {
+			m.mu.Unlock()
+			return
+		}
+	}
+	m.notes = append(m.notes, n)
+	all := strings.Join(m.notes, "\n")
+	m.mu.Unlock()
+	_ = m.Notes.Set(all)
+}
+
+// showStats fills the footer from a finished reply's statistics.
+func (m *MessageVM) showStats(s *history.Stats) {
+	_ = m.Backend.Set(backendLabel(s.Backend))
+	m.mu.Lock()
+	engineNoted := len(m.notes) > 0 // the engine's own notices already told the story
+	m.mu.Unlock()
+	var parts []string
+	if s.TokensPerSec > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f tok/s", s.TokensPerSec))
+	}
+	if s.TTFTMillis > 0 {
+		parts = append(parts, "first token "+formatMillis(s.TTFTMillis))
+	}
+	parts = append(parts, plural(s.Tokens, "token"))
+	_ = m.Footer.Set(strings.Join(parts, " · "))
+
+	var d []string
+	d = append(d, fmt.Sprintf("Prompt: %s, %d reused from the cache", plural(s.PromptTokens, "token"), s.ReusedTokens))
+	if s.PrefillTPS > 0 {
+		d = append(d, fmt.Sprintf("Prefill: %.0f tok/s", s.PrefillTPS))
+	}
+	if s.Device != "" {
+		d = append(d, "Device: "+s.Device)
+	}
+	if s.FinishReason != "" {
+		d = append(d, "Finish: "+s.FinishReason)
+	}
+	_ = m.Details.Set(strings.Join(d, "\n"))
+
+	if s.TrimmedMessages > 0 && !engineNoted {
+		m.addNote(fmt.Sprintf("Context trimmed: %s dropped to fit the model's window", plural(s.TrimmedMessages, "oldest message")))
+	}
+	if s.FallbackReason != "" && !engineNoted {
+		m.addNote(fmt.Sprintf("Served by %s instead of the NPU: %s", backendLabel(s.Backend), s.FallbackReason))
+	}
+	switch s.FinishReason {
+	case inference.FinishLength:
+		m.addNote("Stopped at the token limit — raise Max tokens in Settings for longer replies")
+	case inference.FinishCancelled:
+		m.addNote("Stopped")
+	}
+	if s.Error != "" {
+		_ = m.Error.Set(s.Error)
+	}
+}
+
+// statsFrom turns an engine summary into what history keeps.
+func statsFrom(s *inference.Summary) *history.Stats {
+	st := &history.Stats{
+		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason,
+		FinishReason: s.FinishReason, Error: s.Error,
+		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
+		TrimmedMessages: s.TrimmedMessages,
+		TTFTMillis:      s.TTFTMillis, TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
+	}
+	if st.TTFTMillis == 0 && s.TimeToFirstToken > 0 {
+		st.TTFTMillis = float64(s.TimeToFirstToken) / float64(time.Millisecond)
+	}
+	if st.Error == "" && s.Err != nil {
+		st.Error = s.Err.Error()
+	}
+	return st
+}
+
+func backendLabel(b string) string {
+	switch strings.ToLower(b) {
+	case "npu":
+		return "NPU"
+	case "cpu":
+		return "CPU"
+	case "remote":
+		return "Remote"
+	case "":
+		return ""
+	}
+	return strings.ToUpper(b)
+}
+
+func formatMillis(ms float64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%.0f ms", ms)
+	}
+	return fmt.Sprintf("%.2f s", ms/1000)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"edgechat/config"
+)
+
+// SettingsView shows a SettingsVM as a form with pickers, inline errors, Test and Save.
+type SettingsView struct {
+	binder
+	vm      *SettingsVM
+	win     fyne.Window
+	Save    *widget.Button
+	Close   *widget.Button
+	Content fyne.CanvasObject
+	entries map[string]*widget.Entry
+}
+
+// NewSettingsView builds the pane; onClose goes back to the chat.
+func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsView {
+	v := &SettingsView{vm: vm, win: win, entries: map[string]*widget.Entry{}}
+	form := container.NewVBox(
+		section("NPU route"),
+		v.form(
+			v.item("Model", "npu.model", v.pathRow("npu.model", true, true, "npu")),
+			v.item("Model file", "npu.model_file", v.entry("npu.model_file", "model variant inside onnx/ (empty = best available)")),
+			v.item("Execution provider", "npu.ep", v.epRow("npu.ep")),
+			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", "backend_path=QnnHtp.dll, htp_performance_mode=burst")),
+		),
+		v.testResult("npu"),
+		section("CPU route"),
+		v.form(
+			v.item("Model", "cpu.model", v.pathRow("cpu.model", true, true, "cpu")),
+			v.item("Model file", "cpu.model_file", v.entry("cpu.model_file", "model variant inside onnx/ (empty = best available)")),
+			v.item("Execution provider", "cpu.ep", v.epRow("cpu.ep")),
+			v.item("EP options", "cpu.ep_options", v.entry("cpu.ep_options", "key=value, key=value")),
+			v.item("Threads", "cpu.threads", v.entry("cpu.threads", "0 = all physical cores")),
+		),
+		v.testResult("cpu"),
+		section("Runtime"),
+		v.form(
+			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
+			v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
+		),
+		section("Generation"),
+		v.form(
+			v.item("Temperature", "temperature", v.entry("temperature", "0.6")),
+			v.item("Top-p", "top_p", v.entry("top_p", "0.95")),
+			v.item("Top-k", "top_k", v.entry("top_k", "20")),
+			v.item("Max tokens", "max_tokens", v.entry("max_tokens", "1024")),
+			v.item("Repetition penalty", "repetition_penalty", v.entry("repetition_penalty", "1.0")),
+			v.item("System prompt", "system_prompt", v.multiline("system_prompt")),
+			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
+		),
+		section("Remote server (optional)"),
+		v.form(
+			v.item("Base URL", "remote.base_url", v.entry("remote.base_url", "e.g. http://localhost:11434/v1 (any OpenAI-compatible server)")),
+			v.item("Model", "remote.model", v.entry("remote.model", "model name on that server (empty = its first)")),
+			v.item("API key", "remote.api_key", v.password("remote.api_key")),
+			widget.NewFormItem("Long prompts", widget.NewCheckWithData("Send prompts over the NPU limit here instead of the CPU", vm.RemoteLong)),
+		),
+		section("Local server"),
+		v.form(
+			widget.NewFormItem("Server", widget.NewCheckWithData("Serve this model to other apps (OpenAI-compatible API)", vm.ServerOn)),
+			v.item("Address", "server.addr", v.entry("server.addr", "127.0.0.1:8080 (loopback only unless you change it)")),
+			v.item("API key", "server.api_key", v.password("server.api_key")),
+		),
+		section("Appearance and data"),
+		v.form(
+			v.item("Theme", "theme", widget.NewSelectWithData(config.Themes, vm.Fields["theme"])),
+			v.item("Data folder", "data_dir", v.pathRow("data_dir", true, false, "")),
+		),
+	)
+
+	summary := widget.NewLabelWithData(vm.Summary)
+	summary.Wrapping = fyne.TextWrapWord
+	v.on(vm.Summary, func() {
+		s := get[string](vm.Summary)
+		summary.Importance = widget.DangerImportance
+		if s == "Saved." {
+			summary.Importance = widget.SuccessImportance
+		}
+		summary.Refresh()
+	})
+	v.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() { _ = vm.Save() })
+	v.Save.Importance = widget.HighImportance
+	v.Close = widget.NewButtonWithIcon("Back to chat", theme.NavigateBackIcon(), func() {
+		vm.Reset()
+		onClose()
+	})
+	title := widget.NewLabel("Settings")
+	title.TextStyle = fyne.TextStyle{Bold: true}
+	header := container.NewBorder(nil, nil, v.Close, nil, title)
+	footer := container.NewBorder(nil, nil, nil, v.Save, summary)
+	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, container.NewVScroll(container.NewPadded(form)))
+	return v
+}
+
+// testResult shows the Test button's progress and summary under the route it tested.
+func (v *SettingsView) testResult(route string) fyne.CanvasObject {
+	result := widget.NewLabelWithData(v.vm.Result)
+	result.Wrapping = fyne.TextWrapWord
+	result.TextStyle = fyne.TextStyle{Monospace: true}
+	progress := widget.NewProgressBarInfinite()
+	box := container.NewVBox(progress, result)
+	update := func() {
+		mine := get[string](v.vm.Tested) == route
+		showIf(box, mine && get[string](v.vm.Result) != "")
+		showIf(progress, mine && get[bool](v.vm.Testing))
+		if progress.Visible() {
+			progress.Start()
+		} else {
+			progress.Stop()
+		}
+	}
+	v.on(v.vm.Tested, update)
+	v.on(v.vm.Result, update)
+	v.on(v.vm.Testing, update)
+	return box
+}
+
+func section(title string) fyne.CanvasObject {
+	l := widget.NewLabel(title)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	l.SizeName = theme.SizeNameSubHeadingText
+	return l
+}
+
+func (v *SettingsView) form(items ...*widget.FormItem) fyne.CanvasObject {
+	return widget.NewForm(items...)
+}
+
+// item pairs a field's widget with its inline error label.
+func (v *SettingsView) item(label, key string, w fyne.CanvasObject) *widget.FormItem {
+	errLabel := widget.NewLabelWithData(v.vm.Errors[key])
+	errLabel.Wrapping = fyne.TextWrapWord
+	errLabel.Importance = widget.DangerImportance
+	errLabel.SizeName = theme.SizeNameCaptionText
+	v.on(v.vm.Errors[key], func() { showIf(errLabel, get[string](v.vm.Errors[key]) != "") })
+	box := container.NewVBox(w, errLabel)
+	if env := v.vm.Overridden[key]; env != "" {
+		note := widget.NewLabel("Set by " + env + " for this run: Save keeps the file's value while the variable is set.")
+		note.Wrapping = fyne.TextWrapWord
+		note.Importance = widget.WarningImportance
+		note.SizeName = theme.SizeNameCaptionText
+		box.Add(note)
+	}
+	return widget.NewFormItem(label, box)
+}
+
+func (v *SettingsView) entry(key, hint string) *widget.Entry {
+	e := widget.NewEntryWithData(v.vm.Fields[key])
+	e.Validator = nil // errors show inline, with what to do
+	e.SetPlaceHolder(hint)
+	v.entries[key] = e
+	return e
+}
+
+// password is an entry whose text is hidden, for API keys.
+func (v *SettingsView) password(key string) *widget.Entry {
+	e := v.entry(key, "")
+	e.Password = true
+	return e
+}
+
+func (v *SettingsView) multiline(key string) *widget.Entry {
+	e := widget.NewEntryWithData(v.vm.Fields[key])
+	e.Validator = nil
+	e.MultiLine, e.Wrapping = true, fyne.TextWrapWord
+	e.SetMinRowsVisible(3)
+	e.SetPlaceHolder("Optional instructions sent before every conversation")
+	v.entries[key] = e
+	return e
+}
+
+func (v *SettingsView) epRow(key string) fyne.CanvasObject {
+	e := widget.NewSelectEntry(config.EPs)
+	e.Bind(v.vm.Fields[key])
+	e.Validator = nil
+	return e
+}
+
+// pathRow is an entry with folder and/or file pickers and, for a route, a Test button.
+func (v *SettingsView) pathRow(key string, folder, file bool, route string) fyne.CanvasObject {
+	e := v.entry(key, "")
+	var buttons []fyne.CanvasObject
+	if folder {
+		buttons = append(buttons, widget.NewButtonWithIcon("Folder…", theme.FolderOpenIcon(), func() { v.pickFolder(key) }))
+	}
+	if file {
+		buttons = append(buttons, widget.NewButtonWithIcon("File…", theme.FileIcon(), func() { v.pickFile(key) }))
+	}
+	if route != "" {
+		test := widget.NewButtonWithIcon("Test", theme.MediaPlayIcon(), func() { v.vm.Test(route) })
+		v.on(v.vm.Testing, func() {
+			if get[bool](v.vm.Testing) {
+				test.Disable()
+			} else {
+				test.Enable()
+			}
+		})
+		buttons = append(buttons, test)
+	}
+	return container.NewBorder(nil, nil, nil, container.NewHBox(buttons...), e)
+}
+
+func (v *SettingsView) pickFolder(key string) {
+	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err == nil && u != nil {
+			_ = v.vm.Fields[key].Set(u.Path())
+		}
+	}, v.win)
+	startIn(d, get[string](v.vm.Fields[key]))
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+func (v *SettingsView) pickFile(key string) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err == nil && r != nil {
+			_ = v.vm.Fields[key].Set(r.URI().Path())
+			_ = r.Close()
+		}
+	}, v.win)
+	startIn(d, get[string](v.vm.Fields[key]))
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+// startIn opens a file dialog at the current value's folder, else the home folder.
+func startIn(d *dialog.FileDialog, current string) {
+	dir := current
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(current)
+	}
+	if fi, err := os.Stat(dir); current == "" || err != nil || !fi.IsDir() {
+		dir, _ = os.UserHomeDir()
+	}
+	if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+		d.SetLocation(l)
+	}
+}

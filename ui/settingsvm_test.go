@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/config"
+)
+
+type memSettings struct {
+	s     config.Settings
+	saved int
+	err   error
+}
+
+func (m *memSettings) Settings() config.Settings { return m.s }
+func (m *memSettings) Save(s config.Settings) error {
+	if m.err != nil {
+		return m.err
+	}
+	m.s, m.saved = s, m.saved+1
+	return nil
+}
+
+// fakeTester's behaviour is its test field.
+type fakeTester struct {
+	test func(ctx context.Context, r config.Route, ort string) (string, error)
+}
+
+func (f fakeTester) Test(ctx context.Context, r config.Route, ort string) (string, error) {
+	return f.test(ctx, r, ort)
+}
+
+// modelDir makes a folder that passes config.CheckModelPath.
+func modelDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "onnx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"tokenizer.json": "{}", "config.json": "{}", "onnx/model.onnx": "\x08\x07rest",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestSettingsVMValidate(t *testing.T) {
+	test.NewTempApp(t)
+	model := modelDir(t)
+	tests := []struct {
+		name  string
+		key   string
+		value string
+		want  string // substring of the field's error; "" = valid
+	}{
+		{"valid", "temperature", "0.7", ""},
+		{"comma decimal", "top_p", "0,9", ""},
+		{"not a number", "temperature", "warm", "enter a number, e.g. 0.6"},
+		{"out of range", "temperature", "3", "between 0 and 2"},
+		{"top-k not whole", "top_k", "2.5", "whole number"},
+		{"missing model folder", "npu.model", "/no/such/folder", "does not exist"},
+		{"folder without model", "npu.model", os.TempDir(), "ONNX"},
+		{"unknown EP", "cpu.ep", "cuda", "choose one of"},
+		{"bad options", "npu.ep_options", "backend_path", "key=value"},
+		{"missing ORT library", "ort_library", "/no/libonnxruntime.so", "does not exist"},
+		{"max tokens", "max_tokens", "0", "between 1 and 32768"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &memSettings{s: config.Defaults()}
+			st.s.CPU.Model = model
+			vm := NewSettingsVM(st, nil)
+			_ = vm.Fields[tt.key].Set(tt.value)
+			got := get[string](vm.Errors[tt.key])
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("error for %s=%q: %q, want %q", tt.key, tt.value, got, tt.want)
+			}
+			err := vm.Save()
+			if (err == nil) != (tt.want == "") {
+				t.Errorf("Save() = %v", err)
+			}
+			if tt.want != "" && st.saved != 0 {
+				t.Error("invalid settings were saved")
+			}
+		})
+	}
+}
+
+func TestSettingsVMSave(t *testing.T) {
+	test.NewTempApp(t)
+	st := &memSettings{s: config.Defaults()}
+	vm := NewSettingsVM(st, nil)
+	if vm.Validate() {
+		t.Fatal("settings with no model validated")
+	}
+	if got := get[string](vm.Errors["cpu.model"]); !strings.Contains(got, "choose a model folder") {
+		t.Errorf("no-model error = %q", got)
+	}
+	var applied config.Settings
+	vm.OnSaved = func(s config.Settings) { applied = s }
+	_ = vm.Fields["cpu.model"].Set(modelDir(t))
+	_ = vm.Fields["npu.ep_options"].Set("backend_path=QnnHtp.dll, htp_performance_mode=burst")
+	_ = vm.Fields["theme"].Set("dark")
+	_ = vm.Thinking.Set(false)
+	if err := vm.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if st.s.Theme != "dark" || st.s.Thinking || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" {
+		t.Errorf("saved %+v", st.s)
+	}
+	st.err = errors.New("disk full")
+	if err := vm.Save(); err == nil || !strings.Contains(get[string](vm.Summary), "disk full") {
+		t.Errorf("failed save: %v, summary %q", err, get[string](vm.Summary))
+	}
+}
+
+func TestSettingsVMTest(t *testing.T) {
+	test.NewTempApp(t)
+	model := modelDir(t)
+	st := &memSettings{s: config.Defaults()}
+	st.s.CPU.Model = model
+	var gotRoute config.Route
+	vm := NewSettingsVM(st, fakeTester{test: func(_ context.Context, r config.Route, _ string) (string, error) {
+		gotRoute = r
+		return "Qwen3 · 28 layers", nil
+	}})
+	vm.Test("cpu")
+	deadline := time.Now().Add(5 * time.Second)
+	for get[bool](vm.Testing) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := get[string](vm.Result); got != "Qwen3 · 28 layers" || gotRoute.Model != model {
+		t.Errorf("Test result %q for route %+v", got, gotRoute)
+	}
+	vm.Test("npu") // no NPU model: says what to do without calling the tester
+	if got := get[string](vm.Result); !strings.Contains(got, "NPU: choose the folder") {
+		t.Errorf("NPU test without a model = %q", got)
+	}
+}
+
+func TestWelcomeVM(t *testing.T) {
+	test.NewTempApp(t)
+	st := &memSettings{s: config.Defaults()}
+	vm := NewWelcomeVM(st)
+	ready := false
+	vm.OnReady = func(config.Settings) { ready = true }
+	if err := vm.UseModel(t.TempDir()); err == nil || get[string](vm.Error) == "" {
+		t.Errorf("an empty folder was accepted: %v", err)
+	}
+	model := modelDir(t)
+	if err := vm.UseModel(model); err != nil {
+		t.Fatal(err)
+	}
+	if !ready || st.s.CPU.Model != model || !HasModel(st.s) {
+		t.Errorf("model not saved: %+v", st.s.CPU)
+	}
+}
+
+type envSettings struct{ memSettings }
+
+func (*envSettings) Overridden() []string { return []string{"cpu.model", "temperature"} }
+
+func TestSettingsVMOverridden(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&envSettings{memSettings{s: config.Defaults()}}, nil)
+	want := map[string]string{"cpu.model": "EDGECHAT_CPU_MODEL", "temperature": "EDGECHAT_TEMPERATURE"}
+	if diff := cmp.Diff(want, vm.Overridden); diff != "" {
+		t.Errorf("Overridden (-want +got):\n%s", diff)
+	}
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	test.Tap(v.Save) // invalid (no model): the summary says what to do
+	if got := get[string](vm.Summary); !strings.Contains(got, "marked in red") {
+		t.Errorf("summary after Save = %q", got)
+	}
+}

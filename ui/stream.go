@@ -1,0 +1,183 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"edgechat/history"
+	"edgechat/inference"
+)
+
+// startReply asks the engine for a reply to the conversation and streams it into a new
+// assistant message. Called on the main goroutine with no reply in progress.
+func (vm *ChatVM) startReply() {
+	s := vm.deps.Settings()
+	saver := vm.saver
+	am := history.Message{ID: history.NewID(), Role: "assistant", Created: time.Now()}
+	var req inference.Request
+	if s.SystemPrompt != "" {
+		req.Messages = append(req.Messages, inference.Message{Role: "system", Content: s.SystemPrompt})
+	}
+	saver.Update(func(c *history.Conversation) {
+		for _, m := range c.Messages {
+			req.Messages = append(req.Messages, inference.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+		}
+		req.ConversationID = c.ID
+		c.Messages = append(c.Messages, am)
+	})
+	req.Thinking, _ = vm.Thinking.Get()
+	req.MaxTokens = s.MaxTokens
+	req.Sampling = inference.Sampling{
+		Temperature: &s.Temperature, TopP: &s.TopP, TopK: &s.TopK,
+		RepetitionPenalty: &s.RepetitionPenalty,
+	}
+
+	mvm := newMessageVM(am)
+	_ = mvm.Streaming.Set(true)
+	_ = mvm.ThinkingOpen.Set(true)
+	_ = mvm.Status.Set("Starting…")
+	_ = vm.Messages.Append(mvm)
+	_ = vm.Generating.Set(true)
+	_ = vm.Error.Set("")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	vm.mu.Lock()
+	vm.cancel, vm.done = cancel, done
+	vm.mu.Unlock()
+
+	ch, err := vm.deps.Engine.Generate(ctx, req)
+	if err != nil {
+		go func() {
+			defer close(done)
+			vm.finish(saver, mvm, &inference.Summary{FinishReason: inference.FinishError, Err: err}, done)
+		}()
+		return
+	}
+	go vm.consume(ch, saver, mvm, done)
+}
+
+// consume runs on the stream goroutine: it gathers events and flushes them to the message at
+// most once per FlushEvery, so the UI cost per second is bounded whatever the token rate.
+func (vm *ChatVM) consume(ch <-chan inference.Event, saver Autosaver, mvm *MessageVM, done chan struct{}) {
+	defer close(done)
+	tick := time.NewTicker(vm.FlushEvery)
+	defer tick.Stop()
+	var text, think strings.Builder
+	answering := false
+	flush := func() {
+		if think.Len() == 0 && text.Len() == 0 {
+			return
+		}
+		if think.Len() > 0 {
+			if th, _ := mvm.HasThinking.Get(); !th {
+				_ = mvm.HasThinking.Set(true)
+				_ = mvm.Status.Set("")
+			}
+			mvm.Thinking.Append(think.String())
+			think.Reset()
+		}
+		if text.Len() > 0 {
+			if !answering {
+				answering = true
+				_ = mvm.Status.Set("")
+				_ = mvm.ThinkingOpen.Set(false)
+			}
+			mvm.Answer.Append(text.String())
+			text.Reset()
+		}
+		saver.Update(func(c *history.Conversation) {
+			if m := findMessage(c, mvm.ID); m != nil {
+				m.Content, m.Thinking = mvm.Answer.Text(), mvm.Thinking.Text()
+			}
+		})
+		if vm.onFlush != nil {
+			vm.onFlush()
+		}
+	}
+	var sum *inference.Summary
+	for sum == nil {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				sum = &inference.Summary{FinishReason: inference.FinishCancelled}
+				break
+			}
+			switch ev.Kind {
+			case inference.EventText:
+				text.WriteString(ev.Text)
+			case inference.EventThinking:
+				think.WriteString(ev.Text)
+			case inference.EventStatus:
+				_ = mvm.Status.Set(ev.Text)
+			case inference.EventNotice:
+				flush()
+				mvm.addNote(ev.Text)
+			case inference.EventDone:
+				sum = ev.Done
+				if sum == nil {
+					sum = &inference.Summary{FinishReason: inference.FinishStop}
+				}
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+	flush()
+	vm.finish(saver, mvm, sum, done)
+}
+
+// finish closes a reply: settles its text, shows its footer and stores its statistics.
+// done identifies the reply: a late finish of an abandoned stream does not touch the next one.
+func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *inference.Summary, done chan struct{}) {
+	st := statsFrom(sum)
+	mvm.Thinking.Close()
+	mvm.Answer.Close()
+	_ = mvm.Status.Set("")
+	if sum.FinishReason == inference.FinishError {
+		st.Error = actionableError(st.Error)
+	}
+	mvm.showStats(st)
+	_ = mvm.Streaming.Set(false)
+	saver.Update(func(c *history.Conversation) {
+		if m := findMessage(c, mvm.ID); m != nil {
+			m.Content, m.Thinking, m.Stats = mvm.Answer.Text(), mvm.Thinking.Text(), st
+		}
+		c.Updated = time.Now()
+	})
+	vm.mu.Lock()
+	current := vm.done == done
+	cancel := vm.cancel
+	if current {
+		vm.cancel = nil
+	}
+	vm.mu.Unlock()
+	if current {
+		if cancel != nil {
+			cancel() // release the context
+		}
+		_ = vm.Generating.Set(false)
+	}
+	vm.listChanged()
+}
+
+func findMessage(c *history.Conversation, id string) *history.Message {
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].ID == id {
+			return &c.Messages[i]
+		}
+	}
+	return nil
+}
+
+// actionableError makes sure an engine error tells the user where to look.
+func actionableError(msg string) string {
+	if msg == "" {
+		return "The model stopped with an error — open Settings and press Test to check the model."
+	}
+	if strings.Contains(strings.ToLower(msg), "settings") {
+		return msg
+	}
+	return msg + " — open Settings (Ctrl+,) and press Test to check the model."
+}

@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"edgechat/config"
+)
+
+// HasModel reports whether s names a model for at least one route.
+func HasModel(s config.Settings) bool { return s.CPU.Model != "" || s.NPU.Model != "" }
+
+// WelcomeVM is the first-run page: it takes a model folder, checks it and saves it as the
+// CPU route's model.
+type WelcomeVM struct {
+	Error binding.String
+	// OnReady is called after a usable model was saved.
+	OnReady func(config.Settings)
+	store   SettingsStore
+}
+
+// NewWelcomeVM returns the first-run view model.
+func NewWelcomeVM(store SettingsStore) *WelcomeVM {
+	return &WelcomeVM{Error: binding.NewString(), store: store}
+}
+
+// UseModel checks the folder (or .onnx file) and saves it as the CPU model.
+func (vm *WelcomeVM) UseModel(path string) error {
+	if err := config.CheckModelPath(path); err != nil {
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	s := vm.store.Settings()
+	s.CPU.Model = path
+	if s.CPU.EP == "" {
+		s.CPU.EP = "cpu"
+	}
+	if err := vm.store.Save(s); err != nil {
+		err = fmt.Errorf("could not save the settings: %w — check that the settings folder is writable", err)
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	_ = vm.Error.Set("")
+	if vm.OnReady != nil {
+		vm.OnReady(s)
+	}
+	return nil
+}
+
+const welcomeText = `## Welcome to EdgeChat
+
+EdgeChat runs **Qwen3-0.6B** on this PC — on the NPU when there is one, otherwise on the CPU.
+Nothing you type leaves the machine. First it needs a model:
+
+**For the CPU:** a Qwen3-0.6B ONNX export, for example the *onnx-community/Qwen3-0.6B-ONNX*
+folder from Hugging Face. The folder must hold *config.json*, *tokenizer.json* and
+*onnx/model.onnx*.
+
+**For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the Windows ML
+toolkit, then choose the folder it writes:`
+
+// WelcomeView shows what to download and offers the folder picker.
+type WelcomeView struct {
+	Choose   *widget.Button
+	Settings *widget.Button
+	Content  fyne.CanvasObject
+}
+
+// NewWelcomeView builds the page; onSettings opens the settings pane.
+func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeView {
+	v := &WelcomeView{}
+	intro := widget.NewRichTextFromMarkdown(welcomeText)
+	intro.Wrapping = fyne.TextWrapWord
+	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu"})
+	errLabel := widget.NewLabelWithData(vm.Error)
+	errLabel.Wrapping = fyne.TextWrapWord
+	errLabel.Importance = widget.DangerImportance
+	vm.Error.AddListener(binding.NewDataListener(func() { showIf(errLabel, get[string](vm.Error) != "") }))
+
+	v.Choose = widget.NewButtonWithIcon("Choose model folder…", theme.FolderOpenIcon(), func() {
+		d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+			if err == nil && u != nil {
+				_ = vm.UseModel(u.Path())
+			}
+		}, win)
+		startIn(d, "")
+		d.Resize(fyne.NewSize(760, 520))
+		d.Show()
+	})
+	v.Choose.Importance = widget.HighImportance
+	v.Settings = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), onSettings)
+	buttons := container.NewHBox(v.Choose, v.Settings)
+	body := container.NewVBox(intro, cmd, widget.NewLabel("Then choose the model folder:"), buttons, errLabel)
+	v.Content = container.NewVScroll(container.New(column{max: 680}, container.NewPadded(body)))
+	return v
+}
+
+// column lays out one object at most max wide, centred, as tall as the space it gets.
+type column struct{ max float32 }
+
+func (c column) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	if len(objs) == 0 {
+		return fyne.Size{}
+	}
+	return objs[0].MinSize()
+}
+
+func (c column) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		w := min(size.Width, c.max)
+		o.Resize(fyne.NewSize(w, max(size.Height, o.MinSize().Height)))
+		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+	}
+}
