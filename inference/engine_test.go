@@ -185,6 +185,9 @@ func TestCancelMidDecode(t *testing.T) {
 	if sum == nil || sum.FinishReason != FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}
+	if sum.GeneratedTokens < 3 || len(sum.IDs) != sum.GeneratedTokens {
+		t.Fatalf("a stopped reply must keep its counts: %d generated, %d ids", sum.GeneratedTokens, len(sum.IDs))
+	}
 	e.Close()
 }
 
@@ -295,5 +298,30 @@ func TestBadModelFolders(t *testing.T) {
 	}
 	if _, err := LoadModel(tiny, LoadOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCloseCancelsReplyInFlight(t *testing.T) {
+	e := newTestEngine(t, tinyModel(t), nil)
+	ch, err := e.Generate(context.Background(), greedy("Write forever", 1_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range ch {
+		if ev.Kind == EventText || ev.Kind == EventThinking {
+			break
+		}
+	}
+	closed := make(chan struct{})
+	go func() { e.Close(); close(closed) }()
+	var sum *Summary
+	for ev := range ch {
+		if ev.Kind == EventDone {
+			sum = ev.Done
+		}
+	}
+	<-closed
+	if sum == nil || sum.FinishReason != FinishCancelled {
+		t.Fatalf("summary %+v", sum)
 	}
 }

@@ -105,13 +105,11 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 			break // no more tokens wanted: the last one needs no forward pass
 		}
 		if logits, err = m.dec.Forward([]int{id}, run); err != nil {
-			m.dec.Truncate(len(history) - 1)
-			out.flush()
-			return fail(err)
+			break // a failed run leaves the cache as it was; the summary reports err below
 		}
 	}
 	out.flush()
-	if sum.FinishReason == FinishStop || sum.FinishReason == FinishLength {
+	if err == nil && (sum.FinishReason == FinishStop || sum.FinishReason == FinishLength) {
 		reply := Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
 		m.nextTurn = &nextTurn{history: append(slices.Clone(msgs), reply), thinking: req.Thinking}
 	}
@@ -120,6 +118,9 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
 	}
 	sum.TTFTMillis = float64(sum.TimeToFirstToken.Microseconds()) / 1000
+	if err != nil {
+		return fail(err) // keeps the counts of what was generated before the failure
+	}
 	return sum
 }
 

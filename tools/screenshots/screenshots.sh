@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # screenshots.sh drives the real EdgeChat window under Xvfb and saves PNGs of the welcome page,
-# a chat with a streamed reply and its thinking, and the settings pane with a validation error.
-# It uses a generated tiny model (tools/mkmodel) and a throw-away settings file and data folder.
+# a chat with a streamed reply and a saved reply's thinking, and the settings pane with a
+# validation error. Replies come from the real engine running a generated tiny model
+# (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual gibberish).
+# A random model never thinks, so the chat's data folder is seeded with one saved earlier turn
+# (tools/screenshots/seed) whose thinking section the screenshots unfold. Settings and data live
+# in a throw-away folder.
 #
 # Usage: tools/screenshots/screenshots.sh [OUT_DIR]        (default build/screenshots)
-# Env:   ENGINE_FLAGS  extra flags for the app (default --demo-engine until the real engine is
-#                      wired into engine.go; set ENGINE_FLAGS= to use the real one)
+# Env:   ENGINE_FLAGS  extra flags for the app, e.g. ENGINE_FLAGS=--demo-engine for the canned
+#                      UI-only engine (default: none, the real engine)
 #        KEEP=1        keep the temporary folder (settings, data, logs) for debugging
 set -euo pipefail
 
 OUT="${1:-build/screenshots}"
-ENGINE_FLAGS="${ENGINE_FLAGS---demo-engine}"
+ENGINE_FLAGS="${ENGINE_FLAGS:-}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 export LANG="${LANG:-en_US.UTF-8}"
 [ "$LANG" = "C.UTF-8" ] && export LANG=en_US.UTF-8
@@ -27,6 +31,7 @@ if [ "${1:-}" != "--inside" ]; then
   echo "screenshots: building the app and a generated model in $WORK" >&2
   go build -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
+  for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inside "$WORK" "$OUT"
@@ -38,13 +43,19 @@ fi
 WORK="$2"; OUT="$3"
 APP_PID=""
 
-# start CONFIG: runs the app on a fresh data folder and waits for its window.
+W=1280 H=800 # the window is resized to the whole screen (no window manager: it sits at 0,0)
+
+# start CONFIG [DATA]: runs the app with CONFIG on the data folder $WORK/data-DATA (default: the
+# config's name; seeded for the chats) and waits for its window.
 start() {
-  "$WORK/edgechat" --config "$1" --data-dir "$WORK/data-$(basename "$1" .yaml)" $ENGINE_FLAGS \
-    >"$WORK/app-$(basename "$1" .yaml).log" 2>&1 &
+  local name; name="$(basename "$1" .yaml)"
+  "$WORK/edgechat" --config "$1" --data-dir "$WORK/data-${2:-$name}" $ENGINE_FLAGS \
+    >"$WORK/app-$name.log" 2>&1 &
   APP_PID=$!
   WID="$(timeout 30 xdotool search --sync --name '^EdgeChat$' | head -1)" || die "the window did not open; see $WORK/*.log"
   sleep 2 # first frames, fonts
+  xdotool windowsize "$WID" "$W" "$H"
+  sleep 0.5
 }
 
 stop() {
@@ -54,8 +65,38 @@ stop() {
 
 shot() { import -window "$WID" "$OUT/$1.png"; echo "screenshots: $OUT/$1.png" >&2; }
 
-# click X Y: window coordinates (no window manager, so the window sits at 0,0).
+# click X Y: window coordinates.
 click() { xdotool mousemove "$1" "$2" click 1; sleep 0.4; }
+
+# wheel_down X Y N: N notches of the mouse wheel over X Y (not over a code block: its
+# horizontal scroller takes the wheel).
+wheel_down() {
+  xdotool mousemove "$1" "$2"; sleep 0.2
+  for _ in $(seq "$3"); do xdotool click 5; sleep 0.05; done
+  sleep 0.5
+}
+
+# wait_reply DATA: waits until the conversation in $WORK/data-DATA holds a second finished reply
+# (the autosaver writes it, with its stats, within a second of the end).
+wait_reply() {
+  for _ in $(seq 120); do
+    [ "$(cat "$WORK/data-$1"/*.json | grep -o '"tokens_per_sec"' | wc -l)" -ge 2 ] && return 0
+    sleep 0.25
+  done
+  die "the reply did not finish in 30 s; see $WORK/app-chat-$1.log"
+}
+
+# chat_config NAME MAX_TOKENS: settings for a chat on the generated model. The repetition
+# penalty keeps the random model from repeating one token for lines.
+chat_config() {
+  printf 'cpu:\n  model: %s\ntheme: light\nmax_tokens: %d\nrepetition_penalty: 1.3\n' \
+    "$WORK/model" "$2" >"$WORK/$1.yaml"
+}
+
+FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
+THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
+COMPOSER="760 750"
+QUESTION="Can you show the same with bufio.Reader?"
 
 # 1. First run: no model configured opens the welcome page.
 : >"$WORK/welcome.yaml"
@@ -63,27 +104,48 @@ start "$WORK/welcome.yaml"
 shot 01-welcome
 stop
 
-# 2. A chat: type a question, Enter, screenshot while the thinking streams and once done,
-#    with the thinking section unfolded.
-printf 'cpu:\n  model: %s\ntheme: light\n' "$WORK/model" >"$WORK/chat.yaml"
-start "$WORK/chat.yaml"
-xdotool type --delay 15 "How does EdgeChat use the NPU?"
+# 2. Open the seeded conversation, ask a follow-up and take the screenshot while the real
+#    engine streams (~200 tokens/s here: max_tokens is high so it is still going).
+chat_config chat-stream 1500
+start "$WORK/chat-stream.yaml" stream
+click $FIRST_ROW
+sleep 0.6
+xdotool type --delay 15 "$QUESTION"
 xdotool key Return
-sleep 1.1 # the model is thinking
+sleep 2 # the model loads (~0.2 s) and streams (the first frames lag behind under load)
 shot 02-chat-streaming
-sleep 7 # the reply finishes (the demo engine streams ~40 tokens/s)
-click 360 141 # the "Thinking" header under the question
+xdotool key Escape # stop the reply before closing the app
+sleep 0.5
+stop
+
+# 3. The same with a short reply: unfold the saved reply's thinking first, then ask; once the
+#    reply ends, scroll to the end so that its footer (CPU badge, tokens/s) shows too (the
+#    view follows the text while it streams but not the footer that appears at the end).
+chat_config chat-done 32
+start "$WORK/chat-done.yaml" done
+click $FIRST_ROW
+sleep 0.6
+click $THINKING
+click $COMPOSER
+xdotool type --delay 15 "$QUESTION"
+xdotool key Return
+wait_reply done
+sleep 0.5
+wheel_down 800 580 10
+xdotool mousemove $COMPOSER # no hover tooltips in the picture
+sleep 0.3
 shot 03-chat-thinking
 stop
 
-# 3. Settings with a validation error (the NPU model folder does not exist), then Test on the
+# 4. Settings with a validation error (the NPU model folder does not exist), then Test on the
 #    CPU route's generated model.
 printf 'cpu:\n  model: %s\nnpu:\n  model: %s\n' "$WORK/model" "$WORK/no-such-npu-model" >"$WORK/settings.yaml"
 start "$WORK/settings.yaml"
 xdotool key ctrl+comma
 sleep 1.5
 shot 04-settings-error
-click 1057 374 # the CPU route's Test button: inspects the generated model
-sleep 2
+click 1238 374 # the CPU route's Test button: loads the generated model (~1 s)
+xdotool mousemove $COMPOSER
+sleep 3
 shot 05-settings-test
 stop
