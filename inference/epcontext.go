@@ -61,4 +61,3 @@ func sharedContext(a, b *onnxproto.ModelInfo) bool {
 	}
 	return false
 }
-
