@@ -27,9 +27,15 @@ vet:
 	$(GO) vet -tags hftokenizers ./inference/tokenizer/...
 	@test -z "$$(gofmt -l . | grep -v '^build/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^build/'; exit 1; }
 
-# The whole suite: vet, unit and integration tests on real ONNX Runtime sessions, short fuzzing.
+# Packages whose goroutines and channels are checked with the race detector on every run (the
+# ONNX Runtime-heavy packages take minutes under -race: run `go test -race ./...` before a release).
+RACE_PKGS := ./ui/... ./server/... ./inference/remote/... ./inference/think/... ./history/... ./config/...
+
+# The whole suite: vet, unit and integration tests on real ONNX Runtime sessions, the race
+# detector on the concurrent packages, short fuzzing.
 test: setup vet
 	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 $(RACE_PKGS)
 	@$(MAKE) --no-print-directory fuzz
 
 fuzz:
