@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	ort "github.com/yalue/onnxruntime_go"
+
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
 	"edgechat/internal/paths"
@@ -62,6 +64,9 @@ func runSys(env Env) error {
 // checkProviders lists what the library reports and tries to really append each provider
 // EdgeChat uses (a listed provider may still lack its own libraries or device).
 func checkProviders() []ortenv.ProviderCheck {
+	// ONNX Runtime logs each refused provider as an error; the table says it better.
+	_ = ort.SetEnvironmentLogLevel(ort.LoggingLevelFatal)
+	defer ort.SetEnvironmentLogLevel(ort.LoggingLevelWarning)
 	listed, _ := ortenv.Providers()
 	seen := map[string]bool{}
 	var out []ortenv.ProviderCheck

@@ -188,7 +188,9 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 		r.Static = io.SeqLen > 0 && io.MaxCache > 0
 		p, _ := findIO(info.Inputs, io.Past[0].Key)
 		r.KVShape = shapeString(p.Dims)
-		if r.Static && r.ContextLength == 0 {
+		if r.Static && f.Layout == models.LayoutComposite {
+			// The composite's cache is a window of M rows that slides; M is what one
+			// prompt may hold.
 			r.ContextLength = io.MaxCache
 		}
 	}

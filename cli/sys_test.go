@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"edgechat/internal/testenv"
+)
+
+func runJSON(t *testing.T, args []string, v any) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := Run(args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out.String())
+	}
+}
+
+func TestSysJSON(t *testing.T) {
+	var r sysReport
+	runJSON(t, []string{"sys", "--json", "--ort-lib", testenv.ORTLibrary(t)}, &r)
+	if r.ORTVersion != "1.30.0" || r.PhysicalCore < 1 {
+		t.Fatalf("report %+v", r)
+	}
+	byName := map[string]bool{}
+	for _, p := range r.Providers {
+		byName[p.Name] = p.Appends
+	}
+	if !byName["CPU"] || byName["QNN"] {
+		t.Fatalf("providers %+v: want CPU usable and QNN not (no QNN in this build)", r.Providers)
+	}
+}
+
+func TestInspectJSON(t *testing.T) {
+	model := writeTinyModel(t)
+	var r map[string]any
+	runJSON(t, []string{"inspect", "--model", model, "--json"}, &r)
+	if r["layout_letter"] != "A" || r["layers"].(float64) != 2 || r["static"] != false {
+		t.Fatalf("report %v", r)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	var r map[string]any
+	runJSON(t, []string{"bench", "--model", model, "--ort-lib", lib, "--seq-len", "32", "--iterations", "3", "--warmup", "1", "--decode-tokens", "4", "--json", "--plot", t.TempDir() + "/h.png"}, &r)
+	for _, k := range []string{"mean_ms", "std_ms", "p50_ms", "p95_ms", "samples_per_s", "ttft_ms", "decode_tokens_per_s"} {
+		if v, ok := r[k].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v", k, r[k])
+		}
+	}
+}
