@@ -71,6 +71,18 @@ func newSessionOptions(ep EP) (*ort.SessionOptions, error) {
 		o.Destroy()
 		return nil, fmt.Errorf("set %d threads: %w", threads, err)
 	}
+	// Options named "session.*" are ONNX Runtime session settings, whatever the provider
+	// (e.g. session.disable_prepacking=1 trades speed for memory); the rest go to the provider.
+	provider := map[string]string{}
+	for k, v := range ep.Options {
+		if !strings.HasPrefix(k, "session.") {
+			provider[k] = v
+		} else if err := o.AddSessionConfigEntry(k, v); err != nil {
+			o.Destroy()
+			return nil, fmt.Errorf("session option %s=%s: %w", k, v, err)
+		}
+	}
+	ep.Options = provider
 	if err := appendProvider(o, ep); err != nil {
 		o.Destroy()
 		return nil, err

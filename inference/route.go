@@ -81,7 +81,17 @@ func (r *route) loop(closed <-chan struct{}) {
 			return
 		case j := <-r.jobs:
 			r.pending.Add(-1)
+			ctx, cancel := context.WithCancel(j.ctx)
+			go func() {
+				select {
+				case <-closed: // the engine is closing: stop the reply in flight
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			j.ctx = ctx
 			j.result <- r.serve(j)
+			cancel()
 			if r.model != nil {
 				r.warming.Store(true)
 				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 })

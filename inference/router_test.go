@@ -75,3 +75,12 @@ func TestSingleCPURouteHasNoLimit(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+func TestSessionOptionsPassThrough(t *testing.T) {
+	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) {
+		rc.EP.Options = map[string]string{"session.disable_prepacking": "1"}
+	})
+	if _, s := collect(t, e, context.Background(), greedy("Hi", 3)); s.FinishReason == FinishError {
+		t.Fatal(s.Err)
+	}
+}
