@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/viper"
+
+	"edgechat/internal/atomicfile"
 )
 
 // Store holds the settings file, the environment overrides in effect and the resulting
@@ -194,43 +195,13 @@ func (s *Store) Save(st Settings) error {
 	return nil
 }
 
-// writeFileAtomic replaces path with data so that a crash leaves either the old or the new
-// file: write a temporary file in the same folder, fsync it, rename it over path, fsync the
-// folder. The file is private to the user (0600): it may hold API keys.
+// writeFileAtomic replaces path with data, creating its folder (the file is 0600: it may
+// hold API keys).
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: Windows cannot sync a folder, and the rename is already done
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(path, data, nil)
 }
 
 // FileFromArgs takes --config FILE (or -config, --config=FILE) out of args and returns the file

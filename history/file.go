@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"edgechat/internal/atomicfile"
 )
 
 // fileVersion is written into every file so that a later format can still read old ones.
@@ -161,50 +163,16 @@ func checkEnd(f *os.File) error {
 	return err
 }
 
-// writeAtomic replaces path with data so that a crash leaves the old file or the new one, never
-// a mix: temporary file in the same folder, fsync, rename over path, fsync the folder.
-// beforeRename, when set (tests), runs between the fsync and the rename.
+// writeAtomic replaces path with data (see atomicfile.Write).
 func writeAtomic(path string, data []byte, beforeRename func(tmp string) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tmpMarker+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if beforeRename != nil {
-		if err := beforeRename(tmp); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return atomicfile.Write(path, data, beforeRename)
 }
 
 // tmpMarker separates a conversation file name from the random suffix of its temporary file.
-const tmpMarker = ".tmp-"
+const tmpMarker = atomicfile.TempMarker
 
-// syncDir makes a rename durable. Best effort: Windows cannot fsync a folder.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+// syncDir makes a rename durable (best effort).
+func syncDir(dir string) { atomicfile.SyncDir(dir) }
 
 // moveAside renames path to path+suffix (then path+suffix.1, .2 …), never replacing a file.
 func moveAside(path, suffix string) (string, error) {

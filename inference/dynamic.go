@@ -161,8 +161,11 @@ func (d *dynamicDecoder) step(ids []int, run *ort.RunOptions) ([]float32, error)
 }
 
 // release destroys the per-run tensor wrappers (the buffers they wrap are kept).
-func (d *dynamicDecoder) release() {
-	for _, list := range [][]ort.Value{d.inputs, d.outputs} {
+func (d *dynamicDecoder) release() { destroyAll(d.inputs, d.outputs) }
+
+// destroyAll destroys the tensor wrappers in the lists and clears them.
+func destroyAll(lists ...[]ort.Value) {
+	for _, list := range lists {
 		for i, v := range list {
 			if v != nil {
 				v.Destroy()

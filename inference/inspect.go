@@ -174,15 +174,7 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is a compiled EPContext graph: it needs a QNN-enabled ONNX Runtime (Settings → ONNX Runtime library)", role))
 	}
-	names := map[string]string{}
-	if f.GenAI != nil {
-		for k, v := range f.GenAI.Model.Decoder.Inputs {
-			names[k] = v
-		}
-		for k, v := range f.GenAI.Model.Decoder.Outputs {
-			names[k] = v
-		}
-	}
+	names := genaiNames(f)
 	if io, err := describeDecoder(role, info.Inputs, info.Outputs, names); err == nil && r.Layers == 0 {
 		r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.Vocab = io.Layers(), io.KVHeads, io.HeadDim, io.KVType, io.Vocab
 		r.Static = io.SeqLen > 0 && io.MaxCache > 0

@@ -141,15 +141,7 @@ func loadDynamic(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Model, err)
 	}
-	names := map[string]string{}
-	if f.GenAI != nil {
-		for k, v := range f.GenAI.Model.Decoder.Inputs {
-			names[k] = v
-		}
-		for k, v := range f.GenAI.Model.Decoder.Outputs {
-			names[k] = v
-		}
-	}
+	names := genaiNames(f)
 	io, err := describeDecoder(f.Model, info.Inputs, info.Outputs, names)
 	if err != nil {
 		return nil, err
@@ -189,6 +181,21 @@ func loadStatic(f *models.Folder, ep EP) (decoder, error) {
 	}
 	defer opts.Destroy()
 	return newStaticDecoder(f.Prefill, ios[0], f.Gen, ios[1], opts)
+}
+
+// genaiNames maps genai_config.json's input and output roles ("input_ids", "past_key_names"…)
+// to the graph's names; empty for folders without that file.
+func genaiNames(f *models.Folder) map[string]string {
+	names := map[string]string{}
+	if f.GenAI != nil {
+		for k, v := range f.GenAI.Model.Decoder.Inputs {
+			names[k] = v
+		}
+		for k, v := range f.GenAI.Model.Decoder.Outputs {
+			names[k] = v
+		}
+	}
+	return names
 }
 
 // Close releases the model's sessions.

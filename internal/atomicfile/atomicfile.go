@@ -1,0 +1,54 @@
+// Package atomicfile replaces files so that a crash leaves either the old or the new version,
+// never a mix — for settings and conversations, which must never be lost.
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// TempMarker separates a file's name from the random suffix of its temporary file
+// (".NAME.tmp-123"); a reader that finds such a file knows a write was interrupted.
+const TempMarker = ".tmp-"
+
+// Write replaces path with data: it writes a temporary file in the same folder (mode 0600),
+// fsyncs it, renames it over path and fsyncs the folder. beforeRename, when set (tests), runs
+// between the fsync and the rename, with the temporary file's path.
+func Write(path string, data []byte, beforeRename func(tmp string) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+TempMarker+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if beforeRename != nil {
+		if err := beforeRename(tmp); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	SyncDir(dir)
+	return nil
+}
+
+// SyncDir makes renames in dir durable. Best effort: Windows cannot fsync a folder.
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
