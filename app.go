@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2/app"
 
+	"edgechat/assets"
 	"edgechat/config"
 	"edgechat/history"
 	"edgechat/inference"
@@ -56,7 +57,9 @@ func runApp(args []string) int {
 	if p := srv.apply(settings.Settings(), engine); p != "" {
 		problems = append(problems, p)
 	}
-	w := ui.New(app.NewWithID("io.edgechat.app"), ui.Deps{
+	a := app.NewWithID("io.edgechat.app")
+	a.SetIcon(assets.Icon)
+	w := ui.New(a, ui.Deps{
 		Engine:   engine,
 		Tester:   newTester(),
 		Settings: settings,

@@ -18,28 +18,36 @@ type bubble struct {
 	answer  *docView
 	think   *docView
 	content fyne.CanvasObject
+	onGrow  func()
 
 	thinkToggle *widget.Button
 	thinkBody   fyne.CanvasObject
 	status      *fyne.Container
+	statusLabel *widget.Label
+	errLabel    *widget.Label
+	notes       *widget.Label
+	footer      fyne.CanvasObject
 	details     *widget.Label
 	copyBtn     *widget.Button
 }
 
-// newBubble builds the bubble; onGrow is called whenever its text grows (to follow a stream).
-func newBubble(m *MessageVM, onGrow func()) *bubble {
+// newBubble builds the bubble in the current state of m. onGrow is called whenever it
+// changes size afterwards (text streams in, the footer appears) to follow the transcript;
+// wheel is the transcript's scroller (see newCodeBlock).
+func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	b := &bubble{msg: m}
-	b.answer = newDocView(m.Answer, false, onGrow)
+	b.answer = newDocView(m.Answer, false, onGrow, wheel)
 	b.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
 		fyne.CurrentApp().Clipboard().SetContent(m.Text())
 	})
 	b.copyBtn.Importance = widget.LowImportance
 	if m.Role == "user" {
 		b.content = b.userLayout()
-		return b
+	} else {
+		b.think = newDocView(m.Thinking, true, onGrow, wheel)
+		b.content = b.assistantLayout()
 	}
-	b.think = newDocView(m.Thinking, true, onGrow)
-	b.content = b.assistantLayout()
+	b.onGrow = onGrow // set last: the listeners' first calls build the bubble, they do not grow it
 	return b
 }
 
@@ -64,18 +72,18 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 	line.min = fyne.NewSize(3, 1)
 	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.think.box)
 	thinkSection := container.NewVBox(b.thinkToggle, b.thinkBody)
-	b.on(m.HasThinking, func() { showIf(thinkSection, get[bool](m.HasThinking)) })
+	b.on(m.HasThinking, func() { b.show(thinkSection, get[bool](m.HasThinking)) })
 	b.on(m.ThinkingOpen, b.thinkingOpenChanged)
 	b.on(m.Streaming, b.thinkingOpenChanged)
 
 	// Progress before the first token ("Loading model…").
-	statusLabel := widget.NewLabelWithData(m.Status)
-	statusLabel.TextStyle = fyne.TextStyle{Italic: true}
+	b.statusLabel = b.label(m.Status)
+	b.statusLabel.TextStyle = fyne.TextStyle{Italic: true}
 	bar := widget.NewProgressBarInfinite()
-	b.status = container.NewBorder(nil, nil, nil, nil, container.NewVBox(statusLabel, bar))
+	b.status = container.NewBorder(nil, nil, nil, nil, container.NewVBox(b.statusLabel, bar))
 	b.on(m.Status, func() {
 		s := get[string](m.Status)
-		showIf(b.status, s != "")
+		b.show(b.status, s != "")
 		if s == "" {
 			bar.Stop()
 		} else {
@@ -83,42 +91,53 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 		}
 	})
 
-	errLabel := widget.NewLabelWithData(m.Error)
-	errLabel.Wrapping = fyne.TextWrapWord
-	errLabel.Importance = widget.DangerImportance
-	b.on(m.Error, func() { showIf(errLabel, get[string](m.Error) != "") })
+	b.errLabel = b.label(m.Error)
+	b.errLabel.Wrapping = fyne.TextWrapWord
+	b.errLabel.Importance = widget.DangerImportance
+	b.on(m.Error, func() { b.show(b.errLabel, get[string](m.Error) != "") })
 
-	notes := widget.NewLabelWithData(m.Notes)
-	notes.Wrapping = fyne.TextWrapWord
-	notes.Importance = widget.WarningImportance
-	notes.SizeName = theme.SizeNameCaptionText
-	b.on(m.Notes, func() { showIf(notes, get[string](m.Notes) != "") })
+	b.notes = b.label(m.Notes)
+	b.notes.Wrapping = fyne.TextWrapWord
+	b.notes.Importance = widget.WarningImportance
+	b.notes.SizeName = theme.SizeNameCaptionText
+	b.on(m.Notes, func() { b.show(b.notes, get[string](m.Notes) != "") })
 
-	footer := b.footer()
-	b.on(m.Streaming, func() { showIf(footer, !get[bool](m.Streaming)) })
-	return container.NewVBox(thinkSection, b.status, b.answer.box, errLabel, notes, footer, b.details)
+	b.footer = b.footerRow()
+	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
+	return container.NewVBox(thinkSection, b.status, b.answer.box, b.errLabel, b.notes, b.footer, b.details)
 }
 
-// footer: backend badge, speed and tokens; the info button shows the details.
-func (b *bubble) footer() fyne.CanvasObject {
+// footerRow: backend badge, speed and tokens; the info button shows the details.
+func (b *bubble) footerRow() fyne.CanvasObject {
 	m := b.msg
 	badge := newBadge()
 	b.on(m.Backend, func() { badge.set(get[string](m.Backend)) })
-	stats := widget.NewLabelWithData(m.Footer)
+	stats := b.label(m.Footer)
 	stats.SizeName = theme.SizeNameCaptionText
-	b.details = widget.NewLabelWithData(m.Details)
+	b.details = b.label(m.Details)
 	b.details.SizeName = theme.SizeNameCaptionText
 	b.details.Wrapping = fyne.TextWrapWord
 	b.details.Hide()
-	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { showIf(b.details, !b.details.Visible()) })
+	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { b.show(b.details, !b.details.Visible()) })
 	info.Importance = widget.LowImportance
 	tip := func() string { return get[string](m.Details) }
 	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, b.copyBtn)
 }
 
+// show shows or hides a part; once the bubble is built, a change re-follows the transcript.
+func (b *bubble) show(o fyne.CanvasObject, visible bool) {
+	if o.Visible() == visible {
+		return
+	}
+	showIf(o, visible)
+	if b.onGrow != nil {
+		b.onGrow()
+	}
+}
+
 func (b *bubble) thinkingOpenChanged() {
 	open := get[bool](b.msg.ThinkingOpen)
-	showIf(b.thinkBody, open)
+	b.show(b.thinkBody, open)
 	label := "Thinking"
 	if get[bool](b.msg.Streaming) && b.msg.Answer.Text() == "" {
 		label = "Thinking…"

@@ -38,12 +38,12 @@ type ChatView struct {
 func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	v := &ChatView{vm: vm, win: win, bubbles: map[*MessageVM]*bubble{}, follow: true}
 	v.list = container.NewVBox()
-	v.scroll = container.NewVScroll(container.NewPadded(v.list))
+	v.scroll = container.NewVScroll(container.New(transcriptLayout{v}, v.list))
 	v.scroll.OnScrolled = func(p fyne.Position) {
 		v.follow = p.Y >= v.list.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-8
 	}
 
-	title := widget.NewLabelWithData(vm.Title)
+	title := v.label(vm.Title)
 	title.TextStyle = fyne.TextStyle{Bold: true}
 	title.Truncation = fyne.TextTruncateEllipsis
 	think := widget.NewCheckWithData("Thinking", vm.Thinking)
@@ -51,7 +51,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	v.Settings = widget.NewButtonWithIcon("", theme.SettingsIcon(), onSettings)
 	header := container.NewBorder(nil, nil, nil, container.NewHBox(think, v.Export, v.Settings), title)
 
-	banner := widget.NewLabelWithData(vm.Error)
+	banner := v.label(vm.Error)
 	banner.Wrapping = fyne.TextWrapWord
 	banner.Importance = widget.DangerImportance
 	v.on(vm.Error, func() { showIf(banner, get[string](vm.Error) != "") })
@@ -108,16 +108,28 @@ func (v *ChatView) generatingChanged() {
 		v.SendButton.SetText("Stop")
 		v.SendButton.SetIcon(theme.MediaStopIcon())
 		v.SendButton.Importance = widget.DangerImportance
-		v.Regenerate.Disable()
-		v.EditLast.Disable()
 	} else {
 		v.SendButton.SetText("Send")
 		v.SendButton.SetIcon(theme.MailSendIcon())
 		v.SendButton.Importance = widget.HighImportance
-		v.Regenerate.Enable()
-		v.EditLast.Enable()
 	}
 	v.SendButton.Refresh()
+	v.actionsChanged()
+}
+
+// actionsChanged enables Regenerate and Edit last only when they have something to act on.
+func (v *ChatView) actionsChanged() {
+	enableIf(v.Regenerate, v.vm.CanRegenerate())
+	enableIf(v.EditLast, v.vm.CanEditLast())
+}
+
+func enableIf(w fyne.Disableable, enabled bool) {
+	switch {
+	case enabled && w.Disabled():
+		w.Enable()
+	case !enabled && !w.Disabled():
+		w.Disable()
+	}
 }
 
 // messagesChanged reconciles bubbles with the transcript, reusing the ones still there.
@@ -128,7 +140,7 @@ func (v *ChatView) messagesChanged() {
 	for _, m := range items {
 		b := v.bubbles[m]
 		if b == nil {
-			b = newBubble(m, v.grew)
+			b = newBubble(m, v.grew, v.scroll)
 			v.bubbles[m] = b
 		}
 		keep[m] = true
@@ -145,14 +157,47 @@ func (v *ChatView) messagesChanged() {
 	if len(items) == 0 {
 		v.follow = true
 	}
+	v.actionsChanged()
 	v.grew()
 }
 
-// grew keeps the end of the transcript in view unless the user scrolled up.
+// grew keeps the end of the transcript in view unless the user scrolled up. It lays the
+// transcript out first: Scroll.ScrollToBottom measures against the size of the last layout,
+// and does nothing while that still fits the view.
 func (v *ChatView) grew() {
-	if v.follow {
-		v.scroll.ScrollToBottom()
+	if !v.follow {
+		return
 	}
+	c := v.scroll.Content
+	c.Resize(c.MinSize().Max(v.scroll.Size())) // lays out (and settles) when the size changed
+	v.settle()
+}
+
+// settle keeps the view on the transcript after it was laid out: on its end while following,
+// and never past its end (Scroll keeps its offset when the content gets shorter, which
+// leaves a blank gap under the last message).
+func (v *ChatView) settle() {
+	if v.scroll == nil {
+		return // laid out while being built
+	}
+	end := max(0, v.scroll.Content.Size().Height-v.scroll.Size().Height)
+	if v.follow || v.scroll.Offset.Y > end {
+		v.scroll.ScrollToOffset(fyne.NewPos(0, end))
+	}
+}
+
+// transcriptLayout pads the transcript like container.NewPadded, then settles the view. The
+// height of the transcript is only known once it is laid out at its width (text wraps,
+// footers appear a frame later), so following its end means settling after each layout.
+type transcriptLayout struct{ v *ChatView }
+
+func (l transcriptLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	return layout.NewPaddedLayout().MinSize(objs)
+}
+
+func (l transcriptLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	layout.NewPaddedLayout().Layout(objs, size)
+	l.v.settle()
 }
 
 // FocusComposer puts the keyboard in the composer (Ctrl+L).

@@ -124,13 +124,33 @@ func (vm *ChatVM) Regenerate() error {
 	if vm.busy() {
 		return ErrBusy
 	}
-	items, _ := vm.Messages.Get()
-	if vm.saver == nil || len(items) == 0 || items[len(items)-1].Role != "assistant" {
+	if vm.saver == nil || !vm.CanRegenerate() {
 		return errors.New("there is no reply to regenerate yet")
 	}
+	items, _ := vm.Messages.Get()
 	vm.truncate(len(items) - 1)
 	vm.startReply()
 	return nil
+}
+
+// CanRegenerate reports whether Regenerate has a reply to replace now.
+func (vm *ChatVM) CanRegenerate() bool {
+	items, _ := vm.Messages.Get()
+	return !vm.busy() && len(items) > 0 && items[len(items)-1].Role == "assistant"
+}
+
+// CanEditLast reports whether EditLast has a message of the user's to take back now.
+func (vm *ChatVM) CanEditLast() bool { return !vm.busy() && vm.lastUser() >= 0 }
+
+// lastUser returns the index of the last user message, or -1.
+func (vm *ChatVM) lastUser() int {
+	items, _ := vm.Messages.Get()
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Role == "user" {
+			return i
+		}
+	}
+	return -1
 }
 
 // EditLast takes the last user message back into the composer, removing it and the reply
@@ -139,15 +159,14 @@ func (vm *ChatVM) EditLast() error {
 	if vm.busy() {
 		return ErrBusy
 	}
-	items, _ := vm.Messages.Get()
-	for i := len(items) - 1; i >= 0; i-- {
-		if items[i].Role == "user" {
-			text := items[i].Text()
-			vm.truncate(i)
-			return vm.Draft.Set(text)
-		}
+	i := vm.lastUser()
+	if i < 0 {
+		return errors.New("there is no message of yours to edit yet")
 	}
-	return errors.New("there is no message of yours to edit yet")
+	items, _ := vm.Messages.Get()
+	text := items[i].Text()
+	vm.truncate(i)
+	return vm.Draft.Set(text)
 }
 
 // NewChat closes the open conversation and shows an empty one; it is saved on first send.

@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -13,7 +14,11 @@ import (
 // Listeners run on the main goroutine.
 type binder struct{ undo []func() }
 
+// on calls f now and whenever d changes. Called on the main goroutine while a view is built:
+// AddListener makes its first call through fyne.Do, after the view may have been drawn
+// once with its default state (a progress bar with no status, a footer while streaming).
 func (b *binder) on(d binding.DataItem, f func()) {
+	f()
 	l := binding.NewDataListener(f)
 	d.AddListener(l)
 	b.undo = append(b.undo, func() { d.RemoveListener(l) })
@@ -32,6 +37,15 @@ func get[T any](b interface{ Get() (T, error) }) T {
 	return v
 }
 
+// label is widget.NewLabelWithData showing the text from the start (Bind fills the label
+// in only when its listener first runs, through fyne.Do); unbind unbinds it.
+func (b *binder) label(s binding.String) *widget.Label {
+	l := widget.NewLabel(get[string](s))
+	l.Bind(s)
+	b.undo = append(b.undo, l.Unbind)
+	return l
+}
+
 // docView renders a DocVM: one widget per settled block (rendered once) and one for the open
 // tail, which is the only part re-rendered while a reply streams.
 type docView struct {
@@ -41,17 +55,21 @@ type docView struct {
 	blocks   *fyne.Container // settled blocks, each frozen
 	settled  *frozen         // blocks, measured once per added block, not per update
 	rendered int
+	tail     Block            // the open block shown now
 	prose    *widget.RichText // tail when it is prose
 	code     *codeBlock       // tail when it is an open code block
 	onGrow   func()           // called after the document changed (follow the stream)
+	wheel    fyne.Scrollable  // the page around: gets the vertical wheel over code blocks
 	dim      bool             // reasoning: drawn in the placeholder colour
 }
 
-func newDocView(doc *DocVM, dim bool, onGrow func()) *docView {
-	v := &docView{doc: doc, onGrow: onGrow, dim: dim}
+// newDocView shows doc; onGrow is called when it changes later (not while it is built), and
+// wheel (may be nil) is the scroller that shows it.
+func newDocView(doc *DocVM, dim bool, onGrow func(), wheel fyne.Scrollable) *docView {
+	v := &docView{doc: doc, dim: dim, wheel: wheel}
 	v.prose = widget.NewRichText()
 	v.prose.Wrapping = fyne.TextWrapWord
-	v.code = newCodeBlock(Block{Kind: BlockCode})
+	v.code = newCodeBlock(Block{Kind: BlockCode}, wheel)
 	v.prose.Hide()
 	v.code.Hide()
 	v.blocks = container.NewVBox()
@@ -59,6 +77,7 @@ func newDocView(doc *DocVM, dim bool, onGrow func()) *docView {
 	v.box = container.NewVBox(v.settled, v.prose, v.code)
 	v.on(doc.Settled, v.blocksChanged)
 	v.on(doc.Tail, v.tailChanged)
+	v.onGrow = onGrow
 	return v
 }
 
@@ -69,7 +88,7 @@ func (v *docView) blocksChanged() {
 		return
 	}
 	for ; v.rendered < n; v.rendered++ {
-		v.blocks.Add(newFrozen(renderBlock(v.doc.Block(v.rendered), v.dim)))
+		v.blocks.Add(newFrozen(renderBlock(v.doc.Block(v.rendered), v.dim, v.wheel)))
 	}
 	// Re-measure without refreshing every settled block: the driver re-lays out the
 	// parents whose minimum size changed on the next frame; lay out this level now.
@@ -81,7 +100,11 @@ func (v *docView) blocksChanged() {
 
 // tailChanged re-renders the open block; its cost depends on that block only.
 func (v *docView) tailChanged() {
-	b, _ := v.doc.Tail.Get()
+	b := get[Block](v.doc.Tail)
+	if b == v.tail {
+		return // AddListener's own first call, after the one made while building
+	}
+	v.tail = b
 	switch {
 	case b.Kind == BlockCode:
 		v.prose.Hide()
@@ -150,10 +173,10 @@ func (f *frozen) Refresh() {
 
 func (f *frozen) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(f.content) }
 
-// renderBlock makes the widget of one settled block.
-func renderBlock(b Block, dim bool) fyne.CanvasObject {
+// renderBlock makes the widget of one settled block; wheel is as for newCodeBlock.
+func renderBlock(b Block, dim bool, wheel fyne.Scrollable) fyne.CanvasObject {
 	if b.Kind == BlockCode {
-		return newCodeBlock(b)
+		return newCodeBlock(b, wheel)
 	}
 	rt := widget.NewRichTextFromMarkdown(b.Text)
 	if dim {
@@ -180,13 +203,16 @@ func dimSegments(segs []widget.RichTextSegment) {
 // codeBlock shows code in a monospace box with its language and a Copy button.
 type codeBlock struct {
 	widget.BaseWidget
-	block Block
-	text  *widget.RichText
-	lang  *widget.Label
-	copy  *widget.Button
+	block  Block
+	text   *widget.RichText
+	lang   *widget.Label
+	copy   *widget.Button
+	scroll *codeScroll
 }
 
-func newCodeBlock(b Block) *codeBlock {
+// newCodeBlock shows b; wheel (may be nil) is the scroller around it, which gets the
+// vertical wheel while the pointer is over the code.
+func newCodeBlock(b Block, wheel fyne.Scrollable) *codeBlock {
 	c := &codeBlock{lang: widget.NewLabel("")}
 	c.lang.TextStyle = fyne.TextStyle{Italic: true}
 	c.lang.SizeName = theme.SizeNameCaptionText
@@ -195,6 +221,7 @@ func newCodeBlock(b Block) *codeBlock {
 		fyne.CurrentApp().Clipboard().SetContent(c.block.Text)
 	})
 	c.copy.Importance = widget.LowImportance
+	c.scroll = newCodeScroll(c.text, wheel)
 	c.ExtendBaseWidget(c)
 	c.set(b)
 	return c
@@ -212,6 +239,68 @@ func (c *codeBlock) set(b Block) {
 func (c *codeBlock) CreateRenderer() fyne.WidgetRenderer {
 	bg := newThemedRect(theme.ColorNameInputBackground, theme.InputRadiusSize())
 	head := container.NewBorder(nil, nil, c.lang, c.copy)
-	body := container.NewBorder(head, nil, nil, nil, container.NewHScroll(c.text))
-	return widget.NewSimpleRenderer(container.NewStack(bg, body))
+	// The head last, so that the Copy button is on top where the two overlap.
+	return widget.NewSimpleRenderer(container.New(codeLayout{}, bg, c.scroll, head))
+}
+
+// codeLayout stacks the head (language, Copy) over the code without the empty line that a
+// border layout leaves: the code's own top padding sits in the head's bottom padding.
+// Objects: background, code, head.
+type codeLayout struct{}
+
+func (codeLayout) overlap() float32 { return theme.InnerPadding() + theme.Padding() }
+
+func (l codeLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	code, head := objs[1].MinSize(), objs[2].MinSize()
+	return fyne.NewSize(max(code.Width, head.Width), head.Height+max(0, code.Height-l.overlap()))
+}
+
+func (l codeLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	bg, code, head := objs[0], objs[1], objs[2]
+	bg.Resize(size)
+	headH := head.MinSize().Height
+	head.Move(fyne.Position{})
+	head.Resize(fyne.NewSize(size.Width, headH))
+	top := max(0, headH-l.overlap())
+	code.Move(fyne.NewPos(0, top))
+	code.Resize(fyne.NewSize(size.Width, size.Height-top))
+}
+
+// codeScroll scrolls code sideways and passes the vertical wheel on to outer, the page
+// around it. A plain horizontal container.Scroll takes the vertical wheel too (it turns it
+// into sideways scrolling, or drops it when the code fits), so the page stopped scrolling
+// while the pointer was over a code block.
+type codeScroll struct {
+	container.Scroll
+	outer fyne.Scrollable
+}
+
+func newCodeScroll(content fyne.CanvasObject, outer fyne.Scrollable) *codeScroll {
+	s := &codeScroll{outer: outer}
+	s.Direction = container.ScrollHorizontalOnly
+	s.Content = content
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// Scrolled scrolls the code by DX (or by DY with Shift held) and the page by DY.
+func (s *codeScroll) Scrolled(ev *fyne.ScrollEvent) {
+	if s.outer == nil {
+		s.Scroll.Scrolled(ev)
+		return
+	}
+	dx, dy := ev.Scrolled.DX, ev.Scrolled.DY
+	if d, ok := fyne.CurrentApp().Driver().(desktop.Driver); ok && d.CurrentKeyModifiers()&fyne.KeyModifierShift != 0 && dx == 0 {
+		dx, dy = dy, 0
+	}
+	if dx != 0 {
+		side := *ev
+		side.Scrolled = fyne.Delta{DX: dx}
+		s.Scroll.Scrolled(&side)
+	}
+	if dy != 0 {
+		up := *ev
+		up.Scrolled = fyne.Delta{DY: dy}
+		s.outer.Scrolled(&up)
+	}
 }

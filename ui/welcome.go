@@ -77,7 +77,8 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	v := &WelcomeView{}
 	intro := widget.NewRichTextFromMarkdown(welcomeText)
 	intro.Wrapping = fyne.TextWrapWord
-	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu"})
+	scroll := container.NewVScroll(nil)
+	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu"}, scroll)
 	errLabel := widget.NewLabelWithData(vm.Error)
 	errLabel.Wrapping = fyne.TextWrapWord
 	errLabel.Importance = widget.DangerImportance
@@ -97,7 +98,8 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	v.Settings = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), onSettings)
 	buttons := container.NewHBox(v.Choose, v.Settings)
 	body := container.NewVBox(intro, cmd, widget.NewLabel("Then choose the model folder:"), buttons, errLabel)
-	v.Content = container.NewVScroll(container.New(column{max: 680}, container.NewPadded(body)))
+	scroll.Content = container.New(column{max: 680}, container.NewPadded(body))
+	v.Content = scroll
 	return v
 }
 
