@@ -16,6 +16,7 @@ import (
 	"edgechat/config"
 	"edgechat/history"
 	"edgechat/inference"
+	"edgechat/internal/version"
 	"edgechat/ui"
 )
 
@@ -67,6 +68,7 @@ func runApp(args []string) int {
 		NewSaver: func(c *history.Conversation) ui.Autosaver { return conversations.NewAutosaver(c, time.Second) },
 		Problems: problems,
 		// A new model or route takes effect for the next reply.
+		About: func() string { return version.Get().String() + "\n" + version.Runtime() },
 		SettingsSaved: func(s config.Settings) string {
 			engine.set(newEngine(s, *demo))
 			return srv.apply(s, engine)

@@ -27,6 +27,8 @@ type Deps struct {
 	// or the welcome page (main rebuilds the engine for the new model, starts or stops the
 	// local server). A non-empty result is a problem to show under the settings.
 	SettingsSaved func(config.Settings) string
+	// About returns the version text of the About box (version, commit, ONNX Runtime).
+	About func() string
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.

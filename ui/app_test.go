@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
 	"edgechat/inference"
@@ -74,5 +76,41 @@ func TestMainWindowSendListsConversation(t *testing.T) {
 	waitIdle(t, m.Chat)
 	if got := titles(m.Sidebar); len(got) != 1 || got[0] != "Plan a trip" {
 		t.Errorf("sidebar = %v, want the new conversation", got)
+	}
+}
+
+func TestAboutShowsVersion(t *testing.T) {
+	m, _ := newTestWindow(t, config.Defaults())
+	m.deps.About = func() string { return "EdgeChat 9.9.9 (build 7)\nONNX Runtime: 1.30.0" }
+	m.ShowAbout()
+	overlays := m.Window.Canvas().Overlays().List()
+	if len(overlays) == 0 {
+		t.Fatal("no About dialog")
+	}
+	found := false
+	for _, o := range overlays {
+		walk(o, func(obj fyne.CanvasObject) {
+			if l, ok := obj.(*widget.Label); ok && strings.Contains(l.Text, "EdgeChat 9.9.9") {
+				found = true
+			}
+		})
+	}
+	if !found {
+		t.Fatal("the About dialog does not show the version")
+	}
+}
+
+// walk visits obj and every object inside it.
+func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	f(obj)
+	switch o := obj.(type) {
+	case *fyne.Container:
+		for _, c := range o.Objects {
+			walk(c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(o).Objects() {
+			walk(c, f)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 )
 
@@ -49,7 +50,20 @@ func (m *MainWindow) installShortcuts() {
 			fyne.NewMenuItem("Regenerate last reply", m.ChatView.report(m.Chat.Regenerate)),
 			fyne.NewMenuItem("Edit last message", m.ChatView.report(m.Chat.EditLast)),
 		),
+		fyne.NewMenu("Help",
+			fyne.NewMenuItem("About EdgeChat", m.ShowAbout),
+		),
 	))
+}
+
+// ShowAbout shows the version, commit and ONNX Runtime in use.
+func (m *MainWindow) ShowAbout() {
+	text := "EdgeChat"
+	if m.deps.About != nil {
+		text = m.deps.About()
+	}
+	dialog.ShowInformation("About EdgeChat", text+
+		"\n\nRuns language models on this PC: the NPU first, the CPU as fallback.\nNo prompt leaves the machine.", m.Window)
 }
 
 // TypedShortcut runs a window shortcut and reports whether s was one.
