@@ -29,6 +29,8 @@ type bundleDecoder struct {
 	hidden, vocab        int
 	kvBytes              int64
 	ids                  []int
+	kvBufs               [][]byte // the shared KV buffers: heads × rows × rowBytes each
+	kvHeads, kvRowBytes  int
 
 	pastSeq         []int32 // past_seq_len's data, shared by ctx and iter
 	prefill, decode bundlePass
@@ -342,9 +344,11 @@ func (d *bundleDecoder) allocate(g *gqaIO, ids32 bool) error {
 	kv := make([]ort.Value, 2*len(g.past))
 	for i := range kv {
 		buf := make([]byte, g.heads*d.rows*g.headDim*elem)
+		d.kvBufs = append(d.kvBufs, buf)
 		kv[i] = ts.add(ort.NewCustomDataTensor(ort.NewShape(1, int64(g.heads), int64(d.rows), int64(g.headDim)), buf, dtype))
 		d.kvBytes += int64(len(buf))
 	}
+	d.kvHeads, d.kvRowBytes = g.heads, g.headDim*elem
 	d.pastSeq, d.headIn, d.logits = []int32{0}, make([]float32, d.hidden), make([]float32, d.vocab)
 	seqLens := []ort.Value{ts.add(ort.NewTensor(ort.NewShape(1, 1), d.pastSeq)), ts.add(ort.NewTensor(ort.NewShape(1), []int32{int32(d.rows)}))}
 	d.headVals = []ort.Value{ts.add(ort.NewTensor(ort.NewShape(1, 1, int64(d.hidden)), d.headIn)), ts.add(ort.NewTensor(ort.NewShape(1, 1, int64(d.vocab)), d.logits))}
@@ -471,4 +475,38 @@ func (d *bundleDecoder) Close() error {
 	}
 	d.tensors.list = nil
 	return errors.Join(errs...)
+}
+
+// bundleState is a saved bundle cache: the first n rows of every head of every buffer.
+type bundleState struct {
+	ids  []int
+	rows [][]byte
+}
+
+// Snapshot copies the cached rows (the conversation LRU keeps them).
+func (d *bundleDecoder) Snapshot() (kvState, int64) {
+	n, rb := len(d.ids), d.kvRowBytes
+	st := bundleState{ids: append([]int(nil), d.ids...)}
+	var size int64
+	for _, b := range d.kvBufs {
+		rows := make([]byte, d.kvHeads*n*rb)
+		for h := range d.kvHeads {
+			copy(rows[h*n*rb:(h+1)*n*rb], b[h*d.rows*rb:h*d.rows*rb+n*rb])
+		}
+		st.rows = append(st.rows, rows)
+		size += int64(len(rows))
+	}
+	return st, size
+}
+
+// Restore puts a snapshot back.
+func (d *bundleDecoder) Restore(s kvState) {
+	st := s.(bundleState)
+	n, rb := len(st.ids), d.kvRowBytes
+	for i, b := range d.kvBufs {
+		for h := range d.kvHeads {
+			copy(b[h*d.rows*rb:h*d.rows*rb+n*rb], st.rows[i][h*n*rb:(h+1)*n*rb])
+		}
+	}
+	d.ids = append(d.ids[:0], st.ids...)
 }

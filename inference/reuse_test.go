@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"edgechat/internal/synth"
 )
 
 // fresh answers req on a new engine, so nothing is reused.
@@ -86,7 +88,18 @@ func TestReuseRegenerateAndEdit(t *testing.T) {
 }
 
 func TestReuseAcrossConversations(t *testing.T) {
-	model := tinyModel(t)
+	layouts := map[string]string{
+		"dynamic":   tinyModel(t),
+		"bundle":    tinyBundle(t),
+		"composite": synthModel(t, "tiny-static", func(o *synth.Options) { o.Layout = synth.LayoutStatic }),
+	}
+	for name, model := range layouts {
+		t.Run(name, func(t *testing.T) { conversationSwitch(t, model) })
+	}
+}
+
+// conversationSwitch runs A, B, then A again: A's cache must come back from the LRU.
+func conversationSwitch(t *testing.T, model string) {
 	e := newTestEngine(t, model, nil)
 	ask := func(conv string, msgs []Message) *Summary {
 		req := Request{Messages: msgs, MaxTokens: 8, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: conv}

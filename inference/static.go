@@ -218,3 +218,30 @@ func (d *staticDecoder) Close() error {
 	d.prefill.session.Destroy()
 	return d.gen.session.Destroy()
 }
+
+// staticState is a saved composite cache: the whole right-aligned window and its ids.
+type staticState struct {
+	ids    []int
+	filled int
+	cache  [][]float32
+}
+
+// Snapshot copies the window (the conversation LRU keeps it).
+func (d *staticDecoder) Snapshot() (kvState, int64) {
+	st := staticState{ids: append([]int(nil), d.ids...), filled: d.filled}
+	var size int64
+	for _, c := range d.cache {
+		st.cache = append(st.cache, append([]float32(nil), c...))
+		size += int64(len(c)) * 4
+	}
+	return st, size
+}
+
+// Restore puts a snapshot back.
+func (d *staticDecoder) Restore(s kvState) {
+	st := s.(staticState)
+	for i, c := range st.cache {
+		copy(d.cache[i], c)
+	}
+	d.ids, d.filled = append(d.ids[:0], st.ids...), st.filled
+}
