@@ -54,9 +54,9 @@ func runApp(args []string) int {
 	engine := &switchEngine{}
 	engine.set(newEngine(settings.Settings(), *demo)) // engine.go: the inference wiring
 	var srv localServer
-	problems := append(settings.Warnings(), conversations.Problems()...)
+	var notices []string
 	if p := srv.apply(settings.Settings(), engine); p != "" {
-		problems = append(problems, p)
+		notices = append(notices, p)
 	}
 	a := app.NewWithID("io.edgechat.app")
 	a.SetIcon(assets.Icon)
@@ -66,7 +66,8 @@ func runApp(args []string) int {
 		Settings: settings,
 		History:  conversations,
 		NewSaver: func(c *history.Conversation) ui.Autosaver { return conversations.NewAutosaver(c, time.Second) },
-		Problems: problems,
+		Problems: append(settings.Warnings(), conversations.Problems()...),
+		Notices:  notices,
 		// A new model or route takes effect for the next reply.
 		About: func() string { return version.Get().String() + "\n" + version.Runtime() },
 		SettingsSaved: func(s config.Settings) string {

@@ -21,8 +21,10 @@ type Deps struct {
 	// NewSaver opens the autosaver of a conversation (history.Store.NewAutosaver).
 	NewSaver func(*history.Conversation) Autosaver
 	// Problems are shown once after the window opens (unreadable conversations, settings
-	// warnings).
+	// warnings): saved data that was set aside.
 	Problems []string
+	// Notices are shown with them: other things to fix (e.g. the local server's port is taken).
+	Notices []string
 	// SettingsSaved, if set, is called after the settings were saved from the settings pane
 	// or the welcome page (main rebuilds the engine for the new model, starts or stops the
 	// local server). A non-empty result is a problem to show under the settings.
@@ -113,12 +115,16 @@ func (m *MainWindow) ShowAndRun() {
 }
 
 func (m *MainWindow) reportProblems() {
-	if len(m.deps.Problems) == 0 {
+	if len(m.deps.Problems)+len(m.deps.Notices) == 0 {
 		return
 	}
-	msg := strings.Join(m.deps.Problems, "\n")
-	d := dialog.NewInformation("Some saved data could not be read", msg+
-		"\n\nThe files were set aside, not deleted; everything else is available.", m.Window)
+	title, msg := "EdgeChat needs your attention", strings.Join(m.deps.Notices, "\n")
+	if len(m.deps.Problems) > 0 {
+		title = "Some saved data could not be read"
+		msg = strings.TrimSpace(strings.Join(m.deps.Problems, "\n") +
+			"\n\nThe files were set aside, not deleted; everything else is available.\n\n" + msg)
+	}
+	d := dialog.NewInformation(title, msg, m.Window)
 	d.Resize(fyne.NewSize(560, 240))
 	// Let the window appear first.
 	go func() {
