@@ -7,7 +7,8 @@ export LANG = en_US.UTF-8
 
 .PHONY: setup build run test vet fuzz models clean
 
-# Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each.
+# Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each. A run fails
+# when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
 FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
@@ -43,8 +44,11 @@ fuzz:
 		pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 		log=$$(mktemp); \
-		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s >$$log 2>&1 || \
-			{ cat $$log; rm -f $$log; exit 1; }; \
+		if ! $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s >$$log 2>&1; then \
+			if grep -q 'context deadline exceeded' $$log && ! grep -qE 'Failing input written|panic:' $$log; then \
+				echo "  no failing input: Go 1.26's fuzz coordinator hit its own deadline (golang/go#75804), ignored"; \
+			else cat $$log; rm -f $$log; exit 1; fi; \
+		fi; \
 		rm -f $$log; \
 	done
 
