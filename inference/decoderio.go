@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 
+	ort "github.com/yalue/onnxruntime_go"
+
 	"edgechat/internal/onnxproto"
 )
 
@@ -169,4 +171,27 @@ func listNames(list []onnxproto.IO) string {
 		s += v.Name
 	}
 	return s
+}
+
+// open creates a session over the decoder's inputs (input_ids, attention_mask and position_ids
+// when present, then each layer's past key and value) and outputs (logits, then each layer's
+// present key and value), and returns the number of each.
+func (d *decoderIO) open(path string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, int, int, error) {
+	in := []string{d.InputIDs}
+	if d.AttentionMask != "" {
+		in = append(in, d.AttentionMask)
+	}
+	if d.PositionIDs != "" {
+		in = append(in, d.PositionIDs)
+	}
+	out := []string{d.Logits}
+	for i := range d.Past {
+		in = append(in, d.Past[i].Key, d.Past[i].Value)
+		out = append(out, d.Present[i].Key, d.Present[i].Value)
+	}
+	s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("load %s: %w", path, err)
+	}
+	return s, len(in), len(out), nil
 }

@@ -30,21 +30,9 @@ type dynamicDecoder struct {
 }
 
 func newDynamicDecoder(path string, io *decoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
-	in := []string{io.InputIDs}
-	if io.AttentionMask != "" {
-		in = append(in, io.AttentionMask)
-	}
-	if io.PositionIDs != "" {
-		in = append(in, io.PositionIDs)
-	}
-	out := []string{io.Logits}
-	for i := range io.Past {
-		in = append(in, io.Past[i].Key, io.Past[i].Value)
-		out = append(out, io.Present[i].Key, io.Present[i].Value)
-	}
-	s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
+	s, nIn, nOut, err := io.open(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, err
 	}
 	d := &dynamicDecoder{
 		io: io, session: s, vocab: io.Vocab,
@@ -53,8 +41,8 @@ func newDynamicDecoder(path string, io *decoderIO, opts *ort.SessionOptions, max
 		idBuf32: make([]int32, prefillChunk),
 		posBuf:  make([]int64, prefillChunk),
 		mask:    make([]int64, maxTokens),
-		inputs:  make([]ort.Value, len(in)),
-		outputs: make([]ort.Value, len(out)),
+		inputs:  make([]ort.Value, nIn),
+		outputs: make([]ort.Value, nOut),
 	}
 	for i := range d.mask {
 		d.mask[i] = 1
@@ -178,35 +166,4 @@ func destroyAll(lists ...[]ort.Value) {
 func (d *dynamicDecoder) Close() error {
 	d.release()
 	return d.session.Destroy()
-}
-
-// dynamicState is a saved dynamic-decoder cache: the rows of every KV tensor and their ids.
-type dynamicState struct {
-	ids  []int
-	rows [][]byte
-}
-
-// Snapshot copies the cached rows.
-func (d *dynamicDecoder) Snapshot() (kvState, int64) {
-	n := d.kv.heads * d.kv.n * d.kv.headDim * d.kv.elem
-	st := dynamicState{ids: append([]int(nil), d.ids...), rows: make([][]byte, len(d.kv.bufs[d.kv.cur]))}
-	for i, b := range d.kv.bufs[d.kv.cur] {
-		st.rows[i] = append([]byte(nil), b[:n]...)
-	}
-	return st, int64(n) * int64(len(st.rows))
-}
-
-// Restore puts a snapshot back.
-func (d *dynamicDecoder) Restore(s kvState) {
-	st := s.(dynamicState)
-	n := len(st.ids)
-	if err := d.kv.ensure(n); err != nil {
-		d.Truncate(0)
-		return
-	}
-	for i, b := range st.rows {
-		copy(d.kv.bufs[d.kv.cur][i], b)
-	}
-	d.kv.n = n
-	d.ids = append(d.ids[:0], st.ids...)
 }

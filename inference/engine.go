@@ -97,7 +97,7 @@ func (e *Engine) Generate(ctx context.Context, req Request) (<-chan Event, error
 		if sum.Err != nil && sum.Error == "" {
 			sum.Error = sum.Err.Error()
 		}
-		sendFinal(ctx, out, Event{Kind: EventDone, Done: sum})
+		SendFinal(ctx, out, Event{Kind: EventDone, Done: sum})
 	}()
 	return out, nil
 }
@@ -170,9 +170,10 @@ func emit(ctx context.Context, out chan<- Event, ev Event) bool {
 	}
 }
 
-// sendFinal delivers the last event: a consumer that cancelled usually still drains the
-// channel to see how the reply ended, so wait briefly for room before giving up.
-func sendFinal(ctx context.Context, out chan<- Event, ev Event) {
+// SendFinal delivers the last event of a stream (for every producer of Events): a consumer
+// that cancelled usually still drains the channel to see how the reply ended, so wait briefly
+// for room before giving up.
+func SendFinal(ctx context.Context, out chan<- Event, ev Event) {
 	if ctx.Err() == nil {
 		select {
 		case out <- ev:

@@ -64,18 +64,12 @@ func (d *staticDecoder) newGraph(path string, io *decoderIO, opts *ort.SessionOp
 	if io.AttentionMask == "" || io.PositionIDs == "" {
 		return nil, fmt.Errorf("%s: a static decoder needs attention_mask and position_ids inputs", path)
 	}
-	in := []string{io.InputIDs, io.AttentionMask, io.PositionIDs}
-	out := []string{io.Logits}
-	for i := range io.Past {
-		in = append(in, io.Past[i].Key, io.Past[i].Value)
-		out = append(out, io.Present[i].Key, io.Present[i].Value)
-	}
-	s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
+	s, nIn, nOut, err := io.open(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, err
 	}
 	g := &staticGraph{io: io, session: s, ids32: make([]int32, io.SeqLen), ids64: make([]int64, io.SeqLen), pos: make([]int64, io.SeqLen),
-		logits: make([]float32, io.SeqLen*io.Vocab), inputs: make([]ort.Value, len(in)), outputs: make([]ort.Value, len(out))}
+		logits: make([]float32, io.SeqLen*io.Vocab), inputs: make([]ort.Value, nIn), outputs: make([]ort.Value, nOut)}
 	g.present = make([][]float32, 2*io.Layers())
 	for i := range g.present {
 		g.present[i] = make([]float32, d.heads*io.SeqLen*d.hd)
@@ -217,31 +211,4 @@ func (d *staticDecoder) Close() error {
 	d.gen.release()
 	d.prefill.session.Destroy()
 	return d.gen.session.Destroy()
-}
-
-// staticState is a saved composite cache: the whole right-aligned window and its ids.
-type staticState struct {
-	ids    []int
-	filled int
-	cache  [][]float32
-}
-
-// Snapshot copies the window (the conversation LRU keeps it).
-func (d *staticDecoder) Snapshot() (kvState, int64) {
-	st := staticState{ids: append([]int(nil), d.ids...), filled: d.filled}
-	var size int64
-	for _, c := range d.cache {
-		st.cache = append(st.cache, append([]float32(nil), c...))
-		size += int64(len(c)) * 4
-	}
-	return st, size
-}
-
-// Restore puts a snapshot back.
-func (d *staticDecoder) Restore(s kvState) {
-	st := s.(staticState)
-	for i, c := range st.cache {
-		copy(d.cache[i], c)
-	}
-	d.ids, d.filled = append(d.ids[:0], st.ids...), st.filled
 }

@@ -89,7 +89,7 @@ func (c *Client) Generate(ctx context.Context, req inference.Request) (<-chan in
 		if sum.Err != nil {
 			sum.Error = sum.Err.Error()
 		}
-		sendFinal(ctx, out, inference.Event{Kind: inference.EventDone, Done: sum})
+		inference.SendFinal(ctx, out, inference.Event{Kind: inference.EventDone, Done: sum})
 	}()
 	return out, nil
 }
@@ -213,18 +213,4 @@ func newChatBody(model string, req inference.Request) chatBody {
 		b.ChatTemplateKwargs = map[string]any{"enable_thinking": false}
 	}
 	return b
-}
-
-// sendFinal delivers the last event; a consumer that cancelled usually still drains the
-// channel, so wait briefly for room before giving up.
-func sendFinal(ctx context.Context, out chan<- inference.Event, ev inference.Event) {
-	select {
-	case out <- ev:
-		return
-	case <-ctx.Done():
-	}
-	select {
-	case out <- ev:
-	case <-time.After(time.Second):
-	}
 }
