@@ -17,8 +17,10 @@ FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inf
 setup:
 	@tools/setup.sh
 
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+
 build: setup
-	$(GO) build -o $(BUILD)/edgechat .
+	$(GO) build -ldflags "-X edgechat/internal/version.commit=$(COMMIT)" -o $(BUILD)/edgechat .
 
 run: build
 	./$(BUILD)/edgechat

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ func runApp(args []string) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "edgechat: unknown command %q — run edgechat --help\n", fs.Arg(0))
 		return 2
+	}
+	if err := checkDisplay(); err != nil {
+		fmt.Fprintf(os.Stderr, "edgechat: %v\n", err)
+		return 1
 	}
 	settings, err := config.Open(*cfgFile)
 	if err != nil {
@@ -114,4 +119,16 @@ func (s *switchEngine) close() {
 	if c, ok := old.(io.Closer); ok {
 		_ = c.Close()
 	}
+}
+
+// checkDisplay refuses to open the window where there is no graphical session, instead of
+// letting the windowing library panic.
+func checkDisplay() error {
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd":
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return errors.New("no graphical display (DISPLAY and WAYLAND_DISPLAY are unset): start EdgeChat from your desktop, or use its commands — edgechat --help")
+		}
+	}
+	return nil
 }

@@ -12,9 +12,15 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "--version" {
-		fmt.Print(version.String())
-		return
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "--version", "-version":
+			fmt.Print(version.String())
+			return
+		case "--help", "-help", "-h", "help":
+			cli.Usage(os.Stdout)
+			return
+		}
 	}
 	if len(os.Args) > 1 && cli.Has(os.Args[1]) {
 		os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -38,7 +38,7 @@ func Has(name string) bool {
 // Run runs the subcommand args[0] and returns the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || !Has(args[0]) {
-		usage(stderr)
+		Usage(stderr)
 		return 2
 	}
 	c := commands[args[0]]
@@ -55,7 +55,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // errUsage is returned by a command whose flags did not parse (the flag package has printed why).
 var errUsage = fmt.Errorf("usage")
 
-func usage(w io.Writer) {
+// Usage prints how to run edgechat: the window's flags and the subcommands.
+func Usage(w io.Writer) {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -63,6 +64,7 @@ func usage(w io.Writer) {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("usage: edgechat [--config FILE] [--data-dir DIR]        open the chat window\n")
+	b.WriteString("       edgechat COMMAND --help                         a command's flags\n")
 	b.WriteString("       edgechat --version\n")
 	b.WriteString("       edgechat COMMAND [flags]\n\ncommands:\n")
 	for _, n := range names {
