@@ -5,7 +5,7 @@ BUILD   ?= build
 export CGO_ENABLED = 1
 export LANG = en_US.UTF-8
 
-.PHONY: setup build run test vet fuzz models clean
+.PHONY: setup build run test test-quick vet fuzz models clean
 
 # Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each. A run fails
 # when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
@@ -30,16 +30,14 @@ vet:
 	$(GO) vet -tags hftokenizers ./inference/tokenizer/...
 	@test -z "$$(gofmt -l . | grep -v '^build/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^build/'; exit 1; }
 
-# Packages whose goroutines and channels are checked with the race detector on every run (the
-# ONNX Runtime-heavy packages take minutes under -race: run `go test -race ./...` before a release).
-RACE_PKGS := ./ui/... ./server/... ./inference/remote/... ./inference/think/... ./history/... ./config/...
-
-# The whole suite: vet, unit and integration tests on real ONNX Runtime sessions, the race
-# detector on the concurrent packages, short fuzzing.
+# The whole suite: vet, unit and integration tests on real ONNX Runtime sessions, all under the
+# race detector (~7 min on 2 cores), then short fuzzing. `make test-quick` skips -race (~1 min).
 test: setup vet
-	$(GO) test -count=1 ./...
-	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory fuzz
+
+test-quick: setup vet
+	$(GO) test -count=1 ./...
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
