@@ -70,6 +70,34 @@ func newTester() ui.ModelTester { return loadTester{} }
 
 type loadTester struct{}
 
+// CheckEP reports an execution provider the loaded ONNX Runtime lacks. Before ONNX Runtime is
+// loaded (first reply or Test) it cannot tell, and says nothing.
+func (loadTester) CheckEP(ep string) error {
+	info, ok := ortenv.Loaded()
+	if !ok || ep == "" || ep == "cpu" {
+		return nil
+	}
+	name := map[string]string{"qnn": "QNN", "dml": "DML", "webgpu": "WebGPU"}[ep]
+	if name == "" {
+		return nil // config.CheckEP reports unknown names
+	}
+	opts := map[string]string{}
+	if name == "QNN" {
+		opts["backend_path"] = "QnnHtp.dll"
+	}
+	if err := ortenv.CheckProvider(name, opts); err != nil {
+		return fmt.Errorf("%s is not usable in the ONNX Runtime at %s (%s): choose a build that has it (for the NPU a QNN-enabled onnxruntime) or another provider", name, info.Path, firstLine(err.Error()))
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 func (loadTester) Test(ctx context.Context, r config.Route, ortLibrary string) (string, error) {
 	rep, err := inference.Inspect(r.Model, r.ModelFile)
 	if err != nil {

@@ -41,3 +41,10 @@ type SettingsStore interface {
 	Settings() config.Settings
 	Save(config.Settings) error
 }
+
+// EPChecker is what a ModelTester may also do: say whether the loaded ONNX Runtime has an
+// execution provider ("qnn", "dml"…), so the settings pane flags it inline. nil means it does
+// or cannot tell yet.
+type EPChecker interface {
+	CheckEP(ep string) error
+}

@@ -181,6 +181,20 @@ func (vm *SettingsVM) Validate() bool {
 			bad[e.Field] = true
 		}
 	}
+	if c, ok := vm.tester.(EPChecker); ok {
+		for _, r := range []struct {
+			p string
+			r config.Route
+		}{{"npu", s.NPU}, {"cpu", s.CPU}} {
+			if r.r.Model == "" || bad[r.p+".ep"] {
+				continue
+			}
+			if err := c.CheckEP(r.r.EP); err != nil {
+				errs = append(errs, config.FieldError{Field: r.p + ".ep", Message: err.Error()})
+				bad[r.p+".ep"] = true
+			}
+		}
+	}
 	if s.NPU.Model == "" && s.CPU.Model == "" && !bad["cpu.model"] {
 		errs = append(errs, config.FieldError{Field: "cpu.model",
 			Message: "choose a model folder for the CPU or the NPU — a Qwen3-0.6B ONNX export with config.json, tokenizer.json and onnx/model.onnx"})

@@ -187,3 +187,33 @@ func TestSettingsVMOverridden(t *testing.T) {
 		t.Errorf("summary after Save = %q", got)
 	}
 }
+
+// epTester also answers CheckEP, like the app's tester once ONNX Runtime is loaded.
+type epTester struct {
+	fakeTester
+	missing string
+}
+
+func (e epTester) CheckEP(ep string) error {
+	if ep == e.missing {
+		return errors.New("QNN is not usable in the ONNX Runtime at /x/libonnxruntime.so.1: choose a build that has it")
+	}
+	return nil
+}
+
+func TestSettingsVMFlagsMissingEP(t *testing.T) {
+	test.NewTempApp(t)
+	s := config.Defaults()
+	s.NPU.Model, s.CPU.Model = modelDir(t), modelDir(t)
+	vm := NewSettingsVM(&memSettings{s: s}, epTester{missing: "qnn"})
+	if vm.Validate() {
+		t.Fatal("a provider the ONNX Runtime lacks passed validation")
+	}
+	if msg := get[string](vm.Errors["npu.ep"]); !strings.Contains(msg, "not usable") {
+		t.Fatalf("npu.ep error %q", msg)
+	}
+	_ = vm.Fields["npu.ep"].Set("cpu")
+	if !vm.Validate() {
+		t.Fatalf("still invalid: %q", get[string](vm.Summary))
+	}
+}
