@@ -39,7 +39,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	msgs, prompt, err := m.fitPrompt(req, maxTokens)
+	msgs, prompt, inThinking, err := m.fitPrompt(req, maxTokens)
 	if err != nil {
 		return fail(err)
 	}
@@ -69,7 +69,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
 	history := append(make([]int, 0, len(prompt)+maxTokens), prompt...)
-	out := newReplyStream(m.Tokenizer, req.Stop, strings.HasSuffix(strings.TrimRight(m.mustRender(msgs, req.Thinking), "\n"), "<think>"), emit)
+	out := newReplyStream(m.Tokenizer, req.Stop, inThinking, emit)
 	avail := m.dec.Capacity() - len(prompt)
 	if sl, ok := m.dec.(interface{ Slides() bool }); ok && sl.Slides() {
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
@@ -124,16 +124,11 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 	return sum
 }
 
-func (m *Model) mustRender(msgs []Message, thinking bool) string {
-	s, _ := m.RenderPrompt(msgs, thinking)
-	return s
-}
-
 // fitPrompt drops the oldest turns until prompt and reply budget fit the context, and
-// returns the kept messages and the prompt's ids.
-func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, error) {
+// returns the kept messages, the prompt's ids and whether the prompt opens a <think> block.
+func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, bool, error) {
 	if len(req.Messages) == 0 {
-		return nil, nil, errors.New("the conversation is empty")
+		return nil, nil, false, errors.New("the conversation is empty")
 	}
 	limit := m.dec.Capacity()
 	reserve := replyReserve(maxTokens, limit)
@@ -143,14 +138,14 @@ func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, error) 
 	}
 	kept, _, err := chat.Fit(chatMessages(req.Messages, false), limit, reserve, count)
 	if errors.Is(err, chat.ErrTooLong) {
-		return nil, nil, fmt.Errorf("%w: %v", errPromptTooLong, err)
+		return nil, nil, false, fmt.Errorf("%w: %v", errPromptTooLong, err)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	msgs := fromChat(kept)
-	ids, err := m.PromptIDs(msgs, req.Thinking)
-	return msgs, ids, err
+	ids, inThinking, err := m.promptIDs(msgs, req.Thinking)
+	return msgs, ids, inThinking, err
 }
 
 // errPromptTooLong marks a request whose last message cannot fit the context at all.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"edgechat/inference/chat"
+	"edgechat/inference/think"
 	"edgechat/inference/tokenizer"
 )
 
@@ -43,10 +44,18 @@ func (m *Model) RenderPrompt(msgs []Message, thinking bool) (string, error) {
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
 func (m *Model) PromptIDs(msgs []Message, thinking bool) ([]int, error) {
+	ids, _, err := m.promptIDs(msgs, thinking)
+	return ids, err
+}
+
+// promptIDs is PromptIDs that also reports whether the rendered prompt leaves the model
+// inside a <think> block (some templates open it for the model).
+func (m *Model) promptIDs(msgs []Message, thinking bool) (ids []int, inThinking bool, err error) {
 	text, err := m.Template.Render(chatMessages(msgs, true), m.renderOptions(thinking))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	inThinking = strings.HasSuffix(strings.TrimRight(text, "\n"), think.OpenTag)
 	var parts []tokenizer.Part
 	for text != "" {
 		i := strings.Index(text, markOpen)
@@ -62,7 +71,7 @@ func (m *Model) PromptIDs(msgs []Message, thinking bool) ([]int, error) {
 			}
 		}
 		if idx < 0 || idx >= len(msgs) {
-			return nil, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
+			return nil, false, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
 		}
 		if i > 0 {
 			parts = append(parts, tokenizer.Part{Text: text[:i], Special: true})
@@ -70,7 +79,7 @@ func (m *Model) PromptIDs(msgs []Message, thinking bool) ([]int, error) {
 		parts = append(parts, tokenizer.Part{Text: msgs[idx].Content})
 		text = text[i+j+len(markClose):]
 	}
-	return m.Tokenizer.(partsEncoder).EncodeParts(parts), nil
+	return m.Tokenizer.(partsEncoder).EncodeParts(parts), inThinking, nil
 }
 
 // partsEncoder encodes a text made of pieces that may or may not hold special tokens.
