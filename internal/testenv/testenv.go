@@ -5,6 +5,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -53,4 +54,23 @@ func Python(t testing.TB) string {
 		missing(t, "python3-onnx")
 	}
 	return p
+}
+
+// checkScript runs ONNX's checker with full_check (strict shape inference) on each file and
+// prints one line per file it refuses.
+const checkScript = `import sys, onnx
+for p in sys.argv[1:]:
+    try:
+        onnx.checker.check_model(onnx.load(p), full_check=True)
+    except Exception as e:
+        print(p, type(e).__name__, str(e)[:2000])`
+
+// CheckONNX has Debian's python3-onnx checker (full_check) accept every file, an independent
+// check of the models the project writes.
+func CheckONNX(t testing.TB, files ...string) {
+	t.Helper()
+	out, err := exec.Command(Python(t), append([]string{"-c", checkScript}, files...)...).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("onnx.checker: %v\n%s", err, out)
+	}
 }

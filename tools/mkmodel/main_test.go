@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,7 +71,7 @@ func TestParse(t *testing.T) {
 // TestRunCheckModel runs the command for every layout and KV dtype (small vocabulary to keep
 // it quick) and has ONNX's checker with full_check accept every file written.
 func TestRunCheckModel(t *testing.T) {
-	py := testenv.Python(t)
+	testenv.Python(t) // fail or skip before writing models when the checker is missing
 	tok := testenv.TokenizerDir(t, "qwen3")
 	root := t.TempDir()
 	var files []string
@@ -96,16 +95,7 @@ func TestRunCheckModel(t *testing.T) {
 			files = append(append(files, m...), m2...)
 		}
 	}
-	script := `import sys, onnx
-for p in sys.argv[1:]:
-    try:
-        onnx.checker.check_model(onnx.load(p), full_check=True)
-    except Exception as e:
-        print(p, type(e).__name__, str(e)[:2000])`
-	out, err := exec.Command(py, append([]string{"-c", script}, files...)...).CombinedOutput()
-	if err != nil || len(out) > 0 {
-		t.Errorf("onnx.checker: %v\n%s", err, out)
-	}
+	testenv.CheckONNX(t, files...)
 	if len(files) != 2*(1+1+2+4) {
 		t.Errorf("checked %d files: %v", len(files), files)
 	}
