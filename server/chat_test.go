@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
+	"edgechat/internal/enginetest"
 )
 
 var okSummary = inference.Summary{
@@ -240,9 +241,9 @@ func TestEngineErrors(t *testing.T) {
 		}
 	})
 	t.Run("generate refuses", func(t *testing.T) {
-		gen := fakeGen{func(context.Context, inference.Request) (<-chan inference.Event, error) {
+		gen := enginetest.Func(func(context.Context, inference.Request) (<-chan inference.Event, error) {
 			return nil, errors.New("the engine is closed")
-		}}
+		})
 		url := start(t, newLoopback(gen, Options{}))
 		resp := post(t, url+"/v1/chat/completions", hiBody)
 		defer resp.Body.Close()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"edgechat/internal/enginetest"
 )
 
 func TestErrorStatuses(t *testing.T) {
@@ -285,4 +287,4 @@ func TestShutdownDeadlineCancels(t *testing.T) {
 	}
 }
 
-var _ Generator = fakeGen{}
+var _ Generator = enginetest.Func(nil)

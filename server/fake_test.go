@@ -11,43 +11,16 @@ import (
 	"time"
 
 	"edgechat/inference"
+	"edgechat/internal/enginetest"
 )
 
-// fakeGen is a Generator whose behaviour is a function field.
-type fakeGen struct {
-	generate func(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
-}
-
-func (f fakeGen) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-	return f.generate(ctx, req)
-}
-
-// scripted returns a generator that sends events in order (each send honouring ctx) and
-// reports every request it gets on reqs, when reqs is not nil.
-func scripted(reqs chan<- inference.Request, events ...inference.Event) fakeGen {
-	return fakeGen{func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-		if reqs != nil {
-			reqs <- req
-		}
-		out := make(chan inference.Event)
-		go func() {
-			defer close(out)
-			for _, ev := range events {
-				select {
-				case out <- ev:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-		return out, nil
-	}}
-}
+// scripted is enginetest.Scripted: a generator that sends events in order.
+var scripted = enginetest.Scripted
 
 // blocking returns a generator that emits a token, then waits until release is closed or
 // ctx ends (reporting that on cancelled), then finishes. started gets one value per request.
-func blocking(started chan<- struct{}, release <-chan struct{}, cancelled chan<- struct{}) fakeGen {
-	return fakeGen{func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func blocking(started chan<- struct{}, release <-chan struct{}, cancelled chan<- struct{}) enginetest.Func {
+	return func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
 		out := make(chan inference.Event, 1)
 		go func() {
 			defer close(out)
@@ -64,7 +37,7 @@ func blocking(started chan<- struct{}, release <-chan struct{}, cancelled chan<-
 			}
 		}()
 		return out, nil
-	}}
+	}
 }
 
 func doneEvent(s inference.Summary) inference.Event {

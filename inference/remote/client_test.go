@@ -16,37 +16,12 @@ import (
 
 	"edgechat/inference"
 	"edgechat/inference/remote"
+	"edgechat/internal/enginetest"
 	"edgechat/server"
 )
 
-// fakeGen is the engine behind our own server: its behaviour is a function field.
-type fakeGen struct {
-	generate func(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
-}
-
-func (f fakeGen) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-	return f.generate(ctx, req)
-}
-
-func scripted(reqs chan<- inference.Request, events ...inference.Event) fakeGen {
-	return fakeGen{func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-		if reqs != nil {
-			reqs <- req
-		}
-		out := make(chan inference.Event)
-		go func() {
-			defer close(out)
-			for _, ev := range events {
-				select {
-				case out <- ev:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-		return out, nil
-	}}
-}
+// scripted is the engine behind our own server: it sends events in order.
+var scripted = enginetest.Scripted
 
 // got is what one Generate call produced.
 type got struct {

@@ -1,0 +1,39 @@
+// Package enginetest holds fake engines for tests of what consumes reply streams (the
+// server, the remote client): a Generator whose behaviour is a function.
+package enginetest
+
+import (
+	"context"
+
+	"edgechat/inference"
+)
+
+// Func is a Generator whose behaviour is the function itself.
+type Func func(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+
+// Generate calls f.
+func (f Func) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+	return f(ctx, req)
+}
+
+// Scripted returns a generator that sends events in order, each send honouring ctx, and
+// reports every request it gets on reqs when reqs is not nil.
+func Scripted(reqs chan<- inference.Request, events ...inference.Event) Func {
+	return func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+		if reqs != nil {
+			reqs <- req
+		}
+		out := make(chan inference.Event)
+		go func() {
+			defer close(out)
+			for _, ev := range events {
+				select {
+				case out <- ev:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		return out, nil
+	}
+}
