@@ -71,9 +71,20 @@ func runBench(env Env) error {
 		fmt.Fprintf(w, "TTFT\t%.1f ms\n", r.TTFTMillis)
 		fmt.Fprintf(w, "Decode\t%.1f tokens/s\n", r.DecodeTPS)
 	}
+	if r.PeakRSSBytes > 0 {
+		verdict := "within"
+		if r.PeakRSSBytes > r.RSSBudgetBytes {
+			verdict = "OVER"
+		}
+		fmt.Fprintf(w, "Peak RSS\t%s while prefilling %d and decoding %d tokens: %s the budget of %s (model files %s + KV cache %s + 150 MB)\n",
+			mb(r.PeakRSSBytes), r.SeqLen, r.DecodeTokens, verdict, mb(r.RSSBudgetBytes), mb(r.ModelFileBytes), mb(r.KVBytes))
+	}
 	fmt.Fprintf(w, "Load\t%.0f ms\n", r.LoadMillis)
 	return nil
 }
+
+// mb formats bytes in megabytes (10^6).
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // plotHistogram draws the prefill latency distribution.
 func plotHistogram(r *inference.BenchResult, path string) error {

@@ -174,6 +174,7 @@ func runGenerate(env Env) error {
 	if err != nil {
 		return err
 	}
+	cfg.OneShot = true
 	eng, err := inference.New(cfg)
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"edgechat/internal/rss"
 )
 
 // BenchOptions configure Bench.
@@ -19,26 +21,33 @@ type BenchOptions struct {
 
 // BenchResult is the article's metric — prefill latency at a fixed length — plus decode speed.
 type BenchResult struct {
-	Model       string    `json:"model"`
-	Layout      string    `json:"layout"`
-	EP          string    `json:"ep"`
-	Threads     int       `json:"threads"`
-	SeqLen      int       `json:"seq_len"`
-	Iterations  int       `json:"iterations"`
-	Warmup      int       `json:"warmup"`
-	KVType      string    `json:"kv_dtype"`
-	LoadMillis  float64   `json:"load_ms"`
-	MeanMillis  float64   `json:"mean_ms"`
-	StdMillis   float64   `json:"std_ms"`
-	P50Millis   float64   `json:"p50_ms"`
-	P95Millis   float64   `json:"p95_ms"`
-	MinMillis   float64   `json:"min_ms"`
-	MaxMillis   float64   `json:"max_ms"`
-	SamplesPerS float64   `json:"samples_per_s"`
-	PrefillTPS  float64   `json:"prefill_tokens_per_s"`
-	TTFTMillis  float64   `json:"ttft_ms"`
-	DecodeTPS   float64   `json:"decode_tokens_per_s,omitempty"`
-	Samples     []float64 `json:"samples_ms"`
+	Model        string  `json:"model"`
+	Layout       string  `json:"layout"`
+	EP           string  `json:"ep"`
+	Threads      int     `json:"threads"`
+	SeqLen       int     `json:"seq_len"`
+	Iterations   int     `json:"iterations"`
+	Warmup       int     `json:"warmup"`
+	KVType       string  `json:"kv_dtype"`
+	LoadMillis   float64 `json:"load_ms"`
+	MeanMillis   float64 `json:"mean_ms"`
+	StdMillis    float64 `json:"std_ms"`
+	P50Millis    float64 `json:"p50_ms"`
+	P95Millis    float64 `json:"p95_ms"`
+	MinMillis    float64 `json:"min_ms"`
+	MaxMillis    float64 `json:"max_ms"`
+	SamplesPerS  float64 `json:"samples_per_s"`
+	PrefillTPS   float64 `json:"prefill_tokens_per_s"`
+	TTFTMillis   float64 `json:"ttft_ms"`
+	DecodeTPS    float64 `json:"decode_tokens_per_s,omitempty"`
+	DecodeTokens int     `json:"decode_tokens,omitempty"`
+	// Memory of the decode run (Linux; zero elsewhere): the peak resident size from its
+	// prefill to its last token, against the budget of model files + KV cache + 150 MB.
+	PeakRSSBytes   int64     `json:"peak_rss_bytes,omitempty"`
+	ModelFileBytes int64     `json:"model_file_bytes,omitempty"`
+	KVBytes        int64     `json:"kv_bytes,omitempty"`
+	RSSBudgetBytes int64     `json:"rss_budget_bytes,omitempty"`
+	Samples        []float64 `json:"samples_ms"`
 }
 
 // Bench loads the model once and times prefill passes of SeqLen tokens, then a decode run.
@@ -73,7 +82,7 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 		}
 		m.dec.Truncate(0)
 		start := time.Now()
-		if _, err := m.dec.Forward(ids, nil); err != nil {
+		if _, err := m.forward(ids, nil); err != nil {
 			return nil, err
 		}
 		if i >= o.Warmup {
@@ -135,11 +144,17 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[lo] + (pos-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
 
-// decode times a prefill (TTFT) then greedy decoding of n tokens.
+// RSSOverhead is what the process may hold beyond its model files and KV cache (the memory
+// target: runtime, tokenizer, ONNX Runtime's arena, buffers).
+const RSSOverhead = 150_000_000
+
+// decode times a prefill (TTFT) then greedy decoding of n tokens, and measures the peak
+// resident memory over both.
 func (r *BenchResult) decode(m *Model, ids []int, n int) error {
 	m.dec.Truncate(0)
+	measure := rss.Supported && rss.ResetPeak() == nil
 	start := time.Now()
-	logits, err := m.dec.Forward(ids, nil)
+	logits, err := m.forward(ids, nil)
 	if err != nil {
 		return err
 	}
@@ -147,12 +162,20 @@ func (r *BenchResult) decode(m *Model, ids []int, n int) error {
 	r.TTFTMillis = ms(time.Since(start))
 	start = time.Now()
 	for range n {
-		if logits, err = m.dec.Forward([]int{next}, nil); err != nil {
+		if logits, err = m.forward([]int{next}, nil); err != nil {
 			return err
 		}
 		next = argmax(logits)
 	}
-	r.DecodeTPS = float64(n) / time.Since(start).Seconds()
+	r.DecodeTPS, r.DecodeTokens = float64(n)/time.Since(start).Seconds(), n
+	if measure {
+		peak, err := rss.Peak()
+		if err != nil {
+			return err
+		}
+		r.PeakRSSBytes, r.ModelFileBytes, r.KVBytes = peak, m.FileBytes(), m.dec.KVBytes()
+		r.RSSBudgetBytes = r.ModelFileBytes + r.KVBytes + RSSOverhead
+	}
 	return nil
 }
 

@@ -16,15 +16,17 @@ import (
 	"edgechat/internal/testenv"
 )
 
-// benchModel is the Qwen3-0.6B-shaped synthetic model (4 layers), written once into the cache
-// folder because it is large (~870 MB) and slow to write.
+// benchModel is the Qwen3-0.6B-shaped synthetic model (4 layers, weights in
+// onnx/model.onnx_data as in the full-size export), written once into the temporary folder
+// because it is large (~870 MB) and slow to write.
 func benchModel(b *testing.B) string {
 	b.Helper()
 	initORT(b)
 	dir := filepath.Join(os.TempDir(), "edgechat-bench-qwen3shape")
-	if _, err := os.Stat(filepath.Join(dir, "onnx", "model.onnx")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "onnx", "model.onnx_data")); err == nil {
 		return dir
 	}
+	os.RemoveAll(dir) // an older, single-file build
 	o := synth.Qwen3Shape()
 	o.TokenizerDir = testenv.TokenizerDir(b, "qwen3")
 	if err := synth.Write(dir, o); err != nil {
@@ -95,12 +97,12 @@ func bareDecoder(b *testing.B) func() (time.Duration, int) {
 		out = append(out, io.Present[i].Key, io.Present[i].Value)
 	}
 	opts, _ := newSessionOptions(EP{Name: "cpu"})
-	s, err := ort.NewDynamicAdvancedSession(filepath.Join(dir, "onnx", "model.onnx"), in, out, opts)
+	s, err := newSession(filepath.Join(dir, "onnx", "model.onnx"), in, out, opts)
 	opts.Destroy()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { s.Destroy() })
+	b.Cleanup(func() { destroySession(s) })
 	run := func(ids []int64, past []ort.Value, pos int) (int, []ort.Value) {
 		L := len(ids)
 		inputs := make([]ort.Value, 3, 3+len(past))

@@ -301,7 +301,7 @@ func (d *bundleDecoder) Close() error {
 	var errs []error
 	for _, s := range []**ort.DynamicAdvancedSession{&d.emb, &d.ctx, &d.iter, &d.head} {
 		if *s != nil {
-			errs = append(errs, (*s).Destroy())
+			errs = append(errs, destroySession(*s))
 			*s = nil
 		}
 	}

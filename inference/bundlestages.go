@@ -23,7 +23,7 @@ func readStages(f *models.Folder, n bundleNames, ep EP) ([4]*bundleStage, error)
 	cfgPath := filepath.Join(f.Dir, "genai_config.json")
 	for _, s := range f.GenAI.Model.Decoder.Pipeline {
 		p := filepath.Join(f.Dir, s.Filename)
-		info, err := onnxproto.ReadInfo(p)
+		info, err := readGraph(p)
 		if err != nil {
 			return st, fmt.Errorf("bundle stage %q: %w", s.Name, err)
 		}
@@ -171,7 +171,7 @@ func openStage(s *bundleStage, route EP, share bool, in, out []string) (*ort.Dyn
 		return nil, err
 	}
 	defer opts.Destroy()
-	sess, err := ort.NewDynamicAdvancedSession(s.path, in, out, opts)
+	sess, err := newSession(s.path, in, out, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load bundle stage %s (%s) on %s: %w", s.Name, s.path, ep.Label(), err)
 	}

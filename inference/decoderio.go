@@ -2,6 +2,8 @@ package inference
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -189,9 +191,27 @@ func (d *decoderIO) open(path string, opts *ort.SessionOptions) (*ort.DynamicAdv
 		in = append(in, d.Past[i].Key, d.Past[i].Value)
 		out = append(out, d.Present[i].Key, d.Present[i].Value)
 	}
-	s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
+	s, err := newSession(path, in, out, opts)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("load %s: %w", path, err)
 	}
 	return s, len(in), len(out), nil
+}
+
+// readGraph reads an ONNX file's interface and checks that the external data files it names
+// are there: ONNX Runtime's own message for a missing one ("External data path validation
+// failed…") does not say what to do.
+func readGraph(path string) (*onnxproto.ModelInfo, error) {
+	info, err := onnxproto.ReadInfo(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	for _, x := range info.ExternalFiles {
+		if _, err := os.Stat(filepath.Join(dir, x)); err != nil {
+			return nil, fmt.Errorf("%s keeps its weights in %s, which is missing from %s: copy it from the same download, next to %s",
+				filepath.Base(path), x, dir, filepath.Base(path))
+		}
+	}
+	return info, nil
 }

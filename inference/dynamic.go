@@ -3,6 +3,8 @@ package inference
 import (
 	"fmt"
 
+	"edgechat/internal/offheap"
+
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -24,7 +26,7 @@ type dynamicDecoder struct {
 	idBuf32 []int32
 	posBuf  []int64
 	mask    []int64
-	logits  []float32
+	row     []float32 // the logits Forward returns: the last token's
 	inputs  []ort.Value
 	outputs []ort.Value
 }
@@ -54,7 +56,7 @@ func (d *dynamicDecoder) Vocab() int    { return d.vocab }
 func (d *dynamicDecoder) Capacity() int { return d.kv.maxTokens }
 func (d *dynamicDecoder) Cached() []int { return d.ids }
 func (d *dynamicDecoder) KVBytes() int64 {
-	return int64(d.kv.capTokens) * int64(d.kv.bytesPerToken()) * 2
+	return d.kv.held()
 }
 
 // Truncate keeps the first n cached tokens.
@@ -72,29 +74,36 @@ func (d *dynamicDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, err
 	if d.kv.n+len(ids) > d.kv.maxTokens {
 		return nil, fmt.Errorf("the conversation needs %d tokens but the context holds %d", d.kv.n+len(ids), d.kv.maxTokens)
 	}
-	var last []float32
-	for start := 0; start < len(ids); start += prefillChunk {
-		chunk := ids[start:min(start+prefillChunk, len(ids))]
-		l, err := d.step(chunk, run)
-		if err != nil {
-			return nil, err
-		}
-		last = l
-	}
-	return last, nil
-}
-
-// step runs one chunk of at most prefillChunk tokens.
-func (d *dynamicDecoder) step(ids []int, run *ort.RunOptions) ([]float32, error) {
-	past, L := d.kv.n, len(ids)
-	if err := d.kv.ensure(past + L); err != nil {
-		return nil, err
-	}
 	if d.vocab == 0 {
 		return nil, fmt.Errorf("the model's vocabulary size is unknown")
 	}
-	if need := L * d.vocab; cap(d.logits) < need {
-		d.logits = make([]float32, need)
+	if len(d.row) != d.vocab {
+		d.row = make([]float32, d.vocab)
+	}
+	if len(ids) == 1 {
+		return d.row, d.step(ids, d.row, run)
+	}
+	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows) live off the
+	// heap for the length of the call; only the last row is kept.
+	buf := offheap.Alloc(min(len(ids), prefillChunk) * d.vocab * 4)
+	defer offheap.Free(buf)
+	logits := offheap.Floats(buf)
+	for start := 0; start < len(ids); start += prefillChunk {
+		chunk := ids[start:min(start+prefillChunk, len(ids))]
+		if err := d.step(chunk, logits, run); err != nil {
+			return nil, err
+		}
+		L := len(chunk)
+		copy(d.row, logits[(L-1)*d.vocab:L*d.vocab])
+	}
+	return d.row, nil
+}
+
+// step runs one chunk of at most prefillChunk tokens, writing its logits to logits.
+func (d *dynamicDecoder) step(ids []int, logits []float32, run *ort.RunOptions) error {
+	past, L := d.kv.n, len(ids)
+	if err := d.kv.ensure(past + L); err != nil {
+		return err
 	}
 	defer d.release()
 	k := 0
@@ -112,12 +121,12 @@ func (d *dynamicDecoder) step(ids []int, run *ort.RunOptions) ([]float32, error)
 		d.inputs[k], err = ort.NewTensor(seq, d.idBuf[:L])
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	k++
 	if d.io.AttentionMask != "" {
 		if d.inputs[k], err = ort.NewTensor(ort.NewShape(1, int64(past+L)), d.mask[:past+L]); err != nil {
-			return nil, err
+			return err
 		}
 		k++
 	}
@@ -126,26 +135,27 @@ func (d *dynamicDecoder) step(ids []int, run *ort.RunOptions) ([]float32, error)
 			d.posBuf[i] = int64(past + i)
 		}
 		if d.inputs[k], err = ort.NewTensor(seq, d.posBuf[:L]); err != nil {
-			return nil, err
+			return err
 		}
 		k++
 	}
 	if err := d.kv.tensors(d.kv.cur, past, d.inputs[k:]); err != nil {
-		return nil, err
+		return err
 	}
-	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(L), int64(d.vocab)), d.logits[:L*d.vocab]); err != nil {
-		return nil, err
+	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(L), int64(d.vocab)), logits[:L*d.vocab]); err != nil {
+		return err
 	}
 	if err := d.kv.tensors(1-d.kv.cur, past+L, d.outputs[1:]); err != nil {
-		return nil, err
+		return err
 	}
 	if err := d.session.RunWithOptions(d.inputs, d.outputs, run); err != nil {
-		return nil, err
+		return err
 	}
 	d.kv.cur = 1 - d.kv.cur
 	d.kv.n = past + L
+	d.kv.touched = max(d.kv.touched, d.kv.n)
 	d.ids = append(d.ids, ids...)
-	return d.logits[(L-1)*d.vocab : L*d.vocab], nil
+	return nil
 }
 
 // release destroys the per-run tensor wrappers (the buffers they wrap are kept).
@@ -165,5 +175,6 @@ func destroyAll(lists ...[]ort.Value) {
 
 func (d *dynamicDecoder) Close() error {
 	d.release()
-	return d.session.Destroy()
+	d.kv.free()
+	return destroySession(d.session)
 }

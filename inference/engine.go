@@ -42,6 +42,9 @@ type Config struct {
 	Routes []RouteConfig
 	// Preload loads every route's model at start instead of on first use.
 	Preload bool
+	// OneShot is for callers that send one request and close (the generate command): no
+	// route prefills a next turn that will never come.
+	OneShot bool
 }
 
 // Engine serves chat requests from one or more routes. It is safe for concurrent use;
@@ -60,7 +63,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{closed: make(chan struct{})}
 	for _, rc := range cfg.Routes {
-		r := &route{cfg: rc, ortLib: cfg.ORTLibrary, jobs: make(chan *job)}
+		r := &route{cfg: rc, ortLib: cfg.ORTLibrary, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
 		e.routes = append(e.routes, r)
 		e.wg.Add(1)
 		go func() {

@@ -59,7 +59,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 	sum.ReusedTokens = reused
 
 	prefillStart := time.Now()
-	logits, err := m.dec.Forward(prompt[reused:], run)
+	logits, err := m.forward(prompt[reused:], run)
 	if err != nil {
 		m.dec.Truncate(reused) // keep the cache consistent with what it holds
 		return fail(err)
@@ -104,7 +104,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 		if n+1 == min(maxTokens, avail) {
 			break // no more tokens wanted: the last one needs no forward pass
 		}
-		if logits, err = m.dec.Forward([]int{id}, run); err != nil {
+		if logits, err = m.forward([]int{id}, run); err != nil {
 			break // a failed run leaves the cache as it was; the summary reports err below
 		}
 	}

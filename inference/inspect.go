@@ -116,15 +116,7 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 	if err != nil {
 		return GraphReport{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	g := GraphReport{Role: role, File: filepath.Base(path), EP: ep, Ops: info.Ops}
-	if st, err := os.Stat(path); err == nil {
-		g.SizeBytes = st.Size()
-	}
-	for _, x := range info.ExternalFiles {
-		if st, err := os.Stat(filepath.Join(filepath.Dir(path), x)); err == nil {
-			g.SizeBytes += st.Size()
-		}
-	}
+	g := GraphReport{Role: role, File: filepath.Base(path), EP: ep, Ops: info.Ops, SizeBytes: graphFileBytes(path)}
 	conv := func(list []onnxproto.IO) []IOReport {
 		out := make([]IOReport, len(list))
 		for i, v := range list {
@@ -232,4 +224,32 @@ func (r *Report) inspectTokenizer(f *models.Folder) {
 	if !r.Tokenizer.HasChatTemplate {
 		r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: EdgeChat will use ChatML")
 	}
+}
+
+// FileBytes is the size of the model's graph files with their external data.
+func (m *Model) FileBytes() int64 {
+	var n int64
+	for _, g := range graphsOf(m.Folder) {
+		n += graphFileBytes(g.path)
+	}
+	return n
+}
+
+// graphFileBytes is the size of an ONNX file and of the external data files it names.
+func graphFileBytes(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	n := st.Size()
+	info, err := onnxproto.ReadInfo(path)
+	if err != nil {
+		return n
+	}
+	for _, x := range info.ExternalFiles {
+		if st, err := os.Stat(filepath.Join(filepath.Dir(path), x)); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
 }

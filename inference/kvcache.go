@@ -3,13 +3,16 @@ package inference
 import (
 	"fmt"
 
+	"edgechat/internal/offheap"
+
 	ort "github.com/yalue/onnxruntime_go"
 )
 
 // kvBuffers holds a dynamic decoder's KV cache: per layer a key and a value tensor of shape
 // [1, heads, n, headDim], stored twice (ping-pong), because the graph writes present =
 // concat(past, new) and cannot write into the buffer it reads. Capacity grows geometrically up
-// to a maximum, so the decode loop allocates nothing per token.
+// to a maximum, so the decode loop allocates nothing per token. The buffers live off the Go
+// heap (package offheap): a grown cache gives its old buffers back at once.
 type kvBuffers struct {
 	layers, heads, headDim int
 	elem                   int // bytes per element
@@ -20,6 +23,7 @@ type kvBuffers struct {
 	cur       int         // which of the two buffer sets holds the cache
 	bufs      [2][][]byte // [set][2*layer + 0 key | 1 value]
 	n         int         // tokens cached
+	touched   int         // most tokens the buffers have held: pages past it were never written
 }
 
 func newKVBuffers(layers, heads, headDim int, t string, maxTokens int) *kvBuffers {
@@ -49,15 +53,33 @@ func (kv *kvBuffers) ensure(tokens int) error {
 	size := kv.heads * c * kv.headDim * kv.elem
 	for s := range kv.bufs {
 		for i := range kv.bufs[s] {
-			nb := make([]byte, size)
+			nb := offheap.Alloc(size)
 			if s == kv.cur && kv.n > 0 {
 				copy(nb, kv.bufs[s][i][:kv.heads*kv.n*kv.headDim*kv.elem])
 			}
+			offheap.Free(kv.bufs[s][i])
 			kv.bufs[s][i] = nb
 		}
 	}
-	kv.capTokens = c
+	kv.capTokens, kv.touched = c, kv.n
 	return nil
+}
+
+// free gives the buffers back; the cache is empty afterwards.
+func (kv *kvBuffers) free() {
+	for s := range kv.bufs {
+		for i, b := range kv.bufs[s] {
+			offheap.Free(b)
+			kv.bufs[s][i] = nil
+		}
+	}
+	kv.capTokens, kv.n, kv.touched = 0, 0, 0
+}
+
+// held is the memory the buffers hold: both sets, up to the most tokens they have held (the
+// pages past that, up to the capacity, were never touched and take no memory).
+func (kv *kvBuffers) held() int64 {
+	return 2 * int64(kv.touched) * int64(kv.bytesPerToken())
 }
 
 // tensors wraps buffer set s as [1, heads, tokens, headDim] tensors (no copy). An empty cache

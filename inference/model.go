@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 
 	"edgechat/inference/chat"
 	"edgechat/inference/tokenizer"
-	"edgechat/internal/onnxproto"
 	"edgechat/models"
 )
 
@@ -39,6 +39,8 @@ type Model struct {
 	bos, eosText string
 	// nextTurn is the history to prefill once the reply has been delivered.
 	nextTurn *nextTurn
+	// pages releases the memory of the weight files ONNX Runtime mapped.
+	pages weightPages
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.
@@ -78,6 +80,11 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 		m.dec.Close()
 		return nil, fmt.Errorf("%w: the tokenizer has %d tokens but the model's logits are %d wide — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, tok.VocabSize(), m.dec.Vocab(), f.Dir)
 	}
+	m.pages = weightPages{dir: f.Dir}
+	m.pages.release()
+	// Reading tokenizer.json and the graph left tens of megabytes of garbage in the Go heap;
+	// give it back now rather than whenever the scavenger gets to it.
+	debug.FreeOSMemory()
 	return m, nil
 }
 
@@ -137,9 +144,9 @@ func (m *Model) setTemplate(tok *tokenizer.BPE) error {
 
 // loadDynamic reads a dynamic decoder's interface from its graph and opens a session.
 func loadDynamic(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
-	info, err := onnxproto.ReadInfo(f.Model)
+	info, err := readGraph(f.Model)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Model, err)
+		return nil, err
 	}
 	names := genaiNames(f)
 	io, err := describeDecoder(f.Model, info.Inputs, info.Outputs, names)
@@ -164,9 +171,9 @@ func loadDynamic(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
 func loadStatic(f *models.Folder, ep EP) (decoder, error) {
 	var ios [2]*decoderIO
 	for i, p := range []string{f.Prefill, f.Gen} {
-		info, err := onnxproto.ReadInfo(p)
+		info, err := readGraph(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, err
 		}
 		if ios[i], err = describeDecoder(p, info.Inputs, info.Outputs, nil); err != nil {
 			return nil, err

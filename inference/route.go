@@ -17,6 +17,7 @@ type route struct {
 	cfg    RouteConfig
 	ortLib string
 	jobs   chan *job
+	warm   bool // prefill the next turn's history after each reply
 
 	mu      sync.Mutex
 	loadErr error // a route that failed to load is not retried until the engine is rebuilt
@@ -60,6 +61,16 @@ func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNe
 	return <-j.result
 }
 
+// isClosed says whether c is closed, without waiting.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
 func (r *route) failed() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -92,9 +103,9 @@ func (r *route) loop(closed <-chan struct{}) {
 			j.ctx = ctx
 			j.result <- r.serve(j)
 			cancel()
-			if r.model != nil {
+			if r.model != nil && r.warm {
 				r.warming.Store(true)
-				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 })
+				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 || isClosed(closed) })
 				r.warming.Store(false)
 			}
 		}

@@ -31,6 +31,7 @@ func (d *dynamicDecoder) Restore(s kvState) {
 		copy(d.kv.bufs[d.kv.cur][i], b)
 	}
 	d.kv.n = n
+	d.kv.touched = max(d.kv.touched, n)
 	d.ids = append(d.ids[:0], st.ids...)
 }
 

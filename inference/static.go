@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"errors"
 	"fmt"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -54,7 +55,7 @@ func newStaticDecoder(prefillPath string, pio *decoderIO, genPath string, gio *d
 		return nil, err
 	}
 	if d.gen, err = d.newGraph(genPath, gio, opts); err != nil {
-		d.prefill.session.Destroy()
+		destroySession(d.prefill.session)
 		return nil, err
 	}
 	return d, nil
@@ -209,6 +210,5 @@ func (g *staticGraph) release() { destroyAll(g.inputs, g.outputs) }
 func (d *staticDecoder) Close() error {
 	d.prefill.release()
 	d.gen.release()
-	d.prefill.session.Destroy()
-	return d.gen.session.Destroy()
+	return errors.Join(destroySession(d.prefill.session), destroySession(d.gen.session))
 }

@@ -45,7 +45,7 @@ func (m *Model) warmNextTurn(run *ort.RunOptions, stop func() bool) {
 			return
 		}
 		end := min(start+prefillChunk, len(ids))
-		if _, err := m.dec.Forward(ids[start:end], run); err != nil {
+		if _, err := m.forward(ids[start:end], run); err != nil {
 			m.dec.Truncate(start)
 			return
 		}

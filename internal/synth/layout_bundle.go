@@ -27,7 +27,7 @@ func writeBundle(dir string, o Options, w *weights) error {
 		BundleLMHeadFile:     buildLMHead(o, w),
 	}
 	for name, m := range models {
-		if err := writeModel(filepath.Join(dir, name), m); err != nil {
+		if err := writeModel(filepath.Join(dir, name), m, o); err != nil {
 			return err
 		}
 	}

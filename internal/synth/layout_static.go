@@ -17,7 +17,7 @@ func writeStatic(dir string, o Options, w *weights) error {
 		file string
 		seq  int
 	}{{StaticPrefillFile, o.PrefillLen}, {StaticGenFile, 1}} {
-		if err := writeModel(filepath.Join(dir, m.file), buildDecoder(o, w, staticSpec(o, m.seq))); err != nil {
+		if err := writeModel(filepath.Join(dir, m.file), buildDecoder(o, w, staticSpec(o, m.seq)), o); err != nil {
 			return err
 		}
 	}

@@ -50,6 +50,10 @@ type Options struct {
 	// ContextLength is the shared KV buffer length of LayoutBundle; its prefill window is
 	// PrefillLen.
 	ContextLength int
+	// ExternalData moves the weights of a Hugging Face or onnxruntime-genai layout into a data
+	// file beside the graph, as the full-size exports must (their weights pass protobuf's 2 GB
+	// limit); ONNX Runtime then maps them from the file instead of copying them to the heap.
+	ExternalData bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
 }
@@ -70,6 +74,7 @@ func Qwen3Shape() Options {
 	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate = 4, 1024, 16, 8, 128, 3072
 	o.MaxPositions = 40960
 	o.MaxCache, o.ContextLength = 2048, 2048
+	o.ExternalData = true // the 28-layer model's weights (2.4 GB in float32) are external
 	return o
 }
 

@@ -39,9 +39,9 @@ func Write(dir string, o Options) error {
 	var err error
 	switch o.Layout {
 	case LayoutHF:
-		err = writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildDecoder(o, w, hfSpec(o)))
+		err = writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildDecoder(o, w, hfSpec(o)), o)
 	case LayoutGenAI:
-		if err = writeModel(filepath.Join(dir, "model.onnx"), buildDecoder(o, w, hfSpec(o))); err == nil {
+		if err = writeModel(filepath.Join(dir, "model.onnx"), buildDecoder(o, w, hfSpec(o)), o); err == nil {
 			err = writeJSON(filepath.Join(dir, "genai_config.json"), genaiConfig(o))
 		}
 	case LayoutStatic:
@@ -68,9 +68,10 @@ func Write(dir string, o Options) error {
 	return nil
 }
 
-// writeModel writes m to path, moving weights to path+"_data" when the file would come near
-// protobuf's 2 GB limit (as Hugging Face exports do).
-func writeModel(path string, m *onnxproto.Model) error {
+// writeModel writes m to path, moving the weights to a data file beside it (model.onnx_data in
+// Hugging Face exports, model.onnx.data in onnxruntime-genai ones) when o.ExternalData asks for
+// it in those layouts, or when the file would come near protobuf's 2 GB limit.
+func writeModel(path string, m *onnxproto.Model, o Options) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -79,8 +80,12 @@ func writeModel(path string, m *onnxproto.Model) error {
 		size += int64(len(t.Raw))
 	}
 	var opt onnxproto.WriteOptions
-	if size > 1800<<20 {
+	external := o.ExternalData && (o.Layout == LayoutHF || o.Layout == LayoutGenAI)
+	if external || size > 1800<<20 {
 		opt.ExternalData = filepath.Base(path) + "_data"
+		if o.Layout == LayoutGenAI {
+			opt.ExternalData = filepath.Base(path) + ".data"
+		}
 	}
 	return m.WriteFile(path, opt)
 }

@@ -63,6 +63,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C) or bundle (D)")
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
+	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")
 	tok := fs.String("tokenizer", paths.TokenizerDir("qwen3"), "folder with Qwen3's tokenizer.json and tokenizer_config.json (empty: copy none)")
 	var o synth.Options // receives the int flags; only those given override the preset
 	for _, f := range intFlags {
@@ -88,6 +89,9 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 			if f.name == fl.Name {
 				*f.field(&res) = *f.field(&o)
 			}
+		}
+		if fl.Name == "external-data" {
+			res.ExternalData = *ext
 		}
 	})
 	res.Seed = *seed

@@ -38,6 +38,8 @@ func TestParse(t *testing.T) {
 		{"fp16 kv", []string{"--kv-dtype", "fp16"}, with(func(o *synth.Options) { o.KVFloat16 = true }), ""},
 		{"preset", []string{"--preset", "qwen3-0.6b-shape"}, shape, ""},
 		{"preset layers override", []string{"--preset", "qwen3-0.6b-shape", "--layers", "2"}, func() synth.Options { o := shape; o.Layers = 2; return o }(), ""},
+		{"preset inline", []string{"--preset", "qwen3-0.6b-shape", "--external-data=false"}, func() synth.Options { o := shape; o.ExternalData = false; return o }(), ""},
+		{"external data", []string{"--external-data"}, with(func(o *synth.Options) { o.ExternalData = true }), ""},
 		{"static", []string{"--static", "--max-cache", "128", "--prefill-len", "32"},
 			with(func(o *synth.Options) { o.Layout, o.MaxCache, o.PrefillLen = synth.LayoutStatic, 128, 32 }), ""},
 		{"genai", []string{"--layout", "genai"}, with(func(o *synth.Options) { o.Layout = synth.LayoutGenAI }), ""},
@@ -95,8 +97,24 @@ func TestRunCheckModel(t *testing.T) {
 			files = append(append(files, m...), m2...)
 		}
 	}
+	// Weights in a data file beside the graph, under the name each layout's exporter uses.
+	for layout, data := range map[string]string{"hf": "onnx/model.onnx_data", "genai": "model.onnx.data"} {
+		dir := filepath.Join(root, layout+"-external")
+		if err := run([]string{"--out", dir, "--layout", layout, "--external-data", "--vocab", "2048", "--tokenizer", tok}, io.Discard, io.Discard); err != nil {
+			t.Fatalf("%s --external-data: %v", layout, err)
+		}
+		st, err := os.Stat(filepath.Join(dir, data))
+		if err != nil || st.Size() < 256<<10 {
+			t.Fatalf("%s --external-data: data file %s: %v", layout, data, err)
+		}
+		graph := filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(data, "_data"), ".data"))
+		if gs, err := os.Stat(graph); err != nil || gs.Size() > 64<<10 {
+			t.Errorf("%s --external-data: graph %s should hold no weights: %v", layout, graph, err)
+		}
+		files = append(files, graph)
+	}
 	testenv.CheckONNX(t, files...)
-	if len(files) != 2*(1+1+2+4) {
+	if len(files) != 2*(1+1+2+4)+2 {
 		t.Errorf("checked %d files: %v", len(files), files)
 	}
 }

@@ -1,0 +1,45 @@
+package inference
+
+import (
+	"log/slog"
+
+	"edgechat/internal/residency"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// releaseEvery is how many tokens pass through a model between releases of its mapped weight
+// pages. Each token's embedding lookup maps its row's page-cache folio back in (up to 2 MB on
+// Linux with large folios); 8 tokens bound that regrowth to about 16 MB, and a release costs
+// tens of microseconds against tens of milliseconds per token.
+const releaseEvery = 4
+
+// weightPages gives back the resident pages of the weight files ONNX Runtime mapped from a
+// model folder (external data): loading reads all of them, but once the sessions exist the
+// embedding table is read only a row per token (see package residency).
+type weightPages struct {
+	dir string
+	fed int // tokens since the last release
+}
+
+// release gives the pages back now.
+func (p *weightPages) release() {
+	p.fed = 0
+	st, err := residency.Release(p.dir)
+	if err != nil {
+		slog.Warn("could not release mapped weight pages", "model", p.dir, "err", err)
+		return
+	}
+	if st.Skipped > 0 {
+		slog.Debug("mapped weight pages written to, kept", "model", p.dir, "mappings", st.Skipped)
+	}
+}
+
+// forward runs the decoder over ids and, every releaseEvery tokens, releases the weight pages.
+func (m *Model) forward(ids []int, run *ort.RunOptions) ([]float32, error) {
+	logits, err := m.dec.Forward(ids, run)
+	if m.pages.fed += len(ids); m.pages.fed >= releaseEvery {
+		m.pages.release()
+	}
+	return logits, err
+}

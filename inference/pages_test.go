@@ -1,0 +1,79 @@
+package inference
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"edgechat/internal/residency"
+	"edgechat/internal/synth"
+)
+
+func tinyExternal(t testing.TB, layout synth.Layout) string {
+	return synthModel(t, "tiny-external-"+string(layout), func(o *synth.Options) {
+		o.Layout, o.ExternalData = layout, true
+	})
+}
+
+// Weights in a data file beside the graph (as full-size exports keep them) give the same
+// replies as the same weights inline, and ONNX Runtime's mapping of that file does not stay
+// resident: the tied embedding's table (39 MB in the tiny model) is released after load and
+// again every few tokens.
+func TestExternalDataMatchesInlineAndIsReleased(t *testing.T) {
+	inline := newTestEngine(t, tinyModel(t), nil)
+	for _, layout := range []synth.Layout{synth.LayoutHF, synth.LayoutGenAI} {
+		t.Run(string(layout), func(t *testing.T) {
+			dir := tinyExternal(t, layout)
+			e := newTestEngine(t, dir, nil)
+			for _, p := range []string{"Tell me about the sea.", "写一首关于春天的诗"} {
+				_, want := collect(t, inline, context.Background(), greedy(p, 40))
+				_, got := collect(t, e, context.Background(), greedy(p, 40))
+				if got.FinishReason == FinishError || !slices.Equal(got.IDs, want.IDs) {
+					t.Fatalf("%q: external data %v (%s), inline %v", p, got.IDs, got.FinishReason, want.IDs)
+				}
+			}
+			if runtime.GOOS != "linux" {
+				return
+			}
+			e.settle()
+			held, err := residency.Resident(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 40 tokens a reply, released every releaseEvery: a few folios at most.
+			if held > 12<<20 {
+				t.Errorf("%.1f MB of the weight files still resident after two replies", float64(held)/(1<<20))
+			}
+		})
+	}
+}
+
+func TestMissingExternalDataIsAClearError(t *testing.T) {
+	dir := copyModel(t, tinyExternal(t, synth.LayoutHF), filepath.Join("onnx", "model.onnx_data"))
+	_, err := LoadModel(dir, LoadOptions{EP: EP{Name: "cpu"}})
+	if err == nil || !strings.Contains(err.Error(), "keeps its weights in model.onnx_data, which is missing") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// A one-shot engine (the generate command) leaves the cache as the reply left it; a chat
+// engine prefills the next turn's history meanwhile.
+func TestOneShotSkipsWarmUp(t *testing.T) {
+	for _, oneShot := range []bool{true, false} {
+		e, err := New(Config{OneShot: oneShot, Routes: []RouteConfig{{Name: "cpu", Model: tinyModel(t), LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s := collect(t, e, context.Background(), greedy("Tell me about the sea.", 12))
+		e.settle()
+		cached := slices.Clone(e.routes[0].model.dec.Cached())
+		e.Close()
+		fromReply := slices.Equal(cached, append(slices.Clone(s.PromptIDs), s.IDs[:len(s.IDs)-1]...))
+		if fromReply != oneShot {
+			t.Errorf("OneShot %v: cache %d tokens (prompt %d + reply %d); warmed up: %v", oneShot, len(cached), len(s.PromptIDs), len(s.IDs), !fromReply)
+		}
+	}
+}
