@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // clean remembers the mappings already checked for written pages, so that a periodic release
@@ -29,7 +31,7 @@ func release(dir string) (Stats, error) {
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	// Only lines naming a file under dir are parsed: a process has hundreds of mappings.
 	var under []mapping
-	unknown := false
+	var fresh []mapping // first seen now: just loaded
 	for line := range bytes.Lines(b) {
 		if !bytes.Contains(line, []byte(prefix)) {
 			continue
@@ -42,10 +44,11 @@ func release(dir string) (Stats, error) {
 			continue
 		}
 		under = append(under, m)
-		_, seen := clean[m]
-		unknown = unknown || !seen
+		if _, seen := clean[m]; !seen {
+			fresh = append(fresh, m)
+		}
 	}
-	if unknown {
+	if len(fresh) > 0 {
 		if err := checkClean(under); err != nil {
 			return Stats{}, err
 		}
@@ -60,9 +63,28 @@ func release(dir string) (Stats, error) {
 			return st, fmt.Errorf("release %s: %w", m.path, e)
 		}
 		st.Bytes += int64(m.end - m.start)
+		if slices.Contains(fresh, m) {
+			smallPages(m)
+		}
 	}
 	forgetUnmapped(prefix, under)
 	return st, nil
+}
+
+// smallPages makes later lookups in a just-released mapping bring back a page each. Loading
+// read the file sequentially, so the page cache holds it in large folios (up to 2 MB), and a
+// fault maps a whole folio: an embedding lookup of one 4 KB row would bring back 2 MB. Dropping
+// the mapped range from the page cache (no process maps it any more) and advising random
+// access (no read-ahead) makes each first lookup of a row read its page alone, and each later
+// one find it cached. Both are advice: where the kernel declines, pages just come back larger.
+func smallPages(m mapping) {
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, syscall.MADV_RANDOM)
+	f, err := os.Open(m.path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = unix.Fadvise(int(f.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
 }
 
 // readMaps reads /proc/self/maps into buf (grown as needed).

@@ -16,14 +16,18 @@ func mapFile(t *testing.T, dir, name string) (data []byte, want []byte) {
 	t.Helper()
 	want = bytes.Repeat([]byte("edgechat"), fileSize/8)
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, want, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
+	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// Written and synced: clean pages in the page cache, as a model file's are.
+	if _, err := f.Write(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
 	data, err = syscall.Mmap(int(f.Fd()), 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
@@ -123,5 +127,23 @@ func TestReleaseWaitsForHold(t *testing.T) {
 	})
 	if r := residentFile(t, path); r != 0 {
 		t.Errorf("%d KB resident after the Hold ended: the deferred release did not run", r>>10)
+	}
+}
+
+// After a release, a lookup brings back the page it reads, not the large folio around it: 8
+// one-byte reads 1 MB apart must not bring the 8 MB file back.
+func TestLookupsAfterReleaseStaySmall(t *testing.T) {
+	dir := tempDir(t)
+	data, want := mapFile(t, dir, "model.onnx_data")
+	if _, err := Release(dir); err != nil {
+		t.Fatal(err)
+	}
+	for off := 12345; off < fileSize; off += 1 << 20 {
+		if data[off] != want[off] {
+			t.Fatalf("byte %d changed", off)
+		}
+	}
+	if r := residentFile(t, filepath.Join(dir, "model.onnx_data")); r > 4<<20 {
+		t.Errorf("8 lookups brought back %d KB", r>>10)
 	}
 }
