@@ -101,10 +101,14 @@ func (r *route) loop(closed <-chan struct{}) {
 				}
 			}()
 			j.ctx = ctx
-			j.result <- r.serve(j)
+			res := r.serve(j)
+			// Marked before the reply's end is delivered, so that whoever saw the end and
+			// then settles waits for the warm-up.
+			warm := r.model != nil && r.warm
+			r.warming.Store(warm)
+			j.result <- res
 			cancel()
-			if r.model != nil && r.warm {
-				r.warming.Store(true)
+			if warm {
 				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 || isClosed(closed) })
 				r.warming.Store(false)
 			}
