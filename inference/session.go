@@ -1,6 +1,8 @@
 package inference
 
 import (
+	"path/filepath"
+
 	"edgechat/internal/residency"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -8,9 +10,10 @@ import (
 
 // newSession creates an ONNX Runtime session over a model file. Creating and destroying
 // sessions maps and unmaps weight files, so both run inside residency.Hold: a release of
-// mapped weight pages never overlaps them.
+// mapped weight pages never overlaps them. Creating one also pages out the large weight
+// mappings as pre-packing reads them (residency.Loading).
 func newSession(path string, in, out []string, opts *ort.SessionOptions) (s *ort.DynamicAdvancedSession, err error) {
-	residency.Hold(func() { s, err = ort.NewDynamicAdvancedSession(path, in, out, opts) })
+	residency.Loading(filepath.Dir(path), func() { s, err = ort.NewDynamicAdvancedSession(path, in, out, opts) })
 	return s, err
 }
 

@@ -46,6 +46,16 @@ func Hold(f func()) {
 	f()
 }
 
+// Loading runs f, which creates a session over model files in dir, inside Hold, while paging
+// out the large mappings of files under dir every few milliseconds (Linux). Pre-packing reads
+// a tied embedding table once from start to end while it writes the packed copy; without this
+// the whole table would stay resident beside that copy until the release after loading.
+// Paging out (MADV_PAGEOUT) never discards data, so unlike Release it needs no lock against
+// mappings changing under it.
+func Loading(dir string, f func()) {
+	Hold(func() { pageOutWhile(dir, f) })
+}
+
 // Release gives back the resident pages of every clean file mapping of a file under dir. It
 // never waits for a Hold: it reports Deferred and runs when the Holds end. Where the platform
 // offers no way to do it, Release does nothing.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const fileSize = 8 << 20
@@ -145,5 +146,40 @@ func TestLookupsAfterReleaseStaySmall(t *testing.T) {
 	}
 	if r := residentFile(t, filepath.Join(dir, "model.onnx_data")); r > 4<<20 {
 		t.Errorf("8 lookups brought back %d KB", r>>10)
+	}
+}
+
+// While Loading runs, a large mapping read from start to end (as pre-packing reads a tied
+// table) does not stay resident behind the reader, and reads what the file holds.
+func TestLoadingPagesOutAsItReads(t *testing.T) {
+	dir := tempDir(t)
+	const size = 48 << 20
+	want := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	path := filepath.Join(dir, "model.onnx_data")
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var maxResident int64
+	Loading(dir, func() {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		data, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Munmap(data)
+		for off := 0; off < size; off += 4 << 20 {
+			if !bytes.Equal(data[off:off+4<<20], want[off:off+4<<20]) {
+				t.Fatalf("data at %d MB differs", off>>20)
+			}
+			time.Sleep(3 * pageOutEvery) // the reader is slower than the pager
+			maxResident = max(maxResident, residentFile(t, path))
+		}
+	})
+	if maxResident > size/2 {
+		t.Errorf("up to %d MB of the %d MB mapping resident while loading", maxResident>>20, size>>20)
 	}
 }
