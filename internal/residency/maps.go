@@ -48,10 +48,11 @@ func parseSmaps(b []byte) ([]sized, error) {
 		if len(fields) != 2 || fields[1] != "kB" {
 			continue // VmFlags, THPeligible and other lines that are not sizes
 		}
-		n, err := strconv.ParseInt(fields[0], 10, 64)
+		u, err := strconv.ParseUint(fields[0], 10, 53)
 		if err != nil {
 			return nil, fmt.Errorf("smaps: %q: %w", line, err)
 		}
+		n := int64(u)
 		s := &out[len(out)-1]
 		switch key {
 		case "Rss":

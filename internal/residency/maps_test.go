@@ -1,6 +1,7 @@
 package residency
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -73,4 +74,31 @@ func TestUnderDevicePath(t *testing.T) {
 			t.Errorf("underDevicePath(%q, %q) = %v", c.path, c.want, got)
 		}
 	}
+}
+
+// FuzzParseSmaps feeds the smaps parser arbitrary text: it returns mappings or an error, never
+// panics, and a header it formats itself parses back to the same mapping.
+func FuzzParseSmaps(f *testing.F) {
+	f.Add([]byte("7f11f9800000-7f121e980000 rw-p 00000000 fe:00 9979647  /m/onnx/model.onnx_data\nRss: 4 kB\nAnonymous: 0 kB\nVmFlags: rd wr\n"))
+	f.Add([]byte("00400000-00452000 r-xp 00000000 08:02 173521 /with space/x\n"))
+	f.Add([]byte("Rss: 4 kB\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, err := parseSmaps(b)
+		if err != nil {
+			return
+		}
+		for _, m := range ms {
+			if m.end < m.start || m.rss < 0 || m.anon < 0 {
+				t.Fatalf("impossible mapping %+v", m)
+			}
+			if m.path != "" && strings.TrimSpace(m.path) != m.path {
+				continue // the kernel never writes such paths; no round trip expected
+			}
+			line := fmt.Sprintf("%x-%x %s %08x %s %d %s", m.start, m.end, m.perms, m.offset, m.dev, m.inode, m.path)
+			back, err := parseHeader(line)
+			if err != nil || back != m.mapping {
+				t.Fatalf("%q parsed as %+v, formatted %q, parsed back %+v, %v", b, m.mapping, line, back, err)
+			}
+		}
+	})
 }
