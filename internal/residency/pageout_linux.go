@@ -1,8 +1,6 @@
 package residency
 
 import (
-	"bytes"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,7 +24,7 @@ func pageOutWhile(dir string, f func()) {
 		f()
 		return
 	}
-	prefix := strings.TrimSuffix(abs, "/") + "/"
+	prefix := dirPrefix(abs)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -54,21 +52,15 @@ func pageOutWhile(dir string, f func()) {
 	f()
 }
 
-// pageOut pages out the large file mappings under prefix; false when the kernel refuses.
+// pageOut pages out the large file mappings under prefix; false when the memory map cannot
+// be read or the kernel refuses.
 func pageOut(prefix string, buf []byte) ([]byte, bool) {
-	b, err := readMaps(buf[:0])
+	b, under, err := mappingsUnder(prefix, buf)
 	if err != nil {
-		return buf, false
+		return b, false
 	}
-	for line := range bytes.Lines(b) {
-		if !bytes.Contains(line, []byte(prefix)) {
-			continue
-		}
-		m, err := parseHeader(string(bytes.TrimSuffix(line, []byte("\n"))))
-		if err != nil || !strings.HasPrefix(m.path, prefix) || m.end-m.start < pageOutMin {
-			continue
-		}
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_PAGEOUT); e == syscall.EINVAL {
+	for _, m := range under {
+		if m.end-m.start >= pageOutMin && madvise(m, unix.MADV_PAGEOUT) == syscall.EINVAL {
 			return b, false
 		}
 	}

@@ -23,27 +23,14 @@ var clean = map[mapping]bool{}
 var mapsBuf []byte
 
 func release(dir string) (Stats, error) {
-	b, err := readMaps(mapsBuf[:0])
+	prefix := dirPrefix(dir)
+	b, under, err := mappingsUnder(prefix, mapsBuf)
 	if err != nil {
-		return Stats{}, fmt.Errorf("read the process memory map: %w", err)
+		return Stats{}, err
 	}
 	mapsBuf = b
-	prefix := strings.TrimSuffix(dir, "/") + "/"
-	// Only lines naming a file under dir are parsed: a process has hundreds of mappings.
-	var under []mapping
 	var fresh []mapping // first seen now: just loaded
-	for line := range bytes.Lines(b) {
-		if !bytes.Contains(line, []byte(prefix)) {
-			continue
-		}
-		m, err := parseHeader(string(bytes.TrimSuffix(line, []byte("\n"))))
-		if err != nil {
-			return Stats{}, err
-		}
-		if !strings.HasPrefix(m.path, prefix) {
-			continue
-		}
-		under = append(under, m)
+	for _, m := range under {
 		if _, seen := clean[m]; !seen {
 			fresh = append(fresh, m)
 		}
@@ -59,7 +46,7 @@ func release(dir string) (Stats, error) {
 			st.Skipped++ // MADV_DONTNEED would throw the written pages away
 			continue
 		}
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, syscall.MADV_DONTNEED); e != 0 {
+		if e := madvise(m, syscall.MADV_DONTNEED); e != 0 {
 			return st, fmt.Errorf("release %s: %w", m.path, e)
 		}
 		st.Bytes += int64(m.end - m.start)
@@ -78,13 +65,46 @@ func release(dir string) (Stats, error) {
 // access (no read-ahead) makes each first lookup of a row read its page alone, and each later
 // one find it cached. Both are advice: where the kernel declines, pages just come back larger.
 func smallPages(m mapping) {
-	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, syscall.MADV_RANDOM)
+	_ = madvise(m, syscall.MADV_RANDOM)
 	f, err := os.Open(m.path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	_ = unix.Fadvise(int(f.Fd()), int64(m.offset), int64(m.end-m.start), unix.FADV_DONTNEED)
+}
+
+// dirPrefix is dir as a prefix of the paths of files under it.
+func dirPrefix(dir string) string { return strings.TrimSuffix(dir, "/") + "/" }
+
+// mappingsUnder reads /proc/self/maps into buf (returned, grown as needed) and returns the
+// mappings of files under prefix. Only lines naming such a file are parsed: a process has
+// hundreds of mappings.
+func mappingsUnder(prefix string, buf []byte) ([]byte, []mapping, error) {
+	b, err := readMaps(buf[:0])
+	if err != nil {
+		return buf, nil, fmt.Errorf("read the process memory map: %w", err)
+	}
+	var under []mapping
+	for line := range bytes.Lines(b) {
+		if !bytes.Contains(line, []byte(prefix)) {
+			continue
+		}
+		m, err := parseHeader(string(bytes.TrimSuffix(line, []byte("\n"))))
+		if err != nil {
+			return b, nil, err
+		}
+		if strings.HasPrefix(m.path, prefix) {
+			under = append(under, m)
+		}
+	}
+	return b, under, nil
+}
+
+// madvise gives the kernel advice about the whole of m.
+func madvise(m mapping, advice int) syscall.Errno {
+	_, _, e := syscall.Syscall(syscall.SYS_MADVISE, m.start, m.end-m.start, uintptr(advice))
+	return e
 }
 
 // readMaps reads /proc/self/maps into buf (grown as needed).
@@ -118,7 +138,7 @@ func resident(dir string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	prefix := strings.TrimSuffix(dir, "/") + "/"
+	prefix := dirPrefix(dir)
 	var n int64
 	for _, m := range ms {
 		if strings.HasPrefix(m.path, prefix) {
