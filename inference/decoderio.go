@@ -206,12 +206,20 @@ func readGraph(path string) (*onnxproto.ModelInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	for _, x := range info.ExternalFiles {
-		if _, err := os.Stat(filepath.Join(dir, x)); err != nil {
+	for _, x := range externalPaths(path, info) {
+		if _, err := os.Stat(x); err != nil {
 			return nil, fmt.Errorf("%s keeps its weights in %s, which is missing from %s: copy it from the same download, next to %s",
-				filepath.Base(path), x, dir, filepath.Base(path))
+				filepath.Base(path), filepath.Base(x), filepath.Dir(x), filepath.Base(path))
 		}
 	}
 	return info, nil
+}
+
+// externalPaths are the external data files a graph names, as paths beside it.
+func externalPaths(path string, info *onnxproto.ModelInfo) []string {
+	out := make([]string, len(info.ExternalFiles))
+	for i, x := range info.ExternalFiles {
+		out[i] = filepath.Join(filepath.Dir(path), x)
+	}
+	return out
 }

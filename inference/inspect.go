@@ -116,7 +116,7 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 	if err != nil {
 		return GraphReport{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	g := GraphReport{Role: role, File: filepath.Base(path), EP: ep, Ops: info.Ops, SizeBytes: graphFileBytes(path)}
+	g := GraphReport{Role: role, File: filepath.Base(path), EP: ep, Ops: info.Ops, SizeBytes: graphFileBytes(path, info)}
 	conv := func(list []onnxproto.IO) []IOReport {
 		out := make([]IOReport, len(list))
 		for i, v := range list {
@@ -230,24 +230,20 @@ func (r *Report) inspectTokenizer(f *models.Folder) {
 func (m *Model) FileBytes() int64 {
 	var n int64
 	for _, g := range graphsOf(m.Folder) {
-		n += graphFileBytes(g.path)
+		info, err := onnxproto.ReadInfo(g.path)
+		if err != nil {
+			info = &onnxproto.ModelInfo{} // count the graph file alone
+		}
+		n += graphFileBytes(g.path, info)
 	}
 	return n
 }
 
 // graphFileBytes is the size of an ONNX file and of the external data files it names.
-func graphFileBytes(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	n := st.Size()
-	info, err := onnxproto.ReadInfo(path)
-	if err != nil {
-		return n
-	}
-	for _, x := range info.ExternalFiles {
-		if st, err := os.Stat(filepath.Join(filepath.Dir(path), x)); err == nil {
+func graphFileBytes(path string, info *onnxproto.ModelInfo) int64 {
+	var n int64
+	for _, p := range append([]string{path}, externalPaths(path, info)...) {
+		if st, err := os.Stat(p); err == nil {
 			n += st.Size()
 		}
 	}
