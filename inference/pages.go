@@ -9,9 +9,10 @@ import (
 )
 
 // releaseEvery is how many tokens pass through a model between releases of its mapped weight
-// pages. Each token's embedding lookup maps its row's page-cache folio back in (up to 2 MB on
-// Linux with large folios); 8 tokens bound that regrowth to about 16 MB, and a release costs
-// tens of microseconds against tens of milliseconds per token.
+// pages. Each token's embedding lookup maps its row back in: a page, or the whole page-cache
+// folio (up to 2 MB) where the kernel declined the small-pages advice; 4 tokens bound that
+// regrowth to about 8 MB, and a release costs tens of microseconds against tens of
+// milliseconds per token.
 const releaseEvery = 4
 
 // weightPages gives back the resident pages of the weight files ONNX Runtime mapped from a
