@@ -56,14 +56,3 @@ func Floats(b []byte) []float32 {
 	}
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
-
-// Held is the number of bytes allocated off the heap and not yet freed.
-func Held() int64 {
-	mu.Lock()
-	defer mu.Unlock()
-	var n int64
-	for _, l := range mapped {
-		n += int64(l)
-	}
-	return n
-}

@@ -5,6 +5,17 @@ import (
 	"testing"
 )
 
+// Held is the number of bytes allocated off the heap and not yet freed.
+func Held() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	var n int64
+	for _, l := range mapped {
+		n += int64(l)
+	}
+	return n
+}
+
 func TestAllocFree(t *testing.T) {
 	base := Held()
 	for _, n := range []int{1, 4096, 5 << 20} {
