@@ -12,7 +12,9 @@ import (
 const TempMarker = ".tmp-"
 
 // Write replaces path with data: it writes a temporary file in the same folder (mode 0600),
-// fsyncs it, renames it over path and fsyncs the folder. beforeRename, when set (tests), runs
+// fsyncs it, renames it over path and fsyncs the folder. On Windows the rename waits (up to
+// ReplaceWait) while another program holds path open without sharing its deletion — a virus
+// scanner, a backup or sync tool, an editor; see replace. beforeRename, when set (tests), runs
 // between the fsync and the rename, with the temporary file's path.
 func Write(path string, data []byte, beforeRename func(tmp string) error) error {
 	dir := filepath.Dir(path)
@@ -38,7 +40,7 @@ func Write(path string, data []byte, beforeRename func(tmp string) error) error 
 			return err
 		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := replace(tmp, path); err != nil {
 		return err
 	}
 	SyncDir(dir)
