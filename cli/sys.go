@@ -31,6 +31,9 @@ type sysReport struct {
 	PhysicalCore int                    `json:"physical_cores"`
 	OS           string                 `json:"os"`
 	Arch         string                 `json:"arch"`
+	// QNNRuntimes are the ONNX Runtime builds found where QNN-capable ones are installed
+	// (Windows: Python onnxruntime-qnn, NuGet, AI Toolkit, Foundry Local).
+	QNNRuntimes []ortenv.Candidate `json:"qnn_runtimes"`
 }
 
 func runSys(env Env) error {
@@ -38,6 +41,8 @@ func runSys(env Env) error {
 	fs.SetOutput(env.Stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	ortLib := fs.String("ort-lib", "", "ONNX Runtime shared library (default: search)")
+	var folders listFlag
+	fs.Var(&folders, "qnn-search", "also look for a QNN-capable ONNX Runtime in this Python install, virtual environment or folder (repeatable)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -49,12 +54,18 @@ func runSys(env Env) error {
 		r.ORTVersion, r.ORTLibrary, r.ORTSource = info.Version, info.Path, string(info.Source)
 		r.Providers = checkProviders()
 	}
+	r.QNNRuntimes = ortenv.Discover(ortenv.DiscoverOptions{Folders: folders})
+	ortenv.Probe(r.QNNRuntimes)
+	if r.QNNRuntimes == nil {
+		r.QNNRuntimes = []ortenv.Candidate{}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
 	printSys(env, r)
+	printQNNRuntimes(env, r.QNNRuntimes)
 	if r.ORTError != "" {
 		return fmt.Errorf("ONNX Runtime: %s", r.ORTError)
 	}
@@ -127,6 +138,45 @@ func printSys(env Env, r sysReport) {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, yesNo(p.Listed), yesNo(p.Appends), p.Error)
 		}
 	}
+}
+
+// printQNNRuntimes lists the QNN-capable ONNX Runtime builds found on the PC.
+func printQNNRuntimes(env Env, cs []ortenv.Candidate) {
+	if len(cs) == 0 {
+		if runtime.GOOS == "windows" {
+			fmt.Fprintln(env.Stdout, "\nNo QNN-capable ONNX Runtime found (pip install onnxruntime-qnn, the NuGet package Microsoft.ML.OnnxRuntime.QNN, AI Toolkit or Foundry Local bring one; --qnn-search DIR looks in a venv).")
+		}
+		return
+	}
+	fmt.Fprintln(env.Stdout, "\nONNX Runtime builds for the NPU on this PC (use one with --ort-lib, EDGECHAT_ORT_LIB or Settings):")
+	for _, c := range cs {
+		state := "usable: " + strings.Join(c.Providers, ", ")
+		if !c.Usable() {
+			state = "not usable: " + c.Problem
+		}
+		version := c.Version
+		if version == "" {
+			version = "?"
+		}
+		fmt.Fprintf(env.Stdout, "  %s  %s\n      %s (%s)\n      %s\n", version, c.Path, c.Origin, archName(c.Arch), state)
+	}
+}
+
+func archName(a string) string {
+	if a == "amd64" {
+		return "x64"
+	}
+	return a
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ", ") }
+
+func (l *listFlag) Set(s string) error {
+	*l = append(*l, s)
+	return nil
 }
 
 func yesNo(b bool) string {

@@ -3,9 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/inference/ortenv"
 	"edgechat/internal/testenv"
 )
 
@@ -32,6 +37,24 @@ func TestSysJSON(t *testing.T) {
 	}
 	if !byName["CPU"] || byName["QNN"] {
 		t.Fatalf("providers %+v: want CPU usable and QNN not (no QNN in this build)", r.Providers)
+	}
+}
+
+// TestSysListsQNNRuntimes points --qnn-search at a folder holding a file named
+// onnxruntime.dll that is no DLL: the report lists it with the reason it cannot be used.
+func TestSysListsQNNRuntimes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my venv")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "onnxruntime.dll"), []byte("not a DLL"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r sysReport
+	runJSON(t, []string{"sys", "--json", "--ort-lib", testenv.ORTLibrary(t), "--qnn-search", dir}, &r)
+	want := []ortenv.Candidate{{Path: filepath.Join(dir, "onnxruntime.dll"), Origin: "folder you named", Problem: "not a Windows DLL"}}
+	if diff := cmp.Diff(want, r.QNNRuntimes); diff != "" {
+		t.Errorf("qnn_runtimes (-want +got):\n%s", diff)
 	}
 }
 
