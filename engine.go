@@ -91,6 +91,13 @@ func (loadTester) CheckEP(ep string) error {
 	return nil
 }
 
+// FindRuntimes lists the ONNX Runtime builds for the NPU on this PC (Settings shows them).
+func (loadTester) FindRuntimes() []ortenv.Candidate {
+	found := ortenv.Discover(ortenv.DiscoverOptions{})
+	ortenv.Probe(found)
+	return found
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -150,6 +150,7 @@ func (m *MainWindow) ShowSettings() {
 	m.Settings.Reset()
 	m.Settings.Validate()
 	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
+	m.SettingsView.Shown()
 	m.right.Refresh()
 	m.Window.SetContent(m.main)
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -23,6 +24,9 @@ type SettingsView struct {
 	Close   *widget.Button
 	Content fyne.CanvasObject
 	entries map[string]*widget.Entry
+
+	findRuntimes func() // starts the search runtimeList shows; nil without a RuntimeFinder
+	findOnce     sync.Once
 }
 
 // NewSettingsView builds the pane; onClose goes back to the chat.
@@ -51,6 +55,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
 			v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
 		),
+		v.runtimeList(),
 		section("Generation"),
 		v.form(
 			v.item("Temperature", "temperature", v.entry("temperature", "0.6")),

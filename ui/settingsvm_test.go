@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/config"
+	"edgechat/inference/ortenv"
 )
 
 type memSettings struct {
@@ -215,5 +217,47 @@ func TestSettingsVMFlagsMissingEP(t *testing.T) {
 	_ = vm.Fields["npu.ep"].Set("cpu")
 	if !vm.Validate() {
 		t.Fatalf("still invalid: %q", get[string](vm.Summary))
+	}
+}
+
+// finderTester also answers FindRuntimes, like the app's tester on Windows.
+type finderTester struct {
+	fakeTester
+	found []ortenv.Candidate
+}
+
+func (f finderTester) FindRuntimes() []ortenv.Candidate { return f.found }
+
+func TestSettingsViewListsRuntimes(t *testing.T) {
+	test.NewTempApp(t)
+	good := ortenv.Candidate{Path: `C:\Users\me\venv\Lib\site-packages\onnxruntime\capi\onnxruntime.dll`, Origin: "Python environment you named",
+		Version: "1.24.1", Arch: "arm64", QNNBackend: true, Providers: []string{"QNNExecutionProvider", "CPUExecutionProvider"}}
+	old := ortenv.Candidate{Path: `C:\Users\me\.nuget\packages\microsoft.ml.onnxruntime.qnn\1.22.0\runtimes\win-arm64\native\onnxruntime.dll`,
+		Origin: "NuGet Microsoft.ML.OnnxRuntime.QNN 1.22.0", Version: "1.22.0", Arch: "arm64", QNNBackend: true, Problem: "ONNX Runtime 1.22.0 is older than 1.24.0"}
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, finderTester{found: []ortenv.Candidate{good, old}})
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	v.Shown()
+	var uses []*widget.Button
+	deadline := time.Now().Add(5 * time.Second)
+	for len(uses) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		uses = nil
+		for _, o := range test.LaidOutObjects(v.Content) {
+			if b, ok := o.(*widget.Button); ok && b.Text == "Use" {
+				uses = append(uses, b)
+			}
+		}
+	}
+	if len(uses) != 2 {
+		t.Fatalf("%d Use buttons, want one per runtime found", len(uses))
+	}
+	if uses[0].Disabled() || !uses[1].Disabled() {
+		t.Errorf("Use buttons disabled = %v, %v; want only the unusable one disabled", uses[0].Disabled(), uses[1].Disabled())
+	}
+	test.Tap(uses[0])
+	if got := get[string](vm.Fields["ort_library"]); got != good.Path {
+		t.Errorf("ort_library after Use = %q, want %q", got, good.Path)
 	}
 }
