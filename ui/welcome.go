@@ -78,7 +78,7 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	intro := widget.NewRichTextFromMarkdown(welcomeText)
 	intro.Wrapping = fyne.TextWrapWord
 	scroll := container.NewVScroll(nil)
-	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu"}, scroll)
+	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: `winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu -o C:\Models\qwen3-0.6b-npu`}, scroll)
 	errLabel := widget.NewLabelWithData(vm.Error)
 	errLabel.Wrapping = fyne.TextWrapWord
 	errLabel.Importance = widget.DangerImportance
