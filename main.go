@@ -25,5 +25,6 @@ func main() {
 	if len(os.Args) > 1 && cli.Has(os.Args[1]) {
 		os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	leaveOwnConsole()
 	os.Exit(runApp(os.Args[1:]))
 }

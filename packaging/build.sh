@@ -3,7 +3,8 @@
 #   windows-arm64  EdgeChat-<version>-windows-arm64.zip  (zig 0.11 from npm as the C compiler)
 #   windows-amd64  EdgeChat-<version>-windows-amd64.zip  (Debian's mingw-w64 gcc)
 #   linux-amd64    EdgeChat-<version>-linux-amd64.tar.xz
-# Each holds the GUI release build made by `fyne package --release`, the ONNX Runtime 1.30
+# Each holds the GUI release build made by `fyne package --release` (on Windows also
+# edgechat.com, the same program marked as a console program, for cmd and PowerShell), the ONNX Runtime 1.30
 # libraries from onnxruntime-node (checksums checked), a README and the third-party notices.
 # The build runs on a copy of the working tree (git's tracked and untracked, not ignored files)
 # in build/pkg/TARGET, so `fyne package`'s generated files never land in the repository.
@@ -89,6 +90,8 @@ readme_vars=(-e "s/@VERSION@/$VERSION/g" -e "s/@TARGET@/$TARGET/g" -e "s/@ORT_VE
 if [ "$T_OS" = windows ]; then
   [ -f "$SRC/$NAME.exe" ] || die "fyne package made no $NAME.exe"
   cp "$SRC/$NAME.exe" "$STAGE/$NAME.exe"
+  # The command line: the same program marked as a console program (see README.md, Windows).
+  (cd "$ROOT" && go run ./packaging/consoletwin "$STAGE/$NAME.exe" "$STAGE/$(echo "$NAME" | tr 'A-Z' 'a-z').com")
   sed "${readme_vars[@]}" "$ROOT/packaging/README-windows.txt" | sed 's/$/\r/' >"$STAGE/README.txt"
 else
   # fyne's tarball is laid out for `make install` (usr/local/bin/edgechat): take the binary.

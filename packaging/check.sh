@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # check.sh checks the packages in build/dist/ the way a person would before a release:
-#   Windows zips: the file list; EdgeChat.exe is a PE32+ GUI program for the right CPU; it
-#     imports only Windows system DLLs and what the zip ships; its resources hold the icon,
-#     the version and the manifest; the ONNX Runtime DLLs are the checked ones.
+#   Windows zips: the file list; EdgeChat.exe is a PE32+ GUI program for the right CPU, and
+#     edgechat.com the same bytes marked as a console program (the command line); it imports
+#     only Windows system DLLs and what the zip ships; its resources hold the icon, the version
+#     and the manifest; the ONNX Runtime DLLs are the checked ones.
+#   The windows-amd64 zip also runs under Wine (packaging/wine.sh): --version, sys, generate
+#     with the Linux build's greedy ids beside it, serve, the window with a reply killed
+#     halfway and a restart, the Windows-only code paths (screenshot: build/dist/windows-window.png).
 #   Linux tar.xz: the file list; the binary's libraries resolve; --version names the version,
 #     the commit and the bundled ONNX Runtime; the desktop file is valid; under Xvfb the app
 #     opens a window titled EdgeChat carrying the icon (screenshot: build/dist/linux-window.png).
 # Usage: packaging/check.sh [TARGET...] (default: every package found in build/dist/).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wine.sh"
 
 apt_ensure file unzip xz-utils xvfb xauth libgl1-mesa-dri imagemagick xdotool x11-utils \
-  desktop-file-utils binutils
+  desktop-file-utils binutils curl python3
 command -v llvm-objdump >/dev/null || apt_ensure llvm-14
 OBJDUMP="$(command -v llvm-objdump || echo /usr/lib/llvm-14/bin/llvm-objdump)"
 READOBJ="$(command -v llvm-readobj || echo /usr/lib/llvm-14/bin/llvm-readobj)"
@@ -45,8 +50,9 @@ check_windows() {
   echo "== $target: ${zip#"$ROOT"/} ($(du -h "$zip" | cut -f1))"
   dir="$TMP/$target" && mkdir -p "$dir" && unzip -q "$zip" -d "$dir" || { bad "$target: unzip"; return; }
   exe="$dir/$NAME.exe"
-  same_list "$target: zip holds exactly the program, ONNX Runtime, README and notices" \
-    "$(printf '%s\n' "$NAME.exe" DirectML.dll README.txt THIRD_PARTY_NOTICES.txt dxcompiler.dll dxil.dll onnxruntime.dll | LC_ALL=C sort)" \
+  local com="$dir/$(tr 'A-Z' 'a-z' <<<"$NAME").com"
+  same_list "$target: zip holds exactly the program, its console twin, ONNX Runtime, README and notices" \
+    "$(printf '%s\n' "$NAME.exe" "${com##*/}" DirectML.dll README.txt THIRD_PARTY_NOTICES.txt dxcompiler.dll dxil.dll onnxruntime.dll | LC_ALL=C sort)" \
     "$(unzip -Z1 "$zip" | LC_ALL=C sort)"
 
   local kind; kind="$(file -b "$exe")"
@@ -54,6 +60,15 @@ check_windows() {
   check "$target: $NAME.exe is a PE32+ GUI program for $cpu" grep -qE "^PE32\+ executable \(GUI\) $cpu" <<<"$kind"
   local hdr; hdr="$("$OBJDUMP" -p "$exe")"
   check "$target: PE header says subsystem 2 (Windows GUI)" grep -qE '^Subsystem[[:space:]]+0*2([[:space:]]|$)' <<<"$hdr"
+  # The command line: cmd and PowerShell pick edgechat.com before EdgeChat.exe, wait for it and
+  # give it their console. It must be the same program: only the subsystem field (and the
+  # checksum beside it) may differ.
+  local pe diff
+  check "$target: ${com##*/} is a PE32+ console program for $cpu" grep -qE "^PE32\+ executable \(console\) $cpu" <<<"$(file -b "$com")"
+  check "$target: ${com##*/}'s PE header says subsystem 3 (Windows console)" grep -qE '^Subsystem[[:space:]]+0*3([[:space:]]|$)' <<<"$("$OBJDUMP" -p "$com")"
+  pe="$(od -An -tu4 -j60 -N4 "$exe" | tr -d ' ')"
+  diff="$(cmp -l "$exe" "$com" | awk -v lo=$((pe + 88)) -v hi=$((pe + 94)) '$1 - 1 < lo || $1 - 1 >= hi {n++} END {print n + 0}')"
+  check "$target: ${com##*/} differs from $NAME.exe only in the subsystem and checksum fields" test "$diff" = 0 -a "$(cmp -s "$exe" "$com"; echo $?)" = 1
 
   local imports shipped extra=""
   imports="$(grep -E '^[[:space:]]*DLL Name:' <<<"$hdr" | awk '{print $3}' | tr 'A-Z' 'a-z' | LC_ALL=C sort -u)"
@@ -151,7 +166,7 @@ fi
 for t in "${targets[@]}"; do
   case "$t" in
     windows-arm64) check_windows "$t" Aarch64 ;;
-    windows-amd64) check_windows "$t" x86-64 ;;
+    windows-amd64) check_windows "$t" x86-64; check_wine ;;
     linux-amd64) check_linux ;;
     *) bad "unknown target $t" ;;
   esac

@@ -1,0 +1,6 @@
+//go:build !windows
+
+package main
+
+// leaveOwnConsole does nothing outside Windows.
+func leaveOwnConsole() {}
