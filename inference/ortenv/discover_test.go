@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/pe"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -148,5 +149,21 @@ func TestReadPERealDLL(t *testing.T) {
 	}
 	if found == 0 {
 		t.Skip("no Windows onnxruntime.dll in the cache (make package-windows-amd64 puts one there)")
+	}
+}
+
+func TestExplain(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`N:\_work\1\s\onnxruntime\core\providers\dml\dml_provider_factory.cc(512)\onnxruntime.dll!000000018068CBD0: (caller: 000000018068CF0A) Exception(1) tid(10c) 887A0004`,
+			`N:\_work\1\s\onnxruntime\core\providers\dml\dml_provider_factory.cc(512)\onnxruntime.dll!000000018068CBD0: (caller: 000000018068CF0A) Exception(1) tid(10c) 887A0004 (DXGI_ERROR_UNSUPPORTED: no Direct3D 12 GPU that DirectML can use)`},
+		{"QNN execution provider is not supported in this build.", "QNN execution provider is not supported in this build."},
+		{"887a0005", "887a0005 (DXGI_ERROR_DEVICE_REMOVED: the GPU was removed or its driver restarted)"},
+	} {
+		if got := Explain(errors.New(c.in)).Error(); got != c.want {
+			t.Errorf("Explain(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if Explain(nil) != nil {
+		t.Error("Explain(nil) is not nil")
 	}
 }
