@@ -38,6 +38,7 @@ wine_prefix() {
     "$WINESERVER" -w
   fi
   cp "$dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+  "$WINESERVER" -p 30 # one server (and one set of Wine's services) for all the runs below
 }
 
 # winpath UNIX_PATH: the path as the Windows program sees it (C: is the prefix's drive_c, Z: is /).
@@ -229,7 +230,7 @@ wine_window() {
     xdotool mousemove $((X + WIDTH * 3 / 5)) $((Y + HEIGHT - 45)) click 1; sleep 0.5
     xdotool type --delay 20 "Tell me a long story"; xdotool key Return
     streaming=""
-    for i in $(seq 1 80); do
+    for i in $(seq 1 240); do # the first reply loads the model
       f=$(ls "$conv"/*.json 2>/dev/null | head -n1)
       if [ -n "$f" ] && python3 -c "import json,sys; m=json.load(open(sys.argv[1]))[\"messages\"]; sys.exit(not (len(m) == 2 and m[1][\"content\"] and not m[1].get(\"stats\")))" "$f" 2>/dev/null; then
         streaming=yes; break
