@@ -5,6 +5,7 @@ import (
 	"debug/pe"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,8 +17,7 @@ import (
 
 // fakeDLL returns a minimal PE32+ DLL for machine whose .rsrc section holds a
 // VS_FIXEDFILEINFO with file version major.minor.patch.0 (no version when major is 0).
-func fakeDLL(t *testing.T, machine uint16, major, minor, patch uint16) []byte {
-	t.Helper()
+func fakeDLL(machine uint16, major, minor, patch uint16) []byte {
 	var rsrc bytes.Buffer
 	rsrc.Write(make([]byte, 40)) // stands for the resource directory and VS_VERSIONINFO header
 	if major != 0 {
@@ -63,7 +63,7 @@ func TestDiscoverFakeTrees(t *testing.T) {
 	local := filepath.Join(home, "AppData", "Local")
 	roaming := filepath.Join(home, "AppData", "Roaming")
 	venv := filepath.Join(t.TempDir(), "my venv")
-	arm := func(minor uint16) []byte { return fakeDLL(t, pe.IMAGE_FILE_MACHINE_ARM64, 1, minor, 1) }
+	arm := func(minor uint16) []byte { return fakeDLL(pe.IMAGE_FILE_MACHINE_ARM64, 1, minor, 1) }
 	qnn := []byte("QnnHtp")
 
 	// A python.org Python with onnxruntime-qnn 1.24.1: usable.
@@ -79,11 +79,11 @@ func TestDiscoverFakeTrees(t *testing.T) {
 	nuget := filepath.Join(home, ".nuget", "packages", "microsoft.ml.onnxruntime.qnn")
 	writeFile(t, filepath.Join(nuget, "1.22.0", "runtimes", "win-arm64", "native", "onnxruntime.dll"), arm(22))
 	writeFile(t, filepath.Join(nuget, "1.22.0", "runtimes", "win-arm64", "native", "QnnHtp.dll"), qnn)
-	writeFile(t, filepath.Join(nuget, "1.30.0", "runtimes", "win-x64", "native", "onnxruntime.dll"), fakeDLL(t, pe.IMAGE_FILE_MACHINE_AMD64, 1, 30, 0))
+	writeFile(t, filepath.Join(nuget, "1.30.0", "runtimes", "win-x64", "native", "onnxruntime.dll"), fakeDLL(pe.IMAGE_FILE_MACHINE_AMD64, 1, 30, 0))
 	writeFile(t, filepath.Join(nuget, "1.30.0", "runtimes", "win-x64", "native", "QnnHtp.dll"), qnn)
 	// AI Toolkit's bin folder: a library without a version resource.
 	aitk := filepath.Join(home, ".vscode", "extensions", "ms-windows-ai-studio.windows-ai-studio-0.14.2-win32-arm64", "bin")
-	writeFile(t, filepath.Join(aitk, "onnxruntime.dll"), fakeDLL(t, pe.IMAGE_FILE_MACHINE_ARM64, 0, 0, 0))
+	writeFile(t, filepath.Join(aitk, "onnxruntime.dll"), fakeDLL(pe.IMAGE_FILE_MACHINE_ARM64, 0, 0, 0))
 	writeFile(t, filepath.Join(aitk, "QnnHtp.dll"), qnn)
 	// A venv the user points at, whose "DLL" is not a PE file at all.
 	writeFile(t, filepath.Join(venv, "Lib", "site-packages", "onnxruntime", "capi", "onnxruntime.dll"), []byte("not a DLL"))
@@ -166,4 +166,22 @@ func TestExplain(t *testing.T) {
 	if Explain(nil) != nil {
 		t.Error("Explain(nil) is not nil")
 	}
+}
+
+// FuzzFixedFileVersion feeds arbitrary resource sections to the version reader: it never
+// panics and finds either nothing or three numbers.
+func FuzzFixedFileVersion(f *testing.F) {
+	f.Add(fakeDLL(pe.IMAGE_FILE_MACHINE_ARM64, 1, 24, 1)[1024:])
+	f.Add([]byte{0xbd, 0x04, 0xef, 0xfe})
+	f.Add([]byte{0, 0xbd, 0x04, 0xef, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Fuzz(func(t *testing.T, rsrc []byte) {
+		v := fixedFileVersion(rsrc)
+		if v == "" {
+			return
+		}
+		var a, b, c uint32
+		if n, err := fmt.Sscanf(v, "%d.%d.%d", &a, &b, &c); n != 3 || err != nil || fmt.Sprintf("%d.%d.%d", a, b, c) != v {
+			t.Fatalf("version %q is not three numbers", v)
+		}
+	})
 }

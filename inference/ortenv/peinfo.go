@@ -20,14 +20,19 @@ const (
 )
 
 // readPE reads a DLL's CPU (the COFF header's Machine) and its file version (the
-// VS_FIXEDFILEINFO of its version resource) with debug/pe, without loading it.
-func readPE(path string) (peInfo, error) {
+// VS_FIXEDFILEINFO of its version resource) with debug/pe, without loading it. A file that
+// makes debug/pe panic is reported as not a DLL.
+func readPE(path string) (info peInfo, err error) {
+	defer func() {
+		if recover() != nil {
+			info, err = peInfo{}, errors.New("not a Windows DLL")
+		}
+	}()
 	f, err := pe.Open(path)
 	if err != nil {
 		return peInfo{}, errors.New("not a Windows DLL")
 	}
 	defer f.Close()
-	var info peInfo
 	switch f.Machine {
 	case pe.IMAGE_FILE_MACHINE_AMD64:
 		info.arch = "amd64"
