@@ -199,7 +199,10 @@ check_wine() {
   rm -rf "$wc"
 
   # 7. The window under Xvfb: first run with settings in %APPDATA%, a reply killed halfway,
-  # then a restart that finds the settings and the conversation.
+  # then a restart that finds the settings and the conversation. The wineserver of the runs
+  # above has a desktop without a display (GLFW: "Failed to create helper window"): stop it.
+  "$WINESERVER" -k 2>/dev/null
+  "$WINESERVER" -w
   wine_window "$exe" "$model" "$appdata" "$out"
   "$WINESERVER" -k 2>/dev/null
 }
