@@ -38,7 +38,10 @@ wine_prefix() {
     "$WINESERVER" -w
   fi
   cp "$dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-  "$WINESERVER" -p 30 # one server (and one set of Wine's services) for all the runs below
+  # One server and one set of Wine's services for all the runs below, started with their output
+  # on /dev/null: services started by a run whose output is captured would hold its pipe open.
+  "$WINESERVER" -p 30
+  env -u DISPLAY "$WINE" wineboot </dev/null >/dev/null 2>&1
 }
 
 # winpath UNIX_PATH: the path as the Windows program sees it (C: is the prefix's drive_c, Z: is /).
@@ -205,6 +208,7 @@ check_wine() {
   "$WINESERVER" -w
   wine_window "$exe" "$model" "$appdata" "$out"
   "$WINESERVER" -k 2>/dev/null
+  "$WINESERVER" -w
 }
 
 # wine_window EXE MODEL APPDATA_DIR OUT: the GUI part of check_wine.
