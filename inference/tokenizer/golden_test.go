@@ -176,7 +176,7 @@ func nonNilStrings(s []string) []string {
 // pieces returns the pre-tokenizer's pieces of the normalized text in byte-level form.
 func (t *BPE) pieces(text string) []string {
 	out := []string{}
-	t.split.split(t.normalize(text), func(p string) {
+	t.pre.split(t.normalize(text), true, func(p string) {
 		var b strings.Builder
 		for i := 0; i < len(p); i++ {
 			b.WriteRune(byteToRune[p[i]])
