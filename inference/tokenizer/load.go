@@ -183,9 +183,42 @@ func parse(data []byte) (*BPE, error) {
 	if err := t.post.resolve(); err != nil {
 		return nil, err
 	}
+	if err := checkAddedIDs(f.AddedTokens, vocab); err != nil {
+		return nil, err
+	}
 	initClasses()
 	t.buildAdded(f.AddedTokens)
 	return t, nil
+}
+
+// checkAddedIDs refuses added tokens whose ids differ from those the reference gives them when
+// it loads the file: the id of the same content in the vocab, else the next one after the
+// vocab and the tokens added before. (The reference silently renumbers; a file where that
+// happens does not match its model.)
+func checkAddedIDs(tokens []addedTokenJSON, vocab map[string]int32) error {
+	assigned := map[string]int{}
+	maxAdded := -1
+	for _, tok := range tokens {
+		if tok.Content == "" {
+			continue
+		}
+		want, ok := assigned[tok.Content]
+		if !ok {
+			if id, inVocab := vocab[tok.Content]; inVocab {
+				want = int(id)
+			} else if maxAdded >= len(vocab) || len(vocab) == 0 {
+				want = maxAdded + 1
+			} else {
+				want = len(vocab)
+			}
+		}
+		if tok.ID != want {
+			return fmt.Errorf("added token %q has id %d where the reference library gives it %d: the file's ids are inconsistent", tok.Content, tok.ID, want)
+		}
+		assigned[tok.Content] = want
+		maxAdded = max(maxAdded, want)
+	}
+	return nil
 }
 
 func (c *component) name() string {
