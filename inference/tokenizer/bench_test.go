@@ -15,9 +15,12 @@ import (
 //
 //	go test -run='^$' -bench=. -benchtime=3x ./inference/tokenizer
 
-func benchText(b *testing.B) string {
+func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
+
+// readText reads a gzipped text from testdata.
+func readText(b *testing.B, name string) string {
 	b.Helper()
-	f, err := os.Open(filepath.Join("testdata", "bench.txt.gz"))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,6 +86,24 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkEncodeNoSpace encodes a ~100 KB paragraph without spaces as user content: for the
+// SentencePiece-style files it is one BPE word, which must not take quadratic time (compare
+// nospace in testdata/reference_speed.json).
+func BenchmarkEncodeNoSpace(b *testing.B) {
+	text := readText(b, "bench_nospace.txt.gz")
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 )
 
 // ErrUnsupported is wrapped by Load's error when tokenizer.json uses a part this package does
@@ -340,19 +342,36 @@ func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerge
 }
 
 // buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
-// the reference.
+// the reference. The vocab lookups, most of a large file's load time, run on every CPU.
 func (m *bpeModel) buildMerges(merges []mergePair) error {
 	m.merges = newMergeTable(len(merges))
-	var buf []byte
-	for rank, p := range merges {
-		a, okA := m.vocab[string(p[0])]
-		b, okB := m.vocab[string(p[1])]
-		buf = append(append(buf[:0], p[0]...), p[1]...)
-		c, okC := m.vocab[string(buf)]
-		if !okA || !okB || !okC {
-			return fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
-		}
-		m.merges.put(uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c)))
+	keys, vals := make([]uint64, len(merges)), make([]uint64, len(merges))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(merges)/20000)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			for rank := w; rank < len(merges); rank += workers {
+				p := merges[rank]
+				a, okA := m.vocab[string(p[0])]
+				b, okB := m.vocab[string(p[1])]
+				buf = append(append(buf[:0], p[0]...), p[1]...)
+				c, okC := m.vocab[string(buf)]
+				if !okA || !okB || !okC {
+					errs[w] = fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
+					return
+				}
+				keys[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		m.merges.put(k, vals[i])
 	}
 	return nil
 }

@@ -7,7 +7,11 @@
 //   (cd tools/tokref && npm install) && node tools/tokref/golden.js
 // Writes inference/tokenizer/testdata/{corpus.json.gz, golden_NAME.json.gz, bench.txt.gz,
 // bench_nospace.txt.gz, variants.json, reference_speed.json}; with --skip-speed it leaves
-// reference_speed.json as it is.
+// reference_speed.json as it is; with --only=NAME,… it redoes those tokenizers only (their
+// speeds merged into reference_speed.json), e.g. to time the reference again:
+//   node tools/tokref/golden.js --only=gemma3,llama2
+// Speeds: load_ms is the best of three loads; encode the bench text (whole and by lines),
+// nospace the ~100 KB paragraph without spaces, as Go's BenchmarkEncode/BenchmarkEncodeNoSpace.
 //
 // Tokenizers: the files tools/setup.sh installs, the stories260K model's tokenizer.json from
 // the shared models folder (found beside the repository or above it), and variants: a base
@@ -40,6 +44,8 @@ const out = path.join(root, 'inference', 'tokenizer', 'testdata');
 const cache = process.env.EDGECHAT_CACHE ||
   path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'edgechat');
 const skipSpeed = process.argv.includes('--skip-speed');
+const onlyArg = process.argv.find(a => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null;
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'stories260k',
   'llama2_metaspace', 'llama2_always'];
 const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
@@ -173,8 +179,11 @@ async function main() {
   const nospace = noSpaceText();
   writeGz('bench_nospace.txt.gz', nospace);
   fs.writeFileSync(path.join(out, 'variants.json'), JSON.stringify(variants, null, 1) + '\n');
-  const speeds = { reference, bench_bytes: Buffer.byteLength(bench), threads: 1 };
+  const speedFile = path.join(out, 'reference_speed.json');
+  const speeds = only && fs.existsSync(speedFile) ? JSON.parse(fs.readFileSync(speedFile, 'utf8')) : {};
+  Object.assign(speeds, { reference, bench_bytes: Buffer.byteLength(bench), nospace_bytes: Buffer.byteLength(nospace), threads: 1 });
   for (const name of names) {
+    if (only && !only.has(name)) continue;
     const raw = readTokenizer(name);
     const json = JSON.parse(raw);
     let full, loadMs = Infinity; // the best of three loads
@@ -214,7 +223,7 @@ async function main() {
     if (spNames.has(name)) speeds[name].nospace = (await speed(plain, nospace, 5)).whole;
     console.log(name, JSON.stringify(speeds[name]));
   }
-  if (!skipSpeed) fs.writeFileSync(path.join(out, 'reference_speed.json'), JSON.stringify(speeds, null, 2) + '\n');
+  if (!skipSpeed) fs.writeFileSync(speedFile, JSON.stringify(speeds, null, 2) + '\n');
 }
 
 main().catch(e => { console.error(e); process.exit(1); });
