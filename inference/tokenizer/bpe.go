@@ -114,7 +114,12 @@ func (m *bpeModel) encodeSP(w *bpeWork, piece string, ids []int) []int {
 			return append(ids, int(id))
 		}
 	}
-	syms := w.syms[:0]
+	w.syms = m.spSymbols(w.syms[:0], piece)
+	return m.merge(w, ids)
+}
+
+// spSymbols appends the starting symbols of a SentencePiece-style piece to syms.
+func (m *bpeModel) spSymbols(syms []int32, piece string) []int32 {
 	unkPending := false
 	for i := 0; i < len(piece); {
 		id, n := int32(-1), 1
@@ -151,8 +156,7 @@ func (m *bpeModel) encodeSP(w *bpeWork, piece string, ids []int) []int {
 	if unkPending {
 		syms = append(syms, m.unk)
 	}
-	w.syms = syms
-	return m.merge(w, ids)
+	return syms
 }
 
 func (m *bpeModel) hasFallback(ch string) bool {
