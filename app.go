@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2/app"
 
 	"edgechat/assets"
 	"edgechat/config"
 	"edgechat/history"
-	"edgechat/inference"
 	"edgechat/internal/version"
 	"edgechat/ui"
 )
@@ -93,7 +94,7 @@ type switchEngine struct {
 	e  ui.Engine
 }
 
-func (s *switchEngine) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func (s *switchEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 	s.mu.Lock()
 	e := s.e
 	s.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"edgechat/reply"
+
 	"edgechat/config"
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
@@ -136,10 +138,10 @@ func (loadTester) Test(ctx context.Context, r config.Route, ortLibrary string) (
 // noModelEngine answers every request with an error a person can act on.
 type noModelEngine struct{}
 
-func (noModelEngine) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-	out := make(chan inference.Event, 1)
-	out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{
-		FinishReason: inference.FinishError,
+func (noModelEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
+	out := make(chan reply.Event, 1)
+	out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{
+		FinishReason: reply.FinishError,
 		Err:          errors.New("No model configured — open Settings and choose a model folder"),
 	}}
 	close(out)
@@ -160,12 +162,12 @@ const demoAnswer = "EdgeChat runs the model in two phases:\n\n" +
 	"```go\nfor step := 0; step < maxTokens; step++ {\n\tid := sample(session.Run(ids))\n\tif id == eos {\n\t\tbreak\n\t}\n}\n```\n\n" +
 	"Press *Stop* (Esc) at any time; the partial answer is kept."
 
-func (demoEngine) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-	out := make(chan inference.Event)
+func (demoEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
+	out := make(chan reply.Event)
 	go func() {
 		defer close(out)
 		start := time.Now()
-		send := func(ev inference.Event, wait time.Duration) bool {
+		send := func(ev reply.Event, wait time.Duration) bool {
 			select {
 			case out <- ev:
 			case <-ctx.Done():
@@ -179,33 +181,33 @@ func (demoEngine) Generate(ctx context.Context, req inference.Request) (<-chan i
 			}
 		}
 		n, ttft := 0, time.Duration(0)
-		stream := func(kind inference.EventKind, text string) bool {
+		stream := func(kind reply.EventKind, text string) bool {
 			for _, w := range strings.SplitAfter(text, " ") {
 				if ttft == 0 {
 					ttft = time.Since(start)
 				}
 				n++
-				if !send(inference.Event{Kind: kind, Text: w}, 25*time.Millisecond) {
+				if !send(reply.Event{Kind: kind, Text: w}, 25*time.Millisecond) {
 					return false
 				}
 			}
 			return true
 		}
-		ok := send(inference.Event{Kind: inference.EventStatus, Text: "Loading model…"}, 700*time.Millisecond) &&
-			(!req.Thinking || stream(inference.EventThinking, demoThinking)) &&
-			stream(inference.EventText, demoAnswer)
-		sum := &inference.Summary{
-			FinishReason: inference.FinishStop, Backend: "npu", Device: "QNN (demo)",
+		ok := send(reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, 700*time.Millisecond) &&
+			(!req.Thinking || stream(reply.EventThinking, demoThinking)) &&
+			stream(reply.EventText, demoAnswer)
+		sum := &reply.Summary{
+			FinishReason: reply.FinishStop, Backend: "npu", Device: "QNN (demo)",
 			PromptTokens: 40 * len(req.Messages), GeneratedTokens: n, ReusedTokens: 30 * (len(req.Messages) - 2),
-			TimeToFirstToken: ttft, DecodeTPS: 38.5, PrefillTPS: 410,
+			TTFT: ttft, DecodeTPS: 38.5, PrefillTPS: 410,
 		}
 		if sum.ReusedTokens < 0 {
 			sum.ReusedTokens = 0
 		}
 		if !ok {
-			sum.FinishReason = inference.FinishCancelled
+			sum.FinishReason = reply.FinishCancelled
 		}
-		out <- inference.Event{Kind: inference.EventDone, Done: sum}
+		out <- reply.Event{Kind: reply.EventDone, Done: sum}
 	}()
 	return out, nil
 }
