@@ -17,9 +17,9 @@ func ptr[T any](v T) *T { return &v }
 // greedy is a request for a deterministic reply.
 func greedy(prompt string, maxTokens int) reply.Request {
 	return reply.Request{
-		Messages:       []reply.Message{{Role: "user", Content: prompt}},
-		MaxTokens:      maxTokens,
-		Sampling: reply.Sampling{Temperature: ptr(0.0)},
+		Messages:  []reply.Message{{Role: "user", Content: prompt}},
+		MaxTokens: maxTokens,
+		Sampling:  reply.Sampling{Temperature: ptr(0.0)},
 	}
 }
 
