@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
@@ -107,5 +110,45 @@ func TestGenerateHybridFallsBackWithReason(t *testing.T) {
 	}
 	if last["backend"] != "cpu" || !strings.Contains(last["fallback_reason"].(string), "QNN execution provider is not supported") {
 		t.Fatalf("final event %v", last)
+	}
+}
+
+func TestModelFlagsRoutes(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--model", "/m"}, []string{"cpu/cpu"}},
+		{[]string{"--model", "/m", "--ep", "qnn"}, []string{"npu/qnn"}},
+		{[]string{"--model", "/m", "--ep", "dml"}, []string{"npu/dml"}},
+		{[]string{"--npu-model", "/n", "--model", "/m"}, []string{"npu/qnn", "cpu/cpu"}},
+		{[]string{"--npu-model", "/n", "--npu-ep", "dml", "--cpu-model", "/c"}, []string{"npu/dml", "cpu/cpu"}},
+		{[]string{"--npu-model", "/n"}, []string{"npu/qnn"}},
+		{[]string{"--cpu-model", "/c", "--ep", "qnn"}, []string{"cpu/cpu"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var m modelFlags
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			m.register(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := m.engineConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range cfg.Routes {
+				got = append(got, r.Name+"/"+r.EP.Name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("routes (-want +got):\n%s", diff)
+			}
+		})
+	}
+	var m modelFlags
+	if _, err := m.engineConfig(); err == nil || !strings.Contains(err.Error(), "--model is required") {
+		t.Errorf("no model: %v", err)
 	}
 }
