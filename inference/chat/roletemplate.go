@@ -12,8 +12,9 @@ import (
 // renderer, so this one is defined here, following the entries' own shape: each turn is its
 // role's entry with {Content} replaced by the message; the last user turn takes the prompt
 // entry instead when a generation prompt is asked for (it ends by opening the assistant's
-// reply); turns are joined by a newline, as the prompt entry joins the user turn and the
-// assistant opening. A system message without a system entry goes before the first user
+// reply); a turn that does not end with a newline is followed by one, as the prompt entry
+// separates the user turn from the assistant opening (Foundry's own files write the entries
+// without a final newline; others end each one with it). A system message without a system entry goes before the first user
 // message's text, separated by a blank line. A generation prompt after a last turn that is not
 // the user's is the assistant entry's text before {Content}. Roles other than system, user and
 // assistant are refused.
@@ -68,5 +69,12 @@ func renderRoles(p *models.PromptTemplate, msgs []Message, opt Options) (string,
 		}
 		turns = append(turns, open)
 	}
-	return strings.Join(turns, "\n"), nil
+	var b strings.Builder
+	for i, turn := range turns {
+		if i > 0 && !strings.HasSuffix(turns[i-1], "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(turn)
+	}
+	return b.String(), nil
 }

@@ -14,6 +14,8 @@ func TestFromPromptTemplate(t *testing.T) {
 		Assistant: "<|assistant|>\n{Content}<|end|>", Prompt: "<|user|>\n{Content}<|end|>\n<|assistant|>"}
 	qwenNoSystem := models.PromptTemplate{User: "<|im_start|>user\n{Content}<|im_end|>",
 		Assistant: "<|im_start|>assistant\n{Content}<|im_end|>", Prompt: "<|im_start|>user\n{Content}<|im_end|>\n<|im_start|>assistant"}
+	chatMLNewlines := models.PromptTemplate{System: "<|im_start|>system\n{Content}<|im_end|>\n", User: "<|im_start|>user\n{Content}<|im_end|>\n",
+		Assistant: "<|im_start|>assistant\n{Content}<|im_end|>\n", Prompt: "<|im_start|>user\n{Content}<|im_end|>\n<|im_start|>assistant\n"}
 	tests := []struct {
 		name   string
 		tpl    models.PromptTemplate
@@ -29,6 +31,8 @@ func TestFromPromptTemplate(t *testing.T) {
 			"<|user|>\na<|end|>\n<|assistant|>\nb<|end|>"},
 		{"last turn not the user's", phi, []Message{{Role: "user", Content: "a"}, {Role: "assistant", Content: "b"}}, false,
 			"<|user|>\na<|end|>\n<|assistant|>\nb<|end|>\n<|assistant|>\n"},
+		{"entries ending in a newline get no second one", chatMLNewlines, []Message{{Role: "system", Content: "S"}, {Role: "user", Content: "U"}}, false,
+			"<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"},
 		{"system without an entry joins the user text", qwenNoSystem, []Message{{Role: "system", Content: "S"}, {Role: "user", Content: "U"}}, false,
 			"<|im_start|>user\nS\n\nU<|im_end|>\n<|im_start|>assistant"},
 	}
