@@ -130,6 +130,36 @@ func TestSentencePieceStreamStepByStep(t *testing.T) {
 	}
 }
 
+// TestStreamDecoderAfter streams a continuation of a prompt: the space before the first new
+// word stays, as in Decode of prompt and continuation together.
+func TestStreamDecoderAfter(t *testing.T) {
+	for _, name := range []string{"llama2", "stories260k", "qwen3"} {
+		t.Run(name, func(t *testing.T) {
+			tk := load(t, name)
+			prompt := tk.AddSpecialTokens(tk.EncodeSpecial("Once upon a time"))
+			more := tk.Encode(" there was 😀 a girl")[1:] // without the meta space prepended to the text
+			if !tk.model.sp {
+				more = tk.Encode(" there was 😀 a girl")
+			}
+			want := strings.TrimPrefix(tk.Decode(append(slices.Clone(prompt), more...), true), tk.Decode(prompt, true))
+			if !strings.HasPrefix(want, " there") {
+				t.Fatalf("test setup: continuation %q", want)
+			}
+			for _, tok := range []Tokenizer{tk, struct{ Tokenizer }{tk}} {
+				d := NewStreamDecoderAfter(tok, true, prompt)
+				var b strings.Builder
+				for _, id := range more {
+					b.WriteString(d.Add(id))
+				}
+				b.WriteString(d.Flush())
+				if b.String() != want {
+					t.Errorf("%T: streamed %q, want %q", tok, b.String(), want)
+				}
+			}
+		})
+	}
+}
+
 // TestSentencePieceStreamMatchesDecode streams the golden id sequences of the edited files
 // too (the real ones are in TestStreamDecoderMatchesDecode).
 func TestSentencePieceStreamMatchesDecode(t *testing.T) {

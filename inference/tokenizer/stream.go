@@ -33,6 +33,24 @@ func NewStreamDecoder(t Tokenizer, skipSpecial bool) *StreamDecoder {
 	return d
 }
 
+// NewStreamDecoderAfter returns a decoder for ids that continue prev, such as a raw
+// completion's continuation of its prompt: the texts it returns, joined, are what Decode of
+// prev and the ids gives beyond Decode of prev, so a decoder that strips the output's first
+// space (Llama 2) keeps the space between the prompt and the first new word.
+func NewStreamDecoderAfter(t Tokenizer, skipSpecial bool, prev []int) *StreamDecoder {
+	d := NewStreamDecoder(t, skipSpecial)
+	switch {
+	case d.table == nil:
+		// The reference's DecodeStream primed with the last few ids as context.
+		d.ids = append(d.ids, prev[max(0, len(prev)-8):]...)
+		d.prefixIDs = len(d.ids)
+		d.prefix = t.Decode(d.ids, skipSpecial)
+	case d.chain != nil:
+		d.first = t.Decode(prev, skipSpecial) == ""
+	}
+	return d
+}
+
 // Add takes the next id and returns the text it completes (maybe "").
 func (d *StreamDecoder) Add(id int) string {
 	switch {
