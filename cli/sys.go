@@ -158,15 +158,8 @@ func printQNNRuntimes(env Env, cs []ortenv.Candidate) {
 		if version == "" {
 			version = "?"
 		}
-		fmt.Fprintf(env.Stdout, "  %s  %s\n      %s (%s)\n      %s\n", version, c.Path, c.Origin, archName(c.Arch), state)
+		fmt.Fprintf(env.Stdout, "  %s  %s\n      %s (%s)\n      %s\n", version, c.Path, c.Origin, ortenv.ArchName(c.Arch), state)
 	}
-}
-
-func archName(a string) string {
-	if a == "amd64" {
-		return "x64"
-	}
-	return a
 }
 
 // listFlag is a repeatable string flag.

@@ -34,14 +34,14 @@ wine_prefix() {
   fi
   if [ ! -f "$WINEPREFIX/system.reg" ]; then
     say "creating the Wine prefix $WINEPREFIX (Windows user $WIN_USER)"
-    env -u DISPLAY "$WINE" wineboot -i >/dev/null 2>&1
+    wine_run wineboot -i >/dev/null 2>&1
     "$WINESERVER" -w
   fi
   cp "$dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
   # One server and one set of Wine's services for all the runs below, started with their output
   # on /dev/null: services started by a run whose output is captured would hold its pipe open.
   "$WINESERVER" -p 30
-  env -u DISPLAY "$WINE" wineboot </dev/null >/dev/null 2>&1
+  wine_run wineboot </dev/null >/dev/null 2>&1
 }
 
 # winpath UNIX_PATH: the path as the Windows program sees it (C: is the prefix's drive_c, Z: is /).
@@ -54,8 +54,13 @@ winpath() {
   printf '%s' "${p//\//\\}"
 }
 
+# WINE_LOCALE is the locale Wine runs in: Wine converts Unix file names with its character set,
+# so it must be UTF-8 and installed (make exports LANG=en_US.UTF-8, which Debian may lack: then
+# Wine falls back to ASCII and "Jürgen" becomes "JC<rgen").
+WINE_LOCALE=C.UTF-8
+
 # wine_run EXE ARGS...: runs a Windows program without a display.
-wine_run() { env -u DISPLAY "$WINE" "$@"; }
+wine_run() { env -u DISPLAY LC_ALL="$WINE_LOCALE" "$WINE" "$@"; }
 
 # json_ids FILE: the generated ids of the last "done" event of generate --json, space-separated.
 json_ids() {
@@ -220,7 +225,7 @@ wine_window() {
   printf 'cpu:\n  model: %s\nmax_tokens: 4000\nrepetition_penalty: 1.3\n' "$(winpath "$model")" >"$settings"
   local before; before="$(sha256sum <"$settings")"
   rm -f "$shot"
-  local log; log="$(xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
+  local log; log="$(LC_ALL="$WINE_LOCALE" xvfb-run -a -s "-screen 0 1280x800x24" bash -c '
     WINE=$1 exe=$2 conv=$3 shot=$4 out=$5
     start() {
       "$WINE" "$exe" >>"$out/window.log" 2>&1 & pid=$!

@@ -182,7 +182,7 @@ func inspect(lib, origin, arch string) Candidate {
 	c.Arch, c.Version = info.arch, info.version
 	switch {
 	case c.Arch != arch:
-		c.Problem = "built for " + archName(c.Arch) + ", but this EdgeChat runs on " + archName(arch) + ": Windows cannot load it into this program"
+		c.Problem = "built for " + ArchName(c.Arch) + ", but this EdgeChat runs on " + ArchName(arch) + ": Windows cannot load it into this program"
 	case c.Version == "":
 		c.Problem = "its version resource is missing, so its ONNX Runtime version is unknown"
 	case versionLess(c.Version, MinVersion):
@@ -219,7 +219,8 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func archName(a string) string {
+// ArchName spells a GOARCH as Windows users know it: x64, Arm64, x86.
+func ArchName(a string) string {
 	switch a {
 	case "amd64":
 		return "x64"
