@@ -27,12 +27,12 @@ func listProviders(path string) ([]string, error) {
 		return nil, err
 	}
 	base, _, _ := proc.Call()
-	getAPI := *(*uintptr)(unsafe.Pointer(base))
+	getAPI := *(*uintptr)(cMemory(base))
 	api, _, _ := syscall.SyscallN(getAPI, uintptr(apiVersion))
 	if api == 0 {
 		return nil, errors.New("this ONNX Runtime does not support the API version EdgeChat uses")
 	}
-	slot := func(i int) uintptr { return *(*uintptr)(unsafe.Pointer(api + uintptr(i)*unsafe.Sizeof(uintptr(0)))) }
+	slot := func(i int) uintptr { return *(*uintptr)(cMemory(api + uintptr(i)*unsafe.Sizeof(uintptr(0)))) }
 	var list **byte
 	var n int32
 	st, _, _ := syscall.SyscallN(slot(slotGetProviders), uintptr(unsafe.Pointer(&list)), uintptr(unsafe.Pointer(&n)))
@@ -59,10 +59,14 @@ func goString(p uintptr) string {
 	}
 	var b []byte
 	for i := uintptr(0); ; i++ {
-		c := *(*byte)(unsafe.Pointer(p + i))
+		c := *(*byte)(cMemory(p + i))
 		if c == 0 {
 			return string(b)
 		}
 		b = append(b, c)
 	}
 }
+
+// cMemory turns an address ONNX Runtime returned (memory it owns, never Go's heap) into a
+// pointer.
+func cMemory(addr uintptr) unsafe.Pointer { return unsafe.Add(unsafe.Pointer(nil), addr) }
