@@ -58,11 +58,22 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
+// tempDir is t.TempDir whose removal may fail: packaging/wine.sh runs this test for Windows
+// under Wine 8, which cannot run Go's os.RemoveAll (t.TempDir would fail the test).
+func tempDir(t *testing.T) string {
+	d, err := os.MkdirTemp("", "ortenv-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
 func TestDiscoverFakeTrees(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "Jürgen Müller")
+	home := filepath.Join(tempDir(t), "Jürgen Müller")
 	local := filepath.Join(home, "AppData", "Local")
 	roaming := filepath.Join(home, "AppData", "Roaming")
-	venv := filepath.Join(t.TempDir(), "my venv")
+	venv := filepath.Join(tempDir(t), "my venv")
 	arm := func(minor uint16) []byte { return fakeDLL(pe.IMAGE_FILE_MACHINE_ARM64, 1, minor, 1) }
 	qnn := []byte("QnnHtp")
 
