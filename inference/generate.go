@@ -37,9 +37,9 @@ func (m *Model) generate(ctx context.Context, req reply.Request, run *ort.RunOpt
 		sum.FinishReason, sum.Err = reply.FinishError, err
 		return sum
 	}
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+	maxTokens, err := m.replyBudget(req)
+	if err != nil {
+		return fail(err)
 	}
 	msgs, prompt, inThinking, err := m.fitPrompt(req, maxTokens)
 	if err != nil {
@@ -70,12 +70,12 @@ func (m *Model) generate(ctx context.Context, req reply.Request, run *ort.RunOpt
 	sum.PrefillTPS = float64(len(prompt)-reused) / prefill.Seconds()
 
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
-	history := append(make([]int, 0, len(prompt)+maxTokens), prompt...)
 	out := newReplyStream(m.Tokenizer, req.Stop, inThinking, emit)
 	avail := m.dec.Capacity() - len(prompt)
-	if sl, ok := m.dec.(interface{ Slides() bool }); ok && sl.Slides() {
+	if m.slides() {
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
 	}
+	history := append(make([]int, 0, len(prompt)+min(maxTokens, avail)), prompt...)
 	var decodeStart time.Time
 	sum.FinishReason = reply.FinishLength
 	for n := 0; n < min(maxTokens, avail); n++ {
@@ -139,7 +139,7 @@ func (m *Model) fitPrompt(req reply.Request, maxTokens int) ([]reply.Message, []
 	}
 	kept, _, err := chat.Fit(chatMessages(req.Messages, false), limit, reserve, count)
 	if errors.Is(err, chat.ErrTooLong) {
-		return nil, nil, false, fmt.Errorf("%w: %v", errPromptTooLong, err)
+		return nil, nil, false, reply.ContextLength(err)
 	}
 	if err != nil {
 		return nil, nil, false, err
@@ -149,8 +149,29 @@ func (m *Model) fitPrompt(req reply.Request, maxTokens int) ([]reply.Message, []
 	return msgs, ids, inThinking, err
 }
 
-// errPromptTooLong marks a request whose last message cannot fit the context at all.
-var errPromptTooLong = errors.New("the message is too long for this model's context")
+// replyBudget is the request's reply budget, never more than the model can hold: the
+// context, or for a sliding window the longer of the window and the model's configured
+// context. A strict request over it is refused instead of cut.
+func (m *Model) replyBudget(req reply.Request) (int, error) {
+	limit := m.dec.Capacity()
+	if m.slides() {
+		limit = max(limit, m.Folder.ContextLength())
+	}
+	if req.MaxTokens > limit && req.StrictMaxTokens {
+		return 0, reply.ContextLength(fmt.Errorf("max_tokens is %d but this model's context holds %d tokens, prompt included — ask for fewer tokens, or leave max_tokens out", req.MaxTokens, limit))
+	}
+	if req.MaxTokens <= 0 {
+		return min(DefaultMaxTokens, limit), nil
+	}
+	return min(req.MaxTokens, limit), nil
+}
+
+// slides reports whether the decoder's window slides (the oldest tokens fall out of the
+// cache), so a reply may run past the window.
+func (m *Model) slides() bool {
+	sl, ok := m.dec.(interface{ Slides() bool })
+	return ok && sl.Slides()
+}
 
 // replyReserve is the room kept for the reply when fitting a prompt: the reply budget, but
 // never more than half the context.

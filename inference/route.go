@@ -217,7 +217,7 @@ func (r *route) serve(j *job) result {
 		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
-	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
+	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, reply.ErrContextLength) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt.
 		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)

@@ -25,8 +25,12 @@ type Request struct {
 	Messages []Message
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
-	// MaxTokens caps the reply; 0 takes the engine's default.
+	// MaxTokens caps the reply; 0 takes the engine's default. A budget over the model's
+	// context is cut to what the context holds, unless StrictMaxTokens is set.
 	MaxTokens int
+	// StrictMaxTokens makes a MaxTokens over the model's context an error
+	// (ErrContextLength) before anything is generated, as OpenAI's API answers it.
+	StrictMaxTokens bool
 	Sampling  Sampling
 	// Stop lists strings that end the reply when generated (not included in it).
 	Stop []string
