@@ -31,7 +31,7 @@ type Request struct {
 	// StrictMaxTokens makes a MaxTokens over the model's context an error
 	// (ErrContextLength) before anything is generated, as OpenAI's API answers it.
 	StrictMaxTokens bool
-	Sampling  Sampling
+	Sampling        Sampling
 	// Stop lists strings that end the reply when generated (not included in it).
 	Stop []string
 	// ConversationID lets the engine keep this conversation's KV cache for the next turn.
