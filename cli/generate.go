@@ -184,7 +184,11 @@ func runGenerate(env Env) error {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	if g.maxTokens < 0 {
+		return fmt.Errorf("--max-tokens %d is negative: give a number of tokens, or leave it out for the default", g.maxTokens)
+	}
+	// A --max-tokens over the model's context is refused with the numbers, not cut silently.
+	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, StrictMaxTokens: true, Sampling: g.sampling()}
 	events, err := eng.Generate(ctx, req)
 	if err != nil {
 		return err
