@@ -197,11 +197,19 @@ func (vm *ChatVM) Open(id string) error {
 	vm.mu.Lock()
 	vm.saver = vm.deps.NewSaver(c)
 	vm.mu.Unlock()
-	_ = vm.Messages.Set(vms)
+	vm.showMessages(vms)
 	_ = vm.Title.Set(c.Title)
 	_ = vm.CurrentID.Set(c.ID)
 	_ = vm.Error.Set("")
 	return nil
+}
+
+// showMessages replaces the transcript. A list binding tells its listeners only about a
+// change of length, so another conversation of the same length would keep the bubbles of the
+// one before: empty the list first, then fill it.
+func (vm *ChatVM) showMessages(vms []*MessageVM) {
+	_ = vm.Messages.Set(nil)
+	_ = vm.Messages.Set(vms)
 }
 
 // Rename retitles the open conversation and reports whether id is the open one.
