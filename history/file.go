@@ -189,3 +189,14 @@ func moveAside(path, suffix string) (string, error) {
 	syncDir(filepath.Dir(path))
 	return dst, nil
 }
+
+// checkWritable reports whether new files can be made in dir, by making and removing one.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -66,6 +66,9 @@ func Open(dir string) (*Store, error) {
 	for _, name := range temps {
 		s.recoverTemp(name)
 	}
+	if err := checkWritable(dir); err != nil {
+		s.problems = append(s.problems, fmt.Sprintf("the conversation folder %s is not writable (%v): conversations can be read, but new messages and replies cannot be saved — make the folder writable, or choose another data folder in Settings and restart", dir, err))
+	}
 	return s, nil
 }
 
