@@ -263,7 +263,7 @@ func sanitize(path string, flat map[string]any) (map[string]any, []string) {
 		}
 		v, err := coerce(k, flat[key])
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %s %v; using the default instead", path, key, err))
+			warnings = append(warnings, fmt.Sprintf("%s: %s %v; using the default instead (the file is unchanged)", path, key, err))
 			continue
 		}
 		good[key] = v

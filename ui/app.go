@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -93,10 +94,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	split.Offset = 0.26
 	m.main = split
 	m.installShortcuts()
-	m.Window.SetCloseIntercept(func() {
-		m.Chat.Close()
-		m.Window.Close()
-	})
+	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))
 	m.Sidebar.Reload()
 	if HasModel(s) {
@@ -107,23 +105,24 @@ func New(a fyne.App, d Deps) *MainWindow {
 	return m
 }
 
-// ShowAndRun opens the window, reports stored problems once and runs the app.
+// ShowAndRun opens the window, reports stored problems once and runs the app. SIGINT and
+// SIGTERM close the window as Quit does.
 func (m *MainWindow) ShowAndRun() {
+	m.app.Lifecycle().SetOnStarted(m.quitOnSignals)
 	m.Window.Show()
 	m.reportProblems()
 	m.app.Run()
+	m.Chat.Close() // the app stopped some other way: still end the reply and save it
 }
 
+// reportProblems shows, once, what was found at start. Each problem says itself what
+// happened (a file moved aside, a save recovered, a value replaced by its default), so the
+// dialog adds no claim of its own.
 func (m *MainWindow) reportProblems() {
 	if len(m.deps.Problems)+len(m.deps.Notices) == 0 {
 		return
 	}
-	title, msg := "EdgeChat needs your attention", strings.Join(m.deps.Notices, "\n")
-	if len(m.deps.Problems) > 0 {
-		title = "Some saved data could not be read"
-		msg = strings.TrimSpace(strings.Join(m.deps.Problems, "\n") +
-			"\n\nThe files were set aside, not deleted; everything else is available.\n\n" + msg)
-	}
+	title, msg := problemsText(m.deps.Problems, m.deps.Notices)
 	d := dialog.NewInformation(title, msg, m.Window)
 	d.Resize(fyne.NewSize(560, 240))
 	// Let the window appear first.
@@ -131,6 +130,16 @@ func (m *MainWindow) reportProblems() {
 		time.Sleep(300 * time.Millisecond)
 		fyne.Do(d.Show)
 	}()
+}
+
+// problemsText is the title and text of the start-up dialog: the problems and notices as
+// they were reported, one per paragraph.
+func problemsText(problems, notices []string) (title, msg string) {
+	title = "EdgeChat needs your attention"
+	if len(problems) > 0 {
+		title = "EdgeChat checked your saved data"
+	}
+	return title, "• " + strings.Join(append(slices.Clone(problems), notices...), "\n\n• ")
 }
 
 // ShowChat shows the sidebar and chat (or the welcome page when no model is set).

@@ -35,6 +35,9 @@ type Conversations interface {
 type Autosaver interface {
 	Update(func(c *history.Conversation))
 	Close() error
+	// Notify sets a function called, from any goroutine, after each save with its error
+	// (nil once saving works again).
+	Notify(func(err error))
 }
 
 // SettingsStore reads and writes the settings file.
