@@ -218,8 +218,10 @@ func (r *Report) inspectTokenizer(f *models.Folder) {
 	}
 	st := tok.SpecialTokens()
 	r.Tokenizer = TokenizerInfo{Vocab: tok.VocabSize(), BOS: st.BOS, EOS: st.EOS, HasChatTemplate: tok.ChatTemplate() != ""}
-	if r.Vocab > 0 && tok.VocabSize() > r.Vocab {
-		r.Notes = append(r.Notes, fmt.Sprintf("the tokenizer has %d tokens but the logits are %d wide: tokenizer.json belongs to another model", tok.VocabSize(), r.Vocab))
+	if r.Vocab > 0 {
+		if err := checkVocab(tok.VocabSize(), r.Vocab, f.VocabSize()); err != nil {
+			r.Notes = append(r.Notes, err.Error()+": tokenizer.json belongs to another model, and EdgeChat will refuse to load it")
+		}
 	}
 	if !r.Tokenizer.HasChatTemplate {
 		r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: EdgeChat will use ChatML")

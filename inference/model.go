@@ -78,9 +78,9 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tok.VocabSize() > m.dec.Vocab() {
+	if err := checkVocab(tok.VocabSize(), m.dec.Vocab(), f.VocabSize()); err != nil {
 		m.dec.Close()
-		return nil, fmt.Errorf("%w: the tokenizer has %d tokens but the model's logits are %d wide — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, tok.VocabSize(), m.dec.Vocab(), f.Dir)
+		return nil, fmt.Errorf("%w: %v — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, err, f.Dir)
 	}
 	m.pages = weightPages{dir: f.Dir}
 	m.pages.release()
@@ -88,6 +88,26 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 	// give it back now rather than whenever the scavenger gets to it.
 	debug.FreeOSMemory()
 	return m, nil
+}
+
+// checkVocab says whether a tokenizer of tok ids fits a model whose logits are logits wide
+// and whose configuration declares declared ids (0: unknown, the logits width counts). The
+// tokenizer must name every id the model emits: none past the logits, and no fewer than the
+// model's vocabulary bar its padding, which is at most 1% of it and never over 1,024 ids
+// (Qwen3 pads 151,669 tokens to 151,936; Llama 3's 128,256 tokens in a Qwen3 folder leave
+// 23,680 ids without text).
+func checkVocab(tok, logits, declared int) error {
+	if tok > logits {
+		return fmt.Errorf("the tokenizer has %d tokens but the model's logits are %d wide", tok, logits)
+	}
+	vocab := logits
+	if declared > 0 && declared <= logits {
+		vocab = declared
+	}
+	if pad := vocab - tok; pad > min(1024, vocab/100) {
+		return fmt.Errorf("the tokenizer has %d tokens but the model's vocabulary has %d: %d ids the model can emit have no text", tok, vocab, pad)
+	}
+	return nil
 }
 
 // openModel reads the folder, tokenizer and chat template, without creating sessions.

@@ -265,6 +265,18 @@ func (f *Folder) EOS() []int {
 	return nil
 }
 
+// VocabSize is the model's vocabulary from its configuration (genai_config.json, then
+// config.json's vocab_size), 0 if unknown. It may be padded past the tokenizer's last id.
+func (f *Folder) VocabSize() int {
+	if f.GenAI != nil && f.GenAI.Model.VocabSize > 0 {
+		return f.GenAI.Model.VocabSize
+	}
+	if f.Config != nil {
+		return f.Config.VocabSize
+	}
+	return 0
+}
+
 // ContextLength is the longest sequence the model supports, from its configuration (0 if
 // unknown).
 func (f *Folder) ContextLength() int {
