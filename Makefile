@@ -60,6 +60,13 @@ clean:
 
 include packaging.mk
 
+# The server under load for longer than `make test`'s 3 s: random valid and hostile requests,
+# concurrent streams that disconnect, then a shutdown under load (LOAD_SECONDS, default 60).
+LOAD_SECONDS ?= 60
+.PHONY: load-test
+load-test:
+	EDGECHAT_LOAD_SECONDS=$(LOAD_SECONDS) $(GO) test -count=1 -run '^TestServerLoad$$' -v ./server/ 2>&1 | grep -v 'INFO chat completion'
+
 # Screenshots of the real window under Xvfb: the welcome page, a chat with a streamed reply and
 # its thinking, the settings pane with a validation error (tools/screenshots/screenshots.sh).
 .PHONY: screenshots

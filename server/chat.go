@@ -20,12 +20,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, shuttingDownError())
 		return
 	}
+	tooLarge := newError(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
+		"the request body is over the server's limit of "+byteSize(s.opt.MaxBodyBytes))
+	if r.ContentLength > s.opt.MaxBodyBytes { // said so up front: no need to wait for it
+		writeError(w, tooLarge)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, newError(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
-				"the request body is over the server's limit of "+byteSize(tooBig.Limit)))
+			writeError(w, tooLarge)
 			return
 		}
 		writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))

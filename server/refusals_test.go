@@ -41,7 +41,7 @@ func TestWireErrorsAreJSON(t *testing.T) {
 		{"malformed request line", "GARBAGE\r\n\r\n", 400, "malformed_request"},
 		{"missing host", "GET /health HTTP/1.1\r\n\r\n", 400, "malformed_request"},
 		{"bad header line", "GET /health HTTP/1.1\r\nHost: " + addr + "\r\nno colon here\r\n\r\n", 400, "malformed_request"},
-		{"unknown transfer encoding", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unsupported_transfer_encoding"},
+		{"unknown transfer encoding", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\nTransfer-Encoding: gzip\r\n\r\n", 400, "unsupported_transfer_encoding"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 // jsonErrorsListener hands out connections whose few answers net/http writes by itself,
 // before any handler runs (431 headers too large, 400 for a malformed request, 501 for an
-// unknown transfer encoding), go out as OpenAI-shaped JSON like every other error of this
-// server: clients parse error bodies as JSON.
+// unknown transfer encoding, sent as 400), go out as OpenAI-shaped JSON like every other
+// error of this server: clients parse error bodies as JSON.
 type jsonErrorsListener struct{ net.Listener }
 
 func (l jsonErrorsListener) Accept() (net.Conn, error) {
@@ -63,7 +63,7 @@ func jsonWireError(b []byte) ([]byte, bool) {
 	}
 	body = append(body, '\n')
 	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		status, http.StatusText(status), len(body), body), true
+		e.status, http.StatusText(e.status), len(body), body), true
 }
 
 // netHTTPError explains one of net/http's own answers; text is its plain-text body.
@@ -72,8 +72,8 @@ func netHTTPError(status int, text string) *apiError {
 	case http.StatusRequestHeaderFieldsTooLarge:
 		return newError(status, "invalid_request_error", "request_headers_too_large",
 			"the request's headers are over the server's limit of "+byteSize(maxHeaderBytes)+"; send fewer or shorter headers")
-	case http.StatusNotImplemented:
-		return newError(status, "invalid_request_error", "unsupported_transfer_encoding",
+	case http.StatusNotImplemented: // the client's mistake: a 5xx would invite a retry
+		return newError(http.StatusBadRequest, "invalid_request_error", "unsupported_transfer_encoding",
 			"the request's Transfer-Encoding is not supported; send the body with Content-Length or chunked")
 	}
 	_, detail, _ := strings.Cut(text, ": ")
