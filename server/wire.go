@@ -53,8 +53,8 @@ func jsonWireError(b []byte) ([]byte, bool) {
 		return nil, false
 	}
 	status, err := strconv.Atoi(string(statusLine[len(prefix) : len(prefix)+3]))
-	if err != nil || status < 400 {
-		return nil, false
+	if err != nil || (status/100 != 4 && status != http.StatusNotImplemented) {
+		return nil, false // net/http writes no other status itself
 	}
 	e := netHTTPError(status, strings.TrimSpace(string(text)))
 	body, err := json.Marshal(errorBody{e})
