@@ -65,7 +65,7 @@ include packaging.mk
 LOAD_SECONDS ?= 60
 .PHONY: load-test
 load-test:
-	EDGECHAT_LOAD_SECONDS=$(LOAD_SECONDS) $(GO) test -count=1 -run '^TestServerLoad$$' -v ./server/ 2>&1 | grep -v 'INFO chat completion'
+	EDGECHAT_LOAD_SECONDS=$(LOAD_SECONDS) $(GO) test -count=1 -run '^TestServerLoad$$' -v ./server/
 
 # kill -9 the real window under Xvfb at random points of a streaming reply, KILLS times on one
 # data folder; checks every file parses, every sent message stays, at most ~1 s of reply text

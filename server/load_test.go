@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -219,6 +220,8 @@ func loadDuration(t *testing.T) time.Duration {
 // OpenAI-shaped JSON, and goroutines and resident memory must come back after the run.
 func TestServerLoad(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.DiscardHandler)) // one log line per request is noise here
 	dur := loadDuration(t)
 	s := newLoopback(loadGenerator(), Options{QueueSize: 4, MaxBodyBytes: 256 << 10})
 	addr, err := s.Start()
