@@ -4,10 +4,11 @@
 // without messages, and at most about a second of reply text was lost (make crash-test).
 //
 // It runs inside an X server (xvfb-run) and drives the window with xdotool. Replies come from
-// the app's --demo-engine, whose pacing is known (a status for 0.7 s, then a word every
+// the app's --demo-engine (a build with the demo tag), whose pacing is known (a status for 0.7 s, then a word every
 // 25 ms), so the text shown at the moment of the kill can be compared with the text saved.
 //
-//	xvfb-run -a -s "-screen 0 1280x800x24" go run ./tools/crashtest --app build/edgechat --kills 40
+//	go build -tags demo -o build/edgechat-demo .
+//	xvfb-run -a -s "-screen 0 1280x800x24" go run ./tools/crashtest --app build/edgechat-demo --kills 40
 package main
 
 import (
@@ -26,7 +27,7 @@ import (
 	"edgechat/history"
 )
 
-// The demo engine's pacing (engine.go): a status event held 700 ms, then one word every 25 ms.
+// The demo engine's pacing (internal/demo): a status event held 700 ms, then one word every 25 ms.
 const (
 	demoStatus  = 700 * time.Millisecond
 	demoPerWord = 25 * time.Millisecond
@@ -45,7 +46,7 @@ type round struct {
 }
 
 func main() {
-	app := flag.String("app", "build/edgechat", "the EdgeChat binary")
+	app := flag.String("app", "build/edgechat-demo", "the EdgeChat binary, built with -tags demo")
 	kills := flag.Int("kills", 40, "how many times to kill the app")
 	work := flag.String("work", "", "folder for settings, data and logs (default: a new temporary folder)")
 	maxLoss := flag.Duration("max-loss", 1250*time.Millisecond, "most reply text (as streaming time) a kill may lose")
