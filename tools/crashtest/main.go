@@ -169,11 +169,10 @@ func killDuring(app, cfg, data, logFile string, r *round, delay time.Duration) e
 		cmd.Process.Kill()
 		cmd.Wait()
 	}()
-	out, err := exec.Command("timeout", "30", "xdotool", "search", "--sync", "--pid", fmt.Sprint(cmd.Process.Pid), "--name", "^EdgeChat$").Output()
+	wid, err := findWindow(cmd.Process.Pid, 30*time.Second)
 	if err != nil {
 		return fmt.Errorf("the window did not open (see %s): %v", logFile, err)
 	}
-	wid := strings.Fields(string(out))[0]
 	time.Sleep(1500 * time.Millisecond) // first frames; the composer has the focus
 	if err := xdo("windowsize", wid, "1280", "800"); err != nil {
 		return err
@@ -202,6 +201,20 @@ func killDuring(app, cfg, data, logFile string, r *round, delay time.Duration) e
 	}
 	r.killedAt = time.Since(r.enter)
 	return nil
+}
+
+// findWindow waits for the EdgeChat window of process pid. It polls: a search can fail
+// outright while windows of the process killed before are still being destroyed.
+func findWindow(pid int, within time.Duration) (string, error) {
+	var err error
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var out []byte
+		out, err = exec.Command("xdotool", "search", "--pid", fmt.Sprint(pid), "--name", "^EdgeChat$").Output()
+		if ids := strings.Fields(string(out)); err == nil && len(ids) > 0 {
+			return ids[0], nil
+		}
+	}
+	return "", fmt.Errorf("no window after %v (last search: %v)", within, err)
 }
 
 func xdo(args ...string) error {
