@@ -3,12 +3,12 @@
 // conversation file parses, every message sent is still there, no conversation is a title
 // without messages, and at most about a second of reply text was lost (make crash-test).
 //
-// It runs inside an X server (xvfb-run) and drives the window with xdotool. Replies come from
+// It starts its own X server (Xvfb, again if it stops) and drives the window with xdotool. Replies come from
 // the app's --demo-engine (a build with the demo tag), whose pacing is known (a status for 0.7 s, then a word every
 // 25 ms), so the text shown at the moment of the kill can be compared with the text saved.
 //
 //	go build -tags demo -o build/edgechat-demo .
-//	xvfb-run -a -s "-screen 0 1280x800x24" go run ./tools/crashtest --app build/edgechat-demo --kills 40
+//	go run ./tools/crashtest --app build/edgechat-demo --kills 40
 package main
 
 import (
@@ -59,12 +59,13 @@ func main() {
 }
 
 func run(app, work string, kills int, maxLoss time.Duration, seed uint64) error {
-	if os.Getenv("DISPLAY") == "" {
-		return errors.New("no DISPLAY: run it under xvfb-run (make crash-test)")
+	for _, tool := range []string{"Xvfb", "xdotool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s not found — apt-get install xvfb xdotool", tool)
+		}
 	}
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		return errors.New("xdotool not found — apt-get install xdotool")
-	}
+	x := &xserver{}
+	defer x.stop()
 	if work == "" {
 		dir, err := os.MkdirTemp("", "edgechat-crash-")
 		if err != nil {
@@ -101,8 +102,24 @@ func run(app, work string, kills int, maxLoss time.Duration, seed uint64) error 
 		case rng.IntN(5) == 0:
 			delay = time.Duration(rng.Int64N(int64(50 * time.Millisecond)))
 		}
-		if err := killDuring(app, cfg, data, filepath.Join(work, fmt.Sprintf("app-%02d.log", r.n)), &r, delay); err != nil {
-			return fmt.Errorf("round %d: %w", r.n, err)
+		logFile := filepath.Join(work, fmt.Sprintf("app-%02d.log", r.n))
+		for try := 1; ; try++ {
+			if err := x.ensure(); err != nil {
+				return err
+			}
+			err := killDuring(app, cfg, data, logFile, &r, delay)
+			if err == nil {
+				break
+			}
+			if x.alive() || try == 3 {
+				return fmt.Errorf("round %d: %w", r.n, err)
+			}
+			// The X server died under the app (something else on the machine stopped it):
+			// that was an abrupt end too; check the folder and start this round again.
+			fmt.Printf("round %d: the X server stopped; restarting it\n", r.n)
+			if _, err := check(data, rounds, total); err != nil {
+				return fmt.Errorf("after the X server stopped in round %d: %w", r.n, err)
+			}
 		}
 		rounds = append(rounds, r)
 		rep, err := check(data, rounds, total)
@@ -201,6 +218,65 @@ func killDuring(app, cfg, data, logFile string, r *round, delay time.Duration) e
 	}
 	r.killedAt = time.Since(r.enter)
 	return nil
+}
+
+// xserver is the Xvfb the app runs on, started (again) when needed.
+type xserver struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// ensure starts Xvfb on a free display unless it runs, and points DISPLAY at it.
+func (x *xserver) ensure() error {
+	if x.alive() {
+		return nil
+	}
+	for n := 231; n < 300; n++ {
+		sock := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		if _, err := os.Stat(sock); err == nil {
+			continue
+		}
+		cmd := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if _, err := os.Stat(sock); err == nil {
+				x.cmd, x.done = cmd, done
+				os.Setenv("DISPLAY", fmt.Sprintf(":%d", n))
+				return nil
+			}
+			select {
+			case <-done:
+				deadline = time.Time{} // it exited: try the next display
+			default:
+			}
+		}
+		cmd.Process.Kill()
+		<-done
+	}
+	return errors.New("could not start Xvfb on any display from :231 to :299")
+}
+
+func (x *xserver) alive() bool {
+	if x.cmd == nil {
+		return false
+	}
+	select {
+	case <-x.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (x *xserver) stop() {
+	if x.alive() {
+		x.cmd.Process.Kill()
+		<-x.done
+	}
 }
 
 // findWindow waits for the EdgeChat window of process pid. It polls: a search can fail
