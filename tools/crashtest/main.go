@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -111,12 +112,17 @@ func run(app, work string, kills int, maxLoss time.Duration, seed uint64) error 
 			if err == nil {
 				break
 			}
-			if x.alive() || try == 3 {
+			log, _ := os.ReadFile(logFile)
+			noDisplay := bytes.Contains(log, []byte("Failed to open display"))
+			if (x.alive() && !noDisplay) || try == 3 {
 				return fmt.Errorf("round %d: %w", r.n, err)
 			}
-			// The X server died under the app (something else on the machine stopped it):
-			// that was an abrupt end too; check the folder and start this round again.
-			fmt.Printf("round %d: the X server stopped; restarting it\n", r.n)
+			// The X server stopped or refused the app (something else on the machine): that
+			// was an abrupt end too; check the folder and start this round again.
+			fmt.Printf("round %d: the X server stopped or refused the app; starting the round again\n", r.n)
+			if noDisplay {
+				x.stop()
+			}
 			if _, err := check(data, rounds, total); err != nil {
 				return fmt.Errorf("after the X server stopped in round %d: %w", r.n, err)
 			}
@@ -236,7 +242,9 @@ func (x *xserver) ensure() error {
 		if _, err := os.Stat(sock); err == nil {
 			continue
 		}
-		cmd := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+		// -noreset: without it the server resets when its last client goes (each kill), and an
+		// app connecting meanwhile fails to open the display.
+		cmd := exec.Command("Xvfb", fmt.Sprintf(":%d", n), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 		if err := cmd.Start(); err != nil {
 			return err
 		}
