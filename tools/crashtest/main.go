@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +45,12 @@ type round struct {
 	text     string
 	enter    time.Time
 	killedAt time.Duration // after Enter
+
+	// What polling the data folder saw of the reply before the kill.
+	seen      bool          // the reply's message was on disk
+	lastSave  time.Duration // after Enter, when the saved reply last changed
+	seenWords int           // its words then
+	seenDone  bool          // it was saved whole, with its statistics
 }
 
 func main() {
@@ -145,7 +152,7 @@ func run(app, work string, kills int, maxLoss time.Duration, seed uint64) error 
 		if rep.lossKnown {
 			losses = append(losses, rep.loss)
 			if rep.loss > maxLoss {
-				return fmt.Errorf("kill %d (%v after Enter) lost %v of reply text (%d words saved of %d shown); over %v", r.n, r.killedAt.Round(time.Millisecond), rep.loss, rep.saved, rep.shown, maxLoss)
+				return fmt.Errorf("kill %d (%v after Enter) lost %v of reply text (%d words saved, the last save %v before the kill); over %v", r.n, r.killedAt.Round(time.Millisecond), rep.loss, rep.saved, r.killedAt-r.lastSave, maxLoss)
 			}
 		}
 		if i == 0 {
@@ -177,6 +184,7 @@ func kind(r round) string {
 // killDuring starts the app, sends r's message (in a new chat or the latest conversation)
 // and kills the app delay after Enter.
 func killDuring(app, cfg, data, logFile string, r *round, delay time.Duration) error {
+	r.seen, r.seenWords, r.seenDone, r.lastSave = false, 0, false, 0
 	log, err := os.Create(logFile)
 	if err != nil {
 		return err
@@ -218,7 +226,12 @@ func killDuring(app, cfg, data, logFile string, r *round, delay time.Duration) e
 		return err
 	}
 	r.enter = time.Now()
-	time.Sleep(delay)
+	for time.Since(r.enter) < delay {
+		if words, done, ok := savedReply(data, r.text, r.enter); ok && (!r.seen || words != r.seenWords || done != r.seenDone) {
+			r.seen, r.seenWords, r.seenDone, r.lastSave = true, words, done, time.Since(r.enter)
+		}
+		time.Sleep(min(10*time.Millisecond, delay-time.Since(r.enter)))
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		return err
 	}
@@ -301,6 +314,38 @@ func findWindow(pid int, within time.Duration) (string, error) {
 	return "", fmt.Errorf("no window after %v (last search: %v)", within, err)
 }
 
+// savedReply reads, as the app left them on disk, the reply to the user message text in the
+// conversation files written since since: its words and whether it is whole (has its
+// statistics). It never changes the folder (the app is running).
+func savedReply(data, text string, since time.Time) (n int, done, ok bool) {
+	des, _ := os.ReadDir(data)
+	for _, de := range des {
+		info, err := de.Info()
+		if err != nil || !strings.HasSuffix(de.Name(), ".json") || info.ModTime().Before(since.Add(-time.Second)) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(data, de.Name()))
+		if err != nil {
+			continue
+		}
+		var c history.Conversation
+		if json.Unmarshal(b, &c) != nil {
+			continue
+		}
+		for i, m := range c.Messages {
+			if m.Role != history.RoleUser || m.Content != text {
+				continue
+			}
+			if i+1 < len(c.Messages) && c.Messages[i+1].Role == history.RoleAssistant {
+				a := c.Messages[i+1]
+				return words(a.Thinking) + words(a.Content), a.Stats != nil, true
+			}
+			return 0, false, true
+		}
+	}
+	return 0, false, false
+}
+
 func xdo(args ...string) error {
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("xdotool %s: %v %s", strings.Join(args, " "), err, out)
@@ -378,17 +423,26 @@ func check(data string, rounds []round, total int) (report, error) {
 		rep.saved = words(a.Thinking) + words(a.Content)
 		rep.finished = a.Stats != nil && a.Stats.FinishReason == "stop"
 	}
-	// Words the demo engine had produced by the kill (Enter to reply start counts as
-	// production time, so the loss is overestimated, never under).
-	if streaming := last.killedAt - demoStatus; streaming > 0 {
-		rep.shown = int(streaming/demoPerWord) + 1
-		rep.shown = min(rep.shown, total)
+	if last.seen && rep.saved < last.seenWords {
+		return rep, fmt.Errorf("the reply had %d words on disk before the kill and %d after it", last.seenWords, rep.saved)
 	}
-	rep.lossKnown = rep.shown > 0 && total > 0
-	if lost := rep.shown - rep.saved; lost > 0 {
-		rep.loss = time.Duration(lost) * demoPerWord
+	// The text lost is what streamed after the last save: the time from that save to the
+	// kill, unless the reply was already saved whole. The demo engine's pacing bounds it by
+	// the words still to come.
+	rep.lossKnown = last.killedAt > demoStatus
+	switch {
+	case rep.finished:
+		rep.loss = 0
+	case last.seen:
+		rep.loss = last.killedAt - max(last.lastSave, demoStatus)
+	default:
+		rep.loss = last.killedAt - demoStatus
 	}
-	rep.summary = fmt.Sprintf("message kept, reply %d of %d words shown saved (lost ≤ %v)", rep.saved, rep.shown, rep.loss)
+	if total > 0 {
+		rep.loss = min(rep.loss, time.Duration(total-rep.saved)*demoPerWord)
+	}
+	rep.loss = max(rep.loss, 0)
+	rep.summary = fmt.Sprintf("message kept, reply saved with %d words %v before the kill (text lost ≤ %v)", rep.saved, (last.killedAt - last.lastSave).Round(time.Millisecond), rep.loss.Round(time.Millisecond))
 	return rep, nil
 }
 
