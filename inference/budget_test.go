@@ -69,3 +69,27 @@ func withoutStatus(evs []reply.Event) []reply.Event {
 	}
 	return out
 }
+
+// A strict reply budget over the first route's context goes to a later route that holds it,
+// without marking the first one failed.
+func TestStrictBudgetFallsToLargerRoute(t *testing.T) {
+	initORT(t)
+	small, large := shortContext(t), tinyModel(t)
+	e, err := New(Config{Routes: []RouteConfig{
+		{Name: "npu", Model: small, LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}},
+		{Name: "cpu", Model: large, LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	strict := greedy("Hi", 200)
+	strict.StrictMaxTokens = true
+	_, sum := collect(t, e, context.Background(), strict)
+	if sum.Err != nil || sum.Backend != "cpu" || !strings.Contains(sum.RouteReason, "npu route cannot take it") {
+		t.Fatalf("backend %q, route reason %q, error %v; want the cpu route to serve it", sum.Backend, sum.RouteReason, sum.Err)
+	}
+	if _, sum := collect(t, e, context.Background(), greedy("Hi", 4)); sum.Err != nil || sum.Backend != "npu" {
+		t.Errorf("next request: backend %q, error %v; want the npu route, still in service", sum.Backend, sum.Err)
+	}
+}

@@ -279,9 +279,12 @@ func (r *route) switchConversation(id string) {
 	r.owner = id
 }
 
-// declines says why this route should not take req (its prompt is over the prefill limit),
-// or "" to take it.
+// declines says why this route should not take req (its prompt is over the prefill limit,
+// or a strict reply budget over its context), or "" to take it.
 func (r *route) declines(req reply.Request) string {
+	if _, err := r.model.replyBudget(req); err != nil { // a later route may hold more
+		return fmt.Sprintf("the %s route cannot take it: %v", r.cfg.Name, err)
+	}
 	ids, err := r.model.PromptIDs(req.Messages, req.Thinking)
 	if err != nil {
 		return ""
