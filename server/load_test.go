@@ -198,6 +198,12 @@ func rawRequests(host string) []string {
 		"DELETE /v1/models HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
 		"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 99999999999\r\n\r\n{",
 		"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: abc\r\n\r\n",
+		"OPTIONS * HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+		"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host + "\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}",
+		"CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
+		"GET /health HTTP/1.1\r\nHost: " + host + "\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx",
+		"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host + "\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"GET /v1/models?x=%zz HTTP/1.1\r\nHost: " + host + "\r\n\r\n",
 	}
 }
 

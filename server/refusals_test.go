@@ -41,6 +41,7 @@ func TestWireErrorsAreJSON(t *testing.T) {
 		{"malformed request line", "GARBAGE\r\n\r\n", 400, "malformed_request"},
 		{"missing host", "GET /health HTTP/1.1\r\n\r\n", 400, "malformed_request"},
 		{"bad header line", "GET /health HTTP/1.1\r\nHost: " + addr + "\r\nno colon here\r\n\r\n", 400, "malformed_request"},
+		{"unknown expectation", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}", 417, "expectation_failed"},
 		{"unknown transfer encoding", "POST /v1/chat/completions HTTP/1.1\r\nHost: " + addr + "\r\nTransfer-Encoding: gzip\r\n\r\n", 400, "unsupported_transfer_encoding"},
 	}
 	for _, c := range cases {

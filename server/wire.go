@@ -12,7 +12,7 @@ import (
 
 // jsonErrorsListener hands out connections whose few answers net/http writes by itself,
 // before any handler runs (431 headers too large, 400 for a malformed request, 501 for an
-// unknown transfer encoding, sent as 400), go out as OpenAI-shaped JSON like every other
+// unknown transfer encoding, sent as 400, 417 for an unknown Expect), go out as OpenAI-shaped JSON like every other
 // error of this server: clients parse error bodies as JSON.
 type jsonErrorsListener struct{ net.Listener }
 
@@ -42,21 +42,27 @@ func (c jsonErrorsConn) Write(b []byte) (int, error) {
 const plainErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 // jsonWireError turns "HTTP/1.1 431 Request Header Fields Too Large" + plainErrorHeaders +
-// text into the same status with an OpenAI-shaped JSON body.
+// text, and net/http's bodiless 417, into the same status with an OpenAI-shaped JSON body.
 func jsonWireError(b []byte) ([]byte, bool) {
 	const prefix = "HTTP/1.1 "
 	if !bytes.HasPrefix(b, []byte(prefix)) || len(b) > 4096 {
 		return nil, false
 	}
-	statusLine, text, ok := bytes.Cut(b, []byte(plainErrorHeaders))
-	if !ok || len(statusLine) < len(prefix)+3 {
-		return nil, false
+	var e *apiError
+	if bytes.HasPrefix(b, []byte(prefix+"417 ")) { // an Expect other than 100-continue: no body at all
+		e = newError(http.StatusExpectationFailed, "invalid_request_error", "expectation_failed",
+			"the request's Expect header asks for what this server does not do; send it without Expect, or with Expect: 100-continue")
+	} else {
+		statusLine, text, ok := bytes.Cut(b, []byte(plainErrorHeaders))
+		if !ok || len(statusLine) < len(prefix)+3 {
+			return nil, false
+		}
+		status, err := strconv.Atoi(string(statusLine[len(prefix) : len(prefix)+3]))
+		if err != nil || (status/100 != 4 && status != http.StatusNotImplemented) {
+			return nil, false // net/http writes no other status itself
+		}
+		e = netHTTPError(status, strings.TrimSpace(string(text)))
 	}
-	status, err := strconv.Atoi(string(statusLine[len(prefix) : len(prefix)+3]))
-	if err != nil || (status/100 != 4 && status != http.StatusNotImplemented) {
-		return nil, false // net/http writes no other status itself
-	}
-	e := netHTTPError(status, strings.TrimSpace(string(text)))
 	body, err := json.Marshal(errorBody{e})
 	if err != nil {
 		return nil, false
