@@ -1,13 +1,14 @@
 package main
 
 import (
-	"edgechat/history"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"edgechat/history"
 )
 
 // savedReply reads, as the app left them on disk, the reply to the user message text in the
