@@ -36,9 +36,9 @@ type SettingsVM struct {
 	Summary  binding.String // what Save did, or why it did not
 	// SummaryLevel is the kind of Summary: one of the Summary* constants.
 	SummaryLevel binding.Int
-	Testing  binding.Bool
-	Result   binding.String // the Test button's inspect summary or error
-	Tested   binding.String // the route Result is about: "npu" or "cpu"
+	Testing      binding.Bool
+	Result       binding.String // the Test button's inspect summary or error
+	Tested       binding.String // the route Result is about: "npu" or "cpu"
 
 	// Overridden maps setting keys to the EDGECHAT_* variable that sets them for this run.
 	Overridden map[string]string
