@@ -178,5 +178,8 @@ func Choose(files []Entry, variant string, include []string, npu bool) (Selectio
 			sel.Files = append(sel.Files, f)
 		}
 	}
+	if len(sel.Files) == 0 {
+		return sel, fmt.Errorf("variant %s has no files to download", sel.Variant)
+	}
 	return sel, nil
 }

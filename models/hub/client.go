@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -112,6 +113,9 @@ func (c *Client) Tree(ctx context.Context, repo, commit string) ([]Entry, error)
 			return nil, err
 		}
 		for _, e := range page {
+			if !filepath.IsLocal(filepath.FromSlash(e.Path)) || strings.Contains(e.Path, "\\") {
+				return nil, fmt.Errorf("%s listed the file %q, which would land outside the model folder: refusing to download from it: %w", c.Endpoint, e.Path, ErrNetwork)
+			}
 			if e.Type == "file" {
 				files = append(files, e)
 			}
