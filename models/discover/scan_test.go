@@ -218,13 +218,13 @@ func TestScanEverySource(t *testing.T) {
 		skipped[filepath.ToSlash(rel)] = s.Reason
 	}
 	for dir, reason := range map[string]string{
-		".cache/huggingface/hub/models--org--Downloading":                                                              "unfinished download",
+		".cache/huggingface/hub/models--org--Downloading":                                                                  "unfinished download",
 		".cache/huggingface/hub/models--org--Missing-Data/snapshots/" + fmt.Sprintf("%040x", len("org/Missing-Data")*7919): "model.onnx_data, which is missing",
 		".cache/huggingface/hub/models--org--Broken-Link/snapshots/" + fmt.Sprintf("%040x", len("org/Broken-Link")*7919):   "tokenizer.json not found",
-		".foundry/cache/models/Microsoft/phi-4-generic-cpu-1/v1":                                                       "download.tmp",
-		".foundry/cache/models/Microsoft/phi-4-mini-generic-cpu-1/v1":                                                  "model.onnx, which is not in",
-		".aitk/models/Microsoft/mistral-cpu-1/v1":                                                                      "model.onnx.dlstate",
-		".cache/aigallery/org--Partial/main":                                                                           "model.onnx.part",
+		".foundry/cache/models/Microsoft/phi-4-generic-cpu-1/v1":                                                           "download.tmp",
+		".foundry/cache/models/Microsoft/phi-4-mini-generic-cpu-1/v1":                                                      "model.onnx, which is not in",
+		".aitk/models/Microsoft/mistral-cpu-1/v1":                                                                          "model.onnx.dlstate",
+		".cache/aigallery/org--Partial/main":                                                                               "model.onnx.part",
 	} {
 		if !strings.Contains(skipped[dir], reason) {
 			t.Errorf("%s: skipped for %q, want a reason with %q", dir, skipped[dir], reason)

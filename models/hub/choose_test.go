@@ -96,7 +96,7 @@ func TestNextLink(t *testing.T) {
 	for in, want := range map[string]string{
 		`<https://h/api/models/a/b/tree/x?recursive=true&cursor=abc>; rel="next"`: "https://h/api/models/a/b/tree/x?recursive=true&cursor=abc",
 		`<https://h/p2>; rel="prev", <https://h/p3>; rel="next"`:                  "https://h/p3",
-		``: "",
+		``:                           "",
 		`<https://h/p1>; rel="prev"`: "",
 	} {
 		if got := nextLink(in); got != want {
