@@ -22,8 +22,8 @@ type Progress struct {
 	// Speed is bytes per second over the last few seconds; ETA is the time left at that speed
 	// (0 when unknown).
 	Speed   float64       `json:"speed"`
-	ETA     time.Duration `json:"eta_ns"`
-	FileETA time.Duration `json:"file_eta_ns"`
+	ETA     time.Duration `json:"-"`
+	FileETA time.Duration `json:"-"`
 }
 
 // Fraction is Done/Total in [0, 1].
