@@ -74,7 +74,8 @@ func runApp(args []string) int {
 		Problems: append(settings.Warnings(), conversations.Problems()...),
 		Notices:  notices,
 		// A new model or route takes effect for the next reply.
-		About: func() string { return version.Get().String() + "\n" + version.Runtime() },
+		About:  func() string { return version.Get().String() + "\n" + version.Runtime() },
+		Models: modelLibrary{settings},
 		SettingsSaved: func(s config.Settings) string {
 			engine.set(newEngine(s, *demo))
 			return srv.apply(s, engine)

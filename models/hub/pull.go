@@ -310,3 +310,25 @@ var Suggested = []Suggestion{
 	{"onnx-community/Qwen3-0.6B-ONNX", "fp16", "Qwen3 0.6B, fp16"},
 	{"onnx-community/Qwen3-1.7B-ONNX", "q4", "Qwen3 1.7B, int4 — better answers, slower"},
 }
+
+// Discard deletes what a paused download of req left (its staging folder), so that nothing
+// half-fetched stays on disk. It waits for a download of the same model that is running.
+func Discard(ctx context.Context, req Request) error {
+	repo, rev, err := ParseRef(req.Ref)
+	if err != nil {
+		return err
+	}
+	base := RepoDir(req.ModelsDir, repo)
+	if _, err := os.Stat(base); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	unlockRepo, err := lockRepo(ctx, base, 100*time.Millisecond, func() {})
+	if err != nil {
+		return err
+	}
+	defer unlockRepo()
+	if commit := resumeCommit(base, req, rev); commit != "" {
+		return os.RemoveAll(filepath.Join(base, ".partial-"+commit))
+	}
+	return nil
+}

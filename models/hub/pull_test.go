@@ -388,3 +388,21 @@ func TestUnsafePathRefused(t *testing.T) {
 		t.Errorf("%d files fetched from a hub that lists unsafe paths", s.Requests.Load())
 	}
 }
+
+func TestDiscardPaused(t *testing.T) {
+	s := serve(t)
+	file := "onnx/model_q4.onnx"
+	s.AddFault(fakehub.Fault{Kind: fakehub.Slow, File: file, Rate: 8 << 20, Times: 1})
+	dir := t.TempDir()
+	req := Request{Ref: testRepo, ModelsDir: dir}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if _, err := NewClient("").Pull(ctx, req, pauseAfter(cancel, ErrPaused, file, size(t, file)/3)); !errors.Is(err, ErrPaused) {
+		t.Fatalf("err = %v, want ErrPaused", err)
+	}
+	if err := Discard(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if left := findFiles(t, dir, ""); len(left) != 3 { // dir, the repository folder, .lock
+		t.Errorf("after Discard: %v", left)
+	}
+}
