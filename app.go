@@ -75,7 +75,7 @@ func runApp(args []string) int {
 		Notices:  notices,
 		// A new model or route takes effect for the next reply.
 		About:  func() string { return version.Get().String() + "\n" + version.Runtime() },
-		Models: modelLibrary{settings},
+		Models: ui.Library{Settings: settings},
 		SettingsSaved: func(s config.Settings) string {
 			engine.set(newEngine(s, *demo))
 			return srv.apply(s, engine)

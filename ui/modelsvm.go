@@ -25,6 +25,34 @@ type ModelLibrary interface {
 	Discard(ctx context.Context, req hub.Request) error
 }
 
+// Library is the ModelLibrary of the app: discover and hub, with the folders and token of the
+// settings in force at each call.
+type Library struct {
+	Settings SettingsStore
+	// Options tune downloads (zero: the hub's defaults; Progress is set per download).
+	Options hub.Options
+}
+
+// Scan finds the models in the hub cache, the tools' caches, the models folder and the
+// user's folders.
+func (l Library) Scan() discover.Result {
+	s := l.Settings.Settings()
+	return discover.Scan(discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+}
+
+// Pull downloads with the token setting (else HF_TOKEN), reporting progress every 250 ms.
+func (l Library) Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error) {
+	opt := l.Options
+	opt.Progress = progress
+	if opt.ProgressEvery == 0 {
+		opt.ProgressEvery = 250 * time.Millisecond
+	}
+	return hub.NewClient(l.Settings.Settings().HFToken).Pull(ctx, req, opt)
+}
+
+// Discard deletes what a paused download left.
+func (l Library) Discard(ctx context.Context, req hub.Request) error { return hub.Discard(ctx, req) }
+
 // ModelsVM is the Models view: the models found on this PC and the downloads. Scans and
 // downloads run on their own goroutines; bindings carry their state to the view, and
 // OnChanged (called from any goroutine) says that the list of found models or of downloads
@@ -66,6 +94,13 @@ func (vm *ModelsVM) Downloads() []*DownloadVM {
 	return append([]*DownloadVM(nil), vm.downloads...)
 }
 
+// Scanning reports whether a scan is running (or its result is still being shown).
+func (vm *ModelsVM) Scanning() bool {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.scanning
+}
+
 // Refresh scans in the background; done, if set, is called when the scan ended.
 func (vm *ModelsVM) Refresh(done func()) {
 	vm.mu.Lock()
@@ -80,7 +115,7 @@ func (vm *ModelsVM) Refresh(done func()) {
 		start := time.Now()
 		res := vm.lib.Scan()
 		vm.mu.Lock()
-		vm.found, vm.scanning = res.Models, false
+		vm.found = res.Models
 		vm.mu.Unlock()
 		msg := fmt.Sprintf("Found %s on this PC (%.1f s).", plural(len(res.Models), "model"), time.Since(start).Seconds())
 		if len(res.Models) == 0 {
@@ -91,6 +126,9 @@ func (vm *ModelsVM) Refresh(done func()) {
 		}
 		_ = vm.Status.Set(msg)
 		vm.changed()
+		vm.mu.Lock()
+		vm.scanning = false // after the view showed the list: Scanning() false means it is shown
+		vm.mu.Unlock()
 		if done != nil {
 			done()
 		}
