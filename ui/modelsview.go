@@ -26,8 +26,10 @@ type ModelsView struct {
 	Get     *widget.Button
 	Content fyne.CanvasObject
 
-	found     *fyne.Container
-	downloads *fyne.Container
+	found          *fyne.Container
+	downloads      *fyne.Container
+	downloadsTitle fyne.CanvasObject
+	scroll         *container.Scroll
 	rows      map[*DownloadVM]fyne.CanvasObject
 	// UseButtons maps a found model's path to its "Use for NPU" and "Use for CPU" buttons.
 	UseButtons map[string][2]*widget.Button
@@ -64,17 +66,21 @@ func NewModelsView(vm *ModelsVM, onBack func()) *ModelsView {
 		v.Suggested = append(v.Suggested, b)
 		name := widget.NewLabel(s.Note)
 		ref := caption(s.Ref + " · " + s.Variant)
-		suggested.Add(container.NewBorder(nil, nil, nil, b, container.NewVBox(name, ref)))
+		suggested.Add(container.NewBorder(nil, nil, nil, container.NewCenter(b), container.NewVBox(name, ref)))
 	}
 
+	v.downloadsTitle = section("Downloads")
+	v.downloadsTitle.Hide()
 	body := container.NewVBox(
 		status, errLabel,
+		v.downloadsTitle, v.downloads,
 		section("Found on this PC"), v.found,
 		section("Download"),
 		caption("Downloads come from the Hugging Face Hub into your models folder (Settings → Models folder); they continue while you chat."),
-		suggested, custom, v.downloads,
+		suggested, custom,
 	)
-	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, container.NewVScroll(container.New(column{max: 860}, container.NewPadded(body))))
+	v.scroll = container.NewVScroll(container.New(column{max: 860}, container.NewPadded(body)))
+	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
 	vm.OnChanged = func() { fyne.Do(v.rebuild) }
 	v.rebuild()
 	return v
@@ -111,14 +117,22 @@ func (v *ModelsView) rebuild() {
 			v.downloads.Add(v.rows[d])
 		}
 	}
-	v.downloads.Refresh()
+	showIf(v.downloadsTitle, len(v.rows) > 0)
+	if c, ok := v.scroll.Content.(*fyne.Container); ok {
+		c.Layout.Layout(c.Objects, v.scroll.Size()) // the lists' heights changed
+	}
+	v.scroll.Refresh()
 }
 
 func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 	name := widget.NewLabel(m.Name)
 	name.TextStyle = fyne.TextStyle{Bold: true}
 	name.Truncation = fyne.TextTruncateEllipsis
-	facts := fmt.Sprintf("Layout %s · %s · %s · %s", m.Layout, deviceName(m.Device), m.Quantization, hub.Bytes(m.SizeBytes))
+	facts := fmt.Sprintf("Layout %s · %s", m.Layout, deviceName(m.Device))
+	if m.Quantization != "" {
+		facts += " · " + m.Quantization
+	}
+	facts += " · " + hub.Bytes(m.SizeBytes)
 	if m.ContextLength > 0 {
 		facts += fmt.Sprintf(" · %d-token context", m.ContextLength)
 	}
@@ -131,7 +145,7 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		cpu.Importance = widget.HighImportance
 	}
 	v.UseButtons[m.Path] = [2]*widget.Button{npu, cpu}
-	return container.NewBorder(nil, nil, nil, container.NewHBox(npu, cpu), container.NewVBox(name, info))
+	return container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(npu, cpu)), container.NewVBox(name, info))
 }
 
 func deviceName(d string) string {
@@ -154,6 +168,7 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 	useCPU := widget.NewButton("Use for CPU", func() { _ = d.Use("cpu") })
 	useCPU.Importance = widget.HighImportance
 	useNPU := widget.NewButton("Use for NPU", func() { _ = d.Use("npu") })
+	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU)
 	update := func() {
 		s := d.State()
 		showIf(pause, s == StateRunning)
@@ -167,8 +182,8 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 			detail.Importance = widget.DangerImportance
 		}
 		detail.Refresh()
+		buttons.Refresh()
 	}
 	v.on(d.Status, update)
-	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU)
-	return container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, buttons, title), bar, detail)
+	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), bar, detail, widget.NewSeparator())
 }

@@ -2,9 +2,12 @@ package ui
 
 import (
 	"context"
+	"image/png"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -212,5 +215,32 @@ func TestFoundryModelToChat(t *testing.T) {
 	test.Tap(b[1])
 	if st.s.CPU.Model != dir || m.right.Objects[0] != m.ChatView.Content {
 		t.Errorf("CPU model %q, chat shown %v", st.s.CPU.Model, m.right.Objects[0] == m.ChatView.Content)
+	}
+}
+
+// TestModelsViewPicture renders the view with a download under way to $EDGECHAT_SHOT (a PNG),
+// to look at without a display.
+func TestModelsViewPicture(t *testing.T) {
+	out := os.Getenv("EDGECHAT_SHOT")
+	if out == "" {
+		t.Skip("set EDGECHAT_SHOT=file.png to write the picture")
+	}
+	var pulls atomic.Int32
+	lib := &fakeLibrary{scan: func() discover.Result { return twoModels }, pull: blockingPull(make(chan struct{}), &pulls)}
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	m, _ := newModelsWindow(t, s, lib)
+	m.Window.Resize(fyne.NewSize(1100, 720))
+	test.Tap(m.WelcomeView.Models)
+	test.Tap(m.ModelsView.Suggested[0])
+	waitFor(t, "progress", func() bool { return pulls.Load() == 1 })
+	time.Sleep(100 * time.Millisecond)
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, m.Window.Canvas().Capture()); err != nil {
+		t.Fatal(err)
 	}
 }
