@@ -30,7 +30,7 @@ type ModelsView struct {
 	downloads      *fyne.Container
 	downloadsTitle fyne.CanvasObject
 	scroll         *container.Scroll
-	rows      map[*DownloadVM]fyne.CanvasObject
+	rows           map[*DownloadVM]fyne.CanvasObject
 	// UseButtons maps a found model's path to its "Use for NPU" and "Use for CPU" buttons.
 	UseButtons map[string][2]*widget.Button
 	// Suggested are the curated list's Download buttons, in hub.Suggested's order.
