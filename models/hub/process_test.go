@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,50 @@ func TestResumeAcrossProcesses(t *testing.T) {
 		t.Error("the second puller did not resume with Range")
 	}
 	if _, err := models.Open(res.Path, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTwoProcesses: two puller processes of the same model at once: one waits for the other's
+// lock, then finds the files in place; the model is sent once.
+func TestTwoProcesses(t *testing.T) {
+	s := serve(t)
+	s.AddFault(fakehub.Fault{Kind: fakehub.Slow, File: "onnx/model_q4.onnx", Rate: 16 << 20})
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for range 2 {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), "HUB_TEST_PULLER=1", "HUB_TEST_DIR="+dir)
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	var paths []string
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("puller %d: %v\n%s", i, err, outs[i])
+		}
+		var res Result
+		if err := json.Unmarshal([]byte(outs[i].String()), &res); err != nil {
+			t.Fatalf("puller %d printed %q", i, outs[i])
+		}
+		paths = append(paths, res.Path)
+	}
+	if paths[0] != paths[1] {
+		t.Errorf("paths differ: %v", paths)
+	}
+	if total := size(t, q4Files...); s.BytesSent.Load() != total {
+		t.Errorf("the server sent %d bytes for a %d-byte model: the pullers did not share the work", s.BytesSent.Load(), total)
+	}
+	if _, err := models.Open(paths[0], ""); err != nil {
 		t.Fatal(err)
 	}
 }

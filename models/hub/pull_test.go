@@ -3,6 +3,9 @@ package hub
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -404,5 +407,26 @@ func TestDiscardPaused(t *testing.T) {
 	}
 	if left := findFiles(t, dir, ""); len(left) != 3 { // dir, the repository folder, .lock
 		t.Errorf("after Discard: %v", left)
+	}
+}
+
+// TestNetworkErrorsSayWhatToDo: an untrusted certificate and an unreachable proxy give
+// messages that name the fix.
+func TestNetworkErrorsSayWhatToDo(t *testing.T) {
+	tlsHub := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsHub.Close()
+	c := NewClient("")
+	c.Endpoint = tlsHub.URL
+	_, err := c.Commit(context.Background(), testRepo, "main")
+	if !errors.Is(err, ErrNetwork) || !strings.Contains(err.Error(), "certificate") || !strings.Contains(err.Error(), "root certificate") {
+		t.Errorf("untrusted certificate: %v", err)
+	}
+	c = NewClient("")
+	c.Endpoint = "https://hub.invalid"
+	proxy, _ := url.Parse("http://127.0.0.1:1")
+	c.HTTP.Transport = &http.Transport{Proxy: http.ProxyURL(proxy)}
+	_, err = c.Commit(context.Background(), testRepo, "main")
+	if !errors.Is(err, ErrNetwork) || !strings.Contains(err.Error(), "HTTPS_PROXY") {
+		t.Errorf("unreachable proxy: %v", err)
 	}
 }
