@@ -23,10 +23,13 @@ type ModelLibrary interface {
 	Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
 	// Discard deletes what a paused download left.
 	Discard(ctx context.Context, req hub.Request) error
+	// Pending lists the interrupted downloads into modelsDir.
+	Pending(modelsDir string) []hub.Request
 }
 
 // Library is the ModelLibrary of the app: discover and hub, with the folders and token of the
-// settings in force at each call.
+// settings in force at each call. Its methods run on scan and download goroutines, so
+// Settings must be safe for concurrent use (config.Store is).
 type Library struct {
 	Settings SettingsStore
 	// Options tune downloads (zero: the hub's defaults; Progress is set per download).
@@ -52,6 +55,9 @@ func (l Library) Pull(ctx context.Context, req hub.Request, progress func(hub.Pr
 
 // Discard deletes what a paused download left.
 func (l Library) Discard(ctx context.Context, req hub.Request) error { return hub.Discard(ctx, req) }
+
+// Pending lists the interrupted downloads into modelsDir.
+func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
 
 // ModelsVM is the Models view: the models found on this PC and the downloads. Scans and
 // downloads run on their own goroutines; bindings carry their state to the view, and
@@ -111,11 +117,14 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.scanning = true
 	vm.mu.Unlock()
 	_ = vm.Status.Set("Looking for models on this PC…")
+	modelsDir := vm.store.Settings().ModelsFolder() // the store is read on the caller's goroutine
 	go func() {
 		start := time.Now()
 		res := vm.lib.Scan()
+		pending := vm.lib.Pending(modelsDir)
 		vm.mu.Lock()
 		vm.found = res.Models
+		vm.addPending(pending)
 		vm.mu.Unlock()
 		msg := fmt.Sprintf("Found %s on this PC (%.1f s).", plural(len(res.Models), "model"), time.Since(start).Seconds())
 		if len(res.Models) == 0 {
@@ -133,6 +142,21 @@ func (vm *ModelsVM) Refresh(done func()) {
 			done()
 		}
 	}()
+}
+
+// addPending lists interrupted downloads (from an earlier run) as paused; vm.mu is held.
+func (vm *ModelsVM) addPending(reqs []hub.Request) {
+	for _, req := range reqs {
+		known := false
+		for _, d := range vm.downloads {
+			known = known || d.req.Ref == req.Ref && d.req.Variant == req.Variant && d.req.ModelsDir == req.ModelsDir
+		}
+		if !known {
+			d := newDownloadVM(vm, req)
+			_ = d.Detail.Set("Interrupted earlier: Resume continues where it stopped, Cancel deletes it.")
+			vm.downloads = append(vm.downloads, d)
+		}
+	}
 }
 
 func (vm *ModelsVM) changed() {

@@ -18,6 +18,7 @@ import (
 type fakeLibrary struct {
 	scan     func() discover.Result
 	pull     func(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
+	pending  func(dir string) []hub.Request
 	scans    atomic.Int32
 	discards atomic.Int32
 }
@@ -32,6 +33,13 @@ func (f *fakeLibrary) Scan() discover.Result {
 
 func (f *fakeLibrary) Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error) {
 	return f.pull(ctx, req, progress)
+}
+
+func (f *fakeLibrary) Pending(dir string) []hub.Request {
+	if f.pending == nil {
+		return nil
+	}
+	return f.pending(dir)
 }
 
 func (f *fakeLibrary) Discard(context.Context, hub.Request) error {
@@ -208,4 +216,29 @@ func TestModelsVMClosePausesDownloads(t *testing.T) {
 	if ds[0].State() != StatePaused {
 		t.Error("a download resumed after the window closed")
 	}
+}
+
+func TestModelsVMListsInterruptedDownloads(t *testing.T) {
+	var pulls atomic.Int32
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
+		return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+	}}
+	vm := NewModelsVM(lib, st)
+	for range 2 { // a second scan does not list it twice
+		done := make(chan struct{})
+		vm.Refresh(func() { close(done) })
+		<-done
+	}
+	ds := vm.Downloads()
+	if len(ds) != 1 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused {
+		t.Fatalf("downloads %v, want the interrupted one, paused", ds)
+	}
+	ds[0].Resume()
+	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })
+	if d, _ := vm.Download("org/left", "q4"); d != ds[0] {
+		t.Error("Download of the same model made a second one")
+	}
+	vm.Close()
 }

@@ -79,9 +79,11 @@ type Result struct {
 // state is kept in the staging folder so that a later pull of the same request resumes the
 // same commit even if the branch moved.
 type state struct {
-	Ref     string `json:"ref"`
-	Variant string `json:"variant"`
-	Commit  string `json:"commit"`
+	Ref     string   `json:"ref"`
+	Variant string   `json:"variant"`
+	Include []string `json:"include,omitempty"`
+	NPU     bool     `json:"npu,omitempty"`
+	Commit  string   `json:"commit"`
 }
 
 // RepoDir is where a repository's downloads live: <models dir>/ORG--NAME.
@@ -156,7 +158,7 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 	if err := checkSpace(req.ModelsDir, res.Bytes-done, opt.FreeSpace); err != nil {
 		return res, err
 	}
-	if err := writeState(staging, state{Ref: req.Ref, Variant: req.Variant, Commit: commit}); err != nil {
+	if err := writeState(staging, state{Ref: req.Ref, Variant: req.Variant, Include: req.Include, NPU: req.NPU, Commit: commit}); err != nil {
 		return res, err
 	}
 	tr.update(true, func(p *Progress) { p.Commit, p.State, p.Total, p.Done = commit, "downloading", res.Bytes, done })
@@ -331,4 +333,25 @@ func Discard(ctx context.Context, req Request) error {
 		return os.RemoveAll(filepath.Join(base, ".partial-"+commit))
 	}
 	return nil
+}
+
+// Pending lists the downloads into modelsDir that were interrupted (paused, failed, the app
+// closed or killed): pulling one again continues it.
+func Pending(modelsDir string) []Request {
+	var out []Request
+	repos, _ := os.ReadDir(modelsDir)
+	for _, r := range repos {
+		parts, _ := os.ReadDir(filepath.Join(modelsDir, r.Name()))
+		for _, p := range parts {
+			if !p.IsDir() || !strings.HasPrefix(p.Name(), ".partial-") {
+				continue
+			}
+			var st state
+			b, err := os.ReadFile(filepath.Join(modelsDir, r.Name(), p.Name(), ".pull.json"))
+			if err == nil && json.Unmarshal(b, &st) == nil && st.Ref != "" {
+				out = append(out, Request{Ref: st.Ref, Variant: st.Variant, Include: st.Include, NPU: st.NPU, ModelsDir: modelsDir})
+			}
+		}
+	}
+	return out
 }

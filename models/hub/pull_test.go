@@ -249,9 +249,15 @@ func TestPauseResume(t *testing.T) {
 	if len(findFiles(t, dir, ".incomplete")) != 1 {
 		t.Fatalf("paused download keeps %v, want one partial file", findFiles(t, dir, ".incomplete"))
 	}
+	if diff := cmp.Diff([]Request{{Ref: testRepo, ModelsDir: dir}}, Pending(dir)); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
 	res, err := NewClient("").Pull(context.Background(), Request{Ref: testRepo, ModelsDir: dir}, fastOptions())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if p := Pending(dir); len(p) != 0 {
+		t.Errorf("still pending after the download: %v", p)
 	}
 	if total := size(t, q4Files...); float64(s.BytesSent.Load()) > 1.2*float64(total) {
 		t.Errorf("pause and resume sent %d bytes for a %d-byte model", s.BytesSent.Load(), total)
