@@ -89,6 +89,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 	)
 
+	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	summary := widget.NewLabelWithData(vm.Summary)
 	summary.Wrapping = fyne.TextWrapWord
 	v.on(vm.Summary, func() {
