@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 
+	"edgechat/inference/routes"
+	"edgechat/reply"
+
 	"edgechat/inference"
 )
 
@@ -39,32 +42,30 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 }
 
 // engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
-// CPU as fallback); --model alone is one route on --ep.
+// CPU as fallback); --model alone is one route on --ep (an NPU route for an NPU provider).
 func (m *modelFlags) engineConfig() (inference.Config, error) {
-	cfg := inference.Config{ORTLibrary: m.ortLib}
-	load := func(ep string) inference.LoadOptions {
-		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}}
+	local := func(model, ep string) *routes.Local {
+		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads}
 	}
+	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit}
 	cpu := m.cpuModel
 	if cpu == "" {
 		cpu = m.model
 	}
-	if m.npuModel != "" {
-		cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "npu", Model: m.npuModel, LoadOptions: load(m.npuEP), PrefillLimit: m.prefillLimit})
+	switch {
+	case m.npuModel != "":
+		spec.NPU = local(m.npuModel, m.npuEP)
 		if cpu != "" {
-			cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "cpu", Model: cpu, LoadOptions: load("cpu")})
+			spec.CPU = local(cpu, "cpu")
 		}
-		return cfg, nil
+	case cpu == "":
+		return inference.Config{}, errors.New("--model is required: the folder that holds your model")
+	case m.cpuModel == "" && routeName(m.ep) == "npu":
+		spec.NPU = local(cpu, m.ep)
+	default:
+		spec.CPU = local(cpu, "cpu")
 	}
-	if cpu == "" {
-		return cfg, errors.New("--model is required: the folder that holds your model")
-	}
-	ep := m.ep
-	if m.cpuModel != "" {
-		ep = "cpu"
-	}
-	cfg.Routes = []inference.RouteConfig{{Name: routeName(ep), Model: cpu, LoadOptions: load(ep)}}
-	return cfg, nil
+	return routes.Build(spec), nil
 }
 
 // primaryModel is the model whose template renders --print-prompt.
@@ -182,16 +183,16 @@ func runGenerate(env Env) error {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	req := inference.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
 	events, err := eng.Generate(ctx, req)
 	if err != nil {
 		return err
 	}
-	return printEvents(env, events, g.asJSON)
+	return printEvents(ctx, env, events, g.asJSON)
 }
 
-func (g *generateFlags) sampling() inference.Sampling {
-	s := inference.Sampling{Temperature: g.temperature.v, TopP: g.topP.v, MinP: g.minP.v, RepetitionPenalty: g.repPenalty.v, Seed: g.seed.v}
+func (g *generateFlags) sampling() reply.Sampling {
+	s := reply.Sampling{Temperature: g.temperature.v, TopP: g.topP.v, MinP: g.minP.v, RepetitionPenalty: g.repPenalty.v, Seed: g.seed.v}
 	if g.topK.v != nil {
 		k := int(*g.topK.v)
 		s.TopK = &k
@@ -200,8 +201,8 @@ func (g *generateFlags) sampling() inference.Sampling {
 }
 
 // conversation builds the messages from --messages or --system/--prompt.
-func (g *generateFlags) conversation() ([]inference.Message, error) {
-	var msgs []inference.Message
+func (g *generateFlags) conversation() ([]reply.Message, error) {
+	var msgs []reply.Message
 	switch {
 	case g.messages != "" && g.prompt != "":
 		return nil, errors.New("give --prompt or --messages, not both")
@@ -214,33 +215,52 @@ func (g *generateFlags) conversation() ([]inference.Message, error) {
 			return nil, fmt.Errorf("%s: expected a JSON array of {\"role\",\"content\"} objects: %v", g.messages, err)
 		}
 	case g.prompt != "":
-		msgs = []inference.Message{{Role: "user", Content: g.prompt}}
+		msgs = []reply.Message{{Role: "user", Content: g.prompt}}
 	default:
 		return nil, errors.New("give the user message with --prompt TEXT or a conversation with --messages FILE.json")
 	}
 	if g.system != "" {
-		msgs = append([]inference.Message{{Role: "system", Content: g.system}}, msgs...)
+		msgs = append([]reply.Message{{Role: "system", Content: g.system}}, msgs...)
 	}
 	return msgs, nil
 }
 
-// jsonEvent is one line of --json output.
+// jsonEvent is one line of --json output: the event's type and text, and for the last one
+// the summary's fields beside them.
 type jsonEvent struct {
-	Type string `json:"type"`
-	Text string `json:"text,omitempty"`
-	*inference.Summary
+	Type    string
+	Text    string
+	Summary *reply.Summary
 }
 
-var eventTypes = map[inference.EventKind]string{
-	inference.EventText: "text", inference.EventThinking: "thinking", inference.EventNotice: "notice",
-	inference.EventStatus: "status", inference.EventDone: "done",
+func (e jsonEvent) MarshalJSON() ([]byte, error) {
+	fields := map[string]any{}
+	if e.Summary != nil {
+		b, err := json.Marshal(e.Summary)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return nil, err
+		}
+	}
+	fields["type"] = e.Type
+	if e.Text != "" {
+		fields["text"] = e.Text
+	}
+	return json.Marshal(fields)
+}
+
+var eventTypes = map[reply.EventKind]string{
+	reply.EventText: "text", reply.EventThinking: "thinking", reply.EventNotice: "notice",
+	reply.EventStatus: "status", reply.EventDone: "done",
 }
 
 // printEvents writes the stream: plain text as it comes, or one JSON object per event.
-func printEvents(env Env, events <-chan inference.Event, asJSON bool) error {
+func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON bool) error {
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)
-	var final *inference.Summary
+	var final *reply.Summary
 	inThinking := false
 	for ev := range events {
 		if asJSON {
@@ -249,41 +269,39 @@ func printEvents(env Env, events <-chan inference.Event, asJSON bool) error {
 			}
 		} else {
 			switch ev.Kind {
-			case inference.EventThinking:
+			case reply.EventThinking:
 				if !inThinking {
 					fmt.Fprint(env.Stderr, "[thinking] ")
 					inThinking = true
 				}
 				fmt.Fprint(env.Stderr, ev.Text)
-			case inference.EventText:
+			case reply.EventText:
 				if inThinking {
 					fmt.Fprintln(env.Stderr)
 					inThinking = false
 				}
 				fmt.Fprint(env.Stdout, ev.Text)
-			case inference.EventNotice, inference.EventStatus:
+			case reply.EventNotice, reply.EventStatus:
 				fmt.Fprintf(env.Stderr, "[%s] %s\n", eventTypes[ev.Kind], ev.Text)
 			}
 		}
-		if ev.Kind == inference.EventDone {
+		if ev.Kind == reply.EventDone {
 			final = ev.Done
 		}
 	}
-	if final == nil {
-		return errors.New("the reply ended without a summary")
-	}
+	final = reply.Ended(ctx, final)
 	if !asJSON {
 		fmt.Fprintln(env.Stdout)
 		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens (%d reused), TTFT %.0f ms, %.1f tokens/s, backend %s (%s)\n",
-			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.ReusedTokens, final.TTFTMillis, final.DecodeTPS, final.Backend, final.Device)
+			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.ReusedTokens, final.TTFTMillis(), final.DecodeTPS, final.Backend, final.Device)
 		for _, r := range []string{final.FallbackReason, final.RouteReason} {
 			if r != "" {
 				fmt.Fprintf(env.Stderr, "[route] %s\n", r)
 			}
 		}
 	}
-	if final.FinishReason == inference.FinishError {
-		return errors.New(final.Error)
+	if final.FinishReason == reply.FinishError {
+		return final.Err
 	}
 	return nil
 }

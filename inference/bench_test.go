@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/internal/synth"
@@ -79,7 +81,7 @@ func bareDecoder(b *testing.B) func() (time.Duration, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prompt, err := m.PromptIDs([]Message{{Role: "user", Content: "Tell me a story about a lighthouse keeper."}}, true)
+	prompt, err := m.PromptIDs([]reply.Message{{Role: "user", Content: "Tell me a story about a lighthouse keeper."}}, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func BenchmarkTTFT512(b *testing.B) {
 		req.Messages[0].Content += string(rune('a' + n%26)) // defeat prefix reuse from the previous run
 		req.Messages[0].Content = string(rune('A'+n%26)) + req.Messages[0].Content
 		_, s := collect(b, e, context.Background(), req)
-		ttft += s.TimeToFirstToken
+		ttft += s.TTFT
 		n++
 	}
 	b.ReportMetric(float64(ttft.Milliseconds())/float64(n), "ms/ttft")
@@ -186,15 +188,15 @@ func BenchmarkFollowUpTTFT(b *testing.B) {
 	model := benchModel(b)
 	reuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048 })
 	noReuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048; rc.NoReuse = true })
-	msgs := []Message{{Role: "system", Content: "You are a concise assistant."}}
+	msgs := []reply.Message{{Role: "system", Content: "You are a concise assistant."}}
 	for i := range 9 {
 		msgs = append(msgs,
-			Message{Role: "user", Content: fmt.Sprintf("Question %d: how do lighthouses warn ships about rocks near the coast at night?", i+1)},
-			Message{Role: "assistant", Content: strings.Repeat(fmt.Sprintf("Answer %d explains the beam, the lens and the light pattern. ", i+1), 4)})
+			reply.Message{Role: "user", Content: fmt.Sprintf("Question %d: how do lighthouses warn ships about rocks near the coast at night?", i+1)},
+			reply.Message{Role: "assistant", Content: strings.Repeat(fmt.Sprintf("Answer %d explains the beam, the lens and the light pattern. ", i+1), 4)})
 	}
-	turn9 := Request{Messages: msgs[:len(msgs)-1], MaxTokens: 32, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
-	last := Message{Role: "user", Content: "Question 10: and what do the keepers do during a storm when the power fails?"}
-	alone := Request{Messages: []Message{last}, MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "alone"}
+	turn9 := reply.Request{Messages: msgs[:len(msgs)-1], MaxTokens: 32, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+	last := reply.Message{Role: "user", Content: "Question 10: and what do the keepers do during a storm when the power fails?"}
+	alone := reply.Request{Messages: []reply.Message{last}, MaxTokens: 1, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: "alone"}
 	var tReuse, tNo, tAlone time.Duration
 	var prompt, reused int
 	var kv int64
@@ -203,16 +205,16 @@ func BenchmarkFollowUpTTFT(b *testing.B) {
 		// The reply the model gave becomes the assistant turn, as in the app; the person
 		// then reads it and types (settle: the engine prefills the history meanwhile).
 		answer, thinking := replyText(evs)
-		history := append(slices.Clone(msgs[:len(msgs)-1]), Message{Role: "assistant", Content: answer, Thinking: thinking})
-		turn10 := Request{Messages: append(history, last), MaxTokens: 1, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
+		history := append(slices.Clone(msgs[:len(msgs)-1]), reply.Message{Role: "assistant", Content: answer, Thinking: thinking})
+		turn10 := reply.Request{Messages: append(history, last), MaxTokens: 1, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
 		reuse.settle()
 		_, s := collect(b, reuse, context.Background(), turn10)
-		tReuse += s.TimeToFirstToken
+		tReuse += s.TTFT
 		prompt, reused = s.PromptTokens, s.ReusedTokens
 		_, s = collect(b, noReuse, context.Background(), turn10)
-		tNo += s.TimeToFirstToken
+		tNo += s.TTFT
 		_, s = collect(b, noReuse, context.Background(), alone)
-		tAlone += s.TimeToFirstToken
+		tAlone += s.TTFT
 		kv = reuse.routes[0].model.dec.KVBytes()
 	}
 	n := float64(b.N)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/internal/onnxproto"
@@ -144,8 +146,8 @@ func TestBundleStopsAtContextLength(t *testing.T) {
 	model := synthModel(t, "tiny-bundle-128", func(o *synth.Options) { o.Layout, o.ContextLength = synth.LayoutBundle, 128 })
 	e := newTestEngine(t, model, nil)
 	_, sum := collect(t, e, context.Background(), greedy("Write a long story about the sea.", 1000))
-	if sum.Error != "" || sum.FinishReason != FinishLength {
-		t.Fatalf("finish %q, error %q", sum.FinishReason, sum.Error)
+	if sum.Err != nil || sum.FinishReason != reply.FinishLength {
+		t.Fatalf("finish %q, error %q", sum.FinishReason, sum.Err)
 	}
 	if sum.PromptTokens+sum.GeneratedTokens != 128 {
 		t.Errorf("prompt %d + reply %d tokens, want the context length 128", sum.PromptTokens, sum.GeneratedTokens)
@@ -163,12 +165,12 @@ func TestBundleSecondTurnReusesCache(t *testing.T) {
 	evs, s1 := collect(t, e, context.Background(), first)
 	answer, _ := replyText(evs)
 	second := first
-	second.Messages = append(slices.Clone(first.Messages), Message{Role: "assistant", Content: answer}, Message{Role: "user", Content: "And the mountains?"})
+	second.Messages = append(slices.Clone(first.Messages), reply.Message{Role: "assistant", Content: answer}, reply.Message{Role: "user", Content: "And the mountains?"})
 	_, reused := collect(t, e, context.Background(), second)
 	_, fresh := collect(t, newTestEngine(t, model, nil), context.Background(), second)
-	for _, s := range []*Summary{s1, reused, fresh} {
-		if s.Error != "" {
-			t.Fatal(s.Error)
+	for _, s := range []*reply.Summary{s1, reused, fresh} {
+		if s.Err != nil {
+			t.Fatal(s.Err)
 		}
 	}
 	if reused.ReusedTokens == 0 || fresh.ReusedTokens != 0 {
@@ -200,8 +202,8 @@ func TestBundleRouteFallsBack(t *testing.T) {
 			}
 			defer e.Close()
 			_, sum := collect(t, e, context.Background(), greedy("Hi", 4))
-			if sum.Error != "" || sum.Backend != "cpu" {
-				t.Fatalf("backend %q, error %q", sum.Backend, sum.Error)
+			if sum.Err != nil || sum.Backend != "cpu" {
+				t.Fatalf("backend %q, error %q", sum.Backend, sum.Err)
 			}
 			if !strings.Contains(sum.FallbackReason, tc.reason) {
 				t.Errorf("fallback reason %q does not mention %q", sum.FallbackReason, tc.reason)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/internal/onnxproto"
@@ -70,8 +72,8 @@ func TestCompositeSlidesPastMaxCache(t *testing.T) {
 
 	e := newTestEngine(t, tinyStatic(t, m), nil)
 	_, sum := collect(t, e, context.Background(), greedy("Write a long story about the sea.", 150))
-	if sum.Error != "" || sum.FinishReason != FinishLength || sum.GeneratedTokens != 150 {
-		t.Errorf("finish %q after %d tokens (prompt %d), error %q", sum.FinishReason, sum.GeneratedTokens, sum.PromptTokens, sum.Error)
+	if sum.Err != nil || sum.FinishReason != reply.FinishLength || sum.GeneratedTokens != 150 {
+		t.Errorf("finish %q after %d tokens (prompt %d), error %q", sum.FinishReason, sum.GeneratedTokens, sum.PromptTokens, sum.Err)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"edgechat/reply"
 )
 
 // RouteConfig is one way to serve a request: a model on an execution provider.
@@ -30,7 +32,7 @@ type RouteConfig struct {
 
 // Generator is anything that streams replies like the engine does.
 type Generator interface {
-	Generate(ctx context.Context, req Request) (<-chan Event, error)
+	Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error)
 }
 
 // Config configures an Engine.
@@ -80,9 +82,9 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Generate streams a reply to req. The returned channel yields text, thinking, notice and
-// status events and ends with one EventDone; it is closed after that. Cancelling ctx stops
+// status events and ends with one reply.EventDone; it is closed after that. Cancelling ctx stops
 // the reply within one decode step (a long prefill is interrupted).
-func (e *Engine) Generate(ctx context.Context, req Request) (<-chan Event, error) {
+func (e *Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 	select {
 	case <-e.closed:
 		return nil, errors.New("the engine is closed")
@@ -91,22 +93,19 @@ func (e *Engine) Generate(ctx context.Context, req Request) (<-chan Event, error
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the conversation is empty")
 	}
-	out := make(chan Event, 64)
+	out := make(chan reply.Event, 64)
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		defer close(out)
 		sum := e.dispatch(ctx, req, out)
-		if sum.Err != nil && sum.Error == "" {
-			sum.Error = sum.Err.Error()
-		}
-		SendFinal(ctx, out, Event{Kind: EventDone, Done: sum})
+		reply.SendFinal(ctx, out, reply.Event{Kind: reply.EventDone, Done: sum})
 	}()
 	return out, nil
 }
 
 // dispatch tries the routes in order until one serves the request.
-func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *Summary {
+func (e *Engine) dispatch(ctx context.Context, req reply.Request, out chan<- reply.Event) *reply.Summary {
 	var reasons []string
 	routeReason := ""
 	for i, r := range e.routes {
@@ -119,7 +118,7 @@ func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *S
 		if res.routeErr == nil || last {
 			sum := res.sum
 			if res.routeErr != nil {
-				sum = &Summary{FinishReason: FinishError, Err: res.routeErr, Backend: r.cfg.Name}
+				sum = &reply.Summary{FinishReason: reply.FinishError, Err: res.routeErr, Backend: r.cfg.Name}
 			}
 			if len(reasons) > 0 {
 				sum.FallbackReason = joinReasons(reasons)
@@ -128,11 +127,11 @@ func (e *Engine) dispatch(ctx context.Context, req Request, out chan<- Event) *S
 			return sum
 		}
 		reasons = append(reasons, res.routeErr.Error())
-		if !emit(ctx, out, Event{Kind: EventNotice, Text: fmt.Sprintf("The %s route is unavailable (%v); using %s", r.cfg.Name, res.routeErr, e.routes[i+1].cfg.Name)}) {
-			return &Summary{FinishReason: FinishCancelled}
+		if !reply.Emit(ctx, out, reply.Event{Kind: reply.EventNotice, Text: fmt.Sprintf("The %s route is unavailable (%v); using %s", r.cfg.Name, res.routeErr, e.routes[i+1].cfg.Name)}) {
+			return &reply.Summary{FinishReason: reply.FinishCancelled}
 		}
 	}
-	return &Summary{FinishReason: FinishError, Err: errors.New("no route")}
+	return &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("no route")}
 }
 
 func joinReasons(rs []string) string {
@@ -160,32 +159,5 @@ func (e *Engine) settle() {
 		for r.warming.Load() {
 			time.Sleep(time.Millisecond)
 		}
-	}
-}
-
-// emit sends ev unless ctx is done.
-func emit(ctx context.Context, out chan<- Event, ev Event) bool {
-	select {
-	case out <- ev:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// SendFinal delivers the last event of a stream (for every producer of Events): a consumer
-// that cancelled usually still drains the channel to see how the reply ended, so wait briefly
-// for room before giving up.
-func SendFinal(ctx context.Context, out chan<- Event, ev Event) {
-	if ctx.Err() == nil {
-		select {
-		case out <- ev:
-			return
-		case <-ctx.Done():
-		}
-	}
-	select {
-	case out <- ev:
-	case <-time.After(time.Second):
 	}
 }

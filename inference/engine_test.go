@@ -7,17 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"go.uber.org/goleak"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 // greedy is a request for a deterministic reply.
-func greedy(prompt string, maxTokens int) Request {
-	return Request{
-		Messages:  []Message{{Role: "user", Content: prompt}},
+func greedy(prompt string, maxTokens int) reply.Request {
+	return reply.Request{
+		Messages:  []reply.Message{{Role: "user", Content: prompt}},
 		MaxTokens: maxTokens,
-		Sampling:  Sampling{Temperature: ptr(0.0)},
+		Sampling:  reply.Sampling{Temperature: ptr(0.0)},
 	}
 }
 
@@ -36,17 +38,17 @@ func newTestEngine(t testing.TB, model string, edit func(*RouteConfig)) *Engine 
 }
 
 // collect runs a request to the end and returns its events and summary.
-func collect(t testing.TB, e *Engine, ctx context.Context, req Request) ([]Event, *Summary) {
+func collect(t testing.TB, e *Engine, ctx context.Context, req reply.Request) ([]reply.Event, *reply.Summary) {
 	t.Helper()
 	ch, err := e.Generate(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []Event
-	var sum *Summary
+	var evs []reply.Event
+	var sum *reply.Summary
 	for ev := range ch {
 		evs = append(evs, ev)
-		if ev.Kind == EventDone {
+		if ev.Kind == reply.EventDone {
 			if sum != nil {
 				t.Fatal("two done events")
 			}
@@ -56,19 +58,19 @@ func collect(t testing.TB, e *Engine, ctx context.Context, req Request) ([]Event
 	if sum == nil {
 		t.Fatal("stream closed without a done event")
 	}
-	if evs[len(evs)-1].Kind != EventDone {
+	if evs[len(evs)-1].Kind != reply.EventDone {
 		t.Fatal("done is not the last event")
 	}
 	return evs, sum
 }
 
-func replyText(evs []Event) (answer, thinking string) {
+func replyText(evs []reply.Event) (answer, thinking string) {
 	var a, th strings.Builder
 	for _, ev := range evs {
 		switch ev.Kind {
-		case EventText:
+		case reply.EventText:
 			a.WriteString(ev.Text)
-		case EventThinking:
+		case reply.EventThinking:
 			th.WriteString(ev.Text)
 		}
 	}
@@ -81,7 +83,7 @@ func TestGenerateGreedyIsDeterministic(t *testing.T) {
 	// A second engine: nothing cached, same result.
 	e2 := newTestEngine(t, tinyModel(t), nil)
 	_, b := collect(t, e2, context.Background(), greedy("Tell me about the sea.", 24))
-	if a.FinishReason == FinishError || b.FinishReason == FinishError {
+	if a.FinishReason == reply.FinishError || b.FinishReason == reply.FinishError {
 		t.Fatalf("errors: %v / %v", a.Err, b.Err)
 	}
 	if !slices.Equal(a.IDs, b.IDs) || len(a.IDs) == 0 {
@@ -116,7 +118,7 @@ func TestDifferentPromptsGiveDifferentReplies(t *testing.T) {
 func TestSeedMakesSamplingReproducible(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), nil)
 	req := greedy("Sample something", 16)
-	req.Sampling = Sampling{Temperature: ptr(1.0), TopK: ptr(50), Seed: ptr(int64(7))}
+	req.Sampling = reply.Sampling{Temperature: ptr(1.0), TopK: ptr(50), Seed: ptr(int64(7))}
 	_, a := collect(t, e, context.Background(), req)
 	_, b := collect(t, e, context.Background(), req)
 	if !slices.Equal(a.IDs, b.IDs) {
@@ -139,7 +141,7 @@ func TestFP16KVMatchesFP32(t *testing.T) {
 func TestGenAILayoutGenerates(t *testing.T) {
 	e := newTestEngine(t, tinyGenAI(t), nil)
 	_, s := collect(t, e, context.Background(), greedy("Hi", 8))
-	if s.FinishReason == FinishError || len(s.IDs) == 0 {
+	if s.FinishReason == reply.FinishError || len(s.IDs) == 0 {
 		t.Fatalf("genai layout: %+v", s)
 	}
 	// Same weights as the Hugging Face layout: same greedy tokens.
@@ -153,10 +155,10 @@ func TestGenAILayoutGenerates(t *testing.T) {
 func TestMaxTokensEndsWithLength(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), nil)
 	_, s := collect(t, e, context.Background(), greedy("Count", 5))
-	if s.FinishReason != FinishLength && s.FinishReason != FinishStop {
+	if s.FinishReason != reply.FinishLength && s.FinishReason != reply.FinishStop {
 		t.Fatalf("finish %q", s.FinishReason)
 	}
-	if s.FinishReason == FinishLength && s.GeneratedTokens != 5 {
+	if s.FinishReason == reply.FinishLength && s.GeneratedTokens != 5 {
 		t.Fatalf("length finish after %d tokens", s.GeneratedTokens)
 	}
 }
@@ -170,19 +172,19 @@ func TestCancelMidDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum *Summary
+	var sum *reply.Summary
 	n := 0
 	for ev := range ch {
-		if ev.Kind == EventText || ev.Kind == EventThinking {
+		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			if n++; n == 3 {
 				cancel()
 			}
 		}
-		if ev.Kind == EventDone {
+		if ev.Kind == reply.EventDone {
 			sum = ev.Done
 		}
 	}
-	if sum == nil || sum.FinishReason != FinishCancelled {
+	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}
 	if sum.GeneratedTokens < 3 || len(sum.IDs) != sum.GeneratedTokens {
@@ -201,13 +203,13 @@ func TestCancelMidPrefill(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
-	var sum *Summary
+	var sum *reply.Summary
 	for ev := range ch {
-		if ev.Kind == EventDone {
+		if ev.Kind == reply.EventDone {
 			sum = ev.Done
 		}
 	}
-	if sum == nil || sum.FinishReason != FinishCancelled {
+	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}
 	if len(sum.IDs) != 0 {
@@ -215,29 +217,29 @@ func TestCancelMidPrefill(t *testing.T) {
 	}
 	// The route still works after a cancelled prefill.
 	_, s := collect(t, e, context.Background(), greedy("Hi", 4))
-	if s.FinishReason == FinishError {
+	if s.FinishReason == reply.FinishError {
 		t.Fatal(s.Err)
 	}
 }
 
 func TestContextTrimmingDropsOldestTurns(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) { rc.MaxContext = 160 })
-	var msgs []Message
-	msgs = append(msgs, Message{Role: "system", Content: "You are terse."})
+	var msgs []reply.Message
+	msgs = append(msgs, reply.Message{Role: "system", Content: "You are terse."})
 	for i := range 6 {
 		msgs = append(msgs,
-			Message{Role: "user", Content: strings.Repeat("question ", 8) + string(rune('A'+i))},
-			Message{Role: "assistant", Content: strings.Repeat("answer ", 8)})
+			reply.Message{Role: "user", Content: strings.Repeat("question ", 8) + string(rune('A'+i))},
+			reply.Message{Role: "assistant", Content: strings.Repeat("answer ", 8)})
 	}
-	msgs = append(msgs, Message{Role: "user", Content: "last question"})
-	evs, s := collect(t, e, context.Background(), Request{Messages: msgs, MaxTokens: 16, Sampling: Sampling{Temperature: ptr(0.0)}})
-	if s.FinishReason == FinishError {
+	msgs = append(msgs, reply.Message{Role: "user", Content: "last question"})
+	evs, s := collect(t, e, context.Background(), reply.Request{Messages: msgs, MaxTokens: 16, Sampling: reply.Sampling{Temperature: ptr(0.0)}})
+	if s.FinishReason == reply.FinishError {
 		t.Fatal(s.Err)
 	}
 	if s.TrimmedMessages == 0 || s.TrimmedMessages%2 != 0 {
 		t.Fatalf("trimmed %d messages; want whole turns dropped", s.TrimmedMessages)
 	}
-	if !slices.ContainsFunc(evs, func(ev Event) bool { return ev.Kind == EventNotice && strings.Contains(ev.Text, "trimmed") }) {
+	if !slices.ContainsFunc(evs, func(ev reply.Event) bool { return ev.Kind == reply.EventNotice && strings.Contains(ev.Text, "trimmed") }) {
 		t.Fatal("no notice of the trimming")
 	}
 	if s.PromptTokens+16 > 160 && s.PromptTokens > 160-80 {
@@ -248,11 +250,11 @@ func TestContextTrimmingDropsOldestTurns(t *testing.T) {
 func TestPromptTooLongIsAClearError(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) { rc.MaxContext = 64 })
 	_, s := collect(t, e, context.Background(), greedy(strings.Repeat("word ", 200), 8))
-	if s.FinishReason != FinishError || s.Err == nil {
+	if s.FinishReason != reply.FinishError || s.Err == nil {
 		t.Fatalf("want an error, got %+v", s)
 	}
-	if strings.Contains(s.Error, "ORT") || strings.Contains(s.Error, "Error running") {
-		t.Fatalf("error leaks ONNX Runtime internals: %s", s.Error)
+	if strings.Contains(s.ErrorText(), "ORT") || strings.Contains(s.ErrorText(), "Error running") {
+		t.Fatalf("error leaks ONNX Runtime internals: %s", s.Err)
 	}
 }
 
@@ -308,20 +310,20 @@ func TestCloseCancelsReplyInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ev := range ch {
-		if ev.Kind == EventText || ev.Kind == EventThinking {
+		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			break
 		}
 	}
 	closed := make(chan struct{})
 	go func() { e.Close(); close(closed) }()
-	var sum *Summary
+	var sum *reply.Summary
 	for ev := range ch {
-		if ev.Kind == EventDone {
+		if ev.Kind == reply.EventDone {
 			sum = ev.Done
 		}
 	}
 	<-closed
-	if sum == nil || sum.FinishReason != FinishCancelled {
+	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"edgechat/reply"
+
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/chat"
@@ -20,19 +22,19 @@ import (
 const DefaultMaxTokens = 2048
 
 // emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
-type emitFunc func(Event) bool
+type emitFunc func(reply.Event) bool
 
 // generate produces one reply on the model's decoder. It runs on the goroutine that owns the
 // model and always returns a summary (the caller sends it as the final event).
-func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, emit emitFunc) *Summary {
+func (m *Model) generate(ctx context.Context, req reply.Request, run *ort.RunOptions, emit emitFunc) *reply.Summary {
 	start := time.Now()
-	sum := &Summary{}
-	fail := func(err error) *Summary {
+	sum := &reply.Summary{}
+	fail := func(err error) *reply.Summary {
 		if ctx.Err() != nil || isTerminated(err) {
-			sum.FinishReason = FinishCancelled
+			sum.FinishReason = reply.FinishCancelled
 			return sum
 		}
-		sum.FinishReason, sum.Err, sum.Error = FinishError, err, err.Error()
+		sum.FinishReason, sum.Err = reply.FinishError, err
 		return sum
 	}
 	maxTokens := req.MaxTokens
@@ -45,7 +47,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 	}
 	if dropped := len(req.Messages) - len(msgs); dropped > 0 {
 		sum.TrimmedMessages = dropped
-		if !emit(Event{Kind: EventNotice, Text: fmt.Sprintf("Context trimmed: the %d oldest messages no longer fit and were left out", dropped)}) {
+		if !emit(reply.Event{Kind: reply.EventNotice, Text: fmt.Sprintf("Context trimmed: the %d oldest messages no longer fit and were left out", dropped)}) {
 			return fail(ctx.Err())
 		}
 	}
@@ -75,30 +77,30 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
 	}
 	var decodeStart time.Time
-	sum.FinishReason = FinishLength
+	sum.FinishReason = reply.FinishLength
 	for n := 0; n < min(maxTokens, avail); n++ {
 		if ctx.Err() != nil {
-			sum.FinishReason = FinishCancelled
+			sum.FinishReason = reply.FinishCancelled
 			break
 		}
 		id := s.Sample(logits, history)
 		if n == 0 {
-			sum.TimeToFirstToken = time.Since(start)
+			sum.TTFT = time.Since(start)
 			decodeStart = time.Now()
 		}
 		if m.EOS[id] {
-			sum.FinishReason = FinishStop
+			sum.FinishReason = reply.FinishStop
 			break
 		}
 		history = append(history, id)
 		sum.IDs = append(sum.IDs, id)
 		stop, ok := out.add(id)
 		if !ok {
-			sum.FinishReason = FinishCancelled
+			sum.FinishReason = reply.FinishCancelled
 			break
 		}
 		if stop {
-			sum.FinishReason = FinishStop
+			sum.FinishReason = reply.FinishStop
 			break
 		}
 		if n+1 == min(maxTokens, avail) {
@@ -109,15 +111,14 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 		}
 	}
 	out.flush()
-	if err == nil && (sum.FinishReason == FinishStop || sum.FinishReason == FinishLength) {
-		reply := Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
+	if err == nil && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
+		reply := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
 		m.nextTurn = &nextTurn{history: append(slices.Clone(msgs), reply), thinking: req.Thinking}
 	}
 	sum.GeneratedTokens = len(sum.IDs)
 	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() {
 		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
 	}
-	sum.TTFTMillis = float64(sum.TimeToFirstToken.Microseconds()) / 1000
 	if err != nil {
 		return fail(err) // keeps the counts of what was generated before the failure
 	}
@@ -126,7 +127,7 @@ func (m *Model) generate(ctx context.Context, req Request, run *ort.RunOptions, 
 
 // fitPrompt drops the oldest turns until prompt and reply budget fit the context, and
 // returns the kept messages, the prompt's ids and whether the prompt opens a <think> block.
-func (m *Model) fitPrompt(req Request, maxTokens int) ([]Message, []int, bool, error) {
+func (m *Model) fitPrompt(req reply.Request, maxTokens int) ([]reply.Message, []int, bool, error) {
 	if len(req.Messages) == 0 {
 		return nil, nil, false, errors.New("the conversation is empty")
 	}
@@ -160,10 +161,10 @@ func replyReserve(maxTokens, context int) int {
 	return min(maxTokens, context/2)
 }
 
-func fromChat(cm []chat.Message) []Message {
-	out := make([]Message, len(cm))
+func fromChat(cm []chat.Message) []reply.Message {
+	out := make([]reply.Message, len(cm))
 	for i, c := range cm {
-		out[i] = Message{Role: c.Role, Content: c.Content, Thinking: c.ReasoningContent}
+		out[i] = reply.Message{Role: c.Role, Content: c.Content, Thinking: c.ReasoningContent}
 	}
 	return out
 }
@@ -217,14 +218,14 @@ func (r *replyStream) send(segs []think.Segment) bool {
 		if s.Text == "" {
 			continue
 		}
-		kind := EventText
+		kind := reply.EventText
 		if s.Thinking {
-			kind = EventThinking
+			kind = reply.EventThinking
 			r.thinking.WriteString(s.Text)
 		} else {
 			r.answer.WriteString(s.Text)
 		}
-		if !r.emit(Event{Kind: kind, Text: s.Text}) {
+		if !r.emit(reply.Event{Kind: kind, Text: s.Text}) {
 			return false
 		}
 	}

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"edgechat/reply"
 )
 
 // fakeGen is a Generator whose behaviour is a function.
-type fakeGen func(ctx context.Context, req Request, out chan<- Event)
+type fakeGen func(ctx context.Context, req reply.Request, out chan<- reply.Event)
 
-func (f fakeGen) Generate(ctx context.Context, req Request) (<-chan Event, error) {
-	out := make(chan Event, 8)
+func (f fakeGen) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
+	out := make(chan reply.Event, 8)
 	go func() {
 		defer close(out)
 		f(ctx, req, out)
@@ -20,12 +22,12 @@ func (f fakeGen) Generate(ctx context.Context, req Request) (<-chan Event, error
 }
 
 func TestRemoteRouteServesAndFallsBack(t *testing.T) {
-	up := fakeGen(func(ctx context.Context, req Request, out chan<- Event) {
-		out <- Event{Kind: EventText, Text: "from afar"}
-		out <- Event{Kind: EventDone, Done: &Summary{FinishReason: FinishStop, Backend: "remote", GeneratedTokens: 2}}
+	up := fakeGen(func(ctx context.Context, req reply.Request, out chan<- reply.Event) {
+		out <- reply.Event{Kind: reply.EventText, Text: "from afar"}
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishStop, Backend: "remote", GeneratedTokens: 2}}
 	})
-	down := fakeGen(func(ctx context.Context, req Request, out chan<- Event) {
-		out <- Event{Kind: EventDone, Done: &Summary{FinishReason: FinishError, Err: errors.New("connection refused by 127.0.0.1:9")}}
+	down := fakeGen(func(ctx context.Context, req reply.Request, out chan<- reply.Event) {
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("connection refused by 127.0.0.1:9")}}
 	})
 	cpu := RouteConfig{Name: "cpu", Model: tinyModel(t), LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}}
 
@@ -38,7 +40,7 @@ func TestRemoteRouteServesAndFallsBack(t *testing.T) {
 	e = twoRoutes(t, RouteConfig{Name: "remote", Generator: down}, cpu)
 	for range 2 { // a remote failure is retried on the next message
 		_, s = collect(t, e, context.Background(), greedy("Hi", 4))
-		if s.Backend != "cpu" || !strings.Contains(s.FallbackReason, "connection refused") || s.FinishReason == FinishError {
+		if s.Backend != "cpu" || !strings.Contains(s.FallbackReason, "connection refused") || s.FinishReason == reply.FinishError {
 			t.Fatalf("fallback: %+v", s)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"edgechat/reply"
+
 	"edgechat/inference/chat"
 	"edgechat/inference/tokenizer"
 	"edgechat/models"
@@ -116,7 +118,7 @@ func openModel(path string, o LoadOptions) (*Model, error) {
 
 // RenderPrompt renders messages with the chat template of the model at path, without
 // loading the model's weights.
-func RenderPrompt(path, modelFile string, msgs []Message, thinking bool) (string, error) {
+func RenderPrompt(path, modelFile string, msgs []reply.Message, thinking bool) (string, error) {
 	m, err := openModel(path, LoadOptions{ModelFile: modelFile})
 	if err != nil {
 		return "", err

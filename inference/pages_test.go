@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"edgechat/internal/residency"
 	"edgechat/internal/synth"
 )
@@ -31,7 +33,7 @@ func TestExternalDataMatchesInlineAndIsReleased(t *testing.T) {
 			for _, p := range []string{"Tell me about the sea.", "写一首关于春天的诗"} {
 				_, want := collect(t, inline, context.Background(), greedy(p, 40))
 				_, got := collect(t, e, context.Background(), greedy(p, 40))
-				if got.FinishReason == FinishError || !slices.Equal(got.IDs, want.IDs) {
+				if got.FinishReason == reply.FinishError || !slices.Equal(got.IDs, want.IDs) {
 					t.Fatalf("%q: external data %v (%s), inline %v", p, got.IDs, got.FinishReason, want.IDs)
 				}
 			}

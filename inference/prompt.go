@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"edgechat/reply"
+
 	"edgechat/inference/chat"
 	"edgechat/inference/think"
 	"edgechat/inference/tokenizer"
@@ -21,7 +23,7 @@ func marker(i int) string { return fmt.Sprintf("%s%d%s", markOpen, i, markClose)
 
 // chatMessages converts messages for the template; with protect set, user and system bodies
 // become markers.
-func chatMessages(msgs []Message, protect bool) []chat.Message {
+func chatMessages(msgs []reply.Message, protect bool) []chat.Message {
 	out := make([]chat.Message, len(msgs))
 	for i, m := range msgs {
 		c := chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking}
@@ -38,19 +40,19 @@ func (m *Model) renderOptions(thinking bool) chat.Options {
 }
 
 // RenderPrompt renders the conversation as the model sees it (for --print-prompt).
-func (m *Model) RenderPrompt(msgs []Message, thinking bool) (string, error) {
+func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error) {
 	return m.Template.Render(chatMessages(msgs, false), m.renderOptions(thinking))
 }
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
-func (m *Model) PromptIDs(msgs []Message, thinking bool) ([]int, error) {
+func (m *Model) PromptIDs(msgs []reply.Message, thinking bool) ([]int, error) {
 	ids, _, err := m.promptIDs(msgs, thinking)
 	return ids, err
 }
 
 // promptIDs is PromptIDs that also reports whether the rendered prompt leaves the model
 // inside a <think> block (some templates open it for the model).
-func (m *Model) promptIDs(msgs []Message, thinking bool) (ids []int, inThinking bool, err error) {
+func (m *Model) promptIDs(msgs []reply.Message, thinking bool) (ids []int, inThinking bool, err error) {
 	text, err := m.Template.Render(chatMessages(msgs, true), m.renderOptions(thinking))
 	if err != nil {
 		return nil, false, err

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"testing"
 
+	"edgechat/reply"
+
 	"edgechat/internal/synth"
 )
 
 // fresh answers req on a new engine, so nothing is reused.
-func fresh(t *testing.T, model string, req Request, edit func(*RouteConfig)) *Summary {
+func fresh(t *testing.T, model string, req reply.Request, edit func(*RouteConfig)) *reply.Summary {
 	t.Helper()
 	e := newTestEngine(t, model, edit)
 	defer e.Close()
@@ -20,16 +22,16 @@ func fresh(t *testing.T, model string, req Request, edit func(*RouteConfig)) *Su
 
 // chatTurns runs a conversation of n turns on e and checks every reply against a fresh engine.
 // It returns the summaries.
-func chatTurns(t *testing.T, e *Engine, model string, conv string, n int, thinking bool, edit func(*RouteConfig)) []*Summary {
+func chatTurns(t *testing.T, e *Engine, model string, conv string, n int, thinking bool, edit func(*RouteConfig)) []*reply.Summary {
 	t.Helper()
-	msgs := []Message{{Role: "system", Content: "You are a helpful assistant."}}
-	var sums []*Summary
+	msgs := []reply.Message{{Role: "system", Content: "You are a helpful assistant."}}
+	var sums []*reply.Summary
 	for i := range n {
-		msgs = append(msgs, Message{Role: "user", Content: fmt.Sprintf("Question %d: what about topic %c?", i+1, 'A'+i)})
-		req := Request{Messages: slices.Clone(msgs), Thinking: thinking, MaxTokens: 10, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: conv}
+		msgs = append(msgs, reply.Message{Role: "user", Content: fmt.Sprintf("Question %d: what about topic %c?", i+1, 'A'+i)})
+		req := reply.Request{Messages: slices.Clone(msgs), Thinking: thinking, MaxTokens: 10, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: conv}
 		evs, got := collect(t, e, context.Background(), req)
 		want := fresh(t, model, req, edit)
-		if got.FinishReason == FinishError || want.FinishReason == FinishError {
+		if got.FinishReason == reply.FinishError || want.FinishReason == reply.FinishError {
 			t.Fatalf("turn %d: %v / %v", i+1, got.Err, want.Err)
 		}
 		if !slices.Equal(got.IDs, want.IDs) || !slices.Equal(got.PromptIDs, want.PromptIDs) {
@@ -39,7 +41,7 @@ func chatTurns(t *testing.T, e *Engine, model string, conv string, n int, thinki
 		if thinking && th == "" {
 			th = fmt.Sprintf("I considered topic %c.", 'A'+i) // exercise Qwen3 dropping earlier <think> blocks
 		}
-		msgs = append(msgs, Message{Role: "assistant", Content: answer, Thinking: th})
+		msgs = append(msgs, reply.Message{Role: "assistant", Content: answer, Thinking: th})
 		sums = append(sums, got)
 	}
 	return sums
@@ -65,8 +67,8 @@ func TestReuseIsExact(t *testing.T) {
 func TestReuseRegenerateAndEdit(t *testing.T) {
 	model := tinyModel(t)
 	e := newTestEngine(t, model, nil)
-	base := []Message{{Role: "user", Content: "First question"}, {Role: "assistant", Content: "First answer"}, {Role: "user", Content: "Second question"}}
-	req := Request{Messages: base, MaxTokens: 10, Sampling: Sampling{Temperature: ptr(0.0)}}
+	base := []reply.Message{{Role: "user", Content: "First question"}, {Role: "assistant", Content: "First answer"}, {Role: "user", Content: "Second question"}}
+	req := reply.Request{Messages: base, MaxTokens: 10, Sampling: reply.Sampling{Temperature: ptr(0.0)}}
 	_, a := collect(t, e, context.Background(), req)
 	_, regen := collect(t, e, context.Background(), req) // regenerate: same prompt again
 	// After a reply the engine prefills the history as the next turn will render it, which
@@ -101,19 +103,19 @@ func TestReuseAcrossConversations(t *testing.T) {
 // conversationSwitch runs A, B, then A again: A's cache must come back from the LRU.
 func conversationSwitch(t *testing.T, model string) {
 	e := newTestEngine(t, model, nil)
-	ask := func(conv string, msgs []Message) *Summary {
-		req := Request{Messages: msgs, MaxTokens: 8, Sampling: Sampling{Temperature: ptr(0.0)}, ConversationID: conv}
+	ask := func(conv string, msgs []reply.Message) *reply.Summary {
+		req := reply.Request{Messages: msgs, MaxTokens: 8, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: conv}
 		_, s := collect(t, e, context.Background(), req)
 		if want := fresh(t, model, req, nil); !slices.Equal(s.IDs, want.IDs) {
 			t.Fatalf("%s: %v vs fresh %v", conv, s.IDs, want.IDs)
 		}
 		return s
 	}
-	a1 := []Message{{Role: "user", Content: "Conversation A, a question about boats and the sea"}}
-	b1 := []Message{{Role: "user", Content: "Conversation B is about mountains"}}
+	a1 := []reply.Message{{Role: "user", Content: "Conversation A, a question about boats and the sea"}}
+	b1 := []reply.Message{{Role: "user", Content: "Conversation B is about mountains"}}
 	sa := ask("A", a1)
 	ask("B", b1)
-	a2 := append(slices.Clone(a1), Message{Role: "assistant", Content: "Boats float."}, Message{Role: "user", Content: "And ships?"})
+	a2 := append(slices.Clone(a1), reply.Message{Role: "assistant", Content: "Boats float."}, reply.Message{Role: "user", Content: "And ships?"})
 	s := ask("A", a2) // A's cache comes back from the LRU
 	// Everything up to A's generation prompt is shared; the empty think block the template
 	// adds to a generation prompt (thinking off) is not rendered for earlier turns.
@@ -144,7 +146,7 @@ func TestReuseWithTrimmingFallsBackToFullPrefill(t *testing.T) {
 func TestReuseAfterCancelIsConsistent(t *testing.T) {
 	model := tinyModel(t)
 	e := newTestEngine(t, model, nil)
-	req := Request{Messages: []Message{{Role: "user", Content: "Tell me a long story"}}, MaxTokens: 1000, Sampling: Sampling{Temperature: ptr(0.0)}}
+	req := reply.Request{Messages: []reply.Message{{Role: "user", Content: "Tell me a long story"}}, MaxTokens: 1000, Sampling: reply.Sampling{Temperature: ptr(0.0)}}
 	ctx, cancel := context.WithCancel(context.Background())
 	ch, err := e.Generate(ctx, req)
 	if err != nil {
@@ -152,7 +154,7 @@ func TestReuseAfterCancelIsConsistent(t *testing.T) {
 	}
 	n := 0
 	for ev := range ch {
-		if ev.Kind == EventText || ev.Kind == EventThinking {
+		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			if n++; n == 5 {
 				cancel()
 			}
@@ -160,7 +162,7 @@ func TestReuseAfterCancelIsConsistent(t *testing.T) {
 	}
 	cancel()
 	req.MaxTokens = 10
-	req.Messages = append(req.Messages, Message{Role: "assistant", Content: "Once"}, Message{Role: "user", Content: "Go on"})
+	req.Messages = append(req.Messages, reply.Message{Role: "assistant", Content: "Once"}, reply.Message{Role: "user", Content: "Go on"})
 	_, got := collect(t, e, context.Background(), req)
 	if want := fresh(t, model, req, nil); !slices.Equal(got.IDs, want.IDs) {
 		t.Fatalf("after a cancel: %v vs fresh %v", got.IDs, want.IDs)

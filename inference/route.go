@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"edgechat/reply"
+
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ortenv"
@@ -32,21 +34,21 @@ type route struct {
 
 type job struct {
 	ctx    context.Context
-	req    Request
-	out    chan<- Event
+	req    reply.Request
+	out    chan<- reply.Event
 	result chan result
 	// hasNext is set when a later route can take the request if this one declines it.
 	hasNext bool
 }
 
 type result struct {
-	sum      *Summary
+	sum      *reply.Summary
 	routeErr error  // the route could not serve: try the next one
 	skip     string // the route declined the request (prompt too long): try the next one
 }
 
 // submit queues a request on the route and waits for its result.
-func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNext bool) result {
+func (r *route) submit(ctx context.Context, req reply.Request, out chan<- reply.Event, hasNext bool) result {
 	if err := r.failed(); err != nil {
 		return result{routeErr: err}
 	}
@@ -56,7 +58,7 @@ func (r *route) submit(ctx context.Context, req Request, out chan<- Event, hasNe
 	case r.jobs <- j:
 	case <-ctx.Done():
 		r.pending.Add(-1)
-		return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+		return result{sum: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: r.cfg.Name}}
 	}
 	return <-j.result
 }
@@ -131,7 +133,7 @@ func (r *route) preload(closed <-chan struct{}) {
 
 // submitLoad asks the route's goroutine to load its model without generating.
 func (r *route) submitLoad(ctx context.Context) error {
-	res := r.submit(ctx, Request{}, nil, false)
+	res := r.submit(ctx, reply.Request{}, nil, false)
 	return res.routeErr
 }
 
@@ -140,7 +142,7 @@ func (r *route) ensureLoaded(j *job) error {
 	if r.model != nil {
 		return nil
 	}
-	if j.out != nil && !emit(j.ctx, j.out, Event{Kind: EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
+	if j.out != nil && !reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
 		return j.ctx.Err()
 	}
 	r.loads++
@@ -166,7 +168,7 @@ func (r *route) ensureLoaded(j *job) error {
 	r.states = newStateCache(max(budget, 0))
 	for _, n := range m.Notes {
 		if j.out != nil {
-			emit(j.ctx, j.out, Event{Kind: EventNotice, Text: n})
+			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventNotice, Text: n})
 		}
 	}
 	return nil
@@ -185,12 +187,12 @@ func (r *route) serve(j *job) result {
 	}
 	if err := r.ensureLoaded(j); err != nil {
 		if j.ctx.Err() != nil {
-			return result{sum: &Summary{FinishReason: FinishCancelled, Backend: r.cfg.Name}}
+			return result{sum: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: r.cfg.Name}}
 		}
 		return result{routeErr: err}
 	}
 	if j.out == nil { // preload only
-		return result{sum: &Summary{}}
+		return result{sum: &reply.Summary{}}
 	}
 	if j.hasNext {
 		if reason := r.declines(j.req); reason != "" {
@@ -208,14 +210,14 @@ func (r *route) serve(j *job) result {
 		run.UnsetTerminate()
 	}()
 	emitted := 0
-	sum := r.model.generate(j.ctx, j.req, run, func(ev Event) bool {
-		if ev.Kind == EventText || ev.Kind == EventThinking {
+	sum := r.model.generate(j.ctx, j.req, run, func(ev reply.Event) bool {
+		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			emitted++
 		}
-		return emit(j.ctx, j.out, ev)
+		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
-	if sum.FinishReason == FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
+	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt.
 		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
@@ -230,31 +232,29 @@ func (r *route) serve(j *job) result {
 // that was down may be back).
 func (r *route) serveGenerator(j *job) result {
 	if j.out == nil {
-		return result{sum: &Summary{}}
+		return result{sum: &reply.Summary{}}
 	}
 	ch, err := r.cfg.Generator.Generate(j.ctx, j.req)
 	if err != nil {
 		return result{routeErr: err}
 	}
 	emitted := 0
-	var sum *Summary
+	var sum *reply.Summary
 	for ev := range ch {
 		switch ev.Kind {
-		case EventDone:
+		case reply.EventDone:
 			sum = ev.Done
 			continue
-		case EventText, EventThinking:
+		case reply.EventText, reply.EventThinking:
 			emitted++
 		}
-		emit(j.ctx, j.out, ev)
+		reply.Emit(j.ctx, j.out, ev)
 	}
-	if sum == nil {
-		sum = &Summary{FinishReason: FinishError, Err: errors.New("the reply ended without a summary")}
-	}
+	sum = reply.Ended(j.ctx, sum)
 	if sum.Backend == "" {
 		sum.Backend = r.cfg.Name
 	}
-	if sum.FinishReason == FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
+	if sum.FinishReason == reply.FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
 		return result{routeErr: fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)}
 	}
 	return result{sum: sum}
@@ -281,7 +281,7 @@ func (r *route) switchConversation(id string) {
 
 // declines says why this route should not take req (its prompt is over the prefill limit),
 // or "" to take it.
-func (r *route) declines(req Request) string {
+func (r *route) declines(req reply.Request) string {
 	ids, err := r.model.PromptIDs(req.Messages, req.Thinking)
 	if err != nil {
 		return ""

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"edgechat/reply"
 )
 
 func twoRoutes(t *testing.T, npu, cpu RouteConfig) *Engine {
@@ -41,7 +43,7 @@ func TestRouterFallsBackOnceWhenNPUCannotLoad(t *testing.T) {
 		RouteConfig{Name: "cpu", Model: model, LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}})
 	for i := range 2 {
 		evs, s := collect(t, e, context.Background(), greedy("Hello", 6))
-		if s.Backend != "cpu" || s.FinishReason == FinishError {
+		if s.Backend != "cpu" || s.FinishReason == reply.FinishError {
 			t.Fatalf("request %d: backend %q finish %q err %v", i, s.Backend, s.FinishReason, s.Err)
 		}
 		if want := "fallback: QNN execution provider is not supported in this build"; !strings.HasPrefix(s.FallbackReason, want) {
@@ -71,7 +73,7 @@ func TestRouterFallsBackWhenNPUModelIsRefused(t *testing.T) {
 func TestSingleCPURouteHasNoLimit(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) { rc.PrefillLimit = 5 })
 	_, s := collect(t, e, context.Background(), greedy(strings.Repeat("word ", 30), 4))
-	if s.Backend != "cpu" || s.FinishReason == FinishError {
+	if s.Backend != "cpu" || s.FinishReason == reply.FinishError {
 		t.Fatalf("%+v", s)
 	}
 }
@@ -80,7 +82,7 @@ func TestSessionOptionsPassThrough(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) {
 		rc.EP.Options = map[string]string{"session.disable_prepacking": "1"}
 	})
-	if _, s := collect(t, e, context.Background(), greedy("Hi", 3)); s.FinishReason == FinishError {
+	if _, s := collect(t, e, context.Background(), greedy("Hi", 3)); s.FinishReason == reply.FinishError {
 		t.Fatal(s.Err)
 	}
 }

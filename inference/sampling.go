@@ -3,12 +3,14 @@ package inference
 import (
 	"time"
 
+	"edgechat/reply"
+
 	"edgechat/inference/sample"
 )
 
 // samplingParams resolves a request's sampling: the request's values, else the model's
 // defaults (generation_config.json / genai_config.json), else greedy decoding.
-func (m *Model) samplingParams(s Sampling) sample.Params {
+func (m *Model) samplingParams(s reply.Sampling) sample.Params {
 	g := m.Folder.Generation
 	p := sample.Params{RepetitionPenalty: 1}
 	doSample := g.DoSample == nil || *g.DoSample

@@ -2,6 +2,8 @@ package inference
 
 import (
 	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/reply"
 )
 
 // nextTurn is the conversation as the next request will render it: the messages so far and
@@ -9,7 +11,7 @@ import (
 // produced it (Qwen3 drops the <think> block), so without help the next turn would prefill the
 // whole reply again before its first token.
 type nextTurn struct {
-	history  []Message
+	history  []reply.Message
 	thinking bool
 }
 
@@ -23,11 +25,11 @@ func (m *Model) warmNextTurn(run *ort.RunOptions, stop func() bool) {
 		return
 	}
 	// The ids two different next messages share are the history's rendering.
-	a, err := m.PromptIDs(append(w.history, Message{Role: "user", Content: "a"}), w.thinking)
+	a, err := m.PromptIDs(append(w.history, reply.Message{Role: "user", Content: "a"}), w.thinking)
 	if err != nil {
 		return
 	}
-	b, err := m.PromptIDs(append(w.history, Message{Role: "user", Content: "b"}), w.thinking)
+	b, err := m.PromptIDs(append(w.history, reply.Message{Role: "user", Content: "b"}), w.thinking)
 	if err != nil {
 		return
 	}

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // BenchmarkOverheadPerToken streams 64 tokens from a generator that costs nothing, so the
 // time is all the server's (HTTP, JSON, SSE) and the client's reading.
 func BenchmarkOverheadPerToken(b *testing.B) {
-	events := []inference.Event{}
+	events := []reply.Event{}
 	for range 64 {
-		events = append(events, inference.Event{Kind: inference.EventText, Text: " token"})
+		events = append(events, reply.Event{Kind: reply.EventText, Text: " token"})
 	}
-	events = append(events, doneEvent(inference.Summary{FinishReason: inference.FinishStop, GeneratedTokens: 64}))
+	events = append(events, doneEvent(reply.Summary{FinishReason: reply.FinishStop, GeneratedTokens: 64}))
 	url := start(b, newLoopback(scripted(nil, events...), Options{}))
 	req := `{"messages":[{"role":"user","content":"Hi"}],"stream":true}`
 	for b.Loop() {

@@ -9,10 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // handleChat serves POST /v1/chat/completions.
@@ -59,88 +58,51 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		for range events {
 		}
 	}()
-	reply := reply{id: newID(), created: start.Unix(), model: s.opt.ModelName}
-	var sum *inference.Summary
+	cmpl := completion{id: newID(), created: start.Unix(), model: s.opt.ModelName}
+	var sum *reply.Summary
 	if cr.Stream {
 		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
-		sum = s.stream(ctx, w, events, reply, includeUsage)
+		sum = s.stream(ctx, w, events, cmpl, includeUsage)
 	} else {
-		sum = s.complete(ctx, w, events, reply)
+		sum = s.complete(ctx, w, events, cmpl)
 	}
 	if sum == nil {
-		slog.Info("chat completion: the client went away", "id", reply.id, "duration", time.Since(start).Round(time.Millisecond))
+		slog.Info("chat completion: the client went away", "id", cmpl.id, "duration", time.Since(start).Round(time.Millisecond))
 	} else {
-		slog.Info("chat completion", "id", reply.id, "stream", cr.Stream, "finish", sum.FinishReason,
+		slog.Info("chat completion", "id", cmpl.id, "stream", cr.Stream, "finish", sum.FinishReason,
 			"prompt_tokens", sum.PromptTokens, "completion_tokens", sum.GeneratedTokens,
 			"backend", sum.Backend, "duration", time.Since(start).Round(time.Millisecond))
 	}
 }
 
-// reply identifies one completion in every object written for it.
-type reply struct {
+// completion identifies one completion in every object written for it.
+type completion struct {
 	id      string
 	created int64
 	model   string
 }
 
-// collected is what a reply stream held by the time it ended.
-type collected struct {
-	sum     *inference.Summary
-	notices []string
-}
-
-// errNoSummary stands for a stream that closed without its final event.
-var errNoSummary = errors.New("the reply ended without a summary")
-
-// finalSummary completes the summary of a stream that ended: a missing one becomes an error,
-// and an error always has its text.
-func finalSummary(sum *inference.Summary) *inference.Summary {
-	if sum == nil {
-		sum = &inference.Summary{FinishReason: inference.FinishError, Err: errNoSummary}
-	}
-	if sum.FinishReason == inference.FinishError && sum.Error == "" && sum.Err != nil {
-		sum.Error = sum.Err.Error()
-	}
-	if sum.FinishReason == inference.FinishError && sum.Error == "" {
-		sum.Error = "the model failed without saying why"
-	}
-	return sum
-}
-
 // complete collects the whole reply and writes one chat.completion object.
-func (s *Server) complete(ctx context.Context, w http.ResponseWriter, events <-chan inference.Event, rp reply) *inference.Summary {
-	var text, thinking strings.Builder
-	var c collected
-	for ev := range events {
-		switch ev.Kind {
-		case inference.EventText:
-			text.WriteString(ev.Text)
-		case inference.EventThinking:
-			thinking.WriteString(ev.Text)
-		case inference.EventNotice:
-			c.notices = append(c.notices, ev.Text)
-		case inference.EventDone:
-			c.sum = ev.Done
-		}
-	}
-	sum := finalSummary(c.sum)
+func (s *Server) complete(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, rp completion) *reply.Summary {
+	c := reply.Collect(ctx, events)
+	sum := c.Summary
 	finish, ok := finishReason(sum)
 	switch {
 	case ok:
 	case ctx.Err() != nil && s.hardStop.Err() == nil:
 		return sum // the client went away: nobody to answer
-	case sum.FinishReason == inference.FinishCancelled:
+	case sum.FinishReason == reply.FinishCancelled:
 		writeError(w, shuttingDownError())
 		return sum
 	default:
-		writeError(w, newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.Error))
+		writeError(w, newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText()))
 		return sum
 	}
 	writeJSON(w, http.StatusOK, chatCompletion{
 		ID: rp.id, Object: "chat.completion", Created: rp.created, Model: rp.model,
-		Choices:   []choice{{Message: assistantMessage{Role: "assistant", Content: text.String(), ReasoningContent: thinking.String()}, FinishReason: finish}},
+		Choices:   []choice{{Message: assistantMessage{Role: "assistant", Content: c.Text, ReasoningContent: c.Thinking}, FinishReason: finish}},
 		Usage:     usageOf(sum),
-		XEdgeChat: statsOf(sum, c.notices),
+		XEdgeChat: statsOf(sum, c.Notices),
 	})
 	return sum
 }

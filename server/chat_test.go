@@ -8,28 +8,30 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"edgechat/reply"
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/inference"
 	"edgechat/internal/enginetest"
 )
 
-var okSummary = inference.Summary{
-	FinishReason: inference.FinishStop, PromptTokens: 5, GeneratedTokens: 4, ReusedTokens: 2,
-	TTFTMillis: 12.5, PrefillTPS: 400, DecodeTPS: 80, Backend: "cpu", Device: "CPU", FallbackReason: "npu: no QNN",
+var okSummary = reply.Summary{
+	FinishReason: reply.FinishStop, PromptTokens: 5, GeneratedTokens: 4, ReusedTokens: 2,
+	TTFT: 12500 * time.Microsecond, PrefillTPS: 400, DecodeTPS: 80, Backend: "cpu", Device: "CPU", FallbackReason: "npu: no QNN",
 	RouteReason: "prompt over the NPU prefill limit",
 }
 
 // reply streams a short reasoning and answer, with a status and a notice.
-func replyEvents(sum inference.Summary) []inference.Event {
-	return []inference.Event{
-		{Kind: inference.EventStatus, Text: "Loading model…"},
-		{Kind: inference.EventThinking, Text: "Let me"},
-		{Kind: inference.EventThinking, Text: " think"},
-		{Kind: inference.EventNotice, Text: "Context trimmed"},
-		{Kind: inference.EventText, Text: "Hello"},
-		{Kind: inference.EventText, Text: " <world>"},
+func replyEvents(sum reply.Summary) []reply.Event {
+	return []reply.Event{
+		{Kind: reply.EventStatus, Text: "Loading model…"},
+		{Kind: reply.EventThinking, Text: "Let me"},
+		{Kind: reply.EventThinking, Text: " think"},
+		{Kind: reply.EventNotice, Text: "Context trimmed"},
+		{Kind: reply.EventText, Text: "Hello"},
+		{Kind: reply.EventText, Text: " <world>"},
 		doneEvent(sum),
 	}
 }
@@ -37,7 +39,7 @@ func replyEvents(sum inference.Summary) []inference.Event {
 const hiBody = `{"model":"any","messages":[{"role":"user","content":"Hi"}],"stream":true,"stream_options":{"include_usage":true}}`
 
 func TestStreamRoundTrip(t *testing.T) {
-	reqs := make(chan inference.Request, 1)
+	reqs := make(chan reply.Request, 1)
 	url := start(t, newLoopback(scripted(reqs, replyEvents(okSummary)...), Options{ModelName: "qwen3-test"}))
 	resp := post(t, url+"/v1/chat/completions", hiBody)
 	defer resp.Body.Close()
@@ -47,7 +49,7 @@ func TestStreamRoundTrip(t *testing.T) {
 	sse := readSSE(t, resp.Body)
 	chunks := sse.chunks(t)
 
-	wantReq := inference.Request{Messages: []inference.Message{{Role: "user", Content: "Hi"}}, Thinking: true}
+	wantReq := reply.Request{Messages: []reply.Message{{Role: "user", Content: "Hi"}}, Thinking: true}
 	if diff := cmp.Diff(wantReq, <-reqs); diff != "" {
 		t.Errorf("engine request (-want +got):\n%s", diff)
 	}
@@ -128,7 +130,7 @@ func TestStreamWithoutUsage(t *testing.T) {
 
 func TestNonStreaming(t *testing.T) {
 	sum := okSummary
-	sum.FinishReason = inference.FinishLength
+	sum.FinishReason = reply.FinishLength
 	url := start(t, newLoopback(scripted(nil, replyEvents(sum)...), Options{ModelName: "m"}))
 	resp := post(t, url+"/v1/chat/completions", `{"messages":[{"role":"user","content":"Hi"}]}`)
 	defer resp.Body.Close()
@@ -161,35 +163,35 @@ func TestRequestMapping(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	i := func(v int) *int { return &v }
 	seed := int64(7)
-	user := []inference.Message{{Role: "user", Content: "Hi"}}
+	user := []reply.Message{{Role: "user", Content: "Hi"}}
 	cases := []struct {
 		name, body string
-		want       inference.Request
+		want       reply.Request
 	}{
 		{"defaults", `{"messages":[{"role":"user","content":"Hi"}]}`,
-			inference.Request{Messages: user, Thinking: true}},
+			reply.Request{Messages: user, Thinking: true}},
 		{"sampling", `{"messages":[{"role":"user","content":"Hi"}],"temperature":0,"top_p":0.9,"seed":7,"top_k":20,"min_p":0.05,"presence_penalty":1.5,"repetition_penalty":1.1}`,
-			inference.Request{Messages: user, Thinking: true, Sampling: inference.Sampling{Temperature: f(0), TopP: f(0.9), Seed: &seed, TopK: i(20), MinP: f(0.05), PresencePenalty: f(1.5), RepetitionPenalty: f(1.1)}}},
+			reply.Request{Messages: user, Thinking: true, Sampling: reply.Sampling{Temperature: f(0), TopP: f(0.9), Seed: &seed, TopK: i(20), MinP: f(0.05), PresencePenalty: f(1.5), RepetitionPenalty: f(1.1)}}},
 		{"max_tokens", `{"messages":[{"role":"user","content":"Hi"}],"max_tokens":100}`,
-			inference.Request{Messages: user, Thinking: true, MaxTokens: 100}},
+			reply.Request{Messages: user, Thinking: true, MaxTokens: 100}},
 		{"max_completion_tokens wins", `{"messages":[{"role":"user","content":"Hi"}],"max_tokens":100,"max_completion_tokens":50}`,
-			inference.Request{Messages: user, Thinking: true, MaxTokens: 50}},
+			reply.Request{Messages: user, Thinking: true, MaxTokens: 50}},
 		{"stop string", `{"messages":[{"role":"user","content":"Hi"}],"stop":"END"}`,
-			inference.Request{Messages: user, Thinking: true, Stop: []string{"END"}}},
+			reply.Request{Messages: user, Thinking: true, Stop: []string{"END"}}},
 		{"stop array", `{"messages":[{"role":"user","content":"Hi"}],"stop":["a","","b"]}`,
-			inference.Request{Messages: user, Thinking: true, Stop: []string{"a", "b"}}},
+			reply.Request{Messages: user, Thinking: true, Stop: []string{"a", "b"}}},
 		{"stop null", `{"messages":[{"role":"user","content":"Hi"}],"stop":null}`,
-			inference.Request{Messages: user, Thinking: true}},
+			reply.Request{Messages: user, Thinking: true}},
 		{"thinking off", `{"messages":[{"role":"user","content":"Hi"}],"chat_template_kwargs":{"enable_thinking":false}}`,
-			inference.Request{Messages: user}},
+			reply.Request{Messages: user}},
 		{"unknown fields ignored", `{"messages":[{"role":"user","content":"Hi","name":"bob"}],"frequency_penalty":1,"tools":[],"user":"u","n":1}`,
-			inference.Request{Messages: user, Thinking: true}},
+			reply.Request{Messages: user, Thinking: true}},
 		{"content parts and roles", `{"messages":[
 			{"role":"developer","content":"Be brief."},
 			{"role":"user","content":[{"type":"text","text":"line 1"},{"type":"text","text":"line 2"}]},
 			{"role":"assistant","content":null,"reasoning_content":"hmm"},
 			{"role":"user","content":"again"}]}`,
-			inference.Request{Thinking: true, Messages: []inference.Message{
+			reply.Request{Thinking: true, Messages: []reply.Message{
 				{Role: "system", Content: "Be brief."}, {Role: "user", Content: "line 1\nline 2"},
 				{Role: "assistant", Thinking: "hmm"}, {Role: "user", Content: "again"},
 			}}},
@@ -208,8 +210,8 @@ func TestRequestMapping(t *testing.T) {
 }
 
 func TestEngineErrors(t *testing.T) {
-	failing := inference.Summary{FinishReason: inference.FinishError, Error: "decoder exploded"}
-	midStream := []inference.Event{{Kind: inference.EventText, Text: "Hel"}, doneEvent(failing)}
+	failing := reply.Summary{FinishReason: reply.FinishError, Err: errors.New("decoder exploded")}
+	midStream := []reply.Event{{Kind: reply.EventText, Text: "Hel"}, doneEvent(failing)}
 
 	t.Run("streaming", func(t *testing.T) {
 		url := start(t, newLoopback(scripted(nil, midStream...), Options{}))
@@ -232,7 +234,7 @@ func TestEngineErrors(t *testing.T) {
 		}
 	})
 	t.Run("no summary", func(t *testing.T) {
-		url := start(t, newLoopback(scripted(nil, inference.Event{Kind: inference.EventText, Text: "x"}), Options{}))
+		url := start(t, newLoopback(scripted(nil, reply.Event{Kind: reply.EventText, Text: "x"}), Options{}))
 		resp := post(t, url+"/v1/chat/completions", hiBody)
 		defer resp.Body.Close()
 		chunks := readSSE(t, resp.Body).chunks(t)
@@ -241,7 +243,7 @@ func TestEngineErrors(t *testing.T) {
 		}
 	})
 	t.Run("generate refuses", func(t *testing.T) {
-		gen := enginetest.Func(func(context.Context, inference.Request) (<-chan inference.Event, error) {
+		gen := enginetest.Func(func(context.Context, reply.Request) (<-chan reply.Event, error) {
 			return nil, errors.New("the engine is closed")
 		})
 		url := start(t, newLoopback(gen, Options{}))

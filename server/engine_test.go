@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
@@ -158,9 +160,9 @@ func BenchmarkDirect(b *testing.B) {
 // generateDirect makes the benchmark's reply by calling the engine; it returns the tokens.
 func generateDirect(b *testing.B, eng *inference.Engine, n int) int {
 	zero := 0.0
-	req := inference.Request{
-		Messages:  []inference.Message{{Role: "user", Content: "Tell me a story."}},
-		MaxTokens: n, Sampling: inference.Sampling{Temperature: &zero},
+	req := reply.Request{
+		Messages:  []reply.Message{{Role: "user", Content: "Tell me a story."}},
+		MaxTokens: n, Sampling: reply.Sampling{Temperature: &zero},
 	}
 	events, err := eng.Generate(context.Background(), req)
 	if err != nil {
@@ -168,7 +170,7 @@ func generateDirect(b *testing.B, eng *inference.Engine, n int) int {
 	}
 	tokens := 0
 	for ev := range events {
-		if ev.Kind == inference.EventDone {
+		if ev.Kind == reply.EventDone {
 			if ev.Done.Err != nil {
 				b.Fatal(ev.Done.Err)
 			}
@@ -228,36 +230,26 @@ func TestRemoteMatchesDirect(t *testing.T) {
 	eng := tinyEngine(t, 0)
 	url := serveEngine(t, eng)
 	zero := 0.0
-	req := inference.Request{
-		Messages:  []inference.Message{{Role: "user", Content: "Tell me a story."}},
+	req := reply.Request{
+		Messages:  []reply.Message{{Role: "user", Content: "Tell me a story."}},
 		Thinking:  true,
-		MaxTokens: 24, Sampling: inference.Sampling{Temperature: &zero},
+		MaxTokens: 24, Sampling: reply.Sampling{Temperature: &zero},
 	}
-	type reply struct {
+	type result struct {
 		Thinking, Text string
 		Finish         string
 		Tokens         int
 	}
-	collect := func(gen server.Generator) reply {
+	collect := func(gen server.Generator) result {
 		events, err := gen.Generate(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r reply
-		for ev := range events {
-			switch ev.Kind {
-			case inference.EventThinking:
-				r.Thinking += ev.Text
-			case inference.EventText:
-				r.Text += ev.Text
-			case inference.EventDone:
-				if ev.Done.Err != nil {
-					t.Fatal(ev.Done.Err)
-				}
-				r.Finish, r.Tokens = ev.Done.FinishReason, ev.Done.GeneratedTokens
-			}
+		c := reply.Collect(context.Background(), events)
+		if c.Summary.Err != nil {
+			t.Fatal(c.Summary.Err)
 		}
-		return r
+		return result{Thinking: c.Thinking, Text: c.Text, Finish: c.Summary.FinishReason, Tokens: c.Summary.GeneratedTokens}
 	}
 	direct := collect(eng)
 	viaRemote := collect(remote.New(remote.Config{BaseURL: strings.TrimSuffix(url, "/chat/completions")}))

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/inference"
+	"edgechat/reply"
+
 	"edgechat/internal/enginetest"
 )
 
@@ -20,28 +21,28 @@ var scripted = enginetest.Scripted
 // blocking returns a generator that emits a token, then waits until release is closed or
 // ctx ends (reporting that on cancelled), then finishes. started gets one value per request.
 func blocking(started chan<- struct{}, release <-chan struct{}, cancelled chan<- struct{}) enginetest.Func {
-	return func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
-		out := make(chan inference.Event, 1)
+	return func(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
+		out := make(chan reply.Event, 1)
 		go func() {
 			defer close(out)
-			out <- inference.Event{Kind: inference.EventText, Text: "tick"}
+			out <- reply.Event{Kind: reply.EventText, Text: "tick"}
 			started <- struct{}{}
 			select {
 			case <-release:
-				out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishStop, GeneratedTokens: 1}}
+				out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishStop, GeneratedTokens: 1}}
 			case <-ctx.Done():
 				if cancelled != nil {
 					cancelled <- struct{}{}
 				}
-				out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishCancelled}}
+				out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishCancelled}}
 			}
 		}()
 		return out, nil
 	}
 }
 
-func doneEvent(s inference.Summary) inference.Event {
-	return inference.Event{Kind: inference.EventDone, Done: &s}
+func doneEvent(s reply.Summary) reply.Event {
+	return reply.Event{Kind: reply.EventDone, Done: &s}
 }
 
 // start serves s on a loopback port for the test and returns its base URL.

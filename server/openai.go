@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // chatRequest is the part of OpenAI's chat completion request EdgeChat understands; other
@@ -50,10 +50,10 @@ type contentPart struct {
 }
 
 // decodeChatRequest parses and checks a request body and turns it into an engine request.
-func decodeChatRequest(body []byte) (chatRequest, inference.Request, *apiError) {
+func decodeChatRequest(body []byte) (chatRequest, reply.Request, *apiError) {
 	var cr chatRequest
 	if err := json.Unmarshal(body, &cr); err != nil {
-		return cr, inference.Request{}, jsonError(err)
+		return cr, reply.Request{}, jsonError(err)
 	}
 	req, aerr := cr.toInference()
 	return cr, req, aerr
@@ -87,8 +87,8 @@ func jsonKind(goKind string) string {
 }
 
 // toInference checks the fields and builds the engine request.
-func (cr *chatRequest) toInference() (inference.Request, *apiError) {
-	req := inference.Request{Thinking: true}
+func (cr *chatRequest) toInference() (reply.Request, *apiError) {
+	req := reply.Request{Thinking: true}
 	if len(cr.Messages) == 0 {
 		return req, badRequest("invalid_messages", "messages: at least one message is required")
 	}
@@ -115,7 +115,7 @@ func (cr *chatRequest) toInference() (inference.Request, *apiError) {
 	if err := checkRanges(cr); err != nil {
 		return req, err
 	}
-	req.Sampling = inference.Sampling{
+	req.Sampling = reply.Sampling{
 		Temperature: cr.Temperature, TopP: cr.TopP, TopK: cr.TopK, MinP: cr.MinP,
 		RepetitionPenalty: cr.RepetitionPenalty, PresencePenalty: cr.PresencePenalty, Seed: cr.Seed,
 	}
@@ -158,22 +158,22 @@ func checkRanges(cr *chatRequest) *apiError {
 }
 
 // toInference converts one message; content is a string, null, or an array of text parts.
-func (m chatMessage) toInference() (inference.Message, error) {
+func (m chatMessage) toInference() (reply.Message, error) {
 	role := m.Role
 	switch role {
 	case "system", "user", "assistant":
 	case "developer": // OpenAI's newer name for the system role
 		role = "system"
 	case "":
-		return inference.Message{}, errors.New(`role is missing; use "system", "user" or "assistant"`)
+		return reply.Message{}, errors.New(`role is missing; use "system", "user" or "assistant"`)
 	default:
-		return inference.Message{}, fmt.Errorf(`role %q is not supported; use "system", "user" or "assistant"`, m.Role)
+		return reply.Message{}, fmt.Errorf(`role %q is not supported; use "system", "user" or "assistant"`, m.Role)
 	}
 	text, err := contentText(m.Content)
 	if err != nil {
-		return inference.Message{}, err
+		return reply.Message{}, err
 	}
-	msg := inference.Message{Role: role, Content: text}
+	msg := reply.Message{Role: role, Content: text}
 	if role == "assistant" {
 		msg.Thinking = m.ReasoningContent
 	}

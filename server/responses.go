@@ -1,6 +1,6 @@
 package server
 
-import "edgechat/inference"
+import "edgechat/reply"
 
 // The response objects of the OpenAI chat API, as this server writes them.
 
@@ -80,25 +80,25 @@ type modelInfo struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-func usageOf(s *inference.Summary) *usage {
+func usageOf(s *reply.Summary) *usage {
 	return &usage{PromptTokens: s.PromptTokens, CompletionTokens: s.GeneratedTokens, TotalTokens: s.PromptTokens + s.GeneratedTokens}
 }
 
-func statsOf(s *inference.Summary, notices []string) *edgechatStats {
+func statsOf(s *reply.Summary, notices []string) *edgechatStats {
 	return &edgechatStats{
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason, RouteReason: s.RouteReason,
-		TTFTMillis: s.TTFTMillis, PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
+		TTFTMillis: s.TTFTMillis(), PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
 		ReusedTokens: s.ReusedTokens, TrimmedMessages: s.TrimmedMessages, Notices: notices,
 	}
 }
 
 // finishReason maps the engine's finish reason to OpenAI's; ok is false for a reply that
 // did not finish (error, cancelled).
-func finishReason(s *inference.Summary) (string, bool) {
+func finishReason(s *reply.Summary) (string, bool) {
 	switch s.FinishReason {
-	case inference.FinishStop:
+	case reply.FinishStop:
 		return "stop", true
-	case inference.FinishLength:
+	case reply.FinishLength:
 		return "length", true
 	}
 	return "", false

@@ -16,12 +16,12 @@ import (
 	"sync"
 	"time"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // Generator is what the server needs from the engine (inference.Engine, remote.Client).
 type Generator interface {
-	Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+	Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error)
 }
 
 // Defaults for zero Options fields.

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"strings"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // stream writes the reply as Server-Sent Events: chat.completion.chunk objects, then
 // "data: [DONE]". Status and notice events go out as SSE comments, which clients ignore.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-chan inference.Event, rp reply, includeUsage bool) *inference.Summary {
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, rp completion, includeUsage bool) *reply.Summary {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -23,20 +23,21 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 	sw.chunk(delta{Role: "assistant", Content: &empty}, nil)
 	sw.flush()
 
-	var c collected
+	var notices []string
+	var done *reply.Summary
 	for ev := range events {
 		switch ev.Kind {
-		case inference.EventText:
+		case reply.EventText:
 			sw.chunk(delta{Content: &ev.Text}, nil)
-		case inference.EventThinking:
+		case reply.EventThinking:
 			sw.chunk(delta{ReasoningContent: &ev.Text}, nil)
-		case inference.EventNotice:
-			c.notices = append(c.notices, ev.Text)
+		case reply.EventNotice:
+			notices = append(notices, ev.Text)
 			sw.comment(ev.Text)
-		case inference.EventStatus:
+		case reply.EventStatus:
 			sw.comment(ev.Text)
-		case inference.EventDone:
-			c.sum = ev.Done
+		case reply.EventDone:
+			done = ev.Done
 		}
 		if sw.err != nil {
 			return nil // the client went away; the caller cancels and drains
@@ -45,26 +46,26 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 			sw.flush()
 		}
 	}
-	sum := finalSummary(c.sum)
+	sum := reply.Ended(ctx, done)
 	if ctx.Err() != nil && s.hardStop.Err() == nil {
 		return sum // the client went away
 	}
 	if finish, ok := finishReason(sum); ok {
 		var stats *edgechatStats
 		if !includeUsage {
-			stats = statsOf(sum, c.notices)
+			stats = statsOf(sum, notices)
 		}
 		sw.chunk(delta{}, &finish, func(ch *chatChunk) { ch.XEdgeChat = stats })
 		if includeUsage {
 			sw.write(chatChunk{
 				ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model,
-				Choices: []chunkChoice{}, Usage: usageOf(sum), XEdgeChat: statsOf(sum, c.notices),
+				Choices: []chunkChoice{}, Usage: usageOf(sum), XEdgeChat: statsOf(sum, notices),
 			})
 		}
-	} else if sum.FinishReason == inference.FinishCancelled {
+	} else if sum.FinishReason == reply.FinishCancelled {
 		sw.write(errorBody{shuttingDownError()})
 	} else {
-		sw.write(errorBody{newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.Error)})
+		sw.write(errorBody{newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText())})
 	}
 	sw.raw("data: [DONE]\n\n")
 	sw.flush()
@@ -76,14 +77,14 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 type sseWriter struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
-	rp   reply
+	rp   completion
 	buf  bytes.Buffer
 	enc  *json.Encoder
 	err  error
 	base chatChunk
 }
 
-func newSSEWriter(w http.ResponseWriter, rp reply) *sseWriter {
+func newSSEWriter(w http.ResponseWriter, rp completion) *sseWriter {
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), rp: rp}
 	sw.enc = json.NewEncoder(&sw.buf)
 	sw.enc.SetEscapeHTML(false)

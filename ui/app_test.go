@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
-	"edgechat/inference"
 )
 
 func newTestWindow(t *testing.T, s config.Settings) (*MainWindow, *memSettings) {
@@ -19,7 +20,7 @@ func newTestWindow(t *testing.T, s config.Settings) (*MainWindow, *memSettings) 
 	st := &memSettings{s: s}
 	hs := newMemStore()
 	m := New(a, Deps{
-		Engine:   &fakeEngine{gen: script(inference.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
+		Engine:   &fakeEngine{gen: script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
 		Settings: st, History: hs, NewSaver: hs.newSaver,
 	})
 	t.Cleanup(m.Chat.Close)

@@ -4,12 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 var longParagraph = strings.Repeat("The prefill reads the whole prompt once and then the decode loop writes one token per step. ", 6)
@@ -41,7 +42,7 @@ func belowEnd(v *ChatView) float32 {
 }
 
 func TestChatViewFollowsToTheFooter(t *testing.T) {
-	v, vm, _ := newTestChatView(t, script(inference.Summary{FinishReason: "length", Backend: "npu", GeneratedTokens: 300},
+	v, vm, _ := newTestChatView(t, script(reply.Summary{FinishReason: "length", Backend: "npu", GeneratedTokens: 300},
 		text(longParagraph+"\n\n"), text(longParagraph+"\n\n"), text(longParagraph+"\n\n"), text(longParagraph)))
 	_ = vm.Send("Explain the decode loop")
 	waitIdle(t, vm)

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/history"
-	"edgechat/inference"
 )
 
-func newTestChatView(t *testing.T, gen func(context.Context, inference.Request, chan<- inference.Event)) (*ChatView, *ChatVM, fyne.Window) {
+func newTestChatView(t *testing.T, gen func(context.Context, reply.Request, chan<- reply.Event)) (*ChatView, *ChatVM, fyne.Window) {
 	t.Helper()
 	vm, _, _ := newTestChat(t, gen)
 	w := test.NewTempWindow(t, nil)
@@ -25,7 +26,7 @@ func newTestChatView(t *testing.T, gen func(context.Context, inference.Request, 
 }
 
 func TestChatViewTypeEnterSends(t *testing.T) {
-	v, vm, w := newTestChatView(t, script(inference.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 2},
+	v, vm, w := newTestChatView(t, script(reply.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 2},
 		text("Hi **there**")))
 	w.Canvas().Focus(v.Composer)
 	test.Type(v.Composer, "Hello")
@@ -105,7 +106,7 @@ func TestChatViewEscStops(t *testing.T) {
 }
 
 func TestChatViewThinkingCollapses(t *testing.T) {
-	v, vm, _ := newTestChatView(t, script(inference.Summary{FinishReason: "stop"}, thinking("Step one.\n\nStep two."), text("Done")))
+	v, vm, _ := newTestChatView(t, script(reply.Summary{FinishReason: "stop"}, thinking("Step one.\n\nStep two."), text("Done")))
 	_ = vm.Send("think")
 	waitIdle(t, vm)
 	b := v.bubbles[messages(vm)[1]]
@@ -129,7 +130,7 @@ func TestChatViewThinkingCollapses(t *testing.T) {
 }
 
 func TestChatViewCodeCopy(t *testing.T) {
-	v, vm, _ := newTestChatView(t, script(inference.Summary{FinishReason: "stop"}, text("Run:\n\n```sh\nls -l\n```\n")))
+	v, vm, _ := newTestChatView(t, script(reply.Summary{FinishReason: "stop"}, text("Run:\n\n```sh\nls -l\n```\n")))
 	_ = vm.Send("how?")
 	waitIdle(t, vm)
 	b := v.bubbles[messages(vm)[1]]
@@ -213,7 +214,7 @@ That keeps the time to first token low even on the NPU.
 }
 
 func TestChatViewFooter(t *testing.T) {
-	v, vm, _ := newTestChatView(t, script(inference.Summary{
+	v, vm, _ := newTestChatView(t, script(reply.Summary{
 		FinishReason: "stop", Backend: "cpu", FallbackReason: "the NPU model failed to load",
 		PromptTokens: 40, ReusedTokens: 12, GeneratedTokens: 5, DecodeTPS: 30,
 	}, text("ok")))

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2/data/binding"
 	"github.com/google/go-cmp/cmp"
-
-	"edgechat/inference"
 )
 
 func TestChatVMReplies(t *testing.T) {
 	tests := []struct {
 		name        string
-		gen         func(context.Context, inference.Request, chan<- inference.Event)
+		gen         func(context.Context, reply.Request, chan<- reply.Event)
 		wantAnswer  string
 		wantThink   string
 		wantBackend string
@@ -27,44 +27,44 @@ func TestChatVMReplies(t *testing.T) {
 	}{
 		{
 			name: "send and stream",
-			gen: script(inference.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 3, DecodeTPS: 21.5, TTFTMillis: 140},
-				inference.Event{Kind: inference.EventStatus, Text: "Loading model…"}, text("Hel"), text("lo "), text("there")),
+			gen: script(reply.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 3, DecodeTPS: 21.5, TTFT: 140 * time.Millisecond},
+				reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, text("Hel"), text("lo "), text("there")),
 			wantAnswer: "Hello there", wantBackend: "NPU", wantFooter: "21.5 tok/s · first token 140 ms · 3 tokens",
 		},
 		{
 			name:       "thinking then answer",
-			gen:        script(inference.Summary{FinishReason: "stop", Backend: "cpu"}, thinking("Let me "), thinking("think."), text("42")),
+			gen:        script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, thinking("Let me "), thinking("think."), text("42")),
 			wantAnswer: "42", wantThink: "Let me think.", wantBackend: "CPU",
 		},
 		{
 			name: "fallback badge",
-			gen: script(inference.Summary{FinishReason: "stop", Backend: "cpu", FallbackReason: "QNN execution provider not available"},
+			gen: script(reply.Summary{FinishReason: "stop", Backend: "cpu", FallbackReason: "QNN execution provider not available"},
 				text("ok")),
 			wantAnswer: "ok", wantBackend: "CPU",
 			wantNotes: []string{"Served by CPU instead of the NPU: QNN execution provider not available"},
 		},
 		{
 			name: "context trim notice",
-			gen: script(inference.Summary{FinishReason: "stop", Backend: "npu", TrimmedMessages: 2},
-				inference.Event{Kind: inference.EventNotice, Text: "Context trimmed: 2 oldest messages dropped"}, text("ok")),
+			gen: script(reply.Summary{FinishReason: "stop", Backend: "npu", TrimmedMessages: 2},
+				reply.Event{Kind: reply.EventNotice, Text: "Context trimmed: 2 oldest messages dropped"}, text("ok")),
 			wantAnswer: "ok", wantBackend: "NPU",
 			wantNotes: []string{"Context trimmed: 2 oldest messages dropped"},
 		},
 		{
 			name:       "trim known only from the summary",
-			gen:        script(inference.Summary{FinishReason: "stop", Backend: "npu", TrimmedMessages: 1}, text("ok")),
+			gen:        script(reply.Summary{FinishReason: "stop", Backend: "npu", TrimmedMessages: 1}, text("ok")),
 			wantAnswer: "ok", wantBackend: "NPU",
 			wantNotes: []string{"Context trimmed: 1 oldest message dropped to fit the model's window"},
 		},
 		{
 			name: "error event",
-			gen: script(inference.Summary{FinishReason: "error", Err: errors.New("model.onnx not found in C:\\models")},
+			gen: script(reply.Summary{FinishReason: "error", Err: errors.New("model.onnx not found in C:\\models")},
 				text("par")),
 			wantAnswer: "par", wantError: "model.onnx not found in C:\\models — open Settings",
 		},
 		{
 			name:       "length limit",
-			gen:        script(inference.Summary{FinishReason: "length", Backend: "cpu"}, text("cut")),
+			gen:        script(reply.Summary{FinishReason: "length", Backend: "cpu"}, text("cut")),
 			wantAnswer: "cut", wantBackend: "CPU",
 			wantNotes: []string{"Stopped at the token limit — raise Max tokens in Settings for longer replies"},
 		},
@@ -114,7 +114,7 @@ func TestChatVMReplies(t *testing.T) {
 				t.Error("draft not cleared after send")
 			}
 			req := eng.last()
-			wantReq := []inference.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "What is the answer?"}}
+			wantReq := []reply.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "What is the answer?"}}
 			if diff := cmp.Diff(wantReq, req.Messages); diff != "" {
 				t.Errorf("request messages (-want +got):\n%s", diff)
 			}
@@ -136,12 +136,12 @@ func TestChatVMReplies(t *testing.T) {
 }
 
 // blockingGen sends "partial" and waits for cancellation, like a slow model.
-func blockingGen(started chan<- struct{}) func(context.Context, inference.Request, chan<- inference.Event) {
-	return func(ctx context.Context, _ inference.Request, out chan<- inference.Event) {
+func blockingGen(started chan<- struct{}) func(context.Context, reply.Request, chan<- reply.Event) {
+	return func(ctx context.Context, _ reply.Request, out chan<- reply.Event) {
 		out <- text("partial")
 		close(started)
 		<-ctx.Done()
-		out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishCancelled, Backend: "npu"}}
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: "npu"}}
 	}
 }
 
@@ -168,7 +168,7 @@ func TestChatVMStop(t *testing.T) {
 		t.Errorf("notes = %q, want Stopped", got)
 	}
 	c, _ := st.Load(get[string](vm.CurrentID))
-	if c.Messages[1].Content != "partial" || c.Messages[1].Stats.FinishReason != inference.FinishCancelled {
+	if c.Messages[1].Content != "partial" || c.Messages[1].Stats.FinishReason != reply.FinishCancelled {
 		t.Errorf("saved reply = %+v, want the partial text, finish cancelled", c.Messages[1])
 	}
 }
@@ -176,9 +176,9 @@ func TestChatVMStop(t *testing.T) {
 func TestChatVMRegenerate(t *testing.T) {
 	n := 0
 	vm, eng, _ := newTestChat(t, nil)
-	eng.gen = func(ctx context.Context, req inference.Request, out chan<- inference.Event) {
+	eng.gen = func(ctx context.Context, req reply.Request, out chan<- reply.Event) {
 		n++
-		script(inference.Summary{FinishReason: "stop"}, text(strings.Repeat("v", n)))(ctx, req, out)
+		script(reply.Summary{FinishReason: "stop"}, text(strings.Repeat("v", n)))(ctx, req, out)
 	}
 	_ = vm.Send("hi")
 	waitIdle(t, vm)
@@ -200,7 +200,7 @@ func TestChatVMRegenerate(t *testing.T) {
 }
 
 func TestChatVMEditAndResend(t *testing.T) {
-	vm, eng, _ := newTestChat(t, script(inference.Summary{FinishReason: "stop"}, text("answer")))
+	vm, eng, _ := newTestChat(t, script(reply.Summary{FinishReason: "stop"}, text("answer")))
 	_ = vm.Send("first question")
 	waitIdle(t, vm)
 	_ = vm.Send("second qestion")
@@ -244,12 +244,12 @@ func TestChatVMGenerateError(t *testing.T) {
 
 type errEngine struct{ *fakeEngine }
 
-func (errEngine) Generate(context.Context, inference.Request) (<-chan inference.Event, error) {
+func (errEngine) Generate(context.Context, reply.Request) (<-chan reply.Event, error) {
 	return nil, errors.New("No model configured — open Settings and choose a model folder")
 }
 
 func TestChatVMOpenAndNew(t *testing.T) {
-	vm, _, st := newTestChat(t, script(inference.Summary{FinishReason: "stop"}, thinking("hmm"), text("reply")))
+	vm, _, st := newTestChat(t, script(reply.Summary{FinishReason: "stop"}, thinking("hmm"), text("reply")))
 	_ = vm.Send("hello")
 	waitIdle(t, vm)
 	id := get[string](vm.CurrentID)
@@ -289,10 +289,10 @@ func TestTitleFrom(t *testing.T) {
 }
 
 func TestChatVMStatusBeforeFirstToken(t *testing.T) {
-	vm, _, _ := newTestChat(t, func(ctx context.Context, _ inference.Request, out chan<- inference.Event) {
-		out <- inference.Event{Kind: inference.EventStatus, Text: "Loading model…"}
+	vm, _, _ := newTestChat(t, func(ctx context.Context, _ reply.Request, out chan<- reply.Event) {
+		out <- reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}
 		<-ctx.Done()
-		out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishCancelled}}
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishCancelled}}
 	})
 	_ = vm.Send("hi")
 	a := messages(vm)[1]
@@ -314,12 +314,12 @@ func TestChatVMStatusBeforeFirstToken(t *testing.T) {
 // binding must change about once per FlushEvery, not once per token.
 func TestChatVMCoalesces(t *testing.T) {
 	release := make(chan struct{})
-	vm, _, _ := newTestChat(t, func(ctx context.Context, req inference.Request, out chan<- inference.Event) {
+	vm, _, _ := newTestChat(t, func(ctx context.Context, req reply.Request, out chan<- reply.Event) {
 		<-release
 		for i := 0; i < 3000; i++ {
 			out <- text("tok ")
 		}
-		out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: "stop"}}
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: "stop"}}
 	})
 	vm.FlushEvery = time.Second / 60
 	_ = vm.Send("go")

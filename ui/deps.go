@@ -3,15 +3,16 @@ package ui
 import (
 	"context"
 
+	"edgechat/reply"
+
 	"edgechat/config"
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 // Engine streams one assistant reply. The channel ends with an EventDone and is closed by
 // the producer; cancelling ctx stops the reply.
 type Engine interface {
-	Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+	Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error)
 }
 
 // ModelTester loads the model of one route and returns its inspect summary (Settings' Test).

@@ -9,25 +9,26 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2/test"
 
 	"edgechat/config"
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 // fakeEngine's behaviour is its gen field; it records the requests it got.
 type fakeEngine struct {
 	mu   sync.Mutex
-	reqs []inference.Request
-	gen  func(ctx context.Context, req inference.Request, out chan<- inference.Event)
+	reqs []reply.Request
+	gen  func(ctx context.Context, req reply.Request, out chan<- reply.Event)
 }
 
-func (e *fakeEngine) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func (e *fakeEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 	e.mu.Lock()
 	e.reqs = append(e.reqs, req)
 	e.mu.Unlock()
-	out := make(chan inference.Event)
+	out := make(chan reply.Event)
 	go func() {
 		defer close(out)
 		e.gen(ctx, req, out)
@@ -35,31 +36,31 @@ func (e *fakeEngine) Generate(ctx context.Context, req inference.Request) (<-cha
 	return out, nil
 }
 
-func (e *fakeEngine) last() inference.Request {
+func (e *fakeEngine) last() reply.Request {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.reqs[len(e.reqs)-1]
 }
 
 // script returns a generator that sends events, then a Done with sum.
-func script(sum inference.Summary, evs ...inference.Event) func(context.Context, inference.Request, chan<- inference.Event) {
-	return func(ctx context.Context, _ inference.Request, out chan<- inference.Event) {
+func script(sum reply.Summary, evs ...reply.Event) func(context.Context, reply.Request, chan<- reply.Event) {
+	return func(ctx context.Context, _ reply.Request, out chan<- reply.Event) {
 		for _, ev := range evs {
 			select {
 			case out <- ev:
 			case <-ctx.Done():
-				out <- inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishCancelled}}
+				out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishCancelled}}
 				return
 			}
 		}
 		s := sum
-		out <- inference.Event{Kind: inference.EventDone, Done: &s}
+		out <- reply.Event{Kind: reply.EventDone, Done: &s}
 	}
 }
 
-func text(s string) inference.Event { return inference.Event{Kind: inference.EventText, Text: s} }
-func thinking(s string) inference.Event {
-	return inference.Event{Kind: inference.EventThinking, Text: s}
+func text(s string) reply.Event { return reply.Event{Kind: reply.EventText, Text: s} }
+func thinking(s string) reply.Event {
+	return reply.Event{Kind: reply.EventThinking, Text: s}
 }
 
 // memStore is an in-memory Conversations with autosavers that write on Close.
@@ -145,7 +146,7 @@ func (a *memSaver) Close() error { return nil }
 func (s *memStore) newSaver(c *history.Conversation) Autosaver { return &memSaver{s: s, c: c} }
 
 // newTestChat returns a ChatVM on a fake engine and an in-memory store.
-func newTestChat(t testing.TB, gen func(context.Context, inference.Request, chan<- inference.Event)) (*ChatVM, *fakeEngine, *memStore) {
+func newTestChat(t testing.TB, gen func(context.Context, reply.Request, chan<- reply.Event)) (*ChatVM, *fakeEngine, *memStore) {
 	t.Helper()
 	test.NewTempApp(t) // bindings deliver through the app's main-goroutine queue; no window
 	eng := &fakeEngine{gen: gen}

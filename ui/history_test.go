@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"fyne.io/fyne/v2/test"
 
 	"edgechat/config"
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 // TestRealHistoryStore runs the chat and sidebar view models on the real history package:
@@ -22,7 +23,7 @@ func TestRealHistoryStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &fakeEngine{gen: script(inference.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 2},
+	eng := &fakeEngine{gen: script(reply.Summary{FinishReason: "stop", Backend: "npu", GeneratedTokens: 2},
 		thinking("hmm"), text("Hello "), text("world"))}
 	chat := NewChatVM(ChatDeps{
 		Engine: eng, Store: hs,

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
+
+	"edgechat/reply"
 
 	"fyne.io/fyne/v2/data/binding"
 
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 // DocVM is a Markdown document that grows: settled blocks (append-only, counted by Settled,
@@ -178,9 +178,9 @@ func (m *MessageVM) showStats(s *history.Stats) {
 		m.addNote(fmt.Sprintf("Served by %s instead of the NPU: %s", backendLabel(s.Backend), s.FallbackReason))
 	}
 	switch s.FinishReason {
-	case inference.FinishLength:
+	case reply.FinishLength:
 		m.addNote("Stopped at the token limit — raise Max tokens in Settings for longer replies")
-	case inference.FinishCancelled:
+	case reply.FinishCancelled:
 		m.addNote("Stopped")
 	}
 	if s.Error != "" {
@@ -189,19 +189,13 @@ func (m *MessageVM) showStats(s *history.Stats) {
 }
 
 // statsFrom turns an engine summary into what history keeps.
-func statsFrom(s *inference.Summary) *history.Stats {
+func statsFrom(s *reply.Summary) *history.Stats {
 	st := &history.Stats{
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason,
-		FinishReason: s.FinishReason, Error: s.Error,
+		FinishReason: s.FinishReason, Error: s.ErrorText(),
 		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
 		TrimmedMessages: s.TrimmedMessages,
-		TTFTMillis:      s.TTFTMillis, TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
-	}
-	if st.TTFTMillis == 0 && s.TimeToFirstToken > 0 {
-		st.TTFTMillis = float64(s.TimeToFirstToken) / float64(time.Millisecond)
-	}
-	if st.Error == "" && s.Err != nil {
-		st.Error = s.Err.Error()
+		TTFTMillis:      s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
 	}
 	return st
 }

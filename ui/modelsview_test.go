@@ -15,13 +15,13 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
-	"edgechat/inference"
 	"edgechat/internal/fakehub"
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
 	"edgechat/models"
 	"edgechat/models/discover"
 	"edgechat/models/hub"
+	"edgechat/reply"
 )
 
 func newModelsWindow(t *testing.T, s config.Settings, lib ModelLibrary) (*MainWindow, *memSettings) {
@@ -30,7 +30,7 @@ func newModelsWindow(t *testing.T, s config.Settings, lib ModelLibrary) (*MainWi
 	st := &memSettings{s: s}
 	hs := newMemStore()
 	m := New(a, Deps{
-		Engine:   &fakeEngine{gen: script(inference.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
+		Engine:   &fakeEngine{gen: script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
 		Settings: st, History: hs, NewSaver: hs.newSaver, Models: lib,
 	})
 	t.Cleanup(m.Chat.Close)

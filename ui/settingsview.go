@@ -23,6 +23,8 @@ type SettingsView struct {
 	Close   *widget.Button
 	Models  *widget.Button // opens the Models view (the window sets its action)
 	Content fyne.CanvasObject
+	// Summary shows what Save did, coloured by its kind.
+	Summary *widget.Label
 	entries map[string]*widget.Entry
 }
 
@@ -91,13 +93,10 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 
 	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	summary := widget.NewLabelWithData(vm.Summary)
+	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
 	v.on(vm.Summary, func() {
-		s := get[string](vm.Summary)
-		summary.Importance = widget.DangerImportance
-		if s == "Saved." {
-			summary.Importance = widget.SuccessImportance
-		}
+		summary.Importance = summaryImportance[get[int](vm.SummaryLevel)]
 		summary.Refresh()
 	})
 	v.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() { _ = vm.Save() })
@@ -117,6 +116,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 func (v *SettingsView) modelsButton() fyne.CanvasObject {
 	v.Models = widget.NewButtonWithIcon("Find and download models…", theme.DownloadIcon(), nil)
 	return container.NewHBox(v.Models)
+}
+
+// summaryImportance is how each kind of settings summary is drawn.
+var summaryImportance = map[int]widget.Importance{
+	SummaryError: widget.DangerImportance, SummarySuccess: widget.SuccessImportance, SummaryWarning: widget.WarningImportance,
 }
 
 // testResult shows the Test button's progress and summary under the route it tested.

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"edgechat/reply"
+
 	"edgechat/history"
-	"edgechat/inference"
 )
 
 // startReply asks the engine for a reply to the conversation and streams it into a new
@@ -15,20 +16,20 @@ func (vm *ChatVM) startReply() {
 	s := vm.deps.Settings()
 	saver := vm.saver
 	am := history.Message{ID: history.NewID(), Role: "assistant", Created: time.Now()}
-	var req inference.Request
+	var req reply.Request
 	if s.SystemPrompt != "" {
-		req.Messages = append(req.Messages, inference.Message{Role: "system", Content: s.SystemPrompt})
+		req.Messages = append(req.Messages, reply.Message{Role: "system", Content: s.SystemPrompt})
 	}
 	saver.Update(func(c *history.Conversation) {
 		for _, m := range c.Messages {
-			req.Messages = append(req.Messages, inference.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+			req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
 		}
 		req.ConversationID = c.ID
 		c.Messages = append(c.Messages, am)
 	})
 	req.Thinking, _ = vm.Thinking.Get()
 	req.MaxTokens = s.MaxTokens
-	req.Sampling = inference.Sampling{
+	req.Sampling = reply.Sampling{
 		Temperature: &s.Temperature, TopP: &s.TopP, TopK: &s.TopK,
 		RepetitionPenalty: &s.RepetitionPenalty,
 	}
@@ -51,16 +52,16 @@ func (vm *ChatVM) startReply() {
 	if err != nil {
 		go func() {
 			defer close(done)
-			vm.finish(saver, mvm, &inference.Summary{FinishReason: inference.FinishError, Err: err}, done)
+			vm.finish(saver, mvm, &reply.Summary{FinishReason: reply.FinishError, Err: err}, done)
 		}()
 		return
 	}
-	go vm.consume(ch, saver, mvm, done)
+	go vm.consume(ctx, ch, saver, mvm, done)
 }
 
 // consume runs on the stream goroutine: it gathers events and flushes them to the message at
 // most once per FlushEvery, so the UI cost per second is bounded whatever the token rate.
-func (vm *ChatVM) consume(ch <-chan inference.Event, saver Autosaver, mvm *MessageVM, done chan struct{}) {
+func (vm *ChatVM) consume(ctx context.Context, ch <-chan reply.Event, saver Autosaver, mvm *MessageVM, done chan struct{}) {
 	defer close(done)
 	tick := time.NewTicker(vm.FlushEvery)
 	defer tick.Stop()
@@ -96,29 +97,26 @@ func (vm *ChatVM) consume(ch <-chan inference.Event, saver Autosaver, mvm *Messa
 			vm.onFlush()
 		}
 	}
-	var sum *inference.Summary
+	var sum *reply.Summary
 	for sum == nil {
 		select {
 		case ev, ok := <-ch:
 			if !ok {
-				sum = &inference.Summary{FinishReason: inference.FinishCancelled}
+				sum = reply.Ended(ctx, nil)
 				break
 			}
 			switch ev.Kind {
-			case inference.EventText:
+			case reply.EventText:
 				text.WriteString(ev.Text)
-			case inference.EventThinking:
+			case reply.EventThinking:
 				think.WriteString(ev.Text)
-			case inference.EventStatus:
+			case reply.EventStatus:
 				_ = mvm.Status.Set(ev.Text)
-			case inference.EventNotice:
+			case reply.EventNotice:
 				flush()
 				mvm.addNote(ev.Text)
-			case inference.EventDone:
-				sum = ev.Done
-				if sum == nil {
-					sum = &inference.Summary{FinishReason: inference.FinishStop}
-				}
+			case reply.EventDone:
+				sum = reply.Ended(ctx, ev.Done)
 			}
 		case <-tick.C:
 			flush()
@@ -130,12 +128,12 @@ func (vm *ChatVM) consume(ch <-chan inference.Event, saver Autosaver, mvm *Messa
 
 // finish closes a reply: settles its text, shows its footer and stores its statistics.
 // done identifies the reply: a late finish of an abandoned stream does not touch the next one.
-func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *inference.Summary, done chan struct{}) {
+func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *reply.Summary, done chan struct{}) {
 	st := statsFrom(sum)
 	mvm.Thinking.Close()
 	mvm.Answer.Close()
 	_ = mvm.Status.Set("")
-	if sum.FinishReason == inference.FinishError {
+	if sum.FinishReason == reply.FinishError {
 		st.Error = actionableError(st.Error)
 	}
 	mvm.showStats(st)

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // Backend is the Summary.Backend of replies served by a remote server.
@@ -74,28 +74,25 @@ func New(cfg Config) *Client {
 // events and ends with one EventDone whose Summary has Backend "remote" and Device the
 // server's host; a failure is FinishReason "error" with an *Error (see IsUnavailable).
 // Cancelling ctx stops the request.
-func (c *Client) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func (c *Client) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 	if c.urlErr != nil {
 		return nil, &Error{Server: c.base, BeforeOutput: true, msg: fmt.Sprintf("the remote server address %q is not a URL EdgeChat can use: %v — check Settings → Remote", c.cfg.BaseURL, c.urlErr), err: c.urlErr}
 	}
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the conversation is empty")
 	}
-	out := make(chan inference.Event, 64)
+	out := make(chan reply.Event, 64)
 	go func() {
 		defer close(out)
 		sum := c.generate(ctx, req, out)
 		sum.Backend, sum.Device = Backend, c.host
-		if sum.Err != nil {
-			sum.Error = sum.Err.Error()
-		}
-		inference.SendFinal(ctx, out, inference.Event{Kind: inference.EventDone, Done: sum})
+		reply.SendFinal(ctx, out, reply.Event{Kind: reply.EventDone, Done: sum})
 	}()
 	return out, nil
 }
 
 // generate makes the request and reads the reply; it always returns a summary.
-func (c *Client) generate(ctx context.Context, req inference.Request, out chan<- inference.Event) *inference.Summary {
+func (c *Client) generate(ctx context.Context, req reply.Request, out chan<- reply.Event) *reply.Summary {
 	start := time.Now()
 	model, err := c.modelID(ctx)
 	if err != nil {
@@ -134,11 +131,11 @@ func (c *Client) authorize(r *http.Request) {
 }
 
 // failed is the summary of a reply that ended with err, or was cancelled.
-func failed(ctx context.Context, err error) *inference.Summary {
+func failed(ctx context.Context, err error) *reply.Summary {
 	if ctx.Err() != nil {
-		return &inference.Summary{FinishReason: inference.FinishCancelled}
+		return &reply.Summary{FinishReason: reply.FinishCancelled}
 	}
-	return &inference.Summary{FinishReason: inference.FinishError, Err: err}
+	return &reply.Summary{FinishReason: reply.FinishError, Err: err}
 }
 
 // modelID returns the configured model, or asks the server for its first one (once).
@@ -199,7 +196,7 @@ type wireMessage struct {
 	Content string `json:"content"`
 }
 
-func newChatBody(model string, req inference.Request) chatBody {
+func newChatBody(model string, req reply.Request) chatBody {
 	s := req.Sampling
 	b := chatBody{
 		Model: model, Stream: true, StreamOptions: map[string]any{"include_usage": true},

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/reply"
+
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/inference"
 	"edgechat/inference/remote"
 	"edgechat/internal/enginetest"
 	"edgechat/server"
@@ -26,11 +27,11 @@ var scripted = enginetest.Scripted
 // got is what one Generate call produced.
 type got struct {
 	thinking, text string
-	kinds          []inference.EventKind
-	sum            *inference.Summary
+	kinds          []reply.EventKind
+	sum            *reply.Summary
 }
 
-func collect(t *testing.T, c *remote.Client, ctx context.Context, req inference.Request) got {
+func collect(t *testing.T, c *remote.Client, ctx context.Context, req reply.Request) got {
 	t.Helper()
 	events, err := c.Generate(ctx, req)
 	if err != nil {
@@ -40,24 +41,24 @@ func collect(t *testing.T, c *remote.Client, ctx context.Context, req inference.
 	for ev := range events {
 		g.kinds = append(g.kinds, ev.Kind)
 		switch ev.Kind {
-		case inference.EventThinking:
+		case reply.EventThinking:
 			g.thinking += ev.Text
-		case inference.EventText:
+		case reply.EventText:
 			g.text += ev.Text
-		case inference.EventDone:
+		case reply.EventDone:
 			if g.sum != nil {
 				t.Fatal("two EventDone")
 			}
 			g.sum = ev.Done
 		}
 	}
-	if g.sum == nil || g.kinds[len(g.kinds)-1] != inference.EventDone {
+	if g.sum == nil || g.kinds[len(g.kinds)-1] != reply.EventDone {
 		t.Fatalf("stream did not end with EventDone: %v", g.kinds)
 	}
 	return g
 }
 
-var hi = inference.Request{Messages: []inference.Message{{Role: "user", Content: "Hi"}}, Thinking: true}
+var hi = reply.Request{Messages: []reply.Message{{Role: "user", Content: "Hi"}}, Thinking: true}
 
 func host(t *testing.T, raw string) string {
 	u, err := url.Parse(raw)
@@ -68,22 +69,22 @@ func host(t *testing.T, raw string) string {
 }
 
 func TestAgainstOwnServer(t *testing.T) {
-	reqs := make(chan inference.Request, 1)
+	reqs := make(chan reply.Request, 1)
 	gen := scripted(reqs,
-		inference.Event{Kind: inference.EventStatus, Text: "Loading model…"},
-		inference.Event{Kind: inference.EventThinking, Text: "Let me "},
-		inference.Event{Kind: inference.EventThinking, Text: "think"},
-		inference.Event{Kind: inference.EventText, Text: "Hello"},
-		inference.Event{Kind: inference.EventText, Text: " there"},
-		inference.Event{Kind: inference.EventDone, Done: &inference.Summary{FinishReason: inference.FinishLength, PromptTokens: 9, GeneratedTokens: 4}},
+		reply.Event{Kind: reply.EventStatus, Text: "Loading model…"},
+		reply.Event{Kind: reply.EventThinking, Text: "Let me "},
+		reply.Event{Kind: reply.EventThinking, Text: "think"},
+		reply.Event{Kind: reply.EventText, Text: "Hello"},
+		reply.Event{Kind: reply.EventText, Text: " there"},
+		reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishLength, PromptTokens: 9, GeneratedTokens: 4}},
 	)
 	ts := httptest.NewServer(server.New(gen, server.Options{APIKey: "sekret", ModelName: "qwen3"}).Handler())
 	defer ts.Close()
 
 	temp, seed := 0.6, int64(3)
-	req := inference.Request{
-		Messages:  []inference.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}},
-		MaxTokens: 32, Stop: []string{"END"}, Sampling: inference.Sampling{Temperature: &temp, Seed: &seed},
+	req := reply.Request{
+		Messages:  []reply.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}},
+		MaxTokens: 32, Stop: []string{"END"}, Sampling: reply.Sampling{Temperature: &temp, Seed: &seed},
 	}
 	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL, APIKey: "sekret"}), context.Background(), req)
 
@@ -94,8 +95,8 @@ func TestAgainstOwnServer(t *testing.T) {
 		t.Errorf("thinking %q, text %q", g.thinking, g.text)
 	}
 	s := g.sum
-	if s.FinishReason != inference.FinishLength || s.Err != nil || s.Backend != "remote" || s.Device != host(t, ts.URL) ||
-		s.PromptTokens != 9 || s.GeneratedTokens != 4 || s.TTFTMillis <= 0 {
+	if s.FinishReason != reply.FinishLength || s.Err != nil || s.Backend != "remote" || s.Device != host(t, ts.URL) ||
+		s.PromptTokens != 9 || s.GeneratedTokens != 4 || s.TTFTMillis() <= 0 {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -129,7 +130,7 @@ func TestInlineThink(t *testing.T) {
 	if g.thinking != "weighing options" || g.text != "Answer" {
 		t.Errorf("thinking %q, text %q", g.thinking, g.text)
 	}
-	if g.sum.FinishReason != inference.FinishStop || g.sum.GeneratedTokens != 4 {
+	if g.sum.FinishReason != reply.FinishStop || g.sum.GeneratedTokens != 4 {
 		t.Errorf("summary %+v", g.sum)
 	}
 }
@@ -137,7 +138,7 @@ func TestInlineThink(t *testing.T) {
 func TestReasoningField(t *testing.T) {
 	ts := sseServer(t, ": keep-alive\n\n", contentChunk("reasoning", "hmm"), contentChunk("content", "ok"), finishStop)
 	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL + "/v1", Model: "m"}), context.Background(), hi)
-	if g.thinking != "hmm" || g.text != "ok" || g.sum.FinishReason != inference.FinishStop {
+	if g.thinking != "hmm" || g.text != "ok" || g.sum.FinishReason != reply.FinishStop {
 		t.Errorf("thinking %q, text %q, summary %+v", g.thinking, g.text, g.sum)
 	}
 }
@@ -169,7 +170,7 @@ func TestModelDiscoveryAndBody(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	req := inference.Request{Messages: hi.Messages, Thinking: false}
+	req := reply.Request{Messages: hi.Messages, Thinking: false}
 	collect(t, remote.New(remote.Config{BaseURL: ts.URL}), context.Background(), req)
 	want := map[string]any{
 		"model": "qwen3:0.6b", "stream": true, "stream_options": map[string]any{"include_usage": true},
@@ -222,16 +223,16 @@ func TestErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := collect(t, remote.New(remote.Config{BaseURL: c.url, Model: "m"}), context.Background(), hi)
 			s := g.sum
-			if s.FinishReason != inference.FinishError || s.Err == nil || s.Error != s.Err.Error() || s.Backend != "remote" {
+			if s.FinishReason != reply.FinishError || s.Err == nil || s.Backend != "remote" {
 				t.Fatalf("summary %+v", s)
 			}
 			for _, part := range c.in {
-				if !strings.Contains(s.Error, part) {
-					t.Errorf("error %q lacks %q", s.Error, part)
+				if !strings.Contains(s.ErrorText(), part) {
+					t.Errorf("error %q lacks %q", s.ErrorText(), part)
 				}
 			}
-			if !strings.Contains(s.Error, strings.TrimSuffix(c.url, "")) {
-				t.Errorf("error %q does not name the server %s", s.Error, c.url)
+			if !strings.Contains(s.ErrorText(), strings.TrimSuffix(c.url, "")) {
+				t.Errorf("error %q does not name the server %s", s.ErrorText(), c.url)
 			}
 			if got := remote.IsUnavailable(s.Err); got != c.unavailable {
 				t.Errorf("IsUnavailable = %v, want %v", got, c.unavailable)
@@ -247,7 +248,7 @@ func TestNoModelListed(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	defer ts.Close()
 	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL}), context.Background(), hi)
-	if !remote.IsUnavailable(g.sum.Err) || !strings.Contains(g.sum.Error, "no OpenAI-compatible API there") {
+	if !remote.IsUnavailable(g.sum.Err) || !strings.Contains(g.sum.ErrorText(), "no OpenAI-compatible API there") {
 		t.Fatalf("summary %+v", g.sum)
 	}
 }
@@ -278,13 +279,13 @@ func TestCancel(t *testing.T) {
 	}
 	<-started
 	cancel()
-	var last inference.Event
+	var last reply.Event
 	timeout := time.After(5 * time.Second)
 	for {
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				if last.Kind != inference.EventDone || last.Done.FinishReason != inference.FinishCancelled || last.Done.Err != nil {
+				if last.Kind != reply.EventDone || last.Done.FinishReason != reply.FinishCancelled || last.Done.Err != nil {
 					t.Fatalf("last event %+v %+v", last, last.Done)
 				}
 				return

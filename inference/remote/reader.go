@@ -9,7 +9,8 @@ import (
 	"io"
 	"time"
 
-	"edgechat/inference"
+	"edgechat/reply"
+
 	"edgechat/inference/think"
 )
 
@@ -17,7 +18,7 @@ import (
 type reader struct {
 	c     *Client
 	ctx   context.Context
-	out   chan<- inference.Event
+	out   chan<- reply.Event
 	start time.Time
 
 	think       *think.Parser
@@ -53,7 +54,7 @@ type wireUsage struct {
 var errStopped = errors.New("stopped")
 
 // readStream reads Server-Sent Events until "data: [DONE]".
-func (r *reader) readStream(body io.Reader) *inference.Summary {
+func (r *reader) readStream(body io.Reader) *reply.Summary {
 	r.think = think.NewParser(false)
 	sse := newSSEReader(body)
 	for {
@@ -90,7 +91,7 @@ func (r *reader) streamError(err error) error {
 }
 
 // readCompletion reads a non-streamed chat.completion object.
-func (r *reader) readCompletion(body io.Reader) *inference.Summary {
+func (r *reader) readCompletion(body io.Reader) *reply.Summary {
 	r.think = think.NewParser(false)
 	b, err := io.ReadAll(io.LimitReader(body, 64<<20))
 	if err != nil {
@@ -131,7 +132,7 @@ func (r *reader) chunk(data []byte) error {
 		}
 		if reasoning != nil && *reasoning != "" {
 			r.count()
-			if err := r.emit(inference.Event{Kind: inference.EventThinking, Text: *reasoning}); err != nil {
+			if err := r.emit(reply.Event{Kind: reply.EventThinking, Text: *reasoning}); err != nil {
 				return err
 			}
 		}
@@ -167,15 +168,15 @@ func (r *reader) flush() error {
 }
 
 func (r *reader) emitSegment(seg think.Segment) error {
-	kind := inference.EventText
+	kind := reply.EventText
 	if seg.Thinking {
-		kind = inference.EventThinking
+		kind = reply.EventThinking
 	}
-	return r.emit(inference.Event{Kind: kind, Text: seg.Text})
+	return r.emit(reply.Event{Kind: kind, Text: seg.Text})
 }
 
 // emit sends ev unless the consumer has cancelled.
-func (r *reader) emit(ev inference.Event) error {
+func (r *reader) emit(ev reply.Event) error {
 	select {
 	case r.out <- ev:
 		r.emitted = true
@@ -186,30 +187,29 @@ func (r *reader) emit(ev inference.Event) error {
 }
 
 // fail ends the reply with err; before any output the error marks the server unavailable.
-func (r *reader) fail(err error) *inference.Summary {
+func (r *reader) fail(err error) *reply.Summary {
 	if r.ctx.Err() != nil || errors.Is(err, errStopped) {
 		sum := r.summary()
-		sum.FinishReason = inference.FinishCancelled
+		sum.FinishReason = reply.FinishCancelled
 		return sum
 	}
 	sum := r.summary()
-	sum.FinishReason = inference.FinishError
+	sum.FinishReason = reply.FinishError
 	sum.Err = &Error{Server: r.c.base, BeforeOutput: !r.emitted, msg: err.Error(), err: err}
 	return sum
 }
 
 // summary reports what the reply cost, measured here when the server sends no usage.
-func (r *reader) summary() *inference.Summary {
-	sum := &inference.Summary{FinishReason: inference.FinishStop, GeneratedTokens: r.pieces}
+func (r *reader) summary() *reply.Summary {
+	sum := &reply.Summary{FinishReason: reply.FinishStop, GeneratedTokens: r.pieces}
 	if r.finish == "length" {
-		sum.FinishReason = inference.FinishLength
+		sum.FinishReason = reply.FinishLength
 	}
 	if r.usage != nil {
 		sum.PromptTokens, sum.GeneratedTokens = r.usage.PromptTokens, r.usage.CompletionTokens
 	}
 	if !r.first.IsZero() {
-		sum.TimeToFirstToken = r.first.Sub(r.start)
-		sum.TTFTMillis = float64(sum.TimeToFirstToken.Microseconds()) / 1000
+		sum.TTFT = r.first.Sub(r.start)
 		if d := r.last.Sub(r.first); sum.GeneratedTokens > 1 && d > 0 {
 			sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
 		}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/google/go-cmp/cmp"
+	"edgechat/reply"
 
-	"edgechat/inference"
+	"github.com/google/go-cmp/cmp"
 )
 
 var sseCases = []struct {
@@ -72,7 +72,7 @@ func FuzzReadStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"<think>a</think>b\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 	f.Add("data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"a\"}}],\"usage\":{\"completion_tokens\":3}}\n\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		out := make(chan inference.Event, 1024)
+		out := make(chan reply.Event, 1024)
 		r := &reader{c: New(Config{BaseURL: "http://x"}), ctx: context.Background(), out: out}
 		go func() {
 			for range out {
@@ -81,8 +81,8 @@ func FuzzReadStream(f *testing.F) {
 		sum := r.readStream(strings.NewReader(in))
 		close(out)
 		switch sum.FinishReason {
-		case inference.FinishStop, inference.FinishLength:
-		case inference.FinishError:
+		case reply.FinishStop, reply.FinishLength:
+		case reply.FinishError:
 			var e *Error
 			if !errors.As(sum.Err, &e) {
 				t.Fatalf("error %v is not *Error", sum.Err)

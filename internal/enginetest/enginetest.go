@@ -5,25 +5,25 @@ package enginetest
 import (
 	"context"
 
-	"edgechat/inference"
+	"edgechat/reply"
 )
 
 // Func is a Generator whose behaviour is the function itself.
-type Func func(ctx context.Context, req inference.Request) (<-chan inference.Event, error)
+type Func func(ctx context.Context, req reply.Request) (<-chan reply.Event, error)
 
 // Generate calls f.
-func (f Func) Generate(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func (f Func) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 	return f(ctx, req)
 }
 
 // Scripted returns a generator that sends events in order, each send honouring ctx, and
 // reports every request it gets on reqs when reqs is not nil.
-func Scripted(reqs chan<- inference.Request, events ...inference.Event) Func {
-	return func(ctx context.Context, req inference.Request) (<-chan inference.Event, error) {
+func Scripted(reqs chan<- reply.Request, events ...reply.Event) Func {
+	return func(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
 		if reqs != nil {
 			reqs <- req
 		}
-		out := make(chan inference.Event)
+		out := make(chan reply.Event)
 		go func() {
 			defer close(out)
 			for _, ev := range events {

@@ -30,7 +30,7 @@ if [ "${1:-}" != "--inside" ]; then
   [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
   cd "$ROOT"
   echo "screenshots: building the app and a generated model in $WORK" >&2
-  go build -o "$WORK/edgechat" .
+  go build -tags demo -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
   # The Models view: a Hub on loopback serving the generated model as Qwen3-0.6B's q4 variant,

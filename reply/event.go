@@ -1,6 +1,10 @@
-package inference
+package reply
 
-import "time"
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
 
 // EventKind tells what an Event carries.
 type EventKind int
@@ -35,21 +39,21 @@ type Event struct {
 	Done *Summary
 }
 
-// Summary closes a reply: why it ended, what it cost, who served it.
+// Summary closes a reply: why it ended, what it cost, who served it. In JSON, Err is the
+// string "error" and TTFT the number "ttft_ms".
 type Summary struct {
 	FinishReason string `json:"finish_reason"`
-	// Err is set when FinishReason is "error"; Error holds its text for JSON.
-	Err   error  `json:"-"`
-	Error string `json:"error,omitempty"`
+	// Err is set when FinishReason is "error".
+	Err error `json:"-"`
 
 	PromptTokens    int `json:"prompt_tokens"`
 	GeneratedTokens int `json:"generated_tokens"`
 	ReusedTokens    int `json:"reused_tokens"`
 
-	TimeToFirstToken time.Duration `json:"-"`
-	TTFTMillis       float64       `json:"ttft_ms"`
-	PrefillTPS       float64       `json:"prefill_tokens_per_s"`
-	DecodeTPS        float64       `json:"decode_tokens_per_s"`
+	// TTFT is the time from the request to the first token.
+	TTFT       time.Duration `json:"-"`
+	PrefillTPS float64       `json:"prefill_tokens_per_s"`
+	DecodeTPS  float64       `json:"decode_tokens_per_s"`
 
 	// Backend is the route that served the reply ("npu", "cpu", "remote").
 	Backend string `json:"backend"`
@@ -65,4 +69,44 @@ type Summary struct {
 
 	PromptIDs []int `json:"prompt_ids,omitempty"`
 	IDs       []int `json:"ids,omitempty"`
+}
+
+// ErrorText is Err's message, or "".
+func (s *Summary) ErrorText() string {
+	if s.Err == nil {
+		return ""
+	}
+	return s.Err.Error()
+}
+
+// TTFTMillis is TTFT in milliseconds.
+func (s *Summary) TTFTMillis() float64 { return float64(s.TTFT.Microseconds()) / 1000 }
+
+// summaryJSON is Summary's wire form.
+type summaryJSON struct {
+	summaryFields
+	Error      string  `json:"error,omitempty"`
+	TTFTMillis float64 `json:"ttft_ms"`
+}
+
+// summaryFields has Summary's fields without its methods (no recursion into MarshalJSON).
+type summaryFields Summary
+
+// MarshalJSON writes Err as "error" and TTFT as "ttft_ms".
+func (s Summary) MarshalJSON() ([]byte, error) {
+	return json.Marshal(summaryJSON{summaryFields: summaryFields(s), Error: s.ErrorText(), TTFTMillis: s.TTFTMillis()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var v summaryJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Summary(v.summaryFields)
+	if v.Error != "" {
+		s.Err = errors.New(v.Error)
+	}
+	s.TTFT = time.Duration(v.TTFTMillis * float64(time.Millisecond))
+	return nil
 }

@@ -1,4 +1,4 @@
-package inference
+package reply
 
 // Message is one turn of a conversation. Role is "system", "user" or "assistant".
 // Thinking holds an assistant turn's reasoning (Qwen3's <think> block), if kept.
