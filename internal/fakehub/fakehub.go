@@ -63,6 +63,8 @@ const (
 	NotFound
 	// Slow sends at most Rate bytes per second.
 	Slow
+	// ServerError answers 503 to API calls (revision and tree).
+	ServerError
 )
 
 // Fault is a fault on one file ("" = every file), for Times requests (0 = every request).
@@ -256,6 +258,10 @@ func (h *Hub) api(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	repo, ok := h.repo(w, r, parts[0]+"/"+parts[1])
 	if !ok {
+		return
+	}
+	if h.fault("", ServerError) != nil {
+		http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	rev := parts[3]

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // DefaultEndpoint is the Hub's address when HF_ENDPOINT is not set.
@@ -22,6 +24,8 @@ type Client struct {
 	Endpoint string // without a trailing slash
 	Token    string // "" = anonymous
 	HTTP     *http.Client
+	// Backoff is the first wait before an API call is tried again (0 = 1 s), doubling.
+	Backoff time.Duration
 }
 
 // NewClient returns a client for HF_ENDPOINT (else DefaultEndpoint) with token (else
@@ -148,15 +152,46 @@ func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Reques
 	return req, nil
 }
 
+// apiTries is how many times an API call is tried when the server fails (5xx, a timeout);
+// apiTimeout bounds each try.
+const (
+	apiTries   = 3
+	apiTimeout = time.Minute
+)
+
+// getJSON fetches u into v, retrying server failures with back-off.
 func (c *Client) getJSON(ctx context.Context, repo, u string, v any) (http.Header, error) {
+	for try := 1; ; try++ {
+		h, err := c.getJSONOnce(ctx, repo, u, v)
+		if err == nil || try == apiTries || ctx.Err() != nil || !retryable(err) || errors.Is(err, syscall.ECONNREFUSED) {
+			return h, err
+		}
+		wait := c.Backoff
+		if wait <= 0 {
+			wait = time.Second
+		}
+		select {
+		case <-time.After(wait << (try - 1)):
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+func (c *Client) getJSONOnce(ctx context.Context, repo, u string, v any) (http.Header, error) {
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, u)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
 			return nil, context.Cause(ctx)
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w (%w)", netError(c.Endpoint, err), syscall.ECONNREFUSED)
 		}
 		return nil, netError(c.Endpoint, err)
 	}
@@ -195,6 +230,9 @@ func (c *Client) statusError(repo string, resp *http.Response) error {
 		return fmt.Errorf("%s is rate-limiting this computer (HTTP 429): wait a few minutes, or set a Hugging Face token: %w", c.Endpoint, ErrNetwork)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("%s is having trouble (HTTP %d: %s): try again in a few minutes — a download continues where it stopped: %w", c.Endpoint, resp.StatusCode, strings.TrimSpace(string(body)), errStatus{resp.StatusCode})
+	}
 	return fmt.Errorf("%s answered HTTP %d (%s): %w", c.Endpoint, resp.StatusCode, strings.TrimSpace(string(body)), errStatus{resp.StatusCode})
 }
 

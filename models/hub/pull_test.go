@@ -112,6 +112,8 @@ func TestFaults(t *testing.T) {
 		{name: "cut every time gives up", faults: []fakehub.Fault{{Kind: fakehub.Cut, File: file, At: 0}}, wantErr: ErrNetwork},
 		{name: "401 asks for a token", faults: []fakehub.Fault{{Kind: fakehub.Unauthorized}}, wantErr: ErrAuth},
 		{name: "403 on a file asks for access", faults: []fakehub.Fault{{Kind: fakehub.Forbidden, File: file}}, wantErr: ErrAuth},
+		{name: "503 from the API is retried", faults: []fakehub.Fault{{Kind: fakehub.ServerError, Times: 2}}, maxFetched: 1.01},
+		{name: "503 from the API three times fails", faults: []fakehub.Fault{{Kind: fakehub.ServerError, Times: 3}}, wantErr: errStatus{503}},
 		{name: "404 says the name is wrong", ref: "test-org/No-Such-Model", wantErr: ErrNotFound},
 		{name: "404 on a revision", ref: testRepo + "@v9", wantErr: ErrNotFound},
 	} {
@@ -125,7 +127,9 @@ func TestFaults(t *testing.T) {
 				ref = testRepo
 			}
 			dir := t.TempDir()
-			res, err := NewClient("").Pull(context.Background(), Request{Ref: ref, ModelsDir: dir}, fastOptions())
+			c := NewClient("")
+			c.Backoff = time.Millisecond
+			res, err := c.Pull(context.Background(), Request{Ref: ref, ModelsDir: dir}, fastOptions())
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tc.wantErr)
