@@ -243,8 +243,14 @@ func (h *Hub) repo(w http.ResponseWriter, r *http.Request, name string) (*Repo, 
 		return nil, false
 	}
 	if repo == nil || h.fault("", NotFound) != nil {
+		// Like the Hub: 401 to an anonymous caller (a private repository looks the same), 404
+		// to one with a token.
 		w.Header().Set("X-Error-Code", "RepoNotFound")
-		http.Error(w, `{"error":"Repository not found"}`, http.StatusNotFound)
+		status := http.StatusNotFound
+		if r.Header.Get("Authorization") == "" {
+			status = http.StatusUnauthorized
+		}
+		http.Error(w, `{"error":"Repository not found"}`, status)
 		return nil, false
 	}
 	return repo, true

@@ -210,6 +210,9 @@ func (c *Client) statusError(repo string, resp *http.Response) error {
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
 		return nil
+	case (s == http.StatusUnauthorized || s == http.StatusForbidden) && resp.Header.Get("X-Error-Code") == "RepoNotFound":
+		// The Hub answers 401 for a repository that does not exist (or is private).
+		return fmt.Errorf("no model named %s on %s: check the spelling (ORG/NAME, as on the model's page); if it is private, set a Hugging Face token: %w", repo, c.Endpoint, ErrNotFound)
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return authError(repo, s, c.Token != "")
 	case s == http.StatusNotFound:
