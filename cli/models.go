@@ -74,12 +74,10 @@ func printModels(env Env, list []discover.Model) {
 	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
+	fmt.Fprintln(w, "  NAME\tLAYOUT\tDEVICE\tWEIGHTS\tSIZE\tPATH")
 	var last discover.Source
 	for _, m := range list {
 		if m.Source != last {
-			if last != "" {
-				fmt.Fprintln(w)
-			}
 			fmt.Fprintf(w, "%s (%s)\n", m.Source.Describe(), m.Source)
 			last = m.Source
 		}
