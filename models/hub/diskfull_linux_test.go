@@ -18,7 +18,7 @@ func TestDiskFullWhileWriting(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs here (%v): TestDiskFullBeforeDownload covers the check", err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, 0) })
-	serve(t)
+	s := serve(t)
 	_, err := NewClient("").Pull(context.Background(), Request{Ref: testRepo, ModelsDir: dir}, fastOptions())
 	if !errors.Is(err, ErrDiskFull) {
 		t.Fatalf("space check: err = %v, want ErrDiskFull", err)
@@ -29,7 +29,7 @@ func TestDiskFullWhileWriting(t *testing.T) {
 	if !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "disk is full") {
 		t.Fatalf("writing: err = %v, want ErrDiskFull", err)
 	}
-	t.Logf("message: %v", err)
+	t.Logf("message: %v; the server sent %d bytes", err, s.BytesSent.Load())
 	if _, err := os.Stat(filepath.Join(dir, "test-org--Tiny-ONNX", testCommit)); err == nil {
 		t.Error("a model folder appeared on a full disk")
 	}

@@ -134,7 +134,10 @@ func (f *fetcher) attempt(ctx context.Context, e Entry, part string) error {
 		f.restart(fh, e, &h, &have)
 		return fmt.Errorf("%s: the server refused to resume: %w", e.Path, ErrNetwork)
 	default:
-		return f.c.statusError(f.repo, resp)
+		if err := f.c.statusError(f.repo, resp); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: the server answered HTTP %d to a download: %w", e.Path, resp.StatusCode, ErrNetwork)
 	}
 	start := have
 	err = f.copy(fh, h, resp.Body, watchdog, e.Size-have, &have)
@@ -166,12 +169,14 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 	}
 	full := make(chan []byte, nbuf)
 	werr := make(chan error, 1)
+	failed := make(chan struct{}) // closed when writing failed: stop reading
 	go func() {
 		var err error
 		for b := range full {
 			if err == nil {
 				if _, err = fh.Write(b); err != nil {
 					err = f.diskError(fh.Name(), err)
+					close(failed)
 				} else {
 					h.Write(b)
 					*have += int64(len(b))
@@ -185,7 +190,13 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 	var done int64
 	var rerr error
 	for done < n && rerr == nil {
-		buf := <-free
+		var buf []byte
+		select {
+		case buf = <-free:
+		case <-failed:
+			rerr = errWriteFailed
+			continue
+		}
 		var k int
 		// Fill the buffer (fewer, larger writes) but pass on what arrived when the body pauses.
 		for k < len(buf) && done+int64(k) < n {
@@ -217,11 +228,14 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 	if err := <-werr; err != nil {
 		return err
 	}
-	if rerr == io.EOF {
-		return nil
+	if rerr == io.EOF || rerr == errWriteFailed {
+		return nil // a write error was returned above
 	}
 	return rerr
 }
+
+// errWriteFailed stops copy's reading when its writer failed.
+var errWriteFailed = errors.New("write failed")
 
 func newHash(e Entry) hash.Hash {
 	if e.SHA256() != "" {
