@@ -1,11 +1,12 @@
 package discover
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"edgechat/models"
 )
 
 // Skipped is a folder that looked like a model but cannot be used as it is.
@@ -175,8 +176,7 @@ func (s *scanner) name(root, dir string) string {
 		}
 		return repo
 	case SourceFoundry, SourceAIToolkit:
-		var im struct{ Name string }
-		if b, err := os.ReadFile(filepath.Join(dir, "inference_model.json")); err == nil && json.Unmarshal(b, &im) == nil && im.Name != "" {
+		if im, err := models.ReadInferenceModel(dir); err == nil && im != nil && im.Name != "" {
 			return im.Name
 		}
 	}
