@@ -4,9 +4,9 @@
 # validation error, and the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down). Replies come from the real
 # engine running a generated tiny model (tools/mkmodel: random weights, the real tokenizer, so
-# its replies are multilingual gibberish). A random model never thinks, so the chat's data folder is seeded with one saved earlier turn
-# (tools/screenshots/seed) whose thinking section the screenshots unfold. Settings and data live
-# in a throw-away folder.
+# its replies are multilingual gibberish). A random model never thinks, so the chat's data
+# folder is seeded with one saved earlier turn (tools/screenshots/seed) whose thinking section
+# the screenshots unfold. Settings and data live in a throw-away folder.
 #
 # Usage: tools/screenshots/screenshots.sh [OUT_DIR]        (default build/screenshots)
 # Env:   ENGINE_FLAGS  extra flags for the app, e.g. ENGINE_FLAGS=--demo-engine for the canned
