@@ -167,25 +167,37 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 	for range nbuf {
 		free <- make([]byte, size)
 	}
-	full := make(chan []byte, nbuf)
-	werr := make(chan error, 1)
+	// Three stages over the same buffers: read (this goroutine) → write → hash, so that on a
+	// machine with cores to spare hashing costs no time.
+	full, written := make(chan []byte, nbuf), make(chan []byte, nbuf)
+	werr, hdone := make(chan error, 1), make(chan struct{})
 	failed := make(chan struct{}) // closed when writing failed: stop reading
 	go func() {
+		defer close(written)
 		var err error
 		for b := range full {
 			if err == nil {
-				if _, err = fh.Write(b); err != nil {
+				if err = writeChunked(fh, b); err != nil {
 					err = f.diskError(fh.Name(), err)
 					close(failed)
-				} else {
-					h.Write(b)
-					*have += int64(len(b))
-					f.count(int64(len(b)))
 				}
 			}
-			free <- b[:cap(b)]
+			if err == nil {
+				written <- b
+			} else {
+				free <- b[:cap(b)]
+			}
 		}
 		werr <- err
+	}()
+	go func() {
+		defer close(hdone)
+		for b := range written {
+			h.Write(b)
+			*have += int64(len(b))
+			f.count(int64(len(b)))
+			free <- b[:cap(b)]
+		}
 	}()
 	var done int64
 	var rerr error
@@ -225,6 +237,7 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 		}
 	}
 	close(full)
+	<-hdone
 	if err := <-werr; err != nil {
 		return err
 	}
@@ -232,6 +245,22 @@ func (f *fetcher) copy(fh *os.File, h hash.Hash, body io.Reader, watchdog *time.
 		return nil // a write error was returned above
 	}
 	return rerr
+}
+
+// writeChunk is the largest write copy makes: on Linux (ext4) writes above 64 KiB into the
+// page cache took several times the CPU and time of 64 KiB ones here (dd: 1.6–4 s against
+// 0.4–0.6 s for 512 MiB).
+const writeChunk = 64 << 10
+
+func writeChunked(fh *os.File, b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		if _, err := fh.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 // errWriteFailed stops copy's reading when its writer failed.

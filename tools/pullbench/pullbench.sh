@@ -10,6 +10,7 @@ SIZE_MB="${1:-1024}"
 RUNS="${RUNS:-3}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/edgechat-pullbench.XXXXXX")"
+HUB_PID=""
 trap 'kill "$HUB_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cd "$ROOT"
 go build -o "$WORK/edgechat" .
@@ -30,7 +31,7 @@ BYTES="$(stat -c %s "$WORK/model/onnx/model_q4.onnx_data")"
 now() { date +%s.%N; }
 best_curl=999999
 for i in $(seq "$RUNS"); do
-  t0="$(now)"; curl -sS -L -o "$WORK/curl.bin" "$FILE_URL"; t1="$(now)"
+  t0="$(now)"; /usr/bin/time -f '%U %S' -o "$WORK/cpu-curl-$i" curl -sS -L -o "$WORK/curl.bin" "$FILE_URL"; t1="$(now)"
   t="$(echo "$t1 - $t0" | bc -l)"; rm -f "$WORK/curl.bin"
   best_curl="$(echo "if ($t < $best_curl) $t else $best_curl" | bc -l)"
 done
@@ -39,14 +40,16 @@ best_pull=999999; peak_anon=0
 for i in $(seq "$RUNS"); do
   rm -rf "$WORK/models"
   t0="$(now)"
-  HF_ENDPOINT="$URL" "$WORK/edgechat" pull bench/Big-ONNX --variant q4 --models-dir "$WORK/models" --json >"$WORK/pull.json" &
-  PID=$!
-  while kill -0 "$PID" 2>/dev/null; do
+  HF_ENDPOINT="$URL" /usr/bin/time -f '%U %S' -o "$WORK/cpu-pull-$i" "$WORK/edgechat" pull bench/Big-ONNX --variant q4 --models-dir "$WORK/models" --json >"$WORK/pull.json" &
+  TIME_PID=$!
+  PID=""
+  while [ -z "$PID" ] && kill -0 "$TIME_PID" 2>/dev/null; do PID="$(pgrep -P "$TIME_PID" || true)"; done
+  while [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; do
     a="$(awk '/^RssAnon:/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)"
     [ -n "$a" ] && [ "$a" -gt "$peak_anon" ] && peak_anon="$a"
     sleep 0.02
   done
-  wait "$PID"
+  wait "$TIME_PID"
   t1="$(now)"
   t="$(echo "$t1 - $t0" | bc -l)"
   best_pull="$(echo "if ($t < $best_pull) $t else $best_pull" | bc -l)"
@@ -59,3 +62,5 @@ printf 'curl            %.2f s  %.0f MB/s  (best of %d)\n' "$best_curl" "$(echo 
 printf 'edgechat pull   %.2f s  %.0f MB/s  (data file bytes over the whole pull: process start, API calls, other files, hashes; best of %d)\n' "$best_pull" "$(echo "$BYTES / $best_pull / 1000000" | bc -l)" "$RUNS"
 printf 'ratio           %.2f× curl\n' "$(echo "$best_curl / $best_pull" | bc -l)"
 printf 'peak RssAnon    %d kB\n' "$peak_anon"
+cpu() { awk '{ s = $1 + $2; if (min == "" || s < min) min = s } END { printf "%.2f", min }' "$WORK"/cpu-"$1"-*; }
+printf 'CPU time        curl %s s, edgechat pull %s s (user+sys, least of %d)\n' "$(cpu curl)" "$(cpu pull)" "$RUNS"
