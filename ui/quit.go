@@ -13,9 +13,13 @@ import (
 	"edgechat/history"
 )
 
-// Quit ends the reply being written (it is saved with its statistics), writes the open
-// conversation and closes the window. Call it on the main goroutine.
+// Quit pauses model downloads, ends the reply being written (it is saved with its
+// statistics), writes the open conversation and closes the window. Call it on the main
+// goroutine.
 func (m *MainWindow) Quit() {
+	if m.Models != nil {
+		m.Models.Close() // pauses downloads: they continue on the next Download
+	}
 	m.Chat.Close()
 	m.Window.Close()
 }
