@@ -17,6 +17,8 @@ require (
 	google.golang.org/protobuf v1.36.11
 )
 
+require github.com/blevesearch/snowballstem v0.9.0 // indirect
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

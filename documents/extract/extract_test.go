@@ -38,8 +38,8 @@ func TestBytes(t *testing.T) {
 			want: []extract.Section{{Text: "hi"}},
 		},
 		{
-			name: "guide.md",
-			data: []byte("Intro text.\n\n# Guide\n\nRead me.\n\n## Setup\n\n```sh\n# not a heading\nmake\n```\n\nLinux\n-----\n\nUse apt.\n\n# Other\nDone.\n"),
+			name:   "guide.md",
+			data:   []byte("Intro text.\n\n# Guide\n\nRead me.\n\n## Setup\n\n```sh\n# not a heading\nmake\n```\n\nLinux\n-----\n\nUse apt.\n\n# Other\nDone.\n"),
 			format: "markdown",
 			want: []extract.Section{
 				{Text: "Intro text."},
