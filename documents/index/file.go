@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"edgechat/documents/extract"
 	"edgechat/internal/atomicfile"
 )
 
@@ -36,12 +37,13 @@ func StampOf(path string) (Stamp, error) {
 var ErrStale = errors.New("the saved index is out of date")
 
 type fileForm struct {
-	Version int
-	Stamp   Stamp
-	Chunks  []Chunk
-	Terms   []string
-	Post    [][]uint32
-	Lens    []uint32
+	Version  int
+	Stamp    Stamp
+	Chunks   []Chunk
+	Sections []extract.Section
+	Terms    []string
+	Post     [][]uint32
+	Lens     []uint32
 }
 
 // Save writes the index to path atomically.
@@ -50,7 +52,7 @@ func (ix *Index) Save(path string, st Stamp) error {
 	for t, row := range ix.terms {
 		terms[row] = t
 	}
-	f := fileForm{Version: formatVersion, Stamp: st, Chunks: ix.Chunks, Terms: terms, Post: ix.post, Lens: ix.lens}
+	f := fileForm{Version: formatVersion, Stamp: st, Chunks: ix.Chunks, Sections: ix.Sections, Terms: terms, Post: ix.post, Lens: ix.lens}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -78,7 +80,7 @@ func Load(path string, st Stamp) (*Index, error) {
 	if len(f.Terms) != len(f.Post) || len(f.Lens) != len(f.Chunks) {
 		return nil, fmt.Errorf("read index %s: inconsistent sizes", path)
 	}
-	ix := &Index{Chunks: f.Chunks, terms: make(map[string]int32, len(f.Terms)), post: f.Post, lens: f.Lens}
+	ix := &Index{Chunks: f.Chunks, Sections: f.Sections, terms: make(map[string]int32, len(f.Terms)), post: f.Post, lens: f.Lens}
 	var total uint64
 	for i, t := range f.Terms {
 		ix.terms[t] = int32(i)

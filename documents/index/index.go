@@ -5,11 +5,16 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"edgechat/documents/extract"
 )
 
 // Index ranks the chunks of one document.
 type Index struct {
 	Chunks []Chunk
+	// Sections is the document's whole text when the caller keeps it (small documents are
+	// given whole when they fit); Save and Load carry it.
+	Sections []extract.Section
 
 	terms map[string]int32 // term → row of post
 	// post holds, per term, the chunks that have it: chunk<<8 | min(frequency, 255).
