@@ -14,7 +14,7 @@ import (
 
 	"edgechat/documents"
 	"edgechat/documents/extract"
-	"edgechat/documents/internal/testdocs"
+	"edgechat/internal/testdocs"
 	"edgechat/history"
 	"edgechat/inference/tokenizer"
 	"edgechat/internal/testenv"
@@ -253,7 +253,9 @@ func TestEngineCancelledWhileIndexing(t *testing.T) {
 func TestPassagesBudget(t *testing.T) {
 	count := func(s string) int { return len(s) } // one token a byte
 	b := documents.Budget{Context: 2000, Count: count}
-	msg := func(role string, n int) reply.Message { return reply.Message{Role: role, Content: strings.Repeat("x", n)} }
+	msg := func(role string, n int) reply.Message {
+		return reply.Message{Role: role, Content: strings.Repeat("x", n)}
+	}
 	tests := []struct {
 		name string
 		req  reply.Request

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/documents/extract"
-	"edgechat/documents/internal/testdocs"
+	"edgechat/internal/testdocs"
 )
 
 func TestBytes(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"edgechat/documents/extract"
 	"edgechat/documents/index"
-	"edgechat/documents/internal/testdocs"
+	"edgechat/internal/testdocs"
 )
 
 func TestSplit(t *testing.T) {
