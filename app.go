@@ -17,6 +17,7 @@ import (
 
 	"edgechat/assets"
 	"edgechat/config"
+	"edgechat/documents"
 	"edgechat/history"
 	"edgechat/internal/version"
 	"edgechat/ui"
@@ -59,6 +60,10 @@ func runApp(args []string) int {
 
 	engine := &switchEngine{}
 	engine.set(newEngine(settings.Settings(), *demo)) // engine.go: the inference wiring
+	library := documents.NewLibrary()
+	files := &documents.Store{Dir: dir, Library: library}
+	// Attached documents' passages go into the question before the engine sees it.
+	withDocuments := &documents.Engine{Next: engine, Library: library, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
 	var srv localServer
 	var notices []string
 	if p := srv.apply(settings.Settings(), engine); p != "" {
@@ -67,7 +72,8 @@ func runApp(args []string) int {
 	a := app.NewWithID("io.edgechat.app")
 	a.SetIcon(assets.Icon)
 	w := ui.New(a, ui.Deps{
-		Engine:   engine,
+		Engine:   withDocuments,
+		Files:    files,
 		Tester:   newTester(),
 		Settings: settings,
 		History:  conversations,

@@ -10,6 +10,7 @@ import (
 	"edgechat/reply"
 
 	"edgechat/config"
+	"edgechat/documents"
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
 	"edgechat/inference/remote"
@@ -64,6 +65,21 @@ func engineConfig(s config.Settings) inference.Config {
 		cfg.Routes = append(cfg.Routes, *remoteRoute)
 	}
 	return cfg
+}
+
+// documentBudget is the window attached documents must fit: the first local route's model
+// (the NPU's when set: its short window is the one that must hold the passages), counted
+// with its tokenizer; without a local model, an estimate over 4,096 tokens.
+func documentBudget(s config.Settings) documents.Budget {
+	for _, r := range []config.Route{s.NPU, s.CPU} {
+		if r.Model == "" {
+			continue
+		}
+		if b, err := documents.ModelBudget(r.Model, r.ModelFile, 0); err == nil {
+			return b
+		}
+	}
+	return documents.Budget{Context: 4096}
 }
 
 // newTester backs the settings pane's Test button: it loads the model on the chosen execution
@@ -193,9 +209,13 @@ func (demoEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply
 			}
 			return true
 		}
+		answer, thinking := demoAnswer, demoThinking
+		if a, ok := documentAnswer(req); ok {
+			answer, thinking = a, "The passages from the attached document hold the answer; I will quote it and cite the passage."
+		}
 		ok := send(reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, 700*time.Millisecond) &&
-			(!req.Thinking || stream(reply.EventThinking, demoThinking)) &&
-			stream(reply.EventText, demoAnswer)
+			(!req.Thinking || stream(reply.EventThinking, thinking)) &&
+			stream(reply.EventText, answer)
 		sum := &reply.Summary{
 			FinishReason: reply.FinishStop, Backend: "npu", Device: "QNN (demo)",
 			PromptTokens: 40 * len(req.Messages), GeneratedTokens: n, ReusedTokens: 30 * (len(req.Messages) - 2),

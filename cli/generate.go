@@ -356,7 +356,7 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			}
 		}
 		for i, s := range final.Sources {
-			fmt.Fprintf(env.Stderr, "[source %d] %s\n", i+1, documents.Label(s))
+			fmt.Fprintf(env.Stderr, "[source %d] %s\n", i+1, s.Label())
 		}
 	}
 	if final.FinishReason == reply.FinishError {

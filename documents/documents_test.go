@@ -14,9 +14,9 @@ import (
 
 	"edgechat/documents"
 	"edgechat/documents/extract"
-	"edgechat/internal/testdocs"
 	"edgechat/history"
 	"edgechat/inference/tokenizer"
+	"edgechat/internal/testdocs"
 	"edgechat/internal/testenv"
 	"edgechat/reply"
 )

@@ -123,21 +123,9 @@ func Compose(question string, sources []reply.Source) string {
 	var b strings.Builder
 	b.WriteString("Answer the question at the end using the numbered passages from my attached documents. Cite the passages you use like [1]. If they do not hold the answer, say so.\n\n")
 	for i, s := range sources {
-		fmt.Fprintf(&b, "[%d] %s\n%s\n\n", i+1, Label(s), s.Text)
+		fmt.Fprintf(&b, "[%d] %s\n%s\n\n", i+1, s.Label(), s.Text)
 	}
 	b.WriteString("Question: ")
 	b.WriteString(question)
 	return b.String()
-}
-
-// Label names where a passage is: "report.pdf, page 12" or "notes.md — Setup › Linux".
-func Label(s reply.Source) string {
-	l := s.File
-	if s.Page > 0 {
-		l += fmt.Sprintf(", page %d", s.Page)
-	}
-	if s.Heading != "" {
-		l += " — " + s.Heading
-	}
-	return l
 }

@@ -107,7 +107,7 @@ func (s *Store) request(id string, a history.Attachment) reply.Attachment {
 
 // Index reads and indexes a now (call it off the UI goroutine), so the first question
 // does not wait; status reports progress.
-func (s *Store) Index(ctx context.Context, id string, a history.Attachment, status Status) error {
+func (s *Store) Index(ctx context.Context, id string, a history.Attachment, status func(msg string)) error {
 	lib := s.Library
 	if lib == nil {
 		return nil

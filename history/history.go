@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"edgechat/reply"
 )
 
 // Stats describes how an assistant reply was generated.
@@ -50,12 +52,7 @@ type Message struct {
 }
 
 // Source is a passage of an attached document given to the model with a question.
-type Source struct {
-	File    string `json:"file"`
-	Page    int    `json:"page,omitempty"`
-	Heading string `json:"heading,omitempty"`
-	Text    string `json:"text"`
-}
+type Source = reply.Source
 
 // Attachment is a file attached to a conversation. The conversation keeps its own copy,
 // File, in its attachments folder (see package documents), so the original may move.

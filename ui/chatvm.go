@@ -29,6 +29,8 @@ type ChatDeps struct {
 	NewSaver func(*history.Conversation) Autosaver
 	// Settings returns the current settings (sampling, system prompt, max tokens).
 	Settings func() config.Settings
+	// Files keeps attached files (nil: no attachments).
+	Files AttachmentFiles
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -42,6 +44,8 @@ type ChatVM struct {
 	Generating binding.Bool
 	Thinking   binding.Bool // ask for Qwen3's reasoning
 	Error      binding.String
+	// Attachments are the open conversation's files (attachvm.go).
+	Attachments binding.List[*AttachmentVM]
 
 	// OnListChanged is called, from any goroutine, when a conversation was created or its
 	// title or order changed (the sidebar reloads).
@@ -52,6 +56,9 @@ type ChatVM struct {
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
 	onFlush func()
+	// onIndexed, when set (tests), runs after an attachment was read or failed.
+	onIndexed func(*AttachmentVM)
+	att       attachState
 
 	mu     sync.Mutex
 	saver  Autosaver // owns the open conversation: read and change it only through Update
@@ -62,15 +69,16 @@ type ChatVM struct {
 // NewChatVM returns a view model showing an empty new chat.
 func NewChatVM(deps ChatDeps) *ChatVM {
 	vm := &ChatVM{
-		Messages:   binding.NewList(func(a, b *MessageVM) bool { return a == b }),
-		Title:      binding.NewString(),
-		CurrentID:  binding.NewString(),
-		Draft:      binding.NewString(),
-		Generating: binding.NewBool(),
-		Thinking:   binding.NewBool(),
-		Error:      binding.NewString(),
-		FlushEvery: time.Second / 60,
-		deps:       deps,
+		Messages:    binding.NewList(func(a, b *MessageVM) bool { return a == b }),
+		Title:       binding.NewString(),
+		CurrentID:   binding.NewString(),
+		Draft:       binding.NewString(),
+		Generating:  binding.NewBool(),
+		Thinking:    binding.NewBool(),
+		Error:       binding.NewString(),
+		FlushEvery:  time.Second / 60,
+		Attachments: binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
+		deps:        deps,
 	}
 	_ = vm.Title.Set(NewChatTitle)
 	if deps.Settings != nil {
@@ -173,6 +181,7 @@ func (vm *ChatVM) EditLast() error {
 func (vm *ChatVM) NewChat() {
 	vm.closeConversation()
 	_ = vm.Messages.Set(nil)
+	vm.showAttachments(nil)
 	_ = vm.Title.Set(NewChatTitle)
 	_ = vm.CurrentID.Set("")
 	_ = vm.Error.Set("")
@@ -198,6 +207,7 @@ func (vm *ChatVM) Open(id string) error {
 	vm.saver = vm.deps.NewSaver(c)
 	vm.mu.Unlock()
 	_ = vm.Messages.Set(vms)
+	vm.showAttachments(c)
 	_ = vm.Title.Set(c.Title)
 	_ = vm.CurrentID.Set(c.ID)
 	_ = vm.Error.Set("")
@@ -267,6 +277,7 @@ func (vm *ChatVM) ensureConversation(title string) error {
 // closeConversation stops the stream, waits briefly for it and closes the autosaver.
 func (vm *ChatVM) closeConversation() {
 	vm.Stop()
+	vm.att.stop()
 	vm.mu.Lock()
 	done, saver := vm.done, vm.saver
 	vm.saver = nil
