@@ -32,6 +32,7 @@ if [ "${1:-}" != "--inside" ]; then
   go build -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
+  go run ./tools/screenshots/seed --dir "$WORK/data-document" --document
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inside "$WORK" "$OUT"
@@ -76,11 +77,11 @@ wheel_down() {
   sleep 0.5
 }
 
-# wait_reply DATA: waits until the conversation in $WORK/data-DATA holds a second finished reply
-# (the autosaver writes it, with its stats, within a second of the end).
+# wait_reply DATA [N]: waits until the conversation in $WORK/data-DATA holds N finished replies
+# (default 2; the autosaver writes each, with its stats, within a second of the end).
 wait_reply() {
   for _ in $(seq 120); do
-    [ "$(cat "$WORK/data-$1"/*.json | grep -o '"tokens_per_sec"' | wc -l)" -ge 2 ] && return 0
+    [ "$(cat "$WORK/data-$1"/*.json | grep -o '"tokens_per_sec"' | wc -l)" -ge "${2:-2}" ] && return 0
     sleep 0.25
   done
   die "the reply did not finish in 30 s; see $WORK/app-chat-$1.log"
@@ -96,6 +97,7 @@ chat_config() {
 FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
 THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
 COMPOSER="760 750"
+SOURCE="520 470"    # the reply's first source in 06-chat-document
 QUESTION="Can you show the same with bufio.Reader?"
 
 # 1. First run: no model configured opens the welcome page.
@@ -149,3 +151,26 @@ xdotool mousemove $COMPOSER
 sleep 3
 shot 05-settings-test
 stop
+stop
+
+# 6. A question over the attached 300-page PDF (seeded: tools/screenshots/seed --document): the
+#    file's chip above the composer, the reply with its sources, then one source opened. The
+#    demo engine answers here whatever ENGINE_FLAGS say: it quotes the passage it was given,
+#    where the generated model would answer gibberish; the passages and sources are the real
+#    retrieval's (package documents).
+printf 'cpu:\n  model: %s\ntheme: light\nthinking: false\n' "$WORK/model" >"$WORK/chat-document.yaml"
+ENGINE_FLAGS=--demo-engine start "$WORK/chat-document.yaml" document
+click $FIRST_ROW
+sleep 1.5 # the chip reads the saved index, or builds it (~1 s)
+click $COMPOSER
+xdotool type --delay 15 "What is the access code for the Halvorsen archive vault?"
+xdotool key Return
+wait_reply document 1
+sleep 0.5
+wheel_down 800 400 10
+xdotool mousemove $COMPOSER
+sleep 0.3
+shot 06-chat-document
+click $SOURCE
+sleep 0.8
+shot 07-document-source
