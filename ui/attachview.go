@@ -58,7 +58,6 @@ type attachmentChip struct {
 func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
 	c := &attachmentChip{}
 	name := widget.NewLabel(fmt.Sprintf("%s · %s", a.Name, humanSize(a.Size)))
-	name.Truncation = fyne.TextTruncateEllipsis
 	status := c.label(a.Status)
 	status.SizeName = theme.SizeNameCaptionText
 	status.Truncation = fyne.TextTruncateEllipsis
@@ -74,7 +73,7 @@ func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
 	c.Remove = widget.NewButtonWithIcon("", theme.CancelIcon(), onRemove)
 	c.Remove.Importance = widget.LowImportance
 	bg := newThemedRect(theme.ColorNameInputBackground, theme.InputRadiusSize())
-	row := container.NewBorder(nil, nil, icon, c.Remove, container.NewHBox(name, status))
+	row := container.NewBorder(nil, nil, container.NewHBox(icon, name), c.Remove, status)
 	c.content = container.NewStack(bg, row)
 	return c
 }

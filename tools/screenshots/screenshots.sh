@@ -97,7 +97,7 @@ chat_config() {
 FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
 THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
 COMPOSER="760 750"
-SOURCE="520 470"    # the reply's first source in 06-chat-document
+SOURCE="500 254"    # the reply's first source in 06-chat-document
 QUESTION="Can you show the same with bufio.Reader?"
 
 # 1. First run: no model configured opens the welcome page.
