@@ -113,3 +113,39 @@ func BenchmarkTTFTAttached300Pages(b *testing.B) {
 	b.ReportMetric(float64(tAttached)/float64(tPasted), "ratio")
 	b.ReportMetric(float64(cold.Microseconds())/1000, "ms/first-question")
 }
+
+// BenchmarkRead300PagePDF reads, chunks and indexes a 300-page PDF (≈ 0.9 MB of text):
+// what the first question over a new attachment waits for, before its prefill.
+func BenchmarkRead300PagePDF(b *testing.B) {
+	pdf := filepath.Join(b.TempDir(), "archive.pdf")
+	if err := os.WriteFile(pdf, testdocs.LongPDF(300, 250), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	a := reply.Attachment{Name: "archive.pdf", Path: pdf}
+	for b.Loop() {
+		if _, err := documents.NewLibrary().Open(context.Background(), a, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareWarm is what an attachment adds to every later question: retrieval from
+// the index in memory, counting the passages' tokens and composing the message. The
+// question's words are in most chunks (the most candidates to count).
+func BenchmarkPrepareWarm(b *testing.B) {
+	pdf := filepath.Join(b.TempDir(), "archive.pdf")
+	if err := os.WriteFile(pdf, testdocs.LongPDF(300, 250), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	budget := qwenBudget(b)
+	e := &documents.Engine{Library: documents.NewLibrary(), Budget: func() documents.Budget { return budget }}
+	req := question("Which payment terms apply to the delivery of goods after termination of the agreement?", []reply.Attachment{{Name: "archive.pdf", Path: pdf}})
+	if _, err := e.Prepare(context.Background(), req, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := e.Prepare(context.Background(), req, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
