@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	fyne.io/fyne/v2 v2.7.1
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/daulet/tokenizers v1.24.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/google/go-cmp v0.7.0
@@ -16,8 +17,6 @@ require (
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.11
 )
-
-require github.com/blevesearch/snowballstem v0.9.0 // indirect
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
