@@ -29,12 +29,16 @@ func readPDF(data []byte, progress Progress) (doc *Document, err error) {
 	if err != nil {
 		return nil, pdfError(err)
 	}
-	n := r.NumPage()
+	pages, err := pageList(r)
+	if err != nil {
+		return nil, err
+	}
+	n := len(pages)
 	doc = &Document{Format: "pdf"}
 	fonts := map[string]*pdf.Font{}
 	size := 0
 	for i := 1; i <= n; i++ {
-		p := r.Page(i)
+		p := pages[i-1]
 		for _, name := range p.Fonts() {
 			if _, ok := fonts[name]; !ok {
 				f := p.Font(name)
@@ -62,6 +66,54 @@ func readPDF(data []byte, progress Progress) (doc *Document, err error) {
 		return nil, fmt.Errorf("%w: its %d pages hold only images — it looks like a scan", ErrNoText, n)
 	}
 	return doc, nil
+}
+
+// Bounds of a page tree: deeper or larger trees are damaged or hostile (a cycle of Kids
+// or Parent links would make the reader's own walk loop for ever).
+const (
+	maxTreeDepth = 64
+	maxTreeNodes = 200_000
+)
+
+// pageList walks the page tree itself, within bounds, instead of the reader's Page(i),
+// and checks that each page's chain of parents (where inherited resources are looked up)
+// ends.
+func pageList(r *pdf.Reader) ([]pdf.Page, error) {
+	var out []pdf.Page
+	visits := 0
+	errCycle := fmt.Errorf("%w: its page tree loops or is too deep", ErrCorrupt)
+	var walk func(v pdf.Value, depth int) error
+	walk = func(v pdf.Value, depth int) error {
+		visits++
+		if depth > maxTreeDepth || visits > maxTreeNodes {
+			return errCycle
+		}
+		kids := v.Key("Kids")
+		if v.Key("Type").Name() == "Page" || kids.Kind() != pdf.Array {
+			parents := 0
+			for p := v.Key("Parent"); !p.IsNull(); p = p.Key("Parent") {
+				if parents++; parents > maxTreeDepth {
+					return errCycle
+				}
+			}
+			out = append(out, pdf.Page{V: v})
+			return nil
+		}
+		for i := range kids.Len() {
+			if err := walk(kids.Index(i), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	root := r.Trailer().Key("Root").Key("Pages")
+	if root.IsNull() {
+		return nil, fmt.Errorf("%w: it has no page tree", ErrCorrupt)
+	}
+	if err := walk(root, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // pdfError maps the reader's errors to the reasons a person can act on.
