@@ -62,7 +62,8 @@ clean:
 include packaging.mk
 
 # Screenshots of the real window under Xvfb: the welcome page, a chat with a streamed reply and
-# its thinking, the settings pane with a validation error (tools/screenshots/screenshots.sh).
+# its thinking, the settings pane with a validation error, a question over an attached PDF with
+# its sources (tools/screenshots/screenshots.sh).
 .PHONY: screenshots
 screenshots:
 	tools/screenshots/screenshots.sh $(BUILD)/screenshots

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # screenshots.sh drives the real EdgeChat window under Xvfb and saves PNGs of the welcome page,
-# a chat with a streamed reply and a saved reply's thinking, and the settings pane with a
-# validation error. Replies come from the real engine running a generated tiny model
+# a chat with a streamed reply and a saved reply's thinking, the settings pane with a
+# validation error, and a question over an attached 300-page PDF with its sources (one opened;
+# that reply comes from the demo engine, see step 6). Replies come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual gibberish).
 # A random model never thinks, so the chat's data folder is seeded with one saved earlier turn
 # (tools/screenshots/seed) whose thinking section the screenshots unfold. Settings and data live
