@@ -41,11 +41,14 @@ var demoEngine ui.Engine
 // (the NPU's when set: its short window is the one that must hold the passages), counted
 // with its tokenizer; without a local model, an estimate over 4,096 tokens.
 func documentBudget(s config.Settings) documents.Budget {
-	for _, r := range []config.Route{s.NPU, s.CPU} {
-		if r.Model == "" {
-			continue
+	if s.NPU.Model != "" {
+		if b, err := documents.ModelBudget(s.NPU.Model, s.NPU.ModelFile, 0); err == nil {
+			b.PromptLimit = s.PrefillLimit // longer prompts would go to the CPU
+			return b
 		}
-		if b, err := documents.ModelBudget(r.Model, r.ModelFile, 0); err == nil {
+	}
+	if s.CPU.Model != "" {
+		if b, err := documents.ModelBudget(s.CPU.Model, s.CPU.ModelFile, 0); err == nil {
 			return b
 		}
 	}

@@ -17,6 +17,9 @@ type Budget struct {
 	Context int
 	// Count returns the tokens of text; nil estimates (see Estimate).
 	Count func(text string) int
+	// PromptLimit is the longest prompt the preferred route takes (an NPU's prefill limit);
+	// 0 means the context minus the reply budget.
+	PromptLimit int
 }
 
 // perMessage is what a chat template adds around each message (role markers, newlines).
@@ -60,7 +63,11 @@ func (b Budget) Passages(req reply.Request) int {
 		maxTokens = inference.DefaultMaxTokens
 	}
 	reserve := min(maxTokens, b.Context/2) // as the engine reserves for the reply
-	free := b.Context - reserve - instructionTokens
+	prompt := b.Context - reserve
+	if b.PromptLimit > 0 {
+		prompt = min(prompt, b.PromptLimit)
+	}
+	free := prompt - instructionTokens
 	last := len(req.Messages) - 1
 	history := 0
 	for i, m := range req.Messages {

@@ -274,6 +274,30 @@ func TestPassagesBudget(t *testing.T) {
 			}
 		})
 	}
+	// An NPU prefill limit under the context bounds the prompt: 1000 − 96 − 108.
+	limited := documents.Budget{Context: 2000, Count: count, PromptLimit: 1000}
+	if got, want := limited.Passages(tests[0].req), 796; got != want {
+		t.Errorf("Passages with a prompt limit = %d, want %d", got, want)
+	}
+}
+
+func TestPassagesBudgetEmpty(t *testing.T) {
+	tests := []struct {
+		name string
+		b    documents.Budget
+		req  reply.Request
+		want int
+	}{
+		{"no context", documents.Budget{}, reply.Request{Messages: []reply.Message{{Role: "user", Content: "x"}}}, 0},
+		{"no messages", documents.Budget{Context: 2000}, reply.Request{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.b.Passages(tt.req); got != tt.want {
+				t.Errorf("Passages = %d, want %d", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestEstimateOvercounts(t *testing.T) {
