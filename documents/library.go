@@ -59,7 +59,7 @@ func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (
 	if status == nil {
 		status = func(string) {}
 	}
-	release, err := l.claim(ctx, a.Path)
+	release, err := l.claim(ctx, a.Path, func() { status(fmt.Sprintf("Waiting for %s to be read…", a.Name)) })
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +106,9 @@ func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (
 	return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
 }
 
-// claim waits until no other goroutine is opening path, then marks it busy.
-func (l *Library) claim(ctx context.Context, path string) (func(), error) {
+// claim waits until no other goroutine is opening path (calling waiting first), then marks
+// it busy.
+func (l *Library) claim(ctx context.Context, path string, waiting func()) (func(), error) {
 	for {
 		l.mu.Lock()
 		ch, busy := l.busy[path]
@@ -123,6 +124,7 @@ func (l *Library) claim(ctx context.Context, path string) (func(), error) {
 			}, nil
 		}
 		l.mu.Unlock()
+		waiting()
 		select {
 		case <-ch:
 		case <-ctx.Done():

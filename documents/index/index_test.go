@@ -3,6 +3,8 @@ package index_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -145,8 +147,11 @@ func thousandPages() []extract.Section {
 
 // BenchmarkBuild1000Pages chunks and indexes 1,000 pages (≈ 3 MB of text) and reports the
 // heap the index keeps as a multiple of the text ("x-text").
-func BenchmarkBuild1000Pages(b *testing.B) {
-	secs := thousandPages()
+func BenchmarkBuild1000Pages(b *testing.B) { benchBuild(b, thousandPages()) }
+
+// benchBuild chunks and indexes secs in a b.Loop and reports the heap the index keeps over
+// the text ("x-text").
+func benchBuild(b *testing.B, secs []extract.Section) {
 	n := 0
 	for _, s := range secs {
 		n += len(s.Text)
@@ -200,3 +205,35 @@ func BenchmarkLoad1000Pages(b *testing.B) {
 		}
 	}
 }
+
+// goSource is about 3 MB of the Go distribution's source: text with a large vocabulary
+// (identifiers), unlike the generated pages.
+func goSource(b *testing.B) []extract.Section {
+	b.Helper()
+	var secs []extract.Section
+	n := 0
+	root := filepath.Join(runtime.GOROOT(), "src")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n >= 3<<20 {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n += len(data)
+		secs = append(secs, extract.Section{Heading: p, Text: string(data)})
+		return nil
+	})
+	if err != nil || n < 3<<20 {
+		b.Skipf("Go's source is not readable here (%d bytes): %v", n, err)
+	}
+	return secs
+}
+
+// BenchmarkBuildGoSource indexes ~3 MB of Go source, reporting heap over text as
+// BenchmarkBuild1000Pages does.
+func BenchmarkBuildGoSource(b *testing.B) { benchBuild(b, goSource(b)) }
