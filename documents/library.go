@@ -98,7 +98,7 @@ func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (
 	if doc.Len() <= WholeBytes {
 		ix.Sections = doc.Sections
 	}
-	if a.IndexPath != "" {
+	if _, err := os.Stat(a.Path); err == nil && a.IndexPath != "" { // not removed meanwhile
 		if err := ix.Save(a.IndexPath, st); err != nil {
 			slog.Warn("could not save a document index; it will be rebuilt next time", "path", a.IndexPath, "err", err)
 		}
