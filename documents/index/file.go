@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -70,15 +71,24 @@ func Load(path string, st Stamp) (*Index, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	var f fileForm
-	if err := gob.NewDecoder(bufio.NewReader(fh)).Decode(&f); err != nil {
+	ix, err := Read(bufio.NewReader(fh), st)
+	if err != nil && !errors.Is(err, ErrStale) {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	return ix, err
+}
+
+// Read decodes what Save writes.
+func Read(r io.Reader, st Stamp) (*Index, error) {
+	var f fileForm
+	if err := gob.NewDecoder(r).Decode(&f); err != nil {
+		return nil, err
 	}
 	if f.Version != formatVersion || f.Stamp != st {
 		return nil, ErrStale
 	}
 	if len(f.Terms) != len(f.Post) || len(f.Lens) != len(f.Chunks) {
-		return nil, fmt.Errorf("read index %s: inconsistent sizes", path)
+		return nil, errors.New("inconsistent sizes")
 	}
 	ix := &Index{Chunks: f.Chunks, Sections: f.Sections, terms: make(map[string]int32, len(f.Terms)), post: f.Post, lens: f.Lens}
 	var total uint64
@@ -91,7 +101,7 @@ func Load(path string, st Stamp) (*Index, error) {
 	for _, p := range f.Post {
 		for _, e := range p {
 			if int(e>>8) >= len(f.Chunks) {
-				return nil, fmt.Errorf("read index %s: a posting points past the chunks", path)
+				return nil, errors.New("a posting points past the chunks")
 			}
 		}
 	}
