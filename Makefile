@@ -13,6 +13,7 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter internal/residency:FuzzParseSmaps \
+	models/hub:FuzzParseRef models/hub:FuzzChoose \
 	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead
 
 setup:
@@ -62,8 +63,8 @@ clean:
 include packaging.mk
 
 # Screenshots of the real window under Xvfb: the welcome page, a chat with a streamed reply and
-# its thinking, the settings pane with a validation error, a question over an attached PDF with
-# its sources (tools/screenshots/screenshots.sh).
+# its thinking, the settings pane with a validation error, the Models view, a question over an
+# attached PDF with its sources (tools/screenshots/screenshots.sh).
 .PHONY: screenshots
 screenshots:
 	tools/screenshots/screenshots.sh $(BUILD)/screenshots
