@@ -13,7 +13,8 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter internal/residency:FuzzParseSmaps \
-	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError
+	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
+	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead
 
 setup:
 	@tools/setup.sh
@@ -78,7 +79,8 @@ crash-test:
 	$(GO) run ./tools/crashtest --app $(BUILD)/edgechat-demo --kills $(KILLS)
 
 # Screenshots of the real window under Xvfb: the welcome page, a chat with a streamed reply and
-# its thinking, the settings pane with a validation error (tools/screenshots/screenshots.sh).
+# its thinking, the settings pane with a validation error, the Models view, a question over an
+# attached PDF with its sources (tools/screenshots/screenshots.sh).
 .PHONY: screenshots
 screenshots:
 	tools/screenshots/screenshots.sh $(BUILD)/screenshots

@@ -13,6 +13,7 @@ import (
 
 	"edgechat/assets"
 	"edgechat/config"
+	"edgechat/documents"
 	"edgechat/history"
 	"edgechat/inference/routes"
 	"edgechat/internal/version"
@@ -55,6 +56,10 @@ func runApp(args []string) int {
 	}
 
 	engine := routes.NewSwitch(newEngine(settings.Settings())) // engine.go: the inference wiring
+	library := documents.NewLibrary()
+	files := &documents.Store{Dir: dir, Library: library}
+	// Attached documents' passages go into the question before the engine sees it.
+	withDocuments := &documents.Engine{Next: engine, Library: library, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
 	saved := settings.Settings()
 	var srv localServer
 	var notices []string
@@ -64,7 +69,8 @@ func runApp(args []string) int {
 	a := app.NewWithID("io.edgechat.app")
 	a.SetIcon(assets.Icon)
 	w := ui.New(a, ui.Deps{
-		Engine:   engine,
+		Engine:   withDocuments,
+		Files:    files,
 		Tester:   newTester(),
 		Settings: settings,
 		History:  conversations,

@@ -10,6 +10,7 @@ import (
 	"edgechat/reply"
 
 	"edgechat/config"
+	"edgechat/documents"
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
 	"edgechat/inference/routes"
@@ -35,6 +36,24 @@ func newEngine(s config.Settings) ui.Engine {
 
 // demoEngine, when set (builds with the demo tag and --demo-engine), answers instead of a model.
 var demoEngine ui.Engine
+
+// documentBudget is the window attached documents must fit: the first local route's model
+// (the NPU's when set: its short window is the one that must hold the passages), counted
+// with its tokenizer; without a local model, an estimate over 4,096 tokens.
+func documentBudget(s config.Settings) documents.Budget {
+	if s.NPU.Model != "" {
+		if b, err := documents.ModelBudget(s.NPU.Model, s.NPU.ModelFile, 0); err == nil {
+			b.PromptLimit = s.PrefillLimit // longer prompts would go to the CPU
+			return b
+		}
+	}
+	if s.CPU.Model != "" {
+		if b, err := documents.ModelBudget(s.CPU.Model, s.CPU.ModelFile, 0); err == nil {
+			return b
+		}
+	}
+	return documents.Budget{Context: 4096}
+}
 
 // newTester backs the settings pane's Test button: it loads the model on the chosen execution
 // provider (proving the library, the EP and the files) and describes it.

@@ -36,4 +36,17 @@ type Request struct {
 	Stop []string
 	// ConversationID lets the engine keep this conversation's KV cache for the next turn.
 	ConversationID string
+	// Attachments are files whose passages go into the last user message (package
+	// documents does that; the engine itself ignores them). Never set from a network request.
+	Attachments []Attachment `json:"-"`
+}
+
+// Attachment is a document file on this machine attached to a request.
+type Attachment struct {
+	// Name is what the person sees ("report.pdf").
+	Name string
+	// Path is the file to read.
+	Path string
+	// IndexPath is where its search index is kept between requests ("" = not kept).
+	IndexPath string
 }

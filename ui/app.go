@@ -21,6 +21,8 @@ type Deps struct {
 	History  Conversations
 	// NewSaver opens the autosaver of a conversation (history.Store.NewAutosaver).
 	NewSaver func(*history.Conversation) Autosaver
+	// Files keeps attached documents (documents.Store); nil hides attaching.
+	Files AttachmentFiles
 	// Problems are shown once after the window opens (unreadable conversations, settings
 	// warnings): saved data that was set aside.
 	Problems []string
@@ -66,7 +68,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings})
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)

@@ -32,6 +32,8 @@ type ChatView struct {
 	Export     *widget.Button
 	SaveExport *widget.Button // in the banner shown while saving fails
 	Settings   *widget.Button
+	Attach     *widget.Button
+	Files      *attachmentsBar
 	Content    fyne.CanvasObject
 }
 
@@ -70,9 +72,16 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	for _, b := range []*widget.Button{v.Regenerate, v.EditLast} {
 		b.Importance = widget.LowImportance
 	}
+	v.Attach = widget.NewButtonWithIcon("Attach", theme.MailAttachmentIcon(), v.chooseAttachment)
+	v.Attach.Importance = widget.LowImportance
+	v.Files = newAttachmentsBar(vm)
 	actions := container.NewHBox(v.Regenerate, v.EditLast, layout.NewSpacer())
+	if vm.CanAttach() {
+		actions.Add(v.Attach)
+		win.SetOnDropped(v.dropped)
+	}
 	composerRow := container.NewBorder(nil, nil, nil, container.NewVBox(layout.NewSpacer(), v.SendButton), v.Composer)
-	bottom := container.NewVBox(saveBanner, banner, actions, composerRow)
+	bottom := container.NewVBox(saveBanner, banner, actions, v.Files.Content, composerRow)
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.Messages, v.messagesChanged)

@@ -34,6 +34,8 @@ type ChatDeps struct {
 	// Rescue writes a conversation that could not be saved somewhere else and returns where
 	// (history.Rescue when nil).
 	Rescue func(*history.Conversation) (string, error)
+	// Files keeps attached files (nil: no attachments).
+	Files AttachmentFiles
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -50,6 +52,8 @@ type ChatVM struct {
 	// SaveProblem says why the open conversation is not saved and what to do; "" while
 	// saving works.
 	SaveProblem binding.String
+	// Attachments are the open conversation's files (attachvm.go).
+	Attachments binding.List[*AttachmentVM]
 
 	// OnListChanged is called, from any goroutine, when a conversation was created or its
 	// title or order changed (the sidebar reloads).
@@ -60,6 +64,9 @@ type ChatVM struct {
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
 	onFlush func()
+	// onIndexed, when set (tests), runs after an attachment was read or failed.
+	onIndexed func(*AttachmentVM)
+	att       attachState
 
 	mu     sync.Mutex
 	saver  Autosaver // owns the open conversation: read and change it only through Update
@@ -79,6 +86,7 @@ func NewChatVM(deps ChatDeps) *ChatVM {
 		Error:       binding.NewString(),
 		SaveProblem: binding.NewString(),
 		FlushEvery:  time.Second / 60,
+		Attachments: binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
 		deps:        deps,
 	}
 	_ = vm.Title.Set(NewChatTitle)
@@ -184,6 +192,7 @@ func (vm *ChatVM) NewChat() {
 	_ = vm.Error.Set("") // before closing: closing may report a conversation it could not save
 	vm.closeConversation()
 	_ = vm.Messages.Set(nil)
+	vm.showAttachments(nil)
 	_ = vm.Title.Set(NewChatTitle)
 	_ = vm.CurrentID.Set("")
 }
@@ -207,6 +216,7 @@ func (vm *ChatVM) Open(id string) error {
 	}
 	vm.openSaver(c)
 	vm.showMessages(vms)
+	vm.showAttachments(c)
 	_ = vm.Title.Set(c.Title)
 	_ = vm.CurrentID.Set(c.ID)
 	return nil
@@ -278,6 +288,25 @@ func (vm *ChatVM) startConversation(title string, first history.Message) {
 	_ = vm.Title.Set(title)
 }
 
+// ensureConversation opens a new, empty conversation named title when none is open: attaching
+// a file before the first message does this. Unlike a first message, nothing is lost when
+// this save fails, so the failure is reported and nothing is opened.
+func (vm *ChatVM) ensureConversation(title string) error {
+	if vm.saver != nil {
+		return nil
+	}
+	c := history.NewConversation(title)
+	if err := vm.deps.Store.Save(c); err != nil {
+		err = fmt.Errorf("could not save the new conversation (check the data folder in Settings): %w", err)
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	vm.openSaver(c)
+	_ = vm.CurrentID.Set(c.ID)
+	_ = vm.Title.Set(title)
+	return nil
+}
+
 // openSaver makes c the open conversation, saved by a new autosaver whose results reach
 // SaveProblem.
 func (vm *ChatVM) openSaver(c *history.Conversation) Autosaver {
@@ -310,6 +339,7 @@ func (vm *ChatVM) saveResult(saver Autosaver, err error) {
 // conversation whose last save failed is written elsewhere (Rescue) and Error says where.
 func (vm *ChatVM) closeConversation() {
 	vm.Stop()
+	vm.att.stop()
 	vm.mu.Lock()
 	done, saver := vm.done, vm.saver
 	vm.saver = nil

@@ -40,6 +40,16 @@ type Autosaver interface {
 	Notify(func(err error))
 }
 
+// AttachmentFiles keeps the copies of files attached to conversations (documents.Store).
+type AttachmentFiles interface {
+	Add(conversationID, path string) (history.Attachment, error)
+	Remove(conversationID string, a history.Attachment) error
+	// Requests are the attachments as the engine takes them.
+	Requests(conversationID string, as []history.Attachment) []reply.Attachment
+	// Index reads and indexes a file ahead of the first question, reporting progress.
+	Index(ctx context.Context, conversationID string, a history.Attachment, status func(msg string)) error
+}
+
 // SettingsStore reads and writes the settings file.
 type SettingsStore interface {
 	Settings() config.Settings
