@@ -1,4 +1,4 @@
-package inference
+package models
 
 import (
 	"fmt"

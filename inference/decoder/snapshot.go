@@ -1,4 +1,4 @@
-package inference
+package decoder
 
 // Saved caches of each decoder kind, for the conversation LRU (statecache.go): only the rows
 // the cache holds are copied.

@@ -1,4 +1,4 @@
-package inference
+package decoder
 
 // Finding and opening the stages of a decoder-pipeline bundle (layout D).
 
