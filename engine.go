@@ -11,8 +11,10 @@ import (
 
 	"edgechat/config"
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 	"edgechat/inference/ortenv"
 	"edgechat/inference/remote"
+	"edgechat/models"
 	"edgechat/ui"
 )
 
@@ -36,7 +38,7 @@ func newEngine(s config.Settings, demo bool) ui.Engine {
 
 // engineConfig turns settings into routes.
 func engineConfig(s config.Settings) inference.Config {
-	cfg := inference.Config{ORTLibrary: s.ORTLibrary}
+	cfg := inference.Config{Open: decoder.Opener(s.ORTLibrary)}
 	local := func(name string, r config.Route) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: r.Model, LoadOptions: inference.LoadOptions{
 			ModelFile: r.ModelFile, EP: inference.EP{Name: r.EP, Options: r.EPOptions, Threads: r.Threads},
@@ -101,7 +103,7 @@ func firstLine(s string) string {
 }
 
 func (loadTester) Test(ctx context.Context, r config.Route, ortLibrary string) (string, error) {
-	rep, err := inference.Inspect(r.Model, r.ModelFile)
+	rep, err := models.Inspect(r.Model, r.ModelFile)
 	if err != nil {
 		return "", err
 	}
@@ -110,7 +112,7 @@ func (loadTester) Test(ctx context.Context, r config.Route, ortLibrary string) (
 		return "", err
 	}
 	start := time.Now()
-	m, err := inference.LoadModel(r.Model, inference.LoadOptions{ModelFile: r.ModelFile, EP: inference.EP{Name: r.EP, Options: r.EPOptions, Threads: r.Threads}})
+	m, err := inference.LoadModel(r.Model, inference.LoadOptions{ModelFile: r.ModelFile, EP: inference.EP{Name: r.EP, Options: r.EPOptions, Threads: r.Threads}}, decoder.Open)
 	if err != nil {
 		return "", err
 	}

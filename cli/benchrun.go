@@ -7,12 +7,17 @@ import (
 	"slices"
 	"time"
 
+	"edgechat/inference"
+	"edgechat/inference/decoder"
+	"edgechat/inference/sample"
+	"edgechat/internal/host"
 	"edgechat/internal/rss"
+	"edgechat/models"
 )
 
 // BenchOptions configure Bench.
 type BenchOptions struct {
-	LoadOptions
+	inference.LoadOptions
 	SeqLen       int // prompt length of each prefill pass
 	Iterations   int
 	Warmup       int
@@ -41,16 +46,25 @@ type BenchResult struct {
 	TTFTMillis   float64 `json:"ttft_ms"`
 	DecodeTPS    float64 `json:"decode_tokens_per_s,omitempty"`
 	DecodeTokens int     `json:"decode_tokens,omitempty"`
-	// Memory of the decode run (Linux; zero elsewhere): the peak resident size from its
-	// prefill to its last token, against the budget of model files + KV cache + 150 MB.
-	PeakRSSBytes   int64     `json:"peak_rss_bytes,omitempty"`
-	ModelFileBytes int64     `json:"model_file_bytes,omitempty"`
-	KVBytes        int64     `json:"kv_bytes,omitempty"`
-	RSSBudgetBytes int64     `json:"rss_budget_bytes,omitempty"`
-	Samples        []float64 `json:"samples_ms"`
+	// Memory (Linux; private memory also on Windows; zero elsewhere). PeakRSSBytes is the
+	// peak resident size (VmHWM) from the decode run's prefill to its last token: it counts
+	// mapped weight pages the kernel takes back by itself. PrivateBytes is the private memory
+	// (RssAnon) after the decode run and PeakPrivateBytes its highest value sampled every
+	// 5 ms from before loading to the end: what the machine cannot reclaim, held against the
+	// budget of model files + KV cache + 150 MB.
+	PeakRSSBytes     int64 `json:"peak_rss_bytes,omitempty"`
+	PrivateBytes     int64 `json:"private_bytes,omitempty"`
+	PeakPrivateBytes int64 `json:"peak_private_bytes,omitempty"`
+	// LoadPeakPrivateBytes is the highest private memory sampled while loading.
+	LoadPeakPrivateBytes int64     `json:"load_peak_private_bytes,omitempty"`
+	ModelFileBytes       int64     `json:"model_file_bytes,omitempty"`
+	KVBytes              int64     `json:"kv_bytes,omitempty"`
+	RSSBudgetBytes       int64     `json:"rss_budget_bytes,omitempty"`
+	Samples              []float64 `json:"samples_ms"`
 }
 
-// Bench loads the model once and times prefill passes of SeqLen tokens, then a decode run.
+// Bench loads the model once (ONNX Runtime must be initialised) and times prefill passes of
+// SeqLen tokens, then a decode run, on the model's decoder directly.
 func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, error) {
 	if o.SeqLen <= 0 || o.Iterations <= 0 || o.Warmup < 0 {
 		return nil, fmt.Errorf("seq-len and iterations must be positive")
@@ -58,31 +72,33 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	if o.MaxContext < o.SeqLen+o.DecodeTokens {
 		o.MaxContext = o.SeqLen + o.DecodeTokens
 	}
+	stopAll, stopLoad := rss.SamplePrivate(5*time.Millisecond), rss.SamplePrivate(5*time.Millisecond)
+	defer stopAll()
 	t0 := time.Now()
-	m, err := LoadModel(path, o.LoadOptions)
+	m, err := inference.LoadModel(path, o.LoadOptions, decoder.Open)
+	loadPeak := stopLoad()
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
+	dec := m.Decoder()
 	r := &BenchResult{Model: m.Folder.Dir, Layout: string(m.Folder.Layout), EP: o.EP.Label(), Threads: o.EP.Threads, SeqLen: o.SeqLen,
 		Iterations: o.Iterations, Warmup: o.Warmup, LoadMillis: ms(time.Since(t0))}
 	if r.Threads == 0 {
-		r.Threads = PhysicalCores()
+		r.Threads = host.PhysicalCores()
 	}
-	if d, ok := m.dec.(*dynamicDecoder); ok {
-		r.KVType = d.io.KVType
-	}
-	if o.SeqLen > m.dec.Capacity() {
-		return nil, fmt.Errorf("seq-len %d exceeds the model's context of %d tokens", o.SeqLen, m.dec.Capacity())
+	r.KVType = kvType(m.Folder)
+	if o.SeqLen > dec.Capacity() {
+		return nil, fmt.Errorf("seq-len %d exceeds the model's context of %d tokens", o.SeqLen, dec.Capacity())
 	}
 	ids := benchPrompt(m, o.SeqLen)
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m.dec.Truncate(0)
+		dec.Truncate(0)
 		start := time.Now()
-		if _, err := m.forward(ids, nil); err != nil {
+		if _, err := dec.Forward(ctx, ids); err != nil {
 			return nil, err
 		}
 		if i >= o.Warmup {
@@ -91,15 +107,37 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	}
 	r.summarise()
 	if o.DecodeTokens > 0 {
-		if err := r.decode(m, ids, o.DecodeTokens); err != nil {
+		if err := r.decode(ctx, m, ids, o.DecodeTokens); err != nil {
 			return nil, err
 		}
+	}
+	r.ModelFileBytes, r.KVBytes = m.Folder.FileBytes(), dec.KVBytes()
+	r.RSSBudgetBytes = r.ModelFileBytes + r.KVBytes + RSSOverhead
+	if rss.PrivateSupported {
+		r.PeakPrivateBytes, r.LoadPeakPrivateBytes = stopAll(), loadPeak
+		r.PrivateBytes, _ = rss.Private()
 	}
 	return r, nil
 }
 
+// kvType is the KV cache's element type of a dynamic-shape model ("" for other layouts).
+func kvType(f *models.Folder) string {
+	if f.Layout != models.LayoutHF && f.Layout != models.LayoutGenAI {
+		return ""
+	}
+	info, err := models.ReadGraph(f.Model)
+	if err != nil {
+		return ""
+	}
+	io, err := models.DescribeDecoder(f.Model, info.Inputs, info.Outputs, f.GenAINames())
+	if err != nil {
+		return ""
+	}
+	return io.KVType
+}
+
 // benchPrompt is seqLen real token ids of ordinary text.
-func benchPrompt(m *Model, seqLen int) []int {
+func benchPrompt(m *inference.Model, seqLen int) []int {
 	text := "The Hexagon NPU runs the transformer's matrix multiplications at low power, while the CPU handles the rest. "
 	ids := m.Tokenizer.Encode(text)
 	out := make([]int, seqLen)
@@ -150,22 +188,23 @@ const RSSOverhead = 150_000_000
 
 // decode times a prefill (TTFT) then greedy decoding of n tokens, and measures the peak
 // resident memory over both.
-func (r *BenchResult) decode(m *Model, ids []int, n int) error {
-	m.dec.Truncate(0)
+func (r *BenchResult) decode(ctx context.Context, m *inference.Model, ids []int, n int) error {
+	dec := m.Decoder()
+	dec.Truncate(0)
 	measure := rss.Supported && rss.ResetPeak() == nil
 	start := time.Now()
-	logits, err := m.forward(ids, nil)
+	logits, err := dec.Forward(ctx, ids)
 	if err != nil {
 		return err
 	}
-	next := argmax(logits)
+	next := sample.Argmax(logits)
 	r.TTFTMillis = ms(time.Since(start))
 	start = time.Now()
 	for range n {
-		if logits, err = m.forward([]int{next}, nil); err != nil {
+		if logits, err = dec.Forward(ctx, []int{next}); err != nil {
 			return err
 		}
-		next = argmax(logits)
+		next = sample.Argmax(logits)
 	}
 	r.DecodeTPS, r.DecodeTokens = float64(n)/time.Since(start).Seconds(), n
 	if measure {
@@ -173,20 +212,9 @@ func (r *BenchResult) decode(m *Model, ids []int, n int) error {
 		if err != nil {
 			return err
 		}
-		r.PeakRSSBytes, r.ModelFileBytes, r.KVBytes = peak, m.FileBytes(), m.dec.KVBytes()
-		r.RSSBudgetBytes = r.ModelFileBytes + r.KVBytes + RSSOverhead
+		r.PeakRSSBytes = peak
 	}
 	return nil
-}
-
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -13,6 +13,7 @@ import (
 	"edgechat/reply"
 
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 )
 
 func init() {
@@ -43,7 +44,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 // engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
 // CPU as fallback); --model alone is one route on --ep.
 func (m *modelFlags) engineConfig() (inference.Config, error) {
-	cfg := inference.Config{ORTLibrary: m.ortLib}
+	cfg := inference.Config{Open: decoder.Opener(m.ortLib)}
 	load := func(ep string) inference.LoadOptions {
 		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}}
 	}

@@ -10,8 +10,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"edgechat/inference"
 	"edgechat/inference/ortenv"
+	"edgechat/internal/host"
 	"edgechat/internal/paths"
 )
 
@@ -41,7 +41,7 @@ func runSys(env Env) error {
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
-	r := sysReport{CPU: paths.CPUModel(), LogicalCPUs: runtime.NumCPU(), PhysicalCore: inference.PhysicalCores(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	r := sysReport{CPU: paths.CPUModel(), LogicalCPUs: runtime.NumCPU(), PhysicalCore: host.PhysicalCores(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	info, err := ortenv.Init(*ortLib)
 	if err != nil {
 		r.ORTError = err.Error()

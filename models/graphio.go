@@ -1,5 +1,8 @@
 package models
 
+// Reading a decoder graph's interface (names, shapes, KV layout) from its ONNX file, pure Go
+// over internal/onnxproto: the decoders open sessions with it and Inspect describes folders.
+
 import (
 	"fmt"
 	"os"
@@ -7,23 +10,22 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-
-	ort "github.com/yalue/onnxruntime_go"
+	"strings"
 
 	"edgechat/internal/onnxproto"
 )
 
-// kvPair names one layer's key and value tensors.
-type kvPair struct{ Key, Value string }
+// KVPair names one layer's key and value tensors.
+type KVPair struct{ Key, Value string }
 
-// decoderIO is what a decoder graph takes and gives, read from the graph itself.
-type decoderIO struct {
+// DecoderIO is what a decoder graph takes and gives, read from the graph itself.
+type DecoderIO struct {
 	InputIDs      string
 	InputIDsType  string
 	AttentionMask string // "" when the graph has none
 	PositionIDs   string // "" when the graph has none
-	Past          []kvPair
-	Present       []kvPair
+	Past          []KVPair
+	Present       []KVPair
 	Logits        string
 	KVType        string
 	KVHeads       int
@@ -35,19 +37,20 @@ type decoderIO struct {
 }
 
 // Layers is the number of decoder layers (one past key/value pair each).
-func (d *decoderIO) Layers() int { return len(d.Past) }
+func (d *DecoderIO) Layers() int { return len(d.Past) }
 
-// pastPattern matches the past-KV input names of the layouts EdgeChat knows:
+// PastPattern and PresentPattern match the past-KV input names of the layouts EdgeChat knows:
 // past_key_values.3.key (Hugging Face), past_3_key (static composite), past_key_values.3.value….
 var (
-	pastPattern    = regexp.MustCompile(`^past(?:_key_values)?[._](\d+)[._](key|value)$`)
-	presentPattern = regexp.MustCompile(`^present(?:_key_values)?[._](\d+)[._](key|value)$`)
+	PastPattern    = regexp.MustCompile(`^past(?:_key_values)?[._](\d+)[._](key|value)$`)
+	PresentPattern = regexp.MustCompile(`^present(?:_key_values)?[._](\d+)[._](key|value)$`)
 )
 
-// describeDecoder reads a decoder's interface from its graph. It refuses graphs that are not
+// DescribeDecoder reads a decoder's interface from its graph's inputs and outputs; names maps
+// genai_config.json roles to graph names (Folder.GenAINames). It refuses graphs that are not
 // decoders with a message that says what is missing.
-func describeDecoder(path string, in, out []onnxproto.IO, names map[string]string) (*decoderIO, error) {
-	d := &decoderIO{}
+func DescribeDecoder(path string, in, out []onnxproto.IO, names map[string]string) (*DecoderIO, error) {
+	d := &DecoderIO{}
 	byName := func(list []onnxproto.IO, n string) (onnxproto.IO, bool) {
 		for _, v := range list {
 			if v.Name == n {
@@ -64,7 +67,7 @@ func describeDecoder(path string, in, out []onnxproto.IO, names map[string]strin
 	}
 	ids, ok := byName(in, pick("input_ids", "input_ids"))
 	if !ok {
-		return nil, fmt.Errorf("%s is not a text decoder: it has no input_ids input (inputs: %s)", path, listNames(in))
+		return nil, fmt.Errorf("%s is not a text decoder: it has no input_ids input (inputs: %s)", path, ListNames(in))
 	}
 	d.InputIDs, d.InputIDsType = ids.Name, ids.ElemType
 	if len(ids.Dims) == 2 && ids.Dims[1].Value > 0 {
@@ -78,7 +81,7 @@ func describeDecoder(path string, in, out []onnxproto.IO, names map[string]strin
 	}
 	logits, ok := byName(out, pick("logits", "logits"))
 	if !ok {
-		return nil, fmt.Errorf("%s is not a text decoder: it has no logits output (outputs: %s)", path, listNames(out))
+		return nil, fmt.Errorf("%s is not a text decoder: it has no logits output (outputs: %s)", path, ListNames(out))
 	}
 	d.Logits = logits.Name
 	if n := len(logits.Dims); n > 0 && logits.Dims[n-1].Value > 0 {
@@ -88,10 +91,10 @@ func describeDecoder(path string, in, out []onnxproto.IO, names map[string]strin
 		return nil, fmt.Errorf("%s has %s logits; EdgeChat needs float32 logits (use an export whose logits are float32)", path, logits.ElemType)
 	}
 	var err error
-	if d.Past, err = kvNames(in, pastPattern, names["past_key_names"], names["past_value_names"]); err != nil {
+	if d.Past, err = KVNames(in, PastPattern, names["past_key_names"], names["past_value_names"]); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if d.Present, err = kvNames(out, presentPattern, names["present_key_names"], names["present_value_names"]); err != nil {
+	if d.Present, err = KVNames(out, PresentPattern, names["present_key_names"], names["present_value_names"]); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(d.Past) == 0 || len(d.Past) != len(d.Present) {
@@ -111,11 +114,11 @@ func describeDecoder(path string, in, out []onnxproto.IO, names map[string]strin
 	return d, nil
 }
 
-// kvNames collects layer-indexed key/value names, by genai_config.json patterns when given
+// KVNames collects layer-indexed key/value names, by genai_config.json patterns when given
 // (e.g. "past_key_values.%d.key"), else by the known naming schemes.
-func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]kvPair, error) {
+func KVNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]KVPair, error) {
 	if keyFmt != "" && valFmt != "" {
-		var out []kvPair
+		var out []KVPair
 		have := map[string]bool{}
 		for _, v := range list {
 			have[v.Name] = true
@@ -125,10 +128,10 @@ func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]k
 			if !have[k] || !have[v] {
 				return out, nil
 			}
-			out = append(out, kvPair{k, v})
+			out = append(out, KVPair{k, v})
 		}
 	}
-	layers := map[int]*kvPair{}
+	layers := map[int]*KVPair{}
 	for _, v := range list {
 		m := re.FindStringSubmatch(v.Name)
 		if m == nil {
@@ -137,7 +140,7 @@ func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]k
 		i, _ := strconv.Atoi(m[1])
 		p := layers[i]
 		if p == nil {
-			p = &kvPair{}
+			p = &KVPair{}
 			layers[i] = p
 		}
 		if m[2] == "key" {
@@ -151,7 +154,7 @@ func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]k
 		idx = append(idx, i)
 	}
 	sort.Ints(idx)
-	out := make([]kvPair, 0, len(idx))
+	out := make([]KVPair, 0, len(idx))
 	for n, i := range idx {
 		if i != n || layers[i].Key == "" || layers[i].Value == "" {
 			return nil, fmt.Errorf("KV cache names are incomplete at layer %d", n)
@@ -161,7 +164,8 @@ func kvNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]k
 	return out, nil
 }
 
-func listNames(list []onnxproto.IO) string {
+// ListNames lists the names of a few tensors for an error message.
+func ListNames(list []onnxproto.IO) string {
 	s := ""
 	for i, v := range list {
 		if i > 0 {
@@ -175,38 +179,15 @@ func listNames(list []onnxproto.IO) string {
 	return s
 }
 
-// open creates a session over the decoder's inputs (input_ids, attention_mask and position_ids
-// when present, then each layer's past key and value) and outputs (logits, then each layer's
-// present key and value), and returns the number of each.
-func (d *decoderIO) open(path string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, int, int, error) {
-	in := []string{d.InputIDs}
-	if d.AttentionMask != "" {
-		in = append(in, d.AttentionMask)
-	}
-	if d.PositionIDs != "" {
-		in = append(in, d.PositionIDs)
-	}
-	out := []string{d.Logits}
-	for i := range d.Past {
-		in = append(in, d.Past[i].Key, d.Past[i].Value)
-		out = append(out, d.Present[i].Key, d.Present[i].Value)
-	}
-	s, err := newSession(path, in, out, opts)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("load %s: %w", path, err)
-	}
-	return s, len(in), len(out), nil
-}
-
-// readGraph reads an ONNX file's interface and checks that the external data files it names
+// ReadGraph reads an ONNX file's interface and checks that the external data files it names
 // are there: ONNX Runtime's own message for a missing one ("External data path validation
 // failed…") does not say what to do.
-func readGraph(path string) (*onnxproto.ModelInfo, error) {
+func ReadGraph(path string) (*onnxproto.ModelInfo, error) {
 	info, err := onnxproto.ReadInfo(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for _, x := range externalPaths(path, info) {
+	for _, x := range ExternalPaths(path, info) {
 		if _, err := os.Stat(x); err != nil {
 			return nil, fmt.Errorf("%s keeps its weights in %s, which is missing from %s: copy it from the same download, next to %s",
 				filepath.Base(path), filepath.Base(x), filepath.Dir(x), filepath.Base(path))
@@ -215,11 +196,35 @@ func readGraph(path string) (*onnxproto.ModelInfo, error) {
 	return info, nil
 }
 
-// externalPaths are the external data files a graph names, as paths beside it.
-func externalPaths(path string, info *onnxproto.ModelInfo) []string {
+// ExternalPaths are the external data files a graph names, as paths beside it.
+func ExternalPaths(path string, info *onnxproto.ModelInfo) []string {
 	out := make([]string, len(info.ExternalFiles))
 	for i, x := range info.ExternalFiles {
 		out[i] = filepath.Join(filepath.Dir(path), x)
 	}
 	return out
+}
+
+// GenAINames maps genai_config.json's input and output roles ("input_ids",
+// "past_key_names"…) to the graph's names; empty for folders without that file.
+func (f *Folder) GenAINames() map[string]string {
+	names := map[string]string{}
+	if f.GenAI != nil {
+		for k, v := range f.GenAI.Model.Decoder.Inputs {
+			names[k] = v
+		}
+		for k, v := range f.GenAI.Model.Decoder.Outputs {
+			names[k] = v
+		}
+	}
+	return names
+}
+
+// ShapeString writes a shape as [1,seq,64].
+func ShapeString(d []onnxproto.Dim) string {
+	parts := make([]string, len(d))
+	for i, x := range d {
+		parts[i] = x.String()
+	}
+	return "[" + strings.Join(parts, ",") + "]"
 }

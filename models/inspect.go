@@ -9,7 +9,6 @@ import (
 
 	"edgechat/inference/tokenizer"
 	"edgechat/internal/onnxproto"
-	"edgechat/models"
 )
 
 // Report describes a model folder without running it: what `edgechat inspect` prints and the
@@ -71,7 +70,7 @@ var quantOps = []string{"MatMulNBits", "QuantizeLinear", "DequantizeLinear", "QL
 // Inspect reads a model folder's files (ONNX headers, configs, tokenizer) and describes it.
 // It builds no ONNX Runtime session.
 func Inspect(path, modelFile string) (*Report, error) {
-	f, err := models.Open(path, modelFile)
+	f, err := Open(path, modelFile)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +92,11 @@ func Inspect(path, modelFile string) (*Report, error) {
 
 type graphFile struct{ role, path, ep string }
 
-func graphsOf(f *models.Folder) []graphFile {
+func graphsOf(f *Folder) []graphFile {
 	switch f.Layout {
-	case models.LayoutComposite:
+	case LayoutComposite:
 		return []graphFile{{"prefill", f.Prefill, ""}, {"gen", f.Gen, ""}}
-	case models.LayoutBundle:
+	case LayoutBundle:
 		var out []graphFile
 		for _, s := range f.GenAI.Model.Decoder.Pipeline {
 			ep, _ := s.SessionOptions.Provider()
@@ -120,7 +119,7 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 	conv := func(list []onnxproto.IO) []IOReport {
 		out := make([]IOReport, len(list))
 		for i, v := range list {
-			out[i] = IOReport{Name: v.Name, DType: v.ElemType, Shape: shapeString(v.Dims)}
+			out[i] = IOReport{Name: v.Name, DType: v.ElemType, Shape: ShapeString(v.Dims)}
 		}
 		return out
 	}
@@ -138,16 +137,8 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 	return g, info, nil
 }
 
-func shapeString(d []onnxproto.Dim) string {
-	parts := make([]string, len(d))
-	for i, x := range d {
-		parts[i] = x.String()
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
-
 // addGraph folds one graph's facts into the report.
-func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelInfo) {
+func (r *Report) addGraph(f *Folder, role string, info *onnxproto.ModelInfo) {
 	for _, op := range quantOps {
 		for key := range info.Ops {
 			if (key == op || strings.HasSuffix(key, ":"+op)) && !slices.Contains(r.Quantization, op) {
@@ -166,13 +157,13 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s is a compiled EPContext graph: it needs a QNN-enabled ONNX Runtime (Settings → ONNX Runtime library)", role))
 	}
-	names := genaiNames(f)
-	if io, err := describeDecoder(role, info.Inputs, info.Outputs, names); err == nil && r.Layers == 0 {
+	names := f.GenAINames()
+	if io, err := DescribeDecoder(role, info.Inputs, info.Outputs, names); err == nil && r.Layers == 0 {
 		r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.Vocab = io.Layers(), io.KVHeads, io.HeadDim, io.KVType, io.Vocab
 		r.Static = io.SeqLen > 0 && io.MaxCache > 0
-		p, _ := findIO(info.Inputs, io.Past[0].Key)
-		r.KVShape = shapeString(p.Dims)
-		if r.Static && f.Layout == models.LayoutComposite {
+		p, _ := info.Input(io.Past[0].Key)
+		r.KVShape = ShapeString(p.Dims)
+		if r.Static && f.Layout == LayoutComposite {
 			// The composite's cache is a window of M rows that slides; M is what one
 			// prompt may hold.
 			r.ContextLength = io.MaxCache
@@ -185,14 +176,14 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 			}
 		}
 	}
-	if f.Layout == models.LayoutBundle && r.KVType == "" {
-		if g, err := describeGQA(&bundleStage{path: role, info: info}, bundleNamesOf(f.GenAI.Model.Decoder)); err == nil {
-			p, _ := info.Input(g.past[0].Key)
-			r.Static, r.KVShape = true, shapeString(p.Dims)
-			r.Layers, r.KVHeads, r.HeadDim, r.KVType = len(g.past), g.heads, g.headDim, g.kvType
+	if f.Layout == LayoutBundle && r.KVType == "" {
+		if g, err := DescribeGQA(role, info, BundleNamesOf(f.GenAI.Model.Decoder)); err == nil {
+			p, _ := info.Input(g.Past[0].Key)
+			r.Static, r.KVShape = true, ShapeString(p.Dims)
+			r.Layers, r.KVHeads, r.HeadDim, r.KVType = len(g.Past), g.Heads, g.HeadDim, g.KVType
 		}
 	}
-	if f.Layout == models.LayoutBundle && r.Layers == 0 {
+	if f.Layout == LayoutBundle && r.Layers == 0 {
 		r.Static = true
 		if f.GenAI != nil {
 			d := f.GenAI.Model.Decoder
@@ -201,16 +192,7 @@ func (r *Report) addGraph(f *models.Folder, role string, info *onnxproto.ModelIn
 	}
 }
 
-func findIO(list []onnxproto.IO, name string) (onnxproto.IO, bool) {
-	for _, v := range list {
-		if v.Name == name {
-			return v, true
-		}
-	}
-	return onnxproto.IO{}, false
-}
-
-func (r *Report) inspectTokenizer(f *models.Folder) {
+func (r *Report) inspectTokenizer(f *Folder) {
 	tok, err := tokenizer.Load(f.Dir)
 	if err != nil {
 		r.Tokenizer.Error = err.Error()
@@ -227,9 +209,9 @@ func (r *Report) inspectTokenizer(f *models.Folder) {
 }
 
 // FileBytes is the size of the model's graph files with their external data.
-func (m *Model) FileBytes() int64 {
+func (f *Folder) FileBytes() int64 {
 	var n int64
-	for _, g := range graphsOf(m.Folder) {
+	for _, g := range graphsOf(f) {
 		info, err := onnxproto.ReadInfo(g.path)
 		if err != nil {
 			info = &onnxproto.ModelInfo{} // count the graph file alone
@@ -242,7 +224,7 @@ func (m *Model) FileBytes() int64 {
 // graphFileBytes is the size of an ONNX file and of the external data files it names.
 func graphFileBytes(path string, info *onnxproto.ModelInfo) int64 {
 	var n int64
-	for _, p := range append([]string{path}, externalPaths(path, info)...) {
+	for _, p := range append([]string{path}, ExternalPaths(path, info)...) {
 		if st, err := os.Stat(p); err == nil {
 			n += st.Size()
 		}

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/inference"
+	"edgechat/inference/sample"
+	"edgechat/models"
 	"edgechat/reply"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -42,7 +45,7 @@ const benchDecodeTokens = 64
 // engineDecoder returns a function that generates one greedy reply with Generate (sampling,
 // detokenizing, thinking parser, events) and returns its decode time and token count.
 func engineDecoder(b *testing.B) func() (time.Duration, int) {
-	e := newTestEngine(b, benchModel(b), func(rc *RouteConfig) { rc.MaxContext = 1024 })
+	e := newTestEngine(b, benchModel(b), func(rc *inference.RouteConfig) { rc.MaxContext = 1024 })
 	req := greedy("Tell me a story about a lighthouse keeper.", benchDecodeTokens)
 	collect(b, e, context.Background(), req) // load
 	return func() (time.Duration, int) {
@@ -77,7 +80,7 @@ func BenchmarkDecodeOverhead(b *testing.B) {
 // bareDecoder returns a function that runs the bare session.Run loop once.
 func bareDecoder(b *testing.B) func() (time.Duration, int) {
 	dir := benchModel(b)
-	m, err := openModel(dir, LoadOptions{})
+	m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, MaxContext: 1024})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,20 +88,15 @@ func bareDecoder(b *testing.B) func() (time.Duration, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := loadDynamic(m.Folder, EP{Name: "cpu"}, 1024)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dd := d.(*dynamicDecoder)
-	dd.Close()
-	io := dd.io
+	io := m.Decoder().(*dynamicDecoder).io
+	m.Close()
 	in := []string{io.InputIDs, io.AttentionMask, io.PositionIDs}
 	out := []string{io.Logits}
 	for i := range io.Past {
 		in = append(in, io.Past[i].Key, io.Past[i].Value)
 		out = append(out, io.Present[i].Key, io.Present[i].Value)
 	}
-	opts, _ := newSessionOptions(EP{Name: "cpu"})
+	opts, _ := newSessionOptions(inference.EP{Name: "cpu"})
 	s, err := newSession(filepath.Join(dir, "onnx", "model.onnx"), in, out, opts)
 	opts.Destroy()
 	if err != nil {
@@ -134,7 +132,7 @@ func bareDecoder(b *testing.B) func() (time.Duration, int) {
 			v.Destroy()
 		}
 		logits := outputs[0].(*ort.Tensor[float32]).GetData()
-		next := argmax(logits[(L-1)*io.Vocab:])
+		next := sample.Argmax(logits[(L-1)*io.Vocab:])
 		outputs[0].Destroy()
 		return next, outputs[1:]
 	}
@@ -158,11 +156,12 @@ func bareDecoder(b *testing.B) func() (time.Duration, int) {
 
 // BenchmarkTTFT512: time to first token for a 512-token prompt, no cache reuse.
 func BenchmarkTTFT512(b *testing.B) {
-	e := newTestEngine(b, benchModel(b), func(rc *RouteConfig) { rc.MaxContext = 1024 })
-	m, err := openModel(benchModel(b), LoadOptions{})
+	e := newTestEngine(b, benchModel(b), func(rc *inference.RouteConfig) { rc.MaxContext = 1024 })
+	m, err := loadModel(benchModel(b), inference.LoadOptions{EP: inference.EP{Name: "cpu"}, MaxContext: 1024})
 	if err != nil {
 		b.Fatal(err)
 	}
+	m.Close()
 	text := ""
 	for len(m.Tokenizer.Encode(text)) < 500 {
 		text += "The lighthouse keeper counted the ships that passed in the night. "
@@ -186,8 +185,18 @@ func BenchmarkTTFT512(b *testing.B) {
 // the targets name (reuse/alone ≤ 1.3, noreuse/reuse ≥ 5), plus the cache's memory.
 func BenchmarkFollowUpTTFT(b *testing.B) {
 	model := benchModel(b)
-	reuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048 })
-	noReuse := newTestEngine(b, model, func(rc *RouteConfig) { rc.MaxContext = 2048; rc.NoReuse = true })
+	var reuseDec inference.Decoder // the reuse engine's decoder, for its cache's size
+	open := func(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) {
+		d, err := Open(f, o)
+		reuseDec = d
+		return d, err
+	}
+	reuse, err := inference.New(inference.Config{Open: open, Routes: []inference.RouteConfig{{Name: "cpu", Model: model, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu"}, MaxContext: 2048}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { reuse.Close() })
+	noReuse := newTestEngine(b, model, func(rc *inference.RouteConfig) { rc.MaxContext = 2048; rc.NoReuse = true })
 	msgs := []reply.Message{{Role: "system", Content: "You are a concise assistant."}}
 	for i := range 9 {
 		msgs = append(msgs,
@@ -207,7 +216,7 @@ func BenchmarkFollowUpTTFT(b *testing.B) {
 		answer, thinking := replyText(evs)
 		history := append(slices.Clone(msgs[:len(msgs)-1]), reply.Message{Role: "assistant", Content: answer, Thinking: thinking})
 		turn10 := reply.Request{Messages: append(history, last), MaxTokens: 1, Sampling: reply.Sampling{Temperature: ptr(0.0)}, ConversationID: "bench"}
-		reuse.settle()
+		reuse.Settle()
 		_, s := collect(b, reuse, context.Background(), turn10)
 		tReuse += s.TTFT
 		prompt, reused = s.PromptTokens, s.ReusedTokens
@@ -215,7 +224,7 @@ func BenchmarkFollowUpTTFT(b *testing.B) {
 		tNo += s.TTFT
 		_, s = collect(b, noReuse, context.Background(), alone)
 		tAlone += s.TTFT
-		kv = reuse.routes[0].model.dec.KVBytes()
+		kv = reuseDec.KVBytes()
 	}
 	n := float64(b.N)
 	b.ReportMetric(tReuse.Seconds()*1000/n, "ms-reuse")

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference"
 	"edgechat/internal/onnxproto"
 	"edgechat/models"
 )
@@ -20,6 +22,7 @@ import (
 // One goroutine at a time may use it.
 type bundleDecoder struct {
 	emb, ctx, iter, head *ort.DynamicAdvancedSession
+	run                  *runner
 	window, pad          int
 	rows                 int // KV buffer rows (total_seq_len)
 	capacity             int
@@ -47,27 +50,6 @@ type bundlePass struct {
 	in, outs      []ort.Value
 }
 
-// bundleNames are the tensor names genai_config.json gives, with Windows ML's defaults.
-type bundleNames struct {
-	inputIDs, logits, pastSeqLen, totalSeqLen    string
-	pastKey, pastValue, presentKey, presentValue string // patterns with one %d
-}
-
-func bundleNamesOf(d models.Decoder) bundleNames {
-	get := func(m map[string]string, k, def string) string {
-		if v := m[k]; v != "" {
-			return v
-		}
-		return def
-	}
-	return bundleNames{
-		inputIDs: get(d.Inputs, "input_ids", "input_ids"), logits: get(d.Outputs, "logits", "logits"),
-		pastSeqLen: get(d.Inputs, "past_sequence_length", "past_seq_len"), totalSeqLen: get(d.Inputs, "total_sequence_length", "total_seq_len"),
-		pastKey: get(d.Inputs, "past_key_names", "past_keys_%d"), pastValue: get(d.Inputs, "past_value_names", "past_values_%d"),
-		presentKey: get(d.Outputs, "present_key_names", "present_keys_%d"), presentValue: get(d.Outputs, "present_value_names", "present_values_%d"),
-	}
-}
-
 // bundleStage is one pipeline stage's file, configuration and graph interface.
 type bundleStage struct {
 	models.Stage
@@ -75,41 +57,28 @@ type bundleStage struct {
 	info *onnxproto.ModelInfo
 }
 
-// gqaIO is a ctx or iter graph's interface.
-type gqaIO struct {
-	hiddenIn, hiddenOut         string
-	seq                         int // rows per run; 0 when dynamic
-	past, present               []kvPair
-	kvType                      string
-	heads, rows, headDim, width int
-}
-
-func (g *gqaIO) kvDesc() string {
-	return fmt.Sprintf("%d layers of %s [1,%d,%d,%d]", len(g.past), g.kvType, g.heads, g.rows, g.headDim)
-}
-
 // loadBundle opens a decoder-pipeline bundle's four stages. The stages that the bundle puts on
 // an accelerator (ctx and iter) run on the route's EP, the others on the CPU; a stage that
 // fails to load fails the whole bundle.
-func loadBundle(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
+func loadBundle(f *models.Folder, ep inference.EP, maxCtx int) (*bundleDecoder, error) {
 	cfg := f.GenAI.Model
-	names := bundleNamesOf(cfg.Decoder)
+	names := models.BundleNamesOf(cfg.Decoder)
 	st, err := readStages(f, names, ep)
 	if err != nil {
 		return nil, err
 	}
-	ctxIO, err := describeGQA(st[1], names)
+	ctxIO, err := models.DescribeGQA(st[1].path, st[1].info, names)
 	if err != nil {
 		return nil, err
 	}
-	iterIO, err := describeGQA(st[2], names)
+	iterIO, err := models.DescribeGQA(st[2].path, st[2].info, names)
 	if err != nil {
 		return nil, err
 	}
-	if a, b := ctxIO.kvDesc(), iterIO.kvDesc(); a != b {
+	if a, b := ctxIO.KVDesc(), iterIO.KVDesc(); a != b {
 		return nil, fmt.Errorf("%s and %s disagree on the KV cache (%s vs %s): they are not from one build", st[1].Filename, st[2].Filename, a, b)
 	}
-	d := &bundleDecoder{rows: ctxIO.rows, hidden: ctxIO.width, window: ctxIO.seq}
+	d := &bundleDecoder{rows: ctxIO.Rows, hidden: ctxIO.Width, window: ctxIO.Seq}
 	if d.rows <= 0 {
 		d.rows = cfg.ContextLength
 	}
@@ -124,22 +93,26 @@ func loadBundle(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
 	} else if cfg.PadTokenID != nil {
 		d.pad = *cfg.PadTokenID
 	}
-	if d.window <= 0 || d.rows <= d.window || (iterIO.seq != 0 && iterIO.seq != 1) {
+	if d.window <= 0 || d.rows <= d.window || (iterIO.Seq != 0 && iterIO.Seq != 1) {
 		return nil, fmt.Errorf("%s: cannot work out the prefill window (%d rows) and KV buffer (%d rows); the bundle's genai_config.json needs context_length and sliding_window.window_size", f.Dir, d.window, d.rows)
 	}
 	d.capacity = min(d.rows, maxCtx)
+	if d.run, err = newRunner(st[1].path); err != nil {
+		return nil, err
+	}
 	if err := d.open(st, ctxIO, iterIO, names, ep); err != nil {
 		d.Close()
 		return nil, err
 	}
+	d.run.pages.release()
 	return d, nil
 }
 
 // open creates the four sessions, the shared KV buffers and every tensor the runs bind.
-func (d *bundleDecoder) open(st [4]*bundleStage, cio, iio *gqaIO, n bundleNames, ep EP) error {
+func (d *bundleDecoder) open(st [4]*bundleStage, cio, iio *models.GQAIO, n models.BundleNames, ep inference.EP) error {
 	emb, head := st[0], st[3]
-	ids, _ := emb.info.Input(n.inputIDs)
-	logits, _ := head.info.Output(n.logits)
+	ids, _ := emb.info.Input(n.InputIDs)
+	logits, _ := head.info.Output(n.Logits)
 	if len(emb.info.Outputs) != 1 || len(head.info.Inputs) != 1 {
 		return fmt.Errorf("the embeddings (%s) and lm_head (%s) stages must have one hidden-state output and input", emb.Filename, head.Filename)
 	}
@@ -147,16 +120,16 @@ func (d *bundleDecoder) open(st [4]*bundleStage, cio, iio *gqaIO, n bundleNames,
 		return fmt.Errorf("%s: input_ids type %s is not supported (int64 or int32)", emb.path, ids.ElemType)
 	}
 	if nd := len(logits.Dims); nd == 0 || logits.Dims[nd-1].Value <= 0 || logits.ElemType != "float32" {
-		return fmt.Errorf("%s: logits must be float32 with a fixed vocabulary size, found %s %s", head.path, logits.ElemType, shapeString(logits.Dims))
+		return fmt.Errorf("%s: logits must be float32 with a fixed vocabulary size, found %s %s", head.path, logits.ElemType, models.ShapeString(logits.Dims))
 	}
 	d.vocab = int(logits.Dims[len(logits.Dims)-1].Value)
-	decIO := func(g *gqaIO) [2][]string {
-		in, out := []string{g.hiddenIn}, []string{g.hiddenOut}
-		for i := range g.past {
-			in = append(in, g.past[i].Key, g.past[i].Value)
-			out = append(out, g.present[i].Key, g.present[i].Value)
+	decIO := func(g *models.GQAIO) [2][]string {
+		in, out := []string{g.HiddenIn}, []string{g.HiddenOut}
+		for i := range g.Past {
+			in = append(in, g.Past[i].Key, g.Past[i].Value)
+			out = append(out, g.Present[i].Key, g.Present[i].Value)
 		}
-		return [2][]string{append(in, n.pastSeqLen, n.totalSeqLen), out}
+		return [2][]string{append(in, n.PastSeqLen, n.TotalSeqLen), out}
 	}
 	ios := [4][2][]string{{{ids.Name}, {emb.info.Outputs[0].Name}}, decIO(cio), decIO(iio), {{head.info.Inputs[0].Name}, {logits.Name}}}
 	share := sharedContext(st[1].info, st[2].info)
@@ -170,20 +143,20 @@ func (d *bundleDecoder) open(st [4]*bundleStage, cio, iio *gqaIO, n bundleNames,
 }
 
 // allocate creates the shared KV buffers and the tensors of both passes and of lm_head.
-func (d *bundleDecoder) allocate(g *gqaIO, ids32 bool) error {
+func (d *bundleDecoder) allocate(g *models.GQAIO, ids32 bool) error {
 	elem, dtype := 4, ort.TensorElementDataType(ort.TensorElementDataTypeFloat)
-	if g.kvType == "float16" {
+	if g.KVType == "float16" {
 		elem, dtype = 2, ort.TensorElementDataTypeFloat16
 	}
 	ts := &d.tensors
-	kv := make([]ort.Value, 2*len(g.past))
+	kv := make([]ort.Value, 2*len(g.Past))
 	for i := range kv {
-		buf := make([]byte, g.heads*d.rows*g.headDim*elem)
+		buf := make([]byte, g.Heads*d.rows*g.HeadDim*elem)
 		d.kvBufs = append(d.kvBufs, buf)
-		kv[i] = ts.add(ort.NewCustomDataTensor(ort.NewShape(1, int64(g.heads), int64(d.rows), int64(g.headDim)), buf, dtype))
+		kv[i] = ts.add(ort.NewCustomDataTensor(ort.NewShape(1, int64(g.Heads), int64(d.rows), int64(g.HeadDim)), buf, dtype))
 		d.kvBytes += int64(len(buf))
 	}
-	d.kvHeads, d.kvRowBytes = g.heads, g.headDim*elem
+	d.kvHeads, d.kvRowBytes = g.Heads, g.HeadDim*elem
 	d.pastSeq, d.headIn, d.logits = []int32{0}, make([]float32, d.hidden), make([]float32, d.vocab)
 	seqLens := []ort.Value{ts.add(ort.NewTensor(ort.NewShape(1, 1), d.pastSeq)), ts.add(ort.NewTensor(ort.NewShape(1), []int32{int32(d.rows)}))}
 	d.headVals = []ort.Value{ts.add(ort.NewTensor(ort.NewShape(1, 1, int64(d.hidden)), d.headIn)), ts.add(ort.NewTensor(ort.NewShape(1, 1, int64(d.vocab)), d.logits))}
@@ -231,10 +204,16 @@ func (ts *tensorList) add(t ort.Value, err error) ort.Value {
 	return t
 }
 
-func (d *bundleDecoder) Vocab() int     { return d.vocab }
-func (d *bundleDecoder) Capacity() int  { return d.capacity }
-func (d *bundleDecoder) Cached() []int  { return d.ids }
-func (d *bundleDecoder) KVBytes() int64 { return d.kvBytes }
+var (
+	_ inference.Decoder     = (*bundleDecoder)(nil)
+	_ inference.Snapshotter = (*bundleDecoder)(nil)
+)
+
+func (d *bundleDecoder) Runtime() string { return runtimeName() }
+func (d *bundleDecoder) Vocab() int      { return d.vocab }
+func (d *bundleDecoder) Capacity() int   { return d.capacity }
+func (d *bundleDecoder) Cached() []int   { return d.ids }
+func (d *bundleDecoder) KVBytes() int64  { return d.kvBytes }
 
 // Truncate keeps the first n cached tokens. Rows from n on stay in the buffer until the next
 // run overwrites them; the sequence length passed to the graph keeps them out of attention.
@@ -244,7 +223,10 @@ func (d *bundleDecoder) Truncate(n int) { d.ids = d.ids[:min(max(n, 0), len(d.id
 // the current length, the last window padded at its end; lm_head then runs on the last real
 // row only. A window that would pass the buffer's end starts earlier and recomputes cached
 // rows instead.
-func (d *bundleDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, error) {
+func (d *bundleDecoder) Forward(ctx context.Context, ids []int) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("forward: no tokens")
 	}
@@ -252,24 +234,26 @@ func (d *bundleDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, erro
 	if n+len(ids) > d.capacity {
 		return nil, fmt.Errorf("the conversation needs %d tokens but the context holds %d", n+len(ids), d.capacity)
 	}
+	defer d.run.watch(ctx)()
+	defer d.run.fed(len(ids))
 	all := append(slices.Clip(d.ids), ids...)
 	if len(ids) == 1 {
-		if err := d.runPass(&d.decode, ids, n, run); err != nil {
-			return nil, err
+		if err := d.runPass(&d.decode, ids, n); err != nil {
+			return nil, d.run.err(ctx, err)
 		}
 	} else {
 		ws := n
 		for start := n; start < len(all); start += d.window {
 			ws = min(start, d.rows-d.window)
-			if err := d.runPass(&d.prefill, all[ws:min(ws+d.window, len(all))], ws+d.window-1, run); err != nil {
-				return nil, err
+			if err := d.runPass(&d.prefill, all[ws:min(ws+d.window, len(all))], ws+d.window-1); err != nil {
+				return nil, d.run.err(ctx, err)
 			}
 		}
 		last := len(all) - 1 - ws
 		copy(d.headIn, d.prefill.out[last*d.hidden:(last+1)*d.hidden])
 	}
-	if err := d.head.RunWithOptions(d.headVals[:1], d.headVals[1:], run); err != nil {
-		return nil, err
+	if err := d.head.RunWithOptions(d.headVals[:1], d.headVals[1:], d.run.opts); err != nil {
+		return nil, d.run.err(ctx, err)
 	}
 	d.ids = all
 	return d.logits, nil
@@ -278,7 +262,7 @@ func (d *bundleDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, erro
 // runPass embeds ids (padded at the end to the pass's rows) and runs ctx or iter with
 // past_seq_len = pastSeqLen, GroupQueryAttention's seqlens_k: the index of the pass's last
 // row, so the pass writes rows pastSeqLen+1-rows … pastSeqLen.
-func (d *bundleDecoder) runPass(p *bundlePass, ids []int, pastSeqLen int, run *ort.RunOptions) error {
+func (d *bundleDecoder) runPass(p *bundlePass, ids []int, pastSeqLen int) error {
 	for i := range max(len(p.ids64), len(p.ids32)) {
 		id := d.pad
 		if i < len(ids) {
@@ -291,10 +275,10 @@ func (d *bundleDecoder) runPass(p *bundlePass, ids []int, pastSeqLen int, run *o
 		}
 	}
 	d.pastSeq[0] = int32(pastSeqLen)
-	if err := d.emb.RunWithOptions(p.embIn, p.embOut, run); err != nil {
+	if err := d.emb.RunWithOptions(p.embIn, p.embOut, d.run.opts); err != nil {
 		return err
 	}
-	return p.decoder.RunWithOptions(p.in, p.outs, run)
+	return p.decoder.RunWithOptions(p.in, p.outs, d.run.opts)
 }
 
 func (d *bundleDecoder) Close() error {
@@ -309,5 +293,6 @@ func (d *bundleDecoder) Close() error {
 		v.Destroy()
 	}
 	d.tensors.list = nil
+	d.run.close()
 	return errors.Join(errs...)
 }

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/inference/sample"
 	"edgechat/reply"
 
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/inference"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/synth"
 	"edgechat/models"
@@ -24,14 +26,14 @@ func tinyBundle(t testing.TB) string {
 }
 
 // loadDecoder loads the model at path on the CPU and returns its decoder.
-func loadDecoder(t testing.TB, path string) decoder {
+func loadDecoder(t testing.TB, path string) inference.Decoder {
 	t.Helper()
-	m, err := LoadModel(path, LoadOptions{EP: EP{Name: "cpu", Threads: 1}})
+	m, err := loadModel(path, inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	return m.dec
+	return m.Decoder()
 }
 
 // idsOfLength is a prompt of n token ids spread over the vocabulary.
@@ -44,14 +46,14 @@ func idsOfLength(n, seed int) []int {
 }
 
 // greedyDecode runs prompt (the cache keeps what it holds) and n greedy tokens.
-func greedyDecode(t testing.TB, d decoder, prompt []int, n int) []int {
+func greedyDecode(t testing.TB, d inference.Decoder, prompt []int, n int) []int {
 	t.Helper()
-	logits, err := d.Forward(prompt, nil)
+	logits, err := d.Forward(context.Background(), prompt)
 	var out []int
 	for err == nil && len(out) < n {
-		out = append(out, argmax(logits))
+		out = append(out, sample.Argmax(logits))
 		if len(out) < n {
-			logits, err = d.Forward(out[len(out)-1:], nil)
+			logits, err = d.Forward(context.Background(), out[len(out)-1:])
 		}
 	}
 	if err != nil {
@@ -193,9 +195,9 @@ func TestBundleRouteFallsBack(t *testing.T) {
 		{"corrupt ctx", corrupt, "cpu", synth.BundleContextFile},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := New(Config{Routes: []RouteConfig{
-				{Name: "npu", Model: tc.model, LoadOptions: LoadOptions{EP: EP{Name: tc.ep}}},
-				{Name: "cpu", Model: tinyModel(t), LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}},
+			e, err := inference.New(inference.Config{Open: Open, Routes: []inference.RouteConfig{
+				{Name: "npu", Model: tc.model, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: tc.ep}}},
+				{Name: "cpu", Model: tinyModel(t), LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu"}}},
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -252,25 +254,25 @@ func TestInspectLayouts(t *testing.T) {
 	static := synthModel(t, "tiny-static", func(o *synth.Options) { o.Layout = synth.LayoutStatic })
 	for _, tc := range []struct {
 		model, letter string
-		graphs        []GraphReport // Role, File and EP compared
+		graphs        []models.GraphReport // Role, File and EP compared
 	}{
-		{tinyModel(t), "A", []GraphReport{{Role: "decoder", File: "model.onnx"}}},
-		{tinyGenAI(t), "B", []GraphReport{{Role: "decoder", File: "model.onnx"}}},
-		{static, "C", []GraphReport{{Role: "prefill", File: synth.StaticPrefillFile}, {Role: "gen", File: synth.StaticGenFile}}},
-		{tinyBundle(t), "D", []GraphReport{{Role: "embeddings", File: "embeddings.onnx", EP: "cpu"}, {Role: "context", File: "ctx.onnx", EP: "qnn"},
+		{tinyModel(t), "A", []models.GraphReport{{Role: "decoder", File: "model.onnx"}}},
+		{tinyGenAI(t), "B", []models.GraphReport{{Role: "decoder", File: "model.onnx"}}},
+		{static, "C", []models.GraphReport{{Role: "prefill", File: synth.StaticPrefillFile}, {Role: "gen", File: synth.StaticGenFile}}},
+		{tinyBundle(t), "D", []models.GraphReport{{Role: "embeddings", File: "embeddings.onnx", EP: "cpu"}, {Role: "context", File: "ctx.onnx", EP: "qnn"},
 			{Role: "iterator", File: "iter.onnx", EP: "qnn"}, {Role: "lm_head", File: "lm_head.onnx", EP: "cpu"}}},
 	} {
 		t.Run(tc.letter, func(t *testing.T) {
-			r, err := Inspect(tc.model, "")
+			r, err := models.Inspect(tc.model, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.LayoutLetter != tc.letter || r.NeedsQNN || r.Layers != 2 || r.KVHeads != 2 || r.HeadDim != 16 || r.KVType != "float32" {
 				t.Errorf("layout %s, needs QNN %v, %d layers, KV %s %d×%d", r.LayoutLetter, r.NeedsQNN, r.Layers, r.KVType, r.KVHeads, r.HeadDim)
 			}
-			var got []GraphReport
+			var got []models.GraphReport
 			for _, g := range r.Graphs {
-				got = append(got, GraphReport{Role: g.Role, File: g.File, EP: g.EP})
+				got = append(got, models.GraphReport{Role: g.Role, File: g.File, EP: g.EP})
 			}
 			if diff := cmp.Diff(tc.graphs, got); diff != "" {
 				t.Errorf("graphs (-want +got):\n%s", diff)
@@ -283,7 +285,7 @@ func TestInspectLayouts(t *testing.T) {
 			in, out := ioOf(t, filepath.Join(dir, f))
 			epContextGraph(t, filepath.Join(dir, f), "qnn_ctx_9f2e.bin", in, out)
 		}
-		r, err := Inspect(dir, "")
+		r, err := models.Inspect(dir, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +306,7 @@ func TestInspectLayouts(t *testing.T) {
 			if c.bin != "" {
 				writeFile(t, filepath.Join(dir, c.bin), "context binary")
 			}
-			_, err = LoadModel(dir, LoadOptions{EP: EP{Name: c.ep}})
+			_, err = loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: c.ep}})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("load on %s: got %v, want %q", c.ep, err, c.want)
 			}
@@ -316,8 +318,8 @@ func TestInspectLayouts(t *testing.T) {
 // provider options under the route's; the CPU otherwise.
 func TestBundleStageEP(t *testing.T) {
 	cfg := readBundleStages(t)
-	route := EP{Name: "qnn", Options: map[string]string{"htp_performance_mode": "sustained_high_performance"}}
-	want := map[string]EP{
+	route := inference.EP{Name: "qnn", Options: map[string]string{"htp_performance_mode": "sustained_high_performance"}}
+	want := map[string]inference.EP{
 		"embeddings": {Name: "cpu"},
 		"context": {Name: "qnn", Threads: 2, Options: map[string]string{"backend_path": "QnnHtp.dll", "htp_performance_mode": "sustained_high_performance",
 			"htp_graph_finalization_optimization_mode": "3", "soc_model": "60"}},
@@ -327,7 +329,7 @@ func TestBundleStageEP(t *testing.T) {
 		if diff := cmp.Diff(w, stageEP(cfg[name], route)); diff != "" {
 			t.Errorf("%s on a QNN route (-want +got):\n%s", name, diff)
 		}
-		if got := stageEP(cfg[name], EP{Name: "cpu", Threads: 3}); got.Name != "cpu" || got.Threads != 3 || got.Options != nil {
+		if got := stageEP(cfg[name], inference.EP{Name: "cpu", Threads: 3}); got.Name != "cpu" || got.Threads != 3 || got.Options != nil {
 			t.Errorf("%s on a CPU route: %+v", name, got)
 		}
 	}
@@ -353,7 +355,7 @@ func TestBundleStageSessionConfig(t *testing.T) {
 	s := models.Stage{Name: "context", Filename: "ctx.onnx"}
 	s.SessionOptions.ConfigEntries = map[string]string{"ep.context_enable": "1", "session.disable_cpu_ep_fallback": "1", "session.intra_op.allow_spinning": "0"}
 	for _, share := range []bool{false, true} {
-		opts, _, err := stageOptions(s, EP{Name: "cpu", Threads: 1}, share)
+		opts, _, err := stageOptions(s, inference.EP{Name: "cpu", Threads: 1}, share)
 		if err != nil {
 			t.Fatal(err)
 		}

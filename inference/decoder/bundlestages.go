@@ -12,18 +12,20 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference"
+	"edgechat/internal/eps"
 	"edgechat/internal/onnxproto"
 	"edgechat/models"
 )
 
 // readStages finds the embeddings, ctx, iter and lm_head stages by what their graphs take and
 // give, and checks compiled stages' context binaries.
-func readStages(f *models.Folder, n bundleNames, ep EP) ([4]*bundleStage, error) {
+func readStages(f *models.Folder, n models.BundleNames, ep inference.EP) ([4]*bundleStage, error) {
 	var st [4]*bundleStage // embeddings, ctx, iter, lm_head
 	cfgPath := filepath.Join(f.Dir, "genai_config.json")
 	for _, s := range f.GenAI.Model.Decoder.Pipeline {
 		p := filepath.Join(f.Dir, s.Filename)
-		info, err := readGraph(p)
+		info, err := models.ReadGraph(p)
 		if err != nil {
 			return st, fmt.Errorf("bundle stage %q: %w", s.Name, err)
 		}
@@ -31,9 +33,9 @@ func readStages(f *models.Folder, n bundleNames, ep EP) ([4]*bundleStage, error)
 			return st, err
 		}
 		bs := &bundleStage{Stage: s, path: p, info: info}
-		_, isDecoder := info.Input(fmt.Sprintf(n.pastKey, 0))
-		_, hasLogits := info.Output(n.logits)
-		_, hasIDs := info.Input(n.inputIDs)
+		_, isDecoder := info.Input(fmt.Sprintf(n.PastKey, 0))
+		_, hasLogits := info.Output(n.Logits)
+		_, hasIDs := info.Input(n.InputIDs)
 		i := -1
 		switch {
 		case isDecoder: // iter runs on generated tokens only, or (no flags) takes one row
@@ -48,7 +50,7 @@ func readStages(f *models.Folder, n bundleNames, ep EP) ([4]*bundleStage, error)
 		case hasIDs:
 			i = 0
 		default:
-			return st, fmt.Errorf("%s: stage %q (%s) takes neither %s, %s nor gives %s: EdgeChat runs bundles of embeddings, ctx, iter and lm_head", cfgPath, s.Name, s.Filename, n.inputIDs, fmt.Sprintf(n.pastKey, 0), n.logits)
+			return st, fmt.Errorf("%s: stage %q (%s) takes neither %s, %s nor gives %s: EdgeChat runs bundles of embeddings, ctx, iter and lm_head", cfgPath, s.Name, s.Filename, n.InputIDs, fmt.Sprintf(n.PastKey, 0), n.Logits)
 		}
 		if st[i] != nil {
 			return st, fmt.Errorf("%s: stages %q and %q play the same part", cfgPath, st[i].Name, s.Name)
@@ -63,66 +65,17 @@ func readStages(f *models.Folder, n bundleNames, ep EP) ([4]*bundleStage, error)
 	return st, nil
 }
 
-// describeGQA reads a ctx or iter graph's interface.
-func describeGQA(s *bundleStage, n bundleNames) (*gqaIO, error) {
-	g := &gqaIO{}
-	var err error
-	if g.past, err = kvNames(s.info.Inputs, pastPattern, n.pastKey, n.pastValue); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.path, err)
-	}
-	if g.present, err = kvNames(s.info.Outputs, presentPattern, n.presentKey, n.presentValue); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.path, err)
-	}
-	if len(g.past) == 0 || len(g.past) != len(g.present) {
-		return nil, fmt.Errorf("%s: found %d past and %d present key/value pairs (%s, %s); expected one of each per layer", s.path, len(g.past), len(g.present), n.pastKey, n.presentKey)
-	}
-	known := map[string]bool{n.pastSeqLen: true, n.totalSeqLen: true}
-	for _, p := range slices.Concat(g.past, g.present) {
-		known[p.Key], known[p.Value] = true, true
-	}
-	for _, name := range []string{n.pastSeqLen, n.totalSeqLen} {
-		if v, ok := s.info.Input(name); !ok || v.ElemType != "int32" {
-			return nil, fmt.Errorf("%s needs an int32 input %s (GroupQueryAttention's sequence lengths); found %q", s.path, name, v.ElemType)
-		}
-	}
-	for i, list := range [][]onnxproto.IO{s.info.Inputs, s.info.Outputs} {
-		var other []onnxproto.IO
-		for _, v := range list {
-			if !known[v.Name] {
-				other = append(other, v)
-			}
-		}
-		if len(other) != 1 || other[0].ElemType != "float32" || len(other[0].Dims) != 3 {
-			return nil, fmt.Errorf("%s: expected one float32 hidden-state tensor [1, seq, hidden] among the %s besides the KV cache, found %s", s.path, [2]string{"inputs", "outputs"}[i], listNames(other))
-		}
-		if i == 0 {
-			g.hiddenIn, g.seq, g.width = other[0].Name, int(max(other[0].Dims[1].Value, 0)), int(other[0].Dims[2].Value)
-		} else {
-			g.hiddenOut = other[0].Name
-		}
-	}
-	past, _ := s.info.Input(g.past[0].Key)
-	if len(past.Dims) != 4 || past.Dims[1].Value <= 0 || past.Dims[3].Value <= 0 || g.width <= 0 {
-		return nil, fmt.Errorf("%s: past key %s has shape %s; expected [1, kv_heads, context_length, head_dim]", s.path, past.Name, shapeString(past.Dims))
-	}
-	if past.ElemType != "float32" && past.ElemType != "float16" {
-		return nil, fmt.Errorf("%s: KV cache type %s is not supported (float32 or float16)", s.path, past.ElemType)
-	}
-	g.kvType, g.heads, g.rows, g.headDim = past.ElemType, int(past.Dims[1].Value), int(max(past.Dims[2].Value, 0)), int(past.Dims[3].Value)
-	return g, nil
-}
-
 // stageEP is the provider a stage runs on: the route's EP for stages whose session options
 // name a provider (unless the route is the CPU's), else the CPU. The stage's provider options
 // apply under the route's when both name the same provider.
-func stageEP(s models.Stage, route EP) EP {
+func stageEP(s models.Stage, route inference.EP) inference.EP {
 	name, opts := s.SessionOptions.Provider()
-	if name == "" || route.Name == "" || strings.EqualFold(route.Name, "cpu") {
-		return EP{Name: "cpu", Threads: route.Threads}
+	if name == "" || eps.IsCPU(route.Name) {
+		return inference.EP{Name: "cpu", Threads: route.Threads}
 	}
 	ep := route
 	if strings.EqualFold(name, route.Name) {
-		ep.Options = withDefaults(route.Options, opts)
+		ep.Options = eps.Merge(opts, route.Options)
 	}
 	if ep.Threads <= 0 {
 		ep.Threads = s.SessionOptions.IntraOpNumThreads
@@ -138,7 +91,7 @@ var skippedEntries = []string{"ep.context_enable", "session.disable_cpu_ep_fallb
 // stageOptions builds one stage's session options: its EP (stageEP), its config entries but
 // skippedEntries, and ep.share_ep_contexts=1 when share is set (ctx and iter whose EPContext
 // nodes name one context binary load it once).
-func stageOptions(s models.Stage, route EP, share bool) (*ort.SessionOptions, EP, error) {
+func stageOptions(s models.Stage, route inference.EP, share bool) (*ort.SessionOptions, inference.EP, error) {
 	ep := stageEP(s, route)
 	opts, err := newSessionOptions(ep)
 	if err != nil {
@@ -165,7 +118,7 @@ func stageOptions(s models.Stage, route EP, share bool) (*ort.SessionOptions, EP
 }
 
 // openStage creates one stage's session.
-func openStage(s *bundleStage, route EP, share bool, in, out []string) (*ort.DynamicAdvancedSession, error) {
+func openStage(s *bundleStage, route inference.EP, share bool, in, out []string) (*ort.DynamicAdvancedSession, error) {
 	opts, ep, err := stageOptions(s.Stage, route, share)
 	if err != nil {
 		return nil, err

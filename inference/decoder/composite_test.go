@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/inference"
 	"edgechat/reply"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,7 +96,7 @@ func TestCompositeMissingContextBinary(t *testing.T) {
 	epContextGraph(t, filepath.Join(dir, synth.StaticGenFile), "y_qnn.bin", in, out)
 	writeFile(t, filepath.Join(dir, "y_qnn.bin"), "context")
 	initORT(t)
-	_, err := LoadModel(dir, LoadOptions{EP: EP{Name: "qnn"}})
+	_, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "qnn"}})
 	if err == nil || !strings.Contains(err.Error(), "x_qnn.bin is missing") {
 		t.Fatalf("got %v, want an error naming x_qnn.bin", err)
 	}

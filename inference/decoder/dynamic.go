@@ -1,7 +1,11 @@
 package decoder
 
 import (
+	"context"
 	"fmt"
+
+	"edgechat/inference"
+	"edgechat/models"
 
 	"edgechat/internal/offheap"
 
@@ -16,8 +20,9 @@ const prefillChunk = 64
 // tokens and the whole past, and returns logits and the past extended by the new rows.
 // One goroutine at a time may use it.
 type dynamicDecoder struct {
-	io      *decoderIO
+	io      *models.DecoderIO
 	session *ort.DynamicAdvancedSession
+	run     *runner
 	kv      *kvBuffers
 	vocab   int
 	ids     []int // token ids in the cache
@@ -31,13 +36,18 @@ type dynamicDecoder struct {
 	outputs []ort.Value
 }
 
-func newDynamicDecoder(path string, io *decoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
-	s, nIn, nOut, err := io.open(path, opts)
+func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
+	run, err := newRunner(path)
 	if err != nil {
 		return nil, err
 	}
+	s, nIn, nOut, err := openIO(io, path, opts)
+	if err != nil {
+		run.close()
+		return nil, err
+	}
 	d := &dynamicDecoder{
-		io: io, session: s, vocab: io.Vocab,
+		io: io, session: s, run: run, vocab: io.Vocab,
 		kv:      newKVBuffers(io.Layers(), io.KVHeads, io.HeadDim, io.KVType, maxTokens),
 		idBuf:   make([]int64, prefillChunk),
 		idBuf32: make([]int32, prefillChunk),
@@ -49,12 +59,19 @@ func newDynamicDecoder(path string, io *decoderIO, opts *ort.SessionOptions, max
 	for i := range d.mask {
 		d.mask[i] = 1
 	}
+	run.pages.release()
 	return d, nil
 }
 
-func (d *dynamicDecoder) Vocab() int    { return d.vocab }
-func (d *dynamicDecoder) Capacity() int { return d.kv.maxTokens }
-func (d *dynamicDecoder) Cached() []int { return d.ids }
+var (
+	_ inference.Decoder     = (*dynamicDecoder)(nil)
+	_ inference.Snapshotter = (*dynamicDecoder)(nil)
+)
+
+func (d *dynamicDecoder) Vocab() int      { return d.vocab }
+func (d *dynamicDecoder) Runtime() string { return runtimeName() }
+func (d *dynamicDecoder) Capacity() int   { return d.kv.maxTokens }
+func (d *dynamicDecoder) Cached() []int   { return d.ids }
 func (d *dynamicDecoder) KVBytes() int64 {
 	return d.kv.held()
 }
@@ -66,8 +83,11 @@ func (d *dynamicDecoder) Truncate(n int) {
 }
 
 // Forward appends ids to the cache and returns the logits of the last one. The slice is valid
-// until the next call. run may be nil; terminating it stops the run in flight.
-func (d *dynamicDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, error) {
+// until the next call. Cancelling ctx stops the run in flight; the chunks before it stay.
+func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("forward: no tokens")
 	}
@@ -80,8 +100,10 @@ func (d *dynamicDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, err
 	if len(d.row) != d.vocab {
 		d.row = make([]float32, d.vocab)
 	}
+	defer d.run.watch(ctx)()
+	defer d.run.fed(len(ids))
 	if len(ids) == 1 {
-		return d.row, d.step(ids, d.row, run)
+		return d.row, d.run.err(ctx, d.step(ids, d.row))
 	}
 	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows) live off the
 	// heap for the length of the call; only the last row is kept.
@@ -90,7 +112,7 @@ func (d *dynamicDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, err
 	logits := offheap.Floats(buf)
 	for start := 0; start < len(ids); start += prefillChunk {
 		chunk := ids[start:min(start+prefillChunk, len(ids))]
-		if err := d.step(chunk, logits, run); err != nil {
+		if err := d.run.err(ctx, d.step(chunk, logits)); err != nil {
 			return nil, err
 		}
 		L := len(chunk)
@@ -100,7 +122,7 @@ func (d *dynamicDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, err
 }
 
 // step runs one chunk of at most prefillChunk tokens, writing its logits to logits.
-func (d *dynamicDecoder) step(ids []int, logits []float32, run *ort.RunOptions) error {
+func (d *dynamicDecoder) step(ids []int, logits []float32) error {
 	past, L := d.kv.n, len(ids)
 	if err := d.kv.ensure(past + L); err != nil {
 		return err
@@ -148,7 +170,7 @@ func (d *dynamicDecoder) step(ids []int, logits []float32, run *ort.RunOptions) 
 	if err := d.kv.tensors(1-d.kv.cur, past+L, d.outputs[1:]); err != nil {
 		return err
 	}
-	if err := d.session.RunWithOptions(d.inputs, d.outputs, run); err != nil {
+	if err := d.session.RunWithOptions(d.inputs, d.outputs, d.run.opts); err != nil {
 		return err
 	}
 	d.kv.cur = 1 - d.kv.cur
@@ -176,5 +198,6 @@ func destroyAll(lists ...[]ort.Value) {
 func (d *dynamicDecoder) Close() error {
 	d.release()
 	d.kv.free()
+	defer d.run.close()
 	return destroySession(d.session)
 }

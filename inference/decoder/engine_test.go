@@ -10,26 +10,29 @@ import (
 	"edgechat/reply"
 
 	"go.uber.org/goleak"
+
+	"edgechat/inference"
+	"edgechat/internal/enginetest"
+)
+
+// The engine tests below run on real ONNX Runtime sessions over synthetic models; the
+// engine's behaviour alone (routing, stop strings, reuse, warm-up, cancel) is tested on a
+// fake decoder in package inference.
+
+var (
+	greedy    = enginetest.Greedy
+	replyText = enginetest.Text
 )
 
 func ptr[T any](v T) *T { return &v }
 
-// greedy is a request for a deterministic reply.
-func greedy(prompt string, maxTokens int) reply.Request {
-	return reply.Request{
-		Messages:  []reply.Message{{Role: "user", Content: prompt}},
-		MaxTokens: maxTokens,
-		Sampling:  reply.Sampling{Temperature: ptr(0.0)},
-	}
-}
-
-func newTestEngine(t testing.TB, model string, edit func(*RouteConfig)) *Engine {
+func newTestEngine(t testing.TB, model string, edit func(*inference.RouteConfig)) *inference.Engine {
 	t.Helper()
-	rc := RouteConfig{Name: "cpu", Model: model, LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}}
+	rc := inference.RouteConfig{Name: "cpu", Model: model, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu"}}}
 	if edit != nil {
 		edit(&rc)
 	}
-	e, err := New(Config{Routes: []RouteConfig{rc}})
+	e, err := inference.New(inference.Config{Open: Open, Routes: []inference.RouteConfig{rc}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,43 +41,14 @@ func newTestEngine(t testing.TB, model string, edit func(*RouteConfig)) *Engine 
 }
 
 // collect runs a request to the end and returns its events and summary.
-func collect(t testing.TB, e *Engine, ctx context.Context, req reply.Request) ([]reply.Event, *reply.Summary) {
+func collect(t testing.TB, e *inference.Engine, ctx context.Context, req reply.Request) ([]reply.Event, *reply.Summary) {
 	t.Helper()
-	ch, err := e.Generate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []reply.Event
-	var sum *reply.Summary
-	for ev := range ch {
-		evs = append(evs, ev)
-		if ev.Kind == reply.EventDone {
-			if sum != nil {
-				t.Fatal("two done events")
-			}
-			sum = ev.Done
-		}
-	}
-	if sum == nil {
-		t.Fatal("stream closed without a done event")
-	}
-	if evs[len(evs)-1].Kind != reply.EventDone {
-		t.Fatal("done is not the last event")
-	}
-	return evs, sum
+	return enginetest.Collect(t, e, ctx, req)
 }
 
-func replyText(evs []reply.Event) (answer, thinking string) {
-	var a, th strings.Builder
-	for _, ev := range evs {
-		switch ev.Kind {
-		case reply.EventText:
-			a.WriteString(ev.Text)
-		case reply.EventThinking:
-			th.WriteString(ev.Text)
-		}
-	}
-	return a.String(), th.String()
+// loadModel loads the model at path with ONNX Runtime.
+func loadModel(path string, o inference.LoadOptions) (*inference.Model, error) {
+	return inference.LoadModel(path, o, Open)
 }
 
 func TestGenerateGreedyIsDeterministic(t *testing.T) {
@@ -223,7 +197,7 @@ func TestCancelMidPrefill(t *testing.T) {
 }
 
 func TestContextTrimmingDropsOldestTurns(t *testing.T) {
-	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) { rc.MaxContext = 160 })
+	e := newTestEngine(t, tinyModel(t), func(rc *inference.RouteConfig) { rc.MaxContext = 160 })
 	var msgs []reply.Message
 	msgs = append(msgs, reply.Message{Role: "system", Content: "You are terse."})
 	for i := range 6 {
@@ -248,7 +222,7 @@ func TestContextTrimmingDropsOldestTurns(t *testing.T) {
 }
 
 func TestPromptTooLongIsAClearError(t *testing.T) {
-	e := newTestEngine(t, tinyModel(t), func(rc *RouteConfig) { rc.MaxContext = 64 })
+	e := newTestEngine(t, tinyModel(t), func(rc *inference.RouteConfig) { rc.MaxContext = 64 })
 	_, s := collect(t, e, context.Background(), greedy(strings.Repeat("word ", 200), 8))
 	if s.FinishReason != reply.FinishError || s.Err == nil {
 		t.Fatalf("want an error, got %+v", s)
@@ -292,13 +266,13 @@ func TestBadModelFolders(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := LoadModel(c.setup(t), LoadOptions{})
+			_, err := loadModel(c.setup(t), inference.LoadOptions{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v; want it to say %q", err, c.want)
 			}
 		})
 	}
-	if _, err := LoadModel(tiny, LoadOptions{}); err != nil {
+	if _, err := loadModel(tiny, inference.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

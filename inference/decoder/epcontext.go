@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"edgechat/inference"
 	"edgechat/internal/onnxproto"
 	"edgechat/models"
 )
@@ -17,7 +18,7 @@ import (
 // checkContextBinaries refuses a compiled (EPContext) graph whose context binary, named by the
 // node's ep_cache_context attribute, is not next to it, or that would run on another EP than
 // QNN, the one EdgeChat's NPU builds are compiled for.
-func checkContextBinaries(path string, info *onnxproto.ModelInfo, ep EP) error {
+func checkContextBinaries(path string, info *onnxproto.ModelInfo, ep inference.EP) error {
 	for _, c := range info.EPContexts {
 		if c.EmbedMode != 0 {
 			continue
@@ -37,7 +38,7 @@ func checkContextBinaries(path string, info *onnxproto.ModelInfo, ep EP) error {
 }
 
 // checkCompositeContexts checks the context binaries of a static composite's two graphs.
-func checkCompositeContexts(f *models.Folder, ep EP) error {
+func checkCompositeContexts(f *models.Folder, ep inference.EP) error {
 	for _, p := range []string{f.Prefill, f.Gen} {
 		info, err := onnxproto.ReadInfo(p)
 		if err != nil {

@@ -4,8 +4,6 @@ import (
 	"log/slog"
 
 	"edgechat/internal/residency"
-
-	ort "github.com/yalue/onnxruntime_go"
 )
 
 // releaseEvery is how many tokens pass through a model between releases of its mapped weight
@@ -20,12 +18,12 @@ const releaseEvery = 4
 // embedding table is read only a row per token (see package residency).
 type weightPages struct {
 	dir string
-	fed int // tokens since the last release
+	n   int // tokens since the last release
 }
 
 // release gives the pages back now.
 func (p *weightPages) release() {
-	p.fed = 0
+	p.n = 0
 	st, err := residency.Release(p.dir)
 	if err != nil {
 		slog.Warn("could not release mapped weight pages", "model", p.dir, "err", err)
@@ -36,11 +34,9 @@ func (p *weightPages) release() {
 	}
 }
 
-// forward runs the decoder over ids and, every releaseEvery tokens, releases the weight pages.
-func (m *Model) forward(ids []int, run *ort.RunOptions) ([]float32, error) {
-	logits, err := m.dec.Forward(ids, run)
-	if m.pages.fed += len(ids); m.pages.fed >= releaseEvery {
-		m.pages.release()
+// fed counts n tokens through the model and, every releaseEvery tokens, releases the pages.
+func (p *weightPages) fed(n int) {
+	if p.n += n; p.n >= releaseEvery {
+		p.release()
 	}
-	return logits, err
 }

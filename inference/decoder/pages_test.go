@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/inference"
 	"edgechat/reply"
 
 	"edgechat/internal/residency"
@@ -40,7 +41,7 @@ func TestExternalDataMatchesInlineAndIsReleased(t *testing.T) {
 			if runtime.GOOS != "linux" {
 				return
 			}
-			e.settle()
+			e.Settle()
 			held, err := residency.Resident(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -55,27 +56,8 @@ func TestExternalDataMatchesInlineAndIsReleased(t *testing.T) {
 
 func TestMissingExternalDataIsAClearError(t *testing.T) {
 	dir := copyModel(t, tinyExternal(t, synth.LayoutHF), filepath.Join("onnx", "model.onnx_data"))
-	_, err := LoadModel(dir, LoadOptions{EP: EP{Name: "cpu"}})
+	_, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}})
 	if err == nil || !strings.Contains(err.Error(), "keeps its weights in model.onnx_data, which is missing") {
 		t.Fatalf("error %v", err)
-	}
-}
-
-// A one-shot engine (the generate command) leaves the cache as the reply left it; a chat
-// engine prefills the next turn's history meanwhile.
-func TestOneShotSkipsWarmUp(t *testing.T) {
-	for _, oneShot := range []bool{true, false} {
-		e, err := New(Config{OneShot: oneShot, Routes: []RouteConfig{{Name: "cpu", Model: tinyModel(t), LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, s := collect(t, e, context.Background(), greedy("Tell me about the sea.", 12))
-		e.settle()
-		cached := slices.Clone(e.routes[0].model.dec.Cached())
-		e.Close()
-		fromReply := slices.Equal(cached, append(slices.Clone(s.PromptIDs), s.IDs[:len(s.IDs)-1]...))
-		if fromReply != oneShot {
-			t.Errorf("OneShot %v: cache %d tokens (prompt %d + reply %d); warmed up: %v", oneShot, len(cached), len(s.PromptIDs), len(s.IDs), !fromReply)
-		}
 	}
 }

@@ -6,66 +6,23 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference"
+	"edgechat/internal/eps"
+	"edgechat/internal/host"
 )
-
-// EP names an execution provider and its options for one route.
-type EP struct {
-	// Name is "cpu", "qnn", "dml" or "webgpu".
-	Name string
-	// Options are passed to the provider (QNN: backend_path, htp_performance_mode…;
-	// DirectML: device_id).
-	Options map[string]string
-	// Threads is the CPU intra-op thread count; 0 means the number of physical cores.
-	Threads int
-}
-
-// EPNames lists the execution providers EdgeChat can ask ONNX Runtime for.
-var EPNames = []string{"cpu", "qnn", "dml", "webgpu"}
-
-// Label is how the EP is shown to a person ("CPU", "QNN", …).
-func (e EP) Label() string {
-	switch strings.ToLower(e.Name) {
-	case "", "cpu":
-		return "CPU"
-	case "qnn":
-		return "QNN"
-	case "dml":
-		return "DirectML"
-	case "webgpu":
-		return "WebGPU"
-	}
-	return e.Name
-}
-
-// qnnDefaults are the QNN options used unless the route overrides them.
-var qnnDefaults = map[string]string{
-	"backend_path":         "QnnHtp.dll",
-	"htp_performance_mode": "burst",
-}
-
-// withDefaults returns opts with the defaults filled in where opts has no value.
-func withDefaults(opts, defaults map[string]string) map[string]string {
-	out := make(map[string]string, len(opts)+len(defaults))
-	for k, v := range defaults {
-		out[k] = v
-	}
-	for k, v := range opts {
-		out[k] = v
-	}
-	return out
-}
 
 // newSessionOptions builds ONNX Runtime session options for ep. The error of a provider the
 // loaded ONNX Runtime does not have carries ONNX Runtime's own words (e.g. "QNN execution
 // provider is not supported in this build"), which the router reports as the fallback reason.
-func newSessionOptions(ep EP) (*ort.SessionOptions, error) {
+func newSessionOptions(ep inference.EP) (*ort.SessionOptions, error) {
 	o, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("create session options: %w", err)
 	}
 	threads := ep.Threads
 	if threads <= 0 {
-		threads = PhysicalCores()
+		threads = host.PhysicalCores()
 	}
 	if err := o.SetIntraOpNumThreads(threads); err != nil {
 		o.Destroy()
@@ -90,29 +47,31 @@ func newSessionOptions(ep EP) (*ort.SessionOptions, error) {
 	return o, nil
 }
 
-// appendProvider adds ep's provider to o (nothing for the CPU, which is always there).
-func appendProvider(o *ort.SessionOptions, ep EP) error {
+// appendProvider adds ep's provider to o (nothing for the CPU, which is always there), with
+// the provider's defaults from the eps table under the route's options.
+func appendProvider(o *ort.SessionOptions, ep inference.EP) error {
+	p, ok := eps.Lookup(ep.Name)
+	if !ok {
+		return fmt.Errorf("unknown execution provider %q: choose one of %s", ep.Name, strings.Join(eps.Names(), ", "))
+	}
+	opts := eps.WithDefaults(p.Name, ep.Options)
 	var err error
-	switch strings.ToLower(ep.Name) {
-	case "", "cpu":
+	switch p.Name {
+	case "cpu":
 		return nil
-	case "qnn":
-		err = o.AppendExecutionProvider("QNN", withDefaults(ep.Options, qnnDefaults))
 	case "dml":
 		id := 0
-		if s := ep.Options["device_id"]; s != "" {
+		if s := opts["device_id"]; s != "" {
 			if id, err = strconv.Atoi(s); err != nil {
 				return fmt.Errorf("DirectML device_id %q is not a number", s)
 			}
 		}
 		err = o.AppendExecutionProviderDirectML(id)
-	case "webgpu":
-		err = o.AppendExecutionProvider("WebGPU", ep.Options)
 	default:
-		return fmt.Errorf("unknown execution provider %q: choose one of %s", ep.Name, strings.Join(EPNames, ", "))
+		err = o.AppendExecutionProvider(p.ORT, opts)
 	}
 	if err != nil {
-		return &EPError{EP: ep.Label(), Err: err}
+		return &EPError{EP: p.Label, Err: err}
 	}
 	return nil
 }

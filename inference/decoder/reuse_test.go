@@ -6,13 +6,14 @@ import (
 	"slices"
 	"testing"
 
+	"edgechat/inference"
 	"edgechat/reply"
 
 	"edgechat/internal/synth"
 )
 
 // fresh answers req on a new engine, so nothing is reused.
-func fresh(t *testing.T, model string, req reply.Request, edit func(*RouteConfig)) *reply.Summary {
+func fresh(t *testing.T, model string, req reply.Request, edit func(*inference.RouteConfig)) *reply.Summary {
 	t.Helper()
 	e := newTestEngine(t, model, edit)
 	defer e.Close()
@@ -22,7 +23,7 @@ func fresh(t *testing.T, model string, req reply.Request, edit func(*RouteConfig
 
 // chatTurns runs a conversation of n turns on e and checks every reply against a fresh engine.
 // It returns the summaries.
-func chatTurns(t *testing.T, e *Engine, model string, conv string, n int, thinking bool, edit func(*RouteConfig)) []*reply.Summary {
+func chatTurns(t *testing.T, e *inference.Engine, model string, conv string, n int, thinking bool, edit func(*inference.RouteConfig)) []*reply.Summary {
 	t.Helper()
 	msgs := []reply.Message{{Role: "system", Content: "You are a helpful assistant."}}
 	var sums []*reply.Summary
@@ -126,7 +127,7 @@ func conversationSwitch(t *testing.T, model string) {
 
 func TestReuseWithTrimmingFallsBackToFullPrefill(t *testing.T) {
 	model := tinyModel(t)
-	small := func(rc *RouteConfig) { rc.MaxContext = 150 }
+	small := func(rc *inference.RouteConfig) { rc.MaxContext = 150 }
 	e := newTestEngine(t, model, small)
 	sums := chatTurns(t, e, model, "trim", 8, false, small)
 	trimmed := false
@@ -166,25 +167,5 @@ func TestReuseAfterCancelIsConsistent(t *testing.T) {
 	_, got := collect(t, e, context.Background(), req)
 	if want := fresh(t, model, req, nil); !slices.Equal(got.IDs, want.IDs) {
 		t.Fatalf("after a cancel: %v vs fresh %v", got.IDs, want.IDs)
-	}
-}
-
-func TestStateCacheEvictsOldest(t *testing.T) {
-	c := newStateCache(100)
-	c.put("a", 1, 40)
-	c.put("b", 2, 40)
-	c.put("c", 3, 40) // evicts a
-	if _, ok := c.take("a"); ok {
-		t.Fatal("a should have been evicted")
-	}
-	if st, ok := c.take("b"); !ok || st.(int) != 2 {
-		t.Fatal("b lost")
-	}
-	c.put("huge", 4, 101)
-	if _, ok := c.take("huge"); ok {
-		t.Fatal("a state over the budget was kept")
-	}
-	if c.used != 40 {
-		t.Fatalf("used %d, want 40", c.used)
 	}
 }

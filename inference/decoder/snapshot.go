@@ -1,5 +1,7 @@
 package decoder
 
+import "edgechat/inference"
+
 // Saved caches of each decoder kind, for the conversation LRU (statecache.go): only the rows
 // the cache holds are copied.
 
@@ -10,7 +12,7 @@ type dynamicState struct {
 }
 
 // Snapshot copies the cached rows.
-func (d *dynamicDecoder) Snapshot() (kvState, int64) {
+func (d *dynamicDecoder) Snapshot() (inference.State, int64) {
 	n := d.kv.heads * d.kv.n * d.kv.headDim * d.kv.elem
 	st := dynamicState{ids: append([]int(nil), d.ids...), rows: make([][]byte, len(d.kv.bufs[d.kv.cur]))}
 	for i, b := range d.kv.bufs[d.kv.cur] {
@@ -20,7 +22,7 @@ func (d *dynamicDecoder) Snapshot() (kvState, int64) {
 }
 
 // Restore puts a snapshot back.
-func (d *dynamicDecoder) Restore(s kvState) {
+func (d *dynamicDecoder) Restore(s inference.State) {
 	st := s.(dynamicState)
 	n := len(st.ids)
 	if err := d.kv.ensure(n); err != nil {
@@ -43,7 +45,7 @@ type staticState struct {
 }
 
 // Snapshot copies the window (the conversation LRU keeps it).
-func (d *staticDecoder) Snapshot() (kvState, int64) {
+func (d *staticDecoder) Snapshot() (inference.State, int64) {
 	st := staticState{ids: append([]int(nil), d.ids...), filled: d.filled}
 	var size int64
 	for _, c := range d.cache {
@@ -54,7 +56,7 @@ func (d *staticDecoder) Snapshot() (kvState, int64) {
 }
 
 // Restore puts a snapshot back.
-func (d *staticDecoder) Restore(s kvState) {
+func (d *staticDecoder) Restore(s inference.State) {
 	st := s.(staticState)
 	for i, c := range st.cache {
 		copy(d.cache[i], c)
@@ -69,7 +71,7 @@ type bundleState struct {
 }
 
 // Snapshot copies the cached rows (the conversation LRU keeps them).
-func (d *bundleDecoder) Snapshot() (kvState, int64) {
+func (d *bundleDecoder) Snapshot() (inference.State, int64) {
 	n, rb := len(d.ids), d.kvRowBytes
 	st := bundleState{ids: append([]int(nil), d.ids...)}
 	var size int64
@@ -85,7 +87,7 @@ func (d *bundleDecoder) Snapshot() (kvState, int64) {
 }
 
 // Restore puts a snapshot back.
-func (d *bundleDecoder) Restore(s kvState) {
+func (d *bundleDecoder) Restore(s inference.State) {
 	st := s.(bundleState)
 	n, rb := len(st.ids), d.kvRowBytes
 	for i, b := range d.kvBufs {

@@ -1,8 +1,12 @@
 package decoder
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"edgechat/inference"
+	"edgechat/models"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -13,6 +17,7 @@ import (
 // and the real new rows are appended at the end; positions keep counting past M.
 type staticDecoder struct {
 	prefill, gen *staticGraph
+	run          *runner
 	layers       int
 	heads, hd, m int
 	vocab        int
@@ -24,7 +29,7 @@ type staticDecoder struct {
 
 // staticGraph is one of the two sessions with its preallocated inputs and outputs.
 type staticGraph struct {
-	io      *decoderIO
+	io      *models.DecoderIO
 	session *ort.DynamicAdvancedSession
 	ids32   []int32
 	ids64   []int64
@@ -35,7 +40,7 @@ type staticGraph struct {
 	outputs []ort.Value
 }
 
-func newStaticDecoder(prefillPath string, pio *decoderIO, genPath string, gio *decoderIO, opts *ort.SessionOptions) (*staticDecoder, error) {
+func newStaticDecoder(prefillPath string, pio *models.DecoderIO, genPath string, gio *models.DecoderIO, opts *ort.SessionOptions) (*staticDecoder, error) {
 	if pio.MaxCache == 0 || gio.MaxCache != pio.MaxCache || pio.Layers() != gio.Layers() || gio.SeqLen != 1 || pio.SeqLen < 1 {
 		return nil, fmt.Errorf("the prefill and gen models do not form a static composite (prefill %d×%d cache, gen %d×%d)", pio.SeqLen, pio.MaxCache, gio.SeqLen, gio.MaxCache)
 	}
@@ -51,21 +56,27 @@ func newStaticDecoder(prefillPath string, pio *decoderIO, genPath string, gio *d
 		d.cache[i] = make([]float32, d.heads*d.m*d.hd)
 	}
 	var err error
+	if d.run, err = newRunner(prefillPath); err != nil {
+		return nil, err
+	}
 	if d.prefill, err = d.newGraph(prefillPath, pio, opts); err != nil {
+		d.run.close()
 		return nil, err
 	}
 	if d.gen, err = d.newGraph(genPath, gio, opts); err != nil {
 		destroySession(d.prefill.session)
+		d.run.close()
 		return nil, err
 	}
+	d.run.pages.release()
 	return d, nil
 }
 
-func (d *staticDecoder) newGraph(path string, io *decoderIO, opts *ort.SessionOptions) (*staticGraph, error) {
+func (d *staticDecoder) newGraph(path string, io *models.DecoderIO, opts *ort.SessionOptions) (*staticGraph, error) {
 	if io.AttentionMask == "" || io.PositionIDs == "" {
 		return nil, fmt.Errorf("%s: a static decoder needs attention_mask and position_ids inputs", path)
 	}
-	s, nIn, nOut, err := io.open(path, opts)
+	s, nIn, nOut, err := openIO(io, path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +89,18 @@ func (d *staticDecoder) newGraph(path string, io *decoderIO, opts *ort.SessionOp
 	return g, nil
 }
 
-func (d *staticDecoder) Vocab() int     { return d.vocab }
-func (d *staticDecoder) Capacity() int  { return d.m }
-func (d *staticDecoder) Slides() bool   { return true }
-func (d *staticDecoder) Cached() []int  { return d.ids }
-func (d *staticDecoder) KVBytes() int64 { return int64(len(d.cache)) * int64(len(d.cache[0])) * 4 }
+var (
+	_ inference.Decoder     = (*staticDecoder)(nil)
+	_ inference.Sliding     = (*staticDecoder)(nil)
+	_ inference.Snapshotter = (*staticDecoder)(nil)
+)
+
+func (d *staticDecoder) Runtime() string { return runtimeName() }
+func (d *staticDecoder) Vocab() int      { return d.vocab }
+func (d *staticDecoder) Capacity() int   { return d.m }
+func (d *staticDecoder) Slides() bool    { return true }
+func (d *staticDecoder) Cached() []int   { return d.ids }
+func (d *staticDecoder) KVBytes() int64  { return int64(len(d.cache)) * int64(len(d.cache[0])) * 4 }
 
 // Truncate keeps the first n tokens when they are all still in the window; otherwise the
 // cache starts over.
@@ -110,12 +128,18 @@ func (d *staticDecoder) Truncate(n int) {
 
 // Forward prefills ids in chunks of the prefill length (the first chunk takes the remainder,
 // left-padded), or runs the gen graph for a single token.
-func (d *staticDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, error) {
+func (d *staticDecoder) Forward(ctx context.Context, ids []int) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("forward: no tokens")
 	}
+	defer d.run.watch(ctx)()
+	defer d.run.fed(len(ids))
 	if len(ids) == 1 {
-		return d.step(d.gen, ids, run)
+		logits, err := d.step(d.gen, ids)
+		return logits, d.run.err(ctx, err)
 	}
 	S := d.prefill.io.SeqLen
 	first := len(ids) % S
@@ -125,15 +149,15 @@ func (d *staticDecoder) Forward(ids []int, run *ort.RunOptions) ([]float32, erro
 	var logits []float32
 	var err error
 	for start, end := 0, first; start < len(ids); start, end = end, end+S {
-		if logits, err = d.step(d.prefill, ids[start:end], run); err != nil {
-			return nil, err
+		if logits, err = d.step(d.prefill, ids[start:end]); err != nil {
+			return nil, d.run.err(ctx, err)
 		}
 	}
 	return logits, nil
 }
 
 // step runs one graph on L ≤ S real tokens, left-padded to S.
-func (d *staticDecoder) step(g *staticGraph, ids []int, run *ort.RunOptions) ([]float32, error) {
+func (d *staticDecoder) step(g *staticGraph, ids []int) ([]float32, error) {
 	S, L, pos0 := g.io.SeqLen, len(ids), len(d.ids)
 	pad := S - L
 	for i := range S {
@@ -183,7 +207,7 @@ func (d *staticDecoder) step(g *staticGraph, ids []int, run *ort.RunOptions) ([]
 	if g.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(S), int64(d.vocab)), g.logits); err != nil {
 		return nil, err
 	}
-	if err := g.session.RunWithOptions(g.inputs, g.outputs, run); err != nil {
+	if err := g.session.RunWithOptions(g.inputs, g.outputs, d.run.opts); err != nil {
 		return nil, err
 	}
 	d.append(g, L)
@@ -210,5 +234,6 @@ func (g *staticGraph) release() { destroyAll(g.inputs, g.outputs) }
 func (d *staticDecoder) Close() error {
 	d.prefill.release()
 	d.gen.release()
+	defer d.run.close()
 	return errors.Join(destroySession(d.prefill.session), destroySession(d.gen.session))
 }

@@ -24,9 +24,14 @@ func linuxPhysicalCores() int {
 	if err != nil {
 		return 0
 	}
+	return min(countCores(string(b)), runtime.NumCPU())
+}
+
+// countCores counts distinct (physical id, core id) pairs in the text of /proc/cpuinfo.
+func countCores(cpuinfo string) int {
 	seen := map[string]bool{}
 	phys, core := "", ""
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(cpuinfo, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			if core != "" {
@@ -45,9 +50,5 @@ func linuxPhysicalCores() int {
 	if core != "" {
 		seen[phys+"/"+core] = true
 	}
-	n := len(seen)
-	if n > runtime.NumCPU() {
-		n = runtime.NumCPU()
-	}
-	return n
+	return len(seen)
 }
