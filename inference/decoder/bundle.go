@@ -97,14 +97,13 @@ func loadBundle(f *models.Folder, ep inference.EP, maxCtx int) (*bundleDecoder, 
 		return nil, fmt.Errorf("%s: cannot work out the prefill window (%d rows) and KV buffer (%d rows); the bundle's genai_config.json needs context_length and sliding_window.window_size", f.Dir, d.window, d.rows)
 	}
 	d.capacity = min(d.rows, maxCtx)
-	if d.run, err = newRunner(st[1].path); err != nil {
+	if d.run, err = newRunner(); err != nil {
 		return nil, err
 	}
 	if err := d.open(st, ctxIO, iterIO, names, ep); err != nil {
 		d.Close()
 		return nil, err
 	}
-	d.run.pages.release()
 	return d, nil
 }
 
@@ -235,7 +234,6 @@ func (d *bundleDecoder) Forward(ctx context.Context, ids []int) ([]float32, erro
 		return nil, fmt.Errorf("the conversation needs %d tokens but the context holds %d", n+len(ids), d.capacity)
 	}
 	defer d.run.watch(ctx)()
-	defer d.run.fed(len(ids))
 	all := append(slices.Clip(d.ids), ids...)
 	if len(ids) == 1 {
 		if err := d.runPass(&d.decode, ids, n); err != nil {

@@ -37,7 +37,7 @@ type dynamicDecoder struct {
 }
 
 func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
-	run, err := newRunner(path)
+	run, err := newRunner()
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,6 @@ func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptio
 	for i := range d.mask {
 		d.mask[i] = 1
 	}
-	run.pages.release()
 	return d, nil
 }
 
@@ -101,7 +100,6 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 		d.row = make([]float32, d.vocab)
 	}
 	defer d.run.watch(ctx)()
-	defer d.run.fed(len(ids))
 	if len(ids) == 1 {
 		return d.row, d.run.err(ctx, d.step(ids, d.row))
 	}

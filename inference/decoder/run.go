@@ -3,7 +3,6 @@ package decoder
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -11,18 +10,17 @@ import (
 )
 
 // runner is what every decoder keeps for its runs: ONNX Runtime run options, which a
-// cancelled context terminates, and the weight pages to release as tokens pass.
+// cancelled context terminates.
 type runner struct {
-	opts  *ort.RunOptions
-	pages weightPages
+	opts *ort.RunOptions
 }
 
-func newRunner(model string) (*runner, error) {
+func newRunner() (*runner, error) {
 	o, err := ort.NewRunOptions()
 	if err != nil {
 		return nil, fmt.Errorf("create run options: %w", err)
 	}
-	return &runner{opts: o, pages: weightPages{dir: filepath.Dir(model)}}, nil
+	return &runner{opts: o}, nil
 }
 
 // watch makes cancelling ctx terminate the runs in flight until the returned function is
@@ -44,9 +42,6 @@ func (r *runner) watch(ctx context.Context) (end func()) {
 		}
 	}
 }
-
-// fed counts tokens that went through the model (see weightPages).
-func (r *runner) fed(n int) { r.pages.fed(n) }
 
 // err is a run's error; a run stopped because ctx was cancelled reports ctx's error.
 func (r *runner) err(ctx context.Context, err error) error {

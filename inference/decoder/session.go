@@ -2,30 +2,23 @@ package decoder
 
 import (
 	"fmt"
-	"path/filepath"
 
-	"edgechat/internal/residency"
 	"edgechat/models"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// newSession creates an ONNX Runtime session over a model file. Creating and destroying
-// sessions maps and unmaps weight files, so both run inside residency.Hold: a release of
-// mapped weight pages never overlaps them. Creating one also pages out the large weight
-// mappings as pre-packing reads them (residency.Loading).
-func newSession(path string, in, out []string, opts *ort.SessionOptions) (s *ort.DynamicAdvancedSession, err error) {
-	residency.Loading(filepath.Dir(path), func() { s, err = ort.NewDynamicAdvancedSession(path, in, out, opts) })
-	return s, err
+// newSession creates an ONNX Runtime session over a model file: the one place that does.
+func newSession(path string, in, out []string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, error) {
+	return ort.NewDynamicAdvancedSession(path, in, out, opts)
 }
 
 // destroySession destroys a session made by newSession; nil is allowed.
-func destroySession(s *ort.DynamicAdvancedSession) (err error) {
+func destroySession(s *ort.DynamicAdvancedSession) error {
 	if s == nil {
 		return nil
 	}
-	residency.Hold(func() { err = s.Destroy() })
-	return err
+	return s.Destroy()
 }
 
 // openIO creates a session over a decoder's inputs (input_ids, attention_mask and position_ids

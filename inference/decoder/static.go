@@ -56,7 +56,7 @@ func newStaticDecoder(prefillPath string, pio *models.DecoderIO, genPath string,
 		d.cache[i] = make([]float32, d.heads*d.m*d.hd)
 	}
 	var err error
-	if d.run, err = newRunner(prefillPath); err != nil {
+	if d.run, err = newRunner(); err != nil {
 		return nil, err
 	}
 	if d.prefill, err = d.newGraph(prefillPath, pio, opts); err != nil {
@@ -68,7 +68,6 @@ func newStaticDecoder(prefillPath string, pio *models.DecoderIO, genPath string,
 		d.run.close()
 		return nil, err
 	}
-	d.run.pages.release()
 	return d, nil
 }
 
@@ -136,7 +135,6 @@ func (d *staticDecoder) Forward(ctx context.Context, ids []int) ([]float32, erro
 		return nil, fmt.Errorf("forward: no tokens")
 	}
 	defer d.run.watch(ctx)()
-	defer d.run.fed(len(ids))
 	if len(ids) == 1 {
 		logits, err := d.step(d.gen, ids)
 		return logits, d.run.err(ctx, err)

@@ -21,7 +21,7 @@ var rules = []struct {
 }{
 	{"edgechat/reply", []string{"edgechat/", "github.com/", "golang.org/", "fyne.io/", "google.golang.org/"}, "the contract between engine and consumers imports only the standard library"},
 	{"edgechat/models", []string{fyne, ort, decode, "edgechat/inference/ortenv"}, "model folders are read in pure Go"},
-	{"edgechat/inference", []string{fyne, ort, decode, "edgechat/inference/ortenv", "edgechat/internal/residency"}, "the engine sees decoders only through its Decoder interface"},
+	{"edgechat/inference", []string{fyne, ort, decode, "edgechat/inference/ortenv"}, "the engine sees decoders only through its Decoder interface"},
 	{"edgechat/ui", []string{ort, decode, "edgechat/inference/ortenv"}, "the window talks to the engine through its own small interface"},
 	{"edgechat/server", []string{fyne}, "the HTTP API runs without a display"},
 	{"edgechat/inference/decoder", []string{fyne}, "decoders never draw"},
