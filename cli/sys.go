@@ -11,6 +11,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ortenv"
+	"edgechat/internal/eps"
 	"edgechat/internal/host"
 	"edgechat/internal/paths"
 )
@@ -92,8 +93,8 @@ func checkProviders() []ortenv.ProviderCheck {
 		}
 		out = append(out, c)
 	}
-	for _, n := range []string{"CPU", "QNN", "DML", "WebGPU"} {
-		add(n)
+	for _, p := range eps.All {
+		add(p.ORT)
 	}
 	for _, l := range listed {
 		add(l)

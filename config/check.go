@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"edgechat/internal/eps"
 )
 
-// EPs lists the execution providers EdgeChat can use.
-var EPs = []string{"cpu", "qnn", "dml", "webgpu"}
+// EPs lists the execution providers EdgeChat can use (the internal/eps table).
+var EPs = eps.Names()
 
 // FieldError is one problem with one setting; Field is the setting key ("temperature",
 // "cpu.model") and Message says what to do.
