@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -59,49 +60,72 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// writeFakeFolder writes tokenizer.json (Qwen3's pipeline, byte vocabulary),
-// tokenizer_config.json (Qwen3's, without its id table), config.json and an empty
-// onnx/model.onnx into dir: a Hugging Face folder whose graph only the fake runs.
+// writeFakeFolder writes into dir a Hugging Face folder whose graph only the fake runs:
+// tokenizer.json with Qwen3's pipeline (NFC, its Split regex, ByteLevel), the 256 byte tokens
+// and Qwen3's added tokens as listed in its tokenizer_config.json; that tokenizer_config.json
+// (chat template, special tokens) without its id table; config.json; an empty onnx/model.onnx.
 func writeFakeFolder(qwen3, dir string) error {
-	var tok map[string]any
-	if err := readJSON(filepath.Join(qwen3, "tokenizer.json"), &tok); err != nil {
-		return err
-	}
-	vocab := map[string]any{}
-	for b, r := range byteRunes() {
-		vocab[string(r)] = b
-	}
-	model := tok["model"].(map[string]any)
-	model["vocab"], model["merges"] = vocab, []any{}
-	added := tok["added_tokens"].([]any)
-	for i, a := range added {
-		a.(map[string]any)["id"] = 256 + i
-	}
-	if len(added) != fakeVocab-256 {
-		return fmt.Errorf("Qwen3's tokenizer has %d added tokens, the fake expects %d", len(added), fakeVocab-256)
-	}
 	var cfg map[string]any
 	if err := readJSON(filepath.Join(qwen3, "tokenizer_config.json"), &cfg); err != nil {
 		return err
 	}
-	delete(cfg, "added_tokens_decoder")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	hf := map[string]any{"model_type": "qwen3", "vocab_size": fakeVocab, "max_position_embeddings": 40960}
-	for name, v := range map[string]any{"tokenizer.json": tok, "tokenizer_config.json": cfg, "config.json": hf} {
-		b, err := json.Marshal(v)
+	table, _ := cfg["added_tokens_decoder"].(map[string]any)
+	ids := make([]int, 0, len(table))
+	for k := range table {
+		id, err := strconv.Atoi(k)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return err
-		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var added []any
+	for i, id := range ids {
+		a := table[strconv.Itoa(id)].(map[string]any)
+		added = append(added, map[string]any{"id": 256 + i, "content": a["content"], "special": a["special"],
+			"normalized": false, "single_word": false, "lstrip": false, "rstrip": false})
+	}
+	if len(added) != fakeVocab-256 {
+		return fmt.Errorf("Qwen3's tokenizer has %d added tokens, the fake expects %d", len(added), fakeVocab-256)
+	}
+	delete(cfg, "added_tokens_decoder")
+	vocab := map[string]int{}
+	for b, r := range byteRunes() {
+		vocab[string(r)] = b
+	}
+	byteLevel := map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}
+	tok := map[string]any{
+		"version": "1.0", "added_tokens": added, "normalizer": map[string]any{"type": "NFC"},
+		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
+			map[string]any{"type": "Split", "pattern": map[string]any{"Regex": qwen3Split}, "behavior": "Isolated", "invert": false},
+			byteLevel,
+		}},
+		"post_processor": byteLevel, "decoder": byteLevel,
+		"model": map[string]any{"type": "BPE", "dropout": nil, "unk_token": nil, "continuing_subword_prefix": "",
+			"end_of_word_suffix": "", "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+			"vocab": vocab, "merges": []any{}},
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "onnx"), 0o755); err != nil {
 		return err
 	}
+	hf := map[string]any{"model_type": "qwen3", "vocab_size": fakeVocab, "max_position_embeddings": 40960}
+	for name, v := range map[string]any{"tokenizer.json": tok, "tokenizer_config.json": cfg, "config.json": hf} {
+		if err := os.WriteFile(filepath.Join(dir, name), mustJSON(v), 0o644); err != nil {
+			return err
+		}
+	}
 	return os.WriteFile(filepath.Join(dir, "onnx", "model.onnx"), nil, 0o644)
+}
+
+// qwen3Split is the Split pre-tokenizer regex of Qwen3's tokenizer.json.
+const qwen3Split = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func readJSON(path string, v any) error {

@@ -67,16 +67,6 @@ func (r *route) submitJob(ctx context.Context, j *job) result {
 	return <-j.result
 }
 
-// isClosed says whether c is closed, without waiting.
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
 func (r *route) failed() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
