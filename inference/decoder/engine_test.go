@@ -301,3 +301,26 @@ func TestCloseCancelsReplyInFlight(t *testing.T) {
 		t.Fatalf("summary %+v", sum)
 	}
 }
+
+// TestRoute loads the route's model on its goroutine, with ONNX Runtime, and describes it; a
+// second test reuses the loaded model.
+func TestTestRoute(t *testing.T) {
+	e := newTestEngine(t, tinyModel(t), nil)
+	rep, err := e.TestRoute(context.Background(), "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Route != "cpu" || rep.Device != "CPU" || !strings.HasPrefix(rep.Runtime, "ONNX Runtime 1.") || rep.Load <= 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if rep.Model == nil || rep.Model.LayoutLetter != "A" || rep.Model.Layers != 2 {
+		t.Errorf("model report %+v", rep.Model)
+	}
+	again, err := e.TestRoute(context.Background(), "cpu")
+	if err != nil || again.Load != 0 {
+		t.Errorf("second test: load %v, error %v; want the loaded model reused", again.Load, err)
+	}
+	if _, s := collect(t, e, context.Background(), greedy("Hi", 3)); s.FinishReason == reply.FinishError {
+		t.Fatal(s.Err)
+	}
+}
