@@ -24,7 +24,7 @@ var (
 	replyText = enginetest.Text
 )
 
-func ptr[T any](v T) *T { return &v }
+func ptr[T any](v T) *T { return enginetest.Ptr(v) }
 
 func newTestEngine(t testing.TB, model string, edit func(*inference.RouteConfig)) *inference.Engine {
 	t.Helper()
