@@ -248,70 +248,41 @@ func ioOf(t *testing.T, path string) (in, out []onnxproto.ValueInfo) {
 	return conv(info.Inputs), conv(info.Outputs)
 }
 
-// TestInspectLayouts checks that inspect names each layout, lists a bundle's stages with the
-// EP each runs on, and flags compiled (EPContext) graphs as needing a QNN build.
-func TestInspectLayouts(t *testing.T) {
-	static := synthModel(t, "tiny-static", func(o *synth.Options) { o.Layout = synth.LayoutStatic })
-	for _, tc := range []struct {
-		model, letter string
-		graphs        []models.GraphReport // Role, File and EP compared
-	}{
-		{tinyModel(t), "A", []models.GraphReport{{Role: "decoder", File: "model.onnx"}}},
-		{tinyGenAI(t), "B", []models.GraphReport{{Role: "decoder", File: "model.onnx"}}},
-		{static, "C", []models.GraphReport{{Role: "prefill", File: synth.StaticPrefillFile}, {Role: "gen", File: synth.StaticGenFile}}},
-		{tinyBundle(t), "D", []models.GraphReport{{Role: "embeddings", File: "embeddings.onnx", EP: "cpu"}, {Role: "context", File: "ctx.onnx", EP: "qnn"},
-			{Role: "iterator", File: "iter.onnx", EP: "qnn"}, {Role: "lm_head", File: "lm_head.onnx", EP: "cpu"}}},
-	} {
-		t.Run(tc.letter, func(t *testing.T) {
-			r, err := models.Inspect(tc.model, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.LayoutLetter != tc.letter || r.NeedsQNN || r.Layers != 2 || r.KVHeads != 2 || r.HeadDim != 16 || r.KVType != "float32" {
-				t.Errorf("layout %s, needs QNN %v, %d layers, KV %s %d×%d", r.LayoutLetter, r.NeedsQNN, r.Layers, r.KVType, r.KVHeads, r.HeadDim)
-			}
-			var got []models.GraphReport
-			for _, g := range r.Graphs {
-				got = append(got, models.GraphReport{Role: g.Role, File: g.File, EP: g.EP})
-			}
-			if diff := cmp.Diff(tc.graphs, got); diff != "" {
-				t.Errorf("graphs (-want +got):\n%s", diff)
-			}
-		})
+// A compiled (EPContext) bundle: inspect flags it as needing QNN and names the missing context
+// binary; loading refuses it with that file's name, then on any route but a QNN one, then on a
+// QNN route without QNN with ONNX Runtime's words.
+func TestCompiledBundle(t *testing.T) {
+	dir := copyModel(t, tinyBundle(t))
+	for _, f := range []string{synth.BundleContextFile, synth.BundleIteratorFile} {
+		in, out := ioOf(t, filepath.Join(dir, f))
+		epContextGraph(t, filepath.Join(dir, f), "qnn_ctx_9f2e.bin", in, out)
 	}
-	t.Run("compiled", func(t *testing.T) {
-		dir := copyModel(t, tinyBundle(t))
-		for _, f := range []string{synth.BundleContextFile, synth.BundleIteratorFile} {
-			in, out := ioOf(t, filepath.Join(dir, f))
-			epContextGraph(t, filepath.Join(dir, f), "qnn_ctx_9f2e.bin", in, out)
+	r, err := models.Inspect(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !r.NeedsQNN || !strings.Contains(notes, "QNN-enabled ONNX Runtime") || !strings.Contains(notes, "qnn_ctx_9f2e.bin is missing") {
+		t.Errorf("needs QNN %v, notes:\n%s", r.NeedsQNN, notes)
+	}
+	if got := r.Graphs[1].EPContexts; !slices.Equal(got, []string{"qnn_ctx_9f2e.bin"}) {
+		t.Errorf("ctx context binaries %v", got)
+	}
+	// Loading refuses the bundle with the missing file's name; with the file there, on
+	// any route but a QNN one; on a QNN route without QNN, with ONNX Runtime's words.
+	for _, c := range []struct{ ep, bin, want string }{
+		{"cpu", "", "qnn_ctx_9f2e.bin is missing"},
+		{"cpu", "qnn_ctx_9f2e.bin", "runs only on a QNN route with a QNN-enabled ONNX Runtime, not on CPU"},
+		{"qnn", "qnn_ctx_9f2e.bin", "QNN execution provider is not supported in this build"},
+	} {
+		if c.bin != "" {
+			writeFile(t, filepath.Join(dir, c.bin), "context binary")
 		}
-		r, err := models.Inspect(dir, "")
-		if err != nil {
-			t.Fatal(err)
+		_, err = loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: c.ep}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("load on %s: got %v, want %q", c.ep, err, c.want)
 		}
-		notes := strings.Join(r.Notes, "\n")
-		if !r.NeedsQNN || !strings.Contains(notes, "QNN-enabled ONNX Runtime") || !strings.Contains(notes, "qnn_ctx_9f2e.bin is missing") {
-			t.Errorf("needs QNN %v, notes:\n%s", r.NeedsQNN, notes)
-		}
-		if got := r.Graphs[1].EPContexts; !slices.Equal(got, []string{"qnn_ctx_9f2e.bin"}) {
-			t.Errorf("ctx context binaries %v", got)
-		}
-		// Loading refuses the bundle with the missing file's name; with the file there, on
-		// any route but a QNN one; on a QNN route without QNN, with ONNX Runtime's words.
-		for _, c := range []struct{ ep, bin, want string }{
-			{"cpu", "", "qnn_ctx_9f2e.bin is missing"},
-			{"cpu", "qnn_ctx_9f2e.bin", "runs only on a QNN route with a QNN-enabled ONNX Runtime, not on CPU"},
-			{"qnn", "qnn_ctx_9f2e.bin", "QNN execution provider is not supported in this build"},
-		} {
-			if c.bin != "" {
-				writeFile(t, filepath.Join(dir, c.bin), "context binary")
-			}
-			_, err = loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: c.ep}})
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("load on %s: got %v, want %q", c.ep, err, c.want)
-			}
-		}
-	})
+	}
 }
 
 // Session options of each stage: the route's EP for the accelerated stages, with the config's
