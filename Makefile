@@ -27,7 +27,8 @@ run: build
 
 # staticcheck is installed by tools/setup.sh into the cache, not the repository. govulncheck is
 # not run: its vulnerability database is fetched from a host the build machines cannot reach.
-STATICCHECK ?= $(shell . tools/cache.sh; echo "$$CACHE/bin/staticcheck")
+CACHE_DIR   := $(or $(EDGECHAT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/edgechat)
+STATICCHECK ?= $(CACHE_DIR)/bin/staticcheck
 
 vet:
 	$(GO) vet ./...
