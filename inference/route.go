@@ -85,14 +85,7 @@ func (r *route) loop(closed <-chan struct{}) {
 			return
 		case j := <-r.jobs:
 			r.pending.Add(-1)
-			ctx, cancel := context.WithCancel(j.ctx)
-			go func() {
-				select {
-				case <-closed: // the engine is closing: stop the reply in flight
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
+			ctx, cancel := whileOpen(j.ctx, closed) // closing the engine stops the reply in flight
 			j.ctx = ctx
 			res := r.serve(j)
 			// Marked before the reply's end is delivered, so that whoever saw the end and
@@ -112,21 +105,20 @@ func (r *route) loop(closed <-chan struct{}) {
 // closes (which also stops a run in flight).
 func (r *route) warmUp(closed <-chan struct{}) {
 	defer r.warming.Store(false)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := whileOpen(context.Background(), closed)
 	defer cancel()
-	go func() {
-		select {
-		case <-closed:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	r.model.warmNextTurn(ctx, func() bool { return r.pending.Load() > 0 })
 }
 
 func (r *route) preload(closed <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := whileOpen(context.Background(), closed)
 	defer cancel()
+	_ = r.submitLoad(ctx)
+}
+
+// whileOpen derives a context from parent that is also cancelled when the engine closes.
+func whileOpen(parent context.Context, closed <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		select {
 		case <-closed:
@@ -134,7 +126,7 @@ func (r *route) preload(closed <-chan struct{}) {
 		case <-ctx.Done():
 		}
 	}()
-	_ = r.submitLoad(ctx)
+	return ctx, cancel
 }
 
 // submitLoad asks the route's goroutine to load its model without generating.
