@@ -38,12 +38,13 @@ vet:
 
 # The whole suite. First the fast tests: the engine on a fake decoder, the import rules and
 # the small packages, under the race detector (seconds). Then everything else, under the race
-# detector too except the packages whose tests are CPU-bound work on real ONNX Runtime sessions
-# and tokenizers (decoders, synthetic models, tokenizer goldens): the detector multiplies their
-# time and their concurrency is the engine's, already raced on the fake. Then short fuzzing.
+# detector too except the packages whose tests are CPU-bound work on real ONNX Runtime sessions,
+# synthetic models and tokenizers (decoders, commands, inspect, tokenizer goldens): the detector
+# multiplies their time and their concurrency is the engine's, already raced on the fake, and
+# the server's, raced on its own. Then short fuzzing.
 # `make test-quick` runs everything once without -race.
 FAST_PKGS  := ./inference ./internal/layering ./internal/eps ./internal/host ./reply ./internal/localefix
-HEAVY_PKGS := ./inference/decoder ./internal/synth ./inference/tokenizer ./tools/mkmodel
+HEAVY_PKGS := ./inference/decoder ./internal/synth ./inference/tokenizer ./tools/mkmodel ./cli ./models
 OTHER_PKGS  = $(filter-out $(FAST_PKGS) $(HEAVY_PKGS),$(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}./{{.ImportPath}}{{end}}' ./... | sed 's|^\./edgechat|.|'))
 
 test: setup vet
