@@ -12,7 +12,8 @@ export LANG = en_US.UTF-8
 FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
-	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter
+	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
+	models/hub:FuzzParseRef models/hub:FuzzChoose
 
 setup:
 	@tools/setup.sh
