@@ -71,7 +71,7 @@ func runApp(args []string) int {
 	w := ui.New(a, ui.Deps{
 		Engine:   withDocuments,
 		Files:    files,
-		Tester:   newTester(),
+		Tester:   routes.Tester{Engine: engine, Saved: settings.Settings},
 		Settings: settings,
 		History:  conversations,
 		NewSaver: func(c *history.Conversation) ui.Autosaver { return conversations.NewAutosaver(c, time.Second) },

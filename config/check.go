@@ -12,13 +12,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"edgechat/internal/eps"
 )
 
 // MaxThreads bounds the CPU thread setting: each thread is a real OS thread with its stack.
 const MaxThreads = 1024
 
-// EPs lists the execution providers EdgeChat can use.
-var EPs = []string{"cpu", "qnn", "dml", "webgpu"}
+// EPs lists the execution providers EdgeChat can use (the internal/eps table).
+var EPs = eps.Names()
 
 // FieldError is one problem with one setting; Field is the setting key ("temperature",
 // "cpu.model") and Message says what to do.

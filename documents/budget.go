@@ -103,7 +103,7 @@ func ModelBudget(dir, modelFile string, maxContext int) (Budget, error) {
 		return Budget{}, err
 	}
 	ctx := f.ContextLength()
-	if rep, err := inference.Inspect(dir, modelFile); err == nil && rep.ContextLength > 0 {
+	if rep, err := models.Inspect(dir, modelFile); err == nil && rep.ContextLength > 0 {
 		ctx = rep.ContextLength // a static NPU graph's window, not the architecture's
 	}
 	limit := maxContext

@@ -9,6 +9,7 @@ import (
 
 	"edgechat/documents"
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 	"edgechat/internal/synth"
 	"edgechat/internal/testdocs"
 	"edgechat/internal/testenv"
@@ -69,7 +70,7 @@ func timeToFirstToken(b *testing.B, g documents.Generator, req reply.Request) ti
 // and indexes the PDF.
 func BenchmarkTTFTAttached300Pages(b *testing.B) {
 	model := benchModel(b)
-	eng, err := inference.New(inference.Config{ORTLibrary: testenv.ORTLibrary(b), OneShot: true, Routes: []inference.RouteConfig{{
+	eng, err := inference.New(inference.Config{Open: decoder.Opener(testenv.ORTLibrary(b)), OneShot: true, Routes: []inference.RouteConfig{{
 		Name: "cpu", Model: model, NoReuse: true,
 		LoadOptions: inference.LoadOptions{MaxContext: 2048, EP: inference.EP{Name: "cpu"}},
 	}}})

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Layout names the shape of a model folder (see RUNTIME.md).
+// Layout names the shape of a model folder (see docs/RUNTIME.md).
 type Layout string
 
 const (
@@ -23,7 +23,7 @@ const (
 	LayoutBundle Layout = "bundle"
 )
 
-// Letter returns the layout's letter as RUNTIME.md names them (A–D).
+// Letter returns the layout's letter as docs/RUNTIME.md names them (A–D).
 func (l Layout) Letter() string {
 	return map[Layout]string{LayoutHF: "A", LayoutGenAI: "B", LayoutComposite: "C", LayoutBundle: "D"}[l]
 }
