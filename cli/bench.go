@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/plot"
@@ -33,6 +34,15 @@ func runBench(env Env) error {
 	decode := fs.Int("decode-tokens", 0, "tokens to decode after one prefill, for decode tokens/s")
 	asJSON := fs.Bool("json", false, "print JSON")
 	plotFile := fs.String("plot", "", "write a latency histogram PNG")
+	epOpts := map[string]string{}
+	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%q is not key=value", s)
+		}
+		epOpts[k] = v
+		return nil
+	})
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -44,8 +54,8 @@ func runBench(env Env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	r, err := inference.Bench(ctx, mf.model, inference.BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads}},
+	r, err := Bench(ctx, mf.model, BenchOptions{
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	})
 	if err != nil {
@@ -71,13 +81,17 @@ func runBench(env Env) error {
 		fmt.Fprintf(w, "TTFT\t%.1f ms\n", r.TTFTMillis)
 		fmt.Fprintf(w, "Decode\t%.1f tokens/s\n", r.DecodeTPS)
 	}
-	if r.PeakRSSBytes > 0 {
+	if r.PeakPrivateBytes > 0 {
 		verdict := "within"
-		if r.PeakRSSBytes > r.RSSBudgetBytes {
+		if r.PeakPrivateBytes > r.RSSBudgetBytes {
 			verdict = "OVER"
 		}
-		fmt.Fprintf(w, "Peak RSS\t%s while prefilling %d and decoding %d tokens: %s the budget of %s (model files %s + KV cache %s + 150 MB)\n",
-			mb(r.PeakRSSBytes), r.SeqLen, r.DecodeTokens, verdict, mb(r.RSSBudgetBytes), mb(r.ModelFileBytes), mb(r.KVBytes))
+		fmt.Fprintf(w, "Private memory\tpeak %s (loading %s, after the run %s): %s the budget of %s (model files %s + KV cache %s + 150 MB)\n",
+			mb(r.PeakPrivateBytes), mb(r.LoadPeakPrivateBytes), mb(r.PrivateBytes), verdict, mb(r.RSSBudgetBytes), mb(r.ModelFileBytes), mb(r.KVBytes))
+	}
+	if r.PeakRSSBytes > 0 {
+		fmt.Fprintf(w, "Peak RSS\t%s while prefilling %d and decoding %d tokens (VmHWM: counts mapped weight pages the kernel can take back)\n",
+			mb(r.PeakRSSBytes), r.SeqLen, r.DecodeTokens)
 	}
 	fmt.Fprintf(w, "Load\t%.0f ms\n", r.LoadMillis)
 	return nil
@@ -87,7 +101,7 @@ func runBench(env Env) error {
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // plotHistogram draws the prefill latency distribution.
-func plotHistogram(r *inference.BenchResult, path string) error {
+func plotHistogram(r *BenchResult, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Prefill latency, %d tokens, %s (%d runs)", r.SeqLen, r.EP, len(r.Samples))
 	p.X.Label.Text = "latency (ms)"

@@ -9,10 +9,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 
 	"edgechat/inference/routes"
 	"edgechat/reply"
 
+	"edgechat/documents"
 	"edgechat/inference"
 )
 
@@ -131,7 +134,14 @@ type generateFlags struct {
 	topK, seed               optionalInt
 	think, noThink           bool
 	printPrompt, asJSON      bool
+	attach                   fileList
 }
+
+// fileList is a flag that may be repeated.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
 
 func runGenerate(env Env) error {
 	var g generateFlags
@@ -152,6 +162,7 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.noThink, "no-think", false, "answer without reasoning")
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
+	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX or HTML (repeat for more)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -160,9 +171,25 @@ func runGenerate(env Env) error {
 		return err
 	}
 	thinking := g.think && !g.noThink
+	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	docs, err := g.documents(env)
+	if err != nil {
+		return err
+	}
 	if g.printPrompt {
 		if g.primaryModel() == "" {
 			return errors.New("--model is required")
+		}
+		if len(g.attach) > 0 {
+			req.Attachments = attachments(g.attach)
+			p, err := docs.Prepare(context.Background(), req, nil)
+			if err != nil {
+				return err
+			}
+			for _, msg := range p.Problems {
+				fmt.Fprintf(env.Stderr, "[notice] %s\n", msg)
+			}
+			msgs = p.Request.Messages
 		}
 		text, err := inference.RenderPrompt(g.primaryModel(), g.modelFile, msgs, thinking)
 		if err != nil {
@@ -183,12 +210,45 @@ func runGenerate(env Env) error {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
-	events, err := eng.Generate(ctx, req)
+	if g.maxTokens < 0 {
+		return fmt.Errorf("--max-tokens %d is negative: give a number of tokens, or leave it out for the default", g.maxTokens)
+	}
+	// A --max-tokens over the model's context is refused with the numbers, not cut silently.
+	req.StrictMaxTokens = true
+	docs.Next = eng
+	req.Attachments = attachments(g.attach)
+	events, err := docs.Generate(ctx, req)
 	if err != nil {
 		return err
 	}
 	return printEvents(ctx, env, events, g.asJSON)
+}
+
+// documents returns the engine that puts --attach files into the prompt, budgeted for the
+// primary model.
+func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
+	e := &documents.Engine{}
+	if len(g.attach) == 0 {
+		return e, nil
+	}
+	if g.primaryModel() == "" {
+		return nil, errors.New("--model is required")
+	}
+	b, err := documents.ModelBudget(g.primaryModel(), g.modelFile, g.maxContext)
+	if err != nil {
+		return nil, fmt.Errorf("--attach needs the model's tokenizer: %w", err)
+	}
+	e.Budget = func() documents.Budget { return b }
+	return e, nil
+}
+
+// attachments are --attach files, read in place (nothing is kept between runs).
+func attachments(paths []string) []reply.Attachment {
+	var out []reply.Attachment
+	for _, p := range paths {
+		out = append(out, reply.Attachment{Name: filepath.Base(p), Path: p})
+	}
+	return out
 }
 
 func (g *generateFlags) sampling() reply.Sampling {
@@ -298,6 +358,9 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			if r != "" {
 				fmt.Fprintf(env.Stderr, "[route] %s\n", r)
 			}
+		}
+		for i, s := range final.Sources {
+			fmt.Fprintf(env.Stderr, "[source %d] %s\n", i+1, s.Label())
 		}
 	}
 	if final.FinishReason == reply.FinishError {

@@ -207,3 +207,15 @@ func TestGenerateFoundryNPUFolder(t *testing.T) {
 		t.Errorf("greedy ids after fallback (-want +got):\n%s", diff)
 	}
 }
+
+// A --max-tokens over the model's context (2^53 once panicked in makeslice) is refused
+// with the numbers.
+func TestGenerateMaxTokensOverContext(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--model", model, "--ort-lib", lib, "--prompt", "Hi", "--max-tokens", "9007199254740992"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "context holds 4096 tokens") {
+		t.Fatalf("exit %d, stderr %q; want a refusal that gives the context", code, errb.String())
+	}
+}

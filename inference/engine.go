@@ -37,8 +37,9 @@ type Generator interface {
 
 // Config configures an Engine.
 type Config struct {
-	// ORTLibrary is the ONNX Runtime library setting ("" = search; see ortenv.Locate).
-	ORTLibrary string
+	// Open opens a local route's decoder (decoder.Opener(library) for ONNX Runtime; tests
+	// use a fake). Routes with a Generator do not need it.
+	Open OpenFunc
 	// Routes in order of preference. A request goes to the first route that can take it and
 	// falls back to the next when a route cannot load or fails.
 	Routes []RouteConfig
@@ -65,7 +66,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{closed: make(chan struct{})}
 	for _, rc := range cfg.Routes {
-		r := &route{cfg: rc, ortLib: cfg.ORTLibrary, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
+		r := &route{cfg: rc, open: cfg.Open, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
 		e.routes = append(e.routes, r)
 		e.wg.Add(1)
 		go func() {
@@ -152,9 +153,9 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// settle waits until no route is warming up a next turn (tests and benchmarks use it to
-// stand in for the time a person takes to read and type).
-func (e *Engine) settle() {
+// Settle waits until no route is warming up a next turn. Benchmarks and tests call it to
+// stand in for the time a person takes to read and type.
+func (e *Engine) Settle() {
 	for _, r := range e.routes {
 		for r.warming.Load() {
 			time.Sleep(time.Millisecond)

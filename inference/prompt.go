@@ -21,16 +21,21 @@ const markOpen, markClose = "\uE000", "\uE001"
 
 func marker(i int) string { return fmt.Sprintf("%s%d%s", markOpen, i, markClose) }
 
-// chatMessages converts messages for the template; with protect set, user and system bodies
-// become markers.
-func chatMessages(msgs []reply.Message, protect bool) []chat.Message {
-	out := make([]chat.Message, len(msgs))
+// chatMessages converts the kept messages for the template: msgs[:head] and msgs[start:]
+// (start ≤ head keeps them all). With protect set, user and system bodies become markers
+// that name their index in msgs.
+func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Message {
+	start = max(start, head)
+	out := make([]chat.Message, 0, head+len(msgs)-start)
 	for i, m := range msgs {
+		if i >= head && i < start {
+			continue
+		}
 		c := chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking}
 		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) {
 			c.Content = marker(i)
 		}
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }
@@ -41,28 +46,45 @@ func (m *Model) renderOptions(thinking bool) chat.Options {
 
 // RenderPrompt renders the conversation as the model sees it (for --print-prompt).
 func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error) {
-	return m.Template.Render(chatMessages(msgs, false), m.renderOptions(thinking))
+	return m.Template.Render(chatMessages(msgs, 0, 0, false), m.renderOptions(thinking))
 }
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
 func (m *Model) PromptIDs(msgs []reply.Message, thinking bool) ([]int, error) {
-	ids, _, err := m.promptIDs(msgs, thinking)
-	return ids, err
+	r, err := m.render(msgs, 0, 0, thinking)
+	if err != nil {
+		return nil, err
+	}
+	return m.encode(r.parts), nil
 }
 
-// promptIDs is PromptIDs that also reports whether the rendered prompt leaves the model
-// inside a <think> block (some templates open it for the model).
-func (m *Model) promptIDs(msgs []reply.Message, thinking bool) (ids []int, inThinking bool, err error) {
-	text, err := m.Template.Render(chatMessages(msgs, true), m.renderOptions(thinking))
+// rendered is a conversation rendered by the chat template once: the template's text as
+// Special parts and the protected message bodies as plain parts between them.
+type rendered struct {
+	parts []tokenizer.Part
+	// body[i] is the message whose body parts[i] holds, or -1 for the template's text.
+	body []int
+	// inThinking says the prompt leaves the model inside a <think> block (some templates
+	// open it for the model).
+	inThinking bool
+}
+
+// render renders the kept messages, msgs[:head] and msgs[start:], with user and system bodies
+// protected from special-token matching.
+func (m *Model) render(msgs []reply.Message, head, start int, thinking bool) (*rendered, error) {
+	text, err := m.Template.Render(chatMessages(msgs, head, start, true), m.renderOptions(thinking))
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	inThinking = strings.HasSuffix(strings.TrimRight(text, "\n"), think.OpenTag)
-	var parts []tokenizer.Part
+	r := &rendered{inThinking: strings.HasSuffix(strings.TrimRight(text, "\n"), think.OpenTag)}
+	add := func(p tokenizer.Part, body int) {
+		r.parts = append(r.parts, p)
+		r.body = append(r.body, body)
+	}
 	for text != "" {
 		i := strings.Index(text, markOpen)
 		if i < 0 {
-			parts = append(parts, tokenizer.Part{Text: text, Special: true})
+			add(tokenizer.Part{Text: text, Special: true}, -1)
 			break
 		}
 		j := strings.Index(text[i:], markClose)
@@ -73,18 +95,38 @@ func (m *Model) promptIDs(msgs []reply.Message, thinking bool) (ids []int, inThi
 			}
 		}
 		if idx < 0 || idx >= len(msgs) {
-			return nil, false, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
+			return nil, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
 		}
 		if i > 0 {
-			parts = append(parts, tokenizer.Part{Text: text[:i], Special: true})
+			add(tokenizer.Part{Text: text[:i], Special: true}, -1)
 		}
-		parts = append(parts, tokenizer.Part{Text: msgs[idx].Content})
+		add(tokenizer.Part{Text: msgs[idx].Content}, idx)
 		text = text[i+j+len(markClose):]
 	}
-	return m.Tokenizer.(partsEncoder).EncodeParts(parts), inThinking, nil
+	return r, nil
 }
 
-// partsEncoder encodes a text made of pieces that may or may not hold special tokens.
+// partsEncoder encodes a text made of pieces that may or may not hold special tokens
+// (*tokenizer.BPE does).
 type partsEncoder interface {
 	EncodeParts(parts []tokenizer.Part) []int
+}
+
+// encode tokenizes rendered parts. A tokenizer without EncodeParts (the hftokenizers build)
+// encodes each part on its own: the template's text with special tokens, bodies without, so
+// typed text still cannot inject a special token; only where a body meets the template's
+// text may the ids differ from the reference's (a token that would span the boundary).
+func (m *Model) encode(parts []tokenizer.Part) []int {
+	if pe, ok := m.Tokenizer.(partsEncoder); ok {
+		return pe.EncodeParts(parts)
+	}
+	var ids []int
+	for _, p := range parts {
+		if p.Special {
+			ids = append(ids, m.Tokenizer.EncodeSpecial(p.Text)...)
+		} else {
+			ids = append(ids, m.Tokenizer.Encode(p.Text)...)
+		}
+	}
+	return ids
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Layout names the shape of a model folder (see RUNTIME.md).
+// Layout names the shape of a model folder (see docs/RUNTIME.md).
 type Layout string
 
 const (
@@ -23,7 +23,7 @@ const (
 	LayoutBundle Layout = "bundle"
 )
 
-// Letter returns the layout's letter as RUNTIME.md names them (A–D).
+// Letter returns the layout's letter as docs/RUNTIME.md names them (A–D).
 func (l Layout) Letter() string {
 	return map[Layout]string{LayoutHF: "A", LayoutGenAI: "B", LayoutComposite: "C", LayoutBundle: "D"}[l]
 }
@@ -66,6 +66,17 @@ type Folder struct {
 var variantOrder = []string{
 	"model_q4.onnx", "model_quantized.onnx", "model_int8.onnx", "model_uint8.onnx",
 	"model.onnx", "model_bnb4.onnx", "model_fp16.onnx", "model_q4f16.onnx",
+}
+
+// VariantRank ranks a layout-A ONNX file name for the CPU: lower is better; names it does not
+// know rank last.
+func VariantRank(name string) int {
+	for i, v := range variantOrder {
+		if v == name {
+			return i
+		}
+	}
+	return len(variantOrder)
 }
 
 // Open describes the model at path: a folder, or an .onnx file inside one (then that file is
@@ -184,14 +195,7 @@ func (f *Folder) findVariants(variant string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%s has no ONNX model (no onnx/model*.onnx, genai_config.json or NPU build): choose the folder that holds the model: %w", f.Dir, ErrNotModelFolder)
 	}
-	rank := func(n string) int {
-		for i, v := range variantOrder {
-			if v == n {
-				return i
-			}
-		}
-		return len(variantOrder)
-	}
+	rank := VariantRank
 	sort.SliceStable(names, func(i, j int) bool {
 		ri, rj := rank(names[i]), rank(names[j])
 		if ri != rj {
@@ -263,6 +267,18 @@ func (f *Folder) EOS() []int {
 		return f.Config.EOSTokenID
 	}
 	return nil
+}
+
+// VocabSize is the model's vocabulary from its configuration (genai_config.json, then
+// config.json's vocab_size), 0 if unknown. It may be padded past the tokenizer's last id.
+func (f *Folder) VocabSize() int {
+	if f.GenAI != nil && f.GenAI.Model.VocabSize > 0 {
+		return f.GenAI.Model.VocabSize
+	}
+	if f.Config != nil {
+		return f.Config.VocabSize
+	}
+	return 0
 }
 
 // ContextLength is the longest sequence the model supports, from its configuration (0 if

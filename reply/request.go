@@ -25,11 +25,28 @@ type Request struct {
 	Messages []Message
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
-	// MaxTokens caps the reply; 0 takes the engine's default.
+	// MaxTokens caps the reply; 0 takes the engine's default. A budget over the model's
+	// context is cut to what the context holds, unless StrictMaxTokens is set.
 	MaxTokens int
-	Sampling  Sampling
+	// StrictMaxTokens makes a MaxTokens over the model's context an error
+	// (ErrContextLength) before anything is generated, as OpenAI's API answers it.
+	StrictMaxTokens bool
+	Sampling        Sampling
 	// Stop lists strings that end the reply when generated (not included in it).
 	Stop []string
 	// ConversationID lets the engine keep this conversation's KV cache for the next turn.
 	ConversationID string
+	// Attachments are files whose passages go into the last user message (package
+	// documents does that; the engine itself ignores them). Never set from a network request.
+	Attachments []Attachment `json:"-"`
+}
+
+// Attachment is a document file on this machine attached to a request.
+type Attachment struct {
+	// Name is what the person sees ("report.pdf").
+	Name string
+	// Path is the file to read.
+	Path string
+	// IndexPath is where its search index is kept between requests ("" = not kept).
+	IndexPath string
 }

@@ -20,12 +20,17 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, shuttingDownError())
 		return
 	}
+	tooLarge := newError(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
+		"the request body is over the server's limit of "+byteSize(s.opt.MaxBodyBytes))
+	if r.ContentLength > s.opt.MaxBodyBytes { // said so up front: no need to wait for it
+		writeError(w, tooLarge)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, newError(http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
-				"the request body is over the server's limit of "+byteSize(tooBig.Limit)))
+			writeError(w, tooLarge)
 			return
 		}
 		writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
@@ -58,13 +63,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		for range events {
 		}
 	}()
+	head, refused := awaitStart(events)
+	if refused != nil {
+		writeError(w, refused)
+		slog.Info("chat completion refused", "reason", refused.Message)
+		return
+	}
+	started := replay(ctx, head, events)
 	cmpl := completion{id: newID(), created: start.Unix(), model: s.opt.ModelName}
 	var sum *reply.Summary
 	if cr.Stream {
 		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
-		sum = s.stream(ctx, w, events, cmpl, includeUsage)
+		sum = s.stream(ctx, w, started, cmpl, includeUsage)
 	} else {
-		sum = s.complete(ctx, w, events, cmpl)
+		sum = s.complete(ctx, w, started, cmpl)
 	}
 	if sum == nil {
 		slog.Info("chat completion: the client went away", "id", cmpl.id, "duration", time.Since(start).Round(time.Millisecond))
@@ -73,6 +85,42 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			"prompt_tokens", sum.PromptTokens, "completion_tokens", sum.GeneratedTokens,
 			"backend", sum.Backend, "duration", time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// awaitStart reads a reply's events up to the first that is not a status: a request the
+// model refuses outright (a prompt or max_tokens over the context) ends there, before a
+// status line is written, and gets a 400 context_length_exceeded instead of a 200 with an
+// error inside. It returns the events read and that refusal, if any.
+func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
+	var head []reply.Event
+	for ev := range events {
+		head = append(head, ev)
+		if ev.Kind == reply.EventStatus {
+			continue
+		}
+		if ev.Kind == reply.EventDone && ev.Done != nil && errors.Is(ev.Done.Err, reply.ErrContextLength) {
+			return head, badRequest("context_length_exceeded", ev.Done.Err.Error())
+		}
+		break
+	}
+	return head, nil
+}
+
+// replay yields head again, then the rest of events, until ctx ends.
+func replay(ctx context.Context, head []reply.Event, rest <-chan reply.Event) <-chan reply.Event {
+	out := make(chan reply.Event, len(head))
+	for _, ev := range head {
+		out <- ev
+	}
+	go func() {
+		defer close(out)
+		for ev := range rest {
+			if !reply.Emit(ctx, out, ev) {
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // completion identifies one completion in every object written for it.

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 	"edgechat/inference/remote"
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
@@ -34,7 +35,7 @@ func tinyEngine(tb testing.TB, threads int) *inference.Engine {
 	if err := synth.Write(dir, o); err != nil {
 		tb.Fatal(err)
 	}
-	eng, err := inference.New(inference.Config{ORTLibrary: lib, Preload: true, Routes: []inference.RouteConfig{{
+	eng, err := inference.New(inference.Config{Open: decoder.Opener(lib), Preload: true, Routes: []inference.RouteConfig{{
 		Name: "cpu", Model: dir, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: threads}},
 	}}})
 	if err != nil {

@@ -34,6 +34,12 @@ type chatRequest struct {
 	ChatTemplateKwargs *struct {
 		EnableThinking *bool `json:"enable_thinking"`
 	} `json:"chat_template_kwargs"`
+	// Tools and the older functions are refused until the server can call tools: a client
+	// that sends them expects tool calls, and a plain reply would be silently wrong.
+	Tools        json.RawMessage `json:"tools"`
+	ToolChoice   json.RawMessage `json:"tool_choice"`
+	Functions    json.RawMessage `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
 }
 
 type chatMessage struct {
@@ -99,6 +105,9 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
+	if err := refuseTools(cr); err != nil {
+		return req, err
+	}
 	if cr.N != nil && *cr.N != 1 {
 		return req, badRequest("invalid_n", "n: only one choice per request is supported (n=1)")
 	}
@@ -111,6 +120,7 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 			return req, badRequest("invalid_max_tokens", fmt.Sprintf("max_tokens: %d is negative; give a positive number of tokens, or leave it out for the default", *maxTokens))
 		}
 		req.MaxTokens = *maxTokens
+		req.StrictMaxTokens = true // over the context: 400, as OpenAI answers
 	}
 	if err := checkRanges(cr); err != nil {
 		return req, err
@@ -128,6 +138,22 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 		req.Thinking = *k.EnableThinking
 	}
 	return req, nil
+}
+
+// refuseTools rejects tool calling, which this server does not do yet. An empty list and
+// tool_choice "none" ask for no tool and are accepted.
+func refuseTools(cr *chatRequest) *apiError {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"tools", cr.Tools}, {"functions", cr.Functions}, {"tool_choice", cr.ToolChoice}, {"function_call", cr.FunctionCall}} {
+		switch string(bytes.TrimSpace(f.raw)) {
+		case "", "null", "[]", `"none"`:
+			continue
+		}
+		return badRequest("unsupported_parameter", f.name+": this server cannot call tools yet; send the request without tools, functions, tool_choice and function_call")
+	}
+	return nil
 }
 
 // checkRanges rejects sampling values outside what OpenAI accepts.

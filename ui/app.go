@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ type Deps struct {
 	History  Conversations
 	// NewSaver opens the autosaver of a conversation (history.Store.NewAutosaver).
 	NewSaver func(*history.Conversation) Autosaver
+	// Files keeps attached documents (documents.Store); nil hides attaching.
+	Files AttachmentFiles
 	// Problems are shown once after the window opens (unreadable conversations, settings
 	// warnings): saved data that was set aside.
 	Problems []string
@@ -31,6 +34,8 @@ type Deps struct {
 	SettingsSaved func(config.Settings) string
 	// About returns the version text of the About box (version, commit, ONNX Runtime).
 	About func() string
+	// Models finds and downloads models for the Models view (nil hides it).
+	Models ModelLibrary
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -40,11 +45,13 @@ type MainWindow struct {
 	Sidebar  *SidebarVM
 	Settings *SettingsVM
 	Welcome  *WelcomeVM
+	Models   *ModelsVM // nil without Deps.Models
 
 	ChatView     *ChatView
 	SidebarView  *Sidebar
 	SettingsView *SettingsView
 	WelcomeView  *WelcomeView
+	ModelsView   *ModelsView
 
 	app       fyne.App
 	deps      Deps
@@ -61,7 +68,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings})
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
@@ -74,29 +81,21 @@ func New(a fyne.App, d Deps) *MainWindow {
 		}
 	}
 	m.Settings.OnSaved = m.settingsSaved
-	m.Welcome.OnReady = func(s config.Settings) {
-		m.Settings.Reset()
-		if d.SettingsSaved != nil {
-			d.SettingsSaved(s)
-		}
-		m.ShowChat()
-	}
+	m.Welcome.OnReady = m.modelChosen
 
 	m.ChatView = NewChatView(m.Chat, m.Window, m.ShowSettings)
 	m.SidebarView = NewSidebar(m.Sidebar, m.Window, m.open, m.NewChat)
 	m.SettingsView = NewSettingsView(m.Settings, m.Window, m.ShowChat)
 	m.WelcomeView = NewWelcomeView(m.Welcome, m.Window, m.ShowSettings)
 	m.Chat.CurrentID.AddListener(bindingListener(func() { m.SidebarView.SetCurrent(get[string](m.Chat.CurrentID)) }))
+	m.newModels(d.Models)
 
 	m.right = container.NewStack(m.ChatView.Content)
 	split := container.NewHSplit(m.SidebarView.Content, m.right)
 	split.Offset = 0.26
 	m.main = split
 	m.installShortcuts()
-	m.Window.SetCloseIntercept(func() {
-		m.Chat.Close()
-		m.Window.Close()
-	})
+	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))
 	m.Sidebar.Reload()
 	if HasModel(s) {
@@ -107,23 +106,24 @@ func New(a fyne.App, d Deps) *MainWindow {
 	return m
 }
 
-// ShowAndRun opens the window, reports stored problems once and runs the app.
+// ShowAndRun opens the window, reports stored problems once and runs the app. SIGINT and
+// SIGTERM close the window as Quit does.
 func (m *MainWindow) ShowAndRun() {
+	m.app.Lifecycle().SetOnStarted(m.quitOnSignals)
 	m.Window.Show()
 	m.reportProblems()
 	m.app.Run()
+	m.Chat.Close() // the app stopped some other way: still end the reply and save it
 }
 
+// reportProblems shows, once, what was found at start. Each problem says itself what
+// happened (a file moved aside, a save recovered, a value replaced by its default), so the
+// dialog adds no claim of its own.
 func (m *MainWindow) reportProblems() {
 	if len(m.deps.Problems)+len(m.deps.Notices) == 0 {
 		return
 	}
-	title, msg := "EdgeChat needs your attention", strings.Join(m.deps.Notices, "\n")
-	if len(m.deps.Problems) > 0 {
-		title = "Some saved data could not be read"
-		msg = strings.TrimSpace(strings.Join(m.deps.Problems, "\n") +
-			"\n\nThe files were set aside, not deleted; everything else is available.\n\n" + msg)
-	}
+	title, msg := problemsText(m.deps.Problems, m.deps.Notices)
 	d := dialog.NewInformation(title, msg, m.Window)
 	d.Resize(fyne.NewSize(560, 240))
 	// Let the window appear first.
@@ -131,6 +131,16 @@ func (m *MainWindow) reportProblems() {
 		time.Sleep(300 * time.Millisecond)
 		fyne.Do(d.Show)
 	}()
+}
+
+// problemsText is the title and text of the start-up dialog: the problems and notices as
+// they were reported, one per paragraph.
+func problemsText(problems, notices []string) (title, msg string) {
+	title = "EdgeChat needs your attention"
+	if len(problems) > 0 {
+		title = "EdgeChat checked your saved data"
+	}
+	return title, "• " + strings.Join(append(slices.Clone(problems), notices...), "\n\n• ")
 }
 
 // ShowChat shows the sidebar and chat (or the welcome page when no model is set).
@@ -151,6 +161,46 @@ func (m *MainWindow) ShowSettings() {
 	m.Settings.Validate()
 	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
 	m.SettingsView.Shown()
+	m.right.Refresh()
+	m.Window.SetContent(m.main)
+}
+
+// modelChosen runs after the welcome page or the Models view saved a model.
+func (m *MainWindow) modelChosen(s config.Settings) {
+	m.Settings.Reset()
+	if m.deps.SettingsSaved != nil {
+		m.deps.SettingsSaved(s)
+	}
+	m.ShowChat()
+}
+
+// newModels builds the Models view and scans (modelsview.go); without a library its buttons
+// are hidden.
+func (m *MainWindow) newModels(lib ModelLibrary) {
+	if lib == nil {
+		m.WelcomeView.Models.Hide()
+		m.SettingsView.Models.Hide()
+		return
+	}
+	m.Models = NewModelsVM(lib, m.deps.Settings)
+	m.Models.OnUse = m.modelChosen
+	back := m.ShowSettings
+	m.ModelsView = NewModelsView(m.Models, func() { back() })
+	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
+	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
+	m.Models.Refresh(nil)
+}
+
+// ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
+func (m *MainWindow) ShowModels() {
+	if m.ModelsView == nil {
+		return
+	}
+	if !HasModel(m.deps.Settings.Settings()) {
+		m.Window.SetContent(m.ModelsView.Content)
+		return
+	}
+	m.right.Objects = []fyne.CanvasObject{m.ModelsView.Content}
 	m.right.Refresh()
 	m.Window.SetContent(m.main)
 }

@@ -30,7 +30,10 @@ type ChatView struct {
 	Regenerate *widget.Button
 	EditLast   *widget.Button
 	Export     *widget.Button
+	SaveExport *widget.Button // in the banner shown while saving fails
 	Settings   *widget.Button
+	Attach     *widget.Button
+	Files      *attachmentsBar
 	Content    fyne.CanvasObject
 }
 
@@ -56,6 +59,8 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	banner.Importance = widget.DangerImportance
 	v.on(vm.Error, func() { showIf(banner, get[string](vm.Error) != "") })
 
+	saveBanner := v.saveBanner()
+
 	v.Composer = newComposer()
 	v.Composer.Bind(vm.Draft)
 	v.Composer.Validator = nil
@@ -67,14 +72,33 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	for _, b := range []*widget.Button{v.Regenerate, v.EditLast} {
 		b.Importance = widget.LowImportance
 	}
+	v.Attach = widget.NewButtonWithIcon("Attach", theme.MailAttachmentIcon(), v.chooseAttachment)
+	v.Attach.Importance = widget.LowImportance
+	v.Files = newAttachmentsBar(vm)
 	actions := container.NewHBox(v.Regenerate, v.EditLast, layout.NewSpacer())
+	if vm.CanAttach() {
+		actions.Add(v.Attach)
+		win.SetOnDropped(v.dropped)
+	}
 	composerRow := container.NewBorder(nil, nil, nil, container.NewVBox(layout.NewSpacer(), v.SendButton), v.Composer)
-	bottom := container.NewVBox(banner, actions, composerRow)
+	bottom := container.NewVBox(saveBanner, banner, actions, v.Files.Content, composerRow)
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.Messages, v.messagesChanged)
 	v.Content = container.NewBorder(header, container.NewPadded(bottom), nil, nil, v.scroll)
 	return v
+}
+
+// saveBanner shows, while saving fails, why and what to do, with Export at hand.
+func (v *ChatView) saveBanner() fyne.CanvasObject {
+	text := v.label(v.vm.SaveProblem)
+	text.Wrapping = fyne.TextWrapWord
+	text.Importance = widget.DangerImportance
+	v.SaveExport = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.export)
+	v.SaveExport.Importance = widget.HighImportance
+	row := container.NewBorder(nil, nil, nil, container.NewVBox(v.SaveExport), text)
+	v.on(v.vm.SaveProblem, func() { showIf(row, get[string](v.vm.SaveProblem) != "") })
+	return row
 }
 
 // send is Enter in the composer and the Send button.

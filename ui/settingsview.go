@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
+	"edgechat/internal/eps"
 )
 
 // SettingsView shows a SettingsVM as a form with pickers, inline errors, Test and Save.
@@ -22,6 +23,7 @@ type SettingsView struct {
 	win     fyne.Window
 	Save    *widget.Button
 	Close   *widget.Button
+	Models  *widget.Button // opens the Models view (the window sets its action)
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
@@ -40,7 +42,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Model", "npu.model", v.pathRow("npu.model", true, true, "npu")),
 			v.item("Model file", "npu.model_file", v.entry("npu.model_file", "model variant inside onnx/ (empty = best available)")),
 			v.item("Execution provider", "npu.ep", v.epRow("npu.ep")),
-			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", "backend_path=QnnHtp.dll, htp_performance_mode=burst")),
+			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", eps.FormatOptions(eps.WithDefaults("qnn", nil)))),
 		),
 		v.testResult("npu"),
 		section("CPU route"),
@@ -52,6 +54,13 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Threads", "cpu.threads", v.entry("cpu.threads", "0 = all physical cores")),
 		),
 		v.testResult("cpu"),
+		section("Models"),
+		v.form(
+			widget.NewFormItem("", v.modelsButton()),
+			v.item("Models folder", "models_dir", v.pathRow("models_dir", true, false, "")),
+			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
+			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
+		),
 		section("Runtime"),
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
@@ -88,6 +97,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 	)
 
+	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
@@ -107,6 +117,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	footer := container.NewBorder(nil, nil, nil, v.Save, summary)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, container.NewVScroll(container.NewPadded(form)))
 	return v
+}
+
+func (v *SettingsView) modelsButton() fyne.CanvasObject {
+	v.Models = widget.NewButtonWithIcon("Find and download models…", theme.DownloadIcon(), nil)
+	return container.NewHBox(v.Models)
 }
 
 // summaryImportance is how each kind of settings summary is drawn.

@@ -25,6 +25,9 @@ func (vm *ChatVM) startReply() {
 			req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
 		}
 		req.ConversationID = c.ID
+		if vm.deps.Files != nil && len(c.Attachments) > 0 {
+			req.Attachments = vm.deps.Files.Requests(c.ID, c.Attachments)
+		}
 		c.Messages = append(c.Messages, am)
 	})
 	req.Thinking, _ = vm.Thinking.Get()
@@ -137,10 +140,11 @@ func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *reply.Summary, do
 		st.Error = actionableError(st.Error)
 	}
 	mvm.showStats(st)
+	_ = mvm.Sources.Set(sum.Sources)
 	_ = mvm.Streaming.Set(false)
 	saver.Update(func(c *history.Conversation) {
 		if m := findMessage(c, mvm.ID); m != nil {
-			m.Content, m.Thinking, m.Stats = mvm.Answer.Text(), mvm.Thinking.Text(), st
+			m.Content, m.Thinking, m.Stats, m.Sources = mvm.Answer.Text(), mvm.Thinking.Text(), st, sum.Sources
 		}
 		c.Updated = time.Now()
 	})
