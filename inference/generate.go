@@ -79,7 +79,9 @@ func (m *Model) prefill(ctx context.Context, prompt []int, sum *reply.Summary) (
 		m.dec.Truncate(reused) // keep the cache consistent with what it holds
 		return nil, err
 	}
-	sum.PrefillTPS = float64(len(prompt)-reused) / time.Since(t).Seconds()
+	if d := time.Since(t); d > 0 { // Windows' clock can see no time pass over a short prefill
+		sum.PrefillTPS = float64(len(prompt)-reused) / d.Seconds()
+	}
 	return logits, nil
 }
 
@@ -131,7 +133,7 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 	}
 	out.flush()
 	sum.GeneratedTokens = len(sum.IDs)
-	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() {
+	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() && d > 0 {
 		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
 	}
 	return err
