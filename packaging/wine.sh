@@ -81,6 +81,10 @@ side_by_side() {
   echo "      greedy ids, $what:"
   echo "        windows-amd64 (Wine): $w"
   echo "        linux-amd64:          $l"
+  local f
+  for f in "$2" "$3"; do # why a build gave no ids
+    [ -n "$(json_ids "$f")" ] || tr -d '\r' <"${f%.jsonl}.err" 2>/dev/null | grep -v DXGI | tail -n 2 | sed "s|^|        ${f##*/}: |"
+  done
   check "windows-amd64 (Wine): $what: the same greedy ids as the Linux build" test -n "$w" -a "$w" = "$l"
 }
 
