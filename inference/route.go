@@ -195,7 +195,7 @@ func (r *route) serve(j *job) result {
 	if j.out == nil { // preload only
 		return result{sum: &reply.Summary{}}
 	}
-	conv := r.model.conversation(j.req.Messages, j.req.Thinking)
+	conv := r.model.request(j.req)
 	if j.hasNext {
 		if reason := r.declines(conv, j.req); reason != "" {
 			return result{skip: reason}
