@@ -34,8 +34,8 @@ type Model struct {
 	Template  *chat.Template
 	EOS       map[int]bool
 	EP        EP
-	// Notes are things a person should know about how the model was loaded
-	// (e.g. "no chat template in the folder: using ChatML").
+	// Notes are things a person should know about how the model chats (e.g. "no chat
+	// template in the folder: using ChatML"), sent with the first chat reply.
 	Notes []string
 	dec   Decoder
 	// bos and eosText are the special token strings the template may use.
