@@ -70,12 +70,12 @@ type specialAdder interface {
 func (c *conversation) fitRaw(limit int) (*promptIDs, error) {
 	p := c.byStart[0]
 	if len(p.ids) == 0 {
-		return nil, errors.New("the prompt is empty: give some text to continue")
+		return nil, reply.InvalidPrompt(errors.New("the prompt is empty: give some text to continue"))
 	}
 	vocab := c.m.Tokenizer.VocabSize()
 	for i, id := range p.ids {
 		if id < 0 || id >= vocab {
-			return nil, fmt.Errorf("token id %d at position %d is not in this model's vocabulary of %d tokens", id, i, vocab)
+			return nil, reply.InvalidPrompt(fmt.Errorf("token id %d at position %d is not in this model's vocabulary of %d tokens", id, i, vocab))
 		}
 	}
 	if len(p.ids) >= limit {
