@@ -70,7 +70,8 @@ func (noModelEngine) Generate(ctx context.Context, req reply.Request) (<-chan re
 	out := make(chan reply.Event, 1)
 	out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{
 		FinishReason: reply.FinishError,
-		Err:          errors.New("No model configured — open Settings and choose a model folder"),
+		//lint:ignore ST1005 the window shows this error as a sentence
+		Err: errors.New("No model configured — open Settings and choose a model folder"),
 	}}
 	close(out)
 	return out, nil

@@ -52,7 +52,7 @@ type report struct {
 	lossKnown      bool
 	finished       bool // the reply was saved whole, with its statistics
 	loss           time.Duration
-	saved, shown   int
+	saved          int
 }
 
 // check opens the data folder as the app does and checks it against every round so far.
