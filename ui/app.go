@@ -106,6 +106,9 @@ func New(a fyne.App, d Deps) *MainWindow {
 	} else {
 		m.ShowWelcome()
 	}
+	if m.Models != nil {
+		m.Models.Refresh(nil) // last: its results redraw views that must exist by then
+	}
 	return m
 }
 
@@ -190,7 +193,6 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
-	m.Models.Refresh(nil)
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
