@@ -104,6 +104,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		complete := get[bool](vm.CompleteText)
 		showIf(v.CompleteNotice, complete)
 		showIf(think, !complete)
+		showIf(v.Attach, !complete) // a raw prompt carries no documents
 		hint := chatHint
 		if complete {
 			hint = completeHint

@@ -33,8 +33,8 @@ func TestChatViewCompletesTextOnBaseModel(t *testing.T) {
 	w.SetContent(v.Content)
 	w.Resize(fyne.NewSize(700, 600))
 
-	if !v.CompleteNotice.Visible() || v.Composer.PlaceHolder != completeHint {
-		t.Fatalf("base model: notice shown %v, placeholder %q", v.CompleteNotice.Visible(), v.Composer.PlaceHolder)
+	if !v.CompleteNotice.Visible() || v.Composer.PlaceHolder != completeHint || v.Attach.Visible() {
+		t.Fatalf("base model: notice shown %v, placeholder %q, Attach shown %v", v.CompleteNotice.Visible(), v.Composer.PlaceHolder, v.Attach.Visible())
 	}
 	for _, prompt := range []string{"Once upon a time", "The dog"} {
 		test.Type(v.Composer, prompt)
@@ -53,8 +53,8 @@ func TestChatViewCompletesTextOnBaseModel(t *testing.T) {
 
 	base.Store(false)
 	vm.RefreshMode()
-	if v.CompleteNotice.Visible() || v.Composer.PlaceHolder != chatHint {
-		t.Fatalf("chat model: notice shown %v, placeholder %q", v.CompleteNotice.Visible(), v.Composer.PlaceHolder)
+	if v.CompleteNotice.Visible() || v.Composer.PlaceHolder != chatHint || !v.Attach.Visible() {
+		t.Fatalf("chat model: notice shown %v, placeholder %q, Attach shown %v", v.CompleteNotice.Visible(), v.Composer.PlaceHolder, v.Attach.Visible())
 	}
 	test.Type(v.Composer, "Hi")
 	v.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
