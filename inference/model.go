@@ -155,7 +155,7 @@ func (m *Model) chooseTemplate(jinja string) error {
 	}
 	m.Template = chat.ChatML()
 	m.Notes = append(m.Notes, note)
-	slog.Warn("no usable chat template; falling back to ChatML", "model", dir, "reason", note)
+	slog.Debug("no usable chat template; ChatML for chat replies", "model", dir, "reason", note)
 	return nil
 }
 
