@@ -11,7 +11,7 @@ export LANG = en_US.UTF-8
 # when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
 FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
-	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
+	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead \

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"edgechat/models"
 	"errors"
 
 	"edgechat/reply"
@@ -49,6 +50,17 @@ func documentBudget(s config.Settings) documents.Budget {
 		}
 	}
 	return documents.Budget{Context: 4096}
+}
+
+// isBaseModel reports whether the model that answers first (the NPU route's, else the
+// CPU route's) is a base model, which the window lets complete text instead of chat.
+func isBaseModel(s config.Settings) bool {
+	for _, m := range []string{s.NPU.Model, s.CPU.Model} {
+		if m != "" {
+			return models.IsBaseModel(m)
+		}
+	}
+	return false
 }
 
 // noModelEngine answers every request with an error a person can act on.

@@ -134,6 +134,7 @@ type generateFlags struct {
 	topK, seed               optionalInt
 	think, noThink           bool
 	printPrompt, asJSON      bool
+	raw                      bool
 	attach                   fileList
 }
 
@@ -148,7 +149,8 @@ func runGenerate(env Env) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	g.register(fs)
-	fs.StringVar(&g.prompt, "prompt", "", "the user message")
+	fs.StringVar(&g.prompt, "prompt", "", "the user message (with --raw: the text to continue)")
+	fs.BoolVar(&g.raw, "raw", false, "plain completion for base models: continue --prompt as given, no chat template, roles or system prompt")
 	fs.StringVar(&g.messages, "messages", "", "JSON file with the conversation: [{\"role\":\"user\",\"content\":\"…\"}, …]")
 	fs.StringVar(&g.system, "system", "", "system prompt")
 	fs.IntVar(&g.maxTokens, "max-tokens", 0, "most tokens in the reply (default 2048)")
@@ -166,12 +168,22 @@ func runGenerate(env Env) error {
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
-	msgs, err := g.conversation()
-	if err != nil {
-		return err
-	}
 	thinking := g.think && !g.noThink
-	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	req := reply.Request{Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	var msgs []reply.Message
+	if g.raw {
+		p, err := g.rawPrompt()
+		if err != nil {
+			return err
+		}
+		req.Prompt = p
+	} else {
+		var err error
+		if msgs, err = g.conversation(); err != nil {
+			return err
+		}
+		req.Messages = msgs
+	}
 	docs, err := g.documents(env)
 	if err != nil {
 		return err
@@ -179,6 +191,10 @@ func runGenerate(env Env) error {
 	if g.printPrompt {
 		if g.primaryModel() == "" {
 			return errors.New("--model is required")
+		}
+		if g.raw { // the prompt is the text itself
+			_, err = io.WriteString(env.Stdout, g.prompt)
+			return err
 		}
 		if len(g.attach) > 0 {
 			req.Attachments = attachments(g.attach)
@@ -258,6 +274,21 @@ func (g *generateFlags) sampling() reply.Sampling {
 		s.TopK = &k
 	}
 	return s
+}
+
+// rawPrompt is --raw's prompt: --prompt alone, for plain completion.
+func (g *generateFlags) rawPrompt() (*reply.Prompt, error) {
+	switch {
+	case g.messages != "":
+		return nil, errors.New("--raw continues the text of --prompt; it takes no --messages (a conversation needs a chat template)")
+	case g.system != "":
+		return nil, errors.New("--raw continues the text of --prompt as given; it takes no --system prompt")
+	case len(g.attach) > 0:
+		return nil, errors.New("--raw continues the text of --prompt as given; it takes no --attach")
+	case g.prompt == "":
+		return nil, errors.New("give the text to continue with --prompt TEXT")
+	}
+	return &reply.Prompt{Text: g.prompt}, nil
 }
 
 // conversation builds the messages from --messages or --system/--prompt.

@@ -219,3 +219,53 @@ func TestGenerateMaxTokensOverContext(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want a refusal that gives the context", code, errb.String())
 	}
 }
+
+// The real stories260K model continues "Once upon a time" with its README's text, and --json
+// gives the reference's prompt ids and ids.
+func TestGenerateRawStories(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	stories := testenv.SharedModel(t, "stories260K")
+	args := []string{"generate", "--raw", "--model", stories, "--ort-lib", lib, "--prompt", testenv.StoriesPrompt, "--temperature", "0", "--max-tokens", "40"}
+	var out, errb bytes.Buffer
+	if code := Run(args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if diff := cmp.Diff(testenv.StoriesText+"\n", out.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+	if strings.Contains(errb.String(), "ChatML") {
+		t.Errorf("a raw completion mentions the chat template: %s", errb.String())
+	}
+	last := lastEvent(t, args[1:]...)
+	ids := func(k string) []int {
+		var v []int
+		b, _ := json.Marshal(last[k])
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		return v
+	}
+	if diff := cmp.Diff(testenv.StoriesPromptIDs, ids("prompt_ids")); diff != "" {
+		t.Errorf("prompt_ids (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(testenv.StoriesIDs, ids("ids")); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+func TestGenerateRawRefusesChatFlags(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--system", "Be brief."}, "no --system"},
+		{[]string{"--attach", "notes.txt"}, "no --attach"},
+		{[]string{"--messages", "conv.json"}, "no --messages"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"generate", "--raw", "--model", "x", "--prompt", "Once"}, c.flags...)
+		if code := Run(args, strings.NewReader(""), &out, &errb); code == 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal naming %q", c.flags, code, errb.String(), c.want)
+		}
+	}
+}

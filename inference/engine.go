@@ -91,7 +91,10 @@ func (e *Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 		return nil, errors.New("the engine is closed")
 	default:
 	}
-	if len(req.Messages) == 0 {
+	switch {
+	case req.Prompt != nil && len(req.Messages) > 0:
+		return nil, errors.New("give messages or a raw prompt, not both")
+	case req.Prompt == nil && len(req.Messages) == 0:
 		return nil, errors.New("the conversation is empty")
 	}
 	out := make(chan reply.Event, 64)

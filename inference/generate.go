@@ -52,9 +52,14 @@ func (m *Model) generate(ctx context.Context, conv *conversation, req reply.Requ
 	if err != nil {
 		return fail(err)
 	}
-	out := newReplyStream(m.Tokenizer, req.Stop, prompt.inThinking, emit)
+	var out *replyStream
+	if conv.raw {
+		out = newRawStream(m.Tokenizer, req.Stop, prompt.ids, emit)
+	} else {
+		out = newReplyStream(m.Tokenizer, req.Stop, prompt.inThinking, emit)
+	}
 	err = m.decode(ctx, logits, prompt.ids, req, maxTokens, out, sum, start)
-	if err == nil && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
+	if err == nil && !conv.raw && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
 		answer := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
 		m.nextTurn = &nextTurn{history: append(conv.kept(keptFrom), answer), thinking: req.Thinking}
 	}
@@ -169,7 +174,7 @@ func commonPrefix(a, b []int) int {
 }
 
 // replyStream turns sampled ids into text events: UTF-8-safe decoding, stop strings, and the
-// thinking/answer split.
+// thinking/answer split (none for a raw completion: parser is nil).
 type replyStream struct {
 	answer, thinking strings.Builder // the reply as sent, for the next turn's history
 	dec              *tokenizer.StreamDecoder
@@ -183,21 +188,37 @@ func newReplyStream(tok tokenizer.Tokenizer, stops []string, inThinking bool, em
 	return &replyStream{dec: tokenizer.NewStreamDecoder(tok, true), stop: newStopper(stops), parser: think.NewParser(inThinking), emit: emit}
 }
 
+// newRawStream streams a raw completion: the text that continues prompt (a decoder that strips
+// the output's first space keeps the one before the first new word), with no <think> parsing.
+func newRawStream(tok tokenizer.Tokenizer, stops []string, prompt []int, emit emitFunc) *replyStream {
+	return &replyStream{dec: tokenizer.NewStreamDecoderAfter(tok, true, prompt), stop: newStopper(stops), emit: emit}
+}
+
 // add decodes one id; it reports whether a stop string ended the reply, and false in ok when
 // the consumer has gone.
 func (r *replyStream) add(id int) (stop, ok bool) {
 	text, stop := r.stop.Add(r.dec.Add(id))
 	r.stopped = stop
-	return stop, r.send(r.parser.Add(text))
+	return stop, r.send(r.split(text))
+}
+
+// split cuts text into thinking and answer segments.
+func (r *replyStream) split(text string) []think.Segment {
+	if r.parser == nil {
+		return []think.Segment{{Text: text}}
+	}
+	return r.parser.Add(text)
 }
 
 // flush emits whatever the decoder, stopper and parser still hold.
 func (r *replyStream) flush() {
 	if !r.stopped {
 		text, _ := r.stop.Add(r.dec.Flush())
-		r.send(r.parser.Add(text + r.stop.Flush()))
+		r.send(r.split(text + r.stop.Flush()))
 	}
-	r.send(r.parser.Flush())
+	if r.parser != nil {
+		r.send(r.parser.Flush())
+	}
 }
 
 func (r *replyStream) send(segs []think.Segment) bool {

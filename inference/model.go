@@ -34,8 +34,8 @@ type Model struct {
 	Template  *chat.Template
 	EOS       map[int]bool
 	EP        EP
-	// Notes are things a person should know about how the model was loaded
-	// (e.g. "no chat template in the folder: using ChatML").
+	// Notes are things a person should know about how the model chats (e.g. "no chat
+	// template in the folder: using ChatML"), sent with the first chat reply.
 	Notes []string
 	dec   Decoder
 	// bos and eosText are the special token strings the template may use.
@@ -108,19 +108,12 @@ func openModel(path string, o LoadOptions) (*Model, error) {
 	return newModel(f, tok, tok.ChatTemplate(), tok.SpecialTokens(), o.EP)
 }
 
-// newModel builds a model from its folder, tokenizer and chat template source ("" = ChatML).
+// newModel builds a model from its folder, tokenizer and Jinja chat template source ("" =
+// none; see chooseTemplate).
 func newModel(f *models.Folder, tok tokenizer.Tokenizer, template string, st tokenizer.SpecialTokens, ep EP) (*Model, error) {
 	m := &Model{Folder: f, Tokenizer: tok, EP: ep, EOS: map[int]bool{}, bos: st.BOS, eosText: st.EOS}
-	if template == "" {
-		m.Template = chat.ChatML()
-		m.Notes = append(m.Notes, "the model folder has no chat template: using ChatML")
-		slog.Warn("no chat template; falling back to ChatML", "model", f.Dir)
-	} else {
-		t, err := chat.New(template)
-		if err != nil {
-			return nil, fmt.Errorf("the chat template in %s cannot be used: %w", f.Dir, err)
-		}
-		m.Template = t
+	if err := m.chooseTemplate(template); err != nil {
+		return nil, err
 	}
 	for _, id := range f.EOS() {
 		m.EOS[id] = true
@@ -132,6 +125,38 @@ func newModel(f *models.Folder, tok tokenizer.Tokenizer, template string, st tok
 		return nil, fmt.Errorf("%s names no end-of-sequence token (generation_config.json or tokenizer_config.json): the reply could never end", f.Dir)
 	}
 	return m, nil
+}
+
+// chooseTemplate sets the chat template: the folder's Jinja template (jinja), else the
+// PromptTemplate of Foundry's inference_model.json, else ChatML with a note (a base model, or
+// a folder that lost its template).
+func (m *Model) chooseTemplate(jinja string) error {
+	dir := m.Folder.Dir
+	if jinja != "" {
+		t, err := chat.New(jinja)
+		if err != nil {
+			return fmt.Errorf("the chat template in %s cannot be used: %w", dir, err)
+		}
+		m.Template = t
+		return nil
+	}
+	note := "the model folder has no chat template: using ChatML"
+	im, err := models.ReadInferenceModel(dir)
+	switch {
+	case err != nil:
+		note = fmt.Sprintf("the prompt template of %s cannot be used (%v): using ChatML", models.InferenceModelFile, err)
+	case im != nil && im.PromptTemplate != nil:
+		t, err := chat.FromPromptTemplate(*im.PromptTemplate)
+		if err == nil {
+			m.Template = t
+			return nil
+		}
+		note = fmt.Sprintf("the prompt template of %s cannot be used (%v): using ChatML", models.InferenceModelFile, err)
+	}
+	m.Template = chat.ChatML()
+	m.Notes = append(m.Notes, note)
+	slog.Debug("no usable chat template; ChatML for chat replies", "model", dir, "reason", note)
+	return nil
 }
 
 // RenderPrompt renders messages with the chat template of the model at path, without

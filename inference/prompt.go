@@ -17,13 +17,24 @@ import (
 // with special tokens and the bodies as plain text, joined so that pre-tokenization sees the
 // same text it would see in the fully rendered prompt.
 
+//
+// Templates that trim a message (Llama 2's .strip(), Gemma's | trim) cannot trim a marker, so
+// each marker is padded on both sides with a whitespace character no template writes: a pad
+// still beside the marker after rendering says that side was not trimmed; a pad gone says it
+// was, and the body goes in trimmed on that side as the template would have trimmed it.
+
 const markOpen, markClose = "\uE000", "\uE001"
 
-func marker(i int) string { return fmt.Sprintf("%s%d%s", markOpen, i, markClose) }
+// markPad is Python whitespace (U+2029 PARAGRAPH SEPARATOR) that strip() and trim remove.
+const markPad = "\u2029"
+
+func marker(i int) string { return fmt.Sprintf("%s%s%d%s%s", markPad, markOpen, i, markClose, markPad) }
 
 // chatMessages converts the kept messages for the template: msgs[:head] and msgs[start:]
 // (start ≤ head keeps them all). With protect set, user and system bodies become markers
-// that name their index in msgs.
+// that name their index in msgs; a blank body (empty or whitespace) holds no special token and
+// stays as it is, so templates that skip an empty message or trim into their own text render
+// it as they would.
 func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Message {
 	start = max(start, head)
 	out := make([]chat.Message, 0, head+len(msgs)-start)
@@ -32,13 +43,16 @@ func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Me
 			continue
 		}
 		c := chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking}
-		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) {
+		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) && !blank(m.Content) {
 			c.Content = marker(i)
 		}
 		out = append(out, c)
 	}
 	return out
 }
+
+// blank reports whether s is empty or only whitespace.
+func blank(s string) bool { return strings.TrimFunc(s, chat.IsSpace) == "" }
 
 func (m *Model) renderOptions(thinking bool) chat.Options {
 	return chat.Options{AddGenerationPrompt: true, EnableThinking: &thinking, BOS: m.bos, EOS: m.eosText}
@@ -72,7 +86,13 @@ type rendered struct {
 // render renders the kept messages, msgs[:head] and msgs[start:], with user and system bodies
 // protected from special-token matching.
 func (m *Model) render(msgs []reply.Message, head, start int, thinking bool) (*rendered, error) {
-	text, err := m.Template.Render(chatMessages(msgs, head, start, true), m.renderOptions(thinking))
+	return m.renderProtected(msgs, chatMessages(msgs, head, start, true), m.renderOptions(thinking))
+}
+
+// renderProtected renders cms, the protected form of msgs, with opt, and splits the text into
+// the template's parts and the message bodies.
+func (m *Model) renderProtected(msgs []reply.Message, cms []chat.Message, opt chat.Options) (*rendered, error) {
+	text, err := m.Template.Render(cms, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -97,11 +117,23 @@ func (m *Model) render(msgs []reply.Message, head, start int, thinking bool) (*r
 		if idx < 0 || idx >= len(msgs) {
 			return nil, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
 		}
-		if i > 0 {
-			add(tokenizer.Part{Text: text[:i], Special: true}, -1)
+		before, after := text[:i], text[i+j+len(markClose):]
+		body := msgs[idx].Content
+		if b, ok := strings.CutSuffix(before, markPad); ok {
+			before = b
+		} else { // the template trimmed the body's start
+			body = strings.TrimLeftFunc(body, chat.IsSpace)
 		}
-		add(tokenizer.Part{Text: msgs[idx].Content}, idx)
-		text = text[i+j+len(markClose):]
+		if a, ok := strings.CutPrefix(after, markPad); ok {
+			after = a
+		} else { // and its end
+			body = strings.TrimRightFunc(body, chat.IsSpace)
+		}
+		if before != "" {
+			add(tokenizer.Part{Text: before, Special: true}, -1)
+		}
+		add(tokenizer.Part{Text: body}, idx)
+		text = after
 	}
 	return r, nil
 }

@@ -26,6 +26,7 @@ type route struct {
 	pending atomic.Int32 // requests waiting for the route: they stop a warm-up
 	warming atomic.Bool  // the route is prefilling the next turn's history
 	states  *stateCache  // caches of other recent conversations
+	noted   bool         // the model's notes went out with a chat reply
 }
 
 type job struct {
@@ -155,11 +156,6 @@ func (r *route) ensureLoaded(j *job) error {
 		budget = DefaultStateBudget()
 	}
 	r.states = newStateCache(max(budget, 0))
-	for _, n := range m.Notes {
-		if j.out != nil {
-			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventNotice, Text: n})
-		}
-	}
 	return nil
 }
 
@@ -195,10 +191,16 @@ func (r *route) serve(j *job) result {
 	if j.out == nil { // preload only
 		return result{sum: &reply.Summary{}}
 	}
-	conv := r.model.conversation(j.req.Messages, j.req.Thinking)
+	conv := r.model.request(j.req)
 	if j.hasNext {
 		if reason := r.declines(conv, j.req); reason != "" {
 			return result{skip: reason}
+		}
+	}
+	if j.req.Prompt == nil && !r.noted { // the notes are about chat (the template)
+		r.noted = true
+		for _, n := range r.model.Notes {
+			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventNotice, Text: n})
 		}
 	}
 	r.switchConversation(j.req.ConversationID)

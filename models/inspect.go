@@ -206,7 +206,11 @@ func (r *Report) inspectTokenizer(f *Folder) {
 		}
 	}
 	if !r.Tokenizer.HasChatTemplate {
-		r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: EdgeChat will use ChatML")
+		if im, err := ReadInferenceModel(f.Dir); err == nil && im != nil && im.PromptTemplate != nil {
+			r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: EdgeChat will use the PromptTemplate of "+InferenceModelFile)
+		} else {
+			r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: a base model — EdgeChat chats with it in ChatML, and completes text with generate --raw, /v1/completions and the window's Complete text mode")
+		}
 	}
 }
 

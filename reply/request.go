@@ -20,9 +20,15 @@ type Sampling struct {
 	Seed              *int64   `json:"seed,omitempty"`
 }
 
-// Request asks for one assistant reply to Messages.
+// Request asks for one assistant reply to Messages, or with Prompt set for the continuation
+// of a raw prompt.
 type Request struct {
 	Messages []Message
+	// Prompt, when set, asks for plain completion (a base model continuing text) instead of a
+	// chat reply: Messages must be empty, and the engine uses no chat template, roles or system
+	// prompt, never drops part of the prompt to fit it (a prompt over the context is
+	// ErrContextLength) and does not parse <think> blocks.
+	Prompt *Prompt
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
 	// MaxTokens caps the reply; 0 takes the engine's default. A budget over the model's
@@ -39,6 +45,14 @@ type Request struct {
 	// Attachments are files whose passages go into the last user message (package
 	// documents does that; the engine itself ignores them). Never set from a network request.
 	Attachments []Attachment `json:"-"`
+}
+
+// Prompt is the raw prompt of a plain completion: Text, to which the tokenizer adds its own
+// special tokens as tokenizer.json says (Llama 2's BOS), or, when IDs is not empty, token ids
+// used exactly as given.
+type Prompt struct {
+	Text string `json:"text,omitempty"`
+	IDs  []int  `json:"ids,omitempty"`
 }
 
 // Attachment is a document file on this machine attached to a request.

@@ -16,6 +16,41 @@ import (
 
 // handleChat serves POST /v1/chat/completions.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	s.serveReply(w, r, "chat completion", func(body []byte) (*generation, *apiError) {
+		cr, req, aerr := decodeChatRequest(body)
+		if aerr != nil {
+			return nil, aerr
+		}
+		return &generation{req: req, stream: cr.Stream, idPrefix: "chatcmpl-", answer: func(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, c completion) *reply.Summary {
+			if cr.Stream {
+				return s.stream(ctx, w, events, chatChunks(c), cr.includeUsage())
+			}
+			return s.complete(ctx, w, events, func(col reply.Collected, finish string) any {
+				return chatCompletion{
+					ID: c.id, Object: "chat.completion", Created: c.created, Model: c.model,
+					Choices:   []choice{{Message: assistantMessage{Role: "assistant", Content: col.Text, ReasoningContent: col.Thinking}, FinishReason: finish}},
+					Usage:     usageOf(col.Summary),
+					XEdgeChat: statsOf(col.Summary, col.Notices),
+				}
+			})
+		}}, nil
+	})
+}
+
+// generation is a decoded request for a reply and how to answer it.
+type generation struct {
+	req      reply.Request
+	stream   bool
+	idPrefix string // of the completion's id: "chatcmpl-", "cmpl-"
+	// answer writes the reply from its events (the first already read) and returns its
+	// summary, or nil when the client went away.
+	answer func(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, c completion) *reply.Summary
+}
+
+// serveReply is what the endpoints that generate share: the body's size limit, decoding it
+// with decode, the queue, the engine, and a refusal the model makes at once (a prompt over
+// the context) answered as a 400 before any header; kind names the endpoint in the log.
+func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string, decode func(body []byte) (*generation, *apiError)) {
 	if s.shuttingDown() {
 		writeError(w, shuttingDownError())
 		return
@@ -36,7 +71,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
 		return
 	}
-	cr, req, aerr := decodeChatRequest(body)
+	g, aerr := decode(body)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
@@ -51,7 +86,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	defer context.AfterFunc(s.hardStop, cancel)()
 	start := time.Now()
-	events, err := s.gen.Generate(ctx, req)
+	events, err := s.gen.Generate(ctx, g.req)
 	if err != nil {
 		writeError(w, newError(http.StatusServiceUnavailable, "server_error", "engine_unavailable", "the model cannot take the request: "+err.Error()))
 		return
@@ -66,30 +101,23 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	head, refused := awaitStart(events)
 	if refused != nil {
 		writeError(w, refused)
-		slog.Info("chat completion refused", "reason", refused.Message)
+		slog.Info(kind+" refused", "reason", refused.Message)
 		return
 	}
-	started := replay(ctx, head, events)
-	cmpl := completion{id: newID(), created: start.Unix(), model: s.opt.ModelName}
-	var sum *reply.Summary
-	if cr.Stream {
-		includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
-		sum = s.stream(ctx, w, started, cmpl, includeUsage)
-	} else {
-		sum = s.complete(ctx, w, started, cmpl)
-	}
+	c := completion{id: newID(g.idPrefix), created: start.Unix(), model: s.opt.ModelName}
+	sum := g.answer(ctx, w, replay(ctx, head, events), c)
 	if sum == nil {
-		slog.Info("chat completion: the client went away", "id", cmpl.id, "duration", time.Since(start).Round(time.Millisecond))
+		slog.Info(kind+": the client went away", "id", c.id, "duration", time.Since(start).Round(time.Millisecond))
 	} else {
-		slog.Info("chat completion", "id", cmpl.id, "stream", cr.Stream, "finish", sum.FinishReason,
+		slog.Info(kind, "id", c.id, "stream", g.stream, "finish", sum.FinishReason,
 			"prompt_tokens", sum.PromptTokens, "completion_tokens", sum.GeneratedTokens,
 			"backend", sum.Backend, "duration", time.Since(start).Round(time.Millisecond))
 	}
 }
 
 // awaitStart reads a reply's events up to the first that is not a status: a request the
-// model refuses outright (a prompt or max_tokens over the context) ends there, before a
-// status line is written, and gets a 400 context_length_exceeded instead of a 200 with an
+// model refuses outright (a prompt or max_tokens over the context, a raw prompt it cannot
+// take) ends there, before a status line is written, and gets a 400 instead of a 200 with an
 // error inside. It returns the events read and that refusal, if any.
 func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 	var head []reply.Event
@@ -98,8 +126,13 @@ func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 		if ev.Kind == reply.EventStatus {
 			continue
 		}
-		if ev.Kind == reply.EventDone && ev.Done != nil && errors.Is(ev.Done.Err, reply.ErrContextLength) {
-			return head, badRequest("context_length_exceeded", ev.Done.Err.Error())
+		if ev.Kind == reply.EventDone && ev.Done != nil {
+			switch {
+			case errors.Is(ev.Done.Err, reply.ErrContextLength):
+				return head, badRequest("context_length_exceeded", ev.Done.Err.Error())
+			case errors.Is(ev.Done.Err, reply.ErrInvalidPrompt):
+				return head, badRequest("invalid_prompt", "prompt: "+ev.Done.Err.Error())
+			}
 		}
 		break
 	}
@@ -130,8 +163,9 @@ type completion struct {
 	model   string
 }
 
-// complete collects the whole reply and writes one chat.completion object.
-func (s *Server) complete(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, rp completion) *reply.Summary {
+// complete collects the whole reply and writes the object object makes of it, or the error
+// that ended it.
+func (s *Server) complete(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, object func(c reply.Collected, finish string) any) *reply.Summary {
 	c := reply.Collect(ctx, events)
 	sum := c.Summary
 	finish, ok := finishReason(sum)
@@ -146,19 +180,14 @@ func (s *Server) complete(ctx context.Context, w http.ResponseWriter, events <-c
 		writeError(w, newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText()))
 		return sum
 	}
-	writeJSON(w, http.StatusOK, chatCompletion{
-		ID: rp.id, Object: "chat.completion", Created: rp.created, Model: rp.model,
-		Choices:   []choice{{Message: assistantMessage{Role: "assistant", Content: c.Text, ReasoningContent: c.Thinking}, FinishReason: finish}},
-		Usage:     usageOf(sum),
-		XEdgeChat: statsOf(sum, c.Notices),
-	})
+	writeJSON(w, http.StatusOK, object(c, finish))
 	return sum
 }
 
-func newID() string {
+func newID(prefix string) string {
 	var b [12]byte
 	rand.Read(b[:])
-	return "chatcmpl-" + hex.EncodeToString(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }
 
 func byteSize(n int64) string {

@@ -62,3 +62,28 @@ func FuzzJSONWireError(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePrompt checks that no prompt value panics the parser, that a refusal is a 400, and
+// that an accepted prompt is text or non-negative ids.
+func FuzzParsePrompt(f *testing.F) {
+	for _, s := range []string{`"Once upon a time"`, `[1,403,407]`, `["a","b"]`, `[[1],[2]]`, `[1,-1]`, `[1.5]`, `null`, ``, `[]`, `{}`, `[1e3]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		p, err := parsePrompt(raw)
+		if err != nil {
+			if err.status != http.StatusBadRequest || err.Message == "" {
+				t.Fatalf("refusal %+v for %q", err, raw)
+			}
+			return
+		}
+		if p.Text != "" && len(p.IDs) > 0 {
+			t.Fatalf("%q gave both text and ids", raw)
+		}
+		for _, id := range p.IDs {
+			if id < 0 {
+				t.Fatalf("%q gave id %d", raw, id)
+			}
+		}
+	})
+}

@@ -92,6 +92,7 @@ func New(gen Generator, opt Options) *Server {
 	s.hardStop, s.abort = context.WithCancel(context.Background())
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
+		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}

@@ -36,6 +36,9 @@ type Deps struct {
 	About func() string
 	// Models finds and downloads models for the Models view (nil hides it).
 	Models ModelLibrary
+	// BaseModel reports whether the model of the current settings is a base model (no chat
+	// template): the chat then completes text (nil: never).
+	BaseModel func() bool
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -68,7 +71,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files})
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
@@ -102,6 +105,9 @@ func New(a fyne.App, d Deps) *MainWindow {
 		m.ShowChat()
 	} else {
 		m.ShowWelcome()
+	}
+	if m.Models != nil {
+		m.Models.Refresh(nil) // last: its results redraw views that must exist by then
 	}
 	return m
 }
@@ -188,7 +194,6 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
-	m.Models.Refresh(nil)
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
@@ -227,6 +232,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 	}
 	ApplyTheme(m.app, s.Theme)
 	_ = m.Chat.Thinking.Set(s.Thinking)
+	m.Chat.RefreshMode()
 	switch {
 	case problem != "":
 		m.Settings.setSummary(SummaryWarning, "Saved, but "+problem)

@@ -34,8 +34,19 @@ type ChatView struct {
 	Settings   *widget.Button
 	Attach     *widget.Button
 	Files      *attachmentsBar
-	Content    fyne.CanvasObject
+	// CompleteNotice says, while the model is a base model, that it continues text.
+	CompleteNotice *widget.Label
+	Content        fyne.CanvasObject
 }
+
+// composerHints are the composer's placeholders: chatting, and completing text.
+const (
+	chatHint     = "Message EdgeChat — Enter sends, Shift+Enter adds a line"
+	completeHint = "Text to continue — Enter sends, Shift+Enter adds a line"
+)
+
+// CompleteNoticeText explains the Complete text mode of a base model.
+const CompleteNoticeText = "Complete text: this is a base model with no chat template, so it continues your text instead of chatting. Each message is a new start; no system prompt or history is sent."
 
 // NewChatView builds the view; onSettings opens the settings pane.
 func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
@@ -61,6 +72,10 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 
 	saveBanner := v.saveBanner()
 
+	v.CompleteNotice = widget.NewLabelWithStyle(CompleteNoticeText, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	v.CompleteNotice.Wrapping = fyne.TextWrapWord
+	v.CompleteNotice.Importance = widget.WarningImportance
+
 	v.Composer = newComposer()
 	v.Composer.Bind(vm.Draft)
 	v.Composer.Validator = nil
@@ -85,7 +100,18 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.Messages, v.messagesChanged)
-	v.Content = container.NewBorder(header, container.NewPadded(bottom), nil, nil, v.scroll)
+	v.on(vm.CompleteText, func() {
+		complete := get[bool](vm.CompleteText)
+		showIf(v.CompleteNotice, complete)
+		showIf(think, !complete)
+		showIf(v.Attach, !complete) // a raw prompt carries no documents
+		hint := chatHint
+		if complete {
+			hint = completeHint
+		}
+		v.Composer.SetPlaceHolder(hint)
+	})
+	v.Content = container.NewBorder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
 	return v
 }
 

@@ -36,6 +36,9 @@ type ChatDeps struct {
 	Rescue func(*history.Conversation) (string, error)
 	// Files keeps attached files (nil: no attachments).
 	Files AttachmentFiles
+	// BaseModel reports whether the model that answers is a base model, one with no chat
+	// template: the window then completes text instead of chatting (nil: never).
+	BaseModel func() bool
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -48,7 +51,10 @@ type ChatVM struct {
 	Draft      binding.String
 	Generating binding.Bool
 	Thinking   binding.Bool // ask for Qwen3's reasoning
-	Error      binding.String
+	// CompleteText is set while the model is a base model: each message is a raw prompt the
+	// reply continues, with no roles, system prompt or history.
+	CompleteText binding.Bool
+	Error        binding.String
 	// SaveProblem says why the open conversation is not saved and what to do; "" while
 	// saving works.
 	SaveProblem binding.String
@@ -77,23 +83,31 @@ type ChatVM struct {
 // NewChatVM returns a view model showing an empty new chat.
 func NewChatVM(deps ChatDeps) *ChatVM {
 	vm := &ChatVM{
-		Messages:    binding.NewList(func(a, b *MessageVM) bool { return a == b }),
-		Title:       binding.NewString(),
-		CurrentID:   binding.NewString(),
-		Draft:       binding.NewString(),
-		Generating:  binding.NewBool(),
-		Thinking:    binding.NewBool(),
-		Error:       binding.NewString(),
-		SaveProblem: binding.NewString(),
-		FlushEvery:  time.Second / 60,
-		Attachments: binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
-		deps:        deps,
+		Messages:     binding.NewList(func(a, b *MessageVM) bool { return a == b }),
+		Title:        binding.NewString(),
+		CurrentID:    binding.NewString(),
+		Draft:        binding.NewString(),
+		Generating:   binding.NewBool(),
+		Thinking:     binding.NewBool(),
+		CompleteText: binding.NewBool(),
+		Error:        binding.NewString(),
+		SaveProblem:  binding.NewString(),
+		FlushEvery:   time.Second / 60,
+		Attachments:  binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
+		deps:         deps,
 	}
 	_ = vm.Title.Set(NewChatTitle)
 	if deps.Settings != nil {
 		_ = vm.Thinking.Set(deps.Settings().Thinking)
 	}
+	vm.RefreshMode()
 	return vm
+}
+
+// RefreshMode asks whether the model is a base model and sets CompleteText (after the
+// settings changed the model).
+func (vm *ChatVM) RefreshMode() {
+	_ = vm.CompleteText.Set(vm.deps.BaseModel != nil && vm.deps.BaseModel())
 }
 
 // SendDraft sends the composer's text.

@@ -17,20 +17,27 @@ func (vm *ChatVM) startReply() {
 	saver := vm.saver
 	am := history.Message{ID: history.NewID(), Role: "assistant", Created: time.Now()}
 	var req reply.Request
-	if s.SystemPrompt != "" {
+	complete := get[bool](vm.CompleteText)
+	if s.SystemPrompt != "" && !complete {
 		req.Messages = append(req.Messages, reply.Message{Role: "system", Content: s.SystemPrompt})
 	}
 	saver.Update(func(c *history.Conversation) {
-		for _, m := range c.Messages {
-			req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+		if complete { // a base model continues the last message's text, nothing else
+			if n := len(c.Messages); n > 0 {
+				req.Prompt = &reply.Prompt{Text: c.Messages[n-1].Content}
+			}
+		} else {
+			for _, m := range c.Messages {
+				req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+			}
+			if vm.deps.Files != nil && len(c.Attachments) > 0 {
+				req.Attachments = vm.deps.Files.Requests(c.ID, c.Attachments)
+			}
 		}
 		req.ConversationID = c.ID
-		if vm.deps.Files != nil && len(c.Attachments) > 0 {
-			req.Attachments = vm.deps.Files.Requests(c.ID, c.Attachments)
-		}
 		c.Messages = append(c.Messages, am)
 	})
-	req.Thinking, _ = vm.Thinking.Get()
+	req.Thinking = !complete && get[bool](vm.Thinking)
 	req.MaxTokens = s.MaxTokens
 	req.Sampling = reply.Sampling{
 		Temperature: &s.Temperature, TopP: &s.TopP, TopK: &s.TopK,

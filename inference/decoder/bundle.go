@@ -83,6 +83,18 @@ func loadBundle(f *models.Folder, ep inference.EP, maxCtx int) (*bundleDecoder, 
 		d.rows = cfg.ContextLength
 	}
 	if sw := cfg.Decoder.SlidingWindow; sw != nil {
+		// sliding_window.alignment says on which side ONNX Runtime GenAI pads a prompt's last
+		// window. These graphs take no attention mask: GroupQueryAttention learns the valid
+		// rows from seqlens_k (past_sequence_length) alone and attends, causally, to every row
+		// up to it. Pads before the prompt ("left") would sit inside that range and be attended
+		// to as if they were text; pads after it are beyond the last real row, which is the
+		// row lm_head reads, and the next window or token overwrites them. So EdgeChat pads
+		// after the prompt whatever the config says (Foundry's folders declare "right").
+		switch sw.Alignment {
+		case "", "left", "right":
+		default:
+			return nil, fmt.Errorf("%s: sliding_window.alignment %q is neither \"left\" nor \"right\"", filepath.Join(f.Dir, "genai_config.json"), sw.Alignment)
+		}
 		d.pad = sw.PadValue
 		if d.window == 0 {
 			d.window = sw.WindowSize

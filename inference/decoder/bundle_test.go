@@ -376,3 +376,49 @@ func TestBundleStagesWithoutRunFlags(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// The flags decide before the graphs: is_lm_head and run_on_prompt / run_on_token_gen, with
+// ONNX Runtime GenAI's default of true for a flag left out.
+func TestStageRole(t *testing.T) {
+	yes, no := ptr(true), ptr(false)
+	n := models.BundleNames{InputIDs: "input_ids", PastKey: "past_key_values.%d.key", Logits: "logits"}
+	decoder := func(rows int64) *onnxproto.ModelInfo {
+		return &onnxproto.ModelInfo{Inputs: []onnxproto.IO{{Name: "hidden", Dims: []onnxproto.Dim{{Value: 1}, {Value: rows}, {Value: 64}}}, {Name: "past_key_values.0.key"}}}
+	}
+	embeddings := &onnxproto.ModelInfo{Inputs: []onnxproto.IO{{Name: "input_ids"}}}
+	head := &onnxproto.ModelInfo{Outputs: []onnxproto.IO{{Name: "logits"}}}
+	for _, tc := range []struct {
+		name        string
+		prompt, gen *bool
+		lmHead      *bool
+		info        *onnxproto.ModelInfo
+		want        int
+		wantErr     string
+	}{
+		{"ctx by its flags, though it takes one row", yes, no, nil, decoder(1), 1, ""},
+		{"iter by its flags, though it takes many rows", no, yes, nil, decoder(64), 2, ""},
+		{"iter by a flag alone", no, nil, nil, decoder(64), 2, ""},
+		{"no flags: many rows is ctx", nil, nil, nil, decoder(64), 1, ""},
+		{"no flags: one row is iter", nil, nil, nil, decoder(1), 2, ""},
+		{"is_lm_head first", yes, yes, yes, embeddings, 3, ""},
+		{"lm_head by its logits", yes, yes, nil, head, 3, ""},
+		{"embeddings by its ids", yes, yes, nil, embeddings, 0, ""},
+		{"is_lm_head false is no lm_head", yes, yes, no, head, 0, "takes neither"},
+		{"runs on nothing", no, no, nil, decoder(64), 0, "runs neither"},
+		{"prompt only but no decoder", yes, no, nil, embeddings, 0, "takes no past_key_values.0.key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := models.Stage{Name: "s", Filename: "s.onnx", RunOnPrompt: tc.prompt, RunOnTokenGen: tc.gen, IsLMHead: tc.lmHead}
+			got, err := stageRole(s, tc.info, n)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("role %d (%v), want %d", got, err, tc.want)
+			}
+		})
+	}
+}

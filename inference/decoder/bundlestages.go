@@ -18,8 +18,10 @@ import (
 	"edgechat/models"
 )
 
-// readStages finds the embeddings, ctx, iter and lm_head stages by what their graphs take and
-// give, and checks compiled stages' context binaries.
+// readStages finds the embeddings, ctx, iter and lm_head stages — by the flags genai_config.json
+// gives them first (is_lm_head; run_on_prompt and run_on_token_gen, which Foundry Local's
+// builds set), by what their graphs take and give where the flags do not tell — and checks
+// compiled stages' context binaries.
 func readStages(f *models.Folder, n models.BundleNames, ep inference.EP) ([4]*bundleStage, error) {
 	var st [4]*bundleStage // embeddings, ctx, iter, lm_head
 	cfgPath := filepath.Join(f.Dir, "genai_config.json")
@@ -32,30 +34,14 @@ func readStages(f *models.Folder, n models.BundleNames, ep inference.EP) ([4]*bu
 		if err := checkContextBinaries(p, info, stageEP(s, ep)); err != nil {
 			return st, err
 		}
-		bs := &bundleStage{Stage: s, path: p, info: info}
-		_, isDecoder := info.Input(fmt.Sprintf(n.PastKey, 0))
-		_, hasLogits := info.Output(n.Logits)
-		_, hasIDs := info.Input(n.InputIDs)
-		i := -1
-		switch {
-		case isDecoder: // iter runs on generated tokens only, or (no flags) takes one row
-			i = 1
-			hid := slices.IndexFunc(info.Inputs, func(v onnxproto.IO) bool { return len(v.Dims) == 3 })
-			if s.RunOnPrompt == nil && s.RunOnTokenGen == nil && hid >= 0 && info.Inputs[hid].Dims[1].Value == 1 ||
-				s.RunOnTokenGen != nil && *s.RunOnTokenGen && (s.RunOnPrompt == nil || !*s.RunOnPrompt) {
-				i = 2
-			}
-		case hasLogits:
-			i = 3
-		case hasIDs:
-			i = 0
-		default:
-			return st, fmt.Errorf("%s: stage %q (%s) takes neither %s, %s nor gives %s: EdgeChat runs bundles of embeddings, ctx, iter and lm_head", cfgPath, s.Name, s.Filename, n.InputIDs, fmt.Sprintf(n.PastKey, 0), n.Logits)
+		i, err := stageRole(s, info, n)
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", cfgPath, err)
 		}
 		if st[i] != nil {
 			return st, fmt.Errorf("%s: stages %q and %q play the same part", cfgPath, st[i].Name, s.Name)
 		}
-		st[i] = bs
+		st[i] = &bundleStage{Stage: s, path: p, info: info}
 	}
 	for i, role := range []string{"embeddings", "prefill (ctx)", "decode (iter)", "lm_head"} {
 		if st[i] == nil {
@@ -63,6 +49,46 @@ func readStages(f *models.Folder, n models.BundleNames, ep inference.EP) ([4]*bu
 		}
 	}
 	return st, nil
+}
+
+// stageRole is the part a pipeline stage plays: 0 embeddings, 1 ctx, 2 iter, 3 lm_head.
+// is_lm_head decides first; then a decoder that runs on the prompt only is ctx and one that
+// runs on generated tokens only is iter (a flag left out means true, as in ONNX Runtime
+// GenAI); a stage that runs on both is told by its graph: a decoder (past keys in) is ctx, or
+// iter when it takes one row; logits out is lm_head, unless is_lm_head says false; input ids
+// in is embeddings.
+func stageRole(s models.Stage, info *onnxproto.ModelInfo, n models.BundleNames) (int, error) {
+	_, isDecoder := info.Input(fmt.Sprintf(n.PastKey, 0))
+	_, hasLogits := info.Output(n.Logits)
+	_, hasIDs := info.Input(n.InputIDs)
+	if s.IsLMHead != nil && *s.IsLMHead {
+		return 3, nil
+	}
+	onPrompt := s.RunOnPrompt == nil || *s.RunOnPrompt
+	onGen := s.RunOnTokenGen == nil || *s.RunOnTokenGen
+	switch {
+	case !onPrompt && !onGen:
+		return 0, fmt.Errorf("stage %q (%s) runs neither on the prompt nor on generated tokens (run_on_prompt and run_on_token_gen are false)", s.Name, s.Filename)
+	case onPrompt != onGen && !isDecoder:
+		return 0, fmt.Errorf("stage %q (%s) runs only on the %s but takes no %s: EdgeChat runs a decoder there", s.Name, s.Filename, map[bool]string{true: "prompt", false: "generated tokens"}[onPrompt], fmt.Sprintf(n.PastKey, 0))
+	case onPrompt && !onGen:
+		return 1, nil
+	case onGen && !onPrompt:
+		return 2, nil
+	case isDecoder:
+		if s.RunOnPrompt == nil && s.RunOnTokenGen == nil {
+			hid := slices.IndexFunc(info.Inputs, func(v onnxproto.IO) bool { return len(v.Dims) == 3 })
+			if hid >= 0 && info.Inputs[hid].Dims[1].Value == 1 {
+				return 2, nil
+			}
+		}
+		return 1, nil
+	case hasLogits && (s.IsLMHead == nil || *s.IsLMHead):
+		return 3, nil
+	case hasIDs:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("stage %q (%s) takes neither %s, %s nor gives %s: EdgeChat runs bundles of embeddings, ctx, iter and lm_head", s.Name, s.Filename, n.InputIDs, fmt.Sprintf(n.PastKey, 0), n.Logits)
 }
 
 // stageEP is the provider a stage runs on: the route's EP for stages whose session options
