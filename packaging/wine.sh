@@ -160,7 +160,8 @@ check_wine() {
   [ -d "$stories" ] || stories="/work/shared/models/stories260K"
   if [ -d "$stories" ]; then
     local sargs=(generate --max-tokens 32 --temperature 0 --json) what="stories260K, raw completion"
-    if wine_run "$com" generate --help 2>&1 | grep -q -- '-raw'; then
+    local help; help="$(wine_run "$com" generate --help 2>&1)" # exits 2: no pipe under pipefail
+    if grep -q -- '^ *-raw' <<<"$help"; then
       sargs+=(--raw --prompt "Once upon a time")
     else
       sargs+=(--no-think --prompt "Once upon a time")
