@@ -25,7 +25,9 @@ func TestIsBaseModel(t *testing.T) {
 		return os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), b, 0o644)
 	}
 	inferenceModel := func(body string) func(string) error {
-		return func(dir string) error { return os.WriteFile(filepath.Join(dir, InferenceModelFile), []byte(body), 0o644) }
+		return func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, InferenceModelFile), []byte(body), 0o644)
+		}
 	}
 	for _, tc := range []struct {
 		name string
