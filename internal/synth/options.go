@@ -54,6 +54,13 @@ type Options struct {
 	// file beside the graph, as the full-size exports must (their weights pass protobuf's 2 GB
 	// limit); ONNX Runtime then maps them from the file instead of copying them to the heap.
 	ExternalData bool
+	// Quant quantizes the linear layers as a published file does (QuantNone: float32).
+	Quant Quant
+	// ZeroPoints gives q4 and q4f16 weights a zero point per block (asymmetric quantization).
+	ZeroPoints bool
+	// dequantQ4 builds the float32 twin of the q4 model: its weights are the values the 4-bit
+	// ones stand for.
+	dequantQ4 bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
 }
@@ -115,6 +122,7 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("context-length (%d) must exceed the prefill window (%d)", o.ContextLength, o.PrefillLen))
 		}
 	}
+	errs = append(errs, o.validateQuant()...)
 	return errors.Join(errs...)
 }
 
