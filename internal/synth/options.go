@@ -58,9 +58,9 @@ type Options struct {
 	Quant Quant
 	// ZeroPoints gives q4 and q4f16 weights a zero point per block (asymmetric quantization).
 	ZeroPoints bool
-	// dequantQ4 builds the float32 twin of the q4 model: its weights are the values the 4-bit
-	// ones stand for.
-	dequantQ4 bool
+	// Q4Twin makes a float32 model whose weights are the values the 4-bit ones of the q4 model
+	// (same seed and ZeroPoints) stand for, with an untied, dequantized LM head.
+	Q4Twin bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
 }

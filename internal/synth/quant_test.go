@@ -162,7 +162,7 @@ func TestQ4MatchesDequantizedTwin(t *testing.T) {
 			q := Tiny()
 			q.Quant, q.ZeroPoints = QuantQ4, zp
 			twin := Tiny()
-			twin.ZeroPoints, twin.dequantQ4 = zp, true
+			twin.ZeroPoints, twin.Q4Twin = zp, true
 			ids := randomPrompt(7, 24, q.Vocab)
 			want := openLogits(t, twin).prefill(t, ids)
 			got := openLogits(t, q).prefill(t, ids)

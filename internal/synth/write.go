@@ -36,7 +36,7 @@ func Write(dir string, o Options) error {
 		return err
 	}
 	w := newWeights(o)
-	if o.dequantQ4 {
+	if o.Q4Twin {
 		w.dequantize(o)
 	}
 	var err error
