@@ -12,7 +12,8 @@ export LANG = en_US.UTF-8
 FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
-	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter internal/residency:FuzzParseSmaps
+	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter internal/residency:FuzzParseSmaps \
+	internal/gguf:FuzzRead
 
 setup:
 	@tools/setup.sh
