@@ -152,4 +152,3 @@ func ggufVocab(path string, vocab int) (map[string]any, error) {
 		"tokenizer.ggml.padding_token_id": uint32(EndOfText), "tokenizer.ggml.add_bos_token": false,
 	}, nil
 }
-
