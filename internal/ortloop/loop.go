@@ -10,6 +10,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/internal/onnxproto"
+	"edgechat/internal/optimize"
 )
 
 // Options configure the session.
@@ -39,6 +40,12 @@ type Loop struct {
 	idBuf             []int64
 	idBuf32           []int32
 	nIn, nOut, nFixed int
+	// rows of logits the graph returns: 0 every new row, 1 the last (an LM head pruned by
+	// internal/optimize), -1 as many as the logits_to_keep input says (Keep).
+	lastOnly bool
+	keepBuf  []int64
+	// Keep is how many last rows get logits on a graph with a logits_to_keep input.
+	Keep int
 }
 
 // Open reads the graph's interface and creates the session.
@@ -61,6 +68,8 @@ func Open(path string, o Options) (*Loop, error) {
 			l.mask = true
 		case x.Name == "position_ids":
 			l.pos = true
+		case x.Name == optimize.KeepInputName:
+			l.keepBuf = []int64{1}
 		case len(x.Dims) == 4:
 			kvIn = x
 			l.layers++
@@ -69,11 +78,13 @@ func Open(path string, o Options) (*Loop, error) {
 			return nil, fmt.Errorf("%s: input %s is not one a dynamic decoder takes", path, x.Name)
 		}
 	}
-	for _, name := range []string{"input_ids", "attention_mask", "position_ids"} {
-		if name == "input_ids" || name == "attention_mask" && l.mask || name == "position_ids" && l.pos {
+	for _, name := range []string{"input_ids", "attention_mask", "position_ids", optimize.KeepInputName} {
+		if name == "input_ids" || name == "attention_mask" && l.mask || name == "position_ids" && l.pos || name == optimize.KeepInputName && l.keepBuf != nil {
 			in = append(in, name)
 		}
 	}
+	l.lastOnly = info.Metadata[optimize.MetaLogitsRows] == "last"
+	l.Keep = 1
 	l.nFixed = len(in)
 	for _, x := range info.Inputs {
 		if len(x.Dims) == 4 {
@@ -138,17 +149,26 @@ func (l *Loop) Len() int { return l.n }
 // Vocab is the logits width.
 func (l *Loop) Vocab() int { return l.vocab }
 
-// Step appends ids to the cache in one run and returns the logits of every new row
-// ([len(ids)·vocab], valid until the next call).
+// Step appends ids to the cache in one run and returns the logits of its new rows
+// ([rows·vocab], valid until the next call): every row, or the last one or last Keep ones on
+// graphs whose LM head internal/optimize pruned.
 func (l *Loop) Step(ids []int) ([]float32, error) {
 	L, P := len(ids), l.n
 	if P+L > l.max {
 		return nil, fmt.Errorf("%d tokens exceed the loop's %d", P+L, l.max)
 	}
-	if need := L * l.vocab; cap(l.logits) < need {
+	rows := L
+	switch {
+	case l.lastOnly:
+		rows = 1
+	case l.keepBuf != nil:
+		rows = min(L, max(1, l.Keep))
+		l.keepBuf[0] = int64(rows)
+	}
+	if need := rows * l.vocab; cap(l.logits) < need {
 		l.logits = make([]float32, need)
 	}
-	logits := l.logits[:L*l.vocab]
+	logits := l.logits[:rows*l.vocab]
 	in := make([]ort.Value, 0, l.nIn)
 	out := make([]ort.Value, 0, l.nOut)
 	defer func() {
@@ -191,13 +211,19 @@ func (l *Loop) Step(ids []int) ([]float32, error) {
 		}
 		in = append(in, v)
 	}
+	if l.keepBuf != nil {
+		if v, err = ort.NewTensor(ort.NewShape(1), l.keepBuf); err != nil {
+			return nil, err
+		}
+		in = append(in, v)
+	}
 	for i := range l.layers {
 		if v, err = l.kv(l.cur, i, P); err != nil {
 			return nil, err
 		}
 		in = append(in, v)
 	}
-	if v, err = ort.NewTensor(ort.NewShape(1, int64(L), int64(l.vocab)), logits); err != nil {
+	if v, err = ort.NewTensor(ort.NewShape(1, int64(rows), int64(l.vocab)), logits); err != nil {
 		return nil, err
 	}
 	out = append(out, v)
