@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
 	"edgechat/inference/remote"
+	"edgechat/internal/paths"
 	"edgechat/ui"
 )
 
@@ -40,6 +42,7 @@ func engineConfig(s config.Settings) inference.Config {
 	local := func(name string, r config.Route) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: r.Model, LoadOptions: inference.LoadOptions{
 			ModelFile: r.ModelFile, EP: inference.EP{Name: r.EP, Options: r.EPOptions, Threads: r.Threads},
+			GraphCache: filepath.Join(paths.CacheDir(), "graphs"),
 		}}
 	}
 	var remoteRoute *inference.RouteConfig

@@ -48,7 +48,7 @@ func runBench(env Env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bo := inference.BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads}},
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads}, GraphCache: mf.graphCache()},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"edgechat/reply"
 
 	"edgechat/inference"
+	"edgechat/internal/paths"
 )
 
 func init() {
@@ -25,6 +27,15 @@ type modelFlags struct {
 	threads, maxContext          int
 	npuModel, cpuModel, npuEP    string
 	prefillLimit                 int
+	asPublished                  bool
+}
+
+// graphCache is where optimized graph copies go, or "" with --as-published.
+func (m *modelFlags) graphCache() string {
+	if m.asPublished {
+		return ""
+	}
+	return filepath.Join(paths.CacheDir(), "graphs")
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -37,6 +48,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.npuModel, "npu-model", "", "model for the NPU route (e.g. a static-shape or decoder-pipeline build)")
 	fs.StringVar(&m.cpuModel, "cpu-model", "", "model for the CPU route (default: --model)")
 	fs.StringVar(&m.npuEP, "npu-ep", "qnn", "execution provider of the NPU route: qnn, dml, webgpu or cpu")
+	fs.BoolVar(&m.asPublished, "as-published", false, "run the model's graph file as it is, not the optimized copy in the cache (accuracy_level 4, LM head on the last row)")
 	fs.IntVar(&m.prefillLimit, "prefill-limit", 0, "longest prompt (tokens) the NPU route takes; longer ones go to the CPU (0 = NPU context minus the reply budget)")
 }
 
@@ -45,7 +57,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 func (m *modelFlags) engineConfig() (inference.Config, error) {
 	cfg := inference.Config{ORTLibrary: m.ortLib}
 	load := func(ep string) inference.LoadOptions {
-		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}}
+		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}, GraphCache: m.graphCache()}
 	}
 	cpu := m.cpuModel
 	if cpu == "" {

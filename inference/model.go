@@ -10,6 +10,7 @@ import (
 
 	"edgechat/inference/chat"
 	"edgechat/inference/tokenizer"
+	"edgechat/internal/optimize"
 	"edgechat/models"
 )
 
@@ -24,6 +25,9 @@ type LoadOptions struct {
 	EP        EP
 	// MaxContext caps the context in tokens (0 = DefaultMaxContext or the model's limit).
 	MaxContext int
+	// GraphCache, when set, is the folder for optimized copies of dynamic decoder graphs
+	// (optimizedGraph); "" runs the files as published.
+	GraphCache string
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder.
@@ -65,7 +69,9 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 	}
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
-		m.dec, err = loadDynamic(f, o.EP, maxCtx)
+		g := *f // the optimized copy runs in the folder's place; m.Folder still names the user's file
+		g.Model = optimizedGraph(f.Model, o.GraphCache)
+		m.dec, err = loadDynamic(&g, o.EP, maxCtx)
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
 			m.dec, err = loadStatic(f, o.EP)
@@ -155,6 +161,7 @@ func loadDynamic(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	io.LastRow = info.Metadata[optimize.MetaLogitsRows] == "last"
 	if io.Vocab == 0 && f.Config != nil {
 		io.Vocab = f.Config.VocabSize
 	}
