@@ -304,3 +304,24 @@ func argmax(x []float32) int {
 	}
 	return best
 }
+
+// Forward appends ids and returns the argmax of each of the last rows positions' logits: the
+// decoder interface of prompt-lookup decoding (inference/lookup.Model). On a graph with a
+// logits_to_keep input only those rows get logits.
+func (l *Loop) Forward(ids []int, rows int) ([]int, error) {
+	l.Keep = rows
+	logits, err := l.Step(ids)
+	if err != nil {
+		return nil, err
+	}
+	have := len(logits) / l.vocab
+	if have < rows {
+		return nil, fmt.Errorf("the graph returned %d rows of logits, %d wanted", have, rows)
+	}
+	picks := make([]int, rows)
+	for i := range picks {
+		r := have - rows + i
+		picks[i] = argmax(logits[r*l.vocab : (r+1)*l.vocab])
+	}
+	return picks, nil
+}
