@@ -21,6 +21,10 @@ type Options struct {
 	Config map[string]string
 	// MaxTokens bounds the KV buffers (prompt + reply).
 	MaxTokens int
+	// SharedKV binds one MaxTokens-row buffer per layer as both past and present, so that
+	// GroupQueryAttention appends the new rows in place (onnxruntime-genai's
+	// past_present_share_buffer); without it every run copies the whole cache.
+	SharedKV bool
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -46,6 +50,7 @@ type Loop struct {
 	keepBuf  []int64
 	// Keep is how many last rows get logits on a graph with a logits_to_keep input.
 	Keep int
+	shared bool
 }
 
 // Open reads the graph's interface and creates the session.
@@ -54,7 +59,10 @@ func Open(path string, o Options) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{max: o.MaxTokens}
+	l := &Loop{max: o.MaxTokens, shared: o.SharedKV}
+	if o.SharedKV && info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] == 0 {
+		return nil, fmt.Errorf("%s: a shared KV buffer needs GroupQueryAttention, which this graph does not use", path)
+	}
 	if l.max <= 0 {
 		l.max = 4096
 	}
@@ -236,12 +244,19 @@ func (l *Loop) Step(ids []int) ([]float32, error) {
 	if err := l.s.Run(in, out); err != nil {
 		return nil, err
 	}
-	l.cur, l.n = 1-l.cur, P+L
+	if !l.shared {
+		l.cur = 1 - l.cur
+	}
+	l.n = P + L
 	return logits, nil
 }
 
-// kv wraps the first rows of buffer b's tensor i as a [1, heads, rows, head_dim] tensor.
+// kv wraps the first rows of buffer b's tensor i as a [1, heads, rows, head_dim] tensor (with
+// a shared buffer: the whole of buffer 0).
 func (l *Loop) kv(b, i, rows int) (ort.Value, error) {
+	if l.shared {
+		b, rows = 0, l.max
+	}
 	n := l.kvHeads * rows * l.headDim * l.elem
 	data := l.bufs[b][i][:max(n, 1)] // an empty past still needs one byte (onnxruntime_go)
 	return ort.NewCustomDataTensor(ort.NewShape(1, int64(l.kvHeads), int64(rows), int64(l.headDim)), data, l.kvType)
@@ -250,6 +265,10 @@ func (l *Loop) kv(b, i, rows int) (ort.Value, error) {
 // Truncate keeps the first n cached tokens, compacting each head's rows in place.
 func (l *Loop) Truncate(n int) {
 	if n >= l.n {
+		return
+	}
+	if l.shared { // rows sit at fixed places: GQA reads only the first n
+		l.n = n
 		return
 	}
 	row := l.headDim * l.elem

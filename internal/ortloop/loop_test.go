@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"edgechat/inference/ortenv"
@@ -51,9 +52,14 @@ func TestStepsAndTruncate(t *testing.T) {
 			o.Quant, o.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
 			return o
 		}},
+		{"genai-int4 shared buffer", func() synth.Options {
+			o := synth.Tiny()
+			o.Quant, o.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
+			return o
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := Open(model(t, tc.o()), Options{Threads: 1, MaxTokens: 64})
+			l, err := Open(model(t, tc.o()), Options{Threads: 1, MaxTokens: 64, SharedKV: strings.HasSuffix(tc.name, "shared buffer")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,6 +36,7 @@ var (
 	prompt  = flag.Int("prompt", 428, "prompt tokens")
 	decode  = flag.Int("decode", 64, "greedy tokens")
 	only    = flag.String("only", "", "run one part: variants, agreement, spin, context, verify")
+	shared  = flag.Bool("shared-kv", false, "one KV buffer bound as past and present (GroupQueryAttention graphs: --quant genai-int4)")
 	cache   = flag.String("cache", filepath.Join(paths.CacheDir(), "bench"), "where the optimized copies go")
 )
 
@@ -78,7 +79,7 @@ func variant(o optimize.Options) (string, error) {
 }
 
 func open(path string, cfg map[string]string, maxTokens int) (*ortloop.Loop, error) {
-	return ortloop.Open(path, ortloop.Options{Threads: *threads, Config: cfg, MaxTokens: maxTokens})
+	return ortloop.Open(path, ortloop.Options{Threads: *threads, Config: cfg, MaxTokens: maxTokens, SharedKV: *shared})
 }
 
 type best struct{ ttft, tps float64 }
