@@ -29,7 +29,7 @@ type ModelInfo struct {
 	Ops        map[string]int
 	EPContexts []EPContext
 	Metadata   map[string]string
-	// NBits counts com.microsoft MatMulNBits nodes by their quantization.
+	// NBits counts com.microsoft MatMulNBits nodes by their quantization (nil when none).
 	NBits map[NBits]int
 }
 
@@ -116,7 +116,7 @@ func ReadInfo(path string) (*ModelInfo, error) {
 // Parse reads a model's interface from the size bytes of r. Its errors wrap ErrNotONNX and
 // read as the end of a sentence: "not an ONNX model (…)".
 func Parse(r io.ReaderAt, size int64) (*ModelInfo, error) {
-	mi := &ModelInfo{Ops: map[string]int{}, Metadata: map[string]string{}, NBits: map[NBits]int{}}
+	mi := &ModelInfo{Ops: map[string]int{}, Metadata: map[string]string{}}
 	p := &parser{mi: mi, inits: map[string]bool{}, ext: map[string]bool{}}
 	root := msg{s: &source{r: r, size: size}, off: 0, end: size}
 	err := root.each(p.model)
@@ -280,6 +280,9 @@ func (p *parser) node(m msg) error {
 	}
 	p.mi.Ops[OpKey(domain, op)]++
 	if op == "MatMulNBits" {
+		if p.mi.NBits == nil {
+			p.mi.NBits = map[NBits]int{}
+		}
 		p.mi.NBits[nb]++
 	}
 	if op == "EPContext" {

@@ -16,7 +16,10 @@ import (
 
 // Options choose the rewrites.
 type Options struct {
-	// AccuracyLevel, when > 0, is set on every MatMulNBits node whose level is lower or unset.
+	// AccuracyLevel, when > 0, is set on every MatMulNBits node whose level is lower or unset,
+	// except nodes with zero points: ONNX Runtime's AVX2 one-row int8 kernel mishandles
+	// asymmetric 4-bit weights (issue #29853), so one-row decoding and k-row verification
+	// could disagree there.
 	AccuracyLevel int64
 	// LastRows computes the LM head for the last row only (or the last logits_to_keep rows
 	// with KeepInput): prefill logits become [batch, rows, vocab] instead of one row per token.
@@ -39,6 +42,7 @@ const (
 // Report says what a rewrite changed.
 type Report struct {
 	AccuracyLevelSet int    // MatMulNBits nodes whose level was raised
+	ZeroPointsKept   int    // MatMulNBits nodes with zero points, left at their level
 	LMHead           string // the node now fed the last rows only ("" when LastRows is off)
 }
 
@@ -96,6 +100,10 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 	if o.AccuracyLevel > 0 {
 		for i, n := range nodes {
 			if n.op != "MatMulNBits" {
+				continue
+			}
+			if len(n.inputs) > 3 && n.inputs[3] != "" {
+				rep.ZeroPointsKept++
 				continue
 			}
 			lvl, ok, err := intAttr(n.raw, "accuracy_level")

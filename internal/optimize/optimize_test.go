@@ -56,7 +56,9 @@ func variants() map[string]synth.Options {
 	genai.Quant, genai.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
 	ext := synth.Tiny()
 	ext.ExternalData = true
-	return map[string]synth.Options{"fp32": synth.Tiny(), "q4": q4, "genai-int4": genai, "fp32 external data": ext}
+	zp := q4
+	zp.ZeroPoints = true
+	return map[string]synth.Options{"fp32": synth.Tiny(), "q4": q4, "q4 zero points": zp, "genai-int4": genai, "fp32 external data": ext}
 }
 
 // TestLastRows: the pruned graph's logits are the original's last rows, in prefill and in
@@ -116,7 +118,7 @@ func TestAccuracyLevel(t *testing.T) {
 			}
 			want := 0
 			for nb, n := range before.NBits {
-				if nb.AccuracyLevel < 4 {
+				if nb.AccuracyLevel < 4 && !nb.ZeroPoints {
 					want += n
 				}
 			}
@@ -124,7 +126,11 @@ func TestAccuracyLevel(t *testing.T) {
 				t.Errorf("set the level on %d nodes, want %d", rep.AccuracyLevelSet, want)
 			}
 			for nb := range after.NBits {
-				if nb.AccuracyLevel != 4 {
+				if wantLevel := int64(4); nb.ZeroPoints {
+					if nb.AccuracyLevel != 0 {
+						t.Errorf("a MatMulNBits node with zero points got level %d (issue #29853)", nb.AccuracyLevel)
+					}
+				} else if nb.AccuracyLevel != wantLevel {
 					t.Errorf("a MatMulNBits node kept level %d", nb.AccuracyLevel)
 				}
 			}
