@@ -1,33 +1,30 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"reflect"
 	"runtime"
-	"sync"
 	"time"
-
-	"edgechat/reply"
 
 	"fyne.io/fyne/v2/app"
 
 	"edgechat/assets"
 	"edgechat/config"
 	"edgechat/history"
+	"edgechat/inference/routes"
 	"edgechat/internal/version"
 	"edgechat/ui"
 )
 
-// runApp opens the chat window: edgechat [--config FILE] [--data-dir DIR] [--demo-engine].
+// runApp opens the chat window: edgechat [--config FILE] [--data-dir DIR].
 func runApp(args []string) int {
 	fs := flag.NewFlagSet("edgechat", flag.ContinueOnError)
 	cfgFile := fs.String("config", "", "settings file (default "+config.DefaultFile()+")")
 	dataDir := fs.String("data-dir", "", "conversations folder (default: the settings' data folder)")
-	demo := fs.Bool("demo-engine", false, "answer with a built-in demo engine instead of a model (screenshots only)")
+	demoFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -57,8 +54,8 @@ func runApp(args []string) int {
 		return 1
 	}
 
-	engine := &switchEngine{}
-	engine.set(newEngine(settings.Settings(), *demo)) // engine.go: the inference wiring
+	engine := routes.NewSwitch(newEngine(settings.Settings())) // engine.go: the inference wiring
+	saved := settings.Settings()
 	var srv localServer
 	var notices []string
 	if p := srv.apply(settings.Settings(), engine); p != "" {
@@ -77,49 +74,19 @@ func runApp(args []string) int {
 		// A new model or route takes effect for the next reply.
 		About: func() string { return version.Get().String() + "\n" + version.Runtime() },
 		SettingsSaved: func(s config.Settings) string {
-			engine.set(newEngine(s, *demo))
+			// Only a change of routes rebuilds the engine (and drops the conversations' KV
+			// caches); sampling, theme and system prompt travel with each request.
+			if !reflect.DeepEqual(routes.FromSettings(saved), routes.FromSettings(s)) {
+				engine.Set(newEngine(s))
+			}
+			saved = s
 			return srv.apply(s, engine)
 		},
 	})
 	w.ShowAndRun()
 	srv.stop()
-	engine.close()
+	engine.Close()
 	return 0
-}
-
-// switchEngine lets saved settings replace the engine while the window is open. The engine it
-// replaces is closed in the background (a reply in flight on it is cancelled).
-type switchEngine struct {
-	mu sync.Mutex
-	e  ui.Engine
-}
-
-func (s *switchEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
-	s.mu.Lock()
-	e := s.e
-	s.mu.Unlock()
-	return e.Generate(ctx, req)
-}
-
-func (s *switchEngine) set(e ui.Engine) {
-	s.mu.Lock()
-	old := s.e
-	s.e = e
-	s.mu.Unlock()
-	if c, ok := old.(io.Closer); ok && old != e {
-		go c.Close()
-	}
-}
-
-// close closes the current engine and waits for it: the app is quitting.
-func (s *switchEngine) close() {
-	s.mu.Lock()
-	old := s.e
-	s.e = nil
-	s.mu.Unlock()
-	if c, ok := old.(io.Closer); ok {
-		_ = c.Close()
-	}
 }
 
 // checkDisplay refuses to open the window where there is no graphical session, instead of

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -13,19 +12,17 @@ import (
 	"edgechat/config"
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
-	"edgechat/inference/remote"
-	"edgechat/internal/paths"
+	"edgechat/inference/routes"
 	"edgechat/ui"
 )
 
-// newEngine builds the engine the window talks to from the settings: the NPU route first,
-// then the remote server when it takes long prompts, then the CPU; a remote server alone
-// serves when no local model is set. Without any, every reply says how to configure one.
-func newEngine(s config.Settings, demo bool) ui.Engine {
-	if demo {
-		return demoEngine{}
+// newEngine builds the engine the window talks to from the settings (routes.Build orders the
+// routes). Without any route, every reply says how to configure one.
+func newEngine(s config.Settings) ui.Engine {
+	if demoEngine != nil {
+		return demoEngine
 	}
-	cfg := engineConfig(s)
+	cfg := routes.Build(routes.FromSettings(s))
 	if len(cfg.Routes) == 0 {
 		return noModelEngine{}
 	}
@@ -36,38 +33,8 @@ func newEngine(s config.Settings, demo bool) ui.Engine {
 	return e
 }
 
-// engineConfig turns settings into routes.
-func engineConfig(s config.Settings) inference.Config {
-	cfg := inference.Config{ORTLibrary: s.ORTLibrary}
-	local := func(name string, r config.Route) inference.RouteConfig {
-		return inference.RouteConfig{Name: name, Model: r.Model, LoadOptions: inference.LoadOptions{
-			ModelFile: r.ModelFile, EP: inference.EP{Name: r.EP, Options: r.EPOptions, Threads: r.Threads},
-			GraphCache: filepath.Join(paths.CacheDir(), "graphs"),
-		}}
-	}
-	var remoteRoute *inference.RouteConfig
-	if s.Remote.BaseURL != "" {
-		remoteRoute = &inference.RouteConfig{Name: "remote", Generator: remote.New(remote.Config{BaseURL: s.Remote.BaseURL, Model: s.Remote.Model, APIKey: s.Remote.APIKey})}
-	}
-	if s.NPU.Model != "" {
-		npu := local("npu", s.NPU)
-		npu.PrefillLimit = s.PrefillLimit
-		cfg.Routes = append(cfg.Routes, npu)
-	}
-	if remoteRoute != nil && s.Remote.UseForLongPrompts {
-		cfg.Routes = append(cfg.Routes, *remoteRoute)
-		remoteRoute = nil
-	}
-	if s.CPU.Model != "" {
-		cpu := local("cpu", s.CPU)
-		cpu.EP.Name = "cpu"
-		cfg.Routes = append(cfg.Routes, cpu)
-	}
-	if remoteRoute != nil && len(cfg.Routes) == 0 {
-		cfg.Routes = append(cfg.Routes, *remoteRoute)
-	}
-	return cfg
-}
+// demoEngine, when set (builds with the demo tag and --demo-engine), answers instead of a model.
+var demoEngine ui.Engine
 
 // newTester backs the settings pane's Test button: it loads the model on the chosen execution
 // provider (proving the library, the EP and the files) and describes it.
@@ -148,69 +115,5 @@ func (noModelEngine) Generate(ctx context.Context, req reply.Request) (<-chan re
 		Err:          errors.New("No model configured — open Settings and choose a model folder"),
 	}}
 	close(out)
-	return out, nil
-}
-
-// demoEngine streams a canned reply with thinking, for screenshots and UI work only
-// (--demo-engine). It behaves like the real engine: status first, ~40 tokens/s, stops on ctx.
-type demoEngine struct{}
-
-const demoThinking = `The user asks how the NPU route works. I should explain prefill and decode briefly, ` +
-	`mention the CPU fallback and show a short code sample.`
-
-const demoAnswer = "EdgeChat runs the model in two phases:\n\n" +
-	"1. **Prefill** reads your whole prompt in chunks on the NPU.\n" +
-	"2. **Decode** then produces one token per step and streams it here.\n\n" +
-	"If the NPU cannot load the model, the CPU takes over and the footer says so.\n\n" +
-	"```go\nfor step := 0; step < maxTokens; step++ {\n\tid := sample(session.Run(ids))\n\tif id == eos {\n\t\tbreak\n\t}\n}\n```\n\n" +
-	"Press *Stop* (Esc) at any time; the partial answer is kept."
-
-func (demoEngine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
-	out := make(chan reply.Event)
-	go func() {
-		defer close(out)
-		start := time.Now()
-		send := func(ev reply.Event, wait time.Duration) bool {
-			select {
-			case out <- ev:
-			case <-ctx.Done():
-				return false
-			}
-			select {
-			case <-time.After(wait):
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		n, ttft := 0, time.Duration(0)
-		stream := func(kind reply.EventKind, text string) bool {
-			for _, w := range strings.SplitAfter(text, " ") {
-				if ttft == 0 {
-					ttft = time.Since(start)
-				}
-				n++
-				if !send(reply.Event{Kind: kind, Text: w}, 25*time.Millisecond) {
-					return false
-				}
-			}
-			return true
-		}
-		ok := send(reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, 700*time.Millisecond) &&
-			(!req.Thinking || stream(reply.EventThinking, demoThinking)) &&
-			stream(reply.EventText, demoAnswer)
-		sum := &reply.Summary{
-			FinishReason: reply.FinishStop, Backend: "npu", Device: "QNN (demo)",
-			PromptTokens: 40 * len(req.Messages), GeneratedTokens: n, ReusedTokens: 30 * (len(req.Messages) - 2),
-			TTFT: ttft, DecodeTPS: 38.5, PrefillTPS: 410,
-		}
-		if sum.ReusedTokens < 0 {
-			sum.ReusedTokens = 0
-		}
-		if !ok {
-			sum.FinishReason = reply.FinishCancelled
-		}
-		out <- reply.Event{Kind: reply.EventDone, Done: sum}
-	}()
 	return out, nil
 }

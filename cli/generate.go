@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"edgechat/inference/routes"
 	"edgechat/reply"
 
 	"edgechat/inference"
@@ -53,32 +54,30 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 }
 
 // engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
-// CPU as fallback); --model alone is one route on --ep.
+// CPU as fallback); --model alone is one route on --ep (an NPU route for an NPU provider).
 func (m *modelFlags) engineConfig() (inference.Config, error) {
-	cfg := inference.Config{ORTLibrary: m.ortLib}
-	load := func(ep string) inference.LoadOptions {
-		return inference.LoadOptions{ModelFile: m.modelFile, MaxContext: m.maxContext, EP: inference.EP{Name: ep, Threads: m.threads}, GraphCache: m.graphCache()}
+	local := func(model, ep string) *routes.Local {
+		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads}
 	}
+	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit, GraphCache: m.graphCache()}
 	cpu := m.cpuModel
 	if cpu == "" {
 		cpu = m.model
 	}
-	if m.npuModel != "" {
-		cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "npu", Model: m.npuModel, LoadOptions: load(m.npuEP), PrefillLimit: m.prefillLimit})
+	switch {
+	case m.npuModel != "":
+		spec.NPU = local(m.npuModel, m.npuEP)
 		if cpu != "" {
-			cfg.Routes = append(cfg.Routes, inference.RouteConfig{Name: "cpu", Model: cpu, LoadOptions: load("cpu")})
+			spec.CPU = local(cpu, "cpu")
 		}
-		return cfg, nil
+	case cpu == "":
+		return inference.Config{}, errors.New("--model is required: the folder that holds your model")
+	case m.cpuModel == "" && routeName(m.ep) == "npu":
+		spec.NPU = local(cpu, m.ep)
+	default:
+		spec.CPU = local(cpu, "cpu")
 	}
-	if cpu == "" {
-		return cfg, errors.New("--model is required: the folder that holds your model")
-	}
-	ep := m.ep
-	if m.cpuModel != "" {
-		ep = "cpu"
-	}
-	cfg.Routes = []inference.RouteConfig{{Name: routeName(ep), Model: cpu, LoadOptions: load(ep)}}
-	return cfg, nil
+	return routes.Build(spec), nil
 }
 
 // primaryModel is the model whose template renders --print-prompt.

@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
@@ -107,5 +111,99 @@ func TestGenerateHybridFallsBackWithReason(t *testing.T) {
 	}
 	if last["backend"] != "cpu" || !strings.Contains(last["fallback_reason"].(string), "QNN execution provider is not supported") {
 		t.Fatalf("final event %v", last)
+	}
+}
+
+func TestModelFlagsRoutes(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--model", "/m"}, []string{"cpu/cpu"}},
+		{[]string{"--model", "/m", "--ep", "qnn"}, []string{"npu/qnn"}},
+		{[]string{"--model", "/m", "--ep", "dml"}, []string{"npu/dml"}},
+		{[]string{"--npu-model", "/n", "--model", "/m"}, []string{"npu/qnn", "cpu/cpu"}},
+		{[]string{"--npu-model", "/n", "--npu-ep", "dml", "--cpu-model", "/c"}, []string{"npu/dml", "cpu/cpu"}},
+		{[]string{"--npu-model", "/n"}, []string{"npu/qnn"}},
+		{[]string{"--cpu-model", "/c", "--ep", "qnn"}, []string{"cpu/cpu"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var m modelFlags
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			m.register(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := m.engineConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range cfg.Routes {
+				got = append(got, r.Name+"/"+r.EP.Name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("routes (-want +got):\n%s", diff)
+			}
+		})
+	}
+	var m modelFlags
+	if _, err := m.engineConfig(); err == nil || !strings.Contains(err.Error(), "--model is required") {
+		t.Errorf("no model: %v", err)
+	}
+}
+
+// lastEvent runs generate --json and returns its final event.
+func lastEvent(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := Run(append([]string{"generate", "--json"}, args...), strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("generate %v: exit %d: %s", args, code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	return last
+}
+
+// A Foundry Local-style NPU folder (Qualcomm stage names told apart by their flags, other
+// sequence-length names, is_lm_head, right-aligned windows) runs on the CPU EP exactly as the
+// Windows ML bundle of the same weights does, and an NPU route on it falls back with a reason.
+func TestGenerateFoundryNPUFolder(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	write := func(layout synth.Layout) string {
+		o := synth.Tiny()
+		o.Layout, o.KVFloat16 = layout, true
+		o.TokenizerDir = testenv.TokenizerDir(t, "qwen3")
+		d := filepath.Join(t.TempDir(), string(layout))
+		if err := synth.Write(d, o); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	bundle, foundry := write(synth.LayoutBundle), write(synth.LayoutFoundry)
+	// 70 prompt tokens: more than one 64-row window, the second one partial.
+	prompt := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 6)
+	args := []string{"--ort-lib", lib, "--prompt", prompt, "--temperature", "0", "--max-tokens", "12"}
+	want := lastEvent(t, append([]string{"--model", bundle}, args...)...)
+	got := lastEvent(t, append([]string{"--model", foundry}, args...)...)
+	if got["finish_reason"] == "error" || len(got["ids"].([]any)) == 0 {
+		t.Fatalf("foundry folder: %v", got)
+	}
+	if diff := cmp.Diff(want["ids"], got["ids"]); diff != "" {
+		t.Errorf("greedy ids, bundle vs foundry (-want +got):\n%s", diff)
+	}
+	if n := len(got["prompt_ids"].([]any)); n <= 64 {
+		t.Errorf("prompt of %d tokens fits one window; the test wants two", n)
+	}
+	fb := lastEvent(t, append([]string{"--npu-model", foundry, "--npu-ep", "qnn", "--cpu-model", foundry}, args...)...)
+	if fb["backend"] != "cpu" || !strings.Contains(fmt.Sprint(fb["fallback_reason"]), "QNN") {
+		t.Errorf("NPU route on a machine without QNN: %v", fb)
+	}
+	if diff := cmp.Diff(want["ids"], fb["ids"]); diff != "" {
+		t.Errorf("greedy ids after fallback (-want +got):\n%s", diff)
 	}
 }

@@ -21,8 +21,9 @@ func runTokenize(env Env) error {
 	special := fs.Bool("special", false, "treat the text as app-controlled: added tokens such as <|im_start|> become their ids (decode: keep special tokens)")
 	batch := fs.Bool("batch", false, "stdin is a JSON array of strings (with --decode: of id arrays)")
 	decode := fs.Bool("decode", false, "stdin is a JSON array of ids; print the text")
+	addSpecial := fs.Bool("add-special-tokens", false, "add the special tokens tokenizer.json's post-processor puts around a text, such as Llama 2's BOS")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: edgechat tokenize --tokenizer PATH [--special] [--batch] [--decode] < input")
+		fmt.Fprintln(fs.Output(), "usage: edgechat tokenize --tokenizer PATH [--special] [--add-special-tokens] [--batch] [--decode] < input")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(env.Args); err != nil {
@@ -42,6 +43,10 @@ func runTokenize(env Env) error {
 	encode := tk.Encode
 	if *special {
 		encode = tk.EncodeSpecial
+	}
+	if *addSpecial {
+		plain := encode
+		encode = func(s string) []int { return tk.AddSpecialTokens(plain(s)) }
 	}
 	switch {
 	case *decode && *batch:

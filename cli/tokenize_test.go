@@ -31,6 +31,17 @@ func TestTokenize(t *testing.T) {
 		{"not a tokenizer folder", []string{"--tokenizer", t.TempDir()}, "", "", 1, "tokenizer.json not found in"},
 		{"bad flag", []string{"--nope"}, "", "", 2, "usage: edgechat tokenize"},
 	}
+	// The real trained model's tokenizer: its README gives these ids (BOS from the
+	// post-processor, then the SentencePiece pieces).
+	stories := testenv.SharedModel(t, "stories260K")
+	tests = append(tests, struct {
+		name     string
+		args     []string
+		stdin    string
+		want     string
+		wantCode int
+		wantErr  string
+	}{"sentencepiece with BOS", []string{"--tokenizer", stories, "--add-special-tokens", "--special"}, "Once upon a time", "[1,403,407,261,378]\n", 0, ""})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"tokenize", "--tokenizer", dir}, tt.args...)

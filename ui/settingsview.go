@@ -22,6 +22,8 @@ type SettingsView struct {
 	Save    *widget.Button
 	Close   *widget.Button
 	Content fyne.CanvasObject
+	// Summary shows what Save did, coloured by its kind.
+	Summary *widget.Label
 	entries map[string]*widget.Entry
 }
 
@@ -82,13 +84,10 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	)
 
 	summary := widget.NewLabelWithData(vm.Summary)
+	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
 	v.on(vm.Summary, func() {
-		s := get[string](vm.Summary)
-		summary.Importance = widget.DangerImportance
-		if s == "Saved." {
-			summary.Importance = widget.SuccessImportance
-		}
+		summary.Importance = summaryImportance[get[int](vm.SummaryLevel)]
 		summary.Refresh()
 	})
 	v.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() { _ = vm.Save() })
@@ -103,6 +102,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	footer := container.NewBorder(nil, nil, nil, v.Save, summary)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, container.NewVScroll(container.NewPadded(form)))
 	return v
+}
+
+// summaryImportance is how each kind of settings summary is drawn.
+var summaryImportance = map[int]widget.Importance{
+	SummaryError: widget.DangerImportance, SummarySuccess: widget.SuccessImportance, SummaryWarning: widget.WarningImportance,
 }
 
 // testResult shows the Test button's progress and summary under the route it tested.

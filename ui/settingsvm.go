@@ -34,6 +34,8 @@ type SettingsVM struct {
 	// ServerOn runs the OpenAI-compatible local server next to the window.
 	ServerOn binding.Bool
 	Summary  binding.String // what Save did, or why it did not
+	// SummaryLevel is the kind of Summary: one of the Summary* constants.
+	SummaryLevel binding.Int
 	Testing  binding.Bool
 	Result   binding.String // the Test button's inspect summary or error
 	Tested   binding.String // the route Result is about: "npu" or "cpu"
@@ -54,7 +56,7 @@ type SettingsVM struct {
 func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 	vm := &SettingsVM{
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
-		Thinking: binding.NewBool(), Summary: binding.NewString(),
+		Thinking: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(),
 		store: store, tester: tester,
@@ -113,7 +115,7 @@ func (vm *SettingsVM) Reset() {
 	_ = vm.Thinking.Set(s.Thinking)
 	_ = vm.RemoteLong.Set(s.Remote.UseForLongPrompts)
 	_ = vm.ServerOn.Set(s.Server.Enabled)
-	_ = vm.Summary.Set("")
+	vm.setSummary(SummaryError, "")
 	_ = vm.Result.Set("")
 	_ = vm.Tested.Set("")
 }
@@ -219,11 +221,25 @@ func (vm *SettingsVM) Validate() bool {
 		if len(other) > 0 {
 			msg = strings.Join(other, "\n")
 		}
-		_ = vm.Summary.Set(msg)
+		vm.setSummary(SummaryError, msg)
 		return false
 	}
-	_ = vm.Summary.Set("")
+	vm.setSummary(SummaryError, "")
 	return true
+}
+
+// Kinds of the settings summary, for how it is shown.
+const (
+	SummaryError = iota
+	SummarySuccess
+	SummaryWarning
+)
+
+// setSummary shows msg as the given kind (the kind first: a view that listens to the text
+// then sees the right kind).
+func (vm *SettingsVM) setSummary(level int, msg string) {
+	_ = vm.SummaryLevel.Set(level)
+	_ = vm.Summary.Set(msg)
 }
 
 // Save validates and writes the settings.
@@ -234,11 +250,11 @@ func (vm *SettingsVM) Save() error {
 	s, _ := vm.Collect()
 	if err := vm.store.Save(s); err != nil {
 		err = fmt.Errorf("could not save the settings: %w — check that the settings folder is writable", err)
-		_ = vm.Summary.Set(err.Error())
+		vm.setSummary(SummaryError, err.Error())
 		return err
 	}
 	vm.base = s
-	_ = vm.Summary.Set("Saved.")
+	vm.setSummary(SummarySuccess, "Saved.")
 	if vm.OnSaved != nil {
 		vm.OnSaved(s)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/config"
@@ -215,5 +216,36 @@ func TestSettingsVMFlagsMissingEP(t *testing.T) {
 	_ = vm.Fields["npu.ep"].Set("cpu")
 	if !vm.Validate() {
 		t.Fatalf("still invalid: %q", get[string](vm.Summary))
+	}
+}
+
+// The summary's colour follows what happened, not its wording.
+func TestSettingsSummaryImportance(t *testing.T) {
+	test.NewTempApp(t)
+	s := config.Defaults()
+	s.CPU.Model = modelDir(t)
+	vm := NewSettingsVM(&memSettings{s: s}, nil)
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	tests := []struct {
+		name string
+		set  func()
+		want widget.Importance
+	}{
+		{"saved", func() { _ = vm.Save() }, widget.SuccessImportance},
+		{"saved, data folder after restart", func() {
+			vm.setSummary(SummarySuccess, "Saved. The new data folder is used after EdgeChat restarts.")
+		}, widget.SuccessImportance},
+		{"saved with a problem", func() { vm.setSummary(SummaryWarning, "Saved, but the port is taken") }, widget.WarningImportance},
+		{"invalid", func() { _ = vm.Fields["temperature"].Set("hot"); _ = vm.Save() }, widget.DangerImportance},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.set()
+			if v.Summary.Importance != tt.want {
+				t.Errorf("importance %v for %q, want %v", v.Summary.Importance, v.Summary.Text, tt.want)
+			}
+		})
 	}
 }

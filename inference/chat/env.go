@@ -52,6 +52,7 @@ func environment() (*exec.Environment, *config.Config) {
 
 		ctx := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
 		ctx.Set("strftime_now", strftimeNow)
+		ctx.Set(ifElseName, ifElse)
 
 		env = &exec.Environment{
 			Context:           ctx,

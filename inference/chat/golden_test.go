@@ -85,7 +85,7 @@ func loadTemplate(t *testing.T, name string) (*Template, map[string]*string) {
 // Python Jinja2 rendered, the way transformers does (tools/goldenprompts).
 func TestGolden(t *testing.T) {
 	cases := loadCases(t)
-	for _, name := range []string{"qwen3", "llama3", "deepseek_v3"} {
+	for _, name := range []string{"qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2"} {
 		t.Run(name, func(t *testing.T) {
 			tpl, specials := loadTemplate(t, name)
 			for _, c := range cases {

@@ -9,7 +9,8 @@ import (
 // else precedes them on their line. gonja v2.9.1 also strips them when they follow another tag
 // on the same line ("{{ x }} {% if y %}" loses its space). protectMidLineBlocks rewrites such
 // tags to "{%+" ("{#+"), gonja's "do not strip here", so that gonja renders what Jinja2
-// renders. Only gonja sees the rewritten source. It scans tags the way Jinja2's lexer does: string literals inside a tag may hold
+// renders; it also writes line breaks inside string literals as escapes, which gonja's lexer
+// needs and Jinja2 reads the same. Only gonja sees the rewritten source. It scans tags the way Jinja2's lexer does: string literals inside a tag may hold
 // "%}", and {% raw %} bodies are left alone.
 
 var endRaw = regexp.MustCompile(`\{%[-+]?\s*endraw\s*[-+]?%\}`)
@@ -46,12 +47,17 @@ func protectMidLineBlocks(src string) string {
 			b.WriteString(src[i:])
 			return b.String()
 		}
-		if opener == "{%" && rawBegin.MatchString(src[j:end]) {
+		switch {
+		case opener == "{%" && rawBegin.MatchString(src[j:end]):
 			if loc := endRaw.FindStringIndex(src[end:]); loc != nil {
 				end += loc[1]
 			}
+			b.WriteString(src[i:end])
+		case opener == "{#":
+			b.WriteString(src[i:end])
+		default:
+			writeEscapingLiteralBreaks(&b, rewriteInlineIfs(src[i:end]))
 		}
-		b.WriteString(src[i:end])
 		i = end
 		lineStart = false
 		switch {
@@ -64,6 +70,35 @@ func protectMidLineBlocks(src string) string {
 	}
 	b.WriteString(src[i:])
 	return b.String()
+}
+
+// writeEscapingLiteralBreaks writes the inside of a tag with the line breaks of its string
+// literals written as escapes: Jinja2 takes a literal that spans lines (Gemma 3's template has
+// '<start_of_turn>' + role + '⏎'), gonja's lexer does not.
+func writeEscapingLiteralBreaks(b *strings.Builder, tag string) {
+	quote := byte(0)
+	for i := 0; i < len(tag); i++ {
+		c := tag[i]
+		switch {
+		case quote == 0:
+			if c == '\'' || c == '"' {
+				quote = c
+			}
+		case c == '\\' && i+1 < len(tag):
+			b.WriteByte(c)
+			i++
+			c = tag[i]
+		case c == quote:
+			quote = 0
+		case c == '\n':
+			b.WriteString(`\n`)
+			continue
+		case c == '\r':
+			b.WriteString(`\r`)
+			continue
+		}
+		b.WriteByte(c)
+	}
 }
 
 // nextTag returns the index of the next "{{", "{%" or "{#" at or after i, or -1.

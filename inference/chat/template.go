@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
+
+	"edgechat/models"
 )
 
 // Message is one turn of a conversation as a chat template sees it.
@@ -47,6 +49,7 @@ var ErrTemplate = errors.New("chat template")
 // Template is a parsed chat template. It is safe for concurrent use.
 type Template struct {
 	tpl      *exec.Template
+	roles    *models.PromptTemplate // instead of tpl: built by FromPromptTemplate
 	fallback bool
 }
 
@@ -88,6 +91,9 @@ func (t *Template) IsFallback() bool { return t.fallback }
 
 // Render renders msgs into prompt text.
 func (t *Template) Render(msgs []Message, opt Options) (string, error) {
+	if t.roles != nil {
+		return renderRoles(t.roles, msgs, opt)
+	}
 	vars, err := variables(msgs, opt)
 	if err != nil {
 		return "", err

@@ -258,7 +258,7 @@ func TestToolDictOrder(t *testing.T) {
 // FuzzTemplate feeds arbitrary template sources and message text: New and Render may fail,
 // but never panic or hang.
 func FuzzTemplate(f *testing.F) {
-	for _, name := range []string{"qwen3", "llama3", "deepseek_v3"} {
+	for _, name := range []string{"qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2"} {
 		src, err := os.ReadFile(filepath.Join("testdata", "templates", name+".jinja"))
 		if err != nil {
 			f.Fatal(err)
@@ -267,6 +267,7 @@ func FuzzTemplate(f *testing.F) {
 	}
 	f.Add("{{ 'a' }} {% if true %}b{% endif %}", "x")
 	f.Add("{% for m in messages %}{{ m.content.split('</think>')[-1] }}{% endfor %}", "<think>a</think>b")
+	f.Add("{{ 'a' + (m if (x if y) else ('(' if z)) ~ f(a if b, c) }}{% set q = [(1 if 2)] %}", "(if else)")
 	f.Fuzz(func(t *testing.T, source, content string) {
 		tpl, err := New(source)
 		if err != nil {

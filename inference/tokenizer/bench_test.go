@@ -15,9 +15,12 @@ import (
 //
 //	go test -run='^$' -bench=. -benchtime=3x ./inference/tokenizer
 
-func benchText(b *testing.B) string {
+func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
+
+// readText reads a gzipped text from testdata.
+func readText(b *testing.B, name string) string {
 	b.Helper()
-	f, err := os.Open(filepath.Join("testdata", "bench.txt.gz"))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,16 +76,39 @@ func BenchmarkEncode4k(b *testing.B) {
 	b.ReportMetric(float64(len(ids)), "tokens")
 }
 
-// BenchmarkLoad reads each tokenizer.json.
+// BenchmarkLoad reads each tokenizer.json; cpu-ms/op is the process's CPU time per load (all
+// threads: the merge lookups run in parallel), which a busy machine disturbs less than wall time.
 func BenchmarkLoad(b *testing.B) {
 	for _, name := range tokenizerNames {
 		b.Run(name, func(b *testing.B) {
 			dir := testenv.TokenizerDir(b, name)
+			cpu := cpuSeconds()
 			for b.Loop() {
 				if _, err := Load(dir); err != nil {
 					b.Fatal(err)
 				}
 			}
+			if used := cpuSeconds() - cpu; cpu > 0 {
+				b.ReportMetric(used*1e3/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeNoSpace encodes a ~100 KB paragraph without spaces as user content: for the
+// SentencePiece-style files it is one BPE word, which must not take quadratic time (compare
+// nospace in testdata/reference_speed.json).
+func BenchmarkEncodeNoSpace(b *testing.B) {
+	text := readText(b, "bench_nospace.txt.gz")
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
 		})
 	}
 }

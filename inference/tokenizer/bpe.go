@@ -1,13 +1,24 @@
 package tokenizer
 
-// bpeModel is the BPE model of a byte-level tokenizer. Pieces are handled as raw bytes: the
-// byte-level alphabet is a one-to-one renaming of bytes, so mapping in and out is skipped.
+import "unicode/utf8"
+
+// bpeModel is the BPE model. For a byte-level tokenizer pieces are handled as raw bytes: the
+// byte-level alphabet is a one-to-one renaming of bytes, so mapping in and out is skipped. For
+// a SentencePiece-style one (sp) a piece starts as its characters, each one a vocab entry or,
+// failing that, its <0xNN> byte tokens or unk.
 type bpeModel struct {
-	vocab        map[string]int32 // token (byte-level form, as in tokenizer.json) → id
-	raw          map[string]int32 // token as raw bytes → id, for ignore_merges
+	vocab        map[string]int32 // token (as in tokenizer.json) → id
+	raw          map[string]int32 // byte-level: token as raw bytes → id, for ignore_merges
 	merges       mergeTable       // left<<32|right → rank<<32|merged id
-	byteID       [256]int32       // id of each single byte
+	byteID       [256]int32       // byte-level: id of each single byte
 	ignoreMerges bool
+
+	sp           bool
+	ascii        [128]int32 // id of each ASCII character, -1 if none
+	fallback     [256]int32 // id of each <0xNN> token, -1 if none
+	byteFallback bool
+	unk          int32 // -1 without an unk token
+	fuseUnk      bool
 }
 
 // noMerge is the value of a pair that has no merge; every real merge sorts before it.
@@ -75,6 +86,9 @@ func (t *mergeTable) put(k, v uint64) {
 
 // encodeWord appends the ids of one pre-tokenized piece to ids.
 func (m *bpeModel) encodeWord(w *bpeWork, piece string, ids []int) []int {
+	if m.sp {
+		return m.encodeSP(w, piece, ids)
+	}
 	if len(piece) == 1 {
 		return append(ids, int(m.byteID[piece[0]]))
 	}
@@ -83,19 +97,89 @@ func (m *bpeModel) encodeWord(w *bpeWork, piece string, ids []int) []int {
 			return append(ids, int(id))
 		}
 	}
-	if len(piece) <= smallWord {
-		return m.mergeSmall(w, piece, ids)
+	syms := w.syms[:0]
+	for i := 0; i < len(piece); i++ {
+		syms = append(syms, m.byteID[piece[i]])
 	}
-	return m.mergeLong(w, piece, ids)
+	w.syms = syms
+	return m.merge(w, ids)
+}
+
+// encodeSP starts a SentencePiece-style piece as the reference's merge_word does: a character
+// in the vocab is its id; otherwise its bytes' <0xNN> tokens if they all exist, else unk (runs
+// of unk fused into one with fuse_unk; a pending unk waits past byte tokens, as there).
+func (m *bpeModel) encodeSP(w *bpeWork, piece string, ids []int) []int {
+	if m.ignoreMerges {
+		if id, ok := m.vocab[piece]; ok {
+			return append(ids, int(id))
+		}
+	}
+	w.syms = m.spSymbols(w.syms[:0], piece)
+	return m.merge(w, ids)
+}
+
+// spSymbols appends the starting symbols of a SentencePiece-style piece to syms.
+func (m *bpeModel) spSymbols(syms []int32, piece string) []int32 {
+	unkPending := false
+	for i := 0; i < len(piece); {
+		id, n := int32(-1), 1
+		if c := piece[i]; c < 0x80 {
+			id = m.ascii[c]
+		} else {
+			_, n = utf8.DecodeRuneInString(piece[i:])
+			if v, ok := m.vocab[piece[i:i+n]]; ok {
+				id = v
+			}
+		}
+		ch := piece[i : i+n]
+		i += n
+		if id >= 0 {
+			if unkPending {
+				syms, unkPending = append(syms, m.unk), false
+			}
+			syms = append(syms, id)
+			continue
+		}
+		if m.byteFallback && m.hasFallback(ch) {
+			for j := 0; j < len(ch); j++ {
+				syms = append(syms, m.fallback[ch[j]])
+			}
+			continue
+		}
+		if m.unk >= 0 {
+			if unkPending && !m.fuseUnk {
+				syms = append(syms, m.unk)
+			}
+			unkPending = true
+		}
+	}
+	if unkPending {
+		syms = append(syms, m.unk)
+	}
+	return syms
+}
+
+func (m *bpeModel) hasFallback(ch string) bool {
+	for j := 0; j < len(ch); j++ {
+		if m.fallback[ch[j]] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// merge applies the merges to the symbols in w.syms and appends the result to ids.
+func (m *bpeModel) merge(w *bpeWork, ids []int) []int {
+	if len(w.syms) <= smallWord {
+		return m.mergeSmall(w, ids)
+	}
+	return m.mergeLong(w, ids)
 }
 
 // mergeSmall applies merges lowest rank first, leftmost first among equal ranks, rescanning
 // the pairs after every merge.
-func (m *bpeModel) mergeSmall(w *bpeWork, piece string, ids []int) []int {
-	syms, pairs := w.syms[:0], w.pairs[:0]
-	for i := 0; i < len(piece); i++ {
-		syms = append(syms, m.byteID[piece[i]])
-	}
+func (m *bpeModel) mergeSmall(w *bpeWork, ids []int) []int {
+	syms, pairs := w.syms, w.pairs[:0]
 	for i := 0; i+1 < len(syms); i++ {
 		pairs = append(pairs, m.pair(syms[i], syms[i+1]))
 	}
@@ -128,12 +212,16 @@ func (m *bpeModel) mergeSmall(w *bpeWork, piece string, ids []int) []int {
 
 // mergeLong gives the same result as mergeSmall in O(n log n): symbols form a linked list and
 // candidate merges wait in a min-heap keyed by rank<<32|position; stale entries are skipped.
-func (m *bpeModel) mergeLong(w *bpeWork, piece string, ids []int) []int {
-	n := len(piece)
-	syms, prev, next := grow(w.syms, n), grow(w.prev, n), grow(w.next, n)
+// This is the reference's algorithm (Word::merge_all), so a text of any length is linear-ish.
+func (m *bpeModel) mergeLong(w *bpeWork, ids []int) []int {
+	syms := w.syms
+	n := len(syms)
+	if n == 0 {
+		return ids
+	}
+	prev, next := grow(w.prev, n), grow(w.next, n)
 	h := w.heap[:0]
 	for i := 0; i < n; i++ {
-		syms[i] = m.byteID[piece[i]]
 		prev[i], next[i] = int32(i-1), int32(i+1)
 	}
 	next[n-1] = -1
@@ -170,7 +258,7 @@ func (m *bpeModel) mergeLong(w *bpeWork, piece string, ids []int) []int {
 	for i := int32(0); i >= 0; i = next[i] {
 		ids = append(ids, int(syms[i]))
 	}
-	w.syms, w.prev, w.next, w.heap = syms, prev, next, h
+	w.prev, w.next, w.heap = prev, next, h
 	return ids
 }
 

@@ -5,34 +5,6 @@ import (
 	"fmt"
 )
 
-// buildAdded registers the added tokens for matching and decoding.
-func (t *BPE) buildAdded(tokens []addedTokenJSON) {
-	a := &t.added
-	a.byContent = make(map[string]int, len(tokens))
-	d := &t.decoding
-	d.added = make(map[int]string, len(tokens))
-	for _, tok := range tokens {
-		if tok.ID < 0 {
-			continue
-		}
-		a.byContent[tok.Content] = tok.ID
-		if tok.Normalized {
-			a.normalized.add(t.normalize(tok.Content), tok.ID)
-		} else {
-			a.raw.add(tok.Content, tok.ID)
-		}
-		for len(d.kind) <= tok.ID {
-			d.kind = append(d.kind, kindNone)
-		}
-		d.kind[tok.ID] = kindAdded
-		if tok.Special {
-			d.kind[tok.ID] = kindSpecial
-		}
-		d.added[tok.ID] = tok.Content
-		t.vocabSize = max(t.vocabSize, tok.ID+1)
-	}
-}
-
 // configJSON is the part of tokenizer_config.json this package reads.
 type configJSON struct {
 	ChatTemplate json.RawMessage `json:"chat_template"`

@@ -54,6 +54,7 @@ type decodeTable struct {
 	kind  []uint8
 	bytes []byte   // bytes of model tokens, back to back
 	off   []uint32 // model token id's bytes are bytes[off[id]:off[id+1]]
+	toks  []string // SentencePiece-style: model token strings by id
 	added map[int]string
 }
 
@@ -80,9 +81,13 @@ func (d *decodeTable) appendID(out, pending []byte, id int, skipSpecial bool) ([
 	return out, pending
 }
 
-// Decode turns ids back into text; skipSpecial drops special tokens. Bytes that do not form
-// valid UTF-8 become U+FFFD, one per maximal invalid sequence.
+// Decode turns ids back into text; skipSpecial drops special tokens. For byte-level BPE, bytes
+// that do not form valid UTF-8 become U+FFFD, one per maximal invalid sequence; for
+// SentencePiece-style BPE the decoder chain of tokenizer.json runs as in the reference.
 func (t *BPE) Decode(ids []int, skipSpecial bool) string {
+	if t.decoder != nil {
+		return t.decoder.decode(t.decoding.spTokens(nil, ids, skipSpecial), true)
+	}
 	var out, pending []byte
 	for _, id := range ids {
 		out, pending = t.decoding.appendID(out, pending, id, skipSpecial)

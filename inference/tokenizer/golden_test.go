@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,7 @@ type goldenFile struct {
 		Pieces      []string `json:"pieces"`
 		IDs         []int    `json:"ids"`
 		Special     []int    `json:"special"`
+		Post        []int    `json:"post"`
 		Decoded     *string  `json:"decoded"`
 		DecodedSkip *string  `json:"decoded_skip"`
 	}
@@ -35,7 +37,12 @@ type goldenFile struct {
 	}
 }
 
-var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3"}
+// tokenizerNames are the installed real tokenizer files: byte-level BPE, then
+// SentencePiece-style BPE.
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3"}
+
+// goldenNames adds the stories260K model's tokenizer and edited files (see loadEdited).
+var goldenNames = append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always")
 
 func readGz(t testing.TB, name string, v any) {
 	t.Helper()
@@ -61,20 +68,26 @@ func load(t testing.TB, name string) *BPE {
 		return tk.(*BPE)
 	}
 	var tk *BPE
-	if name == "qwen3_o200k" {
+	var err error
+	switch name {
+	case "qwen3_o200k":
 		tk = loadO200k(t)
-	} else {
-		var err error
-		if tk, err = Load(testenv.TokenizerDir(t, name)); err != nil {
-			t.Fatal(err)
-		}
+	case "stories260k":
+		tk, err = Load(testenv.SharedModel(t, "stories260K"))
+	case "llama2_metaspace", "llama2_always":
+		tk = loadVariant(t, name)
+	default:
+		tk, err = Load(testenv.TokenizerDir(t, name))
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	loaded.Store(name, tk)
 	return tk
 }
 
 func TestGolden(t *testing.T) {
-	for _, name := range append(tokenizerNames, "qwen3_o200k") {
+	for _, name := range goldenNames {
 		t.Run(name, func(t *testing.T) { checkGolden(t, load(t, name), name) })
 	}
 }
@@ -98,6 +111,51 @@ func loadO200k(t testing.TB) *BPE {
 		t.Fatal("Qwen3 regex not found in its tokenizer.json")
 	}
 	tk, err := parse(bytes.Replace(data, from, to, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
+// (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
+func loadVariant(t testing.TB, name string) *BPE {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var variants map[string]struct {
+		Base        string
+		Set         map[string]json.RawMessage
+		AddedTokens []json.RawMessage `json:"added_tokens"`
+	}
+	if err := json.Unmarshal(data, &variants); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := variants[name]
+	if !ok {
+		t.Fatalf("no variant %s in testdata/variants.json", name)
+	}
+	if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(doc, v.Set)
+	var added []json.RawMessage
+	if err := json.Unmarshal(doc["added_tokens"], &added); err != nil {
+		t.Fatal(err)
+	}
+	if doc["added_tokens"], err = json.Marshal(append(added, v.AddedTokens...)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +200,13 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 			}
 		}
 		if b, ok := tk.(*BPE); ok {
-			check("pre-tokenize", nonNilStrings(c.Pieces), b.pieces(text))
+			if c.Pieces != nil {
+				check("pre-tokenize", c.Pieces, b.pieces(text))
+			}
+			if c.Post == nil {
+				c.Post = c.Special
+			}
+			check("AddSpecialTokens", nonNil(c.Post), nonNil(b.AddSpecialTokens(c.Special)))
 		}
 		check("Encode", nonNil(c.IDs), nonNil(tk.Encode(text)))
 		check("EncodeSpecial", nonNil(c.Special), nonNil(tk.EncodeSpecial(text)))
@@ -166,17 +230,15 @@ func nonNil(ids []int) []int {
 	return ids
 }
 
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// pieces returns the pre-tokenizer's pieces of the normalized text in byte-level form.
+// pieces returns the pre-tokenizer's pieces of the normalized text, in byte-level form for a
+// byte-level tokenizer.
 func (t *BPE) pieces(text string) []string {
 	out := []string{}
-	t.split.split(t.normalize(text), func(p string) {
+	t.pre.split(t.normalize(text), true, func(p string) {
+		if t.model.sp {
+			out = append(out, p)
+			return
+		}
 		var b strings.Builder
 		for i := 0; i < len(p); i++ {
 			b.WriteRune(byteToRune[p[i]])

@@ -225,14 +225,14 @@ func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges []mergeP
 		return s.object(func(key string) error {
 			switch key {
 			case "vocab":
-				vocab = make(map[string]int32, 1<<17)
+				vocab = make(map[string]int32, sizeHint(len(data), 100))
 				return s.object(func(tok string) error {
 					id, err := s.integer()
 					vocab[tok] = int32(id)
 					return err
 				})
 			case "merges":
-				merges = make([]mergePair, 0, 1<<17)
+				merges = make([]mergePair, 0, sizeHint(len(data), 60))
 				return s.array(func() error {
 					p, err := s.merge()
 					merges = append(merges, p)
@@ -251,6 +251,11 @@ func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges []mergeP
 	}
 	return vocab, merges, json.Unmarshal(append(model, '}'), &f.Model)
 }
+
+// sizeHint guesses how many vocab entries or merges a file of n bytes holds, from about one
+// per perEntry bytes (real files: 70–130 bytes a vocab entry), so that the map and slice are
+// rarely grown while filling.
+func sizeHint(n, perEntry int) int { return min(max(n/perEntry, 1<<12), 1<<20) }
 
 // mergePair is a merge's two tokens, possibly pointing into the file's bytes.
 type mergePair [2][]byte

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 )
 
 // ErrUnsupported is wrapped by Load's error when tokenizer.json uses a part this package does
@@ -73,14 +75,19 @@ type fileJSON struct {
 	Decoder       *component       `json:"decoder"`
 	Truncation    json.RawMessage  `json:"truncation"`
 	Padding       json.RawMessage  `json:"padding"`
-	Model         struct {
-		Type                    string   `json:"type"`
-		Dropout                 *float64 `json:"dropout"`
-		ContinuingSubwordPrefix *string  `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         *string  `json:"end_of_word_suffix"`
-		ByteFallback            bool     `json:"byte_fallback"`
-		IgnoreMerges            bool     `json:"ignore_merges"`
-	} `json:"-"` // read by scanFile with the vocab and merges
+	Model         modelJSON        `json:"-"` // read by scanFile with the vocab and merges
+}
+
+// modelJSON is the model of tokenizer.json without its vocab and merges.
+type modelJSON struct {
+	Type                    string   `json:"type"`
+	Dropout                 *float64 `json:"dropout"`
+	ContinuingSubwordPrefix *string  `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string  `json:"end_of_word_suffix"`
+	ByteFallback            bool     `json:"byte_fallback"`
+	IgnoreMerges            bool     `json:"ignore_merges"`
+	UnkToken                *string  `json:"unk_token"`
+	FuseUnk                 bool     `json:"fuse_unk"`
 }
 
 type addedTokenJSON struct {
@@ -99,17 +106,30 @@ type component struct {
 	Normalizers    []*component `json:"normalizers"`
 	Pretokenizers  []*component `json:"pretokenizers"`
 	Processors     []*component `json:"processors"`
+	Decoders       []*component `json:"decoders"`
 	Pattern        struct{ Regex, String *string }
-	Behavior       string `json:"behavior"`
-	Invert         bool   `json:"invert"`
-	AddPrefixSpace bool   `json:"add_prefix_space"`
-	UseRegex       bool   `json:"use_regex"`
+	Behavior       string  `json:"behavior"`
+	Invert         bool    `json:"invert"`
+	AddPrefixSpace *bool   `json:"add_prefix_space"`
+	UseRegex       bool    `json:"use_regex"`
+	Prepend        string  `json:"prepend"`     // Prepend normalizer
+	Content        string  `json:"content"`     // Replace normalizer and decoder, Strip decoder
+	Replacement    string  `json:"replacement"` // Metaspace
+	PrependScheme  *string `json:"prepend_scheme"`
+	Split          *bool   `json:"split"`
+	Start, Stop    int     // Strip decoder
+	// TemplateProcessing: the single-sequence template and its special tokens.
+	Single        json.RawMessage                `json:"single"`
+	SpecialTokens map[string]struct{ IDs []int } `json:"special_tokens"`
 }
 
 func unsupported(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
 }
 
+// parse builds a tokenizer from the bytes of a tokenizer.json. The decoder tells the family:
+// ByteLevel for byte-level BPE, a chain of Replace/ByteFallback/Fuse/Strip/Metaspace for
+// SentencePiece-style BPE.
 func parse(data []byte) (*BPE, error) {
 	var f fileJSON
 	vocab, merges, err := scanFile(data, &f)
@@ -117,17 +137,24 @@ func parse(data []byte) (*BPE, error) {
 		return nil, fmt.Errorf("not a valid tokenizer.json: %w", err)
 	}
 	t := &BPE{}
-	if t.nfc, err = parseNormalizer(f.Normalizer); err != nil {
+	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if t.split, err = parsePreTokenizer(f.PreTokenizer); err != nil {
+	byteLevel := f.Decoder != nil && f.Decoder.Type == "ByteLevel"
+	if byteLevel {
+		var sp splitter
+		sp, err = parsePreTokenizer(f.PreTokenizer)
+		t.pre = &sp
+	} else {
+		if t.decoder, err = parseDecoders(f.Decoder); err == nil {
+			t.pre, err = parseSPPreTokenizer(f.PreTokenizer)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := checkPostProcessor(f.PostProcessor); err != nil {
+	if t.post, err = parsePostProcessor(f.PostProcessor); err != nil {
 		return nil, err
-	}
-	if f.Decoder == nil || f.Decoder.Type != "ByteLevel" {
-		return nil, unsupported("decoder %s (only ByteLevel)", f.Decoder.name())
 	}
 	if s := string(f.Truncation); s != "" && s != "null" {
 		return nil, unsupported("truncation settings (%s)", s)
@@ -138,29 +165,62 @@ func parse(data []byte) (*BPE, error) {
 	m := &f.Model
 	switch {
 	case m.Type != "BPE" && m.Type != "":
-		return nil, unsupported("model %s (only byte-level BPE)", m.Type)
+		return nil, unsupported("model %s (only BPE)", m.Type)
 	case m.Dropout != nil && *m.Dropout != 0:
 		return nil, unsupported("BPE dropout")
 	case m.ContinuingSubwordPrefix != nil && *m.ContinuingSubwordPrefix != "" ||
 		m.EndOfWordSuffix != nil && *m.EndOfWordSuffix != "":
 		return nil, unsupported("BPE continuing_subword_prefix/end_of_word_suffix")
-	case m.ByteFallback:
-		return nil, unsupported("BPE byte_fallback")
+	case byteLevel && m.ByteFallback:
+		return nil, unsupported("BPE byte_fallback with the ByteLevel decoder")
 	}
-	if err := t.buildModel(vocab, merges, m.IgnoreMerges); err != nil {
+	if byteLevel {
+		err = t.buildModel(vocab, merges, m.IgnoreMerges)
+	} else {
+		err = t.buildSPModel(vocab, merges, m)
+	}
+	if err != nil {
 		return nil, err
 	}
-	t.buildAdded(f.AddedTokens)
-	for _, a := range f.AddedTokens {
-		switch {
-		case a.SingleWord:
-			return nil, unsupported("added token %q with single_word", a.Content)
-		case a.Lstrip || a.Rstrip:
-			return nil, unsupported("added token %q with lstrip/rstrip", a.Content)
-		}
+	if err := t.post.resolve(); err != nil {
+		return nil, err
+	}
+	if err := checkAddedIDs(f.AddedTokens, vocab); err != nil {
+		return nil, err
 	}
 	initClasses()
+	t.buildAdded(f.AddedTokens)
 	return t, nil
+}
+
+// checkAddedIDs refuses added tokens whose ids differ from those the reference gives them when
+// it loads the file: the id of the same content in the vocab, else the next one after the
+// vocab and the tokens added before. (The reference silently renumbers; a file where that
+// happens does not match its model.)
+func checkAddedIDs(tokens []addedTokenJSON, vocab map[string]int32) error {
+	assigned := map[string]int{}
+	maxAdded := -1
+	for _, tok := range tokens {
+		if tok.Content == "" {
+			continue
+		}
+		want, ok := assigned[tok.Content]
+		if !ok {
+			if id, inVocab := vocab[tok.Content]; inVocab {
+				want = int(id)
+			} else if maxAdded >= len(vocab) || len(vocab) == 0 {
+				want = maxAdded + 1
+			} else {
+				want = len(vocab)
+			}
+		}
+		if tok.ID != want {
+			return fmt.Errorf("added token %q has id %d where the reference library gives it %d: the file's ids are inconsistent", tok.Content, tok.ID, want)
+		}
+		assigned[tok.Content] = want
+		maxAdded = max(maxAdded, want)
+	}
+	return nil
 }
 
 func (c *component) name() string {
@@ -170,24 +230,32 @@ func (c *component) name() string {
 	return c.Type
 }
 
-func parseNormalizer(c *component) (nfc bool, err error) {
+func parseNormalizer(c *component) (normalizer, error) {
 	if c == nil {
-		return false, nil
+		return nil, nil
 	}
 	switch c.Type {
 	case "NFC":
-		return true, nil
-	case "Sequence":
-		for _, n := range c.Normalizers {
-			one, err := parseNormalizer(n)
-			if err != nil {
-				return false, err
-			}
-			nfc = nfc || one
+		return normalizer{{kind: normNFC}}, nil
+	case "Prepend":
+		return normalizer{{kind: normPrepend, to: c.Prepend}}, nil
+	case "Replace":
+		if c.Pattern.String == nil || *c.Pattern.String == "" {
+			return nil, unsupported("normalizer Replace with a regex or empty pattern")
 		}
-		return nfc, nil
+		return normalizer{{kind: normReplace, from: *c.Pattern.String, to: c.Content}}, nil
+	case "Sequence":
+		var n normalizer
+		for _, c := range c.Normalizers {
+			one, err := parseNormalizer(c)
+			if err != nil {
+				return nil, err
+			}
+			n = append(n, one...)
+		}
+		return n, nil
 	}
-	return false, unsupported("normalizer %s (only NFC and Sequence)", c.name())
+	return nil, unsupported("normalizer %s (only NFC, Prepend, Replace and Sequence)", c.name())
 }
 
 // parsePreTokenizer accepts Split pre-tokenizers with known regexes followed by a ByteLevel
@@ -219,7 +287,7 @@ func parsePreTokenizer(c *component) (splitter, error) {
 			if i != len(list)-1 {
 				return sp, unsupported("ByteLevel pre-tokenizer before other pre-tokenizers")
 			}
-			if p.AddPrefixSpace || p.UseRegex {
+			if p.AddPrefixSpace != nil && *p.AddPrefixSpace || p.UseRegex {
 				return sp, unsupported("ByteLevel pre-tokenizer with add_prefix_space or use_regex (GPT-2 style)")
 			}
 			return sp, nil
@@ -228,27 +296,6 @@ func parsePreTokenizer(c *component) (splitter, error) {
 		}
 	}
 	return sp, unsupported("pre-tokenizer without ByteLevel (only byte-level BPE)")
-}
-
-// checkPostProcessor accepts ByteLevel (offsets only) and TemplateProcessing, which only adds
-// special tokens when asked to: like the reference with add_special_tokens=false, this package
-// never adds them (the chat template writes BOS itself).
-func checkPostProcessor(c *component) error {
-	if c == nil {
-		return nil
-	}
-	switch c.Type {
-	case "ByteLevel", "TemplateProcessing":
-		return nil
-	case "Sequence":
-		for _, p := range c.Processors {
-			if err := checkPostProcessor(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return unsupported("post-processor %s", c.name())
 }
 
 func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerges bool) error {
@@ -295,19 +342,36 @@ func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerge
 }
 
 // buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
-// the reference.
+// the reference. The vocab lookups, most of a large file's load time, run on every CPU.
 func (m *bpeModel) buildMerges(merges []mergePair) error {
 	m.merges = newMergeTable(len(merges))
-	var buf []byte
-	for rank, p := range merges {
-		a, okA := m.vocab[string(p[0])]
-		b, okB := m.vocab[string(p[1])]
-		buf = append(append(buf[:0], p[0]...), p[1]...)
-		c, okC := m.vocab[string(buf)]
-		if !okA || !okB || !okC {
-			return fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
-		}
-		m.merges.put(uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c)))
+	keys, vals := make([]uint64, len(merges)), make([]uint64, len(merges))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(merges)/20000)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			for rank := w; rank < len(merges); rank += workers {
+				p := merges[rank]
+				a, okA := m.vocab[string(p[0])]
+				b, okB := m.vocab[string(p[1])]
+				buf = append(append(buf[:0], p[0]...), p[1]...)
+				c, okC := m.vocab[string(buf)]
+				if !okA || !okB || !okC {
+					errs[w] = fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
+					return
+				}
+				keys[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		m.merges.put(k, vals[i])
 	}
 	return nil
 }

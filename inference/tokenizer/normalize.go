@@ -8,12 +8,38 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalize applies the tokenizer's normalizer (NFC or none).
-func (t *BPE) normalize(s string) string {
-	if !t.nfc {
-		return s
+// normalize applies the tokenizer's normalizer.
+func (t *BPE) normalize(s string) string { return t.norm.apply(s) }
+
+// normalizer is a sequence of the supported normalizers, applied in order.
+type normalizer []normStep
+
+// normStep is one normalizer: NFC, Prepend(to) or Replace(from → to) of a literal string.
+type normStep struct {
+	kind     uint8
+	from, to string
+}
+
+const (
+	normNFC uint8 = iota
+	normPrepend
+	normReplace
+)
+
+func (n normalizer) apply(s string) string {
+	for _, st := range n {
+		switch st.kind {
+		case normNFC:
+			s = nfc(s)
+		case normPrepend:
+			if s != "" { // the reference prepends to non-empty text only
+				s = st.to + s
+			}
+		case normReplace:
+			s = strings.ReplaceAll(s, st.from, st.to)
+		}
 	}
-	return nfc(s)
+	return s
 }
 
 // nfc is Unicode NFC as the reference computes it, which differs from

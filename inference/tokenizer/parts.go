@@ -12,48 +12,62 @@ type Part struct {
 // EncodeParts tokenizes a prompt made of parts. Added tokens are matched only inside Special
 // parts; the plain text between two added tokens is normalized and pre-tokenized as one piece,
 // across part boundaries, so the ids equal EncodeSpecial of the joined text wherever the
-// non-special parts hold no token strings.
+// non-special parts hold no token strings. A token's lstrip, rstrip and single_word look at
+// the joined text, as they would in EncodeSpecial of it.
 func (t *BPE) EncodeParts(parts []Part) []int {
 	st := t.state()
 	defer t.pool.Put(st)
-	var ids []int
-	var buf strings.Builder
-	onlyApp := true // the buffered text came from Special parts only
-	flush := func() {
-		if buf.Len() == 0 {
-			return
-		}
-		text := buf.String()
-		buf.Reset()
-		if !onlyApp {
-			ids = t.encodeText(st, text, ids)
-			onlyApp = true
-			return
-		}
-		t.added.normalized.split(t.normalize(text), func(seg string, id int) {
-			if id >= 0 {
-				ids = append(ids, id)
-				return
-			}
-			ids = t.encodeNormalized(st, seg, ids)
-		})
-	}
+	var b strings.Builder
+	var regions [][2]int // byte ranges of the Special parts
 	for _, p := range parts {
 		text := validUTF8(p.Text)
-		if !p.Special {
-			buf.WriteString(text)
-			onlyApp = onlyApp && text == ""
-			continue
-		}
-		t.added.raw.split(text, func(seg string, id int) {
-			if id < 0 {
-				buf.WriteString(seg)
-				return
+		if p.Special && text != "" {
+			if n := len(regions); n > 0 && regions[n-1][1] == b.Len() {
+				regions[n-1][1] += len(text)
+			} else {
+				regions = append(regions, [2]int{b.Len(), b.Len() + len(text)})
 			}
-			flush()
-			ids = append(ids, id)
-		})
+		}
+		b.WriteString(text)
 	}
-	flush()
+	s := b.String()
+	var ids []int
+	if regions == nil {
+		regions = [][2]int{} // no part may hold a token
+	}
+	t.added.raw.find(s, regions, func(start, end, id int) {
+		if id >= 0 {
+			ids = append(ids, id)
+			return
+		}
+		ids = t.encodeGap(st, s[start:end], start == 0, inRegion(regions, start, end), ids)
+	})
 	return ids
+}
+
+// encodeGap encodes the text between two raw-matched added tokens: normalized, then, if it is
+// all app text, cut at the added tokens matched after normalization.
+func (t *BPE) encodeGap(st *encodeState, text string, first, app bool, ids []int) []int {
+	norm := t.normalize(text)
+	if !app {
+		return t.encodeNormalized(st, norm, first, ids)
+	}
+	t.added.normalized.find(norm, nil, func(start, end, id int) {
+		if id >= 0 {
+			ids = append(ids, id)
+			return
+		}
+		ids = t.encodeNormalized(st, norm[start:end], first && start == 0, ids)
+	})
+	return ids
+}
+
+// inRegion reports whether [start, end) lies inside one of the regions.
+func inRegion(regions [][2]int, start, end int) bool {
+	for _, r := range regions {
+		if start >= r[0] && end <= r[1] {
+			return true
+		}
+	}
+	return false
 }

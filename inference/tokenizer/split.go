@@ -27,7 +27,7 @@ type splitter struct {
 	levels []matcher
 }
 
-func (sp *splitter) split(s string, emit func(string)) {
+func (sp *splitter) split(s string, _ bool, emit func(string)) {
 	sp.splitLevel(s, 0, emit)
 }
 

@@ -1,15 +1,19 @@
-// Package tokenizer turns text into token ids and back for byte-level BPE models, reading a
-// Hugging Face tokenizer.json and matching the Hugging Face implementation token for token.
+// Package tokenizer turns text into token ids and back for BPE models, reading a Hugging Face
+// tokenizer.json and matching the Hugging Face implementation token for token.
 //
 // Two entry points keep special tokens where the app puts them: EncodeSpecial for text the app
 // controls (a rendered chat template, where "<|im_start|>" becomes its special id) and Encode for
 // user content, where the same characters are ordinary text.
 //
-// Supported (the byte-level BPE family: Qwen2/2.5/3, Llama 3, DeepSeek-V3, GPT-4o style):
-// normalizers NFC and Sequence; Split pre-tokenizers with the regexes of those tokenizers,
-// matched by hand-written code with the reference's semantics; ByteLevel; BPE merges by rank,
-// ignore_merges; added tokens; the ByteLevel decoder. Load refuses anything else, naming it
-// (ErrUnsupported). The reference's Unicode versions are kept: its regex classes are Unicode
+// Two families are supported. Byte-level BPE (Qwen2/2.5/3, Llama 3, DeepSeek-V3, GPT-4o style):
+// Split pre-tokenizers with the regexes of those tokenizers, matched by hand-written code with
+// the reference's semantics, and ByteLevel. SentencePiece-style BPE (Llama 2, Mistral, Phi-3,
+// TinyLlama, Gemma): normalizers Prepend and Replace, no pre-tokenizer, Metaspace or a Split on
+// a literal string, byte_fallback to <0xNN> tokens, unk and fuse_unk, and the decoders Replace,
+// ByteFallback, Fuse, Strip and Metaspace. Both: NFC and Sequence normalizers, BPE merges by
+// rank (as "a b" strings or [a, b] pairs), ignore_merges, added tokens with single_word,
+// lstrip, rstrip and normalized, and the TemplateProcessing post-processor (AddSpecialTokens).
+// Load refuses anything else, naming it (ErrUnsupported). The reference's Unicode versions are kept: its regex classes are Unicode
 // 16.0 (unicode_tables.go) and its NFC is Unicode 9.0 with no stream-safe limit (normalize.go).
 package tokenizer
 
@@ -44,10 +48,12 @@ type SpecialTokens struct {
 // BPE is a byte-level BPE tokenizer loaded from a tokenizer.json. It is safe for concurrent use.
 type BPE struct {
 	model    bpeModel
-	nfc      bool
-	split    splitter
+	norm     normalizer
+	pre      preTokenizer
 	added    addedVocab
 	decoding decodeTable
+	decoder  decoderChain // SentencePiece-style decoders; nil for byte-level BPE
+	post     postProcessor
 
 	vocabSize    int
 	chatTemplate string
@@ -86,46 +92,24 @@ func (t *BPE) IsSpecial(id int) bool {
 func (t *BPE) Encode(text string) []int {
 	st := t.state()
 	defer t.pool.Put(st)
-	return t.encodeText(st, validUTF8(text), nil)
+	return t.encodeNormalized(st, t.normalize(validUTF8(text)), true, nil)
 }
 
 // EncodeSpecial tokenizes app-controlled text: added tokens (special or not) become their ids,
 // found as Hugging Face does: first the tokens matched on the raw text, then, in what remains
 // after normalization, the tokens marked "normalized".
 func (t *BPE) EncodeSpecial(text string) []int {
-	st := t.state()
-	defer t.pool.Put(st)
-	text = validUTF8(text)
-	var ids []int
-	t.added.raw.split(text, func(seg string, id int) {
-		if id >= 0 {
-			ids = append(ids, id)
-			return
-		}
-		seg = t.normalize(seg)
-		t.added.normalized.split(seg, func(seg string, id int) {
-			if id >= 0 {
-				ids = append(ids, id)
-				return
-			}
-			ids = t.encodeNormalized(st, seg, ids)
-		})
-	})
-	return ids
+	return t.EncodeParts([]Part{{Text: text, Special: true}})
 }
 
-// encodeText normalizes text and appends its ids to ids.
-func (t *BPE) encodeText(st *encodeState, text string, ids []int) []int {
-	return t.encodeNormalized(st, t.normalize(text), ids)
-}
-
-// encodeNormalized pre-tokenizes normalized text and runs BPE on every piece.
-func (t *BPE) encodeNormalized(st *encodeState, text string, ids []int) []int {
+// encodeNormalized pre-tokenizes normalized text and runs BPE on every piece; first tells
+// whether the text starts the input.
+func (t *BPE) encodeNormalized(st *encodeState, text string, first bool, ids []int) []int {
 	if ids == nil {
 		ids = make([]int, 0, len(text)/3+1)
 	}
 	st.ids = ids
-	t.split.split(text, st.emit)
+	t.pre.split(text, first, st.emit)
 	ids = st.ids
 	st.ids = nil
 	return ids

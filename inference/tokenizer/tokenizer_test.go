@@ -159,8 +159,14 @@ func TestMergeLongMatchesSmall(t *testing.T) {
 			sb.WriteString(parts[r.IntN(len(parts))])
 		}
 		s := sb.String()
-		small := tk.model.mergeSmall(&w, s, nil)
-		long := tk.model.mergeLong(&w, s, nil)
+		var syms []int32
+		for i := 0; i < len(s); i++ {
+			syms = append(syms, tk.model.byteID[s[i]])
+		}
+		w.syms = append(w.syms[:0], syms...)
+		small := tk.model.mergeSmall(&w, nil)
+		w.syms = append(w.syms[:0], syms...)
+		long := tk.model.mergeLong(&w, nil)
 		if diff := cmp.Diff(small, long); diff != "" {
 			t.Fatalf("merge of %q (-small +long):\n%s", s, diff)
 		}

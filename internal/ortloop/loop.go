@@ -49,7 +49,7 @@ type Loop struct {
 	lastOnly bool
 	keepBuf  []int64
 	// Keep is how many last rows get logits on a graph with a logits_to_keep input.
-	Keep int
+	Keep   int
 	shared bool
 }
 

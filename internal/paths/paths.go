@@ -49,7 +49,7 @@ func CachedORTLibrary() string {
 }
 
 // TokenizerDir is the folder holding the real tokenizer files of name (qwen3, llama3,
-// deepseek_v3) that setup.sh installs as test data.
+// deepseek_v3, llama2, gemma3) that setup.sh installs as test data.
 func TokenizerDir(name string) string {
 	return filepath.Join(CacheDir(), "tokenizers", name)
 }

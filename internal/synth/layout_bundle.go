@@ -16,22 +16,84 @@ const (
 	BundleLMHeadFile     = "lm_head.onnx"
 )
 
+// Foundry Local / Qualcomm-style decoder-pipeline file names (LayoutFoundry).
+const (
+	FoundryContextFile  = "context_ctx.onnx"
+	FoundryIteratorFile = "iterator_ctx.onnx"
+)
+
+// pipelineStyle is what differs between the producers of decoder-pipeline folders: file and
+// stage names, the sequence-length tensors' names, and which flags mark the stages.
+type pipelineStyle struct {
+	files       [4]string // embeddings, ctx, iter, lm_head
+	stages      [4]string
+	pastSeqLen  string
+	totalSeqLen string
+	// lmHeadFlag marks the lm_head stage with is_lm_head, as Foundry Local's builds do.
+	lmHeadFlag bool
+	alignment  string
+}
+
+// windowsML is `winml build`'s layout D.
+var windowsML = pipelineStyle{
+	files:      [4]string{BundleEmbeddingsFile, BundleContextFile, BundleIteratorFile, BundleLMHeadFile},
+	stages:     [4]string{"embeddings", "context", "iterator", "lm_head"},
+	pastSeqLen: "past_seq_len", totalSeqLen: "total_seq_len", alignment: "left",
+}
+
+// foundry is a Foundry Local / Qualcomm AI Hub NPU folder: Qualcomm's stage names (so stages
+// must be told apart by their flags), other sequence-length names, is_lm_head, right-aligned
+// windows and an inference_model.json.
+var foundry = pipelineStyle{
+	files:      [4]string{BundleEmbeddingsFile, FoundryContextFile, FoundryIteratorFile, BundleLMHeadFile},
+	stages:     [4]string{"embedding", "prompt-processor", "token-generator", "transformer-head"},
+	pastSeqLen: "past_sequence_length", totalSeqLen: "total_sequence_length", lmHeadFlag: true, alignment: "right",
+}
+
+func (o Options) pipeline() pipelineStyle {
+	if o.Layout == LayoutFoundry {
+		return foundry
+	}
+	return windowsML
+}
+
 // writeBundle writes layout D: a decoder-pipeline of an embeddings model, a prefill (ctx,
 // PrefillLen rows) and a decode (iter, 1 row) transformer that use com.microsoft
 // GroupQueryAttention on a shared ContextLength-row KV buffer, and an lm_head model.
+// LayoutFoundry writes the same graphs in Foundry Local's style, with its inference_model.json.
 func writeBundle(dir string, o Options, w *weights) error {
+	st := o.pipeline()
 	models := map[string]*onnxproto.Model{
-		BundleEmbeddingsFile: buildEmbeddings(o, w),
-		BundleContextFile:    buildGQADecoder(o, w, o.PrefillLen),
-		BundleIteratorFile:   buildGQADecoder(o, w, 1),
-		BundleLMHeadFile:     buildLMHead(o, w),
+		st.files[0]: buildEmbeddings(o, w),
+		st.files[1]: buildGQADecoder(o, w, o.PrefillLen),
+		st.files[2]: buildGQADecoder(o, w, 1),
+		st.files[3]: buildLMHead(o, w),
 	}
 	for name, m := range models {
 		if err := writeModel(filepath.Join(dir, name), m, o); err != nil {
 			return err
 		}
 	}
+	if o.Layout == LayoutFoundry {
+		if err := writeJSON(filepath.Join(dir, "inference_model.json"), foundryInferenceModel()); err != nil {
+			return err
+		}
+	}
 	return writeJSON(filepath.Join(dir, "genai_config.json"), bundleConfig(o))
+}
+
+// foundryInferenceModel is Foundry Local's inference_model.json: the model's name and its prompt
+// template with {Content} placeholders (ChatML here, matching the Qwen3 tokenizer copied in).
+func foundryInferenceModel() map[string]any {
+	return map[string]any{
+		"Name": "qwen3-synthetic-qnn-npu",
+		"PromptTemplate": map[string]string{
+			"system":    "<|im_start|>system\n{Content}<|im_end|>\n",
+			"user":      "<|im_start|>user\n{Content}<|im_end|>\n",
+			"assistant": "<|im_start|>assistant\n{Content}<|im_end|>\n",
+			"prompt":    "<|im_start|>user\n{Content}<|im_end|>\n<|im_start|>assistant\n",
+		},
+	}
 }
 
 func buildEmbeddings(o Options, w *weights) *onnxproto.Model {
@@ -67,8 +129,8 @@ func bundleIO(o Options, seq int) (in, out []onnxproto.ValueInfo) {
 		}
 	}
 	in = append(in,
-		onnxproto.ValueInfo{Name: "past_seq_len", Type: onnxproto.Int32, Dims: d(1, 1)},
-		onnxproto.ValueInfo{Name: "total_seq_len", Type: onnxproto.Int32, Dims: d(1)})
+		onnxproto.ValueInfo{Name: o.pipeline().pastSeqLen, Type: onnxproto.Int32, Dims: d(1, 1)},
+		onnxproto.ValueInfo{Name: o.pipeline().totalSeqLen, Type: onnxproto.Int32, Dims: d(1)})
 	return in, out
 }
 
@@ -76,11 +138,12 @@ func bundleIO(o Options, seq int) (in, out []onnxproto.ValueInfo) {
 // GroupQueryAttention on the bundle's shared ContextLength-row buffer.
 func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
 	g := newGraph()
-	seqlens := g.reshape("past_seq_len", -1) // [1,1] → seqlens_k [batch]
+	st := o.pipeline()
+	seqlens := g.reshape(st.pastSeqLen, -1) // [1,1] → seqlens_k [batch]
 	names := func(prefix string) func(int, string) string {
 		return func(l int, kind string) string { return fmt.Sprintf("%s_%ss_%d", prefix, kind, l) }
 	}
-	x := g.gqaLayers(o, w, "input_hidden_states", seqlens, "total_seq_len", o.ContextLength, names("past"), names("present"))
+	x := g.gqaLayers(o, w, "input_hidden_states", seqlens, st.totalSeqLen, o.ContextLength, names("past"), names("present"))
 	g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
 	g.rename("output_hidden_states")
 	in, out := bundleIO(o, seq)
@@ -166,7 +229,8 @@ func bundleConfig(o Options) genaiJSON {
 		kvIn = append(kvIn, fmt.Sprintf("past_keys_%d", l), fmt.Sprintf("past_values_%d", l))
 		kvOut = append(kvOut, fmt.Sprintf("present_keys_%d", l), fmt.Sprintf("present_values_%d", l))
 	}
-	decIn := append([]string{"input_hidden_states", "past_seq_len", "total_seq_len"}, kvIn...)
+	st := o.pipeline()
+	decIn := append([]string{"input_hidden_states", st.pastSeqLen, st.totalSeqLen}, kvIn...)
 	decOut := append([]string{"output_hidden_states"}, kvOut...)
 	cfg := genaiConfig(o)
 	cfg.Model.Type = "decoder-pipeline"
@@ -175,16 +239,16 @@ func bundleConfig(o Options) genaiJSON {
 	d.Filename = ""
 	d.Inputs = map[string]string{
 		"input_ids": "input_ids", "past_key_names": "past_keys_%d", "past_value_names": "past_values_%d",
-		"past_sequence_length": "past_seq_len", "total_sequence_length": "total_seq_len",
+		"past_sequence_length": st.pastSeqLen, "total_sequence_length": st.totalSeqLen,
 	}
 	d.Outputs = map[string]string{"logits": "logits", "present_key_names": "present_keys_%d", "present_value_names": "present_values_%d"}
 	d.Pipeline = []map[string]stage{
-		{"embeddings": {Filename: BundleEmbeddingsFile, SessionOptions: cpu, Inputs: []string{"input_ids"}, Outputs: []string{"input_hidden_states"}, RunOnPrompt: true, RunOnTokenGen: true}},
-		{"context": {Filename: BundleContextFile, SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnPrompt: true}},
-		{"iterator": {Filename: BundleIteratorFile, SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnTokenGen: true}},
-		{"lm_head": {Filename: BundleLMHeadFile, SessionOptions: cpu, Inputs: []string{"output_hidden_states"}, Outputs: []string{"logits"}, RunOnPrompt: true, RunOnTokenGen: true}},
+		{st.stages[0]: {Filename: st.files[0], SessionOptions: cpu, Inputs: []string{"input_ids"}, Outputs: []string{"input_hidden_states"}, RunOnPrompt: true, RunOnTokenGen: true}},
+		{st.stages[1]: {Filename: st.files[1], SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnPrompt: true}},
+		{st.stages[2]: {Filename: st.files[2], SessionOptions: qnn, Inputs: decIn, Outputs: decOut, RunOnTokenGen: true}},
+		{st.stages[3]: {Filename: st.files[3], SessionOptions: cpu, Inputs: []string{"output_hidden_states"}, Outputs: []string{"logits"}, RunOnPrompt: true, RunOnTokenGen: true, IsLMHead: st.lmHeadFlag}},
 	}
-	d.SlidingWindow = &genaiSlidingWindow{WindowSize: o.PrefillLen, PadValue: 0, Alignment: "left", SlideInputs: true}
+	d.SlidingWindow = &genaiSlidingWindow{WindowSize: o.PrefillLen, PadValue: 0, Alignment: st.alignment, SlideInputs: true}
 	cfg.Search = searchDefaults(o.ContextLength, true)
 	return cfg
 }

@@ -39,6 +39,7 @@ type stage struct {
 	Outputs        []string       `json:"outputs"`
 	RunOnPrompt    bool           `json:"run_on_prompt"`
 	RunOnTokenGen  bool           `json:"run_on_token_gen"`
+	IsLMHead       bool           `json:"is_lm_head,omitempty"`
 }
 
 type genaiSlidingWindow struct {

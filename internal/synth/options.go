@@ -20,10 +20,13 @@ const (
 	LayoutStatic Layout = "static"
 	// LayoutBundle is layout D: decoder-pipeline bundle with GroupQueryAttention.
 	LayoutBundle Layout = "bundle"
+	// LayoutFoundry is layout D as Foundry Local and Qualcomm AI Hub ship NPU models: other
+	// stage, file and tensor names, stage flags, inference_model.json.
+	LayoutFoundry Layout = "foundry"
 )
 
 // Layouts lists every layout Write knows.
-var Layouts = []Layout{LayoutHF, LayoutGenAI, LayoutStatic, LayoutBundle}
+var Layouts = []Layout{LayoutHF, LayoutGenAI, LayoutStatic, LayoutBundle, LayoutFoundry}
 
 // Options shape a synthetic model. The same Seed and shape give the same weights in every
 // layout and KV dtype.
@@ -116,7 +119,7 @@ func (o Options) Validate() error {
 		if o.MaxCache < o.PrefillLen {
 			errs = append(errs, fmt.Errorf("max-cache (%d) must be at least prefill-len (%d)", o.MaxCache, o.PrefillLen))
 		}
-	case LayoutBundle:
+	case LayoutBundle, LayoutFoundry:
 		pos("prefill-len", o.PrefillLen)
 		if o.ContextLength <= o.PrefillLen {
 			errs = append(errs, fmt.Errorf("context-length (%d) must exceed the prefill window (%d)", o.ContextLength, o.PrefillLen))

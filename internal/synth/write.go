@@ -53,7 +53,7 @@ func Write(dir string, o Options) error {
 		}
 	case LayoutStatic:
 		err = writeStatic(dir, o, w)
-	case LayoutBundle:
+	case LayoutBundle, LayoutFoundry:
 		err = writeBundle(dir, o, w)
 	}
 	if err != nil {

@@ -36,7 +36,7 @@ func ORTLibrary(t testing.TB) string {
 }
 
 // TokenizerDir returns the folder with tokenizer.json and tokenizer_config.json of the named
-// tokenizer ("qwen3", "llama3", "deepseek_v3").
+// tokenizer ("qwen3", "llama3", "deepseek_v3", "llama2", "gemma3").
 func TokenizerDir(t testing.TB, name string) string {
 	t.Helper()
 	d := paths.TokenizerDir(name)
@@ -44,6 +44,28 @@ func TokenizerDir(t testing.TB, name string) string {
 		missing(t, "tokenizer "+name+" ("+d+")")
 	}
 	return d
+}
+
+// SharedModel returns the folder of a model in the shared models folder (shared/models beside
+// the repository or above it), such as "stories260K", the real trained model of the tests.
+func SharedModel(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "models", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			missing(t, "shared model "+name+" (shared/models/"+name+" beside the repository)")
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // Python returns Debian's python3 with the onnx module (not a pyenv one without it).

@@ -4,6 +4,7 @@
 //	go run ./tools/mkmodel --out /tmp/m                       # tiny, layout A (Hugging Face)
 //	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --kv-dtype fp16
 //	go run ./tools/mkmodel --out /tmp/m --layout genai|bundle  # layouts B and D
+//	go run ./tools/mkmodel --out /tmp/m --layout foundry       # layout D as Foundry Local ships it
 //	go run ./tools/mkmodel --out /tmp/m --static --max-cache 256 --prefill-len 64  # layout C
 //	go run ./tools/mkmodel --out /tmp/m --quant q4|q4f16|int8|genai-int4 [--zero-points]
 //	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
@@ -75,7 +76,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	def := synth.Tiny()
 	out := fs.String("out", "", "folder to write the model to (required)")
 	preset := fs.String("preset", "tiny", "shape preset: tiny or qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers)")
-	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C) or bundle (D)")
+	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C), bundle (D) or foundry (D as Foundry Local ships NPU models)")
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
 	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")
@@ -125,7 +126,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	}
 	switch *kv {
 	case "":
-		res.KVFloat16 = res.Layout == synth.LayoutBundle || res.Quant == synth.QuantQ4F16
+		res.KVFloat16 = res.Layout == synth.LayoutBundle || res.Layout == synth.LayoutFoundry || res.Quant == synth.QuantQ4F16
 	case "fp32":
 	case "fp16":
 		res.KVFloat16 = true

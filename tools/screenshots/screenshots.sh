@@ -29,7 +29,7 @@ if [ "${1:-}" != "--inside" ]; then
   [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
   cd "$ROOT"
   echo "screenshots: building the app and a generated model in $WORK" >&2
-  go build -o "$WORK/edgechat" .
+  go build -tags demo -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
   mkdir -p "$OUT"

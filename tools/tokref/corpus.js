@@ -122,6 +122,22 @@ const specials = ['<|im_start|>', '<|im_end|>', '<|endoftext|>', '<|im_start|>sy
   '<｜fim▁hole｜>x<｜fim▁begin｜>', '▁｜', 'e\u0301<|im_end|>\u0301', '<|fim_prefix|>def f():<|fim_suffix|><|fim_middle|>',
   '<|vision_start|><|image_pad|><|vision_end|>', '</think>', '<think>', '<thinking>', '<|eot_id|><|eom_id|>'];
 
+// SentencePiece-style tokenizers: their special tokens and look-alikes, the meta space, literal
+// byte tokens, characters that need byte fallback, whitespace around tokens that strip it.
+const sentencepiece = ['<s>', '</s>', '<unk>', '<s>Hello</s>', ' <s> ', 'a<s>b', '<s><s>', '<S>', '< s>', '<s', 's>',
+  '<bos>', '<eos>', '<pad>', '<bos>Hi<eos>', '<start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n',
+  '<start_of_turn>', '<end_of_turn>', '<start_of_image>', '<start_of_turn>model', ' <end_of_turn> ',
+  '<|user|>\nHello<|end|>\n<|assistant|>\n', '<|user|>   \n\n  x', '<|system|>\tsys<|end|>\n', '<|end|>', 'x<|end|>y',
+  '<|assistant|>', '<|endoftext|>', '<|user|><|user|>', '  <|user|>  ', '<|placeholder1|>',
+  '[INST] Hi [/INST]', '<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello </s><s>[INST] More [/INST]',
+  '▁', '▁▁', '▁the', 'the▁cat', ' ▁ ', '▁\n▁', '<0x41>', '<0x0A>', '<0xFF><0xFE>', '<0x>',
+  '\u{10FFFD}', '\u{E0100}', '\u{1D11E}', '\u{2FFFF}', '\u{F0000}x', '\uFFFD', '\uFFFF', '\u{1F9CC}\u{1FAE8}', '𐍈𐌰𐌹',
+  'ꙮ', '𓀀𓀁', '🜁', '\u0378', 'x\u{E0001}y', 'Ǆ\u{10FFFF}',
+  '<mask>', 'a <mask> b', 'a  <mask>', '<mask>  a', '[WORD]', 'a[WORD]b', 'a [WORD] b', '[WORD]a', '-[WORD]-', '_[WORD]',
+  'foo bar', 'foo  bar', 'xfoo barx', ' foo bar ', 'foo▁bar', '<tab>', 'a <tab> b', ' \n<tab>\n ',
+  '<div>', '<table>', '</p>', '<h1>Title</h1>\n<p>Text</p>', '\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n',
+  '\t\t\t\t', '                                                  x', 'Once upon a time', 'Once upon a time, there was a little girl named Lily.'];
+
 // Seeded random mixes over an alphabet of characters that sit on the regexes' edges.
 const alphabet = [' ', ' ', ' ', '\t', '\n', '\r', '\r\n', 'a', 'Z', 'é', 'ſ', "'", "'", '1', '٣', '½', '!', '.', '$',
   '😀', '\u200d', '\u0301', '你', 'あ', 'ア', '한', 'ж', '\u00a0', '\u3000', '\u000b', '\u0001', '-', 'L', 's', 't',
@@ -169,10 +185,38 @@ function randomCodepoints(count, seed, marks) {
   return out;
 }
 
+const spAlphabet = [' ', ' ', ' ', '  ', '\n', '\n\n', '\t', 'a', 'b', 'the', 'cat', '▁', '<s>', '</s>', '<|user|>',
+  '<|end|>', '<|assistant|>', '<start_of_turn>', '<end_of_turn>', '<bos>', '[INST]', '<mask>', '[WORD]', 'foo bar', 'foo',
+  '<tab>', '<div>', '<0x41>', '😀', 'é', 'e\u0301', '你好', '\u{1D11E}', '\u{10FFFD}', '\u0378', '_', '-', '.', 'Z'];
+
+function randomSP(count, seed) {
+  const r = rng(seed), out = [];
+  for (let i = 0; i < count; i++) {
+    const n = 1 + Math.floor(r() * 16);
+    let s = '';
+    for (let j = 0; j < n; j++) s += spAlphabet[Math.floor(r() * spAlphabet.length)];
+    out.push(s);
+  }
+  return out;
+}
+
 function corpus() {
   return [...prose, ...contractions, ...code, ...whitespace, ...numbers, ...emoji, ...controls, ...combining,
     ...longs, ...specials, ...randomMixes(300, 20240601), ...randomCodepoints(300, 12345, false),
-    ...randomCodepoints(200, 54321, true)];
+    ...randomCodepoints(200, 54321, true), ...sentencepiece, ...randomSP(200, 777)];
+}
+
+// noSpaceText is a ~100 KB paragraph without spaces: with no pre-tokenizer (or one that
+// splits only on spaces) it is a single BPE word.
+function noSpaceText() {
+  const r = rng(9), out = [];
+  let size = 0;
+  while (size < 100000) {
+    const s = prose[Math.floor(r() * prose.length)].replace(/\s+/g, '');
+    out.push(s);
+    size += Buffer.byteLength(s);
+  }
+  return out.join('');
 }
 
 // benchText joins the corpus (without the long repeats) in a seeded order up to ~1 MB.
@@ -189,4 +233,4 @@ function benchText() {
   return out.join('\n');
 }
 
-module.exports = { corpus, benchText, rng };
+module.exports = { corpus, benchText, noSpaceText, rng };

@@ -6,14 +6,26 @@
 // Usage (from the repository root, after tools/setup.sh):
 //   (cd tools/tokref && npm install) && node tools/tokref/golden.js
 // Writes inference/tokenizer/testdata/{corpus.json.gz, golden_NAME.json.gz, bench.txt.gz,
-// reference_speed.json}; with --skip-speed it leaves reference_speed.json as it is.
+// bench_nospace.txt.gz, variants.json, reference_speed.json}; with --skip-speed it leaves
+// reference_speed.json as it is; with --only=NAME,… it redoes those tokenizers only (their
+// speeds merged into reference_speed.json), e.g. to time the reference again:
+//   node tools/tokref/golden.js --only=gemma3,llama2
+// Speeds: load_ms is the best of three loads; encode the bench text (whole and by lines),
+// nospace the ~100 KB paragraph without spaces, as Go's BenchmarkEncode/BenchmarkEncodeNoSpace.
+//
+// Tokenizers: the files tools/setup.sh installs, the stories260K model's tokenizer.json from
+// the shared models folder (found beside the repository or above it), and variants: a base
+// file with top-level keys replaced and added tokens appended as variants.json says (the Go
+// test makes the same edit), to cover Metaspace and added-token flags no real file here has.
 //
 // For each corpus string it records:
 //   pieces   the pre-tokenizer's pieces of the normalized string (in byte-level form)
 //   ids      encode with every added token removed from the file: EdgeChat's Encode (user text)
 //   special  encode of the real file without post-processing: EdgeChat's EncodeSpecial
+//   post     encode with the post-processor's special tokens: EdgeChat's AddSpecialTokens(special)
 //   decoded / decoded_skip  decode(special, false / true)
-// (special, decoded and decoded_skip are left out when equal to ids, the text and decoded)
+// (special, post, decoded and decoded_skip are left out when equal to ids, special, the text
+// and decoded; pieces when the file has no pre-tokenizer)
 // and decodes of seeded random id sequences (broken UTF-8 next to added tokens included).
 'use strict';
 process.env.RAYON_NUM_THREADS = '1';
@@ -25,23 +37,73 @@ const path = require('path');
 const zlib = require('zlib');
 const crypto = require('crypto');
 const { Tokenizer } = require('@anush008/tokenizers');
-const { corpus, benchText, rng } = require('./corpus');
+const { corpus, benchText, noSpaceText, rng } = require('./corpus');
 
 const root = path.resolve(__dirname, '..', '..');
 const out = path.join(root, 'inference', 'tokenizer', 'testdata');
 const cache = process.env.EDGECHAT_CACHE ||
   path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'edgechat');
 const skipSpeed = process.argv.includes('--skip-speed');
-const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k'];
+const onlyArg = process.argv.find(a => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null;
+const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'stories260k',
+  'llama2_metaspace', 'llama2_always'];
+const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex: no GPT-4o style tokenizer.json is installed. The Go test makes the same edit.
 const qwenRegex = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 const o200kRegex = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
-// readTokenizer returns the text of a tokenizer.json, for the o200k variant with the regex swapped.
+const added = (id, content, o = {}) => ({ id, content, single_word: false, lstrip: false, rstrip: false,
+  normalized: false, special: true, ...o });
+// Variants of the Llama 2 layout file. llama2_metaspace is the "non-legacy" layout (no
+// normalizer, Metaspace prepend_scheme first without split) with Phi-3's added tokens, which
+// strip the whitespace after them; llama2_always has Metaspace always/split, its decoder, and
+// tokens with lstrip, single_word, normalized and whitespace content.
+const meta = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+const variants = {
+  llama2_metaspace: {
+    base: 'llama2',
+    set: { normalizer: null, pre_tokenizer: meta },
+    added_tokens: ['<|endoftext|>', '<|assistant|>', '<|placeholder1|>', '<|placeholder2|>', '<|placeholder3|>',
+      '<|placeholder4|>', '<|system|>', '<|end|>', '<|placeholder5|>', '<|placeholder6|>', '<|user|>']
+      .map((c, i) => added(32000 + i, c, { rstrip: i > 0 })),
+  },
+  llama2_always: {
+    base: 'llama2',
+    set: {
+      normalizer: null,
+      pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', add_prefix_space: true },
+      decoder: { type: 'Sequence', decoders: [{ type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true },
+        { type: 'ByteFallback' }, { type: 'Fuse' }] },
+    },
+    added_tokens: [added(32000, '<mask>', { lstrip: true, special: false }), added(32001, '[WORD]', { single_word: true }),
+      added(32002, 'foo bar', { normalized: true, special: false }), added(32003, '<tab>', { lstrip: true, rstrip: true }),
+      added(32004, '  ', { special: false }), added(32005, '<|user|>', { rstrip: true, normalized: true })],
+  },
+};
+
+// sharedModels finds the shared models folder: shared/models beside the repository or above it.
+function sharedModels() {
+  for (let d = root; ; d = path.dirname(d)) {
+    const p = path.join(d, 'shared', 'models');
+    if (fs.existsSync(p)) return p;
+    if (path.dirname(d) === d) throw new Error('shared/models not found above ' + root);
+  }
+}
+
+// readTokenizer returns the text of a tokenizer.json, for a variant with its edit made.
 function readTokenizer(name) {
-  const base = name === 'qwen3_o200k' ? 'qwen3' : name;
+  if (name === 'stories260k') return fs.readFileSync(path.join(sharedModels(), 'stories260K', 'tokenizer.json'), 'utf8');
+  const v = variants[name];
+  const base = name === 'qwen3_o200k' ? 'qwen3' : v ? v.base : name;
   const raw = fs.readFileSync(path.join(cache, 'tokenizers', base, 'tokenizer.json'), 'utf8');
+  if (v) {
+    const json = JSON.parse(raw);
+    Object.assign(json, v.set);
+    json.added_tokens = [...json.added_tokens, ...v.added_tokens];
+    return JSON.stringify(json);
+  }
   if (base === name) return raw;
   const from = JSON.stringify(qwenRegex), to = JSON.stringify(o200kRegex);
   if (!raw.includes(from)) throw new Error('Qwen3 regex not found in its tokenizer.json');
@@ -53,16 +115,18 @@ function writeGz(file, data) {
   fs.writeFileSync(path.join(out, file), zlib.gzipSync(Buffer.from(data), { level: 9 }));
 }
 
-async function encodeAll(tok, texts) {
+async function encodeAll(tok, texts, addSpecialTokens = false) {
   const res = [];
-  for (const t of texts) res.push((await tok.encode(t, null, { addSpecialTokens: false })).getIds());
+  for (const t of texts) res.push((await tok.encode(t, null, { addSpecialTokens })).getIds());
   return res;
 }
 
 // randomIDs mixes ids of single bytes of multi-byte characters, ordinary tokens and added tokens.
 function randomIDs(tok, json, seed) {
   const r = rng(seed), added = json.added_tokens.map(a => a.id), vocab = Object.keys(json.model.vocab).length;
-  const bytes = ['Ã', 'ä', '½', 'ł', 'Ġ', 'a', 'ï', '¼', 'Ł', 'ð', 'Ł', 'ĺ', 'Ģ'].map(s => tok.tokenToId(s)).filter(x => x != null);
+  const bytes = ['Ã', 'ä', '½', 'ł', 'Ġ', 'a', 'ï', '¼', 'Ł', 'ð', 'Ł', 'ĺ', 'Ģ', '<0xE4>', '<0xBD>', '<0xA0>', '<0xF0>',
+    '<0x9F>', '<0x98>', '<0x80>', '<0xFF>', '<0x41>', '<0x0A>', '\u2581', '\u2581\u2581', '\u2581the', '\u2581a']
+    .map(s => tok.tokenToId(s)).filter(x => x != null);
   const seqs = [];
   for (let i = 0; i < 60; i++) {
     const n = 1 + Math.floor(r() * 12), seq = [];
@@ -112,25 +176,37 @@ async function main() {
   writeGz('corpus.json.gz', JSON.stringify(texts));
   const bench = benchText();
   writeGz('bench.txt.gz', bench);
-  const speeds = { reference, bench_bytes: Buffer.byteLength(bench), threads: 1 };
+  const nospace = noSpaceText();
+  writeGz('bench_nospace.txt.gz', nospace);
+  fs.writeFileSync(path.join(out, 'variants.json'), JSON.stringify(variants, null, 1) + '\n');
+  const speedFile = path.join(out, 'reference_speed.json');
+  const speeds = only && fs.existsSync(speedFile) ? JSON.parse(fs.readFileSync(speedFile, 'utf8')) : {};
+  Object.assign(speeds, { reference, bench_bytes: Buffer.byteLength(bench), nospace_bytes: Buffer.byteLength(nospace), threads: 1 });
   for (const name of names) {
+    if (only && !only.has(name)) continue;
     const raw = readTokenizer(name);
     const json = JSON.parse(raw);
-    const t0 = process.hrtime.bigint();
-    const full = Tokenizer.fromString(raw);
-    const loadMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    let full, loadMs = Infinity; // the best of three loads
+    for (let i = 0; i < (skipSpeed ? 1 : 3); i++) {
+      const t0 = process.hrtime.bigint();
+      full = Tokenizer.fromString(raw);
+      loadMs = Math.min(loadMs, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
     const plainJSON = { ...json, added_tokens: [] };
     const plain = Tokenizer.fromString(JSON.stringify(plainJSON));
 
     const ids = await encodeAll(plain, texts);
     const special = await encodeAll(full, texts);
+    const post = await encodeAll(full, texts, true);
     const cases = [], pre = plain.getPreTokenizer(), norm = plain.getNormalizer();
     for (let i = 0; i < texts.length; i++) {
       const normalized = norm ? norm.normalizeString(texts[i]) : texts[i];
       // To keep the files small, a field equal to its default is left out: special defaults
-      // to ids, decoded to the text, decoded_skip to decoded.
-      const c = { ids: ids[i], pieces: pre.preTokenizeString(normalized).map(p => p[0]) };
+      // to ids, post to special, decoded to the text, decoded_skip to decoded.
+      const c = { ids: ids[i] };
+      if (pre) c.pieces = pre.preTokenizeString(normalized).map(p => p[0]);
       if (JSON.stringify(special[i]) !== JSON.stringify(ids[i])) c.special = special[i];
+      if (JSON.stringify(post[i]) !== JSON.stringify(special[i])) c.post = post[i];
       const decoded = await full.decode(special[i], false), skip = await full.decode(special[i], true);
       if (decoded !== texts[i]) c.decoded = decoded;
       if (skip !== decoded) c.decoded_skip = skip;
@@ -142,11 +218,12 @@ async function main() {
     }
     const sha256 = crypto.createHash('sha256').update(raw).digest('hex');
     writeGz(`golden_${name}.json.gz`, JSON.stringify({ tokenizer: name, sha256, reference, cases, decodes }));
-    if (skipSpeed || name === 'qwen3_o200k') continue;
+    if (skipSpeed || name === 'qwen3_o200k' || variants[name] || name === 'stories260k') continue;
     speeds[name] = { load_ms: loadMs, encode: await speed(plain, bench, 5) };
+    if (spNames.has(name)) speeds[name].nospace = (await speed(plain, nospace, 5)).whole;
     console.log(name, JSON.stringify(speeds[name]));
   }
-  if (!skipSpeed) fs.writeFileSync(path.join(out, 'reference_speed.json'), JSON.stringify(speeds, null, 2) + '\n');
+  if (!skipSpeed) fs.writeFileSync(speedFile, JSON.stringify(speeds, null, 2) + '\n');
 }
 
 main().catch(e => { console.error(e); process.exit(1); });

@@ -1,0 +1,91 @@
+// Package routes decides which routes serve a reply and in which order — the one policy the
+// window and the command line share — and lets saved settings swap the engine in place.
+package routes
+
+import (
+	"path/filepath"
+
+	"edgechat/config"
+	"edgechat/inference"
+	"edgechat/inference/remote"
+	"edgechat/internal/paths"
+)
+
+// Local is a model to run on this PC.
+type Local struct {
+	Model, ModelFile string
+	// EP is the execution provider: "cpu", "qnn", "dml", "webgpu".
+	EP        string
+	EPOptions map[string]string
+	Threads   int
+	// MaxContext caps the context in tokens (0 = the engine's default).
+	MaxContext int
+}
+
+// Spec is what the routes are built from: settings in the window, flags on the command line.
+type Spec struct {
+	ORTLibrary string
+	// NPU is tried first; PrefillLimit bounds the prompts it takes while a later route exists.
+	NPU          *Local
+	PrefillLimit int
+	// CPU is the fallback; it always runs on the CPU execution provider.
+	CPU *Local
+	// Remote is an OpenAI-compatible server: between NPU and CPU when ForLongPrompts is set
+	// (it takes what the NPU declines), else only when no local model is configured.
+	Remote         *remote.Config
+	ForLongPrompts bool
+	// GraphCache is where optimized copies of dynamic graphs go ("" runs the files as
+	// published; see inference.LoadOptions).
+	GraphCache string
+}
+
+// Build orders the routes: NPU, then the remote server for long prompts, then the CPU; a
+// remote server alone serves when no local model is set. No routes means nothing is configured.
+func Build(s Spec) inference.Config {
+	cfg := inference.Config{ORTLibrary: s.ORTLibrary}
+	local := func(name string, l *Local) inference.RouteConfig {
+		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
+			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache,
+			EP: inference.EP{Name: l.EP, Options: l.EPOptions, Threads: l.Threads},
+		}}
+	}
+	remoteRoute := func() inference.RouteConfig {
+		return inference.RouteConfig{Name: "remote", Generator: remote.New(*s.Remote)}
+	}
+	if s.NPU != nil && s.NPU.Model != "" {
+		npu := local("npu", s.NPU)
+		npu.PrefillLimit = s.PrefillLimit
+		cfg.Routes = append(cfg.Routes, npu)
+	}
+	remoteUsed := false
+	if s.Remote != nil && s.ForLongPrompts {
+		cfg.Routes = append(cfg.Routes, remoteRoute())
+		remoteUsed = true
+	}
+	if s.CPU != nil && s.CPU.Model != "" {
+		cpu := local("cpu", s.CPU)
+		cpu.EP.Name = "cpu"
+		cfg.Routes = append(cfg.Routes, cpu)
+	}
+	if s.Remote != nil && !remoteUsed && len(cfg.Routes) == 0 {
+		cfg.Routes = append(cfg.Routes, remoteRoute())
+	}
+	return cfg
+}
+
+// FromSettings is the Spec of the window's settings.
+func FromSettings(s config.Settings) Spec {
+	spec := Spec{ORTLibrary: s.ORTLibrary, PrefillLimit: s.PrefillLimit, ForLongPrompts: s.Remote.UseForLongPrompts,
+		GraphCache: filepath.Join(paths.CacheDir(), "graphs")}
+	local := func(r config.Route) *Local {
+		if r.Model == "" {
+			return nil
+		}
+		return &Local{Model: r.Model, ModelFile: r.ModelFile, EP: r.EP, EPOptions: r.EPOptions, Threads: r.Threads}
+	}
+	spec.NPU, spec.CPU = local(s.NPU), local(s.CPU)
+	if s.Remote.BaseURL != "" {
+		spec.Remote = &remote.Config{BaseURL: s.Remote.BaseURL, Model: s.Remote.Model, APIKey: s.Remote.APIKey}
+	}
+	return spec
+}
