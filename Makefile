@@ -13,7 +13,7 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter internal/residency:FuzzParseSmaps \
-	internal/gguf:FuzzRead inference/lookup:FuzzGreedy
+	models/hub:FuzzParseRef models/hub:FuzzChoose internal/gguf:FuzzRead inference/lookup:FuzzGreedy
 
 setup:
 	@tools/setup.sh

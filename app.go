@@ -72,7 +72,8 @@ func runApp(args []string) int {
 		Problems: append(settings.Warnings(), conversations.Problems()...),
 		Notices:  notices,
 		// A new model or route takes effect for the next reply.
-		About: func() string { return version.Get().String() + "\n" + version.Runtime() },
+		About:  func() string { return version.Get().String() + "\n" + version.Runtime() },
+		Models: ui.Library{Settings: settings},
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.

@@ -1,4 +1,4 @@
-// Package cli holds EdgeChat's subcommands (generate, tokenize, sys, inspect, bench, serve…).
+// Package cli holds EdgeChat's subcommands (generate, tokenize, sys, inspect, bench, serve, models, pull…).
 // Each subcommand lives in its own file and registers itself in commands.
 package cli
 

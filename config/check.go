@@ -209,6 +209,15 @@ func (s Settings) Validate() []FieldError {
 		rng("remote.base_url", err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "",
 			"remote URL must look like https://host/v1")
 	}
+	for _, d := range s.UserModelFolders() {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			errs = append(errs, FieldError{"model_folders", fmt.Sprintf("%s is not a folder — remove it from the list or fix its name", d)})
+			break
+		}
+	}
+	if st, err := os.Stat(s.ModelsDir); s.ModelsDir != "" && err == nil && !st.IsDir() {
+		errs = append(errs, FieldError{"models_dir", fmt.Sprintf("%s is a file — choose a folder for downloaded models", s.ModelsDir)})
+	}
 	if s.Server.Enabled {
 		_, _, err := net.SplitHostPort(s.Server.Addr)
 		rng("server.addr", err != nil, "server address must be host:port, e.g. 127.0.0.1:8080")

@@ -11,6 +11,8 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // Route says how to run one model: which files and which ONNX Runtime execution provider.
@@ -55,6 +57,13 @@ type Settings struct {
 	Theme             string  `mapstructure:"theme"`    // "system", "light", "dark"
 	DataDir           string  `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
 	Server            Server  `mapstructure:"server"`
+	// ModelsDir receives downloaded models ("" = DefaultModelsDir()); ModelFolders lists
+	// more folders to look for models in, separated by the system's list separator (";" on
+	// Windows, ":" elsewhere).
+	ModelsDir    string `mapstructure:"models_dir"`
+	ModelFolders string `mapstructure:"model_folders"`
+	// HFToken is a Hugging Face access token for gated or private models ("" = HF_TOKEN).
+	HFToken string `mapstructure:"hf_token"`
 }
 
 // Themes lists the accepted values of Settings.Theme.
@@ -115,6 +124,40 @@ func (s Settings) ConversationsDir() string {
 		return s.DataDir
 	}
 	return DefaultDataDir()
+}
+
+// DefaultModelsDir is where downloads go when Settings.ModelsDir is empty: EdgeChat's data
+// folder's "models" (on Windows under %LOCALAPPDATA%, which does not roam), or "" when the
+// system has no such folder.
+func DefaultModelsDir() string {
+	if runtime.GOOS == "windows" {
+		if d, err := os.UserCacheDir(); err == nil && d != "" {
+			return filepath.Join(d, "EdgeChat", "models")
+		}
+	}
+	if d := appDir(); d != "" {
+		return filepath.Join(d, "models")
+	}
+	return ""
+}
+
+// ModelsFolder returns s.ModelsDir, or DefaultModelsDir() when it is empty.
+func (s Settings) ModelsFolder() string {
+	if s.ModelsDir != "" {
+		return s.ModelsDir
+	}
+	return DefaultModelsDir()
+}
+
+// UserModelFolders splits ModelFolders into its folders.
+func (s Settings) UserModelFolders() []string {
+	var out []string
+	for _, d := range filepath.SplitList(s.ModelFolders) {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // clone returns a copy of s that shares no maps with it.

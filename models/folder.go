@@ -68,6 +68,17 @@ var variantOrder = []string{
 	"model.onnx", "model_bnb4.onnx", "model_fp16.onnx", "model_q4f16.onnx",
 }
 
+// VariantRank ranks a layout-A ONNX file name for the CPU: lower is better; names it does not
+// know rank last.
+func VariantRank(name string) int {
+	for i, v := range variantOrder {
+		if v == name {
+			return i
+		}
+	}
+	return len(variantOrder)
+}
+
 // Open describes the model at path: a folder, or an .onnx file inside one (then that file is
 // the variant). variant picks a layout-A file by base name ("" = best for the CPU).
 func Open(path, variant string) (*Folder, error) {
@@ -184,14 +195,7 @@ func (f *Folder) findVariants(variant string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%s has no ONNX model (no onnx/model*.onnx, genai_config.json or NPU build): choose the folder that holds the model: %w", f.Dir, ErrNotModelFolder)
 	}
-	rank := func(n string) int {
-		for i, v := range variantOrder {
-			if v == n {
-				return i
-			}
-		}
-		return len(variantOrder)
-	}
+	rank := VariantRank
 	sort.SliceStable(names, func(i, j int) bool {
 		ri, rj := rank(names[i]), rank(names[j])
 		if ri != rj {

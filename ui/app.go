@@ -31,6 +31,8 @@ type Deps struct {
 	SettingsSaved func(config.Settings) string
 	// About returns the version text of the About box (version, commit, ONNX Runtime).
 	About func() string
+	// Models finds and downloads models for the Models view (nil hides it).
+	Models ModelLibrary
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -40,11 +42,13 @@ type MainWindow struct {
 	Sidebar  *SidebarVM
 	Settings *SettingsVM
 	Welcome  *WelcomeVM
+	Models   *ModelsVM // nil without Deps.Models
 
 	ChatView     *ChatView
 	SidebarView  *Sidebar
 	SettingsView *SettingsView
 	WelcomeView  *WelcomeView
+	ModelsView   *ModelsView
 
 	app       fyne.App
 	deps      Deps
@@ -74,19 +78,14 @@ func New(a fyne.App, d Deps) *MainWindow {
 		}
 	}
 	m.Settings.OnSaved = m.settingsSaved
-	m.Welcome.OnReady = func(s config.Settings) {
-		m.Settings.Reset()
-		if d.SettingsSaved != nil {
-			d.SettingsSaved(s)
-		}
-		m.ShowChat()
-	}
+	m.Welcome.OnReady = m.modelChosen
 
 	m.ChatView = NewChatView(m.Chat, m.Window, m.ShowSettings)
 	m.SidebarView = NewSidebar(m.Sidebar, m.Window, m.open, m.NewChat)
 	m.SettingsView = NewSettingsView(m.Settings, m.Window, m.ShowChat)
 	m.WelcomeView = NewWelcomeView(m.Welcome, m.Window, m.ShowSettings)
 	m.Chat.CurrentID.AddListener(bindingListener(func() { m.SidebarView.SetCurrent(get[string](m.Chat.CurrentID)) }))
+	m.newModels(d.Models)
 
 	m.right = container.NewStack(m.ChatView.Content)
 	split := container.NewHSplit(m.SidebarView.Content, m.right)
@@ -94,6 +93,9 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.main = split
 	m.installShortcuts()
 	m.Window.SetCloseIntercept(func() {
+		if m.Models != nil {
+			m.Models.Close() // pauses downloads: they continue on the next Download
+		}
 		m.Chat.Close()
 		m.Window.Close()
 	})
@@ -150,6 +152,46 @@ func (m *MainWindow) ShowSettings() {
 	m.Settings.Reset()
 	m.Settings.Validate()
 	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
+	m.right.Refresh()
+	m.Window.SetContent(m.main)
+}
+
+// modelChosen runs after the welcome page or the Models view saved a model.
+func (m *MainWindow) modelChosen(s config.Settings) {
+	m.Settings.Reset()
+	if m.deps.SettingsSaved != nil {
+		m.deps.SettingsSaved(s)
+	}
+	m.ShowChat()
+}
+
+// newModels builds the Models view and scans (modelsview.go); without a library its buttons
+// are hidden.
+func (m *MainWindow) newModels(lib ModelLibrary) {
+	if lib == nil {
+		m.WelcomeView.Models.Hide()
+		m.SettingsView.Models.Hide()
+		return
+	}
+	m.Models = NewModelsVM(lib, m.deps.Settings)
+	m.Models.OnUse = m.modelChosen
+	back := m.ShowSettings
+	m.ModelsView = NewModelsView(m.Models, func() { back() })
+	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
+	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
+	m.Models.Refresh(nil)
+}
+
+// ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
+func (m *MainWindow) ShowModels() {
+	if m.ModelsView == nil {
+		return
+	}
+	if !HasModel(m.deps.Settings.Settings()) {
+		m.Window.SetContent(m.ModelsView.Content)
+		return
+	}
+	m.right.Objects = []fyne.CanvasObject{m.ModelsView.Content}
 	m.right.Refresh()
 	m.Window.SetContent(m.main)
 }

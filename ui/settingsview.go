@@ -21,6 +21,7 @@ type SettingsView struct {
 	win     fyne.Window
 	Save    *widget.Button
 	Close   *widget.Button
+	Models  *widget.Button // opens the Models view (the window sets its action)
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
@@ -48,6 +49,13 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Threads", "cpu.threads", v.entry("cpu.threads", "0 = all physical cores")),
 		),
 		v.testResult("cpu"),
+		section("Models"),
+		v.form(
+			widget.NewFormItem("", v.modelsButton()),
+			v.item("Models folder", "models_dir", v.pathRow("models_dir", true, false, "")),
+			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
+			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
+		),
 		section("Runtime"),
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
@@ -83,6 +91,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 	)
 
+	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
@@ -102,6 +111,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	footer := container.NewBorder(nil, nil, nil, v.Save, summary)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, container.NewVScroll(container.NewPadded(form)))
 	return v
+}
+
+func (v *SettingsView) modelsButton() fyne.CanvasObject {
+	v.Models = widget.NewButtonWithIcon("Find and download models…", theme.DownloadIcon(), nil)
+	return container.NewHBox(v.Models)
 }
 
 // summaryImportance is how each kind of settings summary is drawn.

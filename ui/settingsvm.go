@@ -19,7 +19,7 @@ var settingKeys = []string{
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
 	"ort_library", "prefill_limit",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
-	"theme", "data_dir",
+	"theme", "data_dir", "models_dir", "model_folders", "hf_token",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
 }
 
@@ -36,9 +36,9 @@ type SettingsVM struct {
 	Summary  binding.String // what Save did, or why it did not
 	// SummaryLevel is the kind of Summary: one of the Summary* constants.
 	SummaryLevel binding.Int
-	Testing  binding.Bool
-	Result   binding.String // the Test button's inspect summary or error
-	Tested   binding.String // the route Result is about: "npu" or "cpu"
+	Testing      binding.Bool
+	Result       binding.String // the Test button's inspect summary or error
+	Tested       binding.String // the route Result is about: "npu" or "cpu"
 
 	// Overridden maps setting keys to the EDGECHAT_* variable that sets them for this run.
 	Overridden map[string]string
@@ -107,6 +107,9 @@ func (vm *SettingsVM) Reset() {
 	f("system_prompt", s.SystemPrompt)
 	f("theme", s.Theme)
 	f("data_dir", s.DataDir)
+	f("models_dir", s.ModelsDir)
+	f("model_folders", s.ModelFolders)
+	f("hf_token", s.HFToken)
 	f("remote.base_url", s.Remote.BaseURL)
 	f("remote.model", s.Remote.Model)
 	f("remote.api_key", s.Remote.APIKey)
@@ -163,6 +166,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.SystemPrompt = get[string](vm.Fields["system_prompt"])
 	s.Theme = str("theme")
 	s.DataDir = str("data_dir")
+	s.ModelsDir, s.ModelFolders, s.HFToken = str("models_dir"), str("model_folders"), str("hf_token")
 	s.Thinking = get[bool](vm.Thinking)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)

@@ -58,15 +58,18 @@ const welcomeText = `## Welcome to EdgeChat
 EdgeChat runs **Qwen3-0.6B** on this PC — on the NPU when there is one, otherwise on the CPU.
 Nothing you type leaves the machine. First it needs a model:
 
-**For the CPU:** a Qwen3-0.6B ONNX export, for example the *onnx-community/Qwen3-0.6B-ONNX*
-folder from Hugging Face. The folder must hold *config.json*, *tokenizer.json* and
-*onnx/model.onnx*.
+**Find or download one:** EdgeChat looks for models that other tools (Hugging Face, Foundry
+Local, AI Toolkit, AI Dev Gallery) already put on this PC, and can download Qwen3-0.6B for you.
+
+**Or choose a folder:** a Qwen3-0.6B ONNX export, for example *onnx-community/Qwen3-0.6B-ONNX*
+from Hugging Face, with *config.json*, *tokenizer.json* and *onnx/model.onnx*.
 
 **For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the Windows ML
-toolkit, then choose the folder it writes:`
+toolkit into a folder, then choose that folder:`
 
 // WelcomeView shows what to download and offers the folder picker.
 type WelcomeView struct {
+	Models   *widget.Button // opens the Models view (the window sets its action)
 	Choose   *widget.Button
 	Settings *widget.Button
 	Content  fyne.CanvasObject
@@ -78,7 +81,7 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	intro := widget.NewRichTextFromMarkdown(welcomeText)
 	intro.Wrapping = fyne.TextWrapWord
 	scroll := container.NewVScroll(nil)
-	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu"}, scroll)
+	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu -o qwen3-0.6b-npu"}, scroll)
 	errLabel := widget.NewLabelWithData(vm.Error)
 	errLabel.Wrapping = fyne.TextWrapWord
 	errLabel.Importance = widget.DangerImportance
@@ -94,10 +97,11 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 		d.Resize(fyne.NewSize(760, 520))
 		d.Show()
 	})
-	v.Choose.Importance = widget.HighImportance
+	v.Models = widget.NewButtonWithIcon("Find or download a model…", theme.DownloadIcon(), nil)
+	v.Models.Importance = widget.HighImportance
 	v.Settings = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), onSettings)
-	buttons := container.NewHBox(v.Choose, v.Settings)
-	body := container.NewVBox(intro, cmd, widget.NewLabel("Then choose the model folder:"), buttons, errLabel)
+	buttons := container.NewHBox(v.Models, v.Choose, v.Settings)
+	body := container.NewVBox(intro, cmd, widget.NewLabel("Then find it, or choose the model folder:"), buttons, errLabel)
 	scroll.Content = container.New(column{max: 680}, container.NewPadded(body))
 	v.Content = scroll
 	return v

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # screenshots.sh drives the real EdgeChat window under Xvfb and saves PNGs of the welcome page,
-# a chat with a streamed reply and a saved reply's thinking, and the settings pane with a
-# validation error. Replies come from the real engine running a generated tiny model
-# (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual gibberish).
-# A random model never thinks, so the chat's data folder is seeded with one saved earlier turn
-# (tools/screenshots/seed) whose thinking section the screenshots unfold. Settings and data live
-# in a throw-away folder.
+# a chat with a streamed reply and a saved reply's thinking, the settings pane with a
+# validation error, and the Models view with models found in fake tool caches and a download
+# in progress from a Hub on loopback (tools/fakehub, slowed down). Replies come from the real
+# engine running a generated tiny model (tools/mkmodel: random weights, the real tokenizer, so
+# its replies are multilingual gibberish). A random model never thinks, so the chat's data
+# folder is seeded with one saved earlier turn (tools/screenshots/seed) whose thinking section
+# the screenshots unfold. Settings and data live in a throw-away folder.
 #
 # Usage: tools/screenshots/screenshots.sh [OUT_DIR]        (default build/screenshots)
 # Env:   ENGINE_FLAGS  extra flags for the app, e.g. ENGINE_FLAGS=--demo-engine for the canned
@@ -32,6 +33,15 @@ if [ "${1:-}" != "--inside" ]; then
   go build -tags demo -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
+  # The Models view: a Hub on loopback serving the generated model as Qwen3-0.6B's q4 variant,
+  # and a home folder whose Foundry Local and AI Toolkit caches hold two models.
+  go build -o "$WORK/fakehub" ./tools/fakehub
+  cp -al "$WORK/model" "$WORK/hubmodel"
+  mv "$WORK/hubmodel/onnx/model.onnx" "$WORK/hubmodel/onnx/model_q4.onnx"
+  FOUNDRY="$WORK/home/.foundry/cache/models/Microsoft/qwen2.5-0.5b-instruct-generic-cpu-4/v4"
+  go run ./tools/mkmodel --out "$FOUNDRY" --layout genai >&2
+  printf '{"Name": "qwen2.5-0.5b-instruct-generic-cpu:4", "PromptTemplate": null}\n' >"$FOUNDRY/inference_model.json"
+  go run ./tools/mkmodel --out "$WORK/home/.aitk/models/Microsoft/qwen3-0.6b-qnn-npu-1/v1" --layout bundle >&2
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inside "$WORK" "$OUT"
@@ -149,3 +159,20 @@ xdotool mousemove $COMPOSER
 sleep 3
 shot 05-settings-test
 stop
+
+# 5. The Models view from the welcome page: models found in the fake Foundry Local and AI
+#    Toolkit caches, and the first suggestion downloading from the slowed-down loopback Hub.
+"$WORK/fakehub" --dir "$WORK/hubmodel" --repo onnx-community/Qwen3-0.6B-ONNX --rate 4000000 >"$WORK/hub.json" 2>"$WORK/hub.log" &
+HUB_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/hub.json" ] && break; sleep 0.1; done
+HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub.json")"
+printf 'theme: light\nmodels_dir: %s\n' "$WORK/models" >"$WORK/models.yaml"
+HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models.yaml"
+click 420 365 # Find or download a model…
+sleep 1.5
+click 1010 541 # the first suggestion's Download (below the two models found)
+sleep 3
+xdotool mousemove $COMPOSER
+shot 06-models-download
+stop
+kill "$HUB_PID" 2>/dev/null || true

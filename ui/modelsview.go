@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"edgechat/models/discover"
+	"edgechat/models/hub"
+)
+
+// ModelsView shows a ModelsVM: the models found on this PC, grouped by source, each with a
+// one-click "Use for NPU"/"Use for CPU"; the curated downloads, a field for any ORG/NAME, and
+// the downloads with live progress, pause, resume and cancel. It runs on the main goroutine;
+// the view model's OnChanged reaches it through fyne.Do.
+type ModelsView struct {
+	binder
+	vm      *ModelsVM
+	Back    *widget.Button
+	Refresh *widget.Button
+	Ref     *widget.Entry
+	Variant *widget.Entry
+	Get     *widget.Button
+	Content fyne.CanvasObject
+
+	found          *fyne.Container
+	downloads      *fyne.Container
+	downloadsTitle fyne.CanvasObject
+	scroll         *container.Scroll
+	rows           map[*DownloadVM]fyne.CanvasObject
+	// UseButtons maps a found model's path to its "Use for NPU" and "Use for CPU" buttons.
+	UseButtons map[string][2]*widget.Button
+	// Suggested are the curated list's Download buttons, in hub.Suggested's order.
+	Suggested []*widget.Button
+}
+
+// NewModelsView builds the view; onBack leaves it.
+func NewModelsView(vm *ModelsVM, onBack func()) *ModelsView {
+	v := &ModelsView{vm: vm, found: container.NewVBox(), downloads: container.NewVBox(), rows: map[*DownloadVM]fyne.CanvasObject{}}
+	v.Back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), onBack)
+	v.Refresh = widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() { vm.Refresh(nil) })
+	title := widget.NewLabel("Models")
+	title.TextStyle = fyne.TextStyle{Bold: true}
+	header := container.NewBorder(nil, nil, v.Back, v.Refresh, title)
+
+	status := widget.NewLabelWithData(vm.Status)
+	status.Wrapping = fyne.TextWrapWord
+	errLabel := widget.NewLabelWithData(vm.Error)
+	errLabel.Wrapping = fyne.TextWrapWord
+	errLabel.Importance = widget.DangerImportance
+	v.on(vm.Error, func() { showIf(errLabel, get[string](vm.Error) != "") })
+
+	v.Ref = widget.NewEntry()
+	v.Ref.SetPlaceHolder("ORG/NAME, e.g. onnx-community/Qwen3-0.6B-ONNX")
+	v.Variant = widget.NewEntry()
+	v.Variant.SetPlaceHolder("variant (optional): q4, q4f16, fp16…")
+	v.Get = widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { _, _ = vm.Download(v.Ref.Text, v.Variant.Text) })
+	custom := container.NewBorder(nil, nil, nil, v.Get, container.NewGridWithColumns(2, v.Ref, v.Variant))
+
+	suggested := container.NewVBox()
+	for _, s := range hub.Suggested {
+		b := widget.NewButtonWithIcon("Download", theme.DownloadIcon(), func() { _, _ = vm.Download(s.Ref, s.Variant) })
+		v.Suggested = append(v.Suggested, b)
+		name := widget.NewLabel(s.Note)
+		ref := caption(s.Ref + " · " + s.Variant)
+		suggested.Add(container.NewBorder(nil, nil, nil, container.NewCenter(b), container.NewVBox(name, ref)))
+	}
+
+	v.downloadsTitle = section("Downloads")
+	v.downloadsTitle.Hide()
+	body := container.NewVBox(
+		status, errLabel,
+		v.downloadsTitle, v.downloads,
+		section("Found on this PC"), v.found,
+		section("Download"),
+		caption("Downloads come from the Hugging Face Hub into your models folder (Settings → Models folder); they continue while you chat."),
+		suggested, custom,
+	)
+	v.scroll = container.NewVScroll(container.New(column{max: 860}, container.NewPadded(body)))
+	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
+	vm.OnChanged = func() { fyne.Do(v.rebuild) }
+	v.rebuild()
+	return v
+}
+
+func caption(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.SizeName = theme.SizeNameCaptionText
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// rebuild shows the current lists (progress updates come through bindings, not here).
+func (v *ModelsView) rebuild() {
+	v.found.RemoveAll()
+	v.UseButtons = map[string][2]*widget.Button{}
+	var last discover.Source
+	for _, m := range v.vm.Found() {
+		if m.Source != last {
+			l := widget.NewLabel(m.Source.Describe())
+			l.TextStyle = fyne.TextStyle{Italic: true}
+			v.found.Add(l)
+			last = m.Source
+		}
+		v.found.Add(v.foundRow(m))
+	}
+	if len(v.vm.Found()) == 0 {
+		v.found.Add(caption("Nothing yet. Models downloaded by Hugging Face tools, Foundry Local, AI Toolkit or AI Dev Gallery show up here; add your own folders in Settings → Other model folders."))
+	}
+	v.found.Refresh()
+	for _, d := range v.vm.Downloads() {
+		if v.rows[d] == nil {
+			v.rows[d] = v.downloadRow(d)
+			v.downloads.Add(v.rows[d])
+		}
+	}
+	showIf(v.downloadsTitle, len(v.rows) > 0)
+	if c, ok := v.scroll.Content.(*fyne.Container); ok {
+		c.Layout.Layout(c.Objects, v.scroll.Size()) // the lists' heights changed
+	}
+	v.scroll.Refresh()
+}
+
+func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
+	name := widget.NewLabel(m.Name)
+	name.TextStyle = fyne.TextStyle{Bold: true}
+	name.Truncation = fyne.TextTruncateEllipsis
+	facts := fmt.Sprintf("Layout %s · %s", m.Layout, deviceName(m.Device))
+	if m.Quantization != "" {
+		facts += " · " + m.Quantization
+	}
+	facts += " · " + hub.Bytes(m.SizeBytes)
+	if m.ContextLength > 0 {
+		facts += fmt.Sprintf(" · %d-token context", m.ContextLength)
+	}
+	info := caption(facts + "\n" + m.Path)
+	npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
+	cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
+	if m.Device == "npu" {
+		npu.Importance = widget.HighImportance
+	} else {
+		cpu.Importance = widget.HighImportance
+	}
+	v.UseButtons[m.Path] = [2]*widget.Button{npu, cpu}
+	return container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(npu, cpu)), container.NewVBox(name, info))
+}
+
+func deviceName(d string) string {
+	if d == "npu" {
+		return "NPU build"
+	}
+	return "CPU"
+}
+
+// downloadRow shows one download; its buttons follow its state.
+func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
+	title := widget.NewLabel(d.Title)
+	title.TextStyle = fyne.TextStyle{Bold: true}
+	bar := widget.NewProgressBarWithData(d.Fraction)
+	detail := widget.NewLabelWithData(d.Detail)
+	detail.Wrapping = fyne.TextWrapWord
+	pause := widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { go d.Pause() })
+	resume := widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), d.Resume)
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { go d.Cancel() })
+	useCPU := widget.NewButton("Use for CPU", func() { _ = d.Use("cpu") })
+	useCPU.Importance = widget.HighImportance
+	useNPU := widget.NewButton("Use for NPU", func() { _ = d.Use("npu") })
+	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU)
+	update := func() {
+		s := d.State()
+		showIf(pause, s == StateRunning)
+		showIf(resume, s == StatePaused || s == StateFailed)
+		showIf(cancel, s == StateRunning || s == StatePaused || s == StateFailed)
+		showIf(useCPU, s == StateDone)
+		showIf(useNPU, s == StateDone)
+		showIf(bar, s != StateCancelled)
+		detail.Importance = widget.MediumImportance
+		if s == StateFailed {
+			detail.Importance = widget.DangerImportance
+		}
+		detail.Refresh()
+		buttons.Refresh()
+	}
+	v.on(d.Status, update)
+	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), bar, detail, widget.NewSeparator())
+}

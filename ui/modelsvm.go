@@ -1,0 +1,395 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2/data/binding"
+
+	"edgechat/config"
+	"edgechat/models/discover"
+	"edgechat/models/hub"
+)
+
+// ModelLibrary finds the models on this PC and downloads new ones (main wires discover and
+// hub to it).
+type ModelLibrary interface {
+	Scan() discover.Result
+	Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
+	// Discard deletes what a paused download left.
+	Discard(ctx context.Context, req hub.Request) error
+	// Pending lists the interrupted downloads into modelsDir.
+	Pending(modelsDir string) []hub.Request
+}
+
+// Library is the ModelLibrary of the app: discover and hub, with the folders and token of the
+// settings in force at each call. Its methods run on scan and download goroutines, so
+// Settings must be safe for concurrent use (config.Store is).
+type Library struct {
+	Settings SettingsStore
+	// Options tune downloads (zero: the hub's defaults; Progress is set per download).
+	Options hub.Options
+}
+
+// Scan finds the models in the hub cache, the tools' caches, the models folder and the
+// user's folders.
+func (l Library) Scan() discover.Result {
+	s := l.Settings.Settings()
+	return discover.Scan(discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+}
+
+// Pull downloads with the token setting (else HF_TOKEN), reporting progress every 250 ms.
+func (l Library) Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error) {
+	opt := l.Options
+	opt.Progress = progress
+	if opt.ProgressEvery == 0 {
+		opt.ProgressEvery = 250 * time.Millisecond
+	}
+	return hub.NewClient(l.Settings.Settings().HFToken).Pull(ctx, req, opt)
+}
+
+// Discard deletes what a paused download left.
+func (l Library) Discard(ctx context.Context, req hub.Request) error { return hub.Discard(ctx, req) }
+
+// Pending lists the interrupted downloads into modelsDir.
+func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
+
+// ModelsVM is the Models view: the models found on this PC and the downloads. Scans and
+// downloads run on their own goroutines; bindings carry their state to the view, and
+// OnChanged (called from any goroutine) says that the list of found models or of downloads
+// changed.
+type ModelsVM struct {
+	Status binding.String // what the last scan found, or that one is running
+	Error  binding.String // the last problem using a model or starting a download
+	// OnUse is called after a model was saved as a route's model.
+	OnUse func(config.Settings)
+	// OnChanged is called when Found or Downloads changed.
+	OnChanged func()
+
+	lib   ModelLibrary
+	store SettingsStore
+
+	mu        sync.Mutex
+	found     []discover.Model
+	downloads []*DownloadVM
+	scanning  bool
+	closed    bool
+}
+
+// NewModelsVM returns the view model; call Refresh to scan.
+func NewModelsVM(lib ModelLibrary, store SettingsStore) *ModelsVM {
+	return &ModelsVM{Status: binding.NewString(), Error: binding.NewString(), lib: lib, store: store}
+}
+
+// Found returns the models of the last scan, grouped by source.
+func (vm *ModelsVM) Found() []discover.Model {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.found
+}
+
+// Downloads returns the downloads started in this session, oldest first.
+func (vm *ModelsVM) Downloads() []*DownloadVM {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return append([]*DownloadVM(nil), vm.downloads...)
+}
+
+// Scanning reports whether a scan is running (or its result is still being shown).
+func (vm *ModelsVM) Scanning() bool {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.scanning
+}
+
+// Refresh scans in the background; done, if set, is called when the scan ended.
+func (vm *ModelsVM) Refresh(done func()) {
+	vm.mu.Lock()
+	if vm.scanning || vm.lib == nil {
+		vm.mu.Unlock()
+		return
+	}
+	vm.scanning = true
+	vm.mu.Unlock()
+	_ = vm.Status.Set("Looking for models on this PC…")
+	modelsDir := vm.store.Settings().ModelsFolder() // the store is read on the caller's goroutine
+	go func() {
+		start := time.Now()
+		res := vm.lib.Scan()
+		pending := vm.lib.Pending(modelsDir)
+		vm.mu.Lock()
+		vm.found = res.Models
+		vm.addPending(pending)
+		vm.mu.Unlock()
+		msg := fmt.Sprintf("Found %s on this PC (%.1f s).", plural(len(res.Models), "model"), time.Since(start).Seconds())
+		if len(res.Models) == 0 {
+			msg = "No models found on this PC yet: download one below."
+		}
+		if len(res.Skipped) > 0 {
+			msg += fmt.Sprintf(" %s skipped: unfinished or incomplete.", plural(len(res.Skipped), "folder"))
+		}
+		_ = vm.Status.Set(msg)
+		vm.changed()
+		vm.mu.Lock()
+		vm.scanning = false // after the view showed the list: Scanning() false means it is shown
+		vm.mu.Unlock()
+		if done != nil {
+			done()
+		}
+	}()
+}
+
+// addPending lists interrupted downloads (from an earlier run) as paused; vm.mu is held.
+func (vm *ModelsVM) addPending(reqs []hub.Request) {
+	for _, req := range reqs {
+		known := false
+		for _, d := range vm.downloads {
+			known = known || d.req.Ref == req.Ref && d.req.Variant == req.Variant && d.req.ModelsDir == req.ModelsDir
+		}
+		if !known {
+			d := newDownloadVM(vm, req)
+			_ = d.Detail.Set("Interrupted earlier: Resume continues where it stopped, Cancel deletes it.")
+			vm.downloads = append(vm.downloads, d)
+		}
+	}
+}
+
+func (vm *ModelsVM) changed() {
+	if vm.OnChanged != nil {
+		vm.OnChanged()
+	}
+}
+
+// Use saves path as the model of route ("npu" or "cpu") and calls OnUse.
+func (vm *ModelsVM) Use(path, route string) error {
+	s := vm.store.Settings()
+	r := &s.CPU
+	if route == "npu" {
+		r = &s.NPU
+	}
+	r.Model, r.ModelFile = path, ""
+	if r.EP == "" {
+		r.EP = map[string]string{"npu": "qnn", "cpu": "cpu"}[route]
+	}
+	if err := vm.store.Save(s); err != nil {
+		err = fmt.Errorf("could not save the settings: %w — check that the settings folder is writable", err)
+		_ = vm.Error.Set(err.Error())
+		return err
+	}
+	_ = vm.Error.Set("")
+	if vm.OnUse != nil {
+		vm.OnUse(s)
+	}
+	return nil
+}
+
+// Download starts downloading ref (ORG/NAME[@REVISION]) in variant ("" = best for this PC),
+// or returns the download of the same model already listed.
+func (vm *ModelsVM) Download(ref, variant string) (*DownloadVM, error) {
+	ref, variant = strings.TrimSpace(ref), strings.TrimSpace(variant)
+	if _, _, err := hub.ParseRef(ref); err != nil {
+		_ = vm.Error.Set(err.Error())
+		return nil, err
+	}
+	s := vm.store.Settings()
+	dir := s.ModelsFolder()
+	if dir == "" {
+		err := errors.New("no models folder: set one in Settings → Models folder")
+		_ = vm.Error.Set(err.Error())
+		return nil, err
+	}
+	_ = vm.Error.Set("")
+	vm.mu.Lock()
+	for _, d := range vm.downloads {
+		if d.req.Ref == ref && d.req.Variant == variant && d.req.ModelsDir == dir {
+			vm.mu.Unlock()
+			if d.State() == StatePaused || d.State() == StateFailed {
+				d.Resume()
+			}
+			return d, nil
+		}
+	}
+	d := newDownloadVM(vm, hub.Request{Ref: ref, Variant: variant, ModelsDir: dir, NPU: runtime.GOOS == "windows" && runtime.GOARCH == "arm64"})
+	vm.downloads = append(vm.downloads, d)
+	vm.mu.Unlock()
+	vm.changed()
+	d.Resume()
+	return d, nil
+}
+
+// Close pauses the running downloads (they continue on the next start of the same download).
+func (vm *ModelsVM) Close() {
+	vm.mu.Lock()
+	vm.closed = true
+	list := append([]*DownloadVM(nil), vm.downloads...)
+	vm.mu.Unlock()
+	for _, d := range list {
+		d.Pause()
+	}
+	for _, d := range list {
+		d.wait()
+	}
+}
+
+func (vm *ModelsVM) isClosed() bool {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.closed
+}
+
+// Download states.
+const (
+	StateRunning   = "running"
+	StatePaused    = "paused"
+	StateFailed    = "failed"
+	StateDone      = "done"
+	StateCancelled = "cancelled"
+)
+
+// DownloadVM is one download: its progress as bindings, and pause, resume and cancel.
+type DownloadVM struct {
+	Title    string
+	Detail   binding.String // bytes, speed, time left, file; or the error
+	Fraction binding.Float  // 0..1
+	Status   binding.String // one of the State constants
+	Result   hub.Result     // set when done
+	vm       *ModelsVM
+	req      hub.Request
+	mu       sync.Mutex
+	cancel   context.CancelCauseFunc
+	finished chan struct{}
+}
+
+func newDownloadVM(vm *ModelsVM, req hub.Request) *DownloadVM {
+	title := req.Ref
+	if req.Variant != "" {
+		title += " (" + req.Variant + ")"
+	}
+	d := &DownloadVM{Title: title, Detail: binding.NewString(), Fraction: binding.NewFloat(), Status: binding.NewString(), vm: vm, req: req}
+	_ = d.Status.Set(StatePaused)
+	return d
+}
+
+// State is the current state.
+func (d *DownloadVM) State() string { return get[string](d.Status) }
+
+// Resume starts (or continues) the download in the background.
+func (d *DownloadVM) Resume() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil || d.vm.isClosed() {
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	d.cancel, d.finished = cancel, make(chan struct{})
+	_ = d.Status.Set(StateRunning)
+	_ = d.Detail.Set("Starting…")
+	go d.run(ctx, d.finished)
+}
+
+func (d *DownloadVM) run(ctx context.Context, finished chan struct{}) {
+	defer close(finished)
+	res, err := d.vm.lib.Pull(ctx, d.req, d.progress)
+	d.mu.Lock()
+	d.cancel = nil
+	d.mu.Unlock()
+	switch {
+	case err == nil && res.Problem != "":
+		d.Result = res
+		_ = d.Status.Set(StateFailed)
+		_ = d.Detail.Set("Downloaded to " + res.Path + ", but EdgeChat cannot use it: " + res.Problem)
+	case err == nil:
+		d.Result = res
+		_ = d.Fraction.Set(1)
+		_ = d.Status.Set(StateDone)
+		_ = d.Detail.Set(fmt.Sprintf("Done: %s in %s", hub.Bytes(res.Bytes), res.Path))
+		d.vm.Refresh(nil)
+	case errors.Is(err, hub.ErrPaused):
+		_ = d.Status.Set(StatePaused)
+		_ = d.Detail.Set("Paused at " + percent(get[float64](d.Fraction)) + ": Resume continues where it stopped.")
+	case errors.Is(err, hub.ErrCancelled):
+		_ = d.Status.Set(StateCancelled)
+		_ = d.Detail.Set("Cancelled: nothing of it was kept.")
+	default:
+		_ = d.Status.Set(StateFailed)
+		_ = d.Detail.Set(err.Error())
+	}
+	d.vm.changed()
+}
+
+// progress turns a hub snapshot into the bindings (the hub coalesces them).
+func (d *DownloadVM) progress(p hub.Progress) {
+	_ = d.Fraction.Set(p.Fraction())
+	switch p.State {
+	case "resolving":
+		_ = d.Detail.Set("Looking up the files…")
+	case "waiting":
+		_ = d.Detail.Set("Waiting for another download of this model to finish…")
+	case "downloading":
+		_ = d.Detail.Set(progressText(p))
+	}
+}
+
+// progressText is "120 MB of 540 MB · 35 MB/s · 12 s left · onnx/model_q4.onnx".
+func progressText(p hub.Progress) string {
+	parts := []string{fmt.Sprintf("%s of %s", hub.Bytes(p.Done), hub.Bytes(p.Total))}
+	if p.Speed > 0 {
+		parts = append(parts, hub.Bytes(int64(p.Speed))+"/s", p.ETA.Round(time.Second).String()+" left")
+	}
+	if p.File != "" {
+		parts = append(parts, p.File)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func percent(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
+
+// Pause stops the download, keeping what arrived.
+func (d *DownloadVM) Pause() { d.stop(hub.ErrPaused) }
+
+// Cancel stops the download and deletes what it fetched.
+func (d *DownloadVM) Cancel() {
+	if d.stop(hub.ErrCancelled) {
+		return
+	}
+	if s := d.State(); s == StatePaused || s == StateFailed {
+		if err := d.vm.lib.Discard(context.Background(), d.req); err != nil {
+			_ = d.Detail.Set("Could not delete the partial download: " + err.Error())
+			return
+		}
+		_ = d.Status.Set(StateCancelled)
+		_ = d.Detail.Set("Cancelled: nothing of it was kept.")
+		d.vm.changed()
+	}
+}
+
+// stop cancels a running download with cause; false when it was not running.
+func (d *DownloadVM) stop(cause error) bool {
+	d.mu.Lock()
+	cancel := d.cancel
+	d.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel(cause)
+	d.wait()
+	return true
+}
+
+// wait waits for the running download's goroutine to end.
+func (d *DownloadVM) wait() {
+	d.mu.Lock()
+	f := d.finished
+	d.mu.Unlock()
+	if f != nil {
+		<-f
+	}
+}
+
+// Use makes the finished download the model of route.
+func (d *DownloadVM) Use(route string) error { return d.vm.Use(d.Result.Path, route) }

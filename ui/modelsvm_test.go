@@ -1,0 +1,244 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"edgechat/config"
+	"edgechat/models/discover"
+	"edgechat/models/hub"
+)
+
+// fakeLibrary's behaviour is its function fields; it counts scans and discards.
+type fakeLibrary struct {
+	scan     func() discover.Result
+	pull     func(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
+	pending  func(dir string) []hub.Request
+	scans    atomic.Int32
+	discards atomic.Int32
+}
+
+func (f *fakeLibrary) Scan() discover.Result {
+	f.scans.Add(1)
+	if f.scan == nil {
+		return discover.Result{}
+	}
+	return f.scan()
+}
+
+func (f *fakeLibrary) Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error) {
+	return f.pull(ctx, req, progress)
+}
+
+func (f *fakeLibrary) Pending(dir string) []hub.Request {
+	if f.pending == nil {
+		return nil
+	}
+	return f.pending(dir)
+}
+
+func (f *fakeLibrary) Discard(context.Context, hub.Request) error {
+	f.discards.Add(1)
+	return nil
+}
+
+var twoModels = discover.Result{Models: []discover.Model{
+	{Path: "/m/npu", Name: "qwen-npu", Source: discover.SourceFoundry, Layout: "D", Device: "npu", SizeBytes: 2e9},
+	{Path: "/m/cpu", Name: "org/qwen", Source: discover.SourceHFCache, Layout: "A", Device: "cpu", SizeBytes: 5e8},
+}, Skipped: []discover.Skipped{{Path: "/m/half", Reason: "unfinished download (download.tmp)"}}}
+
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestModelsVMRefreshAndUse(t *testing.T) {
+	lib := &fakeLibrary{scan: func() discover.Result { return twoModels }}
+	st := &memSettings{s: config.Defaults()}
+	vm := NewModelsVM(lib, st)
+	var used []config.Settings
+	vm.OnUse = func(s config.Settings) { used = append(used, s) }
+	done := make(chan struct{})
+	vm.Refresh(func() { close(done) })
+	<-done
+	if len(vm.Found()) != 2 || !strings.Contains(get[string](vm.Status), "Found 2 models") || !strings.Contains(get[string](vm.Status), "1 folder skipped") {
+		t.Errorf("after refresh: %d found, status %q", len(vm.Found()), get[string](vm.Status))
+	}
+	if err := vm.Use("/m/npu", "npu"); err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.Use("/m/cpu", "cpu"); err != nil {
+		t.Fatal(err)
+	}
+	if st.s.NPU.Model != "/m/npu" || st.s.NPU.EP != "qnn" || st.s.CPU.Model != "/m/cpu" || st.saved != 2 || len(used) != 2 {
+		t.Errorf("settings after Use: npu %q (%s), cpu %q, saved %d, OnUse %d", st.s.NPU.Model, st.s.NPU.EP, st.s.CPU.Model, st.saved, len(used))
+	}
+	st.err = errors.New("read-only")
+	if err := vm.Use("/m/cpu", "cpu"); err == nil || !strings.Contains(get[string](vm.Error), "settings folder is writable") {
+		t.Errorf("a failed save says %q", get[string](vm.Error))
+	}
+}
+
+// blockingPull sends progress then waits until ctx ends (or release closes) and returns like
+// the hub does.
+func blockingPull(release <-chan struct{}, pulls *atomic.Int32) func(context.Context, hub.Request, func(hub.Progress)) (hub.Result, error) {
+	return func(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error) {
+		pulls.Add(1)
+		progress(hub.Progress{State: "downloading", File: "onnx/model_q4.onnx", Done: 120e6, Total: 540e6, Speed: 35e6, ETA: 12 * time.Second})
+		select {
+		case <-ctx.Done():
+			return hub.Result{}, context.Cause(ctx)
+		case <-release:
+			return hub.Result{Path: "/models/" + req.Ref, Bytes: 540e6}, nil
+		}
+	}
+}
+
+func TestModelsVMDownloadLifecycle(t *testing.T) {
+	release := make(chan struct{})
+	var pulls atomic.Int32
+	lib := &fakeLibrary{pull: blockingPull(release, &pulls)}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	var changes atomic.Int32
+	vm.OnChanged = func() { changes.Add(1) }
+
+	d, err := vm.Download(" org/model ", "q4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "progress", func() bool { return strings.Contains(get[string](d.Detail), "35.0 MB/s") })
+	if want := "120.0 MB of 540.0 MB · 35.0 MB/s · 12s left · onnx/model_q4.onnx"; get[string](d.Detail) != want || d.State() != StateRunning {
+		t.Errorf("detail %q (%s), want %q", get[string](d.Detail), d.State(), want)
+	}
+	if f := get[float64](d.Fraction); f < 0.22 || f > 0.23 {
+		t.Errorf("fraction %.3f, want 120/540", f)
+	}
+	if again, _ := vm.Download("org/model", "q4"); again != d || len(vm.Downloads()) != 1 {
+		t.Error("the same download twice made two")
+	}
+
+	d.Pause()
+	if d.State() != StatePaused || !strings.Contains(get[string](d.Detail), "Paused at 22%") {
+		t.Errorf("after pause: %s, %q", d.State(), get[string](d.Detail))
+	}
+	d.Resume()
+	waitFor(t, "the second pull", func() bool { return pulls.Load() == 2 })
+	close(release)
+	waitFor(t, "done", func() bool { return d.State() == StateDone })
+	if d.Result.Path != "/models/org/model" || get[float64](d.Fraction) != 1 {
+		t.Errorf("done: %+v, fraction %v", d.Result, get[float64](d.Fraction))
+	}
+	waitFor(t, "a rescan after the download", func() bool { return lib.scans.Load() == 1 })
+	if err := d.Use("cpu"); err != nil || st.s.CPU.Model != "/models/org/model" {
+		t.Errorf("Use after download: %v, cpu model %q", err, st.s.CPU.Model)
+	}
+	if changes.Load() < 3 {
+		t.Errorf("OnChanged called %d times, want on add, pause and done at least", changes.Load())
+	}
+}
+
+func TestModelsVMCancel(t *testing.T) {
+	var pulls atomic.Int32
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls)}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	running, _ := vm.Download("org/a", "")
+	waitFor(t, "running", func() bool { return pulls.Load() == 1 })
+	running.Cancel()
+	if running.State() != StateCancelled || !strings.Contains(get[string](running.Detail), "nothing of it was kept") {
+		t.Errorf("cancel while running: %s, %q", running.State(), get[string](running.Detail))
+	}
+	paused, _ := vm.Download("org/b", "")
+	waitFor(t, "running", func() bool { return pulls.Load() == 2 })
+	paused.Pause()
+	paused.Cancel()
+	if paused.State() != StateCancelled || lib.discards.Load() != 1 {
+		t.Errorf("cancel while paused: %s, %d discards", paused.State(), lib.discards.Load())
+	}
+}
+
+func TestModelsVMFailures(t *testing.T) {
+	gated := errors.New("org/gated is gated or private (HTTP 401): … set a Hugging Face token")
+	lib := &fakeLibrary{pull: func(context.Context, hub.Request, func(hub.Progress)) (hub.Result, error) {
+		return hub.Result{}, gated
+	}}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	if _, err := vm.Download("not a name", ""); err == nil || !strings.Contains(get[string](vm.Error), "ORG/NAME") {
+		t.Errorf("bad name: %v, %q", err, get[string](vm.Error))
+	}
+	d, err := vm.Download("org/gated", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "failure", func() bool { return d.State() == StateFailed })
+	if get[string](d.Detail) != gated.Error() || get[string](vm.Error) != "" {
+		t.Errorf("failure shows %q (vm error %q)", get[string](d.Detail), get[string](vm.Error))
+	}
+}
+
+func TestModelsVMClosePausesDownloads(t *testing.T) {
+	var pulls atomic.Int32
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls)}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	var ds []*DownloadVM
+	for _, ref := range []string{"org/a", "org/b"} {
+		d, _ := vm.Download(ref, "")
+		ds = append(ds, d)
+	}
+	waitFor(t, "both running", func() bool { return pulls.Load() == 2 })
+	var wg sync.WaitGroup
+	wg.Go(vm.Close)
+	wg.Wait()
+	for _, d := range ds {
+		if d.State() != StatePaused {
+			t.Errorf("%s after Close: %s", d.Title, d.State())
+		}
+	}
+	ds[0].Resume()
+	if ds[0].State() != StatePaused {
+		t.Error("a download resumed after the window closed")
+	}
+}
+
+func TestModelsVMListsInterruptedDownloads(t *testing.T) {
+	var pulls atomic.Int32
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
+		return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+	}}
+	vm := NewModelsVM(lib, st)
+	for range 2 { // a second scan does not list it twice
+		done := make(chan struct{})
+		vm.Refresh(func() { close(done) })
+		<-done
+	}
+	ds := vm.Downloads()
+	if len(ds) != 1 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused {
+		t.Fatalf("downloads %v, want the interrupted one, paused", ds)
+	}
+	ds[0].Resume()
+	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })
+	if d, _ := vm.Download("org/left", "q4"); d != ds[0] {
+		t.Error("Download of the same model made a second one")
+	}
+	vm.Close()
+}
