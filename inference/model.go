@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime/debug"
 
 	"edgechat/reply"
@@ -67,10 +68,13 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 	if c := f.ContextLength(); c > 0 && c < maxCtx {
 		maxCtx = c
 	}
+	weights := f.Dir // where the mapped weight files are
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; m.Folder still names the user's file
-		g.Model = optimizedGraph(f.Model, o.GraphCache)
+		if g.Model = optimizedGraph(f.Model, o.GraphCache); g.Model != f.Model {
+			weights = filepath.Dir(g.Model) // the copy maps the weights through its links
+		}
 		m.dec, err = loadDynamic(&g, o.EP, maxCtx)
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
@@ -88,7 +92,7 @@ func LoadModel(path string, o LoadOptions) (*Model, error) {
 		m.dec.Close()
 		return nil, fmt.Errorf("%w: the tokenizer has %d tokens but the model's logits are %d wide — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, tok.VocabSize(), m.dec.Vocab(), f.Dir)
 	}
-	m.pages = weightPages{dir: f.Dir}
+	m.pages = weightPages{dir: weights}
 	m.pages.release()
 	// Reading tokenizer.json and the graph left tens of megabytes of garbage in the Go heap;
 	// give it back now rather than whenever the scavenger gets to it.
