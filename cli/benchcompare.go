@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 
 	"edgechat/inference"
-	"edgechat/internal/onnxproto"
 	"edgechat/internal/ortloop"
 	"edgechat/internal/paths"
 )
@@ -85,7 +84,9 @@ func comparePeers(ctx context.Context, path string, first *inference.BenchResult
 }
 
 func runBare(p *peerResult, first *inference.BenchResult, o inference.BenchOptions) error {
-	if err := warm(first.ModelFile); err != nil {
+	// EdgeChat drops the weight files' pages from the page cache after loading (package
+	// residency); without this the peer would read its embedding rows from disk.
+	if err := ortloop.Warm(first.ModelFile); err != nil {
 		return err
 	}
 	l, err := ortloop.Open(first.ModelFile, ortloop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1})
@@ -149,28 +150,3 @@ func printCompare(out io.Writer, peers []peerResult, r *inference.BenchResult, r
 	return w.Flush()
 }
 
-// warm reads a graph file and its external data once: EdgeChat drops the weight files' pages
-// from the page cache after loading (package residency), and a peer run after it on the same
-// files would otherwise read its embedding rows from disk.
-func warm(path string) error {
-	info, err := onnxproto.ReadInfo(path)
-	if err != nil {
-		return err
-	}
-	files := []string{path}
-	for _, x := range info.ExternalFiles {
-		files = append(files, filepath.Join(filepath.Dir(path), x))
-	}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, f)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -5,6 +5,9 @@ package ortloop
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -343,4 +346,28 @@ func (l *Loop) Forward(ids []int, rows int) ([]int, error) {
 		picks[i] = argmax(logits[r*l.vocab : (r+1)*l.vocab])
 	}
 	return picks, nil
+}
+
+// Warm reads a graph file and its external data files once, into the page cache.
+func Warm(path string) error {
+	info, err := onnxproto.ReadInfo(path)
+	if err != nil {
+		return err
+	}
+	files := []string{path}
+	for _, x := range info.ExternalFiles {
+		files = append(files, filepath.Join(filepath.Dir(path), x))
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

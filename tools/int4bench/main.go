@@ -48,6 +48,9 @@ func run() error {
 	if _, err := ortenv.Init(""); err != nil {
 		return err
 	}
+	if err := ortloop.Warm(*model); err != nil { // EdgeChat runs drop the weights from the page cache
+		return err
+	}
 	ids := tokens(*prompt)
 	parts := map[string]func([]int) error{"variants": variants, "agreement": agreement, "spin": spin, "context": contextCost, "verify": verify}
 	for _, name := range []string{"variants", "agreement", "spin", "context", "verify"} {
