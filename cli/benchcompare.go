@@ -149,4 +149,3 @@ func printCompare(out io.Writer, peers []peerResult, r *inference.BenchResult, r
 	}
 	return w.Flush()
 }
-
