@@ -13,6 +13,7 @@ import (
 
 	"edgechat/assets"
 	"edgechat/config"
+	"edgechat/documents"
 	"edgechat/history"
 	"edgechat/inference/routes"
 	"edgechat/internal/version"
@@ -55,6 +56,10 @@ func runApp(args []string) int {
 	}
 
 	engine := routes.NewSwitch(newEngine(settings.Settings())) // engine.go: the inference wiring
+	library := documents.NewLibrary()
+	files := &documents.Store{Dir: dir, Library: library}
+	// Attached documents' passages go into the question before the engine sees it.
+	withDocuments := &documents.Engine{Next: engine, Library: library, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
 	saved := settings.Settings()
 	var srv localServer
 	var notices []string
@@ -64,16 +69,18 @@ func runApp(args []string) int {
 	a := app.NewWithID("io.edgechat.app")
 	a.SetIcon(assets.Icon)
 	w := ui.New(a, ui.Deps{
-		Engine:   engine,
-		Tester:   newTester(),
+		Engine:   withDocuments,
+		Files:    files,
+		Tester:   routes.Tester{Engine: engine, Saved: settings.Settings},
 		Settings: settings,
 		History:  conversations,
 		NewSaver: func(c *history.Conversation) ui.Autosaver { return conversations.NewAutosaver(c, time.Second) },
 		Problems: append(settings.Warnings(), conversations.Problems()...),
 		Notices:  notices,
 		// A new model or route takes effect for the next reply.
-		About:  func() string { return version.Get().String() + "\n" + version.Runtime() },
-		Models: ui.Library{Settings: settings},
+		About:     func() string { return version.Get().String() + "\n" + version.Runtime() },
+		Models:    ui.Library{Settings: settings},
+		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/plot"
@@ -36,6 +37,15 @@ func runBench(env Env) error {
 	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
 	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
+	epOpts := map[string]string{}
+	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%q is not key=value", s)
+		}
+		epOpts[k] = v
+		return nil
+	})
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -47,14 +57,14 @@ func runBench(env Env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	bo := inference.BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads}, GraphCache: mf.graphCache()},
+	bo := BenchOptions{
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache()},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {
 		return errors.New("--compare needs --decode-tokens (e.g. 64) and at least one round")
 	}
-	r, err := inference.Bench(ctx, mf.model, bo)
+	r, err := Bench(ctx, mf.model, bo)
 	if err != nil {
 		return err
 	}
@@ -81,7 +91,7 @@ func runBench(env Env) error {
 		enc.SetIndent("", "  ")
 		if *compare {
 			return enc.Encode(struct {
-				*inference.BenchResult
+				*BenchResult
 				Compare []peerResult `json:"compare"`
 			}{r, peers})
 		}
@@ -97,13 +107,17 @@ func runBench(env Env) error {
 		fmt.Fprintf(w, "TTFT\t%.1f ms\n", r.TTFTMillis)
 		fmt.Fprintf(w, "Decode\t%.1f tokens/s\n", r.DecodeTPS)
 	}
-	if r.PeakRSSBytes > 0 {
+	if r.PeakPrivateBytes > 0 {
 		verdict := "within"
-		if r.PeakRSSBytes > r.RSSBudgetBytes {
+		if r.PeakPrivateBytes > r.RSSBudgetBytes {
 			verdict = "OVER"
 		}
-		fmt.Fprintf(w, "Peak RSS\t%s while prefilling %d and decoding %d tokens: %s the budget of %s (model files %s + KV cache %s + 150 MB)\n",
-			mb(r.PeakRSSBytes), r.SeqLen, r.DecodeTokens, verdict, mb(r.RSSBudgetBytes), mb(r.ModelFileBytes), mb(r.KVBytes))
+		fmt.Fprintf(w, "Private memory\tpeak %s (loading %s, after the run %s): %s the budget of %s (model files %s + KV cache %s + 150 MB)\n",
+			mb(r.PeakPrivateBytes), mb(r.LoadPeakPrivateBytes), mb(r.PrivateBytes), verdict, mb(r.RSSBudgetBytes), mb(r.ModelFileBytes), mb(r.KVBytes))
+	}
+	if r.PeakRSSBytes > 0 {
+		fmt.Fprintf(w, "Peak RSS\t%s while prefilling %d and decoding %d tokens (VmHWM: counts mapped weight pages the kernel can take back)\n",
+			mb(r.PeakRSSBytes), r.SeqLen, r.DecodeTokens)
 	}
 	fmt.Fprintf(w, "Load\t%.0f ms\n", r.LoadMillis)
 	return nil
@@ -113,7 +127,7 @@ func runBench(env Env) error {
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // plotHistogram draws the prefill latency distribution.
-func plotHistogram(r *inference.BenchResult, path string) error {
+func plotHistogram(r *BenchResult, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Prefill latency, %d tokens, %s (%d runs)", r.SeqLen, r.EP, len(r.Samples))
 	p.X.Label.Text = "latency (ms)"

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"edgechat/inference"
 	"edgechat/internal/ortloop"
 	"edgechat/internal/paths"
 )
@@ -36,7 +35,7 @@ func (p *peerResult) keepBest(ttft, tps float64) {
 
 // compareOptions say how `bench --compare` runs.
 type compareOptions struct {
-	bench  inference.BenchOptions
+	bench  BenchOptions
 	gguf   string // the llama.cpp twin; "" looks for a .gguf beside the model
 	rounds int
 }
@@ -45,7 +44,7 @@ type compareOptions struct {
 // on the model's GGUF twin, in turn for each round on the same prompt ids, and keeps each
 // engine's best first-token time and decode speed (the machine is shared: the best of a few
 // interleaved rounds is the figure least moved by the others' load).
-func comparePeers(ctx context.Context, path string, first *inference.BenchResult, o compareOptions) ([]peerResult, error) {
+func comparePeers(ctx context.Context, path string, first *BenchResult, o compareOptions) ([]peerResult, error) {
 	edge := peerResult{Engine: "EdgeChat", File: first.ModelFile}
 	edge.keepBest(first.TTFTMillis, first.DecodeTPS)
 	bare := peerResult{Engine: "bare ONNX Runtime loop", File: first.ModelFile}
@@ -65,7 +64,7 @@ func comparePeers(ctx context.Context, path string, first *inference.BenchResult
 	}
 	for round := range o.rounds {
 		if round > 0 {
-			r, err := inference.Bench(ctx, path, o.bench)
+			r, err := Bench(ctx, path, o.bench)
 			if err != nil {
 				return nil, err
 			}
@@ -83,9 +82,8 @@ func comparePeers(ctx context.Context, path string, first *inference.BenchResult
 	return []peerResult{edge, bare, llama}, nil
 }
 
-func runBare(p *peerResult, first *inference.BenchResult, o inference.BenchOptions) error {
-	// EdgeChat drops the weight files' pages from the page cache after loading (package
-	// residency); without this the peer would read its embedding rows from disk.
+func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
+	// Each engine reads its weights from a warm page cache, whatever ran before it.
 	if err := ortloop.Warm(first.ModelFile); err != nil {
 		return err
 	}
@@ -102,7 +100,7 @@ func runBare(p *peerResult, first *inference.BenchResult, o inference.BenchOptio
 	return nil
 }
 
-func runLlama(ctx context.Context, p *peerResult, script string, first *inference.BenchResult, o inference.BenchOptions) error {
+func runLlama(ctx context.Context, p *peerResult, script string, first *BenchResult, o BenchOptions) error {
 	ids := make([]string, len(first.PromptIDs))
 	for i, id := range first.PromptIDs {
 		ids[i] = strconv.Itoa(id)
@@ -131,7 +129,7 @@ func runLlama(ctx context.Context, p *peerResult, script string, first *inferenc
 }
 
 // printCompare prints the engines side by side, with each one's ratio to EdgeChat.
-func printCompare(out io.Writer, peers []peerResult, r *inference.BenchResult, rounds int) error {
+func printCompare(out io.Writer, peers []peerResult, r *BenchResult, rounds int) error {
 	if len(peers) == 0 || peers[0].DecodeTPS == 0 {
 		return errors.New("no EdgeChat figures to compare")
 	}

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"edgechat/inference/routes"
 	"edgechat/reply"
 
+	"edgechat/documents"
 	"edgechat/inference"
 	"edgechat/internal/paths"
 )
@@ -45,11 +47,11 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.ortLib, "ort-lib", "", "ONNX Runtime shared library (default: $EDGECHAT_ORT_LIB, next to edgechat, or the cache)")
 	fs.StringVar(&m.ep, "ep", "cpu", "execution provider: cpu, qnn, dml or webgpu")
 	fs.IntVar(&m.threads, "threads", 0, "CPU intra-op threads (0 = physical cores)")
+	fs.BoolVar(&m.asPublished, "as-published", false, "run the model's graph file as it is, not the optimized copy in the cache (accuracy_level 4, LM head on the last row)")
 	fs.IntVar(&m.maxContext, "max-context", 0, "context length cap in tokens (0 = model's, at most 8192)")
 	fs.StringVar(&m.npuModel, "npu-model", "", "model for the NPU route (e.g. a static-shape or decoder-pipeline build)")
 	fs.StringVar(&m.cpuModel, "cpu-model", "", "model for the CPU route (default: --model)")
 	fs.StringVar(&m.npuEP, "npu-ep", "qnn", "execution provider of the NPU route: qnn, dml, webgpu or cpu")
-	fs.BoolVar(&m.asPublished, "as-published", false, "run the model's graph file as it is, not the optimized copy in the cache (accuracy_level 4, LM head on the last row)")
 	fs.IntVar(&m.prefillLimit, "prefill-limit", 0, "longest prompt (tokens) the NPU route takes; longer ones go to the CPU (0 = NPU context minus the reply budget)")
 }
 
@@ -143,14 +145,23 @@ type generateFlags struct {
 	topK, seed               optionalInt
 	think, noThink           bool
 	printPrompt, asJSON      bool
+	raw                      bool
+	attach                   fileList
 }
+
+// fileList is a flag that may be repeated.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(s string) error { *f = append(*f, s); return nil }
 
 func runGenerate(env Env) error {
 	var g generateFlags
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	g.register(fs)
-	fs.StringVar(&g.prompt, "prompt", "", "the user message")
+	fs.StringVar(&g.prompt, "prompt", "", "the user message (with --raw: the text to continue)")
+	fs.BoolVar(&g.raw, "raw", false, "plain completion for base models: continue --prompt as given, no chat template, roles or system prompt")
 	fs.StringVar(&g.messages, "messages", "", "JSON file with the conversation: [{\"role\":\"user\",\"content\":\"…\"}, …]")
 	fs.StringVar(&g.system, "system", "", "system prompt")
 	fs.IntVar(&g.maxTokens, "max-tokens", 0, "most tokens in the reply (default 2048)")
@@ -164,17 +175,48 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.noThink, "no-think", false, "answer without reasoning")
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
+	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX or HTML (repeat for more)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
-	msgs, err := g.conversation()
+	thinking := g.think && !g.noThink
+	req := reply.Request{Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	var msgs []reply.Message
+	if g.raw {
+		p, err := g.rawPrompt()
+		if err != nil {
+			return err
+		}
+		req.Prompt = p
+	} else {
+		var err error
+		if msgs, err = g.conversation(); err != nil {
+			return err
+		}
+		req.Messages = msgs
+	}
+	docs, err := g.documents(env)
 	if err != nil {
 		return err
 	}
-	thinking := g.think && !g.noThink
 	if g.printPrompt {
 		if g.primaryModel() == "" {
 			return errors.New("--model is required")
+		}
+		if g.raw { // the prompt is the text itself
+			_, err = io.WriteString(env.Stdout, g.prompt)
+			return err
+		}
+		if len(g.attach) > 0 {
+			req.Attachments = attachments(g.attach)
+			p, err := docs.Prepare(context.Background(), req, nil)
+			if err != nil {
+				return err
+			}
+			for _, msg := range p.Problems {
+				fmt.Fprintf(env.Stderr, "[notice] %s\n", msg)
+			}
+			msgs = p.Request.Messages
 		}
 		text, err := inference.RenderPrompt(g.primaryModel(), g.modelFile, msgs, thinking)
 		if err != nil {
@@ -195,12 +237,45 @@ func runGenerate(env Env) error {
 	defer eng.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	req := reply.Request{Messages: msgs, Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
-	events, err := eng.Generate(ctx, req)
+	if g.maxTokens < 0 {
+		return fmt.Errorf("--max-tokens %d is negative: give a number of tokens, or leave it out for the default", g.maxTokens)
+	}
+	// A --max-tokens over the model's context is refused with the numbers, not cut silently.
+	req.StrictMaxTokens = true
+	docs.Next = eng
+	req.Attachments = attachments(g.attach)
+	events, err := docs.Generate(ctx, req)
 	if err != nil {
 		return err
 	}
 	return printEvents(ctx, env, events, g.asJSON)
+}
+
+// documents returns the engine that puts --attach files into the prompt, budgeted for the
+// primary model.
+func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
+	e := &documents.Engine{}
+	if len(g.attach) == 0 {
+		return e, nil
+	}
+	if g.primaryModel() == "" {
+		return nil, errors.New("--model is required")
+	}
+	b, err := documents.ModelBudget(g.primaryModel(), g.modelFile, g.maxContext)
+	if err != nil {
+		return nil, fmt.Errorf("--attach needs the model's tokenizer: %w", err)
+	}
+	e.Budget = func() documents.Budget { return b }
+	return e, nil
+}
+
+// attachments are --attach files, read in place (nothing is kept between runs).
+func attachments(paths []string) []reply.Attachment {
+	var out []reply.Attachment
+	for _, p := range paths {
+		out = append(out, reply.Attachment{Name: filepath.Base(p), Path: p})
+	}
+	return out
 }
 
 func (g *generateFlags) sampling() reply.Sampling {
@@ -210,6 +285,21 @@ func (g *generateFlags) sampling() reply.Sampling {
 		s.TopK = &k
 	}
 	return s
+}
+
+// rawPrompt is --raw's prompt: --prompt alone, for plain completion.
+func (g *generateFlags) rawPrompt() (*reply.Prompt, error) {
+	switch {
+	case g.messages != "":
+		return nil, errors.New("--raw continues the text of --prompt; it takes no --messages (a conversation needs a chat template)")
+	case g.system != "":
+		return nil, errors.New("--raw continues the text of --prompt as given; it takes no --system prompt")
+	case len(g.attach) > 0:
+		return nil, errors.New("--raw continues the text of --prompt as given; it takes no --attach")
+	case g.prompt == "":
+		return nil, errors.New("give the text to continue with --prompt TEXT")
+	}
+	return &reply.Prompt{Text: g.prompt}, nil
 }
 
 // conversation builds the messages from --messages or --system/--prompt.
@@ -310,6 +400,9 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			if r != "" {
 				fmt.Fprintf(env.Stderr, "[route] %s\n", r)
 			}
+		}
+		for i, s := range final.Sources {
+			fmt.Fprintf(env.Stderr, "[source %d] %s\n", i+1, s.Label())
 		}
 	}
 	if final.FinishReason == reply.FinishError {

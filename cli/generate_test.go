@@ -207,3 +207,65 @@ func TestGenerateFoundryNPUFolder(t *testing.T) {
 		t.Errorf("greedy ids after fallback (-want +got):\n%s", diff)
 	}
 }
+
+// A --max-tokens over the model's context (2^53 once panicked in makeslice) is refused
+// with the numbers.
+func TestGenerateMaxTokensOverContext(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--model", model, "--ort-lib", lib, "--prompt", "Hi", "--max-tokens", "9007199254740992"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "context holds 4096 tokens") {
+		t.Fatalf("exit %d, stderr %q; want a refusal that gives the context", code, errb.String())
+	}
+}
+
+// The real stories260K model continues "Once upon a time" with its README's text, and --json
+// gives the reference's prompt ids and ids.
+func TestGenerateRawStories(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	stories := testenv.SharedModel(t, "stories260K")
+	args := []string{"generate", "--raw", "--model", stories, "--ort-lib", lib, "--prompt", testenv.StoriesPrompt, "--temperature", "0", "--max-tokens", "40"}
+	var out, errb bytes.Buffer
+	if code := Run(args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if diff := cmp.Diff(testenv.StoriesText+"\n", out.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+	if strings.Contains(errb.String(), "ChatML") {
+		t.Errorf("a raw completion mentions the chat template: %s", errb.String())
+	}
+	last := lastEvent(t, args[1:]...)
+	ids := func(k string) []int {
+		var v []int
+		b, _ := json.Marshal(last[k])
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		return v
+	}
+	if diff := cmp.Diff(testenv.StoriesPromptIDs, ids("prompt_ids")); diff != "" {
+		t.Errorf("prompt_ids (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(testenv.StoriesIDs, ids("ids")); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+func TestGenerateRawRefusesChatFlags(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--system", "Be brief."}, "no --system"},
+		{[]string{"--attach", "notes.txt"}, "no --attach"},
+		{[]string{"--messages", "conv.json"}, "no --messages"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"generate", "--raw", "--model", "x", "--prompt", "Once"}, c.flags...)
+		if code := Run(args, strings.NewReader(""), &out, &errb); code == 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal naming %q", c.flags, code, errb.String(), c.want)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"edgechat/inference"
+	"edgechat/models"
 )
 
 func init() {
@@ -28,7 +28,7 @@ func runInspect(env Env) error {
 	if *model == "" {
 		return errors.New("--model is required: the folder that holds your model")
 	}
-	r, err := inference.Inspect(*model, *modelFile)
+	r, err := models.Inspect(*model, *modelFile)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func runInspect(env Env) error {
 	return nil
 }
 
-func printReport(env Env, r *inference.Report) {
+func printReport(env Env, r *models.Report) {
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 	fmt.Fprintf(w, "Model\t%s\n", r.Path)

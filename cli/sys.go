@@ -10,8 +10,9 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"edgechat/inference"
 	"edgechat/inference/ortenv"
+	"edgechat/internal/eps"
+	"edgechat/internal/host"
 	"edgechat/internal/paths"
 )
 
@@ -41,7 +42,7 @@ func runSys(env Env) error {
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
-	r := sysReport{CPU: paths.CPUModel(), LogicalCPUs: runtime.NumCPU(), PhysicalCore: inference.PhysicalCores(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	r := sysReport{CPU: paths.CPUModel(), LogicalCPUs: runtime.NumCPU(), PhysicalCore: host.PhysicalCores(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	info, err := ortenv.Init(*ortLib)
 	if err != nil {
 		r.ORTError = err.Error()
@@ -92,8 +93,8 @@ func checkProviders() []ortenv.ProviderCheck {
 		}
 		out = append(out, c)
 	}
-	for _, n := range []string{"CPU", "QNN", "DML", "WebGPU"} {
-		add(n)
+	for _, p := range eps.All {
+		add(p.ORT)
 	}
 	for _, l := range listed {
 		add(l)

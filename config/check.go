@@ -12,10 +12,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"edgechat/internal/eps"
 )
 
-// EPs lists the execution providers EdgeChat can use.
-var EPs = []string{"cpu", "qnn", "dml", "webgpu"}
+// MaxThreads bounds the CPU thread setting: each thread is a real OS thread with its stack.
+const MaxThreads = 1024
+
+// EPs lists the execution providers EdgeChat can use (the internal/eps table).
+var EPs = eps.Names()
 
 // FieldError is one problem with one setting; Field is the setting key ("temperature",
 // "cpu.model") and Message says what to do.
@@ -194,7 +199,7 @@ func (s Settings) Validate() []FieldError {
 			add(r.prefix+".model_file", checkModelFile(r.route.Model, r.route.ModelFile))
 		}
 		add(r.prefix+".ep", CheckEP(r.route.EP))
-		rng(r.prefix+".threads", r.route.Threads < 0, "threads must be 0 (use all physical cores) or more")
+		rng(r.prefix+".threads", r.route.Threads < 0 || r.route.Threads > MaxThreads, fmt.Sprintf("threads must be from 0 (use all physical cores) to %d", MaxThreads))
 	}
 	add("ort_library", CheckORTLibrary(s.ORTLibrary))
 	rng("prefill_limit", s.PrefillLimit < 0, "prefill limit must be 0 (derive from the NPU model) or more")

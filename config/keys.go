@@ -243,8 +243,16 @@ func sanitize(path string, flat map[string]any) (map[string]any, []string) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	sections := map[string]bool{} // known values given as sections, reported once each
 	for _, key := range keys {
 		k, known := schema[key]
+		if parent, ok := valueAbove(key); !known && ok {
+			if !sections[parent] {
+				sections[parent] = true
+				warnings = append(warnings, fmt.Sprintf("%s: %s should be %s, not a section of settings; using the default instead", path, parent, kindWant[schema[parent]]))
+			}
+			continue
+		}
 		if !known && clashes(key) {
 			warnings = append(warnings, fmt.Sprintf("%s: %s should be a section of settings (like %s.model), not a single value; using the defaults instead", path, key, key))
 			continue
@@ -255,7 +263,7 @@ func sanitize(path string, flat map[string]any) (map[string]any, []string) {
 		}
 		v, err := coerce(k, flat[key])
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %s %v; using the default instead", path, key, err))
+			warnings = append(warnings, fmt.Sprintf("%s: %s %v; using the default instead (the file is unchanged)", path, key, err))
 			continue
 		}
 		good[key] = v
@@ -265,6 +273,20 @@ func sanitize(path string, flat map[string]any) (map[string]any, []string) {
 
 // clashes reports an unknown key that is a known key's parent or child ("cpu" when the file
 // says "cpu: x", "temperature.max"), which cannot be kept beside the known keys.
+// valueAbove returns the known single-value key that key lies under ("repetition_penalty"
+// for "repetition_penalty.a"), if any: the file gave a section where a value belongs.
+func valueAbove(key string) (string, bool) {
+	for i := strings.LastIndexByte(key, '.'); i > 0; i = strings.LastIndexByte(key[:i], '.') {
+		if k, ok := schema[key[:i]]; ok && k != kindMap {
+			return key[:i], true
+		}
+	}
+	return "", false
+}
+
+// kindWant says what a value of each kind should be, for warnings.
+var kindWant = map[kind]string{kindString: "text", kindBool: "true or false", kindInt: "a whole number", kindFloat: "a number", kindMap: "a list of name: value options"}
+
 func clashes(key string) bool {
 	for k := range schema {
 		if strings.HasPrefix(k, key+".") || strings.HasPrefix(key, k+".") {

@@ -9,6 +9,7 @@
 package config
 
 import (
+	"edgechat/internal/eps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -73,11 +74,8 @@ var Themes = []string{"system", "light", "dark"}
 func Defaults() Settings {
 	return Settings{
 		NPU: Route{
-			EP: "qnn",
-			EPOptions: map[string]string{
-				"backend_path":         "QnnHtp.dll",
-				"htp_performance_mode": "burst",
-			},
+			EP:        "qnn",
+			EPOptions: eps.WithDefaults("qnn", nil),
 		},
 		CPU:               Route{EP: "cpu", EPOptions: map[string]string{}},
 		Temperature:       0.6,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,11 +100,44 @@ func moveAside(file string) (string, error) {
 	return dst, nil
 }
 
-// rebuildLocked layers defaults < file < environment in viper and decodes the result.
+// rebuildLocked layers defaults < file < environment and decodes the result. A value out of
+// its range (top_p: 7) is checked as the settings pane checks it and replaced by its default,
+// with a warning, rather than used until the pane is opened.
 func (s *Store) rebuildLocked() {
 	good, warnings := sanitize(s.path, s.file)
-	s.loaded = warnings
+	env := maps.Clone(s.env)
+	st, errs := s.decode(good, env)
+	var bad []FieldError
+	for _, fe := range st.Validate() {
+		if fallsBack[fe.Field] {
+			bad = append(bad, fe)
+			source := s.path
+			if _, ok := env[fe.Field]; ok {
+				source = EnvName(fe.Field)
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: %s is %v, but %s; using the default, %v, instead", source, fe.Field, flatten(st)[fe.Field], fe.Message, flatten(Defaults())[fe.Field]))
+			delete(good, fe.Field)
+			delete(env, fe.Field)
+		}
+	}
+	if len(bad) > 0 {
+		st, errs = s.decode(good, env)
+	}
+	s.loaded = append(warnings, errs...)
+	s.settings = st
+}
 
+// fallsBack lists the settings whose bad values give way to the default at start: plain
+// values. Paths stay as written (a model on a drive not plugged in yet); the settings pane
+// and the engine report them.
+var fallsBack = map[string]bool{
+	"npu.ep": true, "cpu.ep": true, "npu.threads": true, "cpu.threads": true, "prefill_limit": true,
+	"temperature": true, "top_p": true, "top_k": true, "max_tokens": true, "repetition_penalty": true, "theme": true,
+}
+
+// decode layers defaults < good (the file's checked values) < env in viper.
+func (s *Store) decode(good, env map[string]any) (Settings, []string) {
+	var warnings []string
 	v := viper.New()
 	for k, val := range flatten(Defaults()) {
 		if _, inFile := good[k]; schema[k] == kindMap && inFile {
@@ -112,18 +146,18 @@ func (s *Store) rebuildLocked() {
 		v.SetDefault(k, val)
 	}
 	if err := v.MergeConfigMap(unflatten(good)); err != nil {
-		s.loaded = append(s.loaded, fmt.Sprintf("%s: %v; using defaults", s.path, err))
+		warnings = append(warnings, fmt.Sprintf("%s: %v; using defaults", s.path, err))
 	}
-	for k, val := range s.env {
+	for k, val := range env {
 		v.Set(k, val)
 	}
 	var st Settings // not Defaults(): decoding into a non-empty map would merge with it
 	if err := v.Unmarshal(&st); err != nil {
 		// Values were coerced to their exact types above, so this is not expected.
-		s.loaded = append(s.loaded, fmt.Sprintf("%s: %v; using defaults", s.path, err))
+		warnings = append(warnings, fmt.Sprintf("%s: %v; using defaults", s.path, err))
 		st = Defaults()
 	}
-	s.settings = st
+	return st, warnings
 }
 
 // Settings returns the file's settings with environment overrides applied.

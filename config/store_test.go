@@ -280,7 +280,7 @@ func TestBadValuesInFileKeepTheRest(t *testing.T) {
 	}
 	wantWarn := []string{
 		file + `: unknown setting "future_option" is ignored (kept in the file)`,
-		file + ": temperature should be a number; using the default instead",
+		file + ": temperature should be a number; using the default instead (the file is unchanged)",
 	}
 	if diff := cmp.Diff(wantWarn, s.Warnings()); diff != "" {
 		t.Errorf("Warnings() (-want +got):\n%s", diff)

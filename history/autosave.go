@@ -23,6 +23,7 @@ type Autosaver struct {
 	last   time.Time // when the latest save started
 	closed bool
 	err    error // from the latest save
+	notify func(error)
 }
 
 // NewAutosaver returns an Autosaver for c that saves at most once per every (1s when every ≤ 0).
@@ -68,6 +69,15 @@ func (a *Autosaver) Snapshot() *Conversation {
 	return a.c.clone()
 }
 
+// Notify sets f to be called after every save, on the goroutine that saved, with the
+// save's error: non-nil while saving fails (the Autosaver keeps the conversation and
+// retries), nil once a save succeeds.
+func (a *Autosaver) Notify(f func(err error)) {
+	a.mu.Lock()
+	a.notify = f
+	a.mu.Unlock()
+}
+
 // Err returns the error of the latest save, nil when it succeeded. A failed save is retried.
 func (a *Autosaver) Err() error {
 	a.mu.Lock()
@@ -108,6 +118,11 @@ func (a *Autosaver) flush() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.err = err
+	if f := a.notify; f != nil {
+		a.mu.Unlock()
+		f(err)
+		a.mu.Lock()
+	}
 	if err != nil {
 		slog.Warn("autosave failed; will retry", "conversation", snap.ID, "err", err)
 		a.dirty = true

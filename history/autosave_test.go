@@ -103,3 +103,33 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A failing save is reported through Notify, and so is the save that succeeds after it.
+func TestAutosaverNotifies(t *testing.T) {
+	s := mustOpen(t, t.TempDir())
+	full := errors.New("no space left on device")
+	var failing atomic.Bool
+	failing.Store(true)
+	s.beforeRename = func(string) error {
+		if failing.Load() {
+			return full
+		}
+		return nil
+	}
+	results := make(chan error, 16)
+	a := s.NewAutosaver(NewConversation("Notify"), 10*time.Millisecond)
+	a.Notify(func(err error) { results <- err })
+	a.Update(func(c *Conversation) { c.Messages = append(c.Messages, Message{Role: RoleUser, Content: "hi"}) })
+	if err := <-results; !errors.Is(err, full) {
+		t.Fatalf("first save reported %v, want %v", err, full)
+	}
+	failing.Store(false) // the retry a tick later succeeds
+	for err := range results {
+		if err == nil {
+			break
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

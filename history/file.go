@@ -29,12 +29,14 @@ type fileV1 struct {
 	Updated      time.Time `json:"updated"`
 	MessageCount int       `json:"message_count"`
 	Messages     []Message `json:"messages"`
+	// Attachments was added later; files without it have none.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 func encode(c *Conversation) ([]byte, error) {
 	f := fileV1{
 		Version: fileVersion, ID: c.ID, Title: c.Title, Created: c.Created, Updated: c.Updated,
-		MessageCount: len(c.Messages), Messages: c.Messages,
+		MessageCount: len(c.Messages), Messages: c.Messages, Attachments: c.Attachments,
 	}
 	if f.Messages == nil {
 		f.Messages = []Message{}
@@ -54,7 +56,7 @@ func decode(data []byte) (*Conversation, error) {
 	if f.ID == "" {
 		return nil, errors.New("no conversation id in the file")
 	}
-	return &Conversation{ID: f.ID, Title: f.Title, Created: f.Created, Updated: f.Updated, Messages: f.Messages}, nil
+	return &Conversation{ID: f.ID, Title: f.Title, Created: f.Created, Updated: f.Updated, Messages: f.Messages, Attachments: f.Attachments}, nil
 }
 
 func readConversation(path string) (*Conversation, error) {
@@ -188,4 +190,15 @@ func moveAside(path, suffix string) (string, error) {
 	}
 	syncDir(filepath.Dir(path))
 	return dst, nil
+}
+
+// checkWritable reports whether new files can be made in dir, by making and removing one.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -15,9 +15,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"edgechat/reply"
 )
 
 // Stats describes how an assistant reply was generated.
@@ -44,6 +47,20 @@ type Message struct {
 	Thinking string    `json:"thinking,omitempty"`
 	Created  time.Time `json:"created"`
 	Stats    *Stats    `json:"stats,omitempty"` // assistant replies
+	// Sources are the passages of attached documents the reply was given.
+	Sources []Source `json:"sources,omitempty"`
+}
+
+// Source is a passage of an attached document given to the model with a question.
+type Source = reply.Source
+
+// Attachment is a file attached to a conversation. The conversation keeps its own copy,
+// File, in its attachments folder (see package documents), so the original may move.
+type Attachment struct {
+	Name  string    `json:"name"` // as the person named it
+	File  string    `json:"file"` // the copy's name inside the attachments folder
+	Size  int64     `json:"size"`
+	Added time.Time `json:"added"`
 }
 
 // Roles of a Message.
@@ -60,6 +77,8 @@ type Conversation struct {
 	Created  time.Time
 	Updated  time.Time
 	Messages []Message
+	// Attachments are the files whose passages go with each question.
+	Attachments []Attachment
 }
 
 // Summary is what the conversation list shows; it is read without loading the messages.
@@ -139,6 +158,8 @@ func (c *Conversation) clone() *Conversation {
 			s := *m.Stats
 			out.Messages[i].Stats = &s
 		}
+		out.Messages[i].Sources = slices.Clone(m.Sources)
 	}
+	out.Attachments = slices.Clone(c.Attachments)
 	return &out
 }

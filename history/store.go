@@ -66,6 +66,9 @@ func Open(dir string) (*Store, error) {
 	for _, name := range temps {
 		s.recoverTemp(name)
 	}
+	if err := checkWritable(dir); err != nil {
+		s.problems = append(s.problems, fmt.Sprintf("the conversation folder %s is not writable (%v): conversations can be read, but new messages and replies cannot be saved — make the folder writable, or choose another data folder in Settings and restart", dir, err))
+	}
 	return s, nil
 }
 
@@ -99,7 +102,7 @@ func (s *Store) quarantine(id string, cause error) string {
 		s.problems = append(s.problems, fmt.Sprintf("conversation file %s could not be read (%v) and could not be moved aside (%v); it is left in place", path, cause, err))
 		return path
 	}
-	s.problems = append(s.problems, fmt.Sprintf("conversation file %s could not be read (%v); it was moved to %s and the other conversations are fine", path, cause, moved))
+	s.problems = append(s.problems, fmt.Sprintf("conversation file %s could not be read (%v); it was set aside as %s, not deleted, and the other conversations are fine", path, cause, moved))
 	return moved
 }
 
@@ -122,7 +125,7 @@ func (s *Store) recoverTemp(name string) {
 		}
 		syncDir(s.dir)
 		s.entries[id] = &entry{sum: summaryOf(c)}
-		s.problems = append(s.problems, fmt.Sprintf("conversation %q was recovered from an interrupted save", c.Title))
+		s.problems = append(s.problems, fmt.Sprintf("conversation %q was recovered from an interrupted save: its latest version is kept and nothing was set aside", c.Title))
 	case have:
 		os.Remove(tmp) // the previous version is whole; the temp holds nothing newer
 	default:

@@ -1,12 +1,19 @@
 package inference
 
-import ort "github.com/yalue/onnxruntime_go"
+import (
+	"context"
 
-// decoder is a model with its KV cache, whatever its layout. One goroutine uses it at a time.
-type decoder interface {
+	"edgechat/models"
+)
+
+// Decoder is a model's forward pass with its KV cache, whatever runs it: package
+// inference/decoder implements it over ONNX Runtime for every folder layout, tests with a
+// function of the ids. One goroutine at a time uses a Decoder (the route that owns it).
+type Decoder interface {
 	// Forward appends ids to the cache and returns the logits of the last one; the slice is
-	// valid until the next call. Terminating run stops a run in flight.
-	Forward(ids []int, run *ort.RunOptions) ([]float32, error)
+	// valid until the next call. Cancelling ctx stops a run in flight: Forward then returns
+	// an error and the cache holds what it held before the call, or a prefix of the new ids.
+	Forward(ctx context.Context, ids []int) ([]float32, error)
 	// Cached lists the token ids whose keys and values the cache holds.
 	Cached() []int
 	// Truncate keeps the first n cached tokens.
@@ -19,3 +26,26 @@ type decoder interface {
 	KVBytes() int64
 	Close() error
 }
+
+// Sliding is a Decoder whose cache is a window that slides: the oldest tokens fall out, so a
+// reply may run past Capacity.
+type Sliding interface {
+	Slides() bool
+}
+
+// Snapshotter is a Decoder whose cache can be saved and put back, so that several
+// conversations keep their KV caches (an LRU of states) and switching back is fast.
+type Snapshotter interface {
+	// Snapshot copies the cache; its size is in bytes.
+	Snapshot() (State, int64)
+	// Restore replaces the cache with a snapshot taken from the same decoder.
+	Restore(State)
+}
+
+// State is a decoder's saved cache; only the decoder that made it knows its shape.
+type State any
+
+// OpenFunc opens the decoder of a model folder. The engine calls it on the route's goroutine;
+// o.MaxContext is already resolved (the route's cap within the model's own limit).
+// decoder.Opener gives the ONNX Runtime one.
+type OpenFunc func(f *models.Folder, o LoadOptions) (Decoder, error)

@@ -37,8 +37,9 @@ type Generator interface {
 
 // Config configures an Engine.
 type Config struct {
-	// ORTLibrary is the ONNX Runtime library setting ("" = search; see ortenv.Locate).
-	ORTLibrary string
+	// Open opens a local route's decoder (decoder.Opener(library) for ONNX Runtime; tests
+	// use a fake). Routes with a Generator do not need it.
+	Open OpenFunc
 	// Routes in order of preference. A request goes to the first route that can take it and
 	// falls back to the next when a route cannot load or fails.
 	Routes []RouteConfig
@@ -65,7 +66,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{closed: make(chan struct{})}
 	for _, rc := range cfg.Routes {
-		r := &route{cfg: rc, ortLib: cfg.ORTLibrary, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
+		r := &route{cfg: rc, open: cfg.Open, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
 		e.routes = append(e.routes, r)
 		e.wg.Add(1)
 		go func() {
@@ -90,7 +91,10 @@ func (e *Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 		return nil, errors.New("the engine is closed")
 	default:
 	}
-	if len(req.Messages) == 0 {
+	switch {
+	case req.Prompt != nil && len(req.Messages) > 0:
+		return nil, errors.New("give messages or a raw prompt, not both")
+	case req.Prompt == nil && len(req.Messages) == 0:
 		return nil, errors.New("the conversation is empty")
 	}
 	out := make(chan reply.Event, 64)
@@ -152,9 +156,9 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// settle waits until no route is warming up a next turn (tests and benchmarks use it to
-// stand in for the time a person takes to read and type).
-func (e *Engine) settle() {
+// Settle waits until no route is warming up a next turn. Benchmarks and tests call it to
+// stand in for the time a person takes to read and type.
+func (e *Engine) Settle() {
 	for _, r := range e.routes {
 		for r.warming.Load() {
 			time.Sleep(time.Millisecond)

@@ -2,17 +2,12 @@ package inference
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"edgechat/reply"
 
-	ort "github.com/yalue/onnxruntime_go"
-
-	"edgechat/inference/chat"
 	"edgechat/inference/sample"
 	"edgechat/inference/think"
 	"edgechat/inference/tokenizer"
@@ -24,61 +19,90 @@ const DefaultMaxTokens = 2048
 // emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
 type emitFunc func(reply.Event) bool
 
-// generate produces one reply on the model's decoder. It runs on the goroutine that owns the
-// model and always returns a summary (the caller sends it as the final event).
-func (m *Model) generate(ctx context.Context, req reply.Request, run *ort.RunOptions, emit emitFunc) *reply.Summary {
+// generate produces one reply on the model's decoder: fit the conversation, prefill, decode.
+// It runs on the goroutine that owns the model and always returns a summary (the caller
+// sends it as the final event).
+func (m *Model) generate(ctx context.Context, conv *conversation, req reply.Request, emit emitFunc) *reply.Summary {
 	start := time.Now()
 	sum := &reply.Summary{}
 	fail := func(err error) *reply.Summary {
-		if ctx.Err() != nil || isTerminated(err) {
+		if ctx.Err() != nil {
 			sum.FinishReason = reply.FinishCancelled
 			return sum
 		}
 		sum.FinishReason, sum.Err = reply.FinishError, err
 		return sum
 	}
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
-	}
-	msgs, prompt, inThinking, err := m.fitPrompt(req, maxTokens)
+	maxTokens, err := m.replyBudget(req)
 	if err != nil {
 		return fail(err)
 	}
-	if dropped := len(req.Messages) - len(msgs); dropped > 0 {
+	keptFrom, prompt, err := conv.fit(m.dec.Capacity(), maxTokens)
+	if err != nil {
+		return fail(err)
+	}
+	if dropped := keptFrom - conv.head; dropped > 0 {
 		sum.TrimmedMessages = dropped
 		if !emit(reply.Event{Kind: reply.EventNotice, Text: fmt.Sprintf("Context trimmed: the %d oldest messages no longer fit and were left out", dropped)}) {
 			return fail(ctx.Err())
 		}
 	}
-	sum.PromptIDs, sum.PromptTokens = prompt, len(prompt)
+	sum.PromptIDs, sum.PromptTokens = prompt.ids, len(prompt.ids)
+	logits, err := m.prefill(ctx, prompt.ids, sum)
+	if err != nil {
+		return fail(err)
+	}
+	var out *replyStream
+	if conv.raw {
+		out = newRawStream(m.Tokenizer, req.Stop, prompt.ids, emit)
+	} else {
+		out = newReplyStream(m.Tokenizer, req.Stop, prompt.inThinking, emit)
+	}
+	err = m.decode(ctx, logits, prompt.ids, req, maxTokens, out, sum, start)
+	if err == nil && !conv.raw && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
+		answer := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
+		m.nextTurn = &nextTurn{history: append(conv.kept(keptFrom), answer), thinking: req.Thinking}
+	}
+	if err != nil {
+		return fail(err) // keeps the counts of what was generated before the failure
+	}
+	return sum
+}
 
+// prefill runs the prompt past what the cache already holds and returns the last token's
+// logits; it records the reuse and the prefill speed in sum.
+func (m *Model) prefill(ctx context.Context, prompt []int, sum *reply.Summary) ([]float32, error) {
 	reused := commonPrefix(m.dec.Cached(), prompt)
 	if reused == len(prompt) {
 		reused-- // the last prompt token must run to give the next token's logits
 	}
 	m.dec.Truncate(reused)
 	sum.ReusedTokens = reused
-
-	prefillStart := time.Now()
-	logits, err := m.forward(prompt[reused:], run)
+	t := time.Now()
+	logits, err := m.dec.Forward(ctx, prompt[reused:])
 	if err != nil {
 		m.dec.Truncate(reused) // keep the cache consistent with what it holds
-		return fail(err)
+		return nil, err
 	}
-	prefill := time.Since(prefillStart)
-	sum.PrefillTPS = float64(len(prompt)-reused) / prefill.Seconds()
+	sum.PrefillTPS = float64(len(prompt)-reused) / time.Since(t).Seconds()
+	return logits, nil
+}
 
+// decode samples tokens from logits and feeds them back until the end-of-sequence token, a
+// stop string, the budget or the context's end, streaming the text through out. It sets the
+// finish reason, ids, TTFT (from start) and decode speed in sum; the error is a failed run.
+func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req reply.Request, maxTokens int, out *replyStream, sum *reply.Summary, start time.Time) error {
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
-	history := append(make([]int, 0, len(prompt)+maxTokens), prompt...)
-	out := newReplyStream(m.Tokenizer, req.Stop, inThinking, emit)
 	avail := m.dec.Capacity() - len(prompt)
-	if sl, ok := m.dec.(interface{ Slides() bool }); ok && sl.Slides() {
+	if m.slides() {
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
 	}
+	budget := min(maxTokens, avail)
+	history := append(make([]int, 0, len(prompt)+budget), prompt...)
 	var decodeStart time.Time
+	var err error
 	sum.FinishReason = reply.FinishLength
-	for n := 0; n < min(maxTokens, avail); n++ {
+	for n := 0; n < budget; n++ {
 		if ctx.Err() != nil {
 			sum.FinishReason = reply.FinishCancelled
 			break
@@ -103,70 +127,40 @@ func (m *Model) generate(ctx context.Context, req reply.Request, run *ort.RunOpt
 			sum.FinishReason = reply.FinishStop
 			break
 		}
-		if n+1 == min(maxTokens, avail) {
+		if n+1 == budget {
 			break // no more tokens wanted: the last one needs no forward pass
 		}
-		if logits, err = m.forward([]int{id}, run); err != nil {
-			break // a failed run leaves the cache as it was; the summary reports err below
+		if logits, err = m.dec.Forward(ctx, []int{id}); err != nil {
+			break // a failed run leaves the cache as it was; the caller reports err
 		}
 	}
 	out.flush()
-	if err == nil && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
-		reply := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
-		m.nextTurn = &nextTurn{history: append(slices.Clone(msgs), reply), thinking: req.Thinking}
-	}
 	sum.GeneratedTokens = len(sum.IDs)
 	if d := time.Since(decodeStart); sum.GeneratedTokens > 1 && !decodeStart.IsZero() {
 		sum.DecodeTPS = float64(sum.GeneratedTokens-1) / d.Seconds()
 	}
-	if err != nil {
-		return fail(err) // keeps the counts of what was generated before the failure
-	}
-	return sum
+	return err
 }
 
-// fitPrompt drops the oldest turns until prompt and reply budget fit the context, and
-// returns the kept messages, the prompt's ids and whether the prompt opens a <think> block.
-func (m *Model) fitPrompt(req reply.Request, maxTokens int) ([]reply.Message, []int, bool, error) {
-	if len(req.Messages) == 0 {
-		return nil, nil, false, errors.New("the conversation is empty")
-	}
+// replyBudget is the request's reply budget, never more than the model can hold: the
+// context, or for a sliding window the longer of the window and the model's configured
+// context. A strict request over it is refused instead of cut.
+func (m *Model) replyBudget(req reply.Request) (int, error) {
 	limit := m.dec.Capacity()
-	reserve := replyReserve(maxTokens, limit)
-	count := func(cm []chat.Message) (int, error) {
-		ids, err := m.PromptIDs(fromChat(cm), req.Thinking)
-		return len(ids), err
+	if m.slides() {
+		limit = max(limit, m.Folder.ContextLength())
 	}
-	kept, _, err := chat.Fit(chatMessages(req.Messages, false), limit, reserve, count)
-	if errors.Is(err, chat.ErrTooLong) {
-		return nil, nil, false, fmt.Errorf("%w: %v", errPromptTooLong, err)
+	if req.MaxTokens > limit && req.StrictMaxTokens {
+		return 0, reply.ContextLength(fmt.Errorf("max_tokens is %d but this model's context holds %d tokens, prompt included — ask for fewer tokens, or leave max_tokens out", req.MaxTokens, limit))
 	}
-	if err != nil {
-		return nil, nil, false, err
-	}
-	msgs := fromChat(kept)
-	ids, inThinking, err := m.promptIDs(msgs, req.Thinking)
-	return msgs, ids, inThinking, err
+	return min(cmpPositive(req.MaxTokens, DefaultMaxTokens), limit), nil
 }
 
-// errPromptTooLong marks a request whose last message cannot fit the context at all.
-var errPromptTooLong = errors.New("the message is too long for this model's context")
-
-// replyReserve is the room kept for the reply when fitting a prompt: the reply budget, but
-// never more than half the context.
-func replyReserve(maxTokens, context int) int {
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
-	}
-	return min(maxTokens, context/2)
-}
-
-func fromChat(cm []chat.Message) []reply.Message {
-	out := make([]reply.Message, len(cm))
-	for i, c := range cm {
-		out[i] = reply.Message{Role: c.Role, Content: c.Content, Thinking: c.ReasoningContent}
-	}
-	return out
+// slides reports whether the decoder's window slides (the oldest tokens fall out of the
+// cache), so a reply may run past the window.
+func (m *Model) slides() bool {
+	sl, ok := m.dec.(Sliding)
+	return ok && sl.Slides()
 }
 
 func commonPrefix(a, b []int) int {
@@ -177,12 +171,8 @@ func commonPrefix(a, b []int) int {
 	return n
 }
 
-func isTerminated(err error) bool {
-	return err != nil && strings.Contains(strings.ToLower(err.Error()), "terminate")
-}
-
 // replyStream turns sampled ids into text events: UTF-8-safe decoding, stop strings, and the
-// thinking/answer split.
+// thinking/answer split (none for a raw completion: parser is nil).
 type replyStream struct {
 	answer, thinking strings.Builder // the reply as sent, for the next turn's history
 	dec              *tokenizer.StreamDecoder
@@ -196,21 +186,37 @@ func newReplyStream(tok tokenizer.Tokenizer, stops []string, inThinking bool, em
 	return &replyStream{dec: tokenizer.NewStreamDecoder(tok, true), stop: newStopper(stops), parser: think.NewParser(inThinking), emit: emit}
 }
 
+// newRawStream streams a raw completion: the text that continues prompt (a decoder that strips
+// the output's first space keeps the one before the first new word), with no <think> parsing.
+func newRawStream(tok tokenizer.Tokenizer, stops []string, prompt []int, emit emitFunc) *replyStream {
+	return &replyStream{dec: tokenizer.NewStreamDecoderAfter(tok, true, prompt), stop: newStopper(stops), emit: emit}
+}
+
 // add decodes one id; it reports whether a stop string ended the reply, and false in ok when
 // the consumer has gone.
 func (r *replyStream) add(id int) (stop, ok bool) {
 	text, stop := r.stop.Add(r.dec.Add(id))
 	r.stopped = stop
-	return stop, r.send(r.parser.Add(text))
+	return stop, r.send(r.split(text))
+}
+
+// split cuts text into thinking and answer segments.
+func (r *replyStream) split(text string) []think.Segment {
+	if r.parser == nil {
+		return []think.Segment{{Text: text}}
+	}
+	return r.parser.Add(text)
 }
 
 // flush emits whatever the decoder, stopper and parser still hold.
 func (r *replyStream) flush() {
 	if !r.stopped {
 		text, _ := r.stop.Add(r.dec.Flush())
-		r.send(r.parser.Add(text + r.stop.Flush()))
+		r.send(r.split(text + r.stop.Flush()))
 	}
-	r.send(r.parser.Flush())
+	if r.parser != nil {
+		r.send(r.parser.Flush())
+	}
 }
 
 func (r *replyStream) send(segs []think.Segment) bool {

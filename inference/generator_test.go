@@ -29,15 +29,15 @@ func TestRemoteRouteServesAndFallsBack(t *testing.T) {
 	down := fakeGen(func(ctx context.Context, req reply.Request, out chan<- reply.Event) {
 		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("connection refused by 127.0.0.1:9")}}
 	})
-	cpu := RouteConfig{Name: "cpu", Model: tinyModel(t), LoadOptions: LoadOptions{EP: EP{Name: "cpu"}}}
+	cpu := fakeRoute(t, "cpu", 512)
 
-	e := twoRoutes(t, RouteConfig{Name: "remote", Generator: up}, cpu)
+	e := fakeEngine(t, decoderOf(fakeDecoder{}), Config{}, RouteConfig{Name: "remote", Generator: up}, cpu)
 	evs, s := collect(t, e, context.Background(), greedy("Hi", 4))
 	if a, _ := replyText(evs); a != "from afar" || s.Backend != "remote" {
 		t.Fatalf("remote route: %q via %q", a, s.Backend)
 	}
 
-	e = twoRoutes(t, RouteConfig{Name: "remote", Generator: down}, cpu)
+	e = fakeEngine(t, decoderOf(fakeDecoder{}), Config{}, RouteConfig{Name: "remote", Generator: down}, cpu)
 	for range 2 { // a remote failure is retried on the next message
 		_, s = collect(t, e, context.Background(), greedy("Hi", 4))
 		if s.Backend != "cpu" || !strings.Contains(s.FallbackReason, "connection refused") || s.FinishReason == reply.FinishError {

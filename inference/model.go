@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"runtime/debug"
 
 	"edgechat/reply"
 
 	"edgechat/inference/chat"
 	"edgechat/inference/tokenizer"
-	"edgechat/internal/optimize"
 	"edgechat/models"
 )
 
@@ -27,80 +25,81 @@ type LoadOptions struct {
 	// MaxContext caps the context in tokens (0 = DefaultMaxContext or the model's limit).
 	MaxContext int
 	// GraphCache, when set, is the folder for optimized copies of dynamic decoder graphs
-	// (optimizedGraph); "" runs the files as published.
+	// (MatMulNBits at accuracy level 4, the LM head on the last row; see internal/optimize);
+	// "" runs the files as published.
 	GraphCache string
 }
 
-// Model is a loaded chat model: its files, tokenizer, chat template and decoder.
+// Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine
+// of the route that loaded it owns it.
 type Model struct {
 	Folder    *models.Folder
 	Tokenizer tokenizer.Tokenizer
 	Template  *chat.Template
 	EOS       map[int]bool
 	EP        EP
-	// Notes are things a person should know about how the model was loaded
-	// (e.g. "no chat template in the folder: using ChatML").
+	// Notes are things a person should know about how the model chats (e.g. "no chat
+	// template in the folder: using ChatML"), sent with the first chat reply.
 	Notes []string
-	dec   decoder
+	dec   Decoder
 	// bos and eosText are the special token strings the template may use.
 	bos, eosText string
 	// nextTurn is the history to prefill once the reply has been delivered.
 	nextTurn *nextTurn
-	// pages releases the memory of the weight files ONNX Runtime mapped.
-	pages weightPages
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.
 var ErrVocabMismatch = errors.New("tokenizer does not match the model")
 
-// LoadModel opens the model folder at path and creates its ONNX Runtime session(s).
-// ONNX Runtime must be initialised (ortenv.Init).
-func LoadModel(path string, o LoadOptions) (*Model, error) {
+// errNoRuntime is returned when a local route has no way to open decoders.
+var errNoRuntime = errors.New("no model runtime: the engine was built without a decoder opener (Config.Open; decoder.Opener gives ONNX Runtime)")
+
+// LoadModel opens the model folder at path and its decoder with open.
+func LoadModel(path string, o LoadOptions, open OpenFunc) (*Model, error) {
+	if open == nil {
+		return nil, errNoRuntime
+	}
 	m, err := openModel(path, o)
 	if err != nil {
 		return nil, err
 	}
-	f, tok := m.Folder, m.Tokenizer
-	maxCtx := o.MaxContext
-	if maxCtx <= 0 {
-		maxCtx = DefaultMaxContext
+	f := m.Folder
+	o.MaxContext = cmpPositive(o.MaxContext, DefaultMaxContext)
+	if c := f.ContextLength(); c > 0 && c < o.MaxContext {
+		o.MaxContext = c
 	}
-	if c := f.ContextLength(); c > 0 && c < maxCtx {
-		maxCtx = c
-	}
-	weights := f.Dir // where the mapped weight files are
-	switch f.Layout {
-	case models.LayoutHF, models.LayoutGenAI:
-		g := *f // the optimized copy runs in the folder's place; m.Folder still names the user's file
-		if g.Model = optimizedGraph(f.Model, o.GraphCache); g.Model != f.Model {
-			weights = filepath.Dir(g.Model) // the copy maps the weights through its links
-		}
-		m.dec, err = loadDynamic(&g, o.EP, maxCtx)
-	case models.LayoutComposite:
-		if err = checkCompositeContexts(f, o.EP); err == nil {
-			m.dec, err = loadStatic(f, o.EP)
-		}
-	case models.LayoutBundle:
-		m.dec, err = loadBundle(f, o.EP, maxCtx)
-	default:
-		err = fmt.Errorf("%s is a %s (layout %s), which this build cannot run yet", f.Dir, f.Layout.Describe(), f.Layout.Letter())
-	}
+	dec, err := open(f, o)
 	if err != nil {
 		return nil, err
 	}
-	if tok.VocabSize() > m.dec.Vocab() {
-		m.dec.Close()
-		return nil, fmt.Errorf("%w: the tokenizer has %d tokens but the model's logits are %d wide — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, tok.VocabSize(), m.dec.Vocab(), f.Dir)
+	if err := m.attach(dec); err != nil {
+		return nil, err
 	}
-	m.pages = weightPages{dir: weights}
-	m.pages.release()
 	// Reading tokenizer.json and the graph left tens of megabytes of garbage in the Go heap;
 	// give it back now rather than whenever the scavenger gets to it.
 	debug.FreeOSMemory()
 	return m, nil
 }
 
-// openModel reads the folder, tokenizer and chat template, without creating sessions.
+// attach gives the model its decoder, refusing one whose vocabulary does not match the
+// tokenizer's (it then closes it).
+func (m *Model) attach(dec Decoder) error {
+	if err := models.CheckVocab(m.Tokenizer.VocabSize(), dec.Vocab(), m.Folder.VocabSize()); err != nil {
+		dec.Close()
+		return fmt.Errorf("%w: %v — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, err, m.Folder.Dir)
+	}
+	m.dec = dec
+	return nil
+}
+
+func cmpPositive(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// openModel reads the folder, tokenizer and chat template, without opening the decoder.
 func openModel(path string, o LoadOptions) (*Model, error) {
 	f, err := models.Open(path, o.ModelFile)
 	if err != nil {
@@ -110,20 +109,58 @@ func openModel(path string, o LoadOptions) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer of %s: %w", f.Dir, err)
 	}
-	m := &Model{Folder: f, Tokenizer: tok, EP: o.EP, EOS: map[int]bool{}}
-	if err := m.setTemplate(tok); err != nil {
+	return newModel(f, tok, tok.ChatTemplate(), tok.SpecialTokens(), o.EP)
+}
+
+// newModel builds a model from its folder, tokenizer and Jinja chat template source ("" =
+// none; see chooseTemplate).
+func newModel(f *models.Folder, tok tokenizer.Tokenizer, template string, st tokenizer.SpecialTokens, ep EP) (*Model, error) {
+	m := &Model{Folder: f, Tokenizer: tok, EP: ep, EOS: map[int]bool{}, bos: st.BOS, eosText: st.EOS}
+	if err := m.chooseTemplate(template); err != nil {
 		return nil, err
 	}
 	for _, id := range f.EOS() {
 		m.EOS[id] = true
 	}
-	if id, ok := tok.TokenID(tok.SpecialTokens().EOS); ok {
+	if id, ok := tok.TokenID(st.EOS); ok {
 		m.EOS[id] = true
 	}
 	if len(m.EOS) == 0 {
 		return nil, fmt.Errorf("%s names no end-of-sequence token (generation_config.json or tokenizer_config.json): the reply could never end", f.Dir)
 	}
 	return m, nil
+}
+
+// chooseTemplate sets the chat template: the folder's Jinja template (jinja), else the
+// PromptTemplate of Foundry's inference_model.json, else ChatML with a note (a base model, or
+// a folder that lost its template).
+func (m *Model) chooseTemplate(jinja string) error {
+	dir := m.Folder.Dir
+	if jinja != "" {
+		t, err := chat.New(jinja)
+		if err != nil {
+			return fmt.Errorf("the chat template in %s cannot be used: %w", dir, err)
+		}
+		m.Template = t
+		return nil
+	}
+	note := "the model folder has no chat template: using ChatML"
+	im, err := models.ReadInferenceModel(dir)
+	switch {
+	case err != nil:
+		note = fmt.Sprintf("the prompt template of %s cannot be used (%v): using ChatML", models.InferenceModelFile, err)
+	case im != nil && im.PromptTemplate != nil:
+		t, err := chat.FromPromptTemplate(*im.PromptTemplate)
+		if err == nil {
+			m.Template = t
+			return nil
+		}
+		note = fmt.Sprintf("the prompt template of %s cannot be used (%v): using ChatML", models.InferenceModelFile, err)
+	}
+	m.Template = chat.ChatML()
+	m.Notes = append(m.Notes, note)
+	slog.Debug("no usable chat template; ChatML for chat replies", "model", dir, "reason", note)
+	return nil
 }
 
 // RenderPrompt renders messages with the chat template of the model at path, without
@@ -136,89 +173,11 @@ func RenderPrompt(path, modelFile string, msgs []reply.Message, thinking bool) (
 	return m.RenderPrompt(msgs, thinking)
 }
 
-func (m *Model) setTemplate(tok *tokenizer.BPE) error {
-	st := tok.SpecialTokens()
-	m.bos, m.eosText = st.BOS, st.EOS
-	src := tok.ChatTemplate()
-	if src == "" {
-		m.Template = chat.ChatML()
-		m.Notes = append(m.Notes, "the model folder has no chat template: using ChatML")
-		slog.Warn("no chat template; falling back to ChatML", "model", m.Folder.Dir)
-		return nil
-	}
-	t, err := chat.New(src)
-	if err != nil {
-		return fmt.Errorf("the chat template in %s cannot be used: %w", m.Folder.Dir, err)
-	}
-	m.Template = t
-	return nil
-}
+// Decoder is the model's decoder, for harnesses (bench) that drive it directly on the
+// goroutine that owns the model.
+func (m *Model) Decoder() Decoder { return m.dec }
 
-// loadDynamic reads a dynamic decoder's interface from its graph and opens a session.
-func loadDynamic(f *models.Folder, ep EP, maxCtx int) (decoder, error) {
-	info, err := readGraph(f.Model)
-	if err != nil {
-		return nil, err
-	}
-	names := genaiNames(f)
-	io, err := describeDecoder(f.Model, info.Inputs, info.Outputs, names)
-	if err != nil {
-		return nil, err
-	}
-	io.LastRow = info.Metadata[optimize.MetaLogitsRows] == "last"
-	if io.Vocab == 0 && f.Config != nil {
-		io.Vocab = f.Config.VocabSize
-	}
-	if io.Vocab == 0 && f.GenAI != nil {
-		io.Vocab = f.GenAI.Model.VocabSize
-	}
-	opts, err := newSessionOptions(ep)
-	if err != nil {
-		return nil, err
-	}
-	defer opts.Destroy()
-	return newDynamicDecoder(f.Model, io, opts, maxCtx)
-}
-
-// loadStatic opens a static composite's prefill and gen decoders.
-func loadStatic(f *models.Folder, ep EP) (decoder, error) {
-	var ios [2]*decoderIO
-	for i, p := range []string{f.Prefill, f.Gen} {
-		info, err := readGraph(p)
-		if err != nil {
-			return nil, err
-		}
-		if ios[i], err = describeDecoder(p, info.Inputs, info.Outputs, nil); err != nil {
-			return nil, err
-		}
-		if ios[i].SeqLen == 0 || ios[i].MaxCache == 0 {
-			return nil, fmt.Errorf("%s has dynamic shapes; a static composite needs fixed input_ids and cache sizes", p)
-		}
-	}
-	opts, err := newSessionOptions(ep)
-	if err != nil {
-		return nil, err
-	}
-	defer opts.Destroy()
-	return newStaticDecoder(f.Prefill, ios[0], f.Gen, ios[1], opts)
-}
-
-// genaiNames maps genai_config.json's input and output roles ("input_ids", "past_key_names"…)
-// to the graph's names; empty for folders without that file.
-func genaiNames(f *models.Folder) map[string]string {
-	names := map[string]string{}
-	if f.GenAI != nil {
-		for k, v := range f.GenAI.Model.Decoder.Inputs {
-			names[k] = v
-		}
-		for k, v := range f.GenAI.Model.Decoder.Outputs {
-			names[k] = v
-		}
-	}
-	return names
-}
-
-// Close releases the model's sessions.
+// Close releases the model's decoder.
 func (m *Model) Close() error {
 	if m.dec == nil {
 		return nil

@@ -17,23 +17,42 @@ import (
 // with special tokens and the bodies as plain text, joined so that pre-tokenization sees the
 // same text it would see in the fully rendered prompt.
 
+//
+// Templates that trim a message (Llama 2's .strip(), Gemma's | trim) cannot trim a marker, so
+// each marker is padded on both sides with a whitespace character no template writes: a pad
+// still beside the marker after rendering says that side was not trimmed; a pad gone says it
+// was, and the body goes in trimmed on that side as the template would have trimmed it.
+
 const markOpen, markClose = "\uE000", "\uE001"
 
-func marker(i int) string { return fmt.Sprintf("%s%d%s", markOpen, i, markClose) }
+// markPad is Python whitespace (U+2029 PARAGRAPH SEPARATOR) that strip() and trim remove.
+const markPad = "\u2029"
 
-// chatMessages converts messages for the template; with protect set, user and system bodies
-// become markers.
-func chatMessages(msgs []reply.Message, protect bool) []chat.Message {
-	out := make([]chat.Message, len(msgs))
+func marker(i int) string { return fmt.Sprintf("%s%s%d%s%s", markPad, markOpen, i, markClose, markPad) }
+
+// chatMessages converts the kept messages for the template: msgs[:head] and msgs[start:]
+// (start ≤ head keeps them all). With protect set, user and system bodies become markers
+// that name their index in msgs; a blank body (empty or whitespace) holds no special token and
+// stays as it is, so templates that skip an empty message or trim into their own text render
+// it as they would.
+func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Message {
+	start = max(start, head)
+	out := make([]chat.Message, 0, head+len(msgs)-start)
 	for i, m := range msgs {
+		if i >= head && i < start {
+			continue
+		}
 		c := chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking}
-		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) {
+		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) && !blank(m.Content) {
 			c.Content = marker(i)
 		}
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }
+
+// blank reports whether s is empty or only whitespace.
+func blank(s string) bool { return strings.TrimFunc(s, chat.IsSpace) == "" }
 
 func (m *Model) renderOptions(thinking bool) chat.Options {
 	return chat.Options{AddGenerationPrompt: true, EnableThinking: &thinking, BOS: m.bos, EOS: m.eosText}
@@ -41,28 +60,51 @@ func (m *Model) renderOptions(thinking bool) chat.Options {
 
 // RenderPrompt renders the conversation as the model sees it (for --print-prompt).
 func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error) {
-	return m.Template.Render(chatMessages(msgs, false), m.renderOptions(thinking))
+	return m.Template.Render(chatMessages(msgs, 0, 0, false), m.renderOptions(thinking))
 }
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
 func (m *Model) PromptIDs(msgs []reply.Message, thinking bool) ([]int, error) {
-	ids, _, err := m.promptIDs(msgs, thinking)
-	return ids, err
+	r, err := m.render(msgs, 0, 0, thinking)
+	if err != nil {
+		return nil, err
+	}
+	return m.encode(r.parts), nil
 }
 
-// promptIDs is PromptIDs that also reports whether the rendered prompt leaves the model
-// inside a <think> block (some templates open it for the model).
-func (m *Model) promptIDs(msgs []reply.Message, thinking bool) (ids []int, inThinking bool, err error) {
-	text, err := m.Template.Render(chatMessages(msgs, true), m.renderOptions(thinking))
+// rendered is a conversation rendered by the chat template once: the template's text as
+// Special parts and the protected message bodies as plain parts between them.
+type rendered struct {
+	parts []tokenizer.Part
+	// body[i] is the message whose body parts[i] holds, or -1 for the template's text.
+	body []int
+	// inThinking says the prompt leaves the model inside a <think> block (some templates
+	// open it for the model).
+	inThinking bool
+}
+
+// render renders the kept messages, msgs[:head] and msgs[start:], with user and system bodies
+// protected from special-token matching.
+func (m *Model) render(msgs []reply.Message, head, start int, thinking bool) (*rendered, error) {
+	return m.renderProtected(msgs, chatMessages(msgs, head, start, true), m.renderOptions(thinking))
+}
+
+// renderProtected renders cms, the protected form of msgs, with opt, and splits the text into
+// the template's parts and the message bodies.
+func (m *Model) renderProtected(msgs []reply.Message, cms []chat.Message, opt chat.Options) (*rendered, error) {
+	text, err := m.Template.Render(cms, opt)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	inThinking = strings.HasSuffix(strings.TrimRight(text, "\n"), think.OpenTag)
-	var parts []tokenizer.Part
+	r := &rendered{inThinking: strings.HasSuffix(strings.TrimRight(text, "\n"), think.OpenTag)}
+	add := func(p tokenizer.Part, body int) {
+		r.parts = append(r.parts, p)
+		r.body = append(r.body, body)
+	}
 	for text != "" {
 		i := strings.Index(text, markOpen)
 		if i < 0 {
-			parts = append(parts, tokenizer.Part{Text: text, Special: true})
+			add(tokenizer.Part{Text: text, Special: true}, -1)
 			break
 		}
 		j := strings.Index(text[i:], markClose)
@@ -73,18 +115,50 @@ func (m *Model) promptIDs(msgs []reply.Message, thinking bool) (ids []int, inThi
 			}
 		}
 		if idx < 0 || idx >= len(msgs) {
-			return nil, false, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
+			return nil, fmt.Errorf("the chat template changed a message body; cannot tokenize the prompt safely")
 		}
-		if i > 0 {
-			parts = append(parts, tokenizer.Part{Text: text[:i], Special: true})
+		before, after := text[:i], text[i+j+len(markClose):]
+		body := msgs[idx].Content
+		if b, ok := strings.CutSuffix(before, markPad); ok {
+			before = b
+		} else { // the template trimmed the body's start
+			body = strings.TrimLeftFunc(body, chat.IsSpace)
 		}
-		parts = append(parts, tokenizer.Part{Text: msgs[idx].Content})
-		text = text[i+j+len(markClose):]
+		if a, ok := strings.CutPrefix(after, markPad); ok {
+			after = a
+		} else { // and its end
+			body = strings.TrimRightFunc(body, chat.IsSpace)
+		}
+		if before != "" {
+			add(tokenizer.Part{Text: before, Special: true}, -1)
+		}
+		add(tokenizer.Part{Text: body}, idx)
+		text = after
 	}
-	return m.Tokenizer.(partsEncoder).EncodeParts(parts), inThinking, nil
+	return r, nil
 }
 
-// partsEncoder encodes a text made of pieces that may or may not hold special tokens.
+// partsEncoder encodes a text made of pieces that may or may not hold special tokens
+// (*tokenizer.BPE does).
 type partsEncoder interface {
 	EncodeParts(parts []tokenizer.Part) []int
+}
+
+// encode tokenizes rendered parts. A tokenizer without EncodeParts (the hftokenizers build)
+// encodes each part on its own: the template's text with special tokens, bodies without, so
+// typed text still cannot inject a special token; only where a body meets the template's
+// text may the ids differ from the reference's (a token that would span the boundary).
+func (m *Model) encode(parts []tokenizer.Part) []int {
+	if pe, ok := m.Tokenizer.(partsEncoder); ok {
+		return pe.EncodeParts(parts)
+	}
+	var ids []int
+	for _, p := range parts {
+		if p.Special {
+			ids = append(ids, m.Tokenizer.EncodeSpecial(p.Text)...)
+		} else {
+			ids = append(ids, m.Tokenizer.Encode(p.Text)...)
+		}
+	}
+	return ids
 }

@@ -6,30 +6,27 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"edgechat/reply"
-
-	ort "github.com/yalue/onnxruntime_go"
-
-	"edgechat/inference/ortenv"
 )
 
 // route owns one model: a goroutine loads it and serves requests one by one.
 type route struct {
-	cfg    RouteConfig
-	ortLib string
-	jobs   chan *job
-	warm   bool // prefill the next turn's history after each reply
+	cfg  RouteConfig
+	open OpenFunc
+	jobs chan *job
+	warm bool // prefill the next turn's history after each reply
 
 	mu      sync.Mutex
 	loadErr error // a route that failed to load is not retried until the engine is rebuilt
 	model   *Model
-	run     *ort.RunOptions // terminates the run in flight on cancel; owned by loop
-	loads   int             // load attempts (tests check that a failed route backs off)
-	owner   string          // conversation whose tokens the decoder's cache holds
-	pending atomic.Int32    // requests waiting for the route: they stop a warm-up
-	warming atomic.Bool     // the route is prefilling the next turn's history
-	states  *stateCache     // caches of other recent conversations
+	loads   int          // load attempts (tests check that a failed route backs off)
+	owner   string       // conversation whose tokens the decoder's cache holds
+	pending atomic.Int32 // requests waiting for the route: they stop a warm-up
+	warming atomic.Bool  // the route is prefilling the next turn's history
+	states  *stateCache  // caches of other recent conversations
+	noted   bool         // the model's notes went out with a chat reply
 }
 
 type job struct {
@@ -39,20 +36,28 @@ type job struct {
 	result chan result
 	// hasNext is set when a later route can take the request if this one declines it.
 	hasNext bool
+	// test asks the route to load and describe its model instead of replying.
+	test bool
 }
 
 type result struct {
 	sum      *reply.Summary
 	routeErr error  // the route could not serve: try the next one
 	skip     string // the route declined the request (prompt too long): try the next one
+	test     *RouteReport
 }
 
 // submit queues a request on the route and waits for its result.
 func (r *route) submit(ctx context.Context, req reply.Request, out chan<- reply.Event, hasNext bool) result {
+	return r.submitJob(ctx, &job{req: req, out: out, hasNext: hasNext})
+}
+
+// submitJob queues a job on the route and waits for its result.
+func (r *route) submitJob(ctx context.Context, j *job) result {
 	if err := r.failed(); err != nil {
 		return result{routeErr: err}
 	}
-	j := &job{ctx: ctx, req: req, out: out, result: make(chan result, 1), hasNext: hasNext}
+	j.ctx, j.result = ctx, make(chan result, 1)
 	r.pending.Add(1)
 	select {
 	case r.jobs <- j:
@@ -61,16 +66,6 @@ func (r *route) submit(ctx context.Context, req reply.Request, out chan<- reply.
 		return result{sum: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: r.cfg.Name}}
 	}
 	return <-j.result
-}
-
-// isClosed says whether c is closed, without waiting.
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }
 
 func (r *route) failed() error {
@@ -88,20 +83,10 @@ func (r *route) loop(closed <-chan struct{}) {
 	for {
 		select {
 		case <-closed:
-			if r.run != nil {
-				r.run.Destroy()
-			}
 			return
 		case j := <-r.jobs:
 			r.pending.Add(-1)
-			ctx, cancel := context.WithCancel(j.ctx)
-			go func() {
-				select {
-				case <-closed: // the engine is closing: stop the reply in flight
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
+			ctx, cancel := whileOpen(j.ctx, closed) // closing the engine stops the reply in flight
 			j.ctx = ctx
 			res := r.serve(j)
 			// Marked before the reply's end is delivered, so that whoever saw the end and
@@ -111,16 +96,30 @@ func (r *route) loop(closed <-chan struct{}) {
 			j.result <- res
 			cancel()
 			if warm {
-				r.model.warmNextTurn(r.run, func() bool { return r.pending.Load() > 0 || isClosed(closed) })
-				r.warming.Store(false)
+				r.warmUp(closed)
 			}
 		}
 	}
 }
 
-func (r *route) preload(closed <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.Background())
+// warmUp prefills the next turn's history until it is done, a request arrives or the engine
+// closes (which also stops a run in flight).
+func (r *route) warmUp(closed <-chan struct{}) {
+	defer r.warming.Store(false)
+	ctx, cancel := whileOpen(context.Background(), closed)
 	defer cancel()
+	r.model.warmNextTurn(ctx, func() bool { return r.pending.Load() > 0 })
+}
+
+func (r *route) preload(closed <-chan struct{}) {
+	ctx, cancel := whileOpen(context.Background(), closed)
+	defer cancel()
+	_ = r.submitLoad(ctx)
+}
+
+// whileOpen derives a context from parent that is also cancelled when the engine closes.
+func whileOpen(parent context.Context, closed <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
 	go func() {
 		select {
 		case <-closed:
@@ -128,7 +127,7 @@ func (r *route) preload(closed <-chan struct{}) {
 		case <-ctx.Done():
 		}
 	}()
-	_ = r.submitLoad(ctx)
+	return ctx, cancel
 }
 
 // submitLoad asks the route's goroutine to load its model without generating.
@@ -146,31 +145,17 @@ func (r *route) ensureLoaded(j *job) error {
 		return j.ctx.Err()
 	}
 	r.loads++
-	if _, err := ortenv.Init(r.ortLib); err != nil {
+	m, err := LoadModel(r.cfg.Model, r.cfg.LoadOptions, r.open)
+	if err != nil {
 		r.setFailed(err)
 		return err
 	}
-	run, err := ort.NewRunOptions()
-	if err != nil {
-		return err
-	}
-	m, err := LoadModel(r.cfg.Model, r.cfg.LoadOptions)
-	if err != nil {
-		run.Destroy()
-		r.setFailed(err)
-		return err
-	}
-	r.model, r.run = m, run
+	r.model = m
 	budget := r.cfg.StateBudget
 	if budget == 0 {
 		budget = DefaultStateBudget()
 	}
 	r.states = newStateCache(max(budget, 0))
-	for _, n := range m.Notes {
-		if j.out != nil {
-			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventNotice, Text: n})
-		}
-	}
 	return nil
 }
 
@@ -185,39 +170,52 @@ func (r *route) serve(j *job) result {
 	if r.cfg.Generator != nil {
 		return r.serveGenerator(j)
 	}
+	t := time.Now()
+	loaded := r.model == nil
 	if err := r.ensureLoaded(j); err != nil {
 		if j.ctx.Err() != nil {
 			return result{sum: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: r.cfg.Name}}
 		}
 		return result{routeErr: err}
 	}
+	if j.test {
+		if j.ctx.Err() != nil {
+			return result{}
+		}
+		var d time.Duration
+		if loaded {
+			d = time.Since(t)
+		}
+		return r.test(d)
+	}
 	if j.out == nil { // preload only
 		return result{sum: &reply.Summary{}}
 	}
+	conv := r.model.request(j.req)
 	if j.hasNext {
-		if reason := r.declines(j.req); reason != "" {
+		if reason := r.declines(conv, j.req); reason != "" {
 			return result{skip: reason}
+		}
+	}
+	if j.req.Prompt == nil && !r.noted { // the notes are about chat (the template)
+		r.noted = true
+		for _, n := range r.model.Notes {
+			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventNotice, Text: n})
 		}
 	}
 	r.switchConversation(j.req.ConversationID)
 	if r.cfg.NoReuse {
 		r.model.dec.Truncate(0)
 	}
-	run := r.run
-	stop := context.AfterFunc(j.ctx, func() { run.Terminate() })
-	defer func() {
-		stop()
-		run.UnsetTerminate()
-	}()
 	emitted := 0
-	sum := r.model.generate(j.ctx, j.req, run, func(ev reply.Event) bool {
+	sum := r.model.generate(j.ctx, conv, j.req, func(ev reply.Event) bool {
 		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			emitted++
 		}
 		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
-	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, errPromptTooLong) {
+	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, reply.ErrContextLength) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt.
 		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
@@ -267,7 +265,7 @@ func (r *route) switchConversation(id string) {
 	if id == r.owner {
 		return
 	}
-	if snap, ok := r.model.dec.(snapshotter); ok {
+	if snap, ok := r.model.dec.(Snapshotter); ok {
 		if r.owner != "" && len(r.model.dec.Cached()) > 0 {
 			st, size := snap.Snapshot()
 			r.states.put(r.owner, st, size)
@@ -279,19 +277,23 @@ func (r *route) switchConversation(id string) {
 	r.owner = id
 }
 
-// declines says why this route should not take req (its prompt is over the prefill limit),
-// or "" to take it.
-func (r *route) declines(req reply.Request) string {
-	ids, err := r.model.PromptIDs(req.Messages, req.Thinking)
+// declines says why this route should not take the conversation (its whole prompt is over
+// the prefill limit, or a strict reply budget over its context), or "" to take it.
+func (r *route) declines(conv *conversation, req reply.Request) string {
+	if _, err := r.model.replyBudget(req); err != nil { // a later route may hold more
+		return fmt.Sprintf("the %s route cannot take it: %v", r.cfg.Name, err)
+	}
+	maxTokens := req.MaxTokens
+	p, err := conv.all()
 	if err != nil {
 		return ""
 	}
 	limit := r.cfg.PrefillLimit
 	if limit <= 0 {
-		limit = r.model.ContextLength() - replyReserve(req.MaxTokens, r.model.ContextLength())
+		limit = r.model.ContextLength() - replyReserve(maxTokens, r.model.ContextLength())
 	}
-	if len(ids) > limit {
-		return fmt.Sprintf("the prompt of %d tokens is over the %s route's prefill limit of %d", len(ids), r.cfg.Name, limit)
+	if len(p.ids) > limit {
+		return fmt.Sprintf("the prompt of %d tokens is over the %s route's prefill limit of %d", len(p.ids), r.cfg.Name, limit)
 	}
 	return ""
 }

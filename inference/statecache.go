@@ -2,23 +2,9 @@ package inference
 
 import (
 	"container/list"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
+
+	"edgechat/internal/host"
 )
-
-// snapshotter is a decoder whose cache can be saved and put back, so that several
-// conversations keep their KV caches (an LRU of states) and switching back is fast.
-type snapshotter interface {
-	// Snapshot copies the cache; its size is in bytes.
-	Snapshot() (kvState, int64)
-	// Restore replaces the cache with a snapshot taken from the same decoder.
-	Restore(kvState)
-}
-
-// kvState is a decoder's saved cache; only the decoder that made it knows its shape.
-type kvState any
 
 // stateCache keeps saved caches of recent conversations, least recently used evicted first,
 // within a byte budget. One route's goroutine owns it.
@@ -31,7 +17,7 @@ type stateCache struct {
 
 type stateEntry struct {
 	id    string
-	state kvState
+	state State
 	size  int64
 }
 
@@ -41,7 +27,7 @@ func newStateCache(budget int64) *stateCache {
 
 // put saves a conversation's state, evicting the oldest ones to stay within the budget.
 // A state larger than the whole budget is not kept.
-func (c *stateCache) put(id string, st kvState, size int64) {
+func (c *stateCache) put(id string, st State, size int64) {
 	c.remove(id)
 	if size > c.budget {
 		return
@@ -54,7 +40,7 @@ func (c *stateCache) put(id string, st kvState, size int64) {
 }
 
 // take removes and returns a conversation's state.
-func (c *stateCache) take(id string) (kvState, bool) {
+func (c *stateCache) take(id string) (State, bool) {
 	e, ok := c.byID[id]
 	if !ok {
 		return nil, false
@@ -80,26 +66,9 @@ func (c *stateCache) removeElem(e *list.Element) {
 // DefaultStateBudget sizes the saved-conversation caches by memory: an eighth of RAM, at most
 // 2 GiB (a 0.6B model's fp32 cache is ~0.23 MB per token, so 2 GiB keeps ~9k tokens).
 func DefaultStateBudget() int64 {
-	total := physicalMemory()
+	total := host.PhysicalMemory()
 	if total <= 0 {
 		return 1 << 30
 	}
 	return min(total/8, 2<<30)
-}
-
-func physicalMemory() int64 {
-	if runtime.GOOS != "linux" {
-		return 0
-	}
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
 }

@@ -1,10 +1,15 @@
 package inference
 
 import (
-	ort "github.com/yalue/onnxruntime_go"
+	"context"
+	"slices"
 
 	"edgechat/reply"
 )
+
+// warmChunk is how many prompt tokens a warm-up feeds the decoder at a time: where a new
+// request can stop it.
+const warmChunk = 64
 
 // nextTurn is the conversation as the next request will render it: the messages so far and
 // the reply just given. Chat templates render an earlier reply differently from how the model
@@ -16,25 +21,17 @@ type nextTurn struct {
 }
 
 // warmNextTurn prefills the next turn's history — up to where the user's next message will
-// go — while the person is still reading and typing. stop is polled between chunks; a new
-// request stops the warm-up, and the cache stays consistent whatever point it reached.
-func (m *Model) warmNextTurn(run *ort.RunOptions, stop func() bool) {
+// go — while the person is still reading and typing. stop is polled between chunks and ctx
+// stops a run in flight; a new request stops the warm-up, and the cache stays consistent
+// whatever point it reached.
+func (m *Model) warmNextTurn(ctx context.Context, stop func() bool) {
 	w := m.nextTurn
 	m.nextTurn = nil
 	if w == nil {
 		return
 	}
-	// The ids two different next messages share are the history's rendering.
-	a, err := m.PromptIDs(append(w.history, reply.Message{Role: "user", Content: "a"}), w.thinking)
-	if err != nil {
-		return
-	}
-	b, err := m.PromptIDs(append(w.history, reply.Message{Role: "user", Content: "b"}), w.thinking)
-	if err != nil {
-		return
-	}
-	ids := a[:commonPrefix(a, b)]
-	if len(ids) >= m.dec.Capacity() {
+	ids, err := m.historyIDs(w)
+	if err != nil || len(ids) >= m.dec.Capacity() {
 		return
 	}
 	start := commonPrefix(m.dec.Cached(), ids)
@@ -43,14 +40,32 @@ func (m *Model) warmNextTurn(run *ort.RunOptions, stop func() bool) {
 	}
 	m.dec.Truncate(start)
 	for start < len(ids) {
-		if stop() {
+		if stop() || ctx.Err() != nil {
 			return
 		}
-		end := min(start+prefillChunk, len(ids))
-		if _, err := m.forward(ids[start:end], run); err != nil {
+		end := min(start+warmChunk, len(ids))
+		if _, err := m.dec.Forward(ctx, ids[start:end]); err != nil {
 			m.dec.Truncate(start)
 			return
 		}
 		start = end
 	}
+}
+
+// historyIDs are the ids any next message will share: the next turn is rendered once with a
+// placeholder user message, and its ids with two different bodies agree up to that message.
+func (m *Model) historyIDs(w *nextTurn) ([]int, error) {
+	msgs := append(slices.Clip(w.history), reply.Message{Role: "user", Content: "a"})
+	r, err := m.render(msgs, 0, 0, w.thinking)
+	if err != nil {
+		return nil, err
+	}
+	a := m.encode(r.parts)
+	last := slices.Index(r.body, len(msgs)-1)
+	if last < 0 {
+		return nil, nil // the template dropped the message: nothing is known to be shared
+	}
+	r.parts[last].Text = "b"
+	b := m.encode(r.parts)
+	return a[:commonPrefix(a, b)], nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Layout names the shape of a model folder (see RUNTIME.md).
+// Layout names the shape of a model folder (see docs/RUNTIME.md).
 type Layout string
 
 const (
@@ -23,7 +23,7 @@ const (
 	LayoutBundle Layout = "bundle"
 )
 
-// Letter returns the layout's letter as RUNTIME.md names them (A–D).
+// Letter returns the layout's letter as docs/RUNTIME.md names them (A–D).
 func (l Layout) Letter() string {
 	return map[Layout]string{LayoutHF: "A", LayoutGenAI: "B", LayoutComposite: "C", LayoutBundle: "D"}[l]
 }
@@ -267,6 +267,18 @@ func (f *Folder) EOS() []int {
 		return f.Config.EOSTokenID
 	}
 	return nil
+}
+
+// VocabSize is the model's vocabulary from its configuration (genai_config.json, then
+// config.json's vocab_size), 0 if unknown. It may be padded past the tokenizer's last id.
+func (f *Folder) VocabSize() int {
+	if f.GenAI != nil && f.GenAI.Model.VocabSize > 0 {
+		return f.GenAI.Model.VocabSize
+	}
+	if f.Config != nil {
+		return f.Config.VocabSize
+	}
+	return 0
 }
 
 // ContextLength is the longest sequence the model supports, from its configuration (0 if

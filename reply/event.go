@@ -3,6 +3,7 @@ package reply
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -69,6 +70,30 @@ type Summary struct {
 
 	PromptIDs []int `json:"prompt_ids,omitempty"`
 	IDs       []int `json:"ids,omitempty"`
+
+	// Sources are the passages of attached documents the prompt carried.
+	Sources []Source `json:"sources,omitempty"`
+}
+
+// Source is one passage of an attached document given to the model: where it is and what
+// it says.
+type Source struct {
+	File    string `json:"file"`
+	Page    int    `json:"page,omitempty"`    // 1-based PDF page, 0 when the format has none
+	Heading string `json:"heading,omitempty"` // nearest heading above the passage
+	Text    string `json:"text"`
+}
+
+// Label names where the passage is: "report.pdf, page 12" or "notes.md — Setup › Linux".
+func (s Source) Label() string {
+	l := s.File
+	if s.Page > 0 {
+		l += fmt.Sprintf(", page %d", s.Page)
+	}
+	if s.Heading != "" {
+		l += " — " + s.Heading
+	}
+	return l
 }
 
 // ErrorText is Err's message, or "".

@@ -72,3 +72,14 @@ func TestCollect(t *testing.T) {
 		t.Errorf("Collect (-want +got):\n%s", diff)
 	}
 }
+
+func TestContextLength(t *testing.T) {
+	explain := errors.New("the prompt takes 900 tokens but the context holds 512")
+	err := ContextLength(explain)
+	if !errors.Is(err, ErrContextLength) || !errors.Is(err, explain) {
+		t.Errorf("errors.Is: want both ErrContextLength and the explanation in %v", err)
+	}
+	if err.Error() != explain.Error() {
+		t.Errorf("message %q, want the explanation alone %q", err, explain)
+	}
+}

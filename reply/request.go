@@ -20,16 +20,47 @@ type Sampling struct {
 	Seed              *int64   `json:"seed,omitempty"`
 }
 
-// Request asks for one assistant reply to Messages.
+// Request asks for one assistant reply to Messages, or with Prompt set for the continuation
+// of a raw prompt.
 type Request struct {
 	Messages []Message
+	// Prompt, when set, asks for plain completion (a base model continuing text) instead of a
+	// chat reply: Messages must be empty, and the engine uses no chat template, roles or system
+	// prompt, never drops part of the prompt to fit it (a prompt over the context is
+	// ErrContextLength) and does not parse <think> blocks.
+	Prompt *Prompt
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
-	// MaxTokens caps the reply; 0 takes the engine's default.
+	// MaxTokens caps the reply; 0 takes the engine's default. A budget over the model's
+	// context is cut to what the context holds, unless StrictMaxTokens is set.
 	MaxTokens int
-	Sampling  Sampling
+	// StrictMaxTokens makes a MaxTokens over the model's context an error
+	// (ErrContextLength) before anything is generated, as OpenAI's API answers it.
+	StrictMaxTokens bool
+	Sampling        Sampling
 	// Stop lists strings that end the reply when generated (not included in it).
 	Stop []string
 	// ConversationID lets the engine keep this conversation's KV cache for the next turn.
 	ConversationID string
+	// Attachments are files whose passages go into the last user message (package
+	// documents does that; the engine itself ignores them). Never set from a network request.
+	Attachments []Attachment `json:"-"`
+}
+
+// Prompt is the raw prompt of a plain completion: Text, to which the tokenizer adds its own
+// special tokens as tokenizer.json says (Llama 2's BOS), or, when IDs is not empty, token ids
+// used exactly as given.
+type Prompt struct {
+	Text string `json:"text,omitempty"`
+	IDs  []int  `json:"ids,omitempty"`
+}
+
+// Attachment is a document file on this machine attached to a request.
+type Attachment struct {
+	// Name is what the person sees ("report.pdf").
+	Name string
+	// Path is the file to read.
+	Path string
+	// IndexPath is where its search index is kept between requests ("" = not kept).
+	IndexPath string
 }

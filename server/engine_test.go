@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 	"edgechat/inference/remote"
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
@@ -34,7 +36,7 @@ func tinyEngine(tb testing.TB, threads int) *inference.Engine {
 	if err := synth.Write(dir, o); err != nil {
 		tb.Fatal(err)
 	}
-	eng, err := inference.New(inference.Config{ORTLibrary: lib, Preload: true, Routes: []inference.RouteConfig{{
+	eng, err := inference.New(inference.Config{Open: decoder.Opener(lib), Preload: true, Routes: []inference.RouteConfig{{
 		Name: "cpu", Model: dir, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: threads}},
 	}}})
 	if err != nil {
@@ -255,5 +257,60 @@ func TestRemoteMatchesDirect(t *testing.T) {
 	viaRemote := collect(remote.New(remote.Config{BaseURL: strings.TrimSuffix(url, "/chat/completions")}))
 	if diff := cmp.Diff(direct, viaRemote); diff != "" {
 		t.Errorf("reply (-direct +remote):\n%s", diff)
+	}
+}
+
+// The real stories260K model through /v1/completions gives its README's greedy text, whole
+// and streamed.
+func TestStoriesCompletion(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	stories := testenv.SharedModel(t, "stories260K")
+	eng, err := inference.New(inference.Config{Open: decoder.Opener(lib), Routes: []inference.RouteConfig{{
+		Name: "cpu", Model: stories, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu"}, MaxContext: 256},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	url := strings.TrimSuffix(serveEngine(t, eng), "/chat/completions") + "/completions"
+	prompt, _ := json.Marshal(testenv.StoriesPrompt)
+	body := `{"prompt":` + string(prompt) + `,"max_tokens":40,"temperature":0`
+	for _, stream := range []bool{false, true} {
+		b := body + `,"stream":` + strconv.FormatBool(stream) + `}`
+		resp, err := http.Post(url, "application/json", strings.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			msg, _ := io.ReadAll(resp.Body)
+			t.Fatalf("stream %v: status %d: %s", stream, resp.StatusCode, msg)
+		}
+		var text string
+		if stream {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+				if !ok || string(d) == "[DONE]" {
+					continue
+				}
+				var ch struct{ Choices []struct{ Text string } }
+				if err := json.Unmarshal(d, &ch); err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range ch.Choices {
+					text += c.Text
+				}
+			}
+		} else {
+			var c struct{ Choices []struct{ Text string } }
+			if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || len(c.Choices) != 1 {
+				t.Fatalf("body: %v %+v", err, c)
+			}
+			text = c.Choices[0].Text
+		}
+		resp.Body.Close()
+		if diff := cmp.Diff(testenv.StoriesText, text); diff != "" {
+			t.Errorf("stream %v: text (-want +got):\n%s", stream, diff)
+		}
 	}
 }

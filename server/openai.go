@@ -11,29 +11,75 @@ import (
 )
 
 // chatRequest is the part of OpenAI's chat completion request EdgeChat understands; other
-// fields are ignored. top_k, min_p, repetition_penalty and chat_template_kwargs.enable_thinking
-// are the extensions vLLM and llama.cpp accept too.
+// fields are ignored. chat_template_kwargs.enable_thinking is the extension vLLM and
+// llama.cpp accept too.
 type chatRequest struct {
-	Model               string          `json:"model"`
-	Messages            []chatMessage   `json:"messages"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Temperature         *float64        `json:"temperature"`
-	TopP                *float64        `json:"top_p"`
-	TopK                *int            `json:"top_k"`
-	MinP                *float64        `json:"min_p"`
-	RepetitionPenalty   *float64        `json:"repetition_penalty"`
-	PresencePenalty     *float64        `json:"presence_penalty"`
-	Seed                *int64          `json:"seed"`
-	Stop                json.RawMessage `json:"stop"`
-	N                   *int            `json:"n"`
-	Stream              bool            `json:"stream"`
-	StreamOptions       *struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-	ChatTemplateKwargs *struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	sampling
+	MaxCompletionTokens *int `json:"max_completion_tokens"`
+	ChatTemplateKwargs  *struct {
 		EnableThinking *bool `json:"enable_thinking"`
 	} `json:"chat_template_kwargs"`
+	// Tools and the older functions are refused until the server can call tools: a client
+	// that sends them expects tool calls, and a plain reply would be silently wrong.
+	Tools        json.RawMessage `json:"tools"`
+	ToolChoice   json.RawMessage `json:"tool_choice"`
+	Functions    json.RawMessage `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
+}
+
+// sampling holds the fields the chat and the completions requests share: the reply budget,
+// sampling, stop strings, n and streaming. top_k, min_p and repetition_penalty are the
+// extensions vLLM and llama.cpp accept too.
+type sampling struct {
+	MaxTokens         *int            `json:"max_tokens"`
+	Temperature       *float64        `json:"temperature"`
+	TopP              *float64        `json:"top_p"`
+	TopK              *int            `json:"top_k"`
+	MinP              *float64        `json:"min_p"`
+	RepetitionPenalty *float64        `json:"repetition_penalty"`
+	PresencePenalty   *float64        `json:"presence_penalty"`
+	Seed              *int64          `json:"seed"`
+	Stop              json.RawMessage `json:"stop"`
+	N                 *int            `json:"n"`
+	Stream            bool            `json:"stream"`
+	StreamOptions     *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// includeUsage says whether a stream ends with a usage chunk.
+func (sp *sampling) includeUsage() bool {
+	return sp.StreamOptions != nil && sp.StreamOptions.IncludeUsage
+}
+
+// apply checks the shared fields and sets them on req; maxTokens is the reply budget the
+// request gives (chat prefers max_completion_tokens).
+func (sp *sampling) apply(req *reply.Request, maxTokens *int) *apiError {
+	if sp.N != nil && *sp.N != 1 {
+		return badRequest("invalid_n", "n: only one choice per request is supported (n=1)")
+	}
+	if maxTokens != nil {
+		if *maxTokens < 0 {
+			return badRequest("invalid_max_tokens", fmt.Sprintf("max_tokens: %d is negative; give a positive number of tokens, or leave it out for the default", *maxTokens))
+		}
+		req.MaxTokens = *maxTokens
+		req.StrictMaxTokens = true // over the context: 400, as OpenAI answers
+	}
+	if err := sp.checkRanges(); err != nil {
+		return err
+	}
+	req.Sampling = reply.Sampling{
+		Temperature: sp.Temperature, TopP: sp.TopP, TopK: sp.TopK, MinP: sp.MinP,
+		RepetitionPenalty: sp.RepetitionPenalty, PresencePenalty: sp.PresencePenalty, Seed: sp.Seed,
+	}
+	stop, err := parseStop(sp.Stop)
+	if err != nil {
+		return badRequest("invalid_stop", err.Error())
+	}
+	req.Stop = stop
+	return nil
 }
 
 type chatMessage struct {
@@ -99,39 +145,40 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
-	if cr.N != nil && *cr.N != 1 {
-		return req, badRequest("invalid_n", "n: only one choice per request is supported (n=1)")
+	if err := refuseTools(cr); err != nil {
+		return req, err
 	}
 	maxTokens := cr.MaxCompletionTokens
 	if maxTokens == nil {
 		maxTokens = cr.MaxTokens
 	}
-	if maxTokens != nil {
-		if *maxTokens < 0 {
-			return req, badRequest("invalid_max_tokens", fmt.Sprintf("max_tokens: %d is negative; give a positive number of tokens, or leave it out for the default", *maxTokens))
-		}
-		req.MaxTokens = *maxTokens
-	}
-	if err := checkRanges(cr); err != nil {
+	if err := cr.apply(&req, maxTokens); err != nil {
 		return req, err
 	}
-	req.Sampling = reply.Sampling{
-		Temperature: cr.Temperature, TopP: cr.TopP, TopK: cr.TopK, MinP: cr.MinP,
-		RepetitionPenalty: cr.RepetitionPenalty, PresencePenalty: cr.PresencePenalty, Seed: cr.Seed,
-	}
-	stop, err := parseStop(cr.Stop)
-	if err != nil {
-		return req, badRequest("invalid_stop", err.Error())
-	}
-	req.Stop = stop
 	if k := cr.ChatTemplateKwargs; k != nil && k.EnableThinking != nil {
 		req.Thinking = *k.EnableThinking
 	}
 	return req, nil
 }
 
+// refuseTools rejects tool calling, which this server does not do yet. An empty list and
+// tool_choice "none" ask for no tool and are accepted.
+func refuseTools(cr *chatRequest) *apiError {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"tools", cr.Tools}, {"functions", cr.Functions}, {"tool_choice", cr.ToolChoice}, {"function_call", cr.FunctionCall}} {
+		switch string(bytes.TrimSpace(f.raw)) {
+		case "", "null", "[]", `"none"`:
+			continue
+		}
+		return badRequest("unsupported_parameter", f.name+": this server cannot call tools yet; send the request without tools, functions, tool_choice and function_call")
+	}
+	return nil
+}
+
 // checkRanges rejects sampling values outside what OpenAI accepts.
-func checkRanges(cr *chatRequest) *apiError {
+func (cr *sampling) checkRanges() *apiError {
 	ranges := []struct {
 		name     string
 		v        *float64

@@ -66,6 +66,8 @@ type edgechatStats struct {
 	ReusedTokens    int      `json:"reused_tokens"`
 	TrimmedMessages int      `json:"trimmed_messages,omitempty"`
 	Notices         []string `json:"notices,omitempty"`
+	// Sources are the document passages the prompt carried (see package documents).
+	Sources []reply.Source `json:"sources,omitempty"`
 }
 
 type modelList struct {
@@ -89,6 +91,7 @@ func statsOf(s *reply.Summary, notices []string) *edgechatStats {
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason, RouteReason: s.RouteReason,
 		TTFTMillis: s.TTFTMillis(), PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
 		ReusedTokens: s.ReusedTokens, TrimmedMessages: s.TrimmedMessages, Notices: notices,
+		Sources: s.Sources,
 	}
 }
 

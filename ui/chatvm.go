@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +31,14 @@ type ChatDeps struct {
 	NewSaver func(*history.Conversation) Autosaver
 	// Settings returns the current settings (sampling, system prompt, max tokens).
 	Settings func() config.Settings
+	// Rescue writes a conversation that could not be saved somewhere else and returns where
+	// (history.Rescue when nil).
+	Rescue func(*history.Conversation) (string, error)
+	// Files keeps attached files (nil: no attachments).
+	Files AttachmentFiles
+	// BaseModel reports whether the model that answers is a base model, one with no chat
+	// template: the window then completes text instead of chatting (nil: never).
+	BaseModel func() bool
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -41,7 +51,15 @@ type ChatVM struct {
 	Draft      binding.String
 	Generating binding.Bool
 	Thinking   binding.Bool // ask for Qwen3's reasoning
-	Error      binding.String
+	// CompleteText is set while the model is a base model: each message is a raw prompt the
+	// reply continues, with no roles, system prompt or history.
+	CompleteText binding.Bool
+	Error        binding.String
+	// SaveProblem says why the open conversation is not saved and what to do; "" while
+	// saving works.
+	SaveProblem binding.String
+	// Attachments are the open conversation's files (attachvm.go).
+	Attachments binding.List[*AttachmentVM]
 
 	// OnListChanged is called, from any goroutine, when a conversation was created or its
 	// title or order changed (the sidebar reloads).
@@ -52,6 +70,9 @@ type ChatVM struct {
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
 	onFlush func()
+	// onIndexed, when set (tests), runs after an attachment was read or failed.
+	onIndexed func(*AttachmentVM)
+	att       attachState
 
 	mu     sync.Mutex
 	saver  Autosaver // owns the open conversation: read and change it only through Update
@@ -62,21 +83,31 @@ type ChatVM struct {
 // NewChatVM returns a view model showing an empty new chat.
 func NewChatVM(deps ChatDeps) *ChatVM {
 	vm := &ChatVM{
-		Messages:   binding.NewList(func(a, b *MessageVM) bool { return a == b }),
-		Title:      binding.NewString(),
-		CurrentID:  binding.NewString(),
-		Draft:      binding.NewString(),
-		Generating: binding.NewBool(),
-		Thinking:   binding.NewBool(),
-		Error:      binding.NewString(),
-		FlushEvery: time.Second / 60,
-		deps:       deps,
+		Messages:     binding.NewList(func(a, b *MessageVM) bool { return a == b }),
+		Title:        binding.NewString(),
+		CurrentID:    binding.NewString(),
+		Draft:        binding.NewString(),
+		Generating:   binding.NewBool(),
+		Thinking:     binding.NewBool(),
+		CompleteText: binding.NewBool(),
+		Error:        binding.NewString(),
+		SaveProblem:  binding.NewString(),
+		FlushEvery:   time.Second / 60,
+		Attachments:  binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
+		deps:         deps,
 	}
 	_ = vm.Title.Set(NewChatTitle)
 	if deps.Settings != nil {
 		_ = vm.Thinking.Set(deps.Settings().Thinking)
 	}
+	vm.RefreshMode()
 	return vm
+}
+
+// RefreshMode asks whether the model is a base model and sets CompleteText (after the
+// settings changed the model).
+func (vm *ChatVM) RefreshMode() {
+	_ = vm.CompleteText.Set(vm.deps.BaseModel != nil && vm.deps.BaseModel())
 }
 
 // SendDraft sends the composer's text.
@@ -94,15 +125,16 @@ func (vm *ChatVM) Send(text string) error {
 	if vm.busy() {
 		return ErrBusy
 	}
-	if err := vm.ensureConversation(titleFrom(text)); err != nil {
-		return err
-	}
 	now := time.Now()
 	um := history.Message{ID: history.NewID(), Role: "user", Content: text, Created: now}
-	vm.saver.Update(func(c *history.Conversation) {
-		c.Messages = append(c.Messages, um)
-		c.Updated = now
-	})
+	if vm.saver == nil {
+		vm.startConversation(titleFrom(text), um)
+	} else {
+		vm.saver.Update(func(c *history.Conversation) {
+			c.Messages = append(c.Messages, um)
+			c.Updated = now
+		})
+	}
 	_ = vm.Messages.Append(newMessageVM(um))
 	_ = vm.Draft.Set("")
 	vm.listChanged()
@@ -171,11 +203,12 @@ func (vm *ChatVM) EditLast() error {
 
 // NewChat closes the open conversation and shows an empty one; it is saved on first send.
 func (vm *ChatVM) NewChat() {
+	_ = vm.Error.Set("") // before closing: closing may report a conversation it could not save
 	vm.closeConversation()
 	_ = vm.Messages.Set(nil)
+	vm.showAttachments(nil)
 	_ = vm.Title.Set(NewChatTitle)
 	_ = vm.CurrentID.Set("")
-	_ = vm.Error.Set("")
 }
 
 // Open shows the stored conversation id.
@@ -189,19 +222,26 @@ func (vm *ChatVM) Open(id string) error {
 		_ = vm.Error.Set(err.Error())
 		return err
 	}
+	_ = vm.Error.Set("")
 	vm.closeConversation()
 	vms := make([]*MessageVM, len(c.Messages))
 	for i, m := range c.Messages {
 		vms[i] = newMessageVM(m)
 	}
-	vm.mu.Lock()
-	vm.saver = vm.deps.NewSaver(c)
-	vm.mu.Unlock()
-	_ = vm.Messages.Set(vms)
+	vm.openSaver(c)
+	vm.showMessages(vms)
+	vm.showAttachments(c)
 	_ = vm.Title.Set(c.Title)
 	_ = vm.CurrentID.Set(c.ID)
-	_ = vm.Error.Set("")
 	return nil
+}
+
+// showMessages replaces the transcript. A list binding tells its listeners only about a
+// change of length, so another conversation of the same length would keep the bubbles of the
+// one before: empty the list first, then fill it.
+func (vm *ChatVM) showMessages(vms []*MessageVM) {
+	_ = vm.Messages.Set(nil)
+	_ = vm.Messages.Set(vms)
 }
 
 // Rename retitles the open conversation and reports whether id is the open one.
@@ -245,7 +285,26 @@ func (vm *ChatVM) listChanged() {
 	}
 }
 
-// ensureConversation creates and stores the conversation on the first message.
+// startConversation creates the conversation with its first message and stores both in one
+// save: a crash right after Enter leaves either nothing or the titled conversation with its
+// message, never a title without it. When the save fails the conversation goes on in memory,
+// the autosaver retries, and SaveProblem says so.
+func (vm *ChatVM) startConversation(title string, first history.Message) {
+	c := history.NewConversation(title)
+	c.Messages = append(c.Messages, first)
+	err := vm.deps.Store.Save(c)
+	saver := vm.openSaver(c)
+	vm.saveResult(saver, err)
+	if err != nil {
+		saver.Update(func(*history.Conversation) {}) // schedules the retry
+	}
+	_ = vm.CurrentID.Set(c.ID)
+	_ = vm.Title.Set(title)
+}
+
+// ensureConversation opens a new, empty conversation named title when none is open: attaching
+// a file before the first message does this. Unlike a first message, nothing is lost when
+// this save fails, so the failure is reported and nothing is opened.
 func (vm *ChatVM) ensureConversation(title string) error {
 	if vm.saver != nil {
 		return nil
@@ -256,17 +315,45 @@ func (vm *ChatVM) ensureConversation(title string) error {
 		_ = vm.Error.Set(err.Error())
 		return err
 	}
-	vm.mu.Lock()
-	vm.saver = vm.deps.NewSaver(c)
-	vm.mu.Unlock()
+	vm.openSaver(c)
 	_ = vm.CurrentID.Set(c.ID)
 	_ = vm.Title.Set(title)
 	return nil
 }
 
-// closeConversation stops the stream, waits briefly for it and closes the autosaver.
+// openSaver makes c the open conversation, saved by a new autosaver whose results reach
+// SaveProblem.
+func (vm *ChatVM) openSaver(c *history.Conversation) Autosaver {
+	saver := vm.deps.NewSaver(c)
+	saver.Notify(func(err error) { vm.saveResult(saver, err) })
+	vm.mu.Lock()
+	vm.saver = saver
+	vm.mu.Unlock()
+	_ = vm.SaveProblem.Set("")
+	return saver
+}
+
+// saveResult shows the result of a save of saver's conversation, if it is still the open one.
+// It runs on any goroutine.
+func (vm *ChatVM) saveResult(saver Autosaver, err error) {
+	vm.mu.Lock()
+	current := vm.saver == saver
+	vm.mu.Unlock()
+	if !current {
+		return
+	}
+	if err == nil {
+		_ = vm.SaveProblem.Set("")
+		return
+	}
+	_ = vm.SaveProblem.Set("Not saved: " + err.Error() + ". This conversation is kept in memory while EdgeChat runs and saving is retried every second; use Export to keep a copy elsewhere.")
+}
+
+// closeConversation stops the stream, waits briefly for it and closes the autosaver. A
+// conversation whose last save failed is written elsewhere (Rescue) and Error says where.
 func (vm *ChatVM) closeConversation() {
 	vm.Stop()
+	vm.att.stop()
 	vm.mu.Lock()
 	done, saver := vm.done, vm.saver
 	vm.saver = nil
@@ -277,11 +364,33 @@ func (vm *ChatVM) closeConversation() {
 		case <-time.After(3 * time.Second):
 		}
 	}
-	if saver != nil {
-		if err := saver.Close(); err != nil {
-			_ = vm.Error.Set("could not save the conversation: " + err.Error())
-		}
+	_ = vm.SaveProblem.Set("")
+	if saver == nil {
+		return
 	}
+	err := saver.Close()
+	if err == nil {
+		return
+	}
+	var c history.Conversation
+	saver.Update(func(open *history.Conversation) { // after Close: one more try, and a copy
+		c = *open
+		c.Messages = slices.Clone(open.Messages)
+	})
+	rescue := vm.deps.Rescue
+	if rescue == nil {
+		rescue = history.Rescue
+	}
+	path, rerr := rescue(&c)
+	msg := fmt.Sprintf("“%s” could not be saved (%v). ", c.Title, err)
+	if rerr != nil {
+		msg += fmt.Sprintf("No copy could be written elsewhere either (%v): its messages are lost.", rerr)
+		slog.Error("conversation lost", "conversation", c.ID, "save", err, "rescue", rerr)
+	} else {
+		msg += "A copy is in " + path + " — move it into the data folder once saving works again."
+		slog.Warn("conversation rescued", "conversation", c.ID, "path", path, "save", err)
+	}
+	_ = vm.Error.Set(msg)
 }
 
 // truncate keeps the first n messages.

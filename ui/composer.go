@@ -21,7 +21,7 @@ func newComposer() *composer {
 	c.MultiLine = true
 	c.Wrapping = fyne.TextWrapWord
 	c.SetMinRowsVisible(3)
-	c.SetPlaceHolder("Message EdgeChat — Enter sends, Shift+Enter adds a line")
+	c.SetPlaceHolder(chatHint)
 	c.ExtendBaseWidget(c)
 	return c
 }

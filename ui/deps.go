@@ -35,6 +35,19 @@ type Conversations interface {
 type Autosaver interface {
 	Update(func(c *history.Conversation))
 	Close() error
+	// Notify sets a function called, from any goroutine, after each save with its error
+	// (nil once saving works again).
+	Notify(func(err error))
+}
+
+// AttachmentFiles keeps the copies of files attached to conversations (documents.Store).
+type AttachmentFiles interface {
+	Add(conversationID, path string) (history.Attachment, error)
+	Remove(conversationID string, a history.Attachment) error
+	// Requests are the attachments as the engine takes them.
+	Requests(conversationID string, as []history.Attachment) []reply.Attachment
+	// Index reads and indexes a file ahead of the first question, reporting progress.
+	Index(ctx context.Context, conversationID string, a history.Attachment, status func(msg string)) error
 }
 
 // SettingsStore reads and writes the settings file.

@@ -68,6 +68,10 @@ type memStore struct {
 	mu    sync.Mutex
 	convs map[string]history.Conversation
 	trash map[string]history.Conversation
+	// failSave, when set, is the error of every Save (a full or read-only folder).
+	failSave error
+	// saves records every conversation saved, as saved.
+	saves []history.Conversation
 }
 
 func newMemStore() *memStore {
@@ -107,10 +111,20 @@ func (s *memStore) Load(id string) (*history.Conversation, error) {
 func (s *memStore) Save(c *history.Conversation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failSave != nil {
+		return s.failSave
+	}
 	cp := *c
 	cp.Messages = append([]history.Message(nil), c.Messages...)
 	s.convs[c.ID] = cp
+	s.saves = append(s.saves, cp)
 	return nil
+}
+
+func (s *memStore) setFailSave(err error) {
+	s.mu.Lock()
+	s.failSave = err
+	s.mu.Unlock()
 }
 
 func (s *memStore) Delete(id string) error {
@@ -129,19 +143,34 @@ func (s *memStore) Restore(id string) error {
 }
 
 type memSaver struct {
-	mu sync.Mutex
-	s  *memStore
-	c  *history.Conversation
+	mu     sync.Mutex
+	s      *memStore
+	c      *history.Conversation
+	notify func(error)
 }
 
 func (a *memSaver) Update(f func(c *history.Conversation)) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	f(a.c)
-	_ = a.s.Save(a.c) // a real autosaver writes within a second; tests want it now
+	err := a.s.Save(a.c) // a real autosaver writes within a second; tests want it now
+	notify := a.notify
+	a.mu.Unlock()
+	if notify != nil {
+		notify(err)
+	}
 }
 
-func (a *memSaver) Close() error { return nil }
+func (a *memSaver) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.s.Save(a.c)
+}
+
+func (a *memSaver) Notify(f func(error)) {
+	a.mu.Lock()
+	a.notify = f
+	a.mu.Unlock()
+}
 
 func (s *memStore) newSaver(c *history.Conversation) Autosaver { return &memSaver{s: s, c: c} }
 

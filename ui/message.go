@@ -98,6 +98,8 @@ type MessageVM struct {
 	Details      binding.String // prompt/reused tokens, device, finish reason
 	Notes        binding.String // context trimmed, fallback, stopped
 	Error        binding.String
+	// Sources are the document passages the reply was given (sources.go shows them).
+	Sources binding.List[history.Source]
 
 	mu    sync.Mutex
 	notes []string
@@ -117,7 +119,9 @@ func newMessageVM(m history.Message) *MessageVM {
 		Details:      binding.NewString(),
 		Notes:        binding.NewString(),
 		Error:        binding.NewString(),
+		Sources:      binding.NewList(func(a, b history.Source) bool { return a == b }),
 	}
+	_ = vm.Sources.Set(m.Sources)
 	_ = vm.HasThinking.Set(m.Thinking != "")
 	if m.Stats != nil {
 		vm.showStats(m.Stats)

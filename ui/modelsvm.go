@@ -75,6 +75,7 @@ type ModelsVM struct {
 	store SettingsStore
 
 	mu        sync.Mutex
+	notify    sync.Mutex // serialises OnChanged
 	found     []discover.Model
 	downloads []*DownloadVM
 	scanning  bool
@@ -160,9 +161,14 @@ func (vm *ModelsVM) addPending(reqs []hub.Request) {
 }
 
 func (vm *ModelsVM) changed() {
-	if vm.OnChanged != nil {
-		vm.OnChanged()
+	if vm.OnChanged == nil {
+		return
 	}
+	// One notification at a time: the app's OnChanged only queues a redraw on the main
+	// goroutine, but the test driver runs it inline on whichever goroutine changed the list.
+	vm.notify.Lock()
+	defer vm.notify.Unlock()
+	vm.OnChanged()
 }
 
 // Use saves path as the model of route ("npu" or "cpu") and calls OnUse.
@@ -298,28 +304,33 @@ func (d *DownloadVM) run(ctx context.Context, finished chan struct{}) {
 	d.mu.Lock()
 	d.cancel = nil
 	d.mu.Unlock()
+	var status string
 	switch {
 	case err == nil && res.Problem != "":
 		d.Result = res
-		_ = d.Status.Set(StateFailed)
+		status = StateFailed
 		_ = d.Detail.Set("Downloaded to " + res.Path + ", but EdgeChat cannot use it: " + res.Problem)
 	case err == nil:
 		d.Result = res
 		_ = d.Fraction.Set(1)
-		_ = d.Status.Set(StateDone)
+		status = StateDone
 		_ = d.Detail.Set(fmt.Sprintf("Done: %s in %s", hub.Bytes(res.Bytes), res.Path))
-		d.vm.Refresh(nil)
 	case errors.Is(err, hub.ErrPaused):
-		_ = d.Status.Set(StatePaused)
+		status = StatePaused
 		_ = d.Detail.Set("Paused at " + percent(get[float64](d.Fraction)) + ": Resume continues where it stopped.")
 	case errors.Is(err, hub.ErrCancelled):
-		_ = d.Status.Set(StateCancelled)
+		status = StateCancelled
 		_ = d.Detail.Set("Cancelled: nothing of it was kept.")
 	default:
-		_ = d.Status.Set(StateFailed)
+		status = StateFailed
 		_ = d.Detail.Set(err.Error())
 	}
 	d.vm.changed()
+	// The state last: whoever sees the download end sees the view redrawn for it.
+	_ = d.Status.Set(status)
+	if status == StateDone {
+		d.vm.Refresh(nil)
+	}
 }
 
 // progress turns a hub snapshot into the bindings (the hub coalesces them).

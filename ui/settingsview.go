@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
+	"edgechat/internal/eps"
 )
 
 // SettingsView shows a SettingsVM as a form with pickers, inline errors, Test and Save.
@@ -37,7 +38,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Model", "npu.model", v.pathRow("npu.model", true, true, "npu")),
 			v.item("Model file", "npu.model_file", v.entry("npu.model_file", "model variant inside onnx/ (empty = best available)")),
 			v.item("Execution provider", "npu.ep", v.epRow("npu.ep")),
-			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", "backend_path=QnnHtp.dll, htp_performance_mode=burst")),
+			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", eps.FormatOptions(eps.WithDefaults("qnn", nil)))),
 		),
 		v.testResult("npu"),
 		section("CPU route"),

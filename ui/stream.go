@@ -17,17 +17,27 @@ func (vm *ChatVM) startReply() {
 	saver := vm.saver
 	am := history.Message{ID: history.NewID(), Role: "assistant", Created: time.Now()}
 	var req reply.Request
-	if s.SystemPrompt != "" {
+	complete := get[bool](vm.CompleteText)
+	if s.SystemPrompt != "" && !complete {
 		req.Messages = append(req.Messages, reply.Message{Role: "system", Content: s.SystemPrompt})
 	}
 	saver.Update(func(c *history.Conversation) {
-		for _, m := range c.Messages {
-			req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+		if complete { // a base model continues the last message's text, nothing else
+			if n := len(c.Messages); n > 0 {
+				req.Prompt = &reply.Prompt{Text: c.Messages[n-1].Content}
+			}
+		} else {
+			for _, m := range c.Messages {
+				req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
+			}
+			if vm.deps.Files != nil && len(c.Attachments) > 0 {
+				req.Attachments = vm.deps.Files.Requests(c.ID, c.Attachments)
+			}
 		}
 		req.ConversationID = c.ID
 		c.Messages = append(c.Messages, am)
 	})
-	req.Thinking, _ = vm.Thinking.Get()
+	req.Thinking = !complete && get[bool](vm.Thinking)
 	req.MaxTokens = s.MaxTokens
 	req.Sampling = reply.Sampling{
 		Temperature: &s.Temperature, TopP: &s.TopP, TopK: &s.TopK,
@@ -137,10 +147,11 @@ func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *reply.Summary, do
 		st.Error = actionableError(st.Error)
 	}
 	mvm.showStats(st)
+	_ = mvm.Sources.Set(sum.Sources)
 	_ = mvm.Streaming.Set(false)
 	saver.Update(func(c *history.Conversation) {
 		if m := findMessage(c, mvm.ID); m != nil {
-			m.Content, m.Thinking, m.Stats = mvm.Answer.Text(), mvm.Thinking.Text(), st
+			m.Content, m.Thinking, m.Stats, m.Sources = mvm.Answer.Text(), mvm.Thinking.Text(), st, sum.Sources
 		}
 		c.Updated = time.Now()
 	})

@@ -20,20 +20,39 @@ var ErrTooLong = errors.New("the message is too long for the model's context")
 // When even the protected messages do not fit, Fit returns them with an error that wraps
 // ErrTooLong.
 func Fit(msgs []Message, limit, reserve int, countTokens func([]Message) (int, error)) ([]Message, int, error) {
-	head := 0
-	if len(msgs) > 0 && msgs[0].Role == "system" {
-		head = 1
+	roles := make([]string, len(msgs))
+	for i, m := range msgs {
+		roles[i] = m.Role
 	}
-	// starts[k] is where the kept tail begins after dropping k turns.
-	starts := turnStarts(msgs, head)
-
-	keep := func(k int) []Message {
-		kept := make([]Message, 0, head+len(msgs)-starts[k])
+	head := Head(roles)
+	keep := func(start int) []Message {
+		kept := make([]Message, 0, head+len(msgs)-start)
 		kept = append(kept, msgs[:head]...)
-		return append(kept, msgs[starts[k]:]...)
+		return append(kept, msgs[start:]...)
 	}
+	start, err := FitStart(roles, limit, reserve, func(start int) (int, error) { return countTokens(keep(start)) })
+	return keep(start), start - head, err
+}
+
+// Head is how many leading messages Fit always keeps: 1 when the first is a system message.
+func Head(roles []string) int {
+	if len(roles) > 0 && roles[0] == "system" {
+		return 1
+	}
+	return 0
+}
+
+// FitStart is Fit over message indices, for callers that render each candidate once and keep
+// it: roles are the messages' roles, and count(start) measures the conversation made of the
+// first Head(roles) messages followed by the messages from start on. It returns the start of
+// the kept tail: Head(roles) when nothing is dropped (also on a count error), the last user
+// message with an error wrapping ErrTooLong when even that does not fit.
+func FitStart(roles []string, limit, reserve int, count func(start int) (int, error)) (int, error) {
+	head := Head(roles)
+	// starts[k] is where the kept tail begins after dropping k turns.
+	starts := turnStarts(roles, head)
 	fits := func(k int) (bool, int, error) {
-		n, err := countTokens(keep(k))
+		n, err := count(starts[k])
 		if err != nil {
 			return false, 0, fmt.Errorf("count tokens: %w", err)
 		}
@@ -43,14 +62,14 @@ func Fit(msgs []Message, limit, reserve int, countTokens func([]Message) (int, e
 	last := len(starts) - 1
 	ok, _, err := fits(0)
 	if err != nil || ok {
-		return keep(0), 0, err
+		return head, err
 	}
 	ok, n, err := fits(last)
 	if err != nil {
-		return keep(0), 0, err
+		return head, err
 	}
 	if !ok {
-		return keep(last), starts[last] - head, tooLong(n, reserve, limit)
+		return starts[last], tooLong(n, reserve, limit)
 	}
 	// Smallest k in (0, last] that fits; fits(last) is known true.
 	lo, hi := 1, last
@@ -58,7 +77,7 @@ func Fit(msgs []Message, limit, reserve int, countTokens func([]Message) (int, e
 		mid := (lo + hi) / 2
 		ok, _, err := fits(mid)
 		if err != nil {
-			return keep(0), 0, err
+			return head, err
 		}
 		if ok {
 			hi = mid
@@ -66,16 +85,16 @@ func Fit(msgs []Message, limit, reserve int, countTokens func([]Message) (int, e
 			lo = mid + 1
 		}
 	}
-	return keep(lo), starts[lo] - head, nil
+	return starts[lo], nil
 }
 
 // turnStarts returns the indices where droppable turns begin, from msgs[head:] up to the last
 // user message, followed by the last user message's index (the protected tail). Messages
 // before the first user message (an assistant greeting) form a turn of their own.
-func turnStarts(msgs []Message, head int) []int {
+func turnStarts(roles []string, head int) []int {
 	lastUser := -1
-	for i := len(msgs) - 1; i >= head; i-- {
-		if msgs[i].Role == "user" {
+	for i := len(roles) - 1; i >= head; i-- {
+		if roles[i] == "user" {
 			lastUser = i
 			break
 		}
@@ -86,7 +105,7 @@ func turnStarts(msgs []Message, head int) []int {
 	}
 	starts := []int{head}
 	for i := head + 1; i <= lastUser; i++ {
-		if msgs[i].Role == "user" {
+		if roles[i] == "user" {
 			starts = append(starts, i)
 		}
 	}

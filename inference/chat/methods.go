@@ -236,6 +236,10 @@ func reverse(s string) string {
 }
 
 // isPySpace is Python's str.isspace for one character.
+// IsSpace reports whether Python counts r as whitespace (str.isspace), as strip() and Jinja's
+// trim do.
+func IsSpace(r rune) bool { return isPySpace(r) }
+
 func isPySpace(r rune) bool {
 	switch r {
 	case 0x1c, 0x1d, 0x1e, 0x1f:

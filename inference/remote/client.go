@@ -78,6 +78,9 @@ func (c *Client) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 	if c.urlErr != nil {
 		return nil, &Error{Server: c.base, BeforeOutput: true, msg: fmt.Sprintf("the remote server address %q is not a URL EdgeChat can use: %v — check Settings → Remote", c.cfg.BaseURL, c.urlErr), err: c.urlErr}
 	}
+	if req.Prompt != nil {
+		return nil, errors.New("the remote route answers chat requests only, not plain completion of a raw prompt: use a local model")
+	}
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the conversation is empty")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/inference"
+	"edgechat/inference/decoder"
 	"edgechat/inference/remote"
 	"edgechat/internal/paths"
 )
@@ -42,7 +43,7 @@ type Spec struct {
 // Build orders the routes: NPU, then the remote server for long prompts, then the CPU; a
 // remote server alone serves when no local model is set. No routes means nothing is configured.
 func Build(s Spec) inference.Config {
-	cfg := inference.Config{ORTLibrary: s.ORTLibrary}
+	cfg := inference.Config{Open: decoder.Opener(s.ORTLibrary)}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
 			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache,

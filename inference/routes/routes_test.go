@@ -52,7 +52,7 @@ func TestBuildCarriesOptions(t *testing.T) {
 	cfg := Build(Spec{ORTLibrary: "/lib/ort.so", PrefillLimit: 512,
 		NPU: &Local{Model: "/n", ModelFile: "model_q4.onnx", EP: "qnn", EPOptions: map[string]string{"soc_model": "60"}, Threads: 3, MaxContext: 2048}})
 	r := cfg.Routes[0]
-	if cfg.ORTLibrary != "/lib/ort.so" || r.PrefillLimit != 512 || r.Model != "/n" || r.ModelFile != "model_q4.onnx" ||
+	if cfg.Open == nil || r.PrefillLimit != 512 || r.Model != "/n" || r.ModelFile != "model_q4.onnx" ||
 		r.EP.Options["soc_model"] != "60" || r.EP.Threads != 3 || r.MaxContext != 2048 {
 		t.Errorf("route lost options: %+v", r)
 	}

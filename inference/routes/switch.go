@@ -65,6 +65,13 @@ func (s *Switch) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 	return g.Generate(ctx, req)
 }
 
+// Current is the engine replies go to now (nil after Close).
+func (s *Switch) Current() Generator {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.g
+}
+
 // Close closes the current engine and waits for every close: the app is quitting.
 func (s *Switch) Close() error {
 	s.mu.Lock()

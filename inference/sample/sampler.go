@@ -202,6 +202,9 @@ func (s *Sampler) draw(cand []int32, val []float64) int {
 	return int(cand[len(cand)-1])
 }
 
+// Argmax is greedy decoding: the index of the first largest logit (0 if none is a number).
+func Argmax(logits []float32) int { return argmax(logits) }
+
 // argmax returns the index of the first largest logit (0 if none is a number). It finds the
 // largest value with four independent running maxima, then its first index: a single
 // running maximum is one long chain of dependent compares.

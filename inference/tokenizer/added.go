@@ -114,12 +114,6 @@ func (t *trie) longest(s string) (int, int, uint8) {
 	return bestLen, t.nodes[best].id, t.nodes[best].flags
 }
 
-// split calls f for every stretch of s, in order: f(text, -1) for text between tokens and
-// f(token, id) for a token.
-func (t *trie) split(s string, f func(seg string, id int)) {
-	t.find(s, nil, func(start, end, id int) { f(s[start:end], id) })
-}
-
 // find calls f(start, end, id) for every stretch of s in order, id -1 for text, as the
 // reference's find_matches: tokens are found leftmost-longest and the search goes on after
 // each one's text; a single_word token next to a word character is passed over; lstrip and

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 )
 
 // configJSON is the part of tokenizer_config.json this package reads.
@@ -72,4 +73,18 @@ func tokenString(raw json.RawMessage) (string, error) {
 		return "", fmt.Errorf("neither a string nor an object with content")
 	}
 	return obj.Content, nil
+}
+
+// ReadChatTemplate returns the chat template of the tokenizer_config.json at path ("" if it
+// has none), without loading the tokenizer.
+func ReadChatTemplate(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	t, _, err := parseConfig(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
 }

@@ -55,9 +55,13 @@ func (Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Eve
 			}
 			return true
 		}
+		answer, thinking := demoAnswer, demoThinking
+		if a, ok := documentAnswer(req); ok {
+			answer, thinking = a, "The passages from the attached document hold the answer; I will quote it and cite the passage."
+		}
 		ok := send(reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, 700*time.Millisecond) &&
-			(!req.Thinking || stream(reply.EventThinking, demoThinking)) &&
-			stream(reply.EventText, demoAnswer)
+			(!req.Thinking || stream(reply.EventThinking, thinking)) &&
+			stream(reply.EventText, answer)
 		sum := &reply.Summary{
 			FinishReason: reply.FinishStop, Backend: "npu", Device: "QNN (demo)",
 			PromptTokens: 40 * len(req.Messages), GeneratedTokens: n, ReusedTokens: 30 * (len(req.Messages) - 2),

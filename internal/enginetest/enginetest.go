@@ -1,5 +1,6 @@
-// Package enginetest holds fake engines for tests of what consumes reply streams (the
-// server, the remote client): a Generator whose behaviour is a function.
+// Package enginetest holds what tests of reply streams share: fake engines for what consumes
+// them (the server, the remote client), a Generator whose behaviour is a function, and the
+// requests and stream checks the engine's tests use.
 package enginetest
 
 import (

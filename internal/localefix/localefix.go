@@ -1,6 +1,12 @@
 // Package localefix replaces a POSIX "C" locale with en_US.UTF-8 before Fyne reads it:
 // Fyne cannot parse "C"/"C.UTF-8" and logs an error at start-up (seen in terminals, CI and
-// containers). main imports it for its side effect; it sorts, and so initialises, before Fyne.
+// containers). main imports it for its side effect.
+//
+// It works only because of initialisation order: Go initialises packages in the order of their
+// import paths, each after its own imports, so "edgechat/internal/localefix" (which imports only
+// the standard library) runs before any "fyne.io/…" package, because "edgechat" sorts before
+// "fyne.io". A module path that sorted after "fyne.io" would break it; TestInitOrder fails then,
+// and TestCLocale runs a process with LANG=C to check the result.
 package localefix
 
 import (
@@ -9,11 +15,20 @@ import (
 )
 
 func init() {
-	if os.Getenv("LC_ALL") != "" || os.Getenv("LC_MESSAGES") != "" {
-		return
+	if l, ok := replacement(os.Getenv); ok {
+		os.Setenv("LANG", l)
 	}
-	l := os.Getenv("LANG")
+}
+
+// replacement says what LANG should become, given the environment: en_US.UTF-8 when LANG is
+// unset or a POSIX locale and neither LC_ALL nor LC_MESSAGES decides instead.
+func replacement(getenv func(string) string) (string, bool) {
+	if getenv("LC_ALL") != "" || getenv("LC_MESSAGES") != "" {
+		return "", false
+	}
+	l := getenv("LANG")
 	if l == "" || l == "C" || l == "POSIX" || strings.HasPrefix(l, "C.") {
-		os.Setenv("LANG", "en_US.UTF-8")
+		return "en_US.UTF-8", true
 	}
+	return "", false
 }

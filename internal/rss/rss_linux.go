@@ -7,7 +7,9 @@ import (
 	"strings"
 )
 
-const supported = true
+const supported, privateSupported = true, true
+
+func private() (int64, error) { return status("RssAnon") }
 
 // resetPeak writes 5 to clear_refs: "reset the peak resident set size to the current one"
 // (proc(5), Linux 4.0 and later).

@@ -2,6 +2,7 @@ package rss
 
 import (
 	"testing"
+	"time"
 
 	"edgechat/internal/offheap"
 )
@@ -49,5 +50,30 @@ func TestPeakFollowsTouchedMemory(t *testing.T) {
 	}
 	if after > peak-n/2 {
 		t.Fatalf("peak after freeing 64 MB and resetting: %d MB, was %d MB", after>>20, peak>>20)
+	}
+}
+
+// TestPrivateSeesAnonymousMemory touches 64 MB of anonymous memory while sampling: both the
+// private figure and its sampled peak must see it.
+func TestPrivateSeesAnonymousMemory(t *testing.T) {
+	const n = 64 << 20
+	before, err := Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := SamplePrivate(time.Millisecond)
+	b := offheap.Alloc(n)
+	for i := 0; i < n; i += 4096 {
+		b[i] = 1
+	}
+	now, err := Private()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a few samples while the memory is held
+	offheap.Free(b)
+	peak := stop()
+	if now < before+n*9/10 || peak < before+n*9/10 {
+		t.Fatalf("private %d MB before, %d MB with 64 MB touched, sampled peak %d MB", before>>20, now>>20, peak>>20)
 	}
 }

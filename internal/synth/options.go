@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// Layout is a model folder layout (see shared/RUNTIME.md).
+// Layout is a model folder layout (see docs/RUNTIME.md).
 type Layout string
 
 const (

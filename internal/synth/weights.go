@@ -20,7 +20,7 @@ type layerWeights struct {
 
 // layerGain sets the output spread of every projection: std = layerGain/sqrt(fan_in) (0.3 at
 // hidden 64). Weights this large keep the residual stream from staying near the input token's
-// embedding, which with tied embeddings makes a model repeat its input (see RUNTIME.md).
+// embedding, which with tied embeddings makes a model repeat its input (see docs/RUNTIME.md).
 const layerGain = 2.4
 
 // newWeights draws the parameters from o.Seed in a fixed order that depends only on the shape.

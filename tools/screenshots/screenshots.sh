@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # screenshots.sh drives the real EdgeChat window under Xvfb and saves PNGs of the welcome page,
 # a chat with a streamed reply and a saved reply's thinking, the settings pane with a
-# validation error, and the Models view with models found in fake tool caches and a download
-# in progress from a Hub on loopback (tools/fakehub, slowed down). Replies come from the real
-# engine running a generated tiny model (tools/mkmodel: random weights, the real tokenizer, so
-# its replies are multilingual gibberish). A random model never thinks, so the chat's data
-# folder is seeded with one saved earlier turn (tools/screenshots/seed) whose thinking section
-# the screenshots unfold. Settings and data live in a throw-away folder.
+# validation error, the Models view with models found in fake tool caches and a download
+# in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
+# attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
+# see step 6). Replies come from the real engine running a generated tiny model
+# (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
+# gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
+# earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
+# Settings and data live in a throw-away folder.
 #
 # Usage: tools/screenshots/screenshots.sh [OUT_DIR]        (default build/screenshots)
 # Env:   ENGINE_FLAGS  extra flags for the app, e.g. ENGINE_FLAGS=--demo-engine for the canned
@@ -33,6 +35,7 @@ if [ "${1:-}" != "--inside" ]; then
   go build -tags demo -o "$WORK/edgechat" .
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
+  go run ./tools/screenshots/seed --dir "$WORK/data-document" --document
   # The Models view: a Hub on loopback serving the generated model as Qwen3-0.6B's q4 variant,
   # and a home folder whose Foundry Local and AI Toolkit caches hold two models.
   go build -o "$WORK/fakehub" ./tools/fakehub
@@ -86,11 +89,11 @@ wheel_down() {
   sleep 0.5
 }
 
-# wait_reply DATA: waits until the conversation in $WORK/data-DATA holds a second finished reply
-# (the autosaver writes it, with its stats, within a second of the end).
+# wait_reply DATA [N]: waits until the conversation in $WORK/data-DATA holds N finished replies
+# (default 2; the autosaver writes each, with its stats, within a second of the end).
 wait_reply() {
   for _ in $(seq 120); do
-    [ "$(cat "$WORK/data-$1"/*.json | grep -o '"tokens_per_sec"' | wc -l)" -ge 2 ] && return 0
+    [ "$(cat "$WORK/data-$1"/*.json | grep -o '"tokens_per_sec"' | wc -l)" -ge "${2:-2}" ] && return 0
     sleep 0.25
   done
   die "the reply did not finish in 30 s; see $WORK/app-chat-$1.log"
@@ -106,6 +109,7 @@ chat_config() {
 FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
 THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
 COMPOSER="760 750"
+SOURCE="500 254"    # the reply's first source in 07-chat-document
 QUESTION="Can you show the same with bufio.Reader?"
 
 # 1. First run: no model configured opens the welcome page.
@@ -176,3 +180,26 @@ xdotool mousemove $COMPOSER
 shot 06-models-download
 stop
 kill "$HUB_PID" 2>/dev/null || true
+
+# 6. A question over the attached 300-page PDF (seeded: tools/screenshots/seed --document): the
+#    file's chip above the composer, the reply with its sources, then one source opened. The
+#    demo engine answers here whatever ENGINE_FLAGS say: it quotes the passage it was given,
+#    where the generated model would answer gibberish; the passages and sources are the real
+#    retrieval's (package documents).
+printf 'cpu:\n  model: %s\ntheme: light\nthinking: false\n' "$WORK/model" >"$WORK/chat-document.yaml"
+ENGINE_FLAGS=--demo-engine start "$WORK/chat-document.yaml" document
+click $FIRST_ROW
+sleep 1.5 # the chip reads the saved index, or builds it (~1 s)
+click $COMPOSER
+xdotool type --delay 15 "What is the access code for the Halvorsen archive vault?"
+xdotool key Return
+wait_reply document 1
+sleep 0.5
+wheel_down 800 400 10
+xdotool mousemove $COMPOSER
+sleep 0.3
+shot 07-chat-document
+click $SOURCE
+sleep 0.8
+shot 08-document-source
+stop

@@ -3,16 +3,23 @@
 // history package stores them. The generated model the screenshots run never thinks (its
 // weights are random), so this saved earlier turn is what shows the thinking section.
 //
-// Usage: go run ./tools/screenshots/seed --dir DATA_DIR
+// With --document it writes instead an empty conversation with a 300-page PDF attached (a
+// copy in the conversation's attachments folder, as the app keeps it), for the screenshot of
+// a question over a document.
+//
+// Usage: go run ./tools/screenshots/seed --dir DATA_DIR [--document]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"edgechat/documents"
 	"edgechat/history"
+	"edgechat/internal/testdocs"
 )
 
 const question = "How do I read a large file line by line in Go without loading it all?"
@@ -30,12 +37,17 @@ const answer = "Use a `bufio.Scanner`: it reads the file in chunks and hands you
 
 func main() {
 	dir := flag.String("dir", "", "data folder to write the conversation into (created if missing)")
+	document := flag.Bool("document", false, "write a conversation with an attached PDF instead")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: --dir is required")
 		os.Exit(2)
 	}
-	if err := seed(*dir); err != nil {
+	run := seed
+	if *document {
+		run = seedDocument
+	}
+	if err := run(*dir); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
@@ -63,5 +75,29 @@ func seed(dir string) error {
 			},
 		},
 	)
+	return store.Save(c)
+}
+
+// seedDocument writes a conversation titled after its attachment, a 300-page PDF with a fact
+// on page 250 (internal/testdocs), and nothing asked yet.
+func seedDocument(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	store, err := history.Open(dir)
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(os.TempDir(), "Halvorsen archive.pdf")
+	if err := os.WriteFile(src, testdocs.LongPDF(300, 250), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(src)
+	c := history.NewConversation("Halvorsen archive.pdf")
+	a, err := (&documents.Store{Dir: dir}).Add(c.ID, src)
+	if err != nil {
+		return err
+	}
+	c.Attachments = append(c.Attachments, a)
 	return store.Save(c)
 }

@@ -1,0 +1,28 @@
+package documents
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFuse(t *testing.T) {
+	tests := []struct {
+		name     string
+		rankings [][]int
+		want     []int
+	}{
+		{"one ranking", [][]int{{2, 0, 1}}, []int{2, 0, 1}},
+		{"agreement", [][]int{{0, 1, 2}, {0, 1, 2}}, []int{0, 1, 2}},
+		// 1 is second and first: 1/62 + 1/61 beats 0's 1/61 + 1/63.
+		{"consistent wins", [][]int{{0, 1, 2}, {1, 2, 0}}, []int{1, 0, 2}},
+		{"items in one list only", [][]int{{0, 1}, {2}}, []int{0, 2, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, fuse(tt.rankings...)); diff != "" {
+				t.Errorf("fuse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

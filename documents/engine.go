@@ -1,0 +1,140 @@
+package documents
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"edgechat/reply"
+)
+
+// Generator streams replies (the inference engine, or anything that behaves like it).
+type Generator interface {
+	Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error)
+}
+
+// Engine puts the passages of a request's attachments into its last user message, then
+// lets Next answer; the reply's summary lists them as Sources. Requests without
+// attachments pass straight through. Reading and indexing happen on the reply's goroutine,
+// reported as status events.
+type Engine struct {
+	Next    Generator
+	Library *Library
+	// Budget returns the budget of the model that will answer (read per request, so new
+	// settings apply); nil estimates an 8,192-token context.
+	Budget func() Budget
+	// Embedder, when set, ranks passages by meaning as well (see Embedder).
+	Embedder Embedder
+}
+
+// Prepared is a request with its passages in place.
+type Prepared struct {
+	Request reply.Request
+	Sources []reply.Source
+	// Problems are the attachments that could not be read, as sentences for the person.
+	Problems []string
+}
+
+// Prepare reads (or loads) the attachments of req and returns it with the chosen passages
+// in its last user message. An attachment that cannot be read is left out and named in
+// Problems; only cancellation is an error.
+func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) (Prepared, error) {
+	p := Prepared{Request: req}
+	last := len(req.Messages) - 1
+	if len(req.Attachments) == 0 || last < 0 || req.Messages[last].Role != "user" {
+		return p, nil
+	}
+	lib := e.Library
+	if lib == nil {
+		lib = NewLibrary()
+	}
+	var docs []*Doc
+	for _, a := range req.Attachments {
+		d, err := lib.Open(ctx, a, status)
+		if ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		if err != nil {
+			p.Problems = append(p.Problems, err.Error())
+			continue
+		}
+		docs = append(docs, d)
+	}
+	if len(docs) == 0 {
+		return p, nil
+	}
+	b := Budget{Context: 8192}
+	if e.Budget != nil {
+		b = e.Budget()
+	}
+	question := req.Messages[last].Content
+	p.Sources = Choose(ctx, docs, question, b.Passages(req), b, e.Embedder)
+	msgs := append([]reply.Message(nil), req.Messages...)
+	msgs[last].Content = Compose(question, p.Sources)
+	p.Request.Messages = msgs
+	p.Request.Attachments = nil
+	return p, nil
+}
+
+// statusEvery bounds how often progress reaches the reply stream.
+const statusEvery = 100 * time.Millisecond
+
+// Generate answers req with its attachments' passages.
+func (e *Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Event, error) {
+	if len(req.Attachments) == 0 {
+		return e.Next.Generate(ctx, req)
+	}
+	if len(req.Messages) == 0 {
+		return nil, errors.New("the conversation is empty")
+	}
+	out := make(chan reply.Event, 64)
+	go func() {
+		defer close(out)
+		sum := e.serve(ctx, req, out)
+		reply.SendFinal(ctx, out, reply.Event{Kind: reply.EventDone, Done: sum})
+	}()
+	return out, nil
+}
+
+// serve runs on the reply's goroutine: prepare, then forward Next's events, and return the
+// summary with the sources.
+func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.Event) *reply.Summary {
+	var mu sync.Mutex
+	lastStatus := time.Time{}
+	status := func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(lastStatus) >= statusEvery {
+			lastStatus = time.Now()
+			reply.Emit(ctx, out, reply.Event{Kind: reply.EventStatus, Text: msg})
+		}
+	}
+	p, err := e.Prepare(ctx, req, status)
+	if err != nil {
+		return reply.Ended(ctx, nil)
+	}
+	for _, msg := range p.Problems {
+		if !reply.Emit(ctx, out, reply.Event{Kind: reply.EventNotice, Text: msg}) {
+			return reply.Ended(ctx, nil)
+		}
+	}
+	ch, err := e.Next.Generate(ctx, p.Request)
+	if err != nil {
+		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources}
+	}
+	var sum *reply.Summary
+	forward := true
+	for ev := range ch {
+		if ev.Kind == reply.EventDone {
+			sum = ev.Done
+			continue
+		}
+		if forward && !reply.Emit(ctx, out, ev) {
+			forward = false // keep draining so Next can finish
+		}
+	}
+	sum = reply.Ended(ctx, sum)
+	sum.Sources = p.Sources
+	return sum
+}

@@ -1,0 +1,60 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Why a file could not be read; an *Unreadable wraps one of them.
+var (
+	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX or HTML)")
+	ErrTooBig      = errors.New("the file is too big")
+	ErrNoText      = errors.New("it has no text to read")
+	ErrEncrypted   = errors.New("it is protected by a password")
+	ErrCorrupt     = errors.New("it is damaged or not what its name says")
+	ErrMissing     = errors.New("it cannot be opened")
+)
+
+// Unreadable says which file could not be read, why, and what the person can do.
+type Unreadable struct {
+	File   string
+	Err    error
+	Advice string
+}
+
+func (e *Unreadable) Error() string {
+	msg := fmt.Sprintf("Cannot read %s: %v", e.File, e.Err)
+	if e.Advice != "" {
+		msg += " — " + e.Advice
+	}
+	return msg
+}
+
+func (e *Unreadable) Unwrap() error { return e.Err }
+
+// advice for each reason.
+var advice = map[error]string{
+	ErrUnsupported: "save it as PDF, DOCX, HTML or plain text and attach that",
+	ErrTooBig:      "split it into smaller files",
+	ErrNoText:      "if it is a scan, run it through text recognition (OCR) first, or paste the text",
+	ErrEncrypted:   "save a copy without the password and attach that",
+	ErrCorrupt:     "open it in its program and save it again",
+}
+
+// unreadable wraps err (which wraps one of the reasons) for file name.
+func unreadable(name string, err error) error {
+	var u *Unreadable
+	if errors.As(err, &u) {
+		return err
+	}
+	for reason, a := range advice {
+		if errors.Is(err, reason) {
+			return &Unreadable{File: name, Err: err, Advice: a}
+		}
+	}
+	return &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrCorrupt, err), Advice: advice[ErrCorrupt]}
+}
+
+func tooBig(name string, size int64) error {
+	return &Unreadable{File: name, Err: fmt.Errorf("%w (%d MB; at most %d MB)", ErrTooBig, size>>20, MaxFileBytes>>20), Advice: advice[ErrTooBig]}
+}

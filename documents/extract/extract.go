@@ -1,0 +1,161 @@
+// Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX, HTML)
+// into plain-text sections that remember where they came from: a PDF page or the heading
+// above them. It runs no external program and needs no network.
+package extract
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Section is a run of text from one place in a document.
+type Section struct {
+	// Page is the 1-based PDF page, 0 for formats without pages.
+	Page int
+	// Heading is the path of headings above the text ("Setup › Linux"), "" when none.
+	Heading string
+	Text    string
+}
+
+// Document is the text of one file.
+type Document struct {
+	// Format is "pdf", "docx", "html", "markdown", "code" or "text".
+	Format   string
+	Sections []Section
+}
+
+// Len is the number of bytes of text.
+func (d *Document) Len() int {
+	n := 0
+	for _, s := range d.Sections {
+		n += len(s.Text)
+	}
+	return n
+}
+
+// MaxFileBytes is the largest file Extract reads; larger ones are refused with ErrTooBig.
+const MaxFileBytes = 100 << 20
+
+// MaxTextBytes bounds the text taken from one file (a small file can unpack to far more,
+// e.g. a DOCX, which is a zip archive).
+const MaxTextBytes = 50 << 20
+
+// Progress is told how far extraction got (e.g. pages read of all pages); it may be nil.
+type Progress func(done, total int)
+
+// File extracts the text of the file at path, choosing the format by its extension (and
+// its first bytes when the extension says nothing). Errors a person should see are
+// *Unreadable.
+func File(path string, progress Progress) (*Document, error) {
+	name := filepath.Base(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &Unreadable{File: name, Err: ErrMissing, Advice: "attach it again"}
+	}
+	if st.IsDir() {
+		return nil, &Unreadable{File: name, Err: ErrUnsupported, Advice: "attach the files inside the folder"}
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, tooBig(name, st.Size())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrMissing, err), Advice: "check that you can open it"}
+	}
+	return Bytes(name, data, progress)
+}
+
+// Bytes extracts the text of a file named name whose contents are data.
+func Bytes(name string, data []byte, progress Progress) (*Document, error) {
+	if int64(len(data)) > MaxFileBytes {
+		return nil, tooBig(name, int64(len(data)))
+	}
+	var doc *Document
+	var err error
+	switch format := FormatOf(name, data); format {
+	case "pdf":
+		doc, err = readPDF(data, progress)
+	case "docx":
+		doc, err = readDOCX(data)
+	case "html":
+		doc, err = readHTML(data)
+	case "markdown":
+		doc, err = readMarkdown(data)
+	case "code", "text":
+		doc, err = readText(data, format)
+	default:
+		err = ErrUnsupported
+	}
+	if err != nil {
+		return nil, unreadable(name, err)
+	}
+	doc.Sections = tidy(doc.Sections)
+	if len(doc.Sections) == 0 {
+		return nil, unreadable(name, ErrNoText)
+	}
+	return doc, nil
+}
+
+// Extensions by format; anything else is sniffed.
+var formats = map[string]string{
+	".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html",
+	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
+	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",
+	".json": "text", ".yaml": "text", ".yml": "text", ".toml": "text", ".ini": "text",
+	".cfg": "text", ".conf": "text", ".xml": "text", ".rst": "text", ".tex": "text",
+	".srt": "text", ".vtt": "text",
+	".go": "code", ".py": "code", ".js": "code", ".mjs": "code", ".ts": "code", ".tsx": "code",
+	".jsx": "code", ".c": "code", ".h": "code", ".cc": "code", ".cpp": "code", ".hpp": "code",
+	".cs": "code", ".java": "code", ".kt": "code", ".swift": "code", ".rs": "code",
+	".rb": "code", ".php": "code", ".sh": "code", ".bash": "code", ".ps1": "code",
+	".sql": "code", ".lua": "code", ".r": "code", ".scala": "code", ".zig": "code",
+	".dart": "code", ".m": "code", ".pl": "code", ".css": "code", ".scss": "code",
+	".vue": "code", ".svelte": "code", ".proto": "code", ".mk": "code", ".cmake": "code",
+	".dockerfile": "code", ".gradle": "code", ".jl": "code", ".ex": "code", ".exs": "code",
+	".erl": "code", ".hs": "code", ".ml": "code", ".fs": "code", ".clj": "code", ".bat": "code",
+}
+
+// Names Extract accepts as they are, without an extension.
+var codeNames = map[string]bool{"makefile": true, "dockerfile": true, "readme": true, "license": true}
+
+// FormatOf names the format Extract would read data as, or "" when it has none for it.
+func FormatOf(name string, data []byte) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	if f, ok := formats[ext]; ok {
+		return f
+	}
+	if codeNames[strings.ToLower(name)] {
+		return "text"
+	}
+	switch {
+	case bytes.HasPrefix(data, []byte("%PDF-")):
+		return "pdf"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("word/")):
+		return "docx"
+	}
+	head := data[:min(len(data), 8192)]
+	if looksHTML(head) {
+		return "html"
+	}
+	if isText(head) {
+		return "text"
+	}
+	return ""
+}
+
+func looksHTML(head []byte) bool {
+	h := bytes.ToLower(bytes.TrimSpace(head))
+	return bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html"))
+}
+
+// isText reports whether head looks like text: no NUL bytes unless it is UTF-16 with a
+// byte-order mark.
+func isText(head []byte) bool {
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return true
+	}
+	return len(head) > 0 && bytes.IndexByte(head, 0) < 0
+}

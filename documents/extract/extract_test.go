@@ -1,0 +1,197 @@
+package extract_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/documents/extract"
+	"edgechat/internal/testdocs"
+)
+
+func TestBytes(t *testing.T) {
+	tests := []struct {
+		name   string
+		data   []byte
+		format string
+		want   []extract.Section
+	}{
+		{
+			name: "notes.txt", data: []byte("\ufeffFirst line\r\nsecond line\r\n\r\n\r\n\r\nnext paragraph  \n"),
+			format: "text",
+			want:   []extract.Section{{Text: "First line\nsecond line\n\nnext paragraph"}},
+		},
+		{
+			name: "main.go", data: []byte("package main\n\nfunc main() {}\n"), format: "code",
+			want: []extract.Section{{Text: "package main\n\nfunc main() {}"}},
+		},
+		{
+			name: "latin1.txt", data: []byte("caf\xe9 cr\xe8me"), format: "text",
+			want: []extract.Section{{Text: "café crème"}},
+		},
+		{
+			name: "utf16.txt", data: []byte{0xFF, 0xFE, 'h', 0, 'i', 0}, format: "text",
+			want: []extract.Section{{Text: "hi"}},
+		},
+		{
+			name:   "guide.md",
+			data:   []byte("Intro text.\n\n# Guide\n\nRead me.\n\n## Setup\n\n```sh\n# not a heading\nmake\n```\n\nLinux\n-----\n\nUse apt.\n\n# Other\nDone.\n"),
+			format: "markdown",
+			want: []extract.Section{
+				{Text: "Intro text."},
+				{Heading: "Guide", Text: "Read me."},
+				{Heading: "Guide › Setup", Text: "```sh\n# not a heading\nmake\n```"},
+				{Heading: "Guide › Linux", Text: "Use apt."},
+				{Heading: "Other", Text: "Done."},
+			},
+		},
+		{
+			name: "page.html",
+			data: []byte(`<!DOCTYPE html><html><head><title>T</title><style>p{color:red}</style><script>var x = "hidden";</script></head>
+<body><nav>Home</nav><h1>Manual</h1><p>First   paragraph
+spans lines.</p><h2>Install</h2><ul><li>one</li><li>two &amp; three</li></ul><pre>a  b
+c</pre></body></html>`),
+			format: "html",
+			want: []extract.Section{
+				{Text: "Home"},
+				{Heading: "Manual", Text: "First paragraph\nspans lines."},
+				{Heading: "Manual › Install", Text: "one\n\ntwo & three\n\na b\nc"},
+			},
+		},
+		{
+			name: "letter.docx",
+			data: testdocs.DOCX([]testdocs.Para{
+				{Text: "Preface."}, {Style: "Title", Text: "Letter"}, {Text: "Dear reader,\nhello."},
+				{Style: "Heading2", Text: "Terms"}, {Text: "Pay in 30 days."},
+			}),
+			format: "docx",
+			want: []extract.Section{
+				{Text: "Preface."},
+				{Heading: "Letter", Text: "Dear reader,\nhello."},
+				{Heading: "Letter › Terms", Text: "Pay in 30 days."},
+			},
+		},
+		{
+			name: "report.pdf", data: testdocs.PDF([]string{"Page one says hello.", "Page two says goodbye."}),
+			format: "pdf",
+			want:   []extract.Section{{Page: 1, Text: "Page one says hello."}, {Page: 2, Text: "Page two says goodbye."}},
+		},
+		{
+			name: "noextension", data: []byte("just text"), format: "text",
+			want: []extract.Section{{Text: "just text"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := extract.Bytes(tt.name, tt.data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Format != tt.format {
+				t.Errorf("format %q, want %q", doc.Format, tt.format)
+			}
+			if diff := cmp.Diff(tt.want, doc.Sections); diff != "" {
+				t.Errorf("sections (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPDFProgressAndPages(t *testing.T) {
+	pages := testdocs.LongPages(12, 7)
+	var calls, last int
+	doc, err := extract.Bytes("long.pdf", testdocs.PDF(pages), func(done, total int) {
+		calls++
+		if total != 12 || done != last+1 {
+			t.Errorf("progress(%d, %d) after %d", done, total, last)
+		}
+		last = done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 12 || len(doc.Sections) != 12 {
+		t.Fatalf("%d progress calls, %d sections; want 12 and 12", calls, len(doc.Sections))
+	}
+	got := strings.Join(strings.Fields(doc.Sections[6].Text), " ")
+	if doc.Sections[6].Page != 7 || !strings.Contains(got, testdocs.Needle) {
+		t.Errorf("page %d does not hold the needle: %.200q", doc.Sections[6].Page, got)
+	}
+}
+
+func TestUnreadable(t *testing.T) {
+	pdf := testdocs.PDF([]string{"fine"})
+	docx := testdocs.DOCX([]testdocs.Para{{Text: "fine"}})
+	tests := []struct {
+		name string
+		data []byte
+		want error
+		says string
+	}{
+		{"scan.pdf", testdocs.ScannedPDF(3), extract.ErrNoText, "looks like a scan"},
+		{"locked.pdf", testdocs.EncryptedPDF(), extract.ErrEncrypted, "password"},
+		{"cut.pdf", pdf[:len(pdf)/2], extract.ErrCorrupt, "damaged"},
+		{"garbage.pdf", []byte("%PDF-1.4\nnot really\n%%EOF\n"), extract.ErrCorrupt, "damaged"},
+		{"cut.docx", docx[:len(docx)/2], extract.ErrCorrupt, "damaged"},
+		{"locked.docx", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), extract.ErrEncrypted, "password"},
+		{"photo.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), extract.ErrUnsupported, "not supported"},
+		{"empty.txt", []byte(" \n\n "), extract.ErrNoText, "no text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := extract.Bytes(tt.name, tt.data, nil)
+			checkUnreadable(t, err, tt.name, tt.want, tt.says)
+		})
+	}
+	t.Run("too big", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "huge.txt")
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, extract.MaxFileBytes+1); err != nil { // sparse: costs no disk
+			t.Fatal(err)
+		}
+		_, err := extract.File(path, nil)
+		checkUnreadable(t, err, "huge.txt", extract.ErrTooBig, "too big")
+	})
+	t.Run("missing", func(t *testing.T) {
+		_, err := extract.File(filepath.Join(t.TempDir(), "gone.pdf"), nil)
+		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened")
+	})
+}
+
+func checkUnreadable(t *testing.T, err error, file string, want error, says string) {
+	t.Helper()
+	var u *extract.Unreadable
+	if !errors.As(err, &u) || !errors.Is(err, want) {
+		t.Fatalf("error %v (%T), want an *Unreadable wrapping %v", err, err, want)
+	}
+	if u.File != file || !strings.Contains(err.Error(), says) || u.Advice == "" {
+		t.Errorf("message %q: want the file %q, %q and advice", err, file, says)
+	}
+}
+
+func FuzzBytes(f *testing.F) {
+	f.Add("a.pdf", testdocs.PDF([]string{"hello"}))
+	f.Add("a.docx", testdocs.DOCX([]testdocs.Para{{Style: "Heading1", Text: "H"}, {Text: "x"}}))
+	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))
+	f.Add("a.md", []byte("# x\n\ny\n===\n"))
+	f.Add("a.txt", []byte("text"))
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		doc, err := extract.Bytes(name, data, nil)
+		if err != nil {
+			var u *extract.Unreadable
+			if !errors.As(err, &u) {
+				t.Fatalf("error %v is not an *Unreadable", err)
+			}
+			return
+		}
+		if len(doc.Sections) == 0 {
+			t.Fatal("a document without sections and without an error")
+		}
+	})
+}

@@ -1,0 +1,170 @@
+package documents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"edgechat/documents/extract"
+	"edgechat/documents/index"
+	"edgechat/reply"
+)
+
+// Doc is an attached file, read and indexed.
+type Doc struct {
+	Name  string
+	Index *index.Index
+	// Sections is the whole text, kept when the file is small enough to be given whole.
+	Sections []extract.Section
+}
+
+// WholeBytes bounds the documents whose whole text is kept for the fit-whole case: more
+// than any context this app runs (8,192 tokens ≈ 32 KB of English) can hold.
+const WholeBytes = 256 << 10
+
+// Library reads and indexes attachments and keeps the last few in memory. Indexes are
+// built on the calling goroutine (callers run it off the UI's), saved to each attachment's
+// IndexPath and loaded from there next time. It is safe for concurrent use.
+type Library struct {
+	mu    sync.Mutex
+	cache map[string]*cached // by Path
+	clock int
+	// busy serialises opening the same file twice at once.
+	busy map[string]chan struct{}
+}
+
+type cached struct {
+	stamp index.Stamp
+	doc   *Doc
+	used  int
+}
+
+// keep is how many documents stay in memory.
+const keep = 16
+
+// NewLibrary returns an empty library.
+func NewLibrary() *Library {
+	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}}
+}
+
+// Status reports progress as a sentence ("Reading report.pdf: page 12 of 300").
+type Status func(msg string)
+
+// Open returns the document of a, from memory, from its saved index, or by reading and
+// indexing the file (reporting progress to status, which may be nil).
+func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (*Doc, error) {
+	if status == nil {
+		status = func(string) {}
+	}
+	release, err := l.claim(ctx, a.Path, func() { status(fmt.Sprintf("Waiting for %s to be read…", a.Name)) })
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	st, err := index.StampOf(a.Path)
+	if err != nil {
+		return nil, &extract.Unreadable{File: a.Name, Err: extract.ErrMissing, Advice: "remove it and attach it again"}
+	}
+	if d := l.cached(a.Path, st); d != nil {
+		return d, nil
+	}
+	if a.IndexPath != "" {
+		if ix, err := index.Load(a.IndexPath, st); err == nil {
+			return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
+		} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, index.ErrStale) {
+			slog.Warn("rebuilding a damaged document index", "path", a.IndexPath, "err", err)
+		}
+	}
+	doc, err := extract.File(a.Path, func(done, total int) {
+		if done%10 == 0 || done == total {
+			status(fmt.Sprintf("Reading %s: page %d of %d", a.Name, done, total))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix, err := index.Build(ctx, index.Split(doc.Sections, index.ChunkBytes, index.OverlapBytes), func(done, total int) {
+		status(fmt.Sprintf("Indexing %s: %d%%", a.Name, done*100/max(total, 1)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if doc.Len() <= WholeBytes {
+		ix.Sections = doc.Sections
+	}
+	if _, err := os.Stat(a.Path); err == nil && a.IndexPath != "" { // not removed meanwhile
+		if err := ix.Save(a.IndexPath, st); err != nil {
+			slog.Warn("could not save a document index; it will be rebuilt next time", "path", a.IndexPath, "err", err)
+		}
+	}
+	return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
+}
+
+// claim waits until no other goroutine is opening path (calling waiting first), then marks
+// it busy.
+func (l *Library) claim(ctx context.Context, path string, waiting func()) (func(), error) {
+	for {
+		l.mu.Lock()
+		ch, busy := l.busy[path]
+		if !busy {
+			ch = make(chan struct{})
+			l.busy[path] = ch
+			l.mu.Unlock()
+			return func() {
+				l.mu.Lock()
+				delete(l.busy, path)
+				l.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		l.mu.Unlock()
+		waiting()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (l *Library) cached(path string, st index.Stamp) *Doc {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.cache[path]
+	if c == nil || c.stamp != st {
+		return nil
+	}
+	l.clock++
+	c.used = l.clock
+	return c.doc
+}
+
+func (l *Library) store(a reply.Attachment, st index.Stamp, d *Doc) *Doc {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.clock++
+	l.cache[a.Path] = &cached{stamp: st, doc: d, used: l.clock}
+	for len(l.cache) > keep {
+		oldest := ""
+		for p, c := range l.cache {
+			if oldest == "" || c.used < l.cache[oldest].used {
+				oldest = p
+			}
+		}
+		delete(l.cache, oldest)
+	}
+	return d
+}
+
+// Forget drops path from memory (its file was removed).
+func (l *Library) Forget(path string) {
+	l.mu.Lock()
+	delete(l.cache, path)
+	l.mu.Unlock()
+}

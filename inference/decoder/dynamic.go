@@ -1,0 +1,212 @@
+package decoder
+
+import (
+	"context"
+	"fmt"
+
+	"edgechat/inference"
+	"edgechat/models"
+
+	"edgechat/internal/offheap"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// prefillChunk is how many prompt tokens one dynamic-decoder run takes. It bounds the logits
+// buffer (chunk × vocab floats) and is where a long prefill can be stopped between runs.
+const prefillChunk = 64
+
+// dynamicDecoder runs a decoder with dynamic shapes (layouts A and B): each run takes the new
+// tokens and the whole past, and returns logits and the past extended by the new rows.
+// One goroutine at a time may use it.
+type dynamicDecoder struct {
+	io      *models.DecoderIO
+	session *ort.DynamicAdvancedSession
+	run     *runner
+	kv      *kvBuffers
+	vocab   int
+	ids     []int // token ids in the cache
+
+	idBuf   []int64
+	idBuf32 []int32
+	posBuf  []int64
+	mask    []int64
+	row     []float32 // the logits Forward returns: the last token's
+	inputs  []ort.Value
+	outputs []ort.Value
+}
+
+func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
+	run, err := newRunner()
+	if err != nil {
+		return nil, err
+	}
+	s, nIn, nOut, err := openIO(io, path, opts)
+	if err != nil {
+		run.close()
+		return nil, err
+	}
+	d := &dynamicDecoder{
+		io: io, session: s, run: run, vocab: io.Vocab,
+		kv:      newKVBuffers(io.Layers(), io.KVHeads, io.HeadDim, io.KVType, maxTokens),
+		idBuf:   make([]int64, prefillChunk),
+		idBuf32: make([]int32, prefillChunk),
+		posBuf:  make([]int64, prefillChunk),
+		mask:    make([]int64, maxTokens),
+		inputs:  make([]ort.Value, nIn),
+		outputs: make([]ort.Value, nOut),
+	}
+	for i := range d.mask {
+		d.mask[i] = 1
+	}
+	return d, nil
+}
+
+var (
+	_ inference.Decoder     = (*dynamicDecoder)(nil)
+	_ inference.Snapshotter = (*dynamicDecoder)(nil)
+)
+
+func (d *dynamicDecoder) Vocab() int      { return d.vocab }
+func (d *dynamicDecoder) Runtime() string { return runtimeName() }
+func (d *dynamicDecoder) Capacity() int   { return d.kv.maxTokens }
+func (d *dynamicDecoder) Cached() []int   { return d.ids }
+func (d *dynamicDecoder) KVBytes() int64 {
+	return d.kv.held()
+}
+
+// Truncate keeps the first n cached tokens.
+func (d *dynamicDecoder) Truncate(n int) {
+	d.kv.truncate(n)
+	d.ids = d.ids[:min(n, len(d.ids))]
+}
+
+// Forward appends ids to the cache and returns the logits of the last one. The slice is valid
+// until the next call. Cancelling ctx stops the run in flight; the chunks before it stay.
+func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("forward: no tokens")
+	}
+	if d.kv.n+len(ids) > d.kv.maxTokens {
+		return nil, fmt.Errorf("the conversation needs %d tokens but the context holds %d", d.kv.n+len(ids), d.kv.maxTokens)
+	}
+	if d.vocab == 0 {
+		return nil, fmt.Errorf("the model's vocabulary size is unknown")
+	}
+	if len(d.row) != d.vocab {
+		d.row = make([]float32, d.vocab)
+	}
+	defer d.run.watch(ctx)()
+	if len(ids) == 1 {
+		return d.row, d.run.err(ctx, d.step(ids, d.row))
+	}
+	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows) live off the
+	// heap for the length of the call; only the last row is kept.
+	rows := min(len(ids), prefillChunk)
+	if d.io.LastRow {
+		rows = 1
+	}
+	buf := offheap.Alloc(rows * d.vocab * 4)
+	defer offheap.Free(buf)
+	logits := offheap.Floats(buf)
+	for start := 0; start < len(ids); start += prefillChunk {
+		chunk := ids[start:min(start+prefillChunk, len(ids))]
+		if err := d.run.err(ctx, d.step(chunk, logits)); err != nil {
+			return nil, err
+		}
+		last := len(chunk) - 1
+		if d.io.LastRow {
+			last = 0
+		}
+		copy(d.row, logits[last*d.vocab:(last+1)*d.vocab])
+	}
+	return d.row, nil
+}
+
+// step runs one chunk of at most prefillChunk tokens, writing its logits to logits.
+func (d *dynamicDecoder) step(ids []int, logits []float32) error {
+	past, L := d.kv.n, len(ids)
+	if err := d.kv.ensure(past + L); err != nil {
+		return err
+	}
+	defer d.release()
+	k := 0
+	var err error
+	seq := ort.NewShape(1, int64(L))
+	if d.io.InputIDsType == "int32" {
+		for i, id := range ids {
+			d.idBuf32[i] = int32(id)
+		}
+		d.inputs[k], err = ort.NewTensor(seq, d.idBuf32[:L])
+	} else {
+		for i, id := range ids {
+			d.idBuf[i] = int64(id)
+		}
+		d.inputs[k], err = ort.NewTensor(seq, d.idBuf[:L])
+	}
+	if err != nil {
+		return err
+	}
+	k++
+	if d.io.AttentionMask != "" {
+		if d.inputs[k], err = ort.NewTensor(ort.NewShape(1, int64(past+L)), d.mask[:past+L]); err != nil {
+			return err
+		}
+		k++
+	}
+	if d.io.PositionIDs != "" {
+		for i := range L {
+			d.posBuf[i] = int64(past + i)
+		}
+		if d.inputs[k], err = ort.NewTensor(seq, d.posBuf[:L]); err != nil {
+			return err
+		}
+		k++
+	}
+	if err := d.kv.tensors(d.kv.cur, past, d.inputs[k:]); err != nil {
+		return err
+	}
+	rows := L
+	if d.io.LastRow {
+		rows = 1
+	}
+	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(rows), int64(d.vocab)), logits[:rows*d.vocab]); err != nil {
+		return err
+	}
+	if err := d.kv.tensors(1-d.kv.cur, past+L, d.outputs[1:]); err != nil {
+		return err
+	}
+	if err := d.session.RunWithOptions(d.inputs, d.outputs, d.run.opts); err != nil {
+		return err
+	}
+	d.kv.cur = 1 - d.kv.cur
+	d.kv.n = past + L
+	d.kv.touched = max(d.kv.touched, d.kv.n)
+	d.ids = append(d.ids, ids...)
+	return nil
+}
+
+// release destroys the per-run tensor wrappers (the buffers they wrap are kept).
+func (d *dynamicDecoder) release() { destroyAll(d.inputs, d.outputs) }
+
+// destroyAll destroys the tensor wrappers in the lists and clears them.
+func destroyAll(lists ...[]ort.Value) {
+	for _, list := range lists {
+		for i, v := range list {
+			if v != nil {
+				v.Destroy()
+				list[i] = nil
+			}
+		}
+	}
+}
+
+func (d *dynamicDecoder) Close() error {
+	d.release()
+	d.kv.free()
+	defer d.run.close()
+	return destroySession(d.session)
+}

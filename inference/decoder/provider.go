@@ -1,0 +1,113 @@
+package decoder
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference"
+	"edgechat/internal/eps"
+	"edgechat/internal/host"
+)
+
+// newSessionOptions builds ONNX Runtime session options for ep. The error of a provider the
+// loaded ONNX Runtime does not have carries ONNX Runtime's own words (e.g. "QNN execution
+// provider is not supported in this build"), which the router reports as the fallback reason.
+func newSessionOptions(ep inference.EP) (*ort.SessionOptions, error) {
+	o, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("create session options: %w", err)
+	}
+	threads := ep.Threads
+	if threads <= 0 {
+		threads = host.PhysicalCores()
+	}
+	if err := o.SetIntraOpNumThreads(threads); err != nil {
+		o.Destroy()
+		return nil, fmt.Errorf("set %d threads: %w", threads, err)
+	}
+	// Options named "session.*" are ONNX Runtime session settings, whatever the provider
+	// (e.g. session.disable_prepacking=1 trades speed for memory); the rest go to the provider.
+	provider := map[string]string{}
+	for k, v := range withSessionDefaults(ep.Options) {
+		if !strings.HasPrefix(k, "session.") {
+			provider[k] = v
+		} else if err := o.AddSessionConfigEntry(k, v); err != nil {
+			o.Destroy()
+			return nil, fmt.Errorf("session option %s=%s: %w", k, v, err)
+		}
+	}
+	ep.Options = provider
+	if err := appendProvider(o, ep); err != nil {
+		o.Destroy()
+		return nil, err
+	}
+	return o, nil
+}
+
+// appendProvider adds ep's provider to o (nothing for the CPU, which is always there), with
+// the provider's defaults from the eps table under the route's options.
+func appendProvider(o *ort.SessionOptions, ep inference.EP) error {
+	p, ok := eps.Lookup(ep.Name)
+	if !ok {
+		return fmt.Errorf("unknown execution provider %q: choose one of %s", ep.Name, strings.Join(eps.Names(), ", "))
+	}
+	opts := eps.WithDefaults(p.Name, ep.Options)
+	var err error
+	switch p.Name {
+	case "cpu":
+		return nil
+	case "dml":
+		id := 0
+		if s := opts["device_id"]; s != "" {
+			if id, err = strconv.Atoi(s); err != nil {
+				return fmt.Errorf("DirectML device_id %q is not a number", s)
+			}
+		}
+		err = o.AppendExecutionProviderDirectML(id)
+	default:
+		err = o.AppendExecutionProvider(p.ORT, opts)
+	}
+	if err != nil {
+		return &EPError{EP: p.Label, Err: err}
+	}
+	return nil
+}
+
+// EPError reports that ONNX Runtime refused an execution provider.
+type EPError struct {
+	EP  string
+	Err error
+}
+
+func (e *EPError) Error() string {
+	msg := e.Err.Error()
+	// onnxruntime_go prefixes its own words; keep ONNX Runtime's sentence.
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg[i:], "execution provider") {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+func (e *EPError) Unwrap() error { return e.Err }
+
+// sessionDefaults are ONNX Runtime session settings used unless the route overrides them.
+// Intra-op threads that spin-wait burn the battery between replies, and on a loaded machine
+// they take the core a working thread needs: on 2 shared cores (tools/int4bench --only spin)
+// a q4 Qwen3-width decoder decoded 3× faster with spinning off under load (18 → 55
+// tokens/s), and ~15% slower when the machine was otherwise idle (144 → 123).
+var sessionDefaults = map[string]string{"session.intra_op.allow_spinning": "0"}
+
+// withSessionDefaults returns opts with sessionDefaults filled in where opts has no value.
+func withSessionDefaults(opts map[string]string) map[string]string {
+	out := make(map[string]string, len(opts)+len(sessionDefaults))
+	for k, v := range sessionDefaults {
+		out[k] = v
+	}
+	for k, v := range opts {
+		out[k] = v
+	}
+	return out
+}

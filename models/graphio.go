@@ -1,0 +1,232 @@
+package models
+
+// Reading a decoder graph's interface (names, shapes, KV layout) from its ONNX file, pure Go
+// over internal/onnxproto: the decoders open sessions with it and Inspect describes folders.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"edgechat/internal/onnxproto"
+)
+
+// KVPair names one layer's key and value tensors.
+type KVPair struct{ Key, Value string }
+
+// DecoderIO is what a decoder graph takes and gives, read from the graph itself.
+type DecoderIO struct {
+	InputIDs      string
+	InputIDsType  string
+	AttentionMask string // "" when the graph has none
+	PositionIDs   string // "" when the graph has none
+	Past          []KVPair
+	Present       []KVPair
+	Logits        string
+	KVType        string
+	KVHeads       int
+	HeadDim       int
+	Vocab         int
+	// LastRow: the graph returns logits for the last new row only (an optimized copy).
+	LastRow bool
+	// Static sizes (layout C); 0 for dynamic graphs.
+	SeqLen   int
+	MaxCache int
+}
+
+// Layers is the number of decoder layers (one past key/value pair each).
+func (d *DecoderIO) Layers() int { return len(d.Past) }
+
+// PastPattern and PresentPattern match the past-KV input names of the layouts EdgeChat knows:
+// past_key_values.3.key (Hugging Face), past_3_key (static composite), past_key_values.3.value….
+var (
+	PastPattern    = regexp.MustCompile(`^past(?:_key_values)?[._](\d+)[._](key|value)$`)
+	PresentPattern = regexp.MustCompile(`^present(?:_key_values)?[._](\d+)[._](key|value)$`)
+)
+
+// DescribeDecoder reads a decoder's interface from its graph's inputs and outputs; names maps
+// genai_config.json roles to graph names (Folder.GenAINames). It refuses graphs that are not
+// decoders with a message that says what is missing.
+func DescribeDecoder(path string, in, out []onnxproto.IO, names map[string]string) (*DecoderIO, error) {
+	d := &DecoderIO{}
+	byName := func(list []onnxproto.IO, n string) (onnxproto.IO, bool) {
+		for _, v := range list {
+			if v.Name == n {
+				return v, true
+			}
+		}
+		return onnxproto.IO{}, false
+	}
+	pick := func(key, def string) string {
+		if n, ok := names[key]; ok && n != "" {
+			return n
+		}
+		return def
+	}
+	ids, ok := byName(in, pick("input_ids", "input_ids"))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a text decoder: it has no input_ids input (inputs: %s)", path, ListNames(in))
+	}
+	d.InputIDs, d.InputIDsType = ids.Name, ids.ElemType
+	if len(ids.Dims) == 2 && ids.Dims[1].Value > 0 {
+		d.SeqLen = int(ids.Dims[1].Value)
+	}
+	if v, ok := byName(in, pick("attention_mask", "attention_mask")); ok {
+		d.AttentionMask = v.Name
+	}
+	if v, ok := byName(in, pick("position_ids", "position_ids")); ok {
+		d.PositionIDs = v.Name
+	}
+	logits, ok := byName(out, pick("logits", "logits"))
+	if !ok {
+		return nil, fmt.Errorf("%s is not a text decoder: it has no logits output (outputs: %s)", path, ListNames(out))
+	}
+	d.Logits = logits.Name
+	if n := len(logits.Dims); n > 0 && logits.Dims[n-1].Value > 0 {
+		d.Vocab = int(logits.Dims[n-1].Value)
+	}
+	if logits.ElemType != "float32" {
+		return nil, fmt.Errorf("%s has %s logits; EdgeChat needs float32 logits (use an export whose logits are float32)", path, logits.ElemType)
+	}
+	var err error
+	if d.Past, err = KVNames(in, PastPattern, names["past_key_names"], names["past_value_names"]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if d.Present, err = KVNames(out, PresentPattern, names["present_key_names"], names["present_value_names"]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(d.Past) == 0 || len(d.Past) != len(d.Present) {
+		return nil, fmt.Errorf("%s is not a decoder with a KV cache: found %d past and %d present key/value pairs", path, len(d.Past), len(d.Present))
+	}
+	past, _ := byName(in, d.Past[0].Key)
+	if len(past.Dims) != 4 || past.Dims[1].Value <= 0 || past.Dims[3].Value <= 0 {
+		return nil, fmt.Errorf("%s: past key %s has shape %v; expected [batch, kv_heads, seq, head_dim] with fixed heads and head_dim", path, past.Name, past.Dims)
+	}
+	d.KVType, d.KVHeads, d.HeadDim = past.ElemType, int(past.Dims[1].Value), int(past.Dims[3].Value)
+	if past.Dims[2].Value > 0 {
+		d.MaxCache = int(past.Dims[2].Value)
+	}
+	if d.KVType != "float32" && d.KVType != "float16" {
+		return nil, fmt.Errorf("%s: KV cache type %s is not supported (float32 or float16)", path, d.KVType)
+	}
+	return d, nil
+}
+
+// KVNames collects layer-indexed key/value names, by genai_config.json patterns when given
+// (e.g. "past_key_values.%d.key"), else by the known naming schemes.
+func KVNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]KVPair, error) {
+	if keyFmt != "" && valFmt != "" {
+		var out []KVPair
+		have := map[string]bool{}
+		for _, v := range list {
+			have[v.Name] = true
+		}
+		for i := 0; ; i++ {
+			k, v := fmt.Sprintf(keyFmt, i), fmt.Sprintf(valFmt, i)
+			if !have[k] || !have[v] {
+				return out, nil
+			}
+			out = append(out, KVPair{k, v})
+		}
+	}
+	layers := map[int]*KVPair{}
+	for _, v := range list {
+		m := re.FindStringSubmatch(v.Name)
+		if m == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		p := layers[i]
+		if p == nil {
+			p = &KVPair{}
+			layers[i] = p
+		}
+		if m[2] == "key" {
+			p.Key = v.Name
+		} else {
+			p.Value = v.Name
+		}
+	}
+	idx := make([]int, 0, len(layers))
+	for i := range layers {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := make([]KVPair, 0, len(idx))
+	for n, i := range idx {
+		if i != n || layers[i].Key == "" || layers[i].Value == "" {
+			return nil, fmt.Errorf("KV cache names are incomplete at layer %d", n)
+		}
+		out = append(out, *layers[i])
+	}
+	return out, nil
+}
+
+// ListNames lists the names of a few tensors for an error message.
+func ListNames(list []onnxproto.IO) string {
+	s := ""
+	for i, v := range list {
+		if i > 0 {
+			s += ", "
+		}
+		if i == 6 {
+			return s + fmt.Sprintf("… %d in all", len(list))
+		}
+		s += v.Name
+	}
+	return s
+}
+
+// ReadGraph reads an ONNX file's interface and checks that the external data files it names
+// are there: ONNX Runtime's own message for a missing one ("External data path validation
+// failed…") does not say what to do.
+func ReadGraph(path string) (*onnxproto.ModelInfo, error) {
+	info, err := onnxproto.ReadInfo(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, x := range ExternalPaths(path, info) {
+		if _, err := os.Stat(x); err != nil {
+			return nil, fmt.Errorf("%s keeps its weights in %s, which is missing from %s: copy it from the same download, next to %s",
+				filepath.Base(path), filepath.Base(x), filepath.Dir(x), filepath.Base(path))
+		}
+	}
+	return info, nil
+}
+
+// ExternalPaths are the external data files a graph names, as paths beside it.
+func ExternalPaths(path string, info *onnxproto.ModelInfo) []string {
+	out := make([]string, len(info.ExternalFiles))
+	for i, x := range info.ExternalFiles {
+		out[i] = filepath.Join(filepath.Dir(path), x)
+	}
+	return out
+}
+
+// GenAINames maps genai_config.json's input and output roles ("input_ids",
+// "past_key_names"…) to the graph's names; empty for folders without that file.
+func (f *Folder) GenAINames() map[string]string {
+	names := map[string]string{}
+	if f.GenAI != nil {
+		for k, v := range f.GenAI.Model.Decoder.Inputs {
+			names[k] = v
+		}
+		for k, v := range f.GenAI.Model.Decoder.Outputs {
+			names[k] = v
+		}
+	}
+	return names
+}
+
+// ShapeString writes a shape as [1,seq,64].
+func ShapeString(d []onnxproto.Dim) string {
+	parts := make([]string, len(d))
+	for i, x := range d {
+		parts[i] = x.String()
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
