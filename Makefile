@@ -15,7 +15,7 @@ FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inf
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead \
-	inference/ortenv:FuzzFixedFileVersion
+	inference/ortenv:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy
 
 setup:
 	@tools/setup.sh

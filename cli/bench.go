@@ -34,6 +34,9 @@ func runBench(env Env) error {
 	decode := fs.Int("decode-tokens", 0, "tokens to decode after one prefill, for decode tokens/s")
 	asJSON := fs.Bool("json", false, "print JSON")
 	plotFile := fs.String("plot", "", "write a latency histogram PNG")
+	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
+	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
+	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
 	epOpts := map[string]string{}
 	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -54,12 +57,29 @@ func runBench(env Env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	r, err := Bench(ctx, mf.model, BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}},
+	bo := BenchOptions{
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache()},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
-	})
+	}
+	if *compare && (*decode <= 0 || *rounds <= 0) {
+		return errors.New("--compare needs --decode-tokens (e.g. 64) and at least one round")
+	}
+	r, err := Bench(ctx, mf.model, bo)
 	if err != nil {
 		return err
+	}
+	var peers []peerResult
+	if *compare {
+		if r.Threads > 0 && bo.EP.Threads == 0 {
+			bo.EP.Threads = r.Threads
+		}
+		bo.Iterations, bo.Warmup = 1, 0 // later rounds only need the decode run
+		if peers, err = comparePeers(ctx, mf.model, r, compareOptions{bench: bo, gguf: *ggufFile, rounds: *rounds}); err != nil {
+			return err
+		}
+		if !*asJSON {
+			defer printCompare(env.Stdout, peers, r, *rounds)
+		}
 	}
 	if *plotFile != "" {
 		if err := plotHistogram(r, *plotFile); err != nil {
@@ -69,6 +89,12 @@ func runBench(env Env) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
+		if *compare {
+			return enc.Encode(struct {
+				*BenchResult
+				Compare []peerResult `json:"compare"`
+			}{r, peers})
+		}
 		return enc.Encode(r)
 	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)

@@ -61,6 +61,10 @@ type BenchResult struct {
 	KVBytes              int64     `json:"kv_bytes,omitempty"`
 	RSSBudgetBytes       int64     `json:"rss_budget_bytes,omitempty"`
 	Samples              []float64 `json:"samples_ms"`
+	// ModelFile is the decoder graph that ran and PromptIDs the prompt, for peers that run the
+	// same file on the same tokens.
+	ModelFile string `json:"model_file"`
+	PromptIDs []int  `json:"-"`
 }
 
 // Bench loads the model once (ONNX Runtime must be initialised) and times prefill passes of
@@ -92,6 +96,7 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 		return nil, fmt.Errorf("seq-len %d exceeds the model's context of %d tokens", o.SeqLen, dec.Capacity())
 	}
 	ids := benchPrompt(m, o.SeqLen)
+	r.ModelFile, r.PromptIDs = m.Folder.Model, ids
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

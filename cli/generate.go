@@ -17,6 +17,7 @@ import (
 
 	"edgechat/documents"
 	"edgechat/inference"
+	"edgechat/internal/paths"
 )
 
 func init() {
@@ -29,6 +30,15 @@ type modelFlags struct {
 	threads, maxContext          int
 	npuModel, cpuModel, npuEP    string
 	prefillLimit                 int
+	asPublished                  bool
+}
+
+// graphCache is where optimized graph copies go, or "" with --as-published.
+func (m *modelFlags) graphCache() string {
+	if m.asPublished {
+		return ""
+	}
+	return filepath.Join(paths.CacheDir(), "graphs")
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
@@ -37,6 +47,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.ortLib, "ort-lib", "", "ONNX Runtime shared library (default: $EDGECHAT_ORT_LIB, next to edgechat, or the cache)")
 	fs.StringVar(&m.ep, "ep", "cpu", "execution provider: cpu, qnn, dml or webgpu")
 	fs.IntVar(&m.threads, "threads", 0, "CPU intra-op threads (0 = physical cores)")
+	fs.BoolVar(&m.asPublished, "as-published", false, "run the model's graph file as it is, not the optimized copy in the cache (accuracy_level 4, LM head on the last row)")
 	fs.IntVar(&m.maxContext, "max-context", 0, "context length cap in tokens (0 = model's, at most 8192)")
 	fs.StringVar(&m.npuModel, "npu-model", "", "model for the NPU route (e.g. a static-shape or decoder-pipeline build)")
 	fs.StringVar(&m.cpuModel, "cpu-model", "", "model for the CPU route (default: --model)")
@@ -50,7 +61,7 @@ func (m *modelFlags) engineConfig() (inference.Config, error) {
 	local := func(model, ep string) *routes.Local {
 		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads}
 	}
-	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit}
+	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit, GraphCache: m.graphCache()}
 	cpu := m.cpuModel
 	if cpu == "" {
 		cpu = m.model

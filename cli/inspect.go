@@ -57,6 +57,9 @@ func printReport(env Env, r *models.Report) {
 	if len(r.Quantization) > 0 {
 		q = strings.Join(r.Quantization, ", ")
 	}
+	if r.QuantName != "" {
+		q = r.QuantName
+	}
 	fmt.Fprintf(w, "Quantization\t%s\n", q)
 	if len(r.Variants) > 1 {
 		fmt.Fprintf(w, "Variants\t%s\n", strings.Join(r.Variants, ", "))

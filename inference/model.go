@@ -24,6 +24,10 @@ type LoadOptions struct {
 	EP        EP
 	// MaxContext caps the context in tokens (0 = DefaultMaxContext or the model's limit).
 	MaxContext int
+	// GraphCache, when set, is the folder for optimized copies of dynamic decoder graphs
+	// (MatMulNBits at accuracy level 4, the LM head on the last row; see internal/optimize);
+	// "" runs the files as published.
+	GraphCache string
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine

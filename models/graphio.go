@@ -31,6 +31,8 @@ type DecoderIO struct {
 	KVHeads       int
 	HeadDim       int
 	Vocab         int
+	// LastRow: the graph returns logits for the last new row only (an optimized copy).
+	LastRow bool
 	// Static sizes (layout C); 0 for dynamic graphs.
 	SeqLen   int
 	MaxCache int

@@ -30,6 +30,7 @@ type Report struct {
 	Static        bool          `json:"static"`
 	ContextLength int           `json:"context_length"`
 	Quantization  []string      `json:"quantization"`
+	QuantName     string        `json:"quant_name,omitempty"`
 	NeedsQNN      bool          `json:"needs_qnn"`
 	Tokenizer     TokenizerInfo `json:"tokenizer"`
 	Variants      []string      `json:"variants,omitempty"`
@@ -139,6 +140,9 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 
 // addGraph folds one graph's facts into the report.
 func (r *Report) addGraph(f *Folder, role string, info *onnxproto.ModelInfo) {
+	if r.QuantName == "" {
+		r.QuantName = info.Quantization()
+	}
 	for _, op := range quantOps {
 		for key := range info.Ops {
 			if (key == op || strings.HasSuffix(key, ":"+op)) && !slices.Contains(r.Quantization, op) {

@@ -9,6 +9,7 @@ import (
 
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
+	"edgechat/internal/optimize"
 	"edgechat/models"
 )
 
@@ -33,7 +34,9 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	)
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
-		d, err = loadDynamic(f, o.EP, o.MaxContext)
+		g := *f // the optimized copy runs in the folder's place; f still names the user's file
+		g.Model = optimizedGraph(f.Model, o.GraphCache)
+		d, err = loadDynamic(&g, o.EP, o.MaxContext)
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
 			d, err = loadStatic(f, o.EP)
@@ -59,6 +62,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	if err != nil {
 		return nil, err
 	}
+	io.LastRow = info.Metadata[optimize.MetaLogitsRows] == "last"
 	if io.Vocab == 0 && f.Config != nil {
 		io.Vocab = f.Config.VocabSize
 	}

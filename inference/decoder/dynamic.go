@@ -105,7 +105,11 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 	}
 	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows) live off the
 	// heap for the length of the call; only the last row is kept.
-	buf := offheap.Alloc(min(len(ids), prefillChunk) * d.vocab * 4)
+	rows := min(len(ids), prefillChunk)
+	if d.io.LastRow {
+		rows = 1
+	}
+	buf := offheap.Alloc(rows * d.vocab * 4)
 	defer offheap.Free(buf)
 	logits := offheap.Floats(buf)
 	for start := 0; start < len(ids); start += prefillChunk {
@@ -113,8 +117,11 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 		if err := d.run.err(ctx, d.step(chunk, logits)); err != nil {
 			return nil, err
 		}
-		L := len(chunk)
-		copy(d.row, logits[(L-1)*d.vocab:L*d.vocab])
+		last := len(chunk) - 1
+		if d.io.LastRow {
+			last = 0
+		}
+		copy(d.row, logits[last*d.vocab:(last+1)*d.vocab])
 	}
 	return d.row, nil
 }
@@ -162,7 +169,11 @@ func (d *dynamicDecoder) step(ids []int, logits []float32) error {
 	if err := d.kv.tensors(d.kv.cur, past, d.inputs[k:]); err != nil {
 		return err
 	}
-	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(L), int64(d.vocab)), logits[:L*d.vocab]); err != nil {
+	rows := L
+	if d.io.LastRow {
+		rows = 1
+	}
+	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(rows), int64(d.vocab)), logits[:rows*d.vocab]); err != nil {
 		return err
 	}
 	if err := d.kv.tensors(1-d.kv.cur, past+L, d.outputs[1:]); err != nil {

@@ -3,10 +3,13 @@
 package routes
 
 import (
+	"path/filepath"
+
 	"edgechat/config"
 	"edgechat/inference"
 	"edgechat/inference/decoder"
 	"edgechat/inference/remote"
+	"edgechat/internal/paths"
 )
 
 // Local is a model to run on this PC.
@@ -32,6 +35,9 @@ type Spec struct {
 	// (it takes what the NPU declines), else only when no local model is configured.
 	Remote         *remote.Config
 	ForLongPrompts bool
+	// GraphCache is where optimized copies of dynamic graphs go ("" runs the files as
+	// published; see inference.LoadOptions).
+	GraphCache string
 }
 
 // Build orders the routes: NPU, then the remote server for long prompts, then the CPU; a
@@ -40,7 +46,7 @@ func Build(s Spec) inference.Config {
 	cfg := inference.Config{Open: decoder.Opener(s.ORTLibrary)}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
-			ModelFile: l.ModelFile, MaxContext: l.MaxContext,
+			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache,
 			EP: inference.EP{Name: l.EP, Options: l.EPOptions, Threads: l.Threads},
 		}}
 	}
@@ -70,7 +76,8 @@ func Build(s Spec) inference.Config {
 
 // FromSettings is the Spec of the window's settings.
 func FromSettings(s config.Settings) Spec {
-	spec := Spec{ORTLibrary: s.ORTLibrary, PrefillLimit: s.PrefillLimit, ForLongPrompts: s.Remote.UseForLongPrompts}
+	spec := Spec{ORTLibrary: s.ORTLibrary, PrefillLimit: s.PrefillLimit, ForLongPrompts: s.Remote.UseForLongPrompts,
+		GraphCache: filepath.Join(paths.CacheDir(), "graphs")}
 	local := func(r config.Route) *Local {
 		if r.Model == "" {
 			return nil

@@ -29,6 +29,15 @@ type ModelInfo struct {
 	Ops        map[string]int
 	EPContexts []EPContext
 	Metadata   map[string]string
+	// NBits counts com.microsoft MatMulNBits nodes by their quantization (nil when none).
+	NBits map[NBits]int
+}
+
+// NBits is how a MatMulNBits node quantizes its weight. AccuracyLevel 0 means the attribute is
+// absent (ONNX Runtime's float32 path); 4 asks for int8 compute.
+type NBits struct {
+	Bits, BlockSize, AccuracyLevel int64
+	ZeroPoints                     bool
 }
 
 // IO describes one graph input or output. ElemType is "float32", "float16", "int64", …, or ""
@@ -244,8 +253,15 @@ func (p *parser) initializer(m msg) error {
 func (p *parser) node(m msg) error {
 	var name, op, domain string
 	var ep EPContext
+	var nb NBits
+	inputs := 0
 	err := m.each(func(f field) (err error) {
 		switch f.num {
+		case nodeInput:
+			var in string
+			in, err = f.str()
+			nb.ZeroPoints = nb.ZeroPoints || inputs == 3 && in != "" // MatMulNBits' zero_points
+			inputs++
 		case nodeName:
 			name, err = f.str()
 		case nodeOpType:
@@ -254,7 +270,7 @@ func (p *parser) node(m msg) error {
 			domain, err = f.str()
 		case nodeAttr:
 			if err = wrongType(f, protowire.BytesType); err == nil {
-				err = epAttr(f.sub, &ep)
+				err = epAttr(f.sub, &ep, &nb)
 			}
 		}
 		return err
@@ -263,6 +279,12 @@ func (p *parser) node(m msg) error {
 		return err
 	}
 	p.mi.Ops[OpKey(domain, op)]++
+	if op == "MatMulNBits" {
+		if p.mi.NBits == nil {
+			p.mi.NBits = map[NBits]int{}
+		}
+		p.mi.NBits[nb]++
+	}
 	if op == "EPContext" {
 		ep.Node = name
 		if ep.EmbedMode == 0 {
@@ -273,9 +295,10 @@ func (p *parser) node(m msg) error {
 	return nil
 }
 
-// epAttr reads an attribute into ep if it is one of EPContext's; others are skipped. A long
-// string value (an embedded context binary) is measured, not read.
-func epAttr(m msg, ep *EPContext) error {
+// epAttr reads an attribute into ep if it is one of EPContext's, or into nb if it is one of
+// MatMulNBits'; others are skipped. A long string value (an embedded context binary) is
+// measured, not read.
+func epAttr(m msg, ep *EPContext, nb *NBits) error {
 	var name string
 	var i int64
 	var s field
@@ -311,6 +334,12 @@ func epAttr(m msg, ep *EPContext) error {
 		ep.EmbedMode = i
 	case "main_context":
 		ep.MainContext = i
+	case "bits":
+		nb.Bits = i
+	case "block_size":
+		nb.BlockSize = i
+	case "accuracy_level":
+		nb.AccuracyLevel = i
 	}
 	return err
 }

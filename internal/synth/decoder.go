@@ -79,10 +79,14 @@ func buildDecoder(o Options, w *weights, s decoderSpec) *onnxproto.Model {
 		x = g.add(x, g.mlp(h, p, o, lw))
 	}
 	x = g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
-	g.lmHead(x, embed, "input_ids", o)
+	g.lmHead(x, embed, w, "input_ids", o)
 	g.rename("logits")
 	in, out := s.io(o)
-	return g.model("main_graph", in, out, false)
+	m := g.model("main_graph", in, out, o.Quant == QuantQ4 || o.Quant == QuantQ4F16)
+	if o.Quant == QuantQ4F16 {
+		toFloat16(m)
+	}
+	return m
 }
 
 // rotaryTables computes cos and sin [B,1,S,hd] at position_ids, as Hugging Face's
@@ -139,7 +143,7 @@ func (g *graph) attention(x string, l int, lw layerWeights, o Options, s decoder
 	probs := g.op("Softmax", []string{scores}, onnxproto.IntAttr("axis", -1))
 	att := g.reshape(g.matmul(probs, values), 0, int64(o.Heads), -1, hd)
 	att = g.reshape(g.transpose(att, 0, 2, 1, 3), 0, 0, int64(o.Heads)*hd)
-	return g.matmul(att, g.weight(p+"o_proj.weight", lw.o, int64(o.Heads)*hd, int64(o.Hidden)))
+	return g.linear(att, p+"o_proj.weight", matrix{data: lw.o, k: o.Heads * o.HeadDim, n: o.Hidden}, o)
 }
 
 // cache joins the new rows x [B,nKV,S,hd] to the past and declares the present output. A

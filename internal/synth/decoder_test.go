@@ -20,7 +20,7 @@ type hfModel struct {
 func openHF(t testing.TB, o Options) *hfModel {
 	t.Helper()
 	in, out := hfSpec(o).io(o)
-	return &hfModel{o: o, s: openSession(t, filepath.Join(modelDir(t, o), "onnx", "model.onnx"), names(in), names(out))}
+	return &hfModel{o: o, s: openSession(t, filepath.Join(modelDir(t, o), "onnx", o.Quant.File()), names(in), names(out))}
 }
 
 func names(vs []onnxproto.ValueInfo) []string {

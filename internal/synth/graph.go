@@ -124,18 +124,18 @@ func (g *graph) rmsNorm(x, name string, w []float32, eps float64) string {
 
 // mlp is Qwen3's SwiGLU block: down(silu(gate(x)) · up(x)).
 func (g *graph) mlp(x, prefix string, o Options, lw layerWeights) string {
-	h, n := int64(o.Hidden), int64(o.Intermediate)
-	gate := g.matmul(x, g.weight(prefix+".mlp.gate_proj.weight", lw.gate, h, n))
-	up := g.matmul(x, g.weight(prefix+".mlp.up_proj.weight", lw.up, h, n))
+	h, n := o.Hidden, o.Intermediate
+	gate := g.linear(x, prefix+".mlp.gate_proj.weight", matrix{data: lw.gate, k: h, n: n}, o)
+	up := g.linear(x, prefix+".mlp.up_proj.weight", matrix{data: lw.up, k: h, n: n}, o)
 	silu := g.mul(gate, g.op("Sigmoid", []string{gate}))
-	return g.matmul(g.mul(silu, up), g.weight(prefix+".mlp.down_proj.weight", lw.down, n, h))
+	return g.linear(g.mul(silu, up), prefix+".mlp.down_proj.weight", matrix{data: lw.down, k: n, n: h}, o)
 }
 
 // heads projects x [B,S,H] to heads [B,S,n,hd] and applies the per-head RMSNorm (nil norm
 // skips it, as for values).
 func (g *graph) heads(x, name string, w []float32, n int, o Options, norm []float32, normName string) string {
 	hd := int64(o.HeadDim)
-	y := g.matmul(x, g.weight(name, w, int64(o.Hidden), int64(n)*hd))
+	y := g.linear(x, name, matrix{data: w, k: o.Hidden, n: n * o.HeadDim}, o)
 	y = g.reshape(y, 0, 0, int64(n), hd)
 	if norm != nil {
 		y = g.rmsNorm(y, normName, norm, o.RMSNormEps)
@@ -144,10 +144,20 @@ func (g *graph) heads(x, name string, w []float32, n int, o Options, norm []floa
 }
 
 // lmHead is the tied output projection: logits = h · embedᵀ for h [B,S,H], with the batch
-// and sequence dims of like [B,S,…] (Gemm with transB avoids storing a transposed copy).
-func (g *graph) lmHead(h, embed, like string, o Options) string {
+// and sequence dims of like [B,S,…] (Gemm with transB avoids storing a transposed copy). A
+// quantized model quantizes it like the other projections; the float32 twin of a q4 model
+// has its own dequantized head.
+func (g *graph) lmHead(h, embed string, w *weights, like string, o Options) string {
 	flat := g.reshape(h, -1, int64(o.Hidden))
-	logits := g.op("Gemm", []string{flat, embed}, onnxproto.IntAttr("transB", 1))
+	var logits string
+	switch {
+	case o.Quant != QuantNone:
+		logits = g.linear(flat, "lm_head", matrix{data: w.embed, k: o.Hidden, n: o.Vocab, nk: true}, o)
+	case w.head != nil:
+		logits = g.linear(flat, "lm_head.weight", matrix{data: w.head, k: o.Hidden, n: o.Vocab, nk: true}, o)
+	default:
+		logits = g.op("Gemm", []string{flat, embed}, onnxproto.IntAttr("transB", 1))
+	}
 	bs := g.op("Shape", []string{like}, onnxproto.IntAttr("start", 0), onnxproto.IntAttr("end", 2))
 	shape := g.op("Concat", []string{bs, g.i64s(int64(o.Vocab))}, onnxproto.IntAttr("axis", 0))
 	return g.op("Reshape", []string{logits, shape})

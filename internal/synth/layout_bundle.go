@@ -109,7 +109,7 @@ func buildEmbeddings(o Options, w *weights) *onnxproto.Model {
 func buildLMHead(o Options, w *weights) *onnxproto.Model {
 	g := newGraph()
 	embed := g.weight("lm_head.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
-	g.lmHead("output_hidden_states", embed, "output_hidden_states", o)
+	g.lmHead("output_hidden_states", embed, w, "output_hidden_states", o)
 	g.rename("logits")
 	return g.model("lm_head",
 		[]onnxproto.ValueInfo{{Name: "output_hidden_states", Type: onnxproto.Float, Dims: onnxproto.Dims(1, "sequence_length", o.Hidden)}},
@@ -135,24 +135,37 @@ func bundleIO(o Options, seq int) (in, out []onnxproto.ValueInfo) {
 }
 
 // buildGQADecoder builds the transformer layers and final norm for seq rows with
-// GroupQueryAttention. GQA applies rotary embedding itself, at positions seqlens_k+1-seq+i
-// (seqlens_k = past_seq_len = total length - 1), so Qwen3's per-head q/k RMSNorm, which comes
-// before rotary, is applied here before GQA.
+// GroupQueryAttention on the bundle's shared ContextLength-row buffer.
 func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
 	g := newGraph()
-	t := kvType(o)
 	st := o.pipeline()
 	seqlens := g.reshape(st.pastSeqLen, -1) // [1,1] → seqlens_k [batch]
-	cos, sin := rotaryCaches(o)
+	names := func(prefix string) func(int, string) string {
+		return func(l int, kind string) string { return fmt.Sprintf("%s_%ss_%d", prefix, kind, l) }
+	}
+	x := g.gqaLayers(o, w, "input_hidden_states", seqlens, st.totalSeqLen, o.ContextLength, names("past"), names("present"))
+	g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
+	g.rename("output_hidden_states")
+	in, out := bundleIO(o, seq)
+	return g.model(fmt.Sprintf("decoder_seq%d", seq), in, out, true)
+}
+
+// gqaLayers adds the transformer layers on hidden states x with GroupQueryAttention. GQA
+// applies rotary embedding itself, at positions seqlens_k+1-seq+i, from caches of rows
+// positions, so Qwen3's per-head q/k RMSNorm, which comes before rotary, is applied before
+// GQA. past and present name layer l's cache tensors of kind "key" or "value".
+func (g *graph) gqaLayers(o Options, w *weights, x, seqlens, total string, rows int, past, present func(l int, kind string) string) string {
+	t := kvType(o)
+	cos, sin := rotaryCaches(o, rows)
 	cosName, sinName := "cos_cache", "sin_cache"
 	for _, c := range []struct {
 		name string
 		v    []float32
 	}{{cosName, cos}, {sinName, sin}} {
 		if t == onnxproto.Float16 {
-			g.inits = append(g.inits, onnxproto.Float16Tensor(c.name, []int64{int64(o.ContextLength), int64(o.HeadDim / 2)}, c.v))
+			g.inits = append(g.inits, onnxproto.Float16Tensor(c.name, []int64{int64(rows), int64(o.HeadDim / 2)}, c.v))
 		} else {
-			g.weight(c.name, c.v, int64(o.ContextLength), int64(o.HeadDim/2))
+			g.weight(c.name, c.v, int64(rows), int64(o.HeadDim/2))
 		}
 	}
 	toT := func(x string) string {
@@ -161,7 +174,6 @@ func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
 		}
 		return x
 	}
-	x := "input_hidden_states"
 	hd := int64(o.HeadDim)
 	for l, lw := range w.layers {
 		p := fmt.Sprintf("model.layers.%d", l)
@@ -169,10 +181,10 @@ func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
 		h := g.rmsNorm(x, p+".input_layernorm.weight", lw.inNorm, o.RMSNormEps)
 		q := g.reshape(g.heads(h, a+"q_proj.weight", lw.q, o.Heads, o, lw.qNorm, a+"q_norm.weight"), 0, 0, int64(o.Heads)*hd)
 		k := g.reshape(g.heads(h, a+"k_proj.weight", lw.k, o.KVHeads, o, lw.kNorm, a+"k_norm.weight"), 0, 0, int64(o.KVHeads)*hd)
-		v := g.matmul(h, g.weight(a+"v_proj.weight", lw.v, int64(o.Hidden), int64(o.KVHeads)*hd))
+		v := g.linear(h, a+"v_proj.weight", matrix{data: lw.v, k: o.Hidden, n: o.KVHeads * o.HeadDim}, o)
 		outs := g.msOp("GroupQueryAttention",
-			[]string{toT(q), toT(k), toT(v), fmt.Sprintf("past_keys_%d", l), fmt.Sprintf("past_values_%d", l), seqlens, st.totalSeqLen, cosName, sinName},
-			[]string{"", fmt.Sprintf("present_keys_%d", l), fmt.Sprintf("present_values_%d", l)},
+			[]string{toT(q), toT(k), toT(v), past(l, "key"), past(l, "value"), seqlens, total, cosName, sinName},
+			[]string{"", present(l, "key"), present(l, "value")},
 			onnxproto.IntAttr("num_heads", int64(o.Heads)), onnxproto.IntAttr("kv_num_heads", int64(o.KVHeads)),
 			onnxproto.FloatAttr("scale", float32(1/math.Sqrt(float64(hd)))), onnxproto.IntAttr("do_rotary", 1),
 			onnxproto.IntAttr("rotary_interleaved", 0), onnxproto.IntAttr("local_window_size", -1),
@@ -181,21 +193,18 @@ func buildGQADecoder(o Options, w *weights, seq int) *onnxproto.Model {
 		if t == onnxproto.Float16 {
 			att = g.cast(att, onnxproto.Float)
 		}
-		x = g.add(x, g.matmul(att, g.weight(a+"o_proj.weight", lw.o, int64(o.Heads)*hd, int64(o.Hidden))))
+		x = g.add(x, g.linear(att, a+"o_proj.weight", matrix{data: lw.o, k: o.Heads * o.HeadDim, n: o.Hidden}, o))
 		h = g.rmsNorm(x, p+".post_attention_layernorm.weight", lw.postNorm, o.RMSNormEps)
 		x = g.add(x, g.mlp(h, p, o, lw))
 	}
-	g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
-	g.rename("output_hidden_states")
-	in, out := bundleIO(o, seq)
-	return g.model(fmt.Sprintf("decoder_seq%d", seq), in, out, true)
+	return x
 }
 
-// rotaryCaches are GQA's cos and sin caches [ContextLength, head_dim/2]: cos(p·inv_freq[i]),
-// with the angle computed in float32 as the dynamic graph does.
-func rotaryCaches(o Options) (cos, sin []float32) {
+// rotaryCaches are GQA's cos and sin caches [rows, head_dim/2]: cos(p·inv_freq[i]), with the
+// angle computed in float32 as the dynamic graph does.
+func rotaryCaches(o Options, rows int) (cos, sin []float32) {
 	inv := invFreq(o)
-	for p := range o.ContextLength {
+	for p := range rows {
 		for _, f := range inv {
 			angle := float64(float32(p) * f)
 			cos, sin = append(cos, float32(math.Cos(angle))), append(sin, float32(math.Sin(angle)))

@@ -90,6 +90,15 @@ func genaiConfig(o Options) genaiJSON {
 	}
 }
 
+// genaiInt4Config is genaiConfig for the int4 GroupQueryAttention build: no position_ids
+// (rotary is inside GQA) and past and present sharing one buffer.
+func genaiInt4Config(o Options) genaiJSON {
+	cfg := genaiConfig(o)
+	delete(cfg.Model.Decoder.Inputs, "position_ids")
+	cfg.Search.PastPresentShareBuffer = true
+	return cfg
+}
+
 func searchDefaults(maxLength int, share bool) genaiSearch {
 	return genaiSearch{
 		DoSample: true, EarlyStopping: true, LengthPenalty: 1, MaxLength: maxLength, NumBeams: 1,

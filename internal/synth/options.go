@@ -57,6 +57,13 @@ type Options struct {
 	// file beside the graph, as the full-size exports must (their weights pass protobuf's 2 GB
 	// limit); ONNX Runtime then maps them from the file instead of copying them to the heap.
 	ExternalData bool
+	// Quant quantizes the linear layers as a published file does (QuantNone: float32).
+	Quant Quant
+	// ZeroPoints gives q4 and q4f16 weights a zero point per block (asymmetric quantization).
+	ZeroPoints bool
+	// Q4Twin makes a float32 model whose weights are the values the 4-bit ones of the q4 model
+	// (same seed and ZeroPoints) stand for, with an untied, dequantized LM head.
+	Q4Twin bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
 }
@@ -118,6 +125,7 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("context-length (%d) must exceed the prefill window (%d)", o.ContextLength, o.PrefillLen))
 		}
 	}
+	errs = append(errs, o.validateQuant()...)
 	return errors.Join(errs...)
 }
 

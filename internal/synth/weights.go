@@ -10,6 +10,7 @@ type weights struct {
 	embed  []float32 // [vocab, hidden], also the tied lm_head
 	layers []layerWeights
 	norm   []float32
+	head   []float32 // [vocab, hidden] when the LM head is not the embedding (a dequantized twin)
 }
 
 type layerWeights struct {

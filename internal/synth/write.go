@@ -36,13 +36,20 @@ func Write(dir string, o Options) error {
 		return err
 	}
 	w := newWeights(o)
+	if o.Q4Twin {
+		w.dequantize(o)
+	}
 	var err error
 	switch o.Layout {
 	case LayoutHF:
-		err = writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildDecoder(o, w, hfSpec(o)), o)
+		err = writeModel(filepath.Join(dir, "onnx", o.Quant.File()), buildDecoder(o, w, hfSpec(o)), o)
 	case LayoutGenAI:
-		if err = writeModel(filepath.Join(dir, "model.onnx"), buildDecoder(o, w, hfSpec(o)), o); err == nil {
-			err = writeJSON(filepath.Join(dir, "genai_config.json"), genaiConfig(o))
+		m, cfg := buildDecoder(o, w, hfSpec(o)), genaiConfig(o)
+		if o.Quant == QuantGenAIInt4 {
+			m, cfg = buildGenAIInt4(o, w), genaiInt4Config(o)
+		}
+		if err = writeModel(filepath.Join(dir, "model.onnx"), m, o); err == nil {
+			err = writeJSON(filepath.Join(dir, "genai_config.json"), cfg)
 		}
 	case LayoutStatic:
 		err = writeStatic(dir, o, w)

@@ -6,6 +6,8 @@
 //	go run ./tools/mkmodel --out /tmp/m --layout genai|bundle  # layouts B and D
 //	go run ./tools/mkmodel --out /tmp/m --layout foundry       # layout D as Foundry Local ships it
 //	go run ./tools/mkmodel --out /tmp/m --static --max-cache 256 --prefill-len 64  # layout C
+//	go run ./tools/mkmodel --out /tmp/m --quant q4|q4f16|int8|genai-int4 [--zero-points]
+//	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
 package main
 
 import (
@@ -38,14 +40,27 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := synth.Write(dir, opt); err != nil {
 		return err
 	}
+	if ggufPath != "" {
+		if err := synth.WriteGGUF(ggufPath, opt); err != nil {
+			return fmt.Errorf("GGUF twin: %w", err)
+		}
+		fmt.Fprintf(stdout, "wrote its Q4_0 GGUF twin (bit-identical 4-bit weights) to %s\n", ggufPath)
+	}
 	kv := "fp32"
 	if opt.KVFloat16 {
 		kv = "fp16"
 	}
-	fmt.Fprintf(stdout, "wrote %s model (%d layers, hidden %d, vocab %d, %s KV cache, seed %d) to %s in %s\n",
-		opt.Layout, opt.Layers, opt.Hidden, opt.Vocab, kv, opt.Seed, dir, time.Since(start).Round(time.Millisecond))
+	q := "float32"
+	if opt.Quant != synth.QuantNone {
+		q = string(opt.Quant)
+	}
+	fmt.Fprintf(stdout, "wrote %s model (%d layers, hidden %d, vocab %d, %s weights, %s KV cache, seed %d) to %s in %s\n",
+		opt.Layout, opt.Layers, opt.Hidden, opt.Vocab, q, kv, opt.Seed, dir, time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// ggufPath is --gguf: where to write the model's Q4_0 GGUF twin ("" for none).
+var ggufPath string
 
 // presets name the shapes --preset accepts.
 var presets = map[string]func() synth.Options{
@@ -65,6 +80,9 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
 	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")
+	quant := fs.String("quant", "", "quantize as published: q4 (onnx/model_q4.onnx), q4f16, int8 (model_quantized.onnx) or genai-int4 (layout genai, GroupQueryAttention, accuracy_level 4)")
+	fs.StringVar(&ggufPath, "gguf", "", "also write the Q4_0 GGUF twin for llama.cpp to this file (--quant q4 or genai-int4, no zero points)")
+	zero := fs.Bool("zero-points", false, "q4 and q4f16: asymmetric blocks with zero points")
 	tok := fs.String("tokenizer", paths.TokenizerDir("qwen3"), "folder with Qwen3's tokenizer.json and tokenizer_config.json (empty: copy none)")
 	var o synth.Options // receives the int flags; only those given override the preset
 	for _, f := range intFlags {
@@ -97,12 +115,18 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	})
 	res.Seed = *seed
 	res.Layout = synth.Layout(*layout)
+	res.Quant, res.ZeroPoints = synth.Quant(*quant), *zero
+	layoutSet := false
+	fs.Visit(func(fl *flag.Flag) { layoutSet = layoutSet || fl.Name == "layout" })
+	if res.Quant == synth.QuantGenAIInt4 && !layoutSet {
+		res.Layout = synth.LayoutGenAI
+	}
 	if *static {
 		res.Layout = synth.LayoutStatic
 	}
 	switch *kv {
 	case "":
-		res.KVFloat16 = res.Layout == synth.LayoutBundle || res.Layout == synth.LayoutFoundry
+		res.KVFloat16 = res.Layout == synth.LayoutBundle || res.Layout == synth.LayoutFoundry || res.Quant == synth.QuantQ4F16
 	case "fp32":
 	case "fp16":
 		res.KVFloat16 = true

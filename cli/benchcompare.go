@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"edgechat/internal/ortloop"
+	"edgechat/internal/paths"
+)
+
+// peerResult is one engine's best figures over the rounds of `bench --compare`.
+type peerResult struct {
+	Engine     string  `json:"engine"`
+	File       string  `json:"file,omitempty"`
+	TTFTMillis float64 `json:"ttft_ms,omitempty"`
+	DecodeTPS  float64 `json:"decode_tokens_per_s,omitempty"`
+	Missing    string  `json:"missing,omitempty"` // why the peer did not run
+}
+
+func (p *peerResult) keepBest(ttft, tps float64) {
+	if p.TTFTMillis == 0 || ttft < p.TTFTMillis {
+		p.TTFTMillis = ttft
+	}
+	p.DecodeTPS = max(p.DecodeTPS, tps)
+}
+
+// compareOptions say how `bench --compare` runs.
+type compareOptions struct {
+	bench  BenchOptions
+	gguf   string // the llama.cpp twin; "" looks for a .gguf beside the model
+	rounds int
+}
+
+// comparePeers runs EdgeChat, a bare ONNX Runtime loop on the same graph file, and llama.cpp
+// on the model's GGUF twin, in turn for each round on the same prompt ids, and keeps each
+// engine's best first-token time and decode speed (the machine is shared: the best of a few
+// interleaved rounds is the figure least moved by the others' load).
+func comparePeers(ctx context.Context, path string, first *BenchResult, o compareOptions) ([]peerResult, error) {
+	edge := peerResult{Engine: "EdgeChat", File: first.ModelFile}
+	edge.keepBest(first.TTFTMillis, first.DecodeTPS)
+	bare := peerResult{Engine: "bare ONNX Runtime loop", File: first.ModelFile}
+	llama := peerResult{Engine: "llama.cpp", File: o.gguf}
+	script := filepath.Join(paths.CacheDir(), "llama", "bench.mjs")
+	if llama.File == "" {
+		found, _ := filepath.Glob(filepath.Join(first.Model, "*.gguf"))
+		if len(found) > 0 {
+			llama.File = found[0]
+		}
+	}
+	switch _, err := os.Stat(script); {
+	case llama.File == "":
+		llama.Missing = "no GGUF twin: give --gguf FILE (tools/mkmodel --gguf writes one)"
+	case err != nil:
+		llama.Missing = "not installed: run tools/llamapeer/install.sh"
+	}
+	for round := range o.rounds {
+		if round > 0 {
+			r, err := Bench(ctx, path, o.bench)
+			if err != nil {
+				return nil, err
+			}
+			edge.keepBest(r.TTFTMillis, r.DecodeTPS)
+		}
+		if err := runBare(&bare, first, o.bench); err != nil {
+			return nil, fmt.Errorf("bare ONNX Runtime loop: %w", err)
+		}
+		if llama.Missing == "" {
+			if err := runLlama(ctx, &llama, script, first, o.bench); err != nil {
+				return nil, fmt.Errorf("llama.cpp: %w", err)
+			}
+		}
+	}
+	return []peerResult{edge, bare, llama}, nil
+}
+
+func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
+	// Each engine reads its weights from a warm page cache, whatever ran before it.
+	if err := ortloop.Warm(first.ModelFile); err != nil {
+		return err
+	}
+	l, err := ortloop.Open(first.ModelFile, ortloop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	r, err := l.Greedy(first.PromptIDs, o.DecodeTokens)
+	if err != nil {
+		return err
+	}
+	p.keepBest(float64(r.TTFT.Microseconds())/1000, r.DecodeTPS)
+	return nil
+}
+
+func runLlama(ctx context.Context, p *peerResult, script string, first *BenchResult, o BenchOptions) error {
+	ids := make([]string, len(first.PromptIDs))
+	for i, id := range first.PromptIDs {
+		ids[i] = strconv.Itoa(id)
+	}
+	cmd := exec.CommandContext(ctx, "node", script, "--model", p.File, "--prompt-ids", strings.Join(ids, ","),
+		"--tokens", strconv.Itoa(o.DecodeTokens), "--threads", strconv.Itoa(first.Threads), "--repeat", "1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var r struct {
+		Engine    string  `json:"engine"`
+		TTFT      float64 `json:"ttft_ms"`
+		DecodeTPS float64 `json:"decode_tokens_per_s"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		return fmt.Errorf("read its result %q: %w", out, err)
+	}
+	if r.Engine != "" {
+		p.Engine = r.Engine
+	}
+	p.keepBest(r.TTFT, r.DecodeTPS)
+	return nil
+}
+
+// printCompare prints the engines side by side, with each one's ratio to EdgeChat.
+func printCompare(out io.Writer, peers []peerResult, r *BenchResult, rounds int) error {
+	if len(peers) == 0 || peers[0].DecodeTPS == 0 {
+		return errors.New("no EdgeChat figures to compare")
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "\nSide by side\t%d prompt tokens, %d greedy tokens, %d threads, best of %d rounds\n", len(r.PromptIDs), r.DecodeTokens, r.Threads, rounds)
+	fmt.Fprintf(w, "Engine\tFirst token\tDecode\tEdgeChat's decode ÷ its\tEdgeChat's first token ÷ its\tFile\n")
+	base := peers[0]
+	for _, p := range peers {
+		if p.Missing != "" {
+			fmt.Fprintf(w, "%s\t—\t—\t\t\t%s\n", p.Engine, p.Missing)
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%.0f ms\t%.1f tokens/s\t%.2f×\t%.2f×\t%s\n", p.Engine, p.TTFTMillis, p.DecodeTPS,
+			base.DecodeTPS/p.DecodeTPS, base.TTFTMillis/p.TTFTMillis, filepath.Base(p.File))
+	}
+	return w.Flush()
+}

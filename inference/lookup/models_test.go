@@ -1,0 +1,99 @@
+package lookup_test
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"edgechat/inference/lookup"
+	"edgechat/inference/ortenv"
+	"edgechat/internal/optimize"
+	"edgechat/internal/ortloop"
+	"edgechat/internal/synth"
+	"edgechat/internal/testenv"
+)
+
+func openLoop(t *testing.T, path string) *ortloop.Loop {
+	t.Helper()
+	if _, err := ortenv.Init(testenv.ORTLibrary(t)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ortloop.Open(path, ortloop.Options{Threads: 1, MaxTokens: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// storiesReference is stories260K's prompt and greedy continuation (its README).
+var storiesReference = []int{1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338, 401, 396, 267, 337, 410, 408, 419,
+	292, 411, 322, 265, 282, 295, 433, 426, 385, 328, 432, 358, 394, 261, 370, 432, 352, 266, 268, 388, 426}
+
+// sameReplies decodes each prompt plainly and with lookup on two sessions of the same graph
+// and requires the same tokens; it returns the decoder runs each needed.
+func sameReplies(t *testing.T, plain, fast *ortloop.Loop, prompts [][]int, n int) (plainRuns, lookupRuns int) {
+	t.Helper()
+	for _, p := range prompts {
+		a, err := lookup.Greedy(plain, p, n, func(id int) bool { return id == 2 }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := lookup.Greedy(fast, p, n, func(id int) bool { return id == 2 }, lookup.New(lookup.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Tokens, b.Tokens) {
+			t.Fatalf("prompt %v:\nplain  %v\nlookup %v", p, a.Tokens, b.Tokens)
+		}
+		plainRuns, lookupRuns = plainRuns+a.Forwards, lookupRuns+b.Forwards
+		plain.Truncate(0)
+		fast.Truncate(0)
+	}
+	return plainRuns, lookupRuns
+}
+
+// TestStoriesSameAsPlain runs the real stories260K model (float32): 24 prompts taken from its
+// reference story, 120 greedy tokens each, identical with and without lookup. Its greedy
+// stories repeat phrases, so lookup must also save decoder runs.
+func TestStoriesSameAsPlain(t *testing.T) {
+	path := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
+	plain, fast := openLoop(t, path), openLoop(t, path)
+	var prompts [][]int
+	for i := range 24 {
+		end := 2 + i*len(storiesReference)/24
+		prompts = append(prompts, append([]int{1}, storiesReference[max(1, end-8):end]...))
+	}
+	p, l := sameReplies(t, plain, fast, prompts, 120)
+	t.Logf("decoder runs after the prompt: %d plain, %d with lookup (%.2f× fewer)", p, l, float64(p)/float64(l))
+	if l >= p {
+		t.Errorf("lookup saved no runs on stories: %d vs %d", l, p)
+	}
+}
+
+// TestSyntheticSameAsPlain runs a random-weight Qwen3 decoder, as published and through the
+// optimized copy whose LM head returns only the logits_to_keep rows verification needs.
+func TestSyntheticSameAsPlain(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.Write(dir, synth.Tiny()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "onnx", "model.onnx")
+	keep, _, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var prompts [][]int
+	for range 12 {
+		p := make([]int, 4+r.IntN(20))
+		for i := range p {
+			p[i] = r.IntN(151936)
+		}
+		prompts = append(prompts, append(p, p[:len(p)/2]...)) // some repetition to draft from
+	}
+	for _, g := range []string{path, keep} {
+		sameReplies(t, openLoop(t, path), openLoop(t, g), prompts, 40)
+	}
+}

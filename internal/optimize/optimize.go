@@ -1,0 +1,249 @@
+// Package optimize writes faster copies of decoder graphs, never touching the user's files:
+// MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
+// unset, and an LM head that computes logits only for the rows a decoder uses.
+package optimize
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
+)
+
+// Options choose the rewrites.
+type Options struct {
+	// AccuracyLevel, when > 0, is set on every MatMulNBits node whose level is lower or unset,
+	// except nodes with zero points: ONNX Runtime's AVX2 one-row int8 kernel mishandles
+	// asymmetric 4-bit weights (issue #29853), so one-row decoding and k-row verification
+	// could disagree there.
+	AccuracyLevel int64
+	// LastRows computes the LM head for the last row only (or the last logits_to_keep rows
+	// with KeepInput): prefill logits become [batch, rows, vocab] instead of one row per token.
+	LastRows bool
+	// KeepInput adds an int64 input logits_to_keep of shape [1]: how many of the last rows get
+	// logits (1 in plain decoding, k+1 when verifying k drafted tokens).
+	KeepInput bool
+}
+
+// Metadata keys the rewritten model carries.
+const (
+	// MetaLogitsRows is "last" (one row) or KeepInputName (as many as that input says).
+	MetaLogitsRows = "edgechat.logits_rows"
+	// MetaAccuracyLevel is the accuracy level set on MatMulNBits nodes.
+	MetaAccuracyLevel = "edgechat.matmulnbits_accuracy_level"
+	// KeepInputName is the input KeepInput adds.
+	KeepInputName = "logits_to_keep"
+)
+
+// Report says what a rewrite changed.
+type Report struct {
+	AccuracyLevelSet int    // MatMulNBits nodes whose level was raised
+	ZeroPointsKept   int    // MatMulNBits nodes with zero points, left at their level
+	LMHead           string // the node now fed the last rows only ("" when LastRows is off)
+}
+
+// Rewrite returns the model src with o's rewrites applied.
+func Rewrite(src []byte, o Options) ([]byte, Report, error) {
+	var rep Report
+	info, err := onnxproto.Parse(bytes.NewReader(src), int64(len(src)))
+	if err != nil {
+		return nil, rep, err
+	}
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, rep, errf("read model: %v", err)
+	}
+	var out []byte
+	for _, f := range mfs {
+		if f.num != modelGraph || f.typ != protowire.BytesType {
+			out = append(out, f.raw...)
+			continue
+		}
+		g, err := rewriteGraph(f.val, info, o, &rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		out = appendBytes(out, modelGraph, g)
+	}
+	if o.AccuracyLevel > 0 {
+		out = append(out, metadataEntry(MetaAccuracyLevel, strconv.FormatInt(o.AccuracyLevel, 10))...)
+	}
+	if o.LastRows {
+		v := "last"
+		if o.KeepInput {
+			v = KeepInputName
+		}
+		out = append(out, metadataEntry(MetaLogitsRows, v)...)
+	}
+	return out, rep, nil
+}
+
+func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) ([]byte, error) {
+	gfs, err := fields(b)
+	if err != nil {
+		return nil, errf("read graph: %v", err)
+	}
+	var nodes []node
+	for _, f := range gfs {
+		if f.num == graphNode && f.typ == protowire.BytesType {
+			n, err := parseNode(f.val)
+			if err != nil {
+				return nil, errf("read node: %v", err)
+			}
+			nodes = append(nodes, n)
+		}
+	}
+	if o.AccuracyLevel > 0 {
+		for i, n := range nodes {
+			if n.op != "MatMulNBits" {
+				continue
+			}
+			if len(n.inputs) > 3 && n.inputs[3] != "" {
+				rep.ZeroPointsKept++
+				continue
+			}
+			lvl, ok, err := intAttr(n.raw, "accuracy_level")
+			if err != nil {
+				return nil, err
+			}
+			if ok && lvl >= o.AccuracyLevel {
+				continue
+			}
+			if nodes[i].raw, err = withIntAttr(n.raw, "accuracy_level", o.AccuracyLevel); err != nil {
+				return nil, err
+			}
+			rep.AccuracyLevelSet++
+		}
+	}
+	var inits, inputs [][]byte
+	if o.LastRows {
+		if nodes, inits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
+			return nil, err
+		}
+	}
+	var out []byte
+	wroteNodes := false
+	for _, f := range gfs {
+		if f.num != graphNode {
+			out = append(out, f.raw...)
+			continue
+		}
+		if !wroteNodes {
+			for _, n := range nodes {
+				out = appendBytes(out, graphNode, n.raw)
+			}
+			wroteNodes = true
+		}
+	}
+	for _, t := range inits {
+		out = appendBytes(out, graphInitializer, t)
+	}
+	for _, in := range inputs {
+		out = appendBytes(out, graphInput, in)
+	}
+	return out, nil
+}
+
+// pruneHead finds the LM head (the MatMul, MatMulNBits or Gemm that the logits output comes
+// from through Reshape, Cast or Identity nodes), feeds it only the last rows of its input
+// (Slice on axis -2, which is the sequence for [batch, seq, hidden] and the rows of a
+// flattened [batch·seq, hidden], batch 1), and makes the Reshapes after it produce
+// [1, rows, vocab].
+func pruneHead(nodes []node, info *onnxproto.ModelInfo, o Options, rep *Report) ([]node, [][]byte, [][]byte, error) {
+	logits, ok := info.Output("logits")
+	if !ok || len(logits.Dims) == 0 || logits.Dims[len(logits.Dims)-1].Value <= 0 {
+		return nil, nil, nil, errf("the graph has no logits output with a fixed vocabulary")
+	}
+	vocab := logits.Dims[len(logits.Dims)-1].Value
+	producer := map[string]int{}
+	for i, n := range nodes {
+		for _, out := range n.outputs {
+			producer[out] = i
+		}
+	}
+	var reshapes []int
+	head := -1
+	for cur := "logits"; head < 0; {
+		i, ok := producer[cur]
+		if !ok {
+			return nil, nil, nil, errf("no node computes %s", cur)
+		}
+		switch nodes[i].op {
+		case "Reshape":
+			reshapes = append(reshapes, i)
+		case "Cast", "Identity":
+		case "MatMul", "MatMulNBits", "Gemm":
+			head = i
+			continue
+		default:
+			return nil, nil, nil, errf("logits come from a %s node, not an LM head this rewrite knows", nodes[i].op)
+		}
+		cur = nodes[i].inputs[0]
+	}
+	const p = "edgechat_last_rows"
+	inits := [][]byte{int64Initializer(p+"/ends", math.MaxInt64), int64Initializer(p+"/axes", -2), int64Initializer(p+"/shape", 1, -1, vocab)}
+	var added []node
+	var inputs [][]byte
+	starts := p + "/starts"
+	if o.KeepInput {
+		added = append(added, node{raw: encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})})
+		inputs = append(inputs, keepInputInfo())
+	} else {
+		inits = append(inits, int64Initializer(starts, -1))
+	}
+	h := nodes[head]
+	added = append(added, node{raw: encodeNode(p+"/slice", "Slice", []string{h.inputs[0], starts, p + "/ends", p + "/axes"}, []string{p + "/rows"})})
+	raw, err := withInput(h.raw, 0, p+"/rows")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nodes[head].raw = raw
+	for _, i := range reshapes {
+		if nodes[i].raw, err = withInput(nodes[i].raw, 1, p+"/shape"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	rep.LMHead = h.name
+	return slices.Insert(nodes, head, added...), inits, inputs, nil
+}
+
+// withInput returns node bytes whose input idx is name.
+func withInput(raw []byte, idx int, name string) ([]byte, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	k := 0
+	for _, f := range fs {
+		if f.num == nodeInput {
+			if k == idx {
+				out = appendBytes(out, nodeInput, []byte(name))
+				k++
+				continue
+			}
+			k++
+		}
+		out = append(out, f.raw...)
+	}
+	if k <= idx {
+		return nil, errf("node has no input %d", idx)
+	}
+	return out, nil
+}
+
+// keepInputInfo declares logits_to_keep: int64 [1].
+func keepInputInfo() []byte {
+	var dim, shape, tt, typ, vi []byte
+	dim = appendVarint(dim, 1, 1)
+	shape = appendBytes(shape, 1, dim)
+	tt = appendVarint(tt, 1, int64Type)
+	tt = appendBytes(tt, 2, shape)
+	typ = appendBytes(typ, 1, tt)
+	vi = appendBytes(vi, valueName, []byte(KeepInputName))
+	return appendBytes(vi, 2, typ)
+}

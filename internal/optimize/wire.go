@@ -1,0 +1,229 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// ONNX field numbers (onnx.proto) this package reads or writes.
+const (
+	modelGraph    = 7
+	modelMetadata = 14
+
+	graphNode        = 1
+	graphInitializer = 5
+	graphInput       = 11
+	graphOutput      = 12
+
+	nodeInput  = 1
+	nodeOutput = 2
+	nodeName   = 3
+	nodeOpType = 4
+	nodeAttr   = 5
+	nodeDomain = 7
+
+	attrName = 1
+	attrI    = 3
+	attrType = 20
+	attrInt  = 2
+
+	tensorDims     = 1
+	tensorDataType = 2
+	tensorName     = 8
+	tensorRaw      = 9
+	int64Type      = 7
+
+	valueName = 1
+)
+
+// field is one protobuf field: its whole encoding, and the payload of a length-delimited one.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	raw []byte
+	val []byte
+	v   uint64
+}
+
+// fields splits a message into its fields.
+func fields(b []byte) ([]field, error) {
+	var out []field
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		f := field{num: num, typ: typ, raw: b[:n+m]}
+		switch typ {
+		case protowire.BytesType:
+			f.val, _ = protowire.ConsumeBytes(b[n:])
+		case protowire.VarintType:
+			f.v, _ = protowire.ConsumeVarint(b[n:])
+		}
+		out = append(out, f)
+		b = b[n+m:]
+	}
+	return out, nil
+}
+
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+// node is the part of a NodeProto the rewrites look at; raw is the whole message.
+type node struct {
+	name, op, domain string
+	inputs, outputs  []string
+	raw              []byte
+}
+
+func parseNode(b []byte) (node, error) {
+	n := node{raw: b}
+	fs, err := fields(b)
+	if err != nil {
+		return n, err
+	}
+	for _, f := range fs {
+		if f.typ != protowire.BytesType {
+			continue
+		}
+		switch f.num {
+		case nodeInput:
+			n.inputs = append(n.inputs, string(f.val))
+		case nodeOutput:
+			n.outputs = append(n.outputs, string(f.val))
+		case nodeName:
+			n.name = string(f.val)
+		case nodeOpType:
+			n.op = string(f.val)
+		case nodeDomain:
+			n.domain = string(f.val)
+		}
+	}
+	return n, nil
+}
+
+// encodeNode writes a node with the given inputs and outputs and no attributes.
+func encodeNode(name, op string, in, out []string) []byte {
+	var b []byte
+	for _, s := range in {
+		b = appendBytes(b, nodeInput, []byte(s))
+	}
+	for _, s := range out {
+		b = appendBytes(b, nodeOutput, []byte(s))
+	}
+	b = appendBytes(b, nodeName, []byte(name))
+	return appendBytes(b, nodeOpType, []byte(op))
+}
+
+// withIntAttr returns node bytes with attribute name set to v (replacing any old value).
+func withIntAttr(raw []byte, name string, v int64) ([]byte, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, f := range fs {
+		if f.num == nodeAttr && f.typ == protowire.BytesType {
+			afs, err := fields(f.val)
+			if err != nil {
+				return nil, err
+			}
+			if len(afs) > 0 && attrNameOf(afs) == name {
+				continue
+			}
+		}
+		out = append(out, f.raw...)
+	}
+	var a []byte
+	a = appendBytes(a, attrName, []byte(name))
+	a = appendVarint(a, attrI, uint64(v))
+	a = appendVarint(a, attrType, attrInt)
+	return appendBytes(out, nodeAttr, a), nil
+}
+
+func attrNameOf(afs []field) string {
+	for _, f := range afs {
+		if f.num == attrName && f.typ == protowire.BytesType {
+			return string(f.val)
+		}
+	}
+	return ""
+}
+
+// intAttr reads an int attribute of a node; ok is false when it is absent.
+func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, f := range fs {
+		if f.num != nodeAttr || f.typ != protowire.BytesType {
+			continue
+		}
+		afs, err := fields(f.val)
+		if err != nil {
+			return 0, false, err
+		}
+		if attrNameOf(afs) != name {
+			continue
+		}
+		for _, a := range afs {
+			if a.num == attrI && a.typ == protowire.VarintType {
+				return int64(a.v), true, nil
+			}
+		}
+		return 0, true, nil
+	}
+	return 0, false, nil
+}
+
+// int64Initializer encodes a 1-D int64 TensorProto.
+func int64Initializer(name string, v ...int64) []byte {
+	var b []byte
+	b = appendVarint(b, tensorDims, uint64(len(v)))
+	b = appendVarint(b, tensorDataType, int64Type)
+	b = appendBytes(b, tensorName, []byte(name))
+	raw := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		u := uint64(x)
+		raw = append(raw, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
+	}
+	return appendBytes(b, tensorRaw, raw)
+}
+
+// valueInfoName reads a ValueInfoProto's name.
+func valueInfoName(b []byte) (string, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range fs {
+		if f.num == valueName && f.typ == protowire.BytesType {
+			return string(f.val), nil
+		}
+	}
+	return "", errors.New("value info without a name")
+}
+
+// metadataEntry encodes a model metadata_props entry.
+func metadataEntry(k, v string) []byte {
+	var e []byte
+	e = appendBytes(e, 1, []byte(k))
+	e = appendBytes(e, 2, []byte(v))
+	return appendBytes(nil, modelMetadata, e)
+}
+
+func errf(format string, a ...any) error { return fmt.Errorf("optimize: "+format, a...) }
