@@ -3,6 +3,7 @@ package main
 import (
 	"edgechat/inference/ortenv"
 	"edgechat/inference/routes"
+	"edgechat/ui"
 )
 
 // runtimeTester is the settings pane's tester, which also lists the ONNX Runtime builds for
@@ -10,8 +11,12 @@ import (
 type runtimeTester struct{ routes.Tester }
 
 // FindRuntimes finds the builds and asks each what it offers (Settings shows them).
-func (runtimeTester) FindRuntimes() []ortenv.Candidate {
+func (runtimeTester) FindRuntimes() []ui.Runtime {
 	found := ortenv.Discover(ortenv.DiscoverOptions{})
 	ortenv.Probe(found)
-	return found
+	out := make([]ui.Runtime, len(found))
+	for i, c := range found {
+		out[i] = ui.Runtime{Path: c.Path, Origin: c.Origin, Version: c.Version, Providers: c.Providers, Problem: c.Problem}
+	}
+	return out
 }

@@ -7,16 +7,26 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"edgechat/inference/ortenv"
 )
 
 // RuntimeFinder is what a ModelTester may also do: list the ONNX Runtime builds for the NPU
 // installed on this PC (Python onnxruntime-qnn, NuGet, AI Toolkit, Foundry Local), each with
 // what it offers or why it cannot be used. It may take a second: it runs off the UI thread.
 type RuntimeFinder interface {
-	FindRuntimes() []ortenv.Candidate
+	FindRuntimes() []Runtime
 }
+
+// Runtime is one ONNX Runtime build found on this PC, as the pane lists it.
+type Runtime struct {
+	Path, Origin, Version string
+	// Providers is what the library itself offers.
+	Providers []string
+	// Problem says why EdgeChat cannot use it for the NPU; empty when it can.
+	Problem string
+}
+
+// Usable says whether EdgeChat can load the library and run the QNN provider from it.
+func (r Runtime) Usable() bool { return r.Problem == "" }
 
 // runtimeList shows the builds a RuntimeFinder finds under the ONNX Runtime library field,
 // each with a Use button that puts its path in that field. ONNX Runtime loads once per run,
@@ -47,7 +57,7 @@ func (v *SettingsView) Shown() {
 	}
 }
 
-func (v *SettingsView) fillRuntimes(box *fyne.Container, status *widget.Label, found []ortenv.Candidate) {
+func (v *SettingsView) fillRuntimes(box *fyne.Container, status *widget.Label, found []Runtime) {
 	if len(found) == 0 {
 		status.SetText("No ONNX Runtime build for the NPU found on this PC. pip install onnxruntime-qnn, the NuGet package Microsoft.ML.OnnxRuntime.QNN, AI Toolkit or Foundry Local bring one; choose its onnxruntime.dll above.")
 		return

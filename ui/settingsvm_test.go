@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/config"
-	"edgechat/inference/ortenv"
 )
 
 type memSettings struct {
@@ -223,18 +222,18 @@ func TestSettingsVMFlagsMissingEP(t *testing.T) {
 // finderTester also answers FindRuntimes, like the app's tester on Windows.
 type finderTester struct {
 	fakeTester
-	found []ortenv.Candidate
+	found []Runtime
 }
 
-func (f finderTester) FindRuntimes() []ortenv.Candidate { return f.found }
+func (f finderTester) FindRuntimes() []Runtime { return f.found }
 
 func TestSettingsViewListsRuntimes(t *testing.T) {
 	test.NewTempApp(t)
-	good := ortenv.Candidate{Path: `C:\Users\me\venv\Lib\site-packages\onnxruntime\capi\onnxruntime.dll`, Origin: "Python environment you named",
-		Version: "1.24.1", Arch: "arm64", QNNBackend: true, Providers: []string{"QNNExecutionProvider", "CPUExecutionProvider"}}
-	old := ortenv.Candidate{Path: `C:\Users\me\.nuget\packages\microsoft.ml.onnxruntime.qnn\1.22.0\runtimes\win-arm64\native\onnxruntime.dll`,
-		Origin: "NuGet Microsoft.ML.OnnxRuntime.QNN 1.22.0", Version: "1.22.0", Arch: "arm64", QNNBackend: true, Problem: "ONNX Runtime 1.22.0 is older than 1.24.0"}
-	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, finderTester{found: []ortenv.Candidate{good, old}})
+	good := Runtime{Path: `C:\Users\me\venv\Lib\site-packages\onnxruntime\capi\onnxruntime.dll`, Origin: "Python environment you named",
+		Version: "1.24.1", Providers: []string{"QNNExecutionProvider", "CPUExecutionProvider"}}
+	old := Runtime{Path: `C:\Users\me\.nuget\packages\microsoft.ml.onnxruntime.qnn\1.22.0\runtimes\win-arm64\native\onnxruntime.dll`,
+		Origin: "NuGet Microsoft.ML.OnnxRuntime.QNN 1.22.0", Version: "1.22.0", Problem: "ONNX Runtime 1.22.0 is older than 1.24.0"}
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, finderTester{found: []Runtime{good, old}})
 	w := test.NewTempWindow(t, nil)
 	v := NewSettingsView(vm, w, func() {})
 	w.SetContent(v.Content)
