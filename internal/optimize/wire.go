@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -202,20 +201,6 @@ func int64Initializer(name string, v ...int64) []byte {
 		raw = append(raw, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
 	}
 	return appendBytes(b, tensorRaw, raw)
-}
-
-// valueInfoName reads a ValueInfoProto's name.
-func valueInfoName(b []byte) (string, error) {
-	fs, err := fields(b)
-	if err != nil {
-		return "", err
-	}
-	for _, f := range fs {
-		if f.num == valueName && f.typ == protowire.BytesType {
-			return string(f.val), nil
-		}
-	}
-	return "", errors.New("value info without a name")
 }
 
 // metadataEntry encodes a model metadata_props entry.
