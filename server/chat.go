@@ -115,7 +115,7 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string,
 	}
 }
 
-// awaitStart reads a reply's events up to the first that is not a status: a request the
+// awaitStart reads a reply's events up to the first that is not a status or notice: a request the
 // model refuses outright (a prompt or max_tokens over the context, a raw prompt it cannot
 // take) ends there, before a status line is written, and gets a 400 instead of a 200 with an
 // error inside. It returns the events read and that refusal, if any.
@@ -123,8 +123,8 @@ func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 	var head []reply.Event
 	for ev := range events {
 		head = append(head, ev)
-		if ev.Kind == reply.EventStatus {
-			continue
+		if ev.Kind == reply.EventStatus || ev.Kind == reply.EventNotice {
+			continue // notices before any text (a fallback, the ChatML stand-in) come back in head
 		}
 		if ev.Kind == reply.EventDone && ev.Done != nil {
 			switch {
