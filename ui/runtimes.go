@@ -41,10 +41,14 @@ func (v *SettingsView) runtimeList() fyne.CanvasObject {
 	status.Wrapping = fyne.TextWrapWord
 	status.SizeName = theme.SizeNameCaptionText
 	box := container.NewVBox(status)
+	v.runtimesListed = make(chan struct{})
 	v.findRuntimes = func() {
 		go func() {
 			found := f.FindRuntimes()
-			fyne.Do(func() { v.fillRuntimes(box, status, found) })
+			fyne.Do(func() {
+				v.fillRuntimes(box, status, found)
+				close(v.runtimesListed)
+			})
 		}()
 	}
 	return box

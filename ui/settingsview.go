@@ -27,7 +27,9 @@ type SettingsView struct {
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
-	entries map[string]*widget.Entry
+	// runtimesListed is closed once the runtimes found on this PC are shown (runtimes.go).
+	runtimesListed chan struct{}
+	entries        map[string]*widget.Entry
 
 	findRuntimes func() // starts the search runtimeList shows; nil without a RuntimeFinder
 	findOnce     sync.Once

@@ -238,15 +238,15 @@ func TestSettingsViewListsRuntimes(t *testing.T) {
 	v := NewSettingsView(vm, w, func() {})
 	w.SetContent(v.Content)
 	v.Shown()
+	select {
+	case <-v.runtimesListed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the runtimes found were not shown")
+	}
 	var uses []*widget.Button
-	deadline := time.Now().Add(5 * time.Second)
-	for len(uses) < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		uses = nil
-		for _, o := range test.LaidOutObjects(v.Content) {
-			if b, ok := o.(*widget.Button); ok && b.Text == "Use" {
-				uses = append(uses, b)
-			}
+	for _, o := range test.LaidOutObjects(v.Content) {
+		if b, ok := o.(*widget.Button); ok && b.Text == "Use" {
+			uses = append(uses, b)
 		}
 	}
 	if len(uses) != 2 {
