@@ -2,6 +2,8 @@ package index
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"edgechat/documents/extract"
 )
@@ -49,18 +51,26 @@ func splitText(text string, size, overlap int) []string {
 	}
 	var chunks []string
 	var cur strings.Builder
+	tailLen := 0 // the overlap carried from the last chunk, at the start of cur
 	emit := func() {
 		c := strings.TrimSpace(cur.String())
 		cur.Reset()
+		tailLen = 0
 		if c == "" {
 			return
 		}
 		chunks = append(chunks, c)
-		cur.WriteString(tail(c, overlap))
+		t := tail(c, overlap)
+		cur.WriteString(t)
+		tailLen = len(t)
 	}
-	for _, p := range pieces(text, size-overlap) {
-		if cur.Len()+len(p) > size && cur.Len() > overlap {
+	for _, p := range pieces(text, size-overlap, size) {
+		if cur.Len()+len(p) > size && cur.Len() > tailLen {
 			emit()
+		}
+		if cur.Len()+len(p) > size { // a word almost a chunk long: no overlap before it
+			cur.Reset()
+			tailLen = 0
 		}
 		cur.WriteString(p)
 	}
@@ -70,29 +80,33 @@ func splitText(text string, size, overlap int) []string {
 	return chunks
 }
 
-// separators, coarsest first: paragraphs, lines, sentences, words.
-var separators = []string{"\n\n", "\n", ". ", " "}
+// separators, coarsest first: paragraphs, lines, sentences, then words ("": after any white
+// space, as strings.Fields sees words — a form feed or a no-break space separates them too).
+var separators = []string{"\n\n", "\n", ". ", ""}
 
 // pieces cuts text into parts of at most max bytes, each ending with its separator, using
-// the coarsest separator that works; a word longer than max is cut at max bytes (on a
-// UTF-8 boundary).
-func pieces(text string, max int) []string {
-	return cut(text, max, 0)
+// the coarsest separator that works; a word stays whole up to hard bytes (a chunk's size),
+// and a longer one is cut at hard bytes (on a UTF-8 boundary).
+func pieces(text string, max, hard int) []string {
+	return cut(text, max, hard, 0)
 }
 
-func cut(text string, max, level int) []string {
+func cut(text string, max, hard, level int) []string {
 	if len(text) <= max {
 		return []string{text}
 	}
 	if level == len(separators) {
+		if len(text) <= hard {
+			return []string{text}
+		}
 		var out []string
-		for len(text) > max {
-			i := max
+		for len(text) > hard {
+			i := hard
 			for i > 0 && !utf8Start(text[i]) {
 				i--
 			}
 			if i == 0 {
-				i = max
+				i = hard
 			}
 			out = append(out, text[:i])
 			text = text[i:]
@@ -100,12 +114,16 @@ func cut(text string, max, level int) []string {
 		return append(out, text)
 	}
 	var out []string
-	for _, part := range strings.SplitAfter(text, separators[level]) {
+	parts := strings.SplitAfter(text, separators[level])
+	if separators[level] == "" {
+		parts = splitAfterSpace(text)
+	}
+	for _, part := range parts {
 		if part == "" {
 			continue
 		}
 		if len(part) > max {
-			out = append(out, cut(part, max, level+1)...)
+			out = append(out, cut(part, max, hard, level+1)...)
 		} else {
 			out = append(out, part)
 		}
@@ -114,6 +132,21 @@ func cut(text string, max, level int) []string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// splitAfterSpace cuts text after each run of white space.
+func splitAfterSpace(text string) []string {
+	var out []string
+	start, inSpace := 0, false
+	for i, r := range text {
+		space := unicode.IsSpace(r)
+		if inSpace && !space {
+			out = append(out, text[start:i])
+			start = i
+		}
+		inSpace = space
+	}
+	return append(out, text[start:])
+}
 
 // tail is the end of s, at most n bytes, starting at a word.
 func tail(s string, n int) string {
@@ -124,8 +157,9 @@ func tail(s string, n int) string {
 		return s + " "
 	}
 	t := s[len(s)-n:]
-	if i := strings.IndexAny(t, " \n"); i >= 0 {
-		t = t[i+1:]
+	if i := strings.IndexFunc(t, unicode.IsSpace); i >= 0 {
+		_, n := utf8.DecodeRuneInString(t[i:])
+		t = t[i+n:]
 	}
 	return t + " "
 }
