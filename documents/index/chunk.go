@@ -74,7 +74,7 @@ func splitText(text string, size, overlap int) []string {
 		}
 		cur.WriteString(p)
 	}
-	if c := strings.TrimSpace(cur.String()); c != "" && (len(chunks) == 0 || c != strings.TrimSpace(tail(chunks[len(chunks)-1], overlap))) {
+	if c := strings.TrimSpace(cur.String()); c != "" && cur.Len() > tailLen { // more than the overlap
 		chunks = append(chunks, c)
 	}
 	return chunks
