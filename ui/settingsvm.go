@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/data/binding"
 
 	"edgechat/config"
+	"edgechat/internal/eps"
 )
 
 // Setting keys the pane edits: config's keys, plus "*.ep_options" as "key=value, key=value".
@@ -94,7 +95,7 @@ func (vm *SettingsVM) Reset() {
 		f(r.p+".model", r.r.Model)
 		f(r.p+".model_file", r.r.ModelFile)
 		f(r.p+".ep", r.r.EP)
-		f(r.p+".ep_options", formatOptions(r.r.EPOptions))
+		f(r.p+".ep_options", eps.FormatOptions(r.r.EPOptions))
 	}
 	f("cpu.threads", strconv.Itoa(s.CPU.Threads))
 	f("ort_library", s.ORTLibrary)
@@ -297,19 +298,6 @@ func (vm *SettingsVM) Test(route string) {
 		_ = vm.Result.Set(out)
 		_ = vm.Testing.Set(false)
 	}()
-}
-
-func formatOptions(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, ", ")
 }
 
 func parseOptions(s string) (map[string]string, error) {
