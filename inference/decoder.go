@@ -49,3 +49,17 @@ type State any
 // o.MaxContext is already resolved (the route's cap within the model's own limit).
 // decoder.Opener gives the ONNX Runtime one.
 type OpenFunc func(f *models.Folder, o LoadOptions) (Decoder, error)
+
+// RowsForwarder is a Decoder that returns the logits of every new row of one run, what
+// prompt-lookup decoding needs to check drafted tokens in one forward pass (package
+// inference/lookup). Dynamic-shape decoders implement it; static NPU graphs, whose runs take
+// a fixed number of rows, do not.
+type RowsForwarder interface {
+	// MaxRows is the most ids ForwardRows takes in one run (0: this graph cannot return
+	// several rows, e.g. its LM head was cut to the last row).
+	MaxRows() int
+	// ForwardRows appends ids (1..MaxRows of them) to the cache in one run and returns their
+	// logits, len(ids) rows of Vocab floats one after another, valid until the next call.
+	// On error the cache holds what it held before the call.
+	ForwardRows(ctx context.Context, ids []int) ([]float32, error)
+}
