@@ -74,13 +74,13 @@ func printModels(env Env, list []discover.Model) {
 	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
-	fmt.Fprintln(w, "  NAME\tLAYOUT\tDEVICE\tWEIGHTS\tSIZE\tPATH")
+	fmt.Fprintln(w, "  NAME\tKIND\tLAYOUT\tDEVICE\tWEIGHTS\tSIZE\tPATH")
 	var last discover.Source
 	for _, m := range list {
 		if m.Source != last {
 			fmt.Fprintf(w, "%s (%s)\n", m.Source.Describe(), m.Source)
 			last = m.Source
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Layout, m.Device, m.Quantization, hub.Bytes(m.SizeBytes), m.Path)
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Kind, m.Layout, m.Device, m.Quantization, hub.Bytes(m.SizeBytes), m.Path)
 	}
 }

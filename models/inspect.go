@@ -16,6 +16,7 @@ import (
 type Report struct {
 	Path          string        `json:"path"`
 	Layout        string        `json:"layout"`
+	Kind          string        `json:"kind"` // KindChat or KindEmbedding
 	LayoutLetter  string        `json:"layout_letter"`
 	Description   string        `json:"description"`
 	Graphs        []GraphReport `json:"graphs"`
@@ -75,7 +76,10 @@ func Inspect(path, modelFile string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Path: f.Dir, Layout: string(f.Layout), LayoutLetter: f.Layout.Letter(), Description: f.Layout.Describe(), ContextLength: f.ContextLength(), Variants: f.Variants}
+	r := &Report{Path: f.Dir, Layout: string(f.Layout), Kind: f.Kind(), LayoutLetter: f.Layout.Letter(), Description: f.Layout.Describe(), ContextLength: f.ContextLength(), Variants: f.Variants}
+	if r.Kind == KindEmbedding {
+		r.Description = "text-embedding model (" + r.Description + "): ranks attached documents' passages; it cannot chat"
+	}
 	if f.Config != nil {
 		r.Heads, r.Hidden = f.Config.NumAttentionHeads, f.Config.HiddenSize
 	}

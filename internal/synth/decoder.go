@@ -67,8 +67,22 @@ func (s decoderSpec) io(o Options) (in, out []onnxproto.ValueInfo) {
 // buildDecoder builds Qwen3's forward pass with a KV cache.
 func buildDecoder(o Options, w *weights, s decoderSpec) *onnxproto.Model {
 	g := newGraph()
-	embed := g.weight("model.embed_tokens.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
-	x := g.op("Gather", []string{embed, "input_ids"})
+	x, embed := g.hiddenStates(o, w, s)
+	g.lmHead(x, embed, w, "input_ids", o)
+	g.rename("logits")
+	in, out := s.io(o)
+	m := g.model("main_graph", in, out, o.Quant == QuantQ4 || o.Quant == QuantQ4F16)
+	if o.Quant == QuantQ4F16 {
+		toFloat16(m)
+	}
+	return m
+}
+
+// hiddenStates is Qwen3's transformer up to and including the final norm: it returns the
+// hidden states [B,S,H] (the norm's output, the last node added) and the embedding table.
+func (g *graph) hiddenStates(o Options, w *weights, s decoderSpec) (x, embed string) {
+	embed = g.weight("model.embed_tokens.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
+	x = g.op("Gather", []string{embed, "input_ids"})
 	cos, sin := g.rotaryTables(o)
 	mask := g.attentionMask(o)
 	for l, lw := range w.layers {
@@ -78,15 +92,7 @@ func buildDecoder(o Options, w *weights, s decoderSpec) *onnxproto.Model {
 		h = g.rmsNorm(x, p+".post_attention_layernorm.weight", lw.postNorm, o.RMSNormEps)
 		x = g.add(x, g.mlp(h, p, o, lw))
 	}
-	x = g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps)
-	g.lmHead(x, embed, w, "input_ids", o)
-	g.rename("logits")
-	in, out := s.io(o)
-	m := g.model("main_graph", in, out, o.Quant == QuantQ4 || o.Quant == QuantQ4F16)
-	if o.Quant == QuantQ4F16 {
-		toFloat16(m)
-	}
-	return m
+	return g.rmsNorm(x, "model.norm.weight", w.norm, o.RMSNormEps), embed
 }
 
 // rotaryTables computes cos and sin [B,1,S,hd] at position_ids, as Hugging Face's

@@ -26,7 +26,7 @@ const (
 )
 
 // Layouts lists every layout Write knows.
-var Layouts = []Layout{LayoutHF, LayoutGenAI, LayoutStatic, LayoutBundle, LayoutFoundry}
+var Layouts = []Layout{LayoutHF, LayoutGenAI, LayoutStatic, LayoutBundle, LayoutFoundry, LayoutEmbedding}
 
 // Options shape a synthetic model. The same Seed and shape give the same weights in every
 // layout and KV dtype.

@@ -55,6 +55,8 @@ func Write(dir string, o Options) error {
 		err = writeStatic(dir, o, w)
 	case LayoutBundle, LayoutFoundry:
 		err = writeBundle(dir, o, w)
+	case LayoutEmbedding:
+		err = writeEmbedding(dir, o, w)
 	}
 	if err != nil {
 		return fmt.Errorf("write synthetic %s model to %s: %w", o.Layout, dir, err)
@@ -87,7 +89,7 @@ func writeModel(path string, m *onnxproto.Model, o Options) error {
 		size += int64(len(t.Raw))
 	}
 	var opt onnxproto.WriteOptions
-	external := o.ExternalData && (o.Layout == LayoutHF || o.Layout == LayoutGenAI)
+	external := o.ExternalData && (o.Layout == LayoutHF || o.Layout == LayoutGenAI || o.Layout == LayoutEmbedding)
 	if external || size > 1800<<20 {
 		opt.ExternalData = filepath.Base(path) + "_data"
 		if o.Layout == LayoutGenAI {

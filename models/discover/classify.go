@@ -16,6 +16,8 @@ type Model struct {
 	Name   string `json:"name"` // ORG/NAME or the tool's name for it
 	Source Source `json:"source"`
 	Layout string `json:"layout"` // A–D
+	// Kind is models.KindChat or models.KindEmbedding (ranks documents, never answers).
+	Kind string `json:"kind"`
 	// Device is "npu" for NPU builds (compiled EPContext graphs, QNN session options, static
 	// composites), else "cpu".
 	Device string `json:"device"`
@@ -33,7 +35,7 @@ func classify(dir string) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	m := Model{Path: dir, Layout: f.Layout.Letter(), Device: "cpu", ContextLength: f.ContextLength(), Variants: f.Variants}
+	m := Model{Path: dir, Layout: f.Layout.Letter(), Kind: models.KindChat, Device: "cpu", ContextLength: f.ContextLength(), Variants: f.Variants}
 	if f.Model != "" {
 		m.ModelFile = filepath.Base(f.Model)
 	}
@@ -72,6 +74,9 @@ func classify(dir string) (Model, error) {
 		}
 		if o, ok := info.Output("logits"); ok && o.ElemType == "float16" {
 			outFP16 = true
+		}
+		if f.Layout == models.LayoutHF && models.IsEmbeddingGraph(info.Outputs) {
+			m.Kind = models.KindEmbedding
 		}
 	}
 	m.Quantization = quantization(ops, outFP16)

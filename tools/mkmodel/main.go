@@ -1,11 +1,13 @@
 // Command mkmodel writes a synthetic Qwen3 model folder (real architecture and I/O names,
-// seeded-random weights) in one of the layouts EdgeChat loads, for tests and demos.
+// seeded-random weights) in one of the layouts EdgeChat loads, for tests and demos, or a
+// Qwen3-Embedding-shaped embedding model.
 //
 //	go run ./tools/mkmodel --out /tmp/m                       # tiny, layout A (Hugging Face)
 //	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --kv-dtype fp16
 //	go run ./tools/mkmodel --out /tmp/m --layout genai|bundle  # layouts B and D
 //	go run ./tools/mkmodel --out /tmp/m --layout foundry       # layout D as Foundry Local ships it
 //	go run ./tools/mkmodel --out /tmp/m --static --max-cache 256 --prefill-len 64  # layout C
+//	go run ./tools/mkmodel --out /tmp/m --layout embedding     # a Qwen3-Embedding-shaped text-embedding model
 //	go run ./tools/mkmodel --out /tmp/m --quant q4|q4f16|int8|genai-int4 [--zero-points]
 //	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
 package main
@@ -76,7 +78,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	def := synth.Tiny()
 	out := fs.String("out", "", "folder to write the model to (required)")
 	preset := fs.String("preset", "tiny", "shape preset: tiny or qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers)")
-	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C), bundle (D) or foundry (D as Foundry Local ships NPU models)")
+	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C), bundle (D), foundry (D as Foundry Local ships NPU models) or embedding (Qwen3-Embedding's export: last_hidden_state, no LM head)")
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
 	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")

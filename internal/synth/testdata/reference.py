@@ -2,7 +2,7 @@
 independent of the ONNX graph: it reads only the weights and config.json.
 
 usage: reference.py MODEL.onnx CONFIG.json OUT.f32 ID [ID ...]
-writes the logits of the last token as float32."""
+writes the logits of the last token as float32. tools/embedref imports hidden()."""
 import json
 import sys
 
@@ -15,7 +15,18 @@ def main():
     model, config, out = sys.argv[1:4]
     ids = [int(a) for a in sys.argv[4:]]
     c = json.load(open(config))
-    W = {t.name: nh.to_array(t).astype(np.float64) for t in onnx.load(model).graph.initializer}
+    W = weights(model)
+    x = hidden(W, c, ids)
+    (x[-1] @ W["model.embed_tokens.weight"].T).astype(np.float32).tofile(out)
+
+
+def weights(model):
+    """The initializers of an ONNX file, as float64 arrays by name."""
+    return {t.name: nh.to_array(t).astype(np.float64) for t in onnx.load(model).graph.initializer}
+
+
+def hidden(W, c, ids):
+    """The hidden states [S, hidden] after the final norm for token ids."""
     eps, hd = c["rms_norm_eps"], c["head_dim"]
     nh_, nkv = c["num_attention_heads"], c["num_key_value_heads"]
     S = len(ids)
@@ -50,8 +61,8 @@ def main():
         h = rms(x, W[p + "post_attention_layernorm.weight"])
         g = h @ W[p + "mlp.gate_proj.weight"]
         x = x + (g / (1 + np.exp(-g)) * (h @ W[p + "mlp.up_proj.weight"])) @ W[p + "mlp.down_proj.weight"]
-    x = rms(x, W["model.norm.weight"])
-    (x[-1] @ E.T).astype(np.float32).tofile(out)
+    return rms(x, W["model.norm.weight"])
 
 
-main()
+if __name__ == "__main__":
+    main()
