@@ -309,40 +309,6 @@ func TestEstimateOvercounts(t *testing.T) {
 	}
 }
 
-// spyEmbedder records what it embeds and ranks texts by how often they say "automobile".
-type spyEmbedder struct{ texts []string }
-
-func (s *spyEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	s.texts = texts
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = []float32{1, float32(strings.Count(t, "automobile"))}
-	}
-	out[0] = []float32{0, 1} // the question: all about automobiles
-	return out, nil
-}
-
-func TestEmbedderSeesQuestionAndCandidates(t *testing.T) {
-	dir := t.TempDir()
-	pages := []string{
-		"car car car car. " + testdocs.Filler(5, 3000),
-		"automobile automobile automobile car. " + testdocs.Filler(6, 3000),
-	}
-	pdf := writeFile(t, dir, "cars.pdf", testdocs.PDF(pages))
-	emb := &spyEmbedder{}
-	e := &documents.Engine{Budget: func() documents.Budget { return documents.Budget{Context: 1400} }, Embedder: emb}
-	p, err := e.Prepare(context.Background(), question("car", attach(pdf)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(emb.texts) != 3 || emb.texts[0] != "car" {
-		t.Fatalf("embedded %d texts (first %.20q), want the question and the two matching chunks", len(emb.texts), emb.texts[0])
-	}
-	if len(p.Sources) == 0 {
-		t.Fatal("no passages")
-	}
-}
-
 func TestStore(t *testing.T) {
 	data := t.TempDir()
 	src := t.TempDir()

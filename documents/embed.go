@@ -1,48 +1,46 @@
 package documents
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
 )
 
 // Embedder turns texts into vectors whose cosine similarity measures closeness of meaning
-// (e.g. a Qwen3-Embedding ONNX export run by the engine). When the Engine has one, the
-// passages are ranked by both BM25 and meaning, fused by reciprocal rank. No embedding model
-// ships yet; this is where it plugs in.
+// (a Qwen3-Embedding model run by inference/decoder.Embedder). With one, the library embeds
+// every chunk once, when it indexes a document, and saves the vectors beside the index; each
+// question then embeds only itself, and passages are ranked by BM25 and by meaning, fused by
+// reciprocal rank.
 type Embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Identity names the model (and its pooling): vectors saved under another identity are
+	// made again.
+	Identity() string
+	// EmbedQuery embeds a question (with the model's query instruction, if it has one).
+	EmbedQuery(ctx context.Context, q string) ([]float32, error)
+	// EmbedPassages embeds document text as it is, reporting progress (texts done, total).
+	EmbedPassages(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error)
 }
 
-// semanticOrder ranks the pool by cosine similarity to the question.
-func semanticOrder(ctx context.Context, emb Embedder, question string, pool []passage) ([]int, error) {
-	texts := make([]string, 0, len(pool)+1)
-	texts = append(texts, question)
-	for _, p := range pool {
-		texts = append(texts, p.src.Text)
+// semanticOrder returns the n chunks of docs closest in meaning to the query vector q, best
+// first, as (document, chunk) pairs. Documents without vectors take no part.
+func semanticOrder(docs []*Doc, q []float32, n int) [][2]int {
+	type hit struct {
+		doc, chunk int
+		sim        float64
 	}
-	vecs, err := emb.Embed(ctx, texts)
-	if err != nil || len(vecs) != len(texts) {
-		return nil, err
-	}
-	sim := make([]float64, len(pool))
-	for i := range pool {
-		sim[i] = cosine(vecs[0], vecs[i+1])
-	}
-	order := make([]int, len(pool))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int {
-		switch {
-		case sim[x] > sim[y]:
-			return -1
-		case sim[x] < sim[y]:
-			return 1
+	var hits []hit
+	for d, doc := range docs {
+		for c, v := range doc.Vectors {
+			hits = append(hits, hit{d, c, cosine(q, v)})
 		}
-		return 0
-	})
-	return order, nil
+	}
+	slices.SortStableFunc(hits, func(x, y hit) int { return cmp.Compare(y.sim, x.sim) })
+	out := make([][2]int, 0, min(n, len(hits)))
+	for _, h := range hits[:min(n, len(hits))] {
+		out = append(out, [2]int{h.doc, h.chunk})
+	}
+	return out
 }
 
 func cosine(a, b []float32) float64 {

@@ -26,3 +26,15 @@ func TestFuse(t *testing.T) {
 		})
 	}
 }
+
+func TestSemanticOrder(t *testing.T) {
+	docs := []*Doc{
+		{Vectors: [][]float32{{1, 0}, {0.6, 0.8}}},
+		{}, // not embedded: takes no part
+		{Vectors: [][]float32{{0, 1}}},
+	}
+	got := semanticOrder(docs, []float32{0, 2}, 2)
+	if diff := cmp.Diff([][2]int{{2, 0}, {0, 1}}, got); diff != "" {
+		t.Errorf("semanticOrder (-want +got):\n%s", diff)
+	}
+}

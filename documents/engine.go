@@ -3,6 +3,8 @@ package documents
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,16 +26,18 @@ type Engine struct {
 	// Budget returns the budget of the model that will answer (read per request, so new
 	// settings apply); nil estimates an 8,192-token context.
 	Budget func() Budget
-	// Embedder, when set, ranks passages by meaning as well (see Embedder).
-	Embedder Embedder
 }
 
 // Prepared is a request with its passages in place.
 type Prepared struct {
 	Request reply.Request
 	Sources []reply.Source
-	// Problems are the attachments that could not be read, as sentences for the person.
+	// Problems are sentences for the person: the attachments that could not be read, and
+	// why passages were ranked by keywords only when an embedding model is set but failed.
 	Problems []string
+	// Ranking says how the passages were chosen, for the status line ("" when the documents
+	// were given whole or there were none).
+	Ranking string
 }
 
 // Prepare reads (or loads) the attachments of req and returns it with the chosen passages
@@ -50,10 +54,15 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		lib = NewLibrary()
 	}
 	var docs []*Doc
+	keywordsOnly := ""
 	for _, a := range req.Attachments {
 		d, err := lib.Open(ctx, a, status)
 		if ctx.Err() != nil {
 			return p, ctx.Err()
+		}
+		if errors.Is(err, ErrNoEmbedding) && d != nil {
+			keywordsOnly = err.Error()
+			err = nil
 		}
 		if err != nil {
 			p.Problems = append(p.Problems, err.Error())
@@ -69,12 +78,49 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		b = e.Budget()
 	}
 	question := req.Messages[last].Content
-	p.Sources = Choose(ctx, docs, question, b.Passages(req), b, e.Embedder)
+	budget := b.Passages(req)
+	var query []float32
+	if _, whole := wholeFits(docs, budget, b); !whole {
+		p.Ranking = "Passages ranked by keywords"
+		if emb, _ := lib.Embedder(); emb != nil && keywordsOnly == "" && allEmbedded(docs, emb.Identity()) {
+			q, err := emb.EmbedQuery(ctx, question)
+			if ctx.Err() != nil {
+				return p, ctx.Err()
+			}
+			if err != nil {
+				keywordsOnly = fmt.Sprintf("%v: the embedding model failed on the question: %v", ErrNoEmbedding, err)
+			} else {
+				query = q
+				p.Ranking = "Passages ranked by keywords and by meaning (embedding model)"
+			}
+		}
+		if keywordsOnly != "" {
+			p.Problems = append(p.Problems, capitalize(keywordsOnly)+".")
+		}
+	}
+	p.Sources = Choose(docs, question, budget, b, query)
 	msgs := append([]reply.Message(nil), req.Messages...)
 	msgs[last].Content = Compose(question, p.Sources)
 	p.Request.Messages = msgs
 	p.Request.Attachments = nil
 	return p, nil
+}
+
+// allEmbedded reports whether every document has vectors by the model named id.
+func allEmbedded(docs []*Doc, id string) bool {
+	for _, d := range docs {
+		if d.VectorsBy != id {
+			return false
+		}
+	}
+	return true
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // statusEvery bounds how often progress reaches the reply stream.
@@ -118,6 +164,9 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 		if !reply.Emit(ctx, out, reply.Event{Kind: reply.EventNotice, Text: msg}) {
 			return reply.Ended(ctx, nil)
 		}
+	}
+	if p.Ranking != "" && !reply.Emit(ctx, out, reply.Event{Kind: reply.EventStatus, Text: p.Ranking}) {
+		return reply.Ended(ctx, nil)
 	}
 	ch, err := e.Next.Generate(ctx, p.Request)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -19,6 +20,10 @@ type Doc struct {
 	Index *index.Index
 	// Sections is the whole text, kept when the file is small enough to be given whole.
 	Sections []extract.Section
+	// Vectors are the chunks' embeddings by the library's Embedder (nil without one);
+	// VectorsBy is its Identity.
+	Vectors   [][]float32
+	VectorsBy string
 }
 
 // WholeBytes bounds the documents whose whole text is kept for the fit-whole case: more
@@ -34,6 +39,12 @@ type Library struct {
 	clock int
 	// busy serialises opening the same file twice at once.
 	busy map[string]chan struct{}
+
+	// The embedding model: opened by openEmb on first use (emb, or embErr when it failed).
+	openEmb  func() (Embedder, error)
+	emb      Embedder
+	embErr   error
+	embTried bool
 }
 
 type cached struct {
@@ -49,6 +60,41 @@ const keep = 16
 func NewLibrary() *Library {
 	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}}
 }
+
+// SetEmbedder sets how the library gets its embedding model: open is called once, when a
+// document first needs vectors (on that caller's goroutine, never the UI's); nil ranks by
+// keywords only. The model set before is closed when it is an io.Closer.
+func (l *Library) SetEmbedder(open func() (Embedder, error)) {
+	l.mu.Lock()
+	old := l.emb
+	l.openEmb, l.emb, l.embErr, l.embTried = open, nil, nil, false
+	l.mu.Unlock()
+	if c, ok := old.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// Embedder returns the library's embedding model, opening it on first use: nil, nil when
+// there is none; nil and the reason when it cannot be opened (then it is not tried again
+// until SetEmbedder).
+func (l *Library) Embedder() (Embedder, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.openEmb == nil {
+		return nil, nil
+	}
+	if !l.embTried {
+		l.embTried = true
+		l.emb, l.embErr = l.openEmb()
+		if l.embErr != nil {
+			slog.Warn("the embedding model cannot be used; ranking by keywords only", "err", l.embErr)
+		}
+	}
+	return l.emb, l.embErr
+}
+
+// Close closes the embedding model.
+func (l *Library) Close() { l.SetEmbedder(nil) }
 
 // Status reports progress as a sentence ("Reading report.pdf: page 12 of 300").
 type Status func(msg string)
@@ -68,6 +114,15 @@ func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (
 	if err != nil {
 		return nil, &extract.Unreadable{File: a.Name, Err: extract.ErrMissing, Advice: "remove it and attach it again"}
 	}
+	d, err := l.read(ctx, a, st, status)
+	if err != nil {
+		return nil, err
+	}
+	return l.embed(ctx, a, st, d, status)
+}
+
+// read returns the document of a from memory, its saved index or the file itself.
+func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, status Status) (*Doc, error) {
 	if d := l.cached(a.Path, st); d != nil {
 		return d, nil
 	}
@@ -104,6 +159,61 @@ func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (
 		}
 	}
 	return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
+}
+
+// ErrNoEmbedding wraps the reason a document got no vectors (the embedding model cannot be
+// opened or failed); the document is still ranked by keywords.
+var ErrNoEmbedding = errors.New("ranking by keywords only")
+
+// embed gives d the vectors of the library's embedding model: from memory, from the file
+// saved beside the index, or by embedding every chunk (reporting progress) and saving them.
+// Without a model it returns d as it is; when the model fails it returns d and an error
+// wrapping ErrNoEmbedding.
+func (l *Library) embed(ctx context.Context, a reply.Attachment, st index.Stamp, d *Doc, status Status) (*Doc, error) {
+	emb, err := l.Embedder()
+	if err != nil {
+		return d, fmt.Errorf("%w: the embedding model cannot be used: %v", ErrNoEmbedding, err)
+	}
+	if emb == nil || d.VectorsBy == emb.Identity() {
+		return d, nil
+	}
+	id := emb.Identity()
+	vecPath := ""
+	if a.IndexPath != "" {
+		vecPath = VectorsPath(a.IndexPath)
+		if vecs, err := loadVectors(vecPath, id, st, len(d.Index.Chunks)); err == nil {
+			return l.withVectors(a, st, d, vecs, id), nil
+		} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errOtherVectors) {
+			slog.Warn("embedding a document again: its saved vectors are damaged", "path", vecPath, "err", err)
+		}
+	}
+	texts := make([]string, len(d.Index.Chunks))
+	for i, c := range d.Index.Chunks {
+		texts[i] = c.Text
+	}
+	status(fmt.Sprintf("Embedding %s: 0%%", a.Name))
+	vecs, err := emb.EmbedPassages(ctx, texts, func(done, total int) {
+		status(fmt.Sprintf("Embedding %s: %d%%", a.Name, done*100/max(total, 1)))
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return d, fmt.Errorf("%w: the embedding model failed on %s: %v", ErrNoEmbedding, a.Name, err)
+	}
+	if _, err := os.Stat(a.Path); err == nil && vecPath != "" {
+		if err := saveVectors(vecPath, id, st, vecs); err != nil {
+			slog.Warn("could not save a document's vectors; they will be made again next time", "path", vecPath, "err", err)
+		}
+	}
+	return l.withVectors(a, st, d, vecs, id), nil
+}
+
+// withVectors stores a copy of d with vecs (d may be in use by another question).
+func (l *Library) withVectors(a reply.Attachment, st index.Stamp, d *Doc, vecs [][]float32, id string) *Doc {
+	c := *d
+	c.Vectors, c.VectorsBy = vecs, id
+	return l.store(a, st, &c)
 }
 
 // claim waits until no other goroutine is opening path (calling waiting first), then marks

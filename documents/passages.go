@@ -2,7 +2,6 @@ package documents
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,32 +22,45 @@ type passage struct {
 }
 
 // Choose picks what goes into the prompt for question within budget tokens: every
-// document whole when they all fit, else the best-ranked chunks (lexical ranking, fused with
-// emb's when it is set), in reading order. A question that matches nothing (e.g.
-// "summarise this") gets the documents' first chunks.
-func Choose(ctx context.Context, docs []*Doc, question string, budget int, b Budget, emb Embedder) []reply.Source {
+// document whole when they all fit, else the best-ranked chunks in reading order. Chunks are
+// ranked by BM25; with query (the question's embedding; nil for none) the chunks closest in
+// meaning join the candidates and the two rankings are fused by reciprocal rank, so a passage
+// that shares no word with the question can still be chosen. A question that matches nothing
+// (e.g. "summarise this") gets the documents' first chunks.
+func Choose(docs []*Doc, question string, budget int, b Budget, query []float32) []reply.Source {
 	if whole, ok := wholeFits(docs, budget, b); ok {
 		return whole
 	}
 	var pool []passage
+	at := map[[2]int]int{} // (doc, chunk) → index in pool
 	for d, doc := range docs {
 		hits := doc.Index.Search(question, candidates)
 		for _, h := range hits {
 			p := chunkPassage(docs, d, h.Chunk)
 			p.score = h.Score / hits[0].Score
+			at[[2]int{d, h.Chunk}] = len(pool)
 			pool = append(pool, p)
 		}
 		if len(hits) == 0 { // nothing matched: offer the start of the document
 			for c := range min(len(doc.Index.Chunks), 4) {
+				at[[2]int{d, c}] = len(pool)
 				pool = append(pool, chunkPassage(docs, d, c))
 			}
 		}
 	}
 	order := lexicalOrder(pool)
-	if emb != nil {
-		if sem, err := semanticOrder(ctx, emb, question, pool); err == nil {
-			order = fuse(order, sem)
+	if query != nil {
+		var sem []int
+		for _, dc := range semanticOrder(docs, query, candidates) {
+			i, ok := at[dc]
+			if !ok {
+				i = len(pool)
+				at[dc] = i
+				pool = append(pool, chunkPassage(docs, dc[0], dc[1]))
+			}
+			sem = append(sem, i)
 		}
+		order = fuse(order, sem)
 	}
 	var chosen []passage
 	left := budget

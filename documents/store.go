@@ -81,8 +81,10 @@ func (s *Store) Remove(id string, a history.Attachment) error {
 	if s.Library != nil {
 		s.Library.Forget(r.Path)
 	}
-	if err := os.Remove(r.IndexPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	for _, p := range []string{r.IndexPath, VectorsPath(r.IndexPath)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
 	if err := os.Remove(r.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("cannot remove the copy of %s: %w", a.Name, err)
@@ -105,14 +107,18 @@ func (s *Store) request(id string, a history.Attachment) reply.Attachment {
 	return reply.Attachment{Name: a.Name, Path: filepath.Join(dir, file), IndexPath: filepath.Join(dir, ".index", file+".idx")}
 }
 
-// Index reads and indexes a now (call it off the UI goroutine), so the first question
-// does not wait; status reports progress.
+// Index reads, indexes and embeds a now (call it off the UI goroutine), so the first
+// question does not wait; status reports progress. An embedding model that fails is not an
+// error here: the question that uses the document says so.
 func (s *Store) Index(ctx context.Context, id string, a history.Attachment, status func(msg string)) error {
 	lib := s.Library
 	if lib == nil {
 		return nil
 	}
 	_, err := lib.Open(ctx, s.request(id, a), status)
+	if errors.Is(err, ErrNoEmbedding) {
+		return nil
+	}
 	return err
 }
 
