@@ -14,6 +14,7 @@ import (
 	"edgechat/assets"
 	"edgechat/config"
 	"edgechat/documents"
+	"edgechat/documents/embedmodel"
 	"edgechat/history"
 	"edgechat/inference/routes"
 	"edgechat/internal/version"
@@ -57,6 +58,9 @@ func runApp(args []string) int {
 
 	engine := routes.NewSwitch(newEngine(settings.Settings())) // engine.go: the inference wiring
 	library := documents.NewLibrary()
+	// The embedding model (the setting's, or one found on this PC) loads when a document
+	// first needs it, on that document's indexing goroutine.
+	library.SetEmbedder(embedmodel.Opener(settings.Settings(), settings.Settings().EmbeddingModel))
 	files := &documents.Store{Dir: dir, Library: library}
 	// Attached documents' passages go into the question before the engine sees it.
 	withDocuments := &documents.Engine{Next: engine, Library: library, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
@@ -87,6 +91,9 @@ func runApp(args []string) int {
 			if !reflect.DeepEqual(routes.FromSettings(saved), routes.FromSettings(s)) {
 				engine.Set(newEngine(s))
 			}
+			if embedmodel.Changed(saved, s) {
+				library.SetEmbedder(embedmodel.Opener(s, s.EmbeddingModel))
+			}
 			saved = s
 			return srv.apply(s, engine)
 		},
@@ -94,6 +101,7 @@ func runApp(args []string) int {
 	w.ShowAndRun()
 	srv.stop()
 	engine.Close()
+	library.Close()
 	return 0
 }
 

@@ -16,6 +16,7 @@ import (
 	"edgechat/reply"
 
 	"edgechat/documents"
+	"edgechat/documents/embedmodel"
 	"edgechat/inference"
 	"edgechat/internal/paths"
 )
@@ -147,6 +148,7 @@ type generateFlags struct {
 	printPrompt, asJSON      bool
 	raw                      bool
 	attach                   fileList
+	embeddingModel           string
 }
 
 // fileList is a flag that may be repeated.
@@ -176,6 +178,7 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
 	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX or HTML (repeat for more)")
+	fs.StringVar(&g.embeddingModel, "embedding-model", "", "with --attach: the text-embedding model folder that ranks passages by meaning as well, or off (default: the settings' embedding_model, else one found on this PC)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -199,6 +202,9 @@ func runGenerate(env Env) error {
 	if err != nil {
 		return err
 	}
+	if docs.Library != nil {
+		defer docs.Library.Close()
+	}
 	if g.printPrompt {
 		if g.primaryModel() == "" {
 			return errors.New("--model is required")
@@ -215,6 +221,9 @@ func runGenerate(env Env) error {
 			}
 			for _, msg := range p.Problems {
 				fmt.Fprintf(env.Stderr, "[notice] %s\n", msg)
+			}
+			if p.Ranking != "" {
+				fmt.Fprintf(env.Stderr, "[status] %s\n", p.Ranking)
 			}
 			msgs = p.Request.Messages
 		}
@@ -252,7 +261,8 @@ func runGenerate(env Env) error {
 }
 
 // documents returns the engine that puts --attach files into the prompt, budgeted for the
-// primary model.
+// primary model, with the embedding model --embedding-model or the settings name (or one
+// found on this PC).
 func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
 	e := &documents.Engine{}
 	if len(g.attach) == 0 {
@@ -266,6 +276,19 @@ func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
 		return nil, fmt.Errorf("--attach needs the model's tokenizer: %w", err)
 	}
 	e.Budget = func() documents.Budget { return b }
+	s, err := settingsFor("")
+	if err != nil {
+		return nil, err
+	}
+	if g.ortLib != "" {
+		s.ORTLibrary = g.ortLib
+	}
+	setting := g.embeddingModel
+	if setting == "" {
+		setting = s.EmbeddingModel
+	}
+	e.Library = documents.NewLibrary()
+	e.Library.SetEmbedder(embedmodel.Opener(s, setting))
 	return e, nil
 }
 

@@ -220,6 +220,11 @@ func (s Settings) Validate() []FieldError {
 			break
 		}
 	}
+	if m := s.EmbeddingModel; m != "" && m != EmbeddingOff {
+		if st, err := os.Stat(m); err != nil || !st.IsDir() {
+			errs = append(errs, FieldError{"embedding_model", fmt.Sprintf("%s is not a folder — choose a text-embedding model's folder, leave it empty to find one, or write %s", m, EmbeddingOff)})
+		}
+	}
 	if st, err := os.Stat(s.ModelsDir); s.ModelsDir != "" && err == nil && !st.IsDir() {
 		errs = append(errs, FieldError{"models_dir", fmt.Sprintf("%s is a file — choose a folder for downloaded models", s.ModelsDir)})
 	}

@@ -65,7 +65,13 @@ type Settings struct {
 	ModelFolders string `mapstructure:"model_folders"`
 	// HFToken is a Hugging Face access token for gated or private models ("" = HF_TOKEN).
 	HFToken string `mapstructure:"hf_token"`
+	// EmbeddingModel ranks attached documents' passages by meaning: "" finds a text-embedding
+	// model among the models on this PC, "off" uses none (keywords only), else its folder.
+	EmbeddingModel string `mapstructure:"embedding_model"`
 }
+
+// EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off.
+const EmbeddingOff = "off"
 
 // Themes lists the accepted values of Settings.Theme.
 var Themes = []string{"system", "light", "dark"}

@@ -293,4 +293,3 @@ func (c *countingEmbedder) EmbedPassages(ctx context.Context, texts []string, pr
 	c.passages++
 	return c.Embedder.EmbedPassages(ctx, texts, progress)
 }
-

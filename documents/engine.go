@@ -91,7 +91,11 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 				keywordsOnly = fmt.Sprintf("%v: the embedding model failed on the question: %v", ErrNoEmbedding, err)
 			} else {
 				query = q
-				p.Ranking = "Passages ranked by keywords and by meaning (embedding model)"
+				name := "an embedding model"
+				if n, ok := emb.(interface{ ModelName() string }); ok && n.ModelName() != "" {
+					name = n.ModelName()
+				}
+				p.Ranking = "Passages ranked by keywords and by meaning (" + name + ")"
 			}
 		}
 		if keywordsOnly != "" {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"edgechat/models"
 	"edgechat/models/discover"
 	"edgechat/models/hub"
 )
@@ -31,7 +32,8 @@ type ModelsView struct {
 	downloadsTitle fyne.CanvasObject
 	scroll         *container.Scroll
 	rows           map[*DownloadVM]fyne.CanvasObject
-	// UseButtons maps a found model's path to its "Use for NPU" and "Use for CPU" buttons.
+	// UseButtons maps a found model's path to its "Use for NPU" and "Use for CPU" buttons
+	// (an embedding model's: nil and "Use for documents").
 	UseButtons map[string][2]*widget.Button
 	// Suggested are the curated list's Download buttons, in hub.Suggested's order.
 	Suggested []*widget.Button
@@ -137,6 +139,13 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		facts += fmt.Sprintf(" · %d-token context", m.ContextLength)
 	}
 	info := caption(facts + "\n" + m.Path)
+	if m.Kind == models.KindEmbedding {
+		// It ranks documents' passages and never answers: no chat route takes it.
+		info = caption("Embedding model (ranks attached documents) · " + facts + "\n" + m.Path)
+		docs := widget.NewButton("Use for documents", func() { _ = v.vm.Use(m.Path, "documents") })
+		v.UseButtons[m.Path] = [2]*widget.Button{nil, docs}
+		return container.NewBorder(nil, nil, nil, container.NewCenter(docs), container.NewVBox(name, info))
+	}
 	npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
 	cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
 	if m.Device == "npu" {

@@ -244,3 +244,20 @@ func TestModelsViewPicture(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEmbeddingModelIsForDocumentsOnly: an embedding model is offered for documents, never
+// for a chat route.
+func TestEmbeddingModelIsForDocumentsOnly(t *testing.T) {
+	found := discover.Result{Models: []discover.Model{{Path: "/m/emb", Name: "onnx-community/Qwen3-Embedding-0.6B-ONNX", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindEmbedding, Device: "cpu", Quantization: "fp32"}}}
+	lib := &fakeLibrary{scan: func() discover.Result { return found }}
+	m, st := newModelsWindow(t, config.Defaults(), lib)
+	test.Tap(m.WelcomeView.Models)
+	buttons, ok := m.ModelsView.UseButtons["/m/emb"]
+	if !ok || buttons[0] != nil || buttons[1] == nil || buttons[1].Text != "Use for documents" {
+		t.Fatalf("buttons %v: want only Use for documents", buttons)
+	}
+	test.Tap(buttons[1])
+	if st.s.EmbeddingModel != "/m/emb" || st.s.CPU.Model != "" || st.s.NPU.Model != "" {
+		t.Errorf("settings after Use for documents: embedding %q, cpu %q, npu %q", st.s.EmbeddingModel, st.s.CPU.Model, st.s.NPU.Model)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/data/binding"
 
 	"edgechat/config"
+	"edgechat/models"
 	"edgechat/models/discover"
 	"edgechat/models/hub"
 )
@@ -171,16 +172,26 @@ func (vm *ModelsVM) changed() {
 	vm.OnChanged()
 }
 
-// Use saves path as the model of route ("npu" or "cpu") and calls OnUse.
+// Use saves path as the model of route ("npu" or "cpu"; "documents" makes it the embedding
+// model) and calls OnUse. A chat route refuses an embedding model.
 func (vm *ModelsVM) Use(path, route string) error {
 	s := vm.store.Settings()
-	r := &s.CPU
-	if route == "npu" {
-		r = &s.NPU
-	}
-	r.Model, r.ModelFile = path, ""
-	if r.EP == "" {
-		r.EP = map[string]string{"npu": "qnn", "cpu": "cpu"}[route]
+	if route == "documents" {
+		s.EmbeddingModel = path
+	} else {
+		if models.IsEmbeddingModel(path) {
+			err := fmt.Errorf("%s is a text-embedding model: it ranks attached documents and cannot chat — choose a chat model", path)
+			_ = vm.Error.Set(err.Error())
+			return err
+		}
+		r := &s.CPU
+		if route == "npu" {
+			r = &s.NPU
+		}
+		r.Model, r.ModelFile = path, ""
+		if r.EP == "" {
+			r.EP = map[string]string{"npu": "qnn", "cpu": "cpu"}[route]
+		}
 	}
 	if err := vm.store.Save(s); err != nil {
 		err = fmt.Errorf("could not save the settings: %w — check that the settings folder is writable", err)

@@ -62,7 +62,9 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Models folder", "models_dir", v.pathRow("models_dir", true, false, "")),
 			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
 			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
+			v.item("Embedding model", "embedding_model", v.pathRow("embedding_model", true, false, "")),
 		),
+		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. Qwen3-Embedding-0.6B ONNX). Empty: use one found on this PC; \"off\": keywords only."),
 		section("Runtime"),
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),

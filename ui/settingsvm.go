@@ -20,7 +20,7 @@ var settingKeys = []string{
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
 	"ort_library", "prefill_limit",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
-	"theme", "data_dir", "models_dir", "model_folders", "hf_token",
+	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
 }
 
@@ -111,6 +111,7 @@ func (vm *SettingsVM) Reset() {
 	f("models_dir", s.ModelsDir)
 	f("model_folders", s.ModelFolders)
 	f("hf_token", s.HFToken)
+	f("embedding_model", s.EmbeddingModel)
 	f("remote.base_url", s.Remote.BaseURL)
 	f("remote.model", s.Remote.Model)
 	f("remote.api_key", s.Remote.APIKey)
@@ -168,6 +169,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.Theme = str("theme")
 	s.DataDir = str("data_dir")
 	s.ModelsDir, s.ModelFolders, s.HFToken = str("models_dir"), str("model_folders"), str("hf_token")
+	s.EmbeddingModel = str("embedding_model")
 	s.Thinking = get[bool](vm.Thinking)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)

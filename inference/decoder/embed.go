@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -49,6 +50,8 @@ type Embedder struct {
 	id      string
 	// MaxTokens bounds a text's tokens; longer texts are cut.
 	MaxTokens int
+	// Label names the model to a person (the folder's name unless set).
+	Label string
 }
 
 // OpenEmbedder loads the embedding model in dir on the CPU with threads intra-op threads (0:
@@ -77,7 +80,7 @@ func OpenEmbedder(dir, library string, threads int) (*Embedder, error) {
 	if _, err := ortenv.Init(library); err != nil {
 		return nil, err
 	}
-	e := &Embedder{io: eio, tok: tok, eos: -1, prompt: f.QueryPrompt(), id: id, MaxTokens: EmbedMaxTokens}
+	e := &Embedder{io: eio, tok: tok, eos: -1, prompt: f.QueryPrompt(), id: id, MaxTokens: EmbedMaxTokens, Label: filepath.Base(f.Dir)}
 	if v, ok := tok.TokenID(endOfText); ok {
 		e.eos, e.pad = v, v
 	} else if v, ok := tok.TokenID(tok.SpecialTokens().EOS); ok {
@@ -138,6 +141,9 @@ func modelIdentity(f *models.Folder, info *onnxproto.ModelInfo) (string, error) 
 // Identity names the model and the way it pools: vectors saved under another identity are
 // made again.
 func (e *Embedder) Identity() string { return e.id }
+
+// ModelName is Label.
+func (e *Embedder) ModelName() string { return e.Label }
 
 // QueryPrompt is the instruction put before queries.
 func (e *Embedder) QueryPrompt() string { return e.prompt }

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "the Qwen3 tokenizer files are missing: run tools/setup.sh --no-apt")
 		os.Exit(1)
 	}
-	for name, layout := range map[string]synth.Layout{"A": synth.LayoutHF, "B": synth.LayoutGenAI, "C": synth.LayoutStatic, "D": synth.LayoutBundle, "A-ext": synth.LayoutHF} {
+	for name, layout := range map[string]synth.Layout{"A": synth.LayoutHF, "B": synth.LayoutGenAI, "C": synth.LayoutStatic, "D": synth.LayoutBundle, "A-ext": synth.LayoutHF, "E": synth.LayoutEmbedding} {
 		o := synth.Tiny()
 		o.Vocab, o.Layout, o.TokenizerDir = 512, layout, tok
 		o.ExternalData = name == "A-ext"
