@@ -50,9 +50,13 @@ func printReport(env Env, r *models.Report) {
 	if r.Static {
 		kind = "static shapes (NPU build)"
 	}
-	fmt.Fprintf(w, "Decoder\t%d layers, %d KV heads × %d, KV %s %s, %s\n", r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.KVShape, kind)
-	fmt.Fprintf(w, "Context\t%d tokens\n", r.ContextLength)
-	fmt.Fprintf(w, "Vocabulary\t%d (tokenizer %d)\n", r.Vocab, r.Tokenizer.Vocab)
+	if r.Kind == models.KindEmbedding {
+		fmt.Fprintf(w, "Embedding\t%d dimensions, last-token pooling, L2-normalised (tokenizer %d)\n", r.Hidden, r.Tokenizer.Vocab)
+	} else {
+		fmt.Fprintf(w, "Decoder\t%d layers, %d KV heads × %d, KV %s %s, %s\n", r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.KVShape, kind)
+		fmt.Fprintf(w, "Context\t%d tokens\n", r.ContextLength)
+		fmt.Fprintf(w, "Vocabulary\t%d (tokenizer %d)\n", r.Vocab, r.Tokenizer.Vocab)
+	}
 	q := "none (full precision)"
 	if len(r.Quantization) > 0 {
 		q = strings.Join(r.Quantization, ", ")

@@ -58,6 +58,9 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	if err != nil {
 		return nil, err
 	}
+	if models.IsEmbeddingGraph(info.Outputs) {
+		return nil, fmt.Errorf("%s is a text-embedding model: it ranks attached documents' passages (Settings → Embedding model) and cannot chat — choose a chat model", f.Dir)
+	}
 	io, err := models.DescribeDecoder(f.Model, info.Inputs, info.Outputs, f.GenAINames())
 	if err != nil {
 		return nil, err

@@ -14,8 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/inference"
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
+	"edgechat/models"
 )
 
 var updateEmbed = flag.Bool("update-embed-golden", false, "rewrite testdata/embed_golden.json with tools/embedref/embedref.py")
@@ -188,6 +190,17 @@ func TestEmbedderTruncatesAndHonoursContext(t *testing.T) {
 	_, err := e.EmbedPassages(ctx, texts, func(done, total int) { runs++; cancel() })
 	if !errors.Is(err, context.Canceled) || runs != 1 {
 		t.Errorf("after cancelling in the first run's progress: %d runs, %v", runs, err)
+	}
+}
+
+func TestEmbeddingModelCannotChat(t *testing.T) {
+	initORT(t)
+	f, err := models.Open(tinyEmbedding(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(f, inference.LoadOptions{MaxContext: 256, EP: inference.EP{Name: "cpu"}}); err == nil || !strings.Contains(err.Error(), "is a text-embedding model") {
+		t.Errorf("Open(embedding model) = %v, want it refused as a chat model", err)
 	}
 }
 
