@@ -14,7 +14,7 @@ FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inf
 	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
-	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead \
+	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors \
 	inference/ortenv:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy
 
 setup:

@@ -7,6 +7,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -67,15 +68,24 @@ func loadVectors(path, identity string, st index.Stamp, chunks int) ([][]float32
 		return nil, err
 	}
 	defer fh.Close()
-	var f vectorsFile
-	if err := gob.NewDecoder(bufio.NewReader(fh)).Decode(&f); err != nil {
+	vecs, err := readVectors(bufio.NewReader(fh), identity, st, chunks)
+	if err != nil && !errors.Is(err, errOtherVectors) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return vecs, err
+}
+
+// readVectors decodes what saveVectors writes.
+func readVectors(r io.Reader, identity string, st index.Stamp, chunks int) ([][]float32, error) {
+	var f vectorsFile
+	if err := gob.NewDecoder(r).Decode(&f); err != nil {
+		return nil, err
 	}
 	if f.Version != vectorsVersion || f.Identity != identity || f.Stamp != st || f.Chunks != chunks {
 		return nil, errOtherVectors
 	}
-	if f.Dim <= 0 && f.Chunks > 0 || len(f.Data) != 4*f.Chunks*f.Dim {
-		return nil, fmt.Errorf("read %s: %d bytes for %d vectors of %d dimensions", path, len(f.Data), f.Chunks, f.Dim)
+	if f.Chunks < 0 || f.Dim < 0 || f.Dim == 0 && f.Chunks > 0 || int64(len(f.Data)) != 4*int64(f.Chunks)*int64(f.Dim) {
+		return nil, fmt.Errorf("%d bytes for %d vectors of %d dimensions", len(f.Data), f.Chunks, f.Dim)
 	}
 	out := make([][]float32, f.Chunks)
 	flat := make([]float32, f.Chunks*f.Dim)
