@@ -63,7 +63,7 @@ func runApp(args []string) int {
 	library.SetEmbedder(embedmodel.Opener(settings.Settings(), settings.Settings().EmbeddingModel))
 	files := &documents.Store{Dir: dir, Library: library}
 	// Attached documents' passages go into the question before the engine sees it.
-	withDocuments := &documents.Engine{Next: engine, Library: library, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
+	withDocuments := &documents.Engine{Next: engine, Library: library, Background: true, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
 	saved := settings.Settings()
 	var srv localServer
 	var notices []string

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"edgechat/documents"
+	"edgechat/history"
 	"edgechat/inference/decoder"
 	"edgechat/internal/synth"
 	"edgechat/internal/testenv"
@@ -292,4 +293,95 @@ func (c *countingEmbedder) EmbedQuery(ctx context.Context, q string) ([]float32,
 func (c *countingEmbedder) EmbedPassages(ctx context.Context, texts []string, progress func(int, int)) ([][]float32, error) {
 	c.passages++
 	return c.Embedder.EmbedPassages(ctx, texts, progress)
+}
+
+// blockingEmbedder holds EmbedPassages until release is closed.
+type blockingEmbedder struct {
+	conceptEmbedder
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingEmbedder) EmbedPassages(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	progress(len(texts)/2, len(texts))
+	close(b.started)
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.conceptEmbedder.EmbedPassages(ctx, texts, progress)
+}
+
+// TestQuestionDoesNotWaitForVectors: in the window (Background), a question asked while the
+// attachment is being embedded is answered at once with keyword ranking, which says so; the
+// next one after the vectors are made uses them. The command line's engine waits instead.
+func TestQuestionDoesNotWaitForVectors(t *testing.T) {
+	emb := &blockingEmbedder{conceptEmbedder: conceptEmbedder{id: "slow"}, started: make(chan struct{}), release: make(chan struct{})}
+	lib := documents.NewLibrary()
+	defer lib.Close()
+	lib.SetEmbedder(use(emb))
+	s := &documents.Store{Dir: t.TempDir(), Library: lib}
+	h, err := s.Add("c1", synonymsDoc(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := make(chan error, 1)
+	go func() { indexed <- s.Index(context.Background(), "c1", h, nil) }() // as the window does on attach
+	<-emb.started
+	e := &documents.Engine{Library: lib, Background: true, Budget: func() documents.Budget { return documents.Budget{Context: 1400} }}
+	req := question(vehicleQuestion, s.Requests("c1", []history.Attachment{h}))
+	p, err := e.Prepare(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Ranking != "Passages ranked by keywords (handbook.md is being embedded: 50%)" || len(p.Sources) == 0 {
+		t.Errorf("while embedding: ranking %q, %d sources", p.Ranking, len(p.Sources))
+	}
+	close(emb.release)
+	if err := <-indexed; err != nil {
+		t.Fatal(err)
+	}
+	p, err = e.Prepare(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Ranking, "meaning") || !has(p.Sources, "automobile") {
+		t.Errorf("after embedding: ranking %q", p.Ranking)
+	}
+	if emb.passages != 1 {
+		t.Errorf("embedded %d times, want 1", emb.passages)
+	}
+}
+
+// TestQuestionStartsEmbeddingInBackground: a document without vectors (the model was set
+// after it was attached) gets them in the background from its first question.
+func TestQuestionStartsEmbeddingInBackground(t *testing.T) {
+	emb := &blockingEmbedder{conceptEmbedder: conceptEmbedder{id: "later"}, started: make(chan struct{}), release: make(chan struct{})}
+	lib := documents.NewLibrary()
+	defer lib.Close()
+	md := synonymsDoc(t)
+	a := attach(md)[0]
+	if _, err := lib.Open(context.Background(), a, nil); err != nil { // indexed without a model
+		t.Fatal(err)
+	}
+	lib.SetEmbedder(use(emb))
+	e := &documents.Engine{Library: lib, Background: true, Budget: func() documents.Budget { return documents.Budget{Context: 1400} }}
+	p, err := e.Prepare(context.Background(), question(vehicleQuestion, []reply.Attachment{a}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.Ranking, "meaning") {
+		t.Errorf("first question ranked by meaning before any vectors: %q", p.Ranking)
+	}
+	<-emb.started // the background embedding began
+	close(emb.release)
+	// Open waits for the embedding under way, and then has the vectors.
+	d, err := lib.Open(context.Background(), a, nil)
+	if err != nil || len(d.Vectors) != len(d.Index.Chunks) {
+		t.Fatalf("%d vectors, %v", len(d.Vectors), err)
+	}
+	if _, err := os.Stat(documents.VectorsPath(a.IndexPath)); err != nil {
+		t.Errorf("vectors not saved: %v", err)
+	}
 }

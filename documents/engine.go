@@ -26,6 +26,11 @@ type Engine struct {
 	// Budget returns the budget of the model that will answer (read per request, so new
 	// settings apply); nil estimates an 8,192-token context.
 	Budget func() Budget
+	// Background: a question does not wait for its documents' vectors (embedding a long
+	// document with a full-size model takes minutes on a laptop's CPU); until they are made,
+	// in the background, its passages are ranked by keywords. The window sets it; the command
+	// line waits.
+	Background bool
 }
 
 // Prepared is a request with its passages in place.
@@ -54,9 +59,14 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		lib = NewLibrary()
 	}
 	var docs []*Doc
+	var pending []string // documents being embedded, with progress
 	keywordsOnly := ""
 	for _, a := range req.Attachments {
-		d, err := lib.Open(ctx, a, status)
+		open := lib.Open
+		if e.Background {
+			open = lib.OpenNow
+		}
+		d, err := open(ctx, a, status)
 		if ctx.Err() != nil {
 			return p, ctx.Err()
 		}
@@ -67,6 +77,9 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		if err != nil {
 			p.Problems = append(p.Problems, err.Error())
 			continue
+		}
+		if made, total := lib.Embedding(a); total > 0 && d.Vectors == nil {
+			pending = append(pending, fmt.Sprintf("%s is being embedded: %d%%", a.Name, made*100/total))
 		}
 		docs = append(docs, d)
 	}
@@ -100,6 +113,9 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		}
 		if keywordsOnly != "" {
 			p.Problems = append(p.Problems, capitalize(keywordsOnly)+".")
+		}
+		if query == nil && len(pending) > 0 {
+			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
 		}
 	}
 	p.Sources = Choose(docs, question, budget, b, query)

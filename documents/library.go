@@ -41,10 +41,31 @@ type Library struct {
 	busy map[string]chan struct{}
 
 	// The embedding model: opened by openEmb on first use (emb, or embErr when it failed).
+	// embMu guards them (opening a model takes a while; mu stays free meanwhile).
+	embMu    sync.Mutex
 	openEmb  func() (Embedder, error)
 	emb      Embedder
 	embErr   error
 	embTried bool
+	// jobs are the documents being embedded, by Path.
+	jobs map[string]*embedJob
+	// bg bounds embeddings started for questions that do not wait; Close cancels it.
+	bg     context.Context
+	stopBG context.CancelFunc
+}
+
+// embedJob is one document being embedded: progress for questions that do not wait, and
+// done closed at the end.
+type embedJob struct {
+	done        chan struct{}
+	mu          sync.Mutex
+	made, total int
+}
+
+func (j *embedJob) progress() (int, int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.made, j.total
 }
 
 type cached struct {
@@ -58,17 +79,18 @@ const keep = 16
 
 // NewLibrary returns an empty library.
 func NewLibrary() *Library {
-	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}}
+	bg, stop := context.WithCancel(context.Background())
+	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}, jobs: map[string]*embedJob{}, bg: bg, stopBG: stop}
 }
 
 // SetEmbedder sets how the library gets its embedding model: open is called once, when a
 // document first needs vectors (on that caller's goroutine, never the UI's); nil ranks by
 // keywords only. The model set before is closed when it is an io.Closer.
 func (l *Library) SetEmbedder(open func() (Embedder, error)) {
-	l.mu.Lock()
+	l.embMu.Lock()
 	old := l.emb
 	l.openEmb, l.emb, l.embErr, l.embTried = open, nil, nil, false
-	l.mu.Unlock()
+	l.embMu.Unlock()
 	if c, ok := old.(io.Closer); ok {
 		c.Close()
 	}
@@ -78,8 +100,8 @@ func (l *Library) SetEmbedder(open func() (Embedder, error)) {
 // there is none; nil and the reason when it cannot be opened (then it is not tried again
 // until SetEmbedder).
 func (l *Library) Embedder() (Embedder, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.embMu.Lock()
+	defer l.embMu.Unlock()
 	if l.openEmb == nil {
 		return nil, nil
 	}
@@ -93,32 +115,67 @@ func (l *Library) Embedder() (Embedder, error) {
 	return l.emb, l.embErr
 }
 
-// Close closes the embedding model.
-func (l *Library) Close() { l.SetEmbedder(nil) }
+// Close stops the embeddings running in the background and closes the embedding model.
+func (l *Library) Close() {
+	l.stopBG()
+	l.SetEmbedder(nil)
+}
 
 // Status reports progress as a sentence ("Reading report.pdf: page 12 of 300").
 type Status func(msg string)
 
 // Open returns the document of a, from memory, from its saved index, or by reading and
-// indexing the file (reporting progress to status, which may be nil).
+// indexing the file (reporting progress to status, which may be nil), with the vectors of
+// the library's embedding model: loaded, or made now (waiting for them when another
+// goroutine is making them). When the model cannot be used it returns the document and an
+// error wrapping ErrNoEmbedding.
 func (l *Library) Open(ctx context.Context, a reply.Attachment, status Status) (*Doc, error) {
+	return l.open(ctx, a, status, true)
+}
+
+// OpenNow is Open for a question that should not wait for vectors: a document whose vectors
+// are being made comes without them, and one that has none starts them in the background.
+// Embedding reports how far that is (made, total chunks; 0, 0 when nothing is under way).
+func (l *Library) OpenNow(ctx context.Context, a reply.Attachment, status Status) (*Doc, error) {
+	return l.open(ctx, a, status, false)
+}
+
+// Embedding reports how many chunks of a's document are embedded of how many, while that
+// is under way (0, 0 otherwise).
+func (l *Library) Embedding(a reply.Attachment) (made, total int) {
+	l.mu.Lock()
+	j := l.jobs[a.Path]
+	l.mu.Unlock()
+	if j == nil {
+		return 0, 0
+	}
+	return j.progress()
+}
+
+func (l *Library) open(ctx context.Context, a reply.Attachment, status Status, wait bool) (*Doc, error) {
 	if status == nil {
 		status = func(string) {}
 	}
-	release, err := l.claim(ctx, a.Path, func() { status(fmt.Sprintf("Waiting for %s to be read…", a.Name)) })
+	st, d, err := l.readClaimed(ctx, a, status)
 	if err != nil {
 		return nil, err
+	}
+	return l.embed(ctx, a, st, d, status, wait)
+}
+
+// readClaimed reads a while no other goroutine reads the same file.
+func (l *Library) readClaimed(ctx context.Context, a reply.Attachment, status Status) (index.Stamp, *Doc, error) {
+	release, err := l.claim(ctx, a.Path, func() { status(fmt.Sprintf("Waiting for %s to be read…", a.Name)) })
+	if err != nil {
+		return index.Stamp{}, nil, err
 	}
 	defer release()
 	st, err := index.StampOf(a.Path)
 	if err != nil {
-		return nil, &extract.Unreadable{File: a.Name, Err: extract.ErrMissing, Advice: "remove it and attach it again"}
+		return st, nil, &extract.Unreadable{File: a.Name, Err: extract.ErrMissing, Advice: "remove it and attach it again"}
 	}
 	d, err := l.read(ctx, a, st, status)
-	if err != nil {
-		return nil, err
-	}
-	return l.embed(ctx, a, st, d, status)
+	return st, d, err
 }
 
 // read returns the document of a from memory, its saved index or the file itself.
@@ -167,32 +224,77 @@ var ErrNoEmbedding = errors.New("ranking by keywords only")
 
 // embed gives d the vectors of the library's embedding model: from memory, from the file
 // saved beside the index, or by embedding every chunk (reporting progress) and saving them.
-// Without a model it returns d as it is; when the model fails it returns d and an error
-// wrapping ErrNoEmbedding.
-func (l *Library) embed(ctx context.Context, a reply.Attachment, st index.Stamp, d *Doc, status Status) (*Doc, error) {
-	emb, err := l.Embedder()
-	if err != nil {
-		return d, fmt.Errorf("%w: the embedding model cannot be used: %v", ErrNoEmbedding, err)
-	}
-	if emb == nil || d.VectorsBy == emb.Identity() {
-		return d, nil
-	}
-	id := emb.Identity()
-	vecPath := ""
-	if a.IndexPath != "" {
-		vecPath = VectorsPath(a.IndexPath)
-		if vecs, err := loadVectors(vecPath, id, st, len(d.Index.Chunks)); err == nil {
-			return l.withVectors(a, st, d, vecs, id), nil
-		} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errOtherVectors) {
-			slog.Warn("embedding a document again: its saved vectors are damaged", "path", vecPath, "err", err)
+// One goroutine embeds a document at a time: with wait, the others wait for it (or, when it
+// gave up, make them themselves); without, they go on without vectors, and the first starts
+// the embedding in the background. Without a model it returns d as it is; when the model
+// fails it returns d and an error wrapping ErrNoEmbedding.
+func (l *Library) embed(ctx context.Context, a reply.Attachment, st index.Stamp, d *Doc, status Status, wait bool) (*Doc, error) {
+	for {
+		emb, err := l.Embedder()
+		if err != nil {
+			return d, fmt.Errorf("%w: the embedding model cannot be used: %v", ErrNoEmbedding, err)
 		}
+		if emb == nil || d.VectorsBy == emb.Identity() {
+			return d, nil
+		}
+		if a.IndexPath != "" {
+			vecPath := VectorsPath(a.IndexPath)
+			if vecs, err := loadVectors(vecPath, emb.Identity(), st, len(d.Index.Chunks)); err == nil {
+				return l.withVectors(a, st, d, vecs, emb.Identity()), nil
+			} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errOtherVectors) {
+				slog.Warn("embedding a document again: its saved vectors are damaged", "path", vecPath, "err", err)
+			}
+		}
+		l.mu.Lock()
+		job, running := l.jobs[a.Path]
+		if !running {
+			job = &embedJob{done: make(chan struct{}), total: len(d.Index.Chunks)}
+			l.jobs[a.Path] = job
+		}
+		l.mu.Unlock()
+		switch {
+		case !running && wait:
+			return l.makeVectors(ctx, a, st, d, emb, job, status)
+		case !running:
+			go func() {
+				if _, err := l.makeVectors(l.bg, a, st, d, emb, job, func(string) {}); err != nil {
+					slog.Warn("could not embed a document; its questions are ranked by keywords", "file", a.Name, "err", err)
+				}
+			}()
+			return d, nil
+		case !wait:
+			return d, nil
+		}
+		status(fmt.Sprintf("Waiting for %s to be embedded…", a.Name))
+		select {
+		case <-job.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if c := l.cached(a.Path, st); c != nil {
+			d = c
+		}
+		// Once more: the vectors are in memory now, or whoever made them gave up.
 	}
+}
+
+// makeVectors embeds every chunk of d for job, saves the vectors and stores d with them.
+func (l *Library) makeVectors(ctx context.Context, a reply.Attachment, st index.Stamp, d *Doc, emb Embedder, job *embedJob, status Status) (*Doc, error) {
+	defer func() {
+		l.mu.Lock()
+		delete(l.jobs, a.Path)
+		l.mu.Unlock()
+		close(job.done)
+	}()
 	texts := make([]string, len(d.Index.Chunks))
 	for i, c := range d.Index.Chunks {
 		texts[i] = c.Text
 	}
 	status(fmt.Sprintf("Embedding %s: 0%%", a.Name))
 	vecs, err := emb.EmbedPassages(ctx, texts, func(done, total int) {
+		job.mu.Lock()
+		job.made, job.total = done, total
+		job.mu.Unlock()
 		status(fmt.Sprintf("Embedding %s: %d%%", a.Name, done*100/max(total, 1)))
 	})
 	if ctx.Err() != nil {
@@ -201,12 +303,12 @@ func (l *Library) embed(ctx context.Context, a reply.Attachment, st index.Stamp,
 	if err != nil {
 		return d, fmt.Errorf("%w: the embedding model failed on %s: %v", ErrNoEmbedding, a.Name, err)
 	}
-	if _, err := os.Stat(a.Path); err == nil && vecPath != "" {
-		if err := saveVectors(vecPath, id, st, vecs); err != nil {
-			slog.Warn("could not save a document's vectors; they will be made again next time", "path", vecPath, "err", err)
+	if _, err := os.Stat(a.Path); err == nil && a.IndexPath != "" { // not removed meanwhile
+		if err := saveVectors(VectorsPath(a.IndexPath), emb.Identity(), st, vecs); err != nil {
+			slog.Warn("could not save a document's vectors; they will be made again next time", "path", a.IndexPath, "err", err)
 		}
 	}
-	return l.withVectors(a, st, d, vecs, id), nil
+	return l.withVectors(a, st, d, vecs, emb.Identity()), nil
 }
 
 // withVectors stores a copy of d with vecs (d may be in use by another question).

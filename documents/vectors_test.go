@@ -27,8 +27,10 @@ func TestVectorsRoundTrip(t *testing.T) {
 		t.Errorf("vectors (-want +got):\n%s", diff)
 	}
 	for name, load := range map[string]func() ([][]float32, error){
-		"another model":  func() ([][]float32, error) { return loadVectors(p, "model-b", st, 2) },
-		"another file":   func() ([][]float32, error) { return loadVectors(p, "model-a", index.Stamp{Size: 11, ModTime: 5, Chunk: index.ChunkBytes}, 2) },
+		"another model": func() ([][]float32, error) { return loadVectors(p, "model-b", st, 2) },
+		"another file": func() ([][]float32, error) {
+			return loadVectors(p, "model-a", index.Stamp{Size: 11, ModTime: 5, Chunk: index.ChunkBytes}, 2)
+		},
 		"another chunks": func() ([][]float32, error) { return loadVectors(p, "model-a", st, 3) },
 	} {
 		if _, err := load(); !errors.Is(err, errOtherVectors) {
