@@ -110,22 +110,7 @@ func TestSentencePieceStreamStepByStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewStreamDecoder(tk, tt.skip)
-			var got []string
-			for _, id := range tt.ids {
-				got = append(got, d.Add(id))
-			}
-			got = append(got, d.Flush())
-			if diff := cmp.Diff(tt.steps, got); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			want := tk.Decode(tt.ids, tt.skip)
-			if joined := strings.Join(got, ""); joined != want {
-				t.Errorf("joined %q, Decode gives %q", joined, want)
-			}
-			if generic := streamAll(struct{ Tokenizer }{tk}, tt.ids, tt.skip); generic != want {
-				t.Errorf("generic stream %q, Decode gives %q", generic, want)
-			}
+			checkStream(t, tk, tt.ids, tt.skip, tt.steps)
 		})
 	}
 }

@@ -87,24 +87,31 @@ func TestStreamDecoderStepByStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewStreamDecoder(tk, tt.skip)
-			var got []string
-			for _, id := range tt.ids {
-				got = append(got, d.Add(id))
-			}
-			got = append(got, d.Flush())
-			if diff := cmp.Diff(tt.steps, got); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			want := tk.Decode(tt.ids, tt.skip)
-			if joined := strings.Join(got, ""); joined != want {
-				t.Errorf("joined %q, Decode gives %q", joined, want)
-			}
-			// A Tokenizer other than *BPE goes through Decode and may hold text back longer.
-			if generic := streamAll(struct{ Tokenizer }{tk}, tt.ids, tt.skip); generic != want {
-				t.Errorf("generic stream %q, Decode gives %q", generic, want)
-			}
+			checkStream(t, tk, tt.ids, tt.skip, tt.steps)
 		})
+	}
+}
+
+// checkStream streams ids through a StreamDecoder: each Add and the Flush give steps, and
+// together Decode's text; so does the stream of a Tokenizer other than *BPE, which goes
+// through Decode and may hold text back longer.
+func checkStream(t *testing.T, tk *BPE, ids []int, skip bool, steps []string) {
+	t.Helper()
+	d := NewStreamDecoder(tk, skip)
+	var got []string
+	for _, id := range ids {
+		got = append(got, d.Add(id))
+	}
+	got = append(got, d.Flush())
+	if diff := cmp.Diff(steps, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	want := tk.Decode(ids, skip)
+	if joined := strings.Join(got, ""); joined != want {
+		t.Errorf("joined %q, Decode gives %q", joined, want)
+	}
+	if generic := streamAll(struct{ Tokenizer }{tk}, ids, skip); generic != want {
+		t.Errorf("generic stream %q, Decode gives %q", generic, want)
 	}
 }
 
