@@ -33,11 +33,12 @@ func variants() map[string]Options {
 
 // wantFiles lists each layout's files besides config.json and generation_config.json.
 var wantFiles = map[Layout][]string{
-	LayoutHF:      {"onnx/model.onnx"},
-	LayoutGenAI:   {"genai_config.json", "model.onnx"},
-	LayoutStatic:  {StaticGenFile, StaticPrefillFile},
-	LayoutBundle:  {"ctx.onnx", "embeddings.onnx", "genai_config.json", "iter.onnx", "lm_head.onnx"},
-	LayoutFoundry: {"context_ctx.onnx", "embeddings.onnx", "genai_config.json", "inference_model.json", "iterator_ctx.onnx", "lm_head.onnx"},
+	LayoutHF:        {"onnx/model.onnx"},
+	LayoutGenAI:     {"genai_config.json", "model.onnx"},
+	LayoutStatic:    {StaticGenFile, StaticPrefillFile},
+	LayoutBundle:    {"ctx.onnx", "embeddings.onnx", "genai_config.json", "iter.onnx", "lm_head.onnx"},
+	LayoutFoundry:   {"context_ctx.onnx", "embeddings.onnx", "genai_config.json", "inference_model.json", "iterator_ctx.onnx", "lm_head.onnx"},
+	LayoutEmbedding: {"1_Pooling/config.json", "config_sentence_transformers.json", "modules.json", "onnx/model.onnx"},
 }
 
 // TestCheckModel has ONNX's checker (full_check: strict shape inference) accept every file.
