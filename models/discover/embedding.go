@@ -8,16 +8,11 @@ import (
 	"edgechat/models"
 )
 
-// EmbeddingOff is the embedding-model setting that turns ranking by meaning off.
-const EmbeddingOff = "off"
-
-// EmbeddingModel resolves the embedding_model setting to a folder and a name to show:
-// "off" gives ""; a folder is checked to hold a text-embedding model; "" picks the first
+// EmbeddingModel resolves the embedding_model setting (other than "off") to a folder and a
+// name to show: a folder is checked to hold a text-embedding model; "" picks the first
 // embedding model Scan finds on roots ("" when there is none). Chat models are never picked.
 func EmbeddingModel(setting string, roots Roots) (dir, name string, err error) {
 	switch setting {
-	case EmbeddingOff:
-		return "", "", nil
 	case "":
 		for _, m := range Scan(roots).Models {
 			if m.Kind == models.KindEmbedding {

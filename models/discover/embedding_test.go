@@ -38,7 +38,6 @@ func TestEmbeddingModels(t *testing.T) {
 		setting, want, err string
 	}{
 		{"", emb, ""},
-		{EmbeddingOff, "", ""},
 		{emb, emb, ""},
 		{base["A"], "", "is a chat model"},
 		{filepath.Join(home, "nothing"), "", "embedding model:"},
