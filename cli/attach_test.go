@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"edgechat/internal/synth"
 	"edgechat/internal/testdocs"
 	"edgechat/internal/testenv"
 )
@@ -74,5 +76,48 @@ func TestGenerateAttachJSONSources(t *testing.T) {
 	}
 	if len(notices) != 1 || !strings.HasPrefix(notices[0], "Cannot read scan.pdf") {
 		t.Errorf("notices %q, want one about scan.pdf", notices)
+	}
+}
+
+// TestGenerateAttachEmbeddingModel: --embedding-model ranks by meaning as well and the
+// status says so; a chat model given as one falls back to keywords with a notice; off
+// ranks by keywords without one.
+func TestGenerateAttachEmbeddingModel(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	emb := filepath.Join(t.TempDir(), "emb")
+	o := synth.Tiny()
+	o.Layout, o.TokenizerDir = synth.LayoutEmbedding, testenv.TokenizerDir(t, "qwen3")
+	if err := synth.Write(emb, o); err != nil {
+		t.Fatal(err)
+	}
+	pdf := filepath.Join(t.TempDir(), "archive.pdf")
+	if err := os.WriteFile(pdf, testdocs.LongPDF(30, 20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		setting, status, notice string
+	}{
+		{emb, "[status] Passages ranked by keywords and by meaning (emb)", ""},
+		{model, "[status] Passages ranked by keywords", "[notice] Ranking by keywords only: the embedding model cannot be used: " + model + " is a chat model"},
+		{"off", "[status] Passages ranked by keywords", ""},
+	} {
+		var out, errb bytes.Buffer
+		code := Run([]string{"generate", "--model", model, "--ort-lib", lib, "--prompt", testdocs.NeedleQuestion, "--attach", pdf,
+			"--embedding-model", tc.setting, "--max-context", "1024", "--max-tokens", "256", "--no-think", "--print-prompt"}, strings.NewReader(""), &out, &errb)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.setting, code, errb.String())
+		}
+		lines := strings.Split(errb.String(), "\n")
+		if !slices.Contains(lines, tc.status) {
+			t.Errorf("%s: stderr %q, want the line %q", tc.setting, errb.String(), tc.status)
+		}
+		hasNotice := slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "[notice]") })
+		if tc.notice == "" && hasNotice || tc.notice != "" && !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, tc.notice) }) {
+			t.Errorf("%s: stderr %q, want notice %q", tc.setting, errb.String(), tc.notice)
+		}
+		if !strings.Contains(out.String(), "archive.pdf, page") {
+			t.Errorf("%s: no passages in the prompt", tc.setting)
+		}
 	}
 }
