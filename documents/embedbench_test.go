@@ -16,8 +16,9 @@ import (
 )
 
 // benchEmbedder opens a generated Qwen3-Embedding-shaped model, written once to the
-// temporary folder: EDGECHAT_BENCH_EMBED=tiny (hidden 64, 2 layers; the default) or
-// qwen3-0.6b-shape (Qwen3-Embedding-0.6B's width, hidden 1024, with 4 of its 28 layers).
+// temporary folder: EDGECHAT_BENCH_EMBED=tiny (hidden 64, 2 layers; the default),
+// qwen3-0.6b-shape (Qwen3-Embedding-0.6B's width, hidden 1024, with 4 of its 28 layers) or
+// qwen3-0.6b-shape-q4 (the same with 4-bit weights, as the export's model_q4.onnx).
 func benchEmbedder(b *testing.B) *decoder.Embedder {
 	b.Helper()
 	preset := os.Getenv("EDGECHAT_BENCH_EMBED")
@@ -27,8 +28,11 @@ func benchEmbedder(b *testing.B) *decoder.Embedder {
 		preset = "tiny"
 	case "qwen3-0.6b-shape":
 		o = synth.Qwen3Shape()
+	case "qwen3-0.6b-shape-q4":
+		o = synth.Qwen3Shape()
+		o.Quant = synth.QuantQ4
 	default:
-		b.Fatalf("EDGECHAT_BENCH_EMBED=%q: use tiny or qwen3-0.6b-shape", preset)
+		b.Fatalf("EDGECHAT_BENCH_EMBED=%q: use tiny, qwen3-0.6b-shape or qwen3-0.6b-shape-q4", preset)
 	}
 	dir := filepath.Join(os.TempDir(), "edgechat-bench-embedding-"+preset)
 	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {

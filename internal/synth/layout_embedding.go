@@ -19,6 +19,8 @@ const LayoutEmbedding Layout = "embedding"
 const QueryPrompt = "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery:"
 
 // buildEmbedding is buildDecoder without the LM head: the hidden states after the final norm.
+// Its linear layers are quantized as o.Quant says (q4 or int8, as the export's
+// model_q4.onnx and model_quantized.onnx are); the outputs stay float32.
 func buildEmbedding(o Options, w *weights) *onnxproto.Model {
 	s := hfSpec(o)
 	g := newGraph()
@@ -27,12 +29,12 @@ func buildEmbedding(o Options, w *weights) *onnxproto.Model {
 	in, out := s.io(o)
 	d := onnxproto.Dims
 	out[0] = onnxproto.ValueInfo{Name: "last_hidden_state", Type: onnxproto.Float, Dims: d("batch_size", "sequence_length", o.Hidden)}
-	return g.model("main_graph", in, out, false)
+	return g.model("main_graph", in, out, o.Quant == QuantQ4)
 }
 
 // writeEmbedding writes the graph and the sentence-transformers files of LayoutEmbedding.
 func writeEmbedding(dir string, o Options, w *weights) error {
-	if err := writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildEmbedding(o, w), o); err != nil {
+	if err := writeModel(filepath.Join(dir, "onnx", o.Quant.File()), buildEmbedding(o, w), o); err != nil {
 		return err
 	}
 	files := map[string]any{

@@ -59,7 +59,8 @@ func (o Options) validateQuant() []error {
 	if o.Quant == QuantGenAIInt4 {
 		want = LayoutGenAI
 	}
-	if o.Layout != want {
+	embeddingQuant := o.Layout == LayoutEmbedding && (o.Quant == QuantQ4 || o.Quant == QuantInt8)
+	if o.Layout != want && !embeddingQuant {
 		errs = append(errs, fmt.Errorf("quantization %s is published in layout %s, not %s", o.Quant, want, o.Layout))
 	}
 	if o.ZeroPoints && o.Quant != QuantQ4 && o.Quant != QuantQ4F16 {
