@@ -18,7 +18,8 @@ import (
 // benchEmbedder opens a generated Qwen3-Embedding-shaped model, written once to the
 // temporary folder: EDGECHAT_BENCH_EMBED=tiny (hidden 64, 2 layers; the default),
 // qwen3-0.6b-shape (Qwen3-Embedding-0.6B's width, hidden 1024, with 4 of its 28 layers) or
-// qwen3-0.6b-shape-q4 (the same with 4-bit weights, as the export's model_q4.onnx).
+// qwen3-0.6b-shape-q4 (the same with 4-bit weights, as the export's model_q4.onnx; run at
+// accuracy level 4 as the app does, or as published with EDGECHAT_BENCH_AS_PUBLISHED=1).
 func benchEmbedder(b *testing.B) *decoder.Embedder {
 	b.Helper()
 	preset := os.Getenv("EDGECHAT_BENCH_EMBED")
@@ -41,7 +42,11 @@ func benchEmbedder(b *testing.B) *decoder.Embedder {
 			b.Fatal(err)
 		}
 	}
-	e, err := decoder.OpenEmbedder(dir, testenv.ORTLibrary(b), 0)
+	o2 := decoder.EmbedOptions{Library: testenv.ORTLibrary(b), GraphCache: filepath.Join(os.TempDir(), "edgechat-bench-graphs")}
+	if os.Getenv("EDGECHAT_BENCH_AS_PUBLISHED") != "" {
+		o2.GraphCache = ""
+	}
+	e, err := decoder.OpenEmbedder(dir, o2)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -206,7 +206,7 @@ func TestBrokenEmbeddingModelFallsBack(t *testing.T) {
 	writeFile(t, broken, "tokenizer.json", []byte("{}"))
 	lib := documents.NewLibrary()
 	lib.SetEmbedder(func() (documents.Embedder, error) {
-		e, err := decoder.OpenEmbedder(broken, testenv.ORTLibrary(t), 1)
+		e, err := decoder.OpenEmbedder(broken, decoder.EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +246,7 @@ func TestSyntheticEmbeddingModel(t *testing.T) {
 	if err := synth.Write(dir, o); err != nil {
 		t.Fatal(err)
 	}
-	emb, err := decoder.OpenEmbedder(dir, testenv.ORTLibrary(t), 1)
+	emb, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,12 @@
 package embedmodel
 
 import (
+	"path/filepath"
+
 	"edgechat/config"
 	"edgechat/documents"
 	"edgechat/inference/decoder"
+	"edgechat/internal/paths"
 	"edgechat/models/discover"
 )
 
@@ -24,7 +27,7 @@ func Opener(s config.Settings, setting string) func() (documents.Embedder, error
 		if err != nil || dir == "" {
 			return nil, err
 		}
-		e, err := decoder.OpenEmbedder(dir, s.ORTLibrary, 0)
+		e, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: s.ORTLibrary, GraphCache: filepath.Join(paths.CacheDir(), "graphs")})
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -18,6 +19,7 @@ import (
 	"edgechat/inference/ortenv"
 	"edgechat/inference/tokenizer"
 	"edgechat/internal/onnxproto"
+	"edgechat/internal/optimize"
 	"edgechat/models"
 )
 
@@ -54,9 +56,19 @@ type Embedder struct {
 	Label string
 }
 
-// OpenEmbedder loads the embedding model in dir on the CPU with threads intra-op threads (0:
-// physical cores), loading ONNX Runtime from library ("" searches) first.
-func OpenEmbedder(dir, library string, threads int) (*Embedder, error) {
+// EmbedOptions say how to run an embedding model.
+type EmbedOptions struct {
+	// Library is the ONNX Runtime library ("" searches; see ortenv.Locate).
+	Library string
+	// Threads is the CPU intra-op thread count (0: physical cores).
+	Threads int
+	// GraphCache, when set, is where the optimized copy of a 4-bit graph goes (MatMulNBits at
+	// accuracy level 4, as for decoders); "" runs the file as published.
+	GraphCache string
+}
+
+// OpenEmbedder loads the embedding model in dir on the CPU, loading ONNX Runtime first.
+func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	f, err := models.Open(dir, "")
 	if err != nil {
 		return nil, err
@@ -73,11 +85,11 @@ func OpenEmbedder(dir, library string, threads int) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the embedding model's tokenizer: %w", err)
 	}
-	id, err := modelIdentity(f, info)
+	id, err := modelIdentity(f, info, o.GraphCache != "" && hasOp(info, "MatMulNBits"))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ortenv.Init(library); err != nil {
+	if _, err := ortenv.Init(o.Library); err != nil {
 		return nil, err
 	}
 	e := &Embedder{io: eio, tok: tok, eos: -1, prompt: f.QueryPrompt(), id: id, MaxTokens: EmbedMaxTokens, Label: filepath.Base(f.Dir)}
@@ -89,7 +101,7 @@ func OpenEmbedder(dir, library string, threads int) (*Embedder, error) {
 	if v, ok := tok.TokenID(tok.SpecialTokens().PAD); ok {
 		e.pad = v
 	}
-	opts, err := newSessionOptions(inference.EP{Name: "cpu", Threads: threads})
+	opts, err := newSessionOptions(inference.EP{Name: "cpu", Threads: o.Threads})
 	if err != nil {
 		return nil, err
 	}
@@ -106,20 +118,34 @@ func OpenEmbedder(dir, library string, threads int) (*Embedder, error) {
 	if e.run, err = newRunner(); err != nil {
 		return nil, err
 	}
-	if e.session, err = newSession(f.Model, in, []string{eio.Output}, opts); err != nil {
+	graph := f.Model
+	if hasOp(info, "MatMulNBits") {
+		graph = optimizedCopy(f.Model, o.GraphCache, optimize.Options{AccuracyLevel: 4})
+	}
+	if e.session, err = newSession(graph, in, []string{eio.Output}, opts); err != nil {
 		e.run.close()
 		return nil, fmt.Errorf("load the embedding model %s: %w", f.Model, err)
 	}
 	return e, nil
 }
 
+// hasOp reports whether the graph uses operator op (in any domain).
+func hasOp(info *onnxproto.ModelInfo, op string) bool {
+	for k := range info.Ops {
+		if k == op || strings.HasSuffix(k, ":"+op) {
+			return true
+		}
+	}
+	return false
+}
+
 // modelIdentity names the model's weights and tokenizer: vectors made by another model (or
 // another pooling) must not be reused. It hashes the graph file's start and the sizes and
 // modification times of the graph, its weights and the tokenizer: a moved or copied folder
 // whose files keep their times keeps its identity; a replaced file does not.
-func modelIdentity(f *models.Folder, info *onnxproto.ModelInfo) (string, error) {
+func modelIdentity(f *models.Folder, info *onnxproto.ModelInfo, optimized bool) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "last-token pooling, L2, max %d tokens\n", EmbedMaxTokens)
+	fmt.Fprintf(h, "last-token pooling, L2, max %d tokens, optimized copy %v\n", EmbedMaxTokens, optimized)
 	g, err := os.Open(f.Model)
 	if err != nil {
 		return "", err

@@ -28,7 +28,7 @@ func tinyEmbedding(t testing.TB) string {
 
 func openTinyEmbedder(t testing.TB) *Embedder {
 	t.Helper()
-	e, err := OpenEmbedder(tinyEmbedding(t), testenv.ORTLibrary(t), 1)
+	e, err := OpenEmbedder(tinyEmbedding(t), EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestEmbeddingModelCannotChat(t *testing.T) {
 }
 
 func TestOpenEmbedderRefusesChatModel(t *testing.T) {
-	_, err := OpenEmbedder(tinyModel(t), testenv.ORTLibrary(t), 1)
+	_, err := OpenEmbedder(tinyModel(t), EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
 	if err == nil || !strings.Contains(err.Error(), "not a text-embedding model") {
 		t.Errorf("OpenEmbedder(chat model) = %v, want it to say it is not an embedding model", err)
 	}
@@ -215,7 +215,7 @@ func TestOpenEmbedderRefusesChatModel(t *testing.T) {
 // and gives vectors close to the float32 model's of the same weights.
 func TestEmbedderQ4(t *testing.T) {
 	q4dir := synthModel(t, "tiny-embedding-q4", func(o *synth.Options) { o.Layout, o.Quant = synth.LayoutEmbedding, synth.QuantQ4 })
-	q4, err := OpenEmbedder(q4dir, testenv.ORTLibrary(t), 1)
+	q4, err := OpenEmbedder(q4dir, EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,16 @@ import (
 // the last row only; see internal/optimize), else path itself. A copy that cannot be made is
 // logged and the file runs as published.
 func optimizedGraph(path, cacheDir string) string {
+	return optimizedCopy(path, cacheDir, optimize.Options{AccuracyLevel: 4, LastRows: true})
+}
+
+// optimizedCopy is optimizedGraph with the rewrites o chooses (an embedding model's hidden
+// states are all needed: it takes the accuracy level only).
+func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 	if cacheDir == "" {
 		return path
 	}
-	out, rep, err := optimize.Cached(path, cacheDir, optimize.Options{AccuracyLevel: 4, LastRows: true})
+	out, rep, err := optimize.Cached(path, cacheDir, o)
 	if err != nil {
 		slog.Warn("running the graph as published", "graph", path, "reason", err)
 		return path
