@@ -3,7 +3,6 @@ package documents
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 )
 
@@ -31,8 +30,8 @@ func semanticOrder(docs []*Doc, q []float32, n int) [][2]int {
 	}
 	var hits []hit
 	for d, doc := range docs {
-		for c, v := range doc.Vectors {
-			hits = append(hits, hit{d, c, cosine(q, v)})
+		for c := range doc.Vectors.Len() {
+			hits = append(hits, hit{d, c, doc.Vectors.Cosine(c, q)})
 		}
 	}
 	slices.SortStableFunc(hits, func(x, y hit) int { return cmp.Compare(y.sim, x.sim) })
@@ -41,19 +40,6 @@ func semanticOrder(docs []*Doc, q []float32, n int) [][2]int {
 		out = append(out, [2]int{h.doc, h.chunk})
 	}
 	return out
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range min(len(a), len(b)) {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // rrfK is reciprocal rank fusion's constant (Cormack et al. use 60).

@@ -27,11 +27,20 @@ func TestFuse(t *testing.T) {
 	}
 }
 
+func quantized(t *testing.T, vecs [][]float32) *Vectors {
+	t.Helper()
+	v, err := Quantize(vecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestSemanticOrder(t *testing.T) {
 	docs := []*Doc{
-		{Vectors: [][]float32{{1, 0}, {0.6, 0.8}}},
+		{Vectors: quantized(t, [][]float32{{1, 0}, {0.6, 0.8}})},
 		{}, // not embedded: takes no part
-		{Vectors: [][]float32{{0, 1}}},
+		{Vectors: quantized(t, [][]float32{{0, 1}})},
 	}
 	got := semanticOrder(docs, []float32{0, 2}, 2)
 	if diff := cmp.Diff([][2]int{{2, 0}, {0, 1}}, got); diff != "" {

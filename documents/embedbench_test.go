@@ -86,11 +86,16 @@ func BenchmarkEmbedIndexPDF(b *testing.B) {
 		os.Remove(documents.VectorsPath(a.IndexPath))
 		lib := documents.NewLibrary()
 		lib.SetEmbedder(func() (documents.Embedder, error) { return emb, nil })
-		if d, err = lib.Open(context.Background(), a, nil); err != nil || len(d.Vectors) != len(d.Index.Chunks) {
-			b.Fatalf("%d vectors, %v", len(d.Vectors), err)
+		if d, err = lib.Open(context.Background(), a, nil); err != nil || d.Vectors.Len() != len(d.Index.Chunks) {
+			b.Fatalf("%d vectors, %v", d.Vectors.Len(), err)
 		}
 	}
+	text := 0
+	for _, p := range testdocs.LongPages(benchPages(b), min(250, benchPages(b))) {
+		text += len(p)
+	}
 	b.ReportMetric(float64(len(d.Index.Chunks)), "chunks")
+	b.ReportMetric(float64(len(d.Vectors.Q)+4*len(d.Vectors.Scale))/float64(text), "vector-bytes/text-byte")
 	b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 

@@ -22,7 +22,7 @@ type Doc struct {
 	Sections []extract.Section
 	// Vectors are the chunks' embeddings by the library's Embedder (nil without one);
 	// VectorsBy is its Identity.
-	Vectors   [][]float32
+	Vectors   *Vectors
 	VectorsBy string
 }
 
@@ -291,7 +291,7 @@ func (l *Library) makeVectors(ctx context.Context, a reply.Attachment, st index.
 		texts[i] = c.Text
 	}
 	status(fmt.Sprintf("Embedding %s: 0%%", a.Name))
-	vecs, err := emb.EmbedPassages(ctx, texts, func(done, total int) {
+	made, err := emb.EmbedPassages(ctx, texts, func(done, total int) {
 		job.mu.Lock()
 		job.made, job.total = done, total
 		job.mu.Unlock()
@@ -299,6 +299,13 @@ func (l *Library) makeVectors(ctx context.Context, a reply.Attachment, st index.
 	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if err != nil {
+		return d, fmt.Errorf("%w: the embedding model failed on %s: %v", ErrNoEmbedding, a.Name, err)
+	}
+	vecs, err := Quantize(made)
+	if err == nil && vecs.Len() != len(texts) {
+		err = fmt.Errorf("%d vectors for %d passages", vecs.Len(), len(texts))
 	}
 	if err != nil {
 		return d, fmt.Errorf("%w: the embedding model failed on %s: %v", ErrNoEmbedding, a.Name, err)
@@ -312,7 +319,7 @@ func (l *Library) makeVectors(ctx context.Context, a reply.Attachment, st index.
 }
 
 // withVectors stores a copy of d with vecs (d may be in use by another question).
-func (l *Library) withVectors(a reply.Attachment, st index.Stamp, d *Doc, vecs [][]float32, id string) *Doc {
+func (l *Library) withVectors(a reply.Attachment, st index.Stamp, d *Doc, vecs *Vectors, id string) *Doc {
 	c := *d
 	c.Vectors, c.VectorsBy = vecs, id
 	return l.store(a, st, &c)
