@@ -21,9 +21,10 @@ type dynOpts struct {
 	graph    string // run this graph instead of the folder's (cache is then ignored)
 	max      int    // KV capacity in tokens (0: 512)
 	pingPong bool   // keep two buffer sets even on a GroupQueryAttention graph
+	threads  int    // intra-op threads (0: 1)
 }
 
-// openDynamic opens the dynamic decoder of the model folder dir on one CPU thread.
+// openDynamic opens the dynamic decoder of the model folder dir on the CPU.
 func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 	t.Helper()
 	f, err := models.Open(dir, "")
@@ -38,7 +39,7 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 	if o.max == 0 {
 		o.max = 512
 	}
-	d, err := loadDynamic(&g, inference.EP{Name: "cpu", Threads: 1}, o.max)
+	d, err := loadDynamic(&g, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,72 @@
+package decoder
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"edgechat/internal/synth"
+)
+
+// benchInt4Model is the Qwen3-0.6B-width synthetic model as onnxruntime-genai builds it for
+// the CPU (4 layers, int4 MatMulNBits, GroupQueryAttention), written once into the temporary
+// folder, or the genai folder named by $EDGECHAT_INT4_MODEL.
+func benchInt4Model(b *testing.B) string {
+	b.Helper()
+	initORT(b)
+	if dir := os.Getenv("EDGECHAT_INT4_MODEL"); dir != "" {
+		return dir
+	}
+	dir := filepath.Join(os.TempDir(), "edgechat-bench-qwen3shape-genai-int4")
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx.data")); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	o := synth.Qwen3Shape()
+	o.Layout, o.Quant = synth.LayoutGenAI, synth.QuantGenAIInt4
+	if err := synth.Write(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkDecodeHistory: decode tokens/s of the int4 model at 100, 1,000 and 3,000 tokens of
+// history, on the shared KV buffer that GroupQueryAttention appends to in place and on
+// ping-pong buffers (what every graph ran on before: each token copies the whole cache). The
+// two run alternately in each iteration, so load on the machine hits both alike; 2 threads.
+func BenchmarkDecodeHistory(b *testing.B) {
+	const tokens = 32
+	dir := benchInt4Model(b)
+	kinds := []struct {
+		name string
+		d    *dynamicDecoder
+	}{
+		{"shared", openDynamic(b, dir, dynOpts{max: 3100, threads: 2})},
+		{"pingpong", openDynamic(b, dir, dynOpts{max: 3100, threads: 2, pingPong: true})},
+	}
+	for _, history := range []int{100, 1000, 3000} {
+		b.Run(fmt.Sprintf("history=%d", history), func(b *testing.B) {
+			for _, k := range kinds {
+				k.d.Truncate(min(history, len(k.d.Cached())))
+				if n := len(k.d.Cached()); n < history {
+					forward(b, k.d, vocabIDs(history-n, n, k.d.Vocab()))
+				}
+			}
+			spent := make([]time.Duration, len(kinds))
+			for b.Loop() {
+				for i, k := range kinds {
+					k.d.Truncate(history)
+					start := time.Now()
+					greedyDecode(b, k.d, []int{42}, tokens)
+					spent[i] += time.Since(start)
+				}
+			}
+			tps := func(i int) float64 { return float64(tokens*b.N) / spent[i].Seconds() }
+			b.ReportMetric(tps(0), "shared-tok/s")
+			b.ReportMetric(tps(1), "pingpong-tok/s")
+			b.ReportMetric(tps(0)/tps(1), "speedup")
+		})
+	}
+}
