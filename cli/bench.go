@@ -37,6 +37,8 @@ func runBench(env Env) error {
 	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
 	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
+	lookupTokens := fs.Int("lookup", 0, "also measure prompt-lookup decoding against plain decoding: greedy replies of this many tokens to --prompt and to a later turn that repeats the first answer")
+	lookupPrompt := fs.String("prompt", "Once upon a time", "--lookup: the raw prompt to continue")
 	epOpts := map[string]string{}
 	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -81,6 +83,19 @@ func runBench(env Env) error {
 			defer printCompare(env.Stdout, peers, r, *rounds)
 		}
 	}
+	var lookups []lookupCase
+	if *lookupTokens > 0 {
+		cfg, err := mf.engineConfig()
+		if err != nil {
+			return err
+		}
+		if lookups, err = benchLookup(ctx, cfg, *lookupPrompt, *lookupTokens, *rounds); err != nil {
+			return fmt.Errorf("prompt lookup: %w", err)
+		}
+		if !*asJSON {
+			defer printLookup(env.Stdout, lookups, *rounds)
+		}
+	}
 	if *plotFile != "" {
 		if err := plotHistogram(r, *plotFile); err != nil {
 			return fmt.Errorf("plot: %w", err)
@@ -89,13 +104,11 @@ func runBench(env Env) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		if *compare {
-			return enc.Encode(struct {
-				*BenchResult
-				Compare []peerResult `json:"compare"`
-			}{r, peers})
-		}
-		return enc.Encode(r)
+		return enc.Encode(struct {
+			*BenchResult
+			Compare []peerResult `json:"compare,omitempty"`
+			Lookup  []lookupCase `json:"lookup,omitempty"`
+		}{r, peers, lookups})
 	}
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()

@@ -145,7 +145,7 @@ type generateFlags struct {
 	topK, seed               optionalInt
 	think, noThink           bool
 	printPrompt, asJSON      bool
-	raw                      bool
+	raw, noLookup            bool
 	attach                   fileList
 }
 
@@ -175,12 +175,13 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.noThink, "no-think", false, "answer without reasoning")
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
+	fs.BoolVar(&g.noLookup, "no-lookup", false, "decode one token per run: no prompt-lookup drafts (the reply is the same, only slower where it repeats its prompt)")
 	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX or HTML (repeat for more)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
 	thinking := g.think && !g.noThink
-	req := reply.Request{Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling()}
+	req := reply.Request{Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling(), NoLookup: g.noLookup}
 	var msgs []reply.Message
 	if g.raw {
 		p, err := g.rawPrompt()
@@ -396,6 +397,10 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 		fmt.Fprintln(env.Stdout)
 		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens (%d reused), TTFT %.0f ms, %.1f tokens/s, backend %s (%s)\n",
 			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.ReusedTokens, final.TTFTMillis(), final.DecodeTPS, final.Backend, final.Device)
+		if l := final.Lookup; l != nil && l.Drafted > 0 {
+			fmt.Fprintf(env.Stderr, "[lookup] %d of %d drafted tokens kept (%.0f%%), %d decoder runs for %d tokens\n",
+				l.Accepted, l.Drafted, 100*l.AcceptanceRate(), l.Runs, final.GeneratedTokens)
+		}
 		for _, r := range []string{final.FallbackReason, final.RouteReason} {
 			if r != "" {
 				fmt.Fprintf(env.Stderr, "[route] %s\n", r)

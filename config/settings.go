@@ -55,9 +55,12 @@ type Settings struct {
 	RepetitionPenalty float64 `mapstructure:"repetition_penalty"`
 	SystemPrompt      string  `mapstructure:"system_prompt"`
 	Thinking          bool    `mapstructure:"thinking"`
-	Theme             string  `mapstructure:"theme"`    // "system", "light", "dark"
-	DataDir           string  `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
-	Server            Server  `mapstructure:"server"`
+	// PromptLookup drafts tokens by copying earlier text and checks them in one run
+	// (prompt-lookup decoding): the same replies, faster where they repeat their context.
+	PromptLookup bool   `mapstructure:"prompt_lookup"`
+	Theme        string `mapstructure:"theme"`    // "system", "light", "dark"
+	DataDir      string `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
+	Server       Server `mapstructure:"server"`
 	// ModelsDir receives downloaded models ("" = DefaultModelsDir()); ModelFolders lists
 	// more folders to look for models in, separated by the system's list separator (";" on
 	// Windows, ":" elsewhere).
@@ -84,6 +87,7 @@ func Defaults() Settings {
 		MaxTokens:         1024,
 		RepetitionPenalty: 1.0,
 		Thinking:          true,
+		PromptLookup:      true,
 		Theme:             "system",
 		Server:            Server{Addr: "127.0.0.1:8080"},
 	}

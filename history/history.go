@@ -37,6 +37,11 @@ type Stats struct {
 	TTFTMillis      float64 `json:"ttft_ms,omitempty"`
 	TokensPerSec    float64 `json:"tokens_per_sec,omitempty"`
 	PrefillTPS      float64 `json:"prefill_tps,omitempty"`
+	// LookupDrafted tokens were drafted by prompt lookup, LookupAccepted of them kept, in
+	// LookupRuns decoder runs.
+	LookupDrafted  int `json:"lookup_drafted,omitempty"`
+	LookupAccepted int `json:"lookup_accepted,omitempty"`
+	LookupRuns     int `json:"lookup_runs,omitempty"`
 }
 
 // Message is one turn of a conversation.

@@ -410,20 +410,7 @@ func TestCloseCancelsReplyInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ev := range ch {
-		if ev.Kind == reply.EventText {
-			break
-		}
-	}
-	closed := make(chan struct{})
-	go func() { e.Close(); close(closed) }()
-	var sum *reply.Summary
-	for ev := range ch {
-		if ev.Kind == reply.EventDone {
-			sum = ev.Done
-		}
-	}
-	<-closed
+	sum := enginetest.CloseMidReply(ch, func() { e.Close() })
 	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}

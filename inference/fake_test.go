@@ -177,6 +177,38 @@ type fakeDecoder struct {
 	// after the cache was cut).
 	decoded int
 	cut     bool
+	// rows, when > 1, makes the runtime open it as a RowsForwarder taking that many rows.
+	rows int
+	// runs counts Forward and ForwardRows calls.
+	runs int
+}
+
+// rowsDecoder is a fake that checks several rows in one run, as dynamic graphs do.
+type rowsDecoder struct {
+	*fakeDecoder
+	buf []float32
+}
+
+func (d *rowsDecoder) MaxRows() int { return d.rows }
+
+// ForwardRows feeds ids one at a time and keeps each row's logits; on error the cache is
+// as it was.
+func (d *rowsDecoder) ForwardRows(ctx context.Context, ids []int) ([]float32, error) {
+	if len(ids) > d.rows {
+		return nil, fmt.Errorf("%d rows asked, %d allowed", len(ids), d.rows)
+	}
+	before := len(d.ids)
+	d.buf = d.buf[:0]
+	for _, id := range ids {
+		row, err := d.fakeDecoder.Forward(ctx, []int{id})
+		if err != nil {
+			d.Truncate(before)
+			return nil, err
+		}
+		d.buf = append(d.buf, row...)
+	}
+	d.runs -= len(ids) - 1 // one run
+	return d.buf, nil
 }
 
 // letters is the default fake model: a lowercase letter chosen by the ids so far, so every
@@ -223,6 +255,7 @@ func (d *fakeDecoder) Forward(ctx context.Context, ids []int) ([]float32, error)
 	}
 	d.ids = append(d.ids, ids...)
 	d.fed += len(ids)
+	d.runs++
 	if len(ids) > 1 || d.cut {
 		d.decoded, d.cut = 0, false
 	} else {
@@ -267,6 +300,9 @@ func (f *fakeRuntime) open(_ *models.Folder, o LoadOptions) (Decoder, error) {
 		d.capacity = o.MaxContext
 	}
 	f.decs = append(f.decs, d)
+	if d.rows > 1 {
+		return &rowsDecoder{fakeDecoder: d}, nil
+	}
 	return d, nil
 }
 

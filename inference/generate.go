@@ -91,8 +91,10 @@ func (m *Model) prefill(ctx context.Context, prompt []int, sum *reply.Summary) (
 }
 
 // decode samples tokens from logits and feeds them back until the end-of-sequence token, a
-// stop string, the budget or the context's end, streaming the text through out. It sets the
-// finish reason, ids, TTFT (from start) and decode speed in sum; the error is a failed run.
+// stop string, the budget or the context's end, streaming the text through out. Where the
+// decoder can check several rows in one run it drafts with prompt lookup (see drafting). It
+// sets the finish reason, ids, TTFT (from start), decode speed and lookup counts in sum; the
+// error is a failed run.
 func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req reply.Request, maxTokens int, out *replyStream, sum *reply.Summary, start time.Time) error {
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
 	avail := m.dec.Capacity() - len(prompt)
@@ -101,15 +103,27 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 	}
 	budget := min(maxTokens, avail)
 	history := append(make([]int, 0, len(prompt)+budget), prompt...)
-	var decodeStart time.Time
-	var err error
+	spec := m.drafting(req)
+	if spec != nil {
+		sum.Lookup = &spec.stats
+	}
+	var (
+		decodeStart time.Time
+		err         error
+		queue       []int // tokens already chosen, to be sent before the next run
+	)
 	sum.FinishReason = reply.FinishLength
 	for n := 0; n < budget; n++ {
 		if ctx.Err() != nil {
 			sum.FinishReason = reply.FinishCancelled
 			break
 		}
-		id := s.Sample(logits, history)
+		var id int
+		if len(queue) > 0 {
+			id, queue = queue[0], queue[1:]
+		} else {
+			id = s.Sample(logits, history)
+		}
 		if n == 0 {
 			sum.TTFT = time.Since(start)
 			decodeStart = time.Now()
@@ -129,11 +143,23 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 			sum.FinishReason = reply.FinishStop
 			break
 		}
-		if n+1 == budget {
-			break // no more tokens wanted: the last one needs no forward pass
+		if n+1 == budget || len(queue) > 0 {
+			continue // no more tokens wanted, or the next one is chosen: no run needed
+		}
+		if spec != nil {
+			var run bool
+			if queue, run, err = spec.step(ctx, s, history, budget-n-1); err != nil {
+				break
+			}
+			if run {
+				continue
+			}
 		}
 		if logits, err = m.dec.Forward(ctx, []int{id}); err != nil {
 			break // a failed run leaves the cache as it was; the caller reports err
+		}
+		if spec != nil {
+			spec.stats.Runs++
 		}
 	}
 	out.flush()

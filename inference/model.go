@@ -17,6 +17,10 @@ import (
 // (Qwen3: 40,960), but every token of context costs memory.
 const DefaultMaxContext = 8192
 
+// MaxContextLimit is the largest context a route may ask for: 1M tokens, beyond any model
+// EdgeChat runs (the cache's bookkeeping is sized by it before the model is asked).
+const MaxContextLimit = 1 << 20
+
 // LoadOptions say how to load a model.
 type LoadOptions struct {
 	// ModelFile picks a Hugging Face variant (e.g. "model_q4.onnx"); "" = best for the CPU.
@@ -58,6 +62,9 @@ var errNoRuntime = errors.New("no model runtime: the engine was built without a 
 func LoadModel(path string, o LoadOptions, open OpenFunc) (*Model, error) {
 	if open == nil {
 		return nil, errNoRuntime
+	}
+	if o.MaxContext < 0 || o.MaxContext > MaxContextLimit {
+		return nil, fmt.Errorf("a context of %d tokens is outside what EdgeChat can hold: give between 1 and %d (0 = the model's own)", o.MaxContext, MaxContextLimit)
 	}
 	m, err := openModel(path, o)
 	if err != nil {

@@ -104,3 +104,22 @@ func TestTemplateChoice(t *testing.T) {
 		})
 	}
 }
+
+// A context cap outside what the cache can hold is refused before anything is allocated.
+func TestMaxContextOutOfRange(t *testing.T) {
+	rt := decoderOf(fakeDecoder{})
+	for _, n := range []int{-1, MaxContextLimit + 1, 1 << 40} {
+		_, err := LoadModel(fakeFolder(t), LoadOptions{MaxContext: n}, rt.open)
+		if err == nil || !strings.Contains(err.Error(), "give between 1 and") {
+			t.Errorf("MaxContext %d: error %v", n, err)
+		}
+	}
+	m, err := LoadModel(fakeFolder(t), LoadOptions{MaxContext: 4096}, rt.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.Decoder().Capacity(); got != 4096 {
+		t.Errorf("capacity %d, want 4096", got)
+	}
+}

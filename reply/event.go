@@ -68,11 +68,32 @@ type Summary struct {
 	// TrimmedMessages counts the oldest messages dropped to fit the context window.
 	TrimmedMessages int `json:"trimmed_messages,omitempty"`
 
+	// Lookup counts what prompt-lookup decoding did; nil when it did not run.
+	Lookup *LookupStats `json:"lookup,omitempty"`
+
 	PromptIDs []int `json:"prompt_ids,omitempty"`
 	IDs       []int `json:"ids,omitempty"`
 
 	// Sources are the passages of attached documents the prompt carried.
 	Sources []Source `json:"sources,omitempty"`
+}
+
+// LookupStats count prompt-lookup decoding's drafts in one reply.
+type LookupStats struct {
+	// Drafted tokens were copied from earlier text and checked; Accepted of them were kept.
+	Drafted  int `json:"drafted"`
+	Accepted int `json:"accepted"`
+	// Runs are the decoder's forward passes after the prompt; plain decoding needs one per
+	// generated token but the first.
+	Runs int `json:"runs"`
+}
+
+// AcceptanceRate is the share of drafted tokens kept (0 when none was drafted).
+func (l *LookupStats) AcceptanceRate() float64 {
+	if l == nil || l.Drafted == 0 {
+		return 0
+	}
+	return float64(l.Accepted) / float64(l.Drafted)
 }
 
 // Source is one passage of an attached document given to the model: where it is and what

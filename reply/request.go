@@ -38,6 +38,9 @@ type Request struct {
 	// (ErrContextLength) before anything is generated, as OpenAI's API answers it.
 	StrictMaxTokens bool
 	Sampling        Sampling
+	// NoLookup turns prompt-lookup decoding off for this reply (it is on by default where the
+	// model's graph can check drafts: the reply is the same either way, only its speed differs).
+	NoLookup bool
 	// Stop lists strings that end the reply when generated (not included in it).
 	Stop []string
 	// ConversationID lets the engine keep this conversation's KV cache for the next turn.

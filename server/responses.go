@@ -68,6 +68,8 @@ type edgechatStats struct {
 	Notices         []string `json:"notices,omitempty"`
 	// Sources are the document passages the prompt carried (see package documents).
 	Sources []reply.Source `json:"sources,omitempty"`
+	// Lookup counts prompt-lookup decoding's drafts (absent when it did not run).
+	Lookup *reply.LookupStats `json:"lookup,omitempty"`
 }
 
 type modelList struct {
@@ -91,7 +93,7 @@ func statsOf(s *reply.Summary, notices []string) *edgechatStats {
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason, RouteReason: s.RouteReason,
 		TTFTMillis: s.TTFTMillis(), PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
 		ReusedTokens: s.ReusedTokens, TrimmedMessages: s.TrimmedMessages, Notices: notices,
-		Sources: s.Sources,
+		Sources: s.Sources, Lookup: s.Lookup,
 	}
 }
 

@@ -167,6 +167,11 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	if s.PrefillTPS > 0 {
 		d = append(d, fmt.Sprintf("Prefill: %.0f tok/s", s.PrefillTPS))
 	}
+	if s.LookupDrafted > 0 {
+		d = append(d, fmt.Sprintf("Prompt lookup: %d of %d drafted tokens kept (%.0f%%), %s for %s",
+			s.LookupAccepted, s.LookupDrafted, 100*float64(s.LookupAccepted)/float64(s.LookupDrafted),
+			plural(s.LookupRuns, "decoder run"), plural(s.Tokens, "token")))
+	}
 	if s.Device != "" {
 		d = append(d, "Device: "+s.Device)
 	}
@@ -200,6 +205,9 @@ func statsFrom(s *reply.Summary) *history.Stats {
 		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
 		TrimmedMessages: s.TrimmedMessages,
 		TTFTMillis:      s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
+	}
+	if l := s.Lookup; l != nil {
+		st.LookupDrafted, st.LookupAccepted, st.LookupRuns = l.Drafted, l.Accepted, l.Runs
 	}
 	return st
 }

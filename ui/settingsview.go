@@ -78,6 +78,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Repetition penalty", "repetition_penalty", v.entry("repetition_penalty", "1.0")),
 			v.item("System prompt", "system_prompt", v.multiline("system_prompt")),
 			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
+			widget.NewFormItem("Prompt lookup", widget.NewCheckWithData("Copy repeated text from the conversation in one step (same replies, faster quotes and edits)", vm.Lookup)),
 		),
 		section("Remote server (optional)"),
 		v.form(

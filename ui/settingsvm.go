@@ -30,6 +30,8 @@ type SettingsVM struct {
 	Fields   map[string]binding.String // by setting key
 	Errors   map[string]binding.String // by setting key; "" = fine
 	Thinking binding.Bool
+	// Lookup turns prompt-lookup decoding on.
+	Lookup binding.Bool
 	// RemoteLong sends long prompts to the remote server instead of the CPU.
 	RemoteLong binding.Bool
 	// ServerOn runs the OpenAI-compatible local server next to the window.
@@ -57,7 +59,7 @@ type SettingsVM struct {
 func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 	vm := &SettingsVM{
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
-		Thinking: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
+		Thinking: binding.NewBool(), Lookup: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(),
 		store: store, tester: tester,
@@ -117,6 +119,7 @@ func (vm *SettingsVM) Reset() {
 	f("server.addr", s.Server.Addr)
 	f("server.api_key", s.Server.APIKey)
 	_ = vm.Thinking.Set(s.Thinking)
+	_ = vm.Lookup.Set(s.PromptLookup)
 	_ = vm.RemoteLong.Set(s.Remote.UseForLongPrompts)
 	_ = vm.ServerOn.Set(s.Server.Enabled)
 	vm.setSummary(SummaryError, "")
@@ -169,6 +172,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.DataDir = str("data_dir")
 	s.ModelsDir, s.ModelFolders, s.HFToken = str("models_dir"), str("model_folders"), str("hf_token")
 	s.Thinking = get[bool](vm.Thinking)
+	s.PromptLookup = get[bool](vm.Lookup)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)
 	s.Server.Enabled, s.Server.Addr, s.Server.APIKey = get[bool](vm.ServerOn), str("server.addr"), str("server.api_key")

@@ -39,6 +39,7 @@ func (vm *ChatVM) startReply() {
 	})
 	req.Thinking = !complete && get[bool](vm.Thinking)
 	req.MaxTokens = s.MaxTokens
+	req.NoLookup = !s.PromptLookup
 	req.Sampling = reply.Sampling{
 		Temperature: &s.Temperature, TopP: &s.TopP, TopK: &s.TopK,
 		RepetitionPenalty: &s.RepetitionPenalty,

@@ -196,31 +196,6 @@ func TestCancelMidPrefill(t *testing.T) {
 	}
 }
 
-func TestContextTrimmingDropsOldestTurns(t *testing.T) {
-	e := newTestEngine(t, tinyModel(t), func(rc *inference.RouteConfig) { rc.MaxContext = 160 })
-	var msgs []reply.Message
-	msgs = append(msgs, reply.Message{Role: "system", Content: "You are terse."})
-	for i := range 6 {
-		msgs = append(msgs,
-			reply.Message{Role: "user", Content: strings.Repeat("question ", 8) + string(rune('A'+i))},
-			reply.Message{Role: "assistant", Content: strings.Repeat("answer ", 8)})
-	}
-	msgs = append(msgs, reply.Message{Role: "user", Content: "last question"})
-	evs, s := collect(t, e, context.Background(), reply.Request{Messages: msgs, MaxTokens: 16, Sampling: reply.Sampling{Temperature: ptr(0.0)}})
-	if s.FinishReason == reply.FinishError {
-		t.Fatal(s.Err)
-	}
-	if s.TrimmedMessages == 0 || s.TrimmedMessages%2 != 0 {
-		t.Fatalf("trimmed %d messages; want whole turns dropped", s.TrimmedMessages)
-	}
-	if !slices.ContainsFunc(evs, func(ev reply.Event) bool { return ev.Kind == reply.EventNotice && strings.Contains(ev.Text, "trimmed") }) {
-		t.Fatal("no notice of the trimming")
-	}
-	if s.PromptTokens+16 > 160 && s.PromptTokens > 160-80 {
-		t.Fatalf("prompt of %d tokens does not leave the reply budget", s.PromptTokens)
-	}
-}
-
 func TestPromptTooLongIsAClearError(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), func(rc *inference.RouteConfig) { rc.MaxContext = 64 })
 	_, s := collect(t, e, context.Background(), greedy(strings.Repeat("word ", 200), 8))
@@ -283,20 +258,7 @@ func TestCloseCancelsReplyInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ev := range ch {
-		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
-			break
-		}
-	}
-	closed := make(chan struct{})
-	go func() { e.Close(); close(closed) }()
-	var sum *reply.Summary
-	for ev := range ch {
-		if ev.Kind == reply.EventDone {
-			sum = ev.Done
-		}
-	}
-	<-closed
+	sum := enginetest.CloseMidReply(ch, func() { e.Close() })
 	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}

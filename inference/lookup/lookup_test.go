@@ -77,7 +77,7 @@ func TestAdaptive(t *testing.T) {
 			t.Fatalf("step %d (%d/%d): next %d paused %v; want %d %v", i, s.accepted, s.drafted, d.Next(), d.Paused(), s.wantK, s.wantPaused)
 		}
 	}
-	if d.Draft([]int{1, 2, 1, 2}) != nil {
+	if d.Draft([]int{1, 2, 3, 1, 2, 3}) != nil {
 		t.Error("drafted while paused")
 	}
 	d.Step(31)
@@ -85,7 +85,7 @@ func TestAdaptive(t *testing.T) {
 		t.Error("the pause ended early")
 	}
 	d.Step(1)
-	if d.Paused() || d.Draft([]int{1, 2, 1, 2}) == nil {
+	if d.Paused() || d.Draft([]int{1, 2, 3, 1, 2, 3}) == nil {
 		t.Error("the pause did not end after 32 tokens")
 	}
 	for range 8 {

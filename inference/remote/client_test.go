@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -219,6 +220,7 @@ func TestErrors(t *testing.T) {
 		{"no API at the address", status(404, `not found`), true, []string{"no chat endpoint"}, ""},
 		{"cut off before output", sseServer(t, ": hello\n\n").URL + "/v1", true, []string{"closed the connection mid-reply"}, ""},
 		{"cut off mid-reply", sseServer(t, contentChunk("content", "Hel")).URL + "/v1", false, []string{"closed the connection mid-reply"}, "Hel"},
+		{"context length exceeded", status(400, `{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","code":"context_length_exceeded"}}`), true, []string{"cannot fit this conversation", "8192 tokens", "start a new chat"}, ""},
 		{"error mid-reply", sseServer(t, contentChunk("content", "Hel"), `data: {"error":{"message":"boom"}}`+"\n\n").URL + "/v1", false, []string{"boom"}, "Hel"},
 	}
 	for _, c := range cases {
@@ -241,6 +243,9 @@ func TestErrors(t *testing.T) {
 			}
 			if g.text != c.text {
 				t.Errorf("text %q, want %q", g.text, c.text)
+			}
+			if got, want := errors.Is(s.Err, reply.ErrContextLength), c.name == "context length exceeded"; got != want {
+				t.Errorf("errors.Is(ErrContextLength) = %v, want %v", got, want)
 			}
 		})
 	}

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+
+	"edgechat/reply"
 )
 
 // Error is a failed remote reply. Its message says what went wrong and where to fix it.
@@ -65,11 +67,15 @@ func unwrapURL(err error) error {
 
 // statusError explains an HTTP error answer, quoting the server's own message when it gives one.
 func (c *Client) statusError(resp *http.Response, model string) *Error {
-	detail := serverMessage(resp.Body)
+	detail, code := serverMessage(resp.Body)
 	if detail == "" {
 		detail = resp.Status
 	}
 	var what string
+	if code == "context_length_exceeded" { // OpenAI's code: the request cannot fit at all
+		return &Error{Server: c.base, StatusCode: resp.StatusCode, BeforeOutput: true, err: reply.ErrContextLength,
+			msg: "the remote server at " + c.base + " cannot fit this conversation in its model's context (" + detail + ") — shorten the message or start a new chat"}
+	}
 	switch code := resp.StatusCode; {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		what = "refused the API key — check Settings → Remote (" + detail + ")"
@@ -87,45 +93,47 @@ func (c *Client) statusError(resp *http.Response, model string) *Error {
 	return &Error{Server: c.base, StatusCode: resp.StatusCode, BeforeOutput: true, msg: "the remote server at " + c.base + " " + what}
 }
 
-// serverMessage reads an error body: OpenAI's {"error":{"message"}}, vLLM's {"message"}, or
-// short plain text.
-func serverMessage(body io.Reader) string {
+// serverMessage reads an error body: OpenAI's {"error":{"message","code"}}, vLLM's
+// {"message"}, or short plain text; code is the error's code when it gives one.
+func serverMessage(body io.Reader) (msg, code string) {
 	b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
-	if msg := errorMessage(b); msg != "" {
-		return msg
+	if msg, code := errorMessage(b); msg != "" {
+		return msg, code
 	}
 	s := strings.TrimSpace(string(b))
 	if len(s) > 200 || strings.HasPrefix(s, "<") {
-		return ""
+		return "", ""
 	}
-	return s
+	return s, ""
 }
 
-// errorMessage extracts the message of a JSON error object, or "" when b is not one.
-func errorMessage(b []byte) string {
+// errorMessage extracts the message and code of a JSON error object, or "" when b is not one.
+func errorMessage(b []byte) (string, string) {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Object  string          `json:"object"`
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(b, &v) != nil {
-		return ""
+		return "", ""
 	}
 	if len(v.Error) > 0 && string(v.Error) != "null" {
 		var inner struct {
 			Message string `json:"message"`
+			Code    any    `json:"code"` // a string at OpenAI, a number at some servers
 		}
 		if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
-			return inner.Message
+			code, _ := inner.Code.(string)
+			return inner.Message, code
 		}
 		var s string
 		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
+			return s, ""
 		}
-		return string(v.Error)
+		return string(v.Error), ""
 	}
 	if v.Object == "error" && v.Message != "" {
-		return v.Message
+		return v.Message, ""
 	}
-	return ""
+	return "", ""
 }

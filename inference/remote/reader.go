@@ -108,7 +108,7 @@ func (r *reader) readCompletion(body io.Reader) *reply.Summary {
 
 // chunk handles one JSON object from the server.
 func (r *reader) chunk(data []byte) error {
-	if msg := errorMessage(data); msg != "" {
+	if msg, _ := errorMessage(data); msg != "" {
 		return fmt.Errorf("the remote server at %s reported an error: %s", r.c.base, msg)
 	}
 	var ch wireChunk

@@ -63,7 +63,7 @@ func (s *sseReader) next() ([]byte, error) {
 
 // flatMessage reads an error given as {"error":{"message"}}, {"message"} or plain text.
 func flatMessage(b []byte) string {
-	if msg := errorMessage(b); msg != "" {
+	if msg, _ := errorMessage(b); msg != "" {
 		return msg
 	}
 	var flat struct {

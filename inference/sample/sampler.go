@@ -181,10 +181,17 @@ func (s *Sampler) draw(cand []int32, val []float64) int {
 	for _, v := range val {
 		top = max(top, v)
 	}
-	sum := 0.0
 	for i, v := range val {
 		val[i] = math.Exp(v - top)
-		sum += val[i]
+	}
+	return s.drawWeights(cand, val)
+}
+
+// drawWeights picks one candidate with probability proportional to its weight.
+func (s *Sampler) drawWeights(cand []int32, val []float64) int {
+	sum := 0.0
+	for _, w := range val {
+		sum += w
 	}
 	r := s.rng.Float64() * sum
 	for i, w := range val {

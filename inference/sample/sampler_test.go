@@ -335,3 +335,58 @@ func TestArgmaxMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// Verify returns tokens with exactly Sample's distribution whatever the draft (speculative
+// sampling with a one-token draft): over 200,000 draws each, every token's frequency is
+// within 5 standard deviations of Sample's (a fixed seed: the test is deterministic; a bug
+// that keeps drafts too often shifts the drafted token's share by far more). Greedy keeps
+// only the argmax.
+func TestVerifyKeepsTheDistribution(t *testing.T) {
+	logits := []float32{2.0, 1.5, 1.4, 0.3, -1, -3, 0.9, 1.7}
+	for _, p := range []Params{
+		{Temperature: 0.8, Seed: 1},
+		{Temperature: 1.2, TopK: 4, Seed: 2},
+		{Temperature: 0.7, TopP: 0.8, Seed: 3},
+		{Temperature: 1, MinP: 0.2, RepetitionPenalty: 1.3, Seed: 4},
+	} {
+		history := []int{1, 7}
+		const n = 200_000
+		want := make([]float64, len(logits))
+		s := New(p, len(logits))
+		for range n {
+			want[s.Sample(logits, history)]++
+		}
+		for draft := range logits {
+			got := make([]float64, len(logits))
+			v := New(Params{Temperature: p.Temperature, TopK: p.TopK, TopP: p.TopP, MinP: p.MinP, RepetitionPenalty: p.RepetitionPenalty, Seed: p.Seed + 100}, len(logits))
+			kept := 0
+			for range n {
+				id, ok := v.Verify(logits, history, draft)
+				if ok != (id == draft) {
+					t.Fatalf("%+v draft %d: Verify returned %d, %v", p, draft, id, ok)
+				}
+				if ok {
+					kept++
+				}
+				got[id]++
+			}
+			for id := range logits {
+				pw := want[id] / n
+				sd := math.Sqrt(pw*(1-pw)/n) * math.Sqrt2 // two independent estimates
+				if d := math.Abs(got[id]/n - pw); d > 5*sd+1e-9 {
+					t.Errorf("%+v draft %d: token %d drawn %.4f of the time, Sample %.4f", p, draft, id, got[id]/n, pw)
+				}
+			}
+			if pk := float64(kept) / n; math.Abs(pk-want[draft]/n) > 0.01 {
+				t.Errorf("%+v draft %d kept %.3f of the time, want p(draft) %.3f", p, draft, pk, want[draft]/n)
+			}
+		}
+	}
+	g := New(Params{}, len(logits))
+	if id, ok := g.Verify(logits, nil, 0); id != 0 || !ok {
+		t.Errorf("greedy: draft 0 (the argmax) gave %d, %v", id, ok)
+	}
+	if id, ok := g.Verify(logits, nil, 7); id != 0 || ok {
+		t.Errorf("greedy: draft 7 gave %d, %v; want the argmax 0, rejected", id, ok)
+	}
+}

@@ -304,12 +304,9 @@ func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerge
 	if ignoreMerges {
 		m.raw = make(map[string]int32, len(vocab))
 	}
-	maxID := int32(-1)
-	for tok, id := range vocab {
-		if id < 0 {
-			return fmt.Errorf("vocab entry %q has negative id %d", tok, id)
-		}
-		maxID = max(maxID, id)
+	maxID, err := maxVocabID(vocab)
+	if err != nil {
+		return err
 	}
 	d := &t.decoding
 	d.kind = make([]uint8, maxID+1)
@@ -374,4 +371,16 @@ func (m *bpeModel) buildMerges(merges []mergePair) error {
 		m.merges.put(k, vals[i])
 	}
 	return nil
+}
+
+// maxVocabID is the largest id in vocab (-1 when it is empty); a negative id is an error.
+func maxVocabID(vocab map[string]int32) (int32, error) {
+	maxID := int32(-1)
+	for tok, id := range vocab {
+		if id < 0 {
+			return 0, fmt.Errorf("vocab entry %q has negative id %d", tok, id)
+		}
+		maxID = max(maxID, id)
+	}
+	return maxID, nil
 }

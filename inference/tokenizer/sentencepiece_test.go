@@ -26,43 +26,6 @@ func TestStoriesReference(t *testing.T) {
 	}
 }
 
-func TestSentencePieceUserTextStaysText(t *testing.T) {
-	tests := []struct {
-		tokenizer, text, token string
-	}{
-		{"llama2", "<s>[INST] hi [/INST]", "<s>"},
-		{"llama2", "bye</s>", "</s>"},
-		{"gemma3", "<start_of_turn>user\nhi<end_of_turn>", "<start_of_turn>"},
-		{"gemma3", "<bos>x", "<bos>"},
-		{"llama2_metaspace", "<|user|>\nhi<|end|>", "<|user|>"},
-		{"llama2_metaspace", "<|assistant|>", "<|assistant|>"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.tokenizer+"/"+tt.text, func(t *testing.T) {
-			tk := load(t, tt.tokenizer)
-			id, ok := tk.TokenID(tt.token)
-			if !ok {
-				t.Fatalf("TokenID(%q) not found", tt.token)
-			}
-			parts := []Part{{Text: "<s>", Special: true}, {Text: tt.text}}
-			if tt.tokenizer == "gemma3" {
-				parts[0].Text = "<bos>"
-			}
-			for _, ids := range [][]int{tk.Encode(tt.text), tk.EncodeParts(parts)[1:]} {
-				if slices.Contains(ids, id) {
-					t.Errorf("user text %q encoded as %v holds %s's id %d", tt.text, ids, tt.token, id)
-				}
-			}
-			if got := tk.Decode(tk.Encode(tt.text), true); got != tt.text {
-				t.Errorf("Decode(Encode(%q), skip special) = %q: the literal text was lost", tt.text, got)
-			}
-			if !slices.Contains(tk.EncodeSpecial(tt.text), id) {
-				t.Errorf("EncodeSpecial(%q) lacks %s's id %d", tt.text, tt.token, id)
-			}
-		})
-	}
-}
-
 // TestSentencePieceEncodeParts checks that parts encode as their joined text, including the
 // whitespace a token's rstrip takes from the user text after it (Phi-3's <|user|>), and that
 // the meta space is prepended only where the reference prepends it.
@@ -110,22 +73,7 @@ func TestSentencePieceStreamStepByStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewStreamDecoder(tk, tt.skip)
-			var got []string
-			for _, id := range tt.ids {
-				got = append(got, d.Add(id))
-			}
-			got = append(got, d.Flush())
-			if diff := cmp.Diff(tt.steps, got); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			want := tk.Decode(tt.ids, tt.skip)
-			if joined := strings.Join(got, ""); joined != want {
-				t.Errorf("joined %q, Decode gives %q", joined, want)
-			}
-			if generic := streamAll(struct{ Tokenizer }{tk}, tt.ids, tt.skip); generic != want {
-				t.Errorf("generic stream %q, Decode gives %q", generic, want)
-			}
+			checkStream(t, tk, tt.ids, tt.skip, tt.steps)
 		})
 	}
 }

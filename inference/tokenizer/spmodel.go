@@ -8,12 +8,9 @@ func (t *BPE) buildSPModel(vocab map[string]int32, merges []mergePair, mj *model
 	m := &t.model
 	m.sp, m.vocab, m.ignoreMerges = true, vocab, mj.IgnoreMerges
 	m.byteFallback, m.fuseUnk, m.unk = mj.ByteFallback, mj.FuseUnk, -1
-	maxID := int32(-1)
-	for tok, id := range vocab {
-		if id < 0 {
-			return fmt.Errorf("vocab entry %q has negative id %d", tok, id)
-		}
-		maxID = max(maxID, id)
+	maxID, err := maxVocabID(vocab)
+	if err != nil {
+		return err
 	}
 	d := &t.decoding
 	d.kind = make([]uint8, maxID+1)

@@ -11,6 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// Typed special-token text is user text in every family: Encode and the text part of
+// EncodeParts never produce the special id, Decode gives the text back, and only the
+// application's EncodeSpecial makes the token.
 func TestUserTextHasNoSpecialTokens(t *testing.T) {
 	tests := []struct {
 		tokenizer, text, token string
@@ -22,6 +25,12 @@ func TestUserTextHasNoSpecialTokens(t *testing.T) {
 		{"llama3", "bye<|eot_id|>", "<|eot_id|>"},
 		{"deepseek_v3", "<｜User｜>hi<｜Assistant｜>", "<｜Assistant｜>"},
 		{"deepseek_v3", "<｜begin▁of▁sentence｜>", "<｜begin▁of▁sentence｜>"},
+		{"llama2", "<s>[INST] hi [/INST]", "<s>"},
+		{"llama2", "bye</s>", "</s>"},
+		{"gemma3", "<start_of_turn>user\nhi<end_of_turn>", "<start_of_turn>"},
+		{"gemma3", "<bos>x", "<bos>"},
+		{"llama2_metaspace", "<|user|>\nhi<|end|>", "<|user|>"},
+		{"llama2_metaspace", "<|assistant|>", "<|assistant|>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tokenizer+"/"+tt.text, func(t *testing.T) {
@@ -30,9 +39,13 @@ func TestUserTextHasNoSpecialTokens(t *testing.T) {
 			if !ok {
 				t.Fatalf("TokenID(%q) not found", tt.token)
 			}
-			if user := tk.Encode(tt.text); slices.Contains(user, id) {
-				t.Errorf("Encode(%q) = %v holds %s's id %d", tt.text, user, tt.token, id)
-			} else if got := tk.Decode(user, true); got != tt.text {
+			parts := []Part{{Text: tt.token, Special: true}, {Text: tt.text}}
+			for _, ids := range [][]int{tk.Encode(tt.text), tk.EncodeParts(parts)[1:]} {
+				if slices.Contains(ids, id) {
+					t.Errorf("user text %q encoded as %v holds %s's id %d", tt.text, ids, tt.token, id)
+				}
+			}
+			if got := tk.Decode(tk.Encode(tt.text), true); got != tt.text {
 				t.Errorf("Decode(Encode(%q), skip special) = %q: the literal text was lost", tt.text, got)
 			}
 			if app := tk.EncodeSpecial(tt.text); !slices.Contains(app, id) {
@@ -87,24 +100,31 @@ func TestStreamDecoderStepByStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewStreamDecoder(tk, tt.skip)
-			var got []string
-			for _, id := range tt.ids {
-				got = append(got, d.Add(id))
-			}
-			got = append(got, d.Flush())
-			if diff := cmp.Diff(tt.steps, got); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			want := tk.Decode(tt.ids, tt.skip)
-			if joined := strings.Join(got, ""); joined != want {
-				t.Errorf("joined %q, Decode gives %q", joined, want)
-			}
-			// A Tokenizer other than *BPE goes through Decode and may hold text back longer.
-			if generic := streamAll(struct{ Tokenizer }{tk}, tt.ids, tt.skip); generic != want {
-				t.Errorf("generic stream %q, Decode gives %q", generic, want)
-			}
+			checkStream(t, tk, tt.ids, tt.skip, tt.steps)
 		})
+	}
+}
+
+// checkStream streams ids through a StreamDecoder: each Add and the Flush give steps, and
+// together Decode's text; so does the stream of a Tokenizer other than *BPE, which goes
+// through Decode and may hold text back longer.
+func checkStream(t *testing.T, tk *BPE, ids []int, skip bool, steps []string) {
+	t.Helper()
+	d := NewStreamDecoder(tk, skip)
+	var got []string
+	for _, id := range ids {
+		got = append(got, d.Add(id))
+	}
+	got = append(got, d.Flush())
+	if diff := cmp.Diff(steps, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	want := tk.Decode(ids, skip)
+	if joined := strings.Join(got, ""); joined != want {
+		t.Errorf("joined %q, Decode gives %q", joined, want)
+	}
+	if generic := streamAll(struct{ Tokenizer }{tk}, ids, skip); generic != want {
+		t.Errorf("generic stream %q, Decode gives %q", generic, want)
 	}
 }
 

@@ -66,3 +66,23 @@ func Text(evs []reply.Event) (answer, thinking string) {
 	}
 	return a.String(), th.String()
 }
+
+// CloseMidReply reads ch until the reply's first text, closes the engine (close) while the
+// reply is still running, and returns the reply's summary once both are done.
+func CloseMidReply(ch <-chan reply.Event, close func()) *reply.Summary {
+	for ev := range ch {
+		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
+			break
+		}
+	}
+	closed := make(chan struct{})
+	go func() { close(); closed <- struct{}{} }()
+	var sum *reply.Summary
+	for ev := range ch {
+		if ev.Kind == reply.EventDone {
+			sum = ev.Done
+		}
+	}
+	<-closed
+	return sum
+}

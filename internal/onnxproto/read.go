@@ -148,35 +148,35 @@ func wrongType(f field, want protowire.Type) error {
 func (p *parser) model(f field) error {
 	var err error
 	switch f.num {
-	case modelIRVersion:
+	case FieldModelIRVersion:
 		if err = wrongType(f, protowire.VarintType); err == nil {
 			p.mi.IRVersion = int64(f.v)
 		}
-	case modelProducer:
+	case FieldModelProducer:
 		p.mi.Producer, err = f.str()
-	case modelProducerVersion:
+	case FieldModelProducerVersion:
 		p.mi.ProducerVersion, err = f.str()
-	case modelOpset:
+	case FieldModelOpset:
 		if err = wrongType(f, protowire.BytesType); err == nil {
 			var o Opset
 			err = f.sub.each(func(g field) (err error) {
 				switch g.num {
-				case opsetDomain:
+				case FieldOpsetDomain:
 					o.Domain, err = g.str()
-				case opsetVersion:
+				case FieldOpsetVersion:
 					o.Version = int64(g.v)
 				}
 				return err
 			})
 			p.mi.Opsets = append(p.mi.Opsets, o)
 		}
-	case modelMetadata:
+	case FieldModelMetadata:
 		if err = wrongType(f, protowire.BytesType); err == nil {
 			var k, v string
 			k, v, err = entry(f.sub)
 			p.mi.Metadata[k] = v
 		}
-	case modelGraph:
+	case FieldModelGraph:
 		if err = wrongType(f, protowire.BytesType); err == nil {
 			p.graphs++
 			err = f.sub.each(p.graph)
@@ -188,9 +188,9 @@ func (p *parser) model(f field) error {
 func entry(m msg) (k, v string, err error) {
 	err = m.each(func(f field) (err error) {
 		switch f.num {
-		case entryKey:
+		case FieldEntryKey:
 			k, err = f.str()
-		case entryValue:
+		case FieldEntryValue:
 			v, err = f.str()
 		}
 		return err
@@ -199,20 +199,20 @@ func entry(m msg) (k, v string, err error) {
 }
 
 func (p *parser) graph(f field) error {
-	if f.num != graphNode && f.num != graphInitializer && f.num != graphInput && f.num != graphOutput {
+	if f.num != FieldGraphNode && f.num != FieldGraphInitializer && f.num != FieldGraphInput && f.num != FieldGraphOutput {
 		return nil
 	}
 	if err := wrongType(f, protowire.BytesType); err != nil {
 		return err
 	}
 	switch f.num {
-	case graphNode:
+	case FieldGraphNode:
 		return p.node(f.sub)
-	case graphInitializer:
+	case FieldGraphInitializer:
 		return p.initializer(f.sub)
-	case graphInput, graphOutput:
+	case FieldGraphInput, FieldGraphOutput:
 		io, err := valueInfo(f.sub)
-		if f.num == graphInput {
+		if f.num == FieldGraphInput {
 			p.mi.Inputs = append(p.mi.Inputs, io)
 		} else {
 			p.mi.Outputs = append(p.mi.Outputs, io)
@@ -228,11 +228,11 @@ func (p *parser) initializer(m msg) error {
 	var location string
 	err := m.each(func(f field) (err error) {
 		switch f.num {
-		case tensorName:
+		case FieldTensorName:
 			name, err = f.str()
-		case tensorRaw:
+		case FieldTensorRaw:
 			p.mi.InitializerBytes += f.sub.end - f.sub.off
-		case tensorExternal:
+		case FieldTensorExternal:
 			if err = wrongType(f, protowire.BytesType); err == nil {
 				var k, v string
 				if k, v, err = entry(f.sub); k == "location" {
@@ -257,18 +257,18 @@ func (p *parser) node(m msg) error {
 	inputs := 0
 	err := m.each(func(f field) (err error) {
 		switch f.num {
-		case nodeInput:
+		case FieldNodeInput:
 			var in string
 			in, err = f.str()
 			nb.ZeroPoints = nb.ZeroPoints || inputs == 3 && in != "" // MatMulNBits' zero_points
 			inputs++
-		case nodeName:
+		case FieldNodeName:
 			name, err = f.str()
-		case nodeOpType:
+		case FieldNodeOpType:
 			op, err = f.str()
-		case nodeDomain:
+		case FieldNodeDomain:
 			domain, err = f.str()
-		case nodeAttr:
+		case FieldNodeAttr:
 			if err = wrongType(f, protowire.BytesType); err == nil {
 				err = epAttr(f.sub, &ep, &nb)
 			}
@@ -304,11 +304,11 @@ func epAttr(m msg, ep *EPContext, nb *NBits) error {
 	var s field
 	err := m.each(func(f field) (err error) {
 		switch f.num {
-		case attrName:
+		case FieldAttrName:
 			name, err = f.str()
-		case attrI:
+		case FieldAttrI:
 			i = int64(f.v)
-		case attrS:
+		case FieldAttrS:
 			if err = wrongType(f, protowire.BytesType); err == nil {
 				s = f
 			}
@@ -348,12 +348,12 @@ func valueInfo(m msg) (IO, error) {
 	var io IO
 	err := m.each(func(f field) (err error) {
 		switch f.num {
-		case valueName:
+		case FieldValueName:
 			io.Name, err = f.str()
-		case valueType:
+		case FieldValueType:
 			if err = wrongType(f, protowire.BytesType); err == nil {
 				err = f.sub.each(func(g field) error {
-					if g.num != typeTensor {
+					if g.num != FieldTypeTensor {
 						return nil
 					}
 					if err := wrongType(g, protowire.BytesType); err != nil {
@@ -371,15 +371,15 @@ func valueInfo(m msg) (IO, error) {
 func tensorType(m msg, io *IO) error {
 	return m.each(func(f field) error {
 		switch f.num {
-		case tensorElemType:
+		case FieldTensorElemType:
 			io.ElemType = DataType(f.v).String()
-		case tensorShape:
+		case FieldTensorShape:
 			if err := wrongType(f, protowire.BytesType); err != nil {
 				return err
 			}
 			io.Dims = []Dim{}
 			return f.sub.each(func(g field) error {
-				if g.num != shapeDim {
+				if g.num != FieldShapeDim {
 					return nil
 				}
 				if err := wrongType(g, protowire.BytesType); err != nil {
@@ -388,9 +388,9 @@ func tensorType(m msg, io *IO) error {
 				var d Dim
 				err := g.sub.each(func(h field) (err error) {
 					switch h.num {
-					case dimValue:
+					case FieldDimValue:
 						d.Value = int64(h.v)
-					case dimParam:
+					case FieldDimParam:
 						d.Param, err = h.str()
 					}
 					return err

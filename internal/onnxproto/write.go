@@ -14,61 +14,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// Field numbers of onnx.proto used by the writer and the reader.
-const (
-	modelIRVersion       = 1
-	modelProducer        = 2
-	modelProducerVersion = 3
-	modelGraph           = 7
-	modelOpset           = 8
-	modelMetadata        = 14
-
-	opsetDomain  = 1
-	opsetVersion = 2
-
-	graphNode        = 1
-	graphName        = 2
-	graphInitializer = 5
-	graphInput       = 11
-	graphOutput      = 12
-
-	nodeInput  = 1
-	nodeOutput = 2
-	nodeName   = 3
-	nodeOpType = 4
-	nodeAttr   = 5
-	nodeDomain = 7
-
-	attrName   = 1
-	attrF      = 2
-	attrI      = 3
-	attrS      = 4
-	attrT      = 5
-	attrFloats = 7
-	attrInts   = 8
-	attrType   = 20
-
-	tensorDims         = 1
-	tensorDataType     = 2
-	tensorName         = 8
-	tensorRaw          = 9
-	tensorExternal     = 13
-	tensorDataLocation = 14
-
-	valueName       = 1
-	valueType       = 2
-	typeTensor      = 1
-	tensorElemType  = 1
-	tensorShape     = 2
-	shapeDim        = 1
-	dimValue        = 1
-	dimParam        = 2
-	entryKey        = 1
-	entryValue      = 2
-	locationDefault = 0
-	locationExtern  = 1
-)
-
 // WriteOptions choose how WriteFile stores weights.
 type WriteOptions struct {
 	// ExternalData, when set, names a file beside the model that receives every initializer of
@@ -150,19 +95,19 @@ func (s *sliceWriter) Write(p []byte) (int, error) { *s = append(*s, p...); retu
 // model is never copied whole in memory.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	var head []byte
-	head = protowire.AppendTag(head, modelIRVersion, protowire.VarintType)
+	head = protowire.AppendTag(head, FieldModelIRVersion, protowire.VarintType)
 	head = protowire.AppendVarint(head, uint64(m.IRVersion))
-	head = appendString(head, modelProducer, m.Producer)
-	head = appendString(head, modelProducerVersion, m.ProducerVersion)
+	head = appendString(head, FieldModelProducer, m.Producer)
+	head = appendString(head, FieldModelProducerVersion, m.ProducerVersion)
 	for _, o := range m.Opsets {
 		var ob []byte
-		ob = appendString(ob, opsetDomain, o.Domain)
-		ob = protowire.AppendTag(ob, opsetVersion, protowire.VarintType)
+		ob = appendString(ob, FieldOpsetDomain, o.Domain)
+		ob = protowire.AppendTag(ob, FieldOpsetVersion, protowire.VarintType)
 		ob = protowire.AppendVarint(ob, uint64(o.Version))
-		head = appendMessage(head, modelOpset, ob)
+		head = appendMessage(head, FieldModelOpset, ob)
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.Metadata)) {
-		head = appendMessage(head, modelMetadata, appendEntry(nil, k, m.Metadata[k]))
+		head = appendMessage(head, FieldModelMetadata, appendEntry(nil, k, m.Metadata[k]))
 	}
 	parts, err := m.Graph.pieces()
 	if err != nil {
@@ -172,7 +117,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	for _, p := range parts {
 		size += len(p)
 	}
-	head = protowire.AppendTag(head, modelGraph, protowire.BytesType)
+	head = protowire.AppendTag(head, FieldModelGraph, protowire.BytesType)
 	head = protowire.AppendVarint(head, uint64(size))
 	if size+len(head) > math.MaxInt32 {
 		return 0, fmt.Errorf("model is %d bytes, over protobuf's 2 GB limit: use WriteOptions.ExternalData", size+len(head))
@@ -192,19 +137,19 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // the tensors' own.
 func (g *Graph) pieces() ([][]byte, error) {
 	var b []byte
-	b = appendString(b, graphName, g.Name)
+	b = appendString(b, FieldGraphName, g.Name)
 	for i := range g.Nodes {
 		nb, err := g.Nodes[i].encode()
 		if err != nil {
 			return nil, err
 		}
-		b = appendMessage(b, graphNode, nb)
+		b = appendMessage(b, FieldGraphNode, nb)
 	}
 	for _, v := range g.Inputs {
-		b = appendMessage(b, graphInput, v.encode())
+		b = appendMessage(b, FieldGraphInput, v.encode())
 	}
 	for _, v := range g.Outputs {
-		b = appendMessage(b, graphOutput, v.encode())
+		b = appendMessage(b, FieldGraphOutput, v.encode())
 	}
 	parts := [][]byte{b}
 	for _, t := range g.Initializers {
@@ -213,7 +158,7 @@ func (g *Graph) pieces() ([][]byte, error) {
 			return nil, err
 		}
 		var tb []byte
-		tb = protowire.AppendTag(tb, graphInitializer, protowire.BytesType)
+		tb = protowire.AppendTag(tb, FieldGraphInitializer, protowire.BytesType)
 		tb = protowire.AppendVarint(tb, uint64(len(head)+len(raw)))
 		parts = append(parts, append(tb, head...), raw)
 	}
@@ -230,21 +175,21 @@ func (t *Tensor) encode() (head, raw []byte, err error) {
 		return nil, nil, fmt.Errorf("tensor %q: %d bytes of data for shape %v of %s", t.Name, len(t.Raw), t.Dims, t.DataType)
 	}
 	for _, d := range t.Dims {
-		head = protowire.AppendTag(head, tensorDims, protowire.VarintType)
+		head = protowire.AppendTag(head, FieldTensorDims, protowire.VarintType)
 		head = protowire.AppendVarint(head, uint64(d))
 	}
-	head = protowire.AppendTag(head, tensorDataType, protowire.VarintType)
+	head = protowire.AppendTag(head, FieldTensorDataType, protowire.VarintType)
 	head = protowire.AppendVarint(head, uint64(t.DataType))
-	head = appendString(head, tensorName, t.Name)
+	head = appendString(head, FieldTensorName, t.Name)
 	if e := t.External; e != nil {
 		for _, kv := range [][2]string{{"location", e.Location}, {"offset", fmt.Sprint(e.Offset)}, {"length", fmt.Sprint(e.Length)}} {
-			head = appendMessage(head, tensorExternal, appendEntry(nil, kv[0], kv[1]))
+			head = appendMessage(head, FieldTensorExternal, appendEntry(nil, kv[0], kv[1]))
 		}
-		head = protowire.AppendTag(head, tensorDataLocation, protowire.VarintType)
-		head = protowire.AppendVarint(head, locationExtern)
+		head = protowire.AppendTag(head, FieldTensorDataLocation, protowire.VarintType)
+		head = protowire.AppendVarint(head, LocationExternal)
 		return head, nil, nil
 	}
-	head = protowire.AppendTag(head, tensorRaw, protowire.BytesType)
+	head = protowire.AppendTag(head, FieldTensorRaw, protowire.BytesType)
 	head = protowire.AppendVarint(head, uint64(len(t.Raw)))
 	return head, t.Raw, nil
 }
@@ -252,39 +197,39 @@ func (t *Tensor) encode() (head, raw []byte, err error) {
 func (n *Node) encode() ([]byte, error) {
 	var b []byte
 	for _, in := range n.Inputs {
-		b = protowire.AppendTag(b, nodeInput, protowire.BytesType)
+		b = protowire.AppendTag(b, FieldNodeInput, protowire.BytesType)
 		b = protowire.AppendString(b, in)
 	}
 	for _, out := range n.Outputs {
-		b = protowire.AppendTag(b, nodeOutput, protowire.BytesType)
+		b = protowire.AppendTag(b, FieldNodeOutput, protowire.BytesType)
 		b = protowire.AppendString(b, out)
 	}
-	b = appendString(b, nodeName, n.Name)
-	b = appendString(b, nodeOpType, n.OpType)
-	b = appendString(b, nodeDomain, n.Domain)
+	b = appendString(b, FieldNodeName, n.Name)
+	b = appendString(b, FieldNodeOpType, n.OpType)
+	b = appendString(b, FieldNodeDomain, n.Domain)
 	for _, a := range n.Attrs {
 		ab, err := a.encode()
 		if err != nil {
 			return nil, fmt.Errorf("node %s (%s): %w", n.Name, n.OpType, err)
 		}
-		b = appendMessage(b, nodeAttr, ab)
+		b = appendMessage(b, FieldNodeAttr, ab)
 	}
 	return b, nil
 }
 
 func (a *Attr) encode() ([]byte, error) {
-	b := appendString(nil, attrName, a.Name)
-	b = protowire.AppendTag(b, attrType, protowire.VarintType)
+	b := appendString(nil, FieldAttrName, a.Name)
+	b = protowire.AppendTag(b, FieldAttrType, protowire.VarintType)
 	b = protowire.AppendVarint(b, uint64(a.Type))
 	switch a.Type {
 	case AttrFloat:
-		b = protowire.AppendTag(b, attrF, protowire.Fixed32Type)
+		b = protowire.AppendTag(b, FieldAttrF, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, math.Float32bits(a.Float))
 	case AttrInt:
-		b = protowire.AppendTag(b, attrI, protowire.VarintType)
+		b = protowire.AppendTag(b, FieldAttrI, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(a.Int))
 	case AttrString:
-		b = protowire.AppendTag(b, attrS, protowire.BytesType)
+		b = protowire.AppendTag(b, FieldAttrS, protowire.BytesType)
 		b = protowire.AppendString(b, a.String)
 	case AttrTensor:
 		if a.Tensor == nil {
@@ -294,19 +239,19 @@ func (a *Attr) encode() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b = appendMessage(b, attrT, append(head, raw...))
+		b = appendMessage(b, FieldAttrT, append(head, raw...))
 	case AttrFloats:
 		var p []byte
 		for _, f := range a.Floats {
 			p = protowire.AppendFixed32(p, math.Float32bits(f))
 		}
-		b = appendMessage(b, attrFloats, p)
+		b = appendMessage(b, FieldAttrFloats, p)
 	case AttrInts:
 		var p []byte
 		for _, i := range a.Ints {
 			p = protowire.AppendVarint(p, uint64(i))
 		}
-		b = appendMessage(b, attrInts, p)
+		b = appendMessage(b, FieldAttrInts, p)
 	default:
 		return nil, fmt.Errorf("attribute %s: type %d is not supported by the writer", a.Name, a.Type)
 	}
@@ -319,25 +264,25 @@ func (v ValueInfo) encode() []byte {
 		var db []byte
 		switch {
 		case d.Param != "":
-			db = appendString(db, dimParam, d.Param)
+			db = appendString(db, FieldDimParam, d.Param)
 		case d.Value >= 0:
-			db = protowire.AppendTag(db, dimValue, protowire.VarintType)
+			db = protowire.AppendTag(db, FieldDimValue, protowire.VarintType)
 			db = protowire.AppendVarint(db, uint64(d.Value))
 		}
-		shape = appendMessage(shape, shapeDim, db)
+		shape = appendMessage(shape, FieldShapeDim, db)
 	}
 	var tt []byte
-	tt = protowire.AppendTag(tt, tensorElemType, protowire.VarintType)
+	tt = protowire.AppendTag(tt, FieldTensorElemType, protowire.VarintType)
 	tt = protowire.AppendVarint(tt, uint64(v.Type))
-	tt = appendMessage(tt, tensorShape, shape)
-	b := appendString(nil, valueName, v.Name)
-	return appendMessage(b, valueType, appendMessage(nil, typeTensor, tt))
+	tt = appendMessage(tt, FieldTensorShape, shape)
+	b := appendString(nil, FieldValueName, v.Name)
+	return appendMessage(b, FieldValueType, appendMessage(nil, FieldTypeTensor, tt))
 }
 
 func appendEntry(b []byte, k, v string) []byte {
-	b = protowire.AppendTag(b, entryKey, protowire.BytesType)
+	b = protowire.AppendTag(b, FieldEntryKey, protowire.BytesType)
 	b = protowire.AppendString(b, k)
-	b = protowire.AppendTag(b, entryValue, protowire.BytesType)
+	b = protowire.AppendTag(b, FieldEntryValue, protowire.BytesType)
 	return protowire.AppendString(b, v)
 }
 

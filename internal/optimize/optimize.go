@@ -59,7 +59,7 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 	}
 	var out []byte
 	for _, f := range mfs {
-		if f.num != modelGraph || f.typ != protowire.BytesType {
+		if f.num != onnxproto.FieldModelGraph || f.typ != protowire.BytesType {
 			out = append(out, f.raw...)
 			continue
 		}
@@ -67,7 +67,7 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 		if err != nil {
 			return nil, rep, err
 		}
-		out = appendBytes(out, modelGraph, g)
+		out = appendBytes(out, onnxproto.FieldModelGraph, g)
 	}
 	if o.AccuracyLevel > 0 {
 		out = append(out, metadataEntry(MetaAccuracyLevel, strconv.FormatInt(o.AccuracyLevel, 10))...)
@@ -89,7 +89,7 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 	}
 	var nodes []node
 	for _, f := range gfs {
-		if f.num == graphNode && f.typ == protowire.BytesType {
+		if f.num == onnxproto.FieldGraphNode && f.typ == protowire.BytesType {
 			n, err := parseNode(f.val)
 			if err != nil {
 				return nil, errf("read node: %v", err)
@@ -128,22 +128,22 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 	var out []byte
 	wroteNodes := false
 	for _, f := range gfs {
-		if f.num != graphNode {
+		if f.num != onnxproto.FieldGraphNode {
 			out = append(out, f.raw...)
 			continue
 		}
 		if !wroteNodes {
 			for _, n := range nodes {
-				out = appendBytes(out, graphNode, n.raw)
+				out = appendBytes(out, onnxproto.FieldGraphNode, n.raw)
 			}
 			wroteNodes = true
 		}
 	}
 	for _, t := range inits {
-		out = appendBytes(out, graphInitializer, t)
+		out = appendBytes(out, onnxproto.FieldGraphInitializer, t)
 	}
 	for _, in := range inputs {
-		out = appendBytes(out, graphInput, in)
+		out = appendBytes(out, onnxproto.FieldGraphInput, in)
 	}
 	return out, nil
 }
@@ -220,9 +220,9 @@ func withInput(raw []byte, idx int, name string) ([]byte, error) {
 	var out []byte
 	k := 0
 	for _, f := range fs {
-		if f.num == nodeInput {
+		if f.num == onnxproto.FieldNodeInput {
 			if k == idx {
-				out = appendBytes(out, nodeInput, []byte(name))
+				out = appendBytes(out, onnxproto.FieldNodeInput, []byte(name))
 				k++
 				continue
 			}
@@ -244,6 +244,6 @@ func keepInputInfo() []byte {
 	tt = appendVarint(tt, 1, int64Type)
 	tt = appendBytes(tt, 2, shape)
 	typ = appendBytes(typ, 1, tt)
-	vi = appendBytes(vi, valueName, []byte(KeepInputName))
+	vi = appendBytes(vi, onnxproto.FieldValueName, []byte(KeepInputName))
 	return appendBytes(vi, 2, typ)
 }

@@ -1,40 +1,16 @@
 package optimize
 
 import (
+	"edgechat/internal/onnxproto"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// ONNX field numbers (onnx.proto) this package reads or writes.
+// ONNX enum values this package writes (the field numbers are onnxproto's).
 const (
-	modelGraph    = 7
-	modelMetadata = 14
-
-	graphNode        = 1
-	graphInitializer = 5
-	graphInput       = 11
-	graphOutput      = 12
-
-	nodeInput  = 1
-	nodeOutput = 2
-	nodeName   = 3
-	nodeOpType = 4
-	nodeAttr   = 5
-	nodeDomain = 7
-
-	attrName = 1
-	attrI    = 3
-	attrType = 20
-	attrInt  = 2
-
-	tensorDims     = 1
-	tensorDataType = 2
-	tensorName     = 8
-	tensorRaw      = 9
-	int64Type      = 7
-
-	valueName = 1
+	attrInt   = 2 // AttributeProto.INT
+	int64Type = 7 // TensorProto.INT64
 )
 
 // field is one protobuf field: its whole encoding, and the payload of a length-delimited one.
@@ -99,15 +75,15 @@ func parseNode(b []byte) (node, error) {
 			continue
 		}
 		switch f.num {
-		case nodeInput:
+		case onnxproto.FieldNodeInput:
 			n.inputs = append(n.inputs, string(f.val))
-		case nodeOutput:
+		case onnxproto.FieldNodeOutput:
 			n.outputs = append(n.outputs, string(f.val))
-		case nodeName:
+		case onnxproto.FieldNodeName:
 			n.name = string(f.val)
-		case nodeOpType:
+		case onnxproto.FieldNodeOpType:
 			n.op = string(f.val)
-		case nodeDomain:
+		case onnxproto.FieldNodeDomain:
 			n.domain = string(f.val)
 		}
 	}
@@ -118,13 +94,13 @@ func parseNode(b []byte) (node, error) {
 func encodeNode(name, op string, in, out []string) []byte {
 	var b []byte
 	for _, s := range in {
-		b = appendBytes(b, nodeInput, []byte(s))
+		b = appendBytes(b, onnxproto.FieldNodeInput, []byte(s))
 	}
 	for _, s := range out {
-		b = appendBytes(b, nodeOutput, []byte(s))
+		b = appendBytes(b, onnxproto.FieldNodeOutput, []byte(s))
 	}
-	b = appendBytes(b, nodeName, []byte(name))
-	return appendBytes(b, nodeOpType, []byte(op))
+	b = appendBytes(b, onnxproto.FieldNodeName, []byte(name))
+	return appendBytes(b, onnxproto.FieldNodeOpType, []byte(op))
 }
 
 // withIntAttr returns node bytes with attribute name set to v (replacing any old value).
@@ -135,7 +111,7 @@ func withIntAttr(raw []byte, name string, v int64) ([]byte, error) {
 	}
 	var out []byte
 	for _, f := range fs {
-		if f.num == nodeAttr && f.typ == protowire.BytesType {
+		if f.num == onnxproto.FieldNodeAttr && f.typ == protowire.BytesType {
 			afs, err := fields(f.val)
 			if err != nil {
 				return nil, err
@@ -147,15 +123,15 @@ func withIntAttr(raw []byte, name string, v int64) ([]byte, error) {
 		out = append(out, f.raw...)
 	}
 	var a []byte
-	a = appendBytes(a, attrName, []byte(name))
-	a = appendVarint(a, attrI, uint64(v))
-	a = appendVarint(a, attrType, attrInt)
-	return appendBytes(out, nodeAttr, a), nil
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	a = appendVarint(a, onnxproto.FieldAttrI, uint64(v))
+	a = appendVarint(a, onnxproto.FieldAttrType, attrInt)
+	return appendBytes(out, onnxproto.FieldNodeAttr, a), nil
 }
 
 func attrNameOf(afs []field) string {
 	for _, f := range afs {
-		if f.num == attrName && f.typ == protowire.BytesType {
+		if f.num == onnxproto.FieldAttrName && f.typ == protowire.BytesType {
 			return string(f.val)
 		}
 	}
@@ -169,7 +145,7 @@ func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
 		return 0, false, err
 	}
 	for _, f := range fs {
-		if f.num != nodeAttr || f.typ != protowire.BytesType {
+		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
 			continue
 		}
 		afs, err := fields(f.val)
@@ -180,7 +156,7 @@ func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
 			continue
 		}
 		for _, a := range afs {
-			if a.num == attrI && a.typ == protowire.VarintType {
+			if a.num == onnxproto.FieldAttrI && a.typ == protowire.VarintType {
 				return int64(a.v), true, nil
 			}
 		}
@@ -192,15 +168,15 @@ func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
 // int64Initializer encodes a 1-D int64 TensorProto.
 func int64Initializer(name string, v ...int64) []byte {
 	var b []byte
-	b = appendVarint(b, tensorDims, uint64(len(v)))
-	b = appendVarint(b, tensorDataType, int64Type)
-	b = appendBytes(b, tensorName, []byte(name))
+	b = appendVarint(b, onnxproto.FieldTensorDims, uint64(len(v)))
+	b = appendVarint(b, onnxproto.FieldTensorDataType, int64Type)
+	b = appendBytes(b, onnxproto.FieldTensorName, []byte(name))
 	raw := make([]byte, 0, 8*len(v))
 	for _, x := range v {
 		u := uint64(x)
 		raw = append(raw, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
 	}
-	return appendBytes(b, tensorRaw, raw)
+	return appendBytes(b, onnxproto.FieldTensorRaw, raw)
 }
 
 // metadataEntry encodes a model metadata_props entry.
@@ -208,7 +184,7 @@ func metadataEntry(k, v string) []byte {
 	var e []byte
 	e = appendBytes(e, 1, []byte(k))
 	e = appendBytes(e, 2, []byte(v))
-	return appendBytes(nil, modelMetadata, e)
+	return appendBytes(nil, onnxproto.FieldModelMetadata, e)
 }
 
 func errf(format string, a ...any) error { return fmt.Errorf("optimize: "+format, a...) }

@@ -2,12 +2,11 @@ package synth
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
+	"edgechat/internal/filecopy"
 	"edgechat/internal/onnxproto"
 )
 
@@ -67,7 +66,7 @@ func Write(dir string, o Options) error {
 	}
 	if o.TokenizerDir != "" {
 		for _, name := range tokFiles {
-			if err := copyFile(filepath.Join(o.TokenizerDir, name), filepath.Join(dir, name)); err != nil {
+			if err := filecopy.Copy(filepath.Join(o.TokenizerDir, name), filepath.Join(dir, name)); err != nil {
 				return fmt.Errorf("copy tokenizer: %w", err)
 			}
 		}
@@ -103,21 +102,6 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func copyFile(from, to string) (err error) {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, out.Close()) }()
-	_, err = io.Copy(out, in)
-	return err
 }
 
 // hfConfigJSON mirrors Qwen3's config.json field for field.

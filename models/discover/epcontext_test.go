@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/internal/filecopy"
 	"edgechat/internal/onnxproto"
 )
 
@@ -26,7 +27,7 @@ func compiled(t *testing.T, dir, bin string) {
 		}
 	}
 	for _, f := range []string{"config.json", "tokenizer.json", "tokenizer_config.json"} {
-		if err := linkOrCopy(filepath.Join(base["C"], f), filepath.Join(dir, f)); err != nil {
+		if err := filecopy.LinkOrCopy(filepath.Join(base["C"], f), filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}
 	}

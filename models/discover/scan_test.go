@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/internal/filecopy"
 	"edgechat/internal/paths"
 	"edgechat/internal/synth"
 )
@@ -66,22 +67,11 @@ func place(t testing.TB, name, dir string, skip ...string) {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		return linkOrCopy(p, dst)
+		return filecopy.LinkOrCopy(p, dst)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func linkOrCopy(src, dst string) error {
-	if os.Link(src, dst) == nil {
-		return nil
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, 0o644)
 }
 
 // hfRepo writes models--ORG--NAME in the hub cache with model name at snapshot sha (under
@@ -256,7 +246,7 @@ func TestSizeCountsOneVariant(t *testing.T) {
 	place(t, "A", dir)
 	one := Scan(Roots{User: []string{dir}}).Models[0].SizeBytes
 	// A second, unused variant in onnx/ does not count.
-	if err := linkOrCopy(filepath.Join(dir, "onnx", "model.onnx"), filepath.Join(dir, "onnx", "model_fp16.onnx")); err != nil {
+	if err := filecopy.LinkOrCopy(filepath.Join(dir, "onnx", "model.onnx"), filepath.Join(dir, "onnx", "model_fp16.onnx")); err != nil {
 		t.Fatal(err)
 	}
 	res := Scan(Roots{User: []string{dir}})
