@@ -3,6 +3,8 @@ package decoder
 import (
 	"slices"
 	"testing"
+
+	"edgechat/internal/synth"
 )
 
 // greedyTo decodes greedily until d caches n tokens (prompt first) and returns the ids decoded.
@@ -13,29 +15,43 @@ func greedyTo(t testing.TB, d *dynamicDecoder, prompt []int, n int) []int {
 
 // A GroupQueryAttention graph runs on one buffer set that the graph appends to in place, and
 // gives the greedy ids of the same graph on ping-pong buffers over a generation that grows the
-// buffers twice (256 → 512 → 600 rows), in half the memory.
+// buffers twice (256 → 512 → 600 rows), in half the memory, with float32 and float16 caches.
 func TestSharedKVMatchesPingPong(t *testing.T) {
-	model := tinyGenAIInt4(t)
-	shared, pp := openDynamic(t, model, dynOpts{max: 600}), openDynamic(t, model, dynOpts{max: 600, pingPong: true})
-	if !shared.kv.shared || pp.kv.shared {
-		t.Fatalf("shared buffer: %v on the GQA graph, %v when forced off", shared.kv.shared, pp.kv.shared)
-	}
-	prompt := vocabIDs(40, 6, shared.Vocab())
-	a, b := greedyTo(t, shared, prompt, 600), greedyTo(t, pp, prompt, 600)
-	requireVaried(t, a[:50])
-	requireVaried(t, a[len(a)-50:])
-	if !slices.Equal(a, b) {
-		i := 0
-		for i < min(len(a), len(b)) && a[i] == b[i] {
-			i++
-		}
-		t.Fatalf("shared buffer and ping-pong part at token %d of %d", i, len(a))
-	}
-	if shared.kv.capTokens != 600 || len(shared.Cached()) != 600 {
-		t.Errorf("capacity %d, cached %d; want 600 and 600", shared.kv.capTokens, len(shared.Cached()))
-	}
-	if got, want := shared.KVBytes(), pp.KVBytes()/2; got != want || got != int64(600*shared.kv.bytesPerToken()) {
-		t.Errorf("KVBytes %d shared, %d ping-pong; want half", got, pp.KVBytes())
+	for _, tc := range []struct {
+		name  string
+		model string
+	}{
+		{"float32", tinyGenAIInt4(t)},
+		{"float16", synthModel(t, "tiny-genai-int4-fp16", func(o *synth.Options) {
+			o.Layout, o.Quant, o.KVFloat16 = synth.LayoutGenAI, synth.QuantGenAIInt4, true
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared, pp := openDynamic(t, tc.model, dynOpts{max: 600}), openDynamic(t, tc.model, dynOpts{max: 600, pingPong: true})
+			if !shared.kv.shared || pp.kv.shared {
+				t.Fatalf("shared buffer: %v on the GQA graph, %v when forced off", shared.kv.shared, pp.kv.shared)
+			}
+			if want := map[string]int{"float32": 4, "float16": 2}[tc.name]; shared.kv.elem != want {
+				t.Fatalf("%d bytes per cache element, want %d", shared.kv.elem, want)
+			}
+			prompt := vocabIDs(40, 6, shared.Vocab())
+			a, b := greedyTo(t, shared, prompt, 600), greedyTo(t, pp, prompt, 600)
+			requireVaried(t, a[:50])
+			requireVaried(t, a[len(a)-50:])
+			if !slices.Equal(a, b) {
+				i := 0
+				for i < min(len(a), len(b)) && a[i] == b[i] {
+					i++
+				}
+				t.Fatalf("shared buffer and ping-pong part at token %d of %d", i, len(a))
+			}
+			if shared.kv.capTokens != 600 || len(shared.Cached()) != 600 {
+				t.Errorf("capacity %d, cached %d; want 600 and 600", shared.kv.capTokens, len(shared.Cached()))
+			}
+			if got, want := shared.KVBytes(), pp.KVBytes()/2; got != want || got != int64(600*shared.kv.bytesPerToken()) {
+				t.Errorf("KVBytes %d shared, %d ping-pong; want half", got, pp.KVBytes())
+			}
+		})
 	}
 }
 
