@@ -33,6 +33,12 @@ type DecoderIO struct {
 	Vocab         int
 	// LastRow: the graph returns logits for the last new row only (an optimized copy).
 	LastRow bool
+	// LogitsToKeep names the int64 [1] input that says how many of the last new rows get
+	// logits (an optimized copy made for multi-row verification); "" when the graph has none.
+	LogitsToKeep string
+	// SharedKV: the graph's attention is GroupQueryAttention, which appends the new rows in
+	// place when one buffer is bound as both past and present (past_present_share_buffer).
+	SharedKV bool
 	// Static sizes (layout C); 0 for dynamic graphs.
 	SeqLen   int
 	MaxCache int

@@ -9,6 +9,7 @@ import (
 
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
+	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 	"edgechat/models"
 )
@@ -66,6 +67,12 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 		return nil, err
 	}
 	io.LastRow = info.Metadata[optimize.MetaLogitsRows] == "last"
+	for _, x := range info.Inputs {
+		if x.Name == optimize.KeepInputName {
+			io.LogitsToKeep = x.Name
+		}
+	}
+	io.SharedKV = info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
 	if io.Vocab == 0 && f.Config != nil {
 		io.Vocab = f.Config.VocabSize
 	}

@@ -8,6 +8,7 @@ import (
 	"edgechat/models"
 
 	"edgechat/internal/offheap"
+	"edgechat/internal/optimize"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -16,9 +17,14 @@ import (
 // buffer (chunk × vocab floats) and is where a long prefill can be stopped between runs.
 const prefillChunk = 64
 
+// maxRows is the most ids ForwardRows takes in one run: prompt-lookup verification needs k+1
+// ≤ 9. Its logits buffer holds this many rows (9.7 MB at Qwen3's vocabulary), touched only as
+// far as runs fill it.
+const maxRows = 16
+
 // dynamicDecoder runs a decoder with dynamic shapes (layouts A and B): each run takes the new
-// tokens and the whole past, and returns logits and the past extended by the new rows.
-// One goroutine at a time may use it.
+// tokens and the past, and returns logits and the past extended by the new rows (see
+// kvBuffers for the two ways the cache is kept). One goroutine at a time may use it.
 type dynamicDecoder struct {
 	io      *models.DecoderIO
 	session *ort.DynamicAdvancedSession
@@ -31,7 +37,9 @@ type dynamicDecoder struct {
 	idBuf32 []int32
 	posBuf  []int64
 	mask    []int64
+	keep    []int64   // logits_to_keep's value
 	row     []float32 // the logits Forward returns: the last token's
+	rowsBuf []byte    // off-heap logits ForwardRows returns (maxRows rows), made on first use
 	inputs  []ort.Value
 	outputs []ort.Value
 }
@@ -48,11 +56,12 @@ func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptio
 	}
 	d := &dynamicDecoder{
 		io: io, session: s, run: run, vocab: io.Vocab,
-		kv:      newKVBuffers(io.Layers(), io.KVHeads, io.HeadDim, io.KVType, maxTokens),
+		kv:      newKVBuffers(io.Layers(), io.KVHeads, io.HeadDim, io.KVType, maxTokens, io.SharedKV),
 		idBuf:   make([]int64, prefillChunk),
 		idBuf32: make([]int32, prefillChunk),
 		posBuf:  make([]int64, prefillChunk),
 		mask:    make([]int64, maxTokens),
+		keep:    make([]int64, 1),
 		inputs:  make([]ort.Value, nIn),
 		outputs: make([]ort.Value, nOut),
 	}
@@ -63,8 +72,9 @@ func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptio
 }
 
 var (
-	_ inference.Decoder     = (*dynamicDecoder)(nil)
-	_ inference.Snapshotter = (*dynamicDecoder)(nil)
+	_ inference.Decoder       = (*dynamicDecoder)(nil)
+	_ inference.Snapshotter   = (*dynamicDecoder)(nil)
+	_ inference.RowsForwarder = (*dynamicDecoder)(nil)
 )
 
 func (d *dynamicDecoder) Vocab() int      { return d.vocab }
@@ -81,53 +91,101 @@ func (d *dynamicDecoder) Truncate(n int) {
 	d.ids = d.ids[:min(n, len(d.ids))]
 }
 
+// MaxRows is the most ids ForwardRows takes; 0 for a graph whose LM head was cut to the last
+// row without a logits_to_keep input.
+func (d *dynamicDecoder) MaxRows() int {
+	if d.io.LastRow {
+		return 0
+	}
+	return maxRows
+}
+
+// outRows is how many rows of logits a run of L ids returns when the caller needs the last
+// want: one for an LM head cut to the last row, want where logits_to_keep chooses, else L.
+func (d *dynamicDecoder) outRows(L, want int) int {
+	switch {
+	case d.io.LastRow:
+		return 1
+	case d.io.LogitsToKeep != "":
+		return want
+	}
+	return L
+}
+
+// check refuses a forward pass that cannot run.
+func (d *dynamicDecoder) check(ctx context.Context, ids []int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("forward: no tokens")
+	}
+	if d.kv.n+len(ids) > d.kv.maxTokens {
+		return fmt.Errorf("the conversation needs %d tokens but the context holds %d", d.kv.n+len(ids), d.kv.maxTokens)
+	}
+	if d.vocab == 0 {
+		return fmt.Errorf("the model's vocabulary size is unknown")
+	}
+	return nil
+}
+
 // Forward appends ids to the cache and returns the logits of the last one. The slice is valid
 // until the next call. Cancelling ctx stops the run in flight; the chunks before it stay.
 func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.check(ctx, ids); err != nil {
 		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("forward: no tokens")
-	}
-	if d.kv.n+len(ids) > d.kv.maxTokens {
-		return nil, fmt.Errorf("the conversation needs %d tokens but the context holds %d", d.kv.n+len(ids), d.kv.maxTokens)
-	}
-	if d.vocab == 0 {
-		return nil, fmt.Errorf("the model's vocabulary size is unknown")
 	}
 	if len(d.row) != d.vocab {
 		d.row = make([]float32, d.vocab)
 	}
 	defer d.run.watch(ctx)()
 	if len(ids) == 1 {
-		return d.row, d.run.err(ctx, d.step(ids, d.row))
+		return d.row, d.run.err(ctx, d.step(ids, d.row, 1))
 	}
-	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows) live off the
-	// heap for the length of the call; only the last row is kept.
-	rows := min(len(ids), prefillChunk)
-	if d.io.LastRow {
-		rows = 1
-	}
-	buf := offheap.Alloc(rows * d.vocab * 4)
+	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows, unless the
+	// graph computes the last row only) live off the heap for the length of the call; only
+	// the last row is kept.
+	buf := offheap.Alloc(d.outRows(min(len(ids), prefillChunk), 1) * d.vocab * 4)
 	defer offheap.Free(buf)
 	logits := offheap.Floats(buf)
 	for start := 0; start < len(ids); start += prefillChunk {
 		chunk := ids[start:min(start+prefillChunk, len(ids))]
-		if err := d.run.err(ctx, d.step(chunk, logits)); err != nil {
+		if err := d.run.err(ctx, d.step(chunk, logits, 1)); err != nil {
 			return nil, err
 		}
-		last := len(chunk) - 1
-		if d.io.LastRow {
-			last = 0
-		}
+		last := d.outRows(len(chunk), 1) - 1
 		copy(d.row, logits[last*d.vocab:(last+1)*d.vocab])
 	}
 	return d.row, nil
 }
 
-// step runs one chunk of at most prefillChunk tokens, writing its logits to logits.
-func (d *dynamicDecoder) step(ids []int, logits []float32) error {
+// ForwardRows appends ids (at most MaxRows) in one run and returns the logits of every one of
+// them, row after row, valid until the next call. On error the cache is unchanged.
+func (d *dynamicDecoder) ForwardRows(ctx context.Context, ids []int) ([]float32, error) {
+	if err := d.check(ctx, ids); err != nil {
+		return nil, err
+	}
+	switch m := d.MaxRows(); {
+	case m == 0:
+		return nil, fmt.Errorf("forward rows: this graph's LM head returns the last row only (an optimized copy without the %s input); it cannot check drafted tokens", optimize.KeepInputName)
+	case len(ids) > m:
+		return nil, fmt.Errorf("forward rows: %d tokens in one run; this decoder takes at most %d", len(ids), m)
+	}
+	if d.rowsBuf == nil {
+		d.rowsBuf = offheap.Alloc(maxRows * d.vocab * 4)
+	}
+	logits := offheap.Floats(d.rowsBuf)[:len(ids)*d.vocab]
+	defer d.run.watch(ctx)()
+	if err := d.run.err(ctx, d.step(ids, logits, len(ids))); err != nil {
+		return nil, err
+	}
+	return logits, nil
+}
+
+// step runs one chunk of at most prefillChunk tokens, writing the logits of its last keep
+// rows (or of all of them on a graph that cannot choose; see outRows) to logits. On error
+// the cache is unchanged.
+func (d *dynamicDecoder) step(ids []int, logits []float32, keep int) error {
 	past, L := d.kv.n, len(ids)
 	if err := d.kv.ensure(past + L); err != nil {
 		return err
@@ -166,25 +224,27 @@ func (d *dynamicDecoder) step(ids []int, logits []float32) error {
 		}
 		k++
 	}
-	if err := d.kv.tensors(d.kv.cur, past, d.inputs[k:]); err != nil {
-		return err
+	rows := d.outRows(L, keep)
+	if d.io.LogitsToKeep != "" {
+		d.keep[0] = int64(rows)
+		if d.inputs[k], err = ort.NewTensor(ort.NewShape(1), d.keep); err != nil {
+			return err
+		}
+		k++
 	}
-	rows := L
-	if d.io.LastRow {
-		rows = 1
+	if err := d.kv.past(d.inputs[k:]); err != nil {
+		return err
 	}
 	if d.outputs[0], err = ort.NewTensor(ort.NewShape(1, int64(rows), int64(d.vocab)), logits[:rows*d.vocab]); err != nil {
 		return err
 	}
-	if err := d.kv.tensors(1-d.kv.cur, past+L, d.outputs[1:]); err != nil {
+	if err := d.kv.present(L, d.outputs[1:]); err != nil {
 		return err
 	}
 	if err := d.session.RunWithOptions(d.inputs, d.outputs, d.run.opts); err != nil {
 		return err
 	}
-	d.kv.cur = 1 - d.kv.cur
-	d.kv.n = past + L
-	d.kv.touched = max(d.kv.touched, d.kv.n)
+	d.kv.advance(L)
 	d.ids = append(d.ids, ids...)
 	return nil
 }
@@ -207,6 +267,8 @@ func destroyAll(lists ...[]ort.Value) {
 func (d *dynamicDecoder) Close() error {
 	d.release()
 	d.kv.free()
+	offheap.Free(d.rowsBuf)
+	d.rowsBuf = nil
 	defer d.run.close()
 	return destroySession(d.session)
 }

@@ -8,26 +8,36 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// kvBuffers holds a dynamic decoder's KV cache: per layer a key and a value tensor of shape
-// [1, heads, n, headDim], stored twice (ping-pong), because the graph writes present =
-// concat(past, new) and cannot write into the buffer it reads. Capacity grows geometrically up
-// to a maximum, so the decode loop allocates nothing per token. The buffers live off the Go
-// heap (package offheap): a grown cache gives its old buffers back at once.
+// kvBuffers holds a dynamic decoder's KV cache: per layer a key and a value buffer laid out
+// [1, heads, rows, headDim], in one of two ways:
+//   - ping-pong (most graphs): the graph writes present = concat(past, new) and cannot write
+//     into the buffer it reads, so the cache is kept twice and each run reads one set and
+//     writes the other. A head's rows are packed: heads lie n rows apart.
+//   - shared (GroupQueryAttention graphs, onnxruntime-genai's past_present_share_buffer): one
+//     set of capTokens rows per head, bound as both past and present; the graph writes the new
+//     rows in place after the n cached ones, so a run copies nothing and truncating is a length
+//     change. Heads lie capTokens rows apart.
+//
+// Capacity grows geometrically up to a maximum, so the decode loop allocates nothing per token
+// and memory committed stays within twice what the cache holds (Windows charges commit for a
+// whole allocation). The buffers live off the Go heap (package offheap): a grown cache gives
+// its old buffers back at once, and rows past the most ever cached are never touched.
 type kvBuffers struct {
 	layers, heads, headDim int
 	elem                   int // bytes per element
 	dtype                  ort.TensorElementDataType
 	maxTokens              int
+	shared                 bool
 
 	capTokens int
-	cur       int         // which of the two buffer sets holds the cache
+	cur       int         // which buffer set holds the cache (always 0 when shared)
 	bufs      [2][][]byte // [set][2*layer + 0 key | 1 value]
 	n         int         // tokens cached
 	touched   int         // most tokens the buffers have held: pages past it were never written
 }
 
-func newKVBuffers(layers, heads, headDim int, t string, maxTokens int) *kvBuffers {
-	kv := &kvBuffers{layers: layers, heads: heads, headDim: headDim, maxTokens: maxTokens, elem: 4, dtype: ort.TensorElementDataTypeFloat}
+func newKVBuffers(layers, heads, headDim int, t string, maxTokens int, shared bool) *kvBuffers {
+	kv := &kvBuffers{layers: layers, heads: heads, headDim: headDim, maxTokens: maxTokens, shared: shared, elem: 4, dtype: ort.TensorElementDataTypeFloat}
 	if t == "float16" {
 		kv.elem, kv.dtype = 2, ort.TensorElementDataTypeFloat16
 	}
@@ -37,10 +47,39 @@ func newKVBuffers(layers, heads, headDim int, t string, maxTokens int) *kvBuffer
 	return kv
 }
 
+// sets is the number of buffer sets in use: one when shared, two for ping-pong.
+func (kv *kvBuffers) sets() int {
+	if kv.shared {
+		return 1
+	}
+	return 2
+}
+
+// stride is how many rows apart a head's rows lie in the set holding the cache.
+func (kv *kvBuffers) stride() int {
+	if kv.shared {
+		return kv.capTokens
+	}
+	return kv.n
+}
+
+// rowBytes is the size of one row of one head.
+func (kv *kvBuffers) rowBytes() int { return kv.headDim * kv.elem }
+
 // bytesPerToken is the cache size of one token over all layers, keys and values.
 func (kv *kvBuffers) bytesPerToken() int { return 2 * kv.layers * kv.heads * kv.headDim * kv.elem }
 
-// ensure grows both buffer sets to hold at least tokens, keeping the cached rows.
+// copyRows copies the first n rows of every head from src, whose heads lie srcStride rows
+// apart, to dst, whose heads lie dstStride rows apart. dst and src may be one buffer when
+// dstStride ≤ srcStride (heads move towards the start, and copy handles the overlap).
+func (kv *kvBuffers) copyRows(dst []byte, dstStride int, src []byte, srcStride, n int) {
+	row := kv.rowBytes()
+	for h := range kv.heads {
+		copy(dst[h*dstStride*row:(h*dstStride+n)*row], src[h*srcStride*row:(h*srcStride+n)*row])
+	}
+}
+
+// ensure grows the buffers to hold at least tokens, keeping the cached rows.
 func (kv *kvBuffers) ensure(tokens int) error {
 	if tokens > kv.maxTokens {
 		return fmt.Errorf("the KV cache holds at most %d tokens; %d needed", kv.maxTokens, tokens)
@@ -50,14 +89,18 @@ func (kv *kvBuffers) ensure(tokens int) error {
 	}
 	c := max(kv.capTokens*2, 256, tokens)
 	c = min(c, kv.maxTokens)
-	size := kv.heads * c * kv.headDim * kv.elem
-	for s := range kv.bufs {
-		for i := range kv.bufs[s] {
+	size := kv.heads * c * kv.rowBytes()
+	stride, dstStride := kv.stride(), kv.n
+	if kv.shared {
+		dstStride = c
+	}
+	for s := range kv.sets() {
+		for i, old := range kv.bufs[s] {
 			nb := offheap.Alloc(size)
 			if s == kv.cur && kv.n > 0 {
-				copy(nb, kv.bufs[s][i][:kv.heads*kv.n*kv.headDim*kv.elem])
+				kv.copyRows(nb, dstStride, old, stride, kv.n)
 			}
-			offheap.Free(kv.bufs[s][i])
+			offheap.Free(old)
 			kv.bufs[s][i] = nb
 		}
 	}
@@ -76,23 +119,41 @@ func (kv *kvBuffers) free() {
 	kv.capTokens, kv.n, kv.touched = 0, 0, 0
 }
 
-// held is the memory the buffers hold: both sets, up to the most tokens they have held (the
+// held is the memory the buffers hold: every set, up to the most tokens they have held (the
 // pages past that, up to the capacity, were never touched and take no memory).
 func (kv *kvBuffers) held() int64 {
-	return 2 * int64(kv.touched) * int64(kv.bytesPerToken())
+	return int64(kv.sets()) * int64(kv.touched) * int64(kv.bytesPerToken())
 }
 
-// tensors wraps buffer set s as [1, heads, tokens, headDim] tensors (no copy). An empty cache
-// gets a one-byte backing slice, which ONNX Runtime accepts for a zero-sized tensor.
+// past wraps the cache as the run's past tensors (no copy), and present the tensors the run
+// writes for L new rows: the other set, or with a shared buffer the same one. Call ensure(n+L)
+// first.
+func (kv *kvBuffers) past(dst []ort.Value) error { return kv.tensors(kv.cur, kv.n, dst) }
+
+func (kv *kvBuffers) present(L int, dst []ort.Value) error {
+	return kv.tensors(kv.sets()-1-kv.cur, kv.n+L, dst)
+}
+
+// advance records a run's L new rows as cached.
+func (kv *kvBuffers) advance(L int) {
+	if !kv.shared {
+		kv.cur = 1 - kv.cur
+	}
+	kv.n += L
+	kv.touched = max(kv.touched, kv.n)
+}
+
+// tensors wraps buffer set s as [1, heads, tokens, headDim] tensors (no copy); a shared set is
+// wrapped whole, [1, heads, capTokens, headDim]. An empty cache gets a one-byte backing slice,
+// which ONNX Runtime accepts for a zero-sized tensor.
 func (kv *kvBuffers) tensors(s, tokens int, dst []ort.Value) error {
+	if kv.shared {
+		tokens = kv.capTokens
+	}
 	shape := ort.NewShape(1, int64(kv.heads), int64(tokens), int64(kv.headDim))
-	n := kv.heads * tokens * kv.headDim * kv.elem
+	n := kv.heads * tokens * kv.rowBytes()
 	for i, b := range kv.bufs[s] {
-		data := b[:n]
-		if n == 0 {
-			data = b[:1]
-		}
-		t, err := ort.NewCustomDataTensor(shape, data, kv.dtype)
+		t, err := ort.NewCustomDataTensor(shape, b[:max(n, 1)], kv.dtype)
 		if err != nil {
 			return fmt.Errorf("KV tensor: %w", err)
 		}
@@ -101,17 +162,40 @@ func (kv *kvBuffers) tensors(s, tokens int, dst []ort.Value) error {
 	return nil
 }
 
-// truncate keeps the first n cached tokens. Rows move within each head in place: the
-// destination never passes the source, and copy handles the overlap.
+// truncate keeps the first n cached tokens: a length change for a shared buffer; with
+// ping-pong, each head's rows move towards the start in place.
 func (kv *kvBuffers) truncate(n int) {
 	if n >= kv.n {
 		return
 	}
-	row := kv.headDim * kv.elem
-	for _, b := range kv.bufs[kv.cur] {
-		for h := 1; h < kv.heads; h++ {
-			copy(b[h*n*row:(h*n+n)*row], b[h*kv.n*row:(h*kv.n+n)*row])
+	if !kv.shared {
+		for _, b := range kv.bufs[kv.cur] {
+			kv.copyRows(b, n, b, kv.n, n)
 		}
 	}
 	kv.n = n
+}
+
+// save copies the cached rows of every tensor, packed (heads n rows apart).
+func (kv *kvBuffers) save() [][]byte {
+	out := make([][]byte, len(kv.bufs[kv.cur]))
+	for i, b := range kv.bufs[kv.cur] {
+		out[i] = make([]byte, kv.heads*kv.n*kv.rowBytes())
+		kv.copyRows(out[i], kv.n, b, kv.stride(), kv.n)
+	}
+	return out
+}
+
+// load replaces the cache with n rows saved by save.
+func (kv *kvBuffers) load(rows [][]byte, n int) error {
+	kv.n = 0 // nothing cached need survive a growth
+	if err := kv.ensure(n); err != nil {
+		return err
+	}
+	kv.n = n
+	for i, b := range rows {
+		kv.copyRows(kv.bufs[kv.cur][i], kv.stride(), b, n, n)
+	}
+	kv.touched = max(kv.touched, n)
+	return nil
 }

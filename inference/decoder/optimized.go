@@ -8,10 +8,11 @@ import (
 
 // optimizedGraph returns the graph to run for a dynamic decoder: with a cache folder, the
 // cached optimized copy of path (MatMulNBits at accuracy level 4 where unset, the LM head on
-// the last row only; see internal/optimize), else path itself. A copy that cannot be made is
-// logged and the file runs as published.
+// the last logits_to_keep rows only: 1 in prefill and decoding, k+1 when checking k drafted
+// tokens; see internal/optimize), else path itself. A copy that cannot be made is logged and
+// the file runs as published.
 func optimizedGraph(path, cacheDir string) string {
-	return optimizedCopy(path, cacheDir, optimize.Options{AccuracyLevel: 4, LastRows: true})
+	return optimizedCopy(path, cacheDir, optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true})
 }
 
 // optimizedCopy is optimizedGraph with the rewrites o chooses (an embedding model's hidden

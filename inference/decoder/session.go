@@ -21,9 +21,9 @@ func destroySession(s *ort.DynamicAdvancedSession) error {
 	return s.Destroy()
 }
 
-// openIO creates a session over a decoder's inputs (input_ids, attention_mask and position_ids
-// when present, then each layer's past key and value) and outputs (logits, then each layer's
-// present key and value), and returns the number of each.
+// openIO creates a session over a decoder's inputs (input_ids; attention_mask, position_ids
+// and logits_to_keep when present; then each layer's past key and value) and outputs (logits,
+// then each layer's present key and value), and returns the number of each.
 func openIO(d *models.DecoderIO, path string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, int, int, error) {
 	in := []string{d.InputIDs}
 	if d.AttentionMask != "" {
@@ -31,6 +31,9 @@ func openIO(d *models.DecoderIO, path string, opts *ort.SessionOptions) (*ort.Dy
 	}
 	if d.PositionIDs != "" {
 		in = append(in, d.PositionIDs)
+	}
+	if d.LogitsToKeep != "" {
+		in = append(in, d.LogitsToKeep)
 	}
 	out := []string{d.Logits}
 	for i := range d.Past {

@@ -13,27 +13,21 @@ type dynamicState struct {
 
 // Snapshot copies the cached rows.
 func (d *dynamicDecoder) Snapshot() (inference.State, int64) {
-	n := d.kv.heads * d.kv.n * d.kv.headDim * d.kv.elem
-	st := dynamicState{ids: append([]int(nil), d.ids...), rows: make([][]byte, len(d.kv.bufs[d.kv.cur]))}
-	for i, b := range d.kv.bufs[d.kv.cur] {
-		st.rows[i] = append([]byte(nil), b[:n]...)
+	st := dynamicState{ids: append([]int(nil), d.ids...), rows: d.kv.save()}
+	var size int64
+	for _, r := range st.rows {
+		size += int64(len(r))
 	}
-	return st, int64(n) * int64(len(st.rows))
+	return st, size
 }
 
-// Restore puts a snapshot back.
+// Restore puts a snapshot back; one that no longer fits leaves the cache empty.
 func (d *dynamicDecoder) Restore(s inference.State) {
 	st := s.(dynamicState)
-	n := len(st.ids)
-	if err := d.kv.ensure(n); err != nil {
+	if err := d.kv.load(st.rows, len(st.ids)); err != nil {
 		d.Truncate(0)
 		return
 	}
-	for i, b := range st.rows {
-		copy(d.kv.bufs[d.kv.cur][i], b)
-	}
-	d.kv.n = n
-	d.kv.touched = max(d.kv.touched, n)
 	d.ids = append(d.ids[:0], st.ids...)
 }
 

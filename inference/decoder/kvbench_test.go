@@ -1,0 +1,104 @@
+package decoder
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"edgechat/internal/synth"
+)
+
+// benchInt4Model is the Qwen3-0.6B-width synthetic model as onnxruntime-genai builds it for
+// the CPU (4 layers, int4 MatMulNBits, GroupQueryAttention), written once into the temporary
+// folder, or the genai folder named by $EDGECHAT_INT4_MODEL.
+func benchInt4Model(b *testing.B) string {
+	b.Helper()
+	initORT(b)
+	if dir := os.Getenv("EDGECHAT_INT4_MODEL"); dir != "" {
+		return dir
+	}
+	dir := filepath.Join(os.TempDir(), "edgechat-bench-qwen3shape-genai-int4")
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx.data")); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	o := synth.Qwen3Shape()
+	o.Layout, o.Quant = synth.LayoutGenAI, synth.QuantGenAIInt4
+	if err := synth.Write(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkDecodeHistory: decode tokens/s of the int4 model at 100, 1,000 and 3,000 tokens of
+// history, on the shared KV buffer that GroupQueryAttention appends to in place and on
+// ping-pong buffers (what every graph ran on before: each token copies the whole cache). The
+// two run alternately, each first in turn, so load on the machine hits both alike; 2 threads,
+// the optimized copy of the graph as the app runs it.
+func BenchmarkDecodeHistory(b *testing.B) {
+	const tokens = 32
+	dir, cache := benchInt4Model(b), b.TempDir()
+	kinds := []struct {
+		name string
+		d    *dynamicDecoder
+	}{
+		{"shared", openDynamic(b, dir, dynOpts{cache: cache, max: 3100, threads: 2})},
+		{"pingpong", openDynamic(b, dir, dynOpts{cache: cache, max: 3100, threads: 2, pingPong: true})},
+	}
+	for _, history := range []int{100, 1000, 3000} {
+		b.Run(fmt.Sprintf("history=%d", history), func(b *testing.B) {
+			for _, k := range kinds {
+				k.d.Truncate(min(history, len(k.d.Cached())))
+				if n := len(k.d.Cached()); n < history {
+					forward(b, k.d, vocabIDs(history-n, n, k.d.Vocab()))
+				}
+			}
+			spent := make([]time.Duration, len(kinds))
+			for iter := 0; b.Loop(); iter++ {
+				for j := range kinds {
+					i := (j + iter) % len(kinds) // each goes first in turn
+					k := kinds[i]
+					k.d.Truncate(history)
+					start := time.Now()
+					greedyDecode(b, k.d, []int{42}, tokens)
+					spent[i] += time.Since(start)
+				}
+			}
+			tps := func(i int) float64 { return float64(tokens*b.N) / spent[i].Seconds() }
+			b.ReportMetric(tps(0), "shared-tok/s")
+			b.ReportMetric(tps(1), "pingpong-tok/s")
+			b.ReportMetric(tps(0)/tps(1), "speedup")
+		})
+	}
+}
+
+// BenchmarkVerifyRows: what checking k drafted tokens costs against decoding one token,
+// T(k+1)/T(1) for k = 1..8: one ForwardRows run of k+1 rows against one of a single row, on
+// the int4 model (optimized copy, shared buffer, 2 threads) at 500 tokens of history. Runs of
+// every size alternate in each iteration, each size first in turn.
+func BenchmarkVerifyRows(b *testing.B) {
+	const history, sizes = 500, 9
+	dir := benchInt4Model(b)
+	d := openDynamic(b, dir, dynOpts{cache: b.TempDir(), max: 1024, threads: 2})
+	forward(b, d, vocabIDs(history, 1, d.Vocab()))
+	ids := vocabIDs(sizes, 2, d.Vocab())
+	spent := make([]time.Duration, sizes)
+	for iter := 0; b.Loop(); iter++ {
+		for j := range sizes {
+			rows := (j+iter)%sizes + 1
+			start := time.Now()
+			if _, err := d.ForwardRows(context.Background(), ids[:rows]); err != nil {
+				b.Fatal(err)
+			}
+			spent[rows-1] += time.Since(start)
+			d.Truncate(history)
+		}
+	}
+	b.ReportMetric(spent[0].Seconds()*1000/float64(b.N), "ms/T1")
+	for k := 1; k < sizes; k++ {
+		b.ReportMetric(float64(spent[k])/float64(spent[0]), fmt.Sprintf("T%d/T1", k+1))
+	}
+}
