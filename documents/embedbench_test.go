@@ -100,11 +100,12 @@ func BenchmarkEmbedIndexPDF(b *testing.B) {
 }
 
 // BenchmarkPrepareWarmEmbedded is BenchmarkPrepareWarm with an embedding model: each
-// question embeds itself and fuses BM25 with cosine similarity over every chunk's vector.
+// question embeds itself and fuses BM25 with cosine similarity over every chunk's vector
+// (the PDF has EDGECHAT_BENCH_PAGES pages, 300 unless set).
 func BenchmarkPrepareWarmEmbedded(b *testing.B) {
 	emb := benchEmbedder(b)
 	pdf := filepath.Join(b.TempDir(), "archive.pdf")
-	if err := os.WriteFile(pdf, testdocs.LongPDF(300, 250), 0o600); err != nil {
+	if err := os.WriteFile(pdf, testdocs.LongPDF(benchPages(b), min(250, benchPages(b))), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	budget := qwenBudget(b)
