@@ -10,7 +10,8 @@ import (
 // (a Qwen3-Embedding model run by inference/decoder.Embedder). With one, the library embeds
 // every chunk once, when it indexes a document, and saves the vectors beside the index; each
 // question then embeds only itself, and passages are ranked by BM25 and by meaning, fused by
-// reciprocal rank.
+// reciprocal rank. An Embedder that also has ModelName() string is named by it in the status
+// line.
 type Embedder interface {
 	// Identity names the model (and its pooling): vectors saved under another identity are
 	// made again.
