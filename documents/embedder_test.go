@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"edgechat/documents"
 	"edgechat/history"
@@ -384,5 +385,55 @@ func TestQuestionStartsEmbeddingInBackground(t *testing.T) {
 	}
 	if _, err := os.Stat(documents.VectorsPath(a.IndexPath)); err != nil {
 		t.Errorf("vectors not saved: %v", err)
+	}
+}
+
+// closingEmbedder records Close.
+type closingEmbedder struct {
+	conceptEmbedder
+	closed chan struct{}
+}
+
+func (c *closingEmbedder) Close() error { close(c.closed); return nil }
+
+// TestSetEmbedderDoesNotWaitForOpening: the window changes the setting on the UI goroutine
+// while a model may be loading; SetEmbedder returns at once and the old model is closed when
+// its loading ends.
+func TestSetEmbedderDoesNotWaitForOpening(t *testing.T) {
+	lib := documents.NewLibrary()
+	loading, release := make(chan struct{}), make(chan struct{})
+	old := &closingEmbedder{conceptEmbedder: conceptEmbedder{id: "old"}, closed: make(chan struct{})}
+	lib.SetEmbedder(func() (documents.Embedder, error) {
+		close(loading)
+		<-release
+		return old, nil
+	})
+	got := make(chan documents.Embedder, 1)
+	go func() {
+		e, _ := lib.Embedder()
+		got <- e
+	}()
+	<-loading
+	done := make(chan struct{})
+	go func() {
+		lib.SetEmbedder(use(&conceptEmbedder{id: "new"}))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("SetEmbedder waited for the old model to load")
+	}
+	if e, _ := lib.Embedder(); e == nil || e.Identity() != "new" {
+		t.Errorf("embedder after SetEmbedder: %v", e)
+	}
+	close(release)
+	if e := <-got; e != documents.Embedder(old) {
+		t.Errorf("the caller loading the old model got %v", e)
+	}
+	select {
+	case <-old.closed:
+	case <-time.After(5 * time.Second):
+		t.Error("the old model was not closed")
 	}
 }

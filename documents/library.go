@@ -40,13 +40,11 @@ type Library struct {
 	// busy serialises opening the same file twice at once.
 	busy map[string]chan struct{}
 
-	// The embedding model: opened by openEmb on first use (emb, or embErr when it failed).
-	// embMu guards them (opening a model takes a while; mu stays free meanwhile).
-	embMu    sync.Mutex
-	openEmb  func() (Embedder, error)
-	emb      Embedder
-	embErr   error
-	embTried bool
+	// The embedding model of the current SetEmbedder, opened on first use. embMu guards the
+	// pointer only: opening a model takes seconds, and SetEmbedder may be called from the UI
+	// goroutine meanwhile.
+	embMu sync.Mutex
+	emb   *embedderSlot
 	// jobs are the documents being embedded, by Path.
 	jobs map[string]*embedJob
 	// bg bounds embeddings started for questions that do not wait; Close cancels it.
@@ -83,16 +81,44 @@ func NewLibrary() *Library {
 	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}, jobs: map[string]*embedJob{}, bg: bg, stopBG: stop}
 }
 
+// embedderSlot is one SetEmbedder's model, opened once.
+type embedderSlot struct {
+	once sync.Once
+	open func() (Embedder, error)
+	emb  Embedder
+	err  error
+}
+
+func (s *embedderSlot) get() (Embedder, error) {
+	s.once.Do(func() {
+		s.emb, s.err = s.open()
+		if s.err != nil {
+			slog.Warn("the embedding model cannot be used; ranking by keywords only", "err", s.err)
+		}
+	})
+	return s.emb, s.err
+}
+
 // SetEmbedder sets how the library gets its embedding model: open is called once, when a
 // document first needs vectors (on that caller's goroutine, never the UI's); nil ranks by
-// keywords only. The model set before is closed when it is an io.Closer.
+// keywords only. It returns at once; the model set before is closed (when it is an
+// io.Closer) once any opening or run of it under way is over.
 func (l *Library) SetEmbedder(open func() (Embedder, error)) {
+	var slot *embedderSlot
+	if open != nil {
+		slot = &embedderSlot{open: open}
+	}
 	l.embMu.Lock()
 	old := l.emb
-	l.openEmb, l.emb, l.embErr, l.embTried = open, nil, nil, false
+	l.emb = slot
 	l.embMu.Unlock()
-	if c, ok := old.(io.Closer); ok {
-		c.Close()
+	if old != nil {
+		go func() {
+			old.once.Do(func() {}) // waits for an opening under way; never opens
+			if c, ok := old.emb.(io.Closer); ok {
+				c.Close()
+			}
+		}()
 	}
 }
 
@@ -101,18 +127,12 @@ func (l *Library) SetEmbedder(open func() (Embedder, error)) {
 // until SetEmbedder).
 func (l *Library) Embedder() (Embedder, error) {
 	l.embMu.Lock()
-	defer l.embMu.Unlock()
-	if l.openEmb == nil {
+	slot := l.emb
+	l.embMu.Unlock()
+	if slot == nil {
 		return nil, nil
 	}
-	if !l.embTried {
-		l.embTried = true
-		l.emb, l.embErr = l.openEmb()
-		if l.embErr != nil {
-			slog.Warn("the embedding model cannot be used; ranking by keywords only", "err", l.embErr)
-		}
-	}
-	return l.emb, l.embErr
+	return slot.get()
 }
 
 // Close stops the embeddings running in the background and closes the embedding model.
