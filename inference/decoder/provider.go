@@ -2,8 +2,10 @@ package decoder
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -93,17 +95,40 @@ func (e *EPError) Error() string {
 
 func (e *EPError) Unwrap() error { return e.Err }
 
+// Spin-waiting: ONNX Runtime's intra-op threads spin between the operators of a run instead of
+// sleeping. On an otherwise idle machine that is faster — a q4 Qwen3-width decoder on 2 cores
+// decoded 98–101 tokens/s spinning and 80–87 not (tools/spinidle) — but on a busy one the
+// spinning threads take the cores a working thread needs (45 vs 51–57 tokens/s with two other
+// busy processes; 18 vs 55 at load 19). So a session spins unless the machine is busy when it
+// is made, and stops spinning at the end of every run (session.force_spinning_stop): without
+// that, its threads spin on for a while after each run — 32 ms of CPU per idle pause — which
+// between replies only drains the laptop's battery.
+const (
+	spinKey     = "session.intra_op.allow_spinning"
+	spinStopKey = "session.force_spinning_stop"
+	// busyShare is the share of the machine's CPU time, used by anyone, above which sessions do
+	// not spin.
+	busyShare = 0.5
+)
+
 // sessionDefaults are ONNX Runtime session settings used unless the route overrides them.
-// Intra-op threads that spin-wait burn the battery between replies, and on a loaded machine
-// they take the core a working thread needs: on 2 shared cores (tools/int4bench --only spin)
-// a q4 Qwen3-width decoder decoded 3× faster with spinning off under load (18 → 55
-// tokens/s), and ~15% slower when the machine was otherwise idle (144 → 123).
-var sessionDefaults = map[string]string{"session.intra_op.allow_spinning": "0"}
+func sessionDefaults() map[string]string {
+	spin := "1"
+	if busy, ok := host.CPUBusy(150 * time.Millisecond); ok && busy > busyShare {
+		spin = "0"
+		slog.Info("the machine is busy: ONNX Runtime threads will not spin-wait", "cpu_busy", fmt.Sprintf("%.0f%%", 100*busy))
+	}
+	return map[string]string{spinKey: spin, spinStopKey: "1"}
+}
 
 // withSessionDefaults returns opts with sessionDefaults filled in where opts has no value.
 func withSessionDefaults(opts map[string]string) map[string]string {
-	out := make(map[string]string, len(opts)+len(sessionDefaults))
-	for k, v := range sessionDefaults {
+	def := map[string]string{spinStopKey: "1"}
+	if _, set := opts[spinKey]; !set {
+		def = sessionDefaults()
+	}
+	out := make(map[string]string, len(opts)+len(def))
+	for k, v := range def {
 		out[k] = v
 	}
 	for k, v := range opts {

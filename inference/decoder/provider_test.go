@@ -51,3 +51,17 @@ func TestAppendProvider(t *testing.T) {
 		}
 	}
 }
+
+// Sessions stop spinning when a run ends whatever the route says of spinning; a route's own
+// spinning choice wins over the busy-machine probe.
+func TestSpinningDefaults(t *testing.T) {
+	got := withSessionDefaults(nil)
+	if got[spinStopKey] != "1" || (got[spinKey] != "0" && got[spinKey] != "1") {
+		t.Errorf("defaults %v", got)
+	}
+	got = withSessionDefaults(map[string]string{spinKey: "0", "session.disable_prepacking": "1"})
+	want := map[string]string{spinKey: "0", spinStopKey: "1", "session.disable_prepacking": "1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("with the route's choice (-want +got):\n%s", diff)
+	}
+}

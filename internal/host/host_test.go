@@ -1,6 +1,10 @@
 package host
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+	"time"
+)
 
 func TestCountCores(t *testing.T) {
 	// Two packages of two cores with hyper-threading: eight logical CPUs, four cores.
@@ -25,5 +29,48 @@ func TestMemTotal(t *testing.T) {
 	}
 	if n := memTotal("nothing"); n != 0 {
 		t.Errorf("memTotal of garbage = %d", n)
+	}
+}
+
+func TestProcStatTimes(t *testing.T) {
+	for _, tc := range []struct {
+		stat        string
+		idle, total uint64
+		ok          bool
+	}{
+		{"cpu  100 5 50 800 20 1 2 3 0 0\ncpu0 1 2 3 4\n", 820, 981, true},
+		{"cpu  10 0 10 80\n", 80, 100, true},
+		{"cpu0 1 2 3 4\n", 0, 0, false},
+		{"cpu  x 0 0 0\n", 0, 0, false},
+		{"", 0, 0, false},
+	} {
+		got, ok := procStatTimes(tc.stat)
+		if ok != tc.ok || got.idle != tc.idle || got.total != tc.total {
+			t.Errorf("%q: %+v %v; want idle %d total %d %v", tc.stat, got, ok, tc.idle, tc.total, tc.ok)
+		}
+	}
+}
+
+// A busy loop on every processor shows as a busy machine; the probe's own sleep does not.
+func TestCPUBusy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("CPUBusy reads /proc/stat here")
+	}
+	stop := make(chan struct{})
+	for range runtime.NumCPU() {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	busy, ok := CPUBusy(300 * time.Millisecond)
+	close(stop)
+	if !ok || busy < 0.5 {
+		t.Errorf("with every CPU spinning: busy %.2f, ok %v; want > 0.5", busy, ok)
 	}
 }

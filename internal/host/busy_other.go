@@ -1,0 +1,5 @@
+//go:build !linux && !windows
+
+package host
+
+func systemCPUTimes() (cpuTimes, bool) { return cpuTimes{}, false }
