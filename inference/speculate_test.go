@@ -59,7 +59,7 @@ func TestLookupKeepsGreedyOutput(t *testing.T) {
 			if gotText != wantText || got.FinishReason != plain.FinishReason || !slices.Equal(got.IDs, plain.IDs) {
 				t.Fatalf("with lookup %q (%s), plain %q (%s)", gotText, got.FinishReason, wantText, plain.FinishReason)
 			}
-			if diff := cmp.Diff(plainCache[:len(plainCache)], cache[:len(plainCache)]); diff != "" || len(cache) < len(plainCache) {
+			if diff := cmp.Diff(plainCache, cache[:min(len(cache), len(plainCache))]); diff != "" || len(cache) < len(plainCache) {
 				t.Errorf("cache after the reply (-plain +lookup):\n%s", diff)
 			}
 			st := got.Lookup

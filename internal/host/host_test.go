@@ -2,6 +2,7 @@ package host
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,20 +57,15 @@ func TestCPUBusy(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("CPUBusy reads /proc/stat here")
 	}
-	stop := make(chan struct{})
+	var stop atomic.Bool
 	for range runtime.NumCPU() {
 		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stop.Load() { // spin on purpose: every processor busy
 			}
 		}()
 	}
 	busy, ok := CPUBusy(300 * time.Millisecond)
-	close(stop)
+	stop.Store(true)
 	if !ok || busy < 0.5 {
 		t.Errorf("with every CPU spinning: busy %.2f, ok %v; want > 0.5", busy, ok)
 	}
