@@ -28,6 +28,9 @@ type Options struct {
 	// GroupQueryAttention appends the new rows in place (onnxruntime-genai's
 	// past_present_share_buffer); without it every run copies the whole cache.
 	SharedKV bool
+	// Profile, when set, makes ONNX Runtime write a JSON trace of every operator's time to a
+	// file whose name starts with it (written when the loop closes).
+	Profile string
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -126,6 +129,11 @@ func Open(path string, o Options) (*Loop, error) {
 	defer opts.Destroy()
 	if o.Threads > 0 {
 		if err := opts.SetIntraOpNumThreads(o.Threads); err != nil {
+			return nil, err
+		}
+	}
+	if o.Profile != "" {
+		if err := opts.EnableProfiling(o.Profile); err != nil {
 			return nil, err
 		}
 	}
