@@ -269,3 +269,44 @@ func TestGenerateRawRefusesChatFlags(t *testing.T) {
 		}
 	}
 }
+
+// bench --lookup runs stories260K both ways through the engine: the same tokens, fewer
+// decoder runs with lookup, and the counts in the JSON; --no-lookup gives the same text.
+func TestBenchLookupStories(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	stories := testenv.SharedModel(t, "stories260K")
+	args := []string{"bench", "--model", stories, "--ort-lib", lib, "--seq-len", "8", "--iterations", "1", "--warmup", "0",
+		"--lookup", "200", "--rounds", "1", "--prompt", testenv.StoriesPrompt, "--json"}
+	var out, errb bytes.Buffer
+	if code := Run(args, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		Lookup []lookupCase `json:"lookup"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Lookup) != 2 {
+		t.Fatalf("lookup cases %+v", r.Lookup)
+	}
+	for _, c := range r.Lookup {
+		if !c.Same || c.Tokens < 50 || c.Runs == 0 || c.Runs >= c.Tokens-1 || c.AcceptanceRate <= 0 {
+			t.Errorf("%s: %+v", c.Name, c)
+		}
+	}
+	gen := func(extra ...string) string {
+		var out, errb bytes.Buffer
+		a := append([]string{"generate", "--raw", "--model", stories, "--ort-lib", lib, "--prompt", testenv.StoriesPrompt, "--temperature", "0", "--max-tokens", "200"}, extra...)
+		if code := Run(a, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if want := len(extra) == 0; strings.Contains(errb.String(), "[lookup]") != want {
+			t.Errorf("%v: lookup line shown %v, want %v: %s", extra, !want, want, errb.String())
+		}
+		return out.String()
+	}
+	if a, b := gen(), gen("--no-lookup"); a != b {
+		t.Errorf("with lookup:\n%s\nwithout:\n%s", a, b)
+	}
+}
