@@ -10,6 +10,7 @@ import (
 	"edgechat/config"
 	"edgechat/documents"
 	"edgechat/inference/decoder"
+	"edgechat/internal/host"
 	"edgechat/internal/paths"
 	"edgechat/models/discover"
 )
@@ -27,7 +28,10 @@ func Opener(s config.Settings, setting string) func() (documents.Embedder, error
 		if err != nil || dir == "" {
 			return nil, err
 		}
-		e, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: s.ORTLibrary, GraphCache: filepath.Join(paths.CacheDir(), "graphs")})
+		// Passages are embedded in the background, often while a reply is being generated: half
+		// the cores leave the other half to the chat.
+		threads := max(1, host.PhysicalCores()/2)
+		e, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: s.ORTLibrary, Threads: threads, GraphCache: filepath.Join(paths.CacheDir(), "graphs")})
 		if err != nil {
 			return nil, err
 		}
