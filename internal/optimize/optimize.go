@@ -1,6 +1,8 @@
 // Package optimize writes faster copies of decoder graphs, never touching the user's files:
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
-// unset, and an LM head that computes logits only for the rows a decoder uses.
+// unset, an LM head that computes logits only for the rows a decoder uses, and
+// GroupQueryAttention in place of an export's concatenating attention, so that past and
+// present can share one KV buffer.
 package optimize
 
 import (
@@ -27,6 +29,13 @@ type Options struct {
 	// KeepInput adds an int64 input logits_to_keep of shape [1]: how many of the last rows get
 	// logits (1 in plain decoding, k+1 when verifying k drafted tokens).
 	KeepInput bool
+	// SharedKVAttention replaces every layer's attention of a Hugging Face/Optimum export
+	// (present = Concat(past, new), repeat-kv, scores, mask, softmax) by com.microsoft
+	// GroupQueryAttention, which appends in place when past and present are one buffer. Only
+	// an exactly recognised pattern in every layer is rewritten (see attention.go); the result
+	// matches the original for a batch of one with an all-ones attention_mask, and should be
+	// checked numerically before use.
+	SharedKVAttention bool
 }
 
 // Metadata keys the rewritten model carries.
@@ -44,6 +53,10 @@ type Report struct {
 	AccuracyLevelSet int    // MatMulNBits nodes whose level was raised
 	ZeroPointsKept   int    // MatMulNBits nodes with zero points, left at their level
 	LMHead           string // the node now fed the last rows only ("" when LastRows is off)
+	// AttentionLayers is how many layers now use GroupQueryAttention; AttentionSkipped says
+	// why SharedKVAttention left the graph's attention as it was.
+	AttentionLayers  int
+	AttentionSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -58,6 +71,10 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 		return nil, rep, errf("read model: %v", err)
 	}
 	var out []byte
+	hasMS := false
+	for _, o := range info.Opsets {
+		hasMS = hasMS || o.Domain == "com.microsoft"
+	}
 	for _, f := range mfs {
 		if f.num != onnxproto.FieldModelGraph || f.typ != protowire.BytesType {
 			out = append(out, f.raw...)
@@ -68,6 +85,12 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 			return nil, rep, err
 		}
 		out = appendBytes(out, onnxproto.FieldModelGraph, g)
+	}
+	if rep.AttentionLayers > 0 {
+		if !hasMS {
+			out = append(out, msOpset()...)
+		}
+		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
 	}
 	if o.AccuracyLevel > 0 {
 		out = append(out, metadataEntry(MetaAccuracyLevel, strconv.FormatInt(o.AccuracyLevel, 10))...)
@@ -120,10 +143,20 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 		}
 	}
 	var inits, inputs [][]byte
+	if o.SharedKVAttention {
+		rewritten, added, layers, skipped := rewriteAttention(nodes, gfs, info)
+		if skipped != "" {
+			rep.AttentionSkipped = skipped
+		} else {
+			nodes, inits, rep.AttentionLayers = rewritten, added, layers
+		}
+	}
 	if o.LastRows {
-		if nodes, inits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
+		var headInits [][]byte
+		if nodes, headInits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
 			return nil, err
 		}
+		inits = append(inits, headInits...)
 	}
 	var out []byte
 	wroteNodes := false

@@ -9,7 +9,9 @@ import (
 
 // ONNX enum values this package writes (the field numbers are onnxproto's).
 const (
+	attrFloat = 1 // AttributeProto.FLOAT
 	attrInt   = 2 // AttributeProto.INT
+	attrInts  = 7 // AttributeProto.INTS
 	int64Type = 7 // TensorProto.INT64
 )
 

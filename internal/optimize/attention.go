@@ -1,0 +1,674 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
+)
+
+// The attention rewrite: a Hugging Face/Optimum export computes each layer's attention with
+// plain operators and grows the cache by present = Concat(past, new), so every step copies the
+// whole cache. SharedKVAttention replaces each layer's
+//
+//	Concat(past_key_values.N.key, k) → present.N.key ─ repeat-kv ─ Transpose ─┐
+//	q ─ scale ─────────────────────────────────────────────────── MatMul ─ scale ─ mask ─ Softmax
+//	Concat(past_key_values.N.value, v) → present.N.value ─ repeat-kv ────────── MatMul ─ Transpose ─ Reshape → o_proj
+//
+// by one com.microsoft GroupQueryAttention node (no rotary inside: q and k arrive rotated),
+// whose past and present may then share one buffer that it appends to in place. It rewrites
+// only when every layer matches exactly; anything else leaves the attention as it was and says
+// why in Report.AttentionSkipped. GroupQueryAttention masks causally and reads the cache
+// length from seqlens_k, computed from attention_mask as (its sum − 1): it reproduces the
+// original for a batch of one with an all-ones mask, which is how the decoders run; whether a
+// real export computes exactly this is for the caller to check numerically.
+
+// MetaAttention is the metadata key of a graph whose attention was rewritten; its value is
+// the number of layers.
+const MetaAttention = "edgechat.group_query_attention_layers"
+
+const gqaPrefix = "edgechat_gqa"
+
+// attnView indexes a graph's nodes for the matcher.
+type attnView struct {
+	nodes     []node
+	producer  map[string]int
+	consumers map[string][]int
+	consts    map[string][]float64
+	inputs    map[string]bool // graph inputs
+	outputs   map[string]bool // graph outputs
+	opset     int64           // the default domain's version
+}
+
+func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
+	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inputs: map[string]bool{}, outputs: map[string]bool{}}
+	for i, n := range nodes {
+		for _, o := range n.outputs {
+			v.producer[o] = i
+		}
+		for _, in := range n.inputs {
+			if in != "" && !slices.Contains(v.consumers[in], i) {
+				v.consumers[in] = append(v.consumers[in], i)
+			}
+		}
+	}
+	for _, x := range info.Inputs {
+		v.inputs[x.Name] = true
+	}
+	for _, x := range info.Outputs {
+		v.outputs[x.Name] = true
+	}
+	for _, o := range info.Opsets {
+		if o.Domain == "" || o.Domain == "ai.onnx" {
+			v.opset = o.Version
+		}
+	}
+	return v
+}
+
+// only returns the single node consuming t, which must have op type op; t must feed nothing
+// else (not even a graph output).
+func (v *attnView) only(t, op string) (int, error) {
+	if v.outputs[t] {
+		return -1, fmt.Errorf("%s is a graph output", t)
+	}
+	return v.onlyNode(t, op)
+}
+
+// onlyNode is only for a tensor that may also be a graph output (a present tensor).
+func (v *attnView) onlyNode(t, op string) (int, error) {
+	cs := v.consumers[t]
+	if len(cs) != 1 {
+		return -1, fmt.Errorf("%s feeds %d nodes, not one %s", t, len(cs), op)
+	}
+	if n := v.nodes[cs[0]]; n.op != op || n.domain != "" {
+		return -1, fmt.Errorf("%s feeds a %s node, not a %s", t, n.op, op)
+	}
+	return cs[0], nil
+}
+
+// from returns the node producing t if it has op type op.
+func (v *attnView) from(t, op string) (int, bool) {
+	i, ok := v.producer[t]
+	if !ok || v.nodes[i].op != op || v.nodes[i].domain != "" {
+		return -1, false
+	}
+	return i, true
+}
+
+// ints returns the constant integer tensor t.
+func (v *attnView) ints(t string) ([]int64, bool) {
+	c, ok := v.consts[t]
+	if !ok {
+		return nil, false
+	}
+	out := make([]int64, len(c))
+	for i, x := range c {
+		if x != math.Trunc(x) {
+			return nil, false
+		}
+		out[i] = int64(x)
+	}
+	return out, true
+}
+
+// scalar returns the constant t if it holds one value.
+func (v *attnView) scalar(t string) (float64, bool) {
+	c, ok := v.consts[t]
+	if !ok || len(c) != 1 {
+		return 0, false
+	}
+	return c[0], true
+}
+
+// perm reports whether node i is a Transpose with permutation p.
+func (v *attnView) perm(i int, p ...int64) bool {
+	got, ok := intsAttr(v.nodes[i].raw, "perm")
+	return ok && v.nodes[i].op == "Transpose" && slices.Equal(got, p)
+}
+
+// reshapeTo reports whether node i reshapes to the constant shape want.
+func (v *attnView) reshapeTo(i int, want ...int64) bool {
+	n := v.nodes[i]
+	if n.op != "Reshape" || len(n.inputs) < 2 {
+		return false
+	}
+	got, ok := v.ints(n.inputs[1])
+	return ok && slices.Equal(got, want)
+}
+
+// axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
+func (v *attnView) axesOf(i int) ([]int64, bool) {
+	n := v.nodes[i]
+	if len(n.inputs) > 1 {
+		return v.ints(n.inputs[1])
+	}
+	return intsAttr(n.raw, "axes")
+}
+
+// scaleBy reads a Mul or Div of t by a constant scalar at node i: the factor it applies and the
+// other input.
+func (v *attnView) scaleBy(i int, t string) (factor float64, ok bool) {
+	n := v.nodes[i]
+	if len(n.inputs) != 2 || n.domain != "" {
+		return 0, false
+	}
+	switch n.op {
+	case "Mul":
+		other := n.inputs[0]
+		if other == t {
+			other = n.inputs[1]
+		}
+		c, ok := v.scalar(other)
+		return c, ok && other != t
+	case "Div":
+		c, ok := v.scalar(n.inputs[1])
+		return 1 / c, ok && n.inputs[0] == t && c != 0
+	}
+	return 0, false
+}
+
+// layerAttn is one matched layer.
+type layerAttn struct {
+	q, k, v          string // query [B,Hq,S,D] (rotated), new key and value rows [B,Hkv,S,D]
+	pastK, pastV     string
+	presentK, presV  string
+	out              string // attention output [B,S,Hq·D], the o_proj input
+	heads            int64  // query heads
+	scale            float64
+	mask             string
+	matched          []int // the nodes it replaces
+	last             int   // the node computing out: the GQA node goes there
+	kHeads, headSize int64
+}
+
+// matchLayer matches layer l's attention, whose cache inputs are pastK and pastV with kvHeads
+// heads of size d.
+func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn, error) {
+	a := &layerAttn{pastK: pastK, pastV: pastV, scale: 1, kHeads: kvHeads, headSize: d}
+	concat := func(past string) (newRows, present string, err error) {
+		i, err := v.only(past, "Concat")
+		if err != nil {
+			return "", "", err
+		}
+		n := v.nodes[i]
+		ax, ok, _ := intAttr(n.raw, "axis")
+		if !ok || (ax != 2 && ax != -2) || len(n.inputs) != 2 || n.inputs[0] != past || !v.outputs[n.outputs[0]] {
+			return "", "", fmt.Errorf("%s is not joined to the new rows on the sequence axis into a present output", past)
+		}
+		a.matched = append(a.matched, i)
+		return n.inputs[1], n.outputs[0], nil
+	}
+	var err error
+	if a.k, a.presentK, err = concat(pastK); err != nil {
+		return nil, err
+	}
+	if a.v, a.presV, err = concat(pastV); err != nil {
+		return nil, err
+	}
+	keys, repK, err := v.repeatKV(a, a.presentK, kvHeads, d)
+	if err != nil {
+		return nil, err
+	}
+	values, repV, err := v.repeatKV(a, a.presV, kvHeads, d)
+	if err != nil {
+		return nil, err
+	}
+	if repK != repV {
+		return nil, fmt.Errorf("keys repeated %d times, values %d", repK, repV)
+	}
+	// Keys: Transpose to [B,H,D,T], perhaps scaled, into the score MatMul.
+	t, err := v.onlyNode(keys, "Transpose")
+	if err != nil {
+		return nil, fmt.Errorf("the keys are not transposed for the scores: %v", err)
+	}
+	if !v.perm(t, 0, 1, 3, 2) || keys != a.presentK && v.outputs[keys] {
+		return nil, fmt.Errorf("the keys are not transposed to [B,H,D,T] for the scores")
+	}
+	a.matched = append(a.matched, t)
+	kt := v.nodes[t].outputs[0]
+	if cs := v.consumers[kt]; len(cs) == 1 && !v.outputs[kt] {
+		if f, ok := v.scaleBy(cs[0], kt); ok {
+			a.scale *= f
+			a.matched = append(a.matched, cs[0])
+			kt = v.nodes[cs[0]].outputs[0]
+		}
+	}
+	mm1, err := v.only(kt, "MatMul")
+	if err != nil {
+		return nil, fmt.Errorf("the transposed keys do not feed a score MatMul: %v", err)
+	}
+	if v.nodes[mm1].inputs[1] != kt {
+		return nil, fmt.Errorf("the transposed keys are the first factor of the score MatMul")
+	}
+	a.matched = append(a.matched, mm1)
+	// Queries: [B,Hq,S,D], perhaps scaled, perhaps folded to [B,Hkv,rep·S,D] when the keys
+	// are not repeated.
+	q := v.nodes[mm1].inputs[0]
+	folded := false
+	if i, ok := v.from(q, "Reshape"); ok && repK == 1 && v.reshapeTo(i, 0, kvHeads, -1, d) && len(v.consumers[q]) == 1 {
+		folded = true
+		a.matched = append(a.matched, i)
+		q = v.nodes[i].inputs[0]
+	}
+	if i, ok := v.producer[q]; ok && len(v.consumers[q]) == 1 && !v.outputs[q] {
+		n := v.nodes[i]
+		for _, in := range n.inputs {
+			if f, ok := v.scaleBy(i, in); ok {
+				if _, isConst := v.consts[in]; !isConst {
+					a.scale *= f
+					a.matched = append(a.matched, i)
+					q = in
+					break
+				}
+			}
+		}
+	}
+	a.q = q
+	// Scores: perhaps scaled, masked, softmax.
+	s := v.nodes[mm1].outputs[0]
+	cs := v.consumers[s]
+	if len(cs) != 1 || v.outputs[s] {
+		return nil, fmt.Errorf("the scores feed %d nodes", len(cs))
+	}
+	if f, ok := v.scaleBy(cs[0], s); ok {
+		a.scale *= f
+		a.matched = append(a.matched, cs[0])
+		s = v.nodes[cs[0]].outputs[0]
+		if cs = v.consumers[s]; len(cs) != 1 || v.outputs[s] {
+			return nil, fmt.Errorf("the scaled scores feed %d nodes", len(cs))
+		}
+	}
+	mk := v.nodes[cs[0]]
+	switch {
+	case mk.op == "Add" && len(mk.inputs) == 2:
+		a.mask = mk.inputs[0]
+		if a.mask == s {
+			a.mask = mk.inputs[1]
+		}
+	case mk.op == "Where" && len(mk.inputs) == 3 && mk.inputs[1] == s:
+		if c, ok := v.scalar(mk.inputs[2]); !ok || c > -1e4 {
+			return nil, fmt.Errorf("masked scores are set to %v, not a large negative constant", mk.inputs[2])
+		}
+		a.mask = mk.inputs[0]
+	default:
+		return nil, fmt.Errorf("the scores go to a %s node, not a mask (Add or Where)", mk.op)
+	}
+	if a.mask == s {
+		return nil, fmt.Errorf("the scores are added to themselves")
+	}
+	a.matched = append(a.matched, cs[0])
+	sm, err := v.only(mk.outputs[0], "Softmax")
+	if err != nil {
+		return nil, err
+	}
+	if ax, ok, _ := intAttr(v.nodes[sm].raw, "axis"); ok && ax != -1 && ax != 3 || !ok && v.opset < 13 {
+		return nil, fmt.Errorf("softmax is not over the keys")
+	}
+	a.matched = append(a.matched, sm)
+	mm2, err := v.only(v.nodes[sm].outputs[0], "MatMul")
+	if err != nil {
+		return nil, fmt.Errorf("the probabilities do not multiply the values: %v", err)
+	}
+	if v.nodes[mm2].inputs[0] != v.nodes[sm].outputs[0] || v.nodes[mm2].inputs[1] != values {
+		return nil, fmt.Errorf("the probabilities do not multiply the values")
+	}
+	if values != a.presV && v.outputs[values] || len(v.consumers[values]) != 1 {
+		return nil, fmt.Errorf("the values feed nodes outside the attention")
+	}
+	a.matched = append(a.matched, mm2)
+	// Back to [B,S,Hq·D].
+	o := v.nodes[mm2].outputs[0]
+	if folded {
+		r, err := v.only(o, "Reshape")
+		if err != nil {
+			return nil, err
+		}
+		sh, ok := v.ints(v.nodes[r].inputs[1])
+		if !ok || len(sh) != 4 || sh[0] != 0 || sh[2] != -1 || sh[3] != d || sh[1] <= 0 || sh[1]%kvHeads != 0 {
+			return nil, fmt.Errorf("the folded heads are not unfolded to [0, heads, -1, %d]", d)
+		}
+		a.heads = sh[1]
+		a.matched = append(a.matched, r)
+		o = v.nodes[r].outputs[0]
+	} else {
+		a.heads = kvHeads * repK
+	}
+	tr, err := v.only(o, "Transpose")
+	if err != nil {
+		return nil, fmt.Errorf("the attention output is not transposed back: %v", err)
+	}
+	if !v.perm(tr, 0, 2, 1, 3) {
+		return nil, fmt.Errorf("the attention output is not transposed back to [B,S,H,D]")
+	}
+	a.matched = append(a.matched, tr)
+	r, err := v.only(v.nodes[tr].outputs[0], "Reshape")
+	if err != nil {
+		return nil, err
+	}
+	if !v.reshapeTo(r, 0, 0, a.heads*d) && !v.reshapeTo(r, 0, 0, -1) {
+		return nil, fmt.Errorf("the attention output is not reshaped to [0, 0, %d]", a.heads*d)
+	}
+	a.matched = append(a.matched, r)
+	a.out, a.last = v.nodes[r].outputs[0], r
+	return a, nil
+}
+
+// repeatKV follows a present tensor [B,Hkv,T,D] through Hugging Face's repeat_kv
+// (Unsqueeze at 2, Expand to [B,Hkv,rep,T,D], Reshape to [0,Hkv·rep,-1,D]) or none, and
+// returns the tensor the attention reads and rep. Nothing else may read the present tensor
+// but the Shape nodes that size the Expand.
+func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (string, int64, error) {
+	var shapes, others []int
+	for _, c := range v.consumers[present] {
+		if v.nodes[c].op == "Shape" {
+			shapes = append(shapes, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	if len(others) != 1 {
+		return "", 0, fmt.Errorf("%s feeds %d nodes besides Shape", present, len(others))
+	}
+	u := others[0]
+	if v.nodes[u].op != "Unsqueeze" {
+		if len(shapes) > 0 {
+			return "", 0, fmt.Errorf("the shape of %s is read outside a repeat of its heads", present)
+		}
+		return present, 1, nil
+	}
+	if axes, ok := v.axesOf(u); !ok || !slices.Equal(axes, []int64{2}) {
+		return "", 0, fmt.Errorf("%s is unsqueezed on an axis other than 2", present)
+	}
+	e, err := v.only(v.nodes[u].outputs[0], "Expand")
+	if err != nil {
+		return "", 0, err
+	}
+	shape := v.nodes[e].inputs[1]
+	var rep int64
+	if c, ok := v.from(shape, "Concat"); ok && len(v.nodes[c].inputs) == 3 && len(v.consumers[shape]) == 1 {
+		// [B,Hkv] from Shape(present)[0:2], [rep], [T,D] from Shape(present)[2:4].
+		n := v.nodes[c]
+		r, ok := v.ints(n.inputs[1])
+		s0, ok0 := v.from(n.inputs[0], "Shape")
+		s2, ok2 := v.from(n.inputs[2], "Shape")
+		if !ok || len(r) != 1 || !ok0 || !ok2 || !slices.Contains(shapes, s0) || !slices.Contains(shapes, s2) || len(v.consumers[n.inputs[0]]) != 1 || len(v.consumers[n.inputs[2]]) != 1 {
+			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
+		}
+		if st, _, _ := intAttr(v.nodes[s0].raw, "start"); st != 0 {
+			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
+		}
+		if end, _, _ := intAttr(v.nodes[s0].raw, "end"); end != 2 {
+			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
+		}
+		if st, _, _ := intAttr(v.nodes[s2].raw, "start"); st != 2 {
+			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
+		}
+		rep = r[0]
+		a.matched = append(a.matched, c, s0, s2)
+		if len(shapes) != 2 {
+			return "", 0, fmt.Errorf("the shape of %s is read outside the repeat of its heads", present)
+		}
+	} else {
+		return "", 0, fmt.Errorf("the repeat of %s's heads expands to a computed shape this rewrite does not know", present)
+	}
+	r, err := v.only(v.nodes[e].outputs[0], "Reshape")
+	if err != nil {
+		return "", 0, err
+	}
+	if rep <= 0 || !v.reshapeTo(r, 0, kvHeads*rep, -1, d) {
+		return "", 0, fmt.Errorf("the repeated heads of %s are not reshaped to [0, %d, -1, %d]", present, kvHeads*rep, d)
+	}
+	a.matched = append(a.matched, u, e, r)
+	return v.nodes[r].outputs[0], rep, nil
+}
+
+// maskInputs checks that the mask depends on no graph input but attention_mask, input_ids and
+// position_ids (shapes of anything aside): the causal, padding-only mask of an export, which
+// GroupQueryAttention reproduces from seqlens_k.
+func (v *attnView) maskInputs(mask string) error {
+	seen := map[string]bool{}
+	var walk func(t string) error
+	walk = func(t string) error {
+		if seen[t] {
+			return nil
+		}
+		seen[t] = true
+		if v.inputs[t] {
+			switch t {
+			case "attention_mask", "input_ids", "position_ids":
+				return nil
+			}
+			return fmt.Errorf("the attention mask depends on %s", t)
+		}
+		i, ok := v.producer[t]
+		if !ok {
+			return nil // an initializer
+		}
+		n := v.nodes[i]
+		if n.op == "Shape" || n.domain != "" && n.domain != "ai.onnx" {
+			if n.op == "Shape" {
+				return nil
+			}
+			return fmt.Errorf("the attention mask is computed by a %s:%s node", n.domain, n.op)
+		}
+		for _, in := range n.inputs {
+			if in != "" {
+				if err := walk(in); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(mask)
+}
+
+// rewriteAttention replaces every layer's attention by GroupQueryAttention, or leaves the graph
+// alone and returns why not.
+func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out []node, inits [][]byte, layers int, skipped string) {
+	var matched []*layerAttn
+	out, inits, skipped = matchAttention(nodes, gfs, info, &matched)
+	return out, inits, len(matched), skipped
+}
+
+func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matched *[]*layerAttn) ([]node, [][]byte, string) {
+	v := newAttnView(nodes, gfs, info)
+	if v.opset < 13 {
+		return nil, nil, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset)
+	}
+	if _, ok := info.Input("attention_mask"); !ok {
+		return nil, nil, "the graph has no attention_mask input to derive the sequence lengths from"
+	}
+	var layers []*layerAttn
+	for l := 0; ; l++ {
+		pk, okK := info.Input(fmt.Sprintf("past_key_values.%d.key", l))
+		pv, okV := info.Input(fmt.Sprintf("past_key_values.%d.value", l))
+		if !okK && !okV {
+			break
+		}
+		if !okK || !okV || len(pk.Dims) != 4 || pk.Dims[1].Value <= 0 || pk.Dims[3].Value <= 0 {
+			return nil, nil, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l)
+		}
+		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
+			return nil, nil, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)
+		}
+		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value)
+		if err != nil {
+			return nil, nil, fmt.Sprintf("layer %d: %v", l, err)
+		}
+		if len(layers) > 0 && a.mask != layers[0].mask {
+			return nil, nil, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)
+		}
+		layers = append(layers, a)
+	}
+	if len(layers) == 0 {
+		return nil, nil, "no past_key_values.N.key inputs"
+	}
+	if err := v.maskInputs(layers[0].mask); err != nil {
+		return nil, nil, err.Error()
+	}
+	p := gqaPrefix
+	inits := [][]byte{int64Initializer(p+"/axis1", 1), int64Initializer(p+"/one", 1)}
+	seqlens, total := p+"/seqlens_k", p+"/total_sequence_length"
+	head := []node{
+		mkNode(encodeNode(p+"/sum", "ReduceSum", []string{"attention_mask", p + "/axis1"}, []string{p + "/sum"}), withInt("keepdims", 0)),
+		mkNode(encodeNode(p+"/sub", "Sub", []string{p + "/sum", p + "/one"}, []string{p + "/seqlens64"})),
+		mkNode(encodeNode(p+"/seqlens", "Cast", []string{p + "/seqlens64"}, []string{seqlens}), withInt("to", 6)),
+		mkNode(encodeNode(p+"/shape", "Shape", []string{"attention_mask"}, []string{p + "/total64"}), withInt("start", 1), withInt("end", 2)),
+		mkNode(encodeNode(p+"/total", "Cast", []string{p + "/total64"}, []string{total}), withInt("to", 6)),
+	}
+	removed := map[int]bool{}
+	added := map[int][]node{}
+	shapes := map[string]bool{}
+	flat := func(l int, t string, heads, d int64) (string, []node) {
+		// [B,H,S,D] → [B,S,H·D]: the Reshape input before an export's head-split Transpose, or a
+		// Transpose and Reshape.
+		if tr, ok := v.from(t, "Transpose"); ok && v.perm(tr, 0, 2, 1, 3) {
+			if r, ok := v.from(v.nodes[tr].inputs[0], "Reshape"); ok && v.reshapeTo(r, 0, 0, heads, d) {
+				return v.nodes[r].inputs[0], nil
+			}
+		}
+		sh := fmt.Sprintf("%s/shape_%d", p, heads*d)
+		if !shapes[sh] {
+			shapes[sh] = true
+			inits = append(inits, int64Initializer(sh, 0, 0, heads*d))
+		}
+		base := fmt.Sprintf("%s/%d/%s", p, l, t)
+		return base + "/flat", []node{
+			mkNode(encodeNode(base+"/transpose", "Transpose", []string{t}, []string{base + "/bshd"}), withInts("perm", 0, 2, 1, 3)),
+			mkNode(encodeNode(base+"/reshape", "Reshape", []string{base + "/bshd", sh}, []string{base + "/flat"})),
+		}
+	}
+	for l, a := range layers {
+		for _, i := range a.matched {
+			removed[i] = true
+		}
+		q, nq := flat(l, a.q, a.heads, a.headSize)
+		k, nk := flat(l, a.k, a.kHeads, a.headSize)
+		val, nv := flat(l, a.v, a.kHeads, a.headSize)
+		gqa := encodeNode(fmt.Sprintf("%s/%d/GroupQueryAttention", p, l), "GroupQueryAttention",
+			[]string{q, k, val, a.pastK, a.pastV, seqlens, total}, []string{a.out, a.presentK, a.presV})
+		gqa = appendBytes(gqa, onnxproto.FieldNodeDomain, []byte("com.microsoft"))
+		g := mkNode(gqa, withInt("num_heads", a.heads), withInt("kv_num_heads", a.kHeads), withFloat("scale", float32(a.scale)))
+		added[a.last] = slices.Concat(nq, nk, nv, []node{g})
+	}
+	out := slices.Clone(head)
+	for i, n := range nodes {
+		out = append(out, added[i]...)
+		if !removed[i] {
+			out = append(out, n)
+		}
+	}
+	*matched = layers
+	return deadFree(out, v.outputs), inits, ""
+}
+
+// deadFree drops the nodes whose outputs nothing reads.
+func deadFree(nodes []node, outputs map[string]bool) []node {
+	need := map[string]bool{}
+	for o := range outputs {
+		need[o] = true
+	}
+	live := make([]bool, len(nodes))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		for _, o := range nodes[i].outputs {
+			if need[o] {
+				live[i] = true
+			}
+		}
+		if live[i] {
+			for _, in := range nodes[i].inputs {
+				need[in] = true
+			}
+		}
+	}
+	var out []node
+	for i, n := range nodes {
+		if live[i] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// nodeAttr is an attribute to add to an encoded node.
+type nodeAttr []byte
+
+func withInt(name string, v int64) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	a = appendVarint(a, onnxproto.FieldAttrI, uint64(v))
+	return appendVarint(a, onnxproto.FieldAttrType, attrInt)
+}
+
+func withInts(name string, v ...int64) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	for _, x := range v {
+		a = appendVarint(a, onnxproto.FieldAttrInts, uint64(x))
+	}
+	return appendVarint(a, onnxproto.FieldAttrType, attrInts)
+}
+
+func withFloat(name string, v float32) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	a = protowire.AppendTag(a, onnxproto.FieldAttrF, protowire.Fixed32Type)
+	a = protowire.AppendFixed32(a, math.Float32bits(v))
+	return appendVarint(a, onnxproto.FieldAttrType, attrFloat)
+}
+
+// mkNode parses an encoded node after adding attributes.
+func mkNode(raw []byte, attrs ...nodeAttr) node {
+	for _, a := range attrs {
+		raw = appendBytes(raw, onnxproto.FieldNodeAttr, a)
+	}
+	n, _ := parseNode(raw) // encodeNode's output always parses
+	return n
+}
+
+// intsAttr reads an ints attribute of a node.
+func intsAttr(raw []byte, name string) ([]int64, bool) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, false
+	}
+	for _, f := range fs {
+		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
+			continue
+		}
+		afs, err := fields(f.val)
+		if err != nil || attrNameOf(afs) != name {
+			continue
+		}
+		var out []int64
+		for _, a := range afs {
+			switch {
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
+				out = append(out, int64(a.v))
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
+				for b := a.val; len(b) > 0; {
+					x, n := protowire.ConsumeVarint(b)
+					if n < 0 {
+						return nil, false
+					}
+					out, b = append(out, int64(x)), b[n:]
+				}
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// msOpset is the com.microsoft opset import the rewritten model needs.
+func msOpset() []byte {
+	var o []byte
+	o = appendBytes(o, onnxproto.FieldOpsetDomain, []byte("com.microsoft"))
+	o = appendVarint(o, onnxproto.FieldOpsetVersion, 1)
+	return appendBytes(nil, onnxproto.FieldModelOpset, o)
+}

@@ -1,0 +1,274 @@
+package optimize_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"edgechat/internal/onnxproto"
+	"edgechat/internal/optimize"
+	"edgechat/internal/ortloop"
+	"edgechat/internal/synth"
+	"edgechat/internal/testenv"
+)
+
+// attnTolerance bounds the logit difference between a graph and its GroupQueryAttention
+// rewrite, relative to the largest logit, when the rest of the graph computes in float32:
+// both compute the same attention with other summation orders (GQA's kernel accumulates QKᵀ
+// and softmax·V in its own order), a few float32 ulps per layer, ~1e-6 relative here. 1e-4
+// leaves room for deeper models and still fails any real change of the computation (a wrong
+// scale, mask or head grouping moves logits by tens of percent).
+//
+// int8Tolerance is the bound with MatMulNBits at accuracy level 4: ONNX Runtime quantizes
+// each block of activations to int8 (step = the block's largest value / 127), so an ulp of
+// difference coming out of attention can move one activation by a whole step, 0.4% of its
+// block, and logits by about as much (0.56% measured on the tiny q4 model); the same effect
+// flips near-tie greedy picks between one-row and k-row runs of one graph (issue #29849).
+const (
+	attnTolerance = 1e-4
+	int8Tolerance = 2e-2
+)
+
+// compare runs ref (ping-pong buffers, as published) and got (one shared buffer) on the same
+// prompt and teacher-forced greedy continuation of ref, with one multi-row step (prompt-lookup
+// verification) at the end, and returns the largest logit difference relative to the largest
+// logit and how many greedy picks differ.
+func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (rel float64, flips int) {
+	t.Helper()
+	ref := open(t, refPath)
+	got := openShared(t, gotPath)
+	v := ref.Vocab()
+	for i := range prompt {
+		prompt[i] %= v
+	}
+	feed := [][]int{prompt}
+	var scale, worst float64
+	for step := 0; step < steps+2; step++ {
+		ids := feed[len(feed)-1]
+		a, err := ref.Step(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := got.Step(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != len(b) {
+			t.Fatalf("step %d: %d and %d logits", step, len(a), len(b))
+		}
+		for r := 0; r < len(a)/v; r++ {
+			ra, rb := a[r*v:(r+1)*v], b[r*v:(r+1)*v]
+			if argmax(ra) != argmax(rb) {
+				flips++
+			}
+			for i := range ra {
+				scale = max(scale, math.Abs(float64(ra[i])))
+				worst = max(worst, math.Abs(float64(ra[i]-rb[i])))
+			}
+		}
+		next := argmax(a[len(a)-v:])
+		if step == steps { // the last run checks three rows at once
+			feed = append(feed, []int{next, (next + 7) % v, (next + 11) % v})
+		} else {
+			feed = append(feed, []int{next})
+		}
+	}
+	return worst / scale, flips
+}
+
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func openShared(t *testing.T, path string) *ortloop.Loop {
+	t.Helper()
+	l, err := ortloop.Open(path, ortloop.Options{Threads: 1, MaxTokens: 64, SharedKV: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestSharedKVAttention: the rewrite turns every layer of the hf layout (float32 and q4, with
+// grouped and ungrouped heads) and of the real stories260K export into GroupQueryAttention,
+// removes the concatenations and the old mask, and the rewritten graph on one shared buffer
+// gives the original's logits and greedy picks.
+func TestSharedKVAttention(t *testing.T) {
+	q4 := synth.Tiny()
+	q4.Quant = synth.QuantQ4
+	mha := synth.Tiny()
+	mha.KVHeads = mha.Heads
+	cases := map[string]string{
+		"fp32":               write(t, synth.Tiny()),
+		"q4":                 write(t, q4),
+		"fp32 no grouping":   write(t, mha),
+		"stories260K":        filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx"),
+		"fp32 external data": write(t, func() synth.Options { o := synth.Tiny(); o.ExternalData = true; return o }()),
+	}
+	for name, path := range cases {
+		t.Run(name, func(t *testing.T) {
+			before, err := onnxproto.ReadInfo(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []optimize.Options{
+				{SharedKVAttention: true},
+				{SharedKVAttention: true, AccuracyLevel: 4, LastRows: true, KeepInput: true},
+			} {
+				out, rep, err := optimize.Cached(path, t.TempDir(), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				layers := 0
+				for _, x := range before.Inputs {
+					if strings.HasSuffix(x.Name, ".key") {
+						layers++
+					}
+				}
+				if rep.AttentionLayers != layers || rep.AttentionSkipped != "" {
+					t.Fatalf("rewrote %d of %d layers (skipped: %q)", rep.AttentionLayers, layers, rep.AttentionSkipped)
+				}
+				after, err := onnxproto.ReadInfo(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := after.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")]; n != layers {
+					t.Errorf("%d GroupQueryAttention nodes, want %d", n, layers)
+				}
+				for _, op := range []string{"Softmax", "Expand", "Range", "LessOrEqual"} {
+					if after.Ops[op] != 0 {
+						t.Errorf("%d %s nodes left", after.Ops[op], op)
+					}
+				}
+				if after.Ops["Concat"] >= before.Ops["Concat"]-2*layers+1 {
+					t.Errorf("Concat nodes %d → %d: the cache concatenations are still there", before.Ops["Concat"], after.Ops["Concat"])
+				}
+				if after.Metadata[optimize.MetaAttention] != fmt.Sprint(layers) {
+					t.Errorf("metadata %q", after.Metadata[optimize.MetaAttention])
+				}
+				testenv.CheckONNX(t, out)
+				ref := path
+				if o.LastRows { // compare with the same other rewrites, attention as published
+					base := o
+					base.SharedKVAttention = false
+					if ref, _, err = optimize.Cached(path, t.TempDir(), base); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rel, flips := compare(t, ref, out, []int{1, 403, 407, 261, 378, 9, 33, 12, 140, 5, 77, 300}, 8)
+				t.Logf("%+v: largest logit difference %.2g of the largest logit, %d greedy picks differ", o, rel, flips)
+				tol := attnTolerance
+				if o.AccuracyLevel == 4 && name == "q4" {
+					tol = int8Tolerance
+				}
+				if !(rel <= tol) || flips != 0 {
+					t.Errorf("%+v: logits differ by %.3g of the largest (tolerance %g), %d greedy picks differ", o, rel, tol, flips)
+				}
+			}
+		})
+	}
+}
+
+// mutate rewrites the graph at path by replacing old with repl in its bytes (names of equal
+// length keep the protobuf lengths) and returns the new file.
+func mutate(t *testing.T, path, old, repl string) string {
+	t.Helper()
+	if len(old) != len(repl) {
+		t.Fatal("mutate needs names of equal length")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s does not hold %q", path, old)
+	}
+	b = bytes.ReplaceAll(b, []byte(old), []byte(repl))
+	out := filepath.Join(t.TempDir(), "model.onnx")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSharedKVAttentionUnrecognised: graphs whose attention differs from the known pattern
+// are left exactly as they were, with the reason in the report.
+func TestSharedKVAttentionUnrecognised(t *testing.T) {
+	stories := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
+	f16 := synth.Tiny()
+	f16.KVFloat16 = true
+	genai := synth.Tiny()
+	genai.Quant, genai.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
+	for _, tc := range []struct {
+		name, path, why string
+	}{
+		// Softmax over another axis than the keys'.
+		{"softmax axis", mutateSoftmax(t, stories), "softmax"},
+		// A Sigmoid instead of a Softmax.
+		{"no softmax", mutate(t, stories, "Softmax", "Sigmoid"), "Softmax"},
+		// A float16 cache cast to float32 after the concatenation.
+		{"float16 cache", write(t, f16), "Cast"},
+		// Already GroupQueryAttention: no past_key_values Concat.
+		{"genai", write(t, genai), "Concat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := os.ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, rep, err := optimize.Rewrite(src, optimize.Options{SharedKVAttention: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.AttentionLayers != 0 || rep.AttentionSkipped == "" || !strings.Contains(rep.AttentionSkipped, tc.why) {
+				t.Fatalf("rewrote %d layers; reason %q, want one naming %q", rep.AttentionLayers, rep.AttentionSkipped, tc.why)
+			}
+			t.Logf("skipped: %s", rep.AttentionSkipped)
+			if !bytes.Equal(out, src) {
+				t.Error("the graph changed")
+			}
+		})
+	}
+}
+
+// mutateSoftmax makes layer 0's Softmax of stories260K run over axis 2.
+func mutateSoftmax(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The attribute "axis" = -1 is encoded as name "axis", i = -1 (10 bytes of varint).
+	i := bytes.Index(b, []byte("/Softmax_68"))
+	if i < 0 {
+		t.Fatal("no /Softmax_68")
+	}
+	j := bytes.Index(b[i:], []byte("\x0a\x04axis\x18"))
+	if j < 0 || j > 100 {
+		t.Fatal("no axis attribute on /Softmax_68")
+	}
+	at := i + j + 7
+	want := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	if !bytes.Equal(b[at:at+10], want) {
+		t.Fatalf("axis encoded as %x", b[at:at+10])
+	}
+	// axis 2, padded to the same length with a non-canonical varint.
+	copy(b[at:], []byte{0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00})
+	out := filepath.Join(t.TempDir(), "model.onnx")
+	if err := os.WriteFile(out, slices.Clip(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package optimize
+
+import (
+	"encoding/binary"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
+)
+
+// TensorProto fields read for small constants (onnx.proto).
+const (
+	fieldTensorFloatData  = 4
+	fieldTensorInt32Data  = 5
+	fieldTensorInt64Data  = 7
+	fieldTensorDoubleData = 10
+	maxConstElems         = 16 // larger tensors are weights, not the shapes and scales matched
+)
+
+// smallConsts reads the graph's small constant tensors (initializers and Constant nodes of at
+// most maxConstElems elements stored inline) as float64 values by name.
+func smallConsts(gfs []field, nodes []node) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, f := range gfs {
+		if f.num == onnxproto.FieldGraphInitializer && f.typ == protowire.BytesType {
+			if name, v, ok := tensorValues(f.val); ok {
+				out[name] = v
+			}
+		}
+	}
+	for _, n := range nodes {
+		if n.op != "Constant" || n.domain != "" || len(n.outputs) != 1 {
+			continue
+		}
+		if v, ok := constantNodeValues(n.raw); ok {
+			out[n.outputs[0]] = v
+		}
+	}
+	return out
+}
+
+// constantNodeValues reads a Constant node's value, value_float, value_int or value_ints.
+func constantNodeValues(raw []byte) ([]float64, bool) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, false
+	}
+	for _, f := range fs {
+		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
+			continue
+		}
+		afs, err := fields(f.val)
+		if err != nil {
+			return nil, false
+		}
+		var v []float64
+		for _, a := range afs {
+			switch {
+			case a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType:
+				_, t, ok := tensorValues(a.val)
+				return t, ok
+			case a.num == onnxproto.FieldAttrF && a.typ == protowire.Fixed32Type:
+				b := a.raw[len(a.raw)-4:]
+				v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
+			case a.num == onnxproto.FieldAttrI && a.typ == protowire.VarintType:
+				v = append(v, float64(int64(a.v)))
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
+				v = append(v, float64(int64(a.v)))
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
+				for b := a.val; len(b) > 0; {
+					x, n := protowire.ConsumeVarint(b)
+					if n < 0 {
+						return nil, false
+					}
+					v, b = append(v, float64(int64(x))), b[n:]
+				}
+			}
+		}
+		switch attrNameOf(afs) {
+		case "value_float", "value_int", "value_ints":
+			return v, len(v) > 0
+		}
+	}
+	return nil, false
+}
+
+// tensorValues reads an inline TensorProto of a float or integer type with at most
+// maxConstElems elements.
+func tensorValues(b []byte) (name string, v []float64, ok bool) {
+	fs, err := fields(b)
+	if err != nil {
+		return "", nil, false
+	}
+	var dtype uint64
+	var raw []byte
+	numel := int64(1)
+	for _, f := range fs {
+		switch {
+		case f.num == onnxproto.FieldTensorName && f.typ == protowire.BytesType:
+			name = string(f.val)
+		case f.num == onnxproto.FieldTensorDataType && f.typ == protowire.VarintType:
+			dtype = f.v
+		case f.num == onnxproto.FieldTensorDims && f.typ == protowire.VarintType:
+			numel *= int64(f.v)
+		case f.num == onnxproto.FieldTensorDims && f.typ == protowire.BytesType:
+			for d := f.val; len(d) > 0; {
+				x, n := protowire.ConsumeVarint(d)
+				if n < 0 {
+					return "", nil, false
+				}
+				numel, d = numel*int64(x), d[n:]
+			}
+		case f.num == onnxproto.FieldTensorRaw && f.typ == protowire.BytesType:
+			raw = f.val
+		case f.num == onnxproto.FieldTensorExternal:
+			return "", nil, false
+		case f.num == fieldTensorFloatData && f.typ == protowire.Fixed32Type:
+			v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(f.raw[len(f.raw)-4:]))))
+		case f.num == fieldTensorFloatData && f.typ == protowire.BytesType:
+			for d := f.val; len(d) >= 4; d = d[4:] {
+				v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(d))))
+			}
+		case (f.num == fieldTensorInt64Data || f.num == fieldTensorInt32Data) && f.typ == protowire.VarintType:
+			v = append(v, float64(int64(f.v)))
+		case (f.num == fieldTensorInt64Data || f.num == fieldTensorInt32Data) && f.typ == protowire.BytesType:
+			for d := f.val; len(d) > 0; {
+				x, n := protowire.ConsumeVarint(d)
+				if n < 0 {
+					return "", nil, false
+				}
+				v, d = append(v, float64(int64(x))), d[n:]
+			}
+		case f.num == fieldTensorDoubleData && f.typ == protowire.Fixed64Type:
+			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(f.raw[len(f.raw)-8:])))
+		}
+	}
+	if numel > maxConstElems || numel < 0 {
+		return "", nil, false
+	}
+	if raw != nil {
+		v = nil
+		size := map[uint64]int{1: 4, 6: 4, 7: 8, 10: 2, 11: 8}[dtype]
+		if size == 0 || int64(len(raw)) != numel*int64(size) {
+			return "", nil, false
+		}
+		for d := raw; len(d) > 0; d = d[size:] {
+			switch dtype {
+			case 1:
+				v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(d))))
+			case 6:
+				v = append(v, float64(int32(binary.LittleEndian.Uint32(d))))
+			case 7:
+				v = append(v, float64(int64(binary.LittleEndian.Uint64(d))))
+			case 10:
+				v = append(v, float64(onnxproto.Float16ToFloat32(binary.LittleEndian.Uint16(d))))
+			case 11:
+				v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(d)))
+			}
+		}
+	}
+	if int64(len(v)) != numel {
+		return "", nil, false
+	}
+	return name, v, true
+}
