@@ -36,7 +36,7 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; f still names the user's file
-		g.Model = optimizedGraph(f.Model, o.GraphCache)
+		g.Model = optimizedGraph(f, o.GraphCache, o.EP)
 		d, err = loadDynamic(&g, o.EP, o.MaxContext)
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {

@@ -2,21 +2,100 @@ package decoder
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"edgechat/inference"
+	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
+	"edgechat/models"
 )
 
-// optimizedGraph returns the graph to run for a dynamic decoder: with a cache folder, the
-// cached optimized copy of path (MatMulNBits at accuracy level 4 where unset, the LM head on
-// the last logits_to_keep rows only: 1 in prefill and decoding, k+1 when checking k drafted
-// tokens; see internal/optimize), else path itself. A copy that cannot be made is logged and
-// the file runs as published.
-func optimizedGraph(path, cacheDir string) string {
-	return optimizedCopy(path, cacheDir, optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true})
+// graphOptions are the rewrites of a dynamic decoder's optimized copy: MatMulNBits at accuracy
+// level 4 where unset, the LM head on the last logits_to_keep rows only (1 in prefill and
+// decoding, k+1 when checking k drafted tokens).
+var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true}
+
+// optimizedGraph returns the graph to run for the dynamic decoder of folder f: with a cache
+// folder, the cached optimized copy of f.Model (see graphOptions and internal/optimize), else
+// the file itself. A copy that cannot be made is logged and the file runs as published.
+//
+// The copy also gets GroupQueryAttention in place of the export's concatenating attention
+// (optimize.Options.SharedKVAttention: one KV buffer appended in place, so decoding does not
+// slow down as the context grows) when the rewrite recognises the graph and the rewritten
+// copy, run on ep, gives the logits of the copy without it (verifyAttention). The verdict is
+// kept beside the copy, so the check runs once per graph; on a mismatch the copy without the
+// attention rewrite runs, and the log says why.
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
+	if cacheDir == "" {
+		return f.Model
+	}
+	o := graphOptions
+	o.SharedKVAttention = true
+	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
+	if err != nil {
+		return optimizedCopy(f.Model, cacheDir, graphOptions)
+	}
+	verdict := gqa + ".verified"
+	b, err := os.ReadFile(verdict)
+	known := err == nil
+	if v := strings.TrimSpace(string(b)); known && v == "ok" {
+		if _, err := os.Stat(gqa); err == nil {
+			return gqa
+		}
+		known = false // the copy was removed: check again
+	} else if known {
+		slog.Info("attention left as published", "graph", f.Model, "reason", v)
+	}
+	base := optimizedCopy(f.Model, cacheDir, graphOptions)
+	if base == f.Model || known {
+		return base
+	}
+	v := checkedAttention(f, cacheDir, o, base, ep)
+	if err := os.MkdirAll(filepath.Dir(verdict), 0o755); err == nil {
+		err = os.WriteFile(verdict, []byte(v+"\n"), 0o644)
+	}
+	if err != nil {
+		slog.Warn("cannot record the attention check", "file", verdict, "err", err)
+	}
+	if v != "ok" {
+		os.Remove(gqa) // keep the verdict, not a copy that will not run
+		return base
+	}
+	// The checked copy replaces the other in the cache (its folder holds only the copy and
+	// links to, or copies of, the weights).
+	os.RemoveAll(filepath.Dir(base))
+	return gqa
 }
 
-// optimizedCopy is optimizedGraph with the rewrites o chooses (an embedding model's hidden
-// states are all needed: it takes the accuracy level only).
+// checkedAttention writes the copy of f.Model with options o (SharedKVAttention on) and
+// returns "ok" when its attention was rewritten and verifyAttention passes against base, else
+// why not.
+func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, base string, ep inference.EP) string {
+	gqa, rep, err := optimize.Cached(f.Model, cacheDir, o)
+	if err != nil {
+		slog.Warn("no shared-KV attention", "graph", f.Model, "reason", err)
+		return "rewrite failed: " + err.Error()
+	}
+	if rep.AttentionLayers == 0 {
+		if info, err := onnxproto.ReadInfo(gqa); err != nil || info.Metadata[optimize.MetaAttention] == "" {
+			why := "not recognised: " + rep.AttentionSkipped
+			slog.Info("attention left as published", "graph", f.Model, "reason", why)
+			return why
+		}
+	}
+	if err := verifyAttention(f, base, gqa, ep); err != nil {
+		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
+		return "mismatch: " + err.Error()
+	}
+	slog.Info("attention runs as GroupQueryAttention on one KV buffer", "graph", f.Model, "copy", gqa)
+	return "ok"
+}
+
+// optimizedCopy returns the cached copy of path with the rewrites o chooses (an embedding
+// model's hidden states are all needed: it takes the accuracy level only), or path itself
+// without a cache folder or when the copy cannot be made.
 func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 	if cacheDir == "" {
 		return path

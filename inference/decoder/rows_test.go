@@ -32,7 +32,7 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 		t.Fatal(err)
 	}
 	g := *f
-	g.Model = optimizedGraph(f.Model, o.cache)
+	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)})
 	if o.graph != "" {
 		g.Model = o.graph
 	}

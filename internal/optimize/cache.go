@@ -21,20 +21,17 @@ import (
 // volume; the user's files are never modified.
 func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	var rep Report
+	out, err := CachedPath(path, cacheDir, o)
+	if err != nil {
+		return "", rep, err
+	}
+	if _, err := os.Stat(out); err == nil {
+		return out, rep, nil
+	}
+	dir := filepath.Dir(out)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", rep, err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return "", rep, err
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v", abs, st.Size(), st.ModTime().UnixNano(), o)
-	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
-	out := filepath.Join(dir, filepath.Base(abs))
-	if _, err := os.Stat(out); err == nil {
-		return out, rep, nil
 	}
 	src, err := os.ReadFile(abs)
 	if err != nil {
@@ -69,6 +66,23 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 		return "", rep, err
 	}
 	return out, rep, nil
+}
+
+// CachedPath is where Cached keeps the copy of path made with o, whether or not it exists:
+// files a caller keeps beside it (e.g. the verdict of a check) share its key.
+func CachedPath(path, cacheDir string, o Options) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v", abs, st.Size(), st.ModTime().UnixNano(), o)
+	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
+	return filepath.Join(dir, filepath.Base(abs)), nil
 }
 
 // link makes to name from: a hard link (no space, and ONNX Runtime accepts it: it refuses a

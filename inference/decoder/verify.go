@@ -1,0 +1,135 @@
+package decoder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"edgechat/inference"
+	"edgechat/inference/sample"
+	"edgechat/internal/onnxproto"
+	"edgechat/models"
+)
+
+// Tolerances of verifyAttention: the largest logit difference between a graph and its
+// GroupQueryAttention rewrite, relative to the largest logit. The two compute the same
+// attention in float32 in another summation order: ~1e-6 relative on the float32 test models
+// and stories260K (internal/optimize's TestSharedKVAttention), so 1e-4 leaves a margin for
+// deeper models and still fails any real change (a wrong scale, mask or head grouping moves
+// logits by tens of percent). Where activations are quantized to int8 at run time (MatMulNBits
+// at accuracy level 4, DynamicQuantizeLinear), an ulp of difference out of attention can move
+// an activation by a whole quantization step, 1/127 of its block: 0.56% was measured on the
+// tiny q4 model, hence 2e-2 there.
+const (
+	attnFloatTolerance = 1e-4
+	attnInt8Tolerance  = 2e-2
+)
+
+// verifyTolerance is the tolerance verifyAttention applies; tests lower it to force a
+// mismatch.
+var verifyTolerance = func(info *onnxproto.ModelInfo) float64 {
+	for nb := range info.NBits {
+		if nb.AccuracyLevel == 4 {
+			return attnInt8Tolerance
+		}
+	}
+	if info.Ops["DynamicQuantizeLinear"] > 0 {
+		return attnInt8Tolerance
+	}
+	return attnFloatTolerance
+}
+
+// verifyAttention runs the graph ref (its attention as published, on ping-pong buffers) and
+// gqa (its GroupQueryAttention rewrite, on one shared buffer) of folder f on ep through a
+// 12-token prompt, four greedy tokens and a 3-row run (as prompt-lookup verification does),
+// feeding both ref's greedy choices, and returns an error unless every row's logits agree
+// within the tolerance and give the same greedy token (or the reference's top two are closer
+// than the difference: a near tie either may break).
+func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) (err error) {
+	const capacity = 32
+	open := func(path string) (*dynamicDecoder, error) {
+		g := *f
+		g.Model = path
+		return loadDynamic(&g, ep, capacity)
+	}
+	a, err := open(ref)
+	if err != nil {
+		return fmt.Errorf("open the graph to compare with: %w", err)
+	}
+	defer a.Close()
+	b, err := open(gqa)
+	if err != nil {
+		return fmt.Errorf("open the rewritten graph: %w", err)
+	}
+	defer b.Close()
+	if !b.kv.shared {
+		return errors.New("the rewritten graph does not run on a shared KV buffer")
+	}
+	info, err := onnxproto.ReadInfo(gqa)
+	if err != nil {
+		return err
+	}
+	tol := verifyTolerance(info)
+	v := a.Vocab()
+	if v == 0 || b.Vocab() != v {
+		return fmt.Errorf("vocabularies of %d and %d tokens", v, b.Vocab())
+	}
+	prompt := make([]int, 12)
+	for i := range prompt {
+		prompt[i] = (i*7919 + 101) % v
+	}
+	ctx := context.Background()
+	ids := prompt
+	for step := 0; step < 6; step++ {
+		var la, lb []float32
+		if step == 5 {
+			la, err = a.ForwardRows(ctx, ids)
+			if err == nil {
+				la = slices.Clone(la)
+				lb, err = b.ForwardRows(ctx, ids)
+			}
+		} else {
+			la, err = a.Forward(ctx, ids)
+			if err == nil {
+				la = slices.Clone(la)
+				lb, err = b.Forward(ctx, ids)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("run %d: %w", step, err)
+		}
+		if len(la) != len(lb) {
+			return fmt.Errorf("run %d: %d and %d logits", step, len(la), len(lb))
+		}
+		for r := 0; r < len(la)/v; r++ {
+			if err := sameLogits(la[r*v:(r+1)*v], lb[r*v:(r+1)*v], tol); err != nil {
+				return fmt.Errorf("run %d, row %d: %w", step, r, err)
+			}
+		}
+		next := sample.Argmax(la[len(la)-v:])
+		ids = []int{next}
+		if step == 4 {
+			ids = []int{next, (next + 7) % v, (next + 11) % v}
+		}
+	}
+	return nil
+}
+
+// sameLogits compares a row of logits with the reference's.
+func sameLogits(ref, got []float32, tol float64) error {
+	var scale, diff float64
+	for i := range ref {
+		scale = max(scale, math.Abs(float64(ref[i])))
+		diff = max(diff, math.Abs(float64(ref[i]-got[i])))
+	}
+	if !(diff <= tol*max(scale, 1e-6)) {
+		return fmt.Errorf("logits differ by %.3g, %.2g of the largest (tolerance %g)", diff, diff/max(scale, 1e-6), tol)
+	}
+	ia, ib := sample.Argmax(ref), sample.Argmax(got)
+	if ia != ib && float64(ref[ia]-ref[ib]) > 2*diff {
+		return fmt.Errorf("greedy token %d, rewritten %d", ia, ib)
+	}
+	return nil
+}
