@@ -53,7 +53,8 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 		return base
 	}
 	v := checkedAttention(f, cacheDir, o, base, ep)
-	if err := os.MkdirAll(filepath.Dir(verdict), 0o755); err == nil {
+	err = os.MkdirAll(filepath.Dir(verdict), 0o755)
+	if err == nil {
 		err = os.WriteFile(verdict, []byte(v+"\n"), 0o644)
 	}
 	if err != nil {
