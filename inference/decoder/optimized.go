@@ -25,8 +25,9 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // (optimize.Options.SharedKVAttention: one KV buffer appended in place, so decoding does not
 // slow down as the context grows) when the rewrite recognises the graph and the rewritten
 // copy, run on ep, gives the logits of the copy without it (verifyAttention). The verdict is
-// kept beside the copy, so the check runs once per graph; on a mismatch the copy without the
-// attention rewrite runs, and the log says why.
+// kept beside the copy (one per execution provider: GroupQueryAttention is not everywhere), so
+// the check runs once per graph; otherwise the copy without the attention rewrite runs, and
+// the log says why.
 func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 	if cacheDir == "" {
 		return f.Model
@@ -37,7 +38,7 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 	if err != nil {
 		return optimizedCopy(f.Model, cacheDir, graphOptions)
 	}
-	verdict := gqa + ".verified"
+	verdict := verdictPath(gqa, ep)
 	b, err := os.ReadFile(verdict)
 	known := err == nil
 	if v := strings.TrimSpace(string(b)); known && v == "ok" {
@@ -61,7 +62,9 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 		slog.Warn("cannot record the attention check", "file", verdict, "err", err)
 	}
 	if v != "ok" {
-		os.Remove(gqa) // keep the verdict, not a copy that will not run
+		if strings.HasPrefix(v, notRecognised) {
+			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
+		}
 		return base
 	}
 	// The checked copy replaces the other in the cache (its folder holds only the copy and
@@ -69,6 +72,18 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 	os.RemoveAll(filepath.Dir(base))
 	return gqa
 }
+
+// verdictPath is the file recording whether the GroupQueryAttention copy gqa runs on ep.
+func verdictPath(gqa string, ep inference.EP) string {
+	name := ep.Name
+	if name == "" {
+		name = "cpu"
+	}
+	return gqa + "." + name + ".verified"
+}
+
+// notRecognised starts the verdict on a graph whose attention the rewrite does not know.
+const notRecognised = "not recognised: "
 
 // checkedAttention writes the copy of f.Model with options o (SharedKVAttention on) and
 // returns "ok" when its attention was rewritten and verifyAttention passes against base, else
@@ -81,7 +96,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 	}
 	if rep.AttentionLayers == 0 {
 		if info, err := onnxproto.ReadInfo(gqa); err != nil || info.Metadata[optimize.MetaAttention] == "" {
-			why := "not recognised: " + rep.AttentionSkipped
+			why := notRecognised + rep.AttentionSkipped
 			slog.Info("attention left as published", "graph", f.Model, "reason", why)
 			return why
 		}

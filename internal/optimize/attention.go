@@ -387,43 +387,43 @@ func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (str
 	if err != nil {
 		return "", 0, err
 	}
+	// The Expand's shape: [B,Hkv] from Shape(present)[0:2], [rep], [T,D] from
+	// Shape(present)[2:].
 	shape := v.nodes[e].inputs[1]
-	var rep int64
-	if c, ok := v.from(shape, "Concat"); ok && len(v.nodes[c].inputs) == 3 && len(v.consumers[shape]) == 1 {
-		// [B,Hkv] from Shape(present)[0:2], [rep], [T,D] from Shape(present)[2:4].
-		n := v.nodes[c]
-		r, ok := v.ints(n.inputs[1])
-		s0, ok0 := v.from(n.inputs[0], "Shape")
-		s2, ok2 := v.from(n.inputs[2], "Shape")
-		if !ok || len(r) != 1 || !ok0 || !ok2 || !slices.Contains(shapes, s0) || !slices.Contains(shapes, s2) || len(v.consumers[n.inputs[0]]) != 1 || len(v.consumers[n.inputs[2]]) != 1 {
-			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
-		}
-		if st, _, _ := intAttr(v.nodes[s0].raw, "start"); st != 0 {
-			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
-		}
-		if end, _, _ := intAttr(v.nodes[s0].raw, "end"); end != 2 {
-			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
-		}
-		if st, _, _ := intAttr(v.nodes[s2].raw, "start"); st != 2 {
-			return "", 0, fmt.Errorf("the repeat of %s's heads has a shape this rewrite does not know", present)
-		}
-		rep = r[0]
-		a.matched = append(a.matched, c, s0, s2)
-		if len(shapes) != 2 {
-			return "", 0, fmt.Errorf("the shape of %s is read outside the repeat of its heads", present)
-		}
-	} else {
-		return "", 0, fmt.Errorf("the repeat of %s's heads expands to a computed shape this rewrite does not know", present)
+	unknown := fmt.Errorf("the repeat of %s's heads expands to a shape this rewrite does not know", present)
+	c, ok := v.from(shape, "Concat")
+	if !ok || len(v.nodes[c].inputs) != 3 || len(v.consumers[shape]) != 1 {
+		return "", 0, unknown
 	}
-	r, err := v.only(v.nodes[e].outputs[0], "Reshape")
+	n := v.nodes[c]
+	r, okR := v.ints(n.inputs[1])
+	s0, ok0 := v.from(n.inputs[0], "Shape")
+	s2, ok2 := v.from(n.inputs[2], "Shape")
+	if !okR || len(r) != 1 || r[0] <= 0 || !ok0 || !ok2 || v.nodes[s0].inputs[0] != present || v.nodes[s2].inputs[0] != present ||
+		len(v.consumers[n.inputs[0]]) != 1 || len(v.consumers[n.inputs[2]]) != 1 {
+		return "", 0, unknown
+	}
+	start0, _, _ := intAttr(v.nodes[s0].raw, "start")
+	end0, _, _ := intAttr(v.nodes[s0].raw, "end")
+	start2, _, _ := intAttr(v.nodes[s2].raw, "start")
+	end2, hasEnd2, _ := intAttr(v.nodes[s2].raw, "end")
+	if start0 != 0 || end0 != 2 || start2 != 2 || hasEnd2 && end2 != 4 {
+		return "", 0, unknown
+	}
+	if len(shapes) != 2 {
+		return "", 0, fmt.Errorf("the shape of %s is read outside the repeat of its heads", present)
+	}
+	rep := r[0]
+	a.matched = append(a.matched, c, s0, s2)
+	rs, err := v.only(v.nodes[e].outputs[0], "Reshape")
 	if err != nil {
 		return "", 0, err
 	}
-	if rep <= 0 || !v.reshapeTo(r, 0, kvHeads*rep, -1, d) {
+	if !v.reshapeTo(rs, 0, kvHeads*rep, -1, d) {
 		return "", 0, fmt.Errorf("the repeated heads of %s are not reshaped to [0, %d, -1, %d]", present, kvHeads*rep, d)
 	}
-	a.matched = append(a.matched, u, e, r)
-	return v.nodes[r].outputs[0], rep, nil
+	a.matched = append(a.matched, u, e, rs)
+	return v.nodes[rs].outputs[0], rep, nil
 }
 
 // maskInputs checks that the mask depends on no graph input but attention_mask, input_ids and
