@@ -70,7 +70,8 @@ func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView
 }
 
 // only returns the single node consuming t, which must have op type op; t must feed nothing
-// else (not even a graph output).
+// else (not even a graph output) but Shape nodes, which rewriteAttention checks are gone
+// after the rewrite.
 func (v *attnView) only(t, op string) (int, error) {
 	if v.outputs[t] {
 		return -1, fmt.Errorf("%s is a graph output", t)
@@ -80,7 +81,12 @@ func (v *attnView) only(t, op string) (int, error) {
 
 // onlyNode is only for a tensor that may also be a graph output (a present tensor).
 func (v *attnView) onlyNode(t, op string) (int, error) {
-	cs := v.consumers[t]
+	var cs []int
+	for _, c := range v.consumers[t] {
+		if v.nodes[c].op != "Shape" { // sizing a computed shape; none may be left after the rewrite
+			cs = append(cs, c)
+		}
+	}
 	if len(cs) != 1 {
 		return -1, fmt.Errorf("%s feeds %d nodes, not one %s", t, len(cs), op)
 	}
@@ -130,14 +136,120 @@ func (v *attnView) perm(i int, p ...int64) bool {
 	return ok && v.nodes[i].op == "Transpose" && slices.Equal(got, p)
 }
 
-// reshapeTo reports whether node i reshapes to the constant shape want.
+// anyDim in a shape pattern accepts 0 (copy), -1 (infer) or a dimension computed from
+// Shape nodes at run time: the batch and sequence dims, which an export either writes as 0 and
+// -1 or reads from the input's shape.
+const anyDim = math.MinInt64
+
+// reshapeTo reports whether node i is a Reshape to a shape matching want (see shapeMatches).
 func (v *attnView) reshapeTo(i int, want ...int64) bool {
 	n := v.nodes[i]
-	if n.op != "Reshape" || len(n.inputs) < 2 {
+	return n.op == "Reshape" && n.domain == "" && len(n.inputs) >= 2 && v.shapeMatches(n.inputs[1], want...)
+}
+
+// shapeMatches reports whether the 1-D shape tensor t has the elements of want: equal
+// constants, or for anyDim a 0, a -1 or a computed element.
+func (v *attnView) shapeMatches(t string, want ...int64) bool {
+	got, ok := v.shapeElems(t)
+	if !ok || len(got) != len(want) {
 		return false
 	}
-	got, ok := v.ints(n.inputs[1])
-	return ok && slices.Equal(got, want)
+	for i, w := range want {
+		switch g := got[i]; {
+		case w == anyDim:
+			if g.known && g.v != 0 && g.v != -1 {
+				return false
+			}
+		case !g.known || g.v != w:
+			return false
+		}
+	}
+	return true
+}
+
+// shapeElem is one element of a shape tensor: a constant, or computed at run time.
+type shapeElem struct {
+	v     int64
+	known bool
+}
+
+// shapeElems reads a shape tensor: a constant, or a Concat (axis 0) of constants and of
+// elements computed from Shape nodes (Unsqueeze of a scalar, or Shape with start and end), the
+// way exporters write view(batch, seq, heads, dim).
+func (v *attnView) shapeElems(t string) ([]shapeElem, bool) {
+	if c, ok := v.ints(t); ok {
+		out := make([]shapeElem, len(c))
+		for i, x := range c {
+			out[i] = shapeElem{x, true}
+		}
+		return out, true
+	}
+	i, ok := v.from(t, "Concat")
+	if !ok {
+		return nil, false
+	}
+	var out []shapeElem
+	for _, in := range v.nodes[i].inputs {
+		if c, ok := v.ints(in); ok {
+			for _, x := range c {
+				out = append(out, shapeElem{x, true})
+			}
+			continue
+		}
+		n, ok := v.computedLen(in)
+		if !ok {
+			return nil, false
+		}
+		for range n {
+			out = append(out, shapeElem{})
+		}
+	}
+	return out, true
+}
+
+// computedLen is the length of a 1-D tensor computed from Shape nodes only: an Unsqueeze of a
+// scalar taken from a shape (one element) or a Shape with start and end.
+func (v *attnView) computedLen(t string) (int, bool) {
+	if !v.fromShapes(t) {
+		return 0, false
+	}
+	i := v.producer[t]
+	n := v.nodes[i]
+	switch n.op {
+	case "Unsqueeze":
+		return 1, true
+	case "Shape":
+		start, okS, _ := intAttr(n.raw, "start")
+		end, okE, _ := intAttr(n.raw, "end")
+		if okS && okE && start >= 0 && end > start {
+			return int(end - start), true
+		}
+	}
+	return 0, false
+}
+
+// fromShapes reports whether t is computed from Shape nodes and constants only.
+func (v *attnView) fromShapes(t string) bool {
+	if _, ok := v.consts[t]; ok {
+		return true
+	}
+	i, ok := v.producer[t]
+	if !ok {
+		return false
+	}
+	n := v.nodes[i]
+	switch n.op {
+	case "Shape":
+		return n.domain == ""
+	case "Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Constant":
+		for _, in := range n.inputs {
+			if in != "" && !v.fromShapes(in) {
+				return false
+			}
+		}
+		return n.domain == ""
+	}
+	return false
 }
 
 // axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
@@ -249,7 +361,7 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn
 	// are not repeated.
 	q := v.nodes[mm1].inputs[0]
 	folded := false
-	if i, ok := v.from(q, "Reshape"); ok && repK == 1 && v.reshapeTo(i, 0, kvHeads, -1, d) && len(v.consumers[q]) == 1 {
+	if i, ok := v.from(q, "Reshape"); ok && repK == 1 && v.reshapeTo(i, anyDim, kvHeads, anyDim, d) && len(v.consumers[q]) == 1 {
 		folded = true
 		a.matched = append(a.matched, i)
 		q = v.nodes[i].inputs[0]
@@ -327,11 +439,11 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn
 		if err != nil {
 			return nil, err
 		}
-		sh, ok := v.ints(v.nodes[r].inputs[1])
-		if !ok || len(sh) != 4 || sh[0] != 0 || sh[2] != -1 || sh[3] != d || sh[1] <= 0 || sh[1]%kvHeads != 0 {
-			return nil, fmt.Errorf("the folded heads are not unfolded to [0, heads, -1, %d]", d)
+		sh, ok := v.shapeElems(v.nodes[r].inputs[1])
+		if !ok || len(sh) != 4 || !sh[1].known || sh[1].v <= 0 || sh[1].v%kvHeads != 0 || !v.shapeMatches(v.nodes[r].inputs[1], anyDim, sh[1].v, anyDim, d) {
+			return nil, fmt.Errorf("the folded heads are not unfolded to [batch, heads, seq, %d]", d)
 		}
-		a.heads = sh[1]
+		a.heads = sh[1].v
 		a.matched = append(a.matched, r)
 		o = v.nodes[r].outputs[0]
 	} else {
@@ -349,8 +461,8 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn
 	if err != nil {
 		return nil, err
 	}
-	if !v.reshapeTo(r, 0, 0, a.heads*d) && !v.reshapeTo(r, 0, 0, -1) {
-		return nil, fmt.Errorf("the attention output is not reshaped to [0, 0, %d]", a.heads*d)
+	if !v.reshapeTo(r, anyDim, anyDim, a.heads*d) && !v.reshapeTo(r, anyDim, anyDim, -1) {
+		return nil, fmt.Errorf("the attention output is not reshaped to [batch, seq, %d]", a.heads*d)
 	}
 	a.matched = append(a.matched, r)
 	a.out, a.last = v.nodes[r].outputs[0], r
@@ -360,13 +472,12 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn
 // repeatKV follows a present tensor [B,Hkv,T,D] through Hugging Face's repeat_kv
 // (Unsqueeze at 2, Expand to [B,Hkv,rep,T,D], Reshape to [0,Hkv·rep,-1,D]) or none, and
 // returns the tensor the attention reads and rep. Nothing else may read the present tensor
-// but the Shape nodes that size the Expand.
+// but Shape nodes (rewriteAttention checks that none of them is left after the rewrite: the
+// present tensor becomes the whole shared buffer).
 func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (string, int64, error) {
-	var shapes, others []int
+	var others []int
 	for _, c := range v.consumers[present] {
-		if v.nodes[c].op == "Shape" {
-			shapes = append(shapes, c)
-		} else {
+		if v.nodes[c].op != "Shape" {
 			others = append(others, c)
 		}
 	}
@@ -375,9 +486,6 @@ func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (str
 	}
 	u := others[0]
 	if v.nodes[u].op != "Unsqueeze" {
-		if len(shapes) > 0 {
-			return "", 0, fmt.Errorf("the shape of %s is read outside a repeat of its heads", present)
-		}
 		return present, 1, nil
 	}
 	if axes, ok := v.axesOf(u); !ok || !slices.Equal(axes, []int64{2}) {
@@ -387,43 +495,34 @@ func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (str
 	if err != nil {
 		return "", 0, err
 	}
-	// The Expand's shape: [B,Hkv] from Shape(present)[0:2], [rep], [T,D] from
-	// Shape(present)[2:].
-	shape := v.nodes[e].inputs[1]
-	unknown := fmt.Errorf("the repeat of %s's heads expands to a shape this rewrite does not know", present)
-	c, ok := v.from(shape, "Concat")
-	if !ok || len(v.nodes[c].inputs) != 3 || len(v.consumers[shape]) != 1 {
-		return "", 0, unknown
+	// The Expand's shape: [B, Hkv, rep, T, D], rep a constant, the rest constants or read
+	// from the present tensor's shape.
+	sh, ok := v.shapeElems(v.nodes[e].inputs[1])
+	if !ok || len(sh) != 5 || !sh[2].known || sh[2].v <= 0 || sh[1].known && sh[1].v != kvHeads || sh[4].known && sh[4].v != d {
+		return "", 0, fmt.Errorf("the repeat of %s's heads expands to a shape this rewrite does not know", present)
 	}
-	n := v.nodes[c]
-	r, okR := v.ints(n.inputs[1])
-	s0, ok0 := v.from(n.inputs[0], "Shape")
-	s2, ok2 := v.from(n.inputs[2], "Shape")
-	if !okR || len(r) != 1 || r[0] <= 0 || !ok0 || !ok2 || v.nodes[s0].inputs[0] != present || v.nodes[s2].inputs[0] != present ||
-		len(v.consumers[n.inputs[0]]) != 1 || len(v.consumers[n.inputs[2]]) != 1 {
-		return "", 0, unknown
-	}
-	start0, _, _ := intAttr(v.nodes[s0].raw, "start")
-	end0, _, _ := intAttr(v.nodes[s0].raw, "end")
-	start2, _, _ := intAttr(v.nodes[s2].raw, "start")
-	end2, hasEnd2, _ := intAttr(v.nodes[s2].raw, "end")
-	if start0 != 0 || end0 != 2 || start2 != 2 || hasEnd2 && end2 != 4 {
-		return "", 0, unknown
-	}
-	if len(shapes) != 2 {
-		return "", 0, fmt.Errorf("the shape of %s is read outside the repeat of its heads", present)
-	}
-	rep := r[0]
-	a.matched = append(a.matched, c, s0, s2)
+	rep := sh[2].v
 	rs, err := v.only(v.nodes[e].outputs[0], "Reshape")
 	if err != nil {
 		return "", 0, err
 	}
-	if !v.reshapeTo(rs, 0, kvHeads*rep, -1, d) {
+	if !v.reshapeTo(rs, anyDim, kvHeads*rep, anyDim, d) {
 		return "", 0, fmt.Errorf("the repeated heads of %s are not reshaped to [0, %d, -1, %d]", present, kvHeads*rep, d)
 	}
 	a.matched = append(a.matched, u, e, rs)
 	return v.nodes[rs].outputs[0], rep, nil
+}
+
+// maskRoot is the mask a layer's mask is sliced from (an export may cut the shared mask to
+// the key length in every layer).
+func (v *attnView) maskRoot(t string) string {
+	for {
+		i, ok := v.from(t, "Slice")
+		if !ok {
+			return t
+		}
+		t = v.nodes[i].inputs[0]
+	}
 }
 
 // maskInputs checks that the mask depends on no graph input but attention_mask, input_ids and
@@ -500,7 +599,7 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		if err != nil {
 			return nil, nil, fmt.Sprintf("layer %d: %v", l, err)
 		}
-		if len(layers) > 0 && a.mask != layers[0].mask {
+		if len(layers) > 0 && v.maskRoot(a.mask) != v.maskRoot(layers[0].mask) {
 			return nil, nil, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)
 		}
 		layers = append(layers, a)
@@ -528,7 +627,7 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		// [B,H,S,D] → [B,S,H·D]: the Reshape input before an export's head-split Transpose, or a
 		// Transpose and Reshape.
 		if tr, ok := v.from(t, "Transpose"); ok && v.perm(tr, 0, 2, 1, 3) {
-			if r, ok := v.from(v.nodes[tr].inputs[0], "Reshape"); ok && v.reshapeTo(r, 0, 0, heads, d) {
+			if r, ok := v.from(v.nodes[tr].inputs[0], "Reshape"); ok && v.reshapeTo(r, anyDim, anyDim, heads, d) {
 				return v.nodes[r].inputs[0], nil
 			}
 		}
@@ -563,8 +662,30 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 			out = append(out, n)
 		}
 	}
+	out = deadFree(out, v.outputs)
+	// Nothing left may read what the rewrite removed, nor the present tensors, which become the
+	// whole shared buffer.
+	gone := map[string]bool{}
+	for i := range removed {
+		for _, o := range nodes[i].outputs {
+			gone[o] = true
+		}
+	}
+	for _, a := range layers {
+		gone[a.presentK], gone[a.presV], gone[a.out] = true, true, false
+	}
+	for _, n := range out {
+		if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" {
+			continue
+		}
+		for _, in := range n.inputs {
+			if gone[in] {
+				return nil, nil, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)
+			}
+		}
+	}
 	*matched = layers
-	return deadFree(out, v.outputs), inits, ""
+	return out, inits, ""
 }
 
 // deadFree drops the nodes whose outputs nothing reads.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -271,4 +272,100 @@ func mutateSoftmax(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// computedShapes rewrites stories260K the way the PyTorch exporter writes shapes: every
+// Reshape's batch and sequence dims and every repeat-kv Expand's shape read from the input's
+// shape at run time (Shape → Gather → Unsqueeze → Concat), and each layer's mask cut to the
+// key length (Slice), as eager attention does.
+const computedShapes = `import sys, onnx
+from onnx import helper, numpy_helper, TensorProto
+m = onnx.load(sys.argv[1])
+g = m.graph
+inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+k = [0]
+def name(s):
+    k[0] += 1
+    return "/computed/%s_%d" % (s, k[0])
+def const(vals):
+    n = name("const")
+    g.initializer.append(helper.make_tensor(n, TensorProto.INT64, [len(vals)], vals))
+    return n
+new = []
+def dim(x, i):  # Unsqueeze(Gather(Shape(x), i))
+    sh, ga, un = name("shape"), name("gather"), name("unsq")
+    new.append(helper.make_node("Shape", [x], [sh]))
+    new.append(helper.make_node("Gather", [sh, scalar(i)], [ga], axis=0))
+    new.append(helper.make_node("Unsqueeze", [ga, const([0])], [un]))
+    return un
+def scalar(i):
+    n = name("scalar")
+    g.initializer.append(helper.make_tensor(n, TensorProto.INT64, [], [i]))
+    return n
+producer = {o: n for n in g.node for o in n.output}
+nodes = list(g.node)
+del g.node[:]
+for n in nodes:
+    if n.op_type == "Reshape" and n.input[1] in inits:
+        s = inits[n.input[1]].tolist()
+        x = n.input[0]
+        if s[:2] == [0, 0]:  # [B, S, ...] from the input's shape
+            parts = [dim(x, 0), dim(x, 1), const(s[2:])]
+        elif len(s) == 4 and s[0] == 0 and s[2] == -1:  # repeat-kv [B, H, T, D] from [B,Hkv,rep,T,D]
+            parts = [dim(x, 0), const([s[1]]), dim(x, 3), const([s[3]])]
+        else:
+            parts = None
+        if parts:
+            c = name("concat")
+            new.append(helper.make_node("Concat", parts, [c], axis=0))
+            n.input[1] = c
+    if n.op_type == "Expand":
+        # [B, Hkv, rep, T, D] element by element from the present tensor's shape.
+        cat = producer[n.input[1]]
+        present = producer[cat.input[0]].input[0]
+        rep = inits[cat.input[1]].tolist()
+        c = name("concat")
+        new.append(helper.make_node("Concat", [dim(present, 0), dim(present, 1), const(rep), dim(present, 2), dim(present, 3)], [c], axis=0))
+        n.input[1] = c
+    if n.op_type == "Add" and n.input[1].startswith("/Where"):
+        # Cut the mask to the key length, as eager attention does.
+        mm = producer[producer[n.input[0]].input[0]]  # Mul(scale) <- MatMul
+        kt = producer[mm.input[1]]  # Transpose of the repeated keys
+        sl = name("mask")
+        new.append(helper.make_node("Slice", [n.input[1], const([0]), dim(kt.input[0], 2), const([3])], [sl]))
+        n.input[1] = sl
+    g.node.extend(new)
+    new.clear()
+    g.node.append(n)
+onnx.checker.check_model(m)
+onnx.save(m, sys.argv[2])
+`
+
+// TestSharedKVAttentionComputedShapes: shapes computed at run time and per-layer slices of
+// the mask are recognised too, and the rewrite gives the same logits.
+func TestSharedKVAttentionComputedShapes(t *testing.T) {
+	stories := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
+	path := filepath.Join(t.TempDir(), "model.onnx")
+	if out, err := exec.Command(testenv.Python(t), "-c", computedShapes, stories, path).CombinedOutput(); err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.AttentionLayers != 5 {
+		t.Fatalf("rewrote %d of 5 layers: %s", rep.AttentionLayers, rep.AttentionSkipped)
+	}
+	after, err := onnxproto.ReadInfo(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Ops["Expand"]+after.Ops["Slice"]+after.Ops["Softmax"] != 0 {
+		t.Errorf("left: %d Expand, %d Slice, %d Softmax", after.Ops["Expand"], after.Ops["Slice"], after.Ops["Softmax"])
+	}
+	testenv.CheckONNX(t, out)
+	rel, flips := compare(t, path, out, []int{1, 403, 407, 261, 378, 9, 33}, 6)
+	if !(rel <= attnTolerance) || flips != 0 {
+		t.Errorf("logits differ by %.3g of the largest, %d greedy picks differ", rel, flips)
+	}
 }
