@@ -223,6 +223,9 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 		{"float16 cache", write(t, f16), "Cast"},
 		// Already GroupQueryAttention: no past_key_values Concat.
 		{"genai", write(t, genai), "Concat"},
+		// The length of a present tensor, which becomes the shared buffer's capacity, is read
+		// outside the attention (here a graph output).
+		{"present shape read", pythonEdit(t, stories, readsPresentShape), "reads present.2.value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, err := os.ReadFile(tc.path)
@@ -345,10 +348,7 @@ onnx.save(m, sys.argv[2])
 // the mask are recognised too, and the rewrite gives the same logits.
 func TestSharedKVAttentionComputedShapes(t *testing.T) {
 	stories := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
-	path := filepath.Join(t.TempDir(), "model.onnx")
-	if out, err := exec.Command(testenv.Python(t), "-c", computedShapes, stories, path).CombinedOutput(); err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
+	path := pythonEdit(t, stories, computedShapes)
 	out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true})
 	if err != nil {
 		t.Fatal(err)
@@ -368,4 +368,23 @@ func TestSharedKVAttentionComputedShapes(t *testing.T) {
 	if !(rel <= attnTolerance) || flips != 0 {
 		t.Errorf("logits differ by %.3g of the largest, %d greedy picks differ", rel, flips)
 	}
+}
+
+// readsPresentShape adds a graph output holding the shape of present.2.value.
+const readsPresentShape = `import sys, onnx
+from onnx import helper, TensorProto
+m = onnx.load(sys.argv[1])
+m.graph.node.append(helper.make_node("Shape", ["present.2.value"], ["present_shape"]))
+m.graph.output.append(helper.make_tensor_value_info("present_shape", TensorProto.INT64, [4]))
+onnx.save(m, sys.argv[2])`
+
+// pythonEdit runs a python-onnx script taking the graph at path and writing the edited one,
+// and returns the edited file.
+func pythonEdit(t *testing.T, path, script string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "model.onnx")
+	if b, err := exec.Command(testenv.Python(t), "-c", script, path, out).CombinedOutput(); err != nil {
+		t.Fatalf("python: %v\n%s", err, b)
+	}
+	return out
 }
