@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"edgechat/inference"
+	"edgechat/inference/sample"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 	"edgechat/internal/synth"
@@ -23,11 +24,13 @@ var cpu1 = inference.EP{Name: "cpu", Threads: 1}
 // one shared KV buffer, and a 300-token prompt (prefill runs of 256 and 44 rows) with greedy
 // decoding to 340 tokens (the buffer grows from 256 rows) gives the ids of the copy without the rewrite on ping-pong buffers: float32 and q4 synthetic
 // models (grouped heads folded into the query rows) and the real stories260K export (repeat-kv
-// by Expand).
+// by Expand); a q4f16 model (float16 cache and arithmetic) gives logits within
+// attnHalfTolerance at every step.
 func TestGroupQueryAttentionCopy(t *testing.T) {
 	for _, tc := range []struct{ name, model string }{
 		{"fp32", tinyModel(t)},
 		{"q4", synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })},
+		{"q4f16", synthModel(t, "tiny-q4f16", func(o *synth.Options) { o.Quant, o.KVFloat16 = synth.QuantQ4F16, true })},
 		{"stories260K", testenv.SharedModel(t, "stories260K")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +55,20 @@ func TestGroupQueryAttentionCopy(t *testing.T) {
 			n := 340
 			if tc.name == "stories260K" {
 				prompt, n = []int{1, 403, 407, 261, 378}, 200
+			}
+			if tc.name == "q4f16" {
+				// float16 arithmetic parts the two by ~1% of the largest logit (see
+				// attnHalfTolerance): near ties flip, so the copy follows the reference's
+				// tokens and every step's logits are compared.
+				a, b := forward(t, ref, prompt), forward(t, d, prompt)
+				for step := 0; step < n-len(prompt); step++ {
+					if err := sameLogits(a, b, attnHalfTolerance); err != nil {
+						t.Fatalf("after %d tokens: %v", len(ref.Cached()), err)
+					}
+					next := []int{sample.Argmax(a)}
+					a, b = forward(t, ref, next), forward(t, d, next)
+				}
+				return
 			}
 			got, want := greedyTo(t, d, prompt, n), greedyTo(t, ref, prompt, n)
 			requireVaried(t, want[:40])

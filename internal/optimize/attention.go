@@ -295,12 +295,13 @@ type layerAttn struct {
 	matched          []int // the nodes it replaces
 	last             int   // the node computing out: the GQA node goes there
 	kHeads, headSize int64
+	elemType         int64 // the cache's TensorProto type: 1 float32, 10 float16
 }
 
 // matchLayer matches layer l's attention, whose cache inputs are pastK and pastV with kvHeads
-// heads of size d.
-func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn, error) {
-	a := &layerAttn{pastK: pastK, pastV: pastV, scale: 1, kHeads: kvHeads, headSize: d}
+// heads of size d, of TensorProto type elemType.
+func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (*layerAttn, error) {
+	a := &layerAttn{pastK: pastK, pastV: pastV, scale: 1, kHeads: kvHeads, headSize: d, elemType: elemType}
 	concat := func(past string) (newRows, present string, err error) {
 		i, err := v.only(past, "Concat")
 		if err != nil {
@@ -476,13 +477,23 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d int64) (*layerAttn
 // present tensor becomes the whole shared buffer).
 func (v *attnView) repeatKV(a *layerAttn, present string, kvHeads, d int64) (string, int64, error) {
 	var others []int
-	for _, c := range v.consumers[present] {
-		if v.nodes[c].op != "Shape" {
-			others = append(others, c)
+	for pass := 0; pass < 2; pass++ {
+		others = others[:0]
+		for _, c := range v.consumers[present] {
+			if v.nodes[c].op != "Shape" {
+				others = append(others, c)
+			}
 		}
-	}
-	if len(others) != 1 {
-		return "", 0, fmt.Errorf("%s feeds %d nodes besides Shape", present, len(others))
+		if len(others) != 1 {
+			return "", 0, fmt.Errorf("%s feeds %d nodes besides Shape", present, len(others))
+		}
+		// A Cast to the cache's own type (an fp16 export's leftover) changes nothing.
+		c := v.nodes[others[0]]
+		if to, _, _ := intAttr(c.raw, "to"); pass > 0 || c.op != "Cast" || c.domain != "" || to != a.elemType {
+			break
+		}
+		a.matched = append(a.matched, others[0])
+		present = c.outputs[0]
 	}
 	u := others[0]
 	if v.nodes[u].op != "Unsqueeze" {
@@ -595,7 +606,11 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
 			return nil, nil, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)
 		}
-		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value)
+		elem := int64(1)
+		if pk.ElemType == "float16" {
+			elem = 10
+		}
+		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value, elem)
 		if err != nil {
 			return nil, nil, fmt.Sprintf("layer %d: %v", l, err)
 		}
