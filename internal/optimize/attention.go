@@ -122,12 +122,44 @@ func (v *attnView) ints(t string) ([]int64, bool) {
 }
 
 // scalar returns the constant t if it holds one value.
-func (v *attnView) scalar(t string) (float64, bool) {
-	c, ok := v.consts[t]
-	if !ok || len(c) != 1 {
+// A scalar left unfolded by an exporter (Sqrt of a constant scale, as the PyTorch exporter
+// writes scaled_dot_product_attention's √scale on both factors) is computed here.
+func (v *attnView) scalar(t string) (float64, bool) { return v.scalarAt(t, 3) }
+
+// scalarAt is scalar through at most depth computing nodes.
+func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
+	if c, ok := v.consts[t]; ok {
+		return c[0], len(c) == 1
+	}
+	i, ok := v.producer[t]
+	if !ok || depth == 0 || v.nodes[i].domain != "" {
 		return 0, false
 	}
-	return c[0], true
+	n := v.nodes[i]
+	switch n.op {
+	case "Sqrt", "Reciprocal", "Cast", "Identity", "Mul", "Div":
+	default:
+		return 0, false
+	}
+	args := make([]float64, len(n.inputs))
+	for j, in := range n.inputs {
+		if args[j], ok = v.scalarAt(in, depth-1); !ok {
+			return 0, false
+		}
+	}
+	switch {
+	case len(args) == 1 && n.op == "Sqrt" && args[0] >= 0:
+		return math.Sqrt(args[0]), true
+	case len(args) == 1 && n.op == "Reciprocal" && args[0] != 0:
+		return 1 / args[0], true
+	case len(args) == 1 && (n.op == "Cast" || n.op == "Identity"):
+		return args[0], true
+	case len(args) == 2 && n.op == "Mul":
+		return args[0] * args[1], true
+	case len(args) == 2 && n.op == "Div" && args[1] != 0:
+		return args[0] / args[1], true
+	}
+	return 0, false
 }
 
 // perm reports whether node i is a Transpose with permutation p.
@@ -371,7 +403,7 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (
 		n := v.nodes[i]
 		for _, in := range n.inputs {
 			if f, ok := v.scaleBy(i, in); ok {
-				if _, isConst := v.consts[in]; !isConst {
+				if _, isConst := v.scalar(in); !isConst {
 					a.scale *= f
 					a.matched = append(a.matched, i)
 					q = in

@@ -292,7 +292,8 @@ func mutateSoftmax(t *testing.T, path string) string {
 // computedShapes rewrites stories260K the way the PyTorch exporter writes shapes: every
 // Reshape's batch and sequence dims and every repeat-kv Expand's shape read from the input's
 // shape at run time (Shape → Gather → Unsqueeze → Concat), and each layer's mask cut to the
-// key length (Slice), as eager attention does.
+// key length (Slice), as eager attention does; with a third argument, the scale moves onto
+// both factors of the scores as √scale.
 const computedShapes = `import sys, onnx
 from onnx import helper, numpy_helper, TensorProto
 m = onnx.load(sys.argv[1])
@@ -318,6 +319,8 @@ def scalar(i):
     g.initializer.append(helper.make_tensor(n, TensorProto.INT64, [], [i]))
     return n
 producer = {o: n for n in g.node for o in n.output}
+keys_of = {}
+g.initializer.append(helper.make_tensor("one_f", TensorProto.FLOAT, [], [1.0]))
 nodes = list(g.node)
 del g.node[:]
 for n in nodes:
@@ -342,12 +345,28 @@ for n in nodes:
         c = name("concat")
         new.append(helper.make_node("Concat", [dim(present, 0), dim(present, 1), const(rep), dim(present, 2), dim(present, 3)], [c], axis=0))
         n.input[1] = c
+    muls = [x for x in nodes if x.op_type == "Mul" and x.input[0] == n.output[0]]
+    if n.op_type == "MatMul" and n.input[1] in producer and producer[n.input[1]].op_type == "Transpose" and muls:
+        keys_of[n.output[0]] = producer[n.input[1]].input[0]
+        if len(sys.argv) > 3:
+            # Scale both factors by √scale, as the PyTorch exporter writes
+            # scaled_dot_product_attention: Mul(q, Sqrt(c)) and Mul(kᵀ, Sqrt(c)), c a Constant;
+            # the Mul after the scores then multiplies by 1.
+            mul = muls[0]
+            scale = float(inits[mul.input[1]])
+            c, r, q, kt = name("scale"), name("sqrt"), name("q_scaled"), name("k_scaled")
+            new.append(helper.make_node("Constant", [], [c], value=helper.make_tensor(c, TensorProto.FLOAT, [], [scale])))
+            new.append(helper.make_node("Sqrt", [c], [r]))
+            new.append(helper.make_node("Mul", [n.input[0], r], [q]))
+            new.append(helper.make_node("Mul", [n.input[1], r], [kt]))
+            n.input[0], n.input[1] = q, kt
+            mul.input[1] = "one_f"
     if n.op_type == "Add" and n.input[1].startswith("/Where"):
         # Cut the mask to the key length, as eager attention does.
         mm = producer[producer[n.input[0]].input[0]]  # Mul(scale) <- MatMul
-        kt = producer[mm.input[1]]  # Transpose of the repeated keys
+        keys = keys_of[mm.output[0]]
         sl = name("mask")
-        new.append(helper.make_node("Slice", [n.input[1], const([0]), dim(kt.input[0], 2), const([3])], [sl]))
+        new.append(helper.make_node("Slice", [n.input[1], const([0]), dim(keys, 2), const([3])], [sl]))
         n.input[1] = sl
     g.node.extend(new)
     new.clear()
@@ -357,28 +376,40 @@ onnx.save(m, sys.argv[2])
 `
 
 // TestSharedKVAttentionComputedShapes: shapes computed at run time and per-layer slices of
-// the mask are recognised too, and the rewrite gives the same logits.
+// the mask are recognised too, with the scale after the scores or, as the PyTorch exporter
+// writes scaled_dot_product_attention, √scale on both factors from a Sqrt of a Constant; the
+// rewrite gives the same logits.
 func TestSharedKVAttentionComputedShapes(t *testing.T) {
 	stories := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
-	path := pythonEdit(t, stories, computedShapes)
-	out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.AttentionLayers != 5 {
-		t.Fatalf("rewrote %d of 5 layers: %s", rep.AttentionLayers, rep.AttentionSkipped)
-	}
-	after, err := onnxproto.ReadInfo(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.Ops["Expand"]+after.Ops["Slice"]+after.Ops["Softmax"] != 0 {
-		t.Errorf("left: %d Expand, %d Slice, %d Softmax", after.Ops["Expand"], after.Ops["Slice"], after.Ops["Softmax"])
-	}
-	testenv.CheckONNX(t, out)
-	rel, flips := compare(t, path, out, []int{1, 403, 407, 261, 378, 9, 33}, 6)
-	if !(rel <= attnTolerance) || flips != 0 {
-		t.Errorf("logits differ by %.3g of the largest, %d greedy picks differ", rel, flips)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{{"scaled scores", nil}, {"scaled factors", []string{"sdpa"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := pythonEdit(t, stories, computedShapes, tc.args...)
+			out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.AttentionLayers != 5 {
+				t.Fatalf("rewrote %d of 5 layers: %s", rep.AttentionLayers, rep.AttentionSkipped)
+			}
+			after, err := onnxproto.ReadInfo(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range []string{"Expand", "Slice", "Softmax", "Sqrt"} {
+				if n := after.Ops[op]; n != 0 && (op != "Sqrt" || n != 11) { // 11 RMSNorm square roots
+					t.Errorf("%d %s nodes left", n, op)
+				}
+			}
+			testenv.CheckONNX(t, out)
+			rel, flips := compare(t, path, out, []int{1, 403, 407, 261, 378, 9, 33}, 6)
+			t.Logf("largest logit difference %.2g of the largest logit", rel)
+			if !(rel <= attnTolerance) || flips != 0 {
+				t.Errorf("logits differ by %.3g of the largest, %d greedy picks differ", rel, flips)
+			}
+		})
 	}
 }
 
@@ -392,10 +423,10 @@ onnx.save(m, sys.argv[2])`
 
 // pythonEdit runs a python-onnx script taking the graph at path and writing the edited one,
 // and returns the edited file.
-func pythonEdit(t *testing.T, path, script string) string {
+func pythonEdit(t *testing.T, path, script string, args ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "model.onnx")
-	if b, err := exec.Command(testenv.Python(t), "-c", script, path, out).CombinedOutput(); err != nil {
+	if b, err := exec.Command(testenv.Python(t), append([]string{"-c", script, path, out}, args...)...).CombinedOutput(); err != nil {
 		t.Fatalf("python: %v\n%s", err, b)
 	}
 	return out
