@@ -183,7 +183,24 @@ func (v *attnView) reshapeTo(i int, want ...int64) bool {
 // constants, or for anyDim a 0, a -1 or a computed element.
 func (v *attnView) shapeMatches(t string, want ...int64) bool {
 	got, ok := v.shapeElems(t)
-	if !ok || len(got) != len(want) {
+	if !ok {
+		return false
+	}
+	// A run of computed elements of unknown length (a slice of an input's shape, such as
+	// hidden_states.shape[:-1]) stands for anyDim elements only.
+	if r := slices.IndexFunc(got, func(e shapeElem) bool { return e.run }); r >= 0 {
+		tail := len(got) - r - 1
+		if len(want) < r+tail || slices.ContainsFunc(got[r+1:], func(e shapeElem) bool { return e.run }) {
+			return false
+		}
+		for _, w := range want[r : len(want)-tail] {
+			if w != anyDim {
+				return false
+			}
+		}
+		got = slices.Concat(got[:r], make([]shapeElem, len(want)-r-tail), got[r+1:])
+	}
+	if len(got) != len(want) {
 		return false
 	}
 	for i, w := range want {
@@ -199,10 +216,11 @@ func (v *attnView) shapeMatches(t string, want ...int64) bool {
 	return true
 }
 
-// shapeElem is one element of a shape tensor: a constant, or computed at run time.
+// shapeElem is one element of a shape tensor: a constant, or computed at run time (run: any
+// number of computed elements).
 type shapeElem struct {
-	v     int64
-	known bool
+	v          int64
+	known, run bool
 }
 
 // shapeElems reads a shape tensor: a constant, or a Concat (axis 0) of constants and of
@@ -212,7 +230,7 @@ func (v *attnView) shapeElems(t string) ([]shapeElem, bool) {
 	if c, ok := v.ints(t); ok {
 		out := make([]shapeElem, len(c))
 		for i, x := range c {
-			out[i] = shapeElem{x, true}
+			out[i] = shapeElem{v: x, known: true}
 		}
 		return out, true
 	}
@@ -224,13 +242,17 @@ func (v *attnView) shapeElems(t string) ([]shapeElem, bool) {
 	for _, in := range v.nodes[i].inputs {
 		if c, ok := v.ints(in); ok {
 			for _, x := range c {
-				out = append(out, shapeElem{x, true})
+				out = append(out, shapeElem{v: x, known: true})
 			}
 			continue
 		}
 		n, ok := v.computedLen(in)
 		if !ok {
-			return nil, false
+			if !v.fromShapes(in) {
+				return nil, false
+			}
+			out = append(out, shapeElem{run: true})
+			continue
 		}
 		for range n {
 			out = append(out, shapeElem{})
@@ -446,7 +468,10 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (
 		return nil, fmt.Errorf("the scores are added to themselves")
 	}
 	a.matched = append(a.matched, cs[0])
-	sm, err := v.only(mk.outputs[0], "Softmax")
+	// Softmax, perhaps in float32 between Casts (eager attention's softmax(dtype=float32)),
+	// which GroupQueryAttention's kernel computes in float32 too.
+	scores := v.castThrough(a, mk.outputs[0])
+	sm, err := v.only(scores, "Softmax")
 	if err != nil {
 		return nil, err
 	}
@@ -454,11 +479,12 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (
 		return nil, fmt.Errorf("softmax is not over the keys")
 	}
 	a.matched = append(a.matched, sm)
-	mm2, err := v.only(v.nodes[sm].outputs[0], "MatMul")
+	probs := v.castThrough(a, v.nodes[sm].outputs[0])
+	mm2, err := v.only(probs, "MatMul")
 	if err != nil {
 		return nil, fmt.Errorf("the probabilities do not multiply the values: %v", err)
 	}
-	if v.nodes[mm2].inputs[0] != v.nodes[sm].outputs[0] || v.nodes[mm2].inputs[1] != values {
+	if v.nodes[mm2].inputs[0] != probs || v.nodes[mm2].inputs[1] != values {
 		return nil, fmt.Errorf("the probabilities do not multiply the values")
 	}
 	if values != a.presV && v.outputs[values] || len(v.consumers[values]) != 1 {
@@ -500,6 +526,19 @@ func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (
 	a.matched = append(a.matched, r)
 	a.out, a.last = v.nodes[r].outputs[0], r
 	return a, nil
+}
+
+// castThrough returns the output of a Cast to a float type that is t's only reader, or t.
+func (v *attnView) castThrough(a *layerAttn, t string) string {
+	i, err := v.only(t, "Cast")
+	if err != nil {
+		return t
+	}
+	if to, _, _ := intAttr(v.nodes[i].raw, "to"); to != 1 && to != 10 {
+		return t
+	}
+	a.matched = append(a.matched, i)
+	return v.nodes[i].outputs[0]
 }
 
 // repeatKV follows a present tensor [B,Hkv,T,D] through Hugging Face's repeat_kv

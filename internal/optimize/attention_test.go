@@ -292,7 +292,8 @@ func mutateSoftmax(t *testing.T, path string) string {
 // computedShapes rewrites stories260K the way the PyTorch exporter writes shapes: every
 // Reshape's batch and sequence dims and every repeat-kv Expand's shape read from the input's
 // shape at run time (Shape → Gather → Unsqueeze → Concat), and each layer's mask cut to the
-// key length (Slice), as eager attention does; with a third argument, the scale moves onto
+// key length (Slice) and its softmax computed between Casts, as eager attention does; with a
+// third argument, the scale moves onto
 // both factors of the scores as √scale.
 const computedShapes = `import sys, onnx
 from onnx import helper, numpy_helper, TensorProto
@@ -368,9 +369,17 @@ for n in nodes:
         sl = name("mask")
         new.append(helper.make_node("Slice", [n.input[1], const([0]), dim(keys, 2), const([3])], [sl]))
         n.input[1] = sl
+    after = []
+    if n.op_type == "Softmax":
+        # softmax(dtype=float32) of eager attention: Casts on both sides.
+        c, o = name("cast"), name("softmax")
+        new.append(helper.make_node("Cast", [n.input[0]], [c], to=TensorProto.FLOAT))
+        after.append(helper.make_node("Cast", [o], [n.output[0]], to=TensorProto.FLOAT))
+        n.input[0], n.output[0] = c, o
     g.node.extend(new)
     new.clear()
     g.node.append(n)
+    g.node.extend(after)
 onnx.checker.check_model(m)
 onnx.save(m, sys.argv[2])
 `
