@@ -2,10 +2,7 @@ package optimize
 
 import (
 	"fmt"
-	"math"
 	"slices"
-
-	"google.golang.org/protobuf/encoding/protowire"
 
 	"edgechat/internal/onnxproto"
 )
@@ -31,311 +28,6 @@ import (
 const MetaAttention = "edgechat.group_query_attention_layers"
 
 const gqaPrefix = "edgechat_gqa"
-
-// attnView indexes a graph's nodes for the matcher.
-type attnView struct {
-	nodes     []node
-	producer  map[string]int
-	consumers map[string][]int
-	consts    map[string][]float64
-	inputs    map[string]bool // graph inputs
-	outputs   map[string]bool // graph outputs
-	opset     int64           // the default domain's version
-}
-
-func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
-	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inputs: map[string]bool{}, outputs: map[string]bool{}}
-	for i, n := range nodes {
-		for _, o := range n.outputs {
-			v.producer[o] = i
-		}
-		for _, in := range n.inputs {
-			if in != "" && !slices.Contains(v.consumers[in], i) {
-				v.consumers[in] = append(v.consumers[in], i)
-			}
-		}
-	}
-	for _, x := range info.Inputs {
-		v.inputs[x.Name] = true
-	}
-	for _, x := range info.Outputs {
-		v.outputs[x.Name] = true
-	}
-	for _, o := range info.Opsets {
-		if o.Domain == "" || o.Domain == "ai.onnx" {
-			v.opset = o.Version
-		}
-	}
-	return v
-}
-
-// only returns the single node consuming t, which must have op type op; t must feed nothing
-// else (not even a graph output) but Shape nodes, which rewriteAttention checks are gone
-// after the rewrite.
-func (v *attnView) only(t, op string) (int, error) {
-	if v.outputs[t] {
-		return -1, fmt.Errorf("%s is a graph output", t)
-	}
-	return v.onlyNode(t, op)
-}
-
-// onlyNode is only for a tensor that may also be a graph output (a present tensor).
-func (v *attnView) onlyNode(t, op string) (int, error) {
-	var cs []int
-	for _, c := range v.consumers[t] {
-		if v.nodes[c].op != "Shape" { // sizing a computed shape; none may be left after the rewrite
-			cs = append(cs, c)
-		}
-	}
-	if len(cs) != 1 {
-		return -1, fmt.Errorf("%s feeds %d nodes, not one %s", t, len(cs), op)
-	}
-	if n := v.nodes[cs[0]]; n.op != op || n.domain != "" {
-		return -1, fmt.Errorf("%s feeds a %s node, not a %s", t, n.op, op)
-	}
-	return cs[0], nil
-}
-
-// from returns the node producing t if it has op type op.
-func (v *attnView) from(t, op string) (int, bool) {
-	i, ok := v.producer[t]
-	if !ok || v.nodes[i].op != op || v.nodes[i].domain != "" {
-		return -1, false
-	}
-	return i, true
-}
-
-// ints returns the constant integer tensor t.
-func (v *attnView) ints(t string) ([]int64, bool) {
-	c, ok := v.consts[t]
-	if !ok {
-		return nil, false
-	}
-	out := make([]int64, len(c))
-	for i, x := range c {
-		if x != math.Trunc(x) {
-			return nil, false
-		}
-		out[i] = int64(x)
-	}
-	return out, true
-}
-
-// scalar returns the constant t if it holds one value.
-// A scalar left unfolded by an exporter (Sqrt of a constant scale, as the PyTorch exporter
-// writes scaled_dot_product_attention's √scale on both factors) is computed here.
-func (v *attnView) scalar(t string) (float64, bool) { return v.scalarAt(t, 3) }
-
-// scalarAt is scalar through at most depth computing nodes.
-func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
-	if c, ok := v.consts[t]; ok {
-		return c[0], len(c) == 1
-	}
-	i, ok := v.producer[t]
-	if !ok || depth == 0 || v.nodes[i].domain != "" {
-		return 0, false
-	}
-	n := v.nodes[i]
-	switch n.op {
-	case "Sqrt", "Reciprocal", "Cast", "Identity", "Mul", "Div":
-	default:
-		return 0, false
-	}
-	args := make([]float64, len(n.inputs))
-	for j, in := range n.inputs {
-		if args[j], ok = v.scalarAt(in, depth-1); !ok {
-			return 0, false
-		}
-	}
-	switch {
-	case len(args) == 1 && n.op == "Sqrt" && args[0] >= 0:
-		return math.Sqrt(args[0]), true
-	case len(args) == 1 && n.op == "Reciprocal" && args[0] != 0:
-		return 1 / args[0], true
-	case len(args) == 1 && (n.op == "Cast" || n.op == "Identity"):
-		return args[0], true
-	case len(args) == 2 && n.op == "Mul":
-		return args[0] * args[1], true
-	case len(args) == 2 && n.op == "Div" && args[1] != 0:
-		return args[0] / args[1], true
-	}
-	return 0, false
-}
-
-// perm reports whether node i is a Transpose with permutation p.
-func (v *attnView) perm(i int, p ...int64) bool {
-	got, ok := intsAttr(v.nodes[i].raw, "perm")
-	return ok && v.nodes[i].op == "Transpose" && slices.Equal(got, p)
-}
-
-// anyDim in a shape pattern accepts 0 (copy), -1 (infer) or a dimension computed from
-// Shape nodes at run time: the batch and sequence dims, which an export either writes as 0 and
-// -1 or reads from the input's shape.
-const anyDim = math.MinInt64
-
-// reshapeTo reports whether node i is a Reshape to a shape matching want (see shapeMatches).
-func (v *attnView) reshapeTo(i int, want ...int64) bool {
-	n := v.nodes[i]
-	return n.op == "Reshape" && n.domain == "" && len(n.inputs) >= 2 && v.shapeMatches(n.inputs[1], want...)
-}
-
-// shapeMatches reports whether the 1-D shape tensor t has the elements of want: equal
-// constants, or for anyDim a 0, a -1 or a computed element.
-func (v *attnView) shapeMatches(t string, want ...int64) bool {
-	got, ok := v.shapeElems(t)
-	if !ok {
-		return false
-	}
-	// A run of computed elements of unknown length (a slice of an input's shape, such as
-	// hidden_states.shape[:-1]) stands for anyDim elements only.
-	if r := slices.IndexFunc(got, func(e shapeElem) bool { return e.run }); r >= 0 {
-		tail := len(got) - r - 1
-		if len(want) < r+tail || slices.ContainsFunc(got[r+1:], func(e shapeElem) bool { return e.run }) {
-			return false
-		}
-		for _, w := range want[r : len(want)-tail] {
-			if w != anyDim {
-				return false
-			}
-		}
-		got = slices.Concat(got[:r], make([]shapeElem, len(want)-r-tail), got[r+1:])
-	}
-	if len(got) != len(want) {
-		return false
-	}
-	for i, w := range want {
-		switch g := got[i]; {
-		case w == anyDim:
-			if g.known && g.v != 0 && g.v != -1 {
-				return false
-			}
-		case !g.known || g.v != w:
-			return false
-		}
-	}
-	return true
-}
-
-// shapeElem is one element of a shape tensor: a constant, or computed at run time (run: any
-// number of computed elements).
-type shapeElem struct {
-	v          int64
-	known, run bool
-}
-
-// shapeElems reads a shape tensor: a constant, or a Concat (axis 0) of constants and of
-// elements computed from Shape nodes (Unsqueeze of a scalar, or Shape with start and end), the
-// way exporters write view(batch, seq, heads, dim).
-func (v *attnView) shapeElems(t string) ([]shapeElem, bool) {
-	if c, ok := v.ints(t); ok {
-		out := make([]shapeElem, len(c))
-		for i, x := range c {
-			out[i] = shapeElem{v: x, known: true}
-		}
-		return out, true
-	}
-	i, ok := v.from(t, "Concat")
-	if !ok {
-		return nil, false
-	}
-	var out []shapeElem
-	for _, in := range v.nodes[i].inputs {
-		if c, ok := v.ints(in); ok {
-			for _, x := range c {
-				out = append(out, shapeElem{v: x, known: true})
-			}
-			continue
-		}
-		n, ok := v.computedLen(in)
-		if !ok {
-			if !v.fromShapes(in) {
-				return nil, false
-			}
-			out = append(out, shapeElem{run: true})
-			continue
-		}
-		for range n {
-			out = append(out, shapeElem{})
-		}
-	}
-	return out, true
-}
-
-// computedLen is the length of a 1-D tensor computed from Shape nodes only: an Unsqueeze of a
-// scalar taken from a shape (one element) or a Shape with start and end.
-func (v *attnView) computedLen(t string) (int, bool) {
-	if !v.fromShapes(t) {
-		return 0, false
-	}
-	i := v.producer[t]
-	n := v.nodes[i]
-	switch n.op {
-	case "Unsqueeze":
-		return 1, true
-	case "Shape":
-		start, okS, _ := intAttr(n.raw, "start")
-		end, okE, _ := intAttr(n.raw, "end")
-		if okS && okE && start >= 0 && end > start {
-			return int(end - start), true
-		}
-	}
-	return 0, false
-}
-
-// fromShapes reports whether t is computed from Shape nodes and constants only.
-func (v *attnView) fromShapes(t string) bool {
-	if _, ok := v.consts[t]; ok {
-		return true
-	}
-	i, ok := v.producer[t]
-	if !ok {
-		return false
-	}
-	n := v.nodes[i]
-	switch n.op {
-	case "Shape":
-		return n.domain == ""
-	case "Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Constant":
-		for _, in := range n.inputs {
-			if in != "" && !v.fromShapes(in) {
-				return false
-			}
-		}
-		return n.domain == ""
-	}
-	return false
-}
-
-// axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
-func (v *attnView) axesOf(i int) ([]int64, bool) {
-	n := v.nodes[i]
-	if len(n.inputs) > 1 {
-		return v.ints(n.inputs[1])
-	}
-	return intsAttr(n.raw, "axes")
-}
-
-// scaleBy reads a Mul or Div of t by a constant scalar at node i: the factor it applies and the
-// other input.
-func (v *attnView) scaleBy(i int, t string) (factor float64, ok bool) {
-	n := v.nodes[i]
-	if len(n.inputs) != 2 || n.domain != "" {
-		return 0, false
-	}
-	switch n.op {
-	case "Mul":
-		other := n.inputs[0]
-		if other == t {
-			other = n.inputs[1]
-		}
-		c, ok := v.scalar(other)
-		return c, ok && other != t
-	case "Div":
-		c, ok := v.scalar(n.inputs[1])
-		return 1 / c, ok && n.inputs[0] == t && c != 0
-	}
-	return 0, false
-}
 
 // layerAttn is one matched layer.
 type layerAttn struct {
@@ -650,19 +342,14 @@ func (v *attnView) maskInputs(mask string) error {
 
 // rewriteAttention replaces every layer's attention by GroupQueryAttention, or leaves the graph
 // alone and returns why not.
-func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out []node, inits [][]byte, layers int, skipped string) {
-	var matched []*layerAttn
-	out, inits, skipped = matchAttention(nodes, gfs, info, &matched)
-	return out, inits, len(matched), skipped
-}
-
-func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matched *[]*layerAttn) ([]node, [][]byte, string) {
+// It returns the new nodes, the initializers they need and the number of layers rewritten.
+func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out []node, inits [][]byte, rewritten int, skipped string) {
 	v := newAttnView(nodes, gfs, info)
 	if v.opset < 13 {
-		return nil, nil, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset)
+		return nil, nil, 0, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset)
 	}
 	if _, ok := info.Input("attention_mask"); !ok {
-		return nil, nil, "the graph has no attention_mask input to derive the sequence lengths from"
+		return nil, nil, 0, "the graph has no attention_mask input to derive the sequence lengths from"
 	}
 	var layers []*layerAttn
 	for l := 0; ; l++ {
@@ -672,10 +359,10 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 			break
 		}
 		if !okK || !okV || len(pk.Dims) != 4 || pk.Dims[1].Value <= 0 || pk.Dims[3].Value <= 0 {
-			return nil, nil, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l)
+			return nil, nil, 0, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l)
 		}
 		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
-			return nil, nil, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)
+			return nil, nil, 0, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)
 		}
 		elem := int64(1)
 		if pk.ElemType == "float16" {
@@ -683,21 +370,21 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		}
 		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value, elem)
 		if err != nil {
-			return nil, nil, fmt.Sprintf("layer %d: %v", l, err)
+			return nil, nil, 0, fmt.Sprintf("layer %d: %v", l, err)
 		}
 		if len(layers) > 0 && v.maskRoot(a.mask) != v.maskRoot(layers[0].mask) {
-			return nil, nil, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)
+			return nil, nil, 0, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)
 		}
 		layers = append(layers, a)
 	}
 	if len(layers) == 0 {
-		return nil, nil, "no past_key_values.N.key inputs"
+		return nil, nil, 0, "no past_key_values.N.key inputs"
 	}
 	if err := v.maskInputs(layers[0].mask); err != nil {
-		return nil, nil, err.Error()
+		return nil, nil, 0, err.Error()
 	}
 	p := gqaPrefix
-	inits := [][]byte{int64Initializer(p+"/axis1", 1), int64Initializer(p+"/one", 1)}
+	inits = [][]byte{int64Initializer(p+"/axis1", 1), int64Initializer(p+"/one", 1)}
 	seqlens, total := p+"/seqlens_k", p+"/total_sequence_length"
 	head := []node{
 		mkNode(encodeNode(p+"/sum", "ReduceSum", []string{"attention_mask", p + "/axis1"}, []string{p + "/sum"}), withInt("keepdims", 0)),
@@ -741,7 +428,7 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		g := mkNode(gqa, withInt("num_heads", a.heads), withInt("kv_num_heads", a.kHeads), withFloat("scale", float32(a.scale)))
 		added[a.last] = slices.Concat(nq, nk, nv, []node{g})
 	}
-	out := slices.Clone(head)
+	out = slices.Clone(head)
 	for i, n := range nodes {
 		out = append(out, added[i]...)
 		if !removed[i] {
@@ -766,12 +453,11 @@ func matchAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, matche
 		}
 		for _, in := range n.inputs {
 			if gone[in] {
-				return nil, nil, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)
+				return nil, nil, 0, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)
 			}
 		}
 	}
-	*matched = layers
-	return out, inits, ""
+	return out, inits, len(layers), ""
 }
 
 // deadFree drops the nodes whose outputs nothing reads.
@@ -800,82 +486,4 @@ func deadFree(nodes []node, outputs map[string]bool) []node {
 		}
 	}
 	return out
-}
-
-// nodeAttr is an attribute to add to an encoded node.
-type nodeAttr []byte
-
-func withInt(name string, v int64) nodeAttr {
-	var a []byte
-	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
-	a = appendVarint(a, onnxproto.FieldAttrI, uint64(v))
-	return appendVarint(a, onnxproto.FieldAttrType, attrInt)
-}
-
-func withInts(name string, v ...int64) nodeAttr {
-	var a []byte
-	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
-	for _, x := range v {
-		a = appendVarint(a, onnxproto.FieldAttrInts, uint64(x))
-	}
-	return appendVarint(a, onnxproto.FieldAttrType, attrInts)
-}
-
-func withFloat(name string, v float32) nodeAttr {
-	var a []byte
-	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
-	a = protowire.AppendTag(a, onnxproto.FieldAttrF, protowire.Fixed32Type)
-	a = protowire.AppendFixed32(a, math.Float32bits(v))
-	return appendVarint(a, onnxproto.FieldAttrType, attrFloat)
-}
-
-// mkNode parses an encoded node after adding attributes.
-func mkNode(raw []byte, attrs ...nodeAttr) node {
-	for _, a := range attrs {
-		raw = appendBytes(raw, onnxproto.FieldNodeAttr, a)
-	}
-	n, _ := parseNode(raw) // encodeNode's output always parses
-	return n
-}
-
-// intsAttr reads an ints attribute of a node.
-func intsAttr(raw []byte, name string) ([]int64, bool) {
-	fs, err := fields(raw)
-	if err != nil {
-		return nil, false
-	}
-	for _, f := range fs {
-		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
-			continue
-		}
-		afs, err := fields(f.val)
-		if err != nil || attrNameOf(afs) != name {
-			continue
-		}
-		var out []int64
-		for _, a := range afs {
-			switch {
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
-				out = append(out, int64(a.v))
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
-				for b := a.val; len(b) > 0; {
-					x, n := protowire.ConsumeVarint(b)
-					if n < 0 {
-						return nil, false
-					}
-					out, b = append(out, int64(x)), b[n:]
-				}
-			}
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// msOpset is the com.microsoft opset import the rewritten model needs.
-func msOpset() []byte {
-	var o []byte
-	o = appendBytes(o, onnxproto.FieldOpsetDomain, []byte("com.microsoft"))
-	o = appendVarint(o, onnxproto.FieldOpsetVersion, 1)
-	return appendBytes(nil, onnxproto.FieldModelOpset, o)
 }

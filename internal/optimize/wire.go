@@ -1,10 +1,12 @@
 package optimize
 
 import (
-	"edgechat/internal/onnxproto"
 	"fmt"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
 )
 
 // ONNX enum values this package writes (the field numbers are onnxproto's).
@@ -190,3 +192,81 @@ func metadataEntry(k, v string) []byte {
 }
 
 func errf(format string, a ...any) error { return fmt.Errorf("optimize: "+format, a...) }
+
+// nodeAttr is an attribute to add to an encoded node.
+type nodeAttr []byte
+
+func withInt(name string, v int64) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	a = appendVarint(a, onnxproto.FieldAttrI, uint64(v))
+	return appendVarint(a, onnxproto.FieldAttrType, attrInt)
+}
+
+func withInts(name string, v ...int64) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	for _, x := range v {
+		a = appendVarint(a, onnxproto.FieldAttrInts, uint64(x))
+	}
+	return appendVarint(a, onnxproto.FieldAttrType, attrInts)
+}
+
+func withFloat(name string, v float32) nodeAttr {
+	var a []byte
+	a = appendBytes(a, onnxproto.FieldAttrName, []byte(name))
+	a = protowire.AppendTag(a, onnxproto.FieldAttrF, protowire.Fixed32Type)
+	a = protowire.AppendFixed32(a, math.Float32bits(v))
+	return appendVarint(a, onnxproto.FieldAttrType, attrFloat)
+}
+
+// mkNode parses an encoded node after adding attributes.
+func mkNode(raw []byte, attrs ...nodeAttr) node {
+	for _, a := range attrs {
+		raw = appendBytes(raw, onnxproto.FieldNodeAttr, a)
+	}
+	n, _ := parseNode(raw) // encodeNode's output always parses
+	return n
+}
+
+// intsAttr reads an ints attribute of a node.
+func intsAttr(raw []byte, name string) ([]int64, bool) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, false
+	}
+	for _, f := range fs {
+		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
+			continue
+		}
+		afs, err := fields(f.val)
+		if err != nil || attrNameOf(afs) != name {
+			continue
+		}
+		var out []int64
+		for _, a := range afs {
+			switch {
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
+				out = append(out, int64(a.v))
+			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
+				for b := a.val; len(b) > 0; {
+					x, n := protowire.ConsumeVarint(b)
+					if n < 0 {
+						return nil, false
+					}
+					out, b = append(out, int64(x)), b[n:]
+				}
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// msOpset is the com.microsoft opset import the rewritten model needs.
+func msOpset() []byte {
+	var o []byte
+	o = appendBytes(o, onnxproto.FieldOpsetDomain, []byte("com.microsoft"))
+	o = appendVarint(o, onnxproto.FieldOpsetVersion, 1)
+	return appendBytes(nil, onnxproto.FieldModelOpset, o)
+}

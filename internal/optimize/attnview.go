@@ -1,0 +1,318 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"edgechat/internal/onnxproto"
+)
+
+// The graph view and the constant, shape and scale readers the attention matcher uses.
+
+// attnView indexes a graph's nodes for the matcher.
+type attnView struct {
+	nodes     []node
+	producer  map[string]int
+	consumers map[string][]int
+	consts    map[string][]float64
+	inputs    map[string]bool // graph inputs
+	outputs   map[string]bool // graph outputs
+	opset     int64           // the default domain's version
+}
+
+func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
+	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inputs: map[string]bool{}, outputs: map[string]bool{}}
+	for i, n := range nodes {
+		for _, o := range n.outputs {
+			v.producer[o] = i
+		}
+		for _, in := range n.inputs {
+			if in != "" && !slices.Contains(v.consumers[in], i) {
+				v.consumers[in] = append(v.consumers[in], i)
+			}
+		}
+	}
+	for _, x := range info.Inputs {
+		v.inputs[x.Name] = true
+	}
+	for _, x := range info.Outputs {
+		v.outputs[x.Name] = true
+	}
+	for _, o := range info.Opsets {
+		if o.Domain == "" || o.Domain == "ai.onnx" {
+			v.opset = o.Version
+		}
+	}
+	return v
+}
+
+// only returns the single node consuming t, which must have op type op; t must feed nothing
+// else (not even a graph output) but Shape nodes, which rewriteAttention checks are gone
+// after the rewrite.
+func (v *attnView) only(t, op string) (int, error) {
+	if v.outputs[t] {
+		return -1, fmt.Errorf("%s is a graph output", t)
+	}
+	return v.onlyNode(t, op)
+}
+
+// onlyNode is only for a tensor that may also be a graph output (a present tensor).
+func (v *attnView) onlyNode(t, op string) (int, error) {
+	var cs []int
+	for _, c := range v.consumers[t] {
+		if v.nodes[c].op != "Shape" { // sizing a computed shape; none may be left after the rewrite
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) != 1 {
+		return -1, fmt.Errorf("%s feeds %d nodes, not one %s", t, len(cs), op)
+	}
+	if n := v.nodes[cs[0]]; n.op != op || n.domain != "" {
+		return -1, fmt.Errorf("%s feeds a %s node, not a %s", t, n.op, op)
+	}
+	return cs[0], nil
+}
+
+// from returns the node producing t if it has op type op.
+func (v *attnView) from(t, op string) (int, bool) {
+	i, ok := v.producer[t]
+	if !ok || v.nodes[i].op != op || v.nodes[i].domain != "" {
+		return -1, false
+	}
+	return i, true
+}
+
+// ints returns the constant integer tensor t.
+func (v *attnView) ints(t string) ([]int64, bool) {
+	c, ok := v.consts[t]
+	if !ok {
+		return nil, false
+	}
+	out := make([]int64, len(c))
+	for i, x := range c {
+		if x != math.Trunc(x) {
+			return nil, false
+		}
+		out[i] = int64(x)
+	}
+	return out, true
+}
+
+// scalar returns the constant t if it holds one value. A scalar left unfolded by an exporter (Sqrt of a constant scale, as the PyTorch exporter
+// writes scaled_dot_product_attention's √scale on both factors) is computed here.
+func (v *attnView) scalar(t string) (float64, bool) { return v.scalarAt(t, 3) }
+
+// scalarAt is scalar through at most depth computing nodes.
+func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
+	if c, ok := v.consts[t]; ok {
+		return c[0], len(c) == 1
+	}
+	i, ok := v.producer[t]
+	if !ok || depth == 0 || v.nodes[i].domain != "" {
+		return 0, false
+	}
+	n := v.nodes[i]
+	switch n.op {
+	case "Sqrt", "Reciprocal", "Cast", "Identity", "Mul", "Div":
+	default:
+		return 0, false
+	}
+	args := make([]float64, len(n.inputs))
+	for j, in := range n.inputs {
+		if args[j], ok = v.scalarAt(in, depth-1); !ok {
+			return 0, false
+		}
+	}
+	switch {
+	case len(args) == 1 && n.op == "Sqrt" && args[0] >= 0:
+		return math.Sqrt(args[0]), true
+	case len(args) == 1 && n.op == "Reciprocal" && args[0] != 0:
+		return 1 / args[0], true
+	case len(args) == 1 && (n.op == "Cast" || n.op == "Identity"):
+		return args[0], true
+	case len(args) == 2 && n.op == "Mul":
+		return args[0] * args[1], true
+	case len(args) == 2 && n.op == "Div" && args[1] != 0:
+		return args[0] / args[1], true
+	}
+	return 0, false
+}
+
+// perm reports whether node i is a Transpose with permutation p.
+func (v *attnView) perm(i int, p ...int64) bool {
+	got, ok := intsAttr(v.nodes[i].raw, "perm")
+	return ok && v.nodes[i].op == "Transpose" && slices.Equal(got, p)
+}
+
+// anyDim in a shape pattern accepts 0 (copy), -1 (infer) or a dimension computed from
+// Shape nodes at run time: the batch and sequence dims, which an export either writes as 0 and
+// -1 or reads from the input's shape.
+const anyDim = math.MinInt64
+
+// reshapeTo reports whether node i is a Reshape to a shape matching want (see shapeMatches).
+func (v *attnView) reshapeTo(i int, want ...int64) bool {
+	n := v.nodes[i]
+	return n.op == "Reshape" && n.domain == "" && len(n.inputs) >= 2 && v.shapeMatches(n.inputs[1], want...)
+}
+
+// shapeMatches reports whether the 1-D shape tensor t has the elements of want: equal
+// constants, or for anyDim a 0, a -1 or a computed element.
+func (v *attnView) shapeMatches(t string, want ...int64) bool {
+	got, ok := v.shapeElems(t)
+	if !ok {
+		return false
+	}
+	// A run of computed elements of unknown length (a slice of an input's shape, such as
+	// hidden_states.shape[:-1]) stands for anyDim elements only.
+	if r := slices.IndexFunc(got, func(e shapeElem) bool { return e.run }); r >= 0 {
+		tail := len(got) - r - 1
+		if len(want) < r+tail || slices.ContainsFunc(got[r+1:], func(e shapeElem) bool { return e.run }) {
+			return false
+		}
+		for _, w := range want[r : len(want)-tail] {
+			if w != anyDim {
+				return false
+			}
+		}
+		got = slices.Concat(got[:r], make([]shapeElem, len(want)-r-tail), got[r+1:])
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		switch g := got[i]; {
+		case w == anyDim:
+			if g.known && g.v != 0 && g.v != -1 {
+				return false
+			}
+		case !g.known || g.v != w:
+			return false
+		}
+	}
+	return true
+}
+
+// shapeElem is one element of a shape tensor: a constant, or computed at run time (run: any
+// number of computed elements).
+type shapeElem struct {
+	v          int64
+	known, run bool
+}
+
+// shapeElems reads a shape tensor: a constant, or a Concat (axis 0) of constants and of
+// elements computed from Shape nodes (Unsqueeze of a scalar, or Shape with start and end), the
+// way exporters write view(batch, seq, heads, dim).
+func (v *attnView) shapeElems(t string) ([]shapeElem, bool) {
+	if c, ok := v.ints(t); ok {
+		out := make([]shapeElem, len(c))
+		for i, x := range c {
+			out[i] = shapeElem{v: x, known: true}
+		}
+		return out, true
+	}
+	i, ok := v.from(t, "Concat")
+	if !ok {
+		return nil, false
+	}
+	var out []shapeElem
+	for _, in := range v.nodes[i].inputs {
+		if c, ok := v.ints(in); ok {
+			for _, x := range c {
+				out = append(out, shapeElem{v: x, known: true})
+			}
+			continue
+		}
+		n, ok := v.computedLen(in)
+		if !ok {
+			if !v.fromShapes(in) {
+				return nil, false
+			}
+			out = append(out, shapeElem{run: true})
+			continue
+		}
+		for range n {
+			out = append(out, shapeElem{})
+		}
+	}
+	return out, true
+}
+
+// computedLen is the length of a 1-D tensor computed from Shape nodes only: an Unsqueeze of a
+// scalar taken from a shape (one element) or a Shape with start and end.
+func (v *attnView) computedLen(t string) (int, bool) {
+	if !v.fromShapes(t) {
+		return 0, false
+	}
+	i := v.producer[t]
+	n := v.nodes[i]
+	switch n.op {
+	case "Unsqueeze":
+		return 1, true
+	case "Shape":
+		start, okS, _ := intAttr(n.raw, "start")
+		end, okE, _ := intAttr(n.raw, "end")
+		if okS && okE && start >= 0 && end > start {
+			return int(end - start), true
+		}
+	}
+	return 0, false
+}
+
+// fromShapes reports whether t is computed from Shape nodes and constants only (through at
+// most 8 nodes: shape arithmetic is shallow).
+func (v *attnView) fromShapes(t string) bool { return v.fromShapesAt(t, 8) }
+
+func (v *attnView) fromShapesAt(t string, depth int) bool {
+	if _, ok := v.consts[t]; ok {
+		return true
+	}
+	i, ok := v.producer[t]
+	if !ok || depth == 0 {
+		return false
+	}
+	n := v.nodes[i]
+	switch n.op {
+	case "Shape":
+		return n.domain == ""
+	case "Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Constant":
+		for _, in := range n.inputs {
+			if in != "" && !v.fromShapesAt(in, depth-1) {
+				return false
+			}
+		}
+		return n.domain == ""
+	}
+	return false
+}
+
+// axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
+func (v *attnView) axesOf(i int) ([]int64, bool) {
+	n := v.nodes[i]
+	if len(n.inputs) > 1 {
+		return v.ints(n.inputs[1])
+	}
+	return intsAttr(n.raw, "axes")
+}
+
+// scaleBy reads a Mul or Div of t by a constant scalar at node i: the factor it applies and the
+// other input.
+func (v *attnView) scaleBy(i int, t string) (factor float64, ok bool) {
+	n := v.nodes[i]
+	if len(n.inputs) != 2 || n.domain != "" {
+		return 0, false
+	}
+	switch n.op {
+	case "Mul":
+		other := n.inputs[0]
+		if other == t {
+			other = n.inputs[1]
+		}
+		c, ok := v.scalar(other)
+		return c, ok && other != t
+	case "Div":
+		c, ok := v.scalar(n.inputs[1])
+		return 1 / c, ok && n.inputs[0] == t && c != 0
+	}
+	return 0, false
+}
