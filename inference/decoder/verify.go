@@ -54,75 +54,91 @@ var verifyTolerance = func(info *onnxproto.ModelInfo) float64 {
 // 12-token prompt, four greedy tokens and a 3-row run (as prompt-lookup verification does),
 // feeding both ref's greedy choices, and returns an error unless every row's logits agree
 // within the tolerance and give the same greedy token (or the reference's top two are closer
-// than the difference: a near tie either may break).
-func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) (err error) {
-	const capacity = 32
-	open := func(path string) (*dynamicDecoder, error) {
-		g := *f
-		g.Model = path
-		return loadDynamic(&g, ep, capacity)
-	}
-	a, err := open(ref)
-	if err != nil {
-		return fmt.Errorf("open the graph to compare with: %w", err)
-	}
-	defer a.Close()
-	b, err := open(gqa)
-	if err != nil {
-		return fmt.Errorf("open the rewritten graph: %w", err)
-	}
-	defer b.Close()
-	if !b.kv.shared {
-		return errors.New("the rewritten graph does not run on a shared KV buffer")
-	}
+// than the difference: a near tie either may break). The two run one after the other, so the
+// check holds one model's weights at a time.
+func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) error {
 	info, err := onnxproto.ReadInfo(gqa)
 	if err != nil {
 		return err
 	}
+	want, err := attentionRuns(f, ref, ep, nil)
+	if err != nil {
+		return fmt.Errorf("the graph to compare with: %w", err)
+	}
+	got, err := attentionRuns(f, gqa, ep, want)
+	if err != nil {
+		return fmt.Errorf("the rewritten graph: %w", err)
+	}
 	tol := verifyTolerance(info)
-	v := a.Vocab()
-	if v == 0 || b.Vocab() != v {
-		return fmt.Errorf("vocabularies of %d and %d tokens", v, b.Vocab())
-	}
-	prompt := make([]int, 12)
-	for i := range prompt {
-		prompt[i] = (i*7919 + 101) % v
-	}
-	ctx := context.Background()
-	ids := prompt
-	for step := 0; step < 6; step++ {
-		var la, lb []float32
-		if step == 5 {
-			la, err = a.ForwardRows(ctx, ids)
-			if err == nil {
-				la = slices.Clone(la)
-				lb, err = b.ForwardRows(ctx, ids)
-			}
-		} else {
-			la, err = a.Forward(ctx, ids)
-			if err == nil {
-				la = slices.Clone(la)
-				lb, err = b.Forward(ctx, ids)
-			}
+	for step := range want {
+		a, b := want[step], got[step]
+		if len(a.logits) != len(b.logits) {
+			return fmt.Errorf("run %d: %d and %d logits", step, len(a.logits), len(b.logits))
 		}
-		if err != nil {
-			return fmt.Errorf("run %d: %w", step, err)
-		}
-		if len(la) != len(lb) {
-			return fmt.Errorf("run %d: %d and %d logits", step, len(la), len(lb))
-		}
-		for r := 0; r < len(la)/v; r++ {
-			if err := sameLogits(la[r*v:(r+1)*v], lb[r*v:(r+1)*v], tol); err != nil {
+		v := len(a.logits) / a.rows
+		for r := range a.rows {
+			if err := sameLogits(a.logits[r*v:(r+1)*v], b.logits[r*v:(r+1)*v], tol); err != nil {
 				return fmt.Errorf("run %d, row %d: %w", step, r, err)
 			}
 		}
-		next := sample.Argmax(la[len(la)-v:])
+	}
+	return nil
+}
+
+// attentionRun is one run of verifyAttention: the ids fed and the logits of its rows.
+type attentionRun struct {
+	ids    []int
+	rows   int
+	logits []float32
+}
+
+// attentionRuns opens path as folder f's decoder on ep and makes verifyAttention's runs: with
+// ref nil it chooses the ids (the reference's greedy tokens), else it feeds ref's ids. The
+// rewritten graph (ref set) must run on a shared KV buffer.
+func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attentionRun) ([]attentionRun, error) {
+	g := *f
+	g.Model = path
+	d, err := loadDynamic(&g, ep, 32)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if ref != nil && !d.kv.shared {
+		return nil, errors.New("it does not run on a shared KV buffer")
+	}
+	v := d.Vocab()
+	if v == 0 {
+		return nil, errors.New("its vocabulary size is unknown")
+	}
+	ids := make([]int, 12)
+	for i := range ids {
+		ids[i] = (i*7919 + 101) % v
+	}
+	ctx := context.Background()
+	var out []attentionRun
+	for step := range 6 {
+		if ref != nil {
+			ids = ref[step].ids
+		}
+		var logits []float32
+		rows := 1
+		if step == 5 {
+			logits, err = d.ForwardRows(ctx, ids)
+			rows = len(ids)
+		} else {
+			logits, err = d.Forward(ctx, ids)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("run %d: %w", step, err)
+		}
+		out = append(out, attentionRun{ids: ids, rows: rows, logits: slices.Clone(logits)})
+		next := sample.Argmax(logits[len(logits)-v:])
 		ids = []int{next}
 		if step == 4 {
 			ids = []int{next, (next + 7) % v, (next + 11) % v}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // sameLogits compares a row of logits with the reference's.
