@@ -2,14 +2,12 @@ package documents
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"edgechat/documents/index"
 	"edgechat/internal/atomicfile"
@@ -111,14 +109,7 @@ func saveVectors(path, identity string, st index.Stamp, v *Vectors) error {
 	for i, q := range v.Q {
 		f.Q[i] = byte(q)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&f); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, buf.Bytes(), nil)
+	return atomicfile.WriteGob(path, &f)
 }
 
 // loadVectors reads what saveVectors wrote, refusing (errOtherVectors) vectors of another

@@ -2,13 +2,11 @@ package index
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"edgechat/documents/extract"
 	"edgechat/internal/atomicfile"
@@ -54,14 +52,7 @@ func (ix *Index) Save(path string, st Stamp) error {
 		terms[row] = t
 	}
 	f := fileForm{Version: formatVersion, Stamp: st, Chunks: ix.Chunks, Sections: ix.Sections, Terms: terms, Post: ix.post, Lens: ix.lens}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&f); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, buf.Bytes(), nil)
+	return atomicfile.WriteGob(path, &f)
 }
 
 // Load reads an index saved by Save; ErrStale when it was built from another source.

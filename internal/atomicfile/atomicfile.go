@@ -3,6 +3,8 @@
 package atomicfile
 
 import (
+	"bytes"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 )
@@ -53,4 +55,17 @@ func SyncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// WriteGob replaces path with v in encoding/gob, creating its folder (mode 0700: the files
+// hold what the person keeps private) as Write does the file.
+func WriteGob(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return err
+	}
+	return Write(path, buf.Bytes(), nil)
 }

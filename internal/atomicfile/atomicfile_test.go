@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"encoding/gob"
 	"errors"
 	"os"
 	"path/filepath"
@@ -86,5 +87,25 @@ func TestWriteLongPath(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != "two" {
 		t.Fatalf("file holds %q, want two", b)
+	}
+}
+
+func TestWriteGob(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "v.gob")
+	type rec struct{ N int }
+	if err := WriteGob(path, rec{7}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got rec
+	if err := gob.NewDecoder(f).Decode(&got); err != nil || got.N != 7 {
+		t.Errorf("read back %+v, %v", got, err)
+	}
+	if err := WriteGob(path, func() {}); err == nil {
+		t.Error("a value gob cannot encode was written")
 	}
 }

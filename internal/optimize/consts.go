@@ -42,18 +42,11 @@ func smallConsts(gfs []field, nodes []node) map[string][]float64 {
 
 // constantNodeValues reads a Constant node's value, value_float, value_int or value_ints.
 func constantNodeValues(raw []byte) ([]float64, bool) {
-	fs, err := fields(raw)
+	attrs, err := nodeAttrs(raw)
 	if err != nil {
 		return nil, false
 	}
-	for _, f := range fs {
-		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
-			continue
-		}
-		afs, err := fields(f.val)
-		if err != nil {
-			return nil, false
-		}
+	for _, afs := range attrs {
 		var v []float64
 		for _, a := range afs {
 			switch {
@@ -65,15 +58,13 @@ func constantNodeValues(raw []byte) ([]float64, bool) {
 				v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
 			case a.num == onnxproto.FieldAttrI && a.typ == protowire.VarintType:
 				v = append(v, float64(int64(a.v)))
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
-				v = append(v, float64(int64(a.v)))
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
-				for b := a.val; len(b) > 0; {
-					x, n := protowire.ConsumeVarint(b)
-					if n < 0 {
-						return nil, false
-					}
-					v, b = append(v, float64(int64(x))), b[n:]
+			case a.num == onnxproto.FieldAttrInts:
+				ints, ok := appendInts(nil, a)
+				if !ok {
+					return nil, false
+				}
+				for _, x := range ints {
+					v = append(v, float64(x))
 				}
 			}
 		}

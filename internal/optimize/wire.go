@@ -142,20 +142,51 @@ func attrNameOf(afs []field) string {
 	return ""
 }
 
-// intAttr reads an int attribute of a node; ok is false when it is absent.
-func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
+// nodeAttrs splits a node's attributes into their fields, in order.
+func nodeAttrs(raw []byte) ([][]field, error) {
 	fs, err := fields(raw)
 	if err != nil {
-		return 0, false, err
+		return nil, err
 	}
+	var out [][]field
 	for _, f := range fs {
 		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
 			continue
 		}
 		afs, err := fields(f.val)
 		if err != nil {
-			return 0, false, err
+			return nil, err
 		}
+		out = append(out, afs)
+	}
+	return out, nil
+}
+
+// appendInts appends an attribute's ints field a, packed or not, to out.
+func appendInts(out []int64, a field) ([]int64, bool) {
+	switch {
+	case a.num != onnxproto.FieldAttrInts:
+	case a.typ == protowire.VarintType:
+		out = append(out, int64(a.v))
+	case a.typ == protowire.BytesType:
+		for b := a.val; len(b) > 0; {
+			x, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return nil, false
+			}
+			out, b = append(out, int64(x)), b[n:]
+		}
+	}
+	return out, true
+}
+
+// intAttr reads an int attribute of a node; ok is false when it is absent.
+func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
+	attrs, err := nodeAttrs(raw)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, afs := range attrs {
 		if attrNameOf(afs) != name {
 			continue
 		}
@@ -231,31 +262,19 @@ func mkNode(raw []byte, attrs ...nodeAttr) node {
 
 // intsAttr reads an ints attribute of a node.
 func intsAttr(raw []byte, name string) ([]int64, bool) {
-	fs, err := fields(raw)
+	attrs, err := nodeAttrs(raw)
 	if err != nil {
 		return nil, false
 	}
-	for _, f := range fs {
-		if f.num != onnxproto.FieldNodeAttr || f.typ != protowire.BytesType {
-			continue
-		}
-		afs, err := fields(f.val)
-		if err != nil || attrNameOf(afs) != name {
+	for _, afs := range attrs {
+		if attrNameOf(afs) != name {
 			continue
 		}
 		var out []int64
 		for _, a := range afs {
-			switch {
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.VarintType:
-				out = append(out, int64(a.v))
-			case a.num == onnxproto.FieldAttrInts && a.typ == protowire.BytesType:
-				for b := a.val; len(b) > 0; {
-					x, n := protowire.ConsumeVarint(b)
-					if n < 0 {
-						return nil, false
-					}
-					out, b = append(out, int64(x)), b[n:]
-				}
+			var ok bool
+			if out, ok = appendInts(out, a); !ok {
+				return nil, false
 			}
 		}
 		return out, true
