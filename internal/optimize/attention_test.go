@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"edgechat/inference/sample"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 	"edgechat/internal/ortloop"
@@ -70,7 +71,7 @@ func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (re
 		}
 		for r := 0; r < len(a)/v; r++ {
 			ra, rb := a[r*v:(r+1)*v], b[r*v:(r+1)*v]
-			if argmax(ra) != argmax(rb) {
+			if sample.Argmax(ra) != sample.Argmax(rb) {
 				flips++
 			}
 			for i := range ra {
@@ -78,7 +79,7 @@ func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (re
 				worst = max(worst, math.Abs(float64(ra[i]-rb[i])))
 			}
 		}
-		next := argmax(a[len(a)-v:])
+		next := sample.Argmax(a[len(a)-v:])
 		if step == steps { // the last run checks three rows at once
 			feed = append(feed, []int{next, (next + 7) % v, (next + 11) % v})
 		} else {
@@ -86,16 +87,6 @@ func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (re
 		}
 	}
 	return worst / scale, flips
-}
-
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 func openShared(t *testing.T, path string) *ortloop.Loop {

@@ -12,6 +12,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/sample"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 )
@@ -310,7 +311,7 @@ func (l *Loop) Greedy(prompt []int, n int) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	next := argmax(logits[len(logits)-l.vocab:])
+	next := sample.Argmax(logits[len(logits)-l.vocab:])
 	r.TTFT = time.Since(start)
 	r.IDs = append(r.IDs, next)
 	start = time.Now()
@@ -318,21 +319,11 @@ func (l *Loop) Greedy(prompt []int, n int) (Result, error) {
 		if logits, err = l.Step([]int{next}); err != nil {
 			return r, err
 		}
-		next = argmax(logits)
+		next = sample.Argmax(logits)
 		r.IDs = append(r.IDs, next)
 	}
 	r.DecodeTPS = float64(n) / time.Since(start).Seconds()
 	return r, nil
-}
-
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // Forward appends ids and returns the argmax of each of the last rows positions' logits: the
@@ -351,7 +342,7 @@ func (l *Loop) Forward(ids []int, rows int) ([]int, error) {
 	picks := make([]int, rows)
 	for i := range picks {
 		r := have - rows + i
-		picks[i] = argmax(logits[r*l.vocab : (r+1)*l.vocab])
+		picks[i] = sample.Argmax(logits[r*l.vocab : (r+1)*l.vocab])
 	}
 	return picks, nil
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"edgechat/inference/sample"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,7 @@ func (b *bundleHost) generate(t testing.TB, prompt []int64, n int) ([][]float32,
 	rows := [][]float32{b.logits(t, hs[last*h:(last+1)*h])}
 	var ids []int64
 	for p := len(prompt); len(ids) < n; p++ {
-		next := int64(argmax(rows[len(rows)-1]))
+		next := int64(sample.Argmax(rows[len(rows)-1]))
 		ids = append(ids, next)
 		if len(ids) < n {
 			rows = append(rows, b.logits(t, b.hidden(t, []int64{next}, p)))
@@ -136,11 +137,11 @@ func TestBundleMatchesDynamic(t *testing.T) {
 					want := all[r*v : (r+1)*v]
 					bound := 1e-4
 					if tc.tol > 0 {
-						bound = tc.tol * float64(max(want[argmax(want)], -want[argmin(want)]))
+						bound = tc.tol * float64(max(want[sample.Argmax(want)], -want[argmin(want)]))
 					}
 					d := maxDiff(t, want, row)
-					if !(d < bound) || argmax(want) != argmax(row) {
-						t.Errorf("row %d: |Δ| = %g (bound %g), argmax %d want %d", r, d, bound, argmax(row), argmax(want))
+					if !(d < bound) || sample.Argmax(want) != sample.Argmax(row) {
+						t.Errorf("row %d: |Δ| = %g (bound %g), argmax %d want %d", r, d, bound, sample.Argmax(row), sample.Argmax(want))
 					}
 					if i == 0 {
 						t.Logf("last prompt token: |Δ| = %.3g", d)

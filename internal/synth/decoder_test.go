@@ -8,6 +8,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/sample"
 	"edgechat/internal/onnxproto"
 )
 
@@ -127,7 +128,7 @@ func (m *hfModel) greedy(t testing.TB, prompt []int64, n int) []int64 {
 	v := m.o.Vocab
 	var out []int64
 	for len(out) < n {
-		next := int64(argmax(logits[len(logits)-v:]))
+		next := int64(sample.Argmax(logits[len(logits)-v:]))
 		out = append(out, next)
 		mask = append(mask, 1)
 		logits, past = m.step(t, []int64{next}, mask, []int64{int64(len(mask) - 1)}, past)
@@ -182,7 +183,7 @@ func TestBatchLeftPadding(t *testing.T) {
 		return floats(t, out[0]), out[1:]
 	}
 	logits, past := run(slices.Concat(ids0, ids1), slices.Concat(mask0, mask1), slices.Concat(pos0, pos1), n, n, nil)
-	next := []int64{int64(argmax(logits[(n-1)*int64(v) : n*int64(v)])), int64(argmax(logits[(2*n-1)*int64(v):]))}
+	next := []int64{int64(sample.Argmax(logits[(n-1)*int64(v) : n*int64(v)])), int64(sample.Argmax(logits[(2*n-1)*int64(v):]))}
 	step, _ := run(next, slices.Concat(mask0, []int64{1}, mask1, []int64{1}), []int64{int64(len(short)), n}, 1, n+1, past)
 
 	for row, p := range [][]int64{short, long} {

@@ -164,13 +164,3 @@ func maxDiff(t testing.TB, a, b []float32) float64 {
 	}
 	return m
 }
-
-func argmax(v []float32) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
-}

@@ -9,6 +9,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/sample"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/testenv"
 )
@@ -136,7 +137,7 @@ func agreement(ref, got []float32, vocab int) (top1, relErr, minCorr float64) {
 	}
 	for r := range rows {
 		a, b := ref[r*vocab:(r+1)*vocab], got[r*vocab:(r+1)*vocab]
-		if argmax(a) == argmax(b) {
+		if sample.Argmax(a) == sample.Argmax(b) {
 			same++
 		}
 		ma, sa := stats(a)

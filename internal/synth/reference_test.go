@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"edgechat/inference/sample"
 	"edgechat/internal/testenv"
 )
 
@@ -45,8 +46,8 @@ func TestMatchesNumpyReference(t *testing.T) {
 	if !(d < 1e-3) {
 		t.Errorf("ONNX logits differ from the numpy reference by %g", d)
 	}
-	t.Logf("max |Δ| against numpy = %.3g (logits up to %.3g)", d, got[argmax(got)])
-	if argmax(want) != argmax(got) {
-		t.Errorf("argmax %d, reference %d", argmax(got), argmax(want))
+	t.Logf("max |Δ| against numpy = %.3g (logits up to %.3g)", d, got[sample.Argmax(got)])
+	if sample.Argmax(want) != sample.Argmax(got) {
+		t.Errorf("argmax %d, reference %d", sample.Argmax(got), sample.Argmax(want))
 	}
 }

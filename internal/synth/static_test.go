@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"edgechat/inference/sample"
 	"path/filepath"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestStaticMatchesDynamic(t *testing.T) {
 		got = append(got, h.run(t, ids[start:start+o.PrefillLen])...)
 	}
 	for range 4 { // decode with the gen model
-		next := int64(argmax(got[len(got)-1]))
+		next := int64(sample.Argmax(got[len(got)-1]))
 		ids = append(ids, next)
 		got = append(got, h.run(t, []int64{next})...)
 	}

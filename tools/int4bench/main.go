@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"edgechat/inference/ortenv"
+	"edgechat/inference/sample"
 	"edgechat/internal/optimize"
 	"edgechat/internal/ortloop"
 	"edgechat/internal/paths"
@@ -151,7 +152,7 @@ func agreement(ids []int) error {
 		}
 		v := l.Vocab()
 		for r := range len(ids) {
-			rows[i] = append(rows[i], argmax(logits[r*v:(r+1)*v]))
+			rows[i] = append(rows[i], sample.Argmax(logits[r*v:(r+1)*v]))
 		}
 		g, err := l.Greedy(ids, *decode)
 		l.Close()
@@ -272,13 +273,3 @@ func verify(ids []int) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func argmax(x []float32) int {
-	b := 0
-	for i, v := range x {
-		if v > x[b] {
-			b = i
-		}
-	}
-	return b
-}
