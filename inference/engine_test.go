@@ -406,11 +406,7 @@ func TestCancel(t *testing.T) {
 
 func TestCloseCancelsReplyInFlight(t *testing.T) {
 	e := fakeEngine(t, decoderOf(fakeDecoder{delay: time.Millisecond}), Config{}, fakeRoute(t, "cpu", 100_000))
-	ch, err := e.Generate(context.Background(), greedy("Write forever", 1_000_000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := enginetest.CloseMidReply(ch, func() { e.Close() })
+	sum := enginetest.CloseMidReply(t, e, func() { e.Close() })
 	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}

@@ -48,17 +48,7 @@ var (
 	fakeDir   string
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "edgechat-fake-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	modelRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunInTempDir(m, "edgechat-fake-", &modelRoot)) }
 
 // writeFakeFolder writes into dir a Hugging Face folder whose graph only the fake runs:
 // tokenizer.json with Qwen3's pipeline (NFC, its Split regex, ByteLevel), the 256 byte tokens

@@ -254,11 +254,7 @@ func TestBadModelFolders(t *testing.T) {
 
 func TestCloseCancelsReplyInFlight(t *testing.T) {
 	e := newTestEngine(t, tinyModel(t), nil)
-	ch, err := e.Generate(context.Background(), greedy("Write forever", 1_000_000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := enginetest.CloseMidReply(ch, func() { e.Close() })
+	sum := enginetest.CloseMidReply(t, e, func() { e.Close() })
 	if sum == nil || sum.FinishReason != reply.FinishCancelled {
 		t.Fatalf("summary %+v", sum)
 	}

@@ -1,7 +1,6 @@
 package decoder
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,17 +18,7 @@ var (
 	modelPaths = map[string]string{}
 )
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "edgechat-models-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	modelRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunInTempDir(m, "edgechat-models-", &modelRoot)) }
 
 // initORT loads ONNX Runtime for the test (fails under CI when it is missing).
 func initORT(t testing.TB) {

@@ -67,9 +67,15 @@ func Text(evs []reply.Event) (answer, thinking string) {
 	return a.String(), th.String()
 }
 
-// CloseMidReply reads ch until the reply's first text, closes the engine (close) while the
-// reply is still running, and returns the reply's summary once both are done.
-func CloseMidReply(ch <-chan reply.Event, close func()) *reply.Summary {
+// CloseMidReply asks g for an endless reply, closes the engine (close) once its first text
+// has come while the reply is still running, and returns the reply's summary once both are
+// done.
+func CloseMidReply(t testing.TB, g Generator, close func()) *reply.Summary {
+	t.Helper()
+	ch, err := g.Generate(context.Background(), Greedy("Write forever", 1_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for ev := range ch {
 		if ev.Kind == reply.EventText || ev.Kind == reply.EventThinking {
 			break

@@ -22,16 +22,7 @@ var (
 	written  = map[string]string{}
 )
 
-func TestMain(m *testing.M) {
-	d, err := os.MkdirTemp("", "synth-test-")
-	if err != nil {
-		panic(err)
-	}
-	cacheDir = d
-	code := m.Run()
-	os.RemoveAll(d)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunInTempDir(m, "synth-test-", &cacheDir)) }
 
 // modelDir writes the model for o once per test binary and returns its folder.
 func modelDir(t testing.TB, o Options) string {

@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,4 +96,18 @@ func CheckONNX(t testing.TB, files ...string) {
 	if err != nil || len(out) > 0 {
 		t.Errorf("onnx.checker: %v\n%s", err, out)
 	}
+}
+
+// RunInTempDir is the TestMain of a package whose tests write their models once per test
+// binary: it sets *dir to a fresh temporary folder (named after prefix), runs the tests and
+// removes the folder, returning the exit code for os.Exit.
+func RunInTempDir(m *testing.M, prefix string, dir *string) int {
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	*dir = d
+	defer os.RemoveAll(d)
+	return m.Run()
 }
