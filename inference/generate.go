@@ -104,13 +104,11 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 	budget := min(maxTokens, avail)
 	history := append(make([]int, 0, len(prompt)+budget), prompt...)
 	spec := m.drafting(req)
-	if spec != nil {
-		sum.Lookup = &spec.stats
-	}
 	var (
 		decodeStart time.Time
 		err         error
 		queue       []int // tokens already chosen, to be sent before the next run
+		runs        int   // decoder runs after the prompt's
 	)
 	sum.FinishReason = reply.FinishLength
 	for n := 0; n < budget; n++ {
@@ -152,15 +150,18 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 				break
 			}
 			if run {
+				runs++
 				continue
 			}
 		}
 		if logits, err = m.dec.Forward(ctx, []int{id}); err != nil {
 			break // a failed run leaves the cache as it was; the caller reports err
 		}
-		if spec != nil {
-			spec.stats.Runs++
-		}
+		runs++
+	}
+	if spec != nil {
+		st := spec.drafter.Stats
+		sum.Lookup = &reply.LookupStats{Drafted: st.Drafted, Accepted: st.Accepted, Runs: runs}
 	}
 	out.flush()
 	sum.GeneratedTokens = len(sum.IDs)

@@ -14,21 +14,24 @@ import (
 // keeps what the sampler agrees with (sample.Sampler.Verify: greedy output is unchanged,
 // sampled output keeps its distribution exactly).
 type speculator struct {
-	dec     RowsForwarder
-	cache   Decoder
-	maxRows int
+	dec     verifyingDecoder
 	drafter *lookup.Drafter
-	stats   reply.LookupStats
+}
+
+// verifyingDecoder is a Decoder that checks several rows in one run (prompt lookup's drafts).
+type verifyingDecoder interface {
+	Decoder
+	RowsForwarder
 }
 
 // drafting returns the reply's speculator, or nil when the request turns lookup off or the
 // decoder cannot check several rows in one run (static NPU graphs, a sliding window).
 func (m *Model) drafting(req reply.Request) *speculator {
-	rf, ok := m.dec.(RowsForwarder)
-	if req.NoLookup || !ok || rf.MaxRows() < 2 || m.slides() {
+	d, ok := m.dec.(verifyingDecoder)
+	if req.NoLookup || !ok || d.MaxRows() < 2 || m.slides() {
 		return nil
 	}
-	return &speculator{dec: rf, cache: m.dec, maxRows: rf.MaxRows(), drafter: lookup.New(lookup.Options{})}
+	return &speculator{dec: d, drafter: lookup.New(lookup.Options{})}
 }
 
 // step runs the decoder once after history, whose last token is not yet in the cache, when
@@ -37,7 +40,7 @@ func (m *Model) drafting(req reply.Request) *speculator {
 // there was no draft (the caller then runs the plain one-token step). On error the cache is
 // as it was.
 func (sp *speculator) step(ctx context.Context, s *sample.Sampler, history []int, left int) ([]int, bool, error) {
-	room := min(left-1, sp.maxRows-1, sp.cache.Capacity()-len(history))
+	room := min(left-1, sp.dec.MaxRows()-1, sp.dec.Capacity()-len(history))
 	if room <= 0 {
 		return nil, false, nil
 	}
@@ -52,8 +55,7 @@ func (sp *speculator) step(ctx context.Context, s *sample.Sampler, history []int
 	if err != nil {
 		return nil, false, err
 	}
-	sp.stats.Runs++
-	vocab := sp.cache.Vocab()
+	vocab := sp.dec.Vocab()
 	seen := history // grows by the accepted draft, for the sampler's penalties
 	accepted, next := 0, -1
 	for i, t := range draft {
@@ -69,8 +71,6 @@ func (sp *speculator) step(ctx context.Context, s *sample.Sampler, history []int
 		next = s.Sample(rows[len(draft)*vocab:(len(draft)+1)*vocab], seen)
 	}
 	sp.drafter.Observe(len(draft), accepted)
-	sp.stats.Drafted += len(draft)
-	sp.stats.Accepted += accepted
-	sp.cache.Truncate(len(history) + accepted) // the rejected draft leaves the cache
+	sp.dec.Truncate(len(history) + accepted) // the rejected draft leaves the cache
 	return append(append(make([]int, 0, accepted+1), draft[:accepted]...), next), true, nil
 }
