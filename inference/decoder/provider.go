@@ -111,25 +111,22 @@ const (
 	busyShare = 0.5
 )
 
-// sessionDefaults are ONNX Runtime session settings used unless the route overrides them.
-func sessionDefaults() map[string]string {
-	spin := "1"
+// spinDefault is the spinning a session gets when its route does not choose: "1" unless the
+// machine is busy.
+func spinDefault() string {
 	if busy, ok := host.CPUBusy(150 * time.Millisecond); ok && busy > busyShare {
-		spin = "0"
 		slog.Info("the machine is busy: ONNX Runtime threads will not spin-wait", "cpu_busy", fmt.Sprintf("%.0f%%", 100*busy))
+		return "0"
 	}
-	return map[string]string{spinKey: spin, spinStopKey: "1"}
+	return "1"
 }
 
-// withSessionDefaults returns opts with sessionDefaults filled in where opts has no value.
+// withSessionDefaults returns opts with the session defaults filled in where opts has no
+// value: spinning (spinDefault) and stopping it when a run ends.
 func withSessionDefaults(opts map[string]string) map[string]string {
-	def := map[string]string{spinStopKey: "1"}
+	out := map[string]string{spinStopKey: "1"}
 	if _, set := opts[spinKey]; !set {
-		def = sessionDefaults()
-	}
-	out := make(map[string]string, len(opts)+len(def))
-	for k, v := range def {
-		out[k] = v
+		out[spinKey] = spinDefault()
 	}
 	for k, v := range opts {
 		out[k] = v
