@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -111,14 +112,31 @@ const (
 	busyShare = 0.5
 )
 
+// spinProbe keeps spinDefault's last answer for spinProbeFor, so that the sessions of one
+// load (a decoder-pipeline bundle opens four) share one 150 ms probe.
+var spinProbe struct {
+	sync.Mutex
+	at   time.Time
+	spin string
+}
+
+const spinProbeFor = 10 * time.Second
+
 // spinDefault is the spinning a session gets when its route does not choose: "1" unless the
 // machine is busy.
 func spinDefault() string {
+	spinProbe.Lock()
+	defer spinProbe.Unlock()
+	if spinProbe.spin != "" && time.Since(spinProbe.at) < spinProbeFor {
+		return spinProbe.spin
+	}
+	spin := "1"
 	if busy, ok := host.CPUBusy(150 * time.Millisecond); ok && busy > busyShare {
 		slog.Info("the machine is busy: ONNX Runtime threads will not spin-wait", "cpu_busy", fmt.Sprintf("%.0f%%", 100*busy))
-		return "0"
+		spin = "0"
 	}
-	return "1"
+	spinProbe.at, spinProbe.spin = time.Now(), spin
+	return spin
 }
 
 // withSessionDefaults returns opts with the session defaults filled in where opts has no
