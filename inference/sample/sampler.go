@@ -177,6 +177,12 @@ func (s *Sampler) draw(cand []int32, val []float64) int {
 	if len(cand) == 1 {
 		return int(cand[0])
 	}
+	toWeights(val)
+	return s.drawWeights(cand, val)
+}
+
+// toWeights turns scaled logits into unnormalised probabilities in place: exp(v - max).
+func toWeights(val []float64) {
 	top := math.Inf(-1)
 	for _, v := range val {
 		top = max(top, v)
@@ -184,7 +190,6 @@ func (s *Sampler) draw(cand []int32, val []float64) int {
 	for i, v := range val {
 		val[i] = math.Exp(v - top)
 	}
-	return s.drawWeights(cand, val)
 }
 
 // drawWeights picks one candidate with probability proportional to its weight.

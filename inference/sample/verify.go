@@ -1,7 +1,5 @@
 package sample
 
-import "math"
-
 // Verify decides a drafted token, the step of speculative sampling with a draft that is
 // certain of its token (prompt lookup drafts one token, not a distribution): with the
 // probability p(draft) that Sample would draw it, Verify keeps it and returns (draft, true);
@@ -29,16 +27,12 @@ func (s *Sampler) verify(logits []float32, draft int) (int, bool) {
 	if len(cand) == 0 {
 		return 0, draft == 0
 	}
-	top := math.Inf(-1)
-	for _, v := range val {
-		top = max(top, v)
-	}
+	toWeights(val)
 	sum, pd, at := 0.0, 0.0, -1
-	for i, v := range val {
-		val[i] = math.Exp(v - top)
-		sum += val[i]
+	for i, w := range val {
+		sum += w
 		if int(cand[i]) == draft {
-			pd, at = val[i], i
+			pd, at = w, i
 		}
 	}
 	if at >= 0 && s.rng.Float64()*sum < pd {
