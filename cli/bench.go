@@ -37,8 +37,12 @@ func runBench(env Env) error {
 	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
 	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
-	lookupTokens := fs.Int("lookup", 0, "also measure prompt-lookup decoding against plain decoding: greedy replies of this many tokens to --prompt and to a later turn that repeats the first answer")
-	lookupPrompt := fs.String("prompt", "Once upon a time", "--lookup: the raw prompt to continue")
+	lookupTokens := fs.Int("lookup", 0, "also measure prompt-lookup decoding against plain decoding: greedy replies of this many tokens to each --prompt and to a later turn that repeats its first answer")
+	var lookupPrompts []string
+	fs.Func("prompt", "--lookup: a raw prompt to continue, repeatable (default: six story openings)", func(s string) error {
+		lookupPrompts = append(lookupPrompts, s)
+		return nil
+	})
 	epOpts := map[string]string{}
 	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -89,7 +93,10 @@ func runBench(env Env) error {
 		if err != nil {
 			return err
 		}
-		if lookups, err = benchLookup(ctx, cfg, *lookupPrompt, *lookupTokens, *rounds); err != nil {
+		if len(lookupPrompts) == 0 {
+			lookupPrompts = storyOpenings
+		}
+		if lookups, err = benchLookup(ctx, cfg, lookupPrompts, *lookupTokens, *rounds); err != nil {
 			return fmt.Errorf("prompt lookup: %w", err)
 		}
 		if !*asJSON {

@@ -11,11 +11,22 @@ import (
 	"edgechat/reply"
 )
 
+// storyOpenings are `bench --lookup`'s default prompts: openings in the style stories260K
+// (and any small story model) was trained on, whose greedy continuations repeat phrases.
+var storyOpenings = []string{
+	"Once upon a time",
+	"One day, a little girl named Lily",
+	"Tom had a big red ball.",
+	"Once upon a time, there was a little dog",
+	"The sun was shining and",
+	"Mom and Dad took Ben to the park.",
+}
+
 // lookupCase is one workload of `bench --lookup`: a raw prompt and greedy decoding of it,
-// with prompt lookup off and on.
+// with prompt lookup off and on; a total sums the cases of one workload.
 type lookupCase struct {
 	Name   string `json:"name"`
-	Prompt string `json:"-"`
+	Prompt string `json:"prompt,omitempty"`
 	// Best of the rounds, each way.
 	PlainTPS  float64 `json:"plain_decode_tokens_per_s"`
 	LookupTPS float64 `json:"lookup_decode_tokens_per_s"`
@@ -26,13 +37,17 @@ type lookupCase struct {
 	Runs           int     `json:"lookup_runs"`
 	AcceptanceRate float64 `json:"acceptance_rate"`
 	Same           bool    `json:"same_tokens"` // lookup gave plain decoding's tokens
+	Total          bool    `json:"total,omitempty"`
+	// Drafted and accepted tokens, summed into totals.
+	drafted, accepted int
 }
 
-// benchLookup measures prompt-lookup decoding against plain decoding on the same engine:
-// "continue" decodes n tokens after prompt; "reuse" asks again after the first answer, as a
-// later turn that repeats an earlier one does (prompt, its greedy continuation, prompt). The
-// two ways alternate over the rounds and each keeps its best.
-func benchLookup(ctx context.Context, cfg inference.Config, prompt string, n, rounds int) ([]lookupCase, error) {
+// benchLookup measures prompt-lookup decoding against plain decoding on the same engine, for
+// each prompt: "continue" decodes n tokens after it; "reuse" asks again after the first
+// answer, as a later turn that repeats an earlier one does (prompt, its greedy continuation,
+// prompt). The two ways alternate over the rounds and each keeps its best; with several
+// prompts a total per workload follows (all tokens over all the best times).
+func benchLookup(ctx context.Context, cfg inference.Config, prompts []string, n, rounds int) ([]lookupCase, error) {
 	cfg.OneShot = true
 	eng, err := inference.New(cfg)
 	if err != nil {
@@ -51,11 +66,16 @@ func benchLookup(ctx context.Context, cfg inference.Config, prompt string, n, ro
 		}
 		return c.Summary, c.Text, nil
 	}
-	_, first, err := run(prompt, true)
-	if err != nil {
-		return nil, err
+	var cont, reuse []lookupCase
+	for _, prompt := range prompts {
+		_, first, err := run(prompt, true)
+		if err != nil {
+			return nil, err
+		}
+		cont = append(cont, lookupCase{Name: "continue", Prompt: prompt})
+		reuse = append(reuse, lookupCase{Name: "reuse", Prompt: prompt + first + "\n" + prompt})
 	}
-	cases := []lookupCase{{Name: "continue", Prompt: prompt}, {Name: "reuse", Prompt: prompt + first + "\n" + prompt}}
+	cases := append(cont, reuse...)
 	for i := range cases {
 		c := &cases[i]
 		c.Same = true
@@ -72,14 +92,43 @@ func benchLookup(ctx context.Context, cfg inference.Config, prompt string, n, ro
 			c.PlainTPS, c.LookupTPS = max(c.PlainTPS, plain.DecodeTPS), max(c.LookupTPS, look.DecodeTPS)
 			c.Tokens = look.GeneratedTokens
 			if look.Lookup != nil {
-				c.Runs, c.AcceptanceRate = look.Lookup.Runs, look.Lookup.AcceptanceRate()
+				c.Runs, c.drafted, c.accepted = look.Lookup.Runs, look.Lookup.Drafted, look.Lookup.Accepted
+				c.AcceptanceRate = look.Lookup.AcceptanceRate()
 			}
 		}
 		if c.PlainTPS > 0 {
 			c.Speedup = c.LookupTPS / c.PlainTPS
 		}
 	}
-	return cases, nil
+	if len(prompts) < 2 {
+		return cases, nil
+	}
+	return append(cases, total(cases[:len(cont)]), total(cases[len(cont):])), nil
+}
+
+// total sums cases of one workload: their tokens over the sum of their best times.
+func total(cases []lookupCase) lookupCase {
+	t := lookupCase{Name: fmt.Sprintf("%s, %d prompts", cases[0].Name, len(cases)), Same: true, Total: true}
+	var plainSec, lookupSec float64
+	for _, c := range cases {
+		decoded := float64(max(c.Tokens-1, 0))
+		if c.PlainTPS <= 0 || c.LookupTPS <= 0 {
+			continue
+		}
+		plainSec, lookupSec = plainSec+decoded/c.PlainTPS, lookupSec+decoded/c.LookupTPS
+		t.Tokens, t.Runs = t.Tokens+c.Tokens, t.Runs+c.Runs
+		t.drafted, t.accepted = t.drafted+c.drafted, t.accepted+c.accepted
+		t.Same = t.Same && c.Same
+	}
+	decoded := float64(t.Tokens - len(cases))
+	if plainSec > 0 && lookupSec > 0 {
+		t.PlainTPS, t.LookupTPS = decoded/plainSec, decoded/lookupSec
+		t.Speedup = plainSec / lookupSec
+	}
+	if t.drafted > 0 {
+		t.AcceptanceRate = float64(t.accepted) / float64(t.drafted)
+	}
+	return t
 }
 
 func printLookup(w io.Writer, cases []lookupCase, rounds int) {
@@ -87,7 +136,19 @@ func printLookup(w io.Writer, cases []lookupCase, rounds int) {
 	defer tw.Flush()
 	fmt.Fprintf(tw, "\nPrompt lookup (greedy, best of %d rounds)\tplain\tlookup\tspeedup\tdecoder runs\taccepted\tsame tokens\n", rounds)
 	for _, c := range cases {
+		name := c.Name
+		if !c.Total {
+			name = fmt.Sprintf("%s %q", c.Name, label(c.Prompt))
+		}
 		fmt.Fprintf(tw, "%s, %d tokens\t%.1f tokens/s\t%.1f tokens/s\t%.2f×\t%d of %d\t%.0f%%\t%v\n",
-			c.Name, c.Tokens, c.PlainTPS, c.LookupTPS, c.Speedup, c.Runs, max(c.Tokens-1, 0), 100*c.AcceptanceRate, c.Same)
+			name, c.Tokens, c.PlainTPS, c.LookupTPS, c.Speedup, c.Runs, max(c.Tokens-1, 0), 100*c.AcceptanceRate, c.Same)
 	}
+}
+
+// label is a prompt as a table label: its first line, shortened.
+func label(s string) string {
+	if r := []rune(firstLine(s)); len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return firstLine(s)
 }

@@ -154,9 +154,11 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 				continue
 			}
 		}
+		ran := time.Now()
 		if logits, err = m.dec.Forward(ctx, []int{id}); err != nil {
 			break // a failed run leaves the cache as it was; the caller reports err
 		}
+		spec.timed(1, time.Since(ran))
 		runs++
 	}
 	if spec != nil {

@@ -2,6 +2,7 @@ package inference
 
 import (
 	"context"
+	"time"
 
 	"edgechat/reply"
 
@@ -44,17 +45,17 @@ func (sp *speculator) step(ctx context.Context, s *sample.Sampler, history []int
 	if room <= 0 {
 		return nil, false, nil
 	}
-	draft := sp.drafter.Draft(history)
+	draft := sp.drafter.Draft(history, room)
 	if len(draft) == 0 {
-		sp.drafter.Step(1)
 		return nil, false, nil
 	}
-	draft = draft[:min(len(draft), room)]
 	last := history[len(history)-1]
+	start := time.Now()
 	rows, err := sp.dec.ForwardRows(ctx, append([]int{last}, draft...))
 	if err != nil {
 		return nil, false, err
 	}
+	sp.timed(len(draft)+1, time.Since(start))
 	vocab := sp.dec.Vocab()
 	seen := history // grows by the accepted draft, for the sampler's penalties
 	accepted, next := 0, -1
@@ -73,4 +74,12 @@ func (sp *speculator) step(ctx context.Context, s *sample.Sampler, history []int
 	sp.drafter.Observe(len(draft), accepted)
 	sp.dec.Truncate(len(history) + accepted) // the rejected draft leaves the cache
 	return append(append(make([]int, 0, accepted+1), draft[:accepted]...), next), true, nil
+}
+
+// timed tells the drafter how long a run of rows rows took, so drafts are sized by what a
+// row costs this decoder on this machine; a nil speculator (no lookup) ignores it.
+func (sp *speculator) timed(rows int, d time.Duration) {
+	if sp != nil {
+		sp.drafter.Timed(rows, d)
+	}
 }

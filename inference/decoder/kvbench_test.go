@@ -121,29 +121,41 @@ func decodeHistory(b *testing.B, kinds []historyKind) {
 }
 
 // BenchmarkVerifyRows: what checking k drafted tokens costs against decoding one token,
-// T(k+1)/T(1) for k = 1..8: one ForwardRows run of k+1 rows against one of a single row, on
-// the int4 model (optimized copy, shared buffer, 2 threads) at 500 tokens of history. Runs of
-// every size alternate in each iteration, each size first in turn.
+// T(k+1)/T(1) for k = 1..15 (the drafter's limit): one ForwardRows run of k+1 rows against one
+// of a single row, on the int4 model (500 tokens of history) and on stories260K (200), each
+// through its optimized copy on a shared buffer with 2 threads. Runs of every size alternate
+// in each iteration, each size first in turn.
 func BenchmarkVerifyRows(b *testing.B) {
-	const history, sizes = 500, 9
-	dir := benchInt4Model(b)
-	d := openDynamic(b, dir, dynOpts{cache: b.TempDir(), max: 1024, threads: 2})
-	forward(b, d, vocabIDs(history, 1, d.Vocab()))
-	ids := vocabIDs(sizes, 2, d.Vocab())
-	spent := make([]time.Duration, sizes)
-	for iter := 0; b.Loop(); iter++ {
-		for j := range sizes {
-			rows := (j+iter)%sizes + 1
-			start := time.Now()
-			if _, err := d.ForwardRows(context.Background(), ids[:rows]); err != nil {
-				b.Fatal(err)
+	const sizes = 16
+	for _, m := range []struct {
+		name    string
+		dir     func(*testing.B) string
+		history int
+	}{
+		{"int4", benchInt4Model, 500},
+		{"stories260K", func(b *testing.B) string { return testenv.SharedModel(b, "stories260K") }, 200},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			initORT(b)
+			d := openDynamic(b, m.dir(b), dynOpts{cache: b.TempDir(), max: 1024, threads: 2})
+			forward(b, d, vocabIDs(m.history, 1, d.Vocab()))
+			ids := vocabIDs(sizes, 2, d.Vocab())
+			spent := make([]time.Duration, sizes)
+			for iter := 0; b.Loop(); iter++ {
+				for j := range sizes {
+					rows := (j+iter)%sizes + 1
+					start := time.Now()
+					if _, err := d.ForwardRows(context.Background(), ids[:rows]); err != nil {
+						b.Fatal(err)
+					}
+					spent[rows-1] += time.Since(start)
+					d.Truncate(m.history)
+				}
 			}
-			spent[rows-1] += time.Since(start)
-			d.Truncate(history)
-		}
-	}
-	b.ReportMetric(spent[0].Seconds()*1000/float64(b.N), "ms/T1")
-	for k := 1; k < sizes; k++ {
-		b.ReportMetric(float64(spent[k])/float64(spent[0]), fmt.Sprintf("T%d/T1", k+1))
+			b.ReportMetric(spent[0].Seconds()*1000/float64(b.N), "ms/T1")
+			for k := 1; k < sizes; k++ {
+				b.ReportMetric(float64(spent[k])/float64(spent[0]), fmt.Sprintf("T%d/T1", k+1))
+			}
+		})
 	}
 }

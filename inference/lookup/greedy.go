@@ -3,6 +3,7 @@ package lookup
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Model is what greedy decoding with lookup needs from a decoder with a KV cache.
@@ -43,23 +44,21 @@ func Greedy(m Model, prompt []int, maxTokens int, stop func(int) bool, d *Drafte
 		}
 		var draft []int
 		if d != nil {
-			if draft = d.Draft(text); len(draft) > maxTokens-len(r.Tokens) {
-				draft = draft[:maxTokens-len(r.Tokens)]
-			}
+			draft = d.Draft(text, maxTokens-len(r.Tokens))
 		}
 		r.Forwards++
-		if len(draft) == 0 {
-			if picks, err = m.Forward([]int{next}, 1); err != nil {
-				return r, err
-			}
-			next = picks[0]
-			if d != nil {
-				d.Step(1)
-			}
-			continue
-		}
+		start := time.Now()
 		if picks, err = m.Forward(append([]int{next}, draft...), len(draft)+1); err != nil {
 			return r, err
+		}
+		if d == nil {
+			next = picks[0]
+			continue
+		}
+		d.Timed(len(draft)+1, time.Since(start))
+		if len(draft) == 0 {
+			next = picks[0]
+			continue
 		}
 		n, bonus := Accept(draft, picks)
 		d.Observe(len(draft), n)

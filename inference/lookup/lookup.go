@@ -1,29 +1,41 @@
 // Package lookup is prompt-lookup decoding, independent of any engine: it drafts the tokens
 // that followed the latest earlier occurrence of the text's last n-gram (in the prompt or the
 // reply so far), keeps the longest prefix of a draft that greedy decoding agrees with plus
-// the model's own next token, sizes its drafts by how they fare, and turns itself off for a
-// while where drafts keep failing, so text that repeats nothing is not slowed down.
+// the model's own next token, and sizes each draft by what it is expected to save: how often
+// drafts from matches of that length were kept, against what one more row costs the
+// decoder. Where drafts keep failing it stops drafting, so text that repeats nothing is not
+// slowed down.
 package lookup
+
+import "time"
 
 // Options tune a Drafter; zero fields take the defaults.
 type Options struct {
-	// MinNGram and MaxNGram bound the suffix lengths matched, longest first (3 and 5). Short
-	// suffixes match too often by chance: over stories260K's greedy stories (12 prompts × 400
-	// tokens) suffixes of 3 to 5 tokens saved 1.56× of the decoder runs, 2 to 4 1.49×, 1 to 5
-	// 1.39×.
+	// MinNGram and MaxNGram bound the suffix lengths matched, longest first (1 and 5). Each
+	// length keeps its own record of kept drafts, so short matches draft only while they pay.
 	MinNGram, MaxNGram int
-	// MaxDraft caps the drafted tokens per verification (8); the first draft is StartDraft (4).
-	MaxDraft, StartDraft int
-	// Window is how many recent verifications judge the acceptance rate (8); below
-	// MinAcceptance (0.25 of drafted tokens) drafting pauses for Pause tokens (32), a pause
-	// that doubles each time it ends in failure again (up to 512). A run checking k drafted
-	// tokens costs about 1 + 0.13k one-token runs on an int4 Qwen3-width model (T(k+1)/T(1)
-	// = 1.06 … 2.08 for k = 1 … 8), so drafts pay while more than ~13% of drafted tokens are
-	// kept; 0.25 leaves a margin for slower multi-row kernels.
-	Window        int
-	MinAcceptance float64
-	Pause         int
+	// MaxDraft caps the drafted tokens per verification (15; the caller caps it further by
+	// the rows its decoder checks in one run).
+	MaxDraft int
+	// RowCost is what one more row in a run costs, as a fraction of a one-token run. Zero
+	// learns it from the run times the caller reports (Timed), starting from 0.13, measured
+	// on an int4 Qwen3-width model (T(k+1)/T(1) = 1.06 … 2.08 for k = 1 … 8); stories260K's
+	// rows cost ~0.01.
+	RowCost float64
 }
+
+const (
+	startRowCost = 0.13
+	// prior is the pseudo-count of kept and failed tokens each match length starts with: a
+	// first draft is tried at even odds, and a few verdicts outweigh the guess.
+	prior = 0.5
+	// forget weighs each older checked token down, so the record reflects the last ~10: a
+	// reply that turns to copying, or stops, is followed within a few drafts.
+	forget = 0.9
+	// probeEvery: a match length judged not worth drafting still gets a one-token draft after
+	// this many matches, so a change in the text is noticed.
+	probeEvery = 32
+)
 
 func (o Options) withDefaults() Options {
 	def := func(v *int, d int) {
@@ -31,17 +43,10 @@ func (o Options) withDefaults() Options {
 			*v = d
 		}
 	}
-	def(&o.MinNGram, 3)
+	def(&o.MinNGram, 1)
 	def(&o.MaxNGram, 5)
-	def(&o.MaxDraft, 8)
-	def(&o.StartDraft, 4)
-	def(&o.Window, 8)
-	def(&o.Pause, 32)
-	if o.MinAcceptance <= 0 {
-		o.MinAcceptance = 0.25
-	}
+	def(&o.MaxDraft, 15)
 	o.MaxNGram = max(o.MaxNGram, o.MinNGram)
-	o.StartDraft = min(o.StartDraft, o.MaxDraft)
 	return o
 }
 
@@ -50,7 +55,7 @@ type Stats struct {
 	Verifications int // forwards that checked a draft
 	Drafted       int // tokens drafted
 	Accepted      int // drafted tokens greedy decoding agreed with
-	Paused        int // times drafting paused for failing
+	Skipped       int // matches not drafted because they were not expected to pay
 }
 
 // AcceptanceRate is Accepted / Drafted (0 when nothing was drafted).
@@ -64,48 +69,95 @@ func (s Stats) AcceptanceRate() float64 {
 // Drafter proposes drafts and learns from their verification. One goroutine uses it.
 type Drafter struct {
 	o       Options
-	k       int // next draft's length
-	recent  []verdict
-	pause   int // tokens left before drafting again
-	backoff int
+	byLen   []record // by match length
+	last    int      // match length of the draft awaiting its verdict
+	rowCost float64
+	step    time.Duration // recent one-token run time
 	Stats   Stats
 }
 
-type verdict struct{ drafted, accepted int }
+// record is how drafts from matches of one length fared: kept tokens and failures (a
+// failure is the first drafted token the model disagreed with; those after it were not
+// checked), each older one weighed down by forget.
+type record struct {
+	kept, failed float64
+	skips        int // matches not drafted since the last draft
+}
+
+// keep is the chance the next drafted token is kept, given the ones before it were.
+func (r record) keep() float64 { return (r.kept + prior) / (r.kept + r.failed + 2*prior) }
 
 // New returns a Drafter.
 func New(o Options) *Drafter {
 	o = o.withDefaults()
-	return &Drafter{o: o, k: o.StartDraft, backoff: o.Pause}
+	c := o.RowCost
+	if c <= 0 {
+		c = startRowCost
+	}
+	return &Drafter{o: o, byLen: make([]record, o.MaxNGram+1), rowCost: c}
 }
 
-// Draft returns up to k tokens to verify after text (prompt and reply so far): those that
-// followed the most recent earlier occurrence of text's longest matching suffix n-gram. It
-// returns nil while paused or when nothing matches.
-func (d *Drafter) Draft(text []int) []int {
-	if d.pause > 0 {
+// Draft returns up to max tokens to verify after text (prompt and reply so far): those that
+// followed the most recent earlier occurrence of text's longest matching suffix, as many as
+// are expected to save time. It returns nil when nothing matches or drafting would not pay.
+func (d *Drafter) Draft(text []int, max int) []int {
+	n, follow := match(text, d.o.MinNGram, d.o.MaxNGram, min(max, d.o.MaxDraft))
+	if n == 0 {
 		return nil
 	}
-	return Find(text, d.o.MinNGram, d.o.MaxNGram, d.k)
+	r := &d.byLen[n]
+	k := bestLength(r.keep(), d.rowCost, len(follow))
+	if k == 0 {
+		if r.skips++; r.skips < probeEvery {
+			d.Stats.Skipped++
+			return nil
+		}
+		k = 1
+	}
+	r.skips, d.last = 0, n
+	return follow[:k]
+}
+
+// bestLength is the draft length, at most limit, that maximises the expected tokens per
+// unit of run time, (1 + p + p² + … + pᵏ) / (1 + c·k) for a per-token keep chance p and a
+// row cost c; 0 when no draft beats a plain step.
+func bestLength(p, c float64, limit int) int {
+	best, bestGain := 0, 1.0
+	expect, pk := 1.0, 1.0
+	for k := 1; k <= limit; k++ {
+		pk *= p
+		expect += pk
+		if g := expect / (1 + c*float64(k)); g > bestGain*1.0001 {
+			best, bestGain = k, g
+		}
+	}
+	return best
 }
 
 // Find is the search behind Draft: for n from maxN down to minN, the most recent earlier
 // position where text's last n tokens occur, and up to k tokens after it.
 func Find(text []int, minN, maxN, k int) []int {
+	_, follow := match(text, minN, maxN, k)
+	return follow
+}
+
+func match(text []int, minN, maxN, k int) (int, []int) {
 	L := len(text)
+	if k <= 0 {
+		return 0, nil
+	}
 	for n := min(maxN, L-1); n >= minN; n-- {
 		suffix := text[L-n:]
 		for start := L - n - 1; start >= 0; start-- {
 			if !equal(text[start:start+n], suffix) {
 				continue
 			}
-			follow := text[start+n : min(L, start+n+k)]
-			if len(follow) > 0 {
-				return follow
+			if follow := text[start+n : min(L, start+n+k)]; len(follow) > 0 {
+				return n, follow
 			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 func equal(a, b []int) bool {
@@ -128,47 +180,45 @@ func Accept(draft, picks []int) (accepted, next int) {
 	return accepted, picks[accepted]
 }
 
-// Observe records a verification of drafted tokens of which accepted were kept, and sizes
-// the next draft: one more than was accepted (at least 1, at most MaxDraft), growing by two
-// after a draft that was taken whole.
+// Observe records the verification of the last draft: drafted tokens of which accepted
+// were kept.
 func (d *Drafter) Observe(drafted, accepted int) {
-	if drafted == 0 {
+	if drafted == 0 || d.last == 0 {
 		return
 	}
 	d.Stats.Verifications++
 	d.Stats.Drafted += drafted
 	d.Stats.Accepted += accepted
-	if accepted == drafted {
-		d.k = min(d.o.MaxDraft, max(d.k, drafted)+2)
-	} else {
-		d.k = min(d.o.MaxDraft, max(1, accepted+1))
+	r := &d.byLen[d.last]
+	for range accepted {
+		r.kept, r.failed = r.kept*forget+1, r.failed*forget
 	}
-	d.recent = append(d.recent, verdict{drafted, accepted})
-	if len(d.recent) > d.o.Window {
-		d.recent = d.recent[1:]
+	if accepted < drafted {
+		r.kept, r.failed = r.kept*forget, r.failed*forget+1
 	}
-	if len(d.recent) < d.o.Window {
-		return
-	}
-	var dr, ac int
-	for _, v := range d.recent {
-		dr, ac = dr+v.drafted, ac+v.accepted
-	}
-	if float64(ac) < d.o.MinAcceptance*float64(dr) {
-		d.pause, d.recent = d.backoff, d.recent[:0]
-		d.backoff = min(2*d.backoff, 512)
-		d.Stats.Paused++
-		d.k = d.o.StartDraft
-	} else if float64(ac) >= 2*d.o.MinAcceptance*float64(dr) {
-		d.backoff = d.o.Pause // drafting pays again: the next pause starts short
-	}
+	d.last = 0
 }
 
-// Step records n tokens decoded without a draft (counting down a pause).
-func (d *Drafter) Step(n int) { d.pause = max(0, d.pause-n) }
+// Timed reports a decoder run of rows rows that took dur, so that the row cost is learnt
+// (unless Options.RowCost fixed it): one-token runs set the step time, runs of several rows
+// what each extra row adds to it.
+func (d *Drafter) Timed(rows int, dur time.Duration) {
+	if d.o.RowCost > 0 || dur <= 0 {
+		return
+	}
+	if rows <= 1 {
+		if d.step == 0 {
+			d.step = dur
+		}
+		d.step = (d.step*7 + dur) / 8
+		return
+	}
+	if d.step == 0 {
+		return
+	}
+	c := (float64(dur)/float64(d.step) - 1) / float64(rows-1)
+	d.rowCost = 0.8*d.rowCost + 0.2*min(max(c, 0.002), 1)
+}
 
-// Paused reports whether drafting is paused.
-func (d *Drafter) Paused() bool { return d.pause > 0 }
-
-// Next is the length the next draft may have.
-func (d *Drafter) Next() int { return d.k }
+// RowCost is the current estimate of one more row's cost, as a fraction of a one-token run.
+func (d *Drafter) RowCost() float64 { return d.rowCost }

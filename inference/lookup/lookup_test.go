@@ -2,9 +2,11 @@ package lookup
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -56,47 +58,118 @@ func TestAccept(t *testing.T) {
 	}
 }
 
-// TestAdaptive: a draft taken whole grows the next one, a partial one shrinks it to one more
-// than was kept, and a window of failures pauses drafting, for longer each time.
-func TestAdaptive(t *testing.T) {
-	d := New(Options{})
-	steps := []struct {
-		drafted, accepted, wantK int
-		wantPaused               bool
+func TestBestLength(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p, c  float64
+		limit int
+		want  int
 	}{
-		{4, 4, 6, false}, {6, 6, 8, false}, {8, 8, 8, false}, {8, 2, 3, false},
-		{3, 0, 1, false}, {1, 0, 1, false}, {1, 0, 1, false}, {1, 0, 1, false},
-		// The window of 8 slides: 29 drafted / 16 accepted, then 24 / 10 — still above a quarter.
-		{1, 0, 1, false}, {1, 0, 1, false},
-		// 17 drafted / 2 accepted: drafting pauses, and the next draft starts at 4 again.
-		{1, 0, 4, true},
+		{"even odds on int4 rows", 0.5, 0.13, 15, 2},
+		{"even odds on cheap rows", 0.5, 0.01, 15, 5},
+		{"copying on cheap rows: all it may", 0.95, 0.01, 15, 15},
+		{"copying on int4 rows", 0.9, 0.13, 15, 8},
+		{"the limit caps", 0.95, 0.01, 3, 3},
+		{"rarely kept: no draft", 0.1, 0.13, 15, 0},
+		{"never kept", 0, 0.01, 15, 0},
+		{"no room", 0.9, 0.01, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := bestLength(tc.p, tc.c, tc.limit); got != tc.want {
+				t.Errorf("bestLength(%v, %v, %d) = %d, want %d", tc.p, tc.c, tc.limit, got, tc.want)
+			}
+		})
 	}
-	for i, s := range steps {
-		d.Observe(s.drafted, s.accepted)
-		if d.Next() != s.wantK || d.Paused() != s.wantPaused {
-			t.Fatalf("step %d (%d/%d): next %d paused %v; want %d %v", i, s.accepted, s.drafted, d.Next(), d.Paused(), s.wantK, s.wantPaused)
+}
+
+// TestDraftsFollowVerdicts: drafts grow while they are kept, stop once they fail (the match
+// length counted as skipped), and a one-token probe comes after probeEvery skipped matches.
+func TestDraftsFollowVerdicts(t *testing.T) {
+	text := slices.Repeat([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 3)
+	d := New(Options{RowCost: 0.13})
+	if got := len(d.Draft(text, 15)); got != 2 {
+		t.Fatalf("first draft: %d tokens, want 2 (even odds at int4 row cost)", got)
+	}
+	var lengths []int
+	for range 12 {
+		k := len(d.Draft(text, 15))
+		d.Observe(k, k)
+		lengths = append(lengths, k)
+	}
+	if !slices.IsSorted(lengths) || lengths[len(lengths)-1] < 12 {
+		t.Errorf("drafts kept whole grew as %v, want them to grow past 12", lengths)
+	}
+	failed := 0
+	for ; failed < 30; failed++ {
+		k := len(d.Draft(text, 15))
+		if k == 0 {
+			break
 		}
+		d.Observe(k, 0)
 	}
-	if d.Draft([]int{1, 2, 3, 1, 2, 3}) != nil {
-		t.Error("drafted while paused")
+	if failed == 30 || failed < 2 {
+		t.Fatalf("drafting stopped after %d failures, want a few", failed)
 	}
-	d.Step(31)
-	if !d.Paused() {
-		t.Error("the pause ended early")
+	skipped := 1 // the match that found drafting stopped
+	var probe []int
+	for ; probe == nil && skipped < 1000; skipped++ {
+		probe = d.Draft(text, 15)
 	}
-	d.Step(1)
-	if d.Paused() || d.Draft([]int{1, 2, 3, 1, 2, 3}) == nil {
-		t.Error("the pause did not end after 32 tokens")
+	if skipped-1 != probeEvery-1 || len(probe) != 1 {
+		t.Errorf("probe %v after %d skipped matches, want one token after %d", probe, skipped-1, probeEvery-1)
 	}
-	for range 8 {
-		d.Observe(4, 0)
+	if d.Stats.Skipped != probeEvery-1 {
+		t.Errorf("stats count %d skipped matches, want %d", d.Stats.Skipped, probeEvery-1)
 	}
-	d.Step(63)
-	if !d.Paused() {
-		t.Error("the second pause is not longer than the first")
+	if d.Stats.AcceptanceRate() <= 0 || d.Stats.AcceptanceRate() >= 1 {
+		t.Errorf("acceptance rate %v", d.Stats.AcceptanceRate())
 	}
-	if d.Stats.Paused != 2 || d.Stats.AcceptanceRate() <= 0 {
-		t.Errorf("stats %+v", d.Stats)
+}
+
+// TestMatchLengthsKeptApart: failing one-token matches do not stop drafts from long matches.
+func TestMatchLengthsKeptApart(t *testing.T) {
+	d := New(Options{RowCost: 0.13})
+	short := []int{7, 1, 9, 7}                     // only "7" matches
+	long := []int{1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5} // a 5-gram matches
+	for range 10 {
+		k := len(d.Draft(short, 15))
+		if k == 0 {
+			break
+		}
+		d.Observe(k, 0)
+	}
+	if d.Draft(short, 15) != nil {
+		t.Fatal("one-token matches still draft after failing")
+	}
+	if d.Draft(long, 15) == nil {
+		t.Fatal("a 5-token match does not draft after one-token matches failed")
+	}
+}
+
+func TestRowCostLearnt(t *testing.T) {
+	d := New(Options{})
+	if d.RowCost() != startRowCost {
+		t.Fatalf("start %v", d.RowCost())
+	}
+	for range 40 {
+		d.Timed(1, time.Millisecond)
+		d.Timed(9, 2*time.Millisecond) // 8 more rows double the run: 0.125 a row
+	}
+	if c := d.RowCost(); math.Abs(c-0.125) > 0.005 {
+		t.Errorf("learnt row cost %v, want 0.125", c)
+	}
+	for range 40 {
+		d.Timed(1, time.Millisecond)
+		d.Timed(9, 1100*time.Microsecond)
+	}
+	if c := d.RowCost(); math.Abs(c-0.0125) > 0.002 {
+		t.Errorf("learnt row cost %v after rows got cheap, want 0.0125", c)
+	}
+	fixed := New(Options{RowCost: 0.05})
+	fixed.Timed(1, time.Millisecond)
+	fixed.Timed(9, 9*time.Millisecond)
+	if fixed.RowCost() != 0.05 {
+		t.Errorf("a fixed row cost moved to %v", fixed.RowCost())
 	}
 }
 
@@ -136,7 +209,7 @@ func checkSame(t *testing.T, vocab int, prompt []int, maxTokens int, stop func(i
 	if err != nil {
 		t.Fatal(err)
 	}
-	drafted, err = Greedy(b, prompt, maxTokens, stop, New(Options{}))
+	drafted, err = Greedy(b, prompt, maxTokens, stop, New(Options{RowCost: 0.05}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,8 +94,8 @@ func run() error {
 	}
 	fmt.Printf("%s: %d prompt + %d tokens, %d threads, best of %d\n", filepath.Base(*model), len(prompt), len(res[0].Tokens), *threads, *rounds)
 	fmt.Printf("plain  %.1f tokens/s, %d decoder runs\n", best[0], res[0].Forwards)
-	fmt.Printf("lookup %.1f tokens/s, %d decoder runs (%.2f× fewer), %d/%d drafted tokens accepted (%.0f%%), %d pauses: %.2f× plain's speed\n",
-		best[1], res[1].Forwards, float64(res[0].Forwards)/float64(res[1].Forwards), st.Accepted, st.Drafted, 100*st.AcceptanceRate(), st.Paused, best[1]/best[0])
+	fmt.Printf("lookup %.1f tokens/s, %d decoder runs (%.2f× fewer), %d/%d drafted tokens accepted (%.0f%%), %d matches skipped: %.2f× plain's speed\n",
+		best[1], res[1].Forwards, float64(res[0].Forwards)/float64(res[1].Forwards), st.Accepted, st.Drafted, 100*st.AcceptanceRate(), st.Skipped, best[1]/best[0])
 	return nil
 }
 
