@@ -14,8 +14,9 @@ import (
 
 // graphOptions are the rewrites of a dynamic decoder's optimized copy: MatMulNBits at accuracy
 // level 4 where unset, the LM head on the last logits_to_keep rows only (1 in prefill and
-// decoding, k+1 when checking k drafted tokens).
-var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true}
+// decoding, k+1 when checking k drafted tokens), and with it the last layer's work after
+// attention where the graph allows.
+var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true}
 
 // optimizedGraph returns the graph to run for the dynamic decoder of folder f: with a cache
 // folder, the cached optimized copy of f.Model (see graphOptions and internal/optimize), else
@@ -122,7 +123,8 @@ func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 		return path
 	}
 	if rep.LMHead != "" || rep.AccuracyLevelSet > 0 {
-		slog.Info("wrote an optimized copy of the graph", "graph", path, "copy", out, "accuracy_level_set", rep.AccuracyLevelSet, "lm_head", rep.LMHead)
+		slog.Info("wrote an optimized copy of the graph", "graph", path, "copy", out, "accuracy_level_set", rep.AccuracyLevelSet, "lm_head", rep.LMHead,
+			"last_layer_nodes", rep.LastLayerNodes, "last_layer_skipped", rep.LastLayerSkipped)
 	}
 	return out
 }

@@ -127,6 +127,7 @@ func TestSharedKVAttention(t *testing.T) {
 			for _, o := range []optimize.Options{
 				{SharedKVAttention: true},
 				{SharedKVAttention: true, AccuracyLevel: 4, LastRows: true, KeepInput: true},
+				{SharedKVAttention: true, AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true},
 			} {
 				out, rep, err := optimize.Cached(path, t.TempDir(), o)
 				if err != nil {
@@ -140,6 +141,9 @@ func TestSharedKVAttention(t *testing.T) {
 				}
 				if rep.AttentionLayers != layers || rep.AttentionSkipped != "" {
 					t.Fatalf("rewrote %d of %d layers (skipped: %q)", rep.AttentionLayers, layers, rep.AttentionSkipped)
+				}
+				if o.LastLayerRows && (rep.LastLayerNodes < 10 || rep.LastLayerSkipped != "") {
+					t.Errorf("the last layer after attention: %d nodes pruned (skipped: %q)", rep.LastLayerNodes, rep.LastLayerSkipped)
 				}
 				after, err := onnxproto.ReadInfo(out)
 				if err != nil {
@@ -163,7 +167,7 @@ func TestSharedKVAttention(t *testing.T) {
 				ref := path
 				if o.LastRows { // compare with the same other rewrites, attention as published
 					base := o
-					base.SharedKVAttention = false
+					base.SharedKVAttention, base.LastLayerRows = false, false
 					if ref, _, err = optimize.Cached(path, t.TempDir(), base); err != nil {
 						t.Fatal(err)
 					}

@@ -68,6 +68,10 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	return out, rep, nil
 }
 
+// rewriteVersion is part of the cache key: raising it when a rewrite changes makes new copies
+// instead of reusing those an older EdgeChat wrote.
+const rewriteVersion = 2
+
 // CachedPath is where Cached keeps the copy of path made with o, whether or not it exists:
 // files a caller keeps beside it (e.g. the verdict of a check) share its key.
 func CachedPath(path, cacheDir string, o Options) (string, error) {
@@ -80,7 +84,7 @@ func CachedPath(path, cacheDir string, o Options) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v", abs, st.Size(), st.ModTime().UnixNano(), o)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v\x00%d", abs, st.Size(), st.ModTime().UnixNano(), o, rewriteVersion)
 	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
 	return filepath.Join(dir, filepath.Base(abs)), nil
 }

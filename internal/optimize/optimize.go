@@ -29,6 +29,10 @@ type Options struct {
 	// KeepInput adds an int64 input logits_to_keep of shape [1]: how many of the last rows get
 	// logits (1 in plain decoding, k+1 when verifying k drafted tokens).
 	KeepInput bool
+	// LastLayerRows (with LastRows) also computes the last layer after attention (output
+	// projection, MLP, norms) for those rows only, where that part is recognised (see
+	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
+	LastLayerRows bool
 	// SharedKVAttention replaces every layer's attention of a Hugging Face/Optimum export
 	// (present = Concat(past, new), repeat-kv, scores, mask, softmax) by com.microsoft
 	// GroupQueryAttention, which appends in place when past and present are one buffer. Only
@@ -57,6 +61,10 @@ type Report struct {
 	// why SharedKVAttention left the graph's attention as it was.
 	AttentionLayers  int
 	AttentionSkipped string
+	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
+	// LastLayerSkipped says why LastLayerRows pruned none.
+	LastLayerNodes   int
+	LastLayerSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -157,6 +165,10 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 			return nil, err
 		}
 		inits = append(inits, headInits...)
+		if o.LastLayerRows {
+			slice := slices.IndexFunc(nodes, func(n node) bool { return n.name == headSlice })
+			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
+		}
 	}
 	var out []byte
 	wroteNodes := false
@@ -217,31 +229,45 @@ func pruneHead(nodes []node, info *onnxproto.ModelInfo, o Options, rep *Report) 
 		}
 		cur = nodes[i].inputs[0]
 	}
-	const p = "edgechat_last_rows"
+	const p = lastRowsPrefix
 	inits := [][]byte{int64Initializer(p+"/ends", math.MaxInt64), int64Initializer(p+"/axes", -2), int64Initializer(p+"/shape", 1, -1, vocab)}
 	var added []node
 	var inputs [][]byte
 	starts := p + "/starts"
 	if o.KeepInput {
-		added = append(added, node{raw: encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})})
+		added = append(added, mkNode(encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})))
 		inputs = append(inputs, keepInputInfo())
 	} else {
 		inits = append(inits, int64Initializer(starts, -1))
 	}
 	h := nodes[head]
-	added = append(added, node{raw: encodeNode(p+"/slice", "Slice", []string{h.inputs[0], starts, p + "/ends", p + "/axes"}, []string{p + "/rows"})})
-	raw, err := withInput(h.raw, 0, p+"/rows")
-	if err != nil {
+	added = append(added, mkNode(encodeNode(headSlice, "Slice", []string{h.inputs[0], starts, p + "/ends", p + "/axes"}, []string{p + "/rows"})))
+	if err := rewire(&nodes[head], 0, p+"/rows"); err != nil {
 		return nil, nil, nil, err
 	}
-	nodes[head].raw = raw
 	for _, i := range reshapes {
-		if nodes[i].raw, err = withInput(nodes[i].raw, 1, p+"/shape"); err != nil {
+		if err := rewire(&nodes[i], 1, p+"/shape"); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	rep.LMHead = h.name
 	return slices.Insert(nodes, head, added...), inits, inputs, nil
+}
+
+// The names pruneHead gives what it adds.
+const (
+	lastRowsPrefix = "edgechat_last_rows"
+	headSlice      = lastRowsPrefix + "/slice"
+)
+
+// rewire makes input idx of n name, in its bytes and its parsed inputs.
+func rewire(n *node, idx int, name string) error {
+	raw, err := withInput(n.raw, idx, name)
+	if err != nil {
+		return err
+	}
+	n.raw, n.inputs[idx] = raw, name
+	return nil
 }
 
 // withInput returns node bytes whose input idx is name.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"edgechat/inference/ortenv"
@@ -73,13 +74,21 @@ func TestLastRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := ref.Vocab()
-			for _, keep := range []bool{false, true} {
-				out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: keep})
+			for _, c := range []struct{ keep, layer bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				keep := c.keep
+				out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: keep, LastLayerRows: c.layer})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if rep.LMHead == "" {
 					t.Error("no LM head reported")
+				}
+				// Only GroupQueryAttention graphs have an attention output the rows can be cut
+				// after; an export's attention ends in a Reshape.
+				if gqa := o.Layout == synth.LayoutGenAI; c.layer && (rep.LastLayerNodes > 0) != gqa {
+					t.Errorf("last layer: %d nodes pruned (skipped: %q), want pruning %v", rep.LastLayerNodes, rep.LastLayerSkipped, gqa)
+				} else if c.layer && !gqa && !strings.Contains(rep.LastLayerSkipped, "Reshape") {
+					t.Errorf("last layer skipped because %q", rep.LastLayerSkipped)
 				}
 				testenv.CheckONNX(t, out)
 				l := open(t, out)
@@ -92,10 +101,10 @@ func TestLastRows(t *testing.T) {
 					t.Fatal(err)
 				}
 				if len(got) != rows*v {
-					t.Fatalf("keep=%v: %d logits, want %d rows", keep, len(got)/v, rows)
+					t.Fatalf("%+v: %d logits, want %d rows", c, len(got)/v, rows)
 				}
 				if d := maxDiff(want[len(want)-rows*v:], got); !(d < 1e-4) {
-					t.Errorf("keep=%v: the last rows differ from the full graph's by %g", keep, d)
+					t.Errorf("%+v: the last rows differ from the full graph's by %g", c, d)
 				}
 			}
 		})
