@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"edgechat/inference/ortenv"
 	"edgechat/internal/ortloop"
@@ -69,11 +70,14 @@ func run() error {
 	for i := range ids {
 		ids[i] = 100 + i%1000
 	}
+	var wall time.Duration
 	for range *warmup + 1 {
+		start := time.Now()
 		if err := greedy(l, ids); err != nil {
 			l.Close()
 			return err
 		}
+		wall = time.Since(start)
 	}
 	if err := l.Close(); err != nil {
 		return err
@@ -92,7 +96,11 @@ func run() error {
 	}
 	skip := profiledFrom(events, len(ids))
 	total := map[string]int64{}
+	var runs int64
 	for _, e := range events {
+		if e.Cat == "Session" && e.Name == "model_run" && e.Ts >= skip {
+			runs += e.Dur
+		}
 		if e.Cat == "Node" && strings.HasSuffix(e.Name, "_kernel_time") && e.Ts >= skip {
 			key := e.Args.OpName
 			if *nodes {
@@ -111,7 +119,7 @@ func run() error {
 		rows, sum = append(rows, row{k, v}), sum+v
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(b.us, a.us) })
-	fmt.Printf("prefill %d tokens + %d decode steps, %d threads: %.1f ms in kernels\n", *prompt, *decode, *threads, float64(sum)/1000)
+	fmt.Printf("prefill %d tokens + %d decode steps, %d threads: %.1f ms in kernels of %.1f ms (%.1f ms in model_run)\n", *prompt, *decode, *threads, float64(sum)/1000, float64(wall.Microseconds())/1000, float64(runs)/1000)
 	for _, r := range rows {
 		fmt.Printf("%-60s %9.1f ms %5.1f%%\n", r.op, float64(r.us)/1000, 100*float64(r.us)/float64(sum))
 	}
