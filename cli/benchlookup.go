@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"edgechat/inference"
@@ -40,13 +41,16 @@ type lookupCase struct {
 	Total          bool    `json:"total,omitempty"`
 	// Drafted and accepted tokens, summed into totals.
 	drafted, accepted int
+	max               int // reply tokens asked for
 }
 
 // benchLookup measures prompt-lookup decoding against plain decoding on the same engine, for
 // each prompt: "continue" decodes n tokens after it; "reuse" asks again after the first
 // answer, as a later turn that repeats an earlier one does (prompt, its greedy continuation,
-// prompt). The two ways alternate over the rounds and each keeps its best; with several
-// prompts a total per workload follows (all tokens over all the best times).
+// prompt); "quote" gives a passage and then its first half again, as a request to quote or
+// rewrite a text does (see quoteCase). The two ways alternate over the rounds and each keeps
+// its best; with several prompts a total per workload follows (all tokens over all the best
+// times).
 func benchLookup(ctx context.Context, cfg inference.Config, prompts []string, n, rounds int) ([]lookupCase, error) {
 	cfg.OneShot = true
 	eng, err := inference.New(cfg)
@@ -54,7 +58,7 @@ func benchLookup(ctx context.Context, cfg inference.Config, prompts []string, n,
 		return nil, err
 	}
 	defer eng.Close()
-	run := func(p string, noLookup bool) (*reply.Summary, string, error) {
+	run := func(p string, n int, noLookup bool) (*reply.Summary, string, error) {
 		req := reply.Request{Prompt: &reply.Prompt{Text: p}, MaxTokens: n, NoLookup: noLookup, Sampling: reply.Sampling{Temperature: new(float64)}}
 		evs, err := eng.Generate(ctx, req)
 		if err != nil {
@@ -66,25 +70,32 @@ func benchLookup(ctx context.Context, cfg inference.Config, prompts []string, n,
 		}
 		return c.Summary, c.Text, nil
 	}
-	var cont, reuse []lookupCase
+	var cont, reuse, quote []lookupCase
 	for _, prompt := range prompts {
-		_, first, err := run(prompt, true)
+		_, first, err := run(prompt, n, true)
 		if err != nil {
 			return nil, err
 		}
-		cont = append(cont, lookupCase{Name: "continue", Prompt: prompt})
-		reuse = append(reuse, lookupCase{Name: "reuse", Prompt: prompt + first + "\n" + prompt})
+		cont = append(cont, lookupCase{Name: "continue", Prompt: prompt, max: n})
+		reuse = append(reuse, lookupCase{Name: "reuse", Prompt: prompt + first + "\n" + prompt, max: n})
+		sum, passage, err := run(prompt, quotedTokens, true)
+		if err != nil {
+			return nil, err
+		}
+		if q, ok := quoteCase(prompt, passage, len(sum.IDs)); ok {
+			quote = append(quote, q)
+		}
 	}
-	cases := append(cont, reuse...)
+	cases := slices.Concat(cont, reuse, quote)
 	for i := range cases {
 		c := &cases[i]
 		c.Same = true
 		for range rounds {
-			plain, _, err := run(c.Prompt, true)
+			plain, _, err := run(c.Prompt, c.max, true)
 			if err != nil {
 				return nil, err
 			}
-			look, _, err := run(c.Prompt, false)
+			look, _, err := run(c.Prompt, c.max, false)
 			if err != nil {
 				return nil, err
 			}
@@ -103,7 +114,30 @@ func benchLookup(ctx context.Context, cfg inference.Config, prompts []string, n,
 	if len(prompts) < 2 {
 		return cases, nil
 	}
-	return append(cases, total(cases[:len(cont)]), total(cases[len(cont):])), nil
+	for at, group := 0, 0; group < 3; group++ {
+		k := []int{len(cont), len(reuse), len(quote)}[group]
+		if k > 0 {
+			cases = append(cases, total(cases[at:at+k]))
+		}
+		at += k
+	}
+	return cases, nil
+}
+
+// quotedTokens is the length of the passage "quote" repeats: short enough that passage,
+// half of it again and the rest of the reply fit a 512-token context.
+const quotedTokens = 160
+
+// quoteCase is the "quote" workload: the model's own passage after prompt, then prompt and
+// the passage's first half again, so the reply goes on quoting it; the reply may take as
+// many tokens as the passage's second half (by its share of the characters).
+func quoteCase(prompt, passage string, tokens int) (lookupCase, bool) {
+	cut := strings.LastIndexByte(passage[:len(passage)/2], ' ')
+	if cut <= 0 || tokens < 8 {
+		return lookupCase{}, false
+	}
+	rest := tokens * (len(passage) - cut) / len(passage)
+	return lookupCase{Name: "quote", Prompt: prompt + passage + "\n\n" + prompt + passage[:cut], max: max(rest, 4)}, true
 }
 
 // total sums cases of one workload: their tokens over the sum of their best times.

@@ -270,8 +270,9 @@ func TestGenerateRawRefusesChatFlags(t *testing.T) {
 	}
 }
 
-// bench --lookup runs stories260K both ways through the engine: the same tokens, fewer
-// decoder runs with lookup, and the counts in the JSON; --no-lookup gives the same text.
+// bench --lookup runs stories260K both ways through the engine (continue, reuse, quote): the
+// same tokens, fewer decoder runs with lookup, and the counts in the JSON; --no-lookup gives
+// the same text.
 func TestBenchLookupStories(t *testing.T) {
 	lib := testenv.ORTLibrary(t)
 	stories := testenv.SharedModel(t, "stories260K")
@@ -287,7 +288,7 @@ func TestBenchLookupStories(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Lookup) != 2 {
+	if len(r.Lookup) != 3 {
 		t.Fatalf("lookup cases %+v", r.Lookup)
 	}
 	for _, c := range r.Lookup {
