@@ -23,15 +23,22 @@ const prefillChunk = 64
 // megabytes at a few thousand tokens. On a q4 Qwen3-width model with GroupQueryAttention, 2
 // threads (edgechat bench --seq-len N, runs of 256 and 512 alternated): 428 tokens 139–170 ms
 // against 139–149; 1,024 tokens 440–448 ms against 414–433, for 62 MB more private memory.
-// (With the export's concatenating attention, runs of 256 were best: 180 ms against 214.)
-const lastRowChunk = 512
+// With the export's concatenating attention and its mask, runs of 256 were best, 180 ms
+// against 214: concatChunk.
+const (
+	lastRowChunk = 512
+	concatChunk  = 256
+)
 
 // chunk is how many prompt tokens one prefill run takes.
 func (d *dynamicDecoder) chunk() int {
-	if d.outRows(2, 1) == 1 {
+	switch {
+	case d.outRows(2, 1) != 1:
+		return prefillChunk
+	case d.kv.shared:
 		return lastRowChunk
 	}
-	return prefillChunk
+	return concatChunk
 }
 
 // maxRows is the most ids ForwardRows takes in one run: prompt-lookup verification needs k+1
