@@ -31,6 +31,15 @@ func newSessionOptions(ep inference.EP) (*ort.SessionOptions, error) {
 		o.Destroy()
 		return nil, fmt.Errorf("set %d threads: %w", threads, err)
 	}
+	// Memory patterns plan a run's buffers for one set of input shapes, reused when the same
+	// shapes come again. A decoder's shapes change every run (the prompt's length, the
+	// attention mask's with every token), so each run would plan and place a new pattern
+	// block; without them the arena's freed blocks serve the next run. DirectML refuses
+	// sessions with them on.
+	if err := o.SetMemPattern(false); err != nil {
+		o.Destroy()
+		return nil, fmt.Errorf("turn memory patterns off: %w", err)
+	}
 	// Options named "session.*" are ONNX Runtime session settings, whatever the provider
 	// (e.g. session.disable_prepacking=1 trades speed for memory); the rest go to the provider.
 	provider := map[string]string{}
