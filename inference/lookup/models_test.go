@@ -40,7 +40,9 @@ func sameReplies(t *testing.T, plain, fast *ortloop.Loop, prompts [][]int, n int
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := lookup.Greedy(fast, p, n, func(id int) bool { return id == 2 }, lookup.New(lookup.Options{}))
+		// A fixed row cost keeps the drafts, and so the run counts, independent of timing:
+		// stories260K's measured T(k+1)/T(1) grows ~0.06 a row (BenchmarkVerifyRows).
+		b, err := lookup.Greedy(fast, p, n, func(id int) bool { return id == 2 }, lookup.New(lookup.Options{RowCost: 0.06}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +69,8 @@ func TestStoriesSameAsPlain(t *testing.T) {
 	}
 	p, l := sameReplies(t, plain, fast, prompts, 120)
 	t.Logf("decoder runs after the prompt: %d plain, %d with lookup (%.2f× fewer)", p, l, float64(p)/float64(l))
-	if l >= p {
-		t.Errorf("lookup saved no runs on stories: %d vs %d", l, p)
+	if float64(p) < 1.2*float64(l) { // 1.29× when the drafter was last tuned
+		t.Errorf("lookup saved too few runs on stories: %d vs %d plain", l, p)
 	}
 }
 
