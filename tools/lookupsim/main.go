@@ -1,0 +1,189 @@
+// Command lookupsim measures prompt-lookup drafting offline: it records a model's greedy
+// continuations once (bare ONNX Runtime loop), then replays the drafter against them, so
+// drafting policies compare in decoder runs and in run cost (1 + c·k for a run checking k
+// drafted tokens) without timing noise, beside the bound of an oracle that drafts the longest
+// piece of the context equal to what the model will say next.
+//
+//	go run ./tools/lookupsim --model ../shared/models/stories260K/onnx/model.onnx
+//
+// Prompts are windows of --ids (default: stories260K's reference story); the workloads are
+// those of `edgechat bench --lookup`: continue, reuse (prompt, answer, prompt) and quote (a
+// passage, then its first half again).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"edgechat/inference/lookup"
+	"edgechat/inference/ortenv"
+	"edgechat/internal/ortloop"
+)
+
+var (
+	model    = flag.String("model", "", "decoder graph (.onnx)")
+	idsFlag  = flag.String("ids", "1,403,407,261,378,432,383,286,261,376,298,315,421,395,317,426,338,401,396,267,337,410,408,419,292,411,322,265,282,295,433,426,385,328,432,358,394,261,370,432,352,266,268,388,426", "reference token ids the prompts are cut from (the first is BOS)")
+	prompts  = flag.Int("prompts", 12, "prompts: windows of up to 8 ids ending along the reference")
+	tokens   = flag.Int("tokens", 400, "greedy tokens of a continuation")
+	newline  = flag.Int("newline", 13, "the id that separates turns in reuse and quote")
+	rowCosts = flag.String("row-cost", "0.05,0.13", "row costs c to replay at, comma-separated")
+	maxDraft = flag.Int("max-draft", 15, "oracle's longest draft")
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "lookupsim:", err)
+		os.Exit(1)
+	}
+}
+
+// seq is a prompt and the model's greedy reply to it.
+type seq struct {
+	workload      int
+	prompt, truth []int
+}
+
+var workloads = []string{"continue", "reuse", "quote"}
+
+func run() error {
+	flag.Parse()
+	if *model == "" {
+		return errors.New("--model is required")
+	}
+	ref, err := parseInts(*idsFlag)
+	if err != nil || len(ref) < 2 {
+		return fmt.Errorf("--ids: %v", err)
+	}
+	var costs []float64
+	for _, s := range strings.Split(*rowCosts, ",") {
+		c, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || c <= 0 {
+			return fmt.Errorf("--row-cost %q: want positive numbers", s)
+		}
+		costs = append(costs, c)
+	}
+	if _, err := ortenv.Init(""); err != nil {
+		return err
+	}
+	l, err := ortloop.Open(*model, ortloop.Options{Threads: 2, MaxTokens: 2*(*tokens) + 64})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	greedy := func(p []int, n int) ([]int, error) {
+		l.Truncate(0)
+		r, err := lookup.Greedy(l, p, n, func(int) bool { return false }, nil)
+		return r.Tokens, err
+	}
+	var seqs []seq
+	for i := range *prompts {
+		end := 2 + i*(len(ref)-2) / *prompts
+		p := append([]int{ref[0]}, ref[max(1, end-8):end]...)
+		first, err := greedy(p, *tokens)
+		if err != nil {
+			return err
+		}
+		seqs = append(seqs, seq{0, p, first})
+		half := min(len(first), 120)
+		reuse := slices.Concat(p, first[:half], []int{*newline}, p[1:])
+		quote := slices.Concat(p, first[:min(len(first), 200)], []int{*newline}, p[1:], first[:min(len(first), 100)])
+		for w, prompt := range map[int][]int{1: reuse, 2: quote} {
+			truth, err := greedy(prompt, 120)
+			if err != nil {
+				return err
+			}
+			seqs = append(seqs, seq{w, prompt, truth})
+		}
+	}
+	fmt.Printf("%s: %d prompts, continue %d tokens, reuse and quote 120\n", *model, *prompts, *tokens)
+	fmt.Printf("%-22s", "")
+	for _, w := range workloads {
+		fmt.Printf("  %-26s", w)
+	}
+	fmt.Println()
+	for _, c := range costs {
+		var plain, runs [3]int
+		var cost [3]float64
+		for _, s := range seqs {
+			r, co := replay(s, lookup.New(lookup.Options{RowCost: c}), c)
+			plain[s.workload] += len(s.truth) - 1
+			runs[s.workload] += r
+			cost[s.workload] += co
+		}
+		fmt.Printf("%-22s", fmt.Sprintf("drafter, c = %g", c))
+		for w := range workloads {
+			fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs, %.2f× cost", float64(plain[w])/float64(runs[w]), float64(plain[w])/cost[w]))
+		}
+		fmt.Println()
+	}
+	var plain, runs [3]int
+	for _, s := range seqs {
+		plain[s.workload] += len(s.truth) - 1
+		runs[s.workload] += oracle(s, *maxDraft)
+	}
+	fmt.Printf("%-22s", fmt.Sprintf("oracle, k ≤ %d", *maxDraft))
+	for w := range workloads {
+		fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w])))
+	}
+	fmt.Println()
+	return nil
+}
+
+// replay decodes s.truth with the drafter d as lookup.Greedy would (a draft is kept up to
+// its first token that differs from the truth, plus the model's own next token) and returns
+// the decoder runs after the prompt and their cost at row cost c.
+func replay(s seq, d *lookup.Drafter, c float64) (runs int, cost float64) {
+	text := append(append([]int{}, s.prompt...), s.truth[0])
+	for pos, n := 1, len(s.truth); pos < n; {
+		draft := d.Draft(text, n-pos)
+		runs++
+		cost += 1 + c*float64(len(draft))
+		kept := 0
+		for kept < len(draft) && draft[kept] == s.truth[pos+kept] {
+			kept++
+		}
+		if len(draft) > 0 {
+			d.Observe(len(draft), kept)
+		}
+		take := min(kept+1, n-pos)
+		text, pos = append(text, s.truth[pos:pos+take]...), pos+take
+	}
+	return runs, cost
+}
+
+// oracle counts the runs of a drafter that knows the reply: each run drafts the longest
+// piece (up to k tokens) of the text so far that equals what comes next.
+func oracle(s seq, k int) (runs int) {
+	text := append(append([]int{}, s.prompt...), s.truth[0])
+	for pos, n := 1, len(s.truth); pos < n; {
+		best := 0
+		for st := range text {
+			m := 0
+			for m < k && st+m < len(text) && pos+m < n && text[st+m] == s.truth[pos+m] {
+				m++
+			}
+			best = max(best, m)
+		}
+		runs++
+		take := min(best+1, n-pos)
+		text, pos = append(text, s.truth[pos:pos+take]...), pos+take
+	}
+	return runs
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
