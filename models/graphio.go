@@ -29,8 +29,11 @@ type DecoderIO struct {
 	Logits        string
 	KVType        string
 	KVHeads       int
-	HeadDim       int
-	Vocab         int
+	// QueryHeads is the attention's query heads (the config's num_attention_heads); 0 when
+	// no config says.
+	QueryHeads int
+	HeadDim    int
+	Vocab      int
 	// LastRow: the graph returns logits for the last new row only (an optimized copy).
 	LastRow bool
 	// LogitsToKeep names the int64 [1] input that says how many of the last new rows get

@@ -79,6 +79,12 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	if io.Vocab == 0 && f.GenAI != nil {
 		io.Vocab = f.GenAI.Model.VocabSize
 	}
+	switch {
+	case f.Config != nil && f.Config.NumAttentionHeads > 0:
+		io.QueryHeads = f.Config.NumAttentionHeads
+	case f.GenAI != nil:
+		io.QueryHeads = f.GenAI.Model.Decoder.NumAttentionHeads
+	}
 	opts, err := newSessionOptions(ep)
 	if err != nil {
 		return nil, err

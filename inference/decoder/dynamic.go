@@ -17,28 +17,40 @@ import (
 // logits for every row: it bounds the logits buffer (chunk × vocab floats).
 const prefillChunk = 64
 
-// lastRowChunk is the prefill chunk of a graph that returns only the last row's logits (the
-// optimized copy): larger runs use the matrix kernels better and pay the per-run cost fewer
-// times, while the attention scores a run holds (heads × chunk × context floats) stay tens of
-// megabytes at a few thousand tokens. On a q4 Qwen3-width model with GroupQueryAttention, 2
-// threads (edgechat bench --seq-len N, runs of 256 and 512 alternated): 428 tokens 139–170 ms
-// against 139–149; 1,024 tokens 440–448 ms against 414–433, for 62 MB more private memory.
-// With the export's concatenating attention and its mask, runs of 256 were best, 180 ms
-// against 214: concatChunk.
+// lastRowChunk is the longest prefill chunk of a graph that returns only the last row's
+// logits (the optimized copy): larger runs use the matrix kernels better and pay the per-run
+// cost fewer times. On a q4 Qwen3-width model with GroupQueryAttention, 2 threads (edgechat
+// bench --seq-len N, runs of 256 and 512 alternated): 428 tokens 139–170 ms against 139–149;
+// 1,024 tokens 440–448 ms against 414–433. With the export's concatenating attention and its
+// mask, runs of 256 were best, 180 ms against 214: concatChunk.
 const (
 	lastRowChunk = 512
 	concatChunk  = 256
+	// scoreBytes bounds the attention scores one prefill run holds: query heads × chunk ×
+	// columns floats, where the columns are the whole KV buffer (GroupQueryAttention lays
+	// its scores out at the buffer's length) or the tokens so far. It shortens the chunks of
+	// long conversations: Qwen3's 16 heads at a 4,096-token buffer take runs of 128, where
+	// 512 would hold 134 MB of scores (at its 40,960-token context, 1.3 GB).
+	scoreBytes = 32 << 20
+	minChunk   = 16
 )
 
-// chunk is how many prompt tokens one prefill run takes.
+// chunk is how many prompt tokens one prefill run takes, for a cache grown to hold the
+// whole prompt.
 func (d *dynamicDecoder) chunk() int {
+	longest := concatChunk
 	switch {
 	case d.outRows(2, 1) != 1:
 		return prefillChunk
 	case d.kv.shared:
-		return lastRowChunk
+		longest = lastRowChunk
 	}
-	return concatChunk
+	heads := d.io.QueryHeads
+	if heads <= 0 {
+		heads = 4 * d.io.KVHeads // no config: as many as grouped-query models commonly have
+	}
+	fit := scoreBytes / (4 * max(heads, 1) * max(d.kv.capTokens, 1))
+	return min(max(fit, minChunk), longest)
 }
 
 // maxRows is the most ids ForwardRows takes in one run: prompt-lookup verification needs k+1
@@ -165,6 +177,10 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 	defer d.run.watch(ctx)()
 	if len(ids) == 1 {
 		return d.row, d.run.err(ctx, d.step(ids, d.row, 1))
+	}
+	// The cache grows once for the whole prompt, and the chunk is sized for that buffer.
+	if err := d.kv.ensure(d.kv.n + len(ids)); err != nil {
+		return nil, err
 	}
 	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows, unless the
 	// graph computes the last row only) live off the heap for the length of the call; only

@@ -1,0 +1,48 @@
+package decoder
+
+import (
+	"testing"
+
+	"edgechat/models"
+)
+
+// TestChunk: prefill runs are as long as the graph allows while the attention scores they
+// hold stay within scoreBytes.
+func TestChunk(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		keep, shared        bool
+		queryHeads, kvHeads int
+		capTokens           int
+		want                int
+	}{
+		{"every row's logits", false, false, 16, 8, 512, prefillChunk},
+		{"shared buffer, short prompt", true, true, 16, 8, 428, lastRowChunk},
+		{"concatenating cache, short prompt", true, false, 16, 8, 428, concatChunk},
+		{"Qwen3 heads at a 2,048-token buffer", true, true, 16, 8, 2048, 256},
+		{"Qwen3 heads at a 4,096-token buffer", true, true, 16, 8, 4096, 128},
+		{"Qwen3 heads at its whole context", true, true, 16, 8, 40960, minChunk},
+		{"no config: four query heads per KV head", true, true, 0, 8, 4096, 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			io := &models.DecoderIO{QueryHeads: tc.queryHeads, KVHeads: tc.kvHeads}
+			if tc.keep {
+				io.LogitsToKeep = "logits_to_keep"
+			}
+			d := &dynamicDecoder{io: io, kv: &kvBuffers{shared: tc.shared, capTokens: tc.capTokens}}
+			if got := d.chunk(); got != tc.want {
+				t.Errorf("chunk() = %d, want %d", got, tc.want)
+			}
+			if got := d.chunk(); got > minChunk && tc.keep {
+				heads := tc.queryHeads
+				if heads == 0 {
+					heads = 4 * tc.kvHeads
+				}
+				scores := 4 * heads * got * tc.capTokens
+				if scores > scoreBytes {
+					t.Errorf("a run of %d holds %d bytes of scores, over %d", got, scores, scoreBytes)
+				}
+			}
+		})
+	}
+}
