@@ -29,11 +29,11 @@ func TestChunk(t *testing.T) {
 			if tc.keep {
 				io.LogitsToKeep = "logits_to_keep"
 			}
-			d := &dynamicDecoder{io: io, kv: &kvBuffers{shared: tc.shared, capTokens: tc.capTokens}}
-			if got := d.chunk(); got != tc.want {
+			d := &dynamicDecoder{io: io, kv: &kvBuffers{shared: tc.shared}}
+			if got := d.chunk(tc.capTokens); got != tc.want {
 				t.Errorf("chunk() = %d, want %d", got, tc.want)
 			}
-			if got := d.chunk(); got > minChunk && tc.keep {
+			if got := d.chunk(tc.capTokens); got > minChunk && tc.keep {
 				heads := tc.queryHeads
 				if heads == 0 {
 					heads = 4 * tc.kvHeads
@@ -44,5 +44,22 @@ func TestChunk(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGrown: the capacity a prefill's runs grow the cache to, doubling from 256.
+func TestGrown(t *testing.T) {
+	for _, tc := range []struct{ cap, max, tokens, want int }{
+		{0, 4096, 100, 256},
+		{0, 4096, 428, 512},
+		{0, 4096, 3000, 4096},
+		{0, 3000, 3000, 3000},
+		{1024, 40960, 1000, 1024},
+		{1024, 40960, 1025, 2048},
+	} {
+		kv := &kvBuffers{capTokens: tc.cap, maxTokens: tc.max}
+		if got := kv.grown(tc.tokens); got != tc.want {
+			t.Errorf("capacity %d (max %d) grown to hold %d: %d, want %d", tc.cap, tc.max, tc.tokens, got, tc.want)
+		}
 	}
 }

@@ -35,9 +35,8 @@ const (
 	minChunk   = 16
 )
 
-// chunk is how many prompt tokens one prefill run takes, for a cache grown to hold the
-// whole prompt.
-func (d *dynamicDecoder) chunk() int {
+// chunk is how many prompt tokens one prefill run takes into a cache of capTokens rows.
+func (d *dynamicDecoder) chunk(capTokens int) int {
 	longest := concatChunk
 	switch {
 	case d.outRows(2, 1) != 1:
@@ -49,7 +48,7 @@ func (d *dynamicDecoder) chunk() int {
 	if heads <= 0 {
 		heads = 4 * d.io.KVHeads // no config: as many as grouped-query models commonly have
 	}
-	fit := scoreBytes / (4 * max(heads, 1) * max(d.kv.capTokens, 1))
+	fit := scoreBytes / (4 * max(heads, 1) * max(capTokens, 1))
 	return min(max(fit, minChunk), longest)
 }
 
@@ -178,14 +177,10 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 	if len(ids) == 1 {
 		return d.row, d.run.err(ctx, d.step(ids, d.row, 1))
 	}
-	// The cache grows once for the whole prompt, and the chunk is sized for that buffer.
-	if err := d.kv.ensure(d.kv.n + len(ids)); err != nil {
-		return nil, err
-	}
 	// A prefill's logits (a chunk × the vocabulary: 39 MB for Qwen3 at 64 rows, unless the
 	// graph computes the last row only) live off the heap for the length of the call; only
 	// the last row is kept.
-	size := d.chunk()
+	size := d.chunk(d.kv.grown(d.kv.n + len(ids)))
 	buf := offheap.Alloc(d.outRows(min(len(ids), size), 1) * d.vocab * 4)
 	defer offheap.Free(buf)
 	logits := offheap.Floats(buf)

@@ -79,6 +79,21 @@ func (kv *kvBuffers) copyRows(dst []byte, dstStride int, src []byte, srcStride, 
 	}
 }
 
+// grow is the capacity ensure gives a cache of capTokens rows that must hold tokens.
+func (kv *kvBuffers) grow(capTokens, tokens int) int {
+	return min(max(capTokens*2, 256, tokens), kv.maxTokens)
+}
+
+// grown is the capacity the buffers reach while a prefill appends up to tokens in runs
+// shorter than the capacity: doubling from the current one (or from 256).
+func (kv *kvBuffers) grown(tokens int) int {
+	c := kv.capTokens
+	for c < min(tokens, kv.maxTokens) {
+		c = kv.grow(c, 0)
+	}
+	return c
+}
+
 // ensure grows the buffers to hold at least tokens, keeping the cached rows.
 func (kv *kvBuffers) ensure(tokens int) error {
 	if tokens > kv.maxTokens {
@@ -87,8 +102,7 @@ func (kv *kvBuffers) ensure(tokens int) error {
 	if tokens <= kv.capTokens {
 		return nil
 	}
-	c := max(kv.capTokens*2, 256, tokens)
-	c = min(c, kv.maxTokens)
+	c := kv.grow(kv.capTokens, tokens)
 	size := kv.heads * c * kv.rowBytes()
 	stride, dstStride := kv.stride(), kv.n
 	if kv.shared {
