@@ -81,8 +81,10 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 	var matmuls int
 	boundary := map[string]bool{}
 	sawAttention := false
-	for i := range cand {
-		n := nodes[i]
+	for i, n := range nodes { // in graph order, so the reason given is always the same
+		if !cand[i] {
+			continue
+		}
 		if n.op == "MatMul" || n.op == "MatMulNBits" {
 			matmuls++
 		}
