@@ -48,6 +48,8 @@ type layerAttn struct {
 // heads of size d, of TensorProto type elemType.
 func (v *attnView) matchLayer(pastK, pastV string, kvHeads, d, elemType int64) (*layerAttn, error) {
 	a := &layerAttn{pastK: pastK, pastV: pastV, scale: 1, kHeads: kvHeads, headSize: d, elemType: elemType}
+	v.headSize = d
+	defer func() { v.headSize = 0 }()
 	concat := func(past string) (newRows, present string, err error) {
 		i, err := v.only(past, "Concat")
 		if err != nil {

@@ -351,7 +351,19 @@ for n in nodes:
             mul = muls[0]
             scale = float(inits[mul.input[1]])
             c, r, q, kt = name("scale"), name("sqrt"), name("q_scaled"), name("k_scaled")
-            new.append(helper.make_node("Constant", [], [c], value=helper.make_tensor(c, TensorProto.FLOAT, [], [scale])))
+            if sys.argv[3] == "shape":
+                # The scale from the query's shape, as the exporter writes scale=None:
+                # 1/√(q.size(-1)) = Div(1, Sqrt(Cast(Slice(Shape(q), -1, INT64_MAX)))).
+                sh, last, f, sq, one, inv = name("qshape"), name("last"), name("dim"), name("sqrt_dim"), name("one"), name("inv")
+                new.append(helper.make_node("Shape", [n.input[0]], [sh]))
+                new.append(helper.make_node("Slice", [sh, const([-1]), const([9223372036854775807])], [last]))
+                new.append(helper.make_node("Cast", [last], [f], to=TensorProto.FLOAT))
+                new.append(helper.make_node("Sqrt", [f], [sq]))
+                new.append(helper.make_node("Constant", [], [one], value=helper.make_tensor(one, TensorProto.FLOAT, [1], [1.0])))
+                new.append(helper.make_node("Div", [one, sq], [inv]))
+                new.append(helper.make_node("Cast", [inv], [c], to=TensorProto.FLOAT))
+            else:
+                new.append(helper.make_node("Constant", [], [c], value=helper.make_tensor(c, TensorProto.FLOAT, [], [scale])))
             new.append(helper.make_node("Sqrt", [c], [r]))
             new.append(helper.make_node("Mul", [n.input[0], r], [q]))
             new.append(helper.make_node("Mul", [n.input[1], r], [kt]))
@@ -381,14 +393,14 @@ onnx.save(m, sys.argv[2])
 
 // TestSharedKVAttentionComputedShapes: shapes computed at run time and per-layer slices of
 // the mask are recognised too, with the scale after the scores or, as the PyTorch exporter
-// writes scaled_dot_product_attention, √scale on both factors from a Sqrt of a Constant; the
-// rewrite gives the same logits.
+// writes scaled_dot_product_attention, √scale on both factors from a Sqrt of a Constant or of
+// 1/√ of the query's last dimension read from its shape; the rewrite gives the same logits.
 func TestSharedKVAttentionComputedShapes(t *testing.T) {
 	stories := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
 	for _, tc := range []struct {
 		name string
 		args []string
-	}{{"scaled scores", nil}, {"scaled factors", []string{"sdpa"}}} {
+	}{{"scaled scores", nil}, {"scaled factors", []string{"sdpa"}}, {"scale from the query's shape", []string{"shape"}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := pythonEdit(t, stories, computedShapes, tc.args...)
 			out, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true})
@@ -406,6 +418,9 @@ func TestSharedKVAttentionComputedShapes(t *testing.T) {
 				if n := after.Ops[op]; n != 0 && (op != "Sqrt" || n != 11) { // 11 RMSNorm square roots
 					t.Errorf("%d %s nodes left", n, op)
 				}
+			}
+			if n := after.Ops["Div"]; n != 11 { // the RMSNorms': the scale's own are gone
+				t.Errorf("%d Div nodes left, want the 11 of the RMSNorms", n)
 			}
 			testenv.CheckONNX(t, out)
 			rel, flips := compare(t, path, out, []int{1, 403, 407, 261, 378, 9, 33}, 6)

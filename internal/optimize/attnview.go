@@ -19,6 +19,9 @@ type attnView struct {
 	inputs    map[string]bool // graph inputs
 	outputs   map[string]bool // graph outputs
 	opset     int64           // the default domain's version
+	// headSize is the layer's head size while matchLayer runs: the last dimension of its
+	// queries and keys, which an export may read from their shape to compute the scale.
+	headSize int64
 }
 
 func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
@@ -99,9 +102,11 @@ func (v *attnView) ints(t string) ([]int64, bool) {
 	return out, true
 }
 
-// scalar returns the constant t if it holds one value. A scalar left unfolded by an exporter (Sqrt of a constant scale, as the PyTorch exporter
-// writes scaled_dot_product_attention's √scale on both factors) is computed here.
-func (v *attnView) scalar(t string) (float64, bool) { return v.scalarAt(t, 3) }
+// scalar returns the constant t if it holds one value. A scalar left unfolded by an exporter
+// is computed here: Sqrt of a constant scale, as the PyTorch exporter writes
+// scaled_dot_product_attention's √scale on both factors, or that scale computed from the
+// query's shape, 1/√(last dimension), which is the layer's head size (see lastDim).
+func (v *attnView) scalar(t string) (float64, bool) { return v.scalarAt(t, 8) }
 
 // scalarAt is scalar through at most depth computing nodes.
 func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
@@ -115,6 +120,8 @@ func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
 	n := v.nodes[i]
 	switch n.op {
 	case "Sqrt", "Reciprocal", "Cast", "Identity", "Mul", "Div":
+	case "Slice", "Gather":
+		return v.lastDim(n)
 	default:
 		return 0, false
 	}
@@ -137,6 +144,44 @@ func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
 		return args[0] / args[1], true
 	}
 	return 0, false
+}
+
+// lastDim reads a Slice [-1:] or Gather [-1] of a Shape: the last dimension of a tensor, taken
+// to be the head size of the layer being matched (the query's or key's, for the scale). Were
+// it another tensor's, the rewritten graph would give other logits, which the numeric check
+// before use catches.
+func (v *attnView) lastDim(n node) (float64, bool) {
+	sh, ok := v.producer[n.inputs[0]]
+	if !ok || v.nodes[sh].op != "Shape" || v.headSize <= 0 || len(n.inputs) < 2 {
+		return 0, false
+	}
+	if _, ok, _ := intAttr(v.nodes[sh].raw, "start"); ok {
+		return 0, false // a partial shape: its last element is not known to be the tensor's
+	}
+	first, ok := v.ints(n.inputs[1])
+	if !ok || len(first) != 1 || first[0] != -1 {
+		return 0, false
+	}
+	if n.op == "Slice" {
+		if len(n.inputs) < 3 {
+			return 0, false
+		}
+		end, ok := v.consts[n.inputs[2]] // as floats: INT64_MAX does not survive a round trip
+		if !ok || len(end) != 1 || end[0] < 1<<30 {
+			return 0, false
+		}
+		if len(n.inputs) > 3 {
+			if axes, ok := v.ints(n.inputs[3]); !ok || !slices.Equal(axes, []int64{0}) {
+				return 0, false
+			}
+		}
+		if len(n.inputs) > 4 {
+			if steps, ok := v.ints(n.inputs[4]); !ok || !slices.Equal(steps, []int64{1}) {
+				return 0, false
+			}
+		}
+	}
+	return float64(v.headSize), true
 }
 
 // perm reports whether node i is a Transpose with permutation p.
