@@ -29,6 +29,9 @@ type Options struct {
 	// KeepInput adds an int64 input logits_to_keep of shape [1]: how many of the last rows get
 	// logits (1 in plain decoding, k+1 when verifying k drafted tokens).
 	KeepInput bool
+	// FuseRMSNorm writes each float32 RMSNorm of six nodes as one SimplifiedLayerNormalization
+	// (see rmsnorm.go).
+	FuseRMSNorm bool
 	// LastLayerRows (with LastRows) also computes the last layer after attention (output
 	// projection, MLP, norms) for those rows only, where that part is recognised (see
 	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
@@ -61,6 +64,8 @@ type Report struct {
 	// why SharedKVAttention left the graph's attention as it was.
 	AttentionLayers  int
 	AttentionSkipped string
+	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node.
+	RMSNorms int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
@@ -151,6 +156,9 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 		}
 	}
 	var inits, inputs [][]byte
+	if o.FuseRMSNorm {
+		nodes, rep.RMSNorms = fuseRMSNorm(nodes, gfs, info)
+	}
 	if o.SharedKVAttention {
 		rewritten, added, layers, skipped := rewriteAttention(nodes, gfs, info)
 		if skipped != "" {

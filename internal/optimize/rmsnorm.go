@@ -1,0 +1,185 @@
+package optimize
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
+)
+
+// RMSNorm as one node.
+//
+// Exports write RMSNorm — x / √(mean(x²) + ε) · w — as six nodes: Mul(x, x) or Pow(x, 2),
+// ReduceMean over the last axis, Add ε, Sqrt, Div (or Reciprocal and Mul), Mul by the weight.
+// A decoder has two per layer, two more with Qwen3's per-head query and key norms, and one at
+// the end: a sixth of a 4-layer graph's nodes, each a pass over the activations and a kernel
+// launch. ONNX Runtime fuses the Pow form itself; fuseRMSNorm writes every form as its
+// SimplifiedLayerNormalization, which ONNX Runtime then also fuses with the residual Add
+// before it (SkipSimplifiedLayerNormalization).
+
+// rmsNorm is one matched norm: the nodes it replaces, its input, weight and ε.
+type rmsNorm struct {
+	nodes     []int
+	x, w, out string
+	eps       float32
+}
+
+// fuseRMSNorm replaces every float32 RMSNorm it recognises by SimplifiedLayerNormalization
+// and returns the nodes and how many it fused.
+func fuseRMSNorm(nodes []node, gfs []field, info *onnxproto.ModelInfo) ([]node, int) {
+	v := newAttnView(nodes, gfs, info)
+	floats := float32Inits(gfs)
+	var found []rmsNorm
+	for i, n := range nodes {
+		if r, ok := v.matchRMSNorm(i, n, floats); ok {
+			found = append(found, r)
+		}
+	}
+	if len(found) == 0 {
+		return nodes, 0
+	}
+	drop := map[int]bool{}
+	at := map[int]rmsNorm{} // the weight Mul's place gets the fused node
+	for _, r := range found {
+		for _, i := range r.nodes {
+			drop[i] = true
+		}
+		at[r.nodes[len(r.nodes)-1]] = r
+	}
+	var out []node
+	for i, n := range nodes {
+		if r, ok := at[i]; ok {
+			out = append(out, mkNode(encodeNode(n.name+"/edgechat_rmsnorm", "SimplifiedLayerNormalization", []string{r.x, r.w}, []string{r.out}),
+				withInt("axis", -1), withFloat("epsilon", r.eps), withInt("stash_type", 1)))
+			continue
+		}
+		if !drop[i] {
+			out = append(out, n)
+		}
+	}
+	return out, len(found)
+}
+
+// matchRMSNorm matches the norm whose squaring node is i: each intermediate read by the next
+// node only, the mean over the last axis, ε and the float32 weight constants.
+func (v *attnView) matchRMSNorm(i int, sq node, floats map[string]bool) (rmsNorm, bool) {
+	var r rmsNorm
+	if sq.domain != "" || len(sq.inputs) != 2 {
+		return r, false
+	}
+	x := sq.inputs[0]
+	switch sq.op {
+	case "Mul":
+		if sq.inputs[1] != x {
+			return r, false
+		}
+	case "Pow":
+		if p, ok := v.scalar(sq.inputs[1]); !ok || p != 2 {
+			return r, false
+		}
+	default:
+		return r, false
+	}
+	next := func(t, op string) (int, node, bool) {
+		cs := v.consumers[t]
+		if len(cs) != 1 || v.outputs[t] {
+			return 0, node{}, false
+		}
+		n := v.nodes[cs[0]]
+		return cs[0], n, n.op == op && n.domain == ""
+	}
+	mi, mean, ok := next(sq.outputs[0], "ReduceMean")
+	if !ok || !rowWise(v, mean, nil) {
+		return r, false
+	}
+	if keep, set, _ := intAttr(mean.raw, "keepdims"); set && keep == 0 {
+		return r, false
+	}
+	ai, add, ok := next(mean.outputs[0], "Add")
+	if !ok {
+		return r, false
+	}
+	eps, ok := v.scalar(other(add, mean.outputs[0]))
+	if !ok {
+		return r, false
+	}
+	si, sqrt, ok := next(add.outputs[0], "Sqrt")
+	if !ok {
+		return r, false
+	}
+	r.nodes = []int{i, mi, ai, si}
+	normed := ""
+	switch ci := v.consumers[sqrt.outputs[0]]; {
+	case len(ci) != 1 || v.outputs[sqrt.outputs[0]]:
+		return r, false
+	case v.nodes[ci[0]].op == "Div" && v.nodes[ci[0]].domain == "":
+		div := v.nodes[ci[0]]
+		if div.inputs[0] != x || div.inputs[1] != sqrt.outputs[0] {
+			return r, false
+		}
+		r.nodes, normed = append(r.nodes, ci[0]), div.outputs[0]
+	case v.nodes[ci[0]].op == "Reciprocal" && v.nodes[ci[0]].domain == "":
+		mul, ok := v.onlyReader(v.nodes[ci[0]].outputs[0], "Mul")
+		if !ok || other(v.nodes[mul], v.nodes[ci[0]].outputs[0]) != x {
+			return r, false
+		}
+		r.nodes, normed = append(r.nodes, ci[0], mul), v.nodes[mul].outputs[0]
+	default:
+		return r, false
+	}
+	wi, ok := v.onlyReader(normed, "Mul")
+	if !ok {
+		return r, false
+	}
+	w := other(v.nodes[wi], normed)
+	if !floats[w] {
+		return r, false
+	}
+	r.nodes = append(r.nodes, wi)
+	r.x, r.w, r.out, r.eps = x, w, v.nodes[wi].outputs[0], float32(eps)
+	return r, true
+}
+
+// onlyReader is the one node reading t, if it is an op node of the default domain.
+func (v *attnView) onlyReader(t, op string) (int, bool) {
+	cs := v.consumers[t]
+	if len(cs) != 1 || v.outputs[t] || v.nodes[cs[0]].op != op || v.nodes[cs[0]].domain != "" {
+		return 0, false
+	}
+	return cs[0], true
+}
+
+// other is the input of a two-input node n that is not t.
+func other(n node, t string) string {
+	if n.inputs[0] == t {
+		return n.inputs[1]
+	}
+	return n.inputs[0]
+}
+
+// float32Inits are the names of the graph's float32 initializers.
+func float32Inits(gfs []field) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range gfs {
+		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
+			continue
+		}
+		tfs, err := fields(f.val)
+		if err != nil {
+			continue
+		}
+		var name string
+		var dtype uint64
+		for _, t := range tfs {
+			switch {
+			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
+				name = string(t.val)
+			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
+				dtype = t.v
+			}
+		}
+		if dtype == 1 { // FLOAT
+			out[name] = true
+		}
+	}
+	return out
+}
