@@ -1,8 +1,9 @@
 // Package optimize writes faster copies of decoder graphs, never touching the user's files:
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
-// layer after attention only for those rows), and GroupQueryAttention in place of an
-// export's concatenating attention, so that past and present can share one KV buffer.
+// layer after attention only for those rows), each RMSNorm as one node, and
+// GroupQueryAttention in place of an export's concatenating attention, so that past and
+// present can share one KV buffer.
 package optimize
 
 import (
