@@ -174,6 +174,22 @@ func rowWise(v *attnView, n node, consts map[string]bool) bool {
 // constNames are the graph's initializers and Constant node outputs.
 func constNames(gfs []field, nodes []node) map[string]bool {
 	out := map[string]bool{}
+	for name := range initTypes(gfs) {
+		out[name] = true
+	}
+	for _, n := range nodes {
+		if n.op == "Constant" && n.domain == "" {
+			for _, o := range n.outputs {
+				out[o] = true
+			}
+		}
+	}
+	return out
+}
+
+// initTypes maps the graph's initializers to their TensorProto data types.
+func initTypes(gfs []field) map[string]uint64 {
+	out := map[string]uint64{}
 	for _, f := range gfs {
 		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
 			continue
@@ -182,18 +198,17 @@ func constNames(gfs []field, nodes []node) map[string]bool {
 		if err != nil {
 			continue
 		}
+		var name string
+		var dtype uint64
 		for _, t := range tfs {
-			if t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType {
-				out[string(t.val)] = true
+			switch {
+			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
+				name = string(t.val)
+			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
+				dtype = t.v
 			}
 		}
-	}
-	for _, n := range nodes {
-		if n.op == "Constant" && n.domain == "" {
-			for _, o := range n.outputs {
-				out[o] = true
-			}
-		}
+		out[name] = dtype
 	}
 	return out
 }

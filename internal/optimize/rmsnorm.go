@@ -1,10 +1,6 @@
 package optimize
 
-import (
-	"google.golang.org/protobuf/encoding/protowire"
-
-	"edgechat/internal/onnxproto"
-)
+import "edgechat/internal/onnxproto"
 
 // RMSNorm as one node.
 //
@@ -27,10 +23,10 @@ type rmsNorm struct {
 // and returns the nodes and how many it fused.
 func fuseRMSNorm(nodes []node, gfs []field, info *onnxproto.ModelInfo) ([]node, int) {
 	v := newAttnView(nodes, gfs, info)
-	floats := float32Inits(gfs)
+	types := initTypes(gfs)
 	var found []rmsNorm
 	for i, n := range nodes {
-		if r, ok := v.matchRMSNorm(i, n, floats); ok {
+		if r, ok := v.matchRMSNorm(i, n, types); ok {
 			found = append(found, r)
 		}
 	}
@@ -61,7 +57,7 @@ func fuseRMSNorm(nodes []node, gfs []field, info *onnxproto.ModelInfo) ([]node, 
 
 // matchRMSNorm matches the norm whose squaring node is i: each intermediate read by the next
 // node only, the mean over the last axis, ε and the float32 weight constants.
-func (v *attnView) matchRMSNorm(i int, sq node, floats map[string]bool) (rmsNorm, bool) {
+func (v *attnView) matchRMSNorm(i int, sq node, types map[string]uint64) (rmsNorm, bool) {
 	var r rmsNorm
 	if sq.domain != "" || len(sq.inputs) != 2 {
 		return r, false
@@ -131,7 +127,7 @@ func (v *attnView) matchRMSNorm(i int, sq node, floats map[string]bool) (rmsNorm
 		return r, false
 	}
 	w := other(v.nodes[wi], normed)
-	if !floats[w] {
+	if types[w] != tensorFloat {
 		return r, false
 	}
 	r.nodes = append(r.nodes, wi)
@@ -154,32 +150,4 @@ func other(n node, t string) string {
 		return n.inputs[1]
 	}
 	return n.inputs[0]
-}
-
-// float32Inits are the names of the graph's float32 initializers.
-func float32Inits(gfs []field) map[string]bool {
-	out := map[string]bool{}
-	for _, f := range gfs {
-		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
-			continue
-		}
-		tfs, err := fields(f.val)
-		if err != nil {
-			continue
-		}
-		var name string
-		var dtype uint64
-		for _, t := range tfs {
-			switch {
-			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
-				name = string(t.val)
-			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
-				dtype = t.v
-			}
-		}
-		if dtype == 1 { // FLOAT
-			out[name] = true
-		}
-	}
-	return out
 }

@@ -9,12 +9,13 @@ import (
 	"edgechat/internal/onnxproto"
 )
 
-// ONNX enum values this package writes (the field numbers are onnxproto's).
+// ONNX enum values this package reads and writes (the field numbers are onnxproto's).
 const (
-	attrFloat = 1 // AttributeProto.FLOAT
-	attrInt   = 2 // AttributeProto.INT
-	attrInts  = 7 // AttributeProto.INTS
-	int64Type = 7 // TensorProto.INT64
+	attrFloat   = 1 // AttributeProto.FLOAT
+	attrInt     = 2 // AttributeProto.INT
+	attrInts    = 7 // AttributeProto.INTS
+	tensorFloat = 1 // TensorProto.FLOAT
+	int64Type   = 7 // TensorProto.INT64
 )
 
 // field is one protobuf field: its whole encoding, and the payload of a length-delimited one.
