@@ -16,16 +16,17 @@ type attnView struct {
 	producer  map[string]int
 	consumers map[string][]int
 	consts    map[string][]float64
-	inputs    map[string]bool // graph inputs
-	outputs   map[string]bool // graph outputs
-	opset     int64           // the default domain's version
+	inits     map[string]uint64 // initializers' TensorProto data types
+	inputs    map[string]bool   // graph inputs
+	outputs   map[string]bool   // graph outputs
+	opset     int64             // the default domain's version
 	// headSize is the layer's head size while matchLayer runs: the last dimension of its
 	// queries and keys, which an export may read from their shape to compute the scale.
 	headSize int64
 }
 
 func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
-	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inputs: map[string]bool{}, outputs: map[string]bool{}}
+	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inits: initTypes(gfs), inputs: map[string]bool{}, outputs: map[string]bool{}}
 	for i, n := range nodes {
 		for _, o := range n.outputs {
 			v.producer[o] = i
@@ -75,6 +76,15 @@ func (v *attnView) onlyNode(t, op string) (int, error) {
 		return -1, fmt.Errorf("%s feeds a %s node, not a %s", t, n.op, op)
 	}
 	return cs[0], nil
+}
+
+// constant reports whether t is an initializer or a Constant node's output.
+func (v *attnView) constant(t string) bool {
+	if _, ok := v.inits[t]; ok {
+		return true
+	}
+	_, ok := v.from(t, "Constant")
+	return ok
 }
 
 // from returns the node producing t if it has op type op.

@@ -155,3 +155,29 @@ func tensorValues(b []byte) (name string, v []float64, ok bool) {
 	}
 	return name, v, true
 }
+
+// initTypes maps the graph's initializers to their TensorProto data types.
+func initTypes(gfs []field) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, f := range gfs {
+		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
+			continue
+		}
+		tfs, err := fields(f.val)
+		if err != nil {
+			continue
+		}
+		var name string
+		var dtype uint64
+		for _, t := range tfs {
+			switch {
+			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
+				name = string(t.val)
+			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
+				dtype = t.v
+			}
+		}
+		out[name] = dtype
+	}
+	return out
+}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"edgechat/internal/onnxproto"
 )
 
@@ -45,7 +43,6 @@ var residualOps = map[string]bool{"Add": true, "SkipSimplifiedLayerNormalization
 // returns the nodes with the new slices, or the nodes unchanged and why not.
 func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice int) ([]node, int, string) {
 	v := newAttnView(nodes, gfs, info)
-	consts := constNames(gfs, nodes)
 	sl := nodes[slice]
 	// Candidates: nodes reachable backwards from the slice's data through row operators.
 	cand := map[int]bool{}
@@ -54,12 +51,12 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 		t := queue[0]
 		queue = queue[1:]
 		i, ok := v.producer[t]
-		if !ok || cand[i] || consts[t] || !rowWise(v, nodes[i], consts) {
+		if !ok || cand[i] || v.constant(t) || !v.rowWise(nodes[i]) {
 			continue
 		}
 		cand[i] = true
 		for _, in := range nodes[i].inputs {
-			if in != "" && !consts[in] {
+			if in != "" && !v.constant(in) {
 				queue = append(queue, in)
 			}
 		}
@@ -90,7 +87,7 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 		}
 		for _, in := range n.inputs {
 			p, ok := v.producer[in]
-			if in == "" || consts[in] || (ok && cand[p]) {
+			if in == "" || v.constant(in) || (ok && cand[p]) {
 				continue
 			}
 			switch {
@@ -131,7 +128,7 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 	// The starts may be computed from graph inputs only (Neg of logits_to_keep): that node
 	// goes first, so every new slice follows what it reads.
 	if j, ok := v.producer[sl.inputs[1]]; ok {
-		if slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return in != KeepInputName && !v.inputs[in] && !consts[in] }) {
+		if slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return in != KeepInputName && !v.inputs[in] && !v.constant(in) }) {
 			return nodes, 0, "the head's row count is computed from more than graph inputs"
 		}
 		k := slices.IndexFunc(out, func(n node) bool { return n.name == nodes[j].name })
@@ -144,14 +141,14 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 // rowWise reports whether node n computes each row from that row alone: an operator of
 // rowOps whose reductions and norms run over the last axis, whose matrix products multiply
 // by constant weights, and whose reshapes only merge the leading axes ([-1, hidden]).
-func rowWise(v *attnView, n node, consts map[string]bool) bool {
+func (v *attnView) rowWise(n node) bool {
 	if !rowOps[n.op] {
 		return false
 	}
 	switch n.op {
 	case "MatMul", "MatMulNBits":
 		for _, in := range n.inputs[1:] {
-			if in != "" && !consts[in] {
+			if in != "" && !v.constant(in) {
 				return false
 			}
 		}
@@ -169,46 +166,4 @@ func rowWise(v *attnView, n node, consts map[string]bool) bool {
 		return ok && len(shape) == 2 && shape[0] == -1 && shape[1] > 0
 	}
 	return true
-}
-
-// constNames are the graph's initializers and Constant node outputs.
-func constNames(gfs []field, nodes []node) map[string]bool {
-	out := map[string]bool{}
-	for name := range initTypes(gfs) {
-		out[name] = true
-	}
-	for _, n := range nodes {
-		if n.op == "Constant" && n.domain == "" {
-			for _, o := range n.outputs {
-				out[o] = true
-			}
-		}
-	}
-	return out
-}
-
-// initTypes maps the graph's initializers to their TensorProto data types.
-func initTypes(gfs []field) map[string]uint64 {
-	out := map[string]uint64{}
-	for _, f := range gfs {
-		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
-			continue
-		}
-		tfs, err := fields(f.val)
-		if err != nil {
-			continue
-		}
-		var name string
-		var dtype uint64
-		for _, t := range tfs {
-			switch {
-			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
-				name = string(t.val)
-			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
-				dtype = t.v
-			}
-		}
-		out[name] = dtype
-	}
-	return out
 }

@@ -23,10 +23,9 @@ type rmsNorm struct {
 // and returns the nodes and how many it fused.
 func fuseRMSNorm(nodes []node, gfs []field, info *onnxproto.ModelInfo) ([]node, int) {
 	v := newAttnView(nodes, gfs, info)
-	types := initTypes(gfs)
 	var found []rmsNorm
 	for i, n := range nodes {
-		if r, ok := v.matchRMSNorm(i, n, types); ok {
+		if r, ok := v.matchRMSNorm(i, n); ok {
 			found = append(found, r)
 		}
 	}
@@ -57,7 +56,7 @@ func fuseRMSNorm(nodes []node, gfs []field, info *onnxproto.ModelInfo) ([]node, 
 
 // matchRMSNorm matches the norm whose squaring node is i: each intermediate read by the next
 // node only, the mean over the last axis, ε and the float32 weight constants.
-func (v *attnView) matchRMSNorm(i int, sq node, types map[string]uint64) (rmsNorm, bool) {
+func (v *attnView) matchRMSNorm(i int, sq node) (rmsNorm, bool) {
 	var r rmsNorm
 	if sq.domain != "" || len(sq.inputs) != 2 {
 		return r, false
@@ -75,51 +74,42 @@ func (v *attnView) matchRMSNorm(i int, sq node, types map[string]uint64) (rmsNor
 	default:
 		return r, false
 	}
-	next := func(t, op string) (int, node, bool) {
-		cs := v.consumers[t]
-		if len(cs) != 1 || v.outputs[t] {
-			return 0, node{}, false
-		}
-		n := v.nodes[cs[0]]
-		return cs[0], n, n.op == op && n.domain == ""
-	}
-	mi, mean, ok := next(sq.outputs[0], "ReduceMean")
-	if !ok || !rowWise(v, mean, nil) {
+	mi, ok := v.onlyReader(sq.outputs[0], "ReduceMean")
+	if !ok || !v.rowWise(v.nodes[mi]) {
 		return r, false
 	}
+	mean := v.nodes[mi]
 	if keep, set, _ := intAttr(mean.raw, "keepdims"); set && keep == 0 {
 		return r, false
 	}
-	ai, add, ok := next(mean.outputs[0], "Add")
+	ai, ok := v.onlyReader(mean.outputs[0], "Add")
 	if !ok {
 		return r, false
 	}
-	eps, ok := v.scalar(other(add, mean.outputs[0]))
+	eps, ok := v.scalar(other(v.nodes[ai], mean.outputs[0]))
 	if !ok {
 		return r, false
 	}
-	si, sqrt, ok := next(add.outputs[0], "Sqrt")
+	si, ok := v.onlyReader(v.nodes[ai].outputs[0], "Sqrt")
 	if !ok {
 		return r, false
 	}
+	sqrt := v.nodes[si].outputs[0]
 	r.nodes = []int{i, mi, ai, si}
-	normed := ""
-	switch ci := v.consumers[sqrt.outputs[0]]; {
-	case len(ci) != 1 || v.outputs[sqrt.outputs[0]]:
-		return r, false
-	case v.nodes[ci[0]].op == "Div" && v.nodes[ci[0]].domain == "":
-		div := v.nodes[ci[0]]
-		if div.inputs[0] != x || div.inputs[1] != sqrt.outputs[0] {
+	var normed string
+	if di, ok := v.onlyReader(sqrt, "Div"); ok {
+		if div := v.nodes[di]; div.inputs[0] != x || div.inputs[1] != sqrt {
 			return r, false
 		}
-		r.nodes, normed = append(r.nodes, ci[0]), div.outputs[0]
-	case v.nodes[ci[0]].op == "Reciprocal" && v.nodes[ci[0]].domain == "":
-		mul, ok := v.onlyReader(v.nodes[ci[0]].outputs[0], "Mul")
-		if !ok || other(v.nodes[mul], v.nodes[ci[0]].outputs[0]) != x {
+		r.nodes, normed = append(r.nodes, di), v.nodes[di].outputs[0]
+	} else if ri, ok := v.onlyReader(sqrt, "Reciprocal"); ok {
+		inv := v.nodes[ri].outputs[0]
+		mul, ok := v.onlyReader(inv, "Mul")
+		if !ok || other(v.nodes[mul], inv) != x {
 			return r, false
 		}
-		r.nodes, normed = append(r.nodes, ci[0], mul), v.nodes[mul].outputs[0]
-	default:
+		r.nodes, normed = append(r.nodes, ri, mul), v.nodes[mul].outputs[0]
+	} else {
 		return r, false
 	}
 	wi, ok := v.onlyReader(normed, "Mul")
@@ -127,7 +117,7 @@ func (v *attnView) matchRMSNorm(i int, sq node, types map[string]uint64) (rmsNor
 		return r, false
 	}
 	w := other(v.nodes[wi], normed)
-	if types[w] != tensorFloat {
+	if v.inits[w] != tensorFloat {
 		return r, false
 	}
 	r.nodes = append(r.nodes, wi)
