@@ -134,27 +134,41 @@ func run() error {
 	return nil
 }
 
-// replay decodes s.truth with the drafter d as lookup.Greedy would (a draft is kept up to
-// its first token that differs from the truth, plus the model's own next token) and returns
-// the decoder runs after the prompt and their cost at row cost c.
+// replay decodes s.truth with the drafter d through lookup.Greedy, on a model that answers
+// with the recorded reply, and returns the decoder runs after the prompt and their cost at
+// row cost c.
 func replay(s seq, d *lookup.Drafter, c float64) (runs int, cost float64) {
-	text := append(append([]int{}, s.prompt...), s.truth[0])
-	for pos, n := 1, len(s.truth); pos < n; {
-		draft := d.Draft(text, n-pos)
-		runs++
-		cost += 1 + c*float64(len(draft))
-		kept := 0
-		for kept < len(draft) && draft[kept] == s.truth[pos+kept] {
-			kept++
-		}
-		if len(draft) > 0 {
-			d.Observe(len(draft), kept)
-		}
-		take := min(kept+1, n-pos)
-		text, pos = append(text, s.truth[pos:pos+take]...), pos+take
+	m := &recorded{text: slices.Concat(s.prompt, s.truth), c: c}
+	r, err := lookup.Greedy(m, s.prompt, len(s.truth), func(int) bool { return false }, d)
+	if err != nil {
+		panic(err) // a recorded model never fails
 	}
-	return runs, cost
+	return r.Forwards, m.cost - 1 // the prompt's run is not counted
 }
+
+// recorded is a lookup.Model that knows its greedy text: the token after each position is
+// the text's next one, whatever was fed there, which is all that lookup.Accept reads up to
+// the first drafted token that differs.
+type recorded struct {
+	text    []int
+	n       int // tokens in the cache
+	c, cost float64
+}
+
+func (m *recorded) Forward(ids []int, rows int) ([]int, error) {
+	m.n += len(ids)
+	m.cost += 1 + m.c*float64(rows-1)
+	picks := make([]int, rows)
+	for i := range picks {
+		picks[i] = -1 // past the recorded reply: a draft reaching its end is never followed
+		if next := m.n - rows + i + 1; next < len(m.text) {
+			picks[i] = m.text[next]
+		}
+	}
+	return picks, nil
+}
+
+func (m *recorded) Truncate(n int) { m.n = min(n, m.n) }
 
 // oracle counts the runs of a drafter that knows the reply: each run drafts the longest
 // piece (up to k tokens) of the text so far that equals what comes next.
