@@ -97,11 +97,11 @@ func New(o Options) *Drafter {
 	return &Drafter{o: o, byLen: make([]record, o.MaxNGram+1), rowCost: c}
 }
 
-// Draft returns up to max tokens to verify after text (prompt and reply so far): those that
+// Draft returns up to room tokens to verify after text (prompt and reply so far): those that
 // followed the most recent earlier occurrence of text's longest matching suffix, as many as
 // are expected to save time. It returns nil when nothing matches or drafting would not pay.
-func (d *Drafter) Draft(text []int, max int) []int {
-	n, follow := match(text, d.o.MinNGram, d.o.MaxNGram, min(max, d.o.MaxDraft))
+func (d *Drafter) Draft(text []int, room int) []int {
+	n, follow := match(text, d.o.MinNGram, d.o.MaxNGram, min(room, d.o.MaxDraft))
 	if n == 0 {
 		return nil
 	}
