@@ -11,8 +11,9 @@ import "time"
 
 // Options tune a Drafter; zero fields take the defaults.
 type Options struct {
-	// MinNGram and MaxNGram bound the suffix lengths matched, longest first (1 and 5). Each
-	// length keeps its own record of kept drafts, so short matches draft only while they pay.
+	// MinNGram and MaxNGram bound the suffix lengths matched, longest first (1 and 16). Each
+	// length up to 4, then 5–7, 8–15 and 16, keeps its own record of kept drafts, so short
+	// matches draft only while they pay and a long one (text being copied) is told apart.
 	MinNGram, MaxNGram int
 	// MaxDraft caps the drafted tokens per verification (15; the caller caps it further by
 	// the rows its decoder checks in one run).
@@ -44,7 +45,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	def(&o.MinNGram, 1)
-	def(&o.MaxNGram, 5)
+	def(&o.MaxNGram, 16)
 	def(&o.MaxDraft, 15)
 	o.MaxNGram = max(o.MaxNGram, o.MinNGram)
 	return o
@@ -94,7 +95,7 @@ func New(o Options) *Drafter {
 	if c <= 0 {
 		c = startRowCost
 	}
-	return &Drafter{o: o, byLen: make([]record, o.MaxNGram+1), rowCost: c}
+	return &Drafter{o: o, byLen: make([]record, bucket(o.MaxNGram)+1), rowCost: c}
 }
 
 // Draft returns up to room tokens to verify after text (prompt and reply so far): those that
@@ -105,7 +106,7 @@ func (d *Drafter) Draft(text []int, room int) []int {
 	if n == 0 {
 		return nil
 	}
-	r := &d.byLen[n]
+	r := &d.byLen[bucket(n)]
 	k := bestLength(r.keep(), d.rowCost, len(follow))
 	if k == 0 {
 		if r.skips++; r.skips < probeEvery {
@@ -114,8 +115,22 @@ func (d *Drafter) Draft(text []int, room int) []int {
 		}
 		k = 1
 	}
-	r.skips, d.last = 0, n
+	r.skips, d.last = 0, bucket(n)
 	return follow[:k]
+}
+
+// bucket is the record a match of n tokens is kept in: one per length up to 4, then
+// 5–7, 8–15, 16–31 and so on, so that long matches, rarer, still gather a record.
+func bucket(n int) int {
+	if n <= 4 {
+		return n
+	}
+	b := 5
+	for n >= 8 {
+		n /= 2
+		b++
+	}
+	return b
 }
 
 // bestLength is the draft length, at most limit, that maximises the expected tokens per
@@ -143,30 +158,32 @@ func Find(text []int, minN, maxN, k int) []int {
 
 func match(text []int, minN, maxN, k int) (int, []int) {
 	L := len(text)
-	if k <= 0 {
+	if k <= 0 || L < 2 {
 		return 0, nil
 	}
-	for n := min(maxN, L-1); n >= minN; n-- {
-		suffix := text[L-n:]
-		for start := L - n - 1; start >= 0; start-- {
-			if !equal(text[start:start+n], suffix) {
-				continue
-			}
-			if follow := text[start+n : min(L, start+n+k)]; len(follow) > 0 {
-				return n, follow
+	// One pass over the earlier positions: how far the text before each one agrees with
+	// the text's end; the longest agreement wins, the most recent among equals.
+	bestN, bestAt := 0, 0
+	last := text[L-1]
+	for at := L - 1; at >= 1; at-- {
+		if text[at-1] != last {
+			continue
+		}
+		n := 1
+		for n < maxN && n < at && text[at-1-n] == text[L-1-n] {
+			n++
+		}
+		if n > bestN {
+			bestN, bestAt = n, at
+			if n == maxN {
+				break
 			}
 		}
 	}
-	return 0, nil
-}
-
-func equal(a, b []int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
+	if bestN < minN {
+		return 0, nil
 	}
-	return true
+	return bestN, text[bestAt:min(L, bestAt+k)]
 }
 
 // Accept compares a draft with greedy decoding's picks: picks[i] is the argmax of the logits

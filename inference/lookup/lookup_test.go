@@ -38,6 +38,51 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// naiveMatch is match by its definition: for n from maxN down to minN, the most recent
+// earlier occurrence of the last n tokens with at least one token after it.
+func naiveMatch(text []int, minN, maxN, k int) (int, []int) {
+	L := len(text)
+	if k <= 0 {
+		return 0, nil
+	}
+	for n := min(maxN, L-1); n >= minN; n-- {
+		for start := L - n - 1; start >= 0; start-- {
+			if slices.Equal(text[start:start+n], text[L-n:]) {
+				return n, text[start+n : min(L, start+n+k)]
+			}
+		}
+	}
+	return 0, nil
+}
+
+// FuzzMatch: the one-pass search finds what the definition does, on texts over a small
+// alphabet (so that matches of every length occur).
+func FuzzMatch(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 1, 2, 3, 1, 2}, uint8(1), uint8(16), uint8(15))
+	f.Add([]byte{0, 0, 0, 0, 0, 0}, uint8(2), uint8(3), uint8(4))
+	f.Add([]byte{5, 1, 2, 5, 1, 3, 5, 1}, uint8(1), uint8(5), uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, minN, maxN, k uint8) {
+		text := make([]int, len(b))
+		for i, c := range b {
+			text[i] = int(c % 4)
+		}
+		lo, hi := int(minN%8)+1, int(maxN%40)+1
+		n, follow := match(text, lo, hi, int(k%20))
+		wn, wfollow := naiveMatch(text, lo, hi, int(k%20))
+		if n != wn || !slices.Equal(follow, wfollow) {
+			t.Fatalf("match(%v, %d, %d, %d) = %d %v, want %d %v", text, lo, hi, k%20, n, follow, wn, wfollow)
+		}
+	})
+}
+
+func TestBucket(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 4: 4, 5: 5, 7: 5, 8: 6, 15: 6, 16: 7, 31: 7, 32: 8} {
+		if got := bucket(n); got != want {
+			t.Errorf("bucket(%d) = %d, want %d", n, got, want)
+		}
+	}
+}
+
 func TestAccept(t *testing.T) {
 	for _, tc := range []struct {
 		name         string

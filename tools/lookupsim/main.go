@@ -2,7 +2,8 @@
 // continuations once (bare ONNX Runtime loop), then replays the drafter against them, so
 // drafting policies compare in decoder runs and in run cost (1 + c·k for a run checking k
 // drafted tokens) without timing noise, beside the bound of an oracle that drafts the longest
-// piece of the context equal to what the model will say next.
+// piece of the context equal to what the model will say next, and of two half-oracles that
+// know only how far a draft will be kept (see knownLength).
 //
 //	go run ./tools/lookupsim --model ../shared/models/stories260K/onnx/model.onnx
 //
@@ -33,6 +34,7 @@ var (
 	newline  = flag.Int("newline", 13, "the id that separates turns in reuse and quote")
 	rowCosts = flag.String("row-cost", "0.05,0.13", "row costs c to replay at, comma-separated")
 	maxDraft = flag.Int("max-draft", 15, "oracle's longest draft")
+	maxN     = flag.Int("max-ngram", 16, "drafter's longest suffix match")
 )
 
 func main() {
@@ -101,7 +103,7 @@ func run() error {
 		}
 	}
 	fmt.Printf("%s: %d prompts, continue %d tokens, reuse and quote 120\n", *model, *prompts, *tokens)
-	fmt.Printf("%-22s", "")
+	fmt.Printf("%-28s", "")
 	for _, w := range workloads {
 		fmt.Printf("  %-26s", w)
 	}
@@ -110,12 +112,12 @@ func run() error {
 		var plain, runs [3]int
 		var cost [3]float64
 		for _, s := range seqs {
-			r, co := replay(s, lookup.New(lookup.Options{RowCost: c}), c)
+			r, co := replay(s, lookup.New(lookup.Options{RowCost: c, MaxNGram: *maxN}), c)
 			plain[s.workload] += len(s.truth) - 1
 			runs[s.workload] += r
 			cost[s.workload] += co
 		}
-		fmt.Printf("%-22s", fmt.Sprintf("drafter, c = %g", c))
+		fmt.Printf("%-28s", fmt.Sprintf("drafter, c = %g", c))
 		for w := range workloads {
 			fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs, %.2f× cost", float64(plain[w])/float64(runs[w]), float64(plain[w])/cost[w]))
 		}
@@ -126,11 +128,27 @@ func run() error {
 		plain[s.workload] += len(s.truth) - 1
 		runs[s.workload] += oracle(s, *maxDraft)
 	}
-	fmt.Printf("%-22s", fmt.Sprintf("oracle, k ≤ %d", *maxDraft))
+	fmt.Printf("%-28s", fmt.Sprintf("oracle, k ≤ %d", *maxDraft))
 	for w := range workloads {
 		fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w])))
 	}
 	fmt.Println()
+	for _, all := range []bool{false, true} {
+		label := "drafter's match, k known"
+		if all {
+			label = "best suffix match, k known"
+		}
+		var plain, runs [3]int
+		for _, s := range seqs {
+			plain[s.workload] += len(s.truth) - 1
+			runs[s.workload] += knownLength(s, *maxDraft, all)
+		}
+		fmt.Printf("%-28s", label)
+		for w := range workloads {
+			fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w])))
+		}
+		fmt.Println()
+	}
 	return nil
 }
 
@@ -200,4 +218,41 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// knownLength counts the runs of two half-oracles, between the drafter and the oracle: the
+// drafter's match (Find) drafted exactly as far as the reply agrees with it; and with
+// suffixAll, the best of every earlier occurrence of the text's last 1 to 5 tokens. What
+// the drafter loses to the first is its choice of draft lengths; to the second, its choice
+// of occurrence as well.
+func knownLength(s seq, k int, suffixAll bool) (runs int) {
+	text := append(append([]int{}, s.prompt...), s.truth[0])
+	for pos, n := 1, len(s.truth); pos < n; {
+		best := 0
+		if suffixAll {
+			L := len(text)
+			for m := 1; m <= 5 && m < L; m++ {
+				suf := text[L-m:]
+				for st := 0; st+m < L; st++ {
+					if !slices.Equal(text[st:st+m], suf) {
+						continue
+					}
+					a := 0
+					for a < k && st+m+a < L && pos+a < n && text[st+m+a] == s.truth[pos+a] {
+						a++
+					}
+					best = max(best, a)
+				}
+			}
+		} else {
+			f := lookup.Find(text, 1, *maxN, k)
+			for best < len(f) && pos+best < n && f[best] == s.truth[pos+best] {
+				best++
+			}
+		}
+		runs++
+		take := min(best+1, n-pos)
+		text, pos = append(text, s.truth[pos:pos+take]...), pos+take
+	}
+	return runs
 }
