@@ -139,7 +139,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := optimizedGraph(f, cache, cpu1)
+			got := optimizedGraph(f, cache, cpu1, 4096)
 			info, err := onnxproto.ReadInfo(got)
 			if err != nil {
 				t.Fatal(err)
@@ -147,9 +147,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] != 0 || info.Metadata[optimize.MetaLogitsRows] == "" {
 				t.Fatalf("ran %s (ops %v), not the copy without the attention rewrite", got, info.OpTypes())
 			}
-			o := graphOptions
-			o.SharedKVAttention = true
-			gqa, _ := optimize.CachedPath(f.Model, cache, o)
+			gqa, _ := optimize.CachedPath(f.Model, cache, gqaOptions(4096))
 			v, err := os.ReadFile(verdictPath(gqa, cpu1))
 			if err != nil || !strings.HasPrefix(string(v), tc.verdict) {
 				t.Fatalf("verdict %q (%v), want %q…", v, err, tc.verdict)
@@ -158,7 +156,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if _, err := os.Stat(gqa); err == nil && tc.verdict == notRecognised {
 				t.Error("a copy without the rewrite stays in the cache twice")
 			}
-			if again := optimizedGraph(f, cache, cpu1); again != got {
+			if again := optimizedGraph(f, cache, cpu1, 4096); again != got {
 				t.Errorf("second open ran %s, first %s", again, got)
 			}
 			d := openDynamic(t, dir, dynOpts{cache: cache})
@@ -181,7 +179,7 @@ func TestGroupQueryAttentionToleranceBites(t *testing.T) {
 	old := verifyTolerance
 	t.Cleanup(func() { verifyTolerance = old })
 	verifyTolerance = func(*onnxproto.ModelInfo) float64 { return -1 }
-	got := optimizedGraph(f, t.TempDir(), cpu1)
+	got := optimizedGraph(f, t.TempDir(), cpu1, 4096)
 	info, err := onnxproto.ReadInfo(got)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package decoder
 
 import (
 	"fmt"
+	"strconv"
 
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
@@ -36,7 +37,7 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; f still names the user's file
-		g.Model = optimizedGraph(f, o.GraphCache, o.EP)
+		g.Model = optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext)
 		d, err = loadDynamic(&g, o.EP, o.MaxContext)
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
@@ -73,6 +74,10 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 		}
 	}
 	io.SharedKV = info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	// An attention that rotates queries and keys itself knows positions up to its caches'.
+	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {
+		maxCtx = rows
+	}
 	if io.Vocab == 0 && f.Config != nil {
 		io.Vocab = f.Config.VocabSize
 	}

@@ -29,12 +29,15 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // kept beside the copy (one per execution provider: GroupQueryAttention is not everywhere), so
 // the check runs once per graph; otherwise the copy without the attention rewrite runs, and
 // the log says why.
-func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
+//
+// The GroupQueryAttention copy also rotates queries and keys itself where it can (see
+// optimize.Options.RotaryRows), with caches for maxCtx positions rounded up to a multiple of
+// rotaryRowsStep, so that one copy serves every context up to that.
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int) string {
 	if cacheDir == "" {
 		return f.Model
 	}
-	o := graphOptions
-	o.SharedKVAttention = true
+	o := gqaOptions(maxCtx)
 	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
 	if err != nil {
 		return optimizedCopy(f.Model, cacheDir, graphOptions)
@@ -74,6 +77,18 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP) string {
 	return gqa
 }
 
+// gqaOptions are graphOptions with the attention rewrite, for a cache of up to maxCtx tokens.
+func gqaOptions(maxCtx int) optimize.Options {
+	o := graphOptions
+	o.SharedKVAttention = true
+	o.RotaryRows = (max(maxCtx, 1) + rotaryRowsStep - 1) / rotaryRowsStep * rotaryRowsStep
+	return o
+}
+
+// rotaryRowsStep rounds the rotary caches' positions up: 8,192 positions of Qwen3-0.6B's
+// 128-wide heads take 4 MB (cos and sin).
+const rotaryRowsStep = 8192
+
 // verdictPath is the file recording whether the GroupQueryAttention copy gqa runs on ep.
 func verdictPath(gqa string, ep inference.EP) string {
 	name := ep.Name
@@ -106,7 +121,11 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
 	}
-	slog.Info("attention runs as GroupQueryAttention on one KV buffer", "graph", f.Model, "copy", gqa)
+	if rep.RotaryRows > 0 {
+		slog.Info("attention runs as GroupQueryAttention on one KV buffer, rotating queries and keys itself", "graph", f.Model, "copy", gqa, "rotary_positions", rep.RotaryRows)
+	} else {
+		slog.Info("attention runs as GroupQueryAttention on one KV buffer", "graph", f.Model, "copy", gqa, "rotary_left_because", rep.RotarySkipped)
+	}
 	return "ok"
 }
 

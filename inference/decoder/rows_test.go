@@ -32,7 +32,7 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 		t.Fatal(err)
 	}
 	g := *f
-	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)})
+	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, 4096)
 	if o.graph != "" {
 		g.Model = o.graph
 	}

@@ -342,16 +342,35 @@ func (v *attnView) maskInputs(mask string) error {
 	return walk(mask)
 }
 
+// attnResult is what rewriteAttention did: layers rewritten (or why none), and whether
+// their GroupQueryAttention rotates queries and keys itself (with caches of rotaryRows
+// positions) or why not.
+type attnResult struct {
+	layers        int
+	skipped       string
+	rotaryRows    int
+	rotarySkipped string
+}
+
 // rewriteAttention replaces every layer's attention by GroupQueryAttention, or leaves the graph
-// alone and returns why not.
-// It returns the new nodes, the initializers they need and the number of layers rewritten.
-func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out []node, inits [][]byte, rewritten int, skipped string) {
+// alone and says why not; with rotaryRows > 0 the attention also takes over the rotary
+// embedding where it is recognised (see rope.go). It returns the new nodes and the
+// initializers they need.
+func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryRows int) (out []node, inits [][]byte, res attnResult) {
+	out, inits, res.layers, res.skipped, res.rotaryRows, res.rotarySkipped = rewriteLayers(nodes, gfs, info, rotaryRows)
+	if res.skipped != "" {
+		return nil, nil, attnResult{skipped: res.skipped}
+	}
+	return out, inits, res
+}
+
+func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryRows int) (out []node, inits [][]byte, rewritten int, skipped string, rotary int, rotarySkipped string) {
 	v := newAttnView(nodes, gfs, info)
 	if v.opset < 13 {
-		return nil, nil, 0, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset)
+		return nil, nil, 0, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset), 0, ""
 	}
 	if _, ok := info.Input("attention_mask"); !ok {
-		return nil, nil, 0, "the graph has no attention_mask input to derive the sequence lengths from"
+		return nil, nil, 0, "the graph has no attention_mask input to derive the sequence lengths from", 0, ""
 	}
 	var layers []*layerAttn
 	for l := 0; ; l++ {
@@ -361,10 +380,10 @@ func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out
 			break
 		}
 		if !okK || !okV || len(pk.Dims) != 4 || pk.Dims[1].Value <= 0 || pk.Dims[3].Value <= 0 {
-			return nil, nil, 0, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l)
+			return nil, nil, 0, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l), 0, ""
 		}
 		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
-			return nil, nil, 0, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)
+			return nil, nil, 0, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType), 0, ""
 		}
 		elem := int64(1)
 		if pk.ElemType == "float16" {
@@ -372,19 +391,20 @@ func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out
 		}
 		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value, elem)
 		if err != nil {
-			return nil, nil, 0, fmt.Sprintf("layer %d: %v", l, err)
+			return nil, nil, 0, fmt.Sprintf("layer %d: %v", l, err), 0, ""
 		}
 		if len(layers) > 0 && v.maskRoot(a.mask) != v.maskRoot(layers[0].mask) {
-			return nil, nil, 0, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)
+			return nil, nil, 0, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l), 0, ""
 		}
 		layers = append(layers, a)
 	}
 	if len(layers) == 0 {
-		return nil, nil, 0, "no past_key_values.N.key inputs"
+		return nil, nil, 0, "no past_key_values.N.key inputs", 0, ""
 	}
 	if err := v.maskInputs(layers[0].mask); err != nil {
-		return nil, nil, 0, err.Error()
+		return nil, nil, 0, err.Error(), 0, ""
 	}
+	ropes, rotarySkipped := v.layerRopes(layers, rotaryRows)
 	p := gqaPrefix
 	inits = [][]byte{int64Initializer(p+"/axis1", 1), int64Initializer(p+"/one", 1)}
 	seqlens, total := p+"/seqlens_k", p+"/total_sequence_length"
@@ -401,33 +421,54 @@ func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out
 	flat := func(l int, t string, heads, d int64) (string, []node) {
 		// [B,H,S,D] → [B,S,H·D]: the Reshape input before an export's head-split Transpose, or a
 		// Transpose and Reshape.
-		if tr, ok := v.from(t, "Transpose"); ok && v.perm(tr, 0, 2, 1, 3) {
-			if r, ok := v.from(v.nodes[tr].inputs[0], "Reshape"); ok && v.reshapeTo(r, anyDim, anyDim, heads, d) {
-				return v.nodes[r].inputs[0], nil
-			}
-		}
 		sh := fmt.Sprintf("%s/shape_%d", p, heads*d)
 		if !shapes[sh] {
 			shapes[sh] = true
 			inits = append(inits, int64Initializer(sh, 0, 0, heads*d))
 		}
 		base := fmt.Sprintf("%s/%d/%s", p, l, t)
+		if tr, ok := v.from(t, "Transpose"); ok && v.perm(tr, 0, 2, 1, 3) {
+			bshd := v.nodes[tr].inputs[0]
+			if r, ok := v.from(bshd, "Reshape"); ok && v.reshapeTo(r, anyDim, anyDim, heads, d) {
+				return v.nodes[r].inputs[0], nil
+			}
+			// Whatever made it, the Transpose's input is [B,S,H,D]: merge its heads.
+			return base + "/flat", []node{mkNode(encodeNode(base+"/reshape", "Reshape", []string{bshd, sh}, []string{base + "/flat"}))}
+		}
 		return base + "/flat", []node{
 			mkNode(encodeNode(base+"/transpose", "Transpose", []string{t}, []string{base + "/bshd"}), withInts("perm", 0, 2, 1, 3)),
 			mkNode(encodeNode(base+"/reshape", "Reshape", []string{base + "/bshd", sh}, []string{base + "/flat"})),
 		}
 	}
+	gqaIn := []string{seqlens, total}
+	gqaAttrs := []nodeAttr{}
+	if ropes != nil {
+		cosName, sinName := p+"/cos_cache", p+"/sin_cache"
+		c, s := rotaryCaches(cosName, sinName, ropes.invFreq, ropes.scale, rotaryRows, layers[0].elemType)
+		inits = append(inits, c, s)
+		gqaIn = append(gqaIn, cosName, sinName)
+		gqaAttrs = append(gqaAttrs, withInt("do_rotary", 1))
+		rotary = rotaryRows
+	}
 	for l, a := range layers {
 		for _, i := range a.matched {
 			removed[i] = true
 		}
-		q, nq := flat(l, a.q, a.heads, a.headSize)
-		k, nk := flat(l, a.k, a.kHeads, a.headSize)
+		qIn, kIn := a.q, a.k
+		if ropes != nil {
+			r := ropes.layers[l]
+			qIn, kIn = r[0].x, r[1].x
+			for _, i := range slices.Concat(r[0].nodes, r[1].nodes) {
+				removed[i] = true
+			}
+		}
+		q, nq := flat(l, qIn, a.heads, a.headSize)
+		k, nk := flat(l, kIn, a.kHeads, a.headSize)
 		val, nv := flat(l, a.v, a.kHeads, a.headSize)
 		gqa := encodeNode(fmt.Sprintf("%s/%d/GroupQueryAttention", p, l), "GroupQueryAttention",
-			[]string{q, k, val, a.pastK, a.pastV, seqlens, total}, []string{a.out, a.presentK, a.presV})
+			slices.Concat([]string{q, k, val, a.pastK, a.pastV}, gqaIn), []string{a.out, a.presentK, a.presV})
 		gqa = appendBytes(gqa, onnxproto.FieldNodeDomain, []byte("com.microsoft"))
-		g := mkNode(gqa, withInt("num_heads", a.heads), withInt("kv_num_heads", a.kHeads), withFloat("scale", float32(a.scale)))
+		g := mkNode(gqa, append([]nodeAttr{withInt("num_heads", a.heads), withInt("kv_num_heads", a.kHeads), withFloat("scale", float32(a.scale))}, gqaAttrs...)...)
 		added[a.last] = slices.Concat(nq, nk, nv, []node{g})
 	}
 	out = slices.Clone(head)
@@ -455,11 +496,11 @@ func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo) (out
 		}
 		for _, in := range n.inputs {
 			if gone[in] {
-				return nil, nil, 0, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)
+				return nil, nil, 0, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in), 0, ""
 			}
 		}
 	}
-	return out, inits, len(layers), ""
+	return out, inits, len(layers), "", rotary, rotarySkipped
 }
 
 // deadFree drops the nodes whose outputs nothing reads.

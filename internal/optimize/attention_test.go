@@ -45,7 +45,7 @@ const (
 // compare runs ref (ping-pong buffers, as published) and got (one shared buffer) on the same
 // prompt and teacher-forced greedy continuation of ref, with one multi-row step (prompt-lookup
 // verification) at the end, and returns the largest logit difference relative to the largest
-// logit and how many greedy picks differ.
+// logit and how many greedy picks differ other than at near ties.
 func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (rel float64, flips int) {
 	t.Helper()
 	ref := open(t, refPath)
@@ -71,12 +71,16 @@ func compare(t *testing.T, refPath, gotPath string, prompt []int, steps int) (re
 		}
 		for r := 0; r < len(a)/v; r++ {
 			ra, rb := a[r*v:(r+1)*v], b[r*v:(r+1)*v]
-			if sample.Argmax(ra) != sample.Argmax(rb) {
-				flips++
-			}
+			var diff float64
 			for i := range ra {
 				scale = max(scale, math.Abs(float64(ra[i])))
-				worst = max(worst, math.Abs(float64(ra[i]-rb[i])))
+				diff = max(diff, math.Abs(float64(ra[i]-rb[i])))
+			}
+			worst = max(worst, diff)
+			// A pick differs unless the reference's top two are closer than the difference:
+			// a near tie either side may break (the engine's check has the same rule).
+			if ia, ib := sample.Argmax(ra), sample.Argmax(rb); ia != ib && float64(ra[ia]-ra[ib]) > 2*diff {
+				flips++
 			}
 		}
 		next := sample.Argmax(a[len(a)-v:])

@@ -20,13 +20,14 @@ type attnView struct {
 	inputs    map[string]bool   // graph inputs
 	outputs   map[string]bool   // graph outputs
 	opset     int64             // the default domain's version
+	gfs       []field           // the graph's fields, for reading larger constants
 	// headSize is the layer's head size while matchLayer runs: the last dimension of its
 	// queries and keys, which an export may read from their shape to compute the scale.
 	headSize int64
 }
 
 func newAttnView(nodes []node, gfs []field, info *onnxproto.ModelInfo) *attnView {
-	v := &attnView{nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inits: initTypes(gfs), inputs: map[string]bool{}, outputs: map[string]bool{}}
+	v := &attnView{gfs: gfs, nodes: nodes, producer: map[string]int{}, consumers: map[string][]int{}, consts: smallConsts(gfs, nodes), inits: initTypes(gfs), inputs: map[string]bool{}, outputs: map[string]bool{}}
 	for i, n := range nodes {
 		for _, o := range n.outputs {
 			v.producer[o] = i

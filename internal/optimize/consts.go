@@ -79,11 +79,17 @@ func constantNodeValues(raw []byte) ([]float64, bool) {
 // tensorValues reads an inline TensorProto of a float or integer type with at most
 // maxConstElems elements.
 func tensorValues(b []byte) (name string, v []float64, ok bool) {
+	name, v, _, ok = tensorValuesUpTo(b, maxConstElems)
+	return name, v, ok
+}
+
+// tensorValuesUpTo is tensorValues for tensors of up to limit elements; it also returns the
+// tensor's data type.
+func tensorValuesUpTo(b []byte, limit int64) (name string, v []float64, dtype uint64, ok bool) {
 	fs, err := fields(b)
 	if err != nil {
-		return "", nil, false
+		return "", nil, 0, false
 	}
-	var dtype uint64
 	var raw []byte
 	numel := int64(1)
 	for _, f := range fs {
@@ -98,14 +104,14 @@ func tensorValues(b []byte) (name string, v []float64, ok bool) {
 			for d := f.val; len(d) > 0; {
 				x, n := protowire.ConsumeVarint(d)
 				if n < 0 {
-					return "", nil, false
+					return "", nil, 0, false
 				}
 				numel, d = numel*int64(x), d[n:]
 			}
 		case f.num == onnxproto.FieldTensorRaw && f.typ == protowire.BytesType:
 			raw = f.val
 		case f.num == onnxproto.FieldTensorExternal:
-			return "", nil, false
+			return "", nil, 0, false
 		case f.num == fieldTensorFloatData && f.typ == protowire.Fixed32Type:
 			v = append(v, float64(math.Float32frombits(binary.LittleEndian.Uint32(f.raw[len(f.raw)-4:]))))
 		case f.num == fieldTensorFloatData && f.typ == protowire.BytesType:
@@ -118,7 +124,7 @@ func tensorValues(b []byte) (name string, v []float64, ok bool) {
 			for d := f.val; len(d) > 0; {
 				x, n := protowire.ConsumeVarint(d)
 				if n < 0 {
-					return "", nil, false
+					return "", nil, 0, false
 				}
 				v, d = append(v, float64(int64(x))), d[n:]
 			}
@@ -126,14 +132,14 @@ func tensorValues(b []byte) (name string, v []float64, ok bool) {
 			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(f.raw[len(f.raw)-8:])))
 		}
 	}
-	if numel > maxConstElems || numel < 0 {
-		return "", nil, false
+	if numel > limit || numel < 0 {
+		return "", nil, 0, false
 	}
 	if raw != nil {
 		v = nil
 		size := map[uint64]int{1: 4, 6: 4, 7: 8, 10: 2, 11: 8}[dtype]
 		if size == 0 || int64(len(raw)) != numel*int64(size) {
-			return "", nil, false
+			return "", nil, 0, false
 		}
 		for d := raw; len(d) > 0; d = d[size:] {
 			switch dtype {
@@ -151,9 +157,9 @@ func tensorValues(b []byte) (name string, v []float64, ok bool) {
 		}
 	}
 	if int64(len(v)) != numel {
-		return "", nil, false
+		return "", nil, 0, false
 	}
-	return name, v, true
+	return name, v, dtype, true
 }
 
 // initTypes maps the graph's initializers to their TensorProto data types.
@@ -180,4 +186,65 @@ func initTypes(gfs []field) map[string]uint64 {
 		out[name] = dtype
 	}
 	return out
+}
+
+// constType returns the data type of a constant tensor t (an initializer or a Constant
+// node's output).
+func (v *attnView) constType(t string) (uint64, bool) {
+	if typ, ok := v.inits[t]; ok {
+		return typ, true
+	}
+	i, ok := v.from(t, "Constant")
+	if !ok {
+		return 0, false
+	}
+	attrs, err := nodeAttrs(v.nodes[i].raw)
+	if err != nil {
+		return 0, false
+	}
+	for _, afs := range attrs {
+		switch attrNameOf(afs) {
+		case "value_float", "value_floats":
+			return 1, true
+		case "value_int", "value_ints":
+			return 7, true
+		case "value":
+			for _, a := range afs {
+				if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
+					_, _, typ, ok := tensorValuesUpTo(a.val, 1<<20)
+					return typ, ok
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// floatValues reads the constant t of at most limit elements stored inline (an initializer
+// or a Constant node's value).
+func (v *attnView) floatValues(t string, limit int) ([]float64, bool) {
+	for _, f := range v.gfs {
+		if f.num == onnxproto.FieldGraphInitializer && f.typ == protowire.BytesType {
+			if name, vals, _, ok := tensorValuesUpTo(f.val, int64(limit)); ok && name == t {
+				return vals, true
+			}
+		}
+	}
+	i, ok := v.from(t, "Constant")
+	if !ok {
+		return nil, false
+	}
+	attrs, err := nodeAttrs(v.nodes[i].raw)
+	if err != nil {
+		return nil, false
+	}
+	for _, afs := range attrs {
+		for _, a := range afs {
+			if attrNameOf(afs) == "value" && a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
+				_, vals, _, ok := tensorValuesUpTo(a.val, int64(limit))
+				return vals, ok
+			}
+		}
+	}
+	return nil, false
 }

@@ -44,6 +44,11 @@ type Options struct {
 	// matches the original for a batch of one with an all-ones attention_mask, and should be
 	// checked numerically before use.
 	SharedKVAttention bool
+	// RotaryRows (with SharedKVAttention), when > 0, lets GroupQueryAttention rotate the
+	// queries and keys itself where every layer's rotary embedding is recognised (see
+	// rope.go), from caches of this many positions: the KV cache must not hold more (the
+	// copy says how many in its MetaRotaryRows metadata).
+	RotaryRows int
 }
 
 // Metadata keys the rewritten model carries.
@@ -65,6 +70,10 @@ type Report struct {
 	// why SharedKVAttention left the graph's attention as it was.
 	AttentionLayers  int
 	AttentionSkipped string
+	// RotaryRows is the positions of the rotary caches when the attention rotates queries and
+	// keys itself; RotarySkipped says why not (with RotaryRows asked for).
+	RotaryRows    int
+	RotarySkipped string
 	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node.
 	RMSNorms int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
@@ -105,6 +114,9 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 			out = append(out, msOpset()...)
 		}
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
+		if rep.RotaryRows > 0 {
+			out = append(out, metadataEntry(MetaRotaryRows, strconv.Itoa(rep.RotaryRows))...)
+		}
 	}
 	if o.AccuracyLevel > 0 {
 		out = append(out, metadataEntry(MetaAccuracyLevel, strconv.FormatInt(o.AccuracyLevel, 10))...)
@@ -161,11 +173,12 @@ func rewriteGraph(b []byte, info *onnxproto.ModelInfo, o Options, rep *Report) (
 		nodes, rep.RMSNorms = fuseRMSNorm(nodes, gfs, info)
 	}
 	if o.SharedKVAttention {
-		rewritten, added, layers, skipped := rewriteAttention(nodes, gfs, info)
-		if skipped != "" {
-			rep.AttentionSkipped = skipped
+		rewritten, added, res := rewriteAttention(nodes, gfs, info, o.RotaryRows)
+		if res.skipped != "" {
+			rep.AttentionSkipped = res.skipped
 		} else {
-			nodes, inits, rep.AttentionLayers = rewritten, added, layers
+			nodes, inits, rep.AttentionLayers = rewritten, added, res.layers
+			rep.RotaryRows, rep.RotarySkipped = res.rotaryRows, res.rotarySkipped
 		}
 	}
 	if o.LastRows {

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -211,6 +212,26 @@ func int64Initializer(name string, v ...int64) []byte {
 	for _, x := range v {
 		u := uint64(x)
 		raw = append(raw, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
+	}
+	return appendBytes(b, onnxproto.FieldTensorRaw, raw)
+}
+
+// floatInitializer encodes a float32 (elem 1) or float16 (elem 10) TensorProto.
+func floatInitializer(name string, dims []int64, data []float32, elem int64) []byte {
+	var b []byte
+	for _, d := range dims {
+		b = appendVarint(b, onnxproto.FieldTensorDims, uint64(d))
+	}
+	b = appendVarint(b, onnxproto.FieldTensorDataType, uint64(elem))
+	b = appendBytes(b, onnxproto.FieldTensorName, []byte(name))
+	var raw []byte
+	if elem == 10 {
+		raw = onnxproto.Float16Bytes(data)
+	} else {
+		raw = make([]byte, 4*len(data))
+		for i, x := range data {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
+		}
 	}
 	return appendBytes(b, onnxproto.FieldTensorRaw, raw)
 }
