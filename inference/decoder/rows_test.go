@@ -31,13 +31,13 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := *f
-	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, 4096)
-	if o.graph != "" {
-		g.Model = o.graph
-	}
 	if o.max == 0 {
 		o.max = 512
+	}
+	g := *f
+	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max)
+	if o.graph != "" {
+		g.Model = o.graph
 	}
 	d, err := loadDynamic(&g, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max)
 	if err != nil {

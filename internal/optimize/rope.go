@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/internal/onnxproto"
 )
 
 // Rotary embedding inside the attention: an export rotates each layer's queries and keys
@@ -273,8 +277,13 @@ func (v *attnView) tableOf(t, op string) (angles string, scale float64, err erro
 }
 
 // ropeOps are the operators allowed between position_ids and the rotary angles: casts,
-// shapes, and the product of positions and inverse frequencies.
-var ropeOps = []string{"Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Expand", "Mul", "MatMul", "Shape", "Gather", "Concat", "Slice", "Identity", "Constant", "ConstantOfShape"}
+// layout, and the product of positions and inverse frequencies. Sizes computed from shapes
+// may feed them (intShape), never a value: angles that depend on the sequence's length
+// (dynamic NTK scaling, say) would be right only for the lengths the check before use tries.
+var ropeOps = []string{"Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Expand", "Mul", "MatMul", "Concat", "Slice", "Identity", "Constant"}
+
+// sizeInputs are the inputs of ropeOps that take sizes, axes or bounds, not values.
+var sizeInputs = map[string][]int{"Expand": {1}, "Reshape": {1}, "Unsqueeze": {1}, "Squeeze": {1}, "Slice": {1, 2, 3, 4}}
 
 // angleFrequencies checks that the angles f [B,S,half] are computed from position_ids and
 // constants by ropeOps only, with exactly one floating-point constant that is not a shape:
@@ -298,12 +307,13 @@ func (v *attnView) angleFrequencies(f string, half int) ([]float64, error) {
 			return nil
 		}
 		if typ, ok := v.constType(t); ok {
-			if typ == 1 || typ == 10 || typ == 11 {
-				if freq != "" && freq != t {
-					return fmt.Errorf("the rotary angles use more than one floating-point constant")
-				}
-				freq = t
+			if typ != 1 && typ != 10 && typ != 11 {
+				return fmt.Errorf("the rotary angles use the integer constant %s as a value", t)
 			}
+			if freq != "" && freq != t {
+				return fmt.Errorf("the rotary angles use more than one floating-point constant")
+			}
+			freq = t
 			return nil
 		}
 		i, ok := v.producer[t]
@@ -314,7 +324,16 @@ func (v *attnView) angleFrequencies(f string, half int) ([]float64, error) {
 		if n.domain != "" || !slices.Contains(ropeOps, n.op) {
 			return fmt.Errorf("the rotary angles are computed with a %s node", n.op)
 		}
-		for _, in := range n.inputs {
+		for j, in := range n.inputs {
+			if in == "" {
+				continue
+			}
+			if slices.Contains(sizeInputs[n.op], j) {
+				if !v.intShape(in, 12) {
+					return fmt.Errorf("the sizes of a %s node in the rotary angles are not computed from shapes", n.op)
+				}
+				continue
+			}
 			if err := walk(in, depth-1); err != nil {
 				return err
 			}
@@ -332,6 +351,65 @@ func (v *attnView) angleFrequencies(f string, half int) ([]float64, error) {
 		return nil, fmt.Errorf("the rotary frequencies %s are not %d values", freq, half)
 	}
 	return vals, nil
+}
+
+// shapeOps compute sizes from Shape nodes and integer constants; the PyTorch exporter writes
+// Expand's sizes with -1 in them as Where(Equal(sizes, -1), …).
+var shapeOps = []string{"Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Equal", "Where", "ConstantOfShape", "Reshape", "Identity", "Constant"}
+
+// intShape reports whether t is computed from Shape nodes and integer constants only (a size,
+// whatever the tensors measured), through at most depth nodes.
+func (v *attnView) intShape(t string, depth int) bool {
+	if typ, ok := v.constType(t); ok {
+		return typ == 6 || typ == 7 || typ == 9 // int32, int64, bool
+	}
+	i, ok := v.producer[t]
+	if !ok || depth == 0 || v.nodes[i].domain != "" {
+		return false
+	}
+	n := v.nodes[i]
+	if n.op == "Shape" {
+		return true
+	}
+	if !slices.Contains(shapeOps, n.op) {
+		return false
+	}
+	if n.op == "Cast" {
+		if to, _, _ := intAttr(n.raw, "to"); to != 6 && to != 7 && to != 9 {
+			return false
+		}
+	}
+	if n.op == "ConstantOfShape" {
+		if typ, ok := v.constOfShapeType(i); !ok || typ != 6 && typ != 7 && typ != 9 {
+			return false
+		}
+	}
+	for _, in := range n.inputs {
+		if in != "" && !v.intShape(in, depth-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// constOfShapeType is the data type of a ConstantOfShape node's value (float32 when unset).
+func (v *attnView) constOfShapeType(i int) (uint64, bool) {
+	attrs, err := nodeAttrs(v.nodes[i].raw)
+	if err != nil {
+		return 0, false
+	}
+	for _, afs := range attrs {
+		if attrNameOf(afs) != "value" {
+			continue
+		}
+		for _, a := range afs {
+			if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
+				_, _, typ, ok := tensorValuesUpTo(a.val, 1)
+				return typ, ok
+			}
+		}
+	}
+	return 1, true
 }
 
 // rotaryCaches returns GroupQueryAttention's cos and sin caches [rows, half] as TensorProtos

@@ -16,12 +16,14 @@ import (
 // a Transpose, cos and sin scaled by attention_scaling (1.0) and cast, and rotate_half's
 // halves as two Slices whose bounds come from the tensor's shape (x.shape[-1] // 2).
 // With the argument "scaled", the positions are also multiplied by 0.5 (linear position
-// interpolation), which the rewrite must not take for plain positions.
+// interpolation), which the rewrite must not take for plain positions; with "length", divided
+// by the sequence's length, which no cache of angles can hold.
 const optimumRope = `import sys, onnx, numpy as np
 from onnx import helper, numpy_helper, TensorProto
 m = onnx.load(sys.argv[1])
 g = m.graph
 scaled = "scaled" in sys.argv[3:]
+bylength = "length" in sys.argv[3:]
 prod = {o: n for n in g.node for o in n.output}
 new = []
 k = [0]
@@ -41,10 +43,27 @@ for n in g.node:
             q = name("scaled")
             out.append(helper.make_node("Mul", [p, const(0.5, np.float32)], [q]))
             p = q
-        inv, pe, mm = name("inv"), name("pos"), name("mm")
+        if bylength:
+            sh, ln, nf, q = name("sh"), name("len"), name("nf"), name("bylength")
+            out.append(helper.make_node("Shape", ["position_ids"], [sh]))
+            out.append(helper.make_node("Gather", [sh, const(1)], [ln], axis=0))
+            out.append(helper.make_node("Cast", [ln], [nf], to=TensorProto.FLOAT))
+            out.append(helper.make_node("Div", [p, nf], [q]))
+            p = q
+        # inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1), with the -1
+        # written as the exporter does: Where(Equal(sizes, -1), 1, sizes).
+        inv, exp, pe, mm = name("inv"), name("exp"), name("pos"), name("mm")
+        sh, b, sizes, eq, ones, fixed = name("sh"), name("b"), name("sizes"), name("eq"), name("ones"), name("fixed")
         out.append(helper.make_node("Unsqueeze", ["model.rotary_emb.inv_freq", const([0, 2])], [inv]))
+        out.append(helper.make_node("Shape", ["position_ids"], [sh]))
+        out.append(helper.make_node("Gather", [sh, const([0])], [b], axis=0))
+        out.append(helper.make_node("Concat", [b, const([-1, 1])], [sizes], axis=0))
+        out.append(helper.make_node("Equal", [sizes, const([-1, -1, -1])], [eq]))
+        out.append(helper.make_node("ConstantOfShape", [const([3])], [ones], value=numpy_helper.from_array(np.array([1], dtype=np.int64))))
+        out.append(helper.make_node("Where", [eq, ones, sizes], [fixed]))
+        out.append(helper.make_node("Expand", [inv, fixed], [exp]))
         out.append(helper.make_node("Unsqueeze", [p, const([1])], [pe]))
-        out.append(helper.make_node("MatMul", [inv, pe], [mm]))
+        out.append(helper.make_node("MatMul", [exp, pe], [mm]))
         out.append(helper.make_node("Transpose", [mm], [n.output[0]], perm=[0, 2, 1]))
         continue
     if n.op_type in ("Cos", "Sin"):
@@ -93,6 +112,7 @@ func TestRotaryInAttention(t *testing.T) {
 		{"q4f16", write(t, q4f16), fp16Tolerance, 8, ""},
 		{"fp32 as the PyTorch exporter writes it", pythonEdit(t, fp32, optimumRope), attnTolerance, 30, ""},
 		{"scaled positions", pythonEdit(t, fp32, optimumRope, "scaled"), attnTolerance, 30, "more than one floating-point constant"},
+		{"angles that depend on the length", pythonEdit(t, fp32, optimumRope, "length"), attnTolerance, 30, "a Div node"},
 		{"stories260K", stories, attnTolerance, 30, "head size 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
