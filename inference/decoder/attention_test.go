@@ -147,7 +147,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] != 0 || info.Metadata[optimize.MetaLogitsRows] == "" {
 				t.Fatalf("ran %s (ops %v), not the copy without the attention rewrite", got, info.OpTypes())
 			}
-			gqa, _ := optimize.CachedPath(f.Model, cache, gqaOptions(4096))
+			gqa, _ := optimize.CachedPath(f.Model, cache, gqaOptions(4096, cpu1))
 			v, err := os.ReadFile(verdictPath(gqa, cpu1))
 			if err != nil || !strings.HasPrefix(string(v), tc.verdict) {
 				t.Fatalf("verdict %q (%v), want %q…", v, err, tc.verdict)
