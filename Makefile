@@ -15,7 +15,7 @@ FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inf
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors \
-	inference/ortenv:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy
+	inference/ortenv:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch
 
 setup:
 	@tools/setup.sh
