@@ -34,7 +34,7 @@ var (
 	newline  = flag.Int("newline", 13, "the id that separates turns in reuse and quote")
 	rowCosts = flag.String("row-cost", "0.05,0.13", "row costs c to replay at, comma-separated")
 	maxDraft = flag.Int("max-draft", 15, "oracle's longest draft")
-	maxN     = flag.Int("max-ngram", 16, "drafter's longest suffix match")
+	maxN     = flag.Int("max-ngram", 5, "drafter's longest suffix match")
 )
 
 func main() {
