@@ -245,5 +245,17 @@ func (v *attnView) layerRopes(layers []*layerAttn, rows int) (*layerRopes, strin
 	if r.invFreq, r.scale, err = v.rotaryTables(cos, sin, layers[0].headSize); err != nil {
 		return nil, err.Error()
 	}
+	elem := int64(4)
+	if layers[0].elemType == 10 {
+		elem = 2
+	}
+	if size := int64(rows) * int64(len(r.invFreq)) * 2 * elem; size > maxRotaryBytes {
+		return nil, fmt.Sprintf("cos and sin caches for %d positions would take %d MB", rows, size>>20)
+	}
 	return r, ""
 }
+
+// maxRotaryBytes bounds the cos and sin caches a copy carries: Qwen3-0.6B's 128-wide heads
+// at its whole 40,960-token context take 21 MB; a context of a million tokens would take
+// 512 MB, which the exported rotation computes per run instead.
+const maxRotaryBytes = 64 << 20

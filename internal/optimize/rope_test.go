@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,21 @@ func TestRotaryInAttention(t *testing.T) {
 				t.Errorf("logits differ by %.3g of the largest (tolerance %g), %d greedy picks differ", rel, tc.tol, flips)
 			}
 		})
+	}
+}
+
+// TestRotaryCachesBounded: caches that would take more than 64 MB are not written; the
+// rotation stays as exported and the report says why.
+func TestRotaryCachesBounded(t *testing.T) {
+	src, err := os.ReadFile(write(t, synth.Tiny()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := optimize.Rewrite(src, optimize.Options{SharedKVAttention: true, RotaryRows: 1 << 22})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.AttentionLayers == 0 || rep.RotaryRows != 0 || !strings.Contains(rep.RotarySkipped, "MB") {
+		t.Errorf("attention layers %d, rotary rows %d, skipped %q", rep.AttentionLayers, rep.RotaryRows, rep.RotarySkipped)
 	}
 }
