@@ -357,20 +357,12 @@ type attnResult struct {
 // embedding where it is recognised (see rope.go). It returns the new nodes and the
 // initializers they need.
 func rewriteAttention(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryRows int) (out []node, inits [][]byte, res attnResult) {
-	out, inits, res.layers, res.skipped, res.rotaryRows, res.rotarySkipped = rewriteLayers(nodes, gfs, info, rotaryRows)
-	if res.skipped != "" {
-		return nil, nil, attnResult{skipped: res.skipped}
-	}
-	return out, inits, res
-}
-
-func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryRows int) (out []node, inits [][]byte, rewritten int, skipped string, rotary int, rotarySkipped string) {
 	v := newAttnView(nodes, gfs, info)
 	if v.opset < 13 {
-		return nil, nil, 0, fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset), 0, ""
+		return nil, nil, attnResult{skipped: fmt.Sprintf("opset %d; the rewrite writes opset-13 operators", v.opset)}
 	}
 	if _, ok := info.Input("attention_mask"); !ok {
-		return nil, nil, 0, "the graph has no attention_mask input to derive the sequence lengths from", 0, ""
+		return nil, nil, attnResult{skipped: "the graph has no attention_mask input to derive the sequence lengths from"}
 	}
 	var layers []*layerAttn
 	for l := 0; ; l++ {
@@ -380,10 +372,10 @@ func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryR
 			break
 		}
 		if !okK || !okV || len(pk.Dims) != 4 || pk.Dims[1].Value <= 0 || pk.Dims[3].Value <= 0 {
-			return nil, nil, 0, fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l), 0, ""
+			return nil, nil, attnResult{skipped: fmt.Sprintf("layer %d's cache inputs are not [batch, kv_heads, past, head_dim] pairs", l)}
 		}
 		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
-			return nil, nil, 0, fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType), 0, ""
+			return nil, nil, attnResult{skipped: fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)}
 		}
 		elem := int64(1)
 		if pk.ElemType == "float16" {
@@ -391,20 +383,21 @@ func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryR
 		}
 		a, err := v.matchLayer(pk.Name, pv.Name, pk.Dims[1].Value, pk.Dims[3].Value, elem)
 		if err != nil {
-			return nil, nil, 0, fmt.Sprintf("layer %d: %v", l, err), 0, ""
+			return nil, nil, attnResult{skipped: fmt.Sprintf("layer %d: %v", l, err)}
 		}
 		if len(layers) > 0 && v.maskRoot(a.mask) != v.maskRoot(layers[0].mask) {
-			return nil, nil, 0, fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l), 0, ""
+			return nil, nil, attnResult{skipped: fmt.Sprintf("layer %d uses another mask than layer 0 (a sliding window?)", l)}
 		}
 		layers = append(layers, a)
 	}
 	if len(layers) == 0 {
-		return nil, nil, 0, "no past_key_values.N.key inputs", 0, ""
+		return nil, nil, attnResult{skipped: "no past_key_values.N.key inputs"}
 	}
 	if err := v.maskInputs(layers[0].mask); err != nil {
-		return nil, nil, 0, err.Error(), 0, ""
+		return nil, nil, attnResult{skipped: err.Error()}
 	}
 	ropes, rotarySkipped := v.layerRopes(layers, rotaryRows)
+	res = attnResult{layers: len(layers), rotarySkipped: rotarySkipped}
 	p := gqaPrefix
 	inits = [][]byte{int64Initializer(p+"/axis1", 1), int64Initializer(p+"/one", 1)}
 	seqlens, total := p+"/seqlens_k", p+"/total_sequence_length"
@@ -448,7 +441,7 @@ func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryR
 		inits = append(inits, c, s)
 		gqaIn = append(gqaIn, cosName, sinName)
 		gqaAttrs = append(gqaAttrs, withInt("do_rotary", 1))
-		rotary = rotaryRows
+		res.rotaryRows = rotaryRows
 	}
 	for l, a := range layers {
 		for _, i := range a.matched {
@@ -496,11 +489,11 @@ func rewriteLayers(nodes []node, gfs []field, info *onnxproto.ModelInfo, rotaryR
 		}
 		for _, in := range n.inputs {
 			if gone[in] {
-				return nil, nil, 0, fmt.Sprintf("a %s node outside the attention reads %s", n.op, in), 0, ""
+				return nil, nil, attnResult{skipped: fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)}
 			}
 		}
 	}
-	return out, inits, len(layers), "", rotary, rotarySkipped
+	return out, inits, res
 }
 
 // deadFree drops the nodes whose outputs nothing reads.

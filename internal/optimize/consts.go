@@ -169,23 +169,47 @@ func initTypes(gfs []field) map[string]uint64 {
 		if f.num != onnxproto.FieldGraphInitializer || f.typ != protowire.BytesType {
 			continue
 		}
-		tfs, err := fields(f.val)
-		if err != nil {
-			continue
+		if name, dtype, ok := tensorHeader(f.val); ok {
+			out[name] = dtype
 		}
-		var name string
-		var dtype uint64
-		for _, t := range tfs {
-			switch {
-			case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
-				name = string(t.val)
-			case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
-				dtype = t.v
-			}
-		}
-		out[name] = dtype
 	}
 	return out
+}
+
+// tensorHeader reads a TensorProto's name and data type, whatever its size or storage.
+func tensorHeader(b []byte) (name string, dtype uint64, ok bool) {
+	tfs, err := fields(b)
+	if err != nil {
+		return "", 0, false
+	}
+	for _, t := range tfs {
+		switch {
+		case t.num == onnxproto.FieldTensorName && t.typ == protowire.BytesType:
+			name = string(t.val)
+		case t.num == onnxproto.FieldTensorDataType && t.typ == protowire.VarintType:
+			dtype = t.v
+		}
+	}
+	return name, dtype, true
+}
+
+// constantTensor returns the TensorProto of a Constant node's value attribute.
+func constantTensor(raw []byte) ([]byte, bool) {
+	attrs, err := nodeAttrs(raw)
+	if err != nil {
+		return nil, false
+	}
+	for _, afs := range attrs {
+		if attrNameOf(afs) != "value" {
+			continue
+		}
+		for _, a := range afs {
+			if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
+				return a.val, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // constType returns the data type of a constant tensor t (an initializer or a Constant
@@ -198,6 +222,10 @@ func (v *attnView) constType(t string) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if tb, ok := constantTensor(v.nodes[i].raw); ok {
+		_, typ, ok := tensorHeader(tb)
+		return typ, ok
+	}
 	attrs, err := nodeAttrs(v.nodes[i].raw)
 	if err != nil {
 		return 0, false
@@ -208,13 +236,6 @@ func (v *attnView) constType(t string) (uint64, bool) {
 			return 1, true
 		case "value_int", "value_ints":
 			return 7, true
-		case "value":
-			for _, a := range afs {
-				if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
-					_, _, typ, ok := tensorValuesUpTo(a.val, 1<<20)
-					return typ, ok
-				}
-			}
 		}
 	}
 	return 0, false
@@ -225,8 +246,9 @@ func (v *attnView) constType(t string) (uint64, bool) {
 func (v *attnView) floatValues(t string, limit int) ([]float64, bool) {
 	for _, f := range v.gfs {
 		if f.num == onnxproto.FieldGraphInitializer && f.typ == protowire.BytesType {
-			if name, vals, _, ok := tensorValuesUpTo(f.val, int64(limit)); ok && name == t {
-				return vals, true
+			if name, _, ok := tensorHeader(f.val); ok && name == t {
+				_, vals, _, ok := tensorValuesUpTo(f.val, int64(limit))
+				return vals, ok
 			}
 		}
 	}
@@ -234,17 +256,10 @@ func (v *attnView) floatValues(t string, limit int) ([]float64, bool) {
 	if !ok {
 		return nil, false
 	}
-	attrs, err := nodeAttrs(v.nodes[i].raw)
-	if err != nil {
+	tb, ok := constantTensor(v.nodes[i].raw)
+	if !ok {
 		return nil, false
 	}
-	for _, afs := range attrs {
-		for _, a := range afs {
-			if attrNameOf(afs) == "value" && a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
-				_, vals, _, ok := tensorValuesUpTo(a.val, int64(limit))
-				return vals, ok
-			}
-		}
-	}
-	return nil, false
+	_, vals, _, ok := tensorValuesUpTo(tb, int64(limit))
+	return vals, ok
 }
