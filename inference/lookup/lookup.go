@@ -107,7 +107,8 @@ func (d *Drafter) Draft(text []int, room int) []int {
 	if n == 0 {
 		return nil
 	}
-	r := &d.byLen[bucket(n)]
+	b := bucket(n)
+	r := &d.byLen[b]
 	k := bestLength(r.keep(), d.rowCost, len(follow))
 	if k == 0 {
 		if r.skips++; r.skips < probeEvery {
@@ -116,7 +117,7 @@ func (d *Drafter) Draft(text []int, room int) []int {
 		}
 		k = 1
 	}
-	r.skips, d.last = 0, bucket(n)
+	r.skips, d.last = 0, b
 	return follow[:k]
 }
 
