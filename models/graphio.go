@@ -39,6 +39,9 @@ type DecoderIO struct {
 	// LogitsToKeep names the int64 [1] input that says how many of the last new rows get
 	// logits (an optimized copy made for multi-row verification); "" when the graph has none.
 	LogitsToKeep string
+	// KeepNone: LogitsToKeep may be 0, for a run whose logits nobody reads (a prefill chunk
+	// before the prompt's last); only an optimized copy says so.
+	KeepNone bool
 	// SharedKV: the graph's attention is GroupQueryAttention, which appends the new rows in
 	// place when one buffer is bound as both past and present (past_present_share_buffer).
 	SharedKV bool

@@ -73,6 +73,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 			io.LogitsToKeep = x.Name
 		}
 	}
+	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1"
 	io.SharedKV = info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
 	// An attention that rotates queries and keys itself knows positions up to its caches'.
 	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {

@@ -37,6 +37,9 @@ const (
 
 // chunk is how many prompt tokens one prefill run takes into a cache of capTokens rows.
 func (d *dynamicDecoder) chunk(capTokens int) int {
+	if d.runLen > 0 {
+		return d.runLen
+	}
 	longest := concatChunk
 	switch {
 	case d.outRows(2, 1) != 1:
@@ -77,6 +80,8 @@ type dynamicDecoder struct {
 	rowsBuf []byte    // off-heap logits ForwardRows returns (maxRows rows), made on first use
 	inputs  []ort.Value
 	outputs []ort.Value
+
+	runLen int // when > 0, the prefill chunk instead of chunk()'s (tests)
 }
 
 func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptions, maxTokens int) (*dynamicDecoder, error) {
@@ -186,11 +191,18 @@ func (d *dynamicDecoder) Forward(ctx context.Context, ids []int) ([]float32, err
 	logits := offheap.Floats(buf)
 	for start := 0; start < len(ids); start += size {
 		chunk := ids[start:min(start+size, len(ids))]
-		if err := d.run.err(ctx, d.step(chunk, logits, 1)); err != nil {
+		// Only the prompt's last row is read: the chunks before it need no logits where
+		// the graph can skip them.
+		keep := 1
+		if d.io.KeepNone && start+len(chunk) < len(ids) {
+			keep = 0
+		}
+		if err := d.run.err(ctx, d.step(chunk, logits, keep)); err != nil {
 			return nil, err
 		}
-		last := d.outRows(len(chunk), 1) - 1
-		copy(d.row, logits[last*d.vocab:(last+1)*d.vocab])
+		if rows := d.outRows(len(chunk), keep); rows > 0 {
+			copy(d.row, logits[(rows-1)*d.vocab:rows*d.vocab])
+		}
 	}
 	return d.row, nil
 }

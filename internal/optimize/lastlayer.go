@@ -125,16 +125,35 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 			}
 		}
 	}
-	// The starts may be computed from graph inputs only (Neg of logits_to_keep): that node
-	// goes first, so every new slice follows what it reads.
-	if j, ok := v.producer[sl.inputs[1]]; ok {
-		if slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return in != KeepInputName && !v.inputs[in] && !v.constant(in) }) {
+	// The rows kept may be computed from graph inputs and initializers only (Neg and Sign of
+	// logits_to_keep): those nodes go first, in order, so every new slice follows them.
+	var front []node
+	seen := map[int]bool{}
+	var early func(name string) bool
+	early = func(name string) bool {
+		j, ok := v.producer[name]
+		if !ok {
+			return true // a graph input or an initializer
+		}
+		if !seen[j] {
+			if !slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return !early(in) }) {
+				seen[j] = true
+				front = append(front, nodes[j])
+			} else {
+				return false
+			}
+		}
+		return true
+	}
+	for _, in := range sl.inputs[1:] {
+		if !early(in) {
 			return nodes, 0, "the head's row count is computed from more than graph inputs"
 		}
-		k := slices.IndexFunc(out, func(n node) bool { return n.name == nodes[j].name })
-		moved := out[k]
-		out = slices.Insert(slices.Delete(out, k, k+1), 0, moved)
 	}
+	out = slices.DeleteFunc(out, func(n node) bool {
+		return slices.ContainsFunc(front, func(f node) bool { return f.name == n.name })
+	})
+	out = append(front, out...)
 	return out, len(cand), ""
 }
 

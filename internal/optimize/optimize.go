@@ -59,6 +59,11 @@ const (
 	MetaAccuracyLevel = "edgechat.matmulnbits_accuracy_level"
 	// KeepInputName is the input KeepInput adds.
 	KeepInputName = "logits_to_keep"
+	// MetaKeepNone is "1" on a copy whose logits_to_keep may be 0: a prefill run before the
+	// prompt's last one then skips the LM head (and, with LastLayerRows, the last layer's
+	// rows after attention). A published graph's logits_to_keep of 0 means every row, so only
+	// copies carrying this key get 0.
+	MetaKeepNone = "edgechat.logits_keep_none"
 )
 
 // Report says what a rewrite changed.
@@ -127,6 +132,9 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 			v = KeepInputName
 		}
 		out = append(out, metadataEntry(MetaLogitsRows, v)...)
+		if o.KeepInput {
+			out = append(out, metadataEntry(MetaKeepNone, "1")...)
+		}
 	}
 	return out, rep, nil
 }
@@ -255,15 +263,21 @@ func pruneHead(nodes []node, info *onnxproto.ModelInfo, o Options, rep *Report) 
 	inits := [][]byte{int64Initializer(p+"/ends", math.MaxInt64), int64Initializer(p+"/axes", -2), int64Initializer(p+"/shape", 1, -1, vocab)}
 	var added []node
 	var inputs [][]byte
-	starts := p + "/starts"
+	starts, ends := p+"/starts", p+"/ends"
 	if o.KeepInput {
-		added = append(added, mkNode(encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})))
+		// The rows [-keep, ends): ends is the end for keep ≥ 1 and 0 for keep = 0, an empty
+		// slice (Slice's start -0 would otherwise be the first row).
+		ends = p + "/ends_keep"
+		added = append(added,
+			mkNode(encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})),
+			mkNode(encodeNode(p+"/any", "Sign", []string{KeepInputName}, []string{p + "/any"})),
+			mkNode(encodeNode(p+"/ends_keep", "Mul", []string{p + "/any", p + "/ends"}, []string{ends})))
 		inputs = append(inputs, keepInputInfo())
 	} else {
 		inits = append(inits, int64Initializer(starts, -1))
 	}
 	h := nodes[head]
-	added = append(added, mkNode(encodeNode(headSlice, "Slice", []string{h.inputs[0], starts, p + "/ends", p + "/axes"}, []string{p + "/rows"})))
+	added = append(added, mkNode(encodeNode(headSlice, "Slice", []string{h.inputs[0], starts, ends, p + "/axes"}, []string{p + "/rows"})))
 	if err := rewire(&nodes[head], 0, p+"/rows"); err != nil {
 		return nil, nil, nil, err
 	}
