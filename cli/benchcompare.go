@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,20 +18,41 @@ import (
 	"edgechat/internal/paths"
 )
 
-// peerResult is one engine's best figures over the rounds of `bench --compare`.
+// peerResult is one engine's figures over the rounds of `bench --compare`: its best, and
+// each round's.
 type peerResult struct {
 	Engine     string  `json:"engine"`
 	File       string  `json:"file,omitempty"`
 	TTFTMillis float64 `json:"ttft_ms,omitempty"`
 	DecodeTPS  float64 `json:"decode_tokens_per_s,omitempty"`
 	Missing    string  `json:"missing,omitempty"` // why the peer did not run
+	// Each round's figures, in order: set against EdgeChat's of the same round they give
+	// ratios that a slow drift in the machine's load moves less than the bests.
+	RoundTTFT   []float64 `json:"round_ttft_ms,omitempty"`
+	RoundDecode []float64 `json:"round_decode_tokens_per_s,omitempty"`
 }
 
-func (p *peerResult) keepBest(ttft, tps float64) {
+// add records one round's figures.
+func (p *peerResult) add(ttft, tps float64) {
 	if p.TTFTMillis == 0 || ttft < p.TTFTMillis {
 		p.TTFTMillis = ttft
 	}
 	p.DecodeTPS = max(p.DecodeTPS, tps)
+	p.RoundTTFT, p.RoundDecode = append(p.RoundTTFT, ttft), append(p.RoundDecode, tps)
+}
+
+// pairedRatios are EdgeChat's figures over p's round by round (first token: EdgeChat's time
+// over p's; decode: EdgeChat's speed over p's), each sorted.
+func pairedRatios(edge, p peerResult) (ttft, decode []float64) {
+	for i := range min(len(edge.RoundTTFT), len(p.RoundTTFT)) {
+		if p.RoundTTFT[i] > 0 && p.RoundDecode[i] > 0 {
+			ttft = append(ttft, edge.RoundTTFT[i]/p.RoundTTFT[i])
+			decode = append(decode, edge.RoundDecode[i]/p.RoundDecode[i])
+		}
+	}
+	slices.Sort(ttft)
+	slices.Sort(decode)
+	return ttft, decode
 }
 
 // compareOptions say how `bench --compare` runs.
@@ -46,7 +68,7 @@ type compareOptions struct {
 // interleaved rounds is the figure least moved by the others' load).
 func comparePeers(ctx context.Context, path string, first *BenchResult, o compareOptions) ([]peerResult, error) {
 	edge := peerResult{Engine: "EdgeChat", File: first.ModelFile}
-	edge.keepBest(first.TTFTMillis, first.DecodeTPS)
+	edge.add(first.TTFTMillis, first.DecodeTPS)
 	bare := peerResult{Engine: "bare ONNX Runtime loop", File: first.ModelFile}
 	llama := peerResult{Engine: "llama.cpp", File: o.gguf}
 	script := filepath.Join(paths.CacheDir(), "llama", "bench.mjs")
@@ -68,7 +90,7 @@ func comparePeers(ctx context.Context, path string, first *BenchResult, o compar
 			if err != nil {
 				return nil, err
 			}
-			edge.keepBest(r.TTFTMillis, r.DecodeTPS)
+			edge.add(r.TTFTMillis, r.DecodeTPS)
 		}
 		if err := runBare(&bare, first, o.bench); err != nil {
 			return nil, fmt.Errorf("bare ONNX Runtime loop: %w", err)
@@ -96,7 +118,7 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 	if err != nil {
 		return err
 	}
-	p.keepBest(float64(r.TTFT.Microseconds())/1000, r.DecodeTPS)
+	p.add(float64(r.TTFT.Microseconds())/1000, r.DecodeTPS)
 	return nil
 }
 
@@ -127,7 +149,7 @@ func runLlama(ctx context.Context, p *peerResult, script string, first *BenchRes
 	if r.Engine != "" {
 		p.Engine = r.Engine
 	}
-	p.keepBest(r.TTFT, r.DecodeTPS)
+	p.add(r.TTFT, r.DecodeTPS)
 	return nil
 }
 
@@ -148,5 +170,20 @@ func printCompare(out io.Writer, peers []peerResult, r *BenchResult, rounds int)
 		fmt.Fprintf(w, "%s\t%.0f ms\t%.1f tokens/s\t%.2f×\t%.2f×\t%s\n", p.Engine, p.TTFTMillis, p.DecodeTPS,
 			base.DecodeTPS/p.DecodeTPS, base.TTFTMillis/p.TTFTMillis, filepath.Base(p.File))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, p := range peers[1:] {
+		ttft, decode := pairedRatios(base, p)
+		if len(ttft) < 2 {
+			continue
+		}
+		fmt.Fprintf(out, "Round by round against %s (%d rounds): first token %s, decode %s\n", p.Engine, len(ttft), spread(ttft), spread(decode))
+	}
+	return nil
+}
+
+// spread is a sorted list's median and range, as ratios.
+func spread(sorted []float64) string {
+	return fmt.Sprintf("%.2f× (%.2f–%.2f×)", percentile(sorted, 0.5), sorted[0], sorted[len(sorted)-1])
 }

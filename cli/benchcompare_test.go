@@ -2,6 +2,8 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"edgechat/internal/testenv"
@@ -27,11 +29,46 @@ func TestBenchCompare(t *testing.T) {
 		if p.DecodeTPS <= 0 || p.TTFTMillis <= 0 || p.File != r.ModelFile || p.Missing != "" {
 			t.Errorf("%s: %+v", p.Engine, p)
 		}
+		if len(p.RoundTTFT) != 2 || len(p.RoundDecode) != 2 || slices.Min(p.RoundTTFT) != p.TTFTMillis || slices.Max(p.RoundDecode) != p.DecodeTPS {
+			t.Errorf("%s: rounds %v ms, %v tokens/s; best %v ms, %v tokens/s", p.Engine, p.RoundTTFT, p.RoundDecode, p.TTFTMillis, p.DecodeTPS)
+		}
 	}
 	if filepath.Base(r.ModelFile) != "model.onnx" {
 		t.Errorf("model file %s", r.ModelFile)
 	}
 	if r.Compare[2].Engine != "llama.cpp" || r.Compare[2].Missing == "" {
 		t.Errorf("llama.cpp without a GGUF: %+v", r.Compare[2])
+	}
+}
+
+// TestPairedRatios: the round-by-round line sets each round's EdgeChat figures against the
+// peer's of the same round, where the bests alone would pair a quiet round of one engine with
+// a busy round of the other.
+func TestPairedRatios(t *testing.T) {
+	var edge, llama, missing peerResult
+	edge.Engine, llama.Engine, missing.Engine, missing.Missing = "EdgeChat", "llama.cpp", "other", "not installed"
+	for _, r := range []struct{ edgeMS, edgeTPS, llamaMS, llamaTPS float64 }{
+		{100, 200, 125, 100}, // a quiet round: 0.80×, 2.00×
+		{150, 150, 150, 100}, // a busy one for both: 1.00×, 1.50×
+		{120, 180, 100, 120}, // 1.20×, 1.50×
+	} {
+		edge.add(r.edgeMS, r.edgeTPS)
+		llama.add(r.llamaMS, r.llamaTPS)
+	}
+	ttft, decode := pairedRatios(edge, llama)
+	if !slices.Equal(ttft, []float64{0.8, 1, 1.2}) || !slices.Equal(decode, []float64{1.5, 1.5, 2}) {
+		t.Errorf("ratios %v and %v", ttft, decode)
+	}
+	var out strings.Builder
+	if err := printCompare(&out, []peerResult{edge, llama, missing}, &BenchResult{PromptIDs: make([]int, 428), DecodeTokens: 64, Threads: 2}, 3); err != nil {
+		t.Fatal(err)
+	}
+	want := "Round by round against llama.cpp (3 rounds): first token 1.00× (0.80–1.20×), decode 1.50× (1.50–2.00×)\n"
+	if !strings.HasSuffix(out.String(), want) || strings.Contains(out.String(), "against other") {
+		t.Errorf("printed:\n%s\nwant it to end in %q", out.String(), want)
+	}
+	// The bests pair EdgeChat's quiet round with llama.cpp's best: 1.00×.
+	if !strings.Contains(out.String(), "1.00×") {
+		t.Errorf("printed:\n%s", out.String())
 	}
 }
