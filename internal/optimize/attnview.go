@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"edgechat/internal/onnxproto"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The graph view and the constant, shape and scale readers the attention matcher uses.
@@ -315,31 +317,67 @@ func (v *attnView) computedLen(t string) (int, bool) {
 	return 0, false
 }
 
-// fromShapes reports whether t is computed from Shape nodes and constants only (through at
-// most 8 nodes: shape arithmetic is shallow).
-func (v *attnView) fromShapes(t string) bool { return v.fromShapesAt(t, 8) }
+// fromShapes reports whether t is a size computed from Shape nodes and integer constants
+// only (through at most 8 nodes: shape arithmetic is shallow).
+func (v *attnView) fromShapes(t string) bool { return v.intShape(t, 8) }
 
-func (v *attnView) fromShapesAt(t string, depth int) bool {
-	if _, ok := v.consts[t]; ok {
-		return true
+// shapeOps compute sizes from Shape nodes and integer constants; the PyTorch exporter writes
+// Expand's sizes with -1 in them as Where(Equal(sizes, -1), …).
+var shapeOps = []string{"Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Equal", "Where", "ConstantOfShape", "Reshape", "Identity", "Constant"}
+
+// intShape reports whether t is computed from Shape nodes and integer constants only (a size,
+// whatever the tensors measured), through at most depth nodes.
+func (v *attnView) intShape(t string, depth int) bool {
+	if typ, ok := v.constType(t); ok {
+		return typ == 6 || typ == 7 || typ == 9 // int32, int64, bool
 	}
 	i, ok := v.producer[t]
-	if !ok || depth == 0 {
+	if !ok || depth == 0 || v.nodes[i].domain != "" {
 		return false
 	}
 	n := v.nodes[i]
-	switch n.op {
-	case "Shape":
-		return n.domain == ""
-	case "Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Cast", "Mul", "Div", "Add", "Sub", "Constant":
-		for _, in := range n.inputs {
-			if in != "" && !v.fromShapesAt(in, depth-1) {
-				return false
+	if n.op == "Shape" {
+		return true
+	}
+	if !slices.Contains(shapeOps, n.op) {
+		return false
+	}
+	if n.op == "Cast" {
+		if to, _, _ := intAttr(n.raw, "to"); to != 6 && to != 7 && to != 9 {
+			return false
+		}
+	}
+	if n.op == "ConstantOfShape" {
+		if typ, ok := v.constOfShapeType(i); !ok || typ != 6 && typ != 7 && typ != 9 {
+			return false
+		}
+	}
+	for _, in := range n.inputs {
+		if in != "" && !v.intShape(in, depth-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// constOfShapeType is the data type of a ConstantOfShape node's value (float32 when unset).
+func (v *attnView) constOfShapeType(i int) (uint64, bool) {
+	attrs, err := nodeAttrs(v.nodes[i].raw)
+	if err != nil {
+		return 0, false
+	}
+	for _, afs := range attrs {
+		if attrNameOf(afs) != "value" {
+			continue
+		}
+		for _, a := range afs {
+			if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
+				_, _, typ, ok := tensorValuesUpTo(a.val, 1)
+				return typ, ok
 			}
 		}
-		return n.domain == ""
 	}
-	return false
+	return 1, true
 }
 
 // axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
