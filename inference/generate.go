@@ -161,6 +161,7 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		spec.timed(1, time.Since(ran))
 		runs++
 	}
+	spec.done(m)
 	if spec != nil {
 		st := spec.drafter.Stats
 		sum.Lookup = &reply.LookupStats{Drafted: st.Drafted, Accepted: st.Accepted, Runs: runs}

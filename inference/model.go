@@ -9,6 +9,7 @@ import (
 	"edgechat/reply"
 
 	"edgechat/inference/chat"
+	"edgechat/inference/lookup"
 	"edgechat/inference/tokenizer"
 	"edgechat/models"
 )
@@ -50,6 +51,9 @@ type Model struct {
 	bos, eosText string
 	// nextTurn is the history to prefill once the reply has been delivered.
 	nextTurn *nextTurn
+	// lookupTiming is what prompt lookup learnt of the decoder's run times in earlier
+	// replies.
+	lookupTiming lookup.Timing
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.

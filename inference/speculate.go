@@ -32,7 +32,15 @@ func (m *Model) drafting(req reply.Request) *speculator {
 	if req.NoLookup || !ok || d.MaxRows() < 2 || m.slides() {
 		return nil
 	}
-	return &speculator{dec: d, drafter: lookup.New(lookup.Options{})}
+	return &speculator{dec: d, drafter: lookup.New(lookup.Options{Timing: m.lookupTiming})}
+}
+
+// done keeps what the reply's drafter learnt of the decoder's run times for the model's next
+// reply; a nil speculator (no lookup) has nothing to keep.
+func (sp *speculator) done(m *Model) {
+	if sp != nil {
+		m.lookupTiming = sp.drafter.Timing()
+	}
 }
 
 // step runs the decoder once after history, whose last token is not yet in the cache, when

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -158,5 +159,30 @@ func TestLookupOnlyWhereRowsCanBeChecked(t *testing.T) {
 				t.Errorf("drafted and kept: %v, want %v (%+v)", got, tc.draft, s.Lookup)
 			}
 		})
+	}
+}
+
+// A reply's drafter starts from what the model's earlier replies learnt of the decoder's run
+// times, not from the default row cost each time; a reply without lookup changes nothing.
+func TestLookupTimingCarriesOver(t *testing.T) {
+	m := &Model{dec: &rowsDecoder{fakeDecoder: &fakeDecoder{rows: 9, capacity: 512}}}
+	first := m.drafting(reply.Request{})
+	if first == nil {
+		t.Fatal("no drafter on a decoder that checks 9 rows")
+	}
+	start := first.drafter.RowCost()
+	for range 40 {
+		first.timed(1, time.Millisecond)
+		first.timed(9, 1400*time.Microsecond)
+	}
+	first.done(m)
+	learnt := first.drafter.RowCost()
+	if learnt == start {
+		t.Fatalf("the row cost stayed at %v", learnt)
+	}
+	var none *speculator
+	none.done(m) // plain decoding
+	if next := m.drafting(reply.Request{}); next.drafter.RowCost() != learnt {
+		t.Errorf("the next reply starts at row cost %v, want %v", next.drafter.RowCost(), learnt)
 	}
 }

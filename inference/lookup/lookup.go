@@ -20,10 +20,20 @@ type Options struct {
 	// the rows its decoder checks in one run).
 	MaxDraft int
 	// RowCost is what one more row in a run costs, as a fraction of a one-token run. Zero
-	// learns it from the run times the caller reports (Timed), starting from 0.13, measured
-	// on an int4 Qwen3-width model (T(k+1)/T(1) = 1.06 … 2.08 for k = 1 … 8); stories260K's
-	// rows cost ~0.01.
+	// learns it from the run times the caller reports (Timed), starting from Timing, or from
+	// 0.13, measured on an int4 Qwen3-width model (T(k+1)/T(1) = 1.06 … 2.08 for k = 1 … 8);
+	// stories260K's rows cost ~0.01.
 	RowCost float64
+	// Timing is what an earlier Drafter on the same decoder learnt (its Timing): run costs
+	// belong to the decoder and the machine, not to one reply, so a reply need not learn
+	// them afresh.
+	Timing Timing
+}
+
+// Timing is what a Drafter has learnt of its decoder's run times.
+type Timing struct {
+	RowCost float64       // one more row's cost, as a fraction of a one-token run
+	Step    time.Duration // a one-token run
 }
 
 const (
@@ -92,11 +102,14 @@ func (r record) keep() float64 { return (r.kept + prior) / (r.kept + r.failed + 
 // New returns a Drafter.
 func New(o Options) *Drafter {
 	o = o.withDefaults()
-	c := o.RowCost
+	c, step := o.RowCost, time.Duration(0)
 	if c <= 0 {
-		c = startRowCost
+		c, step = startRowCost, o.Timing.Step
+		if o.Timing.RowCost > 0 {
+			c = o.Timing.RowCost
+		}
 	}
-	return &Drafter{o: o, byLen: make([]record, bucket(o.MaxNGram)+1), rowCost: c}
+	return &Drafter{o: o, byLen: make([]record, bucket(o.MaxNGram)+1), rowCost: c, step: step}
 }
 
 // Draft returns up to room tokens to verify after text (prompt and reply so far): those that
@@ -241,3 +254,12 @@ func (d *Drafter) Timed(rows int, dur time.Duration) {
 
 // RowCost is the current estimate of one more row's cost, as a fraction of a one-token run.
 func (d *Drafter) RowCost() float64 { return d.rowCost }
+
+// Timing is what the Drafter has learnt of run times, for the next Drafter on the same
+// decoder (Options.Timing); zero when its row cost is fixed.
+func (d *Drafter) Timing() Timing {
+	if d.o.RowCost > 0 {
+		return Timing{}
+	}
+	return Timing{RowCost: d.rowCost, Step: d.step}
+}

@@ -213,8 +213,35 @@ func TestRowCostLearnt(t *testing.T) {
 	fixed := New(Options{RowCost: 0.05})
 	fixed.Timed(1, time.Millisecond)
 	fixed.Timed(9, 9*time.Millisecond)
-	if fixed.RowCost() != 0.05 {
-		t.Errorf("a fixed row cost moved to %v", fixed.RowCost())
+	if fixed.RowCost() != 0.05 || fixed.Timing() != (Timing{}) {
+		t.Errorf("a fixed row cost moved to %v (timing %+v)", fixed.RowCost(), fixed.Timing())
+	}
+}
+
+// TestTimingCarriesOver: a Drafter starts from what an earlier one on the same decoder learnt
+// of its run times, and goes on learning from there: its first multi-row run is measured
+// against the earlier one-token run time, with no one-token run of its own yet.
+func TestTimingCarriesOver(t *testing.T) {
+	first := New(Options{})
+	for range 40 {
+		first.Timed(1, time.Millisecond)
+		first.Timed(9, 1400*time.Microsecond) // 0.05 a row
+	}
+	learnt := first.Timing()
+	if math.Abs(learnt.RowCost-0.05) > 0.005 || learnt.Step != time.Millisecond {
+		t.Fatalf("learnt %+v", learnt)
+	}
+	next := New(Options{Timing: learnt})
+	if next.RowCost() != learnt.RowCost {
+		t.Errorf("the next drafter starts at row cost %v, want %v", next.RowCost(), learnt.RowCost)
+	}
+	next.Timed(9, 3*time.Millisecond) // 0.25 a row against the carried step time
+	if c := next.RowCost(); !(c > learnt.RowCost) {
+		t.Errorf("a costlier run left the row cost at %v", c)
+	}
+	// Without an earlier drafter's timing it starts from the int4 Qwen3-width figure.
+	if c := New(Options{Timing: Timing{}}).RowCost(); c != startRowCost {
+		t.Errorf("start %v", c)
 	}
 }
 
