@@ -1,6 +1,7 @@
 // Command opprofile shows where ONNX Runtime spends a prefill and a decode: it runs a graph
 // through the bare loop (internal/ortloop) with profiling on and prints the kernel time per
-// operator type, most first (--decode 0 for the prefill alone).
+// operator type, most first, for the prefill and for the decode steps after it apart
+// (--decode 0 for the prefill alone).
 //
 //	go run ./tools/opprofile --model ~/.cache/edgechat/graphs/optimized/<hash>/model_q4.onnx --prompt 428
 package main
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,14 +96,32 @@ func run() error {
 	if err := json.Unmarshal(b, &events); err != nil {
 		return err
 	}
-	skip := profiledFrom(events, len(ids))
+	prefillFrom, decodeFrom := profiledFrom(events, len(ids))
+	prefill, prefillRuns := tally(events, prefillFrom, decodeFrom)
+	if *decode == 0 {
+		printTable(fmt.Sprintf("prefill %d tokens, %d threads", *prompt, *threads), prefill, prefillRuns, wall)
+		return nil
+	}
+	printTable(fmt.Sprintf("prefill %d tokens (then %d decode steps), %d threads", *prompt, *decode, *threads), prefill, prefillRuns, 0)
+	dec, decRuns := tally(events, decodeFrom, math.MaxInt64)
+	fmt.Println()
+	printTable(fmt.Sprintf("%d decode steps after %d tokens, %d threads (%.2f ms a step in model_run)", *decode, *prompt, *threads, float64(decRuns)/1000/float64(*decode)), dec, decRuns, wall)
+	return nil
+}
+
+// tally sums the kernel time per operator type (or node, with --nodes) of the events that
+// start in [from, to), and the time of the runs that do.
+func tally(events []event, from, to int64) (map[string]int64, int64) {
 	total := map[string]int64{}
 	var runs int64
 	for _, e := range events {
-		if e.Cat == "Session" && e.Name == "model_run" && e.Ts >= skip {
+		if e.Ts < from || e.Ts >= to {
+			continue
+		}
+		if e.Cat == "Session" && e.Name == "model_run" {
 			runs += e.Dur
 		}
-		if e.Cat == "Node" && strings.HasSuffix(e.Name, "_kernel_time") && e.Ts >= skip {
+		if e.Cat == "Node" && strings.HasSuffix(e.Name, "_kernel_time") {
 			key := e.Args.OpName
 			if *nodes {
 				key += " " + strings.TrimSuffix(e.Name, "_kernel_time")
@@ -109,6 +129,12 @@ func run() error {
 			total[key] += e.Dur
 		}
 	}
+	return total, runs
+}
+
+// printTable prints a tally, most time first, under a title with its totals (and the whole
+// round's wall-clock time when wall > 0).
+func printTable(title string, total map[string]int64, runs int64, wall time.Duration) {
 	type row struct {
 		op string
 		us int64
@@ -119,11 +145,14 @@ func run() error {
 		rows, sum = append(rows, row{k, v}), sum+v
 	}
 	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(b.us, a.us) })
-	fmt.Printf("prefill %d tokens + %d decode steps, %d threads: %.1f ms in kernels of %.1f ms (%.1f ms in model_run)\n", *prompt, *decode, *threads, float64(sum)/1000, float64(wall.Microseconds())/1000, float64(runs)/1000)
-	for _, r := range rows {
-		fmt.Printf("%-60s %9.1f ms %5.1f%%\n", r.op, float64(r.us)/1000, 100*float64(r.us)/float64(sum))
+	fmt.Printf("%s: %.1f ms in kernels, %.1f ms in model_run", title, float64(sum)/1000, float64(runs)/1000)
+	if wall > 0 {
+		fmt.Printf(" (the round: %.1f ms)", float64(wall.Microseconds())/1000)
 	}
-	return nil
+	fmt.Println()
+	for _, r := range rows {
+		fmt.Printf("%-60s %9.1f ms %5.1f%%\n", r.op, float64(r.us)/1000, 100*float64(r.us)/float64(max(sum, 1)))
+	}
 }
 
 // greedy prefills ids (in runs of --chunk tokens) and decodes --decode tokens greedily.
@@ -149,9 +178,10 @@ func greedy(l *ortloop.Loop, ids []int) error {
 	return nil
 }
 
-// profiledFrom is the start of the last round's first run: the warm-up rounds' kernels are
-// left out by time, as every round makes the same number of runs.
-func profiledFrom(events []event, prompt int) int64 {
+// profiledFrom is the start of the last round's first run and of its first decode run
+// (math.MaxInt64 without decoding): the warm-up rounds' kernels are left out by time, as every
+// round makes the same number of runs.
+func profiledFrom(events []event, prompt int) (prefillAt, decodeAt int64) {
 	var runs []int64
 	for _, e := range events {
 		if e.Cat == "Session" && e.Name == "model_run" {
@@ -164,7 +194,11 @@ func profiledFrom(events []event, prompt int) int64 {
 		perRound = (prompt+*chunk-1) / *chunk + *decode
 	}
 	if len(runs) < perRound {
-		return 0
+		return 0, math.MaxInt64
 	}
-	return runs[len(runs)-perRound]
+	decodeAt = math.MaxInt64
+	if *decode > 0 {
+		decodeAt = runs[len(runs)-*decode]
+	}
+	return runs[len(runs)-perRound], decodeAt
 }
