@@ -159,42 +159,56 @@ func (v *attnView) scalarAt(t string, depth int) (float64, bool) {
 	return 0, false
 }
 
-// lastDim reads a Slice [-1:] or Gather [-1] of a Shape: the last dimension of a tensor, taken
-// to be the head size of the layer being matched (the query's or key's, for the scale). Were
-// it another tensor's, the rewritten graph would give other logits, which the numeric check
-// before use catches.
+// lastDim reads a Slice [-1:] or Gather [-1] of a Shape (see shapeLast): the last dimension of
+// a tensor, taken to be the head size of the layer being matched (the query's or key's, for
+// the scale). Were it another tensor's, the rewritten graph would give other logits, which
+// the numeric check before use catches.
 func (v *attnView) lastDim(n node) (float64, bool) {
-	sh, ok := v.producer[n.inputs[0]]
-	if !ok || v.nodes[sh].op != "Shape" || v.headSize <= 0 || len(n.inputs) < 2 {
+	if _, ok := v.shapeLast(n); !ok || v.headSize <= 0 {
 		return 0, false
+	}
+	return float64(v.headSize), true
+}
+
+// shapeLast reports whether n, a Gather or Slice, takes the last element of a whole Shape
+// (index -1, or 3 of a 4-D tensor's: the head size of [B,H,S,D]), and of which tensor.
+func (v *attnView) shapeLast(n node) (string, bool) {
+	if n.op != "Gather" && n.op != "Slice" || len(n.inputs) < 2 {
+		return "", false
+	}
+	sh, ok := v.from(n.inputs[0], "Shape")
+	if !ok {
+		return "", false
 	}
 	if _, ok, _ := intAttr(v.nodes[sh].raw, "start"); ok {
-		return 0, false // a partial shape: its last element is not known to be the tensor's
+		return "", false // a partial shape: its last element is not known to be the tensor's
 	}
 	first, ok := v.ints(n.inputs[1])
-	if !ok || len(first) != 1 || first[0] != -1 {
-		return 0, false
+	if !ok || len(first) != 1 || first[0] != -1 && first[0] != 3 {
+		return "", false
 	}
 	if n.op == "Slice" {
 		if len(n.inputs) < 3 {
-			return 0, false
+			return "", false
 		}
-		end, ok := v.consts[n.inputs[2]] // as floats: INT64_MAX does not survive a round trip
-		if !ok || len(end) != 1 || end[0] < 1<<30 {
-			return 0, false
+		// To the end (INT64_MAX, compared as a float: it does not survive the round trip), or
+		// [3:4].
+		end, ok := v.consts[n.inputs[2]]
+		if !ok || len(end) != 1 || end[0] < 1<<30 && !(first[0] == 3 && end[0] == 4) {
+			return "", false
 		}
 		if len(n.inputs) > 3 {
 			if axes, ok := v.ints(n.inputs[3]); !ok || !slices.Equal(axes, []int64{0}) {
-				return 0, false
+				return "", false
 			}
 		}
 		if len(n.inputs) > 4 {
 			if steps, ok := v.ints(n.inputs[4]); !ok || !slices.Equal(steps, []int64{1}) {
-				return 0, false
+				return "", false
 			}
 		}
 	}
-	return float64(v.headSize), true
+	return v.nodes[sh].inputs[0], true
 }
 
 // perm reports whether node i is a Transpose with permutation p.

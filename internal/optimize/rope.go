@@ -164,15 +164,7 @@ func (v *attnView) shapeInt(t, x string, d int64, depth int) (int64, bool) {
 	case "Unsqueeze", "Squeeze", "Cast", "Identity":
 		return v.shapeInt(n.inputs[0], x, d, depth-1)
 	case "Gather", "Slice":
-		sh, ok := v.from(n.inputs[0], "Shape")
-		if !ok || v.nodes[sh].inputs[0] != x || len(n.inputs) < 2 {
-			return 0, false
-		}
-		if _, ok, _ := intAttr(v.nodes[sh].raw, "start"); ok {
-			return 0, false
-		}
-		at, ok := v.ints(n.inputs[1])
-		if !ok || len(at) != 1 || at[0] != -1 && at[0] != 3 {
+		if of, ok := v.shapeLast(n); !ok || of != x {
 			return 0, false
 		}
 		return d, true
