@@ -165,6 +165,15 @@ func (g *Graph) pieces() ([][]byte, error) {
 	return parts, nil
 }
 
+// Marshal encodes the tensor as a TensorProto message: dims, data type, name, then its data.
+func (t *Tensor) Marshal() ([]byte, error) {
+	head, raw, err := t.encode()
+	if err != nil {
+		return nil, err
+	}
+	return append(head, raw...), nil
+}
+
 // encode returns a tensor's fields without its raw data, and the raw data field's payload;
 // the message is head followed by raw.
 func (t *Tensor) encode() (head, raw []byte, err error) {

@@ -238,7 +238,7 @@ func (v *attnView) layerRopes(layers []*layerAttn, rows int) (*layerRopes, strin
 		return nil, err.Error()
 	}
 	elem := int64(4)
-	if layers[0].elemType == 10 {
+	if layers[0].elemType == tensorHalf {
 		elem = 2
 	}
 	if size := int64(rows) * int64(len(r.invFreq)) * 2 * elem; size > maxRotaryBytes {

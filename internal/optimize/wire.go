@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -12,11 +11,12 @@ import (
 
 // ONNX enum values this package reads and writes (the field numbers are onnxproto's).
 const (
-	attrFloat   = 1 // AttributeProto.FLOAT
-	attrInt     = 2 // AttributeProto.INT
-	attrInts    = 7 // AttributeProto.INTS
-	tensorFloat = 1 // TensorProto.FLOAT
-	int64Type   = 7 // TensorProto.INT64
+	attrFloat   = 1  // AttributeProto.FLOAT
+	attrInt     = 2  // AttributeProto.INT
+	attrInts    = 7  // AttributeProto.INTS
+	tensorFloat = 1  // TensorProto.FLOAT
+	tensorHalf  = 10 // TensorProto.FLOAT16
+	int64Type   = 7  // TensorProto.INT64
 )
 
 // field is one protobuf field: its whole encoding, and the payload of a length-delimited one.
@@ -204,36 +204,25 @@ func intAttr(raw []byte, name string) (v int64, ok bool, err error) {
 
 // int64Initializer encodes a 1-D int64 TensorProto.
 func int64Initializer(name string, v ...int64) []byte {
-	var b []byte
-	b = appendVarint(b, onnxproto.FieldTensorDims, uint64(len(v)))
-	b = appendVarint(b, onnxproto.FieldTensorDataType, int64Type)
-	b = appendBytes(b, onnxproto.FieldTensorName, []byte(name))
-	raw := make([]byte, 0, 8*len(v))
-	for _, x := range v {
-		u := uint64(x)
-		raw = append(raw, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
-	}
-	return appendBytes(b, onnxproto.FieldTensorRaw, raw)
+	return initializer(onnxproto.Int64Tensor(name, []int64{int64(len(v))}, v))
 }
 
 // floatInitializer encodes a float32 (elem 1) or float16 (elem 10) TensorProto.
 func floatInitializer(name string, dims []int64, data []float32, elem int64) []byte {
-	var b []byte
-	for _, d := range dims {
-		b = appendVarint(b, onnxproto.FieldTensorDims, uint64(d))
+	if elem == tensorHalf {
+		return initializer(onnxproto.Float16Tensor(name, dims, data))
 	}
-	b = appendVarint(b, onnxproto.FieldTensorDataType, uint64(elem))
-	b = appendBytes(b, onnxproto.FieldTensorName, []byte(name))
-	var raw []byte
-	if elem == 10 {
-		raw = onnxproto.Float16Bytes(data)
-	} else {
-		raw = make([]byte, 4*len(data))
-		for i, x := range data {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
-		}
+	return initializer(onnxproto.FloatTensor(name, dims, data))
+}
+
+// initializer encodes t, made by onnxproto's constructors: its data always fits its shape, so
+// an error is a bug here.
+func initializer(t *onnxproto.Tensor) []byte {
+	b, err := t.Marshal()
+	if err != nil {
+		panic(err)
 	}
-	return appendBytes(b, onnxproto.FieldTensorRaw, raw)
+	return b
 }
 
 // metadataEntry encodes a model metadata_props entry.
