@@ -128,21 +128,18 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 	// The rows kept may be computed from graph inputs and initializers only (Neg and Sign of
 	// logits_to_keep): those nodes go first, in order, so every new slice follows them.
 	var front []node
-	seen := map[int]bool{}
+	moved := map[string]bool{}
 	var early func(name string) bool
 	early = func(name string) bool {
 		j, ok := v.producer[name]
-		if !ok {
-			return true // a graph input or an initializer
+		if !ok || moved[nodes[j].name] {
+			return true // a graph input, an initializer, or a node already going first
 		}
-		if !seen[j] {
-			if !slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return !early(in) }) {
-				seen[j] = true
-				front = append(front, nodes[j])
-			} else {
-				return false
-			}
+		if slices.ContainsFunc(nodes[j].inputs, func(in string) bool { return !early(in) }) {
+			return false
 		}
+		moved[nodes[j].name] = true
+		front = append(front, nodes[j])
 		return true
 	}
 	for _, in := range sl.inputs[1:] {
@@ -150,9 +147,7 @@ func pruneLastLayer(nodes []node, gfs []field, info *onnxproto.ModelInfo, slice 
 			return nodes, 0, "the head's row count is computed from more than graph inputs"
 		}
 	}
-	out = slices.DeleteFunc(out, func(n node) bool {
-		return slices.ContainsFunc(front, func(f node) bool { return f.name == n.name })
-	})
+	out = slices.DeleteFunc(out, func(n node) bool { return moved[n.name] })
 	out = append(front, out...)
 	return out, len(cand), ""
 }
