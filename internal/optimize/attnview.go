@@ -6,8 +6,6 @@ import (
 	"slices"
 
 	"edgechat/internal/onnxproto"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // The graph view and the constant, shape and scale readers the attention matcher uses.
@@ -343,7 +341,7 @@ var shapeOps = []string{"Gather", "Unsqueeze", "Squeeze", "Slice", "Concat", "Ca
 // whatever the tensors measured), through at most depth nodes.
 func (v *attnView) intShape(t string, depth int) bool {
 	if typ, ok := v.constType(t); ok {
-		return typ == 6 || typ == 7 || typ == 9 // int32, int64, bool
+		return sizeType(typ)
 	}
 	i, ok := v.producer[t]
 	if !ok || depth == 0 || v.nodes[i].domain != "" {
@@ -357,12 +355,12 @@ func (v *attnView) intShape(t string, depth int) bool {
 		return false
 	}
 	if n.op == "Cast" {
-		if to, _, _ := intAttr(n.raw, "to"); to != 6 && to != 7 && to != 9 {
+		if to, _, _ := intAttr(n.raw, "to"); !sizeType(uint64(to)) {
 			return false
 		}
 	}
 	if n.op == "ConstantOfShape" {
-		if typ, ok := v.constOfShapeType(i); !ok || typ != 6 && typ != 7 && typ != 9 {
+		if typ, ok := v.constOfShapeType(i); !ok || !sizeType(typ) {
 			return false
 		}
 	}
@@ -374,24 +372,17 @@ func (v *attnView) intShape(t string, depth int) bool {
 	return true
 }
 
+// sizeType reports whether TensorProto data type t can hold sizes: int32, int64 or bool.
+func sizeType(t uint64) bool { return t == 6 || t == 7 || t == 9 }
+
 // constOfShapeType is the data type of a ConstantOfShape node's value (float32 when unset).
 func (v *attnView) constOfShapeType(i int) (uint64, bool) {
-	attrs, err := nodeAttrs(v.nodes[i].raw)
-	if err != nil {
-		return 0, false
+	tb, ok := constantTensor(v.nodes[i].raw)
+	if !ok {
+		return 1, true
 	}
-	for _, afs := range attrs {
-		if attrNameOf(afs) != "value" {
-			continue
-		}
-		for _, a := range afs {
-			if a.num == onnxproto.FieldAttrT && a.typ == protowire.BytesType {
-				_, _, typ, ok := tensorValuesUpTo(a.val, 1)
-				return typ, ok
-			}
-		}
-	}
-	return 1, true
+	_, _, typ, ok := tensorValuesUpTo(tb, 1)
+	return typ, ok
 }
 
 // axesOf returns an Unsqueeze node's axes (attribute before opset 13, input after).
