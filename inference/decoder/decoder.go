@@ -10,6 +10,7 @@ import (
 
 	"edgechat/inference"
 	"edgechat/inference/ortenv"
+	"edgechat/internal/eps"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 	"edgechat/models"
@@ -75,7 +76,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	}
 	// Runs that ask for no rows pass empty tensors through the LM head: measured and tested
 	// on the CPU; another provider may handle empty tensors less well, so it always gets one.
-	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1" && (ep.Name == "" || ep.Name == "cpu")
+	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1" && eps.IsCPU(ep.Name)
 	io.SharedKV = info.Ops[onnxproto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
 	// An attention that rotates queries and keys itself knows positions up to its caches'.
 	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {

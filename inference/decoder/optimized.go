@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"edgechat/inference"
+	"edgechat/internal/eps"
 	"edgechat/internal/onnxproto"
 	"edgechat/internal/optimize"
 	"edgechat/models"
@@ -84,7 +85,7 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 func gqaOptions(maxCtx int, ep inference.EP) optimize.Options {
 	o := graphOptions
 	o.SharedKVAttention = true
-	if ep.Name == "" || ep.Name == "cpu" {
+	if eps.IsCPU(ep.Name) {
 		o.RotaryRows = (max(maxCtx, 1) + rotaryRowsStep - 1) / rotaryRowsStep * rotaryRowsStep
 	}
 	return o
