@@ -109,47 +109,36 @@ func run() error {
 	}
 	fmt.Println()
 	for _, c := range costs {
-		var plain, runs [3]int
-		var cost [3]float64
-		for _, s := range seqs {
-			r, co := replay(s, lookup.New(lookup.Options{RowCost: c, MaxNGram: *maxN}), c)
-			plain[s.workload] += len(s.truth) - 1
-			runs[s.workload] += r
-			cost[s.workload] += co
-		}
-		fmt.Printf("%-28s", fmt.Sprintf("drafter, c = %g", c))
-		for w := range workloads {
-			fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs, %.2f× cost", float64(plain[w])/float64(runs[w]), float64(plain[w])/cost[w]))
-		}
-		fmt.Println()
+		row(fmt.Sprintf("drafter, c = %g", c), seqs, true, func(s seq) (int, float64) {
+			return replay(s, lookup.New(lookup.Options{RowCost: c, MaxNGram: *maxN}), c)
+		})
 	}
+	row(fmt.Sprintf("oracle, k ≤ %d", *maxDraft), seqs, false, func(s seq) (int, float64) { return oracle(s, *maxDraft), 0 })
+	row("drafter's match, k known", seqs, false, func(s seq) (int, float64) { return knownLength(s, *maxDraft, false), 0 })
+	row("best suffix match, k known", seqs, false, func(s seq) (int, float64) { return knownLength(s, *maxDraft, true), 0 })
+	return nil
+}
+
+// row prints one policy's savings per workload: the plain decoder runs over its runs, and
+// over its run cost when withCost.
+func row(label string, seqs []seq, withCost bool, runsOf func(seq) (runs int, cost float64)) {
 	var plain, runs [3]int
+	var cost [3]float64
 	for _, s := range seqs {
+		r, c := runsOf(s)
 		plain[s.workload] += len(s.truth) - 1
-		runs[s.workload] += oracle(s, *maxDraft)
+		runs[s.workload] += r
+		cost[s.workload] += c
 	}
-	fmt.Printf("%-28s", fmt.Sprintf("oracle, k ≤ %d", *maxDraft))
+	fmt.Printf("%-28s", label)
 	for w := range workloads {
-		fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w])))
+		cell := fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w]))
+		if withCost {
+			cell += fmt.Sprintf(", %.2f× cost", float64(plain[w])/cost[w])
+		}
+		fmt.Printf("  %-26s", cell)
 	}
 	fmt.Println()
-	for _, all := range []bool{false, true} {
-		label := "drafter's match, k known"
-		if all {
-			label = "best suffix match, k known"
-		}
-		var plain, runs [3]int
-		for _, s := range seqs {
-			plain[s.workload] += len(s.truth) - 1
-			runs[s.workload] += knownLength(s, *maxDraft, all)
-		}
-		fmt.Printf("%-28s", label)
-		for w := range workloads {
-			fmt.Printf("  %-26s", fmt.Sprintf("%.2f× runs", float64(plain[w])/float64(runs[w])))
-		}
-		fmt.Println()
-	}
-	return nil
 }
 
 // replay decodes s.truth with the drafter d through lookup.Greedy, on a model that answers
