@@ -113,8 +113,8 @@ func New(o Options) *Drafter {
 }
 
 // Draft returns up to room tokens to verify after text (prompt and reply so far): those that
-// followed the most recent earlier occurrence of text's longest matching suffix, as many as
-// are expected to save time. It returns nil when nothing matches or drafting would not pay.
+// followed the most recent earlier occurrence of text's longest matching suffix (see Find), as
+// many as are expected to save time. It returns nil when nothing matches or drafting would not pay.
 func (d *Drafter) Draft(text []int, room int) []int {
 	n, follow := match(text, d.o.MinNGram, d.o.MaxNGram, min(room, d.o.MaxDraft))
 	if n == 0 {
@@ -165,7 +165,8 @@ func bestLength(p, c float64, limit int) int {
 }
 
 // Find is the search behind Draft: for n from maxN down to minN, the most recent earlier
-// position where text's last n tokens occur, and up to k tokens after it.
+// position where text's last n tokens occur, and the k tokens after it (going round again
+// where they run into the end: see periodic).
 func Find(text []int, minN, maxN, k int) []int {
 	_, follow := match(text, minN, maxN, k)
 	return follow
@@ -198,7 +199,23 @@ func match(text []int, minN, maxN, k int) (int, []int) {
 	if bestN < minN {
 		return 0, nil
 	}
-	return bestN, text[bestAt:min(L, bestAt+k)]
+	return bestN, periodic(text, bestAt, k)
+}
+
+// periodic is the k tokens that follow text[:at] if the text goes on as it did after at: where
+// that runs past the end, the text is repeating with period len(text)-at, and the draft goes
+// round again (a reply stuck in a loop, "and and and", is drafted k tokens at a time, not
+// one period).
+func periodic(text []int, at, k int) []int {
+	L := len(text)
+	if at+k <= L {
+		return text[at : at+k]
+	}
+	out := make([]int, k)
+	for i := range out {
+		out[i] = text[at+i%(L-at)]
+	}
+	return out
 }
 
 // Accept compares a draft with greedy decoding's picks: picks[i] is the argmax of the logits

@@ -24,7 +24,9 @@ func TestFind(t *testing.T) {
 		{"longest suffix first", []int{5, 2, 6, 1, 2, 7, 1, 2}, 1, 2, 1, []int{7}},
 		{"falls back to unigram", []int{3, 4, 9, 8, 4}, 1, 3, 3, []int{9, 8, 4}},
 		{"k caps", []int{1, 2, 3, 4, 5, 1}, 1, 3, 2, []int{2, 3}},
-		{"draft runs to the end", []int{1, 2, 1}, 1, 3, 5, []int{2, 1}},
+		{"a loop goes round", []int{1, 2, 1}, 1, 3, 5, []int{2, 1, 2, 1, 2}},
+		{"a one-token loop", []int{4, 7, 7}, 1, 3, 3, []int{7, 7, 7}},
+		{"a longer loop", []int{9, 1, 2, 3, 1, 2, 3, 1}, 1, 5, 5, []int{2, 3, 1, 2, 3}},
 		{"no match", []int{1, 2, 3, 4}, 1, 3, 4, nil},
 		{"min n too long", []int{1, 2, 9, 2}, 2, 3, 4, nil},
 		{"one token", []int{1}, 1, 3, 4, nil},
@@ -48,7 +50,11 @@ func naiveMatch(text []int, minN, maxN, k int) (int, []int) {
 	for n := min(maxN, L-1); n >= minN; n-- {
 		for start := L - n - 1; start >= 0; start-- {
 			if slices.Equal(text[start:start+n], text[L-n:]) {
-				return n, text[start+n : min(L, start+n+k)]
+				var follow []int // the text as it went on, and round again past the end
+				for i := range k {
+					follow = append(follow, text[start+n+i%(L-start-n)])
+				}
+				return n, follow
 			}
 		}
 	}

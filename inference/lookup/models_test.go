@@ -99,3 +99,40 @@ func TestSyntheticSameAsPlain(t *testing.T) {
 		sameReplies(t, openLoop(t, path), openLoop(t, g), prompts, 40)
 	}
 }
+
+// TestCopyingModelSameAsPlain runs a model whose weights quote (synth's induction circuit, int4
+// as published and through the optimized copy): asked to go on with a passage whose opening
+// it has just seen again, it repeats the passage, and lookup must give the same tokens in a
+// third of the runs or fewer.
+func TestCopyingModelSameAsPlain(t *testing.T) {
+	o := synth.Tiny()
+	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab = 2, 544, 4, 2, 128, 64, 4096
+	o.Copying, o.Quant = true, synth.QuantQ4
+	dir := t.TempDir()
+	if err := synth.Write(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "onnx", o.Quant.File())
+	fast, _, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var prompts [][]int
+	for range 6 {
+		p := make([]int, 60+r.IntN(40))
+		for i := range p {
+			p[i] = 10 + r.IntN(4000)
+		}
+		prompts = append(prompts, append(p, p[:10+r.IntN(20)]...))
+	}
+	plain, look := 0, 0
+	for name, g := range map[string]string{"as published": path, "optimized copy": fast} {
+		p, l := sameReplies(t, openLoop(t, path), openLoop(t, g), prompts, 40)
+		t.Logf("%s: decoder runs after the prompt: %d plain, %d with lookup", name, p, l)
+		plain, look = plain+p, look+l
+	}
+	if 3*look > plain {
+		t.Errorf("lookup took %d runs where plain decoding took %d: a model that quotes should need a third or fewer", look, plain)
+	}
+}

@@ -48,7 +48,7 @@ func WriteGGUF(path string, o Options) error {
 	}
 	f := &gguf.File{Metadata: md, Tensors: []gguf.Tensor{
 		f32("token_embd.weight", w.embed, uint64(h), uint64(o.Vocab)),
-		q40("output.weight", matrix{data: w.embed, k: h, n: o.Vocab, nk: true}),
+		q40("output.weight", matrix{data: w.output(), k: h, n: o.Vocab, nk: true}),
 		f32("output_norm.weight", w.norm, uint64(h)),
 	}}
 	for l, lw := range w.layers {

@@ -143,7 +143,7 @@ func (g *graph) heads(x, name string, w []float32, n int, o Options, norm []floa
 	return y
 }
 
-// lmHead is the tied output projection: logits = h · embedᵀ for h [B,S,H], with the batch
+// lmHead is the output projection (tied to the embedding unless w has its own head): logits = h · embedᵀ for h [B,S,H], with the batch
 // and sequence dims of like [B,S,…] (Gemm with transB avoids storing a transposed copy). A
 // quantized model quantizes it like the other projections; the float32 twin of a q4 model
 // has its own dequantized head.
@@ -152,7 +152,7 @@ func (g *graph) lmHead(h, embed string, w *weights, like string, o Options) stri
 	var logits string
 	switch {
 	case o.Quant != QuantNone:
-		logits = g.linear(flat, "lm_head", matrix{data: w.embed, k: o.Hidden, n: o.Vocab, nk: true}, o)
+		logits = g.linear(flat, "lm_head", matrix{data: w.output(), k: o.Hidden, n: o.Vocab, nk: true}, o)
 	case w.head != nil:
 		logits = g.linear(flat, "lm_head.weight", matrix{data: w.head, k: o.Hidden, n: o.Vocab, nk: true}, o)
 	default:

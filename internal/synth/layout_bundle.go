@@ -108,7 +108,7 @@ func buildEmbeddings(o Options, w *weights) *onnxproto.Model {
 
 func buildLMHead(o Options, w *weights) *onnxproto.Model {
 	g := newGraph()
-	embed := g.weight("lm_head.weight", w.embed, int64(o.Vocab), int64(o.Hidden))
+	embed := g.weight("lm_head.weight", w.output(), int64(o.Vocab), int64(o.Hidden))
 	g.lmHead("output_hidden_states", embed, w, "output_hidden_states", o)
 	g.rename("logits")
 	return g.model("lm_head",

@@ -64,6 +64,10 @@ type Options struct {
 	// Q4Twin makes a float32 model whose weights are the values the 4-bit ones of the q4 model
 	// (same seed and ZeroPoints) stand for, with an untied, dequantized LM head.
 	Q4Twin bool
+	// Copying gives the model weights that quote instead of random ones: an induction circuit
+	// (copying.go) that continues text as it went on after the last two tokens' earlier
+	// occurrence, with an untied LM head. Shape, operators and cost stay the shape's.
+	Copying bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
 }
@@ -126,6 +130,11 @@ func (o Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateQuant()...)
+	if o.Copying {
+		if _, err := planCopy(o); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 

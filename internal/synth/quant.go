@@ -170,7 +170,7 @@ func (w *weights) dequantize(o Options) {
 			*p.w = dequantized(matrix{data: *p.w, k: p.k, n: p.n}, o.ZeroPoints)
 		}
 	}
-	w.head = dequantized(matrix{data: w.embed, k: o.Hidden, n: o.Vocab, nk: true}, o.ZeroPoints)
+	w.head = dequantized(matrix{data: w.output(), k: o.Hidden, n: o.Vocab, nk: true}, o.ZeroPoints)
 }
 
 // buildGenAIInt4 builds onnxruntime-genai's int4 decoder: input_ids and attention_mask in,

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -13,6 +14,14 @@ type weights struct {
 	head   []float32 // [vocab, hidden] when the LM head is not the embedding (a dequantized twin)
 }
 
+// output is the LM head's matrix [vocab, hidden]: its own, or the tied embedding.
+func (w *weights) output() []float32 {
+	if w.head != nil {
+		return w.head
+	}
+	return w.embed
+}
+
 type layerWeights struct {
 	inNorm, q, k, v, qNorm, kNorm, o []float32
 	postNorm, gate, up, down         []float32
@@ -23,8 +32,16 @@ type layerWeights struct {
 // embedding, which with tied embeddings makes a model repeat its input (see docs/RUNTIME.md).
 const layerGain = 2.4
 
-// newWeights draws the parameters from o.Seed in a fixed order that depends only on the shape.
+// newWeights draws the parameters from o.Seed in a fixed order that depends only on the shape,
+// or builds a copying model's (o.Copying; Validate has checked its shape).
 func newWeights(o Options) *weights {
+	if o.Copying {
+		w, err := copyingWeights(o)
+		if err != nil {
+			panic(fmt.Sprintf("synth: unchecked options: %v", err))
+		}
+		return w
+	}
 	r := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	normal := func(n int, std float64) []float32 {
 		out := make([]float32, n)

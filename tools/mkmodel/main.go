@@ -10,6 +10,7 @@
 //	go run ./tools/mkmodel --out /tmp/m --layout embedding     # a Qwen3-Embedding-shaped text-embedding model
 //	go run ./tools/mkmodel --out /tmp/m --quant q4|q4f16|int8|genai-int4 [--zero-points]
 //	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
+//	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --quant q4 --copying  # a model that quotes
 package main
 
 import (
@@ -85,6 +86,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	quant := fs.String("quant", "", "quantize as published: q4 (onnx/model_q4.onnx), q4f16, int8 (model_quantized.onnx) or genai-int4 (layout genai, GroupQueryAttention, accuracy_level 4)")
 	fs.StringVar(&ggufPath, "gguf", "", "also write the Q4_0 GGUF twin for llama.cpp to this file (--quant q4 or genai-int4, no zero points)")
 	zero := fs.Bool("zero-points", false, "q4 and q4f16: asymmetric blocks with zero points")
+	copying := fs.Bool("copying", false, "weights that quote: an induction circuit that goes on as the text went on after its last two tokens' earlier occurrence (prompt-lookup benchmarks; needs head_dim 128, hidden ≥ 513, 2 KV heads)")
 	tok := fs.String("tokenizer", paths.TokenizerDir("qwen3"), "folder with Qwen3's tokenizer.json and tokenizer_config.json (empty: copy none)")
 	var o synth.Options // receives the int flags; only those given override the preset
 	for _, f := range intFlags {
@@ -117,7 +119,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	})
 	res.Seed = *seed
 	res.Layout = synth.Layout(*layout)
-	res.Quant, res.ZeroPoints = synth.Quant(*quant), *zero
+	res.Quant, res.ZeroPoints, res.Copying = synth.Quant(*quant), *zero, *copying
 	layoutSet := false
 	fs.Visit(func(fl *flag.Flag) { layoutSet = layoutSet || fl.Name == "layout" })
 	if res.Quant == synth.QuantGenAIInt4 && !layoutSet {
