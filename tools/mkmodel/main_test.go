@@ -53,6 +53,12 @@ func TestParse(t *testing.T) {
 		{"bad kv", []string{"--kv-dtype", "int8"}, synth.Options{}, `unknown --kv-dtype "int8"`},
 		{"bad layout", []string{"--layout", "gguf"}, synth.Options{}, `unknown layout "gguf"`},
 		{"bad heads", []string{"--heads", "3"}, synth.Options{}, "heads (3) must be a multiple of kv-heads (2)"},
+		{"copying", []string{"--preset", "qwen3-0.6b-shape", "--quant", "q4", "--copying"}, func() synth.Options {
+			o := shape
+			o.Quant, o.Copying = synth.QuantQ4, true
+			return o
+		}(), ""},
+		{"copying needs room", []string{"--copying"}, synth.Options{}, "a copying model needs hidden ≥ 4 × head_dim + 1"},
 		{"bad preset", []string{"--preset", "big"}, synth.Options{}, `unknown --preset "big"`},
 		{"no out", []string{"--out", ""}, synth.Options{}, "--out is required"},
 	} {
