@@ -77,27 +77,41 @@ func TestStoriesSameAsPlain(t *testing.T) {
 // TestSyntheticSameAsPlain runs a random-weight Qwen3 decoder, as published and through the
 // optimized copy whose LM head returns only the logits_to_keep rows verification needs.
 func TestSyntheticSameAsPlain(t *testing.T) {
-	dir := t.TempDir()
-	if err := synth.Write(dir, synth.Tiny()); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "onnx", "model.onnx")
-	keep, _, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, keep := writeSynthetic(t, synth.Tiny())
 	r := rand.New(rand.NewPCG(3, 4))
 	var prompts [][]int
 	for range 12 {
-		p := make([]int, 4+r.IntN(20))
-		for i := range p {
-			p[i] = r.IntN(151936)
-		}
+		p := randomIDs(r, 4+r.IntN(20), 0, 151936)
 		prompts = append(prompts, append(p, p[:len(p)/2]...)) // some repetition to draft from
 	}
 	for _, g := range []string{path, keep} {
 		sameReplies(t, openLoop(t, path), openLoop(t, g), prompts, 40)
 	}
+}
+
+// writeSynthetic writes a synthetic model and returns its graph and the optimized copy whose
+// LM head returns only the logits_to_keep rows verification needs.
+func writeSynthetic(t *testing.T, o synth.Options) (path, optimized string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := synth.Write(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "onnx", o.Quant.File())
+	optimized, _, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, optimized
+}
+
+// randomIDs is n token ids drawn from [from, from+span).
+func randomIDs(r *rand.Rand, n, from, span int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = from + r.IntN(span)
+	}
+	return p
 }
 
 // TestCopyingModelSameAsPlain runs a model whose weights quote (synth's induction circuit, int4
@@ -108,22 +122,11 @@ func TestCopyingModelSameAsPlain(t *testing.T) {
 	o := synth.Tiny()
 	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab = 2, 544, 4, 2, 128, 64, 4096
 	o.Copying, o.Quant = true, synth.QuantQ4
-	dir := t.TempDir()
-	if err := synth.Write(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "onnx", o.Quant.File())
-	fast, _, err := optimize.Cached(path, t.TempDir(), optimize.Options{LastRows: true, KeepInput: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, fast := writeSynthetic(t, o)
 	r := rand.New(rand.NewPCG(5, 6))
 	var prompts [][]int
 	for range 6 {
-		p := make([]int, 60+r.IntN(40))
-		for i := range p {
-			p[i] = 10 + r.IntN(4000)
-		}
+		p := randomIDs(r, 60+r.IntN(40), 10, 4000)
 		prompts = append(prompts, append(p, p[:10+r.IntN(20)]...))
 	}
 	plain, look := 0, 0
