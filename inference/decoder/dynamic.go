@@ -56,8 +56,8 @@ func (d *dynamicDecoder) chunk(capTokens int) int {
 }
 
 // maxRows is the most ids ForwardRows takes in one run: prompt-lookup verification checks up
-// to 15 drafted tokens and the one after them (lookup's MaxDraft). Its logits buffer holds this many rows (9.7 MB at Qwen3's vocabulary), touched only as
-// far as runs fill it.
+// to 15 drafted tokens and the one after them (lookup's MaxDraft). Its logits buffer holds
+// this many rows (9.7 MB at Qwen3's vocabulary), touched only as far as runs fill it.
 const maxRows = 16
 
 // dynamicDecoder runs a decoder with dynamic shapes (layouts A and B): each run takes the new

@@ -119,9 +119,8 @@ func randomIDs(r *rand.Rand, n, from, span int) []int {
 // it has just seen again, it repeats the passage, and lookup must give the same tokens in a
 // third of the runs or fewer.
 func TestCopyingModelSameAsPlain(t *testing.T) {
-	o := synth.Tiny()
-	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab = 2, 544, 4, 2, 128, 64, 4096
-	o.Copying, o.Quant = true, synth.QuantQ4
+	o := synth.SmallCopying()
+	o.Quant = synth.QuantQ4
 	path, fast := writeSynthetic(t, o)
 	r := rand.New(rand.NewPCG(5, 6))
 	var prompts [][]int

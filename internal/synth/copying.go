@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"slices"
 )
 
 // A copying model's weights form an induction circuit, the mechanism by which trained language
@@ -44,18 +44,25 @@ const (
 	copyGain = 4
 )
 
+// SmallCopying is the smallest shape that holds the circuit, with Copying set: head_dim 128
+// (Qwen3's, so its rotary pairs), hidden 4 × 128 + 32, 2 layers, a 4,096-token vocabulary.
+func SmallCopying() Options {
+	o := Tiny()
+	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab = 2, 544, 4, 2, 128, 64, 4096
+	o.Copying = true
+	return o
+}
+
 // copyPlan is where the circuit's pieces sit in the residual stream and the head dimensions.
 type copyPlan struct {
-	d                      int // code width (head_dim)
-	tok, prev, prev2, out  int // residual offsets of the codes
-	one                    int // residual index of the constant
-	fast, slow             []int
-	theta                  []float64 // rotary angle per position of each pair
-	backHead1, backHead2   int       // layer 0's query heads (one and two back)
-	matchHead              int       // layer 1's query head
-	backKV1, backKV2, mKV  int       // their KV heads
-	slowDims               int       // code dimensions each half of layer 1's query compares
-	codeScale, writeWeight float32
+	d                     int // code width (head_dim)
+	tok, prev, prev2, out int // residual offsets of the codes
+	one                   int // residual index of the constant
+	fast, slow            []int
+	theta                 []float64 // rotary angle per position of each pair
+	// codeScale is the embedding's RMS: the normed stream carries each code at 1/codeScale,
+	// so layer outputs written back at codeScale keep every code at the embedding's size.
+	codeScale float32
 }
 
 // planCopy lays the circuit out in o's shape, or says why the shape cannot hold it.
@@ -85,18 +92,8 @@ func planCopy(o Options) (copyPlan, error) {
 		errs = append(errs, fmt.Errorf("a copying model needs %d rotary pairs turning at most %.2f rad over %d positions and %d others; head_dim %d with rope theta %g has %d and %d",
 			copyMinSlow, copySlowTurn, copyContext, copyFastPairs, d, o.RopeTheta, len(p.slow), len(p.fast)))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return p, err
-	}
-	rep := o.kvRep()
-	p.backKV1, p.backKV2, p.mKV = 0, 1, 0
-	p.backHead1, p.backHead2, p.matchHead = 0, rep, 0
-	p.slowDims = len(p.slow)
-	// The embedding's RMS: the normed stream carries each code at 1/codeScale, so layer
-	// outputs written back at codeScale keep every code at the embedding's size.
 	p.codeScale = float32(math.Sqrt(float64(d+1) / float64(o.Hidden)))
-	p.writeWeight = p.codeScale
-	return p, nil
+	return p, errors.Join(errs...)
 }
 
 // copyingWeights builds the induction circuit in o's shape; the token codes come from o.Seed.
@@ -105,15 +102,9 @@ func copyingWeights(o Options) (*weights, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	r := weightRand(o)
 	h, d, q, kv := o.Hidden, o.HeadDim, o.Heads*o.HeadDim, o.KVHeads*o.HeadDim
-	ones := func(n int, v float32) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = v
-		}
-		return out
-	}
+	ones := func(n int, v float32) []float32 { return slices.Repeat([]float32{v}, n) }
 	w := &weights{embed: make([]float32, o.Vocab*h), head: make([]float32, o.Vocab*h), norm: ones(h, 1)}
 	code := make([]float64, d)
 	for t := range o.Vocab {
@@ -137,9 +128,9 @@ func copyingWeights(o Options) (*weights, error) {
 			down: make([]float32, o.Intermediate*h),
 		})
 		switch l {
-		case 0:
-			p.lookBack(&w.layers[0], o, p.backHead1, p.backKV1, 1, p.prev)
-			p.lookBack(&w.layers[0], o, p.backHead2, p.backKV2, 2, p.prev2)
+		case 0: // query head 0 (KV head 0) looks one back; the first query head of KV head 1, two
+			p.lookBack(&w.layers[0], o, 0, 0, 1, p.prev)
+			p.lookBack(&w.layers[0], o, o.kvRep(), 1, 2, p.prev2)
 		case 1:
 			p.match(&w.layers[1], o)
 		}
@@ -169,8 +160,9 @@ func (p copyPlan) lookBack(lw *layerWeights, o Options, qh, kvh, back, dst int) 
 	p.copyValue(lw, o, qh, kvh, dst)
 }
 
-// match makes layer 1's head compare (tok, prev) at the query with (prev, prev2) at each key,
-// in the slow pairs, and write the matched position's token code to out.
+// match makes layer 1's query head 0 (KV head 0) compare (tok, prev) at the query with
+// (prev, prev2) at each key, in the slow pairs, and write the matched position's token code
+// to out.
 func (p copyPlan) match(lw *layerWeights, o Options) {
 	nq, nkv := o.Heads*p.d, o.KVHeads*p.d
 	dims := make([]int, 0, 2*len(p.slow))
@@ -178,14 +170,15 @@ func (p copyPlan) match(lw *layerWeights, o Options) {
 		x, y := p.pairDims(i)
 		dims = append(dims, x, y)
 	}
-	for c := range p.slowDims {
-		a, b := dims[c], dims[p.slowDims+c]
-		set(lw.q, nq, p.tok+c, p.matchHead*p.d+a, 1)
-		set(lw.q, nq, p.prev+c, p.matchHead*p.d+b, 1)
-		set(lw.k, nkv, p.prev+c, p.mKV*p.d+a, 1)
-		set(lw.k, nkv, p.prev2+c, p.mKV*p.d+b, 1)
+	half := len(p.slow) // code dimensions each half of the query compares
+	for c := range half {
+		a, b := dims[c], dims[half+c]
+		set(lw.q, nq, p.tok+c, a, 1)
+		set(lw.q, nq, p.prev+c, b, 1)
+		set(lw.k, nkv, p.prev+c, a, 1)
+		set(lw.k, nkv, p.prev2+c, b, 1)
 	}
-	p.copyValue(lw, o, p.matchHead, p.mKV, p.out)
+	p.copyValue(lw, o, 0, 0, p.out)
 }
 
 // copyValue makes KV head kvh's values the token code, and query head qh's output land at dst.
@@ -193,6 +186,6 @@ func (p copyPlan) copyValue(lw *layerWeights, o Options, qh, kvh, dst int) {
 	nkv, h := o.KVHeads*p.d, o.Hidden
 	for c := range p.d {
 		set(lw.v, nkv, p.tok+c, kvh*p.d+c, 1)
-		set(lw.o, h, qh*p.d+c, dst+c, p.writeWeight)
+		set(lw.o, h, qh*p.d+c, dst+c, p.codeScale)
 	}
 }

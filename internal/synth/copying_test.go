@@ -7,12 +7,10 @@ import (
 	"testing"
 )
 
-// copyingOptions is the smallest shape that holds the circuit: head_dim 128 (Qwen3's, so its
-// rotary pairs), hidden 4 × 128 + 32, 2 layers, a small vocabulary.
+// copyingOptions is SmallCopying quantized as q.
 func copyingOptions(q Quant) Options {
-	o := Tiny()
-	o.Layers, o.Hidden, o.Heads, o.KVHeads, o.HeadDim, o.Intermediate, o.Vocab = 2, 544, 4, 2, 128, 64, 4096
-	o.Copying, o.Quant = true, q
+	o := SmallCopying()
+	o.Quant = q
 	return o
 }
 

@@ -143,10 +143,10 @@ func (g *graph) heads(x, name string, w []float32, n int, o Options, norm []floa
 	return y
 }
 
-// lmHead is the output projection (tied to the embedding unless w has its own head): logits = h · embedᵀ for h [B,S,H], with the batch
-// and sequence dims of like [B,S,…] (Gemm with transB avoids storing a transposed copy). A
-// quantized model quantizes it like the other projections; the float32 twin of a q4 model
-// has its own dequantized head.
+// lmHead is the output projection, tied to the embedding unless w has its own head:
+// logits = h · embedᵀ for h [B,S,H], with the batch and sequence dims of like [B,S,…] (Gemm
+// with transB avoids storing a transposed copy). A quantized model quantizes it like the other
+// projections; the float32 twin of a q4 model and a copying model have their own head.
 func (g *graph) lmHead(h, embed string, w *weights, like string, o Options) string {
 	flat := g.reshape(h, -1, int64(o.Hidden))
 	var logits string

@@ -42,7 +42,7 @@ func newWeights(o Options) *weights {
 		}
 		return w
 	}
-	r := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	r := weightRand(o)
 	normal := func(n int, std float64) []float32 {
 		out := make([]float32, n)
 		for i := range out {
@@ -71,6 +71,9 @@ func newWeights(o Options) *weights {
 	w.norm = gain(h)
 	return w
 }
+
+// weightRand is the random stream a model's weights are drawn from: o.Seed's.
+func weightRand(o Options) *rand.Rand { return rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)) }
 
 // invFreq is rotary embedding's inverse frequencies, computed as Hugging Face does in float32:
 // 1 / theta^(2i/d).
