@@ -10,12 +10,12 @@ export LANG = en_US.UTF-8
 # Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each. A run fails
 # when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
 FUZZTIME ?= 8s
-FUZZ_TARGETS := inference/tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
-	internal/onnxproto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
+FUZZ_TARGETS := tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/chat:FuzzTemplate \
+	onnx/proto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors \
-	inference/ortenv:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch
+	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch
 
 setup:
 	@tools/setup.sh
@@ -35,7 +35,7 @@ STATICCHECK ?= $(CACHE_DIR)/bin/staticcheck
 
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags hftokenizers ./inference/tokenizer/...
+	$(GO) vet -tags hftokenizers ./tokenizer/...
 	@test -z "$$(gofmt -l . | grep -v '^build/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^build/'; exit 1; }
 	$(STATICCHECK) ./...
 
@@ -47,7 +47,7 @@ vet:
 # the server's, raced on its own. Then short fuzzing.
 # `make test-quick` runs everything once without -race.
 FAST_PKGS  := ./inference ./internal/layering ./internal/eps ./internal/host ./reply ./internal/localefix
-HEAVY_PKGS := ./inference/decoder ./internal/synth ./inference/tokenizer ./tools/mkmodel ./cli ./models
+HEAVY_PKGS := ./inference/ort/decoder ./internal/testkit/synth ./tokenizer ./tools/mkmodel ./cli ./models
 OTHER_PKGS  = $(filter-out $(FAST_PKGS) $(HEAVY_PKGS),$(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}./{{.ImportPath}}{{end}}' ./... | sed 's|^\./edgechat|.|'))
 
 test: setup vet

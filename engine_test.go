@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"edgechat/config"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestDocumentBudget(t *testing.T) {

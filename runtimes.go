@@ -1,7 +1,7 @@
 package main
 
 import (
-	"edgechat/inference/ortenv"
+	"edgechat/inference/ort/env"
 	"edgechat/inference/routes"
 	"edgechat/ui"
 )
@@ -12,8 +12,8 @@ type runtimeTester struct{ routes.Tester }
 
 // FindRuntimes finds the builds and asks each what it offers (Settings shows them).
 func (runtimeTester) FindRuntimes() []ui.Runtime {
-	found := ortenv.Discover(ortenv.DiscoverOptions{})
-	ortenv.Probe(found)
+	found := env.Discover(env.DiscoverOptions{})
+	env.Probe(found)
 	out := make([]ui.Runtime, len(found))
 	for i, c := range found {
 		out[i] = ui.Runtime{Path: c.Path, Origin: c.Origin, Version: c.Version, Providers: c.Providers, Problem: c.Problem}

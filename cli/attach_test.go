@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/synth"
-	"edgechat/internal/testdocs"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testdocs"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestGenerateAttachPrintPrompt(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"edgechat/inference"
-	"edgechat/inference/ortenv"
+	ortenv "edgechat/inference/ort/env"
 )
 
 func init() {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"edgechat/internal/ortloop"
+	"edgechat/inference/ort/loop"
 	"edgechat/internal/paths"
 )
 
@@ -106,10 +106,10 @@ func comparePeers(ctx context.Context, path string, first *BenchResult, o compar
 
 func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 	// Each engine reads its weights from a warm page cache, whatever ran before it.
-	if err := ortloop.Warm(first.ModelFile); err != nil {
+	if err := loop.Warm(first.ModelFile); err != nil {
 		return err
 	}
-	l, err := ortloop.Open(first.ModelFile, ortloop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1})
+	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testenv"
 )
 
 // TestBenchCompare runs EdgeChat and the bare ONNX Runtime loop on the same graph; llama.cpp

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"edgechat/inference"
-	"edgechat/inference/decoder"
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/sample"
 	"edgechat/internal/host"
 	"edgechat/internal/rss"

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/fakehub"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/fakehub"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/models/discover"
 	"edgechat/models/hub"
 )

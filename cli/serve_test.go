@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestServe(t *testing.T) {

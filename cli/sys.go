@@ -10,7 +10,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"edgechat/inference/ortenv"
+	ortenv "edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 	"edgechat/internal/host"
 	"edgechat/internal/paths"

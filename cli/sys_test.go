@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/inference/ortenv"
-	"edgechat/internal/testenv"
+	ortenv "edgechat/inference/ort/env"
+	"edgechat/internal/testkit/testenv"
 )
 
 func runJSON(t *testing.T, args []string, v any) {

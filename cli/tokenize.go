@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"edgechat/inference/tokenizer"
+	"edgechat/tokenizer"
 )
 
 func init() {

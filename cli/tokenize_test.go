@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestTokenize(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 
 	"edgechat/inference"
-	"edgechat/inference/tokenizer"
 	"edgechat/models"
 	"edgechat/reply"
+	"edgechat/tokenizer"
 )
 
 // Budget is how much the model can read: its context and a way to count tokens.

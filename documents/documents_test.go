@@ -15,10 +15,10 @@ import (
 	"edgechat/documents"
 	"edgechat/documents/extract"
 	"edgechat/history"
-	"edgechat/inference/tokenizer"
-	"edgechat/internal/testdocs"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testdocs"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/reply"
+	"edgechat/tokenizer"
 )
 
 // qwenBudget is a 2,048-token window (the NPU builds') counted with Qwen3's tokenizer.

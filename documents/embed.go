@@ -7,7 +7,7 @@ import (
 )
 
 // Embedder turns texts into vectors whose cosine similarity measures closeness of meaning
-// (a Qwen3-Embedding model run by inference/decoder.Embedder). With one, the library embeds
+// (a Qwen3-Embedding model run by inference/ort/decoder.Embedder). With one, the library embeds
 // every chunk once, when it indexes a document, and saves the vectors beside the index; each
 // question then embeds only itself, and passages are ranked by BM25 and by meaning, fused by
 // reciprocal rank. An Embedder that also has ModelName() string is named by it in the status

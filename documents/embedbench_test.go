@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"edgechat/documents"
-	"edgechat/inference/decoder"
-	"edgechat/internal/synth"
-	"edgechat/internal/testdocs"
-	"edgechat/internal/testenv"
+	"edgechat/inference/ort/decoder"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testdocs"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/reply"
 )
 

@@ -14,9 +14,9 @@ import (
 
 	"edgechat/documents"
 	"edgechat/history"
-	"edgechat/inference/decoder"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/inference/ort/decoder"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/reply"
 )
 

@@ -9,14 +9,14 @@ import (
 
 	"edgechat/documents"
 	"edgechat/inference"
-	"edgechat/inference/decoder"
-	"edgechat/internal/synth"
-	"edgechat/internal/testdocs"
-	"edgechat/internal/testenv"
+	"edgechat/inference/ort/decoder"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testdocs"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/reply"
 )
 
-// benchModel is a generated model of Qwen3-0.6B's width with 4 layers (internal/synth),
+// benchModel is a generated model of Qwen3-0.6B's width with 4 layers (internal/testkit/synth),
 // written once to the temporary folder.
 func benchModel(b *testing.B) string {
 	b.Helper()

@@ -7,7 +7,7 @@ import (
 )
 
 // Decoder is a model's forward pass with its KV cache, whatever runs it: package
-// inference/decoder implements it over ONNX Runtime for every folder layout, tests with a
+// inference/ort/decoder implements it over ONNX Runtime for every folder layout, tests with a
 // function of the ids. One goroutine at a time uses a Decoder (the route that owns it).
 type Decoder interface {
 	// Forward appends ids to the cache and returns the logits of the last one; the slice is

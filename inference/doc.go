@@ -3,5 +3,5 @@
 // serve it, runs prefill and decode on that route's Decoder, samples tokens, applies stop
 // strings, reuses and keeps KV caches across turns and conversations, and streams the reply as
 // reply events. It never imports Fyne or ONNX Runtime: decoders come from Config.Open
-// (package inference/decoder for ONNX Runtime).
+// (package inference/ort/decoder for ONNX Runtime).
 package inference

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	"edgechat/internal/enginetest"
+	"edgechat/internal/testkit/enginetest"
 )
 
 var (

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/models"
 )
 

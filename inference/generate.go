@@ -10,7 +10,7 @@ import (
 
 	"edgechat/inference/sample"
 	"edgechat/inference/think"
-	"edgechat/inference/tokenizer"
+	"edgechat/tokenizer"
 )
 
 // DefaultMaxTokens is the reply budget when a request sets none.

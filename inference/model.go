@@ -10,8 +10,8 @@ import (
 
 	"edgechat/inference/chat"
 	"edgechat/inference/lookup"
-	"edgechat/inference/tokenizer"
 	"edgechat/models"
+	"edgechat/tokenizer"
 )
 
 // DefaultMaxContext caps the KV cache when a route sets no limit: the model may allow far more
@@ -30,7 +30,7 @@ type LoadOptions struct {
 	// MaxContext caps the context in tokens (0 = DefaultMaxContext or the model's limit).
 	MaxContext int
 	// GraphCache, when set, is the folder for optimized copies of dynamic decoder graphs
-	// (MatMulNBits at accuracy level 4, the LM head on the last row; see internal/optimize);
+	// (MatMulNBits at accuracy level 4, the LM head on the last row; see onnx/optimize);
 	// "" runs the files as published.
 	GraphCache string
 }

@@ -10,7 +10,7 @@ import (
 
 	"edgechat/reply"
 
-	"edgechat/inference/tokenizer"
+	"edgechat/tokenizer"
 )
 
 // mustFakeModel opens the fake folder's tokenizer and template (no decoder).

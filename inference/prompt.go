@@ -9,7 +9,7 @@ import (
 
 	"edgechat/inference/chat"
 	"edgechat/inference/think"
-	"edgechat/inference/tokenizer"
+	"edgechat/tokenizer"
 )
 
 // Prompt rendering keeps what a person typed away from the special-token matcher: user and

@@ -1,7 +1,7 @@
 package models
 
 import (
-	"edgechat/inference/tokenizer"
+	"edgechat/tokenizer"
 )
 
 // IsBaseModel reports whether the model at path is a base model: its folder gives no prompt

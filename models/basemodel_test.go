@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestIsBaseModel(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"edgechat/internal/onnxproto"
+	"edgechat/onnx/proto"
 )
 
 // BundleNames are the tensor names a decoder-pipeline bundle's genai_config.json gives, with
@@ -46,7 +46,7 @@ func (g *GQAIO) KVDesc() string {
 }
 
 // DescribeGQA reads a ctx or iter graph's interface; path names the graph in errors.
-func DescribeGQA(path string, info *onnxproto.ModelInfo, n BundleNames) (*GQAIO, error) {
+func DescribeGQA(path string, info *proto.ModelInfo, n BundleNames) (*GQAIO, error) {
 	g := &GQAIO{}
 	var err error
 	if g.Past, err = KVNames(info.Inputs, PastPattern, n.PastKey, n.PastValue); err != nil {
@@ -67,8 +67,8 @@ func DescribeGQA(path string, info *onnxproto.ModelInfo, n BundleNames) (*GQAIO,
 			return nil, fmt.Errorf("%s needs an int32 input %s (GroupQueryAttention's sequence lengths); found %q", path, name, v.ElemType)
 		}
 	}
-	for i, list := range [][]onnxproto.IO{info.Inputs, info.Outputs} {
-		var other []onnxproto.IO
+	for i, list := range [][]proto.IO{info.Inputs, info.Outputs} {
+		var other []proto.IO
 		for _, v := range list {
 			if !known[v.Name] {
 				other = append(other, v)

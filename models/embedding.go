@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"edgechat/internal/onnxproto"
+	"edgechat/onnx/proto"
 )
 
 // Kinds of model folder.
@@ -41,9 +41,9 @@ type EmbeddingIO struct {
 
 // IsEmbeddingGraph reports whether a graph with these outputs is a text-embedding model: it
 // returns hidden states or sentence embeddings, and no logits.
-func IsEmbeddingGraph(out []onnxproto.IO) bool {
+func IsEmbeddingGraph(out []proto.IO) bool {
 	has := func(name string) bool {
-		return slices.ContainsFunc(out, func(v onnxproto.IO) bool { return v.Name == name })
+		return slices.ContainsFunc(out, func(v proto.IO) bool { return v.Name == name })
 	}
 	if has("logits") {
 		return false
@@ -52,7 +52,7 @@ func IsEmbeddingGraph(out []onnxproto.IO) bool {
 }
 
 // DescribeEmbedding reads an embedding graph's interface, or says why the graph is not one.
-func DescribeEmbedding(path string, in, out []onnxproto.IO) (*EmbeddingIO, error) {
+func DescribeEmbedding(path string, in, out []proto.IO) (*EmbeddingIO, error) {
 	if !IsEmbeddingGraph(out) {
 		return nil, fmt.Errorf("%s is not a text-embedding model: it has no last_hidden_state or sentence_embedding output, or it has logits (outputs: %s)", path, ListNames(out))
 	}
@@ -71,7 +71,7 @@ func DescribeEmbedding(path string, in, out []onnxproto.IO) (*EmbeddingIO, error
 		return nil, fmt.Errorf("%s is not a text-embedding model: it has no input_ids input (inputs: %s)", path, ListNames(in))
 	}
 	for _, name := range embeddingOutputs {
-		i := slices.IndexFunc(out, func(v onnxproto.IO) bool { return v.Name == name })
+		i := slices.IndexFunc(out, func(v proto.IO) bool { return v.Name == name })
 		if i < 0 {
 			continue
 		}
@@ -113,7 +113,7 @@ func (f *Folder) Kind() string {
 	if f.Layout != LayoutHF || f.Model == "" {
 		return KindChat
 	}
-	info, err := onnxproto.ReadInfo(f.Model)
+	info, err := proto.ReadInfo(f.Model)
 	if err != nil || !IsEmbeddingGraph(info.Outputs) {
 		return KindChat
 	}

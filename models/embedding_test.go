@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/synth"
+	"edgechat/internal/testkit/synth"
 )
 
 // An embedding export is told from a chat model by its graph: Kind, Inspect and

@@ -1,7 +1,7 @@
 package models
 
 // Reading a decoder graph's interface (names, shapes, KV layout) from its ONNX file, pure Go
-// over internal/onnxproto: the decoders open sessions with it and Inspect describes folders.
+// over onnx/proto: the decoders open sessions with it and Inspect describes folders.
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"edgechat/internal/onnxproto"
+	"edgechat/onnx/proto"
 )
 
 // KVPair names one layer's key and value tensors.
@@ -63,15 +63,15 @@ var (
 // DescribeDecoder reads a decoder's interface from its graph's inputs and outputs; names maps
 // genai_config.json roles to graph names (Folder.GenAINames). It refuses graphs that are not
 // decoders with a message that says what is missing.
-func DescribeDecoder(path string, in, out []onnxproto.IO, names map[string]string) (*DecoderIO, error) {
+func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (*DecoderIO, error) {
 	d := &DecoderIO{}
-	byName := func(list []onnxproto.IO, n string) (onnxproto.IO, bool) {
+	byName := func(list []proto.IO, n string) (proto.IO, bool) {
 		for _, v := range list {
 			if v.Name == n {
 				return v, true
 			}
 		}
-		return onnxproto.IO{}, false
+		return proto.IO{}, false
 	}
 	pick := func(key, def string) string {
 		if n, ok := names[key]; ok && n != "" {
@@ -130,7 +130,7 @@ func DescribeDecoder(path string, in, out []onnxproto.IO, names map[string]strin
 
 // KVNames collects layer-indexed key/value names, by genai_config.json patterns when given
 // (e.g. "past_key_values.%d.key"), else by the known naming schemes.
-func KVNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]KVPair, error) {
+func KVNames(list []proto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]KVPair, error) {
 	if keyFmt != "" && valFmt != "" {
 		var out []KVPair
 		have := map[string]bool{}
@@ -179,7 +179,7 @@ func KVNames(list []onnxproto.IO, re *regexp.Regexp, keyFmt, valFmt string) ([]K
 }
 
 // ListNames lists the names of a few tensors for an error message.
-func ListNames(list []onnxproto.IO) string {
+func ListNames(list []proto.IO) string {
 	s := ""
 	for i, v := range list {
 		if i > 0 {
@@ -196,8 +196,8 @@ func ListNames(list []onnxproto.IO) string {
 // ReadGraph reads an ONNX file's interface and checks that the external data files it names
 // are there: ONNX Runtime's own message for a missing one ("External data path validation
 // failed…") does not say what to do.
-func ReadGraph(path string) (*onnxproto.ModelInfo, error) {
-	info, err := onnxproto.ReadInfo(path)
+func ReadGraph(path string) (*proto.ModelInfo, error) {
+	info, err := proto.ReadInfo(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -211,7 +211,7 @@ func ReadGraph(path string) (*onnxproto.ModelInfo, error) {
 }
 
 // ExternalPaths are the external data files a graph names, as paths beside it.
-func ExternalPaths(path string, info *onnxproto.ModelInfo) []string {
+func ExternalPaths(path string, info *proto.ModelInfo) []string {
 	out := make([]string, len(info.ExternalFiles))
 	for i, x := range info.ExternalFiles {
 		out[i] = filepath.Join(filepath.Dir(path), x)
@@ -235,7 +235,7 @@ func (f *Folder) GenAINames() map[string]string {
 }
 
 // ShapeString writes a shape as [1,seq,64].
-func ShapeString(d []onnxproto.Dim) string {
+func ShapeString(d []proto.Dim) string {
 	parts := make([]string, len(d))
 	for i, x := range d {
 		parts[i] = x.String()

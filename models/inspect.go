@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"edgechat/inference/tokenizer"
-	"edgechat/internal/onnxproto"
+	"edgechat/onnx/proto"
+	"edgechat/tokenizer"
 )
 
 // Report describes a model folder without running it: what `edgechat inspect` prints and the
@@ -115,13 +115,13 @@ func graphsOf(f *Folder) []graphFile {
 	return []graphFile{{"decoder", f.Model, ""}}
 }
 
-func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, error) {
-	info, err := onnxproto.ReadInfo(path)
+func inspectGraph(role, path, ep string) (GraphReport, *proto.ModelInfo, error) {
+	info, err := proto.ReadInfo(path)
 	if err != nil {
 		return GraphReport{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	g := GraphReport{Role: role, File: filepath.Base(path), EP: ep, Ops: info.Ops, SizeBytes: graphFileBytes(path, info)}
-	conv := func(list []onnxproto.IO) []IOReport {
+	conv := func(list []proto.IO) []IOReport {
 		out := make([]IOReport, len(list))
 		for i, v := range list {
 			out[i] = IOReport{Name: v.Name, DType: v.ElemType, Shape: ShapeString(v.Dims)}
@@ -143,7 +143,7 @@ func inspectGraph(role, path, ep string) (GraphReport, *onnxproto.ModelInfo, err
 }
 
 // addGraph folds one graph's facts into the report.
-func (r *Report) addGraph(f *Folder, role string, info *onnxproto.ModelInfo) {
+func (r *Report) addGraph(f *Folder, role string, info *proto.ModelInfo) {
 	if r.QuantName == "" {
 		r.QuantName = info.Quantization()
 	}
@@ -226,9 +226,9 @@ func (r *Report) inspectTokenizer(f *Folder) {
 func (f *Folder) FileBytes() int64 {
 	var n int64
 	for _, g := range graphsOf(f) {
-		info, err := onnxproto.ReadInfo(g.path)
+		info, err := proto.ReadInfo(g.path)
 		if err != nil {
-			info = &onnxproto.ModelInfo{} // count the graph file alone
+			info = &proto.ModelInfo{} // count the graph file alone
 		}
 		n += graphFileBytes(g.path, info)
 	}
@@ -236,7 +236,7 @@ func (f *Folder) FileBytes() int64 {
 }
 
 // graphFileBytes is the size of an ONNX file and of the external data files it names.
-func graphFileBytes(path string, info *onnxproto.ModelInfo) int64 {
+func graphFileBytes(path string, info *proto.ModelInfo) int64 {
 	var n int64
 	for _, p := range append([]string{path}, ExternalPaths(path, info)...) {
 		if st, err := os.Stat(p); err == nil {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 )
 
 // tinyFolder writes a tiny synthetic model in layout l with Qwen3's tokenizer.

@@ -211,16 +211,16 @@ check_wine() {
   fi
   rm -rf "$wc"
   # The QNN runtime search on fake trees with Windows paths, the PE reader on the real DLL, the
-  # provider lister loading it (edgechat/inference/ortenv's tests built for Windows).
+  # provider lister loading it (edgechat/inference/ort/env's tests built for Windows).
   if (cd "$ROOT" && GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc \
-    go test -c -o "$TMP/ortenv.test.exe" ./inference/ortenv); then
+    go test -c -o "$TMP/ortenv.test.exe" ./inference/ort/env); then
     r="$(EDGECHAT_CACHE="$(winpath "$CACHE")" wine_run "$TMP/ortenv.test.exe" -test.count=1 -test.v \
       -test.run 'TestDiscover|TestReadPE|TestExplain|TestVersionLess|TestInit|TestProviders' 2>&1 | tr -d '\r')"
     echo "      ortenv tests: $(grep -E '^--- ' <<<"$r" | awk '{print $3 "=" $2}' | tr -d ':' | tr '\n' ' ')"
-    check "$target (Wine): edgechat/inference/ortenv's Windows tests pass (QNN search, PE reader, providers)" \
+    check "$target (Wine): edgechat/inference/ort/env's Windows tests pass (QNN search, PE reader, providers)" \
       grep -qx PASS <<<"$r"
   else
-    bad "$target (Wine): build edgechat/inference/ortenv's tests for Windows"
+    bad "$target (Wine): build edgechat/inference/ort/env's tests for Windows"
   fi
 
   # 7. The window under Xvfb: first run with settings in %APPDATA%, a reply killed halfway,

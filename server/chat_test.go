@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/internal/enginetest"
+	"edgechat/internal/testkit/enginetest"
 )
 
 var okSummary = reply.Summary{

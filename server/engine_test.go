@@ -18,10 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
-	"edgechat/inference/decoder"
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/remote"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/server"
 )
 

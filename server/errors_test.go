@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/internal/enginetest"
+	"edgechat/internal/testkit/enginetest"
 )
 
 func TestErrorStatuses(t *testing.T) {

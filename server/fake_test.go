@@ -12,7 +12,7 @@ import (
 
 	"edgechat/reply"
 
-	"edgechat/internal/enginetest"
+	"edgechat/internal/testkit/enginetest"
 )
 
 // scripted is enginetest.Scripted: a generator that sends events in order.

@@ -23,8 +23,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"edgechat/internal/enginetest"
 	"edgechat/internal/rss"
+	"edgechat/internal/testkit/enginetest"
 	"edgechat/reply"
 )
 

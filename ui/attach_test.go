@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/documents"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 	"edgechat/reply"
 )
 

@@ -15,9 +15,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
-	"edgechat/internal/fakehub"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/fakehub"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/models"
 	"edgechat/models/discover"
 	"edgechat/models/hub"

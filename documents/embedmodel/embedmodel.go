@@ -1,6 +1,6 @@
 // Package embedmodel opens the text-embedding model that ranks attached documents' passages
 // by meaning: the one the embedding_model setting names, or the first found on this PC. It
-// joins the settings, model discovery and the ONNX Runtime embedder (inference/decoder) for
+// joins the settings, model discovery and the ONNX Runtime embedder (inference/ort/decoder) for
 // the window and the command line, which hand the result to documents.Library.SetEmbedder.
 package embedmodel
 
@@ -9,7 +9,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/documents"
-	"edgechat/inference/decoder"
+	"edgechat/inference/ort/decoder"
 	"edgechat/internal/host"
 	"edgechat/internal/paths"
 	"edgechat/models/discover"

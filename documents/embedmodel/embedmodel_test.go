@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"edgechat/config"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestOpener(t *testing.T) {

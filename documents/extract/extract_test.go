@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/documents/extract"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 func TestBytes(t *testing.T) {

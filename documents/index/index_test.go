@@ -15,7 +15,7 @@ import (
 
 	"edgechat/documents/extract"
 	"edgechat/documents/index"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 func TestSplit(t *testing.T) {

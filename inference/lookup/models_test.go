@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"edgechat/inference/lookup"
-	"edgechat/inference/ortenv"
-	"edgechat/internal/optimize"
-	"edgechat/internal/ortloop"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
+	"edgechat/onnx/optimize"
 )
 
-func openLoop(t *testing.T, path string) *ortloop.Loop {
+func openLoop(t *testing.T, path string) *loop.Loop {
 	t.Helper()
-	if _, err := ortenv.Init(testenv.ORTLibrary(t)); err != nil {
+	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := ortloop.Open(path, ortloop.Options{Threads: 1, MaxTokens: 512})
+	l, err := loop.Open(path, loop.Options{Threads: 1, MaxTokens: 512})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ var storiesReference = []int{1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298
 
 // sameReplies decodes each prompt plainly and with lookup on two sessions of the same graph
 // and requires the same tokens; it returns the decoder runs each needed.
-func sameReplies(t *testing.T, plain, fast *ortloop.Loop, prompts [][]int, n int) (plainRuns, lookupRuns int) {
+func sameReplies(t *testing.T, plain, fast *loop.Loop, prompts [][]int, n int) (plainRuns, lookupRuns int) {
 	t.Helper()
 	for _, p := range prompts {
 		a, err := lookup.Greedy(plain, p, n, func(id int) bool { return id == 2 }, nil)

@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference/remote"
-	"edgechat/internal/enginetest"
+	"edgechat/internal/testkit/enginetest"
 	"edgechat/server"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/inference"
-	"edgechat/inference/decoder"
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/remote"
 	"edgechat/internal/paths"
 )

@@ -8,7 +8,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/inference"
-	"edgechat/inference/ortenv"
+	"edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 )
 
@@ -125,12 +125,12 @@ func FormatReport(r *inference.RouteReport) string {
 // CheckEP reports an execution provider the loaded ONNX Runtime lacks. Before ONNX Runtime is
 // loaded (first reply or Test) it cannot tell, and says nothing.
 func (Tester) CheckEP(ep string) error {
-	info, ok := ortenv.Loaded()
+	info, ok := env.Loaded()
 	p, known := eps.Lookup(ep)
 	if !ok || !known || eps.IsCPU(ep) {
 		return nil // config.CheckEP reports unknown names
 	}
-	if err := ortenv.CheckProvider(p.ORT, eps.WithDefaults(ep, nil)); err != nil {
+	if err := env.CheckProvider(p.ORT, eps.WithDefaults(ep, nil)); err != nil {
 		return fmt.Errorf("%s is not usable in the ONNX Runtime at %s (%s): choose a build that has it (for the NPU a QNN-enabled onnxruntime) or another provider", p.Label, info.Path, firstLine(err.Error()))
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 
 	"edgechat/config"
 	"edgechat/inference"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 )
 
 func tinyModel(t *testing.T) string {

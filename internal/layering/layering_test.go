@@ -9,7 +9,7 @@ import (
 const (
 	fyne   = "fyne.io/"
 	ort    = "github.com/yalue/onnxruntime_go"
-	decode = "edgechat/inference/decoder"
+	decode = "edgechat/inference/ort/decoder"
 )
 
 // rules: a package, and the dependencies (direct or not) it must never have. A rule ending in
@@ -20,11 +20,11 @@ var rules = []struct {
 	why    string
 }{
 	{"edgechat/reply", []string{"edgechat/", "github.com/", "golang.org/", "fyne.io/", "google.golang.org/"}, "the contract between engine and consumers imports only the standard library"},
-	{"edgechat/models", []string{fyne, ort, decode, "edgechat/inference/ortenv"}, "model folders are read in pure Go"},
-	{"edgechat/inference", []string{fyne, ort, decode, "edgechat/inference/ortenv"}, "the engine sees decoders only through its Decoder interface"},
-	{"edgechat/ui", []string{ort, decode, "edgechat/inference/ortenv"}, "the window talks to the engine through its own small interface"},
+	{"edgechat/models", []string{fyne, ort, decode, "edgechat/inference/ort/env"}, "model folders are read in pure Go"},
+	{"edgechat/inference", []string{fyne, ort, decode, "edgechat/inference/ort/env"}, "the engine sees decoders only through its Decoder interface"},
+	{"edgechat/ui", []string{ort, decode, "edgechat/inference/ort/env"}, "the window talks to the engine through its own small interface"},
 	{"edgechat/server", []string{fyne}, "the HTTP API runs without a display"},
-	{"edgechat/inference/decoder", []string{fyne}, "decoders never draw"},
+	{"edgechat/inference/ort/decoder", []string{fyne}, "decoders never draw"},
 }
 
 func TestImportRules(t *testing.T) {

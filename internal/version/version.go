@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"edgechat/inference/ortenv"
+	"edgechat/inference/ort/env"
 )
 
 // Set at link time with
@@ -61,7 +61,7 @@ func (i Info) String() string {
 // "ONNX Runtime: 1.30.0 (C:\EdgeChat\onnxruntime.dll, next to the executable)", or
 // "ONNX Runtime: not loaded" when none is. It never loads one: for the About box.
 func Runtime() string {
-	info, ok := ortenv.Loaded()
+	info, ok := env.Loaded()
 	if !ok {
 		return "ONNX Runtime: not loaded"
 	}
@@ -69,11 +69,11 @@ func Runtime() string {
 }
 
 // String returns the full `edgechat --version` text: Get().String() and an ONNX Runtime line.
-// It loads ONNX Runtime the default way (ortenv.Init("")) when nothing is loaded yet, and says
+// It loads ONNX Runtime the default way (env.Init("")) when nothing is loaded yet, and says
 // "ONNX Runtime: not found (why)" when that fails. Use Get and Runtime inside the app, where
 // loading a library would pre-empt the user's setting.
 func String() string {
-	info, err := ortenv.Init("")
+	info, err := env.Init("")
 	line := runtimeLine(info)
 	if err != nil {
 		line = "ONNX Runtime: not found (" + err.Error() + ")"
@@ -81,7 +81,7 @@ func String() string {
 	return Get().String() + line + "\n"
 }
 
-func runtimeLine(info ortenv.Info) string {
+func runtimeLine(info env.Info) string {
 	return fmt.Sprintf("ONNX Runtime: %s (%s, %s)", info.Version, info.Path, info.Source)
 }
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"edgechat/internal/onnxproto"
 	"edgechat/models"
+	"edgechat/onnx/proto"
 )
 
 // Model is one model folder found on this PC.
@@ -47,7 +47,7 @@ func classify(dir string) (Model, error) {
 	var outFP16 bool
 	keep := map[string]bool{}
 	for _, g := range graphs {
-		info, err := onnxproto.ReadInfo(g)
+		info, err := proto.ReadInfo(g)
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", g, err)
 		}

@@ -7,22 +7,22 @@ import (
 	"testing"
 
 	"edgechat/internal/filecopy"
-	"edgechat/internal/onnxproto"
+	"edgechat/onnx/proto"
 )
 
 // compiled writes a layout-C folder whose two decoders are EPContext graphs naming bin.
 func compiled(t *testing.T, dir, bin string) {
 	t.Helper()
 	for _, name := range []string{"decoder_prefill_model.onnx", "decoder_gen_model.onnx"} {
-		m := &onnxproto.Model{IRVersion: 8, Opsets: []onnxproto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}}
-		m.Graph.Inputs = []onnxproto.ValueInfo{{Name: "input_ids", Type: onnxproto.Int32, Dims: onnxproto.Dims(1, 64)}}
-		m.Graph.Outputs = []onnxproto.ValueInfo{{Name: "logits", Type: onnxproto.Float, Dims: onnxproto.Dims(1, 64, 512)}}
-		m.Graph.Nodes = []onnxproto.Node{{Name: "ctx", OpType: "EPContext", Domain: "com.microsoft", Inputs: []string{"input_ids"}, Outputs: []string{"logits"},
-			Attrs: []onnxproto.Attr{onnxproto.IntAttr("embed_mode", 0), onnxproto.StringAttr("ep_cache_context", bin), onnxproto.StringAttr("source", "QNN")}}}
+		m := &proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}}
+		m.Graph.Inputs = []proto.ValueInfo{{Name: "input_ids", Type: proto.Int32, Dims: proto.Dims(1, 64)}}
+		m.Graph.Outputs = []proto.ValueInfo{{Name: "logits", Type: proto.Float, Dims: proto.Dims(1, 64, 512)}}
+		m.Graph.Nodes = []proto.Node{{Name: "ctx", OpType: "EPContext", Domain: "com.microsoft", Inputs: []string{"input_ids"}, Outputs: []string{"logits"},
+			Attrs: []proto.Attr{proto.IntAttr("embed_mode", 0), proto.StringAttr("ep_cache_context", bin), proto.StringAttr("source", "QNN")}}}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.WriteFile(filepath.Join(dir, name), onnxproto.WriteOptions{}); err != nil {
+		if err := m.WriteFile(filepath.Join(dir, name), proto.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"edgechat/internal/filecopy"
 	"edgechat/internal/paths"
-	"edgechat/internal/synth"
+	"edgechat/internal/testkit/synth"
 )
 
 // base holds one generated model per layout (written once by TestMain); fake trees link to

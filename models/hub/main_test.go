@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"edgechat/internal/fakehub"
 	"edgechat/internal/paths"
-	"edgechat/internal/synth"
+	"edgechat/internal/testkit/fakehub"
+	"edgechat/internal/testkit/synth"
 )
 
 const (

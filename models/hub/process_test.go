@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/internal/fakehub"
+	"edgechat/internal/testkit/fakehub"
 	"edgechat/models"
 )
 

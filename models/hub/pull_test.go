@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/internal/fakehub"
+	"edgechat/internal/testkit/fakehub"
 	"edgechat/models"
 )
 

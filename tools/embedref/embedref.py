@@ -1,5 +1,5 @@
 """Reference vectors for a synthetic embedding model folder (tools/mkmodel --layout embedding),
-computed without ONNX Runtime and without EdgeChat's Go code: internal/synth/testdata/
+computed without ONNX Runtime and without EdgeChat's Go code: internal/testkit/synth/testdata/
 reference.py's numpy transcription of Qwen3's forward pass (float64, from the weights and
 config.json only; one text at a time, no padding) gives the hidden states, and the last
 token's is L2-normalised, as Qwen3-Embedding pools.
@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "internal", "synth", "testdata"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "internal", "testkit", "synth", "testdata"))
 import reference  # noqa: E402
 
 

@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"edgechat/internal/fakehub"
+	"edgechat/internal/testkit/fakehub"
 )
 
 func main() {

@@ -1,5 +1,5 @@
 // Command int4bench measures what makes an int4 decoder fast on ONNX Runtime, on the bare
-// loop (internal/ortloop) so that only the graph and session options change: MatMulNBits
+// loop (inference/ort/loop) so that only the graph and session options change: MatMulNBits
 // accuracy level 4, the LM head on the last row, spin-waiting, decode cost against context,
 // and T(k+1)/T(1), the cost of verifying k drafted tokens in one run.
 //
@@ -16,11 +16,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"edgechat/inference/ortenv"
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
-	"edgechat/internal/optimize"
-	"edgechat/internal/ortloop"
 	"edgechat/internal/paths"
+	"edgechat/onnx/optimize"
 )
 
 func main() {
@@ -46,10 +46,10 @@ func run() error {
 	if *model == "" {
 		return errors.New("--model is required")
 	}
-	if _, err := ortenv.Init(""); err != nil {
+	if _, err := env.Init(""); err != nil {
 		return err
 	}
-	if err := ortloop.Warm(*model); err != nil { // EdgeChat runs drop the weights from the page cache
+	if err := loop.Warm(*model); err != nil { // EdgeChat runs drop the weights from the page cache
 		return err
 	}
 	ids := tokens(*prompt)
@@ -82,13 +82,13 @@ func variant(o optimize.Options) (string, error) {
 	return p, err
 }
 
-func open(path string, cfg map[string]string, maxTokens int) (*ortloop.Loop, error) {
-	return ortloop.Open(path, ortloop.Options{Threads: *threads, Config: cfg, MaxTokens: maxTokens, SharedKV: *shared})
+func open(path string, cfg map[string]string, maxTokens int) (*loop.Loop, error) {
+	return loop.Open(path, loop.Options{Threads: *threads, Config: cfg, MaxTokens: maxTokens, SharedKV: *shared})
 }
 
 type best struct{ ttft, tps float64 }
 
-func (b *best) add(r ortloop.Result) {
+func (b *best) add(r loop.Result) {
 	t := float64(r.TTFT.Microseconds()) / 1000
 	if b.ttft == 0 || t < b.ttft {
 		b.ttft = t
@@ -101,7 +101,7 @@ func variants(ids []int) error {
 	names := []string{"as published (accuracy_level unset)", "accuracy_level 4", "LM head on the last row", "accuracy_level 4 + last row"}
 	opts := []optimize.Options{{}, {AccuracyLevel: 4}, {LastRows: true}, {AccuracyLevel: 4, LastRows: true}}
 	res := make([]best, len(opts))
-	var loops []*ortloop.Loop
+	var loops []*loop.Loop
 	for _, o := range opts {
 		p, err := variant(o)
 		if err != nil {

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"edgechat/inference/lookup"
-	"edgechat/inference/ortenv"
-	"edgechat/internal/optimize"
-	"edgechat/internal/ortloop"
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
 	"edgechat/internal/paths"
+	"edgechat/onnx/optimize"
 )
 
 var (
@@ -46,7 +46,7 @@ func run() error {
 	if *model == "" {
 		return errors.New("--model is required")
 	}
-	if _, err := ortenv.Init(""); err != nil {
+	if _, err := env.Init(""); err != nil {
 		return err
 	}
 	prompt, err := promptIDs()
@@ -59,7 +59,7 @@ func run() error {
 			return err
 		}
 	}
-	l, err := ortloop.Open(path, ortloop.Options{Threads: *threads, MaxTokens: len(prompt) + *tokens + 16, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
+	l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: len(prompt) + *tokens + 16, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func run() error {
 
 // timed restarts the clock after the prompt's run, so only decoding is timed.
 type timed struct {
-	*ortloop.Loop
+	*loop.Loop
 	start  *time.Time
 	prompt int
 }

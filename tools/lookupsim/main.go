@@ -22,8 +22,8 @@ import (
 	"strings"
 
 	"edgechat/inference/lookup"
-	"edgechat/inference/ortenv"
-	"edgechat/internal/ortloop"
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
 )
 
 var (
@@ -69,10 +69,10 @@ func run() error {
 		}
 		costs = append(costs, c)
 	}
-	if _, err := ortenv.Init(""); err != nil {
+	if _, err := env.Init(""); err != nil {
 		return err
 	}
-	l, err := ortloop.Open(*model, ortloop.Options{Threads: 2, MaxTokens: 2*(*tokens) + 64})
+	l, err := loop.Open(*model, loop.Options{Threads: 2, MaxTokens: 2*(*tokens) + 64})
 	if err != nil {
 		return err
 	}

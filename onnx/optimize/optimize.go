@@ -1,0 +1,344 @@
+// Package optimize writes faster copies of decoder graphs, never touching the user's files:
+// MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
+// unset, an LM head that computes logits only for the rows a decoder uses (and the last
+// layer after attention only for those rows), each RMSNorm as one node, and
+// GroupQueryAttention in place of an export's concatenating attention, so that past and
+// present can share one KV buffer.
+package optimize
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/onnx/proto"
+)
+
+// Options choose the rewrites.
+type Options struct {
+	// AccuracyLevel, when > 0, is set on every MatMulNBits node whose level is lower or unset,
+	// except nodes with zero points: ONNX Runtime's AVX2 one-row int8 kernel mishandles
+	// asymmetric 4-bit weights (issue #29853), so one-row decoding and k-row verification
+	// could disagree there.
+	AccuracyLevel int64
+	// LastRows computes the LM head for the last row only (or the last logits_to_keep rows
+	// with KeepInput): prefill logits become [batch, rows, vocab] instead of one row per token.
+	LastRows bool
+	// KeepInput adds an int64 input logits_to_keep of shape [1]: how many of the last rows get
+	// logits (1 in plain decoding, k+1 when verifying k drafted tokens).
+	KeepInput bool
+	// FuseRMSNorm writes each float32 RMSNorm of six nodes as one SimplifiedLayerNormalization
+	// (see rmsnorm.go).
+	FuseRMSNorm bool
+	// LastLayerRows (with LastRows) also computes the last layer after attention (output
+	// projection, MLP, norms) for those rows only, where that part is recognised (see
+	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
+	LastLayerRows bool
+	// SharedKVAttention replaces every layer's attention of a Hugging Face/Optimum export
+	// (present = Concat(past, new), repeat-kv, scores, mask, softmax) by com.microsoft
+	// GroupQueryAttention, which appends in place when past and present are one buffer. Only
+	// an exactly recognised pattern in every layer is rewritten (see attention.go); the result
+	// matches the original for a batch of one with an all-ones attention_mask, and should be
+	// checked numerically before use.
+	SharedKVAttention bool
+	// RotaryRows (with SharedKVAttention), when > 0, lets GroupQueryAttention rotate the
+	// queries and keys itself where every layer's rotary embedding is recognised (see
+	// rope.go), from caches of this many positions: the KV cache must not hold more (the
+	// copy says how many in its MetaRotaryRows metadata).
+	RotaryRows int
+}
+
+// Metadata keys the rewritten model carries.
+const (
+	// MetaLogitsRows is "last" (one row) or KeepInputName (as many as that input says).
+	MetaLogitsRows = "edgechat.logits_rows"
+	// MetaAccuracyLevel is the accuracy level set on MatMulNBits nodes.
+	MetaAccuracyLevel = "edgechat.matmulnbits_accuracy_level"
+	// KeepInputName is the input KeepInput adds.
+	KeepInputName = "logits_to_keep"
+	// MetaKeepNone is "1" on a copy whose logits_to_keep may be 0: a prefill run before the
+	// prompt's last one then skips the LM head (and, with LastLayerRows, the last layer's
+	// rows after attention). A published graph's logits_to_keep of 0 means every row, so only
+	// copies carrying this key get 0.
+	MetaKeepNone = "edgechat.logits_keep_none"
+)
+
+// Report says what a rewrite changed.
+type Report struct {
+	AccuracyLevelSet int    // MatMulNBits nodes whose level was raised
+	ZeroPointsKept   int    // MatMulNBits nodes with zero points, left at their level
+	LMHead           string // the node now fed the last rows only ("" when LastRows is off)
+	// AttentionLayers is how many layers now use GroupQueryAttention; AttentionSkipped says
+	// why SharedKVAttention left the graph's attention as it was.
+	AttentionLayers  int
+	AttentionSkipped string
+	// RotaryRows is the positions of the rotary caches when the attention rotates queries and
+	// keys itself; RotarySkipped says why not (with RotaryRows asked for).
+	RotaryRows    int
+	RotarySkipped string
+	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node.
+	RMSNorms int
+	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
+	// LastLayerSkipped says why LastLayerRows pruned none.
+	LastLayerNodes   int
+	LastLayerSkipped string
+}
+
+// Rewrite returns the model src with o's rewrites applied.
+func Rewrite(src []byte, o Options) ([]byte, Report, error) {
+	var rep Report
+	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
+	if err != nil {
+		return nil, rep, err
+	}
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, rep, errf("read model: %v", err)
+	}
+	var out []byte
+	hasMS := false
+	for _, o := range info.Opsets {
+		hasMS = hasMS || o.Domain == "com.microsoft"
+	}
+	for _, f := range mfs {
+		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+			out = append(out, f.raw...)
+			continue
+		}
+		g, err := rewriteGraph(f.val, info, o, &rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		out = appendBytes(out, proto.FieldModelGraph, g)
+	}
+	if rep.AttentionLayers > 0 {
+		if !hasMS {
+			out = append(out, msOpset()...)
+		}
+		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
+		if rep.RotaryRows > 0 {
+			out = append(out, metadataEntry(MetaRotaryRows, strconv.Itoa(rep.RotaryRows))...)
+		}
+	}
+	if o.AccuracyLevel > 0 {
+		out = append(out, metadataEntry(MetaAccuracyLevel, strconv.FormatInt(o.AccuracyLevel, 10))...)
+	}
+	if o.LastRows {
+		v := "last"
+		if o.KeepInput {
+			v = KeepInputName
+		}
+		out = append(out, metadataEntry(MetaLogitsRows, v)...)
+		if o.KeepInput {
+			out = append(out, metadataEntry(MetaKeepNone, "1")...)
+		}
+	}
+	return out, rep, nil
+}
+
+func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]byte, error) {
+	gfs, err := fields(b)
+	if err != nil {
+		return nil, errf("read graph: %v", err)
+	}
+	var nodes []node
+	for _, f := range gfs {
+		if f.num == proto.FieldGraphNode && f.typ == protowire.BytesType {
+			n, err := parseNode(f.val)
+			if err != nil {
+				return nil, errf("read node: %v", err)
+			}
+			nodes = append(nodes, n)
+		}
+	}
+	if o.AccuracyLevel > 0 {
+		for i, n := range nodes {
+			if n.op != "MatMulNBits" {
+				continue
+			}
+			if len(n.inputs) > 3 && n.inputs[3] != "" {
+				rep.ZeroPointsKept++
+				continue
+			}
+			lvl, ok, err := intAttr(n.raw, "accuracy_level")
+			if err != nil {
+				return nil, err
+			}
+			if ok && lvl >= o.AccuracyLevel {
+				continue
+			}
+			if nodes[i].raw, err = withIntAttr(n.raw, "accuracy_level", o.AccuracyLevel); err != nil {
+				return nil, err
+			}
+			rep.AccuracyLevelSet++
+		}
+	}
+	var inits, inputs [][]byte
+	if o.FuseRMSNorm {
+		nodes, rep.RMSNorms = fuseRMSNorm(nodes, gfs, info)
+	}
+	if o.SharedKVAttention {
+		rewritten, added, res := rewriteAttention(nodes, gfs, info, o.RotaryRows)
+		if res.skipped != "" {
+			rep.AttentionSkipped = res.skipped
+		} else {
+			nodes, inits, rep.AttentionLayers = rewritten, added, res.layers
+			rep.RotaryRows, rep.RotarySkipped = res.rotaryRows, res.rotarySkipped
+		}
+	}
+	if o.LastRows {
+		var headInits [][]byte
+		if nodes, headInits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
+			return nil, err
+		}
+		inits = append(inits, headInits...)
+		if o.LastLayerRows {
+			slice := slices.IndexFunc(nodes, func(n node) bool { return n.name == headSlice })
+			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
+		}
+	}
+	var out []byte
+	wroteNodes := false
+	for _, f := range gfs {
+		if f.num != proto.FieldGraphNode {
+			out = append(out, f.raw...)
+			continue
+		}
+		if !wroteNodes {
+			for _, n := range nodes {
+				out = appendBytes(out, proto.FieldGraphNode, n.raw)
+			}
+			wroteNodes = true
+		}
+	}
+	for _, t := range inits {
+		out = appendBytes(out, proto.FieldGraphInitializer, t)
+	}
+	for _, in := range inputs {
+		out = appendBytes(out, proto.FieldGraphInput, in)
+	}
+	return out, nil
+}
+
+// pruneHead finds the LM head (the MatMul, MatMulNBits or Gemm that the logits output comes
+// from through Reshape, Cast or Identity nodes), feeds it only the last rows of its input
+// (Slice on axis -2, which is the sequence for [batch, seq, hidden] and the rows of a
+// flattened [batch·seq, hidden], batch 1), and makes the Reshapes after it produce
+// [1, rows, vocab].
+func pruneHead(nodes []node, info *proto.ModelInfo, o Options, rep *Report) ([]node, [][]byte, [][]byte, error) {
+	logits, ok := info.Output("logits")
+	if !ok || len(logits.Dims) == 0 || logits.Dims[len(logits.Dims)-1].Value <= 0 {
+		return nil, nil, nil, errf("the graph has no logits output with a fixed vocabulary")
+	}
+	vocab := logits.Dims[len(logits.Dims)-1].Value
+	producer := map[string]int{}
+	for i, n := range nodes {
+		for _, out := range n.outputs {
+			producer[out] = i
+		}
+	}
+	var reshapes []int
+	head := -1
+	for cur := "logits"; head < 0; {
+		i, ok := producer[cur]
+		if !ok {
+			return nil, nil, nil, errf("no node computes %s", cur)
+		}
+		switch nodes[i].op {
+		case "Reshape":
+			reshapes = append(reshapes, i)
+		case "Cast", "Identity":
+		case "MatMul", "MatMulNBits", "Gemm":
+			head = i
+			continue
+		default:
+			return nil, nil, nil, errf("logits come from a %s node, not an LM head this rewrite knows", nodes[i].op)
+		}
+		cur = nodes[i].inputs[0]
+	}
+	const p = lastRowsPrefix
+	inits := [][]byte{int64Initializer(p+"/ends", math.MaxInt64), int64Initializer(p+"/axes", -2), int64Initializer(p+"/shape", 1, -1, vocab)}
+	var added []node
+	var inputs [][]byte
+	starts, ends := p+"/starts", p+"/ends"
+	if o.KeepInput {
+		// The rows [-keep, ends): ends is the end for keep ≥ 1 and 0 for keep = 0, an empty
+		// slice (Slice's start -0 would otherwise be the first row).
+		ends = p + "/ends_keep"
+		added = append(added,
+			mkNode(encodeNode(p+"/neg", "Neg", []string{KeepInputName}, []string{starts})),
+			mkNode(encodeNode(p+"/any", "Sign", []string{KeepInputName}, []string{p + "/any"})),
+			mkNode(encodeNode(p+"/ends_keep", "Mul", []string{p + "/any", p + "/ends"}, []string{ends})))
+		inputs = append(inputs, keepInputInfo())
+	} else {
+		inits = append(inits, int64Initializer(starts, -1))
+	}
+	h := nodes[head]
+	added = append(added, mkNode(encodeNode(headSlice, "Slice", []string{h.inputs[0], starts, ends, p + "/axes"}, []string{p + "/rows"})))
+	if err := rewire(&nodes[head], 0, p+"/rows"); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, i := range reshapes {
+		if err := rewire(&nodes[i], 1, p+"/shape"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	rep.LMHead = h.name
+	return slices.Insert(nodes, head, added...), inits, inputs, nil
+}
+
+// The names pruneHead gives what it adds.
+const (
+	lastRowsPrefix = "edgechat_last_rows"
+	headSlice      = lastRowsPrefix + "/slice"
+)
+
+// rewire makes input idx of n name, in its bytes and its parsed inputs.
+func rewire(n *node, idx int, name string) error {
+	raw, err := withInput(n.raw, idx, name)
+	if err != nil {
+		return err
+	}
+	n.raw, n.inputs[idx] = raw, name
+	return nil
+}
+
+// withInput returns node bytes whose input idx is name.
+func withInput(raw []byte, idx int, name string) ([]byte, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	k := 0
+	for _, f := range fs {
+		if f.num == proto.FieldNodeInput {
+			if k == idx {
+				out = appendBytes(out, proto.FieldNodeInput, []byte(name))
+				k++
+				continue
+			}
+			k++
+		}
+		out = append(out, f.raw...)
+	}
+	if k <= idx {
+		return nil, errf("node has no input %d", idx)
+	}
+	return out, nil
+}
+
+// keepInputInfo declares logits_to_keep: int64 [1].
+func keepInputInfo() []byte {
+	var dim, shape, tt, typ, vi []byte
+	dim = appendVarint(dim, 1, 1)
+	shape = appendBytes(shape, 1, dim)
+	tt = appendVarint(tt, 1, int64Type)
+	tt = appendBytes(tt, 2, shape)
+	typ = appendBytes(typ, 1, tt)
+	vi = appendBytes(vi, proto.FieldValueName, []byte(KeepInputName))
+	return appendBytes(vi, 2, typ)
+}

@@ -1,0 +1,114 @@
+package tokenizer
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"edgechat/internal/testkit/testenv"
+)
+
+// Figures to compare with testdata/reference_speed.json (written by tools/tokref/golden.js on
+// the same bench text, single-threaded; MB/cpu-s there is mb_per_cpu_s):
+//
+//	go test -run='^$' -bench=. -benchtime=3x ./tokenizer
+
+func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
+
+// readText reads a gzipped text from testdata.
+func readText(b *testing.B, name string) string {
+	b.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
+}
+
+// BenchmarkEncode encodes the ~1 MB mixed bench text as user content.
+func BenchmarkEncode(b *testing.B) {
+	text := benchText(b)
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
+		})
+	}
+}
+
+// reportCPU adds MB per CPU second, which a busy machine disturbs less than wall time.
+func reportCPU(b *testing.B, start float64, size int) {
+	if cpu := cpuSeconds() - start; start > 0 && cpu > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu, "MB/cpu-s")
+	}
+}
+
+// BenchmarkEncode4k encodes a Qwen3 chat prompt of about 4,000 tokens.
+func BenchmarkEncode4k(b *testing.B) {
+	tk := load(b, "qwen3")
+	text := benchText(b)
+	n := 0
+	for ids := 0; ids < 4000; {
+		n += 4000
+		ids = len(tk.Encode(text[:n]))
+	}
+	prompt := "<|im_start|>user\n" + text[:n] + "<|im_end|>\n<|im_start|>assistant\n"
+	var ids []int
+	for b.Loop() {
+		ids = tk.EncodeSpecial(prompt)
+	}
+	b.ReportMetric(float64(len(ids)), "tokens")
+}
+
+// BenchmarkLoad reads each tokenizer.json; cpu-ms/op is the process's CPU time per load (all
+// threads: the merge lookups run in parallel), which a busy machine disturbs less than wall time.
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			dir := testenv.TokenizerDir(b, name)
+			cpu := cpuSeconds()
+			for b.Loop() {
+				if _, err := Load(dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if used := cpuSeconds() - cpu; cpu > 0 {
+				b.ReportMetric(used*1e3/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeNoSpace encodes a ~100 KB paragraph without spaces as user content: for the
+// SentencePiece-style files it is one BPE word, which must not take quadratic time (compare
+// nospace in testdata/reference_speed.json).
+func BenchmarkEncodeNoSpace(b *testing.B) {
+	text := readText(b, "bench_nospace.txt.gz")
+	for _, name := range tokenizerNames {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
+		})
+	}
+}

@@ -1,0 +1,249 @@
+package tokenizer
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"edgechat/internal/testkit/testenv"
+)
+
+// The golden files are written by tools/tokref/golden.js from the reference implementation.
+
+type goldenFile struct {
+	Tokenizer string
+	SHA256    string
+	Reference string
+	Cases     []struct {
+		Pieces      []string `json:"pieces"`
+		IDs         []int    `json:"ids"`
+		Special     []int    `json:"special"`
+		Post        []int    `json:"post"`
+		Decoded     *string  `json:"decoded"`
+		DecodedSkip *string  `json:"decoded_skip"`
+	}
+	Decodes []struct {
+		IDs      []int  `json:"ids"`
+		Text     string `json:"text"`
+		TextSkip string `json:"text_skip"`
+	}
+}
+
+// tokenizerNames are the installed real tokenizer files: byte-level BPE, then
+// SentencePiece-style BPE.
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3"}
+
+// goldenNames adds the stories260K model's tokenizer and edited files (see loadEdited).
+var goldenNames = append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always")
+
+func readGz(t testing.TB, name string, v any) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(zr).Decode(v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+var loaded sync.Map // name → *BPE, shared by the tests of one run
+
+func load(t testing.TB, name string) *BPE {
+	t.Helper()
+	if tk, ok := loaded.Load(name); ok {
+		return tk.(*BPE)
+	}
+	var tk *BPE
+	var err error
+	switch name {
+	case "qwen3_o200k":
+		tk = loadO200k(t)
+	case "stories260k":
+		tk, err = Load(testenv.SharedModel(t, "stories260K"))
+	case "llama2_metaspace", "llama2_always":
+		tk = loadVariant(t, name)
+	default:
+		tk, err = Load(testenv.TokenizerDir(t, name))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded.Store(name, tk)
+	return tk
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range goldenNames {
+		t.Run(name, func(t *testing.T) { checkGolden(t, load(t, name), name) })
+	}
+}
+
+// loadO200k loads Qwen3's tokenizer.json with its Split regex replaced by GPT-4o's, as
+// tools/tokref/golden.js does: no GPT-4o style tokenizer.json is installed.
+func loadO200k(t testing.TB) *BPE {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, "qwen3"), "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qwen string
+	for re, m := range splitPatterns {
+		if strings.Contains(re, `\p{N}|`) && m != nil {
+			qwen = re
+		}
+	}
+	from, to := jsonString(t, qwen), jsonString(t, o200kPattern)
+	if !bytes.Contains(data, from) {
+		t.Fatal("Qwen3 regex not found in its tokenizer.json")
+	}
+	tk, err := parse(bytes.Replace(data, from, to, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
+// (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
+func loadVariant(t testing.TB, name string) *BPE {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var variants map[string]struct {
+		Base        string
+		Set         map[string]json.RawMessage
+		AddedTokens []json.RawMessage `json:"added_tokens"`
+	}
+	if err := json.Unmarshal(data, &variants); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := variants[name]
+	if !ok {
+		t.Fatalf("no variant %s in testdata/variants.json", name)
+	}
+	if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(doc, v.Set)
+	var added []json.RawMessage
+	if err := json.Unmarshal(doc["added_tokens"], &added); err != nil {
+		t.Fatal(err)
+	}
+	if doc["added_tokens"], err = json.Marshal(append(added, v.AddedTokens...)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func jsonString(t testing.TB, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSpace(b.Bytes())
+}
+
+// checkGolden compares tk with the reference on every golden string and id sequence.
+func checkGolden(t *testing.T, tk Tokenizer, name string) {
+	var corpus []string
+	readGz(t, "corpus.json.gz", &corpus)
+	var g goldenFile
+	readGz(t, "golden_"+name+".json.gz", &g)
+	if len(g.Cases) != len(corpus) {
+		t.Fatalf("golden file has %d cases for %d corpus strings: rerun tools/tokref/golden.js", len(g.Cases), len(corpus))
+	}
+	failed := 0
+	for i, c := range g.Cases {
+		text := corpus[i]
+		if c.Special == nil { // the golden files leave out values equal to their defaults
+			c.Special = c.IDs
+		}
+		if c.Decoded == nil {
+			c.Decoded = &text
+		}
+		if c.DecodedSkip == nil {
+			c.DecodedSkip = c.Decoded
+		}
+		check := func(what string, want, got any) {
+			if diff := cmp.Diff(want, got); diff != "" && failed < 20 {
+				failed++
+				t.Errorf("%s(%q) (-want +got):\n%s", what, text, diff)
+			}
+		}
+		if b, ok := tk.(*BPE); ok {
+			if c.Pieces != nil {
+				check("pre-tokenize", c.Pieces, b.pieces(text))
+			}
+			if c.Post == nil {
+				c.Post = c.Special
+			}
+			check("AddSpecialTokens", nonNil(c.Post), nonNil(b.AddSpecialTokens(c.Special)))
+		}
+		check("Encode", nonNil(c.IDs), nonNil(tk.Encode(text)))
+		check("EncodeSpecial", nonNil(c.Special), nonNil(tk.EncodeSpecial(text)))
+		check("Decode", *c.Decoded, tk.Decode(c.Special, false))
+		check("Decode skipSpecial", *c.DecodedSkip, tk.Decode(c.Special, true))
+	}
+	for _, d := range g.Decodes {
+		if got := tk.Decode(d.IDs, false); got != d.Text {
+			t.Errorf("Decode(%v) = %q, want %q", d.IDs, got, d.Text)
+		}
+		if got := tk.Decode(d.IDs, true); got != d.TextSkip {
+			t.Errorf("Decode(%v, skip) = %q, want %q", d.IDs, got, d.TextSkip)
+		}
+	}
+}
+
+func nonNil(ids []int) []int {
+	if ids == nil {
+		return []int{}
+	}
+	return ids
+}
+
+// pieces returns the pre-tokenizer's pieces of the normalized text, in byte-level form for a
+// byte-level tokenizer.
+func (t *BPE) pieces(text string) []string {
+	out := []string{}
+	t.pre.split(t.normalize(text), true, func(p string) {
+		if t.model.sp {
+			out = append(out, p)
+			return
+		}
+		var b strings.Builder
+		for i := 0; i < len(p); i++ {
+			b.WriteRune(byteToRune[p[i]])
+		}
+		out = append(out, b.String())
+	})
+	return out
+}
