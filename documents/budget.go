@@ -5,7 +5,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"edgechat/inference"
 	"edgechat/models"
 	"edgechat/reply"
 	"edgechat/tokenizer"
@@ -60,7 +59,7 @@ func (b Budget) Passages(req reply.Request) int {
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = inference.DefaultMaxTokens
+		maxTokens = reply.DefaultMaxTokens
 	}
 	reserve := min(maxTokens, b.Context/2) // as the engine reserves for the reply
 	prompt := b.Context - reserve
@@ -108,7 +107,7 @@ func ModelBudget(dir, modelFile string, maxContext int) (Budget, error) {
 	}
 	limit := maxContext
 	if limit <= 0 {
-		limit = inference.DefaultMaxContext
+		limit = reply.DefaultMaxContext
 	}
 	if ctx <= 0 || ctx > limit {
 		ctx = limit

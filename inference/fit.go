@@ -141,7 +141,7 @@ func (c *conversation) kept(start int) []reply.Message {
 // never more than half the context.
 func replyReserve(maxTokens, context int) int {
 	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens = reply.DefaultMaxTokens
 	}
 	return min(maxTokens, context/2)
 }

@@ -13,9 +13,6 @@ import (
 	"edgechat/tokenizer"
 )
 
-// DefaultMaxTokens is the reply budget when a request sets none.
-const DefaultMaxTokens = 2048
-
 // emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
 type emitFunc func(reply.Event) bool
 
@@ -185,7 +182,7 @@ func (m *Model) replyBudget(req reply.Request) (int, error) {
 	if req.MaxTokens > limit && req.StrictMaxTokens {
 		return 0, reply.ContextLength(fmt.Errorf("max_tokens is %d but this model's context holds %d tokens, prompt included — ask for fewer tokens, or leave max_tokens out", req.MaxTokens, limit))
 	}
-	return min(cmpPositive(req.MaxTokens, DefaultMaxTokens), limit), nil
+	return min(cmpPositive(req.MaxTokens, reply.DefaultMaxTokens), limit), nil
 }
 
 // slides reports whether the decoder's window slides (the oldest tokens fall out of the

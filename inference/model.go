@@ -14,10 +14,6 @@ import (
 	"edgechat/tokenizer"
 )
 
-// DefaultMaxContext caps the KV cache when a route sets no limit: the model may allow far more
-// (Qwen3: 40,960), but every token of context costs memory.
-const DefaultMaxContext = 8192
-
 // MaxContextLimit is the largest context a route may ask for: 1M tokens, beyond any model
 // EdgeChat runs (the cache's bookkeeping is sized by it before the model is asked).
 const MaxContextLimit = 1 << 20
@@ -27,7 +23,7 @@ type LoadOptions struct {
 	// ModelFile picks a Hugging Face variant (e.g. "model_q4.onnx"); "" = best for the CPU.
 	ModelFile string
 	EP        EP
-	// MaxContext caps the context in tokens (0 = DefaultMaxContext or the model's limit).
+	// MaxContext caps the context in tokens (0 = reply.DefaultMaxContext or the model's limit).
 	MaxContext int
 	// GraphCache, when set, is the folder for optimized copies of dynamic decoder graphs
 	// (MatMulNBits at accuracy level 4, the LM head on the last row; see onnx/optimize);
@@ -75,7 +71,7 @@ func LoadModel(path string, o LoadOptions, open OpenFunc) (*Model, error) {
 		return nil, err
 	}
 	f := m.Folder
-	o.MaxContext = cmpPositive(o.MaxContext, DefaultMaxContext)
+	o.MaxContext = cmpPositive(o.MaxContext, reply.DefaultMaxContext)
 	if c := f.ContextLength(); c > 0 && c < o.MaxContext {
 		o.MaxContext = c
 	}

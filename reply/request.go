@@ -20,6 +20,14 @@ type Sampling struct {
 	Seed              *int64   `json:"seed,omitempty"`
 }
 
+// DefaultMaxTokens is the reply budget when a request sets none.
+const DefaultMaxTokens = 2048
+
+// DefaultMaxContext caps the KV cache when a route sets no limit: the model may allow far more
+// (Qwen3: 40,960), but every token of context costs memory. Consumers that size what goes into
+// a prompt (attached documents) read it too.
+const DefaultMaxContext = 8192
+
 // Request asks for one assistant reply to Messages, or with Prompt set for the continuation
 // of a raw prompt.
 type Request struct {
@@ -31,7 +39,7 @@ type Request struct {
 	Prompt *Prompt
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
-	// MaxTokens caps the reply; 0 takes the engine's default. A budget over the model's
+	// MaxTokens caps the reply; 0 takes DefaultMaxTokens. A budget over the model's
 	// context is cut to what the context holds, unless StrictMaxTokens is set.
 	MaxTokens int
 	// StrictMaxTokens makes a MaxTokens over the model's context an error
