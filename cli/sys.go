@@ -8,8 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	ort "github.com/yalue/onnxruntime_go"
-
 	ortenv "edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 	"edgechat/internal/host"
@@ -53,7 +51,10 @@ func runSys(env Env) error {
 		r.ORTError = err.Error()
 	} else {
 		r.ORTVersion, r.ORTLibrary, r.ORTSource = info.Version, info.Path, string(info.Source)
-		r.Providers = checkProviders()
+		r.Providers = ortenv.CheckProviders(eps.ORTNames())
+		for i := range r.Providers {
+			r.Providers[i].Error = firstLine(r.Providers[i].Error)
+		}
 	}
 	r.QNNRuntimes = ortenv.Discover(ortenv.DiscoverOptions{Folders: folders})
 	ortenv.Probe(r.QNNRuntimes)
@@ -71,46 +72,6 @@ func runSys(env Env) error {
 		return fmt.Errorf("ONNX Runtime: %s", r.ORTError)
 	}
 	return nil
-}
-
-// checkProviders lists what the library reports and tries to really append each provider
-// EdgeChat uses (a listed provider may still lack its own libraries or device).
-func checkProviders() []ortenv.ProviderCheck {
-	// ONNX Runtime logs each refused provider as an error; the table says it better.
-	_ = ort.SetEnvironmentLogLevel(ort.LoggingLevelFatal)
-	defer ort.SetEnvironmentLogLevel(ort.LoggingLevelWarning)
-	listed, _ := ortenv.Providers()
-	seen := map[string]bool{}
-	var out []ortenv.ProviderCheck
-	add := func(name string) {
-		short := strings.TrimSuffix(name, "ExecutionProvider")
-		key := strings.ToLower(short)
-		if key == "dml" {
-			key = "directml"
-		}
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-		c := ortenv.ProviderCheck{Name: short}
-		for _, l := range listed {
-			ls := strings.ToLower(strings.TrimSuffix(l, "ExecutionProvider"))
-			c.Listed = c.Listed || ls == key || (key == "directml" && ls == "dml")
-		}
-		if err := ortenv.CheckProvider(short, nil); err != nil {
-			c.Error = firstLine(err.Error())
-		} else {
-			c.Appends = true
-		}
-		out = append(out, c)
-	}
-	for _, p := range eps.All {
-		add(p.ORT)
-	}
-	for _, l := range listed {
-		add(l)
-	}
-	return out
 }
 
 func firstLine(s string) string {

@@ -41,6 +41,15 @@ func Names() []string {
 	return out
 }
 
+// ORTNames are ONNX Runtime's names of All, in order.
+func ORTNames() []string {
+	out := make([]string, len(All))
+	for i, p := range All {
+		out[i] = p.ORT
+	}
+	return out
+}
+
 // Lookup finds a provider by its setting name (any case; "" is the CPU).
 func Lookup(name string) (Provider, bool) {
 	if name == "" {

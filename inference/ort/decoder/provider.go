@@ -3,7 +3,6 @@ package decoder
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +10,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 	"edgechat/internal/host"
 )
@@ -66,23 +66,7 @@ func appendProvider(o *ort.SessionOptions, ep inference.EP) error {
 	if !ok {
 		return fmt.Errorf("unknown execution provider %q: choose one of %s", ep.Name, strings.Join(eps.Names(), ", "))
 	}
-	opts := eps.WithDefaults(p.Name, ep.Options)
-	var err error
-	switch p.Name {
-	case "cpu":
-		return nil
-	case "dml":
-		id := 0
-		if s := opts["device_id"]; s != "" {
-			if id, err = strconv.Atoi(s); err != nil {
-				return fmt.Errorf("DirectML device_id %q is not a number", s)
-			}
-		}
-		err = o.AppendExecutionProviderDirectML(id)
-	default:
-		err = o.AppendExecutionProvider(p.ORT, opts)
-	}
-	if err != nil {
+	if err := env.AppendProvider(o, p.ORT, eps.WithDefaults(p.Name, ep.Options)); err != nil {
 		return &EPError{EP: p.Label, Err: err}
 	}
 	return nil

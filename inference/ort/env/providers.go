@@ -3,6 +3,7 @@ package env
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -37,17 +38,75 @@ func CheckProvider(name string, options map[string]string) error {
 	return Explain(checkProvider(name, options))
 }
 
+// CheckProviders reports, for each of names (ONNX Runtime's provider names, e.g. the ones
+// EdgeChat offers) and then each other provider the library lists, whether it is listed and
+// whether it really appends to a session's options, with ONNX Runtime's reason when not (a
+// listed provider may still lack its own libraries or device).
+func CheckProviders(names []string) []ProviderCheck {
+	// ONNX Runtime logs each refused provider as an error; the report says it better.
+	_ = ort.SetEnvironmentLogLevel(ort.LoggingLevelFatal)
+	defer ort.SetEnvironmentLogLevel(ort.LoggingLevelWarning)
+	listed, _ := Providers()
+	seen := map[string]bool{}
+	var out []ProviderCheck
+	add := func(name string) {
+		short := strings.TrimSuffix(name, "ExecutionProvider")
+		key := strings.ToLower(short)
+		if key == "dml" {
+			key = "directml"
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		c := ProviderCheck{Name: short}
+		for _, l := range listed {
+			ls := strings.ToLower(strings.TrimSuffix(l, "ExecutionProvider"))
+			c.Listed = c.Listed || ls == key || (key == "directml" && ls == "dml")
+		}
+		if err := CheckProvider(short, nil); err != nil {
+			c.Error = err.Error()
+		} else {
+			c.Appends = true
+		}
+		out = append(out, c)
+	}
+	for _, n := range names {
+		add(n)
+	}
+	for _, l := range listed {
+		add(l)
+	}
+	return out
+}
+
 func checkProvider(name string, options map[string]string) error {
 	o, err := ort.NewSessionOptions()
 	if err != nil {
 		return err
 	}
 	defer o.Destroy()
+	return AppendProvider(o, name, options)
+}
+
+// AppendProvider adds ONNX Runtime's provider name ("CPU", "QNN", "DML", "WebGPU", "CUDA",
+// "TensorRT"; a trailing "ExecutionProvider" and case are ignored) to o with options. It is the
+// one place EdgeChat turns a provider name into ONNX Runtime calls: sessions and the checks
+// behind `edgechat sys` and Settings' Test both come here. The CPU is always there: nothing is
+// appended for it. DirectML reads its adapter from options["device_id"] (default 0).
+func AppendProvider(o *ort.SessionOptions, name string, options map[string]string) error {
 	switch strings.ToUpper(strings.TrimSuffix(name, "ExecutionProvider")) {
 	case "CPU":
 		return nil
 	case "DML", "DIRECTML":
-		return o.AppendExecutionProviderDirectML(0)
+		id := 0
+		if s := options["device_id"]; s != "" {
+			var err error
+			if id, err = strconv.Atoi(s); err != nil {
+				return fmt.Errorf("DirectML device_id %q is not a number", s)
+			}
+		}
+		return o.AppendExecutionProviderDirectML(id)
 	case "CUDA":
 		c, err := ort.NewCUDAProviderOptions()
 		if err != nil {
