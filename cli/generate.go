@@ -39,7 +39,7 @@ func (m *modelFlags) graphCache() string {
 	if m.asPublished {
 		return ""
 	}
-	return filepath.Join(paths.CacheDir(), "graphs")
+	return paths.GraphCacheDir()
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {

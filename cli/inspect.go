@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"edgechat/internal/paths"
 	"edgechat/models"
+	"edgechat/onnx/optimize"
 )
 
 func init() {
@@ -31,6 +34,11 @@ func runInspect(env Env) error {
 	r, err := models.Inspect(*model, *modelFile)
 	if err != nil {
 		return err
+	}
+	if f, err := models.Open(*model, *modelFile); err == nil && f.Model != "" {
+		if why, ok := optimize.Fallback(f.Model, paths.GraphCacheDir()); ok {
+			r.Notes = append(r.Notes, fmt.Sprintf("EdgeChat's optimized copy of %s did not load, so the graph runs as published (%s)", filepath.Base(f.Model), why))
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)

@@ -5,8 +5,6 @@
 package embedmodel
 
 import (
-	"path/filepath"
-
 	"edgechat/config"
 	"edgechat/documents"
 	"edgechat/inference/ort/decoder"
@@ -31,7 +29,7 @@ func Opener(s config.Settings, setting string) func() (documents.Embedder, error
 		// Passages are embedded in the background, often while a reply is being generated: half
 		// the cores leave the other half to the chat.
 		threads := max(1, host.PhysicalCores()/2)
-		e, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: s.ORTLibrary, Threads: threads, GraphCache: filepath.Join(paths.CacheDir(), "graphs")})
+		e, err := decoder.OpenEmbedder(dir, decoder.EmbedOptions{Library: s.ORTLibrary, Threads: threads, GraphCache: paths.GraphCacheDir()})
 		if err != nil {
 			return nil, err
 		}

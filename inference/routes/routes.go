@@ -3,8 +3,6 @@
 package routes
 
 import (
-	"path/filepath"
-
 	"edgechat/config"
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
@@ -77,7 +75,7 @@ func Build(s Spec) inference.Config {
 // FromSettings is the Spec of the window's settings.
 func FromSettings(s config.Settings) Spec {
 	spec := Spec{ORTLibrary: s.ORTLibrary, PrefillLimit: s.PrefillLimit, ForLongPrompts: s.Remote.UseForLongPrompts,
-		GraphCache: filepath.Join(paths.CacheDir(), "graphs")}
+		GraphCache: paths.GraphCacheDir()}
 	local := func(r config.Route) *Local {
 		if r.Model == "" {
 			return nil

@@ -23,6 +23,10 @@ func CacheDir() string {
 	return filepath.Join(os.TempDir(), "edgechat-cache")
 }
 
+// GraphCacheDir is where EdgeChat keeps its optimized copies of model graphs (and the records
+// of copies it does not use).
+func GraphCacheDir() string { return filepath.Join(CacheDir(), "graphs") }
+
 // ORTLibraryName is the file name of the ONNX Runtime shared library on this OS.
 func ORTLibraryName() string {
 	switch runtime.GOOS {

@@ -200,6 +200,9 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
 		}
 	}
+	if nodes, err = uniqueNames(nodes); err != nil {
+		return nil, err
+	}
 	var out []byte
 	wroteNodes := false
 	for _, f := range gfs {

@@ -38,8 +38,11 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; f still names the user's file
-		g.Model = optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext)
-		d, err = loadDynamic(&g, o.EP, o.MaxContext)
+		d, err = withPublishedFallback(f.Model, optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext), o.GraphCache,
+			func(graph string) (*dynamicDecoder, error) {
+				g.Model = graph
+				return loadDynamic(&g, o.EP, o.MaxContext)
+			})
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
 			d, err = loadStatic(f, o.EP)

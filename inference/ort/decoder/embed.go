@@ -122,7 +122,9 @@ func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	if hasOp(info, "MatMulNBits") {
 		graph = optimizedCopy(f.Model, o.GraphCache, optimize.Options{AccuracyLevel: 4})
 	}
-	if e.session, err = newSession(graph, in, []string{eio.Output}, opts); err != nil {
+	if e.session, err = withPublishedFallback(f.Model, graph, o.GraphCache, func(graph string) (*ort.DynamicAdvancedSession, error) {
+		return newSession(graph, in, []string{eio.Output}, opts)
+	}); err != nil {
 		e.run.close()
 		return nil, fmt.Errorf("load the embedding model %s: %w", f.Model, err)
 	}

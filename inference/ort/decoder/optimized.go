@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -36,6 +37,10 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // rotaryRowsStep, so that one copy serves every context up to that.
 func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int) string {
 	if cacheDir == "" {
+		return f.Model
+	}
+	if why, ok := optimize.Fallback(f.Model, cacheDir); ok {
+		slog.Info("running the graph as published: its optimized copy did not load", "graph", f.Model, "reason", why)
 		return f.Model
 	}
 	o := gqaOptions(maxCtx, ep)
@@ -142,6 +147,10 @@ func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 	if cacheDir == "" {
 		return path
 	}
+	if why, ok := optimize.Fallback(path, cacheDir); ok {
+		slog.Info("running the graph as published: its optimized copy did not load", "graph", path, "reason", why)
+		return path
+	}
 	out, rep, err := optimize.Cached(path, cacheDir, o)
 	if err != nil {
 		slog.Warn("running the graph as published", "graph", path, "reason", err)
@@ -152,4 +161,30 @@ func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 			"last_layer_nodes", rep.LastLayerNodes, "last_layer_skipped", rep.LastLayerSkipped)
 	}
 	return out
+}
+
+// withPublishedFallback opens graph, EdgeChat's optimized copy of the graph published (or
+// published itself), with open. When ONNX Runtime refuses the copy while the published graph
+// opens, the refusal is recorded in cacheDir (later loads go straight to the published graph
+// and `inspect` says why), logged once, and the published graph's decoder returned: no graph
+// fails to load because of EdgeChat's rewrites. When both fail, the published graph's error
+// is the one to show.
+func withPublishedFallback[T any](published, graph, cacheDir string, open func(graph string) (T, error)) (T, error) {
+	d, err := open(graph)
+	if err == nil || graph == published {
+		return d, err
+	}
+	var epErr *EPError
+	if errors.As(err, &epErr) {
+		return d, err // the provider, not the copy: the published graph would fail the same way
+	}
+	d, perr := open(published)
+	if perr != nil {
+		return d, perr
+	}
+	slog.Warn("EdgeChat's optimized copy of the graph did not load; running the graph as published", "graph", published, "copy", graph, "reason", err)
+	if rerr := optimize.RecordFallback(published, cacheDir, err.Error()); rerr != nil {
+		slog.Warn("cannot record that the optimized copy is not used", "graph", published, "err", rerr)
+	}
+	return d, nil
 }

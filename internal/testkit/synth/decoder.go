@@ -75,6 +75,7 @@ func buildDecoder(o Options, w *weights, s decoderSpec) *proto.Model {
 	if o.Quant == QuantQ4F16 {
 		toFloat16(m)
 	}
+	nameNodes(m, o.NodeNames)
 	return m
 }
 
@@ -175,4 +176,16 @@ func (g *graph) cache(x, past, present string, s decoderSpec) string {
 		full = g.cast(full, proto.Float)
 	}
 	return full
+}
+
+// nameNodes applies n to the graph's nodes.
+func nameNodes(m *proto.Model, n NodeNames) {
+	for i := range m.Graph.Nodes {
+		switch n {
+		case NamesNone:
+			m.Graph.Nodes[i].Name = ""
+		case NamesRepeated:
+			m.Graph.Nodes[i].Name = m.Graph.Nodes[i].OpType
+		}
+	}
 }

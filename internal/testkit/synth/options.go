@@ -70,7 +70,22 @@ type Options struct {
 	Copying bool
 	// TokenizerDir holds tokenizer.json and tokenizer_config.json to copy; empty copies none.
 	TokenizerDir string
+	// NodeNames chooses how a Hugging Face layout's nodes are named (NamesUnique by default).
+	NodeNames NodeNames
 }
+
+// NodeNames says how nodes are named.
+type NodeNames int
+
+const (
+	// NamesUnique gives every node its own name, as exporters do.
+	NamesUnique NodeNames = iota
+	// NamesNone leaves every node unnamed, as the ONNX spec allows and older exporters and
+	// hand-made graphs do.
+	NamesNone
+	// NamesRepeated gives every node of an operator type one shared name ("Mul", "Add", …).
+	NamesRepeated
+)
 
 // Tiny is the default: a 2-layer model that runs in milliseconds, Qwen3's vocabulary.
 func Tiny() Options {
