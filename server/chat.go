@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -61,16 +63,25 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string,
 		writeError(w, tooLarge)
 		return
 	}
+	timed, _ := r.Body.(*timedBody)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
+		// The read deadline stays: net/http reads what is left of the body before it answers,
+		// and must not wait for a slow client to send it.
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
 			writeError(w, tooLarge)
-			return
+		case errors.As(err, &netErr) && netErr.Timeout():
+			writeError(w, newError(http.StatusRequestTimeout, "invalid_request_error", "request_timeout", fmt.Sprintf(
+				"the request body came too slowly: it must start within %v and then keep coming at %s/s or faster", s.opt.ReadTimeout, byteSize(bodyMinRate))))
+		default:
+			writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
 		}
-		writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
 		return
 	}
+	timed.done()
 	g, aerr := decode(body)
 	if aerr != nil {
 		writeError(w, aerr)
