@@ -181,18 +181,25 @@ func (b *timedBody) done() {
 
 // timedWriter arms the connection's write deadline before each write of the reply, so that a
 // client that stops reading is cut off after timeout while a reply that streams for minutes
-// is not.
+// is not. It moves the deadline only when an eighth of timeout has passed since it last did
+// (a stream writes twice a token): a write may wait from 7/8 of timeout to all of it.
 type timedWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
+	armed   time.Time
 }
 
 func newTimedWriter(w http.ResponseWriter, timeout time.Duration) *timedWriter {
 	return &timedWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
 }
 
-func (w *timedWriter) arm() { w.rc.SetWriteDeadline(time.Now().Add(w.timeout)) }
+func (w *timedWriter) arm() {
+	if now := time.Now(); now.Sub(w.armed) >= w.timeout/8 {
+		w.rc.SetWriteDeadline(now.Add(w.timeout))
+		w.armed = now
+	}
+}
 
 func (w *timedWriter) Write(p []byte) (int, error) {
 	w.arm()
