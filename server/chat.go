@@ -128,8 +128,9 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string,
 
 // awaitStart reads a reply's events up to the first that is not a status or notice: a request the
 // model refuses outright (a prompt or max_tokens over the context, a raw prompt it cannot
-// take, a parameter such as a logit_bias id outside its vocabulary) ends there, before a status line is written, and gets a 400 instead of a 200 with an
-// error inside. It returns the events read and that refusal, if any.
+// take, a parameter such as a logit_bias id outside its vocabulary) ends there, before a
+// status line is written, and gets a 400 instead of a 200 with an error inside. It returns
+// the events read and that refusal, if any.
 func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 	var head []reply.Event
 	for ev := range events {

@@ -4,6 +4,7 @@
 package sample
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -83,7 +84,7 @@ func New(p Params, vocab int) *Sampler {
 			s.bias = append(s.bias, savedLogit{int32(id), bias})
 		}
 	}
-	slices.SortFunc(s.bias, func(a, b savedLogit) int { return int(a.id - b.id) }) // one order, whatever the map's
+	slices.SortFunc(s.bias, func(a, b savedLogit) int { return cmp.Compare(a.id, b.id) }) // one order, whatever the map's
 	// Each id is saved at most once per step for the bias and for each kind of penalty.
 	most := len(s.bias) + vocab
 	if p.FrequencyPenalty != 0 {
