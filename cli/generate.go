@@ -277,7 +277,7 @@ func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
 		return nil, fmt.Errorf("--attach needs the model's tokenizer: %w", err)
 	}
 	e.Budget = func() documents.Budget { return b }
-	s, err := settingsFor("")
+	s, err := settingsFor(env, "")
 	if err != nil {
 		return nil, err
 	}

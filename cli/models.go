@@ -15,14 +15,19 @@ func init() {
 	register(Command{Name: "models", Summary: "list the models already on this PC (Hugging Face cache, Foundry Local, AI Toolkit, …)", Run: runModels})
 }
 
-// settingsFor reads the settings file (file "" = the default one; none at all = defaults).
-func settingsFor(file string) (config.Settings, error) {
+// settingsFor reads the settings file (file "" = the default one; none at all = defaults) and
+// prints on stderr what the window lists under problems: a damaged file moved aside, values
+// skipped or put back to their defaults, environment variables ignored.
+func settingsFor(env Env, file string) (config.Settings, error) {
 	if file == "" && config.DefaultFile() == "" {
 		return config.Defaults(), nil
 	}
 	st, err := config.Open(file)
 	if err != nil {
 		return config.Settings{}, err
+	}
+	for _, w := range st.Warnings() {
+		fmt.Fprintln(env.Stderr, "warning: "+w)
 	}
 	return st.Settings(), nil
 }
@@ -37,7 +42,7 @@ func runModels(env Env) error {
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
-	s, err := settingsFor(*cfg)
+	s, err := settingsFor(env, *cfg)
 	if err != nil {
 		return err
 	}

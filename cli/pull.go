@@ -56,7 +56,7 @@ func runPull(env Env) error {
 		fs.Usage()
 		return errUsage
 	}
-	s, err := settingsFor(*cfg)
+	s, err := settingsFor(env, *cfg)
 	if err != nil {
 		return err
 	}

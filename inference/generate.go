@@ -34,6 +34,9 @@ func (m *Model) generate(ctx context.Context, conv *conversation, req reply.Requ
 	if err != nil {
 		return fail(err)
 	}
+	if err := m.checkLogitBias(req.Sampling.LogitBias); err != nil {
+		return fail(err)
+	}
 	keptFrom, prompt, err := conv.fit(m.dec.Capacity(), maxTokens)
 	if err != nil {
 		return fail(err)
@@ -94,6 +97,7 @@ func (m *Model) prefill(ctx context.Context, prompt []int, sum *reply.Summary) (
 // error is a failed run.
 func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req reply.Request, maxTokens int, out *replyStream, sum *reply.Summary, start time.Time) error {
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
+	s.SetPromptLen(len(prompt))
 	avail := m.dec.Capacity() - len(prompt)
 	if m.slides() {
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache

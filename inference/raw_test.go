@@ -106,3 +106,29 @@ func TestRawReuseWithoutWarmUp(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// A request the first of two routes refuses as the request's fault (an id outside the
+// vocabulary, a bad logit_bias) comes back as that refusal, and the route goes on serving:
+// it has not failed, and the next route is not tried.
+func TestRequestFaultKeepsTheRoute(t *testing.T) {
+	rt := decoderOf(fakeDecoder{next: script("ok")})
+	e := fakeEngine(t, rt, Config{OneShot: true}, fakeRoute(t, "npu", 512), fakeRoute(t, "cpu", 512))
+	bias := rawRequest("a", 2)
+	bias.Sampling.LogitBias = map[int]float64{'x': 1, fakeVocab: -100}
+	for _, req := range []reply.Request{
+		{Prompt: &reply.Prompt{IDs: []int{'a', fakeVocab}}, MaxTokens: 2},
+		bias,
+	} {
+		_, s := collect(t, e, context.Background(), req)
+		if !reply.RequestFault(s.Err) || s.Backend != "npu" || s.FallbackReason != "" {
+			t.Errorf("got %v on %q (fallback %q), want the npu route's refusal", s.Err, s.Backend, s.FallbackReason)
+		}
+	}
+	var pe *reply.ParamError
+	if _, s := collect(t, e, context.Background(), bias); !errors.As(s.Err, &pe) || pe.Param != "logit_bias" || !strings.Contains(s.Err.Error(), "vocabulary") {
+		t.Errorf("bias on an id outside the vocabulary: %v", s.Err)
+	}
+	if evs, s := collect(t, e, context.Background(), rawRequest("a", 2)); s.Backend != "npu" || s.Err != nil {
+		t.Errorf("after the refusals: %v on %q, want a reply from npu (%v)", s.Err, s.Backend, evs)
+	}
+}

@@ -2,7 +2,6 @@ package inference
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -215,9 +214,10 @@ func (r *route) serve(j *job) result {
 		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
-	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !errors.Is(sum.Err, reply.ErrContextLength) {
+	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !reply.RequestFault(sum.Err) {
 		// The route broke before saying anything: let the next route answer, and do not
-		// come back here until the engine is rebuilt.
+		// come back here until the engine is rebuilt. A request it refused (a prompt over
+		// its context, a token id outside its vocabulary) has not broken it.
 		err := fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)
 		r.setFailed(err)
 		return result{routeErr: err}

@@ -1,6 +1,11 @@
 package inference
 
 import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"time"
 
 	"edgechat/reply"
@@ -50,10 +55,37 @@ func (m *Model) samplingParams(s reply.Sampling) sample.Params {
 	if s.PresencePenalty != nil {
 		p.PresencePenalty = *s.PresencePenalty
 	}
+	if s.FrequencyPenalty != nil {
+		p.FrequencyPenalty = *s.FrequencyPenalty
+	}
+	p.LogitBias = s.LogitBias
 	if s.Seed != nil {
 		p.Seed = *s.Seed
 	} else {
 		p.Seed = time.Now().UnixNano()
 	}
 	return p
+}
+
+// checkLogitBias refuses a logit bias the model cannot take: a token id outside its vocabulary
+// (the tokenizer's, which may be smaller than the logits), a bias outside -100…100, or bans
+// on every token, which would leave nothing to choose.
+func (m *Model) checkLogitBias(bias map[int]float64) error {
+	vocab := min(m.Tokenizer.VocabSize(), m.dec.Vocab())
+	bans := 0
+	for _, id := range slices.Sorted(maps.Keys(bias)) {
+		b := bias[id]
+		switch {
+		case id < 0 || id >= vocab:
+			return reply.InvalidParameter("logit_bias", fmt.Errorf("token id %d is not in this model's vocabulary of %d tokens (0 to %d)", id, vocab, vocab-1))
+		case math.IsNaN(b) || b < -reply.MaxLogitBias || b > reply.MaxLogitBias:
+			return reply.InvalidParameter("logit_bias", fmt.Errorf("the bias of token %d is %g; use a value from -100 to 100", id, b))
+		case b <= sample.BanBias:
+			bans++
+		}
+	}
+	if bans >= vocab {
+		return reply.InvalidParameter("logit_bias", errors.New("every token of the vocabulary is banned (-100); leave at least one allowed"))
+	}
+	return nil
 }

@@ -17,7 +17,14 @@ type Sampling struct {
 	MinP              *float64 `json:"min_p,omitempty"`
 	RepetitionPenalty *float64 `json:"repetition_penalty,omitempty"`
 	PresencePenalty   *float64 `json:"presence_penalty,omitempty"`
-	Seed              *int64   `json:"seed,omitempty"`
+	// FrequencyPenalty is subtracted from a token's logit once for each time the reply so far
+	// holds it (OpenAI's frequency_penalty; the prompt does not count).
+	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
+	Seed             *int64   `json:"seed,omitempty"`
+	// LogitBias adds a bias from -100 to 100 to the logits of the token ids it names before
+	// sampling, greedy decoding included (OpenAI's logit_bias): -100 bans the token, 100 all but
+	// forces it. An id outside the model's vocabulary is an error (ErrInvalidParameter).
+	LogitBias map[int]float64 `json:"logit_bias,omitempty"`
 }
 
 // DefaultMaxTokens is the reply budget when a request sets none.
@@ -27,6 +34,9 @@ const DefaultMaxTokens = 2048
 // (Qwen3: 40,960), but every token of context costs memory. Consumers that size what goes into
 // a prompt (attached documents) read it too.
 const DefaultMaxContext = 8192
+
+// MaxLogitBias is the largest bias LogitBias may give a token, and its negative the smallest.
+const MaxLogitBias = 100
 
 // Request asks for one assistant reply to Messages, or with Prompt set for the continuation
 // of a raw prompt.

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -61,16 +63,25 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string,
 		writeError(w, tooLarge)
 		return
 	}
+	timed, _ := r.Body.(*timedBody)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes))
 	if err != nil {
+		// The read deadline stays: net/http reads what is left of the body before it answers,
+		// and must not wait for a slow client to send it.
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
 			writeError(w, tooLarge)
-			return
+		case errors.As(err, &netErr) && netErr.Timeout():
+			writeError(w, newError(http.StatusRequestTimeout, "invalid_request_error", "request_timeout", fmt.Sprintf(
+				"the request body came too slowly: it must start within %v and then keep coming at %s/s or faster", s.opt.ReadTimeout, byteSize(bodyMinRate))))
+		default:
+			writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
 		}
-		writeError(w, badRequest("unreadable_body", "could not read the request body: "+err.Error()))
 		return
 	}
+	timed.done()
 	g, aerr := decode(body)
 	if aerr != nil {
 		writeError(w, aerr)
@@ -117,8 +128,9 @@ func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, kind string,
 
 // awaitStart reads a reply's events up to the first that is not a status or notice: a request the
 // model refuses outright (a prompt or max_tokens over the context, a raw prompt it cannot
-// take) ends there, before a status line is written, and gets a 400 instead of a 200 with an
-// error inside. It returns the events read and that refusal, if any.
+// take, a parameter such as a logit_bias id outside its vocabulary) ends there, before a
+// status line is written, and gets a 400 instead of a 200 with an error inside. It returns
+// the events read and that refusal, if any.
 func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 	var head []reply.Event
 	for ev := range events {
@@ -132,6 +144,9 @@ func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 				return head, badRequest("context_length_exceeded", ev.Done.Err.Error())
 			case errors.Is(ev.Done.Err, reply.ErrInvalidPrompt):
 				return head, badRequest("invalid_prompt", "prompt: "+ev.Done.Err.Error())
+			}
+			if pe := (*reply.ParamError)(nil); errors.As(ev.Done.Err, &pe) {
+				return head, badRequest("invalid_"+pe.Param, pe.Error())
 			}
 		}
 		break

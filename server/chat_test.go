@@ -184,8 +184,12 @@ func TestRequestMapping(t *testing.T) {
 			reply.Request{Messages: user, Thinking: true}},
 		{"thinking off", `{"messages":[{"role":"user","content":"Hi"}],"chat_template_kwargs":{"enable_thinking":false}}`,
 			reply.Request{Messages: user}},
-		{"unknown fields ignored", `{"messages":[{"role":"user","content":"Hi","name":"bob"}],"frequency_penalty":1,"tools":[],"tool_choice":"none","user":"u","n":1}`,
+		{"bookkeeping ignored", `{"messages":[{"role":"user","content":"Hi","name":"bob"}],"tools":[],"tool_choice":"none","user":"u","n":1,"store":false,"metadata":{"a":"b"},"logprobs":false,"modalities":["text"],"model":"x"}`,
 			reply.Request{Messages: user, Thinking: true}},
+		{"frequency penalty and logit bias", `{"messages":[{"role":"user","content":"Hi"}],"frequency_penalty":1,"logit_bias":{"0":-100,"42":100,"7":0.5}}`,
+			reply.Request{Messages: user, Thinking: true, Sampling: reply.Sampling{FrequencyPenalty: f(1), LogitBias: map[int]float64{0: -100, 42: 100, 7: 0.5}}}},
+		{"names in any case, as encoding/json reads them", `{"Messages":[{"role":"user","content":"Hi"}],"MAX_TOKENS":5}`,
+			reply.Request{Messages: user, Thinking: true, MaxTokens: 5, StrictMaxTokens: true}},
 		{"content parts and roles", `{"messages":[
 			{"role":"developer","content":"Be brief."},
 			{"role":"user","content":[{"type":"text","text":"line 1"},{"type":"text","text":"line 2"}]},

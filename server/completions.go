@@ -18,6 +18,9 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		if err := json.Unmarshal(body, &cr); err != nil {
 			return nil, jsonError(err)
 		}
+		if aerr := completionPolicy.check(body); aerr != nil {
+			return nil, aerr
+		}
 		req, aerr := cr.toInference()
 		if aerr != nil {
 			return nil, aerr
@@ -38,16 +41,13 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// completionRequest is the part of OpenAI's completions request EdgeChat understands; the
-// fields it cannot honour are refused rather than ignored.
+// completionRequest is the part of OpenAI's completions request EdgeChat understands; of the
+// other fields, completionPolicy accepts the few that ask for nothing (echo false, best_of 1…)
+// and refuses the rest.
 type completionRequest struct {
 	Model  string          `json:"model"`
 	Prompt json.RawMessage `json:"prompt"`
 	sampling
-	Echo     bool            `json:"echo"`
-	Logprobs json.RawMessage `json:"logprobs"`
-	Suffix   json.RawMessage `json:"suffix"`
-	BestOf   *int            `json:"best_of"`
 }
 
 // toInference checks the fields and builds the engine request.
@@ -58,29 +58,10 @@ func (cr *completionRequest) toInference() (reply.Request, *apiError) {
 		return req, aerr
 	}
 	req.Prompt = p
-	switch {
-	case cr.Echo:
-		return req, unsupported("echo", "this server does not return the prompt with the completion; send echo: false and prepend the prompt yourself")
-	case !isNull(cr.Logprobs):
-		return req, unsupported("logprobs", "this server does not return log probabilities; leave logprobs out")
-	case !isNull(cr.Suffix) && string(bytes.TrimSpace(cr.Suffix)) != `""`:
-		return req, unsupported("suffix", "this server does not insert text before a suffix; leave suffix out")
-	case cr.BestOf != nil && *cr.BestOf != 1:
-		return req, unsupported("best_of", "only one completion per request is made (best_of=1)")
-	}
 	if err := cr.apply(&req, cr.MaxTokens); err != nil {
 		return req, err
 	}
 	return req, nil
-}
-
-func unsupported(field, msg string) *apiError {
-	return badRequest("unsupported_parameter", field+": "+msg)
-}
-
-func isNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || string(raw) == "null"
 }
 
 // parsePrompt accepts one prompt: a string, or an array of token ids. A batch (an array of

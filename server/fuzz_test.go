@@ -16,6 +16,7 @@ func FuzzDecodeChatRequest(f *testing.F) {
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}]}`,
 		`{"messages":[{"role":"user","content":"Hi"}],"stop":["a",""],"temperature":2,"max_tokens":-1}`,
 		`{"messages":[{"role":"assistant","content":null,"reasoning_content":"x"}],"chat_template_kwargs":{"enable_thinking":false}}`,
+		`{"messages":[{"role":"user","content":"Hi"}],"logit_bias":{"1":-100,"01":5},"frequency_penalty":1,"logprobs":false,"x":1}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))

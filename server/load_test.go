@@ -185,6 +185,8 @@ var loadExtras = []string{
 	`,"tools":[{"type":"function","function":{"name":"f"}}]`, `,"tool_choice":"auto"`, `,"tools":[]`,
 	`,"repetition_penalty":0`, `,"presence_penalty":3`, `,"chat_template_kwargs":{"enable_thinking":"yes"}`,
 	`,"stream_options":null`, `,"messages":null`,
+	`,"logit_bias":{"1":-100,"2":100}`, `,"logit_bias":{"x":1}`, `,"logit_bias":{"1":1e9}`, `,"frequency_penalty":-2`,
+	`,"best_of":2`, `,"frobnicate":true`, `,"logprobs":true`, `,"user":"u","store":false`,
 }
 
 // rawRequests are requests net/http itself answers or refuses.

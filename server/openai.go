@@ -10,9 +10,9 @@ import (
 	"edgechat/reply"
 )
 
-// chatRequest is the part of OpenAI's chat completion request EdgeChat understands; other
-// fields are ignored. chat_template_kwargs.enable_thinking is the extension vLLM and
-// llama.cpp accept too.
+// chatRequest is the part of OpenAI's chat completion request EdgeChat understands; of the
+// other fields, chatPolicy accepts the few that ask for nothing and refuses the rest.
+// chat_template_kwargs.enable_thinking is the extension vLLM and llama.cpp accept too.
 type chatRequest struct {
 	Model    string        `json:"model"`
 	Messages []chatMessage `json:"messages"`
@@ -30,20 +30,22 @@ type chatRequest struct {
 }
 
 // sampling holds the fields the chat and the completions requests share: the reply budget,
-// sampling, stop strings, n and streaming. top_k, min_p and repetition_penalty are the
-// extensions vLLM and llama.cpp accept too.
+// sampling, logit bias, stop strings, n and streaming. top_k, min_p and repetition_penalty
+// are the extensions vLLM and llama.cpp accept too.
 type sampling struct {
-	MaxTokens         *int            `json:"max_tokens"`
-	Temperature       *float64        `json:"temperature"`
-	TopP              *float64        `json:"top_p"`
-	TopK              *int            `json:"top_k"`
-	MinP              *float64        `json:"min_p"`
-	RepetitionPenalty *float64        `json:"repetition_penalty"`
-	PresencePenalty   *float64        `json:"presence_penalty"`
-	Seed              *int64          `json:"seed"`
-	Stop              json.RawMessage `json:"stop"`
-	N                 *int            `json:"n"`
-	Stream            bool            `json:"stream"`
+	MaxTokens         *int               `json:"max_tokens"`
+	Temperature       *float64           `json:"temperature"`
+	TopP              *float64           `json:"top_p"`
+	TopK              *int               `json:"top_k"`
+	MinP              *float64           `json:"min_p"`
+	RepetitionPenalty *float64           `json:"repetition_penalty"`
+	PresencePenalty   *float64           `json:"presence_penalty"`
+	FrequencyPenalty  *float64           `json:"frequency_penalty"`
+	LogitBias         map[string]float64 `json:"logit_bias"`
+	Seed              *int64             `json:"seed"`
+	Stop              json.RawMessage    `json:"stop"`
+	N                 *int               `json:"n"`
+	Stream            bool               `json:"stream"`
 	StreamOptions     *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -70,9 +72,14 @@ func (sp *sampling) apply(req *reply.Request, maxTokens *int) *apiError {
 	if err := sp.checkRanges(); err != nil {
 		return err
 	}
+	bias, aerr := parseLogitBias(sp.LogitBias)
+	if aerr != nil {
+		return aerr
+	}
 	req.Sampling = reply.Sampling{
 		Temperature: sp.Temperature, TopP: sp.TopP, TopK: sp.TopK, MinP: sp.MinP,
-		RepetitionPenalty: sp.RepetitionPenalty, PresencePenalty: sp.PresencePenalty, Seed: sp.Seed,
+		RepetitionPenalty: sp.RepetitionPenalty, PresencePenalty: sp.PresencePenalty,
+		FrequencyPenalty: sp.FrequencyPenalty, Seed: sp.Seed, LogitBias: bias,
 	}
 	stop, err := parseStop(sp.Stop)
 	if err != nil {
@@ -100,6 +107,9 @@ func decodeChatRequest(body []byte) (chatRequest, reply.Request, *apiError) {
 	var cr chatRequest
 	if err := json.Unmarshal(body, &cr); err != nil {
 		return cr, reply.Request{}, jsonError(err)
+	}
+	if aerr := chatPolicy.check(body); aerr != nil {
+		return cr, reply.Request{}, aerr
 	}
 	req, aerr := cr.toInference()
 	return cr, req, aerr
@@ -138,6 +148,7 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 	if len(cr.Messages) == 0 {
 		return req, badRequest("invalid_messages", "messages: at least one message is required")
 	}
+	req.Messages = make([]reply.Message, 0, len(cr.Messages))
 	for i, m := range cr.Messages {
 		msg, err := m.toInference()
 		if err != nil {
@@ -188,6 +199,7 @@ func (cr *sampling) checkRanges() *apiError {
 		{"top_p", cr.TopP, 0, 1},
 		{"min_p", cr.MinP, 0, 1},
 		{"presence_penalty", cr.PresencePenalty, -2, 2},
+		{"frequency_penalty", cr.FrequencyPenalty, -2, 2},
 		{"repetition_penalty", cr.RepetitionPenalty, 0, 10},
 	}
 	for _, r := range ranges {

@@ -51,6 +51,14 @@ type Options struct {
 	// AllowedOrigins lists the browser origins (e.g. "http://localhost:3000", or "*") allowed
 	// to call the API. Empty means CORS is off: requests that carry an Origin header are refused.
 	AllowedOrigins []string
+	// ReadTimeout is how long a client may take to send a request's headers, and to start
+	// sending its body, which must then keep coming at 64 KiB/s; 0 means DefaultReadTimeout.
+	ReadTimeout time.Duration
+	// WriteTimeout is how long a client may leave a write of the reply untaken before the
+	// connection is closed and the reply stopped; 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// MaxConns caps the open connections (see DefaultMaxConns); 0 means DefaultMaxConns.
+	MaxConns int
 }
 
 // Server serves the API for one Generator. It serves once: after Shutdown, build a new one.
@@ -67,8 +75,9 @@ type Server struct {
 	hardStop  context.Context // cancelled when Shutdown's deadline passes: generations stop
 	abort     context.CancelFunc
 
-	mu   sync.Mutex
-	http *http.Server
+	mu    sync.Mutex
+	http  *http.Server
+	conns *limitListener // the open connections, once started
 }
 
 // New returns a server for gen; it does not listen until Start.
@@ -87,6 +96,15 @@ func New(gen Generator, opt Options) *Server {
 	}
 	if opt.MaxBodyBytes <= 0 {
 		opt.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opt.ReadTimeout <= 0 {
+		opt.ReadTimeout = DefaultReadTimeout
+	}
+	if opt.WriteTimeout <= 0 {
+		opt.WriteTimeout = DefaultWriteTimeout
+	}
+	if opt.MaxConns <= 0 {
+		opt.MaxConns = DefaultMaxConns
 	}
 	s := &Server{gen: gen, opt: opt, queue: newQueue(opt.QueueSize), created: time.Now().Unix(), closing: make(chan struct{})}
 	s.hardStop, s.abort = context.WithCancel(context.Background())
@@ -119,10 +137,14 @@ func (s *Server) Start() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("listen on %s: %w (is another server using the port? choose another address)", s.opt.Addr, err)
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
-	s.http = hs
+	limited := newLimitListener(jsonErrorsListener{ln}, s.opt.MaxConns)
+	// No ReadTimeout or WriteTimeout here: they would cut streams and long generations. Each
+	// request's body and each write of its reply get their own deadlines (see conns.go).
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.opt.ReadTimeout, IdleTimeout: idleTimeout,
+		MaxHeaderBytes: maxHeaderBytes, ConnState: limited.connState}
+	s.http, s.conns = hs, limited
 	go func() {
-		if err := hs.Serve(jsonErrorsListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(limited); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("local API server stopped", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
@@ -158,8 +180,11 @@ func (s *Server) shuttingDown() bool {
 	}
 }
 
-// serveHTTP checks host, origin and key, then routes the request.
+// serveHTTP puts deadlines on reading the request's body and on each write of its reply,
+// checks host, origin and key, then routes the request.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	timeBody(w, r, s.opt.ReadTimeout)
+	w = newTimedWriter(w, s.opt.WriteTimeout)
 	if !s.hostAllowed(r.Host) {
 		writeError(w, newError(http.StatusForbidden, "invalid_request_error", "host_not_allowed",
 			"this server listens on loopback only; use http://127.0.0.1 or http://localhost"))

@@ -1,6 +1,9 @@
 package tokenizer
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Part is a piece of a prompt: text the app controls (Special: added tokens are matched) or
 // text a person wrote (matched as plain text only).
@@ -62,12 +65,11 @@ func (t *BPE) encodeGap(st *encodeState, text string, first, app bool, ids []int
 	return ids
 }
 
-// inRegion reports whether [start, end) lies inside one of the regions.
+// inRegion reports whether [start, end) lies inside one of the regions, which are sorted and
+// do not overlap: only the last region that starts at or before start can hold it. A binary
+// search keeps a prompt of many messages (many regions, many gaps) linear in its size, not
+// quadratic.
 func inRegion(regions [][2]int, start, end int) bool {
-	for _, r := range regions {
-		if start >= r[0] && end <= r[1] {
-			return true
-		}
-	}
-	return false
+	i := sort.Search(len(regions), func(i int) bool { return regions[i][0] > start }) - 1
+	return i >= 0 && end <= regions[i][1]
 }

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -57,4 +58,49 @@ func must(id int, ok bool) int {
 		panic("no such token")
 	}
 	return id
+}
+
+// chatParts is a ChatML prompt of n messages of one word each, as the engine passes it to
+// EncodeParts: the template's text as Special parts, the bodies between them.
+func chatParts(n int) []Part {
+	parts := make([]Part, 0, 2*n+1)
+	for i := range n {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		parts = append(parts, Part{Text: "<|im_start|>" + role + "\n", Special: true}, Part{Text: "x"}, Part{Text: "<|im_end|>\n", Special: true})
+	}
+	return append(parts, Part{Text: "<|im_start|>assistant\n", Special: true})
+}
+
+// TestEncodePartsLinear checks that the cost of a prompt grows with its size, not with its
+// square: a conversation of 100,000 messages once took seconds in finding which part each
+// stretch of text came from. It compares the CPU time per message of n and 10n messages
+// (each the best of a few runs of 50 ms or more); linear is a ratio near 1, quadratic near 10.
+func TestEncodePartsLinear(t *testing.T) {
+	tok := load(t, "qwen3")
+	perMessage := func(n int) float64 {
+		parts := chatParts(n)
+		best := math.Inf(1)
+		for range 3 {
+			start, runs := cpuSeconds(), 0
+			for ; runs == 0 || cpuSeconds()-start < 0.05; runs++ {
+				if ids := tok.EncodeParts(parts); len(ids) < 4*n {
+					t.Fatalf("%d messages gave %d ids", n, len(ids))
+				}
+			}
+			best = min(best, (cpuSeconds()-start)/float64(runs*n))
+		}
+		return best
+	}
+	if cpuSeconds() == 0 {
+		t.Skip("no CPU time measured on this system")
+	}
+	small, large := perMessage(3000), perMessage(30000)
+	ratio := large / small
+	t.Logf("CPU time per message: %.2f µs in 3,000, %.2f µs in 30,000 (×%.2f)", small*1e6, large*1e6, ratio)
+	if ratio > 3 {
+		t.Errorf("a message costs %.1f× more in a prompt of 30,000 messages than in one of 3,000 (%.2f µs against %.2f µs): encoding is not linear", ratio, large*1e6, small*1e6)
+	}
 }

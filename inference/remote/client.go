@@ -187,8 +187,11 @@ type chatBody struct {
 	MinP              *float64       `json:"min_p,omitempty"`
 	RepetitionPenalty *float64       `json:"repetition_penalty,omitempty"`
 	PresencePenalty   *float64       `json:"presence_penalty,omitempty"`
+	FrequencyPenalty  *float64       `json:"frequency_penalty,omitempty"`
 	Seed              *int64         `json:"seed,omitempty"`
 	Stop              []string       `json:"stop,omitempty"`
+	// LogitBias goes as OpenAI spells it, token ids as strings (JSON object keys).
+	LogitBias map[int]float64 `json:"logit_bias,omitempty"`
 	// ChatTemplateKwargs turns Qwen3's reasoning off on servers that render the template
 	// (vLLM, SGLang, llama.cpp, edgechat serve); it is only sent then, as others may refuse it.
 	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
@@ -204,7 +207,8 @@ func newChatBody(model string, req reply.Request) chatBody {
 	b := chatBody{
 		Model: model, Stream: true, StreamOptions: map[string]any{"include_usage": true},
 		MaxTokens: req.MaxTokens, Temperature: s.Temperature, TopP: s.TopP, TopK: s.TopK, MinP: s.MinP,
-		RepetitionPenalty: s.RepetitionPenalty, PresencePenalty: s.PresencePenalty, Seed: s.Seed, Stop: req.Stop,
+		RepetitionPenalty: s.RepetitionPenalty, PresencePenalty: s.PresencePenalty, FrequencyPenalty: s.FrequencyPenalty,
+		Seed: s.Seed, Stop: req.Stop, LogitBias: s.LogitBias,
 	}
 	for _, m := range req.Messages {
 		b.Messages = append(b.Messages, wireMessage{Role: m.Role, Content: m.Content})

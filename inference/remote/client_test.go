@@ -85,7 +85,8 @@ func TestAgainstOwnServer(t *testing.T) {
 	temp, seed := 0.6, int64(3)
 	req := reply.Request{
 		Messages:  []reply.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}},
-		MaxTokens: 32, Stop: []string{"END"}, Sampling: reply.Sampling{Temperature: &temp, Seed: &seed},
+		MaxTokens: 32, Stop: []string{"END"},
+		Sampling: reply.Sampling{Temperature: &temp, Seed: &seed, FrequencyPenalty: &temp, LogitBias: map[int]float64{7: -100, 1234: 2.5}},
 	}
 	g := collect(t, remote.New(remote.Config{BaseURL: ts.URL, APIKey: "sekret"}), context.Background(), req)
 

@@ -1,11 +1,13 @@
-// Package sample picks the next token from a model's logits: repetition and presence
-// penalties, temperature, top-k, top-p and min-p, then a seeded random draw, in the order
-// Hugging Face transformers applies them.
+// Package sample picks the next token from a model's logits: logit bias, repetition, presence
+// and frequency penalties, temperature, top-k, top-p and min-p, then a seeded random draw, in
+// the order Hugging Face transformers applies them (the bias first, as vLLM does).
 package sample
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Params configure a Sampler. Zero values switch a step off: Temperature 0 is greedy, TopK 0
@@ -25,6 +27,14 @@ type Params struct {
 	// PresencePenalty is subtracted from the logit of every token already in the history
 	// (OpenAI's presence_penalty).
 	PresencePenalty float64
+	// FrequencyPenalty is subtracted from the logit of a token once for each time it occurs in
+	// the reply so far (OpenAI's frequency_penalty): the tokens of history from the index
+	// SetPromptLen gives (0: all of it).
+	FrequencyPenalty float64
+	// LogitBias is added to the logits of the ids it names before anything else (OpenAI's
+	// logit_bias); BanBias (-100) or less bans the token outright. Ids outside the vocabulary
+	// are ignored: the caller checks them.
+	LogitBias map[int]float64
 	// Seed seeds the random draw: the same seed, logits and history give the same tokens.
 	Seed int64
 }
@@ -39,10 +49,16 @@ type Sampler struct {
 	cand []int32   // candidate token ids
 	val  []float64 // their logits, then their weights
 
+	bias   []savedLogit // LogitBias as a list, ids checked
+	prompt int          // history[:prompt] is the prompt, which the frequency penalty skips
+
 	seen  []uint32 // seen[id] == stamp: id is in this call's history
 	stamp uint32
-	saved []savedLogit // penalized ids with their original logits, restored before returning
+	saved []savedLogit // changed ids with their original logits, restored in reverse order
 }
+
+// BanBias is the logit bias that bans a token: it is never chosen.
+const BanBias = -100
 
 type savedLogit struct {
 	id    int32
@@ -51,16 +67,36 @@ type savedLogit struct {
 
 // New returns a Sampler for logits of length vocab.
 func New(p Params, vocab int) *Sampler {
-	return &Sampler{
+	s := &Sampler{
 		p:     p,
 		vocab: vocab,
 		rng:   rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15)),
 		cand:  make([]int32, vocab),
 		val:   make([]float64, vocab),
 		seen:  make([]uint32, vocab),
-		saved: make([]savedLogit, 0, vocab),
 	}
+	for id, b := range p.LogitBias {
+		if id >= 0 && id < vocab && b != 0 {
+			bias := float32(b)
+			if b <= BanBias {
+				bias = float32(math.Inf(-1))
+			}
+			s.bias = append(s.bias, savedLogit{int32(id), bias})
+		}
+	}
+	slices.SortFunc(s.bias, func(a, b savedLogit) int { return cmp.Compare(a.id, b.id) }) // one order, whatever the map's
+	// Each id is saved at most once per step for the bias and for each kind of penalty.
+	most := len(s.bias) + vocab
+	if p.FrequencyPenalty != 0 {
+		most += vocab
+	}
+	s.saved = make([]savedLogit, 0, most)
+	return s
 }
+
+// SetPromptLen says that the first n tokens of every history are the prompt, which the
+// frequency penalty does not count (OpenAI counts the tokens sampled so far).
+func (s *Sampler) SetPromptLen(n int) { s.prompt = max(n, 0) }
 
 // Params returns the parameters s was made with.
 func (s *Sampler) Params() Params { return s.p }
@@ -71,31 +107,53 @@ func (s *Sampler) Params() Params { return s.p }
 // returns. When every logit is -Inf or NaN, Sample returns 0.
 func (s *Sampler) Sample(logits []float32, history []int) int {
 	logits = logits[:s.vocab]
-	s.penalize(logits, history)
+	s.adjust(logits, history)
 	id := s.choose(logits)
-	for _, sv := range s.saved {
-		logits[sv.id] = sv.logit
-	}
+	s.restore(logits)
 	return id
+}
+
+// adjust applies the logit bias and the penalties to logits in place, remembering the
+// original logits in s.saved.
+func (s *Sampler) adjust(logits []float32, history []int) {
+	s.saved = s.saved[:0]
+	for _, b := range s.bias {
+		s.saved = append(s.saved, savedLogit{b.id, logits[b.id]})
+		logits[b.id] += b.logit
+	}
+	s.penalize(logits, history)
+	s.penalizeFrequency(logits, history)
+}
+
+// restore undoes adjust. An id changed twice was saved twice; going backwards, its first
+// saved value, the original, is written last.
+func (s *Sampler) restore(logits []float32) {
+	for i := len(s.saved) - 1; i >= 0; i-- {
+		logits[s.saved[i].id] = s.saved[i].logit
+	}
 }
 
 func (s *Sampler) greedy() bool {
 	return s.p.Temperature <= 0 || s.p.TopK == 1
 }
 
-// penalize applies the repetition and presence penalties to each distinct id in history,
-// remembering the original logits in s.saved.
-func (s *Sampler) penalize(logits []float32, history []int) {
-	s.saved = s.saved[:0]
-	rep, pres := s.p.RepetitionPenalty, s.p.PresencePenalty
-	if (rep == 0 || rep == 1) && pres == 0 {
-		return
-	}
+// nextStamp starts a new set of marks in s.seen.
+func (s *Sampler) nextStamp() {
 	s.stamp++
 	if s.stamp == 0 { // wrapped: old marks could collide
 		clear(s.seen)
 		s.stamp = 1
 	}
+}
+
+// penalize applies the repetition and presence penalties to each distinct id in history,
+// remembering the original logits in s.saved.
+func (s *Sampler) penalize(logits []float32, history []int) {
+	rep, pres := s.p.RepetitionPenalty, s.p.PresencePenalty
+	if (rep == 0 || rep == 1) && pres == 0 {
+		return
+	}
+	s.nextStamp()
 	for _, id := range history {
 		if id < 0 || id >= s.vocab || s.seen[id] == s.stamp {
 			continue
@@ -111,6 +169,26 @@ func (s *Sampler) penalize(logits []float32, history []int) {
 			}
 		}
 		logits[id] = l - float32(pres)
+	}
+}
+
+// penalizeFrequency subtracts the frequency penalty once per occurrence of each id in the
+// reply part of history, remembering each changed logit once in s.saved.
+func (s *Sampler) penalizeFrequency(logits []float32, history []int) {
+	freq := float32(s.p.FrequencyPenalty)
+	if freq == 0 || s.prompt >= len(history) {
+		return
+	}
+	s.nextStamp()
+	for _, id := range history[s.prompt:] {
+		if id < 0 || id >= s.vocab {
+			continue
+		}
+		if s.seen[id] != s.stamp {
+			s.seen[id] = s.stamp
+			s.saved = append(s.saved, savedLogit{int32(id), logits[id]})
+		}
+		logits[id] -= freq
 	}
 }
 

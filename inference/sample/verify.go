@@ -10,11 +10,9 @@ package sample
 // logits and history are as for Sample.
 func (s *Sampler) Verify(logits []float32, history []int, draft int) (int, bool) {
 	logits = logits[:s.vocab]
-	s.penalize(logits, history)
+	s.adjust(logits, history)
 	id, ok := s.verify(logits, draft)
-	for _, sv := range s.saved {
-		logits[sv.id] = sv.logit
-	}
+	s.restore(logits)
 	return id, ok
 }
 
