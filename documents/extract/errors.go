@@ -7,12 +7,13 @@ import (
 
 // Why a file could not be read; an *Unreadable wraps one of them.
 var (
-	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX or HTML)")
+	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX, ODT, EPUB, RTF or HTML)")
 	ErrTooBig      = errors.New("the file is too big")
 	ErrNoText      = errors.New("it has no text to read")
 	ErrEncrypted   = errors.New("it is protected by a password")
 	ErrCorrupt     = errors.New("it is damaged or not what its name says")
 	ErrMissing     = errors.New("it cannot be opened")
+	ErrTooSlow     = errors.New("it takes too long to read")
 )
 
 // Unreadable says which file could not be read, why, and what the person can do.
@@ -34,11 +35,12 @@ func (e *Unreadable) Unwrap() error { return e.Err }
 
 // advice for each reason.
 var advice = map[error]string{
-	ErrUnsupported: "save it as PDF, DOCX, HTML or plain text and attach that",
+	ErrUnsupported: "save it as PDF, DOCX, ODT, HTML or plain text and attach that",
 	ErrTooBig:      "split it into smaller files",
 	ErrNoText:      "if it is a scan, run it through text recognition (OCR) first, or paste the text",
 	ErrEncrypted:   "save a copy without the password and attach that",
 	ErrCorrupt:     "open it in its program and save it again",
+	ErrTooSlow:     "split it into smaller files",
 }
 
 // unreadable wraps err (which wraps one of the reasons) for file name.
@@ -55,6 +57,11 @@ func unreadable(name string, err error) error {
 	return &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrCorrupt, err), Advice: advice[ErrCorrupt]}
 }
 
-func tooBig(name string, size int64) error {
-	return &Unreadable{File: name, Err: fmt.Errorf("%w (%d MB; at most %d MB)", ErrTooBig, size>>20, MaxFileBytes>>20), Advice: advice[ErrTooBig]}
+// TooBig is the error for a file of size bytes, over MaxFileBytes.
+func TooBig(name string, size int64) error {
+	return &Unreadable{File: name, Err: fmt.Errorf("%w (%s; at most %s)", ErrTooBig, mbUp(size), mb(MaxFileBytes)), Advice: advice[ErrTooBig]}
 }
+
+// mbUp is n bytes in whole megabytes, rounded up, so a file just over a limit does not read
+// as the limit itself.
+func mbUp(n int64) string { return mb(n + 999_999) }

@@ -27,8 +27,8 @@ func (h *headings) String() string {
 
 // readMarkdown splits Markdown at its ATX (#) and setext (===, ---) headings, outside code
 // fences; each section keeps the heading path above it. The Markdown itself is kept.
-func readMarkdown(data []byte) (*Document, error) {
-	text, err := decodeText(data)
+func readMarkdown(b *budget, data []byte) (*Document, error) {
+	text, err := decodeText(b, data)
 	if err != nil {
 		return nil, err
 	}

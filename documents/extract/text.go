@@ -10,8 +10,8 @@ import (
 )
 
 // readText reads plain text or source code as one section.
-func readText(data []byte, format string) (*Document, error) {
-	text, err := decodeText(data)
+func readText(b *budget, data []byte, format string) (*Document, error) {
+	text, err := decodeText(b, data)
 	if err != nil {
 		return nil, err
 	}
@@ -19,8 +19,17 @@ func readText(data []byte, format string) (*Document, error) {
 }
 
 // decodeText returns data as UTF-8: UTF-8 (with or without a byte-order mark), UTF-16 with
-// a byte-order mark, or else Windows-1252 (which every byte sequence is).
-func decodeText(data []byte) (string, error) {
+// a byte-order mark, or else Windows-1252 (which every byte sequence is), within the text
+// budget.
+func decodeText(b *budget, data []byte) (string, error) {
+	text, err := decodeBytes(data)
+	if err == nil {
+		err = b.addText(len(text))
+	}
+	return text, err
+}
+
+func decodeBytes(data []byte) (string, error) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
 		data = data[3:]
