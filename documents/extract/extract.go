@@ -15,10 +15,10 @@ import (
 // Section is a run of text from one place in a document.
 type Section struct {
 	// Page is the 1-based PDF page, 0 for formats without pages.
-	Page int
+	Page int `json:"page,omitempty"`
 	// Heading is the path of headings above the text ("Setup › Linux"), "" when none.
-	Heading string
-	Text    string
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text"`
 }
 
 // Document is the text of one file.
