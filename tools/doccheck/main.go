@@ -22,8 +22,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 	"unicode"
 
 	"edgechat/internal/paths"
@@ -158,16 +156,25 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 type stat struct{ secs, mb float64 }
 
-// run runs a command and returns its output, wall time and peak resident memory.
+// run runs a command and returns its output, wall time and peak resident memory (by GNU
+// time, which reads the command's own rusage; the Go parent's would count itself).
 func run(name string, args ...string) ([]byte, stat, error) {
-	cmd := exec.Command(name, args...)
+	report, err := os.CreateTemp("", "doccheck-time")
+	if err != nil {
+		return nil, stat{}, err
+	}
+	report.Close()
+	defer os.Remove(report.Name())
+	cmd := exec.Command("/usr/bin/time", append([]string{"-o", report.Name(), "-f", "%e %M", name}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	st := stat{secs: time.Since(start).Seconds()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru != nil {
-		st.mb = float64(ru.Maxrss) / 1024
+	err = cmd.Run()
+	var st stat
+	if b, rerr := os.ReadFile(report.Name()); rerr == nil {
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var kb float64
+		fmt.Sscanf(lines[len(lines)-1], "%f %f", &st.secs, &kb)
+		st.mb = kb / 1024
 	}
 	if err != nil {
 		return nil, st, fmt.Errorf("%v: %s", err, errOut.String())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -81,8 +82,55 @@ type page struct {
 	ops    int
 }
 
+// resources are a content stream's named fonts and forms, looked up once each.
+type resources struct {
+	v            pdf.Value
+	fonts, forms pdf.Value
+	fontRefs     map[string]string // name → "12 0 R"
+	looked       bool
+}
+
+func (rs *resources) look() {
+	if !rs.looked {
+		rs.looked = true
+		rs.fonts, rs.forms = rs.v.Key("Font"), rs.v.Key("XObject")
+		rs.fontRefs = refsOf(rs.fonts)
+	}
+}
+
+// refPattern finds "/Name 12 0 R" in a dictionary as the object reader prints it.
+var refPattern = regexp.MustCompile(`/([^\s/<>\[\]()]+) (\d+ \d+ R)`)
+
+// refsOf maps the names of a dictionary to the objects they refer to, so that objects can be
+// cached by reference instead of being read again for every use.
+func refsOf(v pdf.Value) map[string]string {
+	out := map[string]string{}
+	if v.Kind() != pdf.Dict {
+		return out
+	}
+	for _, m := range refPattern.FindAllStringSubmatch(v.String(), 10_000) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+// font is the font called name in these resources.
+func (rs *resources) font(doc *reader, name string) *font {
+	rs.look()
+	if ref, ok := rs.fontRefs[name]; ok {
+		if f, ok := doc.fonts[ref]; ok {
+			return f
+		}
+		f := doc.font(rs.fonts.Key(name))
+		doc.fonts[ref] = f
+		return f
+	}
+	return doc.font(rs.fonts.Key(name))
+}
+
 // run interprets content with resources res.
 func (p *page) run(content []byte, res pdf.Value) error {
+	rs := &resources{v: res}
 	l := &lexer{data: content}
 	var stack []operand
 	for {
@@ -102,7 +150,7 @@ func (p *page) run(content []byte, res pdf.Value) error {
 				return err
 			}
 		}
-		if err := p.do(kw, stack, res, l); err != nil {
+		if err := p.do(kw, stack, rs, l); err != nil {
 			return err
 		}
 		stack = stack[:0]
@@ -110,7 +158,7 @@ func (p *page) run(content []byte, res pdf.Value) error {
 }
 
 // do runs one operator on its operands.
-func (p *page) do(op string, args []operand, res pdf.Value, l *lexer) error {
+func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 	g := &p.gs
 	num := func(i int) float64 { // the i-th of the operator's n operands, counted from the end
 		if i < len(args) {
@@ -147,7 +195,7 @@ func (p *page) do(op string, args []operand, res pdf.Value, l *lexer) error {
 	case "Tf":
 		g.size = num(0)
 		if len(args) >= 2 && args[len(args)-2].kind == kName {
-			g.font = p.doc.font(res.Key("Font").Key(args[len(args)-2].str))
+			g.font = rs.font(p.doc, args[len(args)-2].str)
 		}
 	case "Td":
 		p.moveLine(num(1), num(0))
@@ -187,7 +235,8 @@ func (p *page) do(op string, args []operand, res pdf.Value, l *lexer) error {
 		}
 	case "Do":
 		if len(args) > 0 && args[len(args)-1].kind == kName {
-			return p.drawForm(res.Key("XObject").Key(args[len(args)-1].str), res)
+			rs.look()
+			return p.drawForm(rs.forms.Key(args[len(args)-1].str), rs.v)
 		}
 	case "ID":
 		l.skipInlineImage()
