@@ -59,18 +59,24 @@ func File(ctx context.Context, path string, progress Progress) (*Document, error
 	if err != nil {
 		return nil, &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrMissing, err), Advice: "check that you can open it"}
 	}
-	return Bytes(ctx, name, data, progress)
+	return read(ctx, name, data, true, progress)
 }
 
 // Bytes extracts the text of a file named name whose contents are data. It keeps no
 // reference to data.
 func Bytes(ctx context.Context, name string, data []byte, progress Progress) (*Document, error) {
+	return read(ctx, name, data, false, progress)
+}
+
+// read extracts data's text; owned says data is not used elsewhere, so text may share its
+// memory instead of copying it.
+func read(ctx context.Context, name string, data []byte, owned bool, progress Progress) (*Document, error) {
 	if int64(len(data)) > MaxFileBytes {
 		return nil, TooBig(name, int64(len(data)))
 	}
-	ctx, cancel := context.WithTimeout(ctx, Deadline)
-	defer cancel()
 	b := newBudget(ctx)
+	defer b.stop()
+	b.owned = owned
 	var doc *Document
 	var err error
 	switch format := FormatOf(name, data); format {

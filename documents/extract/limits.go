@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -37,23 +36,35 @@ func mb(n int64) string { return fmt.Sprintf("%d MB", n/1_000_000) }
 // budget is what is left of one document's budgets while it is read. It is used by one
 // goroutine.
 type budget struct {
-	ctx      context.Context
+	// ctx ends at the deadline or with the caller's context, parent.
+	ctx, parent context.Context
+	stop        context.CancelFunc
+	deadline    time.Time
 	unpacked int64 // bytes unpacked so far, all parts
 	text     int64 // bytes of text so far
+	// owned says the file's bytes are the reader's alone: text may share their memory.
+	owned bool
 }
 
-func newBudget(ctx context.Context) *budget { return &budget{ctx: ctx} }
+// newBudget starts a document's budgets: its Deadline from now, and ctx's end.
+func newBudget(ctx context.Context) *budget { return newBudgetUntil(ctx, time.Now().Add(Deadline)) }
+
+func newBudgetUntil(parent context.Context, deadline time.Time) *budget {
+	ctx, stop := context.WithDeadline(parent, deadline)
+	return &budget{ctx: ctx, parent: parent, stop: stop, deadline: deadline}
+}
 
 // errDeadline is what a read past its deadline returns.
 var errDeadline = fmt.Errorf("%w: reading it took longer than %v", ErrTooSlow, Deadline)
 
-// alive returns the reason to stop when the context is done.
+// alive returns the reason to stop: the deadline passed, or the caller's context ended
+// (cancelled, or its own deadline passed, which is not the file's fault).
 func (b *budget) alive() error {
-	if err := b.ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return errDeadline
-		}
+	if err := b.parent.Err(); err != nil {
 		return err
+	}
+	if b.ctx.Err() != nil || time.Now().After(b.deadline) {
+		return errDeadline
 	}
 	return nil
 }

@@ -98,18 +98,20 @@ func mergeRows(frags []*line) []*line {
 		}
 		row := frags[i:j]
 		slices.SortStableFunc(row, func(a, b *line) int { return cmp.Compare(a.x0, b.x0) })
-		cur := row[0]
-		for _, f := range row[1:] {
-			if f.x0-cur.x1 <= maxLineGap*max(cur.size, f.size) {
-				for _, g := range f.g {
-					cur.add(g)
+		var open []*line // the row's lines so far; a piece joins the first it fits
+	pieces:
+		for _, f := range row {
+			for _, l := range open {
+				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) {
+					for _, g := range f.g {
+						l.add(g)
+					}
+					continue pieces
 				}
-				continue
 			}
-			out = append(out, cur)
-			cur = f
+			open = append(open, f)
 		}
-		out = append(out, cur)
+		out = append(out, open...)
 		i = j
 	}
 	for _, l := range out {
@@ -117,6 +119,23 @@ func mergeRows(frags []*line) []*line {
 		l.rtl = isRTL(l.g)
 	}
 	return out
+}
+
+// collides says whether the glyphs of f overprint those of l: two texts drawn over each
+// other stay apart, a word drawn into a gap left for it joins.
+func collides(l, f *line) bool {
+	if f.x0 >= l.x1-0.2*f.size || len(l.g)*len(f.g) > 1<<16 {
+		return false
+	}
+	for _, a := range f.g {
+		for _, b := range l.g {
+			lo, hi := max(a.x, b.x), min(a.x+a.w, b.x+b.w)
+			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pageRTL says whether most lines read right to left (columns then go right to left).
