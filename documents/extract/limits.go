@@ -40,8 +40,8 @@ type budget struct {
 	ctx, parent context.Context
 	stop        context.CancelFunc
 	deadline    time.Time
-	unpacked int64 // bytes unpacked so far, all parts
-	text     int64 // bytes of text so far
+	unpacked    int64 // bytes unpacked so far, all parts
+	text        int64 // bytes of text so far
 	// owned says the file's bytes are the reader's alone: text may share their memory.
 	owned bool
 }

@@ -5,8 +5,8 @@ package atomicfile
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"encoding/gob"
+	"io"
 	"os"
 	"path/filepath"
 )
