@@ -40,7 +40,7 @@ func readPDF(b *budget, data []byte, progress Progress) (*Document, error) {
 	}
 	switch {
 	case !letters && bad != nil:
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, bad)
+		return nil, fmt.Errorf("%w: %s", ErrCorrupt, detail(bad, pdftext.ErrDamaged))
 	case !letters:
 		return nil, fmt.Errorf("%w: its %d pages hold only images — it looks like a scan", ErrNoText, len(pages))
 	}
@@ -56,11 +56,16 @@ func pdfError(b *budget, err error) error {
 	case errors.Is(err, pdftext.ErrEncrypted):
 		return fmt.Errorf("%w (%v)", ErrEncrypted, err)
 	case errors.Is(err, pdftext.ErrTooBig):
-		return fmt.Errorf("%w: %s", ErrTooBig, strings.TrimPrefix(err.Error(), pdftext.ErrTooBig.Error()+": "))
+		return fmt.Errorf("%w: %s", ErrTooBig, detail(err, pdftext.ErrTooBig))
 	case errors.Is(err, pdftext.ErrDamaged):
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return fmt.Errorf("%w: %s", ErrCorrupt, detail(err, pdftext.ErrDamaged))
 	}
 	return err
+}
+
+// detail is err's message without reason's own words in front.
+func detail(err, reason error) string {
+	return strings.TrimPrefix(err.Error(), reason.Error()+": ")
 }
 
 func hasLetters(text string) bool {

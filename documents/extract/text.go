@@ -96,7 +96,7 @@ func tidyText(s string) string {
 		blank = 0
 		b.WriteString(line)
 	}
-	return b.String()
+	return strings.TrimLeft(b.String(), " \t\f\v")
 }
 
 // isTidy says whether tidyText would return s unchanged: no carriage returns or no-break

@@ -128,7 +128,7 @@ func fatal(err error) bool {
 }
 
 func damaged(p any) error {
-	if err, ok := p.(error); ok && errors.Is(err, errStopped) {
+	if err, ok := p.(error); ok && (errors.Is(err, errStopped) || errors.Is(err, ErrDamaged)) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", ErrDamaged, p)
