@@ -24,6 +24,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"edgechat/internal/paths"
 )
 
@@ -190,10 +192,12 @@ func reference(doc string) ([]byte, stat, error) {
 	return run("pandoc", "-t", "plain", "--wrap=none", doc)
 }
 
-// words splits text into tokens.
+// words splits text into tokens. Directional formatting characters (which pdftotext puts
+// around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
+// sides: they are not words.
 func words(text []byte, loose bool) []string {
 	var out []string
-	for _, w := range strings.Fields(string(text)) {
+	for _, w := range strings.Fields(normalize(string(text))) {
 		if loose {
 			w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 			if w == "" {
@@ -250,4 +254,18 @@ func short(p string) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+func normalize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0x202A && r <= 0x202E, r == 0x200E, r == 0x200F, r >= 0x2066 && r <= 0x2069:
+		case r >= 0xFB00 && r <= 0xFDFF, r >= 0xFE70 && r <= 0xFEFF:
+			b.WriteString(norm.NFKC.String(string(r)))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -138,6 +138,11 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if table == nil {
 		table = r.builtinEncoding(desc, base, sub)
 	}
+	if flags := desc.Key("Flags").Int64(); sub == "TrueType" && flags&4 != 0 && flags&32 == 0 && f.toUni != nil {
+		// A symbolic TrueType font's codes name glyphs, not characters: its Encoding is
+		// ignored (as the PDF reference says) and its ToUnicode map alone gives text.
+		table = &encoding{}
+	}
 	f.text = *table
 	if enc.Kind() == pdf.Dict {
 		applyDifferences(&f.text, enc.Key("Differences"))
@@ -175,6 +180,7 @@ func applyDifferences(t *encoding, diff pdf.Value) {
 	c := 0
 	numeric := true // all names look like "g65": codes, not glyph names
 	var names []string
+	var unknown []int // codes whose names say nothing
 	for i := range min(diff.Len(), 4096) {
 		x := diff.Index(i)
 		switch x.Kind() {
@@ -188,11 +194,19 @@ func applyDifferences(t *encoding, diff pdf.Value) {
 				if t[c] != "" || n == ".notdef" {
 					numeric = false
 				}
+				if t[c] == "" && n != ".notdef" {
+					unknown = append(unknown, c)
+				}
 			}
 			c++
 		}
 	}
 	if !numeric || len(names) == 0 {
+		// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
+		// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
+		for _, c := range unknown {
+			t[c] = winAnsiEncoding[c]
+		}
 		return
 	}
 	// Names that are numbers: the number is the code of a standard character.
