@@ -223,13 +223,16 @@ const hyphenMark = "\x02"
 
 // writeBlock writes a block's lines, a blank line after it.
 func writeBlock(b *strings.Builder, block []*line) {
+	texts := make([]string, len(block))
 	for i, l := range block {
-		text := lineText(l)
+		texts[i] = lineText(l)
+	}
+	for i, text := range texts {
 		if text == "" {
 			continue
 		}
 		b.WriteString(text)
-		if i+1 < len(block) && endsHyphen(text) && startsLower(lineText(block[i+1])) {
+		if i+1 < len(block) && endsHyphen(text) && startsLower(texts[i+1]) {
 			b.WriteString(hyphenMark)
 		}
 		b.WriteByte('\n')
