@@ -145,21 +145,22 @@ func glyphsText(gs []glyph) string {
 // when the joined word is used elsewhere in the document or the hyphenated one is not
 // (typesetting's hyphenation), and stays in a compound the document writes with it.
 func resolveHyphens(pages []Page) {
-	marked := false
-	for _, p := range pages {
-		if strings.Contains(p.Text, hyphenMark) {
-			marked = true
-			break
-		}
-	}
-	if !marked {
-		return
-	}
+	// The words to look for: each marked break's joined and hyphenated spellings.
 	counts := map[string]int{}
 	for _, p := range pages {
-		for _, w := range strings.Fields(p.Text) {
-			if !strings.Contains(w, hyphenMark) {
-				counts[wordKey(w)]++
+		eachBreak(p.Text, func(left, right, stem string) {
+			counts[wordKey(stem+right)], counts[wordKey(left+right)] = 0, 0
+		})
+	}
+	if len(counts) == 0 {
+		return
+	}
+	for _, p := range pages {
+		for w := range strings.FieldsSeq(p.Text) {
+			if k := wordKey(w); !strings.Contains(w, hyphenMark) {
+				if _, ok := counts[k]; ok {
+					counts[k]++
+				}
 			}
 		}
 	}
@@ -176,14 +177,9 @@ func resolveHyphens(pages []Page) {
 				break
 			}
 			before, after := t[:k], t[k+len(hyphenMark)+1:]
-			left := before[strings.LastIndexAny(before, " \n")+1:]
-			right, _, _ := strings.Cut(after, " ")
-			right, _, _ = strings.Cut(right, "\n")
-			hyphen := strings.LastIndexAny(left, "-\u2010\u00AD")
-			stem := left[:max(hyphen, 0)]
-			joined := wordKey(stem + right)
-			if counts[joined] > 0 || counts[wordKey(left+right)] == 0 {
-				b.WriteString(before[:len(before)-len(left)+max(hyphen, 0)])
+			left, right, stem := breakWords(before, after)
+			if counts[wordKey(stem+right)] > 0 || counts[wordKey(left+right)] == 0 {
+				b.WriteString(before[:len(before)-len(left)+len(stem)])
 			} else {
 				b.WriteString(before)
 			}
@@ -191,6 +187,28 @@ func resolveHyphens(pages []Page) {
 		}
 		pages[i].Text = b.String()
 	}
+}
+
+// eachBreak calls f with the words around each marked break of text.
+func eachBreak(text string, f func(left, right, stem string)) {
+	for {
+		k := strings.Index(text, hyphenMark+"\n")
+		if k < 0 {
+			return
+		}
+		f(breakWords(text[:k], text[k+len(hyphenMark)+1:]))
+		text = text[k+len(hyphenMark)+1:]
+	}
+}
+
+// breakWords are the word before a marked break (with its hyphen), the word after it, and
+// the first without the hyphen.
+func breakWords(before, after string) (left, right, stem string) {
+	left = before[strings.LastIndexAny(before, " \n")+1:]
+	right, _, _ = strings.Cut(after, " ")
+	right, _, _ = strings.Cut(right, "\n")
+	stem = left[:max(strings.LastIndexAny(left, "-\u2010\u00AD"), 0)]
+	return left, right, stem
 }
 
 // wordKey is a word as counted: lower case, without the punctuation around it.
