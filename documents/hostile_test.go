@@ -11,7 +11,7 @@ import (
 
 	"edgechat/documents"
 	"edgechat/internal/rss"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 	"edgechat/reply"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 // TestDeadline: a file still being read at its deadline is refused as too slow, on every

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"edgechat/documents/extract"
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 // TestHostileDocuments reads files made to exhaust a reader: each must be refused (or read)

@@ -118,8 +118,3 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// readAll reads r, one part of the document, within the budgets.
-func (b *budget) readAll(r io.Reader, what string) ([]byte, error) {
-	return io.ReadAll(b.limit(r, what))
-}

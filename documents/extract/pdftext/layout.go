@@ -21,11 +21,10 @@ const (
 
 // line is a run of glyphs on one baseline, left to right.
 type line struct {
-	g          []glyph
-	x0, x1, y  float32
-	size       float32
-	rtl        bool // the line reads right to left
-	hyphenated bool // ends in a hyphen that joins the next line's first word
+	g         []glyph
+	x0, x1, y float32
+	size      float32
+	rtl       bool // the line reads right to left
 }
 
 func (l *line) add(g glyph) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/internal/testdocs"
+	"edgechat/internal/testkit/testdocs"
 )
 
 // pdfWith is a one-page PDF drawing content with font F1 (fontDict) and an optional
