@@ -177,50 +177,38 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].
 func applyDifferences(t *encoding, diff pdf.Value) {
+	type named struct {
+		code int
+		name string
+	}
+	var names []named // the names given codes in 0–255
 	c := 0
-	numeric := true // all names look like "g65": codes, not glyph names
-	var names []string
-	var unknown []int // codes whose names say nothing
 	for i := range min(diff.Len(), 4096) {
-		x := diff.Index(i)
-		switch x.Kind() {
+		switch x := diff.Index(i); x.Kind() {
 		case pdf.Integer, pdf.Real:
 			c = int(x.Int64())
 		case pdf.Name:
 			if c >= 0 && c < 256 {
-				n := x.Name()
-				t[c] = glyphText(n)
-				names = append(names, n)
-				if t[c] != "" || n == ".notdef" {
-					numeric = false
-				}
-				if t[c] == "" && n != ".notdef" {
-					unknown = append(unknown, c)
-				}
+				names = append(names, named{c, x.Name()})
 			}
 			c++
 		}
 	}
-	if !numeric || len(names) == 0 {
-		// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
-		// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
-		for _, c := range unknown {
-			t[c] = winAnsiEncoding[c]
-		}
-		return
+	numeric := len(names) > 0 // all names look like "g65": codes, not glyph names
+	for _, n := range names {
+		t[n.code] = glyphText(n.name)
+		_, isCode := numericCode(n.name)
+		numeric = numeric && t[n.code] == "" && isCode
 	}
-	// Names that are numbers: the number is the code of a standard character.
-	c = 0
-	for i := range min(diff.Len(), 4096) {
-		x := diff.Index(i)
-		switch x.Kind() {
-		case pdf.Integer, pdf.Real:
-			c = int(x.Int64())
-		case pdf.Name:
-			if v, ok := numericCode(x.Name()); ok && c >= 0 && c < 256 && v >= 0x20 {
-				t[c] = winAnsiEncoding[v]
-			}
-			c++
+	for _, n := range names {
+		switch v, _ := numericCode(n.name); {
+		case numeric && v >= 0x20:
+			// Names that are numbers: the number is the code of a standard character.
+			t[n.code] = winAnsiEncoding[v]
+		case t[n.code] == "" && n.name != ".notdef":
+			// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
+			// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
+			t[n.code] = winAnsiEncoding[n.code]
 		}
 	}
 }
