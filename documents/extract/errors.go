@@ -7,7 +7,7 @@ import (
 
 // Why a file could not be read; an *Unreadable wraps one of them.
 var (
-	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX, ODT, EPUB, RTF or HTML)")
+	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX or HTML)")
 	ErrTooBig      = errors.New("the file is too big")
 	ErrNoText      = errors.New("it has no text to read")
 	ErrEncrypted   = errors.New("it is protected by a password")
@@ -35,7 +35,7 @@ func (e *Unreadable) Unwrap() error { return e.Err }
 
 // advice for each reason.
 var advice = map[error]string{
-	ErrUnsupported: "save it as PDF, DOCX, ODT, HTML or plain text and attach that",
+	ErrUnsupported: "save it as PDF, DOCX, HTML or plain text and attach that",
 	ErrTooBig:      "split it into smaller files",
 	ErrNoText:      "if it is a scan, run it through text recognition (OCR) first, or paste the text",
 	ErrEncrypted:   "save a copy without the password and attach that",
