@@ -43,8 +43,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := commands[args[0]]
 	if err := c.Run(Env{Args: args[1:], Stdin: stdin, Stdout: stdout, Stderr: stderr}); err != nil {
-		if err == errUsage {
+		switch err {
+		case errUsage:
 			return 2
+		case errQuiet:
+			return 1
 		}
 		fmt.Fprintf(stderr, "edgechat %s: %v\n", c.Name, err)
 		return 1
@@ -54,6 +57,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // errUsage is returned by a command whose flags did not parse (the flag package has printed why).
 var errUsage = fmt.Errorf("usage")
+
+// errQuiet is returned by a command that failed and has said why on its output already.
+var errQuiet = fmt.Errorf("failed")
 
 // Usage prints how to run edgechat: the window's flags and the subcommands.
 func Usage(w io.Writer) {

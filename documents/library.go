@@ -210,7 +210,7 @@ func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, 
 			slog.Warn("rebuilding a damaged document index", "path", a.IndexPath, "err", err)
 		}
 	}
-	doc, err := extract.File(a.Path, func(done, total int) {
+	doc, err := extract.File(ctx, a.Path, func(done, total int) {
 		if done%10 == 0 || done == total {
 			status(fmt.Sprintf("Reading %s: page %d of %d", a.Name, done, total))
 		}

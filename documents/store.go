@@ -39,7 +39,7 @@ func (s *Store) Add(id, src string) (history.Attachment, error) {
 		return history.Attachment{}, &extract.Unreadable{File: name, Err: extract.ErrUnsupported, Advice: "attach the files inside the folder"}
 	}
 	if st.Size() > extract.MaxFileBytes {
-		return history.Attachment{}, &extract.Unreadable{File: name, Err: fmt.Errorf("%w (%d MB; at most %d MB)", extract.ErrTooBig, st.Size()>>20, extract.MaxFileBytes>>20), Advice: "split it into smaller files"}
+		return history.Attachment{}, extract.TooBig(name, st.Size())
 	}
 	in, err := os.Open(src)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // readDOCX reads word/document.xml from a DOCX (Office Open XML) archive: paragraphs in
 // order, tables cell by cell, split at paragraphs styled as headings (Title, Heading1–9).
-func readDOCX(data []byte) (*Document, error) {
+func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
 		return nil, fmt.Errorf("%w (or it is an old .doc file; save it as .docx without a password)", ErrEncrypted)
@@ -30,15 +30,15 @@ func readDOCX(data []byte) (*Document, error) {
 	if part == nil {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	if part.UncompressedSize64 > MaxTextBytes*4 {
-		return nil, fmt.Errorf("%w: its text unpacks to %d MB", ErrTooBig, part.UncompressedSize64>>20)
+	if part.UncompressedSize64 > MaxPartBytes {
+		return nil, fmt.Errorf("%w: its text unpacks to %s", ErrTooBig, mbUp(int64(part.UncompressedSize64)))
 	}
 	rc, err := part.Open()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	defer rc.Close()
-	return parseDocumentXML(io.LimitReader(rc, MaxTextBytes*4))
+	return parseDocumentXML(b.limit(rc, part.Name))
 }
 
 // parseDocumentXML walks WordprocessingML: w:p paragraphs with w:t text, w:tab and w:br,

@@ -13,6 +13,7 @@ var (
 	ErrEncrypted   = errors.New("it is protected by a password")
 	ErrCorrupt     = errors.New("it is damaged or not what its name says")
 	ErrMissing     = errors.New("it cannot be opened")
+	ErrTooSlow     = errors.New("it takes too long to read")
 )
 
 // Unreadable says which file could not be read, why, and what the person can do.
@@ -39,6 +40,7 @@ var advice = map[error]string{
 	ErrNoText:      "if it is a scan, run it through text recognition (OCR) first, or paste the text",
 	ErrEncrypted:   "save a copy without the password and attach that",
 	ErrCorrupt:     "open it in its program and save it again",
+	ErrTooSlow:     "split it into smaller files",
 }
 
 // unreadable wraps err (which wraps one of the reasons) for file name.
@@ -55,6 +57,11 @@ func unreadable(name string, err error) error {
 	return &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrCorrupt, err), Advice: advice[ErrCorrupt]}
 }
 
-func tooBig(name string, size int64) error {
-	return &Unreadable{File: name, Err: fmt.Errorf("%w (%d MB; at most %d MB)", ErrTooBig, size>>20, MaxFileBytes>>20), Advice: advice[ErrTooBig]}
+// TooBig is the error for a file of size bytes, over MaxFileBytes.
+func TooBig(name string, size int64) error {
+	return &Unreadable{File: name, Err: fmt.Errorf("%w (%s; at most %s)", ErrTooBig, mbUp(size), mb(MaxFileBytes)), Advice: advice[ErrTooBig]}
 }
+
+// mbUp is n bytes in whole megabytes, rounded up, so a file just over a limit does not read
+// as the limit itself.
+func mbUp(n int64) string { return mb(n + 999_999) }

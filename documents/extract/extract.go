@@ -5,6 +5,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +15,10 @@ import (
 // Section is a run of text from one place in a document.
 type Section struct {
 	// Page is the 1-based PDF page, 0 for formats without pages.
-	Page int
+	Page int `json:"page,omitempty"`
 	// Heading is the path of headings above the text ("Setup › Linux"), "" when none.
-	Heading string
-	Text    string
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text"`
 }
 
 // Document is the text of one file.
@@ -36,20 +37,13 @@ func (d *Document) Len() int {
 	return n
 }
 
-// MaxFileBytes is the largest file Extract reads; larger ones are refused with ErrTooBig.
-const MaxFileBytes = 100 << 20
-
-// MaxTextBytes bounds the text taken from one file (a small file can unpack to far more,
-// e.g. a DOCX, which is a zip archive).
-const MaxTextBytes = 50 << 20
-
 // Progress is told how far extraction got (e.g. pages read of all pages); it may be nil.
 type Progress func(done, total int)
 
 // File extracts the text of the file at path, choosing the format by its extension (and
-// its first bytes when the extension says nothing). Errors a person should see are
-// *Unreadable.
-func File(path string, progress Progress) (*Document, error) {
+// its first bytes when the extension says nothing), within the budgets (see MaxFileBytes
+// and the limits beside it) and ctx. Errors a person should see are *Unreadable.
+func File(ctx context.Context, path string, progress Progress) (*Document, error) {
 	name := filepath.Base(path)
 	st, err := os.Stat(path)
 	if err != nil {
@@ -59,35 +53,48 @@ func File(path string, progress Progress) (*Document, error) {
 		return nil, &Unreadable{File: name, Err: ErrUnsupported, Advice: "attach the files inside the folder"}
 	}
 	if st.Size() > MaxFileBytes {
-		return nil, tooBig(name, st.Size())
+		return nil, TooBig(name, st.Size())
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Unreadable{File: name, Err: fmt.Errorf("%w: %v", ErrMissing, err), Advice: "check that you can open it"}
 	}
-	return Bytes(name, data, progress)
+	return read(ctx, name, data, true, progress)
 }
 
-// Bytes extracts the text of a file named name whose contents are data.
-func Bytes(name string, data []byte, progress Progress) (*Document, error) {
+// Bytes extracts the text of a file named name whose contents are data. It keeps no
+// reference to data.
+func Bytes(ctx context.Context, name string, data []byte, progress Progress) (*Document, error) {
+	return read(ctx, name, data, false, progress)
+}
+
+// read extracts data's text; owned says data is not used elsewhere, so text may share its
+// memory instead of copying it.
+func read(ctx context.Context, name string, data []byte, owned bool, progress Progress) (*Document, error) {
 	if int64(len(data)) > MaxFileBytes {
-		return nil, tooBig(name, int64(len(data)))
+		return nil, TooBig(name, int64(len(data)))
 	}
+	b := newBudget(ctx)
+	defer b.stop()
+	b.owned = owned
 	var doc *Document
 	var err error
 	switch format := FormatOf(name, data); format {
 	case "pdf":
-		doc, err = readPDF(data, progress)
+		doc, err = readPDF(b, data, progress)
 	case "docx":
-		doc, err = readDOCX(data)
+		doc, err = readDOCX(b, data)
 	case "html":
-		doc, err = readHTML(data)
+		doc, err = readHTML(b, data)
 	case "markdown":
-		doc, err = readMarkdown(data)
+		doc, err = readMarkdown(b, data)
 	case "code", "text":
-		doc, err = readText(data, format)
+		doc, err = readText(b, data, format)
 	default:
 		err = ErrUnsupported
+	}
+	if err == nil {
+		err = b.alive()
 	}
 	if err != nil {
 		return nil, unreadable(name, err)

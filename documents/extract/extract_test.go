@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ c</pre></body></html>`),
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := extract.Bytes(tt.name, tt.data, nil)
+			doc, err := extract.Bytes(context.Background(), tt.name, tt.data, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ c</pre></body></html>`),
 func TestPDFProgressAndPages(t *testing.T) {
 	pages := testdocs.LongPages(12, 7)
 	var calls, last int
-	doc, err := extract.Bytes("long.pdf", testdocs.PDF(pages), func(done, total int) {
+	doc, err := extract.Bytes(context.Background(), "long.pdf", testdocs.PDF(pages), func(done, total int) {
 		calls++
 		if total != 12 || done != last+1 {
 			t.Errorf("progress(%d, %d) after %d", done, total, last)
@@ -143,7 +144,7 @@ func TestUnreadable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := extract.Bytes(tt.name, tt.data, nil)
+			_, err := extract.Bytes(context.Background(), tt.name, tt.data, nil)
 			checkUnreadable(t, err, tt.name, tt.want, tt.says)
 		})
 	}
@@ -155,11 +156,11 @@ func TestUnreadable(t *testing.T) {
 		if err := os.Truncate(path, extract.MaxFileBytes+1); err != nil { // sparse: costs no disk
 			t.Fatal(err)
 		}
-		_, err := extract.File(path, nil)
+		_, err := extract.File(context.Background(), path, nil)
 		checkUnreadable(t, err, "huge.txt", extract.ErrTooBig, "too big")
 	})
 	t.Run("missing", func(t *testing.T) {
-		_, err := extract.File(filepath.Join(t.TempDir(), "gone.pdf"), nil)
+		_, err := extract.File(context.Background(), filepath.Join(t.TempDir(), "gone.pdf"), nil)
 		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened")
 	})
 }
@@ -182,7 +183,7 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.md", []byte("# x\n\ny\n===\n"))
 	f.Add("a.txt", []byte("text"))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		doc, err := extract.Bytes(name, data, nil)
+		doc, err := extract.Bytes(context.Background(), name, data, nil)
 		if err != nil {
 			var u *extract.Unreadable
 			if !errors.As(err, &u) {

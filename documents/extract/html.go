@@ -2,7 +2,10 @@ package extract
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -10,18 +13,18 @@ import (
 )
 
 // readHTML takes the visible text of an HTML page, split at its h1–h6 headings. Scripts,
-// styles, forms' hidden parts and the head (but its title) are skipped.
-func readHTML(data []byte) (*Document, error) {
+// styles, forms' hidden parts and the head (but its title) are skipped. It walks the
+// tokens as they come, in time and memory linear in the page (a tree builder spends time
+// quadratic in the depth of a page of nested elements).
+func readHTML(b *budget, data []byte) (*Document, error) {
 	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
 	if err != nil {
 		return nil, err
 	}
-	root, err := html.Parse(r)
-	if err != nil {
+	w := &htmlWalker{doc: &Document{Format: "html"}, b: b, inHead: true}
+	if err := w.read(html.NewTokenizer(r)); err != nil {
 		return nil, err
 	}
-	w := &htmlWalker{doc: &Document{Format: "html"}}
-	w.walk(root)
 	w.flush()
 	if len(w.doc.Sections) == 0 && w.title != "" {
 		w.doc.Sections = []Section{{Text: w.title}}
@@ -30,10 +33,20 @@ func readHTML(data []byte) (*Document, error) {
 }
 
 type htmlWalker struct {
-	doc   *Document
-	h     headings
-	cur   strings.Builder
-	title string
+	doc *Document
+	b   *budget
+	h   headings
+	cur strings.Builder
+	// title is the head's title; inHead is true until the body starts.
+	title  string
+	inHead bool
+	// skip is the skipped elements open around the current token, innermost last.
+	skip []atom.Atom
+	// heading is the level of the open h1–h6 (0: none) and its text so far.
+	heading     int
+	headingText strings.Builder
+	// inTitle is true inside the head's title.
+	inTitle bool
 }
 
 // skipped elements hold no readable text.
@@ -50,60 +63,148 @@ var blocks = map[atom.Atom]bool{
 	atom.Pre: true, atom.Br: true, atom.Hr: true, atom.Dt: true, atom.Dd: true, atom.Dl: true,
 	atom.Header: true, atom.Footer: true, atom.Main: true, atom.Aside: true, atom.Figure: true,
 	atom.Figcaption: true, atom.Form: true, atom.Address: true, atom.Caption: true,
+	atom.Nav: true, atom.Details: true, atom.Summary: true,
+}
+
+// headElements may stand in the head; any other start tag begins the body.
+var headElements = map[atom.Atom]bool{
+	atom.Html: true, atom.Head: true, atom.Title: true, atom.Meta: true, atom.Link: true,
+	atom.Style: true, atom.Script: true, atom.Base: true, atom.Noscript: true, atom.Template: true,
+}
+
+// void elements have no end tag.
+var void = map[atom.Atom]bool{
+	atom.Area: true, atom.Base: true, atom.Br: true, atom.Col: true, atom.Embed: true,
+	atom.Hr: true, atom.Img: true, atom.Input: true, atom.Link: true, atom.Meta: true,
+	atom.Source: true, atom.Track: true, atom.Wbr: true,
 }
 
 var headingLevel = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
 
-func (w *htmlWalker) walk(n *html.Node) {
-	switch n.Type {
-	case html.TextNode:
-		w.cur.WriteString(n.Data)
-		return
-	case html.ElementNode:
-		if skipped[n.DataAtom] {
-			return
-		}
-		if n.DataAtom == atom.Title {
-			w.title = strings.TrimSpace(textOf(n))
-			return
-		}
-		if n.DataAtom == atom.Head {
-			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				if c.DataAtom == atom.Title {
-					w.walk(c)
-				}
+// maxHeadingBytes bounds a heading's text: an unclosed heading holds the text after it,
+// which is then read as text.
+const maxHeadingBytes = 1024
+
+func (w *htmlWalker) read(z *html.Tokenizer) error {
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := w.b.alive(); err != nil {
+				return err
 			}
-			return
 		}
-		if level := headingLevel[n.DataAtom]; level > 0 {
-			w.flush()
-			w.h.set(level, strings.Join(strings.Fields(textOf(n)), " "))
-			return
-		}
-		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
-			w.cur.WriteString("\t")
-		}
-		if blocks[n.DataAtom] {
-			w.cur.WriteString("\n")
-			defer w.cur.WriteString("\n")
-		}
-		if n.DataAtom == atom.Pre {
-			w.cur.WriteString(textOf(n))
-			return
+		switch z.Next() {
+		case html.ErrorToken:
+			if errors.Is(z.Err(), io.EOF) {
+				return nil
+			}
+			return z.Err()
+		case html.TextToken:
+			if err := w.text(string(z.Text())); err != nil {
+				return err
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			w.start(a, z.Token().Type == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			w.end(atom.Lookup(name))
 		}
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.walk(c)
+}
+
+func (w *htmlWalker) text(s string) error {
+	switch {
+	case len(w.skip) > 0:
+	case w.inTitle:
+		w.title += s
+	case w.inHead:
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		w.inHead = false // text starts the body
+		w.cur.WriteString(s)
+	case w.heading > 0:
+		w.headingText.WriteString(s)
+		if w.headingText.Len() > maxHeadingBytes { // not a heading: give the text back
+			w.cur.WriteString(w.headingText.String())
+			w.headingText.Reset()
+			w.heading = 0
+		}
+	default:
+		w.cur.WriteString(s)
 	}
+	return w.b.addText(len(s))
+}
+
+func (w *htmlWalker) start(a atom.Atom, selfClosing bool) {
+	if len(w.skip) > 0 {
+		if skipped[a] && !selfClosing && !void[a] {
+			w.skip = append(w.skip, a)
+		}
+		return
+	}
+	if w.inHead && !headElements[a] {
+		w.inHead = false
+	}
+	if a == atom.Body {
+		w.inHead = false
+	}
+	switch {
+	case skipped[a]:
+		if !selfClosing {
+			w.skip = append(w.skip, a)
+		}
+	case a == atom.Title && w.inHead:
+		w.inTitle = true
+	case headingLevel[a] > 0:
+		w.endHeading()
+		w.flush()
+		w.heading = headingLevel[a]
+	case w.heading > 0:
+		w.headingText.WriteByte(' ')
+	case a == atom.Td || a == atom.Th:
+		w.cur.WriteString("\t")
+	case blocks[a]:
+		w.cur.WriteString("\n")
+	}
+}
+
+func (w *htmlWalker) end(a atom.Atom) {
+	if len(w.skip) > 0 {
+		if w.skip[len(w.skip)-1] == a {
+			w.skip = w.skip[:len(w.skip)-1]
+		}
+		return
+	}
+	switch {
+	case a == atom.Title:
+		w.inTitle = false
+		w.title = strings.TrimSpace(w.title)
+	case a == atom.Head:
+		w.inHead = false
+	case headingLevel[a] > 0:
+		w.endHeading()
+	case blocks[a]:
+		w.cur.WriteString("\n")
+	}
+}
+
+// endHeading sets the open heading, if any, as the path's level.
+func (w *htmlWalker) endHeading() {
+	if w.heading == 0 {
+		return
+	}
+	w.h.set(w.heading, strings.Join(strings.Fields(w.headingText.String()), " "))
+	w.heading = 0
+	w.headingText.Reset()
 }
 
 // flush closes the current section, folding runs of spaces within each line.
 func (w *htmlWalker) flush() {
 	var b strings.Builder
 	for line := range strings.Lines(w.cur.String()) {
-		if f := strings.Fields(line); len(f) > 0 {
-			b.WriteString(strings.Join(f, " "))
-		}
+		foldSpaces(&b, line)
 		b.WriteByte('\n')
 	}
 	w.cur.Reset()
@@ -112,21 +213,20 @@ func (w *htmlWalker) flush() {
 	}
 }
 
-// textOf is the text inside n, scripts and styles left out.
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
+// foldSpaces writes s with its runs of white space folded to one space and none at either
+// end, as strings.Join(strings.Fields(s), " ") without the slice of words.
+func foldSpaces(b *strings.Builder, s string) {
+	space := false
+	start := b.Len()
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
 		}
-		if n.Type == html.ElementNode && skipped[n.DataAtom] {
-			return
+		if space && b.Len() > start {
+			b.WriteByte(' ')
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			rec(c)
-		}
+		space = false
+		b.WriteRune(r)
 	}
-	rec(n)
-	return b.String()
 }

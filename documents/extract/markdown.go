@@ -26,24 +26,27 @@ func (h *headings) String() string {
 }
 
 // readMarkdown splits Markdown at its ATX (#) and setext (===, ---) headings, outside code
-// fences; each section keeps the heading path above it. The Markdown itself is kept.
-func readMarkdown(data []byte) (*Document, error) {
-	text, err := decodeText(data)
+// fences; each section keeps the heading path above it. The Markdown itself is kept, and
+// sections are slices of the text, not copies.
+func readMarkdown(b *budget, data []byte) (*Document, error) {
+	text, err := decodeText(b, data)
 	if err != nil {
 		return nil, err
 	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	doc := &Document{Format: "markdown"}
 	var h headings
-	var cur strings.Builder
-	var prev string // the previous line, a setext heading's title
+	start, pos := 0, 0 // the current section is text[start:pos]
+	prev := ""         // the previous line, a setext heading's title
 	fence := ""
-	flush := func() {
-		if strings.TrimSpace(cur.String()) != "" {
-			doc.Sections = append(doc.Sections, Section{Heading: h.String(), Text: cur.String()})
+	flush := func(end int) {
+		if body := text[start:end]; strings.TrimSpace(body) != "" {
+			doc.Sections = append(doc.Sections, Section{Heading: h.String(), Text: body})
 		}
-		cur.Reset()
 	}
-	for line := range strings.Lines(strings.ReplaceAll(text, "\r\n", "\n")) {
+	for line := range strings.Lines(text) {
+		lineStart := pos
+		pos += len(line)
 		trimmed := strings.TrimSpace(line)
 		if f := fenceOf(trimmed); f != "" && (fence == "" || strings.HasPrefix(trimmed, fence)) {
 			if fence == "" {
@@ -53,26 +56,21 @@ func readMarkdown(data []byte) (*Document, error) {
 			}
 		} else if fence == "" {
 			if level, title := atxHeading(line); level > 0 {
-				flush()
+				flush(lineStart)
 				h.set(level, title)
-				prev = ""
+				start, prev = pos, ""
 				continue
 			}
 			if level := setextLevel(trimmed); level > 0 && strings.TrimSpace(prev) != "" {
-				// The title line is already in cur: take it back out.
-				body := strings.TrimSuffix(cur.String(), prev)
-				cur.Reset()
-				cur.WriteString(body)
-				flush()
+				flush(lineStart - len(prev)) // the title line is not the section's text
 				h.set(level, strings.TrimSpace(prev))
-				prev = ""
+				start, prev = pos, ""
 				continue
 			}
 		}
-		cur.WriteString(line)
 		prev = line
 	}
-	flush()
+	flush(pos)
 	return doc, nil
 }
 

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
 
 // readText reads plain text or source code as one section.
-func readText(data []byte, format string) (*Document, error) {
-	text, err := decodeText(data)
+func readText(b *budget, data []byte, format string) (*Document, error) {
+	text, err := decodeText(b, data)
 	if err != nil {
 		return nil, err
 	}
@@ -19,8 +20,17 @@ func readText(data []byte, format string) (*Document, error) {
 }
 
 // decodeText returns data as UTF-8: UTF-8 (with or without a byte-order mark), UTF-16 with
-// a byte-order mark, or else Windows-1252 (which every byte sequence is).
-func decodeText(data []byte) (string, error) {
+// a byte-order mark, or else Windows-1252 (which every byte sequence is), within the text
+// budget.
+func decodeText(b *budget, data []byte) (string, error) {
+	text, err := decodeBytes(data, b.owned)
+	if err == nil {
+		err = b.addText(len(text))
+	}
+	return text, err
+}
+
+func decodeBytes(data []byte, owned bool) (string, error) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
 		data = data[3:]
@@ -32,6 +42,9 @@ func decodeText(data []byte) (string, error) {
 		return string(out), nil
 	}
 	if utf8.Valid(data) {
+		if owned && len(data) > 0 {
+			return unsafe.String(unsafe.SliceData(data), len(data)), nil // never written again
+		}
 		return string(data), nil
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
@@ -44,7 +57,8 @@ func decodeText(data []byte) (string, error) {
 	return string(out), nil
 }
 
-// tidy normalises line ends and blank runs, trims sections and drops empty ones.
+// tidy normalises line ends and blank runs, trims sections and drops empty ones. Text that
+// is tidy already is kept as it is, not copied.
 func tidy(secs []Section) []Section {
 	out := secs[:0]
 	for _, s := range secs {
@@ -57,6 +71,9 @@ func tidy(secs []Section) []Section {
 }
 
 func tidyText(s string) string {
+	if t := strings.TrimSpace(s); isTidy(t) {
+		return t
+	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	s = strings.ReplaceAll(s, "\u00a0", " ")
@@ -79,5 +96,35 @@ func tidyText(s string) string {
 		blank = 0
 		b.WriteString(line)
 	}
-	return b.String()
+	return strings.TrimLeft(b.String(), " \t\f\v")
+}
+
+// isTidy says whether tidyText would return s unchanged: no carriage returns or no-break
+// spaces, no white space at the ends of lines or of s, no more than one blank line in a row,
+// no line of white space only.
+func isTidy(s string) bool {
+	if s == "" || s != strings.TrimSpace(s) || strings.ContainsAny(s, "\r\u00a0") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		if c := s[i-1]; c == ' ' || c == '\t' || c == '\f' || c == '\v' {
+			return false // white space before a line end
+		}
+		if j := i + 1; j < len(s) && s[j] == '\n' && j+1 < len(s) && s[j+1] == '\n' {
+			return false // two blank lines
+		}
+		if j := i + 1; j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			k := j
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\f' || s[k] == '\v') {
+				k++
+			}
+			if k < len(s) && s[k] == '\n' {
+				return false // a line of white space
+			}
+		}
+	}
+	return true
 }

@@ -41,6 +41,8 @@ func Split(secs []extract.Section, size, overlap int) []Chunk {
 }
 
 // splitText packs pieces (paragraphs, or smaller when a paragraph is too long) into chunks.
+// Chunks are slices of text, not copies: a document's chunks hold its text once, however
+// much they overlap.
 func splitText(text string, size, overlap int) []string {
 	text = strings.TrimSpace(text)
 	if len(text) <= size {
@@ -50,31 +52,30 @@ func splitText(text string, size, overlap int) []string {
 		return []string{text}
 	}
 	var chunks []string
-	var cur strings.Builder
-	tailLen := 0 // the overlap carried from the last chunk, at the start of cur
+	// The chunk being packed is text[start:pos]; text[start:carried] is the overlap carried
+	// from the chunk before.
+	start, carried, pos := 0, 0, 0
 	emit := func() {
-		c := strings.TrimSpace(cur.String())
-		cur.Reset()
-		tailLen = 0
-		if c == "" {
-			return
+		c := strings.TrimSpace(text[start:pos])
+		if c != "" {
+			chunks = append(chunks, c)
+			start += tailStart(text[start:pos], overlap)
+		} else {
+			start = pos
 		}
-		chunks = append(chunks, c)
-		t := tail(c, overlap)
-		cur.WriteString(t)
-		tailLen = len(t)
+		carried = pos
 	}
+	fits := func(end int) bool { return len(strings.TrimSpace(text[start:end])) <= size }
 	for _, p := range pieces(text, size-overlap, size) {
-		if cur.Len()+len(p) > size && cur.Len() > tailLen {
+		if !fits(pos+len(p)) && pos > carried {
 			emit()
 		}
-		if cur.Len()+len(p) > size { // a word almost a chunk long: no overlap before it
-			cur.Reset()
-			tailLen = 0
+		if !fits(pos + len(p)) { // a word almost a chunk long: no overlap before it
+			start, carried = pos, pos
 		}
-		cur.WriteString(p)
+		pos += len(p)
 	}
-	if c := strings.TrimSpace(cur.String()); c != "" && cur.Len() > tailLen { // more than the overlap
+	if c := strings.TrimSpace(text[start:pos]); c != "" && pos > carried { // more than the overlap
 		chunks = append(chunks, c)
 	}
 	return chunks
@@ -148,18 +149,20 @@ func splitAfterSpace(text string) []string {
 	return append(out, text[start:])
 }
 
-// tail is the end of s, at most n bytes, starting at a word.
-func tail(s string, n int) string {
+// tailStart is where the last n bytes of s start, moved on to the start of a word (0 when s
+// is no longer than n; len(s) when n is 0).
+func tailStart(s string, n int) int {
 	if n <= 0 {
-		return ""
+		return len(s)
 	}
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
 	if len(s) <= n {
-		return s + " "
+		return 0
 	}
-	t := s[len(s)-n:]
-	if i := strings.IndexFunc(t, unicode.IsSpace); i >= 0 {
-		_, n := utf8.DecodeRuneInString(t[i:])
-		t = t[i+n:]
+	i := len(s) - n
+	if j := strings.IndexFunc(s[i:], unicode.IsSpace); j >= 0 {
+		_, w := utf8.DecodeRuneInString(s[i+j:])
+		i += j + w
 	}
-	return t + " "
+	return i
 }

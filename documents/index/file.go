@@ -13,7 +13,7 @@ import (
 )
 
 // formatVersion changes whenever the file layout or the analysis (and so the terms) do.
-const formatVersion = 1
+const formatVersion = 2
 
 // Stamp identifies the source an index was built from; Load refuses an index whose stamp
 // differs (the file changed, or another chunking).
@@ -35,15 +35,15 @@ func StampOf(path string) (Stamp, error) {
 // ErrStale is returned by Load when the saved index was built from something else.
 var ErrStale = errors.New("the saved index is out of date")
 
-type fileForm struct {
-	Version  int
-	Stamp    Stamp
-	Chunks   []Chunk
-	Sections []extract.Section
-	Terms    []string
-	Post     [][]uint32
-	Lens     []uint32
+// header opens an index file; the chunks, sections, terms, postings and lengths follow in
+// batches of at most batch, so that neither writing nor reading holds the file in memory.
+type header struct {
+	Version                 int
+	Stamp                   Stamp
+	Chunks, Sections, Terms int
 }
+
+const batch = 512
 
 // Save writes the index to path atomically.
 func (ix *Index) Save(path string, st Stamp) error {
@@ -51,8 +51,53 @@ func (ix *Index) Save(path string, st Stamp) error {
 	for t, row := range ix.terms {
 		terms[row] = t
 	}
-	f := fileForm{Version: formatVersion, Stamp: st, Chunks: ix.Chunks, Sections: ix.Sections, Terms: terms, Post: ix.post, Lens: ix.lens}
-	return atomicfile.WriteGob(path, &f)
+	return atomicfile.WriteStream(path, func(w io.Writer) error {
+		enc := gob.NewEncoder(w)
+		h := header{Version: formatVersion, Stamp: st, Chunks: len(ix.Chunks), Sections: len(ix.Sections), Terms: len(terms)}
+		if err := enc.Encode(&h); err != nil {
+			return err
+		}
+		if err := encodeBatches(enc, ix.Chunks); err != nil {
+			return err
+		}
+		if err := encodeBatches(enc, ix.Sections); err != nil {
+			return err
+		}
+		if err := encodeBatches(enc, terms); err != nil {
+			return err
+		}
+		if err := encodeBatches(enc, ix.post); err != nil {
+			return err
+		}
+		return encodeBatches(enc, ix.lens)
+	})
+}
+
+func encodeBatches[T any](enc *gob.Encoder, items []T) error {
+	for i := 0; i < len(items); i += batch {
+		if err := enc.Encode(items[i:min(i+batch, len(items))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func decodeBatches[T any](dec *gob.Decoder, n int) ([]T, error) {
+	if n == 0 {
+		return nil, nil // nil as saved: no Sections means the text is not kept whole
+	}
+	out := make([]T, 0, min(n, 1<<16))
+	for len(out) < n {
+		var b []T
+		if err := dec.Decode(&b); err != nil {
+			return nil, err
+		}
+		if len(b) == 0 || len(b) > batch || len(out)+len(b) > n {
+			return nil, errors.New("a batch of the wrong size")
+		}
+		out = append(out, b...)
+	}
+	return out, nil
 }
 
 // Load reads an index saved by Save; ErrStale when it was built from another source.
@@ -71,27 +116,46 @@ func Load(path string, st Stamp) (*Index, error) {
 
 // Read decodes what Save writes.
 func Read(r io.Reader, st Stamp) (*Index, error) {
-	var f fileForm
-	if err := gob.NewDecoder(r).Decode(&f); err != nil {
+	dec := gob.NewDecoder(r)
+	var h header
+	if err := dec.Decode(&h); err != nil {
 		return nil, err
 	}
-	if f.Version != formatVersion || f.Stamp != st {
+	if h.Version != formatVersion || h.Stamp != st {
 		return nil, ErrStale
 	}
-	if len(f.Terms) != len(f.Post) || len(f.Lens) != len(f.Chunks) {
-		return nil, errors.New("inconsistent sizes")
+	if h.Chunks < 0 || h.Chunks > maxChunks || h.Sections < 0 || h.Terms < 0 {
+		return nil, errors.New("impossible sizes")
 	}
-	ix := &Index{Chunks: f.Chunks, Sections: f.Sections, terms: make(map[string]int32, len(f.Terms)), post: f.Post, lens: f.Lens}
-	var total uint64
-	for i, t := range f.Terms {
+	ix := &Index{}
+	var err error
+	if ix.Chunks, err = decodeBatches[Chunk](dec, h.Chunks); err != nil {
+		return nil, err
+	}
+	if ix.Sections, err = decodeBatches[extract.Section](dec, h.Sections); err != nil {
+		return nil, err
+	}
+	terms, err := decodeBatches[string](dec, h.Terms)
+	if err != nil {
+		return nil, err
+	}
+	if ix.post, err = decodeBatches[[]uint32](dec, h.Terms); err != nil {
+		return nil, err
+	}
+	if ix.lens, err = decodeBatches[uint32](dec, h.Chunks); err != nil {
+		return nil, err
+	}
+	ix.terms = make(map[string]int32, len(terms))
+	for i, t := range terms {
 		ix.terms[t] = int32(i)
 	}
-	for _, n := range f.Lens {
+	var total uint64
+	for _, n := range ix.lens {
 		total += uint64(n)
 	}
-	for _, p := range f.Post {
+	for _, p := range ix.post {
 		for _, e := range p {
-			if int(e>>8) >= len(f.Chunks) {
+			if int(e>>8) >= len(ix.Chunks) {
 				return nil, errors.New("a posting points past the chunks")
 			}
 		}

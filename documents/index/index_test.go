@@ -34,7 +34,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			"overlap", para("aa", 10) + "\n\n" + para("bb", 10) + "\n\n" + para("cc", 10), 40, 9,
-			[]string{para("aa", 10), "aa aa aa " + para("bb", 10), "bb bb bb " + para("cc", 10)},
+			[]string{para("aa", 10), "aa aa aa\n\n" + para("bb", 10), "bb bb bb\n\n" + para("cc", 10)},
 		},
 		{"long word", strings.Repeat("x", 25), 10, 0, []string{"xxxxxxxxxx", "xxxxxxxxxx", "xxxxx"}},
 	}

@@ -3,8 +3,10 @@
 package atomicfile
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/gob"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -19,6 +21,28 @@ const TempMarker = ".tmp-"
 // scanner, a backup or sync tool, an editor; see replace. beforeRename, when set (tests), runs
 // between the fsync and the rename, with the temporary file's path.
 func Write(path string, data []byte, beforeRename func(tmp string) error) error {
+	return write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, beforeRename)
+}
+
+// WriteStream replaces path with what write writes, as Write does, without holding it all
+// in memory (writes are buffered).
+func WriteStream(path string, fill func(w io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := fill(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}, nil)
+}
+
+func write(path string, fill func(w io.Writer) error, beforeRename func(tmp string) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+TempMarker+"*")
 	if err != nil {
@@ -26,7 +50,7 @@ func Write(path string, data []byte, beforeRename func(tmp string) error) error 
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
+	if err := fill(f); err != nil {
 		f.Close()
 		return err
 	}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"edgechat/documents/extract"
+)
+
+func init() {
+	register(Command{Name: "extract", Summary: "print the text EdgeChat reads from a document (what the model is given)", Run: runExtract})
+}
+
+// extractJSON is what extract --json prints.
+type extractJSON struct {
+	File     string            `json:"file"`
+	Format   string            `json:"format,omitempty"`
+	Pages    int               `json:"pages,omitempty"`
+	Sections []extract.Section `json:"sections,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	// Reason is the short cause of Error: unsupported, too_big, too_slow, no_text,
+	// encrypted, damaged or missing.
+	Reason string `json:"reason,omitempty"`
+}
+
+func runExtract(env Env) error {
+	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	asJSON := fs.Bool("json", false, "print the pages or headings and their text as JSON (with the reason when it cannot be read)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: edgechat extract [--json] FILE")
+		fmt.Fprintln(fs.Output(), "Prints the text EdgeChat reads from FILE: PDF pages end with a form feed, as pdftotext")
+		fmt.Fprintln(fs.Output(), "writes them; other formats print each heading before its text.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorderFlags(env.Args)); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	path := fs.Arg(0)
+	doc, err := extract.File(ctx, path, nil)
+	if *asJSON {
+		out := extractJSON{File: path}
+		if err != nil {
+			out.Error, out.Reason = err.Error(), reasonOf(err)
+		} else {
+			out.Format, out.Sections = doc.Format, doc.Sections
+			if doc.Format == "pdf" && len(doc.Sections) > 0 {
+				out.Pages = doc.Sections[len(doc.Sections)-1].Page
+			}
+		}
+		if werr := writeJSON(env.Stdout, out); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return errQuiet
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(env.Stdout, plainText(doc))
+	return err
+}
+
+// reorderFlags lets flags follow the file name ("extract a.pdf --json").
+func reorderFlags(args []string) []string {
+	var flags, rest []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			flags = append(flags, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	return append(flags, rest...)
+}
+
+// plainText writes a document as text: a PDF's pages each ended by a form feed (pages
+// without text stay as empty pages), other formats' headings on lines of their own
+// before their text.
+func plainText(doc *extract.Document) string {
+	var b strings.Builder
+	if doc.Format == "pdf" {
+		page := 1
+		for _, s := range doc.Sections {
+			for ; page < s.Page; page++ {
+				b.WriteString("\f")
+			}
+			b.WriteString(s.Text)
+			b.WriteString("\n\f")
+			page++
+		}
+		return b.String()
+	}
+	var prev []string
+	for _, s := range doc.Sections {
+		path := strings.Split(s.Heading, " › ")
+		if s.Heading == "" {
+			path = nil
+		}
+		for i, h := range path {
+			if i >= len(prev) || prev[i] != h {
+				b.WriteString(h)
+				b.WriteString("\n\n")
+			}
+		}
+		prev = path
+		b.WriteString(s.Text)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+// reasonOf names the reason an *extract.Unreadable wraps.
+func reasonOf(err error) string {
+	for reason, name := range map[error]string{
+		extract.ErrUnsupported: "unsupported", extract.ErrTooBig: "too_big", extract.ErrTooSlow: "too_slow",
+		extract.ErrNoText: "no_text", extract.ErrEncrypted: "encrypted", extract.ErrCorrupt: "damaged",
+		extract.ErrMissing: "missing",
+	} {
+		if errors.Is(err, reason) {
+			return name
+		}
+	}
+	return "damaged"
+}

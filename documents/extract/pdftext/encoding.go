@@ -1,0 +1,104 @@
+package pdftext
+
+import (
+	"strings"
+
+	"golang.org/x/text/encoding/charmap"
+)
+
+// An encoding maps a simple font's one-byte codes to glyph texts.
+type encoding [256]string
+
+// standardHigh is Adobe StandardEncoding from 0xA1 up (below, it is ASCII but for the
+// quotes at 0x27 and 0x60).
+var standardHigh = map[byte]string{
+	0xA1: "exclamdown", 0xA2: "cent", 0xA3: "sterling", 0xA4: "fraction", 0xA5: "yen",
+	0xA6: "florin", 0xA7: "section", 0xA8: "currency", 0xA9: "quotesingle",
+	0xAA: "quotedblleft", 0xAB: "guillemotleft", 0xAC: "guilsinglleft", 0xAD: "guilsinglright",
+	0xAE: "fi", 0xAF: "fl", 0xB1: "endash", 0xB2: "dagger", 0xB3: "daggerdbl",
+	0xB4: "periodcentered", 0xB6: "paragraph", 0xB7: "bullet", 0xB8: "quotesinglbase",
+	0xB9: "quotedblbase", 0xBA: "quotedblright", 0xBB: "guillemotright", 0xBC: "ellipsis",
+	0xBD: "perthousand", 0xBF: "questiondown", 0xC1: "grave", 0xC2: "acute",
+	0xC3: "circumflex", 0xC4: "tilde", 0xC5: "macron", 0xC6: "breve", 0xC7: "dotaccent",
+	0xC8: "dieresis", 0xCA: "ring", 0xCB: "cedilla", 0xCD: "hungarumlaut", 0xCE: "ogonek",
+	0xCF: "caron", 0xD0: "emdash", 0xE1: "AE", 0xE3: "ordfeminine", 0xE8: "Lslash",
+	0xE9: "Oslash", 0xEA: "OE", 0xEB: "ordmasculine", 0xF1: "ae", 0xF5: "dotlessi",
+	0xF8: "lslash", 0xF9: "oslash", 0xFA: "oe", 0xFB: "germandbls",
+}
+
+// symbolNames are the Symbol font's own encoding where it is not ASCII.
+var symbolNames = map[byte]string{
+	0x22: "universal", 0x24: "existential", 0x27: "suchthat", 0x2A: "asteriskmath",
+	0x2D: "minus", 0x40: "congruent", 0x5C: "therefore", 0x5E: "perpendicular", 0x60: "radicalex",
+	0xA1: "Upsilon1", 0xA2: "minute", 0xA3: "lessequal", 0xA4: "fraction", 0xA5: "infinity",
+	0xA6: "florin", 0xA7: "club", 0xA8: "diamond", 0xA9: "heart", 0xAA: "spade",
+	0xAB: "arrowboth", 0xAC: "arrowleft", 0xAD: "arrowup", 0xAE: "arrowright", 0xAF: "arrowdown",
+	0xB0: "degree", 0xB1: "plusminus", 0xB2: "second", 0xB3: "greaterequal", 0xB4: "multiply",
+	0xB5: "proportional", 0xB6: "partialdiff", 0xB7: "bullet", 0xB8: "divide", 0xB9: "notequal",
+	0xBA: "equivalence", 0xBB: "approxequal", 0xBC: "ellipsis", 0xC0: "aleph", 0xC5: "circleplus",
+	0xC6: "emptyset", 0xC7: "intersection", 0xC8: "union", 0xCE: "element", 0xCF: "notelement",
+	0xD0: "angle", 0xD1: "gradient", 0xD5: "product", 0xD6: "radical", 0xD7: "dotmath",
+	0xD8: "logicalnot", 0xD9: "logicaland", 0xDA: "logicalor", 0xDB: "arrowdblboth",
+	0xDC: "arrowdblleft", 0xDE: "arrowdblright", 0xE0: "lozenge", 0xE5: "summation",
+	0xF2: "integral",
+}
+
+// symbolLetters are the Symbol font's Greek letters at the Latin letters' codes.
+const symbolLetters = "Alpha Beta Chi Delta Epsilon Phi Gamma Eta Iota theta1 Kappa Lambda Mu Nu Omicron Pi Theta Rho Sigma Tau Upsilon sigma1 Omega Xi Psi Zeta"
+
+// Base encodings by name.
+var (
+	standardEncoding = func() *encoding {
+		var e encoding
+		for c := 0x20; c < 0x7F; c++ {
+			e[c] = string(rune(c))
+		}
+		e[0x27], e[0x60] = "\u2019", "\u2018"
+		for c, n := range standardHigh {
+			e[c] = glyphText(n)
+		}
+		return &e
+	}()
+	winAnsiEncoding  = byteEncoding(charmap.Windows1252)
+	macRomanEncoding = byteEncoding(charmap.Macintosh)
+	symbolEncoding   = func() *encoding {
+		var e encoding
+		for c := 0x20; c < 0x7F; c++ {
+			e[c] = string(rune(c))
+		}
+		for i, n := range strings.Fields(symbolLetters) {
+			e['A'+i] = glyphText(n)
+			e['a'+i] = glyphText(strings.ToLower(n[:1]) + n[1:])
+		}
+		e['j'], e['v'], e['J'], e['V'] = glyphText("phi1"), glyphText("omega1"), glyphText("theta1"), glyphText("sigma1")
+		for c, n := range symbolNames {
+			e[c] = glyphText(n)
+		}
+		return &e
+	}()
+)
+
+func byteEncoding(cm *charmap.Charmap) *encoding {
+	var e encoding
+	for c := 0x20; c < 256; c++ {
+		if r := cm.DecodeByte(byte(c)); r != 0xFFFD && r >= 0x20 && (r < 0x7F || r > 0x9F) {
+			e[c] = string(r)
+		}
+	}
+	return &e
+}
+
+// baseEncoding is the encoding called name, nil when it has none by that name.
+func baseEncoding(name string) *encoding {
+	switch name {
+	case "WinAnsiEncoding":
+		return winAnsiEncoding
+	case "MacRomanEncoding":
+		return macRomanEncoding
+	case "StandardEncoding":
+		return standardEncoding
+	case "MacExpertEncoding", "PDFDocEncoding":
+		return standardEncoding
+	}
+	return nil
+}

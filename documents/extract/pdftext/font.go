@@ -1,0 +1,293 @@
+package pdftext
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// font decodes the strings a PDF font shows: each character code's text and advance.
+type font struct {
+	// Simple fonts: one byte a code.
+	simple bool
+	text   encoding
+	width  [256]float64 // advance in text space per unit of font size
+
+	// Composite (Type0) fonts.
+	codes   *cmap // the encoding CMap: code lengths and CIDs; nil for Identity
+	unicode int   // the predefined CMap's codes are Unicode: 2 (UCS-2/UTF-16) or 0
+	cidW    map[uint32]float64
+	dw      float64
+	cidText map[uint32]string // CID (= glyph) to text, from the embedded TrueType font
+
+	toUni *cmap // ToUnicode, nil when none
+	scale float64
+	// guessed says the widths are not in the file (a standard font without Widths).
+	guessed bool
+}
+
+// em is the font's size unit relative to a 1000-unit em (Type3 fonts set their own).
+func (f *font) em() float64 {
+	if f.scale == 0 {
+		return 1
+	}
+	return f.scale
+}
+
+// each calls fn for each character code of s: its value, length in bytes, text ("" when
+// unknown) and advance per unit of font size.
+func (f *font) each(s string, fn func(code uint32, n int, text string, w float64)) {
+	if f.simple {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			text := f.text[c]
+			if f.toUni != nil {
+				if t, ok := f.toUni.text(uint32(c), 1); ok {
+					text = t
+				}
+			}
+			fn(uint32(c), 1, text, f.width[c])
+		}
+		return
+	}
+	space := f.codes
+	if space == nil || !space.hasSpace() {
+		space = f.toUni
+	}
+	for len(s) > 0 {
+		var c uint32
+		n := 2
+		if space != nil && space.hasSpace() {
+			c, n = space.next(s)
+		} else if len(s) >= 2 {
+			c = uint32(s[0])<<8 | uint32(s[1])
+		} else {
+			c, n = uint32(s[0]), 1
+		}
+		cid := c
+		if f.codes != nil {
+			if v, ok := f.codes.cid(c, n); ok {
+				cid = v
+			}
+		}
+		text, ok := "", false
+		if f.toUni != nil {
+			text, ok = f.toUni.text(c, n)
+		}
+		if !ok {
+			text = f.fallbackText(c, n, cid)
+		}
+		w, known := f.cidW[cid]
+		if !known {
+			w = f.dw
+		}
+		fn(c, n, text, w)
+		s = s[n:]
+	}
+}
+
+// fallbackText is a composite font's text for a code without a ToUnicode entry.
+func (f *font) fallbackText(c uint32, n int, cid uint32) string {
+	if f.unicode > 0 {
+		if n == 4 {
+			return string(utf16.Decode([]uint16{uint16(c >> 16), uint16(c)}))
+		}
+		if r := rune(c); utf8.ValidRune(r) {
+			return string(r)
+		}
+	}
+	return f.cidText[cid]
+}
+
+// loadFont reads a font dictionary.
+func (r *reader) loadFont(v pdf.Value) *font {
+	f := &font{}
+	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
+		if data, err := r.stream(tu, "a ToUnicode map"); err == nil {
+			f.toUni = parseCMap(data)
+		}
+	}
+	if v.Key("Subtype").Name() == "Type0" {
+		r.loadComposite(f, v)
+		return f
+	}
+	f.simple = true
+	r.loadSimple(f, v)
+	return f
+}
+
+// loadSimple reads a simple font's encoding and widths.
+func (r *reader) loadSimple(f *font, v pdf.Value) {
+	sub := v.Key("Subtype").Name()
+	desc := v.Key("FontDescriptor")
+	base := strings.TrimLeft(v.Key("BaseFont").Name(), "")
+	if i := strings.IndexByte(base, '+'); i == 6 {
+		base = base[i+1:] // a subset's tag
+	}
+	// The base encoding: named, else the font program's own, else the standard one.
+	enc := v.Key("Encoding")
+	var table *encoding
+	switch enc.Kind() {
+	case pdf.Name:
+		table = baseEncoding(enc.Name())
+	case pdf.Dict:
+		table = baseEncoding(enc.Key("BaseEncoding").Name())
+	}
+	if table == nil {
+		table = r.builtinEncoding(desc, base, sub)
+	}
+	if flags := desc.Key("Flags").Int64(); sub == "TrueType" && flags&4 != 0 && flags&32 == 0 && f.toUni != nil {
+		// A symbolic TrueType font's codes name glyphs, not characters: its Encoding is
+		// ignored (as the PDF reference says) and its ToUnicode map alone gives text.
+		table = &encoding{}
+	}
+	f.text = *table
+	if enc.Kind() == pdf.Dict {
+		applyDifferences(&f.text, enc.Key("Differences"))
+	}
+	// Widths, scaled for Type3 by the font matrix.
+	scale := 0.001
+	if sub == "Type3" {
+		if m, ok := arrayMatrix(v.Key("FontMatrix")); ok && m[0] != 0 {
+			scale = m[0]
+			f.scale = m[3] * 1000
+			if f.scale < 0 {
+				f.scale = -f.scale
+			}
+		}
+	}
+	widths := v.Key("Widths")
+	first := int(v.Key("FirstChar").Int64())
+	missing := desc.Key("MissingWidth").Float64()
+	for c := range f.width {
+		f.width[c] = missing * scale
+	}
+	if widths.Kind() == pdf.Array && widths.Len() > 0 {
+		for i := range min(widths.Len(), 256) {
+			if c := first + i; c >= 0 && c < 256 {
+				f.width[c] = widths.Index(i).Float64() * scale
+			}
+		}
+		return
+	}
+	f.guessed = !standardWidths(f, base)
+}
+
+// applyDifferences sets the codes a Differences array names: [code /name /name … code …].
+func applyDifferences(t *encoding, diff pdf.Value) {
+	type named struct {
+		code int
+		name string
+	}
+	var names []named // the names given codes in 0–255
+	c := 0
+	for i := range min(diff.Len(), 4096) {
+		switch x := diff.Index(i); x.Kind() {
+		case pdf.Integer, pdf.Real:
+			c = int(x.Int64())
+		case pdf.Name:
+			if c >= 0 && c < 256 {
+				names = append(names, named{c, x.Name()})
+			}
+			c++
+		}
+	}
+	numeric := len(names) > 0 // all names look like "g65": codes, not glyph names
+	for _, n := range names {
+		t[n.code] = glyphText(n.name)
+		_, isCode := numericCode(n.name)
+		numeric = numeric && t[n.code] == "" && isCode
+	}
+	for _, n := range names {
+		switch v, _ := numericCode(n.name); {
+		case numeric && v >= 0x20:
+			// Names that are numbers: the number is the code of a standard character.
+			t[n.code] = winAnsiEncoding[v]
+		case t[n.code] == "" && n.name != ".notdef":
+			// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
+			// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
+			t[n.code] = winAnsiEncoding[n.code]
+		}
+	}
+}
+
+// builtinEncoding is the encoding of a font without one in its dictionary: the embedded
+// font program's, the Symbol font's, or StandardEncoding.
+func (r *reader) builtinEncoding(desc pdf.Value, base, sub string) *encoding {
+	if e := r.programEncoding(desc); e != nil {
+		return e
+	}
+	switch {
+	case strings.HasPrefix(base, "Symbol"):
+		return symbolEncoding
+	case strings.HasPrefix(base, "ZapfDingbats"), strings.HasPrefix(base, "Dingbats"):
+		return &encoding{}
+	case sub == "TrueType":
+		return winAnsiEncoding
+	}
+	return standardEncoding
+}
+
+// loadComposite reads a Type0 font: its CMap, its descendant's widths and, without a
+// ToUnicode map, the embedded TrueType font's own map from glyphs to Unicode.
+func (r *reader) loadComposite(f *font, v pdf.Value) {
+	enc := v.Key("Encoding")
+	switch enc.Kind() {
+	case pdf.Name:
+		name := enc.Name()
+		switch {
+		case name == "Identity-H" || name == "Identity-V":
+		case strings.Contains(name, "UCS2") || strings.Contains(name, "UTF16"):
+			f.unicode = 2
+			f.codes = &cmap{}
+			f.codes.space[1] = []codeRange{{hi: [4]byte{0xFF, 0xFF}}}
+		}
+	case pdf.Stream:
+		if data, err := r.stream(enc, "a CMap"); err == nil {
+			f.codes = parseCMap(data)
+		}
+	}
+	d := v.Key("DescendantFonts").Index(0)
+	f.dw = 1
+	if dw := d.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+		f.dw = dw.Float64() / 1000
+	}
+	f.cidW = cidWidths(d.Key("W"))
+	if f.toUni == nil && f.unicode == 0 {
+		f.cidText = r.trueTypeText(d)
+	}
+}
+
+// maxCIDWidths bounds a W array's entries.
+const maxCIDWidths = 1 << 17
+
+// cidWidths reads a CIDFont's W array: c [w1 w2 …] and cFirst cLast w.
+func cidWidths(w pdf.Value) map[uint32]float64 {
+	out := map[uint32]float64{}
+	n := w.Len()
+	for i := 0; i < n && len(out) < maxCIDWidths; {
+		c := w.Index(i)
+		if i+1 >= n {
+			break
+		}
+		next := w.Index(i + 1)
+		if next.Kind() == pdf.Array {
+			for j := range next.Len() {
+				out[uint32(c.Int64())+uint32(j)] = next.Index(j).Float64() / 1000
+			}
+			i += 2
+			continue
+		}
+		if i+2 >= n {
+			break
+		}
+		lo, hi, width := c.Int64(), next.Int64(), w.Index(i+2).Float64()/1000
+		for cid := lo; cid <= hi && cid >= 0 && len(out) < maxCIDWidths; cid++ {
+			out[uint32(cid)] = width
+		}
+		i += 3
+	}
+	return out
+}

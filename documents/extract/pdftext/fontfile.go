@@ -1,0 +1,198 @@
+package pdftext
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+
+	"codeberg.org/go-pdf/fpdf"
+	"github.com/ledongthuc/pdf"
+	"golang.org/x/image/font/sfnt"
+)
+
+// programEncoding is the encoding built into an embedded font program, nil when there is
+// none to read (or it is StandardEncoding, which the caller falls back to).
+func (r *reader) programEncoding(desc pdf.Value) *encoding {
+	if ff := desc.Key("FontFile"); ff.Kind() == pdf.Stream {
+		data, err := r.stream(ff, "a font")
+		if err != nil {
+			return nil
+		}
+		if n := int(ff.Key("Length1").Int64()); n > 0 && n < len(data) {
+			data = data[:n] // the clear-text part, where the encoding is
+		}
+		return type1Encoding(data)
+	}
+	if ff := desc.Key("FontFile3"); ff.Kind() == pdf.Stream && ff.Key("Subtype").Name() == "Type1C" {
+		data, err := r.stream(ff, "a font")
+		if err != nil {
+			return nil
+		}
+		return cffEncoding(data)
+	}
+	return nil
+}
+
+// type1Encoding reads "/Encoding 256 array … dup 65 /A put … readonly def" from the clear
+// text of a Type 1 font program.
+func type1Encoding(data []byte) *encoding {
+	i := bytes.Index(data, []byte("/Encoding"))
+	if i < 0 {
+		return nil
+	}
+	rest := data[i+len("/Encoding"):]
+	if j := bytes.Index(rest, []byte("def")); j >= 0 && bytes.Contains(rest[:j], []byte("StandardEncoding")) {
+		return nil
+	}
+	if j := bytes.Index(rest, []byte("readonly def")); j >= 0 {
+		rest = rest[:j]
+	} else if j := bytes.Index(rest, []byte("eexec")); j >= 0 {
+		rest = rest[:j]
+	}
+	var e encoding
+	found := false
+	f := strings.Fields(string(rest))
+	for k := 0; k+3 < len(f); k++ {
+		if f[k] != "dup" || !strings.HasPrefix(f[k+2], "/") || f[k+3] != "put" {
+			continue
+		}
+		c, err := strconv.Atoi(f[k+1])
+		if err != nil || c < 0 || c > 255 {
+			continue
+		}
+		e[c] = glyphText(f[k+2][1:])
+		found = true
+	}
+	if !found {
+		return nil
+	}
+	return &e
+}
+
+// trueTypeText maps the CIDs of a CIDFontType2 font without a ToUnicode map to text, by the
+// embedded TrueType font's Unicode cmap, read backwards (CID to glyph by CIDToGIDMap).
+func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
+	ff := d.Key("FontDescriptor").Key("FontFile2")
+	if ff.Kind() != pdf.Stream {
+		return nil
+	}
+	data, err := r.stream(ff, "a font")
+	if err != nil {
+		return nil
+	}
+	fnt, err := sfnt.Parse(data)
+	if err != nil {
+		return nil
+	}
+	var buf sfnt.Buffer
+	byGlyph := map[sfnt.GlyphIndex]string{}
+	for c := rune(0x20); c < 0x10000; c++ {
+		if c >= 0xD800 && c < 0xE000 {
+			continue
+		}
+		if g, err := fnt.GlyphIndex(&buf, c); err == nil && g != 0 {
+			if _, ok := byGlyph[g]; !ok {
+				byGlyph[g] = string(c)
+			}
+		}
+	}
+	// CIDs are glyph numbers, unless CIDToGIDMap says otherwise.
+	out := make(map[uint32]string, len(byGlyph))
+	if m := d.Key("CIDToGIDMap"); m.Kind() == pdf.Stream {
+		table, err := r.stream(m, "a CIDToGIDMap")
+		if err != nil {
+			return nil
+		}
+		for cid := 0; 2*cid+1 < len(table); cid++ {
+			g := sfnt.GlyphIndex(table[2*cid])<<8 | sfnt.GlyphIndex(table[2*cid+1])
+			if t, ok := byGlyph[g]; ok {
+				out[uint32(cid)] = t
+			}
+		}
+		return out
+	}
+	for g, t := range byGlyph {
+		out[uint32(g)] = t
+	}
+	return out
+}
+
+var (
+	coreOnce   sync.Once
+	coreWidths map[string]*[256]float64 // by fpdf's family+style key
+)
+
+// standardWidths gives a standard (base 14) font without a Widths array the widths of its
+// metrics (fpdf carries Adobe's core font metrics), by the text of each code; false when
+// base is not one of them.
+func standardWidths(f *font, base string) bool {
+	family, style := coreFont(base)
+	if family == "" {
+		for c := range f.width {
+			f.width[c] = 0.5
+		}
+		return false
+	}
+	coreOnce.Do(loadCoreWidths)
+	w := coreWidths[family+style]
+	if w == nil {
+		return false
+	}
+	byText := map[string]float64{}
+	for c, t := range winAnsiEncoding {
+		if t != "" {
+			byText[t] = w[c]
+		}
+	}
+	for c, t := range f.text {
+		if v, ok := byText[t]; ok {
+			f.width[c] = v
+		} else {
+			f.width[c] = 0.5
+		}
+	}
+	return true
+}
+
+// coreFont names fpdf's core font for a base font name ("Helvetica-BoldOblique" → helvetica, BI).
+func coreFont(base string) (family, style string) {
+	name, variant, _ := strings.Cut(base, "-")
+	name = strings.ToLower(strings.TrimSuffix(name, "MT"))
+	switch name {
+	case "helvetica", "arial", "arialmt":
+		family = "helvetica"
+	case "times", "timesnewroman", "timesnewromanps":
+		family = "times"
+	case "courier", "couriernew", "couriernewps":
+		family = "courier"
+	default:
+		return "", ""
+	}
+	v := strings.ToLower(variant)
+	if strings.Contains(v, "bold") {
+		style += "B"
+	}
+	if strings.Contains(v, "italic") || strings.Contains(v, "oblique") {
+		style += "I"
+	}
+	return family, style
+}
+
+func loadCoreWidths() {
+	coreWidths = map[string]*[256]float64{}
+	for _, family := range []string{"helvetica", "times", "courier"} {
+		for _, style := range []string{"", "B", "I", "BI"} {
+			p := fpdf.New("P", "pt", "A4", "")
+			p.SetFont(family, style, 1000)
+			var w [256]float64
+			for c := 1; c < 256; c++ {
+				w[c] = float64(p.GetStringSymbolWidth(string([]byte{byte(c)}))) / 1000
+			}
+			if p.Err() {
+				continue
+			}
+			coreWidths[family+style] = &w
+		}
+	}
+}

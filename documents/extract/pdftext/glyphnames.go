@@ -1,0 +1,125 @@
+package pdftext
+
+import (
+	_ "embed"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// glyphlist.txt is the Adobe Glyph List 2.0 (BSD-3-Clause, its licence at the top of the
+// file), as fontTools carries it: glyph names to Unicode.
+//
+//go:embed glyphlist.txt
+var glyphList string
+
+var (
+	aglOnce sync.Once
+	agl     map[string]string
+)
+
+// extraNames are names fonts use that the list lacks (TeX's among them).
+var extraNames = map[string]string{
+	"dotlessj": "\u0237", "ff": "ff", "fi": "fi", "fl": "fl", "ffi": "ffi", "ffl": "ffl",
+	"st": "st", "longst": "st", "visiblespace": "\u2423", "nbspace": " ", "sfthyphen": "-",
+	"hyphenchar": "-", "dieresis.alt": "\u00A8", "Germandbls": "SS", "napostrophe": "\u0149",
+	"angbracketleft": "\u27E8", "angbracketright": "\u27E9", "circlecopyrt": "\u00A9",
+	"negationslash": "\u0338", "mapsto": "\u21A6", "minusplus": "\u2213",
+}
+
+func loadAGL() {
+	agl = make(map[string]string, 4400)
+	for line := range strings.Lines(glyphList) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, hexes, ok := strings.Cut(strings.TrimSpace(line), ";")
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		for _, h := range strings.Fields(hexes) {
+			if v, err := strconv.ParseUint(h, 16, 32); err == nil {
+				b.WriteRune(rune(v))
+			}
+		}
+		agl[name] = b.String()
+	}
+	for k, v := range extraNames { // the list's ligatures are given as letters, as they read
+		agl[k] = v
+	}
+}
+
+// glyphText is the Unicode text of a glyph name, by the Adobe Glyph List's rules: the
+// list, then uniXXXX sequences and uXXXX[XX] (a part after "." is a variant and dropped,
+// parts joined by "_" are a ligature). "" when the name says nothing.
+func glyphText(name string) string {
+	aglOnce.Do(loadAGL)
+	if t, ok := agl[name]; ok {
+		return t
+	}
+	if base, _, ok := strings.Cut(name, "."); ok {
+		name = base
+		if t, ok := agl[name]; ok {
+			return t
+		}
+	}
+	if name == "" {
+		return ""
+	}
+	if strings.Contains(name, "_") {
+		var b strings.Builder
+		for part := range strings.SplitSeq(name, "_") {
+			b.WriteString(component(part))
+		}
+		return b.String()
+	}
+	return component(name)
+}
+
+// component is the text of one part of a glyph name.
+func component(name string) string {
+	if t, ok := agl[name]; ok {
+		return t
+	}
+	if hex, ok := strings.CutPrefix(name, "uni"); ok && len(hex) >= 4 && len(hex)%4 == 0 {
+		var b strings.Builder
+		for i := 0; i < len(hex); i += 4 {
+			v, err := strconv.ParseUint(hex[i:i+4], 16, 32)
+			if err != nil || (v >= 0xD800 && v <= 0xDFFF) {
+				return ""
+			}
+			b.WriteRune(rune(v))
+		}
+		return b.String()
+	}
+	if hex, ok := strings.CutPrefix(name, "u"); ok && len(hex) >= 4 && len(hex) <= 6 {
+		if v, err := strconv.ParseUint(hex, 16, 32); err == nil && utf8.ValidRune(rune(v)) {
+			return string(rune(v))
+		}
+	}
+	return ""
+}
+
+// numericCode reads names such as "g65", "c65", "a65", "G41" (hex) or "cid65", which some
+// producers give glyphs by their code: the code, and whether the name is of that form.
+func numericCode(name string) (int, bool) {
+	i := 0
+	for i < len(name) && i < 3 && (name[i] >= 'a' && name[i] <= 'z' || name[i] >= 'A' && name[i] <= 'Z') {
+		i++
+	}
+	digits := name[i:]
+	if i == 0 || len(digits) < 2 || len(digits) > 3 {
+		return 0, false
+	}
+	base := 10
+	if name[:i] == "G" || name[:i] == "x" {
+		base = 16
+	}
+	v, err := strconv.ParseUint(digits, base, 16)
+	if err != nil || v > 255 {
+		return 0, false
+	}
+	return int(v), true
+}

@@ -1,0 +1,378 @@
+package pdftext
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// matrix is a PDF transformation [a b c d e f]: x' = a·x + c·y + e, y' = b·x + d·y + f.
+type matrix [6]float64
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+// mul is m then n (the PDF order: m × n).
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+func matrixOf(ops []operand) (matrix, bool) {
+	if len(ops) < 6 {
+		return identity, false
+	}
+	var m matrix
+	for i := range m {
+		m[i] = ops[len(ops)-6+i].num
+	}
+	return m, true
+}
+
+// gstate is the part of the graphics state that places text.
+type gstate struct {
+	ctm   matrix
+	font  *font
+	size  float64 // Tfs
+	char  float64 // Tc
+	word  float64 // Tw
+	scale float64 // Tz / 100
+	lead  float64 // TL
+	rise  float64 // Ts
+}
+
+// glyph is one character drawn, in the page's space turned so its text runs along +x.
+type glyph struct {
+	x, y, w, size float32 // origin, advance and font size
+	rot           uint8   // 0–3: quarter turns of the text direction
+	space         bool    // a space character (a word break in itself)
+	loose         bool    // the font's widths are guessed: gaps are less sure
+	text          string
+}
+
+// Bounds of drawing one page.
+const (
+	maxNesting  = 32      // arrays and dictionaries in a content stream
+	maxForms    = 16      // forms drawn inside forms
+	maxGlyphs   = 500_000 // characters on one page
+	maxStack    = 1024    // operands before an operator; q without Q
+	checkEveryN = 1 << 14 // operators between looks at the budgets
+)
+
+var (
+	errNesting = fmt.Errorf("%w: its content nests too deep", ErrDamaged)
+	errGlyphs  = fmt.Errorf("%w: a page holds more than %d characters", ErrTooBig, maxGlyphs)
+)
+
+// page draws one page's content (and the forms it draws) into glyphs.
+type page struct {
+	doc    *reader
+	gs     gstate
+	saved  []gstate
+	tm     matrix // text matrix
+	tlm    matrix // text line matrix
+	glyphs []glyph
+	forms  []string // the forms being drawn, outermost first (a form may not draw itself)
+	ops    int
+}
+
+// resources are a content stream's named fonts and forms, looked up once each.
+type resources struct {
+	v            pdf.Value
+	fonts, forms pdf.Value
+	fontRefs     map[string]string // name → "12 0 R"
+	looked       bool
+}
+
+func (rs *resources) look() {
+	if !rs.looked {
+		rs.looked = true
+		rs.fonts, rs.forms = rs.v.Key("Font"), rs.v.Key("XObject")
+		rs.fontRefs = refsOf(rs.fonts)
+	}
+}
+
+// refPattern finds "/Name 12 0 R" in a dictionary as the object reader prints it.
+var refPattern = regexp.MustCompile(`/([^\s/<>\[\]()]+) (\d+ \d+ R)`)
+
+// refsOf maps the names of a dictionary to the objects they refer to, so that objects can be
+// cached by reference instead of being read again for every use.
+func refsOf(v pdf.Value) map[string]string {
+	out := map[string]string{}
+	if v.Kind() != pdf.Dict {
+		return out
+	}
+	for _, m := range refPattern.FindAllStringSubmatch(v.String(), 10_000) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+// font is the font called name in these resources.
+func (rs *resources) font(doc *reader, name string) *font {
+	rs.look()
+	if ref, ok := rs.fontRefs[name]; ok {
+		if f, ok := doc.fonts[ref]; ok {
+			return f
+		}
+		f := doc.font(rs.fonts.Key(name))
+		doc.fonts[ref] = f
+		return f
+	}
+	return doc.font(rs.fonts.Key(name))
+}
+
+// run interprets content with resources res.
+func (p *page) run(content []byte, res pdf.Value) error {
+	rs := &resources{v: res}
+	l := &lexer{data: content}
+	var stack []operand
+	for {
+		var op operand
+		kw, isOp, ok := l.next(&op)
+		if !ok {
+			return nil
+		}
+		if !isOp {
+			if len(stack) < maxStack {
+				stack = append(stack, op)
+			}
+			continue
+		}
+		if p.ops++; p.ops%checkEveryN == 0 {
+			if err := p.doc.alive(); err != nil {
+				return err
+			}
+		}
+		if err := p.do(kw, stack, rs, l); err != nil {
+			return err
+		}
+		stack = stack[:0]
+	}
+}
+
+// do runs one operator on its operands.
+func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
+	g := &p.gs
+	num := func(i int) float64 { // the i-th of the operator's n operands, counted from the end
+		if i < len(args) {
+			return args[len(args)-1-i].num
+		}
+		return 0
+	}
+	switch op {
+	case "q":
+		if len(p.saved) < maxStack {
+			p.saved = append(p.saved, *g)
+		}
+	case "Q":
+		if n := len(p.saved); n > 0 {
+			*g = p.saved[n-1]
+			p.saved = p.saved[:n-1]
+		}
+	case "cm":
+		if m, ok := matrixOf(args); ok {
+			g.ctm = m.mul(g.ctm)
+		}
+	case "BT":
+		p.tm, p.tlm = identity, identity
+	case "Tc":
+		g.char = num(0)
+	case "Tw":
+		g.word = num(0)
+	case "Tz":
+		g.scale = num(0) / 100
+	case "TL":
+		g.lead = num(0)
+	case "Ts":
+		g.rise = num(0)
+	case "Tf":
+		g.size = num(0)
+		if len(args) >= 2 && args[len(args)-2].kind == kName {
+			g.font = rs.font(p.doc, args[len(args)-2].str)
+		}
+	case "Td":
+		p.moveLine(num(1), num(0))
+	case "TD":
+		g.lead = -num(0)
+		p.moveLine(num(1), num(0))
+	case "Tm":
+		if m, ok := matrixOf(args); ok {
+			p.tm, p.tlm = m, m
+		}
+	case "T*":
+		p.moveLine(0, -g.lead)
+	case "Tj":
+		return p.showArg(args)
+	case "'":
+		p.moveLine(0, -g.lead)
+		return p.showArg(args)
+	case "\"":
+		if len(args) >= 3 {
+			g.word, g.char = args[len(args)-3].num, args[len(args)-2].num
+		}
+		p.moveLine(0, -g.lead)
+		return p.showArg(args)
+	case "TJ":
+		if len(args) == 0 || args[len(args)-1].kind != kArray {
+			return nil
+		}
+		for _, a := range args[len(args)-1].arr {
+			switch a.kind {
+			case kString:
+				if err := p.show(a.str); err != nil {
+					return err
+				}
+			case kNum:
+				p.advance(-a.num / 1000 * g.size * g.scale)
+			}
+		}
+	case "Do":
+		if len(args) > 0 && args[len(args)-1].kind == kName {
+			rs.look()
+			return p.drawForm(rs.forms.Key(args[len(args)-1].str), rs.v)
+		}
+	case "ID":
+		l.skipInlineImage()
+	}
+	return nil
+}
+
+func (p *page) moveLine(tx, ty float64) {
+	p.tlm = matrix{1, 0, 0, 1, tx, ty}.mul(p.tlm)
+	p.tm = p.tlm
+}
+
+func (p *page) advance(tx float64) {
+	p.tm = matrix{1, 0, 0, 1, tx, 0}.mul(p.tm)
+}
+
+func (p *page) showArg(args []operand) error {
+	if len(args) == 0 || args[len(args)-1].kind != kString {
+		return nil
+	}
+	return p.show(args[len(args)-1].str)
+}
+
+// show draws the string s with the current font: one glyph per character code.
+func (p *page) show(s string) error {
+	g := &p.gs
+	f := g.font
+	if f == nil {
+		f = p.doc.fallbackFont()
+	}
+	var err error
+	f.each(s, func(code uint32, n int, text string, w float64) {
+		if err != nil {
+			return
+		}
+		trm := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(p.tm).mul(g.ctm)
+		adv := w*g.size + g.char
+		if n == 1 && code == 32 {
+			adv += g.word
+		}
+		adv *= g.scale
+		if text = cleanText(text); text != "" {
+			err = p.add(trm, w*g.size*g.scale, f, text)
+		}
+		p.advance(adv)
+	})
+	return err
+}
+
+// add records a glyph drawn at trm's origin whose advance is w in text space.
+func (p *page) add(trm matrix, w float64, f *font, text string) error {
+	if len(p.glyphs) >= maxGlyphs {
+		return errGlyphs
+	}
+	// The text direction and the glyph's height in page space.
+	dx, dy := trm[0], trm[1]
+	size := math.Hypot(trm[2], trm[3]) * f.em()
+	rot := uint8(0)
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+		rot = 0
+	case math.Abs(dx) < math.Abs(dy) && dy > 0:
+		rot = 1
+	case math.Abs(dx) >= math.Abs(dy):
+		rot = 2
+	default:
+		rot = 3
+	}
+	x, y := trm[4], trm[5]
+	scale := math.Hypot(dx, dy)
+	if g := p.gs; g.size != 0 && g.scale != 0 {
+		scale /= math.Abs(g.size * g.scale)
+	}
+	x, y = turn(rot, x, y)
+	p.glyphs = append(p.glyphs, glyph{
+		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
+		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
+	})
+	return nil
+}
+
+// turn maps a point so that text of direction rot runs along +x with lines going down.
+func turn(rot uint8, x, y float64) (float64, float64) {
+	switch rot {
+	case 1:
+		return y, -x
+	case 2:
+		return -x, -y
+	case 3:
+		return -y, x
+	}
+	return x, y
+}
+
+// drawForm draws a form XObject (images and others draw no text).
+func (p *page) drawForm(x, res pdf.Value) error {
+	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" {
+		return nil
+	}
+	key := x.String()
+	for _, open := range p.forms {
+		if open == key {
+			return nil // a form that draws itself
+		}
+	}
+	if len(p.forms) >= maxForms {
+		return nil
+	}
+	content, err := p.doc.stream(x, "a form")
+	if err != nil {
+		if errors.Is(err, ErrTooBig) || errors.Is(err, errStopped) {
+			return err
+		}
+		return nil // an unreadable form loses its own text only
+	}
+	saved, tm, tlm := p.gs, p.tm, p.tlm
+	if m, ok := arrayMatrix(x.Key("Matrix")); ok {
+		p.gs.ctm = m.mul(p.gs.ctm)
+	}
+	if r := x.Key("Resources"); r.Kind() == pdf.Dict {
+		res = r
+	}
+	p.forms = append(p.forms, key)
+	err = p.run(content, res)
+	p.forms = p.forms[:len(p.forms)-1]
+	p.gs, p.tm, p.tlm = saved, tm, tlm
+	return err
+}
+
+func arrayMatrix(v pdf.Value) (matrix, bool) {
+	if v.Kind() != pdf.Array || v.Len() != 6 {
+		return identity, false
+	}
+	var m matrix
+	for i := range m {
+		m[i] = v.Index(i).Float64()
+	}
+	return m, true
+}

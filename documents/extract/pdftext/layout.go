@@ -1,0 +1,288 @@
+package pdftext
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Layout thresholds, in units of the font size (an em).
+const (
+	wordGap     = 0.1 // a gap wider than this between glyphs is a space (pdftotext's)
+	guessGap    = 0.3 // the same for fonts whose widths are guessed
+	maxLineGap  = 1.5 // a wider gap on one baseline starts another line (a column, a cell)
+	baselineTol = 0.5 // glyphs whose baselines differ by less share a line (super- and subscripts)
+	rowTol      = 0.2 // pieces of lines whose baselines differ by less are merged
+	blockGap    = 0.5 // a wider vertical gap between lines ends a block
+	columnGap   = 0.5 // a wider horizontal gap between lines separates columns
+	maxCutLines = 3000
+)
+
+// line is a run of glyphs on one baseline, left to right.
+type line struct {
+	g         []glyph
+	x0, x1, y float32
+	size      float32
+	rtl       bool // the line reads right to left
+}
+
+func (l *line) add(g glyph) {
+	if len(l.g) == 0 {
+		l.x0, l.x1, l.y, l.size = g.x, g.x+g.w, g.y, g.size
+	}
+	l.g = append(l.g, g)
+	l.x0, l.x1, l.size = min(l.x0, g.x), max(l.x1, g.x+g.w), max(l.size, g.size)
+}
+
+func (l *line) top() float32    { return l.y + 0.75*l.size }
+func (l *line) bottom() float32 { return l.y - 0.25*l.size }
+
+// layout turns a page's glyphs into its text: lines in reading order, blocks separated
+// by a blank line, hyphenated line ends marked for resolveHyphens.
+func layout(glyphs []glyph) string {
+	var b strings.Builder
+	for rot := range uint8(4) {
+		var gs []glyph
+		for _, g := range glyphs {
+			if g.rot == rot {
+				gs = append(gs, g)
+			}
+		}
+		if len(gs) == 0 {
+			continue
+		}
+		lines := mergeRows(fragments(gs))
+		rtl := pageRTL(lines)
+		for _, block := range cut(lines, rtl, 0) {
+			writeBlock(&b, block)
+		}
+	}
+	return b.String()
+}
+
+// fragments groups glyphs in the order drawn into runs along one baseline.
+func fragments(gs []glyph) []*line {
+	var out []*line
+	var cur *line
+	for _, g := range gs {
+		if cur != nil {
+			last := cur.g[len(cur.g)-1]
+			size := max(g.size, last.size, 1)
+			end := last.x + last.w
+			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
+				continue // drawn twice (fake bold, a shadow)
+			}
+			if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+				cur.add(g)
+				continue
+			}
+		}
+		cur = &line{}
+		cur.add(g)
+		out = append(out, cur)
+	}
+	return out
+}
+
+// mergeRows joins fragments on the same baseline that touch or overlap, and orders each
+// line's glyphs left to right.
+func mergeRows(frags []*line) []*line {
+	slices.SortStableFunc(frags, func(a, b *line) int { return cmp.Compare(b.y, a.y) })
+	var out []*line
+	for i := 0; i < len(frags); {
+		j := i + 1
+		for j < len(frags) && frags[i].y-frags[j].y < rowTol*max(frags[i].size, 1) {
+			j++
+		}
+		row := frags[i:j]
+		slices.SortStableFunc(row, func(a, b *line) int { return cmp.Compare(a.x0, b.x0) })
+		var open []*line // the row's lines so far; a piece joins the first it fits
+	pieces:
+		for _, f := range row {
+			for _, l := range open {
+				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) {
+					for _, g := range f.g {
+						l.add(g)
+					}
+					continue pieces
+				}
+			}
+			open = append(open, f)
+		}
+		out = append(out, open...)
+		i = j
+	}
+	for _, l := range out {
+		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.x, b.x) })
+		l.rtl = isRTL(l.g)
+	}
+	return out
+}
+
+// collides says whether the glyphs of f overprint those of l: two texts drawn over each
+// other stay apart, a word drawn into a gap left for it joins.
+func collides(l, f *line) bool {
+	if f.x0 >= l.x1-0.2*f.size || len(l.g)*len(f.g) > 1<<16 {
+		return false
+	}
+	for _, a := range f.g {
+		for _, b := range l.g {
+			lo, hi := max(a.x, b.x), min(a.x+a.w, b.x+b.w)
+			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pageRTL says whether most lines read right to left (columns then go right to left).
+func pageRTL(lines []*line) bool {
+	n := 0
+	for _, l := range lines {
+		if l.rtl {
+			n++
+		}
+	}
+	return n > len(lines)/2
+}
+
+// cut orders lines into blocks by recursive cuts along white space: first between columns,
+// then between blocks of one column.
+func cut(lines []*line, rtl bool, depth int) [][]*line {
+	if len(lines) <= 1 || depth > 40 || len(lines) > maxCutLines {
+		return [][]*line{sortLines(lines)}
+	}
+	if cols := splitColumns(lines); len(cols) > 1 {
+		if rtl {
+			slices.Reverse(cols)
+		}
+		var out [][]*line
+		for _, c := range cols {
+			out = append(out, cut(c, rtl, depth+1)...)
+		}
+		return out
+	}
+	if blocks := splitBlocks(lines); len(blocks) > 1 {
+		var out [][]*line
+		for _, b := range blocks {
+			out = append(out, cut(b, rtl, depth+1)...)
+		}
+		return out
+	}
+	return [][]*line{sortLines(lines)}
+}
+
+func sortLines(lines []*line) []*line {
+	slices.SortStableFunc(lines, func(a, b *line) int {
+		if c := cmp.Compare(b.y, a.y); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.x0, b.x0)
+	})
+	return lines
+}
+
+// splitColumns cuts lines at vertical gaps no line crosses, left to right.
+func splitColumns(lines []*line) [][]*line {
+	s := slices.Clone(lines)
+	slices.SortStableFunc(s, func(a, b *line) int { return cmp.Compare(a.x0, b.x0) })
+	var out [][]*line
+	start, right := 0, s[0].x1
+	for i := 1; i < len(s); i++ {
+		if s[i].x0-right > columnGap*max(s[i].size, 1) {
+			out = append(out, s[start:i])
+			start = i
+		}
+		right = max(right, s[i].x1)
+	}
+	return append(out, s[start:])
+}
+
+// splitBlocks cuts lines at horizontal gaps no line crosses, top to bottom.
+func splitBlocks(lines []*line) [][]*line {
+	s := slices.Clone(lines)
+	slices.SortStableFunc(s, func(a, b *line) int { return cmp.Compare(b.top(), a.top()) })
+	var out [][]*line
+	start, low := 0, s[0].bottom()
+	for i := 1; i < len(s); i++ {
+		if low-s[i].top() > blockGap*max(s[i].size, s[i-1].size, 1) {
+			out = append(out, s[start:i])
+			start = i
+		}
+		low = min(low, s[i].bottom())
+	}
+	return append(out, s[start:])
+}
+
+// hyphenMark follows a line's final hyphen that may join the next line's first word;
+// resolveHyphens decides.
+const hyphenMark = "\x02"
+
+// writeBlock writes a block's lines, a blank line after it.
+func writeBlock(b *strings.Builder, block []*line) {
+	texts := make([]string, len(block))
+	for i, l := range block {
+		texts[i] = lineText(l)
+	}
+	for i, text := range texts {
+		if text == "" {
+			continue
+		}
+		b.WriteString(text)
+		if i+1 < len(block) && endsHyphen(text) && startsLower(texts[i+1]) {
+			b.WriteString(hyphenMark)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+}
+
+func endsHyphen(s string) bool {
+	r := []rune(s[max(0, len(s)-12):])
+	n := len(r)
+	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010' || r[n-1] == '\u00AD') && unicode.IsLetter(r[n-2])
+}
+
+func startsLower(s string) bool {
+	for _, r := range s {
+		return unicode.IsLower(r)
+	}
+	return false
+}
+
+// lineText spells a line: a space where glyphs are apart by more than a word gap or a
+// space is drawn, words in logical order.
+func lineText(l *line) string {
+	words := [][]glyph{}
+	var cur []glyph
+	var prev *glyph
+	for i := range l.g {
+		g := &l.g[i]
+		if g.space {
+			if len(cur) > 0 {
+				words = append(words, cur)
+				cur = nil
+			}
+			prev = g
+			continue
+		}
+		if prev != nil && !prev.space && len(cur) > 0 {
+			gap, limit := g.x-(prev.x+prev.w), float32(wordGap)
+			if prev.loose || g.loose {
+				limit = guessGap
+			}
+			if gap > limit*max(prev.size, g.size) {
+				words = append(words, cur)
+				cur = nil
+			}
+		}
+		cur = append(cur, *g)
+		prev = g
+	}
+	if len(cur) > 0 {
+		words = append(words, cur)
+	}
+	return spell(words, l.rtl)
+}

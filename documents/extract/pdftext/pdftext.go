@@ -1,0 +1,264 @@
+// Package pdftext reads the text of PDF pages as a person reads it: glyphs placed by the
+// text state and the transformation matrices, decoded through ToUnicode maps, font
+// encodings, glyph names and embedded font programs, then put into words, lines, blocks and
+// columns by their positions, with ligatures spelled out, hyphenated line ends rejoined and
+// right-to-left runs in logical order. Objects are read with github.com/ledongthuc/pdf;
+// content streams and fonts are interpreted here, within the caller's budgets.
+package pdftext
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// Why a PDF cannot be read. Budget errors from Options.Limit come back as they are.
+var (
+	ErrEncrypted = errors.New("it is protected by a password")
+	ErrDamaged   = errors.New("it is damaged")
+	ErrTooBig    = errors.New("it is too big")
+	// errStopped wraps the context's error.
+	errStopped = errors.New("stopped")
+)
+
+// Options bound and watch one reading.
+type Options struct {
+	// Context stops the reading when done.
+	Context context.Context
+	// Limit wraps the reader of each stream so that it counts against the caller's budgets
+	// (what names the stream in errors); nil reads without limits.
+	Limit func(r io.Reader, what string) io.Reader
+	// Progress is told pages read of all; nil for none.
+	Progress func(done, total int)
+	// MaxPages and MaxDepth bound the page tree (0: 20,000 pages, 100 levels).
+	MaxPages, MaxDepth int
+	// Text is told the bytes of text of each page read; an error stops the reading.
+	Text func(n int) error
+}
+
+// Page is the text of one page. Err says why it could not be read, when it could not (the
+// other pages are read all the same).
+type Page struct {
+	Text string
+	Err  error
+}
+
+// reader is one document being read.
+type reader struct {
+	opt      Options
+	pdf      *pdf.Reader
+	fonts    map[string]*font
+	fallback *font
+}
+
+// maxFonts bounds the fonts kept parsed at once.
+const maxFonts = 4096
+
+// Read returns the text of each page of the PDF in data.
+func Read(data []byte, opt Options) (pages []Page, err error) {
+	if opt.Context == nil {
+		opt.Context = context.Background()
+	}
+	if opt.MaxPages == 0 {
+		opt.MaxPages = 20_000
+	}
+	if opt.MaxDepth == 0 {
+		opt.MaxDepth = 100
+	}
+	defer func() {
+		if p := recover(); p != nil { // the object reader panics on some damaged files
+			pages, err = nil, damaged(p)
+		}
+	}()
+	if !bytes.HasPrefix(data, []byte("%PDF-")) {
+		if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i > 0 {
+			data = data[i:] // junk before the header, as mail gateways leave it
+		} else {
+			return nil, fmt.Errorf("%w: it does not start like a PDF", ErrDamaged)
+		}
+	}
+	if len(data) > 8 && !(data[5] == '1' && data[6] == '.' && data[7] >= '0' && data[7] <= '7' && (data[8] == '\r' || data[8] == '\n')) {
+		// The object reader checks for "%PDF-1.x" and a line end; 2.0 files and odd
+		// headers are read the same.
+		data = bytes.Clone(data)
+		copy(data, "%PDF-1.7\n")
+	}
+	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, openError(err)
+	}
+	r := &reader{opt: opt, pdf: pr, fonts: map[string]*font{}}
+	list, err := r.pageList()
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: it has no pages", ErrDamaged)
+	}
+	pages = make([]Page, len(list))
+	for i, p := range list {
+		if err := r.alive(); err != nil {
+			return nil, err
+		}
+		pages[i].Text, pages[i].Err = r.page(p)
+		if pages[i].Err != nil && fatal(pages[i].Err) {
+			return nil, pages[i].Err
+		}
+		if opt.Text != nil {
+			if err := opt.Text(len(pages[i].Text)); err != nil {
+				return nil, err
+			}
+		}
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(list))
+		}
+	}
+	resolveHyphens(pages)
+	return pages, nil
+}
+
+// fatal errors stop the whole document; others lose one page.
+func fatal(err error) bool {
+	return errors.Is(err, ErrTooBig) || errors.Is(err, errStopped) || !errors.Is(err, ErrDamaged)
+}
+
+func damaged(p any) error {
+	if err, ok := p.(error); ok && (errors.Is(err, errStopped) || errors.Is(err, ErrDamaged)) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrDamaged, p)
+}
+
+// decodeError marks an error of a stream's own data (bad compression, an unknown filter),
+// as against the budgets' errors.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+
+type taggedReader struct{ r io.Reader }
+
+func (t taggedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = decodeError{err}
+	}
+	return n, err
+}
+
+// openError maps the object reader's errors to the reasons a person can act on.
+func openError(err error) error {
+	msg := err.Error()
+	if errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(msg, "encrypt") {
+		return fmt.Errorf("%w (%v)", ErrEncrypted, err)
+	}
+	return fmt.Errorf("%w: %v", ErrDamaged, err)
+}
+
+// alive returns why to stop, when the context is done.
+func (r *reader) alive() error {
+	if err := r.opt.Context.Err(); err != nil {
+		return fmt.Errorf("%w: %w", errStopped, err)
+	}
+	return nil
+}
+
+// stream reads a stream's data within the budgets.
+func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil { // an unknown filter or bad compressed data
+			data, err = nil, damaged(p)
+		}
+	}()
+	rc := v.Reader()
+	defer rc.Close()
+	var rd io.Reader = taggedReader{rc}
+	if r.opt.Limit != nil {
+		rd = r.opt.Limit(rd, what)
+	}
+	data, err = io.ReadAll(rd)
+	if errors.As(err, new(decodeError)) {
+		err = nil // keep what decompressed before the damage, as readers do
+	}
+	if err == nil {
+		err = r.alive()
+	}
+	return data, err
+}
+
+// font returns the parsed font of a font dictionary.
+func (r *reader) font(v pdf.Value) *font {
+	if v.Kind() != pdf.Dict {
+		return r.fallbackFont()
+	}
+	key := v.String()
+	if f, ok := r.fonts[key]; ok {
+		return f
+	}
+	f := r.loadFontSafe(v)
+	if len(r.fonts) >= maxFonts {
+		clear(r.fonts)
+	}
+	r.fonts[key] = f
+	return f
+}
+
+func (r *reader) loadFontSafe(v pdf.Value) (f *font) {
+	defer func() {
+		if p := recover(); p != nil {
+			f = r.fallbackFont()
+		}
+	}()
+	return r.loadFont(v)
+}
+
+// fallbackFont reads codes as Latin text, for text shown without a usable font.
+func (r *reader) fallbackFont() *font {
+	if r.fallback == nil {
+		r.fallback = &font{simple: true, text: *standardEncoding, guessed: true}
+		for c := range r.fallback.width {
+			r.fallback.width[c] = 0.5
+		}
+	}
+	return r.fallback
+}
+
+// page reads one page: its content streams in order, then its glyphs laid out as text.
+func (r *reader) page(p pageRef) (text string, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			text, err = "", damaged(e)
+		}
+	}()
+	contents := p.v.Key("Contents")
+	var content []byte
+	switch contents.Kind() {
+	case pdf.Stream:
+		content, err = r.stream(contents, "a page")
+	case pdf.Array:
+		for i := range min(contents.Len(), 10_000) {
+			data, e := r.stream(contents.Index(i), "a page")
+			if e != nil {
+				err = e
+				if fatal(e) {
+					break
+				}
+				continue
+			}
+			content = append(content, data...)
+			content = append(content, '\n')
+		}
+	}
+	if err != nil && fatal(err) {
+		return "", err
+	}
+	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity}
+	if e := pg.run(content, p.res); e != nil {
+		return "", e
+	}
+	return layout(pg.glyphs), err
+}

@@ -1,0 +1,109 @@
+package pdftext
+
+import (
+	"strings"
+	"testing"
+
+	"edgechat/internal/testkit/testdocs"
+)
+
+// pdfWith is a one-page PDF drawing content with font F1 (fontDict) and an optional
+// ToUnicode map.
+func pdfWith(fontDict, toUnicode, content string) []byte {
+	objs := [][]byte{
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
+		testdocs.Stream("", []byte(content)),
+		[]byte(fontDict),
+	}
+	if toUnicode != "" {
+		objs = append(objs, testdocs.Stream("", []byte(toUnicode)))
+	}
+	return testdocs.RawPDF(1, objs...)
+}
+
+const widths = "/FirstChar 0 /LastChar 255 /Widths [" // + 256 widths of 500
+
+func simpleFont(extra string) string {
+	return "<< /Type /Font /Subtype /Type1 /BaseFont /Test " + widths + strings.Repeat("500 ", 256) + "] " + extra + " >>"
+}
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		name, font, toUnicode, content, want string
+	}{
+		{"TJ spacing makes words", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td [(for)-333(example)] TJ ET", "for example"},
+		{"kerning does not", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td [(W)80(ord)] TJ ET", "Word"},
+		{"Td moves make lines", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (go to) Tj 0 -12 Td (Start) Tj ET", "go to\nStart"},
+		{"Differences and glyph names", simpleFont("/Encoding << /Differences [65 /uni0418 /afii10032 /fi /f_l /u1F600] >>"), "",
+			"BT /F1 10 Tf 72 700 Td (ABCDE) Tj ET", "ИОfifl😀"},
+		{"ToUnicode ligature and presentation forms", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <FB01> <42> <0065> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
+		{"hyphenated line ends rejoin", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
+		{"right to left in logical order", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
+			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
+			"BT /F1 10 Tf 72 700 Td (CBA) Tj ET", "سلا"},
+		{"columns read one after the other", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
+			"left one\nleft two\n\nright one\nright two"},
+		{"a form's text is read", simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (only page) Tj ET", "only page"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(pdfWith(tt.font, tt.toUnicode, tt.content), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFormText(t *testing.T) {
+	pages, err := Read(testdocs.FormLoopPDF(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pages[0].Text; !strings.Contains(got, "page text") || strings.Count(got, "form text") != 1 {
+		t.Errorf("got %q: want the page's text and the form's once", got)
+	}
+}
+
+func FuzzContent(f *testing.F) {
+	for _, c := range []string{
+		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
+		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
+	} {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		Read(pdfWith(simpleFont(""), "", content), Options{}) // must not panic or hang
+	})
+}
+
+func FuzzFont(f *testing.F) {
+	f.Add([]byte("1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0000> <00FF> <0041> endbfrange"), "uni0041")
+	f.Add([]byte("/Encoding 256 array dup 65 /A put readonly def"), "f_f_i.sc")
+	f.Add([]byte{1, 0, 4, 1, 0, 0}, "g65")
+	f.Fuzz(func(t *testing.T, data []byte, name string) {
+		m := parseCMap(data)
+		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
+			c, n := m.next(s)
+			m.text(c, n)
+			m.cid(c, n)
+		}
+		type1Encoding(data)
+		cffEncoding(data)
+		glyphText(name)
+		numericCode(name)
+	})
+}

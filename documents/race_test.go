@@ -1,0 +1,5 @@
+//go:build race
+
+package documents_test
+
+const raceEnabled = true
