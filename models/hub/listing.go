@@ -14,7 +14,7 @@ import (
 // of up to 1,000 entries; no file of a model comes near a terabyte.
 const (
 	maxPages    = 1000
-	maxEntries  = 100_000
+	maxEntries  = 20_000
 	maxFileSize = 1 << 40
 )
 

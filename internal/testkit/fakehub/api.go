@@ -129,8 +129,10 @@ func (h *Hub) tree(w http.ResponseWriter, r *http.Request, repo *Repo, under str
 	page := all[min(start, end):end]
 	if h.EndlessTree {
 		end = start + size
+		filler := NewFile("", []byte("x")).entry() // one hash for them all
 		for i := len(page); i < size; i++ {
-			page = append(page, NewFile(fmt.Sprintf("filler/%d.txt", start+i), []byte("x")).entry())
+			filler.Path = fmt.Sprintf("filler/%d.txt", start+i)
+			page = append(page, filler)
 		}
 	}
 	switch {
