@@ -90,11 +90,14 @@ func checkEntry(e Entry) error {
 	return nil
 }
 
-// checkNames refuses files whose paths differ only in case: on Windows (and macOS) they are
-// one file.
+// checkNames refuses files whose paths differ only in case (on Windows and macOS they are one
+// file), and names a pull keeps for itself in its staging folder.
 func (c *Client) checkNames(files []Entry) error {
 	seen := map[string]string{}
 	for _, e := range files {
+		if strings.HasPrefix(e.Path, stateFile) || strings.HasSuffix(e.Path, ".incomplete") {
+			return c.badServer("lists %s, a name EdgeChat keeps for its own files while it downloads", e.Path)
+		}
 		k := strings.ToLower(e.Path)
 		if other, ok := seen[k]; ok {
 			return c.badServer("lists both %s and %s, which are one file on Windows", other, e.Path)

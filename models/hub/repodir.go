@@ -66,7 +66,7 @@ func noLink(root *os.Root, dir, name string) error {
 		if err != nil {
 			return fmt.Errorf("cannot use %s: %w", filepath.Join(dir, p), err)
 		}
-		if st.Mode()&fs.ModeSymlink != 0 {
+		if st.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 { // Irregular: a Windows junction
 			target, _ := root.Readlink(p)
 			return fmt.Errorf("%s is a link (to %s): EdgeChat downloads only into real folders inside the models folder — remove the link, or move what it points to into the models folder", filepath.Join(dir, p), target)
 		}
