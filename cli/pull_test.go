@@ -93,7 +93,8 @@ func TestPullThenGenerate(t *testing.T) {
 
 func TestPullErrors(t *testing.T) {
 	isolate(t)
-	s := fakehub.Start()
+	// A hostile mirror: its commit id would climb out of the models folder.
+	s := fakehub.Start(&fakehub.Repo{Name: "org/hostile", Commit: "0123456789abcdef0123456789abcdef01234567", RevisionSHA: "../../../x"})
 	defer s.Close()
 	t.Setenv("HF_ENDPOINT", s.URL)
 	for _, tc := range []struct {
@@ -105,6 +106,8 @@ func TestPullErrors(t *testing.T) {
 		{[]string{"pull", "not a name"}, 1, "is not a model name"},
 		{[]string{"pull", "org/missing", "--models-dir", t.TempDir()}, 1, "no model named org/missing"},
 		{[]string{"pull", "a/b", "c/d"}, 2, "usage"},
+		{[]string{"pull", "org/name.", "--models-dir", t.TempDir()}, 1, "is not a model name"},
+		{[]string{"pull", "org/hostile", "--models-dir", filepath.Join(t.TempDir(), "a", "b", "models")}, 1, s.URL + ` gave "../../../x" as the commit of org/hostile@main, which is not a commit id`},
 	} {
 		var out, errb bytes.Buffer
 		code := Run(tc.args, nil, &out, &errb)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"edgechat/documents/extract"
 	"edgechat/history"
+	"edgechat/internal/safepath"
 	"edgechat/reply"
 )
 
@@ -23,8 +25,11 @@ type Store struct {
 	Library *Library
 }
 
-// folder is where conversation id keeps its attachments.
-func (s *Store) folder(id string) string { return filepath.Join(s.Dir, id+".files") }
+// folder is where conversation id keeps its attachments, relative to Dir.
+func folder(id string) string { return id + ".files" }
+
+// maxCopies bounds "name (2).ext", "name (3).ext", … in one conversation's folder.
+const maxCopies = 1000
 
 // Add copies the file at src into the conversation's folder and returns the attachment to
 // list on the conversation. It refuses what extract cannot read by its name and size alone;
@@ -54,30 +59,43 @@ func (s *Store) Add(id, src string) (history.Attachment, error) {
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
 		return history.Attachment{}, err
 	}
-	dir := s.folder(id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := history.CheckID(id); err != nil {
+		return history.Attachment{}, fmt.Errorf("cannot attach %s: %w", name, err)
+	}
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return history.Attachment{}, fmt.Errorf("cannot attach %s: %w — check the data folder in Settings", name, err)
 	}
-	file := freeName(dir, safeName(name))
-	out, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	root, err := os.OpenRoot(s.Dir)
+	if err != nil {
+		return history.Attachment{}, fmt.Errorf("cannot attach %s: %w — check the data folder in Settings", name, err)
+	}
+	defer root.Close()
+	if err := root.MkdirAll(folder(id), 0o700); err != nil {
+		return history.Attachment{}, fmt.Errorf("cannot attach %s: %w — check the data folder in Settings", name, err)
+	}
+	out, file, err := createFree(root, folder(id), safeName(name))
 	if err != nil {
 		return history.Attachment{}, fmt.Errorf("cannot copy %s: %w", name, err)
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		os.Remove(out.Name())
+		root.Remove(filepath.Join(folder(id), file))
 		return history.Attachment{}, fmt.Errorf("cannot copy %s: %w", name, err)
 	}
 	if err := out.Close(); err != nil {
-		os.Remove(out.Name())
+		root.Remove(filepath.Join(folder(id), file))
 		return history.Attachment{}, fmt.Errorf("cannot copy %s: %w", name, err)
 	}
 	return history.Attachment{Name: name, File: file, Size: st.Size(), Added: time.Now()}, nil
 }
 
-// Remove deletes the copy of a and its index.
+// Remove deletes the copy of a and its index. An attachment whose stored names cannot be a
+// file of the conversation's folder has nothing there to delete.
 func (s *Store) Remove(id string, a history.Attachment) error {
-	r := s.request(id, a)
+	r, ok := s.request(id, a)
+	if !ok {
+		return nil
+	}
 	if s.Library != nil {
 		s.Library.Forget(r.Path)
 	}
@@ -92,19 +110,26 @@ func (s *Store) Remove(id string, a history.Attachment) error {
 	return nil
 }
 
-// Requests are the attachments of conversation id as the engine takes them.
+// Requests are the attachments of conversation id as the engine takes them. One whose stored
+// names cannot be a file of the conversation's folder (a conversation file edited by hand, or
+// from elsewhere) gets no path: reading it reports it missing.
 func (s *Store) Requests(id string, as []history.Attachment) []reply.Attachment {
 	out := make([]reply.Attachment, len(as))
 	for i, a := range as {
-		out[i] = s.request(id, a)
+		out[i], _ = s.request(id, a)
 	}
 	return out
 }
 
-func (s *Store) request(id string, a history.Attachment) reply.Attachment {
-	dir := s.folder(id)
+// request is a as the engine takes it; false (and no paths) when id or a.File cannot name a
+// file of the conversation's folder.
+func (s *Store) request(id string, a history.Attachment) (reply.Attachment, bool) {
 	file := filepath.Base(a.File) // a file from disk names no other folder
-	return reply.Attachment{Name: a.Name, Path: filepath.Join(dir, file), IndexPath: filepath.Join(dir, ".index", file+".idx")}
+	if history.CheckID(id) != nil || safepath.Name(file) != nil {
+		return reply.Attachment{Name: a.Name}, false
+	}
+	dir := filepath.Join(s.Dir, folder(id))
+	return reply.Attachment{Name: a.Name, Path: filepath.Join(dir, file), IndexPath: filepath.Join(dir, ".index", file+".idx")}, true
 }
 
 // Index reads, indexes and embeds a now (call it off the UI goroutine), so the first
@@ -115,38 +140,57 @@ func (s *Store) Index(ctx context.Context, id string, a history.Attachment, stat
 	if lib == nil {
 		return nil
 	}
-	_, err := lib.Open(ctx, s.request(id, a), status)
+	r, _ := s.request(id, a)
+	_, err := lib.Open(ctx, r, status)
 	if errors.Is(err, ErrNoEmbedding) {
 		return nil
 	}
 	return err
 }
 
-// safeName keeps a file name usable on every system.
+// safeName keeps a file name usable on every system: characters Windows refuses and control
+// characters become '_', as does a trailing dot or space; a leading dot (a hidden file, or
+// the index folder) and a device name (CON, NUL, …) get a '_' before them; a long name is
+// cut (keeping its extension).
 func safeName(name string) string {
 	name = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`<>:"/\|?*`, r) || r < ' ' {
+		if strings.ContainsRune(`<>:"/\|?*`, r) || r < ' ' || r == 0x7f {
 			return '_'
 		}
 		return r
-	}, name)
-	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
+	}, strings.ToValidUTF8(name, "_"))
+	// Room for " (1000)" and a leading '_'.
+	if limit := safepath.MaxName - 8; len(name) > limit {
+		ext := filepath.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		name = strings.ToValidUTF8(name[:limit-len(ext)], "") + ext
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		name = name[:len(name)-1] + "_"
+	}
+	if name == "" || strings.HasPrefix(name, ".") || safepath.Reserved(name) {
 		name = "_" + name
 	}
 	return name
 }
 
-// freeName is name, or "name (2).ext", … when the folder already holds it.
-func freeName(dir, name string) string {
+// createFree creates name, or "name (2).ext", … when the folder dir (in root) already holds
+// it, and returns the file and the name it got.
+func createFree(root *os.Root, dir, name string) (*os.File, string, error) {
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
-	for i := 1; ; i++ {
+	for i := 1; i <= maxCopies; i++ {
 		n := name
 		if i > 1 {
 			n = fmt.Sprintf("%s (%d)%s", base, i, ext)
 		}
-		if _, err := os.Lstat(filepath.Join(dir, n)); errors.Is(err, os.ErrNotExist) {
-			return n
+		f, err := root.OpenFile(filepath.Join(dir, n), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
 		}
+		return f, n, err
 	}
+	return nil, "", fmt.Errorf("the conversation already holds %d files named %s: remove some of them first", maxCopies, name)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"edgechat/internal/safepath"
 	"edgechat/reply"
 )
 
@@ -112,9 +113,10 @@ func NewID() string {
 	return fmt.Sprintf("%012x%s", time.Now().UnixMilli(), hex.EncodeToString(b[:]))
 }
 
-// validID accepts IDs that are safe as file names: 1–64 of [0-9A-Za-z_-].
+// validID accepts IDs that are safe as file names on every system: 1–64 of [0-9A-Za-z_-],
+// and not a Windows device name (CON, NUL, COM1, …).
 func validID(id string) bool {
-	if id == "" || len(id) > 64 {
+	if id == "" || len(id) > 64 || safepath.Reserved(id) {
 		return false
 	}
 	for _, r := range id {
@@ -126,9 +128,11 @@ func validID(id string) bool {
 	return true
 }
 
-func checkID(id string) error {
+// CheckID returns an error unless id can name a conversation (and its files: other packages
+// name folders after it).
+func CheckID(id string) error {
 	if !validID(id) {
-		return fmt.Errorf("invalid conversation id %q: expected letters, digits, '-' or '_'", id)
+		return fmt.Errorf("invalid conversation id %q: expected up to 64 letters, digits, '-' or '_', and no device name such as CON or NUL", id)
 	}
 	return nil
 }

@@ -17,8 +17,14 @@ func RescueDir() string {
 
 // Rescue writes c, as a conversation file, to RescueDir and returns its path: the last
 // resort for a conversation that could not be saved where it belongs. Copied back into the
-// data folder, the file is an ordinary conversation.
+// data folder, the file is an ordinary conversation. A conversation whose ID cannot name a
+// file is written under a new ID.
 func Rescue(c *Conversation) (string, error) {
+	if !validID(c.ID) {
+		cc := *c
+		cc.ID = NewID()
+		c = &cc
+	}
 	data, err := encode(c)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -21,6 +22,26 @@ func TestRescue(t *testing.T) {
 	got, err := mustOpen(t, RescueDir()).Load(c.ID)
 	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content != "do not lose me" {
 		t.Fatalf("rescued file reads back as %+v, %v", got, err)
+	}
+}
+
+// TestRescueBadID: a conversation whose ID cannot name a file is rescued under a new one,
+// inside the rescue folder.
+func TestRescueBadID(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, id := range []string{"../../escaped", "CON", ""} {
+		c := &Conversation{ID: id, Title: "Kept", Messages: []Message{{Role: RoleUser, Content: "do not lose me"}}}
+		path, err := Rescue(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(path) != RescueDir() || c.ID != id {
+			t.Errorf("id %q rescued to %s (conversation id now %q): want a new file in %s, the conversation unchanged", id, path, c.ID, RescueDir())
+		}
+		got, err := mustOpen(t, RescueDir()).Load(strings.TrimSuffix(filepath.Base(path), ".json"))
+		if err != nil || got.Messages[0].Content != "do not lose me" {
+			t.Errorf("id %q: rescued file reads back as %+v, %v", id, got, err)
+		}
 	}
 }
 

@@ -168,7 +168,7 @@ func sortNewestFirst(list []Summary) {
 // Load reads a whole conversation. A damaged file is moved aside (see Problems) and Load
 // returns an error saying where it went.
 func (s *Store) Load(id string) (*Conversation, error) {
-	if err := checkID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(s.path(id))
@@ -206,7 +206,7 @@ func (s *Store) Save(c *Conversation) error {
 	if c.ID == "" {
 		c.ID = NewID()
 	}
-	if err := checkID(c.ID); err != nil {
+	if err := CheckID(c.ID); err != nil {
 		return err
 	}
 	if c.Title == "" {
@@ -236,7 +236,7 @@ func (s *Store) Save(c *Conversation) error {
 // Delete moves the conversation to the trash folder; Restore brings it back. Close the
 // conversation's Autosaver first: a later save writes the conversation back.
 func (s *Store) Delete(id string) error {
-	if err := checkID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return err
 	}
 	s.writeMu.Lock()
@@ -268,7 +268,7 @@ func (s *Store) Delete(id string) error {
 
 // Restore moves a deleted conversation back from the trash folder.
 func (s *Store) Restore(id string) error {
-	if err := checkID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return err
 	}
 	s.writeMu.Lock()

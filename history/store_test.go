@@ -114,13 +114,18 @@ func TestNewIDSortsByTime(t *testing.T) {
 
 func TestInvalidIDRejected(t *testing.T) {
 	s := mustOpen(t, t.TempDir())
-	for _, id := range []string{"../etc/passwd", "a/b", "", "x.json"} {
+	for _, id := range []string{"../etc/passwd", "a/b", "", "x.json", `a\b`, "C:x", "CON", "nul", "com1", "LPT9", "a.", strings.Repeat("a", 65)} {
 		if _, err := s.Load(id); err == nil || !strings.Contains(err.Error(), "invalid conversation id") {
 			t.Errorf("Load(%q) = %v, want invalid id error", id, err)
 		}
 	}
-	if err := s.Save(&Conversation{ID: "../up"}); err == nil {
-		t.Error("Save with id ../up succeeded")
+	for _, id := range []string{"../up", "NUL", "aux"} {
+		if err := s.Save(&Conversation{ID: id}); err == nil {
+			t.Errorf("Save with id %q succeeded", id)
+		}
+		if err := s.Delete(id); err == nil {
+			t.Errorf("Delete(%q) succeeded", id)
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"edgechat/internal/safepath"
 )
 
 // Layout names the shape of a model folder (see docs/RUNTIME.md).
@@ -139,6 +141,9 @@ func (f *Folder) detect(variant string) error {
 		name := genai.Model.Decoder.Filename
 		if name == "" {
 			name = "model.onnx"
+		}
+		if err := safepath.Rel(name); err != nil {
+			return fmt.Errorf("%s names the model %q, which is not a file inside the folder (%v): EdgeChat opens only the folder's own files: %w", f.join("genai_config.json"), name, err, ErrNotModelFolder)
 		}
 		if !exists(f.join(name)) {
 			return fmt.Errorf("%s names %s, which is not in %s: copy the whole model folder", f.join("genai_config.json"), name, f.Dir)

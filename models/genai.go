@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"edgechat/internal/safepath"
 )
 
 // GenAIConfig is an onnxruntime-genai genai_config.json (layouts B and D).
@@ -103,6 +105,9 @@ func (c *GenAIConfig) parsePipeline() error {
 			}
 			if s.Filename == "" {
 				return fmt.Errorf("pipeline stage %q names no filename", name)
+			}
+			if err := safepath.Rel(s.Filename); err != nil {
+				return fmt.Errorf("pipeline stage %q names the file %q, which is not a file inside the model's folder (%v): EdgeChat opens only the folder's own files", name, s.Filename, err)
 			}
 			s.Name = name
 			d.Pipeline = append(d.Pipeline, s)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"edgechat/internal/safepath"
 	"edgechat/onnx/proto"
 )
 
@@ -201,6 +202,9 @@ func ReadGraph(path string) (*proto.ModelInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := CheckGraphNames(path, info); err != nil {
+		return nil, err
+	}
 	for _, x := range ExternalPaths(path, info) {
 		if _, err := os.Stat(x); err != nil {
 			return nil, fmt.Errorf("%s keeps its weights in %s, which is missing from %s: copy it from the same download, next to %s",
@@ -208,6 +212,31 @@ func ReadGraph(path string) (*proto.ModelInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// CheckGraphNames refuses a graph that names, for its weights or its NPU context binary, a
+// file outside its own folder (an absolute path, "..", a drive, a device): the names come
+// with the download, and are relative, slash-separated paths (ONNX's external data location).
+func CheckGraphNames(path string, info *proto.ModelInfo) error {
+	check := func(what, name string) error {
+		if err := safepath.Rel(name); err != nil {
+			return fmt.Errorf("%s names %s %q, which is not a file beside it (%v): EdgeChat opens only the model folder's own files — get the model from its original source", filepath.Base(path), what, name, err)
+		}
+		return nil
+	}
+	for _, x := range info.ExternalFiles {
+		if err := check("its weights file", x); err != nil {
+			return err
+		}
+	}
+	for _, c := range info.EPContexts {
+		if c.EmbedMode == 0 {
+			if err := check("its NPU context binary", c.CacheContext); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ExternalPaths are the external data files a graph names, as paths beside it.

@@ -51,6 +51,9 @@ func classify(dir string) (Model, error) {
 		if err != nil {
 			return m, fmt.Errorf("%s: %w", g, err)
 		}
+		if err := models.CheckGraphNames(g, info); err != nil {
+			return m, err
+		}
 		keep[g] = true
 		for _, x := range info.ExternalFiles {
 			p := filepath.Join(filepath.Dir(g), x)

@@ -1,8 +1,10 @@
 package discover
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -190,6 +192,9 @@ func joinName(repo string, sub []string) string {
 	return repo + " (" + strings.Join(sub, "/") + ")"
 }
 
+// commitRe is a commit id as the Hub's cache names its snapshots: 40 lowercase hex digits.
+var commitRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
 // hfCache scans a Hugging Face hub cache: models--ORG--NAME/refs/main names the snapshot to
 // use (all snapshots when there is no ref); files in snapshots are symlinks into blobs/ or,
 // on Windows without symlink rights, real files.
@@ -211,7 +216,12 @@ func (s *scanner) hfCache(cache string) {
 		}
 		var snaps []string
 		if b, err := os.ReadFile(filepath.Join(repoDir, "refs", "main")); err == nil {
-			snaps = []string{strings.TrimSpace(string(b))}
+			sha := strings.TrimSpace(string(b))
+			if !commitRe.MatchString(sha) {
+				s.skip(repoDir, fmt.Sprintf("refs/main holds %.60q, which is not a commit id", sha))
+				continue
+			}
+			snaps = []string{sha}
 		} else {
 			list, _ := os.ReadDir(filepath.Join(repoDir, "snapshots"))
 			for _, d := range list {

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -129,4 +130,23 @@ func FuzzChoose(f *testing.F) {
 			t.Errorf("Choose picked no files for %q without an error", list)
 		}
 	})
+}
+
+func TestCheckNames(t *testing.T) {
+	c := &Client{Endpoint: "http://mirror"}
+	for _, tc := range []struct {
+		paths []string
+		ok    bool
+	}{
+		{[]string{"config.json", "onnx/model.onnx", "onnx/model.onnx_data"}, true},
+		{[]string{"README.md", "readme.md"}, false},
+		{[]string{"onnx/Model.onnx", "onnx/model.onnx"}, false},
+		{[]string{".pull.json"}, false},
+		{[]string{"onnx/model.onnx", "onnx/model.onnx.incomplete"}, false},
+	} {
+		err := c.checkNames(tree(tc.paths...))
+		if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrBadServer) {
+			t.Errorf("checkNames(%q) = %v, want ok %v", tc.paths, err, tc.ok)
+		}
+	}
 }

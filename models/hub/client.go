@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"edgechat/internal/safepath"
 )
 
 // DefaultEndpoint is the Hub's address when HF_ENDPOINT is not set.
@@ -82,13 +83,14 @@ func ParseRef(s string) (repo, rev string, err error) {
 	if rev == "" {
 		rev = "main"
 	}
-	if !repoRe.MatchString(repo) || strings.Contains(repo, "..") {
+	if !repoRe.MatchString(repo) || strings.Contains(repo, "..") || safepath.Name(repoFolder(repo)) != nil {
 		return "", "", fmt.Errorf("%q is not a model name: write it as ORG/NAME, e.g. onnx-community/Qwen3-0.6B-ONNX (optionally @REVISION)", s)
 	}
 	return repo, rev, nil
 }
 
-// Commit resolves rev (a branch, tag or commit) to the commit sha it points at now.
+// Commit resolves rev (a branch, tag or commit) to the commit id it points at now: 40
+// lowercase hex digits, or ErrBadServer — the id names the download's folders.
 func (c *Client) Commit(ctx context.Context, repo, rev string) (string, error) {
 	var out struct {
 		SHA string `json:"sha"`
@@ -97,46 +99,25 @@ func (c *Client) Commit(ctx context.Context, repo, rev string) (string, error) {
 	if _, err := c.getJSON(ctx, repo, u, &out); err != nil {
 		return "", err
 	}
-	if len(out.SHA) < 7 {
-		return "", fmt.Errorf("%s gave no commit for %s@%s: is HF_ENDPOINT a Hugging Face Hub?", c.Endpoint, repo, rev)
+	if !shaRe.MatchString(out.SHA) {
+		return "", c.badServer("gave %q as the commit of %s@%s, which is not a commit id (40 lowercase hex digits)", clip(out.SHA), repo, rev)
 	}
 	return out.SHA, nil
 }
 
-// Tree lists every file of repo at commit, following the API's pagination.
-func (c *Client) Tree(ctx context.Context, repo, commit string) ([]Entry, error) {
-	next := fmt.Sprintf("%s/api/models/%s/tree/%s?recursive=true", c.Endpoint, repo, commit)
-	var files []Entry
-	for pages := 0; next != ""; pages++ {
-		if pages > 10000 {
-			return nil, fmt.Errorf("the file list of %s does not end: %w", repo, ErrNetwork)
-		}
-		var page []Entry
-		h, err := c.getJSON(ctx, repo, next, &page)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range page {
-			if !filepath.IsLocal(filepath.FromSlash(e.Path)) || strings.Contains(e.Path, "\\") {
-				return nil, fmt.Errorf("%s listed the file %q, which would land outside the model folder: refusing to download from it: %w", c.Endpoint, e.Path, ErrNetwork)
-			}
-			if e.Type == "file" {
-				files = append(files, e)
-			}
-		}
-		next = nextLink(h.Get("Link"))
-	}
-	return files, nil
+var shaRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// badServer is ErrBadServer for an answer of c's server that no Hub gives.
+func (c *Client) badServer(format string, args ...any) error {
+	return fmt.Errorf("%s %s: refusing to download from it — check HF_ENDPOINT (a mirror?) or download over HTTPS: %w", c.Endpoint, fmt.Sprintf(format, args...), ErrBadServer)
 }
 
-var linkRe = regexp.MustCompile(`<([^>]+)>\s*;\s*rel="?next"?`)
-
-// nextLink returns the rel="next" URL of a Link header, or "".
-func nextLink(h string) string {
-	if m := linkRe.FindStringSubmatch(h); m != nil {
-		return m[1]
+// clip shortens a server's string for a message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
 	}
-	return ""
+	return s
 }
 
 func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Request, error) {
@@ -153,10 +134,12 @@ func (c *Client) newRequest(ctx context.Context, method, u string) (*http.Reques
 }
 
 // apiTries is how many times an API call is tried when the server fails (5xx, a timeout);
-// apiTimeout bounds each try.
+// apiTimeout bounds each try; maxAnswer bounds one answer (a page of the file list of a real
+// repository is a few hundred kB).
 const (
 	apiTries   = 3
 	apiTimeout = time.Minute
+	maxAnswer  = 16 << 20
 )
 
 // getJSON fetches u into v, retrying server failures with back-off.
@@ -199,7 +182,11 @@ func (c *Client) getJSONOnce(ctx context.Context, repo, u string, v any) (http.H
 	if err := c.statusError(repo, resp); err != nil {
 		return nil, err
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(v); err != nil {
+	body := &io.LimitedReader{R: resp.Body, N: maxAnswer + 1}
+	if err := json.NewDecoder(body).Decode(v); err != nil {
+		if body.N <= 0 {
+			return nil, c.badServer("answered %s with more than %s", u, Bytes(maxAnswer))
+		}
 		return nil, fmt.Errorf("%s answered %s with something that is not the Hub's API (%v): check HF_ENDPOINT and your proxy: %w", c.Endpoint, u, err, ErrNetwork)
 	}
 	return resp.Header, nil

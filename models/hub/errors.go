@@ -21,6 +21,9 @@ var (
 	ErrVerify = errors.New("verification failed")
 	// ErrNetwork: the server could not be reached or the connection kept failing.
 	ErrNetwork = errors.New("network error")
+	// ErrBadServer: the server's answer is impossible for a Hugging Face Hub (a commit id, a
+	// path, a size, a file list that does not end): nothing is fetched from it, nor retried.
+	ErrBadServer = errors.New("bad answer from the server")
 	// ErrPaused is the cancel cause that pauses a download: its verified files and partial
 	// files stay, and the next Pull continues from them.
 	ErrPaused = errors.New("download paused")

@@ -22,24 +22,39 @@ import (
 // errStalled cancels a request that received no bytes for the stall timeout.
 var errStalled = errors.New("the download stalled")
 
-// fetcher downloads files of one repository at one commit.
+// fetcher downloads files of one repository at one commit into its folder.
 type fetcher struct {
 	c            *Client
+	d            *repoDir
 	repo, commit string
 	opt          *Options
 	count        func(delta int64) // bytes added (or, negative, discarded) to the total
 }
 
-// fetch downloads e to final through part, resuming part if it holds a prefix, and renames it
-// into place only when its hash matches. It retries network trouble with back-off and a file
-// whose hash is wrong once from scratch.
-func (f *fetcher) fetch(ctx context.Context, e Entry, part, final string) error {
-	if err := os.MkdirAll(filepath.Dir(part), 0o755); err != nil {
+// Bounds on a file that keeps failing. A try counts as progress (and the count of failed
+// tries in a row, Options.Retries, starts again) only when it took the file a step further
+// than ever: a MiB, or a sixteenth of a small file. A body that ends cleanly before the size
+// the file list declares (the server says the file is shorter) is tried maxShortEnds times.
+const (
+	progressStep = 1 << 20
+	maxShortEnds = 2
+)
+
+// errShort is a body that ended cleanly before the file's size.
+var errShort = errors.New("the file ended early")
+
+// fetch downloads e to done through part (names in the repository's folder), resuming part if
+// it holds a prefix, and renames it into place only when its hash matches. It retries network
+// trouble with back-off and a file whose hash is wrong once from scratch.
+func (f *fetcher) fetch(ctx context.Context, e Entry, part, done string) error {
+	if err := f.d.mkdirFor(part); err != nil {
 		return f.diskError(part, err)
 	}
-	fails, badHashes := 0, 0
+	step := min(progressStep, max(1, e.Size/16))
+	var mark int64 // the bytes of the file when the failed tries were last counted from zero
+	fails, badHashes, shorts := 0, 0, 0
 	for {
-		err := f.attempt(ctx, e, part)
+		have, err := f.attempt(ctx, e, part)
 		switch {
 		case errors.Is(err, ErrVerify):
 			f.discard(part)
@@ -48,19 +63,24 @@ func (f *fetcher) fetch(ctx context.Context, e Entry, part, final string) error 
 			}
 			return fmt.Errorf("%w — it came damaged twice and was deleted both times: try again later or from another network", err)
 		case err == nil:
-			if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-				return f.diskError(final, err)
+			if err := f.d.mkdirFor(done); err != nil {
+				return f.diskError(done, err)
 			}
-			if err := os.Rename(part, final); err != nil {
-				return f.diskError(final, err)
+			if err := f.d.root.Rename(part, done); err != nil {
+				return f.diskError(done, err)
 			}
 			return nil
 		case ctx.Err() != nil:
 			return context.Cause(ctx)
-		case errors.Is(err, errProgress):
-			fails = 0 // bytes arrived before the failure: not a dead end
+		case errors.Is(err, errShort):
+			if shorts++; shorts >= maxShortEnds {
+				return f.c.badServer("ended %s at %s %d times, but its file list says it has %s", e.Path, Bytes(have), shorts, Bytes(e.Size))
+			}
 		case !retryable(err):
 			return err
+		}
+		if have >= mark+step {
+			mark, fails = have, 0 // a step further: not a dead end
 		}
 		if fails++; fails > f.opt.Retries {
 			if !errors.Is(err, ErrNetwork) {
@@ -77,27 +97,25 @@ func (f *fetcher) fetch(ctx context.Context, e Entry, part, final string) error 
 	}
 }
 
-// errProgress wraps a failure that came after some bytes were written.
-var errProgress = errors.New("partial progress")
-
-// attempt makes one request for the rest of part; nil means the file has all its bytes.
-func (f *fetcher) attempt(ctx context.Context, e Entry, part string) error {
-	fh, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
+// attempt makes one request for the rest of part and returns the bytes part holds after it;
+// a nil error means the file has all its bytes.
+func (f *fetcher) attempt(ctx context.Context, e Entry, part string) (have int64, err error) {
+	fh, err := f.d.root.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return f.diskError(part, err)
+		return 0, f.diskError(part, err)
 	}
 	defer fh.Close()
 	h := newHash(e)
 	// What an earlier attempt (or process) left is hashed again: the hash state is not saved.
-	have, err := io.CopyBuffer(h, io.LimitReader(fh, e.Size+1), make([]byte, 1<<20))
+	have, err = io.CopyBuffer(h, io.LimitReader(fh, e.Size+1), make([]byte, 1<<20))
 	if err != nil {
-		return f.diskError(part, err)
+		return have, f.diskError(part, err)
 	}
 	if have > e.Size {
 		f.restart(fh, e, &h, &have)
 	}
 	if have == e.Size {
-		return check(e, h, have)
+		return have, check(e, h, have)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -107,7 +125,7 @@ func (f *fetcher) attempt(ctx context.Context, e Entry, part string) error {
 	u := fmt.Sprintf("%s/%s/resolve/%s/%s", f.c.Endpoint, f.repo, f.commit, escapePath(e.Path))
 	req, err := f.c.newRequest(rctx, http.MethodGet, u)
 	if err != nil {
-		return err
+		return have, err
 	}
 	if have > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", have))
@@ -115,16 +133,20 @@ func (f *fetcher) attempt(ctx context.Context, e Entry, part string) error {
 	resp, err := f.c.HTTP.Do(req)
 	if err != nil {
 		if c := context.Cause(rctx); c == errStalled {
-			return fmt.Errorf("%s: no answer for %s: %w", e.Path, f.opt.Stall, errStalled)
+			return have, fmt.Errorf("%s: no answer for %s: %w", e.Path, f.opt.Stall, errStalled)
 		}
-		return netError(f.c.Endpoint, err)
+		return have, netError(f.c.Endpoint, err)
 	}
 	defer resp.Body.Close()
+	start, total, hasRange := contentRange(resp.Header.Get("Content-Range"))
+	if hasRange && total >= 0 && total != e.Size {
+		return have, f.sizeError(e, total)
+	}
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
-		if start, ok := rangeStart(resp.Header.Get("Content-Range")); !ok || start != have {
+		if !hasRange || start != have {
 			f.restart(fh, e, &h, &have) // not the part we asked for: fetch the whole file again
-			return fmt.Errorf("%s: the server sent another range (%s): %w", e.Path, resp.Header.Get("Content-Range"), ErrNetwork)
+			return have, fmt.Errorf("%s: the server sent another range (%s): %w", e.Path, resp.Header.Get("Content-Range"), ErrNetwork)
 		}
 	case resp.StatusCode == http.StatusOK:
 		if have > 0 {
@@ -132,30 +154,34 @@ func (f *fetcher) attempt(ctx context.Context, e Entry, part string) error {
 		}
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
 		f.restart(fh, e, &h, &have)
-		return fmt.Errorf("%s: the server refused to resume: %w", e.Path, ErrNetwork)
+		return have, fmt.Errorf("%s: the server refused to resume: %w", e.Path, ErrNetwork)
 	default:
 		if err := f.c.statusError(f.repo, resp); err != nil {
-			return err
+			return have, err
 		}
-		return fmt.Errorf("%s: the server answered HTTP %d to a download: %w", e.Path, resp.StatusCode, ErrNetwork)
+		return have, fmt.Errorf("%s: the server answered HTTP %d to a download: %w", e.Path, resp.StatusCode, ErrNetwork)
 	}
-	start := have
+	if resp.ContentLength >= 0 && resp.ContentLength != e.Size-have {
+		return have, f.sizeError(e, have+resp.ContentLength)
+	}
 	err = f.copy(fh, h, resp.Body, watchdog, e.Size-have, &have)
 	if err == nil && have != e.Size {
-		err = fmt.Errorf("%s: the connection ended at %s of %s: %w", e.Path, Bytes(have), Bytes(e.Size), io.ErrUnexpectedEOF)
+		err = fmt.Errorf("%s: the server ended the file at %s of %s: %w", e.Path, Bytes(have), Bytes(e.Size), errShort)
 	}
 	if err != nil {
 		if c := context.Cause(rctx); c == errStalled {
 			err = fmt.Errorf("%s: no data for %s at %s: %w", e.Path, f.opt.Stall, Bytes(have), errStalled)
-		} else if ctx.Err() == nil && !errors.Is(err, ErrDiskFull) && !retryable(err) {
+		} else if ctx.Err() == nil && !errors.Is(err, ErrDiskFull) && !errors.Is(err, errShort) && !retryable(err) {
 			err = fmt.Errorf("%s: %w", e.Path, netError(f.c.Endpoint, err))
 		}
-		if have > start && !errors.Is(err, ErrDiskFull) {
-			err = fmt.Errorf("%w (%w)", err, errProgress)
-		}
-		return err
+		return have, err
 	}
-	return check(e, h, have)
+	return have, check(e, h, have)
+}
+
+// sizeError: the server sends a file of another size than its file list declares.
+func (f *fetcher) sizeError(e Entry, size int64) error {
+	return f.c.badServer("sends %s as %s, but its file list says it has %s", Bytes(size), e.Path, Bytes(e.Size))
 }
 
 // copy streams up to n bytes of body into fh and h, feeding the stall watchdog and the
@@ -298,16 +324,18 @@ func (f *fetcher) restart(fh *os.File, e Entry, h *hash.Hash, have *int64) {
 
 // discard deletes a part file whose bytes were wrong.
 func (f *fetcher) discard(part string) {
-	if st, err := os.Stat(part); err == nil {
+	if st, err := f.d.root.Lstat(part); err == nil {
 		f.count(-st.Size())
 	}
-	_ = os.Remove(part)
+	_ = f.d.root.Remove(part)
 }
 
 func short(h string) string { return h[:min(12, len(h))] }
 
-// diskError explains a failed file operation; a full disk gets ErrDiskFull.
-func (f *fetcher) diskError(p string, err error) error {
+// diskError explains a failed file operation on name (in the repository's folder); a full
+// disk gets ErrDiskFull.
+func (f *fetcher) diskError(name string, err error) error {
+	p := filepath.Join(f.d.path, name)
 	if errors.Is(err, syscall.ENOSPC) || isDiskFull(err) {
 		free, _ := f.opt.FreeSpace(filepath.Dir(p))
 		return fmt.Errorf("the disk is full while writing %s (%s free): free some space or choose another models folder, then download again — what arrived is kept: %w", p, Bytes(free), ErrDiskFull)
@@ -315,18 +343,36 @@ func (f *fetcher) diskError(p string, err error) error {
 	return fmt.Errorf("cannot write %s: %w — check that the models folder is writable", p, err)
 }
 
-// rangeStart parses "bytes START-END/SIZE".
-func rangeStart(h string) (int64, bool) {
+// contentRange parses "bytes START-END/SIZE" (SIZE -1 for "*") and "bytes */SIZE" (START -1).
+func contentRange(h string) (start, size int64, ok bool) {
 	v, ok := strings.CutPrefix(h, "bytes ")
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
-	s, _, ok := strings.Cut(v, "-")
+	r, total, ok := strings.Cut(v, "/")
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
+	size = -1
+	if total != "*" {
+		if size, ok = parseSize(total); !ok {
+			return 0, 0, false
+		}
+	}
+	if r == "*" {
+		return -1, size, true
+	}
+	s, _, ok := strings.Cut(r, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	start, ok = parseSize(s)
+	return start, size, ok
+}
+
+func parseSize(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
+	return n, err == nil && n >= 0
 }
 
 // escapePath escapes each segment of a repository path for a URL.

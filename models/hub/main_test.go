@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"edgechat/internal/paths"
 	"edgechat/internal/testkit/fakehub"
@@ -88,7 +89,8 @@ func size(t *testing.T, files ...string) int64 {
 
 var q4Files = []string{"config.json", "generation_config.json", "onnx/model_q4.onnx", "tokenizer.json", "tokenizer_config.json"}
 
-// fastOptions make retries quick for tests.
+// fastOptions make retries quick for tests. The stall timeout stays at a second: under -race
+// on a loaded machine a shorter one fired mid-transfer and the bytes in flight were sent twice.
 func fastOptions() Options {
-	return Options{Stall: 300e6, Backoff: 10e6, Retries: 3, LockPoll: 20e6}
+	return Options{Stall: time.Second, Backoff: 10e6, Retries: 3, LockPoll: 20e6}
 }

@@ -2,13 +2,9 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"time"
 
 	"edgechat/models"
@@ -76,25 +72,14 @@ type Result struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// state is kept in the staging folder so that a later pull of the same request resumes the
-// same commit even if the branch moved.
-type state struct {
-	Ref     string   `json:"ref"`
-	Variant string   `json:"variant"`
-	Include []string `json:"include,omitempty"`
-	NPU     bool     `json:"npu,omitempty"`
-	Commit  string   `json:"commit"`
-}
-
-// RepoDir is where a repository's downloads live: <models dir>/ORG--NAME.
-func RepoDir(modelsDir, repo string) string {
-	return filepath.Join(modelsDir, strings.ReplaceAll(repo, "/", "--"))
-}
-
-var shaRe = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 // Pull downloads a model folder. Cancel ctx with cause ErrPaused to pause (the next Pull of the
 // same request continues), ErrCancelled to abandon it (its partial files are deleted).
+//
+// The server's answers are data, never paths: the commit id must be 40 lowercase hex digits
+// and each file's path a relative path that is safe on every system (else ErrBadServer, before
+// anything is written); files are written only inside the repository's folder, through an
+// os.Root, and never through a link; clean-up removes only the files the pull recorded
+// creating.
 func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result, err error) {
 	opt.defaults()
 	repo, rev, err := ParseRef(req.Ref)
@@ -105,26 +90,27 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 		return res, errors.New("no models folder: set one in Settings or pass --models-dir")
 	}
 	tr := newTracker(repo, opt.Progress, opt.ProgressEvery)
-	base := RepoDir(req.ModelsDir, repo)
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return res, fmt.Errorf("cannot create %s: %w — choose a models folder you can write to", base, err)
+	d, err := openRepoDir(req.ModelsDir, repo)
+	if err != nil {
+		return res, err
 	}
-	unlockRepo, err := lockRepo(ctx, base, opt.LockPoll, func() { tr.update(true, func(p *Progress) { p.State = "waiting" }) })
+	defer d.close()
+	unlockRepo, err := d.lock(ctx, opt.LockPoll, func() { tr.update(true, func(p *Progress) { p.State = "waiting" }) })
 	if err != nil {
 		return res, err
 	}
 	defer unlockRepo()
 
-	commit := resumeCommit(base, req, rev)
+	commit := d.resumeCommit(req, rev)
 	if commit == "" {
 		if commit, err = c.Commit(ctx, repo, rev); err != nil {
 			return res, err
 		}
 	}
-	staging := filepath.Join(base, ".partial-"+commit)
+	s := d.staging(commit)
 	defer func() {
 		if errors.Is(context.Cause(ctx), ErrCancelled) {
-			_ = os.RemoveAll(staging)
+			_ = s.clear()
 		}
 	}()
 	tree, err := c.Tree(ctx, repo, commit)
@@ -135,53 +121,52 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", repo, err)
 	}
-	final := filepath.Join(base, commit)
-	res = Result{Repo: repo, Commit: commit, Variant: sel.Variant, Path: filepath.Join(final, filepath.FromSlash(sel.Dir))}
+	if err := c.checkNames(sel.Files); err != nil {
+		return res, err
+	}
+	res = Result{Repo: repo, Commit: commit, Variant: sel.Variant, Path: filepath.Join(d.path, s.final, filepath.FromSlash(sel.Dir))}
 
 	var todo []Entry
 	var done int64
 	for _, e := range sel.Files {
 		res.Files = append(res.Files, e.Path)
 		res.Bytes += e.Size
-		if have(filepath.Join(final, filepath.FromSlash(e.Path)), e.Size) {
+		if d.have(s.dest(e.Path), e.Size) {
 			done += e.Size
 			continue
 		}
 		todo = append(todo, e)
-		p := filepath.Join(staging, filepath.FromSlash(e.Path))
-		if have(p, e.Size) {
+		if d.have(s.done(e.Path), e.Size) {
 			done += e.Size // verified by an earlier run
-		} else if st, err := os.Stat(p + ".incomplete"); err == nil && st.Size() <= e.Size {
+		} else if st, err := d.root.Lstat(s.part(e.Path)); err == nil && st.Size() <= e.Size {
 			done += st.Size() // resumed
 		}
 	}
 	if err := checkSpace(req.ModelsDir, res.Bytes-done, opt.FreeSpace); err != nil {
 		return res, err
 	}
-	if err := writeState(staging, state{Ref: req.Ref, Variant: req.Variant, Include: req.Include, NPU: req.NPU, Commit: commit}); err != nil {
+	if err := s.begin(state{Ref: req.Ref, Variant: req.Variant, Include: req.Include, NPU: req.NPU, Commit: commit}, todo); err != nil {
 		return res, err
 	}
 	tr.update(true, func(p *Progress) { p.Commit, p.State, p.Total, p.Done = commit, "downloading", res.Bytes, done })
-	f := &fetcher{c: c, repo: repo, commit: commit, opt: &opt, count: func(n int64) {
+	f := &fetcher{c: c, d: d, repo: repo, commit: commit, opt: &opt, count: func(n int64) {
 		res.Fetched += max(n, 0)
 		tr.add(n)
 	}}
 	for _, e := range todo {
-		p := filepath.Join(staging, filepath.FromSlash(e.Path))
-		if have(p, e.Size) {
+		if d.have(s.done(e.Path), e.Size) {
 			continue // verified by an earlier run, waiting for the others
 		}
-		part := p + ".incomplete"
 		var partSize int64
-		if st, err := os.Stat(part); err == nil {
+		if st, err := d.root.Lstat(s.part(e.Path)); err == nil {
 			partSize = st.Size()
 		}
 		tr.update(true, func(pr *Progress) { pr.File, pr.FileSize, pr.FileDone = e.Path, e.Size, partSize })
-		if err := f.fetch(ctx, e, part, p); err != nil {
+		if err := f.fetch(ctx, e, s.part(e.Path), s.done(e.Path)); err != nil {
 			return res, err
 		}
 	}
-	if err := finish(staging, final); err != nil {
+	if err := s.finish(); err != nil {
 		return res, err
 	}
 	if _, err := models.Open(res.Path, ""); err != nil {
@@ -189,41 +174,6 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 	}
 	tr.update(true, func(p *Progress) { p.State, p.File, p.Done = "done", "", res.Bytes })
 	return res, nil
-}
-
-// have reports whether p is a file of size bytes (a file in place was verified before its
-// rename).
-func have(p string, size int64) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Size() == size
-}
-
-// resumeCommit returns the commit of an interrupted pull of the same request, so that it
-// continues from the same commit; "" when there is none (or rev names a commit).
-func resumeCommit(base string, req Request, rev string) string {
-	if shaRe.MatchString(rev) {
-		return rev
-	}
-	entries, _ := os.ReadDir(base)
-	for _, d := range entries {
-		if !d.IsDir() || !strings.HasPrefix(d.Name(), ".partial-") {
-			continue
-		}
-		var st state
-		b, err := os.ReadFile(filepath.Join(base, d.Name(), ".pull.json"))
-		if err == nil && json.Unmarshal(b, &st) == nil && st.Ref == req.Ref && st.Variant == req.Variant && shaRe.MatchString(st.Commit) {
-			return st.Commit
-		}
-	}
-	return ""
-}
-
-func writeState(staging string, st state) error {
-	if err := os.MkdirAll(staging, 0o755); err != nil {
-		return fmt.Errorf("cannot create %s: %w — choose a models folder you can write to", staging, err)
-	}
-	b, _ := json.Marshal(st)
-	return os.WriteFile(filepath.Join(staging, ".pull.json"), b, 0o644)
 }
 
 // checkSpace fails when dir's disk has less than need bytes (+1% and 50 MB to spare).
@@ -241,63 +191,6 @@ func checkSpace(dir string, need int64, free func(string) (int64, error)) error 
 	return nil
 }
 
-// finish moves the verified files of staging into final: the whole folder when final is new,
-// else file by file; then removes staging.
-func finish(staging, final string) error {
-	_ = os.Remove(filepath.Join(staging, ".pull.json"))
-	if _, err := os.Stat(final); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(staging, final); err != nil {
-			return fmt.Errorf("cannot move the download into %s: %w", final, err)
-		}
-		return nil
-	}
-	err := filepath.WalkDir(staging, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, ".incomplete") {
-			return err
-		}
-		rel, _ := filepath.Rel(staging, p)
-		dst := filepath.Join(final, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.Rename(p, dst)
-	})
-	if err != nil {
-		return fmt.Errorf("cannot move the download into %s: %w", final, err)
-	}
-	return os.RemoveAll(staging)
-}
-
-// lockRepo takes base's lock file, waiting (and calling waiting once) while another download
-// of the same model — in this process or another — holds it.
-func lockRepo(ctx context.Context, base string, poll time.Duration, waiting func()) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(base, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("cannot create the lock file in %s: %w — check that the models folder is writable", base, err)
-	}
-	told := false
-	for {
-		ok, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("cannot lock %s: %w", f.Name(), err)
-		}
-		if ok {
-			return func() { unlock(f); f.Close() }, nil
-		}
-		if !told {
-			waiting()
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, context.Cause(ctx)
-		case <-time.After(poll):
-		}
-	}
-}
-
 // Suggestion is a model the app offers to download.
 type Suggestion struct {
 	Ref, Variant, Note string
@@ -311,47 +204,4 @@ var Suggested = []Suggestion{
 	{"onnx-community/Qwen3-0.6B-ONNX", "int8", "Qwen3 0.6B, int8"},
 	{"onnx-community/Qwen3-0.6B-ONNX", "fp16", "Qwen3 0.6B, fp16"},
 	{"onnx-community/Qwen3-1.7B-ONNX", "q4", "Qwen3 1.7B, int4 — better answers, slower"},
-}
-
-// Discard deletes what a paused download of req left (its staging folder), so that nothing
-// half-fetched stays on disk. It waits for a download of the same model that is running.
-func Discard(ctx context.Context, req Request) error {
-	repo, rev, err := ParseRef(req.Ref)
-	if err != nil {
-		return err
-	}
-	base := RepoDir(req.ModelsDir, repo)
-	if _, err := os.Stat(base); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	unlockRepo, err := lockRepo(ctx, base, 100*time.Millisecond, func() {})
-	if err != nil {
-		return err
-	}
-	defer unlockRepo()
-	if commit := resumeCommit(base, req, rev); commit != "" {
-		return os.RemoveAll(filepath.Join(base, ".partial-"+commit))
-	}
-	return nil
-}
-
-// Pending lists the downloads into modelsDir that were interrupted (paused, failed, the app
-// closed or killed): pulling one again continues it.
-func Pending(modelsDir string) []Request {
-	var out []Request
-	repos, _ := os.ReadDir(modelsDir)
-	for _, r := range repos {
-		parts, _ := os.ReadDir(filepath.Join(modelsDir, r.Name()))
-		for _, p := range parts {
-			if !p.IsDir() || !strings.HasPrefix(p.Name(), ".partial-") {
-				continue
-			}
-			var st state
-			b, err := os.ReadFile(filepath.Join(modelsDir, r.Name(), p.Name(), ".pull.json"))
-			if err == nil && json.Unmarshal(b, &st) == nil && st.Ref != "" {
-				out = append(out, Request{Ref: st.Ref, Variant: st.Variant, Include: st.Include, NPU: st.NPU, ModelsDir: modelsDir})
-			}
-		}
-	}
-	return out
 }
