@@ -9,8 +9,6 @@ package safepath
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -99,45 +97,4 @@ func Reserved(s string) bool {
 		return true
 	}
 	return false
-}
-
-// Within returns nil when p lies inside dir once both are cleaned and their links resolved
-// (the part of p that does not exist yet is taken as written), else an error naming where it
-// leads. Use it for paths opened by another library; open files through an os.Root where
-// possible, which the kernel keeps inside.
-func Within(dir, p string) error {
-	rd, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return err
-	}
-	rp, err := resolve(p)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(rd, rp)
-	if err != nil || !(rel == "." || filepath.IsLocal(rel)) {
-		return fmt.Errorf("%s leads to %s, outside %s", p, rp, dir)
-	}
-	return nil
-}
-
-// resolve resolves the links of p's longest existing prefix and appends the rest.
-func resolve(p string) (string, error) {
-	p = filepath.Clean(p)
-	var rest []string
-	for {
-		r, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(append([]string{r}, rest...)...), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-		p = parent
-	}
 }
