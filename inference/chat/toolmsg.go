@@ -43,3 +43,14 @@ func callDocument(c ToolCall) []byte {
 	name, _ := json.Marshal(c.Name)
 	return fmt.Appendf(nil, `{"id": %s, "type": "function", "function": {"name": %s, "arguments": %s}}`, id, name, args)
 }
+
+// PythonJSON re-encodes a JSON document as Python's json.dumps(x, ensure_ascii=False) writes
+// it (", " and ": " separators), its objects' keys in their written order: what a template's
+// tojson prints, for text the caller puts into a message itself.
+func PythonJSON(doc []byte) (string, error) {
+	v, err := toolValue(doc)
+	if err != nil {
+		return "", err
+	}
+	return pyJSON{item: ", ", key: ": "}.encode(v)
+}
