@@ -130,7 +130,9 @@ func (a *Assembler) argByte(c byte, frag *[]byte) (end bool, err error) {
 		return false, nil
 	}
 	if a.depth == 0 && isSpace(c) {
-		a.ws = append(a.ws, c)
+		if len(a.args)+len(*frag) > 0 { // whitespace before the arguments is not theirs
+			a.ws = append(a.ws, c)
+		}
 		return false, nil
 	}
 	if a.depth == 0 && c == '}' && len(a.args)+len(*frag) > 0 {

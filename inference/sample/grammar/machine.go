@@ -448,7 +448,7 @@ func (n *node) keyPossible(seen uint64) bool {
 	if n.ordered {
 		return seen != n.required
 	}
-	return n.additional != nil || n.keys.below[0]&^seen != 0
+	return n.additional != nil || n.keys.below[0]&n.finiteProps&^seen != 0
 }
 
 // allowedKeys is the set of properties whose key may come next.
@@ -457,7 +457,7 @@ func (n *node) allowedKeys(seen uint64) uint64 {
 		next := ^seen & n.required
 		return next & -next // the lowest unwritten one
 	}
-	return ^seen
+	return ^seen & n.finiteProps
 }
 
 func arrayByte(s *stackSet, f *frame, b byte) status {

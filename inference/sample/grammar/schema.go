@@ -36,11 +36,13 @@ type node struct {
 	id   int32
 	kind kind
 	// object
-	props      []prop
-	required   uint64 // bit i: props[i] is required
-	additional *node  // schema of other keys; nil: none allowed
-	ordered    bool   // props come in order, each once, all required (tool-call wrappers)
-	keys       *litTrie
+	props    []prop
+	required uint64 // bit i: props[i] is required
+	// finiteProps has bit i set when props[i] has a finite value (see prune).
+	finiteProps uint64
+	additional  *node // schema of other keys; nil: none allowed
+	ordered     bool  // props come in order, each once, all required (tool-call wrappers)
+	keys        *litTrie
 	// array
 	prefix             []*node
 	items              *node // nil: no items past prefix
@@ -245,8 +247,49 @@ func (c *compiler) finish(root *node) (*Grammar, error) {
 	if _, err := minimal(root); err != nil {
 		return nil, err
 	}
+	prune(c.g.nodes)
 	c.g.root = root
 	return c.g, nil
+}
+
+// prune removes the choices that lead to no finite value (a property or item of a type that
+// requires itself), so that the grammar never allows a start it cannot finish.
+func prune(nodes []*node) {
+	finite := func(n *node) bool { _, ok := minimalOf(n); return ok }
+	for _, n := range nodes {
+		switch n.kind {
+		case kAnyOf:
+			alts := n.alts[:0:0]
+			for _, a := range n.alts {
+				if finite(a) {
+					alts = append(alts, a)
+				}
+			}
+			n.alts = alts
+		case kObject:
+			if n.additional != nil && !finite(n.additional) {
+				n.additional = nil
+			}
+			for i, p := range n.props {
+				if finite(p.node) {
+					n.finiteProps |= 1 << i
+				}
+			}
+		case kArray:
+			if n.items != nil && !finite(n.items) {
+				n.items = nil
+			}
+			for i, p := range n.prefix {
+				if !finite(p) {
+					n.prefix, n.items = n.prefix[:i], nil
+					break
+				}
+			}
+			if n.items == nil && (n.maxItems < 0 || n.maxItems > len(n.prefix)) {
+				n.maxItems = len(n.prefix)
+			}
+		}
+	}
 }
 
 // compile compiles schema v found at path.
