@@ -11,6 +11,7 @@ type apiError struct {
 	status  int
 	Message string  `json:"message"`
 	Type    string  `json:"type"`
+	Param   *string `json:"param,omitempty"`
 	Code    *string `json:"code"`
 	// retryAfter, when positive, is sent as the Retry-After header (seconds).
 	retryAfter int

@@ -30,6 +30,10 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 		switch ev.Kind {
 		case reply.EventText, reply.EventThinking:
 			sw.write(f.piece(ev.Kind, ev.Text))
+		case reply.EventToolCall:
+			if f.call != nil && ev.Tool != nil {
+				sw.write(f.call(*ev.Tool))
+			}
 		case reply.EventNotice:
 			notices = append(notices, ev.Text)
 			sw.comment(ev.Text)
@@ -74,6 +78,8 @@ type chunkFormat struct {
 	first any
 	// piece carries a text or thinking event.
 	piece func(kind reply.EventKind, text string) any
+	// call carries a piece of a tool call (nil: the API has none).
+	call func(p reply.ToolCallPart) any
 	// last gives the finish reason, and the stats when no usage chunk follows.
 	last func(finish string, stats *edgechatStats) any
 	// usage is the chunk after the last that gives the usage (stream_options.include_usage).
@@ -97,6 +103,9 @@ func chatChunks(c completion) chunkFormat {
 				return one(delta{ReasoningContent: &text}, nil)
 			}
 			return one(delta{Content: &text}, nil)
+		},
+		call: func(p reply.ToolCallPart) any {
+			return one(delta{ToolCalls: []toolCallDelta{toolCallDeltaOf(p)}}, nil)
 		},
 		last: func(finish string, stats *edgechatStats) any {
 			ch := one(delta{}, &finish)
