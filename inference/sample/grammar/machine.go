@@ -56,7 +56,7 @@ const (
 
 // Limits that keep any output finite and the states few.
 const (
-	maxWS       = 16 // whitespace bytes in one gap
+	maxIndent   = 20 // spaces or tabs after a newline between tokens
 	maxDigits   = 15 // digits in a number's integer or fraction part
 	maxExpDigit = 3
 	maxDepth    = 64
@@ -265,7 +265,7 @@ func (g *Grammar) feed(s *stackSet, start int, b byte) status {
 		switch f.mode {
 		case mValue:
 			if isWS(b) {
-				return f.space()
+				return f.space(b)
 			}
 			if f.n.kind == kAnyOf {
 				return fork
@@ -344,12 +344,21 @@ func (g *Grammar) feed(s *stackSet, start int, b byte) status {
 	}
 }
 
-// space counts a whitespace byte of the frame's current gap.
-func (f *frame) space() status {
-	if f.ws >= maxWS {
+// space takes a whitespace byte of the frame's current gap. A gap is, as in llama.cpp's JSON
+// grammar, nothing, one space, or a newline and up to maxIndent spaces or tabs: what JSON
+// writers put there, and too little for a model to wander off in. ws counts: 1 after the
+// space, 2 + the indent after a newline.
+func (f *frame) space(b byte) status {
+	switch {
+	case f.ws == 0 && b == ' ':
+		f.ws = 1
+	case f.ws == 0 && b == '\n':
+		f.ws = 2
+	case f.ws >= 2 && (b == ' ' || b == '\t') && f.ws < 2+maxIndent:
+		f.ws++
+	default:
 		return dead
 	}
-	f.ws++
 	return ok
 }
 
@@ -402,7 +411,7 @@ func (n *node) item(i int) *node {
 // objectByte advances an object frame; depth is the stack's height.
 func objectByte(s *stackSet, f *frame, b byte, depth int) status {
 	if isWS(b) && f.st != oInKey {
-		return f.space()
+		return f.space(b)
 	}
 	n := f.n
 	switch {
@@ -462,7 +471,7 @@ func (n *node) allowedKeys(seen uint64) uint64 {
 
 func arrayByte(s *stackSet, f *frame, b byte) status {
 	if isWS(b) {
-		return f.space()
+		return f.space(b)
 	}
 	n := f.n
 	switch {
