@@ -3,6 +3,7 @@ package inference
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -12,6 +13,10 @@ import (
 	"edgechat/inference/think"
 	"edgechat/tokenizer"
 )
+
+// maxRedraws bounds how often a sampled token that leaves no room to complete a constrained
+// reply is drawn again before the shortest completion is taken.
+const maxRedraws = 16
 
 // emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
 type emitFunc func(reply.Event) bool
@@ -133,6 +138,14 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		} else {
 			st.mask(logits)
 			id = s.Sample(logits, history)
+			for tries := 0; !st.fits(id, budget-n); tries++ {
+				if tries == maxRedraws { // the model's logits give nothing that fits: finish it
+					id = st.finishing()
+					break
+				}
+				logits[id] = float32(math.Inf(-1))
+				id = s.Sample(logits, history)
+			}
 		}
 		if n == 0 {
 			sum.TTFT = time.Since(start)

@@ -3,6 +3,7 @@ package inference
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"edgechat/inference/sample/grammar"
 	"edgechat/inference/toolcall"
@@ -169,14 +170,14 @@ func (s *steer) plan(left int) {
 			s.finishJSON() // a number at the root: end it here
 			return
 		}
-		reserve := len(need) + 1
-		if s.phase == phCall && s.close >= 0 {
-			reserve++
+		if left > len(need)+1+s.closeCost() {
+			return // even spelled byte by byte it fits
 		}
-		if left > reserve {
+		ids := s.spell(need)
+		if left > len(ids)+1+s.closeCost() {
 			return
 		}
-		s.forced = s.byteTokens(need)
+		s.forced = ids
 		if s.phase == phCall && s.close >= 0 {
 			s.forced = append(s.forced, s.close)
 		}
@@ -187,8 +188,86 @@ func (s *steer) plan(left int) {
 	}
 }
 
-// byteTokens spells bs with one-byte tokens (every byte-level vocabulary has them; a
-// SentencePiece one has byte-fallback tokens).
+// fits reports whether token id leaves room to complete the JSON within left tokens (this one
+// included): a token may lengthen what the JSON needs to end (it opens an object, starts a
+// required key), so near the budget's end the sampled token is checked, and another drawn
+// when it does not fit. The completion's next byte always fits.
+func (s *steer) fits(id, left int) bool {
+	if s == nil || s.phase != phAnswer && s.phase != phCall {
+		return true
+	}
+	if s.phase == phAnswer && (s.isOpen(id) || s.match.CanEnd() && s.isEOS(id)) {
+		return true
+	}
+	need, ok := s.match.CompletionAfter(s.m.vocab.Bytes(id))
+	if !ok {
+		return false
+	}
+	if need+s.closeCost() <= left-1 {
+		return true
+	}
+	mt := s.calls
+	if s.phase == phAnswer {
+		mt = s.answer
+	}
+	probe := mt.Matcher()
+	probe.Restore(s.match)
+	if probe.Accept(id) != nil {
+		return false
+	}
+	return len(s.spell(probe.Completion()))+s.closeCost() <= left-1
+}
+
+// closeCost is the tokens a call needs after its JSON (its closing token).
+func (s *steer) closeCost() int {
+	if s.phase == phCall && s.close >= 0 {
+		return 1
+	}
+	return 0
+}
+
+func (s *steer) isEOS(id int) bool { return s.m.EOS[id] }
+
+// finishing is the next token of the shortest completion (the close or end when none is
+// left).
+func (s *steer) finishing() int {
+	if need := s.match.Completion(); len(need) > 0 {
+		if ids := s.spell(need); len(ids) > 0 {
+			return ids[0]
+		}
+	}
+	if s.phase == phCall && s.close >= 0 {
+		return s.close
+	}
+	return s.eos[0]
+}
+
+// spell returns tokens whose bytes are bs: the tokenizer's own tokens where they spell bs
+// exactly (few of them), else one-byte tokens (every byte-level vocabulary has them; a
+// SentencePiece one has byte-fallback tokens). Bytes that finish a character begun earlier
+// are always one-byte tokens.
+func (s *steer) spell(bs []byte) []int {
+	lead := 0
+	for lead < len(bs) && !utf8.RuneStart(bs[lead]) {
+		lead++
+	}
+	out := s.byteTokens(bs[:lead])
+	rest := bs[lead:]
+	if len(rest) == 0 {
+		return out
+	}
+	ids := s.m.Tokenizer.Encode(string(rest))
+	var got []byte
+	for _, id := range ids {
+		got = append(got, s.m.vocab.Bytes(id)...)
+	}
+	if !bytes.Equal(got, rest) {
+		return append(out, s.byteTokens(rest)...)
+	}
+	return append(out, ids...)
+}
+
+// byteTokens spells bs with one-byte tokens.
 func (s *steer) byteTokens(bs []byte) []int {
 	out := make([]int, 0, len(bs))
 	for _, b := range bs {
@@ -332,7 +411,8 @@ func (s *steer) isOpen(id int) bool {
 // finish is the reply's finish reason given the loop's: tool calls when it made any and none
 // is left open (the end came, or the budget ran out right after them).
 func (s *steer) finish(reason string) string {
-	if s != nil && len(s.done) > 0 && s.phase == phBetween && (reason == reply.FinishStop || reason == reply.FinishLength) {
+	complete := s != nil && (s.phase == phBetween || s.phase == phCall && s.match.Done())
+	if complete && len(s.done) > 0 && (reason == reply.FinishStop || reason == reply.FinishLength) {
 		return reply.FinishToolCalls
 	}
 	return reason

@@ -37,9 +37,16 @@ type errorBody struct {
 	Error *apiError `json:"error"`
 }
 
-// writeError sends e as the whole response.
+// writeError sends e as the whole response, in the Messages API's shape on its responses.
 func writeError(w http.ResponseWriter, e *apiError) {
 	h := w.Header()
+	if _, ok := w.(anthropicWriter); ok {
+		if e.retryAfter > 0 {
+			h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+		}
+		writeJSON(w, e.status, anthropicErrorOf(e))
+		return
+	}
 	if e.retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}

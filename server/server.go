@@ -111,6 +111,7 @@ func New(gen Generator, opt Options) *Server {
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
+		"/v1/messages":         {http.MethodPost: s.handleMessages},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}
@@ -185,6 +186,9 @@ func (s *Server) shuttingDown() bool {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	timeBody(w, r, s.opt.ReadTimeout)
 	w = newTimedWriter(w, s.opt.WriteTimeout)
+	if strings.HasPrefix(r.URL.Path, "/v1/messages") {
+		w = anthropicWriter{w} // its errors in the Messages API's shape
+	}
 	if !s.hostAllowed(r.Host) {
 		writeError(w, newError(http.StatusForbidden, "invalid_request_error", "host_not_allowed",
 			"this server listens on loopback only; use http://127.0.0.1 or http://localhost"))
@@ -201,7 +205,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Origin")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Api-Key, Anthropic-Version, Anthropic-Beta")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -229,11 +233,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h(w, r)
 }
 
+// authorized checks the key: "Authorization: Bearer KEY", or "x-api-key: KEY" as Anthropic's
+// clients send it.
 func (s *Server) authorized(r *http.Request) bool {
 	if s.opt.APIKey == "" {
 		return true
 	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		key, ok = r.Header.Get("X-Api-Key"), r.Header.Get("X-Api-Key") != ""
+	}
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(key)), []byte(s.opt.APIKey)) == 1
 }
 

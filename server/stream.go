@@ -151,6 +151,13 @@ func (sw *sseWriter) write(v any) {
 	_, sw.err = sw.w.Write(sw.buf.Bytes())
 }
 
+// event sends v as one event named name ("event: name" then its data), as the Messages and
+// Responses APIs stream.
+func (sw *sseWriter) event(name string, v any) {
+	sw.raw("event: " + name + "\n")
+	sw.write(v)
+}
+
 // comment sends text as an SSE comment line.
 func (sw *sseWriter) comment(text string) {
 	sw.raw(": " + strings.ReplaceAll(strings.ReplaceAll(text, "\r", " "), "\n", " ") + "\n\n")

@@ -98,6 +98,23 @@ func (m *Matcher) Done() bool {
 // Completion returns the shortest bytes that complete the value from here.
 func (m *Matcher) Completion() []byte { return m.ms.g.completion(&m.cur) }
 
+// Restore sets the matcher's state to o's (a matcher of the same Masks).
+func (m *Matcher) Restore(o *Matcher) { m.cur.copyFrom(&o.cur) }
+
+// CompletionAfter returns how many bytes the shortest completion has after bs, or false when
+// the grammar refuses bs; the matcher is unchanged.
+func (m *Matcher) CompletionAfter(bs []byte) (int, bool) {
+	var a, b stackSet
+	a.copyFrom(&m.cur)
+	for _, c := range bs {
+		if !m.ms.g.advance(&b, &a, c) {
+			return 0, false
+		}
+		a, b = b, a
+	}
+	return len(m.ms.g.completion(&a)), true
+}
+
 // Mask returns the tokens that may come next, one bit per id (read-only: shared). The end of
 // the output is not among them: ask CanEnd.
 func (m *Matcher) Mask() []uint64 {
