@@ -48,6 +48,9 @@ type Options struct {
 	QueueSize int
 	// MaxBodyBytes caps a request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// Embeddings, when set, gives the embedding model /v1/embeddings uses and its name (nil
+	// when none is found); it is called on each request and should open the model once.
+	Embeddings func() (Embedder, string, error)
 	// AllowedOrigins lists the browser origins (e.g. "http://localhost:3000", or "*") allowed
 	// to call the API. Empty means CORS is off: requests that carry an Origin header are refused.
 	AllowedOrigins []string
@@ -112,6 +115,7 @@ func New(gen Generator, opt Options) *Server {
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/messages":         {http.MethodPost: s.handleMessages},
+		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}
@@ -214,7 +218,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
 		writeError(w, newError(http.StatusNotFound, "invalid_request_error", "unknown_url",
-			"unknown path "+r.URL.Path+"; this server serves POST /v1/chat/completions, GET /v1/models and GET /health"))
+			"unknown path "+r.URL.Path+"; this server serves POST /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages and /v1/embeddings, GET /v1/models and GET /health"))
 		return
 	}
 	h, ok := methods[r.Method]
