@@ -116,6 +116,7 @@ func New(gen Generator, opt Options) *Server {
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
 		"/v1/messages":         {http.MethodPost: s.handleMessages},
 		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
+		"/v1/responses":        {http.MethodPost: s.handleResponses},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}
