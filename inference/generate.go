@@ -136,15 +136,15 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		} else if chosen, ok := st.next(budget - n); ok {
 			id = chosen
 		} else {
-			st.mask(logits)
-			id = s.Sample(logits, history)
+			masked := st.mask(logits)
+			id = s.Sample(masked, history)
 			for tries := 0; !st.fits(id, budget-n); tries++ {
 				if tries == maxRedraws { // the model's logits give nothing that fits: finish it
 					id = st.finishing()
 					break
 				}
-				logits[id] = float32(math.Inf(-1))
-				id = s.Sample(logits, history)
+				masked[id] = float32(math.Inf(-1))
+				id = s.Sample(masked, history)
 			}
 		}
 		if n == 0 {

@@ -27,6 +27,7 @@ type steer struct {
 	maxCall int // most calls (0: any number)
 
 	match    *grammar.Matcher
+	masker   grammar.Masker
 	asm      *toolcall.Assembler
 	forced   []int // tokens chosen already, sent before anything is sampled
 	answered bool  // the answer has begun (more than whitespace)
@@ -291,10 +292,11 @@ func (s *steer) finishJSON() {
 	}
 }
 
-// mask refuses, in logits, the tokens that may not come next.
-func (s *steer) mask(logits []float32) {
+// mask returns logits with the tokens that may not come next refused (logits itself, or the
+// masker's buffer).
+func (s *steer) mask(logits []float32) []float32 {
 	if s == nil {
-		return
+		return logits
 	}
 	switch s.phase {
 	case phAnswer:
@@ -305,16 +307,17 @@ func (s *steer) mask(logits []float32) {
 		if s.match.CanEnd() {
 			keep = append(keep[:len(keep):len(keep)], s.eos...)
 		}
-		grammar.Apply(logits, s.match.Mask(), keep...)
+		return s.masker.Apply(logits, s.match.Mask(), keep...)
 	case phCall:
-		grammar.Apply(logits, s.match.Mask())
+		return s.masker.Apply(logits, s.match.Mask())
 	case phBetween:
 		keep := s.eos
 		if s.maxCall == 0 || len(s.done) < s.maxCall {
 			keep = append(keep[:len(keep):len(keep)], s.open...)
 		}
-		grammar.Apply(logits, nil, keep...)
+		return s.masker.Apply(logits, grammar.Mask{}, keep...)
 	}
+	return logits
 }
 
 // accept takes the token chosen. It returns whether the token is text for the reply stream,
