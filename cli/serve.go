@@ -65,7 +65,7 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	}
 	defer eng.Close()
 	opt := server.Options{Addr: f.addr, APIKey: f.apiKey, ModelName: f.name, QueueSize: f.queue, AllowedOrigins: splitList(f.origins)}
-	embeddings, closeEmbeddings, err := f.embeddings()
+	embeddings, closeEmbeddings, err := f.embeddings(env)
 	if err != nil {
 		return err
 	}
@@ -99,8 +99,8 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 // embeddings returns what opens the embedding model of /v1/embeddings on its first request:
 // --embedding-model, else the settings' embedding_model, else one found on this PC; nil for
 // off.
-func (f *serveFlags) embeddings() (open func() (server.Embedder, string, error), closeIt func(), err error) {
-	s, err := settingsFor("")
+func (f *serveFlags) embeddings(env Env) (open func() (server.Embedder, string, error), closeIt func(), err error) {
+	s, err := settingsFor(env, "")
 	if err != nil {
 		return nil, nil, err
 	}

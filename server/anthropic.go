@@ -20,7 +20,7 @@ import (
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	s.serveReply(w, r, "message", func(body []byte) (*generation, *apiError) {
 		var mr messagesRequest
-		if aerr := decodeStrict(body, &mr, messagesIgnored); aerr != nil {
+		if aerr := decodeChecked(body, &mr, messagesPolicy); aerr != nil {
 			return nil, aerr
 		}
 		req, aerr := mr.toInference()
@@ -55,8 +55,12 @@ type messagesRequest struct {
 	Thinking      *anthropicThink  `json:"thinking"`
 }
 
-// messagesIgnored are fields accepted and ignored: they change nothing a local model does.
-var messagesIgnored = []string{"metadata", "service_tier"}
+// messagesPolicy refuses the Messages API's fields this server cannot honour (server tools,
+// MCP servers: it never starts one on a request's behalf), naming them.
+var messagesPolicy = newFieldPolicy(messagesRequest{}, map[string]noopRule{
+	"mcp_servers": {nullOr("[]"), "this server does not connect to MCP servers on a request's behalf; leave mcp_servers out and call tools yourself"},
+	"container":   {isNull, "this server runs no code containers; leave container out"},
+})
 
 type anthropicMsg struct {
 	Role    string          `json:"role"`
@@ -95,27 +99,12 @@ type anthropicThink struct {
 	BudgetTokens int    `json:"budget_tokens"`
 }
 
-// decodeStrict decodes body into v, refusing fields v does not know (a 400 naming the field),
-// except those in ignored.
-func decodeStrict(body []byte, v any, ignored []string) *apiError {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
+// decodeChecked decodes body into v and lets p refuse the fields it cannot honour, naming them.
+func decodeChecked(body []byte, v any, p fieldPolicy) *apiError {
+	if err := json.Unmarshal(body, v); err != nil {
 		return jsonError(err)
 	}
-	for _, k := range ignored {
-		delete(top, k)
-	}
-	trimmed, _ := json.Marshal(top)
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			name = strings.Trim(name, `"`)
-			return badParam(name, "unsupported_parameter", name+": this server does not support this field; leave it out")
-		}
-		return jsonError(err)
-	}
-	return nil
+	return p.check(body)
 }
 
 // toInference checks the request and builds the engine's.

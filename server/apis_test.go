@@ -94,11 +94,11 @@ func mustJSON(v any) string {
 // tool_result blocks (results become tool messages), tool_choice, function_call items.
 func TestOtherAPIsRequestMapping(t *testing.T) {
 	var mr messagesRequest
-	if aerr := decodeStrict([]byte(`{"max_tokens":9,"system":[{"type":"text","text":"Be brief."}],"messages":[
+	if aerr := decodeChecked([]byte(`{"max_tokens":9,"system":[{"type":"text","text":"Be brief."}],"messages":[
 		{"role":"user","content":"Bern?"},
 		{"role":"assistant","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"tu1","name":"get_weather","input":{"city":"Bern"}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu1","content":[{"type":"text","text":"21 °C"}]},{"type":"text","text":"Thanks"}]}],
-		"tools":[{"name":"get_weather","input_schema":`+weatherSchema+`}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},"metadata":{"user_id":"u"}}`), &mr, messagesIgnored); aerr != nil {
+		"tools":[{"name":"get_weather","input_schema":`+weatherSchema+`}],"tool_choice":{"type":"any","disable_parallel_tool_use":true},"metadata":{"user_id":"u"}}`), &mr, messagesPolicy); aerr != nil {
 		t.Fatal(aerr)
 	}
 	got, aerr := mr.toInference()
@@ -113,10 +113,10 @@ func TestOtherAPIsRequestMapping(t *testing.T) {
 	}
 
 	var rr responsesRequest
-	if aerr := decodeStrict([]byte(`{"instructions":"Be brief.","input":[{"role":"user","content":[{"type":"input_text","text":"Bern?"}]},
+	if aerr := decodeChecked([]byte(`{"instructions":"Be brief.","input":[{"role":"user","content":[{"type":"input_text","text":"Bern?"}]},
 		{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\":\"Bern\"}"},
 		{"type":"function_call_output","call_id":"c1","output":"21 °C"}],"store":false,
-		"text":{"format":{"type":"json_schema","name":"w","schema":`+weatherSchema+`}}}`), &rr, responsesIgnored); aerr != nil {
+		"text":{"format":{"type":"json_schema","name":"w","schema":`+weatherSchema+`}}}`), &rr, responsesPolicy); aerr != nil {
 		t.Fatal(aerr)
 	}
 	rg, aerr := rr.toInference()
@@ -140,13 +140,14 @@ func TestOtherAPIsRefuse(t *testing.T) {
 		status          int
 		want            string
 	}{
-		{"/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":"x"}],"mcp_servers":[]}`, "k", 400, `"type":"error","error":{"type":"invalid_request_error","message":"mcp_servers:`},
+		{"/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":"x"}],"mcp_servers":[{"type":"url","url":"http://127.0.0.1:1","name":"x"}]}`, "k", 400, `"type":"error","error":{"type":"invalid_request_error","message":"mcp_servers: this server does not connect to MCP servers`},
 		{"/v1/messages", `{"messages":[{"role":"user","content":"x"}]}`, "k", 400, `max_tokens: required`},
 		{"/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":[{"type":"image","source":{}}]}]}`, "k", 400, `block type \"image\"`},
 		{"/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":"x"}]}`, "wrong", 401, `"type":"authentication_error"`},
 		{"/v1/responses", `{"input":"x","previous_response_id":"resp_1"}`, "k", 400, `previous_response_id: this server stores no responses`},
 		{"/v1/responses", `{"input":"x","tools":[{"type":"web_search"}]}`, "k", 400, `tool type \"web_search\"`},
-		{"/v1/responses", `{"input":"x","background":true}`, "k", 400, `"param":"background"`},
+		{"/v1/responses", `{"input":"x","background":true}`, "k", 400, `background: this server answers while the request waits`},
+		{"/v1/responses", `{"input":"x","modalities":["text"]}`, "k", 400, `unknown parameter \"modalities\"`},
 		{"/v1/embeddings", `{"input":"x"}`, "k", 404, `"code":"model_not_found"`},
 	} {
 		resp := post(t, url+tc.path, tc.body, "X-Api-Key", tc.key)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"edgechat/inference/decoder"
-	"edgechat/internal/synth"
-	"edgechat/internal/testenv"
+	"edgechat/inference/ort/decoder"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
 	"edgechat/server"
 )
 

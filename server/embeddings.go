@@ -23,6 +23,8 @@ type Embedder interface {
 	TokenLimit() int
 }
 
+var embeddingsPolicy = newFieldPolicy(embeddingsRequest{}, nil)
+
 // maxEmbeddingInputs bounds the texts of one request, as OpenAI does.
 const maxEmbeddingInputs = 2048
 
@@ -66,7 +68,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var er embeddingsRequest
-	if aerr := decodeStrict(body, &er, nil); aerr != nil {
+	if aerr := decodeChecked(body, &er, embeddingsPolicy); aerr != nil {
 		writeError(w, aerr)
 		return
 	}

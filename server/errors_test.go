@@ -55,7 +55,7 @@ func TestErrorStatuses(t *testing.T) {
 		{"no key", "POST", "/v1/chat/completions", msg(""), nil, Options{APIKey: "k1"}, 401, "invalid_api_key", "Bearer"},
 		{"wrong key", "POST", "/v1/chat/completions", msg(""), []string{"Authorization", "Bearer nope"}, Options{APIKey: "k1"}, 401, "invalid_api_key", "API key"},
 		{"models without key", "GET", "/v1/models", "", nil, Options{APIKey: "k1"}, 401, "invalid_api_key", "API key"},
-		{"unknown path", "GET", "/v1/embeddings", "", nil, Options{}, 404, "unknown_url", "/v1/embeddings"},
+		{"unknown path", "GET", "/v1/images/generations", "", nil, Options{}, 404, "unknown_url", "/v1/images/generations"},
 		{"root", "GET", "/", "", nil, Options{}, 404, "unknown_url", "unknown path"},
 		{"GET chat", "GET", "/v1/chat/completions", "", nil, Options{}, 405, "method_not_allowed", "use POST"},
 		{"POST models", "POST", "/v1/models", "{}", nil, Options{}, 405, "method_not_allowed", "use GET"},

@@ -21,7 +21,7 @@ import (
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	s.serveReply(w, r, "response", func(body []byte) (*generation, *apiError) {
 		var rr responsesRequest
-		if aerr := decodeStrict(body, &rr, responsesIgnored); aerr != nil {
+		if aerr := decodeChecked(body, &rr, responsesPolicy); aerr != nil {
 			return nil, aerr
 		}
 		req, aerr := rr.toInference()
@@ -42,9 +42,18 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// responsesIgnored are fields accepted and ignored: nothing is stored, and they change
-// nothing a local model does.
-var responsesIgnored = []string{"store", "metadata", "user", "include", "service_tier", "truncation", "stream_options", "prompt_cache_key", "safety_identifier"}
+// responsesPolicy: nothing is stored (store is bookkeeping), and the Responses API's
+// parameters this server cannot honour are accepted only at the value that asks for nothing.
+var responsesPolicy = newFieldPolicy(responsesRequest{}, map[string]noopRule{
+	"include":        {nullOr("[]"), "this server returns no extra output data; leave include out"},
+	"truncation":     {nullOr(`"disabled"`, `"auto"`), `truncation: "disabled" or "auto" (the oldest turns are dropped to fit either way)`},
+	"stream_options": {func(json.RawMessage) bool { return true }, ""},
+	"background":     {nullOr("false"), "this server answers while the request waits, not in the background; leave background out"},
+	"conversation":   {isNull, "this server stores no conversations; send the whole conversation as input"},
+	"prompt":         {isNull, "this server has no stored prompts; send instructions and input"},
+	"top_logprobs":   {nullOr("0"), "this server does not return log probabilities; leave top_logprobs out"},
+	"max_tool_calls": {isNull, "leave max_tool_calls out; parallel_tool_calls: false allows one call"},
+})
 
 type responsesRequest struct {
 	Model             string          `json:"model"`

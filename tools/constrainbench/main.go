@@ -19,7 +19,7 @@ import (
 	"slices"
 
 	"edgechat/inference"
-	"edgechat/inference/decoder"
+	"edgechat/inference/ort/decoder"
 	"edgechat/internal/paths"
 	"edgechat/reply"
 )

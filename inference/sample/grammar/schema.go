@@ -55,8 +55,6 @@ type node struct {
 	lits *litTrie
 	// anyOf
 	alts []*node
-	// ref is a $ref not yet resolved (compile time only).
-	ref string
 	// min is the shortest text of a value of this node (see minimal).
 	min      []byte
 	minState uint8 // 0 unknown, 1 computing, 2 known
