@@ -20,10 +20,7 @@ import (
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	s.serveReply(w, r, "message", func(body []byte) (*generation, *apiError) {
 		var mr messagesRequest
-		if aerr := decodeChecked(body, &mr, messagesPolicy); aerr != nil {
-			return nil, aerr
-		}
-		req, aerr := mr.toInference()
+		req, aerr := decodeRequest(body, &mr, messagesPolicy)
 		if aerr != nil {
 			return nil, aerr
 		}
@@ -105,6 +102,19 @@ func decodeChecked(body []byte, v any, p fieldPolicy) *apiError {
 		return jsonError(err)
 	}
 	return p.check(body)
+}
+
+// apiRequest is the request of an API that generates a reply.
+type apiRequest interface {
+	toInference() (reply.Request, *apiError)
+}
+
+// decodeRequest decodes body into v, checks its fields with p and converts it.
+func decodeRequest(body []byte, v apiRequest, p fieldPolicy) (reply.Request, *apiError) {
+	if aerr := decodeChecked(body, v, p); aerr != nil {
+		return reply.Request{}, aerr
+	}
+	return v.toInference()
 }
 
 // toInference checks the request and builds the engine's.

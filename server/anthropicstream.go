@@ -12,20 +12,14 @@ import (
 // then message_delta with the stop reason and usage, and message_stop. A failure mid-stream
 // is an error event. Status and notice events go out as SSE comments.
 func (s *Server) streamMessage(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, c completion) *reply.Summary {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	sw := newSSEWriter(w)
+	sw := startSSE(w)
 	start := anthropicMessage{ID: c.id, Type: "message", Role: "assistant", Model: c.model, Content: []anthropicBlock{}}
 	sw.event("message_start", map[string]any{"type": "message_start", "message": start})
 	sw.event("ping", map[string]string{"type": "ping"})
 	sw.flush()
 
 	b := blockStream{sw: sw, index: -1}
-	var done *reply.Summary
-	for ev := range events {
+	sum, gone, failure := s.relay(ctx, sw, events, func(ev reply.Event) {
 		switch ev.Kind {
 		case reply.EventThinking:
 			b.delta("thinking", map[string]any{"type": "thinking_delta", "thinking": ev.Text})
@@ -40,28 +34,13 @@ func (s *Server) streamMessage(ctx context.Context, w http.ResponseWriter, event
 					b.delta("tool_use", map[string]any{"type": "input_json_delta", "partial_json": p.Arguments})
 				}
 			}
-		case reply.EventNotice, reply.EventStatus:
-			sw.comment(ev.Text)
-		case reply.EventDone:
-			done = ev.Done
 		}
-		if sw.err != nil {
-			return nil
-		}
-		if len(events) == 0 {
-			sw.flush()
-		}
-	}
-	sum := reply.Ended(ctx, done)
-	if ctx.Err() != nil && s.hardStop.Err() == nil {
+	})
+	if gone {
 		return sum
 	}
-	if _, ok := finishReason(sum); !ok {
-		e := newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText())
-		if sum.FinishReason == reply.FinishCancelled {
-			e = shuttingDownError()
-		}
-		sw.event("error", anthropicErrorOf(e))
+	if failure != nil {
+		sw.event("error", anthropicErrorOf(failure))
 		sw.flush()
 		return sum
 	}

@@ -21,10 +21,7 @@ import (
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	s.serveReply(w, r, "response", func(body []byte) (*generation, *apiError) {
 		var rr responsesRequest
-		if aerr := decodeChecked(body, &rr, responsesPolicy); aerr != nil {
-			return nil, aerr
-		}
-		req, aerr := rr.toInference()
+		req, aerr := decodeRequest(body, &rr, responsesPolicy)
 		if aerr != nil {
 			return nil, aerr
 		}

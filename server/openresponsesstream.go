@@ -13,19 +13,13 @@ import (
 // output_item.added, deltas, .done events and output_item.done; then response.completed (or
 // response.incomplete, or response.failed). Every event carries a sequence_number.
 func (s *Server) streamResponse(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, c completion, rr *responsesRequest) *reply.Summary {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rs := &respStream{sw: newSSEWriter(w), id: c.id, index: -1}
+	rs := &respStream{sw: startSSE(w), id: c.id, index: -1}
 	resp := rr.object(c, "in_progress")
 	rs.send("response.created", map[string]any{"response": resp})
 	rs.send("response.in_progress", map[string]any{"response": resp})
 	rs.sw.flush()
 
-	var done *reply.Summary
-	for ev := range events {
+	sum, gone, failure := s.relay(ctx, rs.sw, events, func(ev reply.Event) {
 		switch ev.Kind {
 		case reply.EventThinking:
 			rs.addText("reasoning", ev.Text)
@@ -35,30 +29,14 @@ func (s *Server) streamResponse(ctx context.Context, w http.ResponseWriter, even
 			if ev.Tool != nil {
 				rs.call(*ev.Tool)
 			}
-		case reply.EventNotice, reply.EventStatus:
-			rs.sw.comment(ev.Text)
-		case reply.EventDone:
-			done = ev.Done
 		}
-		if rs.sw.err != nil {
-			return nil
-		}
-		if len(events) == 0 {
-			rs.sw.flush()
-		}
-	}
-	sum := reply.Ended(ctx, done)
-	if ctx.Err() != nil && s.hardStop.Err() == nil {
+	})
+	if gone {
 		return sum
 	}
 	rs.closeItem()
-	if _, ok := finishReason(sum); !ok {
-		resp.Status = "failed"
-		resp.Error = &respError{Code: "server_error", Message: "the model failed while replying: " + sum.ErrorText()}
-		if sum.FinishReason == reply.FinishCancelled {
-			resp.Error = &respError{Code: "server_error", Message: shuttingDownError().Message}
-		}
-		resp.Output = rs.items
+	if failure != nil {
+		resp.Status, resp.Error, resp.Output = "failed", &respError{Code: "server_error", Message: failure.Message}, rs.items
 		rs.send("response.failed", map[string]any{"response": resp})
 		rs.sw.flush()
 		return sum

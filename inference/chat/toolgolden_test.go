@@ -2,14 +2,10 @@ package chat
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // toolCase is one row of testdata/toolcases.json, written by tools/goldenprompts: messages as
@@ -45,17 +41,7 @@ func (c toolCase) input(specials map[string]*string) ([]Message, Options) {
 			msgs[i].ToolCalls = append(msgs[i].ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
 	}
-	opt := Options{AddGenerationPrompt: c.AddGenerationPrompt}
-	if s := specials["bos_token"]; s != nil {
-		opt.BOS = *s
-	}
-	if s := specials["eos_token"]; s != nil {
-		opt.EOS = *s
-	}
-	for _, tool := range c.Tools {
-		opt.Tools = append(opt.Tools, tool)
-	}
-	return msgs, opt
+	return msgs, goldenOptions(specials, c.AddGenerationPrompt, c.Tools)
 }
 
 // toolTemplates render the tool cases; those that TestGolden does not cover render the base
@@ -101,30 +87,4 @@ func TestToolGolden(t *testing.T) {
 			}
 		})
 	}
-}
-
-// checkGolden renders msgs and compares with base.txt, or expects an error when base.err exists.
-func checkGolden(t *testing.T, tpl *Template, name, base string, msgs []Message, opt Options) {
-	t.Run(name, func(t *testing.T) {
-		got, err := tpl.Render(msgs, opt)
-		if want, rerr := os.ReadFile(base + ".err"); rerr == nil {
-			if err == nil {
-				t.Fatalf("Render succeeded, want an error like %q", strings.TrimSpace(string(want)))
-			}
-			if !errors.Is(err, ErrTemplate) {
-				t.Errorf("error %v is not ErrTemplate", err)
-			}
-			return
-		}
-		if err != nil {
-			t.Fatalf("Render: %v", err)
-		}
-		want, err := os.ReadFile(base + ".txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(string(want), got); diff != "" {
-			t.Errorf("Render mismatch (-want +got):\n%s", diff)
-		}
-	})
 }

@@ -1,5 +1,7 @@
 package grammar
 
+import "edgechat/tokenizer"
+
 // The matcher is a pushdown automaton over bytes: a stack of frames, one per JSON value
 // being written, the innermost on top. anyOf makes it nondeterministic, so a state is a set
 // of stacks (usually one), each advanced by every byte; stacks that refuse a byte drop out.
@@ -147,23 +149,11 @@ func strByte(f *frame, b byte) (st status, start bool) {
 
 // utf8Lead returns how many continuation bytes lead byte b needs and the range of the first.
 func utf8Lead(b byte) (need uint8, lo, hi byte) {
-	switch {
-	case b >= 0xC2 && b <= 0xDF:
-		return 1, 0x80, 0xBF
-	case b == 0xE0:
-		return 2, 0xA0, 0xBF
-	case b == 0xED:
-		return 2, 0x80, 0x9F
-	case b >= 0xE1 && b <= 0xEF:
-		return 2, 0x80, 0xBF
-	case b == 0xF0:
-		return 3, 0x90, 0xBF
-	case b >= 0xF1 && b <= 0xF3:
-		return 3, 0x80, 0xBF
-	case b == 0xF4:
-		return 3, 0x80, 0x8F
+	n, lo, hi := tokenizer.SeqShape(b)
+	if n == 0 {
+		return 0, 0, 0
 	}
-	return 0, 0, 0
+	return uint8(n - 1), lo, hi
 }
 
 func isHex(b byte) bool { return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F' }

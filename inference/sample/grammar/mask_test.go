@@ -16,6 +16,16 @@ var schemas = []struct{ name, schema string }{
 	{"any", `{}`},
 }
 
+// schemaMasks compiles schema for v and gives a random source seeded by seed and the schema.
+func schemaMasks(t *testing.T, schema string, v *Vocab, seed uint64) (*Masks, *rand.Rand) {
+	t.Helper()
+	g, err := Compile(json.RawMessage(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewMasks(g, v), rand.New(rand.NewPCG(seed, uint64(len(schema))))
+}
+
 // TestMaskMatchesBruteForce compares each mask along random outputs with the tokens the
 // grammar accepts when tried one by one.
 func TestMaskMatchesBruteForce(t *testing.T) {
@@ -25,12 +35,7 @@ func TestMaskMatchesBruteForce(t *testing.T) {
 	}
 	for _, sc := range schemas {
 		t.Run(sc.name, func(t *testing.T) {
-			g, err := Compile(json.RawMessage(sc.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms := NewMasks(g, v)
-			rng := rand.New(rand.NewPCG(7, uint64(len(sc.name))))
+			ms, rng := schemaMasks(t, sc.schema, v, 7)
 			m := ms.Matcher()
 			var out []byte
 			for step := 0; step < 6 && !m.Done(); step++ {
@@ -63,12 +68,7 @@ func TestRandomOutputsParse(t *testing.T) {
 	v := realVocab(t, "qwen3")
 	for _, sc := range schemas {
 		t.Run(sc.name, func(t *testing.T) {
-			g, err := Compile(json.RawMessage(sc.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms := NewMasks(g, v)
-			rng := rand.New(rand.NewPCG(3, uint64(len(sc.name))))
+			ms, rng := schemaMasks(t, sc.schema, v, 3)
 			for range 8 {
 				out := randomOutput(t, ms, rng, 30, 0.3)
 				if !json.Valid(out) {
