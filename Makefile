@@ -48,7 +48,7 @@ vet:
 # the server's, raced on its own. Then short fuzzing.
 # `make test-quick` runs everything once without -race.
 FAST_PKGS  := ./inference ./internal/layering ./internal/eps ./internal/host ./reply ./internal/localefix
-HEAVY_PKGS := ./inference/ort/decoder ./internal/testkit/synth ./onnx/optimize ./tokenizer ./tools/mkmodel ./cli ./models ./inference/sample/grammar
+HEAVY_PKGS := ./inference/ort/decoder ./internal/testkit/synth ./onnx/optimize ./tokenizer ./tools/mkmodel ./cli ./models ./inference/sample/grammar ./server/apitest
 OTHER_PKGS  = $(filter-out $(FAST_PKGS) $(HEAVY_PKGS),$(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}./{{.ImportPath}}{{end}}' ./... | sed 's|^\./edgechat|.|'))
 
 test: setup vet

@@ -1,4 +1,4 @@
-package server_test
+package apitest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
 	"edgechat/internal/testkit/synth"
 	"edgechat/internal/testkit/testenv"
@@ -22,15 +23,16 @@ import (
 // arguments and every structured reply against its schema (testdata/clients.cjs).
 func TestOfficialClients(t *testing.T) {
 	node, modules := testenv.APIClients(t)
-	eng := tinyEngine(t, 0)
-	o := synth.Tiny()
-	o.Layout = synth.LayoutEmbedding
-	o.TokenizerDir = testenv.TokenizerDir(t, "qwen3")
-	embDir := filepath.Join(t.TempDir(), "emb")
-	if err := synth.Write(embDir, o); err != nil {
+	lib := testenv.ORTLibrary(t)
+	chatDir, embDir := writeModel(t, synth.LayoutHF), writeModel(t, synth.LayoutEmbedding)
+	eng, err := inference.New(inference.Config{Open: decoder.Opener(lib), Preload: true, Routes: []inference.RouteConfig{{
+		Name: "cpu", Model: chatDir, LoadOptions: inference.LoadOptions{EP: inference.EP{Name: "cpu"}},
+	}}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	emb, err := decoder.OpenEmbedder(embDir, decoder.EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
+	t.Cleanup(func() { eng.Close() })
+	emb, err := decoder.OpenEmbedder(embDir, decoder.EmbedOptions{Library: lib, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,4 +57,15 @@ func TestOfficialClients(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "all checks passed") {
 		t.Fatalf("the clients' checks failed: %v", err)
 	}
+}
+
+// writeModel writes a tiny synthetic Qwen3 model with the real tokenizer in layout.
+func writeModel(t *testing.T, layout synth.Layout) string {
+	o := synth.Tiny()
+	o.Layout, o.TokenizerDir = layout, testenv.TokenizerDir(t, "qwen3")
+	dir := filepath.Join(t.TempDir(), string(layout))
+	if err := synth.Write(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
