@@ -15,7 +15,8 @@ FUZZ_TARGETS := tokenizer:FuzzRoundTrip inference/think:FuzzParser inference/cha
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter \
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName \
-	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch
+	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch \
+	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler
 
 setup:
 	@tools/setup.sh
@@ -47,7 +48,7 @@ vet:
 # the server's, raced on its own. Then short fuzzing.
 # `make test-quick` runs everything once without -race.
 FAST_PKGS  := ./inference ./internal/layering ./internal/eps ./internal/host ./reply ./internal/localefix
-HEAVY_PKGS := ./inference/ort/decoder ./internal/testkit/synth ./onnx/optimize ./tokenizer ./tools/mkmodel ./cli ./models
+HEAVY_PKGS := ./inference/ort/decoder ./internal/testkit/synth ./onnx/optimize ./tokenizer ./tools/mkmodel ./cli ./models ./inference/sample/grammar ./server/apitest
 OTHER_PKGS  = $(filter-out $(FAST_PKGS) $(HEAVY_PKGS),$(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}./{{.ImportPath}}{{end}}' ./... | sed 's|^\./edgechat|.|'))
 
 test: setup vet

@@ -5,13 +5,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"edgechat/documents/embedmodel"
 	"edgechat/inference"
 	"edgechat/server"
 )
@@ -27,6 +30,7 @@ type serveFlags struct {
 	modelFlags
 	addr, apiKey, name, origins string
 	queue                       int
+	embeddingModel              string
 }
 
 func runServe(env Env) error {
@@ -46,6 +50,7 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	fs.StringVar(&f.name, "model-name", "", "model id the API reports (default: the model folder's name)")
 	fs.StringVar(&f.origins, "allow-origins", "", "comma-separated browser origins allowed to call the API (CORS), or *")
 	fs.IntVar(&f.queue, "queue", server.DefaultQueueSize, "requests that may wait while one is generated; more get 429")
+	fs.StringVar(&f.embeddingModel, "embedding-model", "", "the text-embedding model folder /v1/embeddings uses (a Qwen3-Embedding export), or off (default: the settings' embedding_model, else one found on this PC; opened on the first request)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -60,6 +65,12 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	}
 	defer eng.Close()
 	opt := server.Options{Addr: f.addr, APIKey: f.apiKey, ModelName: f.name, QueueSize: f.queue, AllowedOrigins: splitList(f.origins)}
+	embeddings, closeEmbeddings, err := f.embeddings(env)
+	if err != nil {
+		return err
+	}
+	defer closeEmbeddings()
+	opt.Embeddings = embeddings
 	if f.queue == 0 {
 		opt.QueueSize = -1 // --queue 0: no waiting
 	}
@@ -83,6 +94,56 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 		return fmt.Errorf("shut down: %w (replies in progress were cut off)", err)
 	}
 	return nil
+}
+
+// embeddings returns what opens the embedding model of /v1/embeddings on its first request:
+// --embedding-model, else the settings' embedding_model, else one found on this PC; nil for
+// off.
+func (f *serveFlags) embeddings(env Env) (open func() (server.Embedder, string, error), closeIt func(), err error) {
+	s, err := settingsFor(env, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.ortLib != "" {
+		s.ORTLibrary = f.ortLib
+	}
+	setting := cmp.Or(f.embeddingModel, s.EmbeddingModel)
+	opener := embedmodel.Opener(s, setting)
+	if opener == nil {
+		return nil, func() {}, nil
+	}
+	var (
+		mu     sync.Mutex
+		opened server.Embedder
+		name   string
+	)
+	closeIt = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := opened.(io.Closer); ok {
+			c.Close()
+		}
+	}
+	return func() (server.Embedder, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if opened != nil {
+			return opened, name, nil
+		}
+		e, err := opener()
+		if err != nil || e == nil {
+			return nil, "", err // tried again on the next request: the folder may be fixed
+		}
+		se, ok := e.(server.Embedder)
+		if !ok {
+			return nil, "", fmt.Errorf("the embedding model %s cannot count its tokens", e.Identity())
+		}
+		opened, name = se, modelName(setting)
+		if n, ok := e.(interface{ ModelName() string }); ok && n.ModelName() != "" {
+			name = n.ModelName()
+		}
+		return opened, name, nil
+	}, closeIt, nil
 }
 
 // modelName names a model by its folder ("qwen3-0.6b" for ~/models/qwen3-0.6b/onnx/model.onnx).

@@ -172,7 +172,7 @@ func TestDocumentTextStaysUserText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Request.Messages) != 2 || got.Request.Messages[0] != req.Messages[0] || got.Request.Messages[1].Role != "user" {
+	if len(got.Request.Messages) != 2 || !cmp.Equal(got.Request.Messages[0], req.Messages[0]) || got.Request.Messages[1].Role != "user" {
 		t.Fatalf("messages changed shape: %+v", got.Request.Messages)
 	}
 	if !strings.Contains(got.Request.Messages[1].Content, evil) {

@@ -13,12 +13,12 @@ import (
 // route's prefill-limit check, fitting the context and the prompt share them, and fitting
 // works on message indices.
 type conversation struct {
-	m        *Model
-	msgs     []reply.Message
-	thinking bool
-	roles    []string
-	head     int // leading messages always kept (the system prompt)
-	byStart  map[int]*promptIDs
+	m       *Model
+	msgs    []reply.Message
+	opts    turnOptions
+	roles   []string
+	head    int // leading messages always kept (the system prompt)
+	byStart map[int]*promptIDs
 	// raw marks a plain completion: byStart[0] is its prompt, never trimmed.
 	raw bool
 }
@@ -29,20 +29,25 @@ type promptIDs struct {
 	inThinking bool
 }
 
-func (m *Model) conversation(msgs []reply.Message, thinking bool) *conversation {
+func (m *Model) conversation(msgs []reply.Message, o turnOptions) *conversation {
 	roles := make([]string, len(msgs))
 	for i, msg := range msgs {
 		roles[i] = msg.Role
 	}
-	return &conversation{m: m, msgs: msgs, thinking: thinking, roles: roles, head: chat.Head(roles), byStart: map[int]*promptIDs{}}
+	return &conversation{m: m, msgs: msgs, opts: o, roles: roles, head: chat.Head(roles), byStart: map[int]*promptIDs{}}
 }
 
-// request is req's conversation: its messages, or its raw prompt.
+// request is req's conversation: its messages, or its raw prompt. A reply constrained from
+// its first token (a response format, a required tool call) is rendered without reasoning.
 func (m *Model) request(req reply.Request) *conversation {
 	if req.Prompt != nil {
 		return m.rawPrompt(req.Prompt)
 	}
-	return m.conversation(req.Messages, req.Thinking)
+	o := turnOptions{thinking: req.Thinking && !constrainedFromStart(req)}
+	if req.ToolChoice.Mode != reply.ToolNone {
+		o.tools = req.Tools
+	}
+	return m.conversation(req.Messages, o)
 }
 
 // rawPrompt is a plain completion's prompt: the text tokenized as user text (special tokens
@@ -91,7 +96,7 @@ func (c *conversation) from(start int) (*promptIDs, error) {
 	if p, ok := c.byStart[start]; ok {
 		return p, nil
 	}
-	r, err := c.m.render(c.msgs, c.head, start, c.thinking)
+	r, err := c.m.render(c.msgs, c.head, start, c.opts)
 	if err != nil {
 		return nil, err
 	}

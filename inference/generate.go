@@ -3,6 +3,7 @@ package inference
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -12,6 +13,10 @@ import (
 	"edgechat/inference/think"
 	"edgechat/tokenizer"
 )
+
+// maxRedraws bounds how often a sampled token that leaves no room to complete a constrained
+// reply is drawn again before the shortest completion is taken.
+const maxRedraws = 16
 
 // emitFunc sends an event; it returns false when the consumer has gone (ctx cancelled).
 type emitFunc func(reply.Event) bool
@@ -37,6 +42,10 @@ func (m *Model) generate(ctx context.Context, conv *conversation, req reply.Requ
 	if err := m.checkLogitBias(req.Sampling.LogitBias); err != nil {
 		return fail(err)
 	}
+	st, err := m.newSteer(req)
+	if err != nil {
+		return fail(err)
+	}
 	keptFrom, prompt, err := conv.fit(m.dec.Capacity(), maxTokens)
 	if err != nil {
 		return fail(err)
@@ -58,10 +67,10 @@ func (m *Model) generate(ctx context.Context, conv *conversation, req reply.Requ
 	} else {
 		out = newReplyStream(m.Tokenizer, req.Stop, prompt.inThinking, emit)
 	}
-	err = m.decode(ctx, logits, prompt.ids, req, maxTokens, out, sum, start)
+	err = m.decode(ctx, logits, prompt.ids, req, maxTokens, out, st, sum, start)
 	if err == nil && !conv.raw && (sum.FinishReason == reply.FinishStop || sum.FinishReason == reply.FinishLength) {
-		answer := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String()}
-		m.nextTurn = &nextTurn{history: append(conv.kept(keptFrom), answer), thinking: req.Thinking}
+		answer := reply.Message{Role: "assistant", Content: out.answer.String(), Thinking: out.thinking.String(), ToolCalls: st.toolCalls()}
+		m.nextTurn = &nextTurn{history: append(conv.kept(keptFrom), answer), opts: conv.opts}
 	}
 	if err != nil {
 		return fail(err) // keeps the counts of what was generated before the failure
@@ -91,11 +100,12 @@ func (m *Model) prefill(ctx context.Context, prompt []int, sum *reply.Summary) (
 }
 
 // decode samples tokens from logits and feeds them back until the end-of-sequence token, a
-// stop string, the budget or the context's end, streaming the text through out. Where the
-// decoder can check several rows in one run it drafts with prompt lookup (see drafting). It
-// sets the finish reason, ids, TTFT (from start), decode speed and lookup counts in sum; the
-// error is a failed run.
-func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req reply.Request, maxTokens int, out *replyStream, sum *reply.Summary, start time.Time) error {
+// stop string, the budget or the context's end, streaming the text through out and tool calls
+// as events. st (nil for free text) masks the logits and routes the tokens of a constrained
+// reply. Where the decoder can check several rows in one run, an unconstrained reply drafts
+// with prompt lookup (see drafting). It sets the finish reason, ids, TTFT (from start), decode
+// speed and lookup counts in sum; the error is a failed run.
+func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req reply.Request, maxTokens int, out *replyStream, st *steer, sum *reply.Summary, start time.Time) error {
 	s := sample.New(m.samplingParams(req.Sampling), m.dec.Vocab())
 	s.SetPromptLen(len(prompt))
 	avail := m.dec.Capacity() - len(prompt)
@@ -104,7 +114,10 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 	}
 	budget := min(maxTokens, avail)
 	history := append(make([]int, 0, len(prompt)+budget), prompt...)
-	spec := m.drafting(req)
+	var spec *speculator
+	if st == nil { // drafts are checked without the grammar's mask: a constrained reply has none
+		spec = m.drafting(req)
+	}
 	var (
 		decodeStart time.Time
 		err         error
@@ -120,8 +133,19 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		var id int
 		if len(queue) > 0 {
 			id, queue = queue[0], queue[1:]
+		} else if chosen, ok := st.next(budget - n); ok {
+			id = chosen
 		} else {
-			id = s.Sample(logits, history)
+			masked := st.mask(logits)
+			id = s.Sample(masked, history)
+			for tries := 0; !st.fits(id, budget-n); tries++ {
+				if tries == maxRedraws { // the model's logits give nothing that fits: finish it
+					id = st.finishing()
+					break
+				}
+				masked[id] = float32(math.Inf(-1))
+				id = s.Sample(masked, history)
+			}
 		}
 		if n == 0 {
 			sum.TTFT = time.Since(start)
@@ -133,12 +157,22 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		}
 		history = append(history, id)
 		sum.IDs = append(sum.IDs, id)
-		stop, ok := out.add(id)
+		text, end, serr := st.accept(id, out.reasoning())
+		if serr != nil {
+			err = serr
+			break
+		}
+		stop, ok := false, true
+		if text {
+			stop, ok = out.add(id)
+		} else {
+			ok = out.drain() && out.calls(st.parts)
+		}
 		if !ok {
 			sum.FinishReason = reply.FinishCancelled
 			break
 		}
-		if stop {
+		if stop || end {
 			sum.FinishReason = reply.FinishStop
 			break
 		}
@@ -162,6 +196,7 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		spec.timed(1, time.Since(ran))
 		runs++
 	}
+	sum.FinishReason = st.finish(sum.FinishReason)
 	spec.done(m)
 	if spec != nil {
 		st := spec.drafter.Stats
@@ -231,6 +266,29 @@ func (r *replyStream) add(id int) (stop, ok bool) {
 	text, stop := r.stop.Add(r.dec.Add(id))
 	r.stopped = stop
 	return stop, r.send(r.split(text))
+}
+
+// reasoning reports whether the reply is inside its <think> block.
+func (r *replyStream) reasoning() bool { return r.parser != nil && r.parser.Reasoning() }
+
+// drain sends the text the decoder and the stop-string matcher hold back, as a tool call
+// begins: the text before a call goes out before it.
+func (r *replyStream) drain() bool {
+	if r.stopped {
+		return true
+	}
+	text, _ := r.stop.Add(r.dec.Flush())
+	return r.send(r.split(text + r.stop.Flush()))
+}
+
+// calls sends tool call parts as events.
+func (r *replyStream) calls(parts []reply.ToolCallPart) bool {
+	for _, p := range parts {
+		if !r.emit(reply.Event{Kind: reply.EventToolCall, Tool: &p}) {
+			return false
+		}
+	}
+	return true
 }
 
 // split cuts text into thinking and answer segments.

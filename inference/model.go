@@ -10,6 +10,7 @@ import (
 
 	"edgechat/inference/chat"
 	"edgechat/inference/lookup"
+	"edgechat/inference/toolcall"
 	"edgechat/models"
 	"edgechat/tokenizer"
 )
@@ -50,6 +51,7 @@ type Model struct {
 	// lookupTiming is what prompt lookup learnt of the decoder's run times in earlier
 	// replies.
 	lookupTiming lookup.Timing
+	toolSupport
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.
@@ -125,6 +127,10 @@ func newModel(f *models.Folder, tok tokenizer.Tokenizer, template string, st tok
 	m := &Model{Folder: f, Tokenizer: tok, EP: ep, EOS: map[int]bool{}, bos: st.BOS, eosText: st.EOS}
 	if err := m.chooseTemplate(template); err != nil {
 		return nil, err
+	}
+	if !m.Template.IsFallback() {
+		m.templateText = template
+		m.toolFormat = toolcall.Detect(template, func(s string) bool { _, ok := tok.TokenID(s); return ok })
 	}
 	for _, id := range f.EOS() {
 		m.EOS[id] = true

@@ -9,6 +9,7 @@ import (
 
 	"edgechat/inference/chat"
 	"edgechat/inference/think"
+	"edgechat/inference/toolcall"
 	"edgechat/tokenizer"
 )
 
@@ -28,25 +29,64 @@ const markOpen, markClose = "\uE000", "\uE001"
 // markPad is Python whitespace (U+2029 PARAGRAPH SEPARATOR) that strip() and trim remove.
 const markPad = "\u2029"
 
+// markQuote ends the marker of a tool result: a template that prints the result through
+// tojson (Llama 3's) turns it into \" and so shows the body goes in JSON-encoded.
+const markQuote = `"`
+
 func marker(i int) string { return fmt.Sprintf("%s%s%d%s%s", markPad, markOpen, i, markClose, markPad) }
 
+func toolMarker(i int) string {
+	return fmt.Sprintf("%s%s%d%s%s%s", markPad, markOpen, i, markQuote, markClose, markPad)
+}
+
+// turnOptions are what a conversation is rendered with besides its messages.
+type turnOptions struct {
+	thinking bool
+	// tools are shown to the model (none when the request offers none or forbids calls).
+	tools []reply.Tool
+}
+
 // chatMessages converts the kept messages for the template: msgs[:head] and msgs[start:]
-// (start ≤ head keeps them all). With protect set, user and system bodies become markers
-// that name their index in msgs; a blank body (empty or whitespace) holds no special token and
-// stays as it is, so templates that skip an empty message or trim into their own text render
-// it as they would.
-func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Message {
+// (start ≤ head keeps them all). With protect set, user, system and tool bodies become
+// markers that name their index in msgs; a blank body (empty or whitespace) holds no special
+// token and stays as it is, so templates that skip an empty message or trim into their own
+// text render it as they would. Tool calls and results carry their keys (ids as the template
+// may print them); where the template reads tools from the system message, or shows calls only
+// as text, they go there.
+func (m *Model) chatMessages(msgs []reply.Message, head, start int, protect bool, o turnOptions) []chat.Message {
 	start = max(start, head)
-	out := make([]chat.Message, 0, head+len(msgs)-start)
-	for i, m := range msgs {
+	out := make([]chat.Message, 0, head+len(msgs)-start+1)
+	sysTools := m.systemTools(o.tools)
+	for i, msg := range msgs {
 		if i >= head && i < start {
 			continue
 		}
-		c := chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking}
-		if protect && (m.Role == "user" || m.Role == "system") && !strings.Contains(m.Content, markOpen) && !blank(m.Content) {
+		c := chat.Message{Role: msg.Role, Content: msg.Content, ReasoningContent: msg.Thinking, Name: msg.Name}
+		if msg.ToolCallID != "" {
+			c.ToolCallID = toolcall.TemplateID(msg.ToolCallID)
+		}
+		if protect && (msg.Role == "user" || msg.Role == "system" || msg.Role == "tool") && !strings.Contains(msg.Content, markOpen) && !blank(msg.Content) {
 			c.Content = marker(i)
+			if msg.Role == "tool" {
+				c.Content = toolMarker(i)
+			}
+		}
+		if len(msg.ToolCalls) > 0 {
+			if m.callsAsText() {
+				c.Content += m.toolFormat.Text(msg.ToolCalls)
+			} else {
+				for _, tc := range msg.ToolCalls {
+					c.ToolCalls = append(c.ToolCalls, chat.ToolCall{ID: toolcall.TemplateID(tc.ID), Name: tc.Name, Arguments: toolcall.Arguments(tc.Arguments)})
+				}
+			}
+		}
+		if sysTools != "" && msg.Role == "system" && len(out) == 0 {
+			c.Tools, sysTools = sysTools, ""
 		}
 		out = append(out, c)
+	}
+	if sysTools != "" { // a template that reads tools from the system message gets one
+		out = append([]chat.Message{{Role: "system", Tools: sysTools}}, out...)
 	}
 	return out
 }
@@ -54,18 +94,26 @@ func chatMessages(msgs []reply.Message, head, start int, protect bool) []chat.Me
 // blank reports whether s is empty or only whitespace.
 func blank(s string) bool { return strings.TrimFunc(s, chat.IsSpace) == "" }
 
-func (m *Model) renderOptions(thinking bool) chat.Options {
-	return chat.Options{AddGenerationPrompt: true, EnableThinking: &thinking, BOS: m.bos, EOS: m.eosText}
+func (m *Model) renderOptions(o turnOptions) chat.Options {
+	thinking := o.thinking
+	opt := chat.Options{AddGenerationPrompt: true, EnableThinking: &thinking, BOS: m.bos, EOS: m.eosText}
+	if m.systemTools(o.tools) == "" {
+		for _, t := range o.tools {
+			opt.Tools = append(opt.Tools, toolDocument(t))
+		}
+	}
+	return opt
 }
 
 // RenderPrompt renders the conversation as the model sees it (for --print-prompt).
 func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error) {
-	return m.Template.Render(chatMessages(msgs, 0, 0, false), m.renderOptions(thinking))
+	o := turnOptions{thinking: thinking}
+	return m.Template.Render(m.chatMessages(msgs, 0, 0, false, o), m.renderOptions(o))
 }
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
 func (m *Model) PromptIDs(msgs []reply.Message, thinking bool) ([]int, error) {
-	r, err := m.render(msgs, 0, 0, thinking)
+	r, err := m.render(msgs, 0, 0, turnOptions{thinking: thinking})
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +131,10 @@ type rendered struct {
 	inThinking bool
 }
 
-// render renders the kept messages, msgs[:head] and msgs[start:], with user and system bodies
-// protected from special-token matching.
-func (m *Model) render(msgs []reply.Message, head, start int, thinking bool) (*rendered, error) {
-	return m.renderProtected(msgs, chatMessages(msgs, head, start, true), m.renderOptions(thinking))
+// render renders the kept messages, msgs[:head] and msgs[start:], with user, system and tool
+// bodies protected from special-token matching.
+func (m *Model) render(msgs []reply.Message, head, start int, o turnOptions) (*rendered, error) {
+	return m.renderProtected(msgs, m.chatMessages(msgs, head, start, true, o), m.renderOptions(o))
 }
 
 // renderProtected renders cms, the protected form of msgs, with opt, and splits the text into
@@ -108,9 +156,15 @@ func (m *Model) renderProtected(msgs []reply.Message, cms []chat.Message, opt ch
 			break
 		}
 		j := strings.Index(text[i:], markClose)
-		idx := -1
+		idx, jsonBody := -1, false
 		if j > 0 {
-			if n, err := strconv.Atoi(text[i+len(markOpen) : i+j]); err == nil {
+			num := text[i+len(markOpen) : i+j]
+			if n, ok := strings.CutSuffix(num, `\`+markQuote); ok {
+				num, jsonBody = n, true
+			} else {
+				num = strings.TrimSuffix(num, markQuote)
+			}
+			if n, err := strconv.Atoi(num); err == nil {
 				idx = n
 			}
 		}
@@ -119,6 +173,9 @@ func (m *Model) renderProtected(msgs []reply.Message, cms []chat.Message, opt ch
 		}
 		before, after := text[:i], text[i+j+len(markClose):]
 		body := msgs[idx].Content
+		if jsonBody { // the template printed the body with tojson
+			body = pyJSONString(body)
+		}
 		if b, ok := strings.CutSuffix(before, markPad); ok {
 			before = b
 		} else { // the template trimmed the body's start

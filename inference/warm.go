@@ -16,8 +16,8 @@ const warmChunk = 64
 // produced it (Qwen3 drops the <think> block), so without help the next turn would prefill the
 // whole reply again before its first token.
 type nextTurn struct {
-	history  []reply.Message
-	thinking bool
+	history []reply.Message
+	opts    turnOptions
 }
 
 // warmNextTurn prefills the next turn's history — up to where the user's next message will
@@ -56,7 +56,7 @@ func (m *Model) warmNextTurn(ctx context.Context, stop func() bool) {
 // placeholder user message, and its ids with two different bodies agree up to that message.
 func (m *Model) historyIDs(w *nextTurn) ([]int, error) {
 	msgs := append(slices.Clip(w.history), reply.Message{Role: "user", Content: "a"})
-	r, err := m.render(msgs, 0, 0, w.thinking)
+	r, err := m.render(msgs, 0, 0, w.opts)
 	if err != nil {
 		return nil, err
 	}

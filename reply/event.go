@@ -23,6 +23,8 @@ const (
 	EventStatus
 	// EventDone is the last event of every stream; Done holds the summary.
 	EventDone
+	// EventToolCall is a piece of a tool call as it forms; Tool holds it.
+	EventToolCall
 )
 
 // Finish reasons.
@@ -38,6 +40,7 @@ type Event struct {
 	Kind EventKind
 	Text string
 	Done *Summary
+	Tool *ToolCallPart
 }
 
 // Summary closes a reply: why it ended, what it cost, who served it. In JSON, Err is the

@@ -1,11 +1,18 @@
 package reply
 
-// Message is one turn of a conversation. Role is "system", "user" or "assistant".
-// Thinking holds an assistant turn's reasoning (Qwen3's <think> block), if kept.
+// Message is one turn of a conversation. Role is "system", "user", "assistant" or "tool".
+// Thinking holds an assistant turn's reasoning (Qwen3's <think> block), if kept. An assistant
+// turn that called tools lists its ToolCalls (its Content may be empty); a "tool" turn is one
+// call's result: ToolCallID names the call and Content holds the result as data (the engine
+// never lets it become special tokens).
 type Message struct {
-	Role     string `json:"role"`
-	Content  string `json:"content"`
-	Thinking string `json:"thinking,omitempty"`
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	Thinking   string     `json:"thinking,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Name is the called function's name on a "tool" turn (some templates print it).
+	Name string `json:"name,omitempty"`
 }
 
 // Sampling controls how the next token is chosen. Nil pointers take the model's defaults
@@ -49,6 +56,16 @@ type Request struct {
 	Prompt *Prompt
 	// Thinking turns Qwen3's reasoning on (enable_thinking in the chat template).
 	Thinking bool
+	// Tools are the functions the model may call; the chat template shows them to the model
+	// and the reply may end with FinishToolCalls and EventToolCall events. None: no tools.
+	Tools []Tool
+	// ToolChoice says whether the model may, must or must not call them (zero: auto).
+	ToolChoice ToolChoice
+	// OneToolCall allows at most one tool call in the reply (OpenAI's
+	// parallel_tool_calls: false).
+	OneToolCall bool
+	// Format, when set, constrains the reply's text to JSON (json_object) or to a JSON schema.
+	Format *Format
 	// MaxTokens caps the reply; 0 takes DefaultMaxTokens. A budget over the model's
 	// context is cut to what the context holds, unless StrictMaxTokens is set.
 	MaxTokens int

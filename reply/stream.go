@@ -3,6 +3,7 @@ package reply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -38,6 +39,9 @@ func SendFinal(ctx context.Context, out chan<- Event, ev Event) {
 	}
 }
 
+// ErrBrokenToolCall is the error of a stream whose tool call parts came out of order.
+var ErrBrokenToolCall = errors.New("the reply's tool calls arrived out of order")
+
 // errUnexplained stands in for the error of a failed reply whose producer gave none.
 var errUnexplained = errors.New("the model failed without saying why")
 
@@ -61,13 +65,17 @@ type Collected struct {
 	Text, Thinking string
 	// Notices are the notice events' texts, in order.
 	Notices []string
-	Summary *Summary
+	// ToolCalls are the calls the reply made, assembled from its EventToolCall parts.
+	ToolCalls []ToolCall
+	Summary   *Summary
 }
 
 // Collect reads a stream to its end. The summary is never nil (see Ended).
 func Collect(ctx context.Context, ch <-chan Event) Collected {
 	var text, thinking strings.Builder
 	var c Collected
+	var calls ToolCalls
+	var broken error
 	for ev := range ch {
 		switch ev.Kind {
 		case EventText:
@@ -76,10 +84,22 @@ func Collect(ctx context.Context, ch <-chan Event) Collected {
 			thinking.WriteString(ev.Text)
 		case EventNotice:
 			c.Notices = append(c.Notices, ev.Text)
+		case EventToolCall:
+			if ev.Tool != nil && broken == nil {
+				if err := calls.Add(*ev.Tool); err != nil {
+					broken = fmt.Errorf("%w: %v", ErrBrokenToolCall, err)
+				}
+			}
 		case EventDone:
 			c.Summary = ev.Done
 		}
 	}
+	if broken != nil {
+		c.Summary = &Summary{FinishReason: FinishError, Err: broken}
+	}
 	c.Text, c.Thinking, c.Summary = text.String(), thinking.String(), Ended(ctx, c.Summary)
+	if cs := calls.Calls(); len(cs) > 0 {
+		c.ToolCalls = cs
+	}
 	return c
 }

@@ -28,9 +28,13 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 				return s.stream(ctx, w, events, chatChunks(c), cr.includeUsage())
 			}
 			return s.complete(ctx, w, events, func(col reply.Collected, finish string) any {
+				msg := assistantMessage{Role: "assistant", ReasoningContent: col.Thinking, ToolCalls: wireToolCalls(col.ToolCalls)}
+				if col.Text != "" || len(col.ToolCalls) == 0 {
+					msg.Content = &col.Text
+				}
 				return chatCompletion{
 					ID: c.id, Object: "chat.completion", Created: c.created, Model: c.model,
-					Choices:   []choice{{Message: assistantMessage{Role: "assistant", Content: col.Text, ReasoningContent: col.Thinking}, FinishReason: finish}},
+					Choices:   []choice{{Message: msg, FinishReason: finish}},
 					Usage:     usageOf(col.Summary),
 					XEdgeChat: statsOf(col.Summary, col.Notices),
 				}
@@ -144,6 +148,8 @@ func awaitStart(events <-chan reply.Event) ([]reply.Event, *apiError) {
 				return head, badRequest("context_length_exceeded", ev.Done.Err.Error())
 			case errors.Is(ev.Done.Err, reply.ErrInvalidPrompt):
 				return head, badRequest("invalid_prompt", "prompt: "+ev.Done.Err.Error())
+			case errors.Is(ev.Done.Err, reply.ErrTools):
+				return head, toolsError(ev.Done.Err)
 			}
 			if pe := (*reply.ParamError)(nil); errors.As(ev.Done.Err, &pe) {
 				return head, badRequest("invalid_"+pe.Param, pe.Error())

@@ -185,11 +185,22 @@ func TestRequestMapping(t *testing.T) {
 		{"thinking off", `{"messages":[{"role":"user","content":"Hi"}],"chat_template_kwargs":{"enable_thinking":false}}`,
 			reply.Request{Messages: user}},
 		{"bookkeeping ignored", `{"messages":[{"role":"user","content":"Hi","name":"bob"}],"tools":[],"tool_choice":"none","user":"u","n":1,"store":false,"metadata":{"a":"b"},"logprobs":false,"modalities":["text"],"model":"x"}`,
-			reply.Request{Messages: user, Thinking: true}},
+			reply.Request{Messages: user, Thinking: true, ToolChoice: reply.ToolChoice{Mode: reply.ToolNone}}},
 		{"frequency penalty and logit bias", `{"messages":[{"role":"user","content":"Hi"}],"frequency_penalty":1,"logit_bias":{"0":-100,"42":100,"7":0.5}}`,
 			reply.Request{Messages: user, Thinking: true, Sampling: reply.Sampling{FrequencyPenalty: f(1), LogitBias: map[int]float64{0: -100, 42: 100, 7: 0.5}}}},
 		{"names in any case, as encoding/json reads them", `{"Messages":[{"role":"user","content":"Hi"}],"MAX_TOKENS":5}`,
 			reply.Request{Messages: user, Thinking: true, MaxTokens: 5, StrictMaxTokens: true}},
+		{"tools", `{"messages":[{"role":"user","content":"Hi"}],"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}}],"tool_choice":{"type":"function","function":{"name":"get_weather"}},"parallel_tool_calls":false}`,
+			reply.Request{Messages: user, Thinking: true, Tools: []reply.Tool{{Name: "get_weather", Description: "Weather.", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}},
+				ToolChoice: reply.ToolChoice{Mode: reply.ToolFunction, Name: "get_weather"}, OneToolCall: true}},
+		{"response formats", `{"messages":[{"role":"user","content":"Hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"p","strict":true,"schema":{"type":"object"}}}}`,
+			reply.Request{Messages: user, Thinking: true, Format: &reply.Format{Type: reply.FormatJSONSchema, Name: "p", Schema: json.RawMessage(`{"type":"object"}`)}}},
+		{"tool call history", `{"messages":[{"role":"user","content":"Hi"},
+			{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},
+			{"role":"tool","tool_call_id":"call_1","content":"42"}]}`,
+			reply.Request{Thinking: true, Messages: []reply.Message{{Role: "user", Content: "Hi"},
+				{Role: "assistant", ToolCalls: []reply.ToolCall{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}}},
+				{Role: "tool", ToolCallID: "call_1", Content: "42"}}}},
 		{"content parts and roles", `{"messages":[
 			{"role":"developer","content":"Be brief."},
 			{"role":"user","content":[{"type":"text","text":"line 1"},{"type":"text","text":"line 2"}]},
@@ -262,6 +273,7 @@ func TestEngineErrors(t *testing.T) {
 type wireError struct {
 	Message string  `json:"message"`
 	Type    string  `json:"type"`
+	Param   *string `json:"param"`
 	Code    *string `json:"code"`
 }
 

@@ -11,6 +11,7 @@ type apiError struct {
 	status  int
 	Message string  `json:"message"`
 	Type    string  `json:"type"`
+	Param   *string `json:"param,omitempty"`
 	Code    *string `json:"code"`
 	// retryAfter, when positive, is sent as the Retry-After header (seconds).
 	retryAfter int
@@ -36,9 +37,16 @@ type errorBody struct {
 	Error *apiError `json:"error"`
 }
 
-// writeError sends e as the whole response.
+// writeError sends e as the whole response, in the Messages API's shape on its responses.
 func writeError(w http.ResponseWriter, e *apiError) {
 	h := w.Header()
+	if _, ok := w.(anthropicWriter); ok {
+		if e.retryAfter > 0 {
+			h.Set("Retry-After", strconv.Itoa(e.retryAfter))
+		}
+		writeJSON(w, e.status, anthropicErrorOf(e))
+		return
+	}
 	if e.retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(e.retryAfter))
 	}

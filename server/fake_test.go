@@ -86,6 +86,7 @@ func post(t testing.TB, url, body string, header ...string) *http.Response {
 // sseStream is a parsed text/event-stream body.
 type sseStream struct {
 	data     []string // payloads of the data events, in order ("[DONE]" included)
+	names    []string // each event's name ("event:" line), "" for none
 	comments []string
 }
 
@@ -95,6 +96,7 @@ func readSSE(t testing.TB, body io.Reader) sseStream {
 	t.Helper()
 	var s sseStream
 	var data []string
+	name := ""
 	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -103,10 +105,13 @@ func readSSE(t testing.TB, body io.Reader) sseStream {
 		case line == "":
 			if data != nil {
 				s.data = append(s.data, strings.Join(data, "\n"))
-				data = nil
+				s.names = append(s.names, name)
+				data, name = nil, ""
 			}
 		case strings.HasPrefix(line, ":"):
 			s.comments = append(s.comments, strings.TrimSpace(line[1:]))
+		case strings.HasPrefix(line, "event:"):
+			name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
 		case strings.HasPrefix(line, "data:"):
 			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
 		default:

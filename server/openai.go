@@ -21,12 +21,15 @@ type chatRequest struct {
 	ChatTemplateKwargs  *struct {
 		EnableThinking *bool `json:"enable_thinking"`
 	} `json:"chat_template_kwargs"`
-	// Tools and the older functions are refused until the server can call tools: a client
-	// that sends them expects tool calls, and a plain reply would be silently wrong.
-	Tools        json.RawMessage `json:"tools"`
-	ToolChoice   json.RawMessage `json:"tool_choice"`
-	Functions    json.RawMessage `json:"functions"`
-	FunctionCall json.RawMessage `json:"function_call"`
+	// Tools, tool_choice and parallel_tool_calls as OpenAI defines them (see tools.go); the
+	// legacy functions and function_call are refused, naming them.
+	Tools             json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	Functions         json.RawMessage `json:"functions"`
+	FunctionCall      json.RawMessage `json:"function_call"`
+	// ResponseFormat constrains the reply to JSON or a JSON schema.
+	ResponseFormat json.RawMessage `json:"response_format"`
 }
 
 // sampling holds the fields the chat and the completions requests share: the reply budget,
@@ -94,6 +97,10 @@ type chatMessage struct {
 	Content json.RawMessage `json:"content"`
 	// ReasoningContent is an earlier assistant turn's reasoning, as this server returns it.
 	ReasoningContent string `json:"reasoning_content"`
+	// ToolCalls are an assistant turn's calls; ToolCallID is the call a "tool" turn answers.
+	ToolCalls  []messageToolCall `json:"tool_calls"`
+	ToolCallID string            `json:"tool_call_id"`
+	Name       string            `json:"name"`
 }
 
 // contentPart is one element of a message's content array.
@@ -156,9 +163,14 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
-	if err := refuseTools(cr); err != nil {
+	if err := cr.parseChatTools(&req); err != nil {
 		return req, err
 	}
+	format, aerr := parseResponseFormat(cr.ResponseFormat)
+	if aerr != nil {
+		return req, aerr
+	}
+	req.Format = format
 	maxTokens := cr.MaxCompletionTokens
 	if maxTokens == nil {
 		maxTokens = cr.MaxTokens
@@ -170,22 +182,6 @@ func (cr *chatRequest) toInference() (reply.Request, *apiError) {
 		req.Thinking = *k.EnableThinking
 	}
 	return req, nil
-}
-
-// refuseTools rejects tool calling, which this server does not do yet. An empty list and
-// tool_choice "none" ask for no tool and are accepted.
-func refuseTools(cr *chatRequest) *apiError {
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"tools", cr.Tools}, {"functions", cr.Functions}, {"tool_choice", cr.ToolChoice}, {"function_call", cr.FunctionCall}} {
-		switch string(bytes.TrimSpace(f.raw)) {
-		case "", "null", "[]", `"none"`:
-			continue
-		}
-		return badRequest("unsupported_parameter", f.name+": this server cannot call tools yet; send the request without tools, functions, tool_choice and function_call")
-	}
-	return nil
 }
 
 // checkRanges rejects sampling values outside what OpenAI accepts.
@@ -220,21 +216,33 @@ func (cr *sampling) checkRanges() *apiError {
 func (m chatMessage) toInference() (reply.Message, error) {
 	role := m.Role
 	switch role {
-	case "system", "user", "assistant":
+	case "system", "user", "assistant", "tool":
 	case "developer": // OpenAI's newer name for the system role
 		role = "system"
 	case "":
-		return reply.Message{}, errors.New(`role is missing; use "system", "user" or "assistant"`)
+		return reply.Message{}, errors.New(`role is missing; use "system", "user", "assistant" or "tool"`)
 	default:
-		return reply.Message{}, fmt.Errorf(`role %q is not supported; use "system", "user" or "assistant"`, m.Role)
+		return reply.Message{}, fmt.Errorf(`role %q is not supported; use "system", "user", "assistant" or "tool"`, m.Role)
 	}
 	text, err := contentText(m.Content)
 	if err != nil {
 		return reply.Message{}, err
 	}
 	msg := reply.Message{Role: role, Content: text}
-	if role == "assistant" {
+	switch role {
+	case "assistant":
 		msg.Thinking = m.ReasoningContent
+		if msg.ToolCalls, err = toolCallsOf(m.ToolCalls); err != nil {
+			return reply.Message{}, err
+		}
+	case "tool":
+		if m.ToolCallID == "" {
+			return reply.Message{}, errors.New("tool_call_id is missing: a tool message answers the call with that id")
+		}
+		msg.ToolCallID, msg.Name = m.ToolCallID, m.Name
+	}
+	if len(m.ToolCalls) > 0 && role != "assistant" {
+		return reply.Message{}, fmt.Errorf("tool_calls: only an assistant message calls tools, not a %s message", role)
 	}
 	return msg, nil
 }

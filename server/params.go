@@ -32,10 +32,10 @@ type noopRule struct {
 }
 
 // ignoredFields change nothing in a reply: who asks, where OpenAI would store or bill it, a
-// cache key, parallel tool calls (tools are refused), a predicted output (it only speeds up
-// a reply that would be the same), the model's name (this server serves one model).
+// cache key, a predicted output (it only speeds up a reply that would be the same), the
+// model's name (this server serves one model).
 var ignoredFields = []string{"model", "user", "store", "metadata", "service_tier", "prompt_cache_key",
-	"safety_identifier", "parallel_tool_calls", "prediction"}
+	"safety_identifier", "prediction"}
 
 // newFieldPolicy makes the policy of a request type: its JSON fields (embedded structs' too)
 // are known, and so are ignoredFields and the fields of noop.

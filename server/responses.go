@@ -21,9 +21,10 @@ type choice struct {
 }
 
 type assistantMessage struct {
-	Role             string `json:"role"`
-	Content          string `json:"content"`
-	ReasoningContent string `json:"reasoning_content,omitempty"`
+	Role             string            `json:"role"`
+	Content          *string           `json:"content"` // null when the reply is only tool calls
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	ToolCalls        []messageToolCall `json:"tool_calls,omitempty"`
 }
 
 type chatChunk struct {
@@ -43,9 +44,31 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role             string  `json:"role,omitempty"`
-	Content          *string `json:"content,omitempty"`
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
+}
+
+// toolCallDelta is a piece of a streamed tool call: the first of a call has its id, type
+// and name (and empty arguments), the later ones the next fragment of its arguments.
+type toolCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func toolCallDeltaOf(p reply.ToolCallPart) toolCallDelta {
+	d := toolCallDelta{Index: p.Index, ID: p.ID}
+	if p.ID != "" {
+		d.Type = "function"
+	}
+	d.Function.Name, d.Function.Arguments = p.Name, p.Arguments
+	return d
 }
 
 type usage struct {
@@ -105,6 +128,8 @@ func finishReason(s *reply.Summary) (string, bool) {
 		return "stop", true
 	case reply.FinishLength:
 		return "length", true
+	case reply.FinishToolCalls:
+		return "tool_calls", true
 	}
 	return "", false
 }

@@ -48,6 +48,9 @@ type Options struct {
 	QueueSize int
 	// MaxBodyBytes caps a request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// Embeddings, when set, gives the embedding model /v1/embeddings uses and its name (nil
+	// when none is found); it is called on each request and should open the model once.
+	Embeddings func() (Embedder, string, error)
 	// AllowedOrigins lists the browser origins (e.g. "http://localhost:3000", or "*") allowed
 	// to call the API. Empty means CORS is off: requests that carry an Origin header are refused.
 	AllowedOrigins []string
@@ -111,6 +114,9 @@ func New(gen Generator, opt Options) *Server {
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/v1/chat/completions": {http.MethodPost: s.handleChat},
 		"/v1/completions":      {http.MethodPost: s.handleCompletions},
+		"/v1/messages":         {http.MethodPost: s.handleMessages},
+		"/v1/embeddings":       {http.MethodPost: s.handleEmbeddings},
+		"/v1/responses":        {http.MethodPost: s.handleResponses},
 		"/v1/models":           {http.MethodGet: s.handleModels},
 		"/health":              {http.MethodGet: s.handleHealth},
 	}
@@ -185,6 +191,9 @@ func (s *Server) shuttingDown() bool {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	timeBody(w, r, s.opt.ReadTimeout)
 	w = newTimedWriter(w, s.opt.WriteTimeout)
+	if strings.HasPrefix(r.URL.Path, "/v1/messages") {
+		w = anthropicWriter{w} // its errors in the Messages API's shape
+	}
 	if !s.hostAllowed(r.Host) {
 		writeError(w, newError(http.StatusForbidden, "invalid_request_error", "host_not_allowed",
 			"this server listens on loopback only; use http://127.0.0.1 or http://localhost"))
@@ -201,7 +210,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Origin")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Api-Key, Anthropic-Version, Anthropic-Beta")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -210,7 +219,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
 		writeError(w, newError(http.StatusNotFound, "invalid_request_error", "unknown_url",
-			"unknown path "+r.URL.Path+"; this server serves POST /v1/chat/completions, GET /v1/models and GET /health"))
+			"unknown path "+r.URL.Path+"; this server serves POST /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages and /v1/embeddings, GET /v1/models and GET /health"))
 		return
 	}
 	h, ok := methods[r.Method]
@@ -229,11 +238,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h(w, r)
 }
 
+// authorized checks the key: "Authorization: Bearer KEY", or "x-api-key: KEY" as Anthropic's
+// clients send it.
 func (s *Server) authorized(r *http.Request) bool {
 	if s.opt.APIKey == "" {
 		return true
 	}
 	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		key, ok = r.Header.Get("X-Api-Key"), r.Header.Get("X-Api-Key") != ""
+	}
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(key)), []byte(s.opt.APIKey)) == 1
 }
 

@@ -13,43 +13,32 @@ import (
 // stream writes the reply as Server-Sent Events: the chunks f makes, then "data: [DONE]".
 // Status and notice events go out as SSE comments, which clients ignore.
 func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-chan reply.Event, f chunkFormat, includeUsage bool) *reply.Summary {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	sw := newSSEWriter(w)
+	sw := startSSE(w)
 	if f.first != nil {
 		sw.write(f.first)
 		sw.flush()
 	}
 
 	var notices []string
-	var done *reply.Summary
-	for ev := range events {
+	sum, gone, failure := s.relay(ctx, sw, events, func(ev reply.Event) {
 		switch ev.Kind {
 		case reply.EventText, reply.EventThinking:
 			sw.write(f.piece(ev.Kind, ev.Text))
+		case reply.EventToolCall:
+			if f.call != nil && ev.Tool != nil {
+				sw.write(f.call(*ev.Tool))
+			}
 		case reply.EventNotice:
 			notices = append(notices, ev.Text)
-			sw.comment(ev.Text)
-		case reply.EventStatus:
-			sw.comment(ev.Text)
-		case reply.EventDone:
-			done = ev.Done
 		}
-		if sw.err != nil {
-			return nil // the client went away; the caller cancels and drains
-		}
-		if len(events) == 0 { // flush once per burst of events, not per event
-			sw.flush()
-		}
+	})
+	if gone {
+		return sum // the client went away; the caller cancels and drains
 	}
-	sum := reply.Ended(ctx, done)
-	if ctx.Err() != nil && s.hardStop.Err() == nil {
-		return sum // the client went away
-	}
-	if finish, ok := finishReason(sum); ok {
+	if failure != nil {
+		sw.write(errorBody{failure})
+	} else {
+		finish, _ := finishReason(sum)
 		var stats *edgechatStats
 		if !includeUsage {
 			stats = statsOf(sum, notices)
@@ -58,14 +47,43 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, events <-cha
 		if includeUsage {
 			sw.write(f.usage(usageOf(sum), statsOf(sum, notices)))
 		}
-	} else if sum.FinishReason == reply.FinishCancelled {
-		sw.write(errorBody{shuttingDownError()})
-	} else {
-		sw.write(errorBody{newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText())})
 	}
 	sw.raw("data: [DONE]\n\n")
 	sw.flush()
 	return sum
+}
+
+// relay passes a reply's events to handle as they come (status and notice events also go
+// out as SSE comments), flushing once per burst, and says how the reply ended: its summary;
+// gone when the client went away (nothing more to write); failure, the error to send, when
+// the reply failed or was cut off by a shutdown.
+func (s *Server) relay(ctx context.Context, sw *sseWriter, events <-chan reply.Event, handle func(reply.Event)) (sum *reply.Summary, gone bool, failure *apiError) {
+	var done *reply.Summary
+	for ev := range events {
+		switch ev.Kind {
+		case reply.EventNotice, reply.EventStatus:
+			sw.comment(ev.Text)
+		case reply.EventDone:
+			done = ev.Done
+		}
+		handle(ev)
+		if sw.err != nil {
+			return nil, true, nil
+		}
+		if len(events) == 0 { // flush once per burst of events, not per event
+			sw.flush()
+		}
+	}
+	sum = reply.Ended(ctx, done)
+	switch _, ok := finishReason(sum); {
+	case ctx.Err() != nil && s.hardStop.Err() == nil:
+		return sum, true, nil
+	case ok:
+		return sum, false, nil
+	case sum.FinishReason == reply.FinishCancelled:
+		return sum, false, shuttingDownError()
+	}
+	return sum, false, newError(http.StatusInternalServerError, "server_error", "generation_failed", "the model failed while replying: "+sum.ErrorText())
 }
 
 // chunkFormat makes one API's stream objects.
@@ -74,6 +92,8 @@ type chunkFormat struct {
 	first any
 	// piece carries a text or thinking event.
 	piece func(kind reply.EventKind, text string) any
+	// call carries a piece of a tool call (nil: the API has none).
+	call func(p reply.ToolCallPart) any
 	// last gives the finish reason, and the stats when no usage chunk follows.
 	last func(finish string, stats *edgechatStats) any
 	// usage is the chunk after the last that gives the usage (stream_options.include_usage).
@@ -98,6 +118,9 @@ func chatChunks(c completion) chunkFormat {
 			}
 			return one(delta{Content: &text}, nil)
 		},
+		call: func(p reply.ToolCallPart) any {
+			return one(delta{ToolCalls: []toolCallDelta{toolCallDeltaOf(p)}}, nil)
+		},
 		last: func(finish string, stats *edgechatStats) any {
 			ch := one(delta{}, &finish)
 			ch.XEdgeChat = stats
@@ -121,6 +144,16 @@ type sseWriter struct {
 	err error
 }
 
+// startSSE answers 200 with an event stream and returns its writer.
+func startSSE(w http.ResponseWriter) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return newSSEWriter(w)
+}
+
 func newSSEWriter(w http.ResponseWriter) *sseWriter {
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	sw.enc = json.NewEncoder(&sw.buf)
@@ -140,6 +173,13 @@ func (sw *sseWriter) write(v any) {
 	}
 	sw.buf.WriteByte('\n')
 	_, sw.err = sw.w.Write(sw.buf.Bytes())
+}
+
+// event sends v as one event named name ("event: name" then its data), as the Messages and
+// Responses APIs stream.
+func (sw *sseWriter) event(name string, v any) {
+	sw.raw("event: " + name + "\n")
+	sw.write(v)
 }
 
 // comment sends text as an SSE comment line.

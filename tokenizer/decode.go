@@ -119,7 +119,7 @@ func appendLossy(dst, b []byte) []byte {
 // validPrefix returns how many bytes at the start of b begin a well-formed UTF-8 sequence
 // (at least 1): the maximal subpart that one U+FFFD replaces, or a whole incomplete tail.
 func validPrefix(b []byte) int {
-	need, lo, hi := seqShape(b[0])
+	need, lo, hi := SeqShape(b[0])
 	if need == 0 {
 		return 1
 	}
@@ -136,9 +136,10 @@ func validPrefix(b []byte) int {
 	return k
 }
 
-// seqShape returns the length of the sequence that lead byte c starts and the allowed range
-// of its second byte; need is 0 for a byte that cannot start one.
-func seqShape(c byte) (need int, lo, hi byte) {
+// SeqShape returns the length of the UTF-8 sequence that lead byte c starts and the allowed
+// range of its second byte; need is 0 for a byte that cannot start one (an ASCII byte, a
+// continuation byte, or a byte UTF-8 never uses).
+func SeqShape(c byte) (need int, lo, hi byte) {
 	switch {
 	case c >= 0xC2 && c <= 0xDF:
 		return 2, 0x80, 0xBF
@@ -167,7 +168,7 @@ func incompleteTail(b []byte) int {
 			return len(b)
 		}
 		if b[i] >= 0xC0 {
-			need, _, _ := seqShape(b[i])
+			need, _, _ := SeqShape(b[i])
 			if need > back && validPrefix(b[i:]) == back {
 				return i
 			}

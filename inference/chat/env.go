@@ -33,7 +33,7 @@ func environment() (*exec.Environment, *config.Config) {
 
 		filters := exec.NewFilterSet(map[string]exec.FilterFunction{})
 		filters.Update(builtins.Filters)
-		for name, fn := range map[string]exec.FilterFunction{"tojson": filterToJSON, "trim": filterTrim} {
+		for name, fn := range map[string]exec.FilterFunction{"tojson": filterToJSON, "trim": filterTrim, "items": filterItems, "list": filterList} {
 			if err := filters.Replace(name, fn); err != nil {
 				panic("chat: " + err.Error())
 			}

@@ -34,17 +34,25 @@ func (c goldenCase) input(specials map[string]*string) ([]Message, Options) {
 			msgs[i].ReasoningContent = *m.ReasoningContent
 		}
 	}
-	opt := Options{AddGenerationPrompt: c.AddGenerationPrompt, EnableThinking: c.EnableThinking}
+	opt := goldenOptions(specials, c.AddGenerationPrompt, c.Tools)
+	opt.EnableThinking = c.EnableThinking
+	return msgs, opt
+}
+
+// goldenOptions are a case's options: the template's special tokens, the generation prompt
+// and the tools, as goldenprompts.py passes them.
+func goldenOptions(specials map[string]*string, addGenerationPrompt bool, tools []json.RawMessage) Options {
+	opt := Options{AddGenerationPrompt: addGenerationPrompt}
 	if s := specials["bos_token"]; s != nil {
 		opt.BOS = *s
 	}
 	if s := specials["eos_token"]; s != nil {
 		opt.EOS = *s
 	}
-	for _, tool := range c.Tools {
+	for _, tool := range tools {
 		opt.Tools = append(opt.Tools, tool)
 	}
-	return msgs, opt
+	return opt
 }
 
 func loadCases(t *testing.T) []goldenCase {
@@ -89,31 +97,35 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tpl, specials := loadTemplate(t, name)
 			for _, c := range cases {
-				t.Run(c.Name, func(t *testing.T) {
-					msgs, opt := c.input(specials)
-					got, err := tpl.Render(msgs, opt)
-					base := filepath.Join("testdata", "golden", name, c.Name)
-					if want, rerr := os.ReadFile(base + ".err"); rerr == nil {
-						if err == nil {
-							t.Fatalf("Render succeeded, want an error like %q", strings.TrimSpace(string(want)))
-						}
-						if !errors.Is(err, ErrTemplate) {
-							t.Errorf("error %v is not ErrTemplate", err)
-						}
-						return
-					}
-					if err != nil {
-						t.Fatalf("Render: %v", err)
-					}
-					want, err := os.ReadFile(base + ".txt")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := cmp.Diff(string(want), got); diff != "" {
-						t.Errorf("Render mismatch (-want +got):\n%s", diff)
-					}
-				})
+				msgs, opt := c.input(specials)
+				checkGolden(t, tpl, c.Name, filepath.Join("testdata", "golden", name, c.Name), msgs, opt)
 			}
 		})
 	}
+}
+
+// checkGolden renders msgs and compares with base.txt, or expects an error when base.err exists.
+func checkGolden(t *testing.T, tpl *Template, name, base string, msgs []Message, opt Options) {
+	t.Run(name, func(t *testing.T) {
+		got, err := tpl.Render(msgs, opt)
+		if want, rerr := os.ReadFile(base + ".err"); rerr == nil {
+			if err == nil {
+				t.Fatalf("Render succeeded, want an error like %q", strings.TrimSpace(string(want)))
+			}
+			if !errors.Is(err, ErrTemplate) {
+				t.Errorf("error %v is not ErrTemplate", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Render: %v", err)
+		}
+		want, err := os.ReadFile(base + ".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("Render mismatch (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -24,6 +24,23 @@ type Message struct {
 	// absent: the template then sees no reasoning_content key at all (with Qwen3 an empty but
 	// present reasoning_content would stop it from splitting <think> out of Content).
 	ReasoningContent string
+	// ToolCalls are an assistant turn's tool calls; the template sees them as transformers
+	// passes them: tool_calls, a list of {"id", "type": "function", "function": {"name",
+	// "arguments"}} with the arguments a mapping (when they are a JSON object).
+	ToolCalls []ToolCall
+	// ToolCallID and Name, on a "tool" turn, are the tool_call_id and name keys: the call the
+	// result answers and its function.
+	ToolCallID, Name string
+	// Tools, on a system turn, is its tools key (the tool list as JSON text), for templates
+	// that read tools from the system message (Phi-4-mini) rather than the tools variable.
+	Tools string
+}
+
+// ToolCall is one call of an assistant turn.
+type ToolCall struct {
+	ID, Name string
+	// Arguments is the JSON text of the arguments.
+	Arguments []byte
 }
 
 // Options are the variables a chat template gets besides the messages.
@@ -121,6 +138,9 @@ func variables(msgs []Message, opt Options) (map[string]any, error) {
 		mm := map[string]any{"role": m.Role, "content": m.Content}
 		if m.ReasoningContent != "" {
 			mm["reasoning_content"] = m.ReasoningContent
+		}
+		if err := addToolKeys(mm, m); err != nil {
+			return nil, fmt.Errorf("%w: message %d: %v", ErrTemplate, i, err)
 		}
 		messages[i] = mm
 	}

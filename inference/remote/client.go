@@ -84,6 +84,9 @@ func (c *Client) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the conversation is empty")
 	}
+	if usesTools(req) {
+		return nil, reply.ToolsError(errors.New("the remote route does not pass tools, tool calls or response formats on yet: use a local model for them"))
+	}
 	out := make(chan reply.Event, 64)
 	go func() {
 		defer close(out)
@@ -92,6 +95,20 @@ func (c *Client) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 		reply.SendFinal(ctx, out, reply.Event{Kind: reply.EventDone, Done: sum})
 	}()
 	return out, nil
+}
+
+// usesTools reports whether req needs what the remote route cannot relay: tools, a history
+// with tool calls or results, or a response format.
+func usesTools(req reply.Request) bool {
+	if req.Format != nil || len(req.Tools) > 0 && req.ToolChoice.Mode != reply.ToolNone {
+		return true
+	}
+	for _, m := range req.Messages {
+		if len(m.ToolCalls) > 0 || m.Role == "tool" {
+			return true
+		}
+	}
+	return false
 }
 
 // generate makes the request and reads the reply; it always returns a summary.

@@ -304,3 +304,18 @@ func TestCancel(t *testing.T) {
 		}
 	}
 }
+
+// Tools, tool results and response formats are refused before anything is sent: a remote
+// reply that silently ignored them would be wrong.
+func TestToolsRefused(t *testing.T) {
+	c := remote.New(remote.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
+	for _, req := range []reply.Request{
+		{Messages: []reply.Message{{Role: "user", Content: "hi"}}, Tools: []reply.Tool{{Name: "f"}}},
+		{Messages: []reply.Message{{Role: "user", Content: "hi"}}, Format: &reply.Format{Type: reply.FormatJSONObject}},
+		{Messages: []reply.Message{{Role: "tool", ToolCallID: "c", Content: "42"}}},
+	} {
+		if _, err := c.Generate(context.Background(), req); !errors.Is(err, reply.ErrTools) {
+			t.Errorf("%+v: err %v, want ErrTools", req, err)
+		}
+	}
+}

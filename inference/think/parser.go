@@ -54,6 +54,9 @@ func NewParser(startsInThinking bool) *Parser {
 	return p
 }
 
+// Reasoning reports whether the text so far leaves the reply inside its reasoning.
+func (p *Parser) Reasoning() bool { return p.state == stateOpened || p.state == stateThinking }
+
 // Add consumes the next chunk and returns the segments it completes, adjacent ones of the same
 // kind merged, never empty ones.
 func (p *Parser) Add(chunk string) []Segment {

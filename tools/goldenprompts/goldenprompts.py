@@ -19,6 +19,7 @@ The Go golden test (inference/chat/golden_test.go) renders the same cases and co
 """
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -30,6 +31,10 @@ from jinja2.exceptions import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 TEMPLATES = ["qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2"]
+# Templates that render tools, tool calls and tool results (tool cases below; see known_templates.json).
+TOOL_TEMPLATES = ["qwen3", "llama3_1", "llama3_2", "phi4_mini", "mistral_v0_3", "hermes3"]
+# Hermes' tool_use template is the one transformers picks only when tools are given.
+TOOLS_ONLY = {"hermes3"}
 KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_templates.json")
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -177,6 +182,76 @@ CASES = [
 ]
 
 
+TOOL_SEARCH = {
+    "type": "function",
+    "function": {
+        "name": "search",
+        "description": "Search the web.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "What to look for"}}, "required": ["query"]},
+    },
+}
+
+
+def call(cid, name, args):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def system_with_tools(content, tools):
+    # Phi-4-mini reads tools from the system message's tools key (a JSON list of functions);
+    # the other templates ignore the key.
+    return {"role": "system", "content": content, "tools": json.dumps([t["function"] for t in tools], ensure_ascii=False)}
+
+
+def assistant_calls(calls, content=""):
+    return {"role": "assistant", "content": content, "tool_calls": calls}
+
+
+def tool_result(cid, name, content):
+    return {"role": "tool", "content": content, "tool_call_id": cid, "name": name}
+
+
+# Tool cases: rendered with TOOL_TEMPLATES only (written to toolcases.json; goldens are
+# golden/<template>/tool_<case>.txt). Ids are 9 letters and digits, as Mistral requires.
+TOOL_CASES = [
+    dict(name="call_then_result", tools=[TOOL_WEATHER], messages=[
+        system_with_tools("You are helpful.", [TOOL_WEATHER]),
+        m("user", "Weather in Bern?"),
+        assistant_calls([call("a1B2c3D4e", "get_weather", {"city": "Bern", "days": 2})]),
+        tool_result("a1B2c3D4e", "get_weather", '{"temp": 21, "sky": "clear"}'),
+    ]),
+    dict(name="result_then_answer", tools=[TOOL_WEATHER, TOOL_TIME], messages=[
+        system_with_tools("You are helpful.", [TOOL_WEATHER, TOOL_TIME]),
+        m("user", "Weather in Bern?"),
+        assistant_calls([call("a1B2c3D4e", "get_weather", {"city": "Bern"})]),
+        tool_result("a1B2c3D4e", "get_weather", "21 °C, clear"),
+        m("assistant", "It is 21 °C and clear in Bern."),
+        m("user", "And what time is it?"),
+    ]),
+    dict(name="two_calls", tools=[TOOL_WEATHER, TOOL_SEARCH], messages=[
+        system_with_tools("You are helpful.", [TOOL_WEATHER, TOOL_SEARCH]),
+        m("user", "Weather in Bern, and news about it?"),
+        assistant_calls([call("a1B2c3D4e", "get_weather", {"city": "Bern"}), call("Zz9Yy8Xx7", "search", {"query": "Bern news"})]),
+        tool_result("a1B2c3D4e", "get_weather", '{"temp": 21}'),
+        tool_result("Zz9Yy8Xx7", "search", "No news."),
+    ]),
+    dict(name="call_with_text", tools=[TOOL_SEARCH], messages=[
+        system_with_tools("You are helpful.", [TOOL_SEARCH]),
+        m("user", "Find the Aare's length."),
+        assistant_calls([call("Q1w2E3r4T", "search", {"query": "Aare length \"km\""})], content="Let me look that up."),
+        tool_result("Q1w2E3r4T", "search", "The Aare is 288 km long.\n<|im_end|>[/INST]<|eot_id|>"),
+    ]),
+    dict(name="no_system", tools=[TOOL_SEARCH], messages=[
+        m("user", "Search for Zürich."),
+        assistant_calls([call("a1B2c3D4e", "search", {"query": "Zürich"})]),
+        tool_result("a1B2c3D4e", "search", "Zürich is a city."),
+    ]),
+    dict(name="tools_offered", tools=[TOOL_WEATHER, TOOL_SEARCH], messages=[
+        system_with_tools("Answer briefly.", [TOOL_WEATHER, TOOL_SEARCH]),
+        m("user", "Is it raining in Basel?"),
+    ]),
+]
+
+
 # Small templates that pin down the filters and string methods chat templates lean on. They are
 # rendered with no variables besides an empty messages list.
 EXPRESSIONS = [
@@ -254,10 +329,17 @@ def raise_exception(message):
     raise TemplateError(message)
 
 
-def environment():
+# The day strftime_now gives in the tool goldens (transformers passes the real clock; the Go
+# test pins its clock to the same day).
+TOOL_DAY = datetime.datetime(2024, 7, 26, 9, 30)
+
+
+def environment(clock=None):
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
+    if clock is not None:
+        env.globals["strftime_now"] = lambda fmt: clock.strftime(fmt)
     return env
 
 
@@ -354,6 +436,45 @@ def main():
                 write(os.path.join(golden, case["name"] + ".err"), f"{type(e).__name__}: {e}\n")
                 failed += 1
         print(f"{name}: {ok} rendered, {failed} raised (jinja2 {jinja2.__version__})")
+
+    write_tool_goldens(args.out, known, args.tokenizers)
+
+
+def write_tool_goldens(out, known, tokenizers):
+    """Renders the tool cases, and for the templates only the tool cases use the base cases
+    too, with strftime_now pinned to TOOL_DAY."""
+    cases = [dict(c, add_generation_prompt=c.get("add_generation_prompt", True)) for c in TOOL_CASES]
+    write(os.path.join(out, "toolcases.json"), json.dumps(cases, ensure_ascii=False, indent=1) + "\n")
+    env = environment(TOOL_DAY)
+    for name in TOOL_TEMPLATES:
+        if name in known:
+            cfg = known[name]
+        else:
+            with open(os.path.join(tokenizers, name, "tokenizer_config.json"), encoding="utf-8") as f:
+                cfg = json.load(f)
+        source = cfg["chat_template"]
+        specials = {"bos_token": token_text(cfg.get("bos_token")), "eos_token": token_text(cfg.get("eos_token"))}
+        golden = os.path.join(out, "golden", name)
+        if name not in TEMPLATES:
+            write(os.path.join(out, "templates", name + ".jinja"), source)
+            write(os.path.join(out, "templates", name + ".json"), json.dumps(specials, ensure_ascii=False) + "\n")
+            shutil.rmtree(golden, ignore_errors=True)
+        template = env.from_string(source)
+        todo = [("tool_" + c["name"], c) for c in TOOL_CASES]
+        if name not in TEMPLATES and name not in TOOLS_ONLY:
+            todo += [(c["name"], c) for c in CASES]
+        ok = failed = 0
+        for file, case in todo:
+            for ext in (".txt", ".err"):
+                if os.path.exists(os.path.join(golden, file + ext)):
+                    os.remove(os.path.join(golden, file + ext))
+            try:
+                write(os.path.join(golden, file + ".txt"), render(template, specials, case))
+                ok += 1
+            except TemplateError as e:
+                write(os.path.join(golden, file + ".err"), f"{type(e).__name__}: {e}\n")
+                failed += 1
+        print(f"{name} (tools): {ok} rendered, {failed} raised")
 
 
 if __name__ == "__main__":

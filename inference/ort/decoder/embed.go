@@ -205,6 +205,19 @@ func (e *Embedder) Tokens(text string) []int {
 	return ids
 }
 
+// TokenCount is how many tokens text is embedded as before the cut to MaxTokens (the
+// end-of-text token included).
+func (e *Embedder) TokenCount(text string) int {
+	ids := e.tok.AddSpecialTokens(e.tok.Encode(text))
+	if e.eos >= 0 && (len(ids) == 0 || ids[len(ids)-1] != e.eos) {
+		return len(ids) + 1
+	}
+	return len(ids)
+}
+
+// TokenLimit is MaxTokens: the most tokens a text is embedded with.
+func (e *Embedder) TokenLimit() int { return max(e.MaxTokens, 1) }
+
 func (e *Embedder) embed(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
 	toks := make([][]int, len(texts))
 	for i, t := range texts {

@@ -120,3 +120,20 @@ func RunInTempDir(m *testing.M, prefix string, dir *string) int {
 	defer os.RemoveAll(d)
 	return m.Run()
 }
+
+// APIClients returns node and the node_modules folder holding the official OpenAI and
+// Anthropic clients and ajv, pinned in tools/npmclients and installed by tools/setup.sh.
+func APIClients(t testing.TB) (node, modules string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node (Node.js)")
+	}
+	modules = filepath.Join(paths.CacheDir(), "npmclients", "node_modules")
+	for _, pkg := range []string{"openai", "@anthropic-ai/sdk", "ajv"} {
+		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
+			missing(t, "the npm package "+pkg+" ("+modules+")")
+		}
+	}
+	return node, modules
+}
