@@ -62,12 +62,12 @@ func readGz(t testing.TB, name string, v any) {
 
 var loaded sync.Map // name → *BPE, shared by the tests of one run
 
-func load(t testing.TB, name string) *BPE {
+func load(t testing.TB, name string) *Pipeline {
 	t.Helper()
 	if tk, ok := loaded.Load(name); ok {
-		return tk.(*BPE)
+		return tk.(*Pipeline)
 	}
-	var tk *BPE
+	var tk *Pipeline
 	var err error
 	switch name {
 	case "qwen3_o200k":
@@ -94,7 +94,7 @@ func TestGolden(t *testing.T) {
 
 // loadO200k loads Qwen3's tokenizer.json with its Split regex replaced by GPT-4o's, as
 // tools/tokref/golden.js does: no GPT-4o style tokenizer.json is installed.
-func loadO200k(t testing.TB) *BPE {
+func loadO200k(t testing.TB) *Pipeline {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, "qwen3"), "tokenizer.json"))
 	if err != nil {
@@ -119,7 +119,7 @@ func loadO200k(t testing.TB) *BPE {
 
 // loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
 // (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
-func loadVariant(t testing.TB, name string) *BPE {
+func loadVariant(t testing.TB, name string) *Pipeline {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
 	if err != nil {
@@ -199,7 +199,7 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 				t.Errorf("%s(%q) (-want +got):\n%s", what, text, diff)
 			}
 		}
-		if b, ok := tk.(*BPE); ok {
+		if b, ok := tk.(*Pipeline); ok {
 			if c.Pieces != nil {
 				check("pre-tokenize", c.Pieces, b.pieces(text))
 			}
@@ -232,18 +232,16 @@ func nonNil(ids []int) []int {
 
 // pieces returns the pre-tokenizer's pieces of the normalized text, in byte-level form for a
 // byte-level tokenizer.
-func (t *BPE) pieces(text string) []string {
+func (t *Pipeline) pieces(text string) []string {
 	out := []string{}
-	t.pre.split(t.normalize(text), true, func(p string) {
-		if t.model.sp {
+	norm, first := t.norm.applyFirst(text)
+	run := t.pre.chain(func(p string) {
+		if !t.pre.byteLevel {
 			out = append(out, p)
 			return
 		}
-		var b strings.Builder
-		for i := 0; i < len(p); i++ {
-			b.WriteRune(byteToRune[p[i]])
-		}
-		out = append(out, b.String())
+		out = append(out, string(byteLevelString(nil, p)))
 	})
+	run(norm, first)
 	return out
 }
