@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,7 +23,13 @@ type goldenFile struct {
 	Tokenizer string
 	SHA256    string
 	Reference string
-	Cases     []struct {
+	LoadError string `json:"load_error"` // the reference refused the file
+	Pairs     []struct {
+		A       int   `json:"a"`
+		IDs     []int `json:"ids"`
+		TypeIDs []int `json:"type_ids"`
+	}
+	Cases []struct {
 		Pieces      []string `json:"pieces"`
 		IDs         []int    `json:"ids"`
 		Special     []int    `json:"special"`
@@ -41,8 +48,42 @@ type goldenFile struct {
 // SentencePiece-style BPE.
 var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3"}
 
-// goldenNames adds the stories260K model's tokenizer and edited files (see loadEdited).
-var goldenNames = append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always")
+// realNames are the real tokenizer.json files of more families kept in testdata/real (see
+// SOURCES.md there), golden as "real_" + name.
+var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "marian", "minilm", "olmo1", "olmo2",
+	"phi2", "roberta", "t5", "whisper"}
+
+// goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
+// real files.
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always"),
+	prefixed("real_", realNames)...)
+
+func prefixed(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = p + n
+	}
+	return out
+}
+
+// readReal returns the bytes of a real tokenizer.json kept gzipped in testdata/real.
+func readReal(t testing.TB, name string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "real", name+".json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
 
 func readGz(t testing.TB, name string, v any) {
 	t.Helper()
@@ -76,7 +117,14 @@ func load(t testing.TB, name string) *Pipeline {
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
 	case "llama2_metaspace", "llama2_always":
 		tk = loadVariant(t, name)
+	case "real_added_tokens":
+		_, err = parse(readReal(t, "added_tokens"))
+		t.Fatalf("real_added_tokens loads with error %v; the reference refuses it", err)
 	default:
+		if real, ok := strings.CutPrefix(name, "real_"); ok {
+			tk, err = parse(readReal(t, real))
+			break
+		}
 		tk, err = Load(testenv.TokenizerDir(t, name))
 	}
 	if err != nil {
@@ -89,6 +137,20 @@ func load(t testing.TB, name string) *Pipeline {
 func TestGolden(t *testing.T) {
 	for _, name := range goldenNames {
 		t.Run(name, func(t *testing.T) { checkGolden(t, load(t, name), name) })
+	}
+}
+
+// TestGoldenRefused checks that the files the reference refuses are refused.
+func TestGoldenRefused(t *testing.T) {
+	for _, name := range []string{"added_tokens"} {
+		var g goldenFile
+		readGz(t, "golden_real_"+name+".json.gz", &g)
+		if g.LoadError == "" {
+			t.Fatalf("%s: the reference loads it: move it to realNames", name)
+		}
+		if _, err := parse(readReal(t, name)); err == nil {
+			t.Errorf("%s loads; the reference refuses it: %s", name, g.LoadError)
+		}
 	}
 }
 
@@ -213,6 +275,16 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 		check("Decode", *c.Decoded, tk.Decode(c.Special, false))
 		check("Decode skipSpecial", *c.DecodedSkip, tk.Decode(c.Special, true))
 	}
+	if b, ok := tk.(*Pipeline); ok {
+		for _, p := range g.Pairs {
+			got := b.EncodePair(corpus[p.A], corpus[p.A+1])
+			want := Encoding{IDs: nonNil(p.IDs), TypeIDs: nonNil(p.TypeIDs)}
+			if diff := cmp.Diff(want, Encoding{IDs: nonNil(got.IDs), TypeIDs: nonNil(got.TypeIDs)}); diff != "" && failed < 20 {
+				failed++
+				t.Errorf("EncodePair(%q, %q) (-want +got):\n%s", corpus[p.A], corpus[p.A+1], diff)
+			}
+		}
+	}
 	for _, d := range g.Decodes {
 		if got := tk.Decode(d.IDs, false); got != d.Text {
 			t.Errorf("Decode(%v) = %q, want %q", d.IDs, got, d.Text)
@@ -234,7 +306,7 @@ func nonNil(ids []int) []int {
 // byte-level tokenizer.
 func (t *Pipeline) pieces(text string) []string {
 	out := []string{}
-	norm, first := t.norm.applyFirst(text)
+	norm := t.norm.apply(text)
 	run := t.pre.chain(func(p string) {
 		if !t.pre.byteLevel {
 			out = append(out, p)
@@ -242,6 +314,6 @@ func (t *Pipeline) pieces(text string) []string {
 		}
 		out = append(out, string(byteLevelString(nil, p)))
 	})
-	run(norm, first)
+	run(norm, true)
 	return out
 }

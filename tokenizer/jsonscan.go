@@ -219,6 +219,9 @@ func scanFile(data []byte) (*fileJSON, error) {
 			case "vocab":
 				return s.vocab(f, len(data))
 			case "merges":
+				if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
+					return errors.New("the model's merges are not a list")
+				}
 				merges := make([]mergePair, 0, sizeHint(len(data), 60))
 				err := s.array(func() error {
 					p, skip, err := s.merge()
@@ -272,6 +275,9 @@ func (s *scanner) vocab(f *fileJSON, size int) error {
 			f.pieces = append(f.pieces, p)
 			return err
 		})
+	}
+	if s.pos < len(s.data) && s.data[s.pos] != '{' {
+		return errors.New("the model's vocab is neither an object nor a list")
 	}
 	f.vocab = make(map[string]int32, sizeHint(size, 100))
 	return s.object(func(tok string) error {
