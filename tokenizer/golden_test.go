@@ -69,7 +69,13 @@ func prefixed(p string, names []string) []string {
 // readReal returns the bytes of a real tokenizer.json kept gzipped in testdata/real.
 func readReal(t testing.TB, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "real", name+".json.gz"))
+	return readGzBytes(t, filepath.Join("testdata", "real", name+".json.gz"))
+}
+
+// readGzBytes returns the decompressed bytes of a gzipped file.
+func readGzBytes(t testing.TB, file string) []byte {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}

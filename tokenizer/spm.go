@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -219,10 +220,21 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 	case 1: // Unigram: SpmConverter
 		pieces := make([]scoredPiece, len(sp.pieces))
 		for i, p := range sp.pieces {
-			pieces[i] = scoredPiece{p.piece, float64(p.score)}
+			// As the score reaches the reference: written to tokenizer.json in its shortest
+			// form, read back by its JSON parser (not always the same float64: ties move).
+			score, _ := serdeFloat(strconv.FormatFloat(float64(p.score), 'g', -1, 64))
+			pieces[i] = scoredPiece{p.piece, score}
 		}
+		unk := sp.unkID
+		for i, p := range sp.pieces {
+			if p.typ == 2 { // UNKNOWN: SentencePiece's own unk, whatever trainer_spec says
+				unk = int32(i)
+				break
+			}
+		}
+		// The converter leaves byte_fallback off for Unigram models.
 		mc := &component{kind: "model", Type: "Unigram", fields: map[string]json.RawMessage{
-			"unk_id": json.RawMessage(fmt.Sprint(sp.unkID)), "byte_fallback": json.RawMessage(fmt.Sprint(sp.byteFallback))}}
+			"unk_id": json.RawMessage(fmt.Sprint(unk))}}
 		if t.model, err = newUnigram(mc, pieces, false); err != nil {
 			return nil, err
 		}
