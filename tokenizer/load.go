@@ -186,6 +186,25 @@ type source struct {
 
 func (s source) describe() string { return s.file }
 
+// TokenizerFiles lists the file sets a tokenizer is read from, in order of preference:
+// tokenizer.json, vocab.json with merges.txt, tokenizer.model.
+var TokenizerFiles = [][]string{{"tokenizer.json"}, {"vocab.json", "merges.txt"}, {"tokenizer.model"}}
+
+// HasFiles reports whether one of the TokenizerFiles sets is complete, has telling whether a
+// file is present.
+func HasFiles(has func(name string) bool) bool {
+	for _, set := range TokenizerFiles {
+		ok := true
+		for _, f := range set {
+			ok = ok && has(f)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // findSource locates the tokenizer that path names or holds.
 func findSource(path string) (source, error) {
 	st, err := os.Stat(path)
@@ -202,22 +221,13 @@ func findSource(path string) (source, error) {
 		}
 		return s, nil
 	}
-	for _, c := range []struct {
-		kind  sourceKind
-		files []string
-	}{
-		{sourceJSON, []string{"tokenizer.json"}},
-		{sourceVocabMerge, []string{"vocab.json", "merges.txt"}},
-		{sourceSPModel, []string{"tokenizer.model"}},
-	} {
+	for kind, files := range TokenizerFiles {
 		ok := true
-		for _, f := range c.files {
-			if _, err := os.Stat(filepath.Join(path, f)); err != nil {
-				ok = false
-			}
+		for _, f := range files {
+			ok = ok && fileExists(filepath.Join(path, f))
 		}
 		if ok {
-			return source{kind: c.kind, dir: path, file: filepath.Join(path, c.files[0])}, nil
+			return source{kind: sourceKind(kind), dir: path, file: filepath.Join(path, files[0])}, nil
 		}
 	}
 	return source{}, fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (or vocab.json with merges.txt, or tokenizer.model)", path)
