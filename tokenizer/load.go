@@ -165,6 +165,9 @@ func maxVocabID(vocab map[string]int32) (int32, error) {
 		}
 		maxID = max(maxID, id)
 	}
+	if maxID >= 1<<24 && int(maxID) > 4*len(vocab) {
+		return 0, fmt.Errorf("vocab ids reach %d for %d tokens: the file is damaged", maxID, len(vocab))
+	}
 	return maxID, nil
 }
 

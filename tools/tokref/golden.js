@@ -250,6 +250,21 @@ async function main() {
     if (spNames.has(name)) speeds[name].nospace = (await speed(plain, nospace, 5)).whole;
     console.log(name, JSON.stringify(speeds[name]));
   }
+  // The real files' pipelines with a tiny vocabulary, seeds of tokenizer/FuzzParse.
+  const seeds = {};
+  for (const name of real) {
+    const json = JSON.parse(readTokenizer('real_' + name));
+    if (json.normalizer && JSON.stringify(json.normalizer).includes('precompiled_charsmap')) json.normalizer = { type: 'NFKC' };
+    const unigram = Array.isArray(json.model.vocab);
+    json.model.vocab = unigram ? [['<unk>', 0], ['a', -1.5], ['ab', -2.25], ['\u2581', -3]] : { a: 0, b: 1, ab: 2, '<unk>': 3, '[UNK]': 4 };
+    if (unigram) json.model.unk_id = 0; else json.model.merges = ['a b'];
+    json.added_tokens = [{ id: 5, content: '<x>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }];
+    if (json.post_processor && json.post_processor.special_tokens) {
+      for (const [k, v] of Object.entries(json.post_processor.special_tokens)) v.ids = v.ids.map(() => 0);
+    }
+    seeds[name] = json;
+  }
+  fs.writeFileSync(path.join(out, 'fuzz_pipelines.json'), JSON.stringify(seeds, null, 1) + '\n');
   if (!skipSpeed) fs.writeFileSync(speedFile, JSON.stringify(speeds, null, 2) + '\n');
 }
 
