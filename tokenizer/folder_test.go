@@ -1,10 +1,8 @@
 package tokenizer
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,36 +23,28 @@ func TestSentencePieceModelMatchesItsTokenizerJSON(t *testing.T) {
 	compareEncode(t, tk, "real_marian")
 }
 
-// TestVocabMergesMatchesTokenizerJSON builds a GPT-2 style folder (vocab.json, merges.txt)
-// from RoBERTa's tokenizer.json and checks it encodes the golden corpus as the reference does
-// with the tokenizer.json.
+// TestVocabMergesMatchesTokenizerJSON loads GPT-2's folder as saved without tokenizer.json
+// (vocab.json, merges.txt, tokenizer_config.json with its added token) and checks it against
+// the reference's goldens of GPT-2's tokenizer.json: encodes, special tokens, decodes.
 func TestVocabMergesMatchesTokenizerJSON(t *testing.T) {
-	var f struct {
-		Model struct {
-			Vocab  map[string]int `json:"vocab"`
-			Merges []string       `json:"merges"`
-		} `json:"model"`
-	}
-	if err := json.Unmarshal(readReal(t, "roberta"), &f); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	vocab, err := json.Marshal(f.Model.Vocab)
+	for name, file := range map[string]string{"vocab.json": "gpt2-vocab.json.gz", "merges.txt": "gpt2-merges.txt.gz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), readRealFile(t, file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join("testdata", "real", "gpt2-tokenizer_config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	merges := "#version: 0.2\n" + strings.Join(f.Model.Merges, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "vocab.json"), vocab, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "merges.txt"), []byte(merges), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tk, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareEncode(t, tk, "real_roberta")
+	checkGolden(t, tk, "real_gpt2")
 }
 
 // compareEncode checks Encode and Decode of tk on the golden corpus of name.

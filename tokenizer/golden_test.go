@@ -50,12 +50,12 @@ var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma
 
 // realNames are the real tokenizer.json files of more families kept in testdata/real (see
 // SOURCES.md there), golden as "real_" + name.
-var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "marian", "minilm", "olmo1", "olmo2",
-	"phi2", "roberta", "t5", "whisper"}
+var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
+	"phi2", "phi3", "roberta", "t5", "whisper"}
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.
-var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always"),
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits"),
 	prefixed("real_", realNames)...)
 
 func prefixed(p string, names []string) []string {
@@ -121,7 +121,7 @@ func load(t testing.TB, name string) *Pipeline {
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits":
 		tk = loadVariant(t, name)
 	case "real_added_tokens":
 		_, err = parse(readReal(t, "added_tokens"))
@@ -205,7 +205,9 @@ func loadVariant(t testing.TB, name string) *Pipeline {
 	if !ok {
 		t.Fatalf("no variant %s in testdata/variants.json", name)
 	}
-	if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
+	if real, ok := strings.CutPrefix(v.Base, "real_"); ok {
+		data = readReal(t, real)
+	} else if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage

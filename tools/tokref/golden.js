@@ -48,10 +48,10 @@ const onlyArg = process.argv.find(a => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null;
 // real: tokenizer.json files of more families, kept gzipped in tokenizer/testdata/real (see
 // SOURCES.md there).
-const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'marian', 'minilm', 'olmo1',
-  'olmo2', 'phi2', 'roberta', 't5', 'whisper'];
+const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
+  'olmo2', 'phi2', 'phi3', 'roberta', 't5', 'whisper'];
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'stories260k',
-  'llama2_metaspace', 'llama2_always', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex: no GPT-4o style tokenizer.json is installed. The Go test makes the same edit.
@@ -66,6 +66,13 @@ const added = (id, content, o = {}) => ({ id, content, single_word: false, lstri
 // tokens with lstrip, single_word, normalized and whitespace content.
 const meta = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
 const variants = {
+  // SmolLM's pre-tokenizer (each digit alone, then GPT-2's regex) on GPT-2's file.
+  gpt2_digits: {
+    base: 'real_gpt2',
+    set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true },
+      { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }] } },
+    added_tokens: [],
+  },
   llama2_metaspace: {
     base: 'llama2',
     set: { normalizer: null, pre_tokenizer: meta },
@@ -104,7 +111,7 @@ function readTokenizer(name) {
   if (name === 'stories260k') return fs.readFileSync(path.join(sharedModels(), 'stories260K', 'tokenizer.json'), 'utf8');
   const v = variants[name];
   const base = name === 'qwen3_o200k' ? 'qwen3' : v ? v.base : name;
-  const raw = fs.readFileSync(path.join(cache, 'tokenizers', base, 'tokenizer.json'), 'utf8');
+  const raw = base.startsWith('real_') ? readTokenizer(base) : fs.readFileSync(path.join(cache, 'tokenizers', base, 'tokenizer.json'), 'utf8');
   if (v) {
     const json = JSON.parse(raw);
     Object.assign(json, v.set);
