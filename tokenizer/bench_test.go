@@ -1,9 +1,6 @@
 package tokenizer
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,21 +16,7 @@ func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
 
 // readText reads a gzipped text from testdata.
 func readText(b *testing.B, name string) string {
-	b.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return string(data)
+	return string(readGzBytes(b, filepath.Join("testdata", name)))
 }
 
 // BenchmarkEncode encodes the ~1 MB mixed bench text as user content.

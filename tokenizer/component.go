@@ -101,6 +101,20 @@ func (c *component) list(field string) ([]*component, error) {
 	return out, nil
 }
 
+// each calls f for every component of a Sequence's list field.
+func (c *component) each(field string, f func(*component) error) error {
+	subs, err := c.list(field)
+	if err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		if err := f(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pattern reads a Split or Replace pattern: {"String": s} or {"Regex": r}.
 func (c *component) pattern() (s string, regex bool, err error) {
 	var p struct{ String, Regex *string }

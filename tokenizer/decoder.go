@@ -55,19 +55,13 @@ func parseDecoder(c *component) (decoder, error) {
 func parseDecodeSteps(c *component) ([]decodeStep, error) {
 	switch c.Type {
 	case "Sequence":
-		subs, err := c.list("decoders")
-		if err != nil {
-			return nil, err
-		}
 		var d []decodeStep
-		for _, sub := range subs {
+		err := c.each("decoders", func(sub *component) error {
 			one, err := parseDecodeSteps(sub)
-			if err != nil {
-				return nil, err
-			}
 			d = append(d, one...)
-		}
-		return d, nil
+			return err
+		})
+		return d, err
 	case "Replace":
 		r, err := parseReplace(c)
 		if err != nil {

@@ -93,16 +93,7 @@ func readGzBytes(t testing.TB, file string) []byte {
 
 func readGz(t testing.TB, name string, v any) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.NewDecoder(zr).Decode(v); err != nil {
+	if err := json.Unmarshal(readGzBytes(t, filepath.Join("testdata", name)), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 }

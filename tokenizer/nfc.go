@@ -8,17 +8,14 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// nfc is Unicode NFC as the reference computes it (normalizeForm has the four forms), which
-// differs from golang.org/x/text/unicode/norm in two ways:
+// normalizeForm is NFC, NFD, NFKC or NFKD as the reference computes them, which differs from
+// golang.org/x/text/unicode/norm in two ways:
 //   - its tables are Unicode 9.0: characters assigned later are left alone and, being
 //     starters that combine with nothing, cut the text into parts normalized apart;
 //   - it has no stream-safe limit, where norm inserts U+034F (CGJ) after 30 combining marks
 //     in a row: a chunk where that happened takes the composition written here.
 //
 // A string that norm finds normalized is normalized for the reference too.
-func nfc(s string) string { return normalizeForm(s, norm.NFC) }
-
-// normalizeForm is nfc for any of the four forms.
 func normalizeForm(s string, form norm.Form) string {
 	if form.IsNormalString(s) {
 		return s

@@ -50,19 +50,13 @@ func parseNormalizer(c *component) (normalizer, error) {
 	}
 	switch c.Type {
 	case "Sequence":
-		subs, err := c.list("normalizers")
-		if err != nil {
-			return nil, err
-		}
 		var n normalizer
-		for _, sub := range subs {
+		err := c.each("normalizers", func(sub *component) error {
 			one, err := parseNormalizer(sub)
-			if err != nil {
-				return nil, err
-			}
 			n = append(n, one...)
-		}
-		return n, nil
+			return err
+		})
+		return n, err
 	case "NFC":
 		return normalizer{formStep{norm.NFC, "NFC"}}, nil
 	case "NFD":

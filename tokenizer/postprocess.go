@@ -38,16 +38,7 @@ func (p *postProcessor) add(c *component) error {
 	}
 	switch c.Type {
 	case "Sequence":
-		subs, err := c.list("processors")
-		if err != nil {
-			return err
-		}
-		for _, sub := range subs {
-			if err := p.add(sub); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.each("processors", p.add)
 	case "ByteLevel":
 		var b bool
 		for _, f := range []string{"add_prefix_space", "trim_offsets"} {

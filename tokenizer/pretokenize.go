@@ -96,16 +96,7 @@ func (p *preTokenizer) add(c *component) error {
 	var err error
 	switch c.Type {
 	case "Sequence":
-		subs, err := c.list("pretokenizers")
-		if err != nil {
-			return err
-		}
-		for _, sub := range subs {
-			if err := p.add(sub); err != nil {
-				return err
-			}
-		}
-		return nil
+		return c.each("pretokenizers", p.add)
 	case "Split":
 		st, err = parseSplit(c)
 	case "ByteLevel":
