@@ -130,7 +130,7 @@ func checkStream(t *testing.T, tk *Pipeline, ids []int, skip bool, steps []strin
 
 // TestStreamDecoderMatchesDecode streams every golden id sequence.
 func TestStreamDecoderMatchesDecode(t *testing.T) {
-	for _, name := range tokenizerNames {
+	for _, name := range append(tokenizerNames, prefixed("real_", realNames)...) {
 		t.Run(name, func(t *testing.T) {
 			tk := load(t, name)
 			var g goldenFile
