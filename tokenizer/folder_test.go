@@ -1,9 +1,15 @@
 package tokenizer
 
 import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"edgechat/internal/testkit/testenv"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -66,4 +72,74 @@ func compareEncode(t *testing.T, tk *Pipeline, name string) {
 func readRealFile(t testing.TB, name string) []byte {
 	t.Helper()
 	return readGzBytes(t, filepath.Join("testdata", "real", name))
+}
+
+// TestSentencePieceBPEModel writes the stories260K model's vocabulary as a SentencePiece BPE
+// tokenizer.model (pieces in id order scoring lower and lower, as SentencePiece's BPE trainer
+// writes them; <unk>, control and byte pieces typed) and checks the tokenizer built from it as
+// Llama's converter does against the reference's goldens of the model's tokenizer.json:
+// encodes, BOS, special tokens, decodes.
+func TestSentencePieceBPEModel(t *testing.T) {
+	src := testenv.SharedModel(t, "stories260K")
+	var f struct {
+		Model struct {
+			Vocab map[string]int `json:"vocab"`
+		} `json:"model"`
+	}
+	data, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	pieces := make([]string, len(f.Model.Vocab))
+	for tok, id := range f.Model.Vocab {
+		pieces[id] = tok
+	}
+	var proto []byte
+	for id, p := range pieces {
+		typ := 1
+		switch {
+		case id == 0:
+			typ = 2
+		case id < 3:
+			typ = 3
+		case strings.HasPrefix(p, "<0x") && len(p) == 6:
+			typ = 6
+		}
+		var piece []byte
+		piece = protoBytes(piece, 1, []byte(p))
+		piece = binary.LittleEndian.AppendUint32(append(piece, 2<<3|5), math.Float32bits(-float32(id))) // score, fixed32
+		piece = binary.AppendUvarint(append(piece, 3<<3), uint64(typ))                                  // type, varint
+		proto = protoBytes(proto, 1, piece)
+	}
+	trainer := binary.AppendUvarint([]byte{3 << 3}, 2)                      // model_type BPE
+	trainer = binary.AppendUvarint(binary.AppendUvarint(trainer, 35<<3), 1) // byte_fallback
+	proto = protoBytes(proto, 2, trainer)
+	dir := t.TempDir()
+	for name, body := range map[string][]byte{"tokenizer.model": proto} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(src, "tokenizer_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, tk, "stories260k")
+}
+
+// protoBytes appends a length-delimited protobuf field.
+func protoBytes(dst []byte, field int, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(field)<<3|2)
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
 }
