@@ -35,6 +35,44 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
+// realTimed are the real files timed against the reference (real_NAME in
+// testdata/reference_speed.json): WordPiece, Unigram with its charsmap, GPT-2's byte-level BPE.
+var realTimed = []string{"bert", "t5", "gpt2"}
+
+// BenchmarkEncodeReal encodes the ~1 MB bench text as user content with the timed real files.
+func BenchmarkEncodeReal(b *testing.B) {
+	text := benchText(b)
+	for _, name := range realTimed {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, "real_"+name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
+		})
+	}
+}
+
+// BenchmarkLoadReal parses the timed real files (already in memory).
+func BenchmarkLoadReal(b *testing.B) {
+	for _, name := range realTimed {
+		b.Run(name, func(b *testing.B) {
+			data := readReal(b, name)
+			cpu := cpuSeconds()
+			for b.Loop() {
+				if _, err := parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if used := cpuSeconds() - cpu; cpu > 0 {
+				b.ReportMetric(used*1e3/float64(b.N), "cpu-ms/op")
+			}
+		})
+	}
+}
+
 // reportCPU adds MB per CPU second, which a busy machine disturbs less than wall time.
 func reportCPU(b *testing.B, start float64, size int) {
 	if cpu := cpuSeconds() - start; start > 0 && cpu > 0 {
