@@ -79,13 +79,20 @@ func (t *Pipeline) buildDecoding(specialSet map[string]bool) {
 	d := &t.decoding
 	n := t.vocabSize
 	d.kind, d.special, d.toks = make([]uint8, n), make([]bool, n), make([]string, n)
-	for id := range n {
-		if tok, ok := t.added.contents[id]; ok {
-			d.kind[id], d.toks[id] = kindAdded, tok.Content
-		} else if id < len(voc.has) && voc.has[id] {
+	for id, ok := range voc.has {
+		if ok {
 			d.kind[id], d.toks[id] = kindModel, voc.tokens[id]
 		}
-		d.special[id] = d.kind[id] != kindNone && specialSet[d.toks[id]]
+	}
+	for id, tok := range t.added.contents {
+		d.kind[id], d.toks[id] = kindAdded, tok.Content
+	}
+	for s := range specialSet { // ids whose text is a special token's: few, found by content
+		for _, id := range []int{int(voc.lookup(s)), t.added.byContent[s]} {
+			if id >= 0 && id < n && d.kind[id] != kindNone && d.toks[id] == s {
+				d.special[id] = true
+			}
+		}
 	}
 	if !t.dec.byteLevelOnly {
 		return
