@@ -33,24 +33,31 @@ func TestSentencePieceModelMatchesItsTokenizerJSON(t *testing.T) {
 // (vocab.json, merges.txt, tokenizer_config.json with its added token) and checks it against
 // the reference's goldens of GPT-2's tokenizer.json: encodes, special tokens, decodes.
 func TestVocabMergesMatchesTokenizerJSON(t *testing.T) {
-	dir := t.TempDir()
-	for name, file := range map[string]string{"vocab.json": "gpt2-vocab.json.gz", "merges.txt": "gpt2-merges.txt.gz"} {
-		if err := os.WriteFile(filepath.Join(dir, name), readRealFile(t, file), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := os.ReadFile(filepath.Join("testdata", "real", "gpt2-tokenizer_config.json"))
+	tk := loadFolder(t, map[string][]byte{"vocab.json": readRealFile(t, "gpt2-vocab.json.gz"),
+		"merges.txt": readRealFile(t, "gpt2-merges.txt.gz")}, filepath.Join("testdata", "real", "gpt2-tokenizer_config.json"))
+	checkGolden(t, tk, "real_gpt2")
+}
+
+// loadFolder writes files, and a copy of the tokenizer_config.json at config, into a temporary
+// folder and loads the tokenizer from it.
+func loadFolder(t *testing.T, files map[string][]byte, config string) *Pipeline {
+	t.Helper()
+	cfg, err := os.ReadFile(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	files["tokenizer_config.json"] = cfg
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tk, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, tk, "real_gpt2")
+	return tk
 }
 
 // compareEncode checks Encode and Decode of tk on the golden corpus of name.
@@ -117,23 +124,7 @@ func TestSentencePieceBPEModel(t *testing.T) {
 	trainer := binary.AppendUvarint([]byte{3 << 3}, 2)                      // model_type BPE
 	trainer = binary.AppendUvarint(binary.AppendUvarint(trainer, 35<<3), 1) // byte_fallback
 	proto = protoBytes(proto, 2, trainer)
-	dir := t.TempDir()
-	for name, body := range map[string][]byte{"tokenizer.model": proto} {
-		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := os.ReadFile(filepath.Join(src, "tokenizer_config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tk, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tk := loadFolder(t, map[string][]byte{"tokenizer.model": proto}, filepath.Join(src, "tokenizer_config.json"))
 	checkGolden(t, tk, "stories260k")
 }
 

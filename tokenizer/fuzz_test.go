@@ -58,18 +58,23 @@ func FuzzWordPiece(f *testing.F) {
 	for _, s := range []string{"hello", "unaffable", "##ing", "running", "éclair", "中文", "x" + strings.Repeat("a", 120), ""} {
 		f.Add(s)
 	}
-	tk, err := parse(readReal(f, "bert"))
+	fuzzModel(f, "bert", 0, func(m model, s string) []int { return wordPiecePlain(m.(*wordPiece), s) })
+}
+
+// fuzzModel checks the model of a real file against plain, on valid UTF-8 pieces of at most
+// maxLen bytes (0: any).
+func fuzzModel(f *testing.F, name string, maxLen int, plain func(m model, s string) []int) {
+	tk, err := parse(readReal(f, name))
 	if err != nil {
 		f.Fatal(err)
 	}
-	m := tk.model.(*wordPiece)
 	f.Fuzz(func(t *testing.T, s string) {
-		if !utf8.ValidString(s) {
+		if !utf8.ValidString(s) || maxLen > 0 && len(s) > maxLen {
 			return
 		}
 		var w work
-		got := m.encode(&w, s, nil)
-		if want := wordPiecePlain(m, s); !slices.Equal(got, want) {
+		got := tk.model.encode(&w, s, nil)
+		if want := plain(tk.model, s); !slices.Equal(got, want) {
 			t.Fatalf("encode(%q) = %v, want %v", s, got, want)
 		}
 		tk.Encode(s)
@@ -112,22 +117,7 @@ func FuzzUnigram(f *testing.F) {
 	for _, s := range []string{"▁hello", "▁translate▁English", "▁x▁€", "€€", "▁中文", "<unk>", "▁" + strings.Repeat("x", 50)} {
 		f.Add(s)
 	}
-	tk, err := parse(readReal(f, "t5"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	m := tk.model.(*unigram)
-	f.Fuzz(func(t *testing.T, s string) {
-		if !utf8.ValidString(s) || len(s) > 200 {
-			return
-		}
-		var w work
-		got := m.encode(&w, s, nil)
-		if want := unigramPlain(m, s); !slices.Equal(got, want) {
-			t.Fatalf("encode(%q) = %v, want %v", s, got, want)
-		}
-		tk.Encode(s)
-	})
+	fuzzModel(f, "t5", 200, func(m model, s string) []int { return unigramPlain(m.(*unigram), s) })
 }
 
 func unigramPlain(m *unigram, s string) []int {
