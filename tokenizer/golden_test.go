@@ -98,7 +98,7 @@ func readGz(t testing.TB, name string, v any) {
 	}
 }
 
-var loaded sync.Map // name → *BPE, shared by the tests of one run
+var loaded sync.Map // name → *Pipeline, shared by the tests of one run
 
 func load(t testing.TB, name string) *Pipeline {
 	t.Helper()

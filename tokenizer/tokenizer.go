@@ -27,7 +27,7 @@ import (
 	"unicode/utf8"
 )
 
-// Tokenizer is what the engine needs from a tokenizer. *BPE implements it; so does the
+// Tokenizer is what the engine needs from a tokenizer. *Pipeline implements it; so does the
 // daulet/tokenizers wrapper built with the hftokenizers tag.
 type Tokenizer interface {
 	// Encode tokenizes user content: added and special tokens are NOT matched, so a user who

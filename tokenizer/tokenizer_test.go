@@ -106,7 +106,7 @@ func TestStreamDecoderStepByStep(t *testing.T) {
 }
 
 // checkStream streams ids through a StreamDecoder: each Add and the Flush give steps, and
-// together Decode's text; so does the stream of a Tokenizer other than *BPE, which goes
+// together Decode's text; so does the stream of a Tokenizer other than *Pipeline, which goes
 // through Decode and may hold text back longer.
 func checkStream(t *testing.T, tk *Pipeline, ids []int, skip bool, steps []string) {
 	t.Helper()
