@@ -91,8 +91,8 @@ func runOf(s string, i int, want uint8) int {
 }
 
 // Second-table classes (class2Runs): the regex crate's \w, BERT's sets (Unicode 8.0), the
-// normalization crate's combining marks (Unicode 9.0), Extended_Pictographic, and in the top
-// bits the Grapheme_Cluster_Break value (gcb constants).
+// normalization crate's combining marks (Unicode 9.0), Extended_Pictographic, in bits 6–9 the
+// Grapheme_Cluster_Break value (gcb constants), in bits 10–14 general categories.
 const (
 	c2Word    uint16 = 1 << iota // Alphabetic, M, Nd, Pc, Join_Control
 	c2Punct8                     // P (Unicode 8.0)
@@ -102,7 +102,19 @@ const (
 	c2ExtPict                    // Extended_Pictographic
 )
 
-// Grapheme_Cluster_Break values, class2 >> 6.
+// General categories in bits 10–14 of class2 (the regex engine's \p{Lu} … \p{Nd}).
+const (
+	c2Lu uint16 = 1 << (10 + iota)
+	c2Lt
+	c2Lm
+	c2Lo
+	c2Nd
+)
+
+// gcbOf is the Grapheme_Cluster_Break value of class2 bits c.
+func gcbOf(c uint16) uint16 { return c >> 6 & 15 }
+
+// Grapheme_Cluster_Break values, gcbOf(class2).
 const (
 	gcbOther uint16 = iota
 	gcbCR

@@ -131,7 +131,7 @@ func graphemeLen(s string) int {
 		return 0
 	}
 	prev := class2(r)
-	gb := prev >> 6
+	gb := gcbOf(prev)
 	i := w
 	riCount := 0
 	if gb == gcbRI {
@@ -142,7 +142,7 @@ func graphemeLen(s string) int {
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		cur := class2(r)
-		pb, cb := prev>>6, cur>>6
+		pb, cb := gcbOf(prev), gcbOf(cur)
 		join := false
 		switch {
 		case pb == gcbCR && cb == gcbLF:

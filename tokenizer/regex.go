@@ -488,16 +488,19 @@ func (p *reParser) class() (func(rune) bool, error) {
 	}, nil
 }
 
-func isDecimal(r rune) bool {
-	return r >= '0' && r <= '9' || r >= utf8.RuneSelf && class(r)&cN != 0 && class2(r)&c2Word != 0
-}
+func isDecimal(r rune) bool { return r >= '0' && r <= '9' || r >= utf8.RuneSelf && class2(r)&c2Nd != 0 }
 
 // propertyClass is \p{name} for the classes the tables hold.
 func propertyClass(name string) (func(rune) bool, bool) {
 	bits := map[string]uint8{"L": cL, "Letter": cL, "N": cN, "Number": cN, "M": cM, "Mark": cM, "P": cP,
-		"Punctuation": cP, "S": cS, "Symbol": cS, "Ll": cLl}
+		"Punctuation": cP, "S": cS, "Symbol": cS, "Ll": cLl, "Lowercase_Letter": cLl}
 	if b, ok := bits[name]; ok {
 		return func(r rune) bool { return class(r)&b != 0 }, true
+	}
+	bits2 := map[string]uint16{"Lu": c2Lu, "Uppercase_Letter": c2Lu, "Lt": c2Lt, "Titlecase_Letter": c2Lt,
+		"Lm": c2Lm, "Modifier_Letter": c2Lm, "Lo": c2Lo, "Other_Letter": c2Lo, "Nd": c2Nd, "Decimal_Number": c2Nd}
+	if b, ok := bits2[name]; ok {
+		return func(r rune) bool { return class2(r)&b != 0 }, true
 	}
 	return nil, false
 }

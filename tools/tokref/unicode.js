@@ -73,6 +73,10 @@ async function main() {
   await set(v8, 'General_Category/Nonspacing_Mark', 8);
   await set('@unicode/unicode-9.0.0', 'General_Category/Mark', 16);
   await set(pkg, 'Binary_Property/Extended_Pictographic', 32);
+  // General categories the regex engine's \p{…} needs beyond the first table: Lu Lt Lm Lo Nd.
+  for (const [i, gc] of ['Uppercase_Letter', 'Titlecase_Letter', 'Modifier_Letter', 'Other_Letter', 'Decimal_Number'].entries()) {
+    await set(pkg, `General_Category/${gc}`, 1 << (10 + i));
+  }
   const gcb = ['CR', 'LF', 'Control', 'Extend', 'ZWJ', 'Regional_Indicator', 'Prepend', 'SpacingMark', 'L', 'V', 'T', 'LV', 'LVT'];
   for (let i = 0; i < gcb.length; i++) await set(pkg, `Grapheme_Cluster_Break/${gcb[i]}`, (i + 1) << 6);
   const runs2 = [];
