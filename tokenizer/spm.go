@@ -201,6 +201,11 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 	legacy := cfg.Legacy == nil || *cfg.Legacy
 	switch sp.modelType {
 	case 2: // BPE: LlamaConverter
+		if !sp.addDummyPrefix {
+			// Gemma's models: transformers converts them with a converter of their own (no
+			// dummy prefix, user-defined pieces as added tokens), not Llama's.
+			return nil, unsupported("SentencePiece BPE model without add_dummy_prefix (Gemma style): use its tokenizer.json")
+		}
 		vocab := make(map[string]int32, len(sp.pieces))
 		for i, p := range sp.pieces {
 			vocab[p.piece] = int32(i)
