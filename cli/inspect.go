@@ -100,6 +100,21 @@ func printReport(env Env, r *models.Report) {
 	}
 	if r.Tokenizer.Error != "" {
 		fmt.Fprintf(w, "\nTokenizer\terror: %s\n", r.Tokenizer.Error)
+	} else if c := r.Tokenizer.Components; c != nil {
+		fmt.Fprintf(w, "\nTokenizer\t%s: %s, %d added tokens\n", r.Tokenizer.File, c.Model, c.AddedTokens)
+		for _, part := range []struct {
+			name  string
+			steps []string
+		}{{"normalizer", c.Normalizer}, {"pre-tokenizer", c.PreTokenizer}, {"post-processor", c.PostProcessor}, {"decoder", c.Decoder}} {
+			steps := "none"
+			if len(part.steps) > 0 {
+				steps = strings.Join(part.steps, " → ")
+			}
+			fmt.Fprintf(w, "  %s\t%s\n", part.name, steps)
+		}
+		if r.Tokenizer.TemplateFile != "" {
+			fmt.Fprintf(w, "  chat template\t%s\n", r.Tokenizer.TemplateFile)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "\nNote\t%s\n", n)

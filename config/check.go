@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"edgechat/internal/eps"
+
+	"edgechat/tokenizer"
 )
 
 // MaxThreads bounds the CPU thread setting: each thread is a real OS thread with its stack.
@@ -48,7 +50,7 @@ func CheckModelPath(p string) error {
 			return err
 		}
 		dir := filepath.Dir(p)
-		if fileExists(filepath.Join(dir, "tokenizer.json")) || fileExists(filepath.Join(filepath.Dir(dir), "tokenizer.json")) {
+		if hasTokenizer(dir) || hasTokenizer(filepath.Dir(dir)) {
 			return nil
 		}
 		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it", dir)
@@ -57,10 +59,16 @@ func CheckModelPath(p string) error {
 	if model == "" {
 		return fmt.Errorf("%s has no ONNX model: choose the folder that holds model.onnx or onnx/model.onnx", p)
 	}
-	if !fileExists(filepath.Join(p, "tokenizer.json")) {
+	if !hasTokenizer(p) {
 		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it", p)
 	}
 	return checkONNXFile(model)
+}
+
+// hasTokenizer reports whether dir holds tokenizer files: tokenizer.json, or what the
+// tokenizer is built from (vocab.json with merges.txt, tokenizer.model).
+func hasTokenizer(dir string) bool {
+	return tokenizer.HasFiles(func(n string) bool { return fileExists(filepath.Join(dir, n)) })
 }
 
 // checkModelFile checks that the chosen variant exists in the model folder or its onnx/.

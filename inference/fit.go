@@ -65,7 +65,7 @@ func (m *Model) rawPrompt(p *reply.Prompt) *conversation {
 }
 
 // specialAdder adds the special tokens tokenizer.json's post-processor puts around a text
-// (*tokenizer.BPE does).
+// (*tokenizer.Pipeline does).
 type specialAdder interface {
 	AddSpecialTokens(ids []int) []int
 }

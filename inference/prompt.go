@@ -196,7 +196,7 @@ func (m *Model) renderProtected(msgs []reply.Message, cms []chat.Message, opt ch
 }
 
 // partsEncoder encodes a text made of pieces that may or may not hold special tokens
-// (*tokenizer.BPE does).
+// (*tokenizer.Pipeline does).
 type partsEncoder interface {
 	EncodeParts(parts []tokenizer.Part) []int
 }

@@ -111,7 +111,7 @@ func pyJSONString(s string) string {
 	return b.String()
 }
 
-// tokenByter gives each token's bytes (*tokenizer.BPE does).
+// tokenByter gives each token's bytes (*tokenizer.Pipeline does).
 type tokenByter interface {
 	TokenBytes(id int) ([]byte, bool)
 }

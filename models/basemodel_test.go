@@ -36,6 +36,12 @@ func TestIsBaseModel(t *testing.T) {
 	}{
 		{"no template anywhere", nil, true},
 		{"a Jinja chat template", withTemplate, false},
+		{"chat_template.jinja beside tokenizer_config.json", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "chat_template.jinja"), []byte("{{ messages[0].content }}"), 0o644)
+		}, false},
+		{"chat_template.json", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "chat_template.json"), []byte(`{"chat_template": "{{ x }}"}`), 0o644)
+		}, false},
 		{"Foundry's prompt template", inferenceModel(`{"Name":"m","PromptTemplate":{"user":"<|user|>{Content}<|end|>","prompt":"<|user|>{Content}<|end|><|assistant|>"}}`), false},
 		{"inference_model.json without a template", inferenceModel(`{"Name":"m","PromptTemplate":null}`), true},
 	} {
@@ -78,4 +84,42 @@ func copyFolder(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestFolderTokenizerSources checks the tokenizer files a folder may hold instead of
+// tokenizer.json, and the chat template file found.
+func TestFolderTokenizerSources(t *testing.T) {
+	stories := testenv.SharedModel(t, "stories260K")
+	dir := copyFolder(t, stories)
+	if err := os.WriteFile(filepath.Join(dir, "chat_template.jinja"), []byte("T"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(f.Tokenizer) != "tokenizer.json" || filepath.Base(f.ChatTemplate) != "chat_template.jinja" {
+		t.Errorf("Tokenizer %s, ChatTemplate %s", f.Tokenizer, f.ChatTemplate)
+	}
+	if err := os.Remove(filepath.Join(dir, "tokenizer.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, ""); err == nil {
+		t.Fatal("a folder without tokenizer files opens")
+	}
+	for _, files := range [][]string{{"vocab.json", "merges.txt"}, {"tokenizer.model"}} {
+		d := copyFolder(t, dir)
+		for _, name := range files {
+			if err := os.WriteFile(filepath.Join(d, name), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := Open(d, "")
+		if err != nil {
+			t.Fatalf("%v: %v", files, err)
+		}
+		if filepath.Base(f.Tokenizer) != files[0] {
+			t.Errorf("%v: Tokenizer = %s", files, f.Tokenizer)
+		}
+	}
 }

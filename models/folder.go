@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"edgechat/internal/safepath"
+	"edgechat/tokenizer"
 )
 
 // Layout names the shape of a model folder (see docs/RUNTIME.md).
@@ -53,10 +55,14 @@ type Folder struct {
 	Variants []string
 	// Prefill and Gen are the static decoders of layout C.
 	Prefill, Gen string
-	// Tokenizer is the tokenizer.json path.
+	// Tokenizer is the tokenizer's file: tokenizer.json, else vocab.json (with merges.txt
+	// beside it) or tokenizer.model, which the tokenizer is built from as transformers does.
 	Tokenizer string
 	// TokenizerConfig is tokenizer_config.json, or "" if the folder has none.
 	TokenizerConfig string
+	// ChatTemplate is the file the chat template comes from: chat_template.jinja, else
+	// chat_template.json, else tokenizer_config.json when it holds one; "" if none.
+	ChatTemplate string
 
 	Config     *HFConfig          // config.json, if any
 	Generation GenerationDefaults // generation_config.json or genai_config.json's search
@@ -246,16 +252,26 @@ func (f *Folder) readHFConfig() error {
 	return nil
 }
 
-// findTokenizer locates tokenizer.json (and tokenizer_config.json) in the folder.
+// findTokenizer locates the tokenizer (tokenizer.json, else vocab.json + merges.txt, else
+// tokenizer.model), tokenizer_config.json and the chat template file.
 func (f *Folder) findTokenizer() error {
-	p := f.join("tokenizer.json")
-	if !exists(p) {
-		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (it comes with the model)", f.Dir)
+	for _, set := range tokenizer.TokenizerFiles {
+		if !slices.ContainsFunc(set, func(n string) bool { return !exists(f.join(n)) }) {
+			f.Tokenizer = f.join(set[0])
+			break
+		}
 	}
-	f.Tokenizer = p
+	if f.Tokenizer == "" {
+		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (it comes with the model; vocab.json with merges.txt, or tokenizer.model, also do)", f.Dir)
+	}
 	if c := f.join("tokenizer_config.json"); exists(c) {
 		f.TokenizerConfig = c
 	}
+	cfg, err := tokenizer.ReadFolderConfig(f.Dir)
+	if err != nil {
+		return err
+	}
+	f.ChatTemplate = cfg.TemplateFile
 	return nil
 }
 

@@ -63,7 +63,13 @@ type TokenizerInfo struct {
 	BOS             string `json:"bos,omitempty"`
 	EOS             string `json:"eos,omitempty"`
 	HasChatTemplate bool   `json:"has_chat_template"`
-	Error           string `json:"error,omitempty"`
+	// File is the tokenizer's file and TemplateFile the chat template's (base names).
+	File         string `json:"file,omitempty"`
+	TemplateFile string `json:"template_file,omitempty"`
+	// Components names the tokenizer's normalizer, pre-tokenizer, model, post-processor and
+	// decoder.
+	Components *tokenizer.Components `json:"components,omitempty"`
+	Error      string                `json:"error,omitempty"`
 }
 
 // quantOps are operators that mark a quantized or precompiled graph.
@@ -207,7 +213,12 @@ func (r *Report) inspectTokenizer(f *Folder) {
 		return
 	}
 	st := tok.SpecialTokens()
-	r.Tokenizer = TokenizerInfo{Vocab: tok.VocabSize(), BOS: st.BOS, EOS: st.EOS, HasChatTemplate: tok.ChatTemplate() != ""}
+	comps := tok.Components()
+	r.Tokenizer = TokenizerInfo{Vocab: tok.VocabSize(), BOS: st.BOS, EOS: st.EOS, HasChatTemplate: tok.ChatTemplate() != "",
+		File: filepath.Base(f.Tokenizer), Components: &comps}
+	if f.ChatTemplate != "" {
+		r.Tokenizer.TemplateFile = filepath.Base(f.ChatTemplate)
+	}
 	if r.Vocab > 0 {
 		if err := CheckVocab(tok.VocabSize(), r.Vocab, f.VocabSize()); err != nil {
 			r.Notes = append(r.Notes, err.Error()+": tokenizer.json belongs to another model, and EdgeChat will refuse to load it")
@@ -215,9 +226,9 @@ func (r *Report) inspectTokenizer(f *Folder) {
 	}
 	if !r.Tokenizer.HasChatTemplate {
 		if im, err := ReadInferenceModel(f.Dir); err == nil && im != nil && im.PromptTemplate != nil {
-			r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: EdgeChat will use the PromptTemplate of "+InferenceModelFile)
+			r.Notes = append(r.Notes, "no chat template (chat_template.jinja or tokenizer_config.json): EdgeChat will use the PromptTemplate of "+InferenceModelFile)
 		} else {
-			r.Notes = append(r.Notes, "no chat template in tokenizer_config.json: a base model — EdgeChat chats with it in ChatML, and completes text with generate --raw, /v1/completions and the window's Complete text mode")
+			r.Notes = append(r.Notes, "no chat template (chat_template.jinja or tokenizer_config.json): a base model — EdgeChat chats with it in ChatML, and completes text with generate --raw, /v1/completions and the window's Complete text mode")
 		}
 	}
 }

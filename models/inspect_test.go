@@ -2,6 +2,7 @@ package models
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,6 +45,9 @@ func TestInspectLayouts(t *testing.T) {
 			}
 			if r.LayoutLetter != tc.letter || r.NeedsQNN || r.Layers != 2 || r.KVHeads != 2 || r.HeadDim != 16 || r.KVType != "float32" {
 				t.Errorf("layout %s, needs QNN %v, %d layers, KV %s %d×%d", r.LayoutLetter, r.NeedsQNN, r.Layers, r.KVType, r.KVHeads, r.HeadDim)
+			}
+			if c := r.Tokenizer.Components; c == nil || !strings.HasPrefix(c.Model, "BPE") || len(c.PreTokenizer) == 0 || r.Tokenizer.File != "tokenizer.json" {
+				t.Errorf("tokenizer %+v, components %+v: want the BPE pipeline of tokenizer.json named", r.Tokenizer, c)
 			}
 			var got []GraphReport
 			for _, g := range r.Graphs {

@@ -1,53 +1,119 @@
 package tokenizer
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
-// buildAdded registers the added tokens for matching and decoding.
-func (t *BPE) buildAdded(tokens []addedTokenJSON) {
+// finish registers the added tokens as the reference's add_tokens does — each takes the id of
+// the same content in the vocab or among the tokens added before, else the next free id after
+// the model's vocabulary (the file's ids are not read: the reference renumbers silently) — and
+// builds the decode table.
+func (t *Pipeline) finish(tokens []addedTokenJSON) {
+	voc := t.model.vocab()
 	a := &t.added
 	a.byContent = make(map[string]int, len(tokens))
-	d := &t.decoding
-	d.added = make(map[int]string, len(tokens))
+	a.contents = map[int]addedTokenJSON{}
+	specialSet := map[string]bool{}
+	var specials, plain []addedTokenJSON
 	for _, tok := range tokens {
-		if tok.ID < 0 {
+		if tok.Special && tok.Content != "" && !specialSet[tok.Content] {
+			specials = append(specials, tok)
+			specialSet[tok.Content] = true
+		}
+	}
+	seen := map[addedTokenJSON]bool{}
+	next := voc.size
+	for _, tok := range tokens {
+		key := tok
+		key.ID = 0
+		if tok.Content == "" || seen[key] {
 			continue
 		}
-		a.byContent[tok.Content] = tok.ID
-		var flags uint8
-		if tok.SingleWord {
-			flags |= addedSingleWord
+		id, ok := a.byContent[tok.Content]
+		if !ok {
+			if v, inVocab := voc.ids[tok.Content]; inVocab {
+				id = int(v)
+			} else {
+				id, next = next, next+1
+			}
 		}
-		if tok.Lstrip {
-			flags |= addedLstrip
+		a.byContent[tok.Content] = id
+		a.contents[id] = tok
+		if !specialSet[tok.Content] {
+			plain = append(plain, tok)
 		}
-		if tok.Rstrip {
-			flags |= addedRstrip
-		}
-		if tok.Normalized {
-			a.normalized.add(t.normalize(tok.Content), tok.ID, flags)
-		} else {
-			a.raw.add(tok.Content, tok.ID, flags)
-		}
-		for len(d.kind) <= tok.ID {
-			d.kind = append(d.kind, kindNone)
-		}
-		d.kind[tok.ID] = kindAdded
-		if tok.Special {
-			d.kind[tok.ID] = kindSpecial
-		}
-		d.added[tok.ID] = tok.Content
-		t.vocabSize = max(t.vocabSize, tok.ID+1)
+		seen[key] = true
 	}
+	for _, tok := range append(specials, plain...) {
+		id := a.byContent[tok.Content]
+		flags := a.contents[id].flags()
+		if tok.Normalized {
+			a.normalized.add(t.norm.apply(tok.Content), id, flags)
+		} else {
+			a.raw.add(tok.Content, id, flags)
+		}
+	}
+	t.vocabSize = len(voc.tokens)
+	for id := range a.contents {
+		t.vocabSize = max(t.vocabSize, id+1)
+	}
+	t.buildDecoding(specialSet)
+}
+
+func (tok addedTokenJSON) flags() uint8 {
+	var flags uint8
+	if tok.SingleWord {
+		flags |= addedSingleWord
+	}
+	if tok.Lstrip {
+		flags |= addedLstrip
+	}
+	if tok.Rstrip {
+		flags |= addedRstrip
+	}
+	return flags
+}
+
+// buildDecoding fills the decode table: every id's token string, whether skip_special drops
+// it, and for the ByteLevel decoder the model tokens' bytes.
+func (t *Pipeline) buildDecoding(specialSet map[string]bool) {
+	voc := t.model.vocab()
+	d := &t.decoding
+	n := t.vocabSize
+	d.kind, d.special, d.toks = make([]uint8, n), make([]bool, n), make([]string, n)
+	for id, ok := range voc.has {
+		if ok {
+			d.kind[id], d.toks[id] = kindModel, voc.tokens[id]
+		}
+	}
+	for id, tok := range t.added.contents {
+		d.kind[id], d.toks[id] = kindAdded, tok.Content
+	}
+	for s := range specialSet { // ids whose text is a special token's: few, found by content
+		for _, id := range []int{int(voc.lookup(s)), t.added.byContent[s]} {
+			if id >= 0 && id < n && d.kind[id] != kindNone && d.toks[id] == s {
+				d.special[id] = true
+			}
+		}
+	}
+	if !t.dec.byteLevelOnly {
+		return
+	}
+	d.off = make([]uint32, n+1)
+	d.bytes = make([]byte, 0, n*6)
+	for id := range n {
+		d.off[id] = uint32(len(d.bytes))
+		if d.kind[id] == kindModel {
+			d.bytes, _ = appendByteLevelDecode(d.bytes, d.toks[id])
+		}
+	}
+	d.off[n] = uint32(len(d.bytes))
 }
 
 // addedVocab finds added tokens in app-controlled text.
 type addedVocab struct {
 	byContent  map[string]int
-	raw        trie // tokens matched on the text as given ("normalized": false)
-	normalized trie // tokens matched after normalization ("normalized": true)
+	contents   map[int]addedTokenJSON // by id: the token last registered with it
+	raw        trie                   // tokens matched on the text as given ("normalized": false)
+	normalized trie                   // tokens matched after normalization ("normalized": true)
 }
 
 // Flags of an added token.
@@ -162,11 +228,8 @@ func (t *trie) find(s string, regions [][2]int, f func(start, end, id int)) {
 }
 
 // isWordChar is the reference's \w: Alphabetic, marks, decimal digits, connector punctuation
-// and the joiners.
-func isWordChar(r rune) bool {
-	return unicode.IsLetter(r) || unicode.In(r, unicode.Nl, unicode.Other_Alphabetic, unicode.M, unicode.Nd, unicode.Pc) ||
-		r == 0x200C || r == 0x200D
-}
+// and the joiners (Unicode 16.0).
+func isWordChar(r rune) bool { return class2(r)&c2Word != 0 }
 
 func endsWithWord(s string) bool {
 	r, n := utf8.DecodeLastRuneInString(s)

@@ -1,9 +1,6 @@
 package tokenizer
 
 import (
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,21 +16,7 @@ func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
 
 // readText reads a gzipped text from testdata.
 func readText(b *testing.B, name string) string {
-	b.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return string(data)
+	return string(readGzBytes(b, filepath.Join("testdata", name)))
 }
 
 // BenchmarkEncode encodes the ~1 MB mixed bench text as user content.
@@ -48,6 +31,44 @@ func BenchmarkEncode(b *testing.B) {
 				tk.Encode(text)
 			}
 			reportCPU(b, cpu, len(text))
+		})
+	}
+}
+
+// realTimed are the real files timed against the reference (real_NAME in
+// testdata/reference_speed.json): WordPiece, Unigram with its charsmap, GPT-2's byte-level BPE.
+var realTimed = []string{"bert", "t5", "gpt2"}
+
+// BenchmarkEncodeReal encodes the ~1 MB bench text as user content with the timed real files.
+func BenchmarkEncodeReal(b *testing.B) {
+	text := benchText(b)
+	for _, name := range realTimed {
+		b.Run(name, func(b *testing.B) {
+			tk := load(b, "real_"+name)
+			b.SetBytes(int64(len(text)))
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk.Encode(text)
+			}
+			reportCPU(b, cpu, len(text))
+		})
+	}
+}
+
+// BenchmarkLoadReal parses the timed real files (already in memory).
+func BenchmarkLoadReal(b *testing.B) {
+	for _, name := range realTimed {
+		b.Run(name, func(b *testing.B) {
+			data := readReal(b, name)
+			cpu := cpuSeconds()
+			for b.Loop() {
+				if _, err := parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if used := cpuSeconds() - cpu; cpu > 0 {
+				b.ReportMetric(used*1e3/float64(b.N), "cpu-ms/op")
+			}
 		})
 	}
 }

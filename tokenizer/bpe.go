@@ -1,25 +1,7 @@
 package tokenizer
 
-import "unicode/utf8"
-
-// bpeModel is the BPE model. For a byte-level tokenizer pieces are handled as raw bytes: the
-// byte-level alphabet is a one-to-one renaming of bytes, so mapping in and out is skipped. For
-// a SentencePiece-style one (sp) a piece starts as its characters, each one a vocab entry or,
-// failing that, its <0xNN> byte tokens or unk.
-type bpeModel struct {
-	vocab        map[string]int32 // token (as in tokenizer.json) → id
-	raw          map[string]int32 // byte-level: token as raw bytes → id, for ignore_merges
-	merges       mergeTable       // left<<32|right → rank<<32|merged id
-	byteID       [256]int32       // byte-level: id of each single byte
-	ignoreMerges bool
-
-	sp           bool
-	ascii        [128]int32 // id of each ASCII character, -1 if none
-	fallback     [256]int32 // id of each <0xNN> token, -1 if none
-	byteFallback bool
-	unk          int32 // -1 without an unk token
-	fuseUnk      bool
-}
+// The merge loop of the BPE model (the reference's Word::merge_all), shared by every BPE
+// pipeline: a piece's starting symbols are merged by rank, lowest first.
 
 // noMerge is the value of a pair that has no merge; every real merge sorts before it.
 const noMerge = ^uint64(0)
@@ -45,6 +27,7 @@ func (m *bpeModel) pair(a, b int32) uint64 {
 type mergeTable struct {
 	keys, vals []uint64
 	shift      uint
+	n          int // merges put
 }
 
 const emptyKey = ^uint64(0) // ids are below 2³¹, so no pair has this key
@@ -81,91 +64,10 @@ func (t *mergeTable) put(k, v uint64) {
 	for t.keys[i] != k && t.keys[i] != emptyKey {
 		i = (i + 1) & mask
 	}
+	if t.keys[i] == emptyKey {
+		t.n++
+	}
 	t.keys[i], t.vals[i] = k, v
-}
-
-// encodeWord appends the ids of one pre-tokenized piece to ids.
-func (m *bpeModel) encodeWord(w *bpeWork, piece string, ids []int) []int {
-	if m.sp {
-		return m.encodeSP(w, piece, ids)
-	}
-	if len(piece) == 1 {
-		return append(ids, int(m.byteID[piece[0]]))
-	}
-	if m.ignoreMerges {
-		if id, ok := m.raw[piece]; ok {
-			return append(ids, int(id))
-		}
-	}
-	syms := w.syms[:0]
-	for i := 0; i < len(piece); i++ {
-		syms = append(syms, m.byteID[piece[i]])
-	}
-	w.syms = syms
-	return m.merge(w, ids)
-}
-
-// encodeSP starts a SentencePiece-style piece as the reference's merge_word does: a character
-// in the vocab is its id; otherwise its bytes' <0xNN> tokens if they all exist, else unk (runs
-// of unk fused into one with fuse_unk; a pending unk waits past byte tokens, as there).
-func (m *bpeModel) encodeSP(w *bpeWork, piece string, ids []int) []int {
-	if m.ignoreMerges {
-		if id, ok := m.vocab[piece]; ok {
-			return append(ids, int(id))
-		}
-	}
-	w.syms = m.spSymbols(w.syms[:0], piece)
-	return m.merge(w, ids)
-}
-
-// spSymbols appends the starting symbols of a SentencePiece-style piece to syms.
-func (m *bpeModel) spSymbols(syms []int32, piece string) []int32 {
-	unkPending := false
-	for i := 0; i < len(piece); {
-		id, n := int32(-1), 1
-		if c := piece[i]; c < 0x80 {
-			id = m.ascii[c]
-		} else {
-			_, n = utf8.DecodeRuneInString(piece[i:])
-			if v, ok := m.vocab[piece[i:i+n]]; ok {
-				id = v
-			}
-		}
-		ch := piece[i : i+n]
-		i += n
-		if id >= 0 {
-			if unkPending {
-				syms, unkPending = append(syms, m.unk), false
-			}
-			syms = append(syms, id)
-			continue
-		}
-		if m.byteFallback && m.hasFallback(ch) {
-			for j := 0; j < len(ch); j++ {
-				syms = append(syms, m.fallback[ch[j]])
-			}
-			continue
-		}
-		if m.unk >= 0 {
-			if unkPending && !m.fuseUnk {
-				syms = append(syms, m.unk)
-			}
-			unkPending = true
-		}
-	}
-	if unkPending {
-		syms = append(syms, m.unk)
-	}
-	return syms
-}
-
-func (m *bpeModel) hasFallback(ch string) bool {
-	for j := 0; j < len(ch); j++ {
-		if m.fallback[ch[j]] < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // merge applies the merges to the symbols in w.syms and appends the result to ids.

@@ -46,53 +46,63 @@ const (
 	kindNone uint8 = iota
 	kindModel
 	kindAdded
-	kindSpecial
 )
 
-// decodeTable holds what every id decodes to.
+// decodeTable holds what every id decodes to: the reference's id_to_token (an added token's
+// content, else the model's token) and whether skip_special drops it (its text is the content
+// of a special added token).
 type decodeTable struct {
-	kind  []uint8
-	bytes []byte   // bytes of model tokens, back to back
-	off   []uint32 // model token id's bytes are bytes[off[id]:off[id+1]]
-	toks  []string // SentencePiece-style: model token strings by id
-	added map[int]string
+	kind    []uint8
+	special []bool
+	toks    []string // token strings by id
+	// For the byte-level fast path (decoder ByteLevel alone): model tokens' bytes, back to
+	// back; id's bytes are bytes[off[id]:off[id+1]].
+	bytes []byte
+	off   []uint32
 }
 
 // appendID appends the text of id to out, with pending holding the bytes of model tokens
 // not yet converted to text (added tokens flush them first, as the reference does). It
 // returns the new out and pending.
 func (d *decodeTable) appendID(out, pending []byte, id int, skipSpecial bool) ([]byte, []byte) {
-	if id < 0 || id >= len(d.kind) {
+	if id < 0 || id >= len(d.kind) || skipSpecial && d.special[id] {
 		return out, pending
 	}
 	switch d.kind[id] {
 	case kindModel:
 		pending = append(pending, d.bytes[d.off[id]:d.off[id+1]]...)
-	case kindSpecial:
-		if skipSpecial {
-			break
-		}
-		fallthrough
 	case kindAdded:
 		out = appendLossy(out, pending)
-		out = append(out, d.added[id]...)
+		out = append(out, d.toks[id]...)
 		pending = pending[:0]
 	}
 	return out, pending
 }
 
-// Decode turns ids back into text; skipSpecial drops special tokens. For byte-level BPE, bytes
-// that do not form valid UTF-8 become U+FFFD, one per maximal invalid sequence; for
-// SentencePiece-style BPE the decoder chain of tokenizer.json runs as in the reference.
-func (t *BPE) Decode(ids []int, skipSpecial bool) string {
-	if t.decoder != nil {
-		return t.decoder.decode(t.decoding.spTokens(nil, ids, skipSpecial), true)
-	}
-	var out, pending []byte
+// tokens appends the token strings of ids to dst, as the reference hands them to its decoder:
+// special ones left out with skipSpecial, unknown ids dropped.
+func (d *decodeTable) tokens(dst []string, ids []int, skipSpecial bool) []string {
 	for _, id := range ids {
-		out, pending = t.decoding.appendID(out, pending, id, skipSpecial)
+		if id < 0 || id >= len(d.kind) || d.kind[id] == kindNone || skipSpecial && d.special[id] {
+			continue
+		}
+		dst = append(dst, d.toks[id])
 	}
-	return string(appendLossy(out, pending))
+	return dst
+}
+
+// Decode turns ids back into text; skipSpecial drops special tokens. The decoder of
+// tokenizer.json runs as in the reference; for byte-level BPE bytes that do not form valid
+// UTF-8 become U+FFFD, one per maximal invalid sequence.
+func (t *Pipeline) Decode(ids []int, skipSpecial bool) string {
+	if t.dec.byteLevelOnly {
+		var out, pending []byte
+		for _, id := range ids {
+			out, pending = t.decoding.appendID(out, pending, id, skipSpecial)
+		}
+		return string(appendLossy(out, pending))
+	}
+	return t.dec.decode(t.decoding.tokens(nil, ids, skipSpecial), true)
 }
 
 // appendLossy appends b to dst with every maximal invalid UTF-8 subsequence replaced by one

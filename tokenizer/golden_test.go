@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,7 +23,13 @@ type goldenFile struct {
 	Tokenizer string
 	SHA256    string
 	Reference string
-	Cases     []struct {
+	LoadError string `json:"load_error"` // the reference refused the file
+	Pairs     []struct {
+		A       int   `json:"a"`
+		IDs     []int `json:"ids"`
+		TypeIDs []int `json:"type_ids"`
+	}
+	Cases []struct {
 		Pieces      []string `json:"pieces"`
 		IDs         []int    `json:"ids"`
 		Special     []int    `json:"special"`
@@ -41,12 +48,34 @@ type goldenFile struct {
 // SentencePiece-style BPE.
 var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3"}
 
-// goldenNames adds the stories260K model's tokenizer and edited files (see loadEdited).
-var goldenNames = append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always")
+// realNames are the real tokenizer.json files of more families kept in testdata/real (see
+// SOURCES.md there), golden as "real_" + name.
+var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
+	"phi2", "phi3", "roberta", "t5", "whisper"}
 
-func readGz(t testing.TB, name string, v any) {
+// goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
+// real files.
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits"),
+	prefixed("real_", realNames)...)
+
+func prefixed(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = p + n
+	}
+	return out
+}
+
+// readReal returns the bytes of a real tokenizer.json kept gzipped in testdata/real.
+func readReal(t testing.TB, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
+	return readGzBytes(t, filepath.Join("testdata", "real", name+".json.gz"))
+}
+
+// readGzBytes returns the decompressed bytes of a gzipped file.
+func readGzBytes(t testing.TB, file string) []byte {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,28 +84,44 @@ func readGz(t testing.TB, name string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.NewDecoder(zr).Decode(v); err != nil {
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func readGz(t testing.TB, name string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readGzBytes(t, filepath.Join("testdata", name)), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 }
 
-var loaded sync.Map // name → *BPE, shared by the tests of one run
+var loaded sync.Map // name → *Pipeline, shared by the tests of one run
 
-func load(t testing.TB, name string) *BPE {
+func load(t testing.TB, name string) *Pipeline {
 	t.Helper()
 	if tk, ok := loaded.Load(name); ok {
-		return tk.(*BPE)
+		return tk.(*Pipeline)
 	}
-	var tk *BPE
+	var tk *Pipeline
 	var err error
 	switch name {
 	case "qwen3_o200k":
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits":
 		tk = loadVariant(t, name)
+	case "real_added_tokens":
+		_, err = parse(readReal(t, "added_tokens"))
+		t.Fatalf("real_added_tokens loads with error %v; the reference refuses it", err)
 	default:
+		if real, ok := strings.CutPrefix(name, "real_"); ok {
+			tk, err = parse(readReal(t, real))
+			break
+		}
 		tk, err = Load(testenv.TokenizerDir(t, name))
 	}
 	if err != nil {
@@ -92,9 +137,23 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenRefused checks that the files the reference refuses are refused.
+func TestGoldenRefused(t *testing.T) {
+	for _, name := range []string{"added_tokens"} {
+		var g goldenFile
+		readGz(t, "golden_real_"+name+".json.gz", &g)
+		if g.LoadError == "" {
+			t.Fatalf("%s: the reference loads it: move it to realNames", name)
+		}
+		if _, err := parse(readReal(t, name)); err == nil {
+			t.Errorf("%s loads; the reference refuses it: %s", name, g.LoadError)
+		}
+	}
+}
+
 // loadO200k loads Qwen3's tokenizer.json with its Split regex replaced by GPT-4o's, as
 // tools/tokref/golden.js does: no GPT-4o style tokenizer.json is installed.
-func loadO200k(t testing.TB) *BPE {
+func loadO200k(t testing.TB) *Pipeline {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, "qwen3"), "tokenizer.json"))
 	if err != nil {
@@ -119,7 +178,7 @@ func loadO200k(t testing.TB) *BPE {
 
 // loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
 // (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
-func loadVariant(t testing.TB, name string) *BPE {
+func loadVariant(t testing.TB, name string) *Pipeline {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
 	if err != nil {
@@ -137,7 +196,9 @@ func loadVariant(t testing.TB, name string) *BPE {
 	if !ok {
 		t.Fatalf("no variant %s in testdata/variants.json", name)
 	}
-	if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
+	if real, ok := strings.CutPrefix(v.Base, "real_"); ok {
+		data = readReal(t, real)
+	} else if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage
@@ -199,7 +260,7 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 				t.Errorf("%s(%q) (-want +got):\n%s", what, text, diff)
 			}
 		}
-		if b, ok := tk.(*BPE); ok {
+		if b, ok := tk.(*Pipeline); ok {
 			if c.Pieces != nil {
 				check("pre-tokenize", c.Pieces, b.pieces(text))
 			}
@@ -212,6 +273,16 @@ func checkGolden(t *testing.T, tk Tokenizer, name string) {
 		check("EncodeSpecial", nonNil(c.Special), nonNil(tk.EncodeSpecial(text)))
 		check("Decode", *c.Decoded, tk.Decode(c.Special, false))
 		check("Decode skipSpecial", *c.DecodedSkip, tk.Decode(c.Special, true))
+	}
+	if b, ok := tk.(*Pipeline); ok {
+		for _, p := range g.Pairs {
+			got := b.EncodePair(corpus[p.A], corpus[p.A+1])
+			want := Encoding{IDs: nonNil(p.IDs), TypeIDs: nonNil(p.TypeIDs)}
+			if diff := cmp.Diff(want, Encoding{IDs: nonNil(got.IDs), TypeIDs: nonNil(got.TypeIDs)}); diff != "" && failed < 20 {
+				failed++
+				t.Errorf("EncodePair(%q, %q) (-want +got):\n%s", corpus[p.A], corpus[p.A+1], diff)
+			}
+		}
 	}
 	for _, d := range g.Decodes {
 		if got := tk.Decode(d.IDs, false); got != d.Text {
@@ -232,18 +303,16 @@ func nonNil(ids []int) []int {
 
 // pieces returns the pre-tokenizer's pieces of the normalized text, in byte-level form for a
 // byte-level tokenizer.
-func (t *BPE) pieces(text string) []string {
+func (t *Pipeline) pieces(text string) []string {
 	out := []string{}
-	t.pre.split(t.normalize(text), true, func(p string) {
-		if t.model.sp {
+	norm := t.norm.apply(text)
+	run := t.pre.chain(func(p string) {
+		if !t.pre.byteLevel {
 			out = append(out, p)
 			return
 		}
-		var b strings.Builder
-		for i := 0; i < len(p); i++ {
-			b.WriteRune(byteToRune[p[i]])
-		}
-		out = append(out, b.String())
+		out = append(out, string(byteLevelString(nil, p)))
 	})
+	run(norm, true)
 	return out
 }

@@ -28,10 +28,14 @@ var _ Tokenizer = (*HF)(nil)
 
 // LoadHF reads a tokenizer.json (or the folder holding it) with the Rust library.
 func LoadHF(path string) (*HF, error) {
-	file, err := tokenizerFile(path)
+	src, err := findSource(path)
 	if err != nil {
 		return nil, err
 	}
+	if src.kind != sourceJSON {
+		return nil, fmt.Errorf("load tokenizer %s: the Rust library reads tokenizer.json only", src.file)
+	}
+	file := src.file
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
@@ -73,10 +77,12 @@ func LoadHF(path string) (*HF, error) {
 		t.full.Close()
 		return nil, fmt.Errorf("load tokenizer %s: %w", file, err)
 	}
-	if t.chatTemplate, t.specials, err = readConfig(file); err != nil {
+	cfg, err := ReadFolderConfig(src.dir)
+	if err != nil {
 		t.Close()
 		return nil, err
 	}
+	t.chatTemplate, t.specials = cfg.ChatTemplate, cfg.Special
 	return t, nil
 }
 

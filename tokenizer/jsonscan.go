@@ -109,6 +109,9 @@ func (s *scanner) integer() (int, error) {
 	if s.pos == start || s.pos-start > 9 {
 		return 0, fmt.Errorf("%w at byte %d: want a token id", errSyntax, start)
 	}
+	if s.pos < len(s.data) && (s.data[s.pos] == '.' || s.data[s.pos]|0x20 == 'e') {
+		return 0, fmt.Errorf("%w at byte %d: a token id is not a whole number", errSyntax, start)
+	}
 	return n, nil
 }
 
@@ -200,56 +203,102 @@ func (s *scanner) array(f func() error) error {
 	}
 }
 
-// scanFile reads tokenizer.json: the model's vocab and merges by hand, every other value of
-// the file and of the model with encoding/json into f.
-func scanFile(data []byte, f *fileJSON) (vocab map[string]int32, merges []mergePair, err error) {
+// scanFile reads tokenizer.json: the model's vocab and merges by hand, every other value as
+// raw JSON.
+func scanFile(data []byte) (*fileJSON, error) {
 	s := &scanner{data: data}
-	var top, model []byte
-	top, model = append(top, '{'), append(model, '{')
-	add := func(dst []byte, key string) ([]byte, error) {
-		v, err := s.skip()
-		if err != nil {
-			return nil, err
-		}
-		if len(dst) > 1 {
-			dst = append(dst, ',')
-		}
-		k, _ := json.Marshal(key)
-		return append(append(append(dst, k...), ':'), v...), nil
-	}
-	err = s.object(func(key string) error {
+	f := &fileJSON{top: map[string]json.RawMessage{}, model: map[string]json.RawMessage{}}
+	err := s.object(func(key string) error {
 		if key != "model" {
-			top, err = add(top, key)
+			v, err := s.skip()
+			f.top[key] = json.RawMessage(v)
 			return err
 		}
 		return s.object(func(key string) error {
 			switch key {
 			case "vocab":
-				vocab = make(map[string]int32, sizeHint(len(data), 100))
-				return s.object(func(tok string) error {
-					id, err := s.integer()
-					vocab[tok] = int32(id)
-					return err
-				})
+				return s.vocab(f, len(data))
 			case "merges":
-				merges = make([]mergePair, 0, sizeHint(len(data), 60))
-				return s.array(func() error {
-					p, err := s.merge()
-					merges = append(merges, p)
+				if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
+					return errors.New("the model's merges are not a list")
+				}
+				merges := make([]mergePair, 0, sizeHint(len(data), 60))
+				err := s.array(func() error {
+					p, skip, err := s.merge()
+					if !skip {
+						merges = append(merges, p)
+					}
 					return err
 				})
+				f.merges = merges
+				return err
 			}
-			model, err = add(model, key)
+			v, err := s.skip()
+			f.model[key] = json.RawMessage(v)
 			return err
 		})
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := json.Unmarshal(append(top, '}'), f); err != nil {
-		return nil, nil, err
+	if f.vocab == nil && f.pieces == nil {
+		return nil, errors.New("the model has no vocab")
 	}
-	return vocab, merges, json.Unmarshal(append(model, '}'), &f.Model)
+	return f, nil
+}
+
+// vocab reads the model's vocab: an object of token → id, or Unigram's list of [token, score].
+func (s *scanner) vocab(f *fileJSON, size int) error {
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == '[' {
+		f.isArray = true
+		f.pieces = make([]scoredPiece, 0, sizeHint(size, 30))
+		return s.array(func() error {
+			var p scoredPiece
+			n := 0
+			err := s.array(func() error {
+				var err error
+				switch n {
+				case 0:
+					p.token, err = s.str()
+				case 1:
+					p.score, err = s.float()
+				default:
+					err = fmt.Errorf("%w at byte %d: a vocab entry has more than a token and a score", errSyntax, s.pos)
+				}
+				n++
+				return err
+			})
+			if err == nil && n != 2 {
+				err = fmt.Errorf("%w at byte %d: a vocab entry needs a token and a score", errSyntax, s.pos)
+			}
+			f.pieces = append(f.pieces, p)
+			return err
+		})
+	}
+	if s.pos < len(s.data) && s.data[s.pos] != '{' {
+		return errors.New("the model's vocab is neither an object nor a list")
+	}
+	f.vocab = make(map[string]int32, sizeHint(size, 100))
+	return s.object(func(tok string) error {
+		id, err := s.integer()
+		f.vocab[tok] = int32(id)
+		return err
+	})
+}
+
+// float reads a JSON number as the reference's JSON parser does (see serdeFloat).
+func (s *scanner) float() (float64, error) {
+	s.ws()
+	start := s.pos
+	for s.pos < len(s.data) && (s.data[s.pos] >= '0' && s.data[s.pos] <= '9' || bytes.IndexByte([]byte("+-.eE"), s.data[s.pos]) >= 0) {
+		s.pos++
+	}
+	f, ok := serdeFloat(string(s.data[start:s.pos]))
+	if !ok {
+		return 0, fmt.Errorf("%w at byte %d: want a number", errSyntax, start)
+	}
+	return f, nil
 }
 
 // sizeHint guesses how many vocab entries or merges a file of n bytes holds, from about one
@@ -260,9 +309,9 @@ func sizeHint(n, perEntry int) int { return min(max(n/perEntry, 1<<12), 1<<20) }
 // mergePair is a merge's two tokens, possibly pointing into the file's bytes.
 type mergePair [2][]byte
 
-// merge reads one merge, "a b" or ["a", "b"].
-func (s *scanner) merge() (mergePair, error) {
-	var p mergePair
+// merge reads one merge, "a b" or ["a", "b"]; skip is true for a "#version" line, which the
+// reference leaves out of the legacy string form.
+func (s *scanner) merge() (p mergePair, skip bool, err error) {
 	s.ws()
 	if s.pos < len(s.data) && s.data[s.pos] == '[' {
 		n := 0
@@ -277,15 +326,18 @@ func (s *scanner) merge() (mergePair, error) {
 		if err == nil && n != 2 {
 			err = fmt.Errorf("merge %q has %d parts, want 2", p[0], n)
 		}
-		return p, err
+		return p, false, err
 	}
 	l, err := s.bytes()
 	if err != nil {
-		return p, err
+		return p, false, err
+	}
+	if bytes.HasPrefix(l, []byte("#version")) {
+		return p, true, nil
 	}
 	a, b, ok := bytes.Cut(l, []byte(" "))
 	if !ok || bytes.IndexByte(b, ' ') >= 0 {
-		return p, fmt.Errorf("merge %q is not two tokens separated by a space", l)
+		return p, false, fmt.Errorf("merge %q is not two tokens separated by a space", l)
 	}
-	return mergePair{a, b}, nil
+	return mergePair{a, b}, false, nil
 }

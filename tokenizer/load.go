@@ -6,88 +6,61 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 )
 
 // ErrUnsupported is wrapped by Load's error when tokenizer.json uses a part this package does
 // not implement; the message names the part. Such a file is refused rather than encoded wrong.
 var ErrUnsupported = errors.New("unsupported tokenizer")
 
-// Load reads a tokenizer from path: a tokenizer.json file or a folder holding one. The
-// tokenizer_config.json beside it, if present, supplies the chat template and special tokens.
-func Load(path string) (*BPE, error) {
-	file, err := tokenizerFile(path)
+func unsupported(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// Load reads a tokenizer from path: a tokenizer.json file, or a model folder holding one — or,
+// where a folder has none, the files transformers builds one from: vocab.json and merges.txt
+// (GPT-2 style byte-level BPE) or tokenizer.model (a SentencePiece model). The folder's
+// tokenizer_config.json, chat_template.jinja or chat_template.json supply the chat template and
+// special tokens.
+func Load(path string) (*Pipeline, error) {
+	src, err := findSource(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(file)
+	t, err := src.build()
 	if err != nil {
-		return nil, fmt.Errorf("load tokenizer: %w", err)
+		return nil, fmt.Errorf("load tokenizer %s: %w", src.describe(), err)
 	}
-	t, err := parse(data)
+	cfg, err := ReadFolderConfig(src.dir)
 	if err != nil {
-		return nil, fmt.Errorf("load tokenizer %s: %w", file, err)
+		return nil, err
 	}
-	t.chatTemplate, t.special, err = readConfig(file)
-	return t, err
+	t.chatTemplate, t.special = cfg.ChatTemplate, cfg.Special
+	return t, nil
 }
 
-// tokenizerFile returns the tokenizer.json that path names or holds.
-func tokenizerFile(path string) (string, error) {
-	st, err := os.Stat(path)
+// parse builds a tokenizer from the bytes of a tokenizer.json.
+func parse(data []byte) (*Pipeline, error) {
+	f, err := scanFile(data)
 	if err != nil {
-		return "", fmt.Errorf("load tokenizer: %w", err)
+		return nil, fmt.Errorf("not a valid tokenizer.json: %w", err)
 	}
-	if !st.IsDir() {
-		return path, nil
-	}
-	file := filepath.Join(path, "tokenizer.json")
-	if _, err := os.Stat(file); err != nil {
-		return "", fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it", path)
-	}
-	return file, nil
+	return f.build()
 }
 
-// readConfig reads the tokenizer_config.json beside file, if there is one.
-func readConfig(file string) (string, SpecialTokens, error) {
-	cfgFile := filepath.Join(filepath.Dir(file), "tokenizer_config.json")
-	data, err := os.ReadFile(cfgFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", SpecialTokens{}, nil
-	}
-	if err != nil {
-		return "", SpecialTokens{}, fmt.Errorf("load tokenizer config: %w", err)
-	}
-	template, special, err := parseConfig(data)
-	if err != nil {
-		return "", special, fmt.Errorf("load tokenizer config %s: %w", cfgFile, err)
-	}
-	return template, special, nil
-}
-
-// fileJSON is the part of tokenizer.json this package reads.
+// fileJSON is a tokenizer.json as scanned: every top-level value but the model, the model's
+// options, and its vocabulary and merges (read by hand: most of the file).
 type fileJSON struct {
-	AddedTokens   []addedTokenJSON `json:"added_tokens"`
-	Normalizer    *component       `json:"normalizer"`
-	PreTokenizer  *component       `json:"pre_tokenizer"`
-	PostProcessor *component       `json:"post_processor"`
-	Decoder       *component       `json:"decoder"`
-	Truncation    json.RawMessage  `json:"truncation"`
-	Padding       json.RawMessage  `json:"padding"`
-	Model         modelJSON        `json:"-"` // read by scanFile with the vocab and merges
+	top     map[string]json.RawMessage
+	model   map[string]json.RawMessage
+	vocab   map[string]int32 // BPE, WordPiece, WordLevel
+	pieces  []scoredPiece    // Unigram
+	merges  []mergePair
+	isArray bool // the vocab was a list (Unigram)
 }
 
-// modelJSON is the model of tokenizer.json without its vocab and merges.
-type modelJSON struct {
-	Type                    string   `json:"type"`
-	Dropout                 *float64 `json:"dropout"`
-	ContinuingSubwordPrefix *string  `json:"continuing_subword_prefix"`
-	EndOfWordSuffix         *string  `json:"end_of_word_suffix"`
-	ByteFallback            bool     `json:"byte_fallback"`
-	IgnoreMerges            bool     `json:"ignore_merges"`
-	UnkToken                *string  `json:"unk_token"`
-	FuseUnk                 bool     `json:"fuse_unk"`
+type scoredPiece struct {
+	token string
+	score float64
 }
 
 type addedTokenJSON struct {
@@ -100,277 +73,87 @@ type addedTokenJSON struct {
 	Special    bool   `json:"special"`
 }
 
-// component is a normalizer, pre-tokenizer, post-processor or decoder.
-type component struct {
-	Type           string       `json:"type"`
-	Normalizers    []*component `json:"normalizers"`
-	Pretokenizers  []*component `json:"pretokenizers"`
-	Processors     []*component `json:"processors"`
-	Decoders       []*component `json:"decoders"`
-	Pattern        struct{ Regex, String *string }
-	Behavior       string  `json:"behavior"`
-	Invert         bool    `json:"invert"`
-	AddPrefixSpace *bool   `json:"add_prefix_space"`
-	UseRegex       bool    `json:"use_regex"`
-	Prepend        string  `json:"prepend"`     // Prepend normalizer
-	Content        string  `json:"content"`     // Replace normalizer and decoder, Strip decoder
-	Replacement    string  `json:"replacement"` // Metaspace
-	PrependScheme  *string `json:"prepend_scheme"`
-	Split          *bool   `json:"split"`
-	Start, Stop    int     // Strip decoder
-	// TemplateProcessing: the single-sequence template and its special tokens.
-	Single        json.RawMessage                `json:"single"`
-	SpecialTokens map[string]struct{ IDs []int } `json:"special_tokens"`
-}
-
-func unsupported(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
-}
-
-// parse builds a tokenizer from the bytes of a tokenizer.json. The decoder tells the family:
-// ByteLevel for byte-level BPE, a chain of Replace/ByteFallback/Fuse/Strip/Metaspace for
-// SentencePiece-style BPE.
-func parse(data []byte) (*BPE, error) {
-	var f fileJSON
-	vocab, merges, err := scanFile(data, &f)
-	if err != nil {
-		return nil, fmt.Errorf("not a valid tokenizer.json: %w", err)
-	}
-	t := &BPE{}
-	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
-		return nil, err
-	}
-	byteLevel := f.Decoder != nil && f.Decoder.Type == "ByteLevel"
-	if byteLevel {
-		var sp splitter
-		sp, err = parsePreTokenizer(f.PreTokenizer)
-		t.pre = &sp
-	} else {
-		if t.decoder, err = parseDecoders(f.Decoder); err == nil {
-			t.pre, err = parseSPPreTokenizer(f.PreTokenizer)
+// build assembles the pipeline: normalizer, pre-tokenizer, model, post-processor and decoder,
+// then the added tokens. truncation and padding are ignored: the app sets its own.
+func (f *fileJSON) build() (*Pipeline, error) {
+	if v, ok := f.top["version"]; ok {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil || s != "1.0" {
+			return nil, fmt.Errorf("unknown tokenizer.json version %s", v)
 		}
 	}
-	if err != nil {
+	t := &Pipeline{}
+	var comps [4]*component
+	for i, k := range [...]struct{ key, kind string }{{"normalizer", "normalizer"}, {"pre_tokenizer", "pre-tokenizer"},
+		{"post_processor", "post-processor"}, {"decoder", "decoder"}} {
+		c, err := parseComponent(k.kind, f.top[k.key])
+		if err != nil {
+			return nil, err
+		}
+		comps[i] = c
+	}
+	var err error
+	if t.norm, err = parseNormalizer(comps[0]); err != nil {
 		return nil, err
 	}
-	if t.post, err = parsePostProcessor(f.PostProcessor); err != nil {
+	if t.pre, err = parsePreTokenizer(comps[1]); err != nil {
 		return nil, err
 	}
-	if s := string(f.Truncation); s != "" && s != "null" {
-		return nil, unsupported("truncation settings (%s)", s)
-	}
-	if s := string(f.Padding); s != "" && s != "null" {
-		return nil, unsupported("padding settings (%s)", s)
-	}
-	m := &f.Model
-	switch {
-	case m.Type != "BPE" && m.Type != "":
-		return nil, unsupported("model %s (only BPE)", m.Type)
-	case m.Dropout != nil && *m.Dropout != 0:
-		return nil, unsupported("BPE dropout")
-	case m.ContinuingSubwordPrefix != nil && *m.ContinuingSubwordPrefix != "" ||
-		m.EndOfWordSuffix != nil && *m.EndOfWordSuffix != "":
-		return nil, unsupported("BPE continuing_subword_prefix/end_of_word_suffix")
-	case byteLevel && m.ByteFallback:
-		return nil, unsupported("BPE byte_fallback with the ByteLevel decoder")
-	}
-	if byteLevel {
-		err = t.buildModel(vocab, merges, m.IgnoreMerges)
-	} else {
-		err = t.buildSPModel(vocab, merges, m)
-	}
-	if err != nil {
+	if t.post, err = parsePostProcessor(comps[2]); err != nil {
 		return nil, err
 	}
-	if err := t.post.resolve(); err != nil {
+	if t.dec, err = parseDecoder(comps[3]); err != nil {
 		return nil, err
 	}
-	if err := checkAddedIDs(f.AddedTokens, vocab); err != nil {
+	if t.model, err = f.buildModel(t.pre.byteLevel); err != nil {
 		return nil, err
+	}
+	var added []addedTokenJSON
+	if raw := f.top["added_tokens"]; !isNull(raw) {
+		if err := json.Unmarshal(raw, &added); err != nil {
+			return nil, fmt.Errorf("added_tokens: %w", err)
+		}
 	}
 	initClasses()
-	t.buildAdded(f.AddedTokens)
+	t.finish(added)
 	return t, nil
 }
 
-// checkAddedIDs refuses added tokens whose ids differ from those the reference gives them when
-// it loads the file: the id of the same content in the vocab, else the next one after the
-// vocab and the tokens added before. (The reference silently renumbers; a file where that
-// happens does not match its model.)
-func checkAddedIDs(tokens []addedTokenJSON, vocab map[string]int32) error {
-	assigned := map[string]int{}
-	maxAdded := -1
-	for _, tok := range tokens {
-		if tok.Content == "" {
-			continue
+// buildModel reads the model: BPE, WordPiece, WordLevel or Unigram. byteLevel tells that the
+// pre-tokenizer hands it raw bytes standing for GPT-2's byte-level characters.
+func (f *fileJSON) buildModel(byteLevel bool) (model, error) {
+	mc := &component{kind: "model", fields: f.model}
+	if t, ok := f.model["type"]; ok {
+		if err := json.Unmarshal(t, &mc.Type); err != nil {
+			return nil, fmt.Errorf("model type is not a string")
 		}
-		want, ok := assigned[tok.Content]
-		if !ok {
-			if id, inVocab := vocab[tok.Content]; inVocab {
-				want = int(id)
-			} else if maxAdded >= len(vocab) || len(vocab) == 0 {
-				want = maxAdded + 1
-			} else {
-				want = len(vocab)
-			}
-		}
-		if tok.ID != want {
-			return fmt.Errorf("added token %q has id %d where the reference library gives it %d: the file's ids are inconsistent", tok.Content, tok.ID, want)
-		}
-		assigned[tok.Content] = want
-		maxAdded = max(maxAdded, want)
 	}
-	return nil
-}
-
-func (c *component) name() string {
-	if c == nil {
-		return "none"
-	}
-	return c.Type
-}
-
-func parseNormalizer(c *component) (normalizer, error) {
-	if c == nil {
-		return nil, nil
-	}
-	switch c.Type {
-	case "NFC":
-		return normalizer{{kind: normNFC}}, nil
-	case "Prepend":
-		return normalizer{{kind: normPrepend, to: c.Prepend}}, nil
-	case "Replace":
-		if c.Pattern.String == nil || *c.Pattern.String == "" {
-			return nil, unsupported("normalizer Replace with a regex or empty pattern")
-		}
-		return normalizer{{kind: normReplace, from: *c.Pattern.String, to: c.Content}}, nil
-	case "Sequence":
-		var n normalizer
-		for _, c := range c.Normalizers {
-			one, err := parseNormalizer(c)
-			if err != nil {
-				return nil, err
-			}
-			n = append(n, one...)
-		}
-		return n, nil
-	}
-	return nil, unsupported("normalizer %s (only NFC, Prepend, Replace and Sequence)", c.name())
-}
-
-// parsePreTokenizer accepts Split pre-tokenizers with known regexes followed by a ByteLevel
-// one that only maps bytes (use_regex false, no prefix space), alone or in a Sequence.
-func parsePreTokenizer(c *component) (splitter, error) {
-	var sp splitter
-	if c == nil {
-		return sp, unsupported("missing pre_tokenizer (a byte-level BPE needs ByteLevel)")
-	}
-	list := []*component{c}
-	if c.Type == "Sequence" {
-		list = c.Pretokenizers
-	}
-	for i, p := range list {
-		switch p.name() {
-		case "Split":
-			if p.Pattern.Regex == nil {
-				return sp, unsupported("Split pre-tokenizer with a plain string pattern")
-			}
-			m, ok := splitPatterns[*p.Pattern.Regex]
-			if !ok {
-				return sp, unsupported("Split pre-tokenizer regex %q", *p.Pattern.Regex)
-			}
-			if p.Behavior != "Isolated" || p.Invert {
-				return sp, unsupported("Split pre-tokenizer behavior %s (invert %v)", p.Behavior, p.Invert)
-			}
-			sp.levels = append(sp.levels, m)
-		case "ByteLevel":
-			if i != len(list)-1 {
-				return sp, unsupported("ByteLevel pre-tokenizer before other pre-tokenizers")
-			}
-			if p.AddPrefixSpace != nil && *p.AddPrefixSpace || p.UseRegex {
-				return sp, unsupported("ByteLevel pre-tokenizer with add_prefix_space or use_regex (GPT-2 style)")
-			}
-			return sp, nil
+	if mc.Type == "" { // the reference tries each model in turn; the vocab tells them apart
+		switch {
+		case f.isArray:
+			mc.Type = "Unigram"
+		case f.merges != nil:
+			mc.Type = "BPE"
+		case f.model["continuing_subword_prefix"] != nil:
+			mc.Type = "WordPiece"
 		default:
-			return sp, unsupported("pre-tokenizer %s", p.name())
+			mc.Type = "WordLevel"
 		}
 	}
-	return sp, unsupported("pre-tokenizer without ByteLevel (only byte-level BPE)")
-}
-
-func (t *BPE) buildModel(vocab map[string]int32, merges []mergePair, ignoreMerges bool) error {
-	m := &t.model
-	m.vocab, m.ignoreMerges = vocab, ignoreMerges
-	if ignoreMerges {
-		m.raw = make(map[string]int32, len(vocab))
+	if f.isArray != (mc.Type == "Unigram") {
+		return nil, mc.errorf("vocab is a %s", map[bool]string{true: "list", false: "map"}[f.isArray])
 	}
-	maxID, err := maxVocabID(vocab)
-	if err != nil {
-		return err
+	switch mc.Type {
+	case "BPE":
+		return newBPE(mc, f.vocab, f.merges, byteLevel)
+	case "WordPiece":
+		return newWordPiece(mc, f.vocab, byteLevel)
+	case "WordLevel":
+		return newWordLevel(mc, f.vocab, byteLevel)
+	case "Unigram":
+		return newUnigram(mc, f.pieces, byteLevel)
 	}
-	d := &t.decoding
-	d.kind = make([]uint8, maxID+1)
-	d.off = make([]uint32, maxID+2)
-	toks := make([]string, maxID+1)
-	for tok, id := range vocab {
-		toks[id] = tok
-		d.kind[id] = kindModel
-	}
-	d.bytes = make([]byte, 0, len(vocab)*6)
-	for id, tok := range toks {
-		d.off[id] = uint32(len(d.bytes))
-		start := len(d.bytes)
-		var ok bool
-		d.bytes, ok = appendByteLevelDecode(d.bytes, tok)
-		if ok && m.raw != nil {
-			m.raw[string(d.bytes[start:])] = int32(id)
-		}
-	}
-	d.off[len(toks)] = uint32(len(d.bytes))
-	for b := 0; b < 256; b++ {
-		id, ok := vocab[string(byteToRune[b])]
-		if !ok {
-			return unsupported("vocab without the byte-level symbol %q for byte 0x%02X (not a byte-level BPE)", byteToRune[b], b)
-		}
-		m.byteID[b] = id
-	}
-	t.vocabSize = int(maxID) + 1
-	return m.buildMerges(merges)
-}
-
-// buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
-// the reference. The vocab lookups, most of a large file's load time, run on every CPU.
-func (m *bpeModel) buildMerges(merges []mergePair) error {
-	m.merges = newMergeTable(len(merges))
-	keys, vals := make([]uint64, len(merges)), make([]uint64, len(merges))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(merges)/20000)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			var buf []byte
-			for rank := w; rank < len(merges); rank += workers {
-				p := merges[rank]
-				a, okA := m.vocab[string(p[0])]
-				b, okB := m.vocab[string(p[1])]
-				buf = append(append(buf[:0], p[0]...), p[1]...)
-				c, okC := m.vocab[string(buf)]
-				if !okA || !okB || !okC {
-					errs[w] = fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
-					return
-				}
-				keys[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i, k := range keys {
-		m.merges.put(k, vals[i])
-	}
-	return nil
+	return nil, unsupported("model %s", mc.Type)
 }
 
 // maxVocabID is the largest id in vocab (-1 when it is empty); a negative id is an error.
@@ -382,5 +165,88 @@ func maxVocabID(vocab map[string]int32) (int32, error) {
 		}
 		maxID = max(maxID, id)
 	}
+	if maxID >= 1<<24 && int(maxID) > 4*len(vocab) {
+		return 0, fmt.Errorf("vocab ids reach %d for %d tokens: the file is damaged", maxID, len(vocab))
+	}
 	return maxID, nil
+}
+
+// sourceKind names what a folder's tokenizer is built from.
+type sourceKind uint8
+
+const (
+	sourceJSON       sourceKind = iota // tokenizer.json
+	sourceVocabMerge                   // vocab.json + merges.txt
+	sourceSPModel                      // tokenizer.model
+)
+
+// source is where Load found the tokenizer.
+type source struct {
+	kind sourceKind
+	dir  string
+	file string // tokenizer.json, vocab.json or tokenizer.model
+}
+
+func (s source) describe() string { return s.file }
+
+// TokenizerFiles lists the file sets a tokenizer is read from, in order of preference:
+// tokenizer.json, vocab.json with merges.txt, tokenizer.model.
+var TokenizerFiles = [][]string{{"tokenizer.json"}, {"vocab.json", "merges.txt"}, {"tokenizer.model"}}
+
+// HasFiles reports whether one of the TokenizerFiles sets is complete, has telling whether a
+// file is present.
+func HasFiles(has func(name string) bool) bool {
+	for _, set := range TokenizerFiles {
+		ok := true
+		for _, f := range set {
+			ok = ok && has(f)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// findSource locates the tokenizer that path names or holds.
+func findSource(path string) (source, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return source{}, fmt.Errorf("load tokenizer: %w", err)
+	}
+	if !st.IsDir() {
+		s := source{dir: filepath.Dir(path), file: path}
+		switch filepath.Base(path) {
+		case "vocab.json":
+			s.kind = sourceVocabMerge
+		case "tokenizer.model":
+			s.kind = sourceSPModel
+		}
+		return s, nil
+	}
+	for kind, files := range TokenizerFiles {
+		ok := true
+		for _, f := range files {
+			ok = ok && fileExists(filepath.Join(path, f))
+		}
+		if ok {
+			return source{kind: sourceKind(kind), dir: path, file: filepath.Join(path, files[0])}, nil
+		}
+	}
+	return source{}, fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (or vocab.json with merges.txt, or tokenizer.model)", path)
+}
+
+// build reads the source into a pipeline.
+func (s source) build() (*Pipeline, error) {
+	switch s.kind {
+	case sourceVocabMerge:
+		return loadVocabMerges(s.file, filepath.Join(s.dir, "merges.txt"))
+	case sourceSPModel:
+		return loadSentencePiece(s.file)
+	}
+	data, err := os.ReadFile(s.file)
+	if err != nil {
+		return nil, err
+	}
+	return parse(data)
 }

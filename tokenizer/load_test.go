@@ -40,8 +40,8 @@ func tinyTokenizer(t *testing.T, edit func(m map[string]any)) string {
 			map[string]any{"type": "Split", "pattern": map[string]any{"Regex": qwenRegex}, "behavior": "Isolated", "invert": false},
 			map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false},
 		}},
-		"post_processor": map[string]any{"type": "ByteLevel"},
-		"decoder":        map[string]any{"type": "ByteLevel"},
+		"post_processor": map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false},
+		"decoder":        map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false},
 		"model": map[string]any{"type": "BPE", "dropout": nil, "unk_token": nil, "continuing_subword_prefix": "",
 			"end_of_word_suffix": "", "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
 			"vocab": vocab, "merges": merges},
@@ -60,7 +60,7 @@ func tinyTokenizer(t *testing.T, edit func(m map[string]any)) string {
 	return dir
 }
 
-func model(m map[string]any) map[string]any { return m["model"].(map[string]any) }
+func modelOf(m map[string]any) map[string]any { return m["model"].(map[string]any) }
 
 func preTokenizers(m map[string]any) []any {
 	return m["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)
@@ -92,34 +92,44 @@ func TestTinyTokenizer(t *testing.T) {
 	}
 }
 
-func TestLoadRefusesUnsupported(t *testing.T) {
+// TestLoadRefuses checks that a file is refused, naming the part, where the reference would
+// refuse it (a required field missing) or where this package does not implement the part.
+func TestLoadRefuses(t *testing.T) {
 	tests := []struct {
 		name, wantMsg string
+		unsupported   bool
 		edit          func(m map[string]any)
 	}{
-		{"normalizer", "normalizer NFKC", func(m map[string]any) { m["normalizer"] = map[string]any{"type": "NFKC"} }},
-		{"normalizer in sequence", "normalizer Lowercase", func(m map[string]any) {
-			m["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{map[string]any{"type": "Lowercase"}}}
+		{"normalizer", "normalizer Unicode", true, func(m map[string]any) { m["normalizer"] = map[string]any{"type": "Unicode"} }},
+		{"untyped", "legacy untyped", true, func(m map[string]any) { m["normalizer"] = map[string]any{"lowercase": true} }},
+		{"pre-tokenizer", "pre-tokenizer UnicodeScripts", true, func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "UnicodeScripts"}}}
 		}},
-		{"pre-tokenizer", "pre-tokenizer Whitespace", func(m map[string]any) { m["pre_tokenizer"] = map[string]any{"type": "Whitespace"} }},
-		{"regex", `regex "\\w+"`, func(m map[string]any) {
-			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\w+`}
+		{"regex look-behind", `unsupported group "(?<="`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(?<=a)b`}
 		}},
-		{"split behavior", "behavior Removed", func(m map[string]any) { preTokenizers(m)[0].(map[string]any)["behavior"] = "Removed" }},
-		{"byte-level regex", "use_regex", func(m map[string]any) { preTokenizers(m)[1].(map[string]any)["use_regex"] = true }},
-		{"model", "model WordPiece", func(m map[string]any) { model(m)["type"] = "WordPiece" }},
-		{"byte fallback", "byte_fallback", func(m map[string]any) { model(m)["byte_fallback"] = true }},
-		{"subword prefix", "continuing_subword_prefix", func(m map[string]any) { model(m)["continuing_subword_prefix"] = "##" }},
-		{"decoder", "decoder WordPiece", func(m map[string]any) { m["decoder"] = map[string]any{"type": "WordPiece"} }},
-		{"post-processor", "post-processor BertProcessing", func(m map[string]any) { m["post_processor"] = map[string]any{"type": "BertProcessing"} }},
-		{"truncation", "truncation", func(m map[string]any) { m["truncation"] = map[string]any{"max_length": 8} }},
-		{"missing byte", "byte 0x41", func(m map[string]any) { delete(model(m)["vocab"].(map[string]any), "A") }},
+		{"regex class", `unsupported class \p{Greek}`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\p{Greek}+`}
+		}},
+		{"split without invert", "missing field invert", false, func(m map[string]any) { delete(preTokenizers(m)[0].(map[string]any), "invert") }},
+		{"byte-level without add_prefix_space", "missing field add_prefix_space", false, func(m map[string]any) {
+			delete(preTokenizers(m)[1].(map[string]any), "add_prefix_space")
+		}},
+		{"model", "model Chars", true, func(m map[string]any) { modelOf(m)["type"] = "Chars" }},
+		{"dropout", "dropout", true, func(m map[string]any) { modelOf(m)["dropout"] = 0.1 }},
+		{"wordpiece without unk", `unk_token "[UNK]" is not in the vocab`, false, func(m map[string]any) {
+			modelOf(m)["type"], modelOf(m)["unk_token"], modelOf(m)["max_input_chars_per_word"] = "WordPiece", "[UNK]", 100
+		}},
+		{"subword prefix", "missing from the vocab", false, func(m map[string]any) { modelOf(m)["continuing_subword_prefix"] = "##" }},
+		{"decoder", "decoder WordPiece: missing field prefix", false, func(m map[string]any) { m["decoder"] = map[string]any{"type": "WordPiece"} }},
+		{"post-processor", "post-processor BertProcessing: missing field sep", false, func(m map[string]any) { m["post_processor"] = map[string]any{"type": "BertProcessing"} }},
+		{"version", "unknown tokenizer.json version", false, func(m map[string]any) { m["version"] = "2.0" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(tinyTokenizer(t, tt.edit))
-			if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("Load error = %v, want ErrUnsupported naming %s", err, tt.wantMsg)
+			if err == nil || !strings.Contains(err.Error(), tt.wantMsg) || tt.unsupported != errors.Is(err, ErrUnsupported) {
+				t.Errorf("Load error = %v, want one naming %s (ErrUnsupported %v)", err, tt.wantMsg, tt.unsupported)
 			}
 		})
 	}
@@ -130,7 +140,7 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "tokenizer.json not found in "+empty) {
 		t.Errorf("Load(empty folder) error = %v", err)
 	}
-	bad := tinyTokenizer(t, func(m map[string]any) { model(m)["merges"] = []string{"Ġ zz"} })
+	bad := tinyTokenizer(t, func(m map[string]any) { modelOf(m)["merges"] = []string{"Ġ zz"} })
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "missing from the vocab") {
 		t.Errorf("Load(merge of unknown token) error = %v", err)
 	}

@@ -1,184 +1,359 @@
 package tokenizer
 
 import (
-	"slices"
+	"encoding/base64"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalize applies the tokenizer's normalizer.
-func (t *BPE) normalize(s string) string { return t.norm.apply(s) }
-
-// normalizer is a sequence of the supported normalizers, applied in order.
+// normalizer is the tokenizer's normalizer: steps applied in order (a Sequence flattened).
 type normalizer []normStep
 
-// normStep is one normalizer: NFC, Prepend(to) or Replace(from → to) of a literal string.
-type normStep struct {
-	kind     uint8
-	from, to string
+// normStep is one normalizer. apply returns the new text and whether its start still stands
+// for the start of the input (false when the step dropped the first character), which
+// Metaspace's prepend_scheme "first" depends on.
+type normStep interface {
+	apply(s string) (string, bool)
+	name() string
 }
 
-const (
-	normNFC uint8 = iota
-	normPrepend
-	normReplace
-)
-
 func (n normalizer) apply(s string) string {
-	for _, st := range n {
-		switch st.kind {
-		case normNFC:
-			s = nfc(s)
-		case normPrepend:
-			if s != "" { // the reference prepends to non-empty text only
-				s = st.to + s
-			}
-		case normReplace:
-			s = strings.ReplaceAll(s, st.from, st.to)
-		}
-	}
+	s, _ = n.applyFirst(s)
 	return s
 }
 
-// nfc is Unicode NFC as the reference computes it, which differs from
-// golang.org/x/text/unicode/norm in two ways:
-//   - its tables are Unicode 9.0: characters assigned later are left alone and, being
-//     starters that combine with nothing, cut the text into parts normalized apart;
-//   - it has no stream-safe limit, where norm inserts U+034F (CGJ) after 30 combining marks
-//     in a row: a chunk where that happened takes the composition written here.
-//
-// A string that norm finds normalized is normalized for the reference too.
-func nfc(s string) string {
-	if norm.NFC.IsNormalString(s) {
-		return s
+func (n normalizer) applyFirst(s string) (string, bool) {
+	keeps := true
+	for _, st := range n {
+		var k bool
+		s, k = st.apply(s)
+		keeps = keeps && k
 	}
-	out := make([]byte, 0, len(s))
-	start := 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if isNewerThanNFC(r) {
-			out = appendNFC(out, s[start:i], 4096)
-			out = append(out, s[i:i+w]...)
-			start = i + w
-		}
-		i += w
-	}
-	return string(appendNFC(out, s[start:], 4096))
+	return s, keeps
 }
 
-// appendNFC appends the NFC of s, a string without characters newer than the reference's
-// tables, in chunks of about size bytes that end before an ASCII character (which never
-// composes with what precedes it, so normalizing the chunks apart gives the same text). A
-// chunk where norm inserted a CGJ is redone in the smallest chunks, and those that need it
-// take nfcUnbounded.
-func appendNFC(out []byte, s string, size int) []byte {
-	for len(s) > 0 {
-		n := min(len(s), size)
-		for n < len(s) && s[n] >= utf8.RuneSelf {
-			n++
-		}
-		part := s[:n]
-		chunk := norm.NFC.String(part)
-		switch {
-		case strings.Count(chunk, cgj) == strings.Count(part, cgj):
-			out = append(out, chunk...)
-		case size > 1:
-			out = appendNFC(out, part, 1)
-		default:
-			out = append(out, nfcUnbounded(part)...)
-		}
-		s = s[n:]
+// names lists the steps for inspect.
+func (n normalizer) names() []string {
+	var out []string
+	for _, st := range n {
+		out = append(out, st.name())
 	}
 	return out
 }
 
-const cgj = "\u034F"
-
-func ccc(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
-
-// Hangul syllable arithmetic (Unicode §3.12).
-const (
-	hangulS, hangulL, hangulV, hangulT = 0xAC00, 0x1100, 0x1161, 0x11A7
-	hangulVCount, hangulTCount         = 21, 28
-	hangulSCount                       = 11172
-)
-
-// decompose appends the full canonical decomposition of r.
-func decompose(dst []rune, r rune) []rune {
-	if si := r - hangulS; si >= 0 && si < hangulSCount {
-		dst = append(dst, hangulL+si/(hangulVCount*hangulTCount), hangulV+si%(hangulVCount*hangulTCount)/hangulTCount)
-		if ti := si % hangulTCount; ti != 0 {
-			dst = append(dst, hangulT+ti)
-		}
-		return dst
+func parseNormalizer(c *component) (normalizer, error) {
+	if c == nil {
+		return nil, nil
 	}
-	if d := norm.NFD.PropertiesString(string(r)).Decomposition(); d != nil {
-		for len(d) > 0 {
-			x, w := utf8.DecodeRune(d)
-			dst = append(dst, x)
-			d = d[w:]
+	switch c.Type {
+	case "Sequence":
+		var n normalizer
+		err := c.each("normalizers", func(sub *component) error {
+			one, err := parseNormalizer(sub)
+			n = append(n, one...)
+			return err
+		})
+		return n, err
+	case "NFC":
+		return normalizer{formStep{norm.NFC, "NFC"}}, nil
+	case "NFD":
+		return normalizer{formStep{norm.NFD, "NFD"}}, nil
+	case "NFKC":
+		return normalizer{formStep{norm.NFKC, "NFKC"}}, nil
+	case "NFKD":
+		return normalizer{formStep{norm.NFKD, "NFKD"}}, nil
+	case "Lowercase":
+		return normalizer{lowercaseStep{}}, nil
+	case "StripAccents":
+		return normalizer{filterStep{"StripAccents", func(r rune) bool { return class2(r)&c2Mark9 == 0 }}}, nil
+	case "Nmt":
+		return normalizer{nmtStep{}}, nil
+	case "ByteLevel":
+		return normalizer{byteLevelNormStep{}}, nil
+	case "Strip":
+		var st stripStep
+		if err := c.required("strip_left", &st.left); err != nil {
+			return nil, err
 		}
-		return dst
-	}
-	return append(dst, r)
-}
-
-// nfcUnbounded decomposes, orders marks canonically and composes, without a run limit.
-func nfcUnbounded(s string) string {
-	var rs []rune
-	for _, r := range s {
-		rs = decompose(rs, r)
-	}
-	for i := 0; i < len(rs); {
-		j := i
-		for j < len(rs) && ccc(rs[j]) != 0 {
-			j++
+		if err := c.required("strip_right", &st.right); err != nil {
+			return nil, err
 		}
-		if j-i > 1 {
-			slices.SortStableFunc(rs[i:j], func(a, b rune) int { return int(ccc(a)) - int(ccc(b)) })
+		return normalizer{st}, nil
+	case "Prepend":
+		var st prependStep
+		if err := c.required("prepend", &st.prefix); err != nil {
+			return nil, err
 		}
-		i = j + 1
-	}
-	out := make([]rune, 0, len(rs))
-	starter, last := -1, 256
-	for _, r := range rs {
-		c := int(ccc(r))
-		if starter >= 0 && (last < c || last == 0) {
-			if p, ok := composePair(out[starter], r); ok {
-				out[starter] = p
-				continue
+		return normalizer{st}, nil
+	case "Replace":
+		r, err := parseReplace(c)
+		if err != nil {
+			return nil, err
+		}
+		return normalizer{r}, nil
+	case "BertNormalizer":
+		var b bertStep
+		for _, f := range []struct {
+			name string
+			v    *bool
+		}{{"clean_text", &b.clean}, {"handle_chinese_chars", &b.chinese}, {"lowercase", &b.lower}} {
+			if err := c.required(f.name, f.v); err != nil {
+				return nil, err
 			}
 		}
-		if c == 0 {
-			starter = len(out)
+		var strip *bool
+		if _, err := c.nullable("strip_accents", &strip); err != nil {
+			return nil, err
 		}
-		last = c
-		out = append(out, r)
+		b.strip = b.lower
+		if strip != nil {
+			b.strip = *strip
+		}
+		return normalizer{b}, nil
+	case "Precompiled":
+		var enc string
+		if err := c.required("precompiled_charsmap", &enc); err != nil {
+			return nil, err
+		}
+		data, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return nil, c.errorf("precompiled_charsmap is not base64: %v", err)
+		}
+		p, err := newCharsmap(data)
+		if err != nil {
+			return nil, c.errorf("%v", err)
+		}
+		return normalizer{p}, nil
 	}
-	return string(out)
+	return nil, unsupported("normalizer %s", c.name())
 }
 
-// composePair returns the primary composite of a starter and the next character, if any.
-func composePair(a, b rune) (rune, bool) {
-	if li := a - hangulL; li >= 0 && li < 19 {
-		if vi := b - hangulV; vi >= 0 && vi < hangulVCount {
-			return hangulS + (li*hangulVCount+vi)*hangulTCount, true
+type formStep struct {
+	form norm.Form
+	n    string
+}
+
+func (f formStep) apply(s string) (string, bool) { return normalizeForm(s, f.form), true }
+func (f formStep) name() string                  { return f.n }
+
+type lowercaseStep struct{}
+
+func (lowercaseStep) name() string { return "Lowercase" }
+
+func (lowercaseStep) apply(s string) (string, bool) {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s, true
+	}
+	out := make([]byte, 0, len(s)+4)
+	out = append(out, s[:i]...)
+	for _, r := range s[i:] {
+		out = toLower(out, r)
+	}
+	return string(out), true
+}
+
+// filterStep drops the characters keep refuses.
+type filterStep struct {
+	n    string
+	keep func(rune) bool
+}
+
+func (f filterStep) name() string { return f.n }
+
+func (f filterStep) apply(s string) (string, bool) {
+	r, _ := utf8.DecodeRuneInString(s)
+	keeps := s == "" || f.keep(r)
+	return strings.Map(func(r rune) rune {
+		if f.keep(r) {
+			return r
 		}
+		return -1
+	}, s), keeps
+}
+
+type stripStep struct{ left, right bool }
+
+func (st stripStep) name() string { return fmt.Sprintf("Strip(left %v, right %v)", st.left, st.right) }
+
+func (st stripStep) apply(s string) (string, bool) {
+	keeps := true
+	if st.left {
+		t := strings.TrimLeftFunc(s, isWhitespace)
+		keeps = len(t) == len(s)
+		s = t
 	}
-	if si := a - hangulS; si >= 0 && si < hangulSCount && si%hangulTCount == 0 {
-		if ti := b - hangulT; ti > 0 && ti < hangulTCount {
-			return a + ti, true
+	if st.right {
+		s = strings.TrimRightFunc(s, isWhitespace)
+	}
+	return s, keeps
+}
+
+type prependStep struct{ prefix string }
+
+func (p prependStep) name() string { return fmt.Sprintf("Prepend(%q)", p.prefix) }
+
+func (p prependStep) apply(s string) (string, bool) {
+	if s == "" { // the reference prepends to non-empty text only
+		return s, true
+	}
+	return p.prefix + s, true
+}
+
+// nmtStep is the Nmt normalizer: drops some controls and makes other spaces plain.
+type nmtStep struct{}
+
+func (nmtStep) name() string { return "Nmt" }
+
+func (nmtStep) apply(s string) (string, bool) {
+	r0, _ := utf8.DecodeRuneInString(s)
+	keeps := s == "" || !nmtDrops(r0)
+	return strings.Map(func(r rune) rune {
+		switch {
+		case nmtDrops(r):
+			return -1
+		case r == 0x09 || r == 0x0A || r == 0x0C || r == 0x0D || r == 0x1680 || r >= 0x200B && r <= 0x200F ||
+			r == 0x2028 || r == 0x2029 || r == 0x2581 || r == 0xFEFF || r == 0xFFFD:
+			return ' '
 		}
+		return r
+	}, s), keeps
+}
+
+func nmtDrops(r rune) bool {
+	return r >= 1 && r <= 8 || r == 0x0B || r >= 0x0E && r <= 0x1F || r == 0x7F || r == 0x8F || r == 0x9F
+}
+
+// byteLevelNormStep is the ByteLevel normalizer: every byte becomes its GPT-2 character.
+type byteLevelNormStep struct{}
+
+func (byteLevelNormStep) name() string { return "ByteLevel" }
+func (byteLevelNormStep) apply(s string) (string, bool) {
+	return string(byteLevelString(make([]byte, 0, len(s)*2), s)), true
+}
+
+// bertStep is BertNormalizer: clean_text drops NUL, U+FFFD and controls (Unicode 8.0 Cc, Cf,
+// Co but tab and line breaks) and makes whitespace a space; handle_chinese_chars puts spaces
+// around CJK ideographs; strip_accents (default: as lowercase) drops non-spacing marks after
+// NFD; then lowercase.
+type bertStep struct{ clean, chinese, strip, lower bool }
+
+func (b bertStep) name() string {
+	return fmt.Sprintf("BertNormalizer(clean_text %v, handle_chinese_chars %v, strip_accents %v, lowercase %v)", b.clean, b.chinese, b.strip, b.lower)
+}
+
+func (b bertStep) apply(s string) (string, bool) {
+	keeps := true
+	if b.clean {
+		r, _ := utf8.DecodeRuneInString(s)
+		keeps = s == "" || !bertDrops(r)
+		s = strings.Map(func(r rune) rune {
+			switch {
+			case bertDrops(r):
+				return -1
+			case r == '\t' || r == '\n' || r == '\r' || isWhitespace(r):
+				return ' '
+			}
+			return r
+		}, s)
 	}
-	c := norm.NFC.String(string([]rune{a, b}))
-	if p, w := utf8.DecodeRuneInString(c); w == len(c) && p != a {
-		return p, true
+	if b.chinese && strings.IndexFunc(s, isChineseChar) >= 0 {
+		var sb strings.Builder
+		for _, r := range s {
+			if isChineseChar(r) {
+				sb.WriteByte(' ')
+				sb.WriteRune(r)
+				sb.WriteByte(' ')
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+		s = sb.String()
 	}
-	return 0, false
+	if b.strip {
+		s = strings.Map(func(r rune) rune {
+			if class2(r)&c2Mn8 != 0 {
+				return -1
+			}
+			return r
+		}, normalizeForm(s, norm.NFD))
+	}
+	if b.lower {
+		s, _ = lowercaseStep{}.apply(s)
+	}
+	return s, keeps
+}
+
+func bertDrops(r rune) bool {
+	return r == 0 || r == 0xFFFD || r != '\t' && r != '\n' && r != '\r' && class2(r)&c2Ctl8 != 0
+}
+
+// isChineseChar is BERT's CJK test: the CJK Unified Ideograph blocks and their extensions.
+func isChineseChar(r rune) bool {
+	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF || r >= 0x20000 && r <= 0x2A6DF ||
+		r >= 0x2A700 && r <= 0x2B73F || r >= 0x2B740 && r <= 0x2B81F || r >= 0x2B920 && r <= 0x2CEAF ||
+		r >= 0xF900 && r <= 0xFAFF || r >= 0x2F800 && r <= 0x2FA1F
+}
+
+// replaceStep is the Replace normalizer: every match of a literal string or a regex becomes
+// content. An empty pattern matches between every two characters, as the reference's does.
+type replaceStep struct {
+	literal string
+	re      *pattern // nil for a literal
+	content string
+}
+
+func (r replaceStep) name() string {
+	if r.re != nil {
+		return fmt.Sprintf("Replace(regex %q → %q)", r.re.src, r.content)
+	}
+	return fmt.Sprintf("Replace(%q → %q)", r.literal, r.content)
+}
+
+func parseReplace(c *component) (replaceStep, error) {
+	var r replaceStep
+	pat, isRegex, err := c.pattern()
+	if err != nil {
+		return r, err
+	}
+	if err := c.required("content", &r.content); err != nil {
+		return r, err
+	}
+	if !isRegex {
+		r.literal = pat
+		return r, nil
+	}
+	if r.re, err = compilePattern(pat); err != nil {
+		return r, unsupported("%s Replace: %v", c.kind, err)
+	}
+	return r, nil
+}
+
+func (r replaceStep) apply(s string) (string, bool) {
+	if r.re == nil {
+		keeps := r.literal == "" || !strings.HasPrefix(s, r.literal) ||
+			r.content != "" && utf8.RuneCountInString(r.literal) == 1
+		return strings.ReplaceAll(s, r.literal, r.content), keeps
+	}
+	var b strings.Builder
+	last, keeps := 0, true
+	r.re.findAll(s, func(start, end int) {
+		if start == 0 && end > 0 && (r.content == "" || utf8.RuneCountInString(s[:end]) > 1) {
+			keeps = false
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(r.content)
+		last = end
+	})
+	if last == 0 && b.Len() == 0 {
+		return s, true
+	}
+	b.WriteString(s[last:])
+	return b.String(), keeps
 }

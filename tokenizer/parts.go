@@ -17,7 +17,7 @@ type Part struct {
 // across part boundaries, so the ids equal EncodeSpecial of the joined text wherever the
 // non-special parts hold no token strings. A token's lstrip, rstrip and single_word look at
 // the joined text, as they would in EncodeSpecial of it.
-func (t *BPE) EncodeParts(parts []Part) []int {
+func (t *Pipeline) EncodeParts(parts []Part) []int {
 	st := t.state()
 	defer t.pool.Put(st)
 	var b strings.Builder
@@ -50,8 +50,9 @@ func (t *BPE) EncodeParts(parts []Part) []int {
 
 // encodeGap encodes the text between two raw-matched added tokens: normalized, then, if it is
 // all app text, cut at the added tokens matched after normalization.
-func (t *BPE) encodeGap(st *encodeState, text string, first, app bool, ids []int) []int {
-	norm := t.normalize(text)
+func (t *Pipeline) encodeGap(st *encodeState, text string, first, app bool, ids []int) []int {
+	norm, keeps := t.norm.applyFirst(text)
+	first = first && keeps
 	if !app {
 		return t.encodeNormalized(st, norm, first, ids)
 	}

@@ -1,22 +1,155 @@
 package tokenizer
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
-// preTokenizer cuts a normalized stretch of text into the pieces BPE merges within. first
-// tells whether the stretch starts the input text (Metaspace's prepend_scheme "first").
-type preTokenizer interface {
-	split(s string, first bool, emit func(string))
+// preTokenizer cuts normalized text into the pieces the model encodes one by one: a chain of
+// steps, each splitting every piece of the one before, as the reference's Sequence.
+type preTokenizer struct {
+	steps []preStep
+	// byteLevel is true when a ByteLevel step maps the pieces to GPT-2's byte-level
+	// characters: the pieces reaching the model are then raw bytes, each standing for its
+	// character (the model looks bytes up directly).
+	byteLevel bool
+	// mapped is true when steps follow the ByteLevel one: they see the characters, and the
+	// pieces are turned back into bytes before the model.
+	mapped bool
 }
 
-// wholePiece is the absent pre-tokenizer: the stretch is one piece.
-type wholePiece struct{}
+// preStep is one pre-tokenizer. split emits the non-empty pieces of s; first tells whether s
+// starts the input text (Metaspace's prepend_scheme "first"), and is passed on for the piece
+// that starts s.
+type preStep interface {
+	split(s string, first bool, emit func(string, bool))
+	name() string
+}
 
-func (wholePiece) split(s string, _ bool, emit func(string)) {
-	if s != "" {
-		emit(s)
+// chain returns the function that runs every step on a stretch of text and hands the pieces
+// to final. It is built once per encode state, so running it allocates nothing.
+func (p *preTokenizer) chain(final func(string)) func(string, bool) {
+	last := func(s string, _ bool) { final(s) }
+	if p.mapped {
+		var buf []byte
+		last = func(s string, _ bool) {
+			buf = buf[:0]
+			for _, r := range s {
+				buf = append(buf, runeToByte[r-0]) // every character here is in the alphabet
+			}
+			final(string(buf))
+		}
 	}
+	next := last
+	for i := len(p.steps) - 1; i >= 0; i-- {
+		st, n := p.steps[i], next
+		next = func(s string, first bool) { st.split(s, first, n) }
+	}
+	return func(s string, first bool) {
+		if s != "" {
+			next(s, first)
+		}
+	}
+}
+
+func (p *preTokenizer) names() []string {
+	var out []string
+	for _, st := range p.steps {
+		out = append(out, st.name())
+	}
+	return out
+}
+
+func parsePreTokenizer(c *component) (preTokenizer, error) {
+	var p preTokenizer
+	if err := p.add(c); err != nil {
+		return p, err
+	}
+	for i, st := range p.steps {
+		bl, ok := st.(*byteLevelStep)
+		if !ok {
+			continue
+		}
+		if p.byteLevel {
+			return p, unsupported("pre-tokenizer with two ByteLevel steps")
+		}
+		p.byteLevel = true
+		for _, after := range p.steps[i+1:] {
+			switch after.(type) {
+			case metaspace:
+				return p, unsupported("pre-tokenizer Metaspace after ByteLevel")
+			}
+		}
+		if i < len(p.steps)-1 {
+			bl.mapOut, p.mapped = true, true
+		}
+	}
+	return p, nil
+}
+
+func (p *preTokenizer) add(c *component) error {
+	if c == nil {
+		return nil
+	}
+	var st preStep
+	var err error
+	switch c.Type {
+	case "Sequence":
+		return c.each("pretokenizers", p.add)
+	case "Split":
+		st, err = parseSplit(c)
+	case "ByteLevel":
+		b := &byteLevelStep{useRegex: true}
+		if err = c.required("add_prefix_space", &b.addPrefixSpace); err == nil {
+			var trim bool
+			if err = c.required("trim_offsets", &trim); err == nil {
+				err = c.optional("use_regex", &b.useRegex)
+			}
+		}
+		st = b
+	case "Metaspace":
+		st, err = parseMetaspace(c)
+	case "Whitespace":
+		st = whitespaceStep{}
+	case "WhitespaceSplit":
+		st = charSplit{n: "WhitespaceSplit", is: isWhitespace, behavior: splitRemoved}
+	case "BertPreTokenizer":
+		st = bertPreStep{}
+	case "Punctuation":
+		var b uint8
+		b, err = c.behavior("behavior", splitIsolated, false)
+		st = charSplit{n: "Punctuation", is: isBertPunct, behavior: b}
+	case "Digits":
+		var individual bool
+		err = c.required("individual_digits", &individual)
+		b := splitContiguous
+		if individual {
+			b = splitIsolated
+		}
+		st = charSplit{n: fmt.Sprintf("Digits(individual %v)", individual), is: isNumeric, behavior: b}
+	case "CharDelimiterSplit":
+		var d rune
+		d, err = c.char("delimiter", -1)
+		st = charSplit{n: fmt.Sprintf("CharDelimiterSplit(%q)", d), is: func(r rune) bool { return r == d }, behavior: splitRemoved}
+	default:
+		return unsupported("pre-tokenizer %s", c.name())
+	}
+	if err != nil {
+		return err
+	}
+	p.steps = append(p.steps, st)
+	return nil
+}
+
+func isNumeric(r rune) bool { return class(r)&cN != 0 }
+
+// isBertPunct is BERT's punctuation: ASCII punctuation or Unicode 8.0's P.
+func isBertPunct(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= '!' && r <= '/' || r >= ':' && r <= '@' || r >= '[' && r <= '`' || r >= '{' && r <= '~'
+	}
+	return class2(r)&c2Punct8 != 0
 }
 
 // Split behaviors of the reference (SplitDelimiterBehavior).
@@ -33,85 +166,299 @@ var splitBehaviors = map[string]uint8{
 	"MergedWithNext": splitMergedWithNext, "Contiguous": splitContiguous,
 }
 
-// literalSplit is a Split pre-tokenizer on a literal string (Gemma's Split(" ")).
-type literalSplit struct {
-	pattern  string
+var behaviorNames = [...]string{"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"}
+
+// spanSink applies a split behavior to the spans of a string (matches and the text between
+// them, in order, covering it) and emits the resulting pieces, as NormalizedString::split.
+type spanSink struct {
+	s        string
+	behavior uint8
+	invert   bool
+	first    bool
+	emit     func(string, bool)
+
+	pend      [2]int
+	hasPend   bool
+	prevMatch bool
+}
+
+func (k *spanSink) out(start, end int) {
+	if end > start {
+		k.emit(k.s[start:end], k.first && start == 0)
+	}
+}
+
+func (k *spanSink) add(start, end int, match bool) {
+	match = match != k.invert
+	switch k.behavior {
+	case splitIsolated:
+		k.out(start, end)
+	case splitRemoved:
+		if !match {
+			k.out(start, end)
+		}
+	case splitContiguous:
+		if k.hasPend && match == k.prevMatch {
+			k.pend[1] = end
+		} else {
+			k.flush()
+			k.pend, k.hasPend = [2]int{start, end}, true
+		}
+	case splitMergedWithPrevious:
+		if k.hasPend && match && !k.prevMatch {
+			k.pend[1] = end
+		} else {
+			k.flush()
+			k.pend, k.hasPend = [2]int{start, end}, true
+		}
+	case splitMergedWithNext:
+		if k.hasPend && k.prevMatch && !match {
+			k.pend[1] = end
+			k.flush()
+		} else {
+			k.flush()
+			k.pend, k.hasPend = [2]int{start, end}, true
+		}
+	}
+	k.prevMatch = match
+}
+
+func (k *spanSink) flush() {
+	if k.hasPend {
+		k.out(k.pend[0], k.pend[1])
+		k.hasPend = false
+	}
+}
+
+// splitStep is the Split pre-tokenizer: a regex or a literal string, any behavior, invert.
+type splitStep struct {
+	re       *pattern
+	literal  string
+	behavior uint8
+	invert   bool
+}
+
+func parseSplit(c *component) (*splitStep, error) {
+	st := &splitStep{}
+	pat, isRegex, err := c.pattern()
+	if err != nil {
+		return nil, err
+	}
+	if st.behavior, err = c.behavior("behavior", 0, true); err != nil {
+		return nil, err
+	}
+	if err := c.required("invert", &st.invert); err != nil {
+		return nil, err
+	}
+	if !isRegex {
+		if pat == "" {
+			return nil, unsupported("pre-tokenizer Split on an empty string")
+		}
+		st.literal = pat
+		return st, nil
+	}
+	if st.re, err = compilePattern(pat); err != nil {
+		return nil, unsupported("pre-tokenizer Split: %v", err)
+	}
+	return st, nil
+}
+
+func (st *splitStep) name() string {
+	pat := fmt.Sprintf("%q", st.literal)
+	if st.re != nil {
+		pat = fmt.Sprintf("regex %q", st.re.src)
+	}
+	return fmt.Sprintf("Split(%s, %s, invert %v)", pat, behaviorNames[st.behavior], st.invert)
+}
+
+func (st *splitStep) split(s string, first bool, emit func(string, bool)) {
+	if st.re != nil && st.behavior == splitIsolated {
+		// The common case (every byte-level regex): no state between spans.
+		gap := 0
+		st.matches(s, func(start, end int) {
+			if gap < start {
+				emit(s[gap:start], first && gap == 0)
+			}
+			if end > start {
+				emit(s[start:end], first && start == 0)
+			}
+			gap = end
+		})
+		if gap < len(s) {
+			emit(s[gap:], first && gap == 0)
+		}
+		return
+	}
+	k := &spanSink{s: s, behavior: st.behavior, invert: st.invert, first: first, emit: emit}
+	gap := 0
+	st.matches(s, func(start, end int) {
+		if gap < start {
+			k.add(gap, start, false)
+		}
+		k.add(start, end, true)
+		gap = end
+	})
+	if gap < len(s) {
+		k.add(gap, len(s), false)
+	}
+	k.flush()
+}
+
+func (st *splitStep) matches(s string, f func(start, end int)) {
+	if st.re != nil {
+		if st.re.match == nil {
+			return
+		}
+		st.re.findAll(s, f)
+		return
+	}
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], st.literal)
+		if j < 0 {
+			return
+		}
+		f(i+j, i+j+len(st.literal))
+		i += j + len(st.literal)
+	}
+}
+
+// charSplit splits on every character is accepts, each one a match of its own (the
+// reference's Pattern for a char predicate), with the given behavior.
+type charSplit struct {
+	n        string
+	is       func(rune) bool
 	behavior uint8
 }
 
-func (l literalSplit) split(s string, _ bool, emit func(string)) {
-	splitOn(s, l.pattern, l.behavior, emit)
+func (c charSplit) name() string { return c.n }
+
+func (c charSplit) split(s string, first bool, emit func(string, bool)) {
+	k := &spanSink{s: s, behavior: c.behavior, first: first, emit: emit}
+	gap := 0
+	for i := 0; i < len(s); {
+		r, w := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(s[i:])
+		}
+		if c.is(r) {
+			if gap < i {
+				k.add(gap, i, false)
+			}
+			k.add(i, i+w, true)
+			gap = i + w
+		}
+		i += w
+	}
+	if gap < len(s) {
+		k.add(gap, len(s), false)
+	}
+	k.flush()
 }
 
-// splitOn cuts s at the occurrences of pat and emits the non-empty pieces as the reference's
-// NormalizedString::split does with the given behavior.
-func splitOn(s, pat string, behavior uint8, emit func(string)) {
-	type span struct {
-		start, end int
-		match      bool
-	}
-	var spans []span
+// whitespaceStep is the Whitespace pre-tokenizer, the regex \w+|[^\w\s]+ keeping its matches:
+// runs of word characters and runs of other non-space characters.
+type whitespaceStep struct{}
+
+func (whitespaceStep) name() string { return "Whitespace" }
+
+func (whitespaceStep) split(s string, first bool, emit func(string, bool)) {
+	start, kind := -1, 0 // kind of the open run: 1 word, 2 other
 	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], pat)
-		if j < 0 {
-			spans = append(spans, span{i, len(s), false})
-			break
+		r, w := utf8.DecodeRuneInString(s[i:])
+		k := 2
+		if isWordChar(r) {
+			k = 1
+		} else if isWhitespace(r) {
+			k = 0
 		}
-		if j > 0 {
-			spans = append(spans, span{i, i + j, false})
+		if k != kind && start >= 0 {
+			emit(s[start:i], first && start == 0)
+			start = -1
 		}
-		spans = append(spans, span{i + j, i + j + len(pat), true})
-		i += j + len(pat)
+		if k != 0 && start < 0 {
+			start = i
+		}
+		kind = k
+		i += w
 	}
-	var out []span
-	switch behavior {
-	case splitRemoved:
-		for _, sp := range spans {
-			if !sp.match {
-				out = append(out, sp)
-			}
-		}
-	case splitIsolated:
-		out = spans
-	case splitMergedWithPrevious:
-		prevMatch := false
-		for _, sp := range spans {
-			if sp.match && !prevMatch && len(out) > 0 {
-				out[len(out)-1].end = sp.end
-			} else {
-				out = append(out, sp)
-			}
-			prevMatch = sp.match
-		}
-	case splitMergedWithNext:
-		prevMatch := false // the span to the right was a match
-		for i := len(spans) - 1; i >= 0; i-- {
-			sp := spans[i]
-			if sp.match && !prevMatch && len(out) > 0 {
-				out[len(out)-1].start = sp.start
-			} else {
-				out = append(out, sp)
-			}
-			prevMatch = sp.match
-		}
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-	case splitContiguous:
-		prevMatch := false
-		for _, sp := range spans {
-			if sp.match == prevMatch && len(out) > 0 {
-				out[len(out)-1].end = sp.end
-			} else {
-				out = append(out, sp)
-			}
-			prevMatch = sp.match
-		}
+	if start >= 0 {
+		emit(s[start:], first && start == 0)
 	}
-	for _, sp := range out {
-		if sp.end > sp.start {
-			emit(s[sp.start:sp.end])
+}
+
+// bertPreStep is BertPreTokenizer: split on whitespace (removed), then on each punctuation
+// character (isolated).
+type bertPreStep struct{}
+
+func (bertPreStep) name() string { return "BertPreTokenizer" }
+
+func (bertPreStep) split(s string, first bool, emit func(string, bool)) {
+	start := -1
+	for i := 0; i <= len(s); {
+		r, w := rune(' '), 1
+		if i < len(s) {
+			r, w = utf8.DecodeRuneInString(s[i:])
 		}
+		switch {
+		case isWhitespace(r) || i == len(s):
+			if start >= 0 {
+				emit(s[start:i], first && start == 0)
+				start = -1
+			}
+		case isBertPunct(r):
+			if start >= 0 {
+				emit(s[start:i], first && start == 0)
+				start = -1
+			}
+			emit(s[i:i+w], first && i == 0)
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+		i += w
+	}
+}
+
+// byteLevelStep is the ByteLevel pre-tokenizer: with add_prefix_space a space goes before each
+// piece not starting with one; with use_regex (the default) pieces are cut by GPT-2's regex;
+// the characters become GPT-2's byte-level alphabet (done by the model, or here when mapOut).
+type byteLevelStep struct {
+	addPrefixSpace, useRegex bool
+	mapOut                   bool
+}
+
+func (b *byteLevelStep) name() string {
+	return fmt.Sprintf("ByteLevel(add_prefix_space %v, use_regex %v)", b.addPrefixSpace, b.useRegex)
+}
+
+func (b *byteLevelStep) split(s string, first bool, emit func(string, bool)) {
+	if b.addPrefixSpace && !strings.HasPrefix(s, " ") {
+		s = " " + s
+	}
+	out := emit
+	if b.mapOut {
+		out = func(p string, f bool) { emit(string(byteLevelString(nil, p)), f) }
+	}
+	if !b.useRegex {
+		out(s, first)
+		return
+	}
+	gap := 0
+	for i := 0; i < len(s); {
+		if e := matchGPT2(s, i); e > i {
+			if gap < i {
+				out(s[gap:i], first && gap == 0)
+			}
+			out(s[i:e], first && i == 0)
+			i, gap = e, e
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	if gap < len(s) {
+		out(s[gap:], first && gap == 0)
 	}
 }
 
@@ -131,63 +478,78 @@ type metaspace struct {
 	splits      bool
 }
 
-func (m metaspace) split(s string, first bool, emit func(string)) {
+func (m metaspace) name() string {
+	return fmt.Sprintf("Metaspace(%q, prepend %s, split %v)", m.replacement, [...]string{"always", "first", "never"}[m.scheme], m.splits)
+}
+
+func (m metaspace) split(s string, first bool, emit func(string, bool)) {
 	s = strings.ReplaceAll(s, " ", m.replacement)
 	if s != "" && !strings.HasPrefix(s, m.replacement) &&
 		(m.scheme == prependAlways || m.scheme == prependFirst && first) {
 		s = m.replacement + s
 	}
 	if !m.splits {
-		wholePiece{}.split(s, first, emit)
+		if s != "" {
+			emit(s, first)
+		}
 		return
 	}
-	splitOn(s, m.replacement, splitMergedWithNext, emit)
+	k := &spanSink{s: s, behavior: splitMergedWithNext, first: first, emit: emit}
+	gap := 0
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], m.replacement)
+		if j < 0 {
+			break
+		}
+		if i+j > gap {
+			k.add(gap, i+j, false)
+		}
+		k.add(i+j, i+j+len(m.replacement), true)
+		i = i + j + len(m.replacement)
+		gap = i
+	}
+	if gap < len(s) {
+		k.add(gap, len(s), false)
+	}
+	k.flush()
 }
 
 // parseMetaspace reads a Metaspace pre-tokenizer or decoder: prepend_scheme defaults to
-// "always" (older files say add_prefix_space instead), split to true.
+// "always", split to true; add_prefix_space false (older files) means "never", and refuses a
+// scheme other than never.
 func parseMetaspace(c *component) (metaspace, error) {
-	m := metaspace{replacement: c.Replacement, scheme: prependAlways, splits: true}
-	if c.Split != nil {
-		m.splits = *c.Split
+	m := metaspace{scheme: prependAlways, splits: true}
+	r, err := c.char("replacement", -1)
+	if err != nil {
+		return m, err
 	}
-	if c.PrependScheme != nil {
-		switch *c.PrependScheme {
+	m.replacement = string(r)
+	if _, err := c.nullable("split", &m.splits); err != nil {
+		return m, err
+	}
+	var scheme string
+	if ok, err := c.get("prepend_scheme", &scheme, false); err != nil {
+		return m, err
+	} else if ok {
+		switch scheme {
 		case "always":
 		case "first":
 			m.scheme = prependFirst
 		case "never":
 			m.scheme = prependNever
 		default:
-			return m, unsupported("Metaspace prepend_scheme %q", *c.PrependScheme)
+			return m, c.errorf("unknown prepend_scheme %q", scheme)
 		}
-	} else if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {
+	}
+	var aps *bool
+	if _, err := c.nullable("add_prefix_space", &aps); err != nil {
+		return m, err
+	}
+	if aps != nil && !*aps {
+		if m.scheme != prependNever && scheme != "" {
+			return m, c.errorf("add_prefix_space does not match declared prepend_scheme")
+		}
 		m.scheme = prependNever
 	}
-	if len([]rune(m.replacement)) != 1 {
-		return m, unsupported("Metaspace replacement %q (one character)", m.replacement)
-	}
 	return m, nil
-}
-
-// parseSPPreTokenizer accepts what SentencePiece-style files use: none (Llama 2, Phi-3),
-// Metaspace, or a Split on a literal string (Gemma).
-func parseSPPreTokenizer(c *component) (preTokenizer, error) {
-	if c == nil {
-		return wholePiece{}, nil
-	}
-	switch c.Type {
-	case "Metaspace":
-		return parseMetaspace(c)
-	case "Split":
-		if c.Pattern.String == nil || *c.Pattern.String == "" {
-			return nil, unsupported("Split pre-tokenizer with a regex in a SentencePiece-style tokenizer")
-		}
-		b, ok := splitBehaviors[c.Behavior]
-		if !ok || c.Invert {
-			return nil, unsupported("Split pre-tokenizer behavior %s (invert %v)", c.Behavior, c.Invert)
-		}
-		return literalSplit{pattern: *c.Pattern.String, behavior: b}, nil
-	}
-	return nil, unsupported("pre-tokenizer %s in a SentencePiece-style tokenizer (only none, Metaspace and Split on a string)", c.name())
 }

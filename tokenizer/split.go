@@ -21,46 +21,6 @@ var splitPatterns = map[string]matcher{
 	"[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+": matchDeepSeek,
 }
 
-// splitter applies a sequence of Split pre-tokenizers (behavior Isolated): each one cuts every
-// piece of the previous one into its matches and the gaps between them.
-type splitter struct {
-	levels []matcher
-}
-
-func (sp *splitter) split(s string, _ bool, emit func(string)) {
-	sp.splitLevel(s, 0, emit)
-}
-
-func (sp *splitter) splitLevel(s string, lvl int, emit func(string)) {
-	if lvl == len(sp.levels) {
-		if s != "" {
-			emit(s)
-		}
-		return
-	}
-	m := sp.levels[lvl]
-	gap, i := 0, 0
-	for i < len(s) {
-		if e := m(s, i); e > i {
-			if gap < i {
-				sp.splitLevel(s[gap:i], lvl+1, emit)
-			}
-			sp.splitLevel(s[i:e], lvl+1, emit)
-			i, gap = e, e
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, w := utf8.DecodeRuneInString(s[i:])
-			i += w
-		}
-	}
-	if gap < len(s) {
-		sp.splitLevel(s[gap:], lvl+1, emit)
-	}
-}
-
 func matchQwen(s string, i int) int   { return matchGPT(s, i, 1) }
 func matchLlama3(s string, i int) int { return matchGPT(s, i, 3) }
 
@@ -149,6 +109,53 @@ func matchCJK(s string, i int) int {
 		return -1
 	}
 	return j
+}
+
+// matchGPT2 is GPT-2's regex, the ByteLevel pre-tokenizer's: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+|
+// ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ (contractions in lower case only).
+func matchGPT2(s string, i int) int {
+	if s[i] == '\'' && i+1 < len(s) {
+		switch s[i+1] {
+		case 's', 't', 'm', 'd':
+			return i + 2
+		case 'r', 'v':
+			if i+2 < len(s) && s[i+2] == 'e' {
+				return i + 3
+			}
+		case 'l':
+			if i+2 < len(s) && s[i+2] == 'l' {
+				return i + 3
+			}
+		}
+	}
+	j := i
+	if s[i] == ' ' {
+		j++
+	}
+	if j < len(s) {
+		_, c, w := next(s, j)
+		switch {
+		case c&cL != 0:
+			return runOf(s, j+w, cL)
+		case c&cN != 0:
+			return runOf(s, j+w, cN)
+		case c&cSpace == 0:
+			return runNot(s, j+w, cSpace|cL|cN)
+		}
+	}
+	j, last := i, i
+	for j < len(s) {
+		_, c, w := next(s, j)
+		if c&cSpace == 0 {
+			break
+		}
+		last = j
+		j += w
+	}
+	if j == len(s) || last == i { // \s+(?!\S) at the end, or a single \s
+		return j
+	}
+	return last // \s+(?!\S) leaves the last space to the next piece
 }
 
 // matchSpace is \s*[\r\n]+|\s+(?!\S)|\s+ at i.

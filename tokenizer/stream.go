@@ -12,8 +12,8 @@ import (
 // One goroutine owns it.
 type StreamDecoder struct {
 	t           Tokenizer
-	table       *decodeTable // nil for tokenizers other than *BPE
-	chain       decoderChain // SentencePiece-style *BPE
+	table       *decodeTable // byte-level *Pipeline (ByteLevel decoder alone)
+	chain       *decoder     // *Pipeline whose decoder works token by token
 	skipSpecial bool
 	out         []byte
 	pending     []byte
@@ -27,8 +27,13 @@ type StreamDecoder struct {
 // NewStreamDecoder returns a decoder for the ids of t; skipSpecial drops special tokens.
 func NewStreamDecoder(t Tokenizer, skipSpecial bool) *StreamDecoder {
 	d := &StreamDecoder{t: t, skipSpecial: skipSpecial, first: true}
-	if b, ok := t.(*BPE); ok {
-		d.table, d.chain = &b.decoding, b.decoder
+	if b, ok := t.(*Pipeline); ok {
+		switch {
+		case b.dec.byteLevelOnly:
+			d.table = &b.decoding
+		case b.dec.streamable():
+			d.table, d.chain = &b.decoding, &b.dec
+		}
 	}
 	return d
 }
@@ -97,14 +102,13 @@ func (d *StreamDecoder) addChain(id int) string {
 	switch d.table.kind[id] {
 	case kindNone:
 		return ""
-	case kindSpecial:
-		if d.skipSpecial {
-			return ""
-		}
 	case kindModel:
 		if _, ok := byteOf(d.table.toks[id]); ok && d.chain.hasByteFallback() {
 			return ""
 		}
+	}
+	if d.skipSpecial && d.table.special[id] {
+		return ""
 	}
 	s := d.decodeWindow()
 	if s != "" {
@@ -114,12 +118,12 @@ func (d *StreamDecoder) addChain(id int) string {
 }
 
 func (d *StreamDecoder) decodeWindow() string {
-	d.toks = d.table.spTokens(d.toks[:0], d.ids, d.skipSpecial)
+	d.toks = d.table.tokens(d.toks[:0], d.ids, d.skipSpecial)
 	return d.chain.decode(d.toks, d.first)
 }
 
-func (c decoderChain) hasByteFallback() bool {
-	for _, st := range c {
+func (c *decoder) hasByteFallback() bool {
+	for _, st := range c.steps {
 		if st.kind == decByteFallback {
 			return true
 		}

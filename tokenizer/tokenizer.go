@@ -1,20 +1,25 @@
-// Package tokenizer turns text into token ids and back for BPE models, reading a Hugging Face
-// tokenizer.json and matching the Hugging Face implementation token for token.
+// Package tokenizer turns text into token ids and back, reading a Hugging Face tokenizer.json
+// (or the files transformers builds one from: vocab.json with merges.txt, or a SentencePiece
+// tokenizer.model) and matching the Hugging Face implementation token for token.
 //
 // Two entry points keep special tokens where the app puts them: EncodeSpecial for text the app
 // controls (a rendered chat template, where "<|im_start|>" becomes its special id) and Encode for
 // user content, where the same characters are ordinary text.
 //
-// Two families are supported. Byte-level BPE (Qwen2/2.5/3, Llama 3, DeepSeek-V3, GPT-4o style):
-// Split pre-tokenizers with the regexes of those tokenizers, matched by hand-written code with
-// the reference's semantics, and ByteLevel. SentencePiece-style BPE (Llama 2, Mistral, Phi-3,
-// TinyLlama, Gemma): normalizers Prepend and Replace, no pre-tokenizer, Metaspace or a Split on
-// a literal string, byte_fallback to <0xNN> tokens, unk and fuse_unk, and the decoders Replace,
-// ByteFallback, Fuse, Strip and Metaspace. Both: NFC and Sequence normalizers, BPE merges by
-// rank (as "a b" strings or [a, b] pairs), ignore_merges, added tokens with single_word,
-// lstrip, rstrip and normalized, and the TemplateProcessing post-processor (AddSpecialTokens).
-// Load refuses anything else, naming it (ErrUnsupported). The reference's Unicode versions are kept: its regex classes are Unicode
-// 16.0 (unicode_tables.go) and its NFC is Unicode 9.0 with no stream-safe limit (normalize.go).
+// The whole pipeline of tokenizer.json is implemented with the reference's semantics and serde
+// defaults: normalizers (NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Replace with a
+// string or a regex, Prepend, BertNormalizer, Nmt, Precompiled, ByteLevel, Sequence),
+// pre-tokenizers (ByteLevel with and without GPT-2's regex and the prefix space, Split with
+// every behavior and invert, Digits, Punctuation, Whitespace, WhitespaceSplit, Metaspace,
+// BertPreTokenizer, CharDelimiterSplit, Sequence), models (BPE with its prefix and suffix,
+// byte fallback, unk and ignore_merges; WordPiece; WordLevel; Unigram with its Viterbi and byte
+// fallback), post-processors (TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel,
+// Sequence, with token type ids for pairs) and decoders (ByteLevel, WordPiece, Metaspace,
+// BPEDecoder, CTC, Replace, Strip, Fuse, ByteFallback, Sequence), and added tokens with
+// single_word, lstrip, rstrip and normalized. Load refuses anything else, naming it
+// (ErrUnsupported); truncation and padding settings are ignored. The reference's Unicode
+// versions are kept: its regex classes are Unicode 16.0 (unicode_tables.go), its NFC is
+// Unicode 9.0 with no stream-safe limit (nfc.go), BERT's character classes Unicode 8.0.
 package tokenizer
 
 import (
@@ -22,7 +27,7 @@ import (
 	"unicode/utf8"
 )
 
-// Tokenizer is what the engine needs from a tokenizer. *BPE implements it; so does the
+// Tokenizer is what the engine needs from a tokenizer. *Pipeline implements it; so does the
 // daulet/tokenizers wrapper built with the hftokenizers tag.
 type Tokenizer interface {
 	// Encode tokenizes user content: added and special tokens are NOT matched, so a user who
@@ -45,15 +50,16 @@ type SpecialTokens struct {
 	BOS, EOS, PAD, UNK string
 }
 
-// BPE is a byte-level BPE tokenizer loaded from a tokenizer.json. It is safe for concurrent use.
-type BPE struct {
-	model    bpeModel
+// Pipeline is a tokenizer loaded from a tokenizer.json (or built from the files it is made
+// from). It is safe for concurrent use.
+type Pipeline struct {
 	norm     normalizer
 	pre      preTokenizer
+	model    model
 	added    addedVocab
-	decoding decodeTable
-	decoder  decoderChain // SentencePiece-style decoders; nil for byte-level BPE
 	post     postProcessor
+	dec      decoder
+	decoding decodeTable
 
 	vocabSize    int
 	chatTemplate string
@@ -62,78 +68,80 @@ type BPE struct {
 	pool sync.Pool // *encodeState
 }
 
-var _ Tokenizer = (*BPE)(nil)
+var _ Tokenizer = (*Pipeline)(nil)
 
 // ChatTemplate is the chat_template of tokenizer_config.json ("" if none).
-func (t *BPE) ChatTemplate() string { return t.chatTemplate }
+func (t *Pipeline) ChatTemplate() string { return t.chatTemplate }
 
 // SpecialTokens returns the BOS, EOS, PAD and UNK tokens named in tokenizer_config.json.
-func (t *BPE) SpecialTokens() SpecialTokens { return t.special }
+func (t *Pipeline) SpecialTokens() SpecialTokens { return t.special }
 
 // VocabSize is the highest id + 1, including added tokens.
-func (t *BPE) VocabSize() int { return t.vocabSize }
+func (t *Pipeline) VocabSize() int { return t.vocabSize }
 
 // TokenID returns the id of token: an added token first, then the model's vocabulary (whose
 // entries are in byte-level form, e.g. "Ġthe").
-func (t *BPE) TokenID(token string) (int, bool) {
+func (t *Pipeline) TokenID(token string) (int, bool) {
 	if id, ok := t.added.byContent[token]; ok {
 		return id, true
 	}
-	id, ok := t.model.vocab[token]
+	id, ok := t.model.vocab().ids[token]
 	return int(id), ok
 }
 
-// IsSpecial reports whether id is an added token marked special.
-func (t *BPE) IsSpecial(id int) bool {
-	return id >= 0 && id < len(t.decoding.kind) && t.decoding.kind[id] == kindSpecial
+// IsSpecial reports whether id is dropped when decoding with skipSpecial: its text is a special
+// added token's.
+func (t *Pipeline) IsSpecial(id int) bool {
+	return id >= 0 && id < len(t.decoding.special) && t.decoding.special[id]
 }
 
 // Encode tokenizes user content: no added or special token is matched.
-func (t *BPE) Encode(text string) []int {
+func (t *Pipeline) Encode(text string) []int {
 	st := t.state()
 	defer t.pool.Put(st)
-	return t.encodeNormalized(st, t.normalize(validUTF8(text)), true, nil)
+	norm, first := t.norm.applyFirst(validUTF8(text))
+	return t.encodeNormalized(st, norm, first, nil)
 }
 
 // EncodeSpecial tokenizes app-controlled text: added tokens (special or not) become their ids,
 // found as Hugging Face does: first the tokens matched on the raw text, then, in what remains
 // after normalization, the tokens marked "normalized".
-func (t *BPE) EncodeSpecial(text string) []int {
+func (t *Pipeline) EncodeSpecial(text string) []int {
 	return t.EncodeParts([]Part{{Text: text, Special: true}})
 }
 
-// encodeNormalized pre-tokenizes normalized text and runs BPE on every piece; first tells
-// whether the text starts the input.
-func (t *BPE) encodeNormalized(st *encodeState, text string, first bool, ids []int) []int {
+// encodeNormalized pre-tokenizes normalized text and runs the model on every piece; first
+// tells whether the text starts the input.
+func (t *Pipeline) encodeNormalized(st *encodeState, text string, first bool, ids []int) []int {
 	if ids == nil {
 		ids = make([]int, 0, len(text)/3+1)
 	}
 	st.ids = ids
-	t.pre.split(text, first, st.emit)
+	st.run(text, first)
 	ids = st.ids
 	st.ids = nil
 	return ids
 }
 
-func (t *BPE) state() *encodeState {
+func (t *Pipeline) state() *encodeState {
 	if st, ok := t.pool.Get().(*encodeState); ok {
 		return st
 	}
-	st := &encodeState{model: &t.model}
-	st.emit = st.encodePiece
+	st := &encodeState{model: t.model}
+	st.run = t.pre.chain(st.encodePiece)
 	return st
 }
 
 // encodeState is the scratch space of one Encode call.
 type encodeState struct {
-	model *bpeModel
+	model model
 	ids   []int
-	emit  func(piece string)
-	work  bpeWork
+	run   func(text string, first bool)
+	work  work
 }
 
 func (st *encodeState) encodePiece(piece string) {
-	st.ids = st.model.encodeWord(&st.work, piece, st.ids)
+	st.ids = st.model.encode(&st.work, piece, st.ids)
 }
 
 // validUTF8 replaces invalid bytes with U+FFFD, as a Rust String (what the reference takes)
@@ -143,4 +151,20 @@ func validUTF8(s string) string {
 		return s
 	}
 	return string(appendLossy(nil, []byte(s)))
+}
+
+// Components names the parts of a tokenizer, for inspect.
+type Components struct {
+	Normalizer    []string `json:"normalizer,omitempty"`
+	PreTokenizer  []string `json:"pre_tokenizer,omitempty"`
+	Model         string   `json:"model"`
+	PostProcessor []string `json:"post_processor,omitempty"`
+	Decoder       []string `json:"decoder,omitempty"`
+	AddedTokens   int      `json:"added_tokens"`
+}
+
+// Components describes the pipeline.
+func (t *Pipeline) Components() Components {
+	return Components{Normalizer: t.norm.names(), PreTokenizer: t.pre.names(), Model: t.model.describe(),
+		PostProcessor: t.post.names(), Decoder: t.dec.names(), AddedTokens: len(t.added.byContent)}
 }

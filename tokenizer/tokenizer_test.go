@@ -83,7 +83,7 @@ func TestQwen3Reference(t *testing.T) {
 
 func TestStreamDecoderStepByStep(t *testing.T) {
 	tk := load(t, "qwen3")
-	b := func(c byte) int { return int(tk.model.byteID[c]) }
+	b := func(c byte) int { return int(tk.model.(*bpeModel).byteFirst[c]) }
 	imEnd := 151645
 	tests := []struct {
 		name  string
@@ -106,9 +106,9 @@ func TestStreamDecoderStepByStep(t *testing.T) {
 }
 
 // checkStream streams ids through a StreamDecoder: each Add and the Flush give steps, and
-// together Decode's text; so does the stream of a Tokenizer other than *BPE, which goes
+// together Decode's text; so does the stream of a Tokenizer other than *Pipeline, which goes
 // through Decode and may hold text back longer.
-func checkStream(t *testing.T, tk *BPE, ids []int, skip bool, steps []string) {
+func checkStream(t *testing.T, tk *Pipeline, ids []int, skip bool, steps []string) {
 	t.Helper()
 	d := NewStreamDecoder(tk, skip)
 	var got []string
@@ -130,7 +130,7 @@ func checkStream(t *testing.T, tk *BPE, ids []int, skip bool, steps []string) {
 
 // TestStreamDecoderMatchesDecode streams every golden id sequence.
 func TestStreamDecoderMatchesDecode(t *testing.T) {
-	for _, name := range tokenizerNames {
+	for _, name := range append(tokenizerNames, prefixed("real_", realNames)...) {
 		t.Run(name, func(t *testing.T) {
 			tk := load(t, name)
 			var g goldenFile
@@ -181,12 +181,12 @@ func TestMergeLongMatchesSmall(t *testing.T) {
 		s := sb.String()
 		var syms []int32
 		for i := 0; i < len(s); i++ {
-			syms = append(syms, tk.model.byteID[s[i]])
+			syms = append(syms, tk.model.(*bpeModel).byteFirst[s[i]])
 		}
 		w.syms = append(w.syms[:0], syms...)
-		small := tk.model.mergeSmall(&w, nil)
+		small := tk.model.(*bpeModel).mergeSmall(&w, nil)
 		w.syms = append(w.syms[:0], syms...)
-		long := tk.model.mergeLong(&w, nil)
+		long := tk.model.(*bpeModel).mergeLong(&w, nil)
 		if diff := cmp.Diff(small, long); diff != "" {
 			t.Fatalf("merge of %q (-small +long):\n%s", s, diff)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"edgechat/models"
+	"edgechat/tokenizer"
 )
 
 // Skipped is a folder that looked like a model but cannot be used as it is.
@@ -91,18 +92,19 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// looksLikeModel: every layout needs tokenizer.json beside a config or a graph.
+// looksLikeModel: every layout needs tokenizer files (tokenizer.json, or what it is built
+// from) beside a config or a graph.
 func looksLikeModel(entries []os.DirEntry) bool {
-	var tok, other bool
+	names := map[string]bool{}
+	other := false
 	for _, e := range entries {
-		switch n := e.Name(); {
-		case n == "tokenizer.json":
-			tok = true
-		case n == "genai_config.json" || n == "config.json" || n == "onnx" || strings.HasSuffix(n, ".onnx"):
+		n := e.Name()
+		names[n] = true
+		if n == "genai_config.json" || n == "config.json" || n == "onnx" || strings.HasSuffix(n, ".onnx") {
 			other = true
 		}
 	}
-	return tok && other
+	return other && tokenizer.HasFiles(func(n string) bool { return names[n] })
 }
 
 // incomplete names the marker of an unfinished download among entries, or "".

@@ -138,6 +138,18 @@ const sentencepiece = ['<s>', '</s>', '<unk>', '<s>Hello</s>', ' <s> ', 'a<s>b',
   '<div>', '<table>', '</p>', '<h1>Title</h1>\n<p>Text</p>', '\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n',
   '\t\t\t\t', '                                                  x', 'Once upon a time', 'Once upon a time, there was a little girl named Lily.'];
 
+// Strings for the other families: BERT's and T5's special tokens, cased and accented words
+// (lower-casing, accent stripping), CJK next to Latin (BERT's Chinese-character spacing),
+// control characters, CLIP's and Florence's tokens.
+const families = ['[CLS] hello world [SEP]', '[MASK]', 'Paris is the [MASK] of France.', '[UNK] [PAD] [SEP]', 'a[SEP]b',
+  '<pad></s><unk>', 'translate English to German: The house is wonderful.', '</s>', '▁hello ▁ world', '<mask>',
+  'Hello <mask>!', '<|startoftext|>a photo of a cat<|endoftext|>', '<loc_0><loc_999>', 'ÀÉÎÕÜ CAFÉ naïve Ångström',
+  'İstanbul İİ ıi', 'ǅ ǈ ǋ Σ ς σ ΣΑΣ', 'straße STRASSE ﬀ ﬃ', '汉字and漢字mixed中文English', '한국어English日本語',
+  'x\u0000y\u0001z\u007f\u0085\u00ad\u200b', 'tab\tnew\nline\r\nend', "can't won't it's I'm you're we've they'll he'd",
+  'e-mail: a.b@c.de, url: http://x.y/z?q=1', '  leading and   multiple   spaces  ', '123 4567 89012 3.14 1,000',
+  'Über naïve façade coöperate résumé', 'ＡＢＣ　全角', '①②③ ⅠⅡⅢ ¼½¾ ²³', 'Ǆ Ǉ Ǌ', '\u212b\u2126\u212a', 'ß ẞ',
+  'ﬁﬂ ﬅ', 'ℌ𝔥 ⅈ', 'a\u0301\u0327 e\u0328\u0301', '한\u1100\u1161\u11a8', '👍🏽 family 👨\u200d👩\u200d👧', '\u00a0\u2007\u202f'];
+
 // Seeded random mixes over an alphabet of characters that sit on the regexes' edges.
 const alphabet = [' ', ' ', ' ', '\t', '\n', '\r', '\r\n', 'a', 'Z', 'é', 'ſ', "'", "'", '1', '٣', '½', '!', '.', '$',
   '😀', '\u200d', '\u0301', '你', 'あ', 'ア', '한', 'ж', '\u00a0', '\u3000', '\u000b', '\u0001', '-', 'L', 's', 't',
@@ -202,7 +214,7 @@ function randomSP(count, seed) {
 
 function corpus() {
   return [...prose, ...contractions, ...code, ...whitespace, ...numbers, ...emoji, ...controls, ...combining,
-    ...longs, ...specials, ...randomMixes(300, 20240601), ...randomCodepoints(300, 12345, false),
+    ...longs, ...specials, ...families, ...randomMixes(300, 20240601), ...randomCodepoints(300, 12345, false),
     ...randomCodepoints(200, 54321, true), ...sentencepiece, ...randomSP(200, 777)];
 }
 

@@ -45,7 +45,7 @@ type Embedder struct {
 	io      *models.EmbeddingIO
 	session *ort.DynamicAdvancedSession
 	run     *runner
-	tok     *tokenizer.BPE
+	tok     *tokenizer.Pipeline
 	eos     int // -1 when the tokenizer has none
 	pad     int
 	prompt  string

@@ -1,0 +1,362 @@
+package tokenizer
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// model turns one pre-tokenized piece into ids: BPE, WordPiece, WordLevel or Unigram.
+type model interface {
+	// encode appends the ids of piece. For a byte-level pipeline the piece is raw bytes, each
+	// standing for its GPT-2 byte-level character.
+	encode(w *work, piece string, ids []int) []int
+	// vocab is the model's vocabulary.
+	vocab() *vocabInfo
+	// describe names the model and its options, for inspect.
+	describe() string
+}
+
+// vocabInfo is a model's vocabulary: token → id and id → token, as the reference's
+// token_to_id and id_to_token see them.
+type vocabInfo struct {
+	ids    map[string]int32
+	tokens []string // by id; "" where no token has the id (see present)
+	has    []bool
+	size   int // the reference's get_vocab_size: the number of entries, which numbers added tokens
+}
+
+// setTokens fills tokens and has from ids.
+func (v *vocabInfo) setTokens() error {
+	maxID, err := maxVocabID(v.ids)
+	if err != nil {
+		return err
+	}
+	v.tokens, v.has = make([]string, maxID+1), make([]bool, maxID+1)
+	for tok, id := range v.ids {
+		v.tokens[id], v.has[id] = tok, true
+	}
+	if v.size == 0 {
+		v.size = len(v.ids)
+	}
+	return nil
+}
+
+func (v *vocabInfo) vocab() *vocabInfo { return v }
+
+func (v *vocabInfo) lookup(tok string) int32 {
+	if id, ok := v.ids[tok]; ok {
+		return id
+	}
+	return -1
+}
+
+// work is the scratch space of one Encode call's model.
+type work struct {
+	bpeWork
+	uni unigramWork
+	buf []byte
+}
+
+// byteLevelString appends the GPT-2 byte-level characters of raw bytes to dst.
+func byteLevelString(dst []byte, raw string) []byte {
+	for i := 0; i < len(raw); i++ {
+		dst = utf8.AppendRune(dst, byteToRune[raw[i]])
+	}
+	return dst
+}
+
+// bpeModel is the BPE model. For a byte-level pipeline pieces are handled as raw bytes: the
+// byte-level alphabet is a one-to-one renaming of bytes, so each byte's token is looked up in
+// a table. Otherwise a piece starts as its characters, each one a vocab entry (with the
+// continuing-subword prefix after the first and the end-of-word suffix on the last) or,
+// failing that, its <0xNN> byte tokens or unk.
+type bpeModel struct {
+	vocabInfo
+	merges       mergeTable // left<<32|right → rank<<32|merged id
+	byteLevel    bool
+	prefix       string // continuing_subword_prefix ("" for none)
+	suffix       string // end_of_word_suffix
+	ignoreMerges bool
+	byteFallback bool
+	fuseUnk      bool
+	unk          int32 // -1 without an unk token
+
+	// Byte-level: the id of each byte as the first, a middle, the last or the only character of
+	// a piece, -1 when that token is missing; raw maps tokens as raw bytes to ids (ignore_merges).
+	byteFirst, byteMid, byteLast, byteOnly [256]int32
+	raw                                    map[string]int32
+	// Otherwise: the id of each ASCII character alone, and of each <0xNN> token.
+	ascii    [128]int32
+	fallback [256]int32
+}
+
+func (m *bpeModel) describe() string {
+	var opts []string
+	if m.byteLevel {
+		opts = append(opts, "byte-level")
+	}
+	if m.byteFallback {
+		opts = append(opts, "byte_fallback")
+	}
+	if m.prefix != "" {
+		opts = append(opts, fmt.Sprintf("continuing_subword_prefix %q", m.prefix))
+	}
+	if m.suffix != "" {
+		opts = append(opts, fmt.Sprintf("end_of_word_suffix %q", m.suffix))
+	}
+	if m.ignoreMerges {
+		opts = append(opts, "ignore_merges")
+	}
+	return describeWith(fmt.Sprintf("BPE (%d tokens, %d merges)", len(m.ids), m.merges.n), opts)
+}
+
+func describeWith(s string, opts []string) string {
+	if len(opts) == 0 {
+		return s
+	}
+	return s + ", " + strings.Join(opts, ", ")
+}
+
+// newBPE builds the BPE model of a tokenizer.json.
+func newBPE(c *component, vocab map[string]int32, merges []mergePair, byteLevel bool) (*bpeModel, error) {
+	if vocab == nil || merges == nil {
+		return nil, c.errorf("missing vocab or merges")
+	}
+	m := &bpeModel{vocabInfo: vocabInfo{ids: vocab}, byteLevel: byteLevel, unk: -1}
+	var dropout *float64
+	var unk, prefix, suffix *string
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"dropout", &dropout}, {"unk_token", &unk}, {"continuing_subword_prefix", &prefix},
+		{"end_of_word_suffix", &suffix}, {"fuse_unk", &m.fuseUnk}, {"byte_fallback", &m.byteFallback},
+		{"ignore_merges", &m.ignoreMerges}} {
+		if _, err := c.nullable(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if dropout != nil && (*dropout < 0 || *dropout > 1) {
+		return nil, c.errorf("dropout %v is not between 0 and 1", *dropout)
+	}
+	if dropout != nil && float32(*dropout) != 0 {
+		return nil, unsupported("BPE dropout %v (random merges; only null or 0)", *dropout)
+	}
+	if prefix != nil {
+		m.prefix = *prefix
+	}
+	if suffix != nil {
+		m.suffix = *suffix
+	}
+	if unk != nil {
+		id, ok := vocab[*unk]
+		if !ok {
+			return nil, fmt.Errorf("BPE unk_token %q is not in the vocab (the reference fails on the first unknown character)", *unk)
+		}
+		m.unk = id
+	}
+	if err := m.setTokens(); err != nil {
+		return nil, err
+	}
+	m.buildTables()
+	return m, m.buildMerges(merges)
+}
+
+// buildTables fills the per-byte and per-character lookups.
+func (m *bpeModel) buildTables() {
+	for c := range m.ascii {
+		m.ascii[c] = m.lookup(string(rune(c)))
+	}
+	for b := range m.fallback {
+		m.fallback[b] = m.lookup(fmt.Sprintf("<0x%02X>", b))
+	}
+	if !m.byteLevel {
+		return
+	}
+	for b := range 256 {
+		c := string(byteToRune[b])
+		m.byteFirst[b] = m.lookup(c)
+		m.byteMid[b] = m.lookup(m.prefix + c)
+		m.byteLast[b] = m.lookup(m.prefix + c + m.suffix)
+		m.byteOnly[b] = m.lookup(c + m.suffix)
+	}
+	if m.ignoreMerges {
+		m.raw = make(map[string]int32, len(m.ids))
+		var buf []byte
+		for tok, id := range m.ids {
+			var ok bool
+			if buf, ok = appendByteLevelDecode(buf[:0], tok); ok {
+				m.raw[string(buf)] = id
+			}
+		}
+	}
+}
+
+// buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
+// the reference. The merged token of (a, b) is a followed by b less the continuing-subword
+// prefix's length, as there. The vocab lookups, most of a large file's load time, run on
+// every CPU.
+func (m *bpeModel) buildMerges(merges []mergePair) error {
+	m.merges = newMergeTable(len(merges))
+	keys, vals := make([]uint64, len(merges)), make([]uint64, len(merges))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(merges)/20000)
+	errs := make([]error, workers)
+	cut := len(m.prefix)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []byte
+			for rank := w; rank < len(merges); rank += workers {
+				p := merges[rank]
+				a, okA := m.ids[string(p[0])]
+				b, okB := m.ids[string(p[1])]
+				if !okA || !okB || len(p[1]) < cut {
+					errs[w] = fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
+					return
+				}
+				buf = append(append(buf[:0], p[0]...), p[1][cut:]...)
+				c, okC := m.ids[string(buf)]
+				if !okC {
+					errs[w] = fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, p[0], p[1], buf)
+					return
+				}
+				keys[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, k := range keys {
+		m.merges.put(k, vals[i])
+	}
+	return nil
+}
+
+// encode appends the ids of one piece.
+func (m *bpeModel) encode(w *work, piece string, ids []int) []int {
+	if piece == "" {
+		return ids
+	}
+	if m.byteLevel {
+		if m.ignoreMerges {
+			if id, ok := m.raw[piece]; ok {
+				return append(ids, int(id))
+			}
+		}
+		if syms, ok := m.byteSymbols(w.syms[:0], piece); ok {
+			w.syms = syms
+			return m.merge(&w.bpeWork, ids)
+		}
+		w.buf = byteLevelString(w.buf[:0], piece)
+		piece = string(w.buf)
+	} else if m.ignoreMerges {
+		if id, ok := m.ids[piece]; ok {
+			return append(ids, int(id))
+		}
+	}
+	w.syms = m.symbols(w, piece)
+	return m.merge(&w.bpeWork, ids)
+}
+
+// byteSymbols appends the starting symbols of a raw-byte piece from the byte tables; ok is
+// false when a token is missing (then the general path decides between fallback and unk).
+func (m *bpeModel) byteSymbols(syms []int32, piece string) ([]int32, bool) {
+	n := len(piece)
+	if n == 1 {
+		id := m.byteOnly[piece[0]]
+		return append(syms, id), id >= 0
+	}
+	id := m.byteFirst[piece[0]]
+	syms = append(syms, id)
+	ok := id >= 0
+	for i := 1; i < n-1; i++ {
+		id = m.byteMid[piece[i]]
+		syms = append(syms, id)
+		ok = ok && id >= 0
+	}
+	id = m.byteLast[piece[n-1]]
+	return append(syms, id), ok && id >= 0
+}
+
+// symbols starts a piece as the reference's merge_word does: each character (with the prefix
+// after the first, the suffix on the last) is its id; failing that its bytes' <0xNN> tokens if
+// they all exist, else unk (runs of unk fused into one with fuse_unk; a pending unk waits past
+// byte tokens, as there); without unk the character is dropped.
+func (m *bpeModel) symbols(w *work, piece string) []int32 {
+	syms := w.syms[:0]
+	unkPending := false
+	plain := m.prefix == "" && m.suffix == ""
+	for i := 0; i < len(piece); {
+		id, n := int32(-1), 1
+		c := piece[i]
+		if c >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(piece[i:])
+		}
+		first, last := i == 0, i+n == len(piece)
+		var s string
+		if plain {
+			if c < utf8.RuneSelf {
+				id = m.ascii[c]
+			} else {
+				id = m.lookup(piece[i : i+n])
+			}
+		} else {
+			b := w.buf[:0]
+			if !first {
+				b = append(b, m.prefix...)
+			}
+			b = append(b, piece[i:i+n]...)
+			if last {
+				b = append(b, m.suffix...)
+			}
+			w.buf = b
+			if v, ok := m.ids[string(b)]; ok {
+				id = v
+			}
+		}
+		if id >= 0 {
+			if unkPending {
+				syms, unkPending = append(syms, m.unk), false
+			}
+			syms = append(syms, id)
+			i += n
+			continue
+		}
+		if plain {
+			s = piece[i : i+n]
+		} else {
+			s = string(w.buf)
+		}
+		i += n
+		if m.byteFallback && m.hasFallback(s) {
+			for j := 0; j < len(s); j++ {
+				syms = append(syms, m.fallback[s[j]])
+			}
+			continue
+		}
+		if m.unk >= 0 {
+			if unkPending && !m.fuseUnk {
+				syms = append(syms, m.unk)
+			}
+			unkPending = true
+		}
+	}
+	if unkPending {
+		syms = append(syms, m.unk)
+	}
+	return syms
+}
+
+func (m *bpeModel) hasFallback(s string) bool {
+	for j := 0; j < len(s); j++ {
+		if m.fallback[s[j]] < 0 {
+			return false
+		}
+	}
+	return true
+}
