@@ -48,7 +48,8 @@ if [ -z "${ROOT:-}" ] || ! declare -F say >/dev/null; then
   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 fi
 
-WA="$CACHE/winarm64"
+# WINARM64_HOME names the setup when EDGECHAT_CACHE is the Windows program's (go test -exec).
+WA="${WINARM64_HOME:-$CACHE/winarm64}"
 WA_ROOT="$WA/root"
 WA_PREFIX="$WA/prefix"
 WA_SYS="$WA/sys"
