@@ -68,18 +68,8 @@ func TestGeneratePowerMode(t *testing.T) {
 	lib := testenv.ORTLibrary(t)
 	model := writeTinyModel(t)
 	done := func(power string) map[string]any {
-		var out, errb bytes.Buffer
-		code := Run([]string{"generate", "--model", model, "--ort-lib", lib, "--prompt", "Hi", "--temperature", "0",
-			"--max-tokens", "12", "--threads", "2", "--power", power, "--json"}, strings.NewReader(""), &out, &errb)
-		if code != 0 {
-			t.Fatalf("--power %s: exit %d: %s", power, code, errb.String())
-		}
-		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		var last map[string]any
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-			t.Fatal(err)
-		}
-		return last
+		return lastEvent(t, "--model", model, "--ort-lib", lib, "--prompt", "Hi", "--temperature", "0",
+			"--max-tokens", "12", "--threads", "2", "--power", power)
 	}
 	full, saver := done("performance"), done("saver")
 	for _, c := range []struct {
