@@ -235,7 +235,7 @@ check_wine() {
     local modes=() state p
     for state in ac battery ac; do
       winarm64_power "$state"
-      p="$(python3 -c 'import json,sys; p=json.loads(sys.argv[1])["edgechat"]["power"]; print("%s/%d/%s" % (p["mode"], p["threads"], p["why"]))' "$(ask)" 2>/dev/null)"
+      p="$(python3 -c 'import json,sys; p=json.loads(sys.argv[1])["x_edgechat"]["power"]; print("%s/%d/%s" % (p["mode"], p["threads"], p["why"]))' "$(ask)" 2>/dev/null)"
       modes+=("$state=$p")
     done
     winarm64_power none
