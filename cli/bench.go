@@ -17,6 +17,7 @@ import (
 
 	"edgechat/inference"
 	ortenv "edgechat/inference/ort/env"
+	"edgechat/internal/eps"
 )
 
 func init() {
@@ -89,6 +90,7 @@ func runBench(env Env) error {
 	}
 	var lookups []lookupCase
 	if *lookupTokens > 0 {
+		mf.power = eps.PowerPerformance // a measurement runs at full speed, plugged in or not
 		cfg, err := mf.engineConfig()
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"edgechat/inference/routes"
@@ -18,6 +19,7 @@ import (
 	"edgechat/documents"
 	"edgechat/documents/embedmodel"
 	"edgechat/inference"
+	"edgechat/internal/eps"
 	"edgechat/internal/paths"
 )
 
@@ -32,6 +34,7 @@ type modelFlags struct {
 	npuModel, cpuModel, npuEP    string
 	prefillLimit                 int
 	asPublished                  bool
+	power                        string
 }
 
 // graphCache is where optimized graph copies go, or "" with --as-published.
@@ -56,13 +59,22 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.prefillLimit, "prefill-limit", 0, "longest prompt (tokens) the NPU route takes; longer ones go to the CPU (0 = NPU context minus the reply budget)")
 }
 
+// registerPower adds --power (generate and serve; bench measures at full speed).
+func (m *modelFlags) registerPower(fs *flag.FlagSet) {
+	fs.StringVar(&m.power, "power", eps.PowerAuto, "power mode: auto (battery saver — half the threads, no spin-waiting, QNN "+eps.SaverHTPMode+
+		" — on battery or with the energy saver on), performance or saver")
+}
+
 // engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
 // CPU as fallback); --model alone is one route on --ep (an NPU route for an NPU provider).
 func (m *modelFlags) engineConfig() (inference.Config, error) {
 	local := func(model, ep string) *routes.Local {
 		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads}
 	}
-	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit, GraphCache: m.graphCache()}
+	if m.power != "" && !slices.Contains(eps.PowerModes, m.power) {
+		return inference.Config{}, fmt.Errorf("--power %s: choose one of %s", m.power, strings.Join(eps.PowerModes, ", "))
+	}
+	spec := routes.Spec{ORTLibrary: m.ortLib, PrefillLimit: m.prefillLimit, GraphCache: m.graphCache(), PowerMode: m.power}
 	cpu := m.cpuModel
 	if cpu == "" {
 		cpu = m.model
@@ -162,6 +174,7 @@ func runGenerate(env Env) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	g.register(fs)
+	g.registerPower(fs)
 	fs.StringVar(&g.prompt, "prompt", "", "the user message (with --raw: the text to continue)")
 	fs.BoolVar(&g.raw, "raw", false, "plain completion for base models: continue --prompt as given, no chat template, roles or system prompt")
 	fs.StringVar(&g.messages, "messages", "", "JSON file with the conversation: [{\"role\":\"user\",\"content\":\"…\"}, …]")

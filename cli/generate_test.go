@@ -62,6 +62,32 @@ func TestGenerateJSON(t *testing.T) {
 	}
 }
 
+// --power pins the mode: battery saver halves the threads and says so in the final event,
+// and the greedy reply is the same.
+func TestGeneratePowerMode(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	done := func(power string) map[string]any {
+		return lastEvent(t, "--model", model, "--ort-lib", lib, "--prompt", "Hi", "--temperature", "0",
+			"--max-tokens", "12", "--threads", "2", "--power", power)
+	}
+	full, saver := done("performance"), done("saver")
+	for _, c := range []struct {
+		got  map[string]any
+		want string
+	}{
+		{full, `{"mode":"performance","threads":2,"why":"pinned"}`},
+		{saver, `{"mode":"saver","threads":1,"why":"pinned"}`},
+	} {
+		if b, _ := json.Marshal(c.got["power"]); string(b) != c.want {
+			t.Errorf("power %s, want %s", b, c.want)
+		}
+	}
+	if a, b := fmt.Sprint(full["ids"]), fmt.Sprint(saver["ids"]); a != b {
+		t.Errorf("battery saver changed the greedy reply: %s, full speed %s", b, a)
+	}
+}
+
 func TestGeneratePrintPrompt(t *testing.T) {
 	model := writeTinyModel(t)
 	var out, errb bytes.Buffer
@@ -83,6 +109,7 @@ func TestGenerateErrors(t *testing.T) {
 		{[]string{"generate", "--prompt", "Hi"}, "--model is required"},
 		{[]string{"generate", "--model", "x"}, "--prompt"},
 		{[]string{"generate", "--model", "/nonexistent/model", "--prompt", "Hi"}, "does not exist"},
+		{[]string{"generate", "--model", "x", "--prompt", "Hi", "--power", "eco"}, "--power eco: choose one of auto, performance, saver"},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

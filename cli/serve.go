@@ -45,6 +45,7 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	f.register(fs)
+	f.registerPower(fs)
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "address to listen on (0.0.0.0:PORT opens it to the network)")
 	fs.StringVar(&f.apiKey, "api-key", os.Getenv("EDGECHAT_API_KEY"), "require this key as \"Authorization: Bearer KEY\" (default $EDGECHAT_API_KEY)")
 	fs.StringVar(&f.name, "model-name", "", "model id the API reports (default: the model folder's name)")

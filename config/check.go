@@ -210,6 +210,9 @@ func (s Settings) Validate() []FieldError {
 		rng(r.prefix+".threads", r.route.Threads < 0 || r.route.Threads > MaxThreads, fmt.Sprintf("threads must be from 0 (use all physical cores) to %d", MaxThreads))
 	}
 	add("ort_library", CheckORTLibrary(s.ORTLibrary))
+	rng("power.mode", !slices.Contains(eps.PowerModes, s.Power.Mode), fmt.Sprintf("power mode must be one of %s", strings.Join(eps.PowerModes, ", ")))
+	rng("power.saver_htp_mode", !slices.Contains(eps.HTPModes, s.Power.SaverHTPMode),
+		fmt.Sprintf("the battery saver's QNN performance mode must be one of %s", strings.Join(eps.HTPModes, ", ")))
 	rng("prefill_limit", s.PrefillLimit < 0, "prefill limit must be 0 (derive from the NPU model) or more")
 	rng("temperature", !(s.Temperature >= 0 && s.Temperature <= 2), "temperature must be between 0 and 2 (0 = always pick the most likely word)")
 	rng("top_p", !(s.TopP > 0 && s.TopP <= 1), "top-p must be more than 0 and at most 1")

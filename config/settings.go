@@ -33,6 +33,14 @@ type Remote struct {
 	UseForLongPrompts bool   `mapstructure:"use_for_long_prompts"`
 }
 
+// Power says how local models follow the machine's power. Mode "auto" runs them in battery
+// saver — half the CPU threads, no spin-waiting, QNN at SaverHTPMode — on battery or with
+// the energy saver on, and at full speed on AC power; "performance" and "saver" pin a mode.
+type Power struct {
+	Mode         string `mapstructure:"mode"`           // "auto", "performance", "saver"
+	SaverHTPMode string `mapstructure:"saver_htp_mode"` // QNN's htp_performance_mode in battery saver
+}
+
 // Server is EdgeChat's own OpenAI-compatible HTTP endpoint.
 type Server struct {
 	Enabled bool   `mapstructure:"enabled"`
@@ -71,6 +79,8 @@ type Settings struct {
 	// EmbeddingModel ranks attached documents' passages by meaning: "" finds a text-embedding
 	// model among the models on this PC, "off" uses none (keywords only), else its folder.
 	EmbeddingModel string `mapstructure:"embedding_model"`
+	// Power pins a power mode or follows the machine's (battery saver on battery).
+	Power Power `mapstructure:"power"`
 }
 
 // EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off.
@@ -87,6 +97,7 @@ func Defaults() Settings {
 			EPOptions: eps.WithDefaults("qnn", nil),
 		},
 		CPU:               Route{EP: "cpu", EPOptions: map[string]string{}},
+		Power:             Power{Mode: eps.PowerAuto, SaverHTPMode: eps.SaverHTPMode},
 		Temperature:       0.6,
 		TopP:              0.95,
 		TopK:              20,

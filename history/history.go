@@ -43,6 +43,9 @@ type Stats struct {
 	LookupDrafted  int `json:"lookup_drafted,omitempty"`
 	LookupAccepted int `json:"lookup_accepted,omitempty"`
 	LookupRuns     int `json:"lookup_runs,omitempty"`
+	// Power says the power mode the reply ran in: "battery saver (on battery (40%)): 4 CPU
+	// threads, no spin-waiting, QNN balanced".
+	Power string `json:"power,omitempty"`
 }
 
 // Message is one turn of a conversation.

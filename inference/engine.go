@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"edgechat/internal/host"
 	"edgechat/reply"
 )
 
@@ -48,6 +49,8 @@ type Config struct {
 	// OneShot is for callers that send one request and close (the generate command): no
 	// route prefills a next turn that will never come.
 	OneShot bool
+	// Power says how local routes follow the machine's power (battery saver, full speed).
+	Power PowerConfig
 }
 
 // Engine serves chat requests from one or more routes. It is safe for concurrent use;
@@ -57,6 +60,8 @@ type Engine struct {
 	wg     sync.WaitGroup
 	closed chan struct{}
 	once   sync.Once
+	// stopWatch ends the power watch.
+	stopWatch context.CancelFunc
 }
 
 // New starts an engine. Models load lazily on first use (or now, with Preload).
@@ -64,15 +69,25 @@ func New(cfg Config) (*Engine, error) {
 	if len(cfg.Routes) == 0 {
 		return nil, errors.New("no model configured: choose a model folder in Settings")
 	}
-	e := &Engine{closed: make(chan struct{})}
+	e := &Engine{closed: make(chan struct{}), stopWatch: func() {}}
 	for _, rc := range cfg.Routes {
-		r := &route{cfg: rc, open: cfg.Open, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse}
+		r := &route{cfg: rc, open: cfg.Open, jobs: make(chan *job), warm: !cfg.OneShot && !rc.NoReuse,
+			power: cfg.Power, powerNudge: make(chan struct{}, 1)}
 		e.routes = append(e.routes, r)
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
 			r.loop(e.closed)
 		}()
+	}
+	if cfg.Power.Watch != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		e.stopWatch = cancel
+		cfg.Power.Watch(ctx, func(host.Power) {
+			for _, r := range e.routes {
+				r.nudgePower()
+			}
+		})
 	}
 	if cfg.Preload {
 		for _, r := range e.routes {
@@ -151,7 +166,10 @@ func joinReasons(rs []string) string {
 
 // Close stops the routes and releases their models. Requests in flight are cancelled.
 func (e *Engine) Close() error {
-	e.once.Do(func() { close(e.closed) })
+	e.once.Do(func() {
+		e.stopWatch()
+		close(e.closed)
+	})
 	e.wg.Wait()
 	return nil
 }

@@ -270,18 +270,28 @@ func (d *fakeDecoder) Runtime() string          { return "fake runtime" }
 func (d *fakeDecoder) Snapshot() (State, int64) { return slices.Clone(d.ids), d.KVBytes() }
 func (d *fakeDecoder) Restore(s State)          { d.ids = slices.Clone(s.([]int)) }
 
-// fakeRuntime opens fake decoders made by make and keeps them, for the test to inspect.
+// fakeRuntime opens fake decoders made by make and keeps them and the options they were
+// opened with, for the test to inspect.
 type fakeRuntime struct {
 	mu    sync.Mutex
 	make  func() (*fakeDecoder, error)
 	opens int
 	decs  []*fakeDecoder
+	opts  []LoadOptions
+	// refuse, when set, fails the opens it returns an error for, as a provider would.
+	refuse func(LoadOptions) error
 }
 
 func (f *fakeRuntime) open(_ *models.Folder, o LoadOptions) (Decoder, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opens++
+	f.opts = append(f.opts, o)
+	if f.refuse != nil {
+		if err := f.refuse(o); err != nil {
+			return nil, err
+		}
+	}
 	d, err := f.make()
 	if err != nil {
 		return nil, err

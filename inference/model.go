@@ -52,6 +52,8 @@ type Model struct {
 	// replies.
 	lookupTiming lookup.Timing
 	toolSupport
+	// opts are the options the decoder was opened with, its context resolved.
+	opts LoadOptions
 }
 
 // ErrVocabMismatch is returned when the tokenizer's ids do not fit the model's logits.
@@ -84,6 +86,7 @@ func LoadModel(path string, o LoadOptions, open OpenFunc) (*Model, error) {
 	if err := m.attach(dec); err != nil {
 		return nil, err
 	}
+	m.opts = o
 	// Reading tokenizer.json and the graph left tens of megabytes of garbage in the Go heap;
 	// give it back now rather than whenever the scavenger gets to it.
 	debug.FreeOSMemory()

@@ -16,6 +16,13 @@ type route struct {
 	open OpenFunc
 	jobs chan *job
 	warm bool // prefill the next turn's history after each reply
+	// power says how the route follows the machine's power; mode is the one its model runs
+	// in, refused is set when switching out of it failed, and powerNudge says the power
+	// changed.
+	power      PowerConfig
+	mode       powerMode
+	refused    bool
+	powerNudge chan struct{}
 
 	mu      sync.Mutex
 	loadErr error // a route that failed to load is not retried until the engine is rebuilt
@@ -83,6 +90,10 @@ func (r *route) loop(closed <-chan struct{}) {
 		select {
 		case <-closed:
 			return
+		case <-r.powerNudge:
+			r.warming.Store(true)          // Settle waits for the switch and its prefill
+			_ = r.followPower(nil, closed) // a failure is the next request's to report
+			r.warming.Store(false)
 		case j := <-r.jobs:
 			r.pending.Add(-1)
 			ctx, cancel := whileOpen(j.ctx, closed) // closing the engine stops the reply in flight
@@ -144,7 +155,7 @@ func (r *route) ensureLoaded(j *job) error {
 		return j.ctx.Err()
 	}
 	r.loads++
-	m, err := LoadModel(r.cfg.Model, r.cfg.LoadOptions, r.open)
+	m, err := LoadModel(r.cfg.Model, r.power.apply(r.cfg.LoadOptions, r.mode.saver), r.open)
 	if err != nil {
 		r.setFailed(err)
 		return err
@@ -171,6 +182,9 @@ func (r *route) serve(j *job) result {
 	}
 	t := time.Now()
 	loaded := r.model == nil
+	if err := r.followPower(j, nil); err != nil {
+		return result{routeErr: err}
+	}
 	if err := r.ensureLoaded(j); err != nil {
 		if j.ctx.Err() != nil {
 			return result{sum: &reply.Summary{FinishReason: reply.FinishCancelled, Backend: r.cfg.Name}}
@@ -213,7 +227,7 @@ func (r *route) serve(j *job) result {
 		}
 		return reply.Emit(j.ctx, j.out, ev)
 	})
-	sum.Backend, sum.Device = r.cfg.Name, r.model.EP.Label()
+	sum.Backend, sum.Device, sum.Power = r.cfg.Name, r.model.EP.Label(), r.mode.info(r.model.EP)
 	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !reply.RequestFault(sum.Err) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt. A request it refused (a prompt over

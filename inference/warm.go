@@ -34,6 +34,13 @@ func (m *Model) warmNextTurn(ctx context.Context, stop func() bool) {
 	if err != nil || len(ids) >= m.dec.Capacity() {
 		return
 	}
+	m.feed(ctx, ids, stop)
+}
+
+// feed brings the cache to hold ids, keeping what it shares with them and prefilling the rest
+// warmChunk tokens at a time, until done, stop says so between chunks or ctx ends; the cache
+// stays consistent whatever point it reached.
+func (m *Model) feed(ctx context.Context, ids []int, stop func() bool) {
 	start := commonPrefix(m.dec.Cached(), ids)
 	if start == len(ids) {
 		return

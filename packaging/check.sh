@@ -4,15 +4,18 @@
 #     edgechat.com the same bytes marked as a console program (the command line); it imports
 #     only Windows system DLLs and what the zip ships; its resources hold the icon, the version
 #     and the manifest; the ONNX Runtime DLLs are the checked ones.
-#   The windows-amd64 zip also runs under Wine (packaging/wine.sh): --version, sys, generate
-#     with the Linux build's greedy ids beside it, serve, the window with a reply killed
-#     halfway and a restart, the Windows-only code paths (screenshot: build/dist/windows-window.png).
+#   Both Windows zips also run under Wine (packaging/wine.sh), the Arm64 one under Wine for
+#     Arm64 emulated by qemu (packaging/winarm64.sh): --version, sys, generate with the Linux
+#     build's greedy ids beside it, serve (on Arm64 also unplugged and plugged in: battery
+#     saver and back), the window with a reply killed halfway and a restart, the Windows-only
+#     code paths (screenshots: build/dist/windows-amd64-window.png, windows-arm64-window.png).
 #   Linux tar.xz: the file list; the binary's libraries resolve; --version names the version,
 #     the commit and the bundled ONNX Runtime; the desktop file is valid; under Xvfb the app
 #     opens a window titled EdgeChat carrying the icon (screenshot: build/dist/linux-window.png).
 # Usage: packaging/check.sh [TARGET...] (default: every package found in build/dist/).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/winarm64.sh"
 . "$(dirname "$0")/wine.sh"
 
 apt_ensure file unzip xz-utils xvfb xauth libgl1-mesa-dri imagemagick xdotool x11-utils \
@@ -25,12 +28,13 @@ VERSION="$(toml_value Version)"
 BUILD_NO="$(toml_value Build)"
 NAME="$(toml_value Name)"
 APP_ID="$(toml_value ID)"
-failed=0 passed=0
+failed=0 passed=0 skipped=0
 ok() { printf 'ok    %s\n' "$*"; passed=$((passed + 1)); }
+skip() { printf 'skip  %s\n' "$*"; skipped=$((skipped + 1)); }
 bad() { printf 'FAIL  %s\n' "$*"; failed=$((failed + 1)); }
 check() { local what="$1"; shift; if "$@" >/dev/null 2>&1; then ok "$what"; else bad "$what"; fi; }
 TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+trap 'winarm64_stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 
 # DLLs every Windows install has (plus the API sets). Compared case-insensitively.
 SYSTEM_DLLS="advapi32 bcrypt comctl32 comdlg32 crypt32 dwmapi gdi32 imm32 kernel32 msvcrt ntdll
@@ -165,11 +169,11 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 for t in "${targets[@]}"; do
   case "$t" in
-    windows-arm64) check_windows "$t" Aarch64 ;;
-    windows-amd64) check_windows "$t" x86-64; check_wine ;;
+    windows-arm64) check_windows "$t" Aarch64; check_wine "$t" ;;
+    windows-amd64) check_windows "$t" x86-64; check_wine "$t" ;;
     linux-amd64) check_linux ;;
     *) bad "unknown target $t" ;;
   esac
 done
-echo "package-check: $passed passed, $failed failed"
+echo "package-check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

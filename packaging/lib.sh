@@ -18,7 +18,7 @@ ZIG_NPM_SHA256=9562cd52da287ecabd76b7c5c2dbffb79ed528396bb7419c0eb4e0992eccef2f
 # ort_libs TARGET: extracts the ONNX Runtime libraries shipped for TARGET from
 # onnxruntime-node@1.30.0, checks them, and prints their folder.
 ort_libs() {
-  local dir member sum tgz
+  local dir member sum tgz target
   case "$1" in
     windows-arm64) dir="win32-arm64" ;;
     windows-amd64) dir="win32-x64" ;;

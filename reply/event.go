@@ -70,6 +70,8 @@ type Summary struct {
 	RouteReason string `json:"route_reason,omitempty"`
 	// TrimmedMessages counts the oldest messages dropped to fit the context window.
 	TrimmedMessages int `json:"trimmed_messages,omitempty"`
+	// Power is the power mode a local route ran the reply in; nil for a remote server.
+	Power *Power `json:"power,omitempty"`
 
 	// Lookup counts what prompt-lookup decoding did; nil when it did not run.
 	Lookup *LookupStats `json:"lookup,omitempty"`
@@ -97,6 +99,41 @@ func (l *LookupStats) AcceptanceRate() float64 {
 		return 0
 	}
 	return float64(l.Accepted) / float64(l.Drafted)
+}
+
+// Power is the power mode a reply ran in: full speed, or battery saver on battery, with the
+// energy saver on, or when pinned in the settings.
+type Power struct {
+	// Mode is "performance" or "saver".
+	Mode string `json:"mode"`
+	// Why is what chose the mode: the machine's state ("on battery (62%)", "on AC power") or
+	// "pinned in the settings".
+	Why string `json:"why"`
+	// Threads are the CPU threads of the route's ONNX Runtime sessions.
+	Threads int `json:"threads"`
+	// HTPMode is QNN's htp_performance_mode; "" on other providers.
+	HTPMode string `json:"htp_performance_mode,omitempty"`
+}
+
+// Label says it in one line: "battery saver (on battery (62%)): 4 CPU threads, no
+// spin-waiting, QNN balanced".
+func (p *Power) Label() string {
+	if p == nil {
+		return ""
+	}
+	mode, extra := "full speed", ""
+	if p.Mode == "saver" {
+		mode, extra = "battery saver", ", no spin-waiting"
+	}
+	s := fmt.Sprintf("%s (%s): %d CPU thread", mode, p.Why, p.Threads)
+	if p.Threads != 1 {
+		s += "s"
+	}
+	s += extra
+	if p.HTPMode != "" {
+		s += ", QNN " + p.HTPMode
+	}
+	return s
 }
 
 // Source is one passage of an attached document given to the model: where it is and what

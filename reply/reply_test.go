@@ -83,3 +83,19 @@ func TestContextLength(t *testing.T) {
 		t.Errorf("message %q, want the explanation alone %q", err, explain)
 	}
 }
+
+func TestPowerLabel(t *testing.T) {
+	for _, tc := range []struct {
+		p    *Power
+		want string
+	}{
+		{nil, ""},
+		{&Power{Mode: "performance", Why: "on AC power", Threads: 8}, "full speed (on AC power): 8 CPU threads"},
+		{&Power{Mode: "saver", Why: "on battery (40%)", Threads: 4, HTPMode: "balanced"}, "battery saver (on battery (40%)): 4 CPU threads, no spin-waiting, QNN balanced"},
+		{&Power{Mode: "saver", Why: "pinned in the settings", Threads: 1}, "battery saver (pinned in the settings): 1 CPU thread, no spin-waiting"},
+	} {
+		if got := tc.p.Label(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -93,6 +93,8 @@ type edgechatStats struct {
 	Sources []reply.Source `json:"sources,omitempty"`
 	// Lookup counts prompt-lookup decoding's drafts (absent when it did not run).
 	Lookup *reply.LookupStats `json:"lookup,omitempty"`
+	// Power is the power mode the reply ran in (full speed or battery saver, and why).
+	Power *reply.Power `json:"power,omitempty"`
 }
 
 type modelList struct {
@@ -116,7 +118,7 @@ func statsOf(s *reply.Summary, notices []string) *edgechatStats {
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason, RouteReason: s.RouteReason,
 		TTFTMillis: s.TTFTMillis(), PrefillTPS: s.PrefillTPS, DecodeTPS: s.DecodeTPS,
 		ReusedTokens: s.ReusedTokens, TrimmedMessages: s.TrimmedMessages, Notices: notices,
-		Sources: s.Sources, Lookup: s.Lookup,
+		Sources: s.Sources, Lookup: s.Lookup, Power: s.Power,
 	}
 }
 

@@ -175,6 +175,9 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	if s.Device != "" {
 		d = append(d, "Device: "+s.Device)
 	}
+	if s.Power != "" {
+		d = append(d, "Power: "+s.Power)
+	}
 	if s.FinishReason != "" {
 		d = append(d, "Finish: "+s.FinishReason)
 	}
@@ -203,8 +206,8 @@ func statsFrom(s *reply.Summary) *history.Stats {
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason,
 		FinishReason: s.FinishReason, Error: s.ErrorText(),
 		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
-		TrimmedMessages: s.TrimmedMessages,
-		TTFTMillis:      s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
+		TrimmedMessages: s.TrimmedMessages, Power: s.Power.Label(),
+		TTFTMillis: s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
 	}
 	if l := s.Lookup; l != nil {
 		st.LookupDrafted, st.LookupAccepted, st.LookupRuns = l.Drafted, l.Accepted, l.Runs

@@ -20,20 +20,31 @@ func TestDetailsShowLookup(t *testing.T) {
 		{"nothing drafted", reply.Summary{GeneratedTokens: 5, Lookup: &reply.LookupStats{Runs: 4}}, ""},
 		{"lookup off", reply.Summary{GeneratedTokens: 5}, ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMessageVM(history.Message{Role: "assistant"})
-			st := statsFrom(&tc.sum)
-			m.showStats(st)
-			d, _ := m.Details.Get()
-			line := ""
-			for _, l := range strings.Split(d, "\n") {
-				if strings.HasPrefix(l, "Prompt lookup") {
-					line = l
-				}
-			}
-			if line != tc.want {
-				t.Errorf("details line %q, want %q (all: %q)", line, tc.want, d)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkDetailsLine(t, tc.sum, "Prompt lookup", tc.want) })
+	}
+}
+
+// A local reply's details say which power mode served it.
+func TestDetailsShowPower(t *testing.T) {
+	saver := &reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4, HTPMode: "balanced"}
+	checkDetailsLine(t, reply.Summary{Power: saver}, "Power",
+		"Power: battery saver (on battery (40%)): 4 CPU threads, no spin-waiting, QNN balanced")
+	checkDetailsLine(t, reply.Summary{Backend: "remote"}, "Power", "")
+}
+
+// checkDetailsLine shows sum's details and checks the line starting with prefix ("" for none).
+func checkDetailsLine(t *testing.T, sum reply.Summary, prefix, want string) {
+	t.Helper()
+	m := newMessageVM(history.Message{Role: "assistant"})
+	m.showStats(statsFrom(&sum))
+	d, _ := m.Details.Get()
+	line := ""
+	for _, l := range strings.Split(d, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			line = l
+		}
+	}
+	if line != want {
+		t.Errorf("details line %q, want %q (all: %q)", line, want, d)
 	}
 }

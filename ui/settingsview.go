@@ -69,7 +69,10 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
 			v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
+			v.item("Power mode", "power.mode", widget.NewSelectWithData(eps.PowerModes, vm.Fields["power.mode"])),
+			v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
 		),
+		caption("auto: on battery or with the energy saver on, models run in battery saver (half the CPU threads, no spin-waiting, the NPU at the QNN mode above); on AC power at full speed. performance or saver pins one."),
 		v.runtimeList(),
 		section("Generation"),
 		v.form(

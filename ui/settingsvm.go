@@ -18,7 +18,7 @@ import (
 var settingKeys = []string{
 	"npu.model", "npu.model_file", "npu.ep", "npu.ep_options",
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
-	"ort_library", "prefill_limit",
+	"ort_library", "prefill_limit", "power.mode", "power.saver_htp_mode",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
 	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
@@ -102,6 +102,8 @@ func (vm *SettingsVM) Reset() {
 	f("cpu.threads", strconv.Itoa(s.CPU.Threads))
 	f("ort_library", s.ORTLibrary)
 	f("prefill_limit", strconv.Itoa(s.PrefillLimit))
+	f("power.mode", s.Power.Mode)
+	f("power.saver_htp_mode", s.Power.SaverHTPMode)
 	f("temperature", strconv.FormatFloat(s.Temperature, 'g', -1, 64))
 	f("top_p", strconv.FormatFloat(s.TopP, 'g', -1, 64))
 	f("top_k", strconv.Itoa(s.TopK))
@@ -163,6 +165,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	num("cpu.threads", &s.CPU.Threads, "0 for all physical cores")
 	s.ORTLibrary = str("ort_library")
 	num("prefill_limit", &s.PrefillLimit, "64 (0 = from the NPU model)")
+	s.Power.Mode, s.Power.SaverHTPMode = str("power.mode"), str("power.saver_htp_mode")
 	flt("temperature", &s.Temperature, "0.6")
 	flt("top_p", &s.TopP, "0.95")
 	num("top_k", &s.TopK, "20")

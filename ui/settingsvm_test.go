@@ -115,10 +115,13 @@ func TestSettingsVMSave(t *testing.T) {
 	_ = vm.Fields["npu.ep_options"].Set("backend_path=QnnHtp.dll, htp_performance_mode=burst")
 	_ = vm.Fields["theme"].Set("dark")
 	_ = vm.Thinking.Set(false)
+	_ = vm.Fields["power.mode"].Set("saver")
+	_ = vm.Fields["power.saver_htp_mode"].Set("power_saver")
 	if err := vm.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if st.s.Theme != "dark" || st.s.Thinking || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" {
+	if st.s.Theme != "dark" || st.s.Thinking || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" ||
+		st.s.Power != (config.Power{Mode: "saver", SaverHTPMode: "power_saver"}) {
 		t.Errorf("saved %+v", st.s)
 	}
 	st.err = errors.New("disk full")

@@ -7,6 +7,7 @@ import (
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/remote"
+	"edgechat/internal/host"
 	"edgechat/internal/paths"
 )
 
@@ -36,12 +37,17 @@ type Spec struct {
 	// GraphCache is where optimized copies of dynamic graphs go ("" runs the files as
 	// published; see inference.LoadOptions).
 	GraphCache string
+	// PowerMode pins the local routes' power mode (eps.PowerPerformance or eps.PowerSaver);
+	// "" or eps.PowerAuto follows the machine. SaverHTPMode is QNN's htp_performance_mode in
+	// battery saver ("" = eps.SaverHTPMode).
+	PowerMode, SaverHTPMode string
 }
 
 // Build orders the routes: NPU, then the remote server for long prompts, then the CPU; a
 // remote server alone serves when no local model is set. No routes means nothing is configured.
 func Build(s Spec) inference.Config {
-	cfg := inference.Config{Open: decoder.Opener(s.ORTLibrary)}
+	cfg := inference.Config{Open: decoder.Opener(s.ORTLibrary),
+		Power: inference.PowerConfig{Mode: s.PowerMode, SaverHTPMode: s.SaverHTPMode, Watch: host.WatchPower}}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
 			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache,
@@ -75,7 +81,7 @@ func Build(s Spec) inference.Config {
 // FromSettings is the Spec of the window's settings.
 func FromSettings(s config.Settings) Spec {
 	spec := Spec{ORTLibrary: s.ORTLibrary, PrefillLimit: s.PrefillLimit, ForLongPrompts: s.Remote.UseForLongPrompts,
-		GraphCache: paths.GraphCacheDir()}
+		GraphCache: paths.GraphCacheDir(), PowerMode: s.Power.Mode, SaverHTPMode: s.Power.SaverHTPMode}
 	local := func(r config.Route) *Local {
 		if r.Model == "" {
 			return nil

@@ -49,12 +49,15 @@ func TestBuildOrder(t *testing.T) {
 }
 
 func TestBuildCarriesOptions(t *testing.T) {
-	cfg := Build(Spec{ORTLibrary: "/lib/ort.so", PrefillLimit: 512,
+	cfg := Build(Spec{ORTLibrary: "/lib/ort.so", PrefillLimit: 512, PowerMode: "saver", SaverHTPMode: "low_balanced",
 		NPU: &Local{Model: "/n", ModelFile: "model_q4.onnx", EP: "qnn", EPOptions: map[string]string{"soc_model": "60"}, Threads: 3, MaxContext: 2048}})
 	r := cfg.Routes[0]
 	if cfg.Open == nil || r.PrefillLimit != 512 || r.Model != "/n" || r.ModelFile != "model_q4.onnx" ||
 		r.EP.Options["soc_model"] != "60" || r.EP.Threads != 3 || r.MaxContext != 2048 {
 		t.Errorf("route lost options: %+v", r)
+	}
+	if p := cfg.Power; p.Mode != "saver" || p.SaverHTPMode != "low_balanced" || p.Watch == nil {
+		t.Errorf("power: %+v", p)
 	}
 }
 
@@ -76,6 +79,8 @@ func TestFromSettingsRebuildsOnlyForRoutes(t *testing.T) {
 		{"ep option", func(s *config.Settings) { s.CPU.EPOptions = map[string]string{"x": "1"} }, true},
 		{"library", func(s *config.Settings) { s.ORTLibrary = "/other.so" }, true},
 		{"remote", func(s *config.Settings) { s.Remote.BaseURL = "http://127.0.0.1:9/v1" }, true},
+		{"power mode", func(s *config.Settings) { s.Power.Mode = "saver" }, true},
+		{"battery saver's QNN mode", func(s *config.Settings) { s.Power.SaverHTPMode = "power_saver" }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

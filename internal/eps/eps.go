@@ -1,6 +1,7 @@
 // Package eps is the one table of the execution providers EdgeChat can ask ONNX Runtime for:
-// their setting names, labels, ONNX Runtime names and default options. Settings validation, the
-// settings pane and the decoders all read it. It imports nothing.
+// their setting names, labels, ONNX Runtime names and default options, and what battery saver
+// mode changes in those options. Settings validation, the settings pane and the decoders all
+// read it. It imports nothing.
 package eps
 
 import (

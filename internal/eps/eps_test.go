@@ -36,3 +36,34 @@ func TestWithDefaults(t *testing.T) {
 		t.Errorf("FormatOptions = %q", got)
 	}
 }
+
+func TestSaverOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name, ep, htp string
+		opts, want    map[string]string
+	}{
+		{"CPU: no spinning", "cpu", "", map[string]string{SpinKey: "1", "session.disable_prepacking": "1"},
+			map[string]string{SpinKey: "0", "session.disable_prepacking": "1"}},
+		{"QNN: burst becomes balanced", "qnn", "", WithDefaults("qnn", nil),
+			map[string]string{"backend_path": "QnnHtp.dll", HTPModeKey: "balanced", SpinKey: "0"}},
+		{"QNN: the user's battery choice", "QNN", "power_saver", map[string]string{HTPModeKey: "high_performance", "soc_model": "60"},
+			map[string]string{HTPModeKey: "power_saver", "soc_model": "60", SpinKey: "0"}},
+		{"DirectML keeps its options", "dml", "power_saver", map[string]string{"device_id": "1"},
+			map[string]string{"device_id": "1", SpinKey: "0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Merge(tc.opts, nil)
+			if diff := cmp.Diff(tc.want, SaverOptions(tc.ep, tc.opts, tc.htp)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(in, tc.opts); diff != "" {
+				t.Errorf("the route's own options changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+	for _, m := range PowerModes {
+		if PowerModeLabel(m) == m {
+			t.Errorf("power mode %q has no label", m)
+		}
+	}
+}

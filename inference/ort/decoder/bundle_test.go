@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/inference"
+	"edgechat/internal/eps"
 	"edgechat/internal/testkit/synth"
 	"edgechat/models"
 	"edgechat/onnx/proto"
@@ -303,6 +304,14 @@ func TestBundleStageEP(t *testing.T) {
 		if got := stageEP(cfg[name], inference.EP{Name: "cpu", Threads: 3}); got.Name != "cpu" || got.Threads != 3 || got.Options != nil {
 			t.Errorf("%s on a CPU route: %+v", name, got)
 		}
+	}
+	// In battery saver mode the CPU stages do not spin either; the QNN stage runs balanced.
+	saver := inference.EP{Name: "qnn", Threads: 1, Options: eps.SaverOptions("qnn", route.Options, "")}
+	if got := stageEP(cfg["lm_head"], saver); !cmp.Equal(got, inference.EP{Name: "cpu", Threads: 1, Options: map[string]string{eps.SpinKey: "0"}}) {
+		t.Errorf("lm_head on a battery saver route: %+v", got)
+	}
+	if got := stageEP(cfg["context"], saver); got.Options[eps.HTPModeKey] != "balanced" || got.Options[eps.SpinKey] != "0" || got.Threads != 1 {
+		t.Errorf("context on a battery saver route: %+v", got)
 	}
 }
 

@@ -92,12 +92,13 @@ func stageRole(s models.Stage, info *proto.ModelInfo, n models.BundleNames) (int
 }
 
 // stageEP is the provider a stage runs on: the route's EP for stages whose session options
-// name a provider (unless the route is the CPU's), else the CPU. The stage's provider options
-// apply under the route's when both name the same provider.
+// name a provider (unless the route is the CPU's), else the CPU with the route's session
+// settings (battery saver's no spin-waiting). The stage's provider options apply under the
+// route's when both name the same provider.
 func stageEP(s models.Stage, route inference.EP) inference.EP {
 	name, opts := s.SessionOptions.Provider()
 	if name == "" || eps.IsCPU(route.Name) {
-		return inference.EP{Name: "cpu", Threads: route.Threads}
+		return inference.EP{Name: "cpu", Threads: route.Threads, Options: sessionEntries(route.Options)}
 	}
 	ep := route
 	if strings.EqualFold(name, route.Name) {
@@ -107,6 +108,21 @@ func stageEP(s models.Stage, route inference.EP) inference.EP {
 		ep.Threads = s.SessionOptions.IntraOpNumThreads
 	}
 	return ep
+}
+
+// sessionEntries are the ONNX Runtime session settings among a route's options (those named
+// "session.*"), nil when there are none.
+func sessionEntries(opts map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range opts {
+		if strings.HasPrefix(k, "session.") {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // skippedEntries are session config entries never set when loading a bundle:

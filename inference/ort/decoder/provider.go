@@ -98,7 +98,7 @@ func (e *EPError) Unwrap() error { return e.Err }
 // that, its threads spin on for a while after each run — 32 ms of CPU per idle pause — which
 // between replies only drains the laptop's battery.
 const (
-	spinKey     = "session.intra_op.allow_spinning"
+	spinKey     = eps.SpinKey
 	spinStopKey = "session.force_spinning_stop"
 	// busyShare is the share of the machine's CPU time, used by anyone, above which sessions do
 	// not spin.
