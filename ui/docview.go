@@ -112,11 +112,11 @@ func (v *docView) tailChanged() {
 		v.code.Show()
 	case b.Text != "":
 		v.code.Hide()
-		v.prose.ParseMarkdown(b.Text)
+		v.prose.Segments = markdownSegments(b.Text)
 		if v.dim {
 			dimSegments(v.prose.Segments)
-			v.prose.Refresh()
 		}
+		v.prose.Refresh()
 		v.prose.Show()
 	default:
 		v.prose.Hide()
@@ -178,7 +178,7 @@ func renderBlock(b Block, dim bool, wheel fyne.Scrollable) fyne.CanvasObject {
 	if b.Kind == BlockCode {
 		return newCodeBlock(b, wheel)
 	}
-	rt := widget.NewRichTextFromMarkdown(b.Text)
+	rt := widget.NewRichText(markdownSegments(b.Text)...)
 	if dim {
 		dimSegments(rt.Segments)
 	}

@@ -1,0 +1,143 @@
+package ui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/go-cmp/cmp"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// mdCases are replies that Fyne's own Markdown path showed changed.
+var mdCases = []struct{ name, src string }{
+	{"punctuation", "Hello! What a *lovely* day! Is it **really**? Yes: `x`, [a link](https://example.com/a)."},
+	{"soft_break", "It was fun.\nAs she walked, the bird sang!\nLine two."},
+	{"hard_and_paragraph", "Line one!  \nLine two\\\nLine three.\n\nNew paragraph."},
+	{"poem", "Roses are red,\nViolets are blue;\n*Sugar* is sweet —\nand so are **you**!"},
+	{"cjk_emoji", "你好，世界！**粗体**。\n日本語の文章です。😀 Done! 🎉"},
+	{"nested_list", "1. First **one**\n2. Second\n   - inner *a*\n   - inner b\n     1. deep\n3. Third!"},
+	{"loose_list", "- one\n\n- two\n  still two\n\n- three"},
+	{"code", "Call `fmt.Println(\"hi\")` now!\n\n    indented code\n    block"},
+	{"table", "| Name | Size |\n|:-----|-----:|\n| *tiny* | 50 MB |\n| base | 1 GB |"},
+	{"math", "Euler: $e^{i\\pi} + 1 = 0$ and $a_1 * b_1$, costs $5 and $10.\n\\[ x = \\frac{a}{b} \\]"},
+	{"html_and_escapes", "Use Vec<String> & a <b>tag</b>; 5 < 6, \\*not emphasis\\*, &amp; &#35;."},
+	{"heading_quote", "## Plan *now*!\n\n> quoted **text**\n> next line\n\n---\n\nEnd."},
+	{"emphasis_punct", "**Note**: done. *Why*? _Because_! ***Both***."},
+}
+
+// dumpSegments writes segments one per line: kind, style flags and the text quoted.
+func dumpSegments(b *strings.Builder, segs []widget.RichTextSegment, indent string) {
+	for _, s := range segs {
+		switch s := s.(type) {
+		case *widget.TextSegment:
+			var flags []string
+			if !s.Style.Inline {
+				flags = append(flags, "block")
+			}
+			if s.Style.TextStyle.Bold {
+				flags = append(flags, "bold")
+			}
+			if s.Style.TextStyle.Italic {
+				flags = append(flags, "italic")
+			}
+			if s.Style.TextStyle.Monospace {
+				flags = append(flags, "mono")
+			}
+			if s.Style.SizeName != "" && s.Style.SizeName != widget.RichTextStyleInline.SizeName {
+				flags = append(flags, string(s.Style.SizeName))
+			}
+			fmt.Fprintf(b, "%stext [%s] %q\n", indent, strings.Join(flags, " "), s.Text)
+		case *widget.HyperlinkSegment:
+			fmt.Fprintf(b, "%slink %q -> %s\n", indent, s.Text, s.URL)
+		case *widget.ParagraphSegment:
+			fmt.Fprintf(b, "%sparagraph\n", indent)
+			dumpSegments(b, s.Texts, indent+"  ")
+		case *widget.SeparatorSegment:
+			fmt.Fprintf(b, "%sseparator\n", indent)
+		case *tableSegment:
+			fmt.Fprintf(b, "%stable header=%v align=%v\n", indent, s.header, s.align)
+			for _, r := range s.rows {
+				fmt.Fprintf(b, "%s  %q\n", indent, r)
+			}
+		default:
+			fmt.Fprintf(b, "%s%T\n", indent, s)
+		}
+	}
+}
+
+// TestMarkdownSegmentsGolden compares the segments of each case with testdata/markdown/NAME.golden
+// (go test ./ui -run MarkdownSegmentsGolden -update rewrites them).
+func TestMarkdownSegmentsGolden(t *testing.T) {
+	for _, tc := range mdCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			fmt.Fprintf(&b, "source: %q\n", tc.src)
+			dumpSegments(&b, markdownSegments(tc.src), "")
+			path := filepath.Join("testdata", "markdown", tc.name+".golden")
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), b.String()); diff != "" {
+				t.Errorf("segments of %q (-want +got):\n%s", tc.src, diff)
+			}
+		})
+	}
+}
+
+// TestMarkdownKeepsText checks what matters whatever the golden files say: the text shown,
+// read back from the segments, is the source without its markup; nothing is added before
+// punctuation and every line break of the source is a line break.
+func TestMarkdownKeepsText(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"Hello! What", "Hello! What"},
+		{"bird!", "bird!"},
+		{"Line one!\nLine two.", "Line one!\nLine two."},
+		{"fun.\nAs she", "fun.\nAs she"},
+		{"a *b*! c **d**, [e](http://x.org)?", "a b! c d, e?"},
+		{"See <https://example.com>!", "See https://example.com!"},
+		{"x<y> & z", "x<y> & z"},
+		{"$a_1 * b_2$ \\(c_1\\)", "$a_1 * b_2$ \\(c_1\\)"},
+		{"你好！**世界**。", "你好！世界。"},
+		{"😀!", "😀!"},
+	}
+	for _, tt := range tests {
+		if got := shownText(markdownSegments(tt.src)); got != tt.want {
+			t.Errorf("markdownSegments(%q) shows %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// shownText joins the text of segments, a block segment ending its line.
+func shownText(segs []widget.RichTextSegment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		switch s := s.(type) {
+		case *widget.ParagraphSegment:
+			b.WriteString(shownText(s.Texts))
+		case *widget.HyperlinkSegment:
+			b.WriteString(s.Text)
+		default:
+			b.WriteString(s.Textual())
+			if !s.Inline() && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
