@@ -140,4 +140,3 @@ func shownText(segs []widget.RichTextSegment) string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
-
