@@ -36,6 +36,7 @@ if [ "${1:-}" != "--inside" ]; then
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
   go run ./tools/screenshots/seed --dir "$WORK/data-document" --document
+  go run ./tools/screenshots/seed --dir "$WORK/data-markdown" --markdown
   # The Models view: a Hub on loopback serving the generated model as Qwen3-0.6B's q4 variant,
   # and a home folder whose Foundry Local and AI Toolkit caches hold two models.
   go build -o "$WORK/fakehub" ./tools/fakehub
@@ -202,4 +203,16 @@ shot 07-chat-document
 click $SOURCE
 sleep 0.8
 shot 08-document-source
+stop
+
+# 7. A saved Markdown reply shown as the model wrote it (tools/screenshots/seed --markdown): no
+#    space before punctuation, single line breaks kept, a nested list, a table, math and
+#    inline HTML as text; the question above it verbatim (not Markdown).
+printf 'cpu:\n  model: %s\ntheme: light\n' "$WORK/model" >"$WORK/chat-markdown.yaml"
+start "$WORK/chat-markdown.yaml" markdown
+click $FIRST_ROW
+sleep 1
+xdotool mousemove $COMPOSER
+sleep 0.3
+shot 09-chat-markdown
 stop
