@@ -122,6 +122,22 @@ func (m *MainWindow) ShowAndRun() {
 	m.Chat.Close() // the app stopped some other way: still end the reply and save it
 }
 
+// Show opens the window and reports stored problems once, for a caller that runs the app
+// itself (the window may open after a start-up problem was solved in a window of its own).
+// Such a caller calls QuitOnSignals once the app has started and Stopped after it ran.
+func (m *MainWindow) Show() {
+	m.Window.Show()
+	m.reportProblems()
+}
+
+// QuitOnSignals makes SIGINT and SIGTERM close this window as Quit does; call it on the main
+// goroutine once the app has started (see quitOnSignals).
+func (m *MainWindow) QuitOnSignals() { m.quitOnSignals() }
+
+// Stopped ends the reply being written and saves it, if the app stopped another way than
+// Quit. For a window opened with Show.
+func (m *MainWindow) Stopped() { m.Chat.Close() }
+
 // reportProblems shows, once, what was found at start. Each problem says itself what
 // happened (a file moved aside, a save recovered, a value replaced by its default), so the
 // dialog adds no claim of its own.

@@ -216,3 +216,15 @@ xdotool mousemove $COMPOSER
 sleep 0.3
 shot 09-chat-markdown
 stop
+
+# 8. A start-up problem: settings that name a data folder EdgeChat cannot create
+#    (/dev/null/data) open a window that says so, with the ways out, instead of exiting.
+printf 'data_dir: /dev/null/data\ntheme: light\n' >"$WORK/startup-problem.yaml"
+"$WORK/edgechat" --config "$WORK/startup-problem.yaml" >"$WORK/app-startup-problem.log" 2>&1 &
+APP_PID=$!
+WID="$(timeout 30 xdotool search --sync --name '^EdgeChat$' | head -1)" || die "the start-up problem window did not open; see $WORK/app-startup-problem.log"
+sleep 2
+xdotool windowsize "$WID" 800 380
+sleep 0.5
+shot 10-startup-problem
+stop
