@@ -82,6 +82,7 @@ func (st *starter) start() {
 		}
 		st.settings = s
 	}
+	ui.ApplyTheme(st.app, st.settings.Settings().Theme) // the problem windows too
 	dir := st.dataDir
 	if dir == "" {
 		dir = st.settings.Settings().ConversationsDir()
