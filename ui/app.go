@@ -75,6 +75,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
+	m.Welcome.NPUFound = m.Settings.NPUFound
 
 	m.Chat.OnListChanged = m.Sidebar.Reload
 	m.Sidebar.RenameOpen = m.Chat.Rename
@@ -205,6 +206,7 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 		return
 	}
 	m.Models = NewModelsVM(lib, m.deps.Settings)
+	m.Models.NPUFound = m.Settings.NPUFound
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
 	m.ModelsView = NewModelsView(m.Models, func() { back() })

@@ -85,6 +85,7 @@ func NewModelsView(vm *ModelsVM, onBack func()) *ModelsView {
 	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
 	vm.OnChanged = func() { fyne.Do(v.rebuild) }
 	v.rebuild()
+	v.on(vm.NPUFound, v.rebuild)
 	return v
 }
 
@@ -147,6 +148,7 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, nil, container.NewCenter(docs), container.NewVBox(name, info))
 	}
 	npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
+	showIf(npu, get[bool](v.vm.NPUFound)) // only where an NPU runtime is found
 	cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
 	if m.Device == "npu" {
 		npu.Importance = widget.HighImportance
@@ -184,7 +186,7 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 		showIf(resume, s == StatePaused || s == StateFailed)
 		showIf(cancel, s == StateRunning || s == StatePaused || s == StateFailed)
 		showIf(useCPU, s == StateDone)
-		showIf(useNPU, s == StateDone)
+		showIf(useNPU, s == StateDone && get[bool](d.vm.NPUFound))
 		showIf(bar, s != StateCancelled)
 		detail.Importance = widget.MediumImportance
 		if s == StateFailed {
@@ -194,5 +196,6 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 		buttons.Refresh()
 	}
 	v.on(d.Status, update)
+	v.on(d.vm.NPUFound, update)
 	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), bar, detail, widget.NewSeparator())
 }

@@ -71,6 +71,9 @@ type ModelsVM struct {
 	OnUse func(config.Settings)
 	// OnChanged is called when Found or Downloads changed.
 	OnChanged func()
+	// NPUFound says this PC has an NPU runtime: "Use for NPU" is offered only then. The
+	// window shares the settings' (SettingsVM.NPUFound); set it before building the view.
+	NPUFound binding.Bool
 
 	lib   ModelLibrary
 	store SettingsStore
@@ -85,7 +88,7 @@ type ModelsVM struct {
 
 // NewModelsVM returns the view model; call Refresh to scan.
 func NewModelsVM(lib ModelLibrary, store SettingsStore) *ModelsVM {
-	return &ModelsVM{Status: binding.NewString(), Error: binding.NewString(), lib: lib, store: store}
+	return &ModelsVM{Status: binding.NewString(), Error: binding.NewString(), NPUFound: binding.NewBool(), lib: lib, store: store}
 }
 
 // Found returns the models of the last scan, grouped by source.
