@@ -150,7 +150,7 @@ func (e *Engine) dispatch(ctx context.Context, req reply.Request, out chan<- rep
 			return &reply.Summary{FinishReason: reply.FinishCancelled}
 		}
 	}
-	return &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("no route")}
+	return &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("no model is set up: choose one in Settings")}
 }
 
 func joinReasons(rs []string) string {
