@@ -114,10 +114,18 @@ func (v *ModelsView) rebuild() {
 		v.found.Add(caption("Nothing yet. Models downloaded by Hugging Face tools, Foundry Local, AI Toolkit or AI Dev Gallery show up here; add your own folders in Settings → Other model folders."))
 	}
 	v.found.Refresh()
+	listed := map[*DownloadVM]bool{}
 	for _, d := range v.vm.Downloads() {
+		listed[d] = true
 		if v.rows[d] == nil {
 			v.rows[d] = v.downloadRow(d)
 			v.downloads.Add(v.rows[d])
+		}
+	}
+	for d, row := range v.rows { // dismissed
+		if !listed[d] {
+			v.downloads.Remove(row)
+			delete(v.rows, d)
 		}
 	}
 	showIf(v.downloadsTitle, len(v.rows) > 0)
@@ -179,11 +187,14 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 	useCPU := widget.NewButton("Use for CPU", func() { _ = d.Use("cpu") })
 	useCPU.Importance = widget.HighImportance
 	useNPU := widget.NewButton("Use for NPU", func() { _ = d.Use("npu") })
-	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU)
+	dismiss := widget.NewButtonWithIcon("", theme.WindowCloseIcon(), func() { v.vm.Dismiss(d) })
+	dismiss.Importance = widget.LowImportance
+	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU, dismiss)
 	update := func() {
 		s := d.State()
 		showIf(pause, s == StateRunning)
-		showIf(resume, s == StatePaused || s == StateFailed)
+		showIf(resume, d.CanResume())
+		showIf(dismiss, s == StateDone || s == StateFailed || s == StateCancelled)
 		showIf(cancel, s == StateRunning || s == StatePaused || s == StateFailed)
 		showIf(useCPU, s == StateDone)
 		showIf(useNPU, s == StateDone && get[bool](d.vm.NPUFound))

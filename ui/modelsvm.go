@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2/data/binding"
@@ -242,6 +244,20 @@ func (vm *ModelsVM) Download(ref, variant string) (*DownloadVM, error) {
 	return d, nil
 }
 
+// Dismiss removes a finished, failed or cancelled download from the list (what it fetched
+// stays: a failed one resumes when the same download starts again). A running or paused one
+// stays listed: Cancel it first.
+func (vm *ModelsVM) Dismiss(d *DownloadVM) bool {
+	if s := d.State(); s != StateDone && s != StateFailed && s != StateCancelled {
+		return false
+	}
+	vm.mu.Lock()
+	vm.downloads = slices.DeleteFunc(vm.downloads, func(x *DownloadVM) bool { return x == d })
+	vm.mu.Unlock()
+	vm.changed()
+	return true
+}
+
 // Close pauses the running downloads (they continue on the next start of the same download).
 func (vm *ModelsVM) Close() {
 	vm.mu.Lock()
@@ -283,6 +299,13 @@ type DownloadVM struct {
 	mu       sync.Mutex
 	cancel   context.CancelCauseFunc
 	finished chan struct{}
+	final    atomic.Bool // failed for good (the repository does not exist): no Resume
+}
+
+// CanResume says whether Resume may help: paused, or failed for a reason that may pass.
+func (d *DownloadVM) CanResume() bool {
+	s := d.State()
+	return s == StatePaused || s == StateFailed && !d.final.Load()
 }
 
 func newDownloadVM(vm *ModelsVM, req hub.Request) *DownloadVM {
@@ -337,6 +360,9 @@ func (d *DownloadVM) run(ctx context.Context, finished chan struct{}) {
 		_ = d.Detail.Set("Cancelled: nothing of it was kept.")
 	default:
 		status = StateFailed
+		// A repository or file that does not exist: trying again cannot help (access refused can:
+		// a token set in Settings opens a gated model).
+		d.final.Store(errors.Is(err, hub.ErrNotFound))
 		_ = d.Detail.Set(err.Error())
 	}
 	d.vm.changed()
