@@ -381,21 +381,37 @@ func (d *DownloadVM) progress(p hub.Progress) {
 		_ = d.Detail.Set("Looking up the files…")
 	case "waiting":
 		_ = d.Detail.Set("Waiting for another download of this model to finish…")
-	case "downloading":
+	case "downloading", "retrying":
 		_ = d.Detail.Set(progressText(p))
 	}
 }
 
-// progressText is "120 MB of 540 MB · 35 MB/s · 12 s left · onnx/model_q4.onnx".
+// progressText is "120 MB of 540 MB · 35 MB/s · 12 s left · onnx/model_q4.onnx", with
+// "stalled — retrying in 8 s (connection reset)" after a failed try, or "no data for 12 s"
+// while the connection is quiet.
 func progressText(p hub.Progress) string {
 	parts := []string{fmt.Sprintf("%s of %s", hub.Bytes(p.Done), hub.Bytes(p.Total))}
-	if p.Speed > 0 {
+	switch {
+	case p.State == "retrying":
+		s := fmt.Sprintf("stalled — retrying in %s", roundUp(p.RetryIn))
+		if p.Problem != "" {
+			s += " (" + p.Problem + ")"
+		}
+		parts = append(parts, s)
+	case p.Stalled >= 3*time.Second && p.Speed == 0:
+		parts = append(parts, fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second)))
+	case p.Speed > 0:
 		parts = append(parts, hub.Bytes(int64(p.Speed))+"/s", p.ETA.Round(time.Second).String()+" left")
 	}
 	if p.File != "" {
 		parts = append(parts, p.File)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// roundUp is d in whole seconds, rounded up ("8s"), and at least 1 s.
+func roundUp(d time.Duration) time.Duration {
+	return max(time.Second, (d + time.Second - 1).Truncate(time.Second))
 }
 
 func percent(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }

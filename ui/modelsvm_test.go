@@ -301,3 +301,23 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 	vm.Dismiss(d)
 	waitFor(t, "row removed", func() bool { return v.rows[d] == nil && len(v.downloads.Objects) == 0 })
 }
+
+func TestProgressText(t *testing.T) {
+	base := hub.Progress{State: "downloading", Done: 20_000_000, Total: 50_000_000, File: "onnx/model_q4.onnx"}
+	flowing, quiet, retrying := base, base, base
+	flowing.Speed, flowing.ETA = 4_000_000, 7500*time.Millisecond
+	quiet.Stalled = 12 * time.Second
+	retrying.State, retrying.RetryIn, retrying.Problem = "retrying", 7200*time.Millisecond, "no data for 30 s"
+	for _, tc := range []struct {
+		p    hub.Progress
+		want string
+	}{
+		{flowing, "20.0 MB of 50.0 MB · 4.0 MB/s · 8s left · onnx/model_q4.onnx"},
+		{quiet, "20.0 MB of 50.0 MB · no data for 12s — waiting for the server · onnx/model_q4.onnx"},
+		{retrying, "20.0 MB of 50.0 MB · stalled — retrying in 8s (no data for 30 s) · onnx/model_q4.onnx"},
+	} {
+		if got := progressText(tc.p); got != tc.want {
+			t.Errorf("progressText(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
