@@ -4,7 +4,8 @@
 # validation error, the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
-# see step 6). Replies come from the real engine running a generated tiny model
+# see step 6), a saved Markdown reply shown as written, the window a start-up problem opens
+# (an unusable data folder) and a stalled download. Replies come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -228,3 +229,21 @@ xdotool windowsize "$WID" 800 380
 sleep 0.5
 shot 10-startup-problem
 stop
+
+# 9. A stalled download: the loopback Hub stops sending the model file at 8 MB and holds the
+#    connection; the row shows the bytes on disk and how long no data came (then, after the
+#    stall timeout, "stalled — retrying in N s").
+"$WORK/fakehub" --dir "$WORK/hubmodel" --repo onnx-community/Qwen3-0.6B-ONNX --rate 4000000 --stall-at 8000000 >"$WORK/hub-stall.json" 2>"$WORK/hub-stall.log" &
+HUB_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/hub-stall.json" ] && break; sleep 0.1; done
+HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub-stall.json")"
+printf 'theme: light\nmodels_dir: %s\n' "$WORK/models-stall" >"$WORK/models-stall.yaml"
+HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models-stall.yaml"
+click 420 365 # Find or download a model…
+sleep 1.5
+click 1010 541 # the first suggestion's Download
+sleep 9        # 8 MB at 4 MB/s, then ~7 s without data
+xdotool mousemove $COMPOSER
+shot 11-models-stalled
+stop
+kill "$HUB_PID" 2>/dev/null || true
