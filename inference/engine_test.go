@@ -60,6 +60,9 @@ func TestReplyEnds(t *testing.T) {
 			if tc.answer != "" && answer != tc.answer {
 				t.Errorf("answer %q, want %q", answer, tc.answer)
 			}
+			if s.Model == "" {
+				t.Error("the summary does not name the model")
+			}
 			if s.StopCause != tc.cause {
 				t.Errorf("stop cause %q, want %q", s.StopCause, tc.cause)
 			}

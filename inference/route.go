@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"edgechat/models"
 	"edgechat/reply"
 )
 
@@ -229,6 +230,7 @@ func (r *route) serve(j *job) result {
 		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device, sum.Power = r.cfg.Name, r.model.EP.Label(), r.mode.info(r.model.EP)
+	sum.Model = models.DisplayName(r.cfg.Model)
 	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !reply.RequestFault(sum.Err) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt. A request it refused (a prompt over
@@ -266,6 +268,9 @@ func (r *route) serveGenerator(j *job) result {
 	sum = reply.Ended(j.ctx, sum)
 	if sum.Backend == "" {
 		sum.Backend = r.cfg.Name
+	}
+	if sum.Model == "" {
+		sum.Model = models.DisplayName(r.cfg.Model)
 	}
 	if sum.FinishReason == reply.FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
 		return result{routeErr: fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)}

@@ -60,6 +60,9 @@ type Summary struct {
 	StopCause string `json:"stop_cause,omitempty"`
 	// ContextTokens is the model's context (what its cache holds), set with StopContext.
 	ContextTokens int `json:"context_tokens,omitempty"`
+	// Model names the model that wrote the reply, for people ("onnx-community/Qwen3-0.6B-ONNX",
+	// or its folder's name); "" when not known.
+	Model string `json:"model,omitempty"`
 	// Err is set when FinishReason is "error".
 	Err error `json:"-"`
 

@@ -32,6 +32,11 @@ func TestChatVMReplies(t *testing.T) {
 			wantAnswer: "Hello there", wantBackend: "NPU", wantFooter: "21.5 tok/s · first token 140 ms · 3 tokens",
 		},
 		{
+			name:       "footer names the model",
+			gen:        script(reply.Summary{FinishReason: "stop", Backend: "cpu", Model: "onnx-community/Qwen3-0.6B-ONNX", GeneratedTokens: 2, DecodeTPS: 30}, text("ok")),
+			wantAnswer: "ok", wantBackend: "CPU", wantFooter: "onnx-community/Qwen3-0.6B-ONNX · 30.0 tok/s · 2 tokens",
+		},
+		{
 			name:       "thinking then answer",
 			gen:        script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, thinking("Let me "), thinking("think."), text("42")),
 			wantAnswer: "42", wantThink: "Let me think.", wantBackend: "CPU",

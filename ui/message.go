@@ -153,6 +153,9 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	engineNoted := len(m.notes) > 0 // the engine's own notices already told the story
 	m.mu.Unlock()
 	var parts []string
+	if s.Model != "" {
+		parts = append(parts, s.Model)
+	}
 	if s.TokensPerSec > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f tok/s", s.TokensPerSec))
 	}
@@ -246,7 +249,7 @@ func tokenCount(n int) string {
 func statsFrom(s *reply.Summary) *history.Stats {
 	st := &history.Stats{
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason,
-		FinishReason: s.FinishReason, StopCause: s.StopCause, ContextTokens: s.ContextTokens, Error: s.ErrorText(),
+		FinishReason: s.FinishReason, StopCause: s.StopCause, Model: s.Model, ContextTokens: s.ContextTokens, Error: s.ErrorText(),
 		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
 		TrimmedMessages: s.TrimmedMessages, Power: s.Power.Label(),
 		TTFTMillis: s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,
