@@ -174,7 +174,7 @@ for _ in $(seq 100); do [ -s "$WORK/hub.json" ] && break; sleep 0.1; done
 HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub.json")"
 printf 'theme: light\nmodels_dir: %s\n' "$WORK/models" >"$WORK/models.yaml"
 HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models.yaml"
-click 420 365 # Find or download a model…
+click 420 224 # Find or download a model… (welcome page, no NPU runtime on this PC)
 sleep 1.5
 click 1010 541 # the first suggestion's Download (below the two models found)
 sleep 3
@@ -239,7 +239,7 @@ for _ in $(seq 100); do [ -s "$WORK/hub-stall.json" ] && break; sleep 0.1; done
 HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub-stall.json")"
 printf 'theme: light\nmodels_dir: %s\n' "$WORK/models-stall" >"$WORK/models-stall.yaml"
 HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models-stall.yaml"
-click 420 365 # Find or download a model…
+click 420 224 # Find or download a model… (welcome page, no NPU runtime on this PC)
 sleep 1.5
 click 1010 541 # the first suggestion's Download
 sleep 9        # 8 MB at 4 MB/s, then ~7 s without data
