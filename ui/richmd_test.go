@@ -245,3 +245,37 @@ func drawnRows(rt *widget.RichText) []drawnRow {
 	}
 	return out
 }
+
+// Streaming a reply a few bytes at a time (as the coalesced stream updates do) settles the
+// same blocks, so the same segments, as rendering the whole saved reply.
+func TestStreamedRepliesRenderAsSaved(t *testing.T) {
+	var all strings.Builder
+	for _, tc := range mdCases {
+		all.WriteString(tc.src + "\n\n")
+	}
+	doc := all.String() + "```go\nfmt.Println(\"x\")\n```\nAfter the code!\nNext line."
+	for _, step := range []int{1, 3, 7} {
+		d := newDocVM("")
+		for i := 0; i < len(doc); i += step {
+			d.Append(doc[i:min(i+step, len(doc))])
+		}
+		d.Close()
+		want := SplitMarkdown(doc)
+		if n := get[int](d.Settled); n != len(want) {
+			t.Fatalf("step %d: %d blocks settled, want %d", step, n, len(want))
+		}
+		for i := range want {
+			got := d.Block(i)
+			if got != want[i] {
+				t.Errorf("step %d: block %d = %+v, want %+v", step, i, got, want[i])
+				continue
+			}
+			var gb, wb strings.Builder
+			dumpSegments(&gb, markdownSegments(got.Text), "")
+			dumpSegments(&wb, markdownSegments(want[i].Text), "")
+			if gb.String() != wb.String() {
+				t.Errorf("step %d: block %d renders differently", step, i)
+			}
+		}
+	}
+}
