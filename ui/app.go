@@ -11,6 +11,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/history"
+	"edgechat/models"
 )
 
 // Deps is what the window needs from main: typed dependencies, no globals.
@@ -172,10 +173,34 @@ func (m *MainWindow) ShowChat() {
 		m.ShowWelcome()
 		return
 	}
+	m.showModel()
 	m.right.Objects = []fyne.CanvasObject{m.ChatView.Content}
 	m.right.Refresh()
 	m.Window.SetContent(m.main)
 	m.ChatView.FocusComposer()
+}
+
+// showModel names the model that answers in the chat's header.
+func (m *MainWindow) showModel() {
+	base := m.deps.BaseModel != nil && m.deps.BaseModel()
+	m.ChatView.Model.SetText(modelLabel(m.deps.Settings.Settings(), base))
+}
+
+// modelLabel names the model that answers first (the NPU's when set, else the CPU's) and
+// where it runs: "onnx-community/Qwen3-0.6B-ONNX · CPU", "… · Complete text" for a base model.
+func modelLabel(s config.Settings, base bool) string {
+	path, where := s.CPU.Model, "CPU"
+	if s.NPU.Model != "" {
+		path, where = s.NPU.Model, "NPU"
+	}
+	if path == "" {
+		return "No model"
+	}
+	l := models.DisplayName(path) + " · " + where
+	if base {
+		l += " · Complete text"
+	}
+	return l
 }
 
 // ShowSettings shows the settings pane beside the sidebar.
@@ -203,6 +228,7 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	if lib == nil {
 		m.WelcomeView.Models.Hide()
 		m.SettingsView.Models.Hide()
+		m.ChatView.Model.OnTapped = m.ShowSettings
 		return
 	}
 	m.Models = NewModelsVM(lib, m.deps.Settings)
@@ -212,6 +238,7 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
+	m.ChatView.Model.OnTapped = func() { back = m.ShowChat; m.ShowModels() }
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
