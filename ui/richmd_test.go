@@ -279,3 +279,24 @@ func TestStreamedRepliesRenderAsSaved(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMarkdown renders any text and wraps it at any width: nothing panics, and the wrapped
+// segments show the same characters as the unwrapped ones (wrapping only turns spaces into
+// line breaks or adds line breaks).
+func FuzzMarkdown(f *testing.F) {
+	for _, tc := range mdCases {
+		f.Add(tc.src, uint8(40))
+	}
+	f.Add("$$\na\n$$ \\( x \\) $5 $", uint8(3))
+	f.Fuzz(func(t *testing.T, src string, width uint8) {
+		segs := markdownSegments(src)
+		w := &wrapper{width: float32(width) + 1, measure: func(s string, _ widget.RichTextStyle) float32 {
+			return 7 * float32(len([]rune(s)))
+		}}
+		wrapped := w.segments(segs)
+		strip := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if a, b := strip(shownText(segs)), strip(shownText(wrapped)); a != b {
+			t.Errorf("wrapping changed the text of %q:\n%q\n%q", src, a, b)
+		}
+	})
+}

@@ -203,13 +203,16 @@ func (w *wrapper) text(t *pendingText, s string) {
 				w.since += ww
 				continue
 			}
-			for _, r := range word { // longer than a row: break between characters
-				rw := w.measure(string(r), st)
+			for rest := word; rest != ""; { // longer than a row: break between characters
+				_, n := utf8.DecodeRuneInString(rest)
+				ch := rest[:n] // the bytes as written, even where they are not UTF-8
+				rest = rest[n:]
+				rw := w.measure(ch, st)
 				if w.x > 0 && w.x+rw > w.width {
 					t.buf = append(t.buf, '\n')
 					w.newRow()
 				}
-				t.buf = utf8.AppendRune(t.buf, r)
+				t.buf = append(t.buf, ch...)
 				w.x += rw
 				w.since += rw
 			}
