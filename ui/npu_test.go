@@ -4,7 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"edgechat/config"
 	"edgechat/models/discover"
@@ -71,5 +73,29 @@ func TestModelsAndWelcomeNPUOnlyWhereFound(t *testing.T) {
 	npu = m.ModelsView.UseButtons["/m/npu"][0]
 	if !npu.Visible() || !m.WelcomeView.NPU.Visible() || m.WelcomeView.NoNPU.Visible() {
 		t.Errorf("with an NPU runtime: Use for NPU shown %v, welcome NPU steps %v", npu.Visible(), m.WelcomeView.NPU.Visible())
+	}
+}
+
+// The no-NPU line's link scrolls the settings to the Runtime section.
+func TestNoNPULinkScrollsToRuntime(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, nil)
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(900, 500))
+	var link *widget.Hyperlink
+	for _, o := range test.LaidOutObjects(v.Content) {
+		if l, ok := o.(*widget.Hyperlink); ok && l.Text == "Settings → Runtime" {
+			link = l
+		}
+	}
+	scroll := v.scroll
+	if link == nil || !v.NoNPU.Visible() {
+		t.Fatal("no Settings → Runtime link shown")
+	}
+	link.OnTapped() // what a tap on the text runs
+	if scroll.Offset.Y <= 0 {
+		t.Errorf("the link left the settings at offset %v", scroll.Offset)
 	}
 }

@@ -30,6 +30,7 @@ type SettingsView struct {
 	// NPU holds the NPU's settings, shown where an NPU runtime is found or an NPU model is
 	// set; NoNPU is the line shown instead.
 	NPU, NoNPU fyne.CanvasObject
+	scroll     *container.Scroll
 	// runtimesListed is closed once the runtimes found on this PC are shown (runtimes.go).
 	runtimesListed chan struct{}
 	entries        map[string]*widget.Entry
@@ -55,7 +56,8 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 		v.testResult("npu"),
 	)
-	v.NoNPU = noNPULine(func() { scroll.Offset = fyne.NewPos(0, runtimeHead.Position().Y); scroll.Refresh() })
+	v.scroll = scroll
+	v.NoNPU = noNPULine(func() { scroll.ScrollToOffset(fyne.NewPos(0, runtimeHead.Position().Y)) })
 	npuRuntime := v.form(
 		v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
 		v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
