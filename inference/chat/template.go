@@ -65,7 +65,9 @@ var ErrTemplate = errors.New("chat template")
 
 // Template is a parsed chat template. It is safe for concurrent use.
 type Template struct {
-	tpl      *exec.Template
+	tpl *exec.Template
+	// source is the template's text (a PromptTemplate's entries), for Source.
+	source   string
 	roles    *models.PromptTemplate // instead of tpl: built by FromPromptTemplate
 	fallback bool
 }
@@ -89,7 +91,7 @@ func New(source string) (*Template, error) {
 		msg := strings.Replace(err.Error(), "failed to parse template '"+source+"': ", "", 1)
 		return nil, fmt.Errorf("%w: parse: %s — check the chat_template in tokenizer_config.json (or chat_template.jinja)", ErrTemplate, msg)
 	}
-	return &Template{tpl: tpl}, nil
+	return &Template{tpl: tpl, source: source}, nil
 }
 
 // ChatML returns the template to use when a model folder has none: plain ChatML
@@ -100,8 +102,12 @@ func ChatML() *Template {
 	if err != nil {
 		panic("chat: built-in ChatML template does not parse: " + err.Error())
 	}
-	return &Template{tpl: tpl, fallback: true}
+	return &Template{tpl: tpl, source: chatMLSource, fallback: true}
 }
+
+// Source is the template's text: the Jinja source, or a PromptTemplate's entries one after
+// another.
+func (t *Template) Source() string { return t.source }
 
 // IsFallback reports whether t is the built-in ChatML template rather than the model's own.
 func (t *Template) IsFallback() bool { return t.fallback }
