@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/nikolalohinski/gonja/v2/builtins"
@@ -39,6 +40,8 @@ func environment() (*exec.Environment, *config.Config) {
 			}
 		}
 
+		guardFilters(filters)
+
 		tests := exec.NewTestSet(map[string]exec.TestFunction{})
 		tests.Update(builtins.Tests)
 		for name, want := range map[string]bool{"true": true, "false": false} {
@@ -53,6 +56,9 @@ func environment() (*exec.Environment, *config.Config) {
 		ctx := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
 		ctx.Set("strftime_now", strftimeNow)
 		ctx.Set(ifElseName, ifElse)
+		for name, fn := range sandboxGlobals() {
+			ctx.Set(name, fn)
+		}
 
 		env = &exec.Environment{
 			Context:           ctx,
@@ -75,13 +81,25 @@ func environment() (*exec.Environment, *config.Config) {
 	return env, cfg
 }
 
+// parse parses source and sandboxes it (sandbox.go); a source that cannot be parsed safely, or
+// whose loops cannot be bounded, is refused with an error wrapping ErrLimit.
 func parse(source string) (*exec.Template, error) {
+	if err := checkSource(source); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
 	env, cfg := environment()
 	loader, err := loaders.NewMemoryLoader(map[string]string{templateName: protectMidLineBlocks(source)})
 	if err != nil {
 		return nil, err
 	}
-	return exec.NewTemplate(templateName, cfg, loader, env)
+	tpl, err := exec.NewTemplate(templateName, cfg, loader, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := sandbox(tpl.Root()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
+	return tpl, nil
 }
 
 // filterToJSON is transformers' tojson: json.dumps(x, ensure_ascii=False, indent=indent,

@@ -1,0 +1,179 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
+)
+
+// A chat template comes from a downloaded model folder: it is a program, and a hostile or
+// broken one must not crash the app (a Go stack overflow or an out-of-memory cannot be
+// recovered), hang it, or fill its memory. Every render runs under a budget, checked inside
+// the renderer before the work is done:
+//
+//   - depth: macro calls nested in each other (a macro that calls itself without end);
+//   - steps: loop iterations (each item of every iterable a {% for %} walks, each number
+//     range() makes) and executed tags, in total;
+//   - bytes: every string and list the template builds — concatenations, repetitions,
+//     filters and methods, what it prints — in total, checked before a growing operation
+//     allocates;
+//   - time, and the request's context.
+//
+// The limits grow with the conversation (a template prints each message a few times) and
+// sit far above what real templates use (see TestRealTemplatesWithinLimits). A template over a
+// limit gets ErrLimit; New renders a representative conversation under the limits and
+// refuses a template that exceeds them, so it fails at load, not at reply time.
+
+// ErrLimit marks a render stopped by the sandbox's limits (it also wraps ErrTemplate).
+var ErrLimit = errors.New("the chat template went over the sandbox's limits")
+
+// Limits bound one render.
+type Limits struct {
+	// Depth is the deepest nesting of macro calls.
+	Depth int
+	// Steps is the most loop iterations and executed tags, in total.
+	Steps int
+	// Bytes is the most bytes of strings and list items the template may build, in total.
+	Bytes int
+	// Time is the longest a render may take.
+	Time time.Duration
+}
+
+// baseLimits apply to a conversation of no size; limitsFor adds to them per message and per
+// byte of input.
+var baseLimits = Limits{Depth: 64, Steps: 50_000, Bytes: 16 << 20, Time: 2 * time.Second}
+
+// Per unit of input: a real template walks each message (and tool) a few times and prints each
+// byte of it a few times.
+const (
+	stepsPerItem = 400
+	bytesPerByte = 32
+	timePerItem  = time.Millisecond
+	// maxSteps caps the steps whatever the input: a template-built list nested once per step
+	// is printed by recursion, so steps also bound the Go stack.
+	maxSteps = 20_000_000
+)
+
+// limitsFor sizes the limits for a render of items messages and tools holding size bytes.
+func limitsFor(items, size int) Limits {
+	l := baseLimits
+	l.Steps = min(l.Steps+stepsPerItem*items, maxSteps)
+	l.Bytes += bytesPerByte * size
+	l.Time += time.Duration(items) * timePerItem
+	return l
+}
+
+// budgetName is the context variable a render's budget travels in; templates may not name it
+// (New refuses sources that mention reservedPrefix).
+const budgetName = reservedPrefix + "budget"
+
+// reservedPrefix begins the names of the sandbox's own globals.
+const reservedPrefix = "__edgechat_"
+
+// budget is what one render has left; a template cannot reach its fields (unexported).
+type budget struct {
+	ctx      context.Context
+	deadline time.Time
+	lim      Limits
+	steps    int
+	bytes    int
+	depth    int
+	checks   int
+	err      error
+}
+
+func newBudget(ctx context.Context, lim Limits) *budget {
+	return &budget{ctx: ctx, deadline: time.Now().Add(lim.Time), lim: lim}
+}
+
+// fail records the first limit hit and returns it; later checks fail with it too, so the
+// render unwinds quickly.
+func (b *budget) fail(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return b.err
+}
+
+// check looks at the clock and the context every few calls.
+func (b *budget) check() error {
+	if b.err != nil {
+		return b.err
+	}
+	b.checks++
+	if b.checks%64 != 1 {
+		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return b.fail(fmt.Errorf("rendering stopped: %w", err))
+	}
+	if time.Now().After(b.deadline) {
+		return b.fail(fmt.Errorf("%w: it took longer than %v", ErrLimit, b.lim.Time))
+	}
+	return nil
+}
+
+// step charges n loop iterations or tags.
+func (b *budget) step(n int) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if n < 0 || n > b.lim.Steps-b.steps {
+		return b.fail(fmt.Errorf("%w: it runs more than %d loop iterations and tags", ErrLimit, b.lim.Steps))
+	}
+	b.steps += n
+	return nil
+}
+
+// alloc charges n bytes before (or as) they are built.
+func (b *budget) alloc(n int) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if n < 0 || n > b.lim.Bytes-b.bytes {
+		return b.fail(fmt.Errorf("%w: it builds more than %d MB of text", ErrLimit, b.lim.Bytes>>20))
+	}
+	b.bytes += n
+	return nil
+}
+
+// enter and leave count nested macro calls.
+func (b *budget) enter() error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if b.depth >= b.lim.Depth {
+		return b.fail(fmt.Errorf("%w: its macros call each other more than %d deep", ErrLimit, b.lim.Depth))
+	}
+	b.depth++
+	return nil
+}
+
+func (b *budget) leave() { b.depth-- }
+
+// budgetOf finds the render's budget in the evaluation context. None (a template that shadowed
+// it, a render outside Render) is an error: the sandbox fails closed.
+func budgetOf(ctx *exec.Context) (*budget, error) {
+	if v, ok := ctx.Get(budgetName); ok {
+		if b, ok := v.(*budget); ok {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the render's budget is missing", ErrLimit)
+}
+
+// sizeOf is what a value costs: bytes of a string, 16 bytes an item of a list or mapping.
+func sizeOf(v *exec.Value) int {
+	switch {
+	case v == nil || v.IsNil() || v.IsError():
+		return 0
+	case v.IsString():
+		return len(v.String())
+	case v.IsList() || v.IsDict():
+		return 16 * v.Len()
+	}
+	return 0
+}

@@ -1,0 +1,90 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkRenderGolden renders every golden case (base and tool cases) with every real
+// template once per iteration: the sandbox's cost on the templates it must not slow down.
+// Run: go test -run '^$' -bench RenderGolden -benchtime 200x ./inference/chat/
+func BenchmarkRenderGolden(b *testing.B) {
+	t := &testing.T{}
+	cases := loadCases(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "toolcases.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tools []toolCase
+	if err := json.Unmarshal(data, &tools); err != nil {
+		b.Fatal(err)
+	}
+	type job struct {
+		tpl  *Template
+		msgs []Message
+		opt  Options
+	}
+	var jobs []job
+	for _, name := range []string{"qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2", "llama3_1", "llama3_2", "phi4_mini", "mistral_v0_3", "hermes3"} {
+		tpl, specials := loadTemplate(t, name)
+		for _, c := range cases {
+			msgs, opt := c.input(specials)
+			jobs = append(jobs, job{tpl, msgs, opt})
+		}
+		for _, c := range tools {
+			msgs, opt := c.input(specials)
+			jobs = append(jobs, job{tpl, msgs, opt})
+		}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		for _, j := range jobs {
+			_, _ = j.tpl.Render(j.msgs, j.opt)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N*len(jobs)), "µs/render")
+}
+
+// Every real template renders every golden case far below the limits: under a tenth of the
+// steps and bytes its conversation allows, at depth 8 or less.
+func TestRealTemplatesWithinLimits(t *testing.T) {
+	defer func(orig func() time.Time) { now = orig }(now)
+	now = func() time.Time { return toolDay }
+	cases := loadCases(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "toolcases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []toolCase
+	if err := json.Unmarshal(data, &tools); err != nil {
+		t.Fatal(err)
+	}
+	var maxSteps, maxBytes int
+	for _, name := range []string{"qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2", "llama3_1", "llama3_2", "phi4_mini", "mistral_v0_3", "hermes3"} {
+		tpl, specials := loadTemplate(t, name)
+		check := func(c string, msgs []Message, opt Options) {
+			_, b, _ := tpl.render(context.Background(), msgs, opt)
+			if b == nil {
+				return
+			}
+			maxSteps, maxBytes = max(maxSteps, b.steps), max(maxBytes, b.bytes)
+			if b.steps*10 > b.lim.Steps || b.bytes*10 > b.lim.Bytes || b.err != nil {
+				t.Errorf("%s/%s: %d steps of %d, %d bytes of %d, err %v", name, c, b.steps, b.lim.Steps, b.bytes, b.lim.Bytes, b.err)
+			}
+		}
+		for _, c := range cases {
+			msgs, opt := c.input(specials)
+			check(c.Name, msgs, opt)
+		}
+		for _, c := range tools {
+			msgs, opt := c.input(specials)
+			check(c.Name, msgs, opt)
+		}
+	}
+	t.Logf("most used: %d steps, %d bytes", maxSteps, maxBytes)
+}
