@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -138,7 +139,7 @@ func (m *Model) renderOptions(o turnOptions) chat.Options {
 // RenderPrompt renders the conversation as the model sees it (for --print-prompt): the text the
 // engine tokenizes, or the error that stops a reply.
 func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error) {
-	r, err := m.render(msgs, 0, 0, turnOptions{thinking: thinking})
+	r, err := m.render(context.Background(), msgs, 0, 0, turnOptions{thinking: thinking})
 	if err != nil {
 		return "", err
 	}
@@ -151,7 +152,7 @@ func (m *Model) RenderPrompt(msgs []reply.Message, thinking bool) (string, error
 
 // PromptIDs renders and tokenizes the conversation, message bodies as plain text.
 func (m *Model) PromptIDs(msgs []reply.Message, thinking bool) ([]int, error) {
-	r, err := m.render(msgs, 0, 0, turnOptions{thinking: thinking})
+	r, err := m.render(context.Background(), msgs, 0, 0, turnOptions{thinking: thinking})
 	if err != nil {
 		return nil, err
 	}
@@ -170,16 +171,16 @@ type rendered struct {
 }
 
 // render renders the kept messages, msgs[:head] and msgs[start:], with user, system and tool
-// bodies protected from special-token matching.
-func (m *Model) render(msgs []reply.Message, head, start int, o turnOptions) (*rendered, error) {
-	return m.renderProtected(msgs, head, start, o, m.renderOptions(o))
+// bodies protected from special-token matching; it stops when ctx is done.
+func (m *Model) render(ctx context.Context, msgs []reply.Message, head, start int, o turnOptions) (*rendered, error) {
+	return m.renderProtected(ctx, msgs, head, start, o, m.renderOptions(o))
 }
 
 // renderProtected renders the kept messages with opt, their bodies as markers, and splits the
 // text into the template's parts and the message bodies.
-func (m *Model) renderProtected(msgs []reply.Message, head, start int, o turnOptions, opt chat.Options) (*rendered, error) {
+func (m *Model) renderProtected(ctx context.Context, msgs []reply.Message, head, start int, o turnOptions, opt chat.Options) (*rendered, error) {
 	k := newMarkers(renderInputs(m.chatMessages(msgs, head, start, nil, o), opt, m.Template.Source()))
-	text, err := m.Template.Render(m.chatMessages(msgs, head, start, &k, o), opt)
+	text, err := m.Template.RenderContext(ctx, m.chatMessages(msgs, head, start, &k, o), opt)
 	if err != nil {
 		return nil, err
 	}

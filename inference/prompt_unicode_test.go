@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func readTemplate(t testing.TB, name string) *chat.Template {
 // render, equal the plain one, and hold each protected body as a plain part.
 func checkProtected(t *testing.T, m *Model, msgs []reply.Message) {
 	t.Helper()
-	r, err := m.render(msgs, 0, 0, turnOptions{})
+	r, err := m.render(context.Background(), msgs, 0, 0, turnOptions{})
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
@@ -129,7 +130,7 @@ func TestAllPlanesReachTheModel(t *testing.T) {
 		}
 		text := b.String()
 		msgs := []reply.Message{{Role: "system", Content: text}, {Role: "user", Content: text}, {Role: "assistant", Content: text}, {Role: "user", Content: text}}
-		r, err := m.render(msgs, 0, 0, turnOptions{})
+		r, err := m.render(context.Background(), msgs, 0, 0, turnOptions{})
 		if err != nil {
 			t.Fatalf("plane %d: %v", plane, err)
 		}

@@ -105,10 +105,21 @@ func New(source string) (*Template, error) {
 	return t, nil
 }
 
-// refusal words a template's failure to stay within the sandbox for the person loading it.
+// refusal words a template's going over the sandbox's limits for the person loading it; it
+// wraps err (ErrLimit, or the context's error).
 func refusal(err error) error {
-	return fmt.Errorf("this model's chat template is unsafe to run (%w) — EdgeChat cannot use it", err)
+	reason := err.Error()
+	if _, r, ok := strings.Cut(reason, ErrLimit.Error()+": "); ok {
+		reason = r
+	}
+	return fmt.Errorf("this model's chat template is unsafe to run: %s — EdgeChat cannot use it%w", reason, quiet{err})
 }
+
+// quiet wraps an error without adding to the message.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }
 
 // trialConversations are what New renders a template with: a chat with a system message,
 // thinking, tools, a tool call and its result, and a bare user message.
