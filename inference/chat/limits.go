@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -176,4 +177,86 @@ func sizeOf(v *exec.Value) int {
 		return 16 * v.Len()
 	}
 	return 0
+}
+
+// maxValueDepth is the deepest nesting of lists and mappings a template may print, compare or
+// pass on: gonja prints and compares values by recursion, and a list nested a million deep
+// (or a namespace holding itself) would overflow the Go stack. Real templates nest tool
+// schemas a few levels deep.
+const maxValueDepth = 256
+
+// checkShape walks v without recursion and refuses it when it nests deeper than
+// maxValueDepth (a value that holds itself nests without end) or is made of more items than
+// the render has bytes left for at 16 a piece (a list of itself twice, nested sixty times,
+// prints 2⁶⁰ items).
+func (b *budget) checkShape(v any) error {
+	if b.err != nil {
+		return b.err
+	}
+	if err := shapeError(v, (b.lim.Bytes-b.bytes)/16); err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// shapeError is checkShape's walk, with room the most items v may hold.
+func shapeError(v any, room int) error {
+	type item struct {
+		v any
+		d int
+	}
+	stack := []item{{v, 0}}
+	for n := 0; len(stack) > 0; n++ {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.d > maxValueDepth {
+			return fmt.Errorf("%w: it makes a value nested more than %d deep (or holding itself)", ErrLimit, maxValueDepth)
+		}
+		if n > room {
+			return fmt.Errorf("%w: it makes a value of more than %d items", ErrLimit, room)
+		}
+		push := func(x any) { stack = append(stack, item{x, it.d + 1}) }
+		switch x := it.v.(type) {
+		case nil, string, bool, int, float64:
+		case *exec.Value:
+			if x != nil && !x.IsString() && !x.IsNumber() && !x.IsBool() && !x.IsNil() {
+				stack = append(stack, item{x.Interface(), it.d})
+			}
+		case exec.Dict:
+			for _, p := range x.Pairs {
+				push(p.Value)
+			}
+		case *exec.Dict:
+			if x != nil {
+				for _, p := range x.Pairs {
+					push(p.Value)
+				}
+			}
+		default:
+			rv := reflect.ValueOf(x)
+			switch rv.Kind() {
+			case reflect.Slice, reflect.Array:
+				if rv.Type().Elem().Kind() == reflect.Uint8 {
+					continue
+				}
+				for i := range rv.Len() {
+					if e := rv.Index(i); e.CanInterface() {
+						push(e.Interface())
+					}
+				}
+			case reflect.Map:
+				iter := rv.MapRange()
+				for iter.Next() {
+					if e := iter.Value(); e.CanInterface() {
+						push(e.Interface())
+					}
+				}
+			case reflect.Pointer, reflect.Interface:
+				if !rv.IsNil() && rv.Elem().CanInterface() {
+					push(rv.Elem().Interface())
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -37,6 +37,7 @@ const (
 	iterName   = reservedPrefix + "iter"
 	methodName = reservedPrefix + "method"
 	chargeName = reservedPrefix + "charge"
+	shapeName  = reservedPrefix + "shape"
 )
 
 // growingMethods are the string methods whose result can be much longer than their inputs.
@@ -47,15 +48,16 @@ var growingMethods = map[string]bool{
 
 // sandbox rewrites root in place; it refuses what cannot be bounded (recursive loops).
 func sandbox(root *nodes.Template) error {
-	w := &rewriter{seen: map[uintptr]bool{}, outputs: map[*nodes.Output]bool{}}
+	w := &rewriter{seen: map[uintptr]bool{}, outputs: map[*nodes.Output]bool{}, literals: map[nodes.Node]bool{}}
 	w.walk(reflect.ValueOf(root).Elem())
 	return w.err
 }
 
 type rewriter struct {
 	seen map[uintptr]bool
-	// outputs are the {{ … }} nodes already wrapped (a node can be reached twice).
-	outputs map[*nodes.Output]bool
+	// outputs and literals are the nodes already wrapped (a node can be reached twice).
+	outputs  map[*nodes.Output]bool
+	literals map[nodes.Node]bool
 	err     error
 }
 
@@ -145,6 +147,12 @@ func (w *rewriter) replace(n nodes.Node) nodes.Node {
 			return c
 		}
 		return call(n.Location, chargeName, n)
+	case *nodes.List, *nodes.Tuple, *nodes.Dict:
+		if w.literals[n] {
+			return nil
+		}
+		w.literals[n] = true
+		return call(n.Position(), shapeName, n)
 	case *nodes.ControlStructureBlock:
 		if _, done := n.ControlStructure.(*guardedTag); done {
 			return nil
@@ -164,6 +172,8 @@ func (w *rewriter) replace(n nodes.Node) nodes.Node {
 			g.macro = cs.Name
 		case *controlStructures.RawControlStructure:
 			g.writes = rawLength(cs)
+		case *controlStructures.SetControlStructure:
+			g.setOwner = setOwner(cs)
 		}
 		n.ControlStructure = g
 	}
@@ -220,6 +230,21 @@ type guardedTag struct {
 	inner  exec.ControlStructure
 	macro  string
 	writes int
+	// setOwner is ns in {% set ns.attr = … %}: checked after the tag, as it may now hold itself.
+	setOwner nodes.Expression
+}
+
+// setOwner is the object whose attribute a {% set %} tag assigns, nil for a plain name (a
+// field gonja hides).
+func setOwner(cs *controlStructures.SetControlStructure) nodes.Expression {
+	v := reflect.ValueOf(cs).Elem().FieldByName("target")
+	if !v.IsValid() || v.IsNil() {
+		return nil
+	}
+	if attr, ok := writable(v).Interface().(*nodes.GetAttribute); ok {
+		return attr.Node
+	}
+	return nil
 }
 
 func (g *guardedTag) Position() *tokens.Token { return g.inner.Position() }
@@ -238,6 +263,11 @@ func (g *guardedTag) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock)
 	}
 	if err := g.inner.Execute(r, tag); err != nil {
 		return err
+	}
+	if g.setOwner != nil {
+		if err := b.checkShape(r.Eval(g.setOwner)); err != nil {
+			return err
+		}
 	}
 	if g.macro == "" {
 		return nil
@@ -261,6 +291,7 @@ func sandboxGlobals() map[string]any {
 		binopName:  binop,
 		outName:    charged(func(v *exec.Value) int { return len(v.String()) }),
 		chargeName: charged(sizeOf),
+		shapeName:  charged(func(*exec.Value) int { return 0 }),
 		iterName:   charged(nil),
 		methodName: guardedMethod,
 		"range":    boundedRange,
@@ -284,6 +315,9 @@ func charged(cost func(*exec.Value) int) func(*exec.Evaluator, *exec.VarArgs) *e
 		v := params.Args[0]
 		b, err := budgetOf(e.Environment.Context)
 		if err != nil {
+			return exec.AsValue(err)
+		}
+		if err := b.checkShape(v); err != nil {
 			return exec.AsValue(err)
 		}
 		if cost == nil {
@@ -314,6 +348,11 @@ func binop(e *exec.Evaluator, params *exec.VarArgs) *exec.Value {
 	b, err := budgetOf(e.Environment.Context)
 	if err != nil {
 		return exec.AsValue(err)
+	}
+	for _, v := range []*exec.Value{left, right} {
+		if err := b.checkShape(v); err != nil {
+			return exec.AsValue(err)
+		}
 	}
 	switch op {
 	case "+":
@@ -381,6 +420,16 @@ func guardedMethod(e *exec.Evaluator, params *exec.VarArgs) *exec.Value {
 	b, err := budgetOf(e.Environment.Context)
 	if err != nil {
 		return exec.AsValue(err)
+	}
+	for _, v := range params.Args {
+		if err := b.checkShape(v); err != nil {
+			return exec.AsValue(err)
+		}
+	}
+	for _, v := range params.KwArgs {
+		if err := b.checkShape(v); err != nil {
+			return exec.AsValue(err)
+		}
 	}
 	fn, ok := e.Environment.Methods.Str.Get(name)
 	if !recv.IsString() || !ok {

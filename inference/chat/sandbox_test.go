@@ -42,6 +42,10 @@ var attacks = map[string]string{
 	"deep parentheses":       `{{ ` + strings.Repeat("(", 100000) + `1` + strings.Repeat(")", 100000) + ` }}`,
 	"deep tags":              strings.Repeat("{% if true %}", 100000) + strings.Repeat("{% endif %}", 100000),
 	"many nots":              `{{ ` + strings.Repeat("not ", 60000) + `1 }}`,
+	"namespace holds itself": `{% set ns = namespace(a=1) %}{% set ns.me = ns %}{{ ns }}`,
+	"namespace compared":     `{% set ns = namespace(a=1) %}{% set ns.me = [ns] %}{{ ns == ns }}`,
+	"deep literal":           `{% set ns = namespace(l=[]) %}{% for i in range(20000) %}{% set ns.l = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ns.l]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]] %}{% endfor %}{{ ns.l == ns.l }}`,
+	"shared doubling":        `{% set ns = namespace(l=[1]) %}{% for i in range(80) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l }}`,
 	"deep list":              `{% set ns = namespace(l=[]) %}{% for i in range(100000) %}{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}`,
 }
 
@@ -67,6 +71,23 @@ func TestAttacksRefusedAtLoad(t *testing.T) {
 			}
 			t.Logf("%v: %v", took.Round(time.Millisecond), err)
 		})
+	}
+}
+
+// A dict cannot be made to hold itself (gonja's update works on a copy, and the dict
+// methods refuse a result that holds itself): the template renders, the process survives.
+func TestDictCannotHoldItself(t *testing.T) {
+	for _, src := range []string{
+		`{% set d = {'a': 1} %}{% do d.update({'d': d}) %}{{ d == d }}{{ d }}`,
+		`{% set ns = namespace(d={}) %}{% do ns.d.update({'d': ns.d}) %}{{ ns.d }}`,
+	} {
+		tpl, err := New(src)
+		if err != nil {
+			continue
+		}
+		if _, err := tpl.Render([]Message{{Role: "user", Content: "hi"}}, Options{}); err != nil {
+			t.Logf("%s: %v", src, err)
+		}
 	}
 }
 

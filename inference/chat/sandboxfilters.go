@@ -38,6 +38,16 @@ func guardFilter(name string, fn exec.FilterFunction) exec.FilterFunction {
 		if err != nil {
 			return exec.AsValue(err)
 		}
+		for _, v := range append([]*exec.Value{in}, params.Args...) {
+			if err := b.checkShape(v); err != nil {
+				return exec.AsValue(err)
+			}
+		}
+		for _, v := range params.KwArgs {
+			if err := b.checkShape(v); err != nil {
+				return exec.AsValue(err)
+			}
+		}
 		if err := b.alloc(growthBound(name, in, params)); err != nil {
 			return exec.AsValue(err)
 		}
