@@ -58,7 +58,7 @@ type rewriter struct {
 	// outputs and literals are the nodes already wrapped (a node can be reached twice).
 	outputs  map[*nodes.Output]bool
 	literals map[nodes.Node]bool
-	err     error
+	err      error
 }
 
 var nodeType = reflect.TypeFor[nodes.Node]()
