@@ -84,6 +84,15 @@ type budget struct {
 	depth    int
 	checks   int
 	err      error
+	// shaped are the lists and mappings checkShape passed, by identity: a template checks
+	// messages|length on each turn, and walking it each time would cost the square of its size.
+	shaped map[shapeKey]bool
+}
+
+// shapeKey identifies a list (its array and length) or a mapping.
+type shapeKey struct {
+	ptr uintptr
+	n   int
 }
 
 func newBudget(ctx context.Context, lim Limits) *budget {
@@ -193,10 +202,51 @@ func (b *budget) checkShape(v any) error {
 	if b.err != nil {
 		return b.err
 	}
+	key, ok := keyOf(v)
+	if ok && b.shaped[key] {
+		return nil
+	}
 	if err := shapeError(v, (b.lim.Bytes-b.bytes)/16); err != nil {
 		return b.fail(err)
 	}
+	if ok {
+		if b.shaped == nil {
+			b.shaped = map[shapeKey]bool{}
+		}
+		b.shaped[key] = true
+	}
 	return nil
+}
+
+// checkShapeNow is checkShape for a value that may have changed in place since it was last
+// checked (a namespace after {% set ns.x = … %}).
+func (b *budget) checkShapeNow(v any) error {
+	if key, ok := keyOf(v); ok {
+		delete(b.shaped, key)
+	}
+	return b.checkShape(v)
+}
+
+// keyOf is v's identity when it is a list or a mapping.
+func keyOf(v any) (shapeKey, bool) {
+	if x, ok := v.(*exec.Value); ok {
+		if x == nil || x.IsString() || x.IsNumber() || x.IsBool() || x.IsNil() {
+			return shapeKey{}, false
+		}
+		v = x.Interface()
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice:
+		if rv.Len() > 0 {
+			return shapeKey{rv.Pointer(), rv.Len()}, true
+		}
+	case reflect.Map, reflect.Pointer:
+		if !rv.IsNil() {
+			return shapeKey{rv.Pointer(), -1}, true
+		}
+	}
+	return shapeKey{}, false
 }
 
 // shapeError is checkShape's walk, with room the most items v may hold.

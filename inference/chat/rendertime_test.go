@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,4 +89,33 @@ func TestRealTemplatesWithinLimits(t *testing.T) {
 		}
 	}
 	t.Logf("most used: %d steps, %d bytes", maxSteps, maxBytes)
+}
+
+// A long conversation (2,000 messages, with tools) renders with every real template within
+// a tenth of its limits: the limits grow with the conversation faster than real templates'
+// use does.
+func TestLongConversationWithinLimits(t *testing.T) {
+	defer func(orig func() time.Time) { now = orig }(now)
+	now = func() time.Time { return toolDay }
+	msgs := []Message{{Role: "system", Content: "Be brief."}}
+	for i := range 1000 {
+		msgs = append(msgs, Message{Role: "user", Content: fmt.Sprintf("question %d with some words", i)}, Message{Role: "assistant", Content: "an answer of a few words"})
+	}
+	msgs = append(msgs, Message{Role: "user", Content: "last"})
+	opt := Options{AddGenerationPrompt: true, Tools: []any{trialConversations[0].opt.Tools[0]}}
+	for _, name := range []string{"qwen3", "llama3", "deepseek_v3", "gemma3", "phi3_5", "llama2", "llama3_1", "llama3_2", "phi4_mini", "mistral_v0_3", "hermes3"} {
+		tpl, specials := loadTemplate(t, name)
+		o := opt
+		if s := specials["bos_token"]; s != nil {
+			o.BOS = *s
+		}
+		start := time.Now()
+		_, b, err := tpl.render(context.Background(), msgs, o)
+		took := time.Since(start)
+		if b == nil || errors.Is(err, ErrLimit) || b.steps*10 > b.lim.Steps || b.bytes*10 > b.lim.Bytes {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		t.Logf("%s: %v, %d steps of %d, %d KB of %d KB (%v)", name, took.Round(time.Millisecond), b.steps, b.lim.Steps, b.bytes>>10, b.lim.Bytes>>10, err)
+	}
 }

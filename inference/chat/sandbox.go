@@ -265,7 +265,7 @@ func (g *guardedTag) Execute(r *exec.Renderer, tag *nodes.ControlStructureBlock)
 		return err
 	}
 	if g.setOwner != nil {
-		if err := b.checkShape(r.Eval(g.setOwner)); err != nil {
+		if err := b.checkShapeNow(r.Eval(g.setOwner)); err != nil {
 			return err
 		}
 	}
