@@ -86,7 +86,8 @@ type budget struct {
 	err      error
 	// shaped are the lists and mappings checkShape passed, by identity: a template checks
 	// messages|length on each turn, and walking it each time would cost the square of its size.
-	shaped map[shapeKey]bool
+	// Each holds its value, so that no new value can take a checked one's address.
+	shaped map[shapeKey]any
 }
 
 // shapeKey identifies a list (its array and length) or a mapping.
@@ -203,7 +204,7 @@ func (b *budget) checkShape(v any) error {
 		return b.err
 	}
 	key, ok := keyOf(v)
-	if ok && b.shaped[key] {
+	if _, seen := b.shaped[key]; ok && seen {
 		return nil
 	}
 	if err := shapeError(v, (b.lim.Bytes-b.bytes)/16); err != nil {
@@ -211,9 +212,9 @@ func (b *budget) checkShape(v any) error {
 	}
 	if ok {
 		if b.shaped == nil {
-			b.shaped = map[shapeKey]bool{}
+			b.shaped = map[shapeKey]any{}
 		}
-		b.shaped[key] = true
+		b.shaped[key] = v
 	}
 	return nil
 }
