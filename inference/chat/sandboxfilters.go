@@ -3,7 +3,9 @@ package chat
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -129,12 +131,13 @@ func growthBound(name string, in *exec.Value, params *exec.VarArgs) int {
 		}
 		return joinBound(in, n)
 	case "format", "format_map":
+		// An argument may be a field width ('%*d', '{:>{w}}'): count numbers by their value.
 		n := len(s)
-		for _, a := range params.Args {
+		for _, a := range append(params.Args, slices.Collect(maps.Values(params.KwArgs))...) {
 			n = satAdd(n, len(a.String()))
-		}
-		for _, a := range params.KwArgs {
-			n = satAdd(n, len(a.String()))
+			if a.IsInteger() {
+				n = satAdd(n, max(a.Integer(), -a.Integer()))
+			}
 		}
 		return satAdd(n, numbersIn(s))
 	case "batch", "slice":
