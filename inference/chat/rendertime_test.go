@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"edgechat/internal/testkit/testenv"
 )
 
 // BenchmarkRenderGolden renders every golden case (base and tool cases) with every real
@@ -117,5 +119,33 @@ func TestLongConversationWithinLimits(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %v, %d steps of %d, %d KB of %d KB (%v)", name, took.Round(time.Millisecond), b.steps, b.lim.Steps, b.bytes>>10, b.lim.Bytes>>10, err)
+	}
+}
+
+// The chat templates of the real tokenizer folders the tests use load under the sandbox and
+// render the trial conversations within a tenth of the limits.
+func TestTokenizerFolderTemplatesWithinLimits(t *testing.T) {
+	for _, name := range []string{"qwen3", "llama3", "gemma3", "deepseek_v3"} {
+		var cfg struct {
+			ChatTemplate string `json:"chat_template"`
+		}
+		data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, name), "tokenizer_config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		tpl, err := New(cfg.ChatTemplate)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, c := range trialConversations {
+			_, b, _ := tpl.render(context.Background(), c.msgs, c.opt)
+			if b == nil || b.steps*10 > b.lim.Steps || b.bytes*10 > b.lim.Bytes {
+				t.Errorf("%s: over a tenth of the limits: %+v", name, b)
+			}
+		}
 	}
 }
