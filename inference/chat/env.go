@@ -9,6 +9,7 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/logging"
+	"github.com/nikolalohinski/gonja/v2/parser"
 )
 
 // templateName is the name the template source is stored under in its private loader. The
@@ -64,7 +65,7 @@ func environment() (*exec.Environment, *config.Config) {
 			Context:           ctx,
 			Filters:           filters,
 			Tests:             tests,
-			ControlStructures: builtins.ControlStructures,
+			ControlStructures: allowedTags(),
 			Methods: exec.Methods{
 				Bool:  builtins.Methods.Bool,
 				Int:   builtins.Methods.Int,
@@ -83,6 +84,22 @@ func environment() (*exec.Environment, *config.Config) {
 
 // parse parses source and sandboxes it (sandbox.go); a source that cannot be parsed safely, or
 // whose loops cannot be bounded, is refused with an error wrapping ErrLimit.
+// withoutTags are the tags a chat template may not use: they load other templates, and the
+// only one the loader holds is the template itself ({% include %} of itself recursed, while
+// parsing, until the Go stack overflowed).
+var withoutTags = map[string]bool{"include": true, "import": true, "from": true, "extends": true}
+
+// allowedTags are gonja's tags but withoutTags.
+func allowedTags() *exec.ControlStructureSet {
+	tags := map[string]parser.ControlStructureParser{}
+	for _, name := range []string{"autoescape", "block", "filter", "for", "if", "macro", "raw", "set", "with", "do", "break", "continue", "trans", "call", "include", "import", "from", "extends"} {
+		if p, ok := builtins.ControlStructures.Get(name); ok && !withoutTags[name] {
+			tags[name] = p
+		}
+	}
+	return exec.NewControlStructureSet(tags)
+}
+
 func parse(source string) (*exec.Template, error) {
 	if err := checkSource(source); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLimit, err)

@@ -33,6 +33,9 @@ func checkSource(src string) error {
 			if c == '{' && i+1 < len(src) && (src[i+1] == '{' || src[i+1] == '%') {
 				inTag, i = true, i+1
 				if src[i] == '%' {
+					if word := tagWord(src[i+1:]); withoutTags[word] {
+						return fmt.Errorf("it uses {%% %s %%}, which loads other templates", word)
+					}
 					blocks = blockDepth(src[i+1:], blocks)
 				}
 			}
@@ -79,13 +82,19 @@ func checkSource(src string) error {
 // openingTags are the tags that open a block closed by an end tag.
 var openingTags = []string{"for", "if", "macro", "call", "filter", "with", "block", "raw", "autoescape", "trans"}
 
+// tagWord is the name of the tag whose text (after "{%") is tag.
+func tagWord(tag string) string {
+	tag = strings.TrimLeft(tag, "-+ \t\r\n")
+	if i := strings.IndexFunc(tag, func(r rune) bool { return r > 127 || !isIdentByte(byte(r)) }); i >= 0 {
+		return tag[:i]
+	}
+	return tag
+}
+
 // blockDepth returns depth after the tag whose text (after "{%") is tag.
 func blockDepth(tag string, depth int) int {
+	word := tagWord(tag)
 	tag = strings.TrimLeft(tag, "-+ \t\r\n")
-	word := tag
-	if i := strings.IndexFunc(tag, func(r rune) bool { return !isIdentByte(byte(min(r, 127))) || r > 127 }); i >= 0 {
-		word = tag[:i]
-	}
 	if strings.HasPrefix(word, "end") {
 		return max(depth-1, 0)
 	}
