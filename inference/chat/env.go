@@ -84,10 +84,11 @@ func environment() (*exec.Environment, *config.Config) {
 
 // parse parses source and sandboxes it (sandbox.go); a source that cannot be parsed safely, or
 // whose loops cannot be bounded, is refused with an error wrapping ErrLimit.
-// withoutTags are the tags a chat template may not use: they load other templates, and the
-// only one the loader holds is the template itself ({% include %} of itself recursed, while
-// parsing, until the Go stack overflowed).
-var withoutTags = map[string]bool{"include": true, "import": true, "from": true, "extends": true}
+// withoutTags are the tags a chat template may not use: include, import, from and extends load
+// other templates, and the only one the loader holds is the template itself ({% include %} of
+// itself recursed, while parsing, until the Go stack overflowed); a block can render itself
+// through self without end, outside the macro depth count. Chat templates use none of them.
+var withoutTags = map[string]bool{"include": true, "import": true, "from": true, "extends": true, "block": true}
 
 // allowedTags are gonja's tags but withoutTags.
 func allowedTags() *exec.ControlStructureSet {

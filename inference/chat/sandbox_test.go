@@ -39,6 +39,7 @@ var attacks = map[string]string{
 	"import itself":          `{% import "/chat_template" as m %}{{ m }}`,
 	"from itself":            `{% from "/chat_template" import f %}{% macro f() %}{% endmacro %}`,
 	"extends itself":         `{% extends "/chat_template" %}`,
+	"block renders itself":   `{% block b %}{{ self.b() }}{% endblock %}`,
 	"batch fill":             `{{ [1]|batch(2000000000, 'x')|list|length }}`,
 	"tojson indent":          `{{ [1, [2]]|tojson(indent=2000000000) }}`,
 	"text in a loop":         `{% for i in range(150000) %}` + strings.Repeat("0123456789", 100) + `{% endfor %}`,

@@ -34,7 +34,7 @@ func checkSource(src string) error {
 				inTag, i = true, i+1
 				if src[i] == '%' {
 					if word := tagWord(src[i+1:]); withoutTags[word] {
-						return fmt.Errorf("it uses {%% %s %%}, which loads other templates", word)
+						return fmt.Errorf("it uses {%% %s %%}, which chat templates may not (it loads templates or renders blocks)", word)
 					}
 					blocks = blockDepth(src[i+1:], blocks)
 				}
