@@ -25,11 +25,14 @@ type DecoderIO struct {
 	InputIDsType  string
 	AttentionMask string // "" when the graph has none
 	PositionIDs   string // "" when the graph has none
-	Past          []KVPair
-	Present       []KVPair
-	Logits        string
-	KVType        string
-	KVHeads       int
+	// UseCacheBranch names the bool [1] input of a merged decoder (Optimum's
+	// decoder_model_merged: false runs the branch without past); "" when the graph has none.
+	UseCacheBranch string
+	Past           []KVPair
+	Present        []KVPair
+	Logits         string
+	KVType         string
+	KVHeads        int
 	// QueryHeads is the attention's query heads (the config's num_attention_heads); 0 when
 	// no config says.
 	QueryHeads int
@@ -93,6 +96,12 @@ func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (
 	}
 	if v, ok := byName(in, pick("position_ids", "position_ids")); ok {
 		d.PositionIDs = v.Name
+	}
+	if v, ok := byName(in, "use_cache_branch"); ok {
+		if v.ElemType != "bool" {
+			return nil, fmt.Errorf("%s: input use_cache_branch is %s; a merged decoder's is bool", path, v.ElemType)
+		}
+		d.UseCacheBranch = v.Name
 	}
 	logits, ok := byName(out, pick("logits", "logits"))
 	if !ok {

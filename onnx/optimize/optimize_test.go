@@ -21,7 +21,10 @@ func write(t *testing.T, o synth.Options) string {
 	if err := synth.Write(dir, o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Layout == synth.LayoutGenAI {
+	switch {
+	case o.Family != "":
+		return filepath.Join(dir, synth.FamilyModelFile(o))
+	case o.Layout == synth.LayoutGenAI:
 		return filepath.Join(dir, "model.onnx")
 	}
 	return filepath.Join(dir, "onnx", o.Quant.File())
@@ -190,5 +193,20 @@ func TestCachedOnce(t *testing.T) {
 	}
 	if after := entries(); len(after) != len(before) {
 		t.Errorf("the model folder changed: %v → %v", before, after)
+	}
+}
+
+// Optimum's merged decoder computes its logits in an If's branches: the rewrite refuses it
+// with a reason (the route then runs the graph as published) instead of writing a copy.
+func TestMergedDecoderRefused(t *testing.T) {
+	o := synth.FamilyTiny(synth.FamilyGPT2)
+	o.Merged = true
+	src, err := os.ReadFile(write(t, o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = optimize.Rewrite(src, optimize.Options{LastRows: true, KeepInput: true, FuseRMSNorm: true, SharedKVAttention: true, LastLayerRows: true})
+	if err == nil || !strings.Contains(err.Error(), "If node") {
+		t.Fatalf("err = %v, want a refusal naming the If node", err)
 	}
 }

@@ -1,0 +1,143 @@
+package decoder
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"edgechat/inference/sample"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
+	"edgechat/models"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
+)
+
+// archGolden is testdata/arch_golden.json (tools/archref/gen.sh): per family, the greedy
+// tokens and the prompt's last logits of a numpy forward pass from the weights alone.
+type archGolden struct {
+	Prompt   []int `json:"prompt"`
+	Families map[string]struct {
+		Tokens []int     `json:"tokens"`
+		Logits []float32 `json:"logits"`
+	} `json:"families"`
+}
+
+// familyModel writes (once) a family model with edits on its tiny shape.
+func familyModel(t *testing.T, name string, f synth.Family, edit func(o *synth.Options)) string {
+	t.Helper()
+	initORT(t)
+	tok := testenv.TokenizerDir(t, "qwen3") // the folder needs one; the decoder never reads it
+	modelMu.Lock()
+	defer modelMu.Unlock()
+	if p, ok := modelPaths[name]; ok {
+		return p
+	}
+	o := synth.FamilyTiny(f)
+	o.TokenizerDir = tok
+	if edit != nil {
+		edit(&o)
+	}
+	p := filepath.Join(modelRoot, name)
+	if err := synth.Write(p, o); err != nil {
+		t.Fatal(err)
+	}
+	modelPaths[name] = p
+	return p
+}
+
+// archVariants are the exports of each family the decoders must run: position_ids present or
+// not, both KV names, merged decoders.
+var archVariants = []struct {
+	name   string
+	family synth.Family
+	edit   func(o *synth.Options)
+}{
+	{"gpt2", synth.FamilyGPT2, nil},
+	{"gpt2-no-position-ids", synth.FamilyGPT2, func(o *synth.Options) { o.NoPositionIDs = true }},
+	{"gpt_neo-past-dotted", synth.FamilyGPTNeo, func(o *synth.Options) { o.PastNames = synth.PastDotted }},
+	{"gpt_neox", synth.FamilyGPTNeoX, nil},
+	{"phi", synth.FamilyPhi, nil},
+	{"phi-no-position-ids", synth.FamilyPhi, func(o *synth.Options) { o.NoPositionIDs = true }},
+	{"opt", synth.FamilyOPT, nil},
+	{"gpt2-merged", synth.FamilyGPT2, func(o *synth.Options) { o.Merged = true }},
+	{"opt-merged", synth.FamilyOPT, func(o *synth.Options) { o.Merged = true }},
+	{"gpt_neox-merged-no-position-ids", synth.FamilyGPTNeoX, func(o *synth.Options) { o.Merged, o.NoPositionIDs = true, true }},
+}
+
+// Each family's export, as published and through its optimized copy, and with the prompt
+// fed in chunks of 3 (past and new rows together), gives the numpy reference's greedy tokens
+// and its logits after the prompt.
+func TestArchitecturesMatchNumpy(t *testing.T) {
+	b, err := os.ReadFile("testdata/arch_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden archGolden
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range archVariants {
+		want, ok := golden.Families[string(v.family)]
+		if !ok {
+			t.Fatalf("no golden for %s: run tools/archref/gen.sh", v.family)
+		}
+		requireVaried(t, want.Tokens)
+		dir := familyModel(t, "arch-"+v.name, v.family, v.edit)
+		for _, run := range []struct {
+			name   string
+			cache  bool
+			runLen int
+		}{{"published", false, 0}, {"optimized", true, 0}, {"chunks of 3", false, 3}} {
+			t.Run(v.name+"/"+run.name, func(t *testing.T) {
+				cache := ""
+				if run.cache {
+					cache = t.TempDir()
+				}
+				d := openFolder(t, dir, cache)
+				if run.runLen > 0 {
+					dd, ok := d.(*dynamicDecoder)
+					if !ok {
+						t.Fatalf("decoder %T, want the dynamic decoder", d)
+					}
+					dd.runLen = run.runLen
+				}
+				logits, err := d.Forward(context.Background(), golden.Prompt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// float32 against float64 through 2 layers: logits of magnitude ~30 agree to ~1e-5.
+				if diff := maxDiff(logits, want.Logits); !(diff < 2e-3) {
+					t.Fatalf("logits after the prompt differ from numpy's by %g", diff)
+				}
+				got := []int{sample.Argmax(logits)}
+				for len(got) < len(want.Tokens) {
+					if logits, err = d.Forward(context.Background(), got[len(got)-1:]); err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, sample.Argmax(logits))
+				}
+				if !slices.Equal(got, want.Tokens) {
+					t.Fatalf("greedy tokens %v, numpy's %v", got, want.Tokens)
+				}
+				if run.cache {
+					f, _ := models.Open(dir, "")
+					if why, ok := optimize.Fallback(f.Model, cache); ok {
+						t.Errorf("the optimized copy fell back to the published graph: %s", why)
+					}
+					copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", filepath.Base(f.Model)))
+					for _, c := range copies {
+						info, err := proto.ReadInfo(c)
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Logf("copy %s: logits rows %q, ops %v", filepath.Base(filepath.Dir(c)), info.Metadata[optimize.MetaLogitsRows], info.Ops)
+					}
+				}
+			})
+		}
+	}
+}
