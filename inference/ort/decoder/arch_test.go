@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"edgechat/inference"
 	"edgechat/inference/sample"
 	"edgechat/internal/testkit/synth"
 	"edgechat/internal/testkit/testenv"
@@ -30,7 +32,7 @@ type archGolden struct {
 func familyModel(t *testing.T, name string, f synth.Family, edit func(o *synth.Options)) string {
 	t.Helper()
 	initORT(t)
-	tok := testenv.TokenizerDir(t, "qwen3") // the folder needs one; the decoder never reads it
+	tok := testenv.SharedModel(t, "stories260K") // its tokenizer has 512 tokens, as the families' vocabulary
 	modelMu.Lock()
 	defer modelMu.Unlock()
 	if p, ok := modelPaths[name]; ok {
@@ -139,5 +141,27 @@ func TestArchitecturesMatchNumpy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A GPT-2 export's context is its config's n_positions (its learned position table's rows):
+// the model holds that many tokens, decodes up to the last row and refuses the next token
+// with a message instead of an out-of-range Gather.
+func TestLearnedPositionsBoundTheContext(t *testing.T) {
+	dir := familyModel(t, "arch-gpt2", synth.FamilyGPT2, nil)
+	m, err := loadModel(dir, inference.LoadOptions{EP: cpu1, MaxContext: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	d := m.Decoder()
+	if d.Capacity() != 256 {
+		t.Fatalf("capacity %d, want n_positions 256", d.Capacity())
+	}
+	if _, err := d.Forward(context.Background(), vocabIDs(256, 1, 512)); err != nil {
+		t.Fatalf("256 tokens: %v", err)
+	}
+	if _, err := d.Forward(context.Background(), []int{5}); err == nil || !strings.Contains(err.Error(), "context holds 256") {
+		t.Fatalf("token 257: err = %v, want the context's limit", err)
 	}
 }
