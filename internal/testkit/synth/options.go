@@ -1,5 +1,6 @@
 // Package synth writes synthetic Qwen3 models: the real architecture, I/O names and file layouts
-// of the models users have, with small seeded-random weights, for tests and tools/mkmodel.
+// of the models users have, with small seeded-random weights, for tests and tools/mkmodel; and
+// GPT-2, GPT-Neo, GPT-NeoX, Phi and OPT-shaped Hugging Face exports (family.go).
 package synth
 
 import (
