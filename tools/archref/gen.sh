@@ -20,6 +20,14 @@ out=inference/ort/decoder/testdata/arch_golden.json
 		sep=",
 "
 	done
-	printf '\n  }\n}\n'
+	printf '\n  },\n'
+	# GPT-2 at its real vocabulary with GPT-2's tokenizer: the engine's end-to-end check.
+	# "Once upon a time there was a" in GPT-2's ids; the text decoded from vocab.json alone.
+	G2PROMPT="7454 2402 257 640 612 373 257"
+	zcat tokenizer/testdata/real/gpt2.json.gz >"$tmp/tokenizer.json"
+	go run ./tools/mkmodel --out "$tmp/g2" --family gpt2 --vocab 50257 --max-pos 1024 >/dev/null
+	ids=$($PY tools/archref/reference.py "$tmp/g2" 16 $G2PROMPT | $PY -c 'import json,sys; print(" ".join(map(str, json.load(sys.stdin)["tokens"])))')
+	printf '  "gpt2_vocab50257": {"prompt": [%s], "tokens": [%s], "text": %s}\n}\n' \
+		"$(echo $G2PROMPT | tr ' ' ',')" "$(echo $ids | tr ' ' ',')" "$($PY tools/archref/gpt2text.py "$tmp/tokenizer.json" $ids)"
 } >"$out"
 echo "wrote $out"

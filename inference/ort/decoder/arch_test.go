@@ -1,8 +1,10 @@
 package decoder
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"edgechat/models"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
+	"edgechat/reply"
 )
 
 // archGolden is testdata/arch_golden.json (tools/archref/gen.sh): per family, the greedy
@@ -26,6 +29,24 @@ type archGolden struct {
 		Tokens []int     `json:"tokens"`
 		Logits []float32 `json:"logits"`
 	} `json:"families"`
+	GPT2 struct {
+		Prompt []int  `json:"prompt"`
+		Tokens []int  `json:"tokens"`
+		Text   string `json:"text"`
+	} `json:"gpt2_vocab50257"`
+}
+
+func readArchGolden(t *testing.T) archGolden {
+	t.Helper()
+	b, err := os.ReadFile("testdata/arch_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden archGolden
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	return golden
 }
 
 // familyModel writes (once) a family model with edits on its tiny shape.
@@ -74,14 +95,7 @@ var archVariants = []struct {
 // fed in chunks of 3 (past and new rows together), gives the numpy reference's greedy tokens
 // and its logits after the prompt.
 func TestArchitecturesMatchNumpy(t *testing.T) {
-	b, err := os.ReadFile("testdata/arch_golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var golden archGolden
-	if err := json.Unmarshal(b, &golden); err != nil {
-		t.Fatal(err)
-	}
+	golden := readArchGolden(t)
 	for _, v := range archVariants {
 		want, ok := golden.Families[string(v.family)]
 		if !ok {
@@ -163,5 +177,57 @@ func TestLearnedPositionsBoundTheContext(t *testing.T) {
 	}
 	if _, err := d.Forward(context.Background(), []int{5}); err == nil || !strings.Contains(err.Error(), "context holds 256") {
 		t.Fatalf("token 257: err = %v, want the context's limit", err)
+	}
+}
+
+// A GPT-2 folder at GPT-2's real vocabulary, with GPT-2's own tokenizer.json, answers a raw
+// prompt through the engine with the numpy reference's greedy text (decoded from the
+// vocabulary alone), and a reply whose next token is <|endoftext|> stops there.
+func TestGPT2FolderThroughEngine(t *testing.T) {
+	golden := readArchGolden(t)
+	dir := familyModel(t, "arch-gpt2-50257", synth.FamilyGPT2, func(o *synth.Options) {
+		o.Vocab, o.MaxPositions, o.TokenizerDir = 50257, 1024, ""
+	})
+	tok := filepath.Join(dir, "tokenizer.json")
+	if _, err := os.Stat(tok); err != nil {
+		writeGunzipped(t, "../../../tokenizer/testdata/real/gpt2.json.gz", tok)
+	}
+	e := newTestEngine(t, dir, nil)
+	const prompt = "Once upon a time there was a"
+	evs, sum := collect(t, e, context.Background(), reply.Request{Prompt: &reply.Prompt{Text: prompt}, MaxTokens: len(golden.GPT2.Tokens), Sampling: reply.Sampling{Temperature: ptr(0.0)}})
+	if sum.Err != nil {
+		t.Fatal(sum.Err)
+	}
+	if sum.PromptTokens != len(golden.GPT2.Prompt) {
+		t.Errorf("%d prompt tokens, want GPT-2's %d (%v)", sum.PromptTokens, len(golden.GPT2.Prompt), golden.GPT2.Prompt)
+	}
+	if text, _ := replyText(evs); text != golden.GPT2.Text || sum.FinishReason != reply.FinishLength {
+		t.Fatalf("reply %q (%s), want numpy's %q", text, sum.FinishReason, golden.GPT2.Text)
+	}
+	evs, sum = collect(t, e, context.Background(), reply.Request{Prompt: &reply.Prompt{Text: prompt}, MaxTokens: 8,
+		Sampling: reply.Sampling{Temperature: ptr(0.0), LogitBias: map[int]float64{50256: 100}}})
+	if text, _ := replyText(evs); sum.Err != nil || sum.FinishReason != reply.FinishStop || text != "" {
+		t.Fatalf("with <|endoftext|> next: reply %q, %s, %v; want an empty reply stopped there", text, sum.FinishReason, sum.Err)
+	}
+}
+
+// writeGunzipped writes the gzip file src, uncompressed, to dst.
+func writeGunzipped(t *testing.T, src, dst string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -224,12 +224,13 @@ func familyNames(f Family) hfNames {
 }
 
 // familyConfig is config.json as the family's transformers class writes it (the keys each
-// one uses: GPT-2's n_embd, GPT-Neo's attention_types, GPT-NeoX's rotary_pct, …).
+// one uses: GPT-2's n_embd, GPT-Neo's attention_types, GPT-NeoX's rotary_pct, …). The last
+// id is <|endoftext|>, as in GPT-2's vocabulary of 50,257.
 func familyConfig(o Options) map[string]any {
 	a := o.Family.arch()
 	c := map[string]any{
 		"model_type": string(o.Family), "vocab_size": o.Vocab, "torch_dtype": "float32",
-		"bos_token_id": 0, "eos_token_id": 0, "tie_word_embeddings": a.tied, "use_cache": true,
+		"bos_token_id": o.Vocab - 1, "eos_token_id": o.Vocab - 1, "tie_word_embeddings": a.tied, "use_cache": true,
 		"transformers_version": "4.46.0",
 	}
 	set := func(kv ...any) {

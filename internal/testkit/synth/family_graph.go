@@ -274,7 +274,7 @@ func writeFamily(dir string, o Options) error {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "generation_config.json"), map[string]any{
-		"bos_token_id": 0, "eos_token_id": 0, "transformers_version": "4.46.0"})
+		"bos_token_id": o.Vocab - 1, "eos_token_id": o.Vocab - 1, "transformers_version": "4.46.0"})
 }
 
 // buildMerged builds Optimum's merged decoder: If(use_cache_branch) runs the forward pass
