@@ -225,8 +225,6 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 	genai.Quant, genai.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
 	gpt2 := synth.FamilyTiny(synth.FamilyGPT2)
 	gpt2.NoPositionIDs = true
-	merged := synth.FamilyTiny(synth.FamilyOPT)
-	merged.Merged = true
 	for _, tc := range []struct {
 		name, path, why string
 	}{
@@ -246,8 +244,6 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 		{"past length read", write(t, gpt2), "reads the past past_key_values.0.key"},
 		// GPT-Neo: every other layer attends to a window of keys.
 		{"local attention", write(t, synth.FamilyTiny(synth.FamilyGPTNeo)), "another mask"},
-		// Optimum's merged decoder: the attention is inside the If's branches.
-		{"merged decoder", write(t, merged), "feeds 0 nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, err := os.ReadFile(tc.path)

@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -196,17 +197,29 @@ func TestCachedOnce(t *testing.T) {
 	}
 }
 
-// Optimum's merged decoder computes its logits in an If's branches: the rewrite refuses it
-// with a reason (the route then runs the graph as published) instead of writing a copy.
-func TestMergedDecoderRefused(t *testing.T) {
-	o := synth.FamilyTiny(synth.FamilyGPT2)
-	o.Merged = true
-	src, err := os.ReadFile(write(t, o))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = optimize.Rewrite(src, optimize.Options{LastRows: true, KeepInput: true, FuseRMSNorm: true, SharedKVAttention: true, LastLayerRows: true})
-	if err == nil || !strings.Contains(err.Error(), "If node") {
-		t.Fatalf("err = %v, want a refusal naming the If node", err)
+// Optimum's merged decoder becomes its with-past branch in line, and the rewrites then apply:
+// the attention becomes GroupQueryAttention and the LM head computes the rows asked for.
+func TestMergedDecoderUnmerged(t *testing.T) {
+	for _, f := range []synth.Family{synth.FamilyGPT2, synth.FamilyOPT} {
+		o := synth.FamilyTiny(f)
+		o.Merged = true
+		src, err := os.ReadFile(write(t, o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, rep, err := optimize.Rewrite(src, optimize.Options{LastRows: true, KeepInput: true, SharedKVAttention: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Unmerged || rep.AttentionLayers != o.Layers || rep.LMHead == "" {
+			t.Fatalf("%s: unmerged %v (%q), %d attention layers (%q), LM head %q", f, rep.Unmerged, rep.UnmergeSkipped, rep.AttentionLayers, rep.AttentionSkipped, rep.LMHead)
+		}
+		info, err := proto.Parse(bytes.NewReader(out), int64(len(out)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Ops["If"] != 0 {
+			t.Errorf("%s: the copy still has an If: %v", f, info.Ops)
+		}
 	}
 }

@@ -151,6 +151,9 @@ func TestArchitecturesMatchNumpy(t *testing.T) {
 							t.Fatal(err)
 						}
 						t.Logf("copy %s: logits rows %q, ops %v", filepath.Base(filepath.Dir(c)), info.Metadata[optimize.MetaLogitsRows], info.Ops)
+						if info.Ops["If"] > 0 {
+							t.Errorf("the copy of a merged decoder still has its If: %v", info.Ops)
+						}
 					}
 				}
 			})
