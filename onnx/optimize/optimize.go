@@ -159,9 +159,11 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			nodes = append(nodes, n)
 		}
 	}
-	if nodes, rep.Unmerged, rep.UnmergeSkipped, err = unmerge(nodes, info); err != nil {
+	var hoisted []field
+	if nodes, hoisted, rep.Unmerged, rep.UnmergeSkipped, err = unmerge(nodes, info); err != nil {
 		return nil, errf("merged decoder: %v", err)
 	}
+	gfs = append(gfs, hoisted...) // the branch's initializers, seen by the rewrites and written
 	if o.AccuracyLevel > 0 {
 		for i, n := range nodes {
 			if n.op != "MatMulNBits" {

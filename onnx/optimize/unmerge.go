@@ -15,12 +15,13 @@ const mergedCond = "use_cache_branch"
 // use_cache_branch whose outputs are the graph's, the pass with past in then_branch, the one
 // without in else_branch) into its pass with past, in line: with an empty past it computes
 // what the other branch does, and the decoders pass the past they have. The rewrites after it
-// then see the graph's attention and LM head. The use_cache_branch input stays, unread.
-// It says whether it did; it returns the nodes unchanged (and why, "" when the graph is not
-// merged) when the If is not exactly that.
-func unmerge(nodes []node, info *proto.ModelInfo) (_ []node, done bool, skipped string, err error) {
+// then see the graph's attention and LM head. The use_cache_branch input stays, unread; the
+// branch's own initializers (Optimum's merge leaves there what the branches do not share)
+// are returned as fields for the main graph. It says whether it did; it returns the nodes
+// unchanged (and why, "" when the graph is not merged) when the If is not exactly that.
+func unmerge(nodes []node, info *proto.ModelInfo) (_ []node, inits []field, done bool, skipped string, err error) {
 	if _, ok := info.Input(mergedCond); !ok {
-		return nodes, false, "", nil
+		return nodes, nil, false, "", nil
 	}
 	outputs := map[string]bool{}
 	for _, o := range info.Outputs {
@@ -30,30 +31,30 @@ func unmerge(nodes []node, info *proto.ModelInfo) (_ []node, done bool, skipped 
 	for i, n := range nodes {
 		if n.op == "If" && n.domain == "" {
 			if at >= 0 {
-				return nodes, false, "the graph has more than one If node", nil
+				return nodes, nil, false, "the graph has more than one If node", nil
 			}
 			at = i
 		}
 	}
 	if at < 0 {
-		return nodes, false, "", nil
+		return nodes, nil, false, "", nil
 	}
 	ifNode := nodes[at]
 	for _, o := range ifNode.outputs {
 		if !outputs[o] {
-			return nodes, false, fmt.Sprintf("the If node's output %s is not a graph output", o), nil
+			return nodes, nil, false, fmt.Sprintf("the If node's output %s is not a graph output", o), nil
 		}
 	}
 	if !fromCond(nodes, ifNode.inputs[0]) {
-		return nodes, false, fmt.Sprintf("the If node's condition %s does not come from %s", ifNode.inputs[0], mergedCond), nil
+		return nodes, nil, false, fmt.Sprintf("the If node's condition %s does not come from %s", ifNode.inputs[0], mergedCond), nil
 	}
 	branch, err := graphAttr(ifNode.raw, "then_branch")
 	if err != nil || branch == nil {
-		return nodes, false, "", fmt.Errorf("read the If node's then_branch: %v", err)
+		return nodes, nil, false, "", fmt.Errorf("read the If node's then_branch: %v", err)
 	}
 	gfs, err := fields(branch)
 	if err != nil {
-		return nodes, false, "", err
+		return nodes, nil, false, "", err
 	}
 	var body []node
 	var outs []string
@@ -65,21 +66,23 @@ func unmerge(nodes []node, info *proto.ModelInfo) (_ []node, done bool, skipped 
 		case proto.FieldGraphNode:
 			n, err := parseNode(f.val)
 			if err != nil {
-				return nodes, false, "", err
+				return nodes, nil, false, "", err
 			}
 			body = append(body, n)
 		case proto.FieldGraphOutput:
 			vfs, err := fields(f.val)
 			if err != nil {
-				return nodes, false, "", err
+				return nodes, nil, false, "", err
 			}
 			outs = append(outs, attrNameOf(vfs)) // ValueInfoProto's name is field 1, as an attribute's
-		case proto.FieldGraphInitializer, proto.FieldGraphInput:
-			return nodes, false, "the with-past branch has its own initializers or inputs", nil
+		case proto.FieldGraphInitializer:
+			inits = append(inits, f)
+		case proto.FieldGraphInput:
+			return nodes, nil, false, "the with-past branch has inputs of its own", nil
 		}
 	}
 	if len(outs) != len(ifNode.outputs) {
-		return nodes, false, fmt.Sprintf("the with-past branch has %d outputs for the If node's %d", len(outs), len(ifNode.outputs)), nil
+		return nodes, nil, false, fmt.Sprintf("the with-past branch has %d outputs for the If node's %d", len(outs), len(ifNode.outputs)), nil
 	}
 	rename := map[string]string{}
 	for k, o := range outs {
@@ -87,21 +90,21 @@ func unmerge(nodes []node, info *proto.ModelInfo) (_ []node, done bool, skipped 
 	}
 	for i := range body {
 		if subgraphs(body[i].raw) {
-			return nodes, false, fmt.Sprintf("the with-past branch's %s node has subgraphs of its own", body[i].op), nil
+			return nodes, nil, false, fmt.Sprintf("the with-past branch's %s node has subgraphs of its own", body[i].op), nil
 		}
 		raw, err := renameValues(body[i].raw, rename)
 		if err != nil {
-			return nodes, false, "", err
+			return nodes, nil, false, "", err
 		}
 		if body[i], err = parseNode(raw); err != nil {
-			return nodes, false, "", err
+			return nodes, nil, false, "", err
 		}
 	}
 	out := make([]node, 0, len(nodes)+len(body))
 	out = append(out, nodes[:at]...)
 	out = append(out, body...)
 	out = append(out, nodes[at+1:]...)
-	return deadFree(out, outputs), true, "", nil
+	return deadFree(out, outputs), inits, true, "", nil
 }
 
 // fromCond says whether t is use_cache_branch or made from it alone by a chain of one-input

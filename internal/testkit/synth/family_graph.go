@@ -278,19 +278,31 @@ func writeFamily(dir string, o Options) error {
 }
 
 // buildMerged builds Optimum's merged decoder: If(use_cache_branch) runs the forward pass
-// with past (then) or without it (else, the past inputs unread); both branches read the
-// weights from the main graph.
+// with past (then) or without it (else, the past inputs unread). As Optimum's merge leaves
+// them, the weights the branches share are the main graph's initializers and each branch
+// keeps its own constants.
 func buildMerged(o Options, w *familyWeights, s decoderSpec, in, out []proto.ValueInfo) *proto.Model {
 	main := newGraph()
+	shared := map[string]bool{}
 	branch := func(prefix string, withPast bool) *proto.Graph {
-		b := &graph{consts: main.consts, prefix: prefix}
+		b := &graph{consts: map[string]string{}, prefix: prefix}
 		b.familyForward(o, w, s, withPast)
-		main.inits = append(main.inits, b.inits...)
+		var own []*proto.Tensor
+		for _, t := range b.inits {
+			_, weight := w.t[t.Name]
+			switch {
+			case !weight && t.Name != "rotary_emb.inv_freq":
+				own = append(own, t)
+			case !shared[t.Name]:
+				shared[t.Name] = true
+				main.inits = append(main.inits, t)
+			}
+		}
 		outs := make([]proto.ValueInfo, len(out))
 		for i, v := range out {
 			outs[i] = proto.ValueInfo{Name: prefix + v.Name, Type: v.Type, Dims: v.Dims}
 		}
-		return &proto.Graph{Name: prefix + "branch", Nodes: b.nodes, Outputs: outs}
+		return &proto.Graph{Name: prefix + "branch", Nodes: b.nodes, Outputs: outs, Initializers: own}
 	}
 	then, els := branch("with_past/", true), branch("no_past/", false)
 	names := make([]string, len(out))

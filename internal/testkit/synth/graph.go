@@ -84,7 +84,7 @@ func (g *graph) i64s(v ...int64) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_i64_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_i64_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.Int64Tensor(name, []int64{int64(len(v))}, v))
 	return name
@@ -96,7 +96,7 @@ func (g *graph) scalar(v float32) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_f32_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_f32_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.FloatTensor(name, nil, []float32{v}))
 	return name
@@ -107,7 +107,7 @@ func (g *graph) scalarI64(v int64) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_i64s_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_i64s_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.Int64Tensor(name, nil, []int64{v}))
 	return name
