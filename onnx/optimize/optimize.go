@@ -3,7 +3,8 @@
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
 // layer after attention only for those rows), each RMSNorm as one node, and
 // GroupQueryAttention in place of an export's concatenating attention, so that past and
-// present can share one KV buffer.
+// present can share one KV buffer. Optimum's merged decoders are first made plain graphs
+// (their with-past branch), so that these rewrites apply to them too.
 package optimize
 
 import (
@@ -91,6 +92,10 @@ type Report struct {
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
 	LastLayerSkipped string
+	// Unmerged: the graph was Optimum's merged decoder, now its with-past branch in line
+	// (see unmerge.go); UnmergeSkipped says why a merged decoder was left as it was.
+	Unmerged       bool
+	UnmergeSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -163,6 +168,11 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			nodes = append(nodes, n)
 		}
 	}
+	var hoisted []field
+	if nodes, hoisted, rep.Unmerged, rep.UnmergeSkipped, err = unmerge(nodes, info); err != nil {
+		return nil, errf("merged decoder: %v", err)
+	}
+	gfs = append(gfs, hoisted...) // the branch's initializers, seen by the rewrites and written
 	if o.FloatCompute {
 		for i, n := range nodes {
 			if n.op != "MatMulNBits" {

@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,10 @@ func write(t *testing.T, o synth.Options) string {
 	if err := synth.Write(dir, o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Layout == synth.LayoutGenAI {
+	switch {
+	case o.Family != "":
+		return filepath.Join(dir, synth.FamilyModelFile(o))
+	case o.Layout == synth.LayoutGenAI:
 		return filepath.Join(dir, "model.onnx")
 	}
 	return filepath.Join(dir, "onnx", o.Quant.File())
@@ -223,5 +227,32 @@ func TestCachedOnce(t *testing.T) {
 	}
 	if after := entries(); len(after) != len(before) {
 		t.Errorf("the model folder changed: %v → %v", before, after)
+	}
+}
+
+// Optimum's merged decoder becomes its with-past branch in line, and the rewrites then apply:
+// the attention becomes GroupQueryAttention and the LM head computes the rows asked for.
+func TestMergedDecoderUnmerged(t *testing.T) {
+	for _, f := range []synth.Family{synth.FamilyGPT2, synth.FamilyOPT} {
+		o := synth.FamilyTiny(f)
+		o.Merged = true
+		src, err := os.ReadFile(write(t, o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, rep, err := optimize.Rewrite(src, optimize.Options{LastRows: true, KeepInput: true, SharedKVAttention: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Unmerged || rep.AttentionLayers != o.Layers || rep.LMHead == "" {
+			t.Fatalf("%s: unmerged %v (%q), %d attention layers (%q), LM head %q", f, rep.Unmerged, rep.UnmergeSkipped, rep.AttentionLayers, rep.AttentionSkipped, rep.LMHead)
+		}
+		info, err := proto.Parse(bytes.NewReader(out), int64(len(out)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Ops["If"] != 0 {
+			t.Errorf("%s: the copy still has an If: %v", f, info.Ops)
+		}
 	}
 }
