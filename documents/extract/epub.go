@@ -9,6 +9,8 @@ import (
 
 // readEPUB reads an EPUB: the package document (OPF) named by META-INF/container.xml
 // lists the book's XHTML files in reading order (its spine), and each is read as HTML.
+// Items marked non-linear (shown only when a link leads there: other languages' copies,
+// answer pages) are left out, as pandoc leaves them.
 func readEPUB(b *budget, data []byte) (*Document, error) {
 	a, err := openArchive(b, data)
 	if err != nil {
@@ -30,7 +32,7 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 		return nil, fmt.Errorf("%w: META-INF/container.xml does not name the book's contents", ErrCorrupt)
 	}
 	items := map[string]epubItem{}
-	var spine []string
+	var spine []string // the linear items' ids
 	err = a.walkXML(opf, func(tok xml.Token) error {
 		t, ok := tok.(xml.StartElement)
 		if !ok {
@@ -40,7 +42,9 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 		case "item":
 			items[attr(t, "id")] = epubItem{resolve(opf, attr(t, "href")), attr(t, "media-type")}
 		case "itemref":
-			spine = append(spine, attr(t, "idref"))
+			if attr(t, "linear") != "no" {
+				spine = append(spine, attr(t, "idref"))
+			}
 		}
 		return nil
 	})

@@ -179,7 +179,8 @@ func TestEPUB(t *testing.T) {
 <item id="c2" href="Text/two%20words.xhtml" media-type="application/xhtml+xml"/>
 <item id="css" href="style.css" media-type="text/css"/>
 <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
-</manifest><spine><itemref idref="c2"/><itemref idref="c1"/><itemref idref="css"/><itemref idref="missing"/><itemref idref="c2"/></spine></package>`
+<item id="de" href="de/one.xhtml" media-type="application/xhtml+xml"/>
+</manifest><spine><itemref idref="c2"/><itemref idref="c1"/><itemref idref="css"/><itemref idref="missing"/><itemref idref="c2"/><itemref idref="de" linear="no"/></spine></package>`
 	page := func(h, p string) string {
 		return `<?xml version="1.0" encoding="utf-8"?><!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head><body><h1>` + h + `</h1><p>` + p + `</p></body></html>`
 	}
@@ -189,6 +190,7 @@ func TestEPUB(t *testing.T) {
 		testdocs.File{Name: "OEBPS/Text/two words.xhtml", Body: page("Chapter one", "Read first.")},
 		testdocs.File{Name: "OEBPS/style.css", Body: "p { color: red }"},
 		testdocs.File{Name: "OEBPS/nav.xhtml", Body: page("Contents", "NAVIGATION")},
+		testdocs.File{Name: "OEBPS/de/one.xhtml", Body: page("Kapitel zwei", "NICHT LINEAR")},
 	)
 	doc, err := extract.Bytes(context.Background(), "book.epub", data, nil)
 	if err != nil {
