@@ -10,8 +10,8 @@
 // Words are compared as multisets of white-space separated tokens (--loose: lower case,
 // without the punctuation around them). Pandoc's plain text marks up what it read, and the
 // marks are not words of the document: table rules and borders (tokens of | + - = : only),
-// list markers at the start of a line ("-", "1.", "a)"), note marks ("[1]") and image
-// placeholders ("[]") are dropped from its text. Pandoc 2.17 skips what stands inside an
+// list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
+// image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped. Pandoc 2.17 skips what stands inside an
 // ODT's text:section; the ODT it is given has those wrappers taken off (their content kept).
 package main
 
@@ -98,13 +98,13 @@ func main() {
 			fmt.Printf("%-58s  reference: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
+		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
+			ref, ours = unmark(ref, true), unmark(ours, false)
+		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.ReplaceAll(short(d), "/", "_"))
 			os.WriteFile(base+".ours.txt", ours, 0o644)
 			os.WriteFile(base+".ref.txt", ref, 0o644)
-		}
-		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
-			ref = unmark(ref)
 		}
 		r, p := compare(words(ref, *loose), words(ours, *loose))
 		if len(words(ref, false)) < 50 {
@@ -240,13 +240,19 @@ var (
 	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
 	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
 	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
+	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
 	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
 )
 
-// unmark takes pandoc's plain-text marks off its text (see the command's doc).
-func unmark(text []byte) []byte {
+// unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
+// list markers and rules, which a document may also hold as text, are taken off both
+// readers' text alike.
+func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
-	text = noteMark.ReplaceAll(text, []byte(" "))
+	if pandoc {
+		text = noteMark.ReplaceAll(text, []byte(" "))
+		text = scriptMark.ReplaceAll(text, []byte("$1"))
+	}
 	var out []string
 	for _, line := range strings.Split(string(text), "\n") {
 		var kept []string
