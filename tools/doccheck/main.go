@@ -44,12 +44,14 @@ var defaultPackages = []string{
 }
 
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
-// LibreOffice, python-docx, Sphinx, DocBook and calibre-like tools, in several languages.
+// LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
-	"live-manual-odf", "live-manual-epub", "ubuntu-packaging-guide-epub", "ubuntu-packaging-guide-epub-ru",
-	"debian-policy", "developers-reference", "python-odf-doc", "r-cran-officer", "r-cran-flextable",
-	"r-cran-rmarkdown", "python3-docx", "python-ebooklib-doc", "fonts-sil-abyssinica", "fonts-sil-padauk",
-	"fonts-sil-andika", "fonts-sil-charis", "fonts-sil-scheherazade",
+	"live-manual-odf", "live-manual-epub", "ubuntu-packaging-guide-epub", "ubuntu-packaging-guide-epub-de",
+	"ubuntu-packaging-guide-epub-ru", "ubuntu-packaging-guide-epub-uk", "debian-policy", "developers-reference",
+	"python-odf-doc", "r-cran-officer", "libreoffice-dmaths", "libopenoffice-oodoc-perl",
+	"fonts-sil-abyssinica", "fonts-sil-akatab", "fonts-sil-annapurna", "fonts-sil-awami-nastaliq",
+	"fonts-sil-harmattan", "fonts-sil-mingzat", "fonts-sil-padauk", "fonts-sil-scheherazade",
+	"fonts-sil-tagmukay", "fonts-sil-taiheritagepro",
 }
 
 func main() {
