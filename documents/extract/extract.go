@@ -1,6 +1,6 @@
 // Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX,
-// OpenDocument, EPUB, HTML) into plain-text sections that remember where they came from: a
-// PDF page or the heading above them. It runs no external program and needs no network.
+// OpenDocument, EPUB, RTF, HTML) into plain-text sections that remember where they came
+// from: a PDF page or the heading above them. It runs no external program and needs no network.
 package extract
 
 import (
@@ -23,8 +23,8 @@ type Section struct {
 
 // Document is the text of one file.
 type Document struct {
-	// Format is "pdf", "docx", "odf" (ODT, ODS, ODP), "epub", "html", "markdown", "code" or
-	// "text".
+	// Format is "pdf", "docx", "odf" (ODT, ODS, ODP), "epub", "rtf", "html", "markdown",
+	// "code" or "text".
 	Format   string
 	Sections []Section
 }
@@ -89,6 +89,8 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 		doc, err = readODF(b, data)
 	case "epub":
 		doc, err = readEPUB(b, data)
+	case "rtf":
+		doc, err = readRTF(b, data)
 	case "html":
 		doc, err = readHTML(b, data)
 	case "markdown":
@@ -114,7 +116,7 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 // Extensions by format; anything else is sniffed.
 var formats = map[string]string{
 	".pdf": "pdf", ".docx": "docx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
-	".epub": "epub", ".html": "html", ".htm": "html", ".xhtml": "html",
+	".epub": "epub", ".rtf": "rtf", ".html": "html", ".htm": "html", ".xhtml": "html",
 	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
 	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",
 	".json": "text", ".yaml": "text", ".yml": "text", ".toml": "text", ".ini": "text",
@@ -146,6 +148,8 @@ func FormatOf(name string, data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("%PDF-")):
 		return "pdf"
+	case bytes.HasPrefix(data, []byte(`{\rtf`)):
+		return "rtf"
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("word/")):
 		return "docx"
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 200)], []byte("mimetypeapplication/epub+zip")):

@@ -259,3 +259,33 @@ func FuzzOfficeXML(f *testing.F) {
 		}
 	})
 }
+
+// wordRTF is RTF as Word writes it: tables of fonts, colours and styles, document
+// information, a field, a picture, a header, Unicode with fallbacks, code page bytes.
+const wordRTF = `{\rtf1\adeflang1025\ansi\ansicpg1252\uc1\deff0{\fonttbl{\f0\froman\fcharset0 Times New Roman;}{\f1\fswiss Arial;}}
+{\colortbl;\red0\green0\blue0;}
+{\stylesheet{\ql \li0\ri0\widctlpar\f0\fs24 \snext0 Normal;}{\s1\ql\outlinelevel0\b\fs32 \sbasedon0 \snext0 heading 1;}{\s2\ql\b\fs28 \sbasedon0 \snext0 heading 2;}{\*\cs10 \additive Default Paragraph Font;}}
+{\info{\title SECRET TITLE}{\author Someone}}
+{\header \pard\plain PAGE HEADER\par}
+\pard\plain \s1\outlinelevel0 Caf\'e9 report\par
+\pard\plain Prices rose by 5\u8239\'3f% in Z\u252\'fcrich {\field{\*\fldinst HYPERLINK "http://x"}{\fldrslt the city}}.\par
+{\*\shppict{\pict\pngblip 89504e470d0a}}{\nonshppict{\pict\wmetafile8 0100}}
+\pard\plain \s2 Costs\par
+\pard\intbl Rent\cell 900\cell\row
+\pard\intbl Food\cell 300\cell\row
+\pard The end\emdash really.{\footnote\pard Note text.}\par
+}`
+
+func TestRTF(t *testing.T) {
+	doc, err := extract.Bytes(context.Background(), "report.rtf", []byte(wordRTF), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "rtf", []extract.Section{
+		{Heading: "Café report", Text: "Prices rose by 5\u202f% in Zürich the city."},
+		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really.Note text."},
+	})
+	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
+		t.Errorf("deep groups: %v", err)
+	}
+}
