@@ -11,8 +11,10 @@
 // without the punctuation around them). Pandoc's plain text marks up what it read, and the
 // marks are not words of the document: table rules and borders (tokens of | + - = : only),
 // list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
-// image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped. Pandoc 2.17 skips what stands inside an
-// ODT's text:section; the ODT it is given has those wrappers taken off (their content kept).
+// image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
+// TeX between dollars (pandoc writes formulas as TeX; from both texts). Pandoc 2.17 skips what stands inside an
+// ODT's text:section and stops at an EPUB whose spine names places inside chapters; it is
+// given copies with those wrappers and places taken off (see rewriteZip).
 package main
 
 import (
@@ -227,13 +229,30 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
-	if strings.HasSuffix(strings.ToLower(doc), ".odt") {
-		unwrapped, err := withoutSections(doc)
+	var fix func(name string, b []byte) []byte
+	switch strings.ToLower(filepath.Ext(doc)) {
+	case ".odt":
+		fix = func(name string, b []byte) []byte {
+			if name == "content.xml" {
+				b = sectionTag.ReplaceAll(b, nil)
+			}
+			return b
+		}
+	case ".epub":
+		fix = func(name string, b []byte) []byte {
+			if strings.HasSuffix(name, ".opf") {
+				b = fragmentItem.ReplaceAll(b, nil)
+			}
+			return b
+		}
+	}
+	if fix != nil {
+		fixed, err := rewriteZip(doc, fix)
 		if err != nil {
 			return nil, stat{}, err
 		}
-		defer os.Remove(unwrapped)
-		doc = unwrapped
+		defer os.Remove(fixed)
+		doc = fixed
 	}
 	return run("pandoc", "-t", "plain", "--wrap=none", doc)
 }
@@ -242,8 +261,12 @@ var (
 	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
 	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
 	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
+	texMath    = regexp.MustCompile(`\$\$[^$]*\$\$|\$[^$\n]+\$`)
 	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
 	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
+	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
+	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
+	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
 )
 
 // unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
@@ -251,6 +274,7 @@ var (
 // readers' text alike.
 func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
+	text = texMath.ReplaceAll(text, []byte(" "))
 	if pandoc {
 		text = noteMark.ReplaceAll(text, []byte(" "))
 		text = scriptMark.ReplaceAll(text, []byte("$1"))
@@ -268,15 +292,17 @@ func unmark(text []byte, pandoc bool) []byte {
 	return []byte(strings.Join(out, "\n"))
 }
 
-// withoutSections writes a copy of an ODT whose content.xml has its text:section tags
-// taken off, for pandoc 2.17, which skips sections' content.
-func withoutSections(doc string) (string, error) {
+// rewriteZip writes a copy of a zip-packed document with each file passed through fix:
+// the reference is given an ODT whose content.xml has its text:section tags taken off
+// (pandoc 2.17 skips sections' content) and an EPUB whose package document lists no
+// places inside chapters (pandoc 2.17 stops at them).
+func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, error) {
 	zr, err := zip.OpenReader(doc)
 	if err != nil {
 		return "", err
 	}
 	defer zr.Close()
-	out, err := os.CreateTemp("", "doccheck-*.odt")
+	out, err := os.CreateTemp("", "doccheck-*"+filepath.Ext(doc))
 	if err != nil {
 		return "", err
 	}
@@ -292,9 +318,7 @@ func withoutSections(doc string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if f.Name == "content.xml" {
-			b = sectionTag.ReplaceAll(b, nil)
-		}
+		b = fix(f.Name, b)
 		method := zip.Deflate
 		if f.Name == "mimetype" {
 			method = zip.Store
