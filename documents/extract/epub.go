@@ -51,6 +51,10 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	encrypted, err := encryptedParts(a)
+	if err != nil {
+		return nil, err
+	}
 	doc := &Document{Format: "epub"}
 	seen := map[string]bool{}
 	for _, id := range spine {
@@ -59,6 +63,9 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 			continue
 		}
 		seen[it.href] = true
+		if encrypted[it.href] {
+			return nil, errDRM{}
+		}
 		chapter, err := a.read(it.href)
 		if err != nil {
 			return nil, err
@@ -70,6 +77,22 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 		doc.Sections = append(doc.Sections, part.Sections...)
 	}
 	return doc, nil
+}
+
+// encryptedParts lists the files META-INF/encryption.xml says are encrypted (fonts are,
+// harmlessly, in many books; chapters are under DRM).
+func encryptedParts(a *archive) (map[string]bool, error) {
+	parts := map[string]bool{}
+	if !a.has("META-INF/encryption.xml") {
+		return parts, nil
+	}
+	err := a.walkXML("META-INF/encryption.xml", func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "CipherReference" {
+			parts[resolve("", attr(t, "URI"))] = true
+		}
+		return nil
+	})
+	return parts, err
 }
 
 // epubItem is a file of the book's manifest.

@@ -203,6 +203,14 @@ func TestEPUB(t *testing.T) {
 	if _, err := extract.Bytes(context.Background(), "bad.epub", epub(), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
 		t.Errorf("an EPUB without its package document: %v", err)
 	}
+	drm := epub(
+		testdocs.File{Name: "META-INF/encryption.xml", Body: `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="OEBPS/Text/one.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`},
+		testdocs.File{Name: "OEBPS/content.opf", Body: opf},
+		testdocs.File{Name: "OEBPS/Text/one.xhtml", Body: "\x8f\x02 encrypted bytes"},
+		testdocs.File{Name: "OEBPS/Text/two words.xhtml", Body: page("Chapter one", "Read first.")},
+	)
+	_, err = extract.Bytes(context.Background(), "drm.epub", drm, nil)
+	checkUnreadable(t, err, "drm.epub", extract.ErrEncrypted, "protected by DRM: its chapters are encrypted — export the text")
 }
 
 // FuzzOfficeXML puts arbitrary XML into one part of a well-formed archive: a DOCX's
