@@ -21,6 +21,12 @@ func readODF(b *budget, data []byte) (*Document, error) {
 	if !a.has("content.xml") {
 		return nil, fmt.Errorf("%w: content.xml is missing", ErrCorrupt)
 	}
+	if encrypted, err := odfEncrypted(a); err != nil || encrypted {
+		if err == nil {
+			err = fmt.Errorf("%w (LibreOffice encrypted it)", ErrEncrypted)
+		}
+		return nil, err
+	}
 	w := &odfWalker{}
 	w.doc = &Document{Format: "odf"}
 	err = a.walkXML("content.xml", func(tok xml.Token) error {
@@ -47,6 +53,27 @@ func readODF(b *budget, data []byte) (*Document, error) {
 		w.finish()
 	}
 	return w.doc, nil
+}
+
+// odfEncrypted reports whether the manifest says content.xml is encrypted (a document
+// saved with a password).
+func odfEncrypted(a *archive) (bool, error) {
+	if !a.has("META-INF/manifest.xml") {
+		return false, nil
+	}
+	entry, encrypted := "", false
+	err := a.walkXML("META-INF/manifest.xml", func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok {
+			switch t.Name.Local {
+			case "file-entry":
+				entry = attr(t, "full-path")
+			case "encryption-data":
+				encrypted = encrypted || entry == "content.xml"
+			}
+		}
+		return nil
+	})
+	return encrypted, err
 }
 
 type odfWalker struct {

@@ -163,6 +163,14 @@ func TestODF(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSections(t, doc, "odf", []extract.Section{{Heading: "Welcome", Text: "Hello, team"}, {Heading: "Plan", Text: "Ship it"}})
+
+	// Saved with a password: the manifest says content.xml is encrypted.
+	locked := testdocs.Zip(
+		testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text"},
+		testdocs.File{Name: "META-INF/manifest.xml", Body: `<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="3000"><manifest:encryption-data manifest:checksum-type="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0#sha256-1k"><manifest:algorithm manifest:algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc"/></manifest:encryption-data></manifest:file-entry></manifest:manifest>`},
+		testdocs.File{Name: "content.xml", Body: "\x93\x11 encrypted"})
+	_, err = extract.Bytes(context.Background(), "locked.odt", locked, nil)
+	checkUnreadable(t, err, "locked.odt", extract.ErrEncrypted, "protected by a password")
 }
 
 func epub(files ...testdocs.File) []byte {
