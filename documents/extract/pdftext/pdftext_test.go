@@ -53,6 +53,12 @@ func TestText(t *testing.T) {
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
+		{"a letter-spaced line is one word, as pdftotext reads it", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td [(a) -300 (b) -300 (c) -300 (d) -900 (e)] TJ ET", "abcd e"},
+		{"a heading letter-spaced by Tc is a word", simpleFont(""), "",
+			"BT /F1 10 Tf 3 Tc 72 700 Td (SUMMARY) Tj 0 Tc 0 -14 Td (body text) Tj ET", "SUMMARY\nbody text"},
+		{"single letters apart by drawn spaces stay apart", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (a b c) Tj ET", "a b c"},
 		{"a form's text is read", simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (only page) Tj ET", "only page"},
 	}
 	for _, tt := range tests {
