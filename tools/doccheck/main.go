@@ -12,7 +12,8 @@
 // marks are not words of the document: table rules and borders (tokens of | + - = : only),
 // list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
 // image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
-// TeX between dollars (pandoc writes formulas as TeX; EdgeChat does not read them). Pandoc 2.17 skips what stands inside an
+// TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
+// them; taken off both texts, so that shell lines with two dollars count alike). Pandoc 2.17 skips what stands inside an
 // ODT's text:section and stops at an EPUB whose spine names places inside chapters; it is
 // given copies with those wrappers and places taken off (see rewriteZip).
 package main
@@ -274,8 +275,8 @@ var (
 // readers' text alike.
 func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
+	text = texMath.ReplaceAll(text, []byte(" "))
 	if pandoc {
-		text = texMath.ReplaceAll(text, []byte(" "))
 		text = noteMark.ReplaceAll(text, []byte(" "))
 		text = scriptMark.ReplaceAll(text, []byte("$1"))
 	}
