@@ -152,6 +152,39 @@ func TestAccuracyLevel(t *testing.T) {
 	}
 }
 
+// TestFloatCompute undoes accuracy levels, an exporter's or EdgeChat's, zero points or not:
+// the twins the attention check compares in float32.
+func TestFloatCompute(t *testing.T) {
+	for name, o := range variants() {
+		t.Run(name, func(t *testing.T) {
+			path := write(t, o)
+			cache := t.TempDir()
+			int8, _, err := optimize.Cached(path, cache, optimize.Options{AccuracyLevel: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := optimize.Cached(int8, cache, optimize.Options{FloatCompute: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := proto.ReadInfo(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for nb := range after.NBits {
+				if nb.AccuracyLevel != 0 {
+					t.Errorf("a MatMulNBits node kept level %d", nb.AccuracyLevel)
+				}
+			}
+			testenv.CheckONNX(t, out)
+			open(t, out)
+		})
+	}
+	if _, _, err := optimize.Rewrite(nil, optimize.Options{FloatCompute: true, AccuracyLevel: 4}); err == nil {
+		t.Error("float compute with an accuracy level was accepted")
+	}
+}
+
 // TestCachedOnce: the copy is written once, beside links to the weights, and the user's
 // folder is left as it was.
 func TestCachedOnce(t *testing.T) {

@@ -69,6 +69,7 @@ var ggufPath string
 var presets = map[string]func() synth.Options{
 	"tiny":             synth.Tiny,
 	"qwen3-0.6b-shape": synth.Qwen3Shape,
+	"qwen3-0.6b":       synth.Qwen3_06B,
 }
 
 // parse turns the command line into a folder and options: the preset first, then every flag
@@ -78,11 +79,11 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	fs.SetOutput(stderr)
 	def := synth.Tiny()
 	out := fs.String("out", "", "folder to write the model to (required)")
-	preset := fs.String("preset", "tiny", "shape preset: tiny or qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers)")
+	preset := fs.String("preset", "tiny", "shape preset: tiny, qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers) or qwen3-0.6b (the same with its real 28 layers)")
 	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C), bundle (D), foundry (D as Foundry Local ships NPU models) or embedding (Qwen3-Embedding's export: last_hidden_state, no LM head)")
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
-	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")
+	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for the qwen3-0.6b presets)")
 	quant := fs.String("quant", "", "quantize as published: q4 (onnx/model_q4.onnx), q4f16, int8 (model_quantized.onnx) or genai-int4 (layout genai, GroupQueryAttention, accuracy_level 4)")
 	fs.StringVar(&ggufPath, "gguf", "", "also write the Q4_0 GGUF twin for llama.cpp to this file (--quant q4 or genai-int4, no zero points)")
 	zero := fs.Bool("zero-points", false, "q4 and q4f16: asymmetric blocks with zero points")
@@ -104,7 +105,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	}
 	mk, ok := presets[*preset]
 	if !ok {
-		return "", o, fmt.Errorf("unknown --preset %q: choose tiny or qwen3-0.6b-shape", *preset)
+		return "", o, fmt.Errorf("unknown --preset %q: choose tiny, qwen3-0.6b-shape or qwen3-0.6b", *preset)
 	}
 	res := mk()
 	fs.Visit(func(fl *flag.Flag) {

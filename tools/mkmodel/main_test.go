@@ -37,6 +37,7 @@ func TestParse(t *testing.T) {
 			}), ""},
 		{"fp16 kv", []string{"--kv-dtype", "fp16"}, with(func(o *synth.Options) { o.KVFloat16 = true }), ""},
 		{"preset", []string{"--preset", "qwen3-0.6b-shape"}, shape, ""},
+		{"real depth", []string{"--preset", "qwen3-0.6b"}, func() synth.Options { o := shape; o.Layers = 28; return o }(), ""},
 		{"preset layers override", []string{"--preset", "qwen3-0.6b-shape", "--layers", "2"}, func() synth.Options { o := shape; o.Layers = 2; return o }(), ""},
 		{"preset inline", []string{"--preset", "qwen3-0.6b-shape", "--external-data=false"}, func() synth.Options { o := shape; o.ExternalData = false; return o }(), ""},
 		{"external data", []string{"--external-data"}, with(func(o *synth.Options) { o.ExternalData = true }), ""},

@@ -128,7 +128,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 			return why
 		}
 	}
-	if err := verifyAttention(f, base, gqa, ep); err != nil {
+	if err := verifyCopy(f, cacheDir, o, base, gqa, ep); err != nil {
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
 	}
