@@ -69,7 +69,7 @@ install_tokenizer() {
 }
 
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
-[ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc time
+[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc time
 install_ort
 install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
