@@ -4,10 +4,12 @@
 #   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
 #   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3, GPT-4o, GPT-3.5,
 #     Claude) used as test data;
-#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/.
+#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
+#   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
+#     pdftotext, pandoc) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
-# Usage: tools/setup.sh [--no-apt]
+# Usage: tools/setup.sh [--no-apt] [--doccheck]
 set -euo pipefail
 
 SAY_PREFIX=setup
@@ -15,8 +17,14 @@ SAY_PREFIX=setup
 
 ORT_VERSION=1.30.0
 TOK_VERSION=3.7.2
-NO_APT=0
-[ "${1:-}" = "--no-apt" ] && NO_APT=1
+NO_APT=0 DOCCHECK=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-apt) NO_APT=1 ;;
+    --doccheck) DOCCHECK=1 ;;
+    *) die "unknown option $arg (tools/setup.sh [--no-apt] [--doccheck])" ;;
+  esac
+done
 
 APT_PACKAGES=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev python3-onnx python3-numpy python3-jinja2
@@ -61,6 +69,7 @@ install_tokenizer() {
 }
 
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
+[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc time
 install_ort
 install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
