@@ -3,7 +3,8 @@
 #   - the Debian packages Fyne, the tests and the screenshots need (only the missing ones);
 #   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
 #   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3) used as test data;
-#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/.
+#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
+#   - the npm API clients and reference MCP servers the tests drive (tools/npmclients, tools/mcpservers).
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
 # Usage: tools/setup.sh [--no-apt]
@@ -70,18 +71,24 @@ install_tokenizer llama2 fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f9
 install_tokenizer gemma3 4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795 fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601
 
 # The official OpenAI and Anthropic clients and ajv, which the server's tests drive against a
-# real server: tools/npmclients pins them (package-lock.json holds each package's integrity
-# hash, which npm ci checks); installed again only when the pins change.
-install_api_clients() {
-  local src; src="$(cd "$(dirname "$0")" && pwd)/npmclients"
-  local dir="$CACHE/npmclients" sum
+# real server (tools/npmclients pins them), and the reference MCP servers (server-everything,
+# server-filesystem) that the mcp package's and generate's tests call (tools/mcpservers).
+#
+# install_npm_dir NAME WHAT: installs tools/NAME's pinned packages into $CACHE/NAME with npm ci
+# (package-lock.json holds each package's integrity hash, which npm ci checks); again only when
+# the pins change.
+install_npm_dir() {
+  local name="$1" what="$2"
+  local src; src="$(cd "$(dirname "$0")" && pwd)/$name"
+  local dir="$CACHE/$name" sum
   sum="$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)"
   if [ -d "$dir/node_modules" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$sum" ]; then return 0; fi
-  command -v npm >/dev/null || die "npm is needed to install the API clients the server's tests use (install Node.js and npm)"
+  command -v npm >/dev/null || die "npm is needed to install the $what the tests use (install Node.js and npm)"
   mkdir -p "$dir"
   cp "$src/package.json" "$src/package-lock.json" "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the API clients in $dir failed"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the $what in $dir failed"
   echo "$sum" >"$dir/.installed"
-  say "API clients (openai, @anthropic-ai/sdk, ajv) at $dir"
+  say "$what at $dir"
 }
-install_api_clients
+install_npm_dir npmclients "API clients (openai, @anthropic-ai/sdk, ajv)"
+install_npm_dir mcpservers "MCP servers (server-everything, server-filesystem)"
