@@ -21,6 +21,12 @@ func everything(t *testing.T) ServerConfig {
 	return ServerConfig{Name: "everything", Command: node, Args: []string{filepath.Join(scope, "server-everything", "dist", "index.js"), "stdio"}}
 }
 
+// filesystem is the reference server-filesystem over stdio, allowed a fresh folder.
+func filesystem(t *testing.T) ServerConfig {
+	node, scope := testenv.MCPServers(t)
+	return ServerConfig{Name: "files", Command: node, Args: []string{filepath.Join(scope, "server-filesystem", "dist", "index.js"), t.TempDir()}}
+}
+
 func toolNames(tools []Tool) []string {
 	var n []string
 	for _, t := range tools {
