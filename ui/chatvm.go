@@ -39,6 +39,9 @@ type ChatDeps struct {
 	// BaseModel reports whether the model that answers is a base model, one with no chat
 	// template: the window then completes text instead of chatting (nil: never).
 	BaseModel func() bool
+	// Tools returns the host of the MCP servers' tools, or nil while the user has added none
+	// (tools are off until then). nil: never.
+	Tools func() ToolHost
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -66,6 +69,8 @@ type ChatVM struct {
 	OnListChanged func()
 	// FlushEvery bounds how often streamed text reaches the bindings (default 16 ms).
 	FlushEvery time.Duration
+	// ApprovalTimeout is how long a tool call waits for the user (DefaultApprovalTimeout).
+	ApprovalTimeout time.Duration
 
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
@@ -74,10 +79,11 @@ type ChatVM struct {
 	onIndexed func(*AttachmentVM)
 	att       attachState
 
-	mu     sync.Mutex
-	saver  Autosaver // owns the open conversation: read and change it only through Update
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the current stream goroutine returns
+	mu            sync.Mutex
+	alwaysAllowed map[string]bool // tools the user allowed for this session
+	saver         Autosaver       // owns the open conversation: read and change it only through Update
+	cancel        context.CancelFunc
+	done          chan struct{} // closed when the current stream goroutine returns
 }
 
 // NewChatVM returns a view model showing an empty new chat.

@@ -59,6 +59,10 @@ func (vm *ChatVM) startReply() {
 	vm.cancel, vm.done = cancel, done
 	vm.mu.Unlock()
 
+	if host := vm.toolHost(complete); host != nil {
+		go vm.replyWithTools(ctx, host, req, saver, mvm, done) // starting servers takes time
+		return
+	}
 	ch, err := vm.deps.Engine.Generate(ctx, req)
 	if err != nil {
 		go func() {
