@@ -84,6 +84,7 @@ func (vm *ChatVM) replyWithTools(ctx context.Context, host ToolHost, req reply.R
 		mvm.addNote(err.Error())
 	}
 	req.Tools = tools
+	_ = mvm.Status.Set("Starting…")
 	ch, err := vm.deps.Engine.Generate(ctx, req)
 	if err != nil {
 		defer close(done)
@@ -167,6 +168,7 @@ func (vm *ChatVM) runCall(ctx context.Context, host ToolHost, mvm *MessageVM, c 
 	always := vm.alwaysAllowed[c.Name]
 	vm.mu.Unlock()
 	if !always {
+		_ = mvm.Status.Set("") // no progress bar while the user decides
 		_ = tc.State.Set("Waiting for your approval")
 		_ = tc.Pending.Set(true)
 		timeout := vm.ApprovalTimeout
@@ -198,6 +200,7 @@ func (vm *ChatVM) runCall(ctx context.Context, host ToolHost, mvm *MessageVM, c 
 		}
 	}
 	_ = tc.State.Set("Running…")
+	_ = mvm.Status.Set("Running " + c.Name + "…")
 	start := time.Now()
 	text, isError, err := host.Call(ctx, c.Name, c.Arguments)
 	_ = tc.Took.Set(fmt.Sprintf("%.2f s", time.Since(start).Seconds()))

@@ -4,7 +4,8 @@
 # validation error, the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
-# see step 6). Replies come from the real engine running a generated tiny model
+# see step 6), and a tool call waiting for approval and done (captured on Fyne's test driver,
+# see the end of the first part). Replies come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -48,6 +49,10 @@ if [ "${1:-}" != "--inside" ]; then
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inside "$WORK" "$OUT"
+  # A tool call's approval and its result (10-tool-approval, 11-tool-call): the chat view on
+  # Fyne's test driver with a scripted engine and tool host (a random model calls no tool
+  # unless forced, and the window does not force one), captured as the window would draw it.
+  EDGECHAT_SHOTS="$OUT" go test -count=1 -run '^TestToolCallCard$' ./ui/ >&2
   ls -l "$OUT"/*.png >&2
   exit 0
 fi
