@@ -125,6 +125,9 @@ func newMessageVM(m history.Message) *MessageVM {
 		ToolCalls:    binding.NewList(func(a, b *ToolCallVM) bool { return a == b }),
 	}
 	_ = vm.Sources.Set(m.Sources)
+	for _, r := range m.ToolCalls {
+		_ = vm.ToolCalls.Append(savedToolCall(r))
+	}
 	_ = vm.HasThinking.Set(m.Thinking != "")
 	if m.Stats != nil {
 		vm.showStats(m.Stats)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2/data/binding"
 
+	"edgechat/history"
 	"edgechat/reply"
 )
 
@@ -43,14 +45,66 @@ const maxToolRounds = 8
 // ToolCallVM is one tool call shown in the conversation: its name and arguments, whether it
 // waits for approval, runs or ended, its result and how long it took.
 type ToolCallVM struct {
-	Name, Server, Arguments string
-	State                   binding.String // "Waiting for your approval", "Running…", "Done", "Denied", "Failed"
-	Result                  binding.String
-	Took                    binding.String
-	Pending                 binding.Bool // the approval buttons show
+	ID, Name, Server, Arguments string
+	State                       binding.String // "Waiting for your approval", "Running…", "Done", "Denied", "Failed"
+	Result                      binding.String
+	Took                        binding.String
+	Pending                     binding.Bool // the approval buttons show
 
 	once   sync.Once
 	decide chan Decision
+}
+
+// savedToolCall shows a call of a saved reply (decided and ended).
+func savedToolCall(r history.ToolRun) *ToolCallVM {
+	t := newToolCallVM(r.Name, r.Server, r.Arguments)
+	t.ID = r.ID
+	_ = t.State.Set(r.State)
+	_ = t.Result.Set(r.Result)
+	if r.Millis > 0 {
+		_ = t.Took.Set(fmt.Sprintf("%.2f s", r.Millis/1000))
+	}
+	t.once.Do(func() {}) // nothing left to decide
+	return t
+}
+
+// run is the call as the conversation saves it.
+func (t *ToolCallVM) run(ms float64) history.ToolRun {
+	return history.ToolRun{ID: t.ID, Name: t.Name, Server: t.Server, Arguments: t.Arguments,
+		State: get[string](t.State), Result: get[string](t.Result), Millis: ms}
+}
+
+// toolMessages are a saved reply's calls as the model saw them: its assistant turn with the
+// calls, then one tool message per result (what the model read: the result, or why there was
+// none).
+func toolMessages(m history.Message) []reply.Message {
+	if len(m.ToolCalls) == 0 {
+		return nil
+	}
+	call := reply.Message{Role: "assistant"}
+	var results []reply.Message
+	for _, r := range m.ToolCalls {
+		args := json.RawMessage(r.Arguments)
+		if !json.Valid(args) {
+			args = json.RawMessage("{}")
+		}
+		call.ToolCalls = append(call.ToolCalls, reply.ToolCall{ID: r.ID, Name: r.Name, Arguments: args})
+		results = append(results, reply.Message{Role: "tool", Content: toolMessageText(r), ToolCallID: r.ID, Name: r.Name})
+	}
+	return append([]reply.Message{call}, results...)
+}
+
+// toolMessageText is what the model reads of a call.
+func toolMessageText(r history.ToolRun) string {
+	switch r.State {
+	case "Denied":
+		return fmt.Sprintf("The user denied this call of %s; it did not run.", r.Name)
+	case "Failed":
+		if !strings.HasPrefix(r.Result, "Error") {
+			return "Error: " + r.Result
+		}
+	}
+	return r.Result
 }
 
 func newToolCallVM(name, server, args string) *ToolCallVM {
@@ -93,7 +147,7 @@ func (vm *ChatVM) replyWithTools(ctx context.Context, host ToolHost, req reply.R
 	}
 	if len(tools) > 0 {
 		out := make(chan reply.Event)
-		go vm.toolLoop(ctx, host, req, ch, mvm, out)
+		go vm.toolLoop(ctx, host, req, ch, saver, mvm, out)
 		ch = out
 	}
 	vm.consume(ctx, ch, saver, mvm, done)
@@ -103,7 +157,7 @@ func (vm *ChatVM) replyWithTools(ctx context.Context, host ToolHost, req reply.R
 // run (each approved by the user, or denied) and their results sent back as tool messages,
 // and the next reply's events follow, until a reply calls none. Only the last Done is
 // forwarded. It closes out.
-func (vm *ChatVM) toolLoop(ctx context.Context, host ToolHost, req reply.Request, ch <-chan reply.Event, mvm *MessageVM, out chan<- reply.Event) {
+func (vm *ChatVM) toolLoop(ctx context.Context, host ToolHost, req reply.Request, ch <-chan reply.Event, saver Autosaver, mvm *MessageVM, out chan<- reply.Event) {
 	defer close(out)
 	send := func(ev reply.Event) bool {
 		select {
@@ -144,7 +198,12 @@ func (vm *ChatVM) toolLoop(ctx context.Context, host ToolHost, req reply.Request
 		}
 		req.Messages = append(req.Messages, reply.Message{Role: "assistant", Content: text, ToolCalls: cs})
 		for _, c := range cs {
-			result := vm.runCall(ctx, host, mvm, c)
+			result, run := vm.runCall(ctx, host, mvm, c)
+			saver.Update(func(conv *history.Conversation) {
+				if m := findMessage(conv, mvm.ID); m != nil {
+					m.ToolCalls = append(m.ToolCalls, run)
+				}
+			})
 			// The result is data in a tool message: the engine tokenizes it as text.
 			req.Messages = append(req.Messages, reply.Message{Role: "tool", Content: result, ToolCallID: c.ID, Name: c.Name})
 		}
@@ -160,9 +219,15 @@ func (vm *ChatVM) toolLoop(ctx context.Context, host ToolHost, req reply.Request
 }
 
 // runCall shows a call, asks for approval unless the tool is always allowed, runs it and
-// returns the text of its tool message.
-func (vm *ChatVM) runCall(ctx context.Context, host ToolHost, mvm *MessageVM, c reply.ToolCall) string {
+// returns the text of its tool message and the call as the conversation saves it.
+func (vm *ChatVM) runCall(ctx context.Context, host ToolHost, mvm *MessageVM, c reply.ToolCall) (string, history.ToolRun) {
 	tc := newToolCallVM(c.Name, host.Server(c.Name), string(c.Arguments))
+	tc.ID = c.ID
+	text, ms := vm.decideAndRun(ctx, host, mvm, tc, c)
+	return text, tc.run(ms)
+}
+
+func (vm *ChatVM) decideAndRun(ctx context.Context, host ToolHost, mvm *MessageVM, tc *ToolCallVM, c reply.ToolCall) (string, float64) {
 	mvm.addToolCall(tc)
 	vm.mu.Lock()
 	always := vm.alwaysAllowed[c.Name]
@@ -196,24 +261,25 @@ func (vm *ChatVM) runCall(ctx context.Context, host ToolHost, mvm *MessageVM, c 
 			vm.mu.Unlock()
 		case Deny:
 			_ = tc.State.Set("Denied")
-			return fmt.Sprintf("The user denied this call of %s; it did not run.", c.Name)
+			return fmt.Sprintf("The user denied this call of %s; it did not run.", c.Name), 0
 		}
 	}
 	_ = tc.State.Set("Running…")
 	_ = mvm.Status.Set("Running " + c.Name + "…")
 	start := time.Now()
 	text, isError, err := host.Call(ctx, c.Name, c.Arguments)
-	_ = tc.Took.Set(fmt.Sprintf("%.2f s", time.Since(start).Seconds()))
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	_ = tc.Took.Set(fmt.Sprintf("%.2f s", ms/1000))
 	switch {
 	case err != nil:
 		_ = tc.State.Set("Failed")
 		_ = tc.Result.Set(err.Error())
-		return "Error: the tool could not run: " + err.Error()
+		return "Error: the tool could not run: " + err.Error(), ms
 	case isError:
 		_ = tc.State.Set("Failed")
 	default:
 		_ = tc.State.Set("Done")
 	}
 	_ = tc.Result.Set(text)
-	return text
+	return text, ms
 }

@@ -123,6 +123,17 @@ func TestToolCallAllowOnceAndAlways(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc = pendingCall(t, vm)
+	// The next turn's request holds the first turn's call and result as the model saw them.
+	eng.mu.Lock()
+	second := eng.reqs[2]
+	eng.mu.Unlock()
+	var roles []string
+	for _, m := range second.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,assistant,user" || second.Messages[3].Content != "Echo: hi" || second.Messages[2].ToolCalls[0].ID != "call_1" {
+		t.Errorf("the second turn's request: %s %+v", got, second.Messages)
+	}
 	tc.Decide(AllowAlways)
 	waitIdle(t, vm)
 	if err := vm.Send("And again"); err != nil {
@@ -132,6 +143,21 @@ func TestToolCallAllowOnceAndAlways(t *testing.T) {
 	calls, _ := lastAnswer(vm).ToolCalls.Get()
 	if len(calls) != 1 || get[bool](calls[0].Pending) || get[string](calls[0].State) != "Done" || host.count() != 3 {
 		t.Errorf("an always-allowed call: %d calls, state %q, %d runs", len(calls), get[string](calls[0].State), host.count())
+	}
+
+	// Saved with the conversation, and shown again when it is opened.
+	c := vm.Snapshot()
+	if r := c.Messages[1].ToolCalls; len(r) != 1 || r[0].Name != "echo" || r[0].Result != "Echo: hi" || r[0].State != "Done" || r[0].Arguments != `{"message":"hi"}` {
+		t.Fatalf("saved calls %+v", r)
+	}
+	id := c.ID
+	vm.NewChat()
+	if err := vm.Open(id); err != nil {
+		t.Fatal(err)
+	}
+	calls, _ = messages(vm)[1].ToolCalls.Get()
+	if len(calls) != 1 || get[string](calls[0].Result) != "Echo: hi" || get[bool](calls[0].Pending) {
+		t.Errorf("reopened: %d calls", len(calls))
 	}
 }
 
