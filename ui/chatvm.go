@@ -75,6 +75,9 @@ type ChatVM struct {
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
 	onFlush func()
+	// onApproval, when set (tests), runs on the stream goroutine once a tool call shows its
+	// approval buttons.
+	onApproval func(*ToolCallVM)
 	// onIndexed, when set (tests), runs after an attachment was read or failed.
 	onIndexed func(*AttachmentVM)
 	att       attachState

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -79,14 +80,20 @@ func TestToolCallCard(t *testing.T) {
 	host := &fakeTools{}
 	v, vm, w := newTestChatView(t, toolModel)
 	vm.deps.Tools = func() ToolHost { return host }
+	asked := make(chan *ToolCallVM, 1)
+	vm.onApproval = func(tc *ToolCallVM) { asked <- tc } // the card is drawn by then
 	w.Resize(fyne.NewSize(900, 640))
 	test.Type(v.Composer, "Say hi through the tool")
 	v.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	var allow *widget.Button
-	waitFor(t, "the approval buttons", func() bool {
-		allow = visibleButton(w.Content(), "Allow once")
-		return allow != nil
-	})
+	select {
+	case <-asked:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no call asked for approval")
+	}
+	allow := visibleButton(w.Content(), "Allow once")
+	if allow == nil {
+		t.Fatal("no Allow once button")
+	}
 	if visibleButton(w.Content(), "Always for this tool") == nil || visibleButton(w.Content(), "Deny") == nil {
 		t.Fatal("the approval lacks Always for this tool or Deny")
 	}
@@ -99,8 +106,10 @@ func TestToolCallCard(t *testing.T) {
 	capture(t, w, "10-tool-approval")
 	test.Tap(allow)
 	waitIdle(t, vm)
-	waitFor(t, "the result", func() bool { return strings.Contains(visibleText(w.Content()), "Echo: hi") })
 	shown = visibleText(w.Content())
+	if !strings.Contains(shown, "Echo: hi") {
+		t.Errorf("no result shown:\n%s", shown)
+	}
 	if !strings.Contains(shown, "Done") || visibleButton(w.Content(), "Allow once") != nil {
 		t.Errorf("after Allow once:\n%s", shown)
 	}

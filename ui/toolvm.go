@@ -236,6 +236,9 @@ func (vm *ChatVM) decideAndRun(ctx context.Context, host ToolHost, mvm *MessageV
 		_ = mvm.Status.Set("") // no progress bar while the user decides
 		_ = tc.State.Set("Waiting for your approval")
 		_ = tc.Pending.Set(true)
+		if vm.onApproval != nil {
+			vm.onApproval(tc)
+		}
 		timeout := vm.ApprovalTimeout
 		if timeout <= 0 {
 			timeout = DefaultApprovalTimeout
