@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -120,5 +121,31 @@ func TestHTTPWrongContentType(t *testing.T) {
 	defer c.Close()
 	if _, err := c.CallTool(t.Context(), "t", nil); err == nil || !strings.Contains(err.Error(), "neither JSON nor an event stream") {
 		t.Errorf("a text/plain answer: %v", err)
+	}
+}
+
+// A server that takes the request and never answers is reported by name after the call
+// timeout, and the client can still be closed.
+func TestHTTPHang(t *testing.T) {
+	srv, _ := fakeHTTP(t, http.StatusOK)
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), `"tools/call"`) {
+			<-r.Context().Done()
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer hang.Close()
+	c, err := Connect(t.Context(), ServerConfig{Name: "slowpoke", URL: hang.URL, Headers: map[string]string{"X-Key": "secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.CallTimeout = 200 * time.Millisecond
+	_, err = c.CallTool(t.Context(), "t", nil)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "slowpoke did not answer tools/call within 200ms") {
+		t.Errorf("a hung call: %v", err)
 	}
 }
