@@ -76,10 +76,12 @@ func TestGenerateMCPEcho(t *testing.T) {
 			}
 			c := calls[0].(map[string]any)
 			var args struct{ Message *string }
-			b, _ := json.Marshal(c["arguments"])
-			if err := json.Unmarshal(b, &args); err != nil || args.Message == nil {
+			b, _ := json.Marshal(c)
+			a, _ := json.Marshal(c["arguments"])
+			if err := json.Unmarshal(a, &args); err != nil || args.Message == nil || *args.Message == "" {
 				t.Fatalf("arguments %s do not hold echo's message: %v", b, err)
 			}
+			t.Logf("tool call: %s", b)
 			if c["name"] != "echo" || c["server"] != "everything" {
 				t.Errorf("call %v", c)
 			}

@@ -8,8 +8,9 @@ import (
 // ModelSchema is a tool's input schema as the model is held to it while it writes a call:
 // the keywords that constrained decoding cannot enforce token by token (regular expressions,
 // divisibility, conditions, counted keys, and number bounds other than a minimum of 0 or a
-// short integer range) are left out. The server still validates the arguments against its
-// full schema and answers a failed call the model can read.
+// short integer range) are left out, and an object that names its properties gets no others
+// unless it says so (a model with a free hand invents keys). The server still validates the
+// arguments against its full schema and answers a failed call the model can read.
 func ModelSchema(schema json.RawMessage) json.RawMessage {
 	var v any
 	if len(schema) == 0 || json.Unmarshal(schema, &v) != nil {
@@ -41,6 +42,11 @@ func loosen(v any) any {
 		delete(s, k)
 	}
 	loosenBounds(s)
+	if _, ok := s["properties"]; ok {
+		if _, set := s["additionalProperties"]; !set {
+			s["additionalProperties"] = false // the model writes the named arguments, no others
+		}
+	}
 	for _, k := range []string{"properties", "$defs", "definitions"} {
 		if m, ok := s[k].(map[string]any); ok {
 			for name, sub := range m {

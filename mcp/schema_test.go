@@ -9,7 +9,7 @@ func TestModelSchema(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{``, `{"type":"object"}`},
 		{`{"type":"object","properties":{"count":{"type":"number","minimum":1,"maximum":10},"n":{"type":"integer","minimum":1,"maximum":10}}}`,
-			`{"properties":{"count":{"type":"number"},"n":{"maximum":10,"minimum":1,"type":"integer"}},"type":"object"}`},
+			`{"additionalProperties":false,"properties":{"count":{"type":"number"},"n":{"maximum":10,"minimum":1,"type":"integer"}},"type":"object"}`},
 		// A property named like a keyword stays; the keyword inside it goes.
 		{`{"type":"object","properties":{"pattern":{"type":"string","pattern":"^a"}},"$schema":"x","additionalProperties":{"type":"number","minimum":0,"exclusiveMaximum":5}}`,
 			`{"additionalProperties":{"minimum":0,"type":"number"},"properties":{"pattern":{"type":"string"}},"type":"object"}`},
