@@ -34,7 +34,7 @@ func (b *bubble) toolCard(t *ToolCallVM) fyne.CanvasObject {
 	title := widget.NewLabel(fmt.Sprintf("Tool %s (MCP server %s)", t.Name, t.Server))
 	title.TextStyle = fyne.TextStyle{Bold: true}
 	state := b.label(t.State)
-	state.Importance = widget.LowImportance
+	state.TextStyle = fyne.TextStyle{Italic: true}
 	took := b.label(t.Took)
 	took.SizeName = theme.SizeNameCaptionText
 	args := widget.NewLabel(t.Arguments)
