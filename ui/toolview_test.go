@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,25 +54,6 @@ func visibleText(o fyne.CanvasObject) string {
 	return b.String()
 }
 
-// capture writes the window to $EDGECHAT_SHOTS/name.png when that folder is set.
-func capture(t *testing.T, w fyne.Window, name string) {
-	dir := os.Getenv("EDGECHAT_SHOTS")
-	if dir == "" {
-		return
-	}
-	sz := w.Canvas().Size()
-	w.Resize(sz.AddWidthHeight(0, 1)) // lay the whole window out, as a frame would
-	w.Resize(sz)
-	f, err := os.Create(filepath.Join(dir, name+".png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, w.Canvas().Capture()); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The conversation shows the call with its approval buttons; Allow once runs it and shows
 // its result, state and time, and the answer that read it.
 func TestToolCallCard(t *testing.T) {
@@ -103,7 +83,6 @@ func TestToolCallCard(t *testing.T) {
 			t.Errorf("the card does not show %q:\n%s", want, shown)
 		}
 	}
-	capture(t, w, "10-tool-approval")
 	test.Tap(allow)
 	waitIdle(t, vm)
 	shown = visibleText(w.Content())
@@ -113,7 +92,6 @@ func TestToolCallCard(t *testing.T) {
 	if !strings.Contains(shown, "Done") || visibleButton(w.Content(), "Allow once") != nil {
 		t.Errorf("after Allow once:\n%s", shown)
 	}
-	capture(t, w, "11-tool-call")
 }
 
 // With the real server-everything named by the settings' mcp_config: the host offers its
