@@ -70,6 +70,7 @@ func runApp(args []string) int {
 	if p := srv.apply(settings.Settings(), engine); p != "" {
 		notices = append(notices, p)
 	}
+	tools := ui.NewMCPTools(settings.Settings) // MCP servers start on a reply's first need
 	a := app.NewWithID("io.edgechat.app")
 	a.SetIcon(assets.Icon)
 	w := ui.New(a, ui.Deps{
@@ -85,6 +86,7 @@ func runApp(args []string) int {
 		About:     func() string { return version.Get().String() + "\n" + version.Runtime() },
 		Models:    ui.Library{Settings: settings},
 		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
+		Tools:     tools.Host,
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.
@@ -99,6 +101,7 @@ func runApp(args []string) int {
 		},
 	})
 	w.ShowAndRun()
+	tools.Close()
 	srv.stop()
 	engine.Close()
 	library.Close()

@@ -5,6 +5,7 @@
 #   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3, GPT-4o, GPT-3.5,
 #     Claude) used as test data;
 #   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
+#   - the npm API clients and reference MCP servers the tests drive (tools/npmclients, tools/mcpservers);
 #   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
 #     pdftotext, pandoc) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
@@ -84,18 +85,24 @@ install_tokenizer gpt35turbo 1542d2ebccd8b9f7293d41f21b84b6dbc00780e467e5025b6b3
 install_tokenizer claude c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767 d7f9a5431f271229922d6baf898832cb26a951140dd542e90eb6be7e51007241
 
 # The official OpenAI and Anthropic clients and ajv, which the server's tests drive against a
-# real server: tools/npmclients pins them (package-lock.json holds each package's integrity
-# hash, which npm ci checks); installed again only when the pins change.
-install_api_clients() {
-  local src; src="$(cd "$(dirname "$0")" && pwd)/npmclients"
-  local dir="$CACHE/npmclients" sum
+# real server (tools/npmclients pins them), and the reference MCP servers (server-everything,
+# server-filesystem) that the mcp package's and generate's tests call (tools/mcpservers).
+#
+# install_npm_dir NAME WHAT: installs tools/NAME's pinned packages into $CACHE/NAME with npm ci
+# (package-lock.json holds each package's integrity hash, which npm ci checks); again only when
+# the pins change.
+install_npm_dir() {
+  local name="$1" what="$2"
+  local src; src="$(cd "$(dirname "$0")" && pwd)/$name"
+  local dir="$CACHE/$name" sum
   sum="$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)"
   if [ -d "$dir/node_modules" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$sum" ]; then return 0; fi
-  command -v npm >/dev/null || die "npm is needed to install the API clients the server's tests use (install Node.js and npm)"
+  command -v npm >/dev/null || die "npm is needed to install the $what the tests use (install Node.js and npm)"
   mkdir -p "$dir"
   cp "$src/package.json" "$src/package-lock.json" "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the API clients in $dir failed"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the $what in $dir failed"
   echo "$sum" >"$dir/.installed"
-  say "API clients (openai, @anthropic-ai/sdk, ajv) at $dir"
+  say "$what at $dir"
 }
-install_api_clients
+install_npm_dir npmclients "API clients (openai, @anthropic-ai/sdk, ajv)"
+install_npm_dir mcpservers "MCP servers (server-everything, server-filesystem)"

@@ -4,7 +4,8 @@
 # validation error, the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
-# see step 6). Replies come from the real engine running a generated tiny model
+# see step 6), and a call of a real MCP server's tool waiting for approval, then done (step 9,
+# the demo engine too). Replies come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -203,3 +204,25 @@ click $SOURCE
 sleep 0.8
 shot 08-document-source
 stop
+
+# 9. A tool call: Settings' mcp_config names the reference server-everything (installed by
+#    tools/setup.sh; the app starts it over stdio when the reply first needs it). The demo
+#    engine calls its echo tool (a random model calls no tool unless forced, and the window
+#    forces none); the call waits for approval, then Allow once runs it on the real server.
+EVERYTHING="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}/mcpservers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [ -f "$EVERYTHING" ] && command -v node >/dev/null; then
+  printf '{"mcpServers": {"everything": {"command": "%s", "args": ["%s", "stdio"]}}}\n' "$(command -v node)" "$EVERYTHING" >"$WORK/mcp.json"
+  printf 'cpu:\n  model: %s\ntheme: light\nthinking: false\nmcp_config: %s\n' "$WORK/model" "$WORK/mcp.json" >"$WORK/chat-tools.yaml"
+  ENGINE_FLAGS=--demo-engine start "$WORK/chat-tools.yaml" tools
+  click $COMPOSER
+  xdotool type --delay 15 "Ask the echo tool to say hello"
+  xdotool key Return
+  sleep 5 # the server starts and lists its tools; the demo engine calls echo
+  shot 09-tool-approval
+  click 407 220 # Allow once
+  sleep 3
+  shot 10-tool-call
+  stop
+else
+  echo "screenshots: server-everything is not installed (tools/setup.sh): no tool-call screenshots" >&2
+fi
