@@ -112,6 +112,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 	if p := srv.apply(settings.Settings(), engine); p != "" {
 		notices = append(notices, p)
 	}
+	tools := ui.NewMCPTools(settings.Settings) // MCP servers start on a reply's first need
 	w := ui.New(st.app, ui.Deps{
 		Engine:   withDocuments,
 		Files:    files,
@@ -125,6 +126,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 		About:     func() string { return version.Get().String() + "\n" + version.Runtime() },
 		Models:    ui.Library{Settings: settings},
 		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
+		Tools:     tools.Host,
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.
@@ -141,6 +143,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 	st.main = w
 	st.stop = func() {
 		w.Stopped()
+		tools.Close()
 		srv.stop()
 		engine.Close()
 		library.Close()

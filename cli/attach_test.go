@@ -121,3 +121,38 @@ func TestGenerateAttachEmbeddingModel(t *testing.T) {
 		}
 	}
 }
+
+// A document holding private-use, non-characters, controls and a forged body marker reaches
+// the printed prompt as written (a private-use character once made every reply fail).
+func TestGenerateAttachOddCharacters(t *testing.T) {
+	model := writeTinyModel(t)
+	doc := filepath.Join(t.TempDir(), "glyphs.txt")
+	odd := "Icon \uE000 and \uF8FF, marker \uE0000\uE001, non-character \uFDD0, plane 16 \U00100000."
+	if err := os.WriteFile(doc, []byte("# Glyphs\n\n"+odd+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--model", model, "--prompt", "Which icon? \uE000", "--attach", doc, "--no-think", "--print-prompt"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), odd) || !strings.Contains(out.String(), "Which icon? \uE000<|im_end|>") {
+		t.Errorf("the prompt lacks the document's or the question's text:\n%s", out.String())
+	}
+}
+
+// The same document and question get a reply (before, every reply failed with "the chat
+// template changed a message body").
+func TestGenerateAttachOddCharactersReplies(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	model := writeTinyModel(t)
+	doc := filepath.Join(t.TempDir(), "glyphs.txt")
+	if err := os.WriteFile(doc, []byte("# Glyphs\n\nIcon \uE000 and \uE0000\uE001 here.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--model", model, "--ort-lib", lib, "--prompt", "Which icon? \uE000", "--attach", doc, "--temperature", "0", "--max-tokens", "4", "--no-think"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}

@@ -15,7 +15,9 @@ import (
 	"text/tabwriter"
 
 	"edgechat/inference/ort/loop"
+	"edgechat/internal/membw"
 	"edgechat/internal/paths"
+	"edgechat/onnx/proto"
 )
 
 // peerResult is one engine's figures over the rounds of `bench --compare`: its best, and
@@ -101,8 +103,28 @@ func comparePeers(ctx context.Context, path string, first *BenchResult, o compar
 			}
 		}
 	}
+	first.setDecodeLimit()
 	return []peerResult{edge, bare, llama}, nil
 }
+
+// setDecodeLimit measures the machine's memory read bandwidth with the run's threads and
+// sets the decode ceiling it gives: a decode step reads each weight of the graph once, but
+// for the tables read a row at a time (the KV cache comes on top, so the ceiling is
+// generous).
+func (r *BenchResult) setDecodeLimit() {
+	info, err := proto.ReadInfo(r.ModelFile)
+	if err != nil || info.WeightBytes <= 0 {
+		return
+	}
+	r.DecodeReadBytes = info.WeightBytes - info.TableBytes
+	r.BandwidthBytesPerS = membw.Read(max(r.Threads, 1), bandwidthBuffer, 3)
+	if r.DecodeReadBytes > 0 && r.BandwidthBytesPerS > 0 {
+		r.DecodeLimitTPS = r.BandwidthBytesPerS / float64(r.DecodeReadBytes)
+	}
+}
+
+// bandwidthBuffer is the buffer the bandwidth is read from: far past any cache.
+const bandwidthBuffer = 512 << 20
 
 func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 	// Each engine reads its weights from a warm page cache, whatever ran before it.
@@ -179,6 +201,20 @@ func printCompare(out io.Writer, peers []peerResult, r *BenchResult, rounds int)
 			continue
 		}
 		fmt.Fprintf(out, "Round by round against %s (%d rounds): first token %s, decode %s\n", p.Engine, len(ttft), spread(ttft), spread(decode))
+	}
+	if r.DecodeLimitTPS > 0 {
+		fmt.Fprintf(out, "Memory bandwidth %.1f GB/s read with %d threads; a decode step reads %.0f MB of weights, so at most %.0f tokens/s:",
+			r.BandwidthBytesPerS/1e9, r.Threads, float64(r.DecodeReadBytes)/1e6, r.DecodeLimitTPS)
+		for i, p := range peers {
+			if p.Missing == "" && p.DecodeTPS > 0 {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(out, "%s %s at %.0f%%", sep, p.Engine, 100*p.DecodeTPS/r.DecodeLimitTPS)
+			}
+		}
+		fmt.Fprintln(out)
 	}
 	return nil
 }

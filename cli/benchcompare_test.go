@@ -71,4 +71,14 @@ func TestPairedRatios(t *testing.T) {
 	if !strings.Contains(out.String(), "1.00×") {
 		t.Errorf("printed:\n%s", out.String())
 	}
+	// With the bandwidth measured: each engine's decode as a share of the ceiling.
+	out.Reset()
+	r := &BenchResult{PromptIDs: make([]int, 428), DecodeTokens: 64, Threads: 2, BandwidthBytesPerS: 50e9, DecodeReadBytes: 250e6, DecodeLimitTPS: 200}
+	if err := printCompare(&out, []peerResult{edge, llama, missing}, r, 3); err != nil {
+		t.Fatal(err)
+	}
+	want = "Memory bandwidth 50.0 GB/s read with 2 threads; a decode step reads 250 MB of weights, so at most 200 tokens/s: EdgeChat at 100%, llama.cpp at 60%\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("printed:\n%s\nwant it to end in %q", out.String(), want)
+	}
 }

@@ -61,6 +61,12 @@ type BenchResult struct {
 	KVBytes              int64     `json:"kv_bytes,omitempty"`
 	RSSBudgetBytes       int64     `json:"rss_budget_bytes,omitempty"`
 	Samples              []float64 `json:"samples_ms"`
+	// With --compare: the memory read bandwidth measured with the run's threads, the weight
+	// bytes a decode step reads (every weight but the rows-only tables such as the token
+	// embedding) and the decode speed that bandwidth allows at most.
+	BandwidthBytesPerS float64 `json:"bandwidth_bytes_per_s,omitempty"`
+	DecodeReadBytes    int64   `json:"decode_read_bytes,omitempty"`
+	DecodeLimitTPS     float64 `json:"decode_limit_tokens_per_s,omitempty"`
 	// ModelFile is the decoder graph that ran and PromptIDs the prompt, for peers that run the
 	// same file on the same tokens.
 	ModelFile string `json:"model_file"`

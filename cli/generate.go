@@ -161,6 +161,7 @@ type generateFlags struct {
 	raw, noLookup            bool
 	attach                   fileList
 	embeddingModel           string
+	toolFlags
 }
 
 // fileList is a flag that may be repeated.
@@ -191,10 +192,14 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
 	fs.BoolVar(&g.noLookup, "no-lookup", false, "decode one token per run: no prompt-lookup drafts (the reply is the same, only slower where it repeats its prompt)")
-	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX or HTML (repeat for more)")
+	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX, ODT, EPUB, RTF or HTML (repeat for more)")
 	fs.StringVar(&g.embeddingModel, "embedding-model", "", "with --attach: the text-embedding model folder that ranks passages by meaning as well, or off (default: the settings' embedding_model, else one found on this PC)")
+	g.registerTools(fs.StringVar)
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
+	}
+	if err := g.checkTools(g.raw); err != nil {
+		return err
 	}
 	thinking := g.think && !g.noThink
 	req := reply.Request{Thinking: thinking, MaxTokens: g.maxTokens, Sampling: g.sampling(), NoLookup: g.noLookup}
@@ -267,6 +272,9 @@ func runGenerate(env Env) error {
 	req.StrictMaxTokens = true
 	docs.Next = eng
 	req.Attachments = attachments(g.attach)
+	if g.mcpConfig != "" {
+		return g.runTools(ctx, env, docs, req)
+	}
 	events, err := docs.Generate(ctx, req)
 	if err != nil {
 		return err
@@ -370,6 +378,8 @@ type jsonEvent struct {
 	Type    string
 	Text    string
 	Summary *reply.Summary
+	Tool    *reply.ToolCallPart
+	Runs    []toolRun // the final event of generate --mcp-config: every tool call made
 }
 
 func (e jsonEvent) MarshalJSON() ([]byte, error) {
@@ -384,6 +394,12 @@ func (e jsonEvent) MarshalJSON() ([]byte, error) {
 		}
 	}
 	fields["type"] = e.Type
+	if e.Tool != nil {
+		fields["tool_call"] = e.Tool
+	}
+	if e.Runs != nil {
+		fields["tool_calls"] = e.Runs
+	}
 	if e.Text != "" {
 		fields["text"] = e.Text
 	}
@@ -392,19 +408,57 @@ func (e jsonEvent) MarshalJSON() ([]byte, error) {
 
 var eventTypes = map[reply.EventKind]string{
 	reply.EventText: "text", reply.EventThinking: "thinking", reply.EventNotice: "notice",
-	reply.EventStatus: "status", reply.EventDone: "done",
+	reply.EventStatus: "status", reply.EventDone: "done", reply.EventToolCall: "tool_call_delta",
 }
 
 // printEvents writes the stream: plain text as it comes, or one JSON object per event.
 func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON bool) error {
+	r := printStream(ctx, env, events, asJSON, nil)
+	if r.final.FinishReason == reply.FinishError {
+		return r.final.Err
+	}
+	return nil
+}
+
+// printed is what printStream saw of one reply.
+type printed struct {
+	final          *reply.Summary
+	text, thinking string
+	calls          []reply.ToolCall
+}
+
+// printStream writes one reply's events and returns the reply. With runs (generate
+// --mcp-config), the final JSON event (the one that called no tool) lists the tool calls of
+// all rounds.
+func printStream(ctx context.Context, env Env, events <-chan reply.Event, asJSON bool, runs *[]toolRun) printed {
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)
 	var final *reply.Summary
+	var text, thinking strings.Builder
+	var calls reply.ToolCalls
+	var broken error
 	inThinking := false
 	for ev := range events {
+		switch ev.Kind {
+		case reply.EventText:
+			text.WriteString(ev.Text)
+		case reply.EventThinking:
+			thinking.WriteString(ev.Text)
+		case reply.EventToolCall:
+			if ev.Tool != nil && broken == nil {
+				broken = calls.Add(*ev.Tool)
+			}
+		}
 		if asJSON {
-			if err := enc.Encode(jsonEvent{Type: eventTypes[ev.Kind], Text: ev.Text, Summary: ev.Done}); err != nil {
-				return err
+			je := jsonEvent{Type: eventTypes[ev.Kind], Text: ev.Text, Summary: ev.Done, Tool: ev.Tool}
+			if runs != nil && ev.Done != nil && ev.Done.FinishReason != reply.FinishToolCalls {
+				je.Runs = *runs
+				if je.Runs == nil {
+					je.Runs = []toolRun{}
+				}
+			}
+			if err := enc.Encode(je); err != nil {
+				return printed{final: &reply.Summary{FinishReason: reply.FinishError, Err: err}}
 			}
 		} else {
 			switch ev.Kind {
@@ -427,6 +481,9 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 		if ev.Kind == reply.EventDone {
 			final = ev.Done
 		}
+	}
+	if broken != nil {
+		final = &reply.Summary{FinishReason: reply.FinishError, Err: fmt.Errorf("%w: %v", reply.ErrBrokenToolCall, broken)}
 	}
 	final = reply.Ended(ctx, final)
 	// A reply that failed before its first token (a bad --model) has no statistics: the
@@ -451,8 +508,5 @@ func printEvents(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			fmt.Fprintf(env.Stderr, "[source %d] %s\n", i+1, s.Label())
 		}
 	}
-	if final.FinishReason == reply.FinishError {
-		return final.Err
-	}
-	return nil
+	return printed{final: final, text: text.String(), thinking: thinking.String(), calls: calls.Calls()}
 }

@@ -101,6 +101,21 @@ func TestGeneratePrintPrompt(t *testing.T) {
 	}
 }
 
+// A private-use character (and a forged marker) in a message reaches the printed prompt as
+// typed; it once made every reply fail.
+func TestGeneratePrintPromptPrivateUse(t *testing.T) {
+	model := writeTinyModel(t)
+	var out, errb bytes.Buffer
+	prompt := "see \uE000 and \uE0000\uE001 here"
+	code := Run([]string{"generate", "--model", model, "--prompt", prompt, "--no-think", "--print-prompt"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "<|im_start|>user\n" + prompt + "<|im_end|>\n"; !strings.Contains(out.String(), want) {
+		t.Fatalf("prompt:\n%q\nwant it to hold\n%q", out.String(), want)
+	}
+}
+
 func TestGenerateErrors(t *testing.T) {
 	cases := []struct {
 		args []string

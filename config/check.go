@@ -231,6 +231,11 @@ func (s Settings) Validate() []FieldError {
 			break
 		}
 	}
+	if p := s.MCPConfig; p != "" {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			errs = append(errs, FieldError{"mcp_config", fmt.Sprintf("%s is not a file — choose an mcp.json ({\"mcpServers\": {…}}), or leave it empty for no tools", p)})
+		}
+	}
 	if m := s.EmbeddingModel; m != "" && m != EmbeddingOff {
 		if st, err := os.Stat(m); err != nil || !st.IsDir() {
 			errs = append(errs, FieldError{"embedding_model", fmt.Sprintf("%s is not a folder — choose a text-embedding model's folder, leave it empty to find one, or write %s", m, EmbeddingOff)})

@@ -155,6 +155,8 @@ func TestValidate(t *testing.T) {
 		{"embedding model folder", func(s *Settings) { s.EmbeddingModel = model }, nil},
 		{"embedding model missing", func(s *Settings) { s.EmbeddingModel = filepath.Join(root, "gone") },
 			[]FieldError{{"embedding_model", filepath.Join(root, "gone") + " is not a folder — choose a text-embedding model's folder, leave it empty to find one, or write off"}}},
+		{"mcp config a folder", func(s *Settings) { s.MCPConfig = model },
+			[]FieldError{{"mcp_config", model + ` is not a file — choose an mcp.json ({"mcpServers": {…}}), or leave it empty for no tools`}}},
 		{"server addr", func(s *Settings) { s.Server.Enabled = true; s.Server.Addr = "8080" },
 			[]FieldError{{"server.addr", "server address must be host:port, e.g. 127.0.0.1:8080"}}},
 		{"several in order", func(s *Settings) { s.Temperature = 3; s.Theme = "" },

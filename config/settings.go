@@ -81,6 +81,9 @@ type Settings struct {
 	EmbeddingModel string `mapstructure:"embedding_model"`
 	// Power pins a power mode or follows the machine's (battery saver on battery).
 	Power Power `mapstructure:"power"`
+	// MCPConfig is an mcp.json naming the MCP servers whose tools the chat may call
+	// ("" = none: tools are off until the user adds a server). Each call asks approval.
+	MCPConfig string `mapstructure:"mcp_config"`
 }
 
 // EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off.

@@ -63,6 +63,20 @@ type Message struct {
 	Stats    *Stats    `json:"stats,omitempty"` // assistant replies
 	// Sources are the passages of attached documents the reply was given.
 	Sources []Source `json:"sources,omitempty"`
+	// ToolCalls are the tools the reply called (MCP), in order, before its text.
+	ToolCalls []ToolRun `json:"tool_calls,omitempty"`
+}
+
+// ToolRun is one tool call of a reply and what came of it.
+type ToolRun struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Server    string `json:"server,omitempty"`
+	Arguments string `json:"arguments"`
+	// State is how it ended: "Done", "Failed" or "Denied".
+	State  string  `json:"state"`
+	Result string  `json:"result"`
+	Millis float64 `json:"ms,omitempty"`
 }
 
 // Source is a passage of an attached document given to the model with a question.
@@ -176,6 +190,7 @@ func (c *Conversation) clone() *Conversation {
 			out.Messages[i].Stats = &s
 		}
 		out.Messages[i].Sources = slices.Clone(m.Sources)
+		out.Messages[i].ToolCalls = slices.Clone(m.ToolCalls)
 	}
 	out.Attachments = slices.Clone(c.Attachments)
 	return &out

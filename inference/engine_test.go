@@ -428,7 +428,7 @@ func TestConversationRenderedOnce(t *testing.T) {
 	m := mustFakeModel(t)
 	m.dec = &fakeDecoder{next: letters, capacity: 4096}
 	msgs := []reply.Message{{Role: "system", Content: "S"}, {Role: "user", Content: "Q1"}, {Role: "assistant", Content: "A1"}, {Role: "user", Content: "Q2"}}
-	conv := m.conversation(msgs, turnOptions{})
+	conv := m.conversation(context.Background(), msgs, turnOptions{})
 	r := &route{cfg: RouteConfig{Name: "npu"}, model: m}
 	if reason := r.declines(conv, reply.Request{Messages: msgs, MaxTokens: 16}); reason != "" {
 		t.Fatal(reason)

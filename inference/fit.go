@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -13,6 +14,8 @@ import (
 // route's prefill-limit check, fitting the context and the prompt share them, and fitting
 // works on message indices.
 type conversation struct {
+	// ctx is the request's: rendering stops when it is done.
+	ctx     context.Context
 	m       *Model
 	msgs    []reply.Message
 	opts    turnOptions
@@ -29,17 +32,17 @@ type promptIDs struct {
 	inThinking bool
 }
 
-func (m *Model) conversation(msgs []reply.Message, o turnOptions) *conversation {
+func (m *Model) conversation(ctx context.Context, msgs []reply.Message, o turnOptions) *conversation {
 	roles := make([]string, len(msgs))
 	for i, msg := range msgs {
 		roles[i] = msg.Role
 	}
-	return &conversation{m: m, msgs: msgs, opts: o, roles: roles, head: chat.Head(roles), byStart: map[int]*promptIDs{}}
+	return &conversation{ctx: ctx, m: m, msgs: msgs, opts: o, roles: roles, head: chat.Head(roles), byStart: map[int]*promptIDs{}}
 }
 
 // request is req's conversation: its messages, or its raw prompt. A reply constrained from
 // its first token (a response format, a required tool call) is rendered without reasoning.
-func (m *Model) request(req reply.Request) *conversation {
+func (m *Model) request(ctx context.Context, req reply.Request) *conversation {
 	if req.Prompt != nil {
 		return m.rawPrompt(req.Prompt)
 	}
@@ -47,7 +50,7 @@ func (m *Model) request(req reply.Request) *conversation {
 	if req.ToolChoice.Mode != reply.ToolNone {
 		o.tools = req.Tools
 	}
-	return m.conversation(req.Messages, o)
+	return m.conversation(ctx, req.Messages, o)
 }
 
 // rawPrompt is a plain completion's prompt: the text tokenized as user text (special tokens
@@ -96,7 +99,7 @@ func (c *conversation) from(start int) (*promptIDs, error) {
 	if p, ok := c.byStart[start]; ok {
 		return p, nil
 	}
-	r, err := c.m.render(c.msgs, c.head, start, c.opts)
+	r, err := c.m.render(c.ctx, c.msgs, c.head, start, c.opts)
 	if err != nil {
 		return nil, err
 	}

@@ -154,6 +154,9 @@ func (m *Model) chooseTemplate(jinja string) error {
 	dir := m.Folder.Dir
 	if jinja != "" {
 		t, err := chat.New(jinja)
+		if errors.Is(err, chat.ErrLimit) {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
 		if err != nil {
 			return fmt.Errorf("the chat template in %s cannot be used: %w", dir, err)
 		}

@@ -123,3 +123,31 @@ func TestMaxContextOutOfRange(t *testing.T) {
 		t.Errorf("capacity %d, want 4096", got)
 	}
 }
+
+// A model whose chat template goes over the sandbox's limits (a macro that calls itself
+// without end, which overflowed the Go stack) is refused when it loads, with the reason, and
+// the process goes on.
+func TestHostileTemplateRefusedAtLoad(t *testing.T) {
+	for _, src := range []string{
+		`{% macro f(n) %}{{ f(n+1) }}{% endmacro %}{{ f(0) }}`,
+		`{% for i in range(100000000) %}x{% endfor %}`,
+		`{{ 'x' * 1000000000 }}`,
+	} {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(fakeFolder(t))); err != nil {
+			t.Fatal(err)
+		}
+		var cfg map[string]any
+		if err := readJSON(filepath.Join(dir, "tokenizer_config.json"), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg["chat_template"] = src
+		if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), mustJSON(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := openModel(dir, LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), "this model's chat template is unsafe to run") || !strings.Contains(err.Error(), "EdgeChat cannot use it") {
+			t.Errorf("%s: error %v, want the template refused", src, err)
+		}
+	}
+}

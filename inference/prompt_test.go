@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestProtectedPromptMatchesGolden(t *testing.T) {
 					}
 				}
 				opt := chat.Options{AddGenerationPrompt: c.AddGenerationPrompt, EnableThinking: c.EnableThinking, BOS: specials["bos_token"], EOS: specials["eos_token"]}
-				r, err := m.renderProtected(msgs, m.chatMessages(msgs, 0, 0, true, turnOptions{}), opt)
+				r, err := m.renderProtected(context.Background(), msgs, 0, 0, turnOptions{}, opt)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -206,7 +206,7 @@ func (r *route) serve(j *job) result {
 	if j.out == nil { // preload only
 		return result{sum: &reply.Summary{}}
 	}
-	conv := r.model.request(j.req)
+	conv := r.model.request(j.ctx, j.req)
 	if j.hasNext {
 		if reason := r.declines(conv, j.req); reason != "" {
 			return result{skip: reason}

@@ -30,7 +30,7 @@ func (m *Model) warmNextTurn(ctx context.Context, stop func() bool) {
 	if w == nil {
 		return
 	}
-	ids, err := m.historyIDs(w)
+	ids, err := m.historyIDs(ctx, w)
 	if err != nil || len(ids) >= m.dec.Capacity() {
 		return
 	}
@@ -61,9 +61,9 @@ func (m *Model) feed(ctx context.Context, ids []int, stop func() bool) {
 
 // historyIDs are the ids any next message will share: the next turn is rendered once with a
 // placeholder user message, and its ids with two different bodies agree up to that message.
-func (m *Model) historyIDs(w *nextTurn) ([]int, error) {
+func (m *Model) historyIDs(ctx context.Context, w *nextTurn) ([]int, error) {
 	msgs := append(slices.Clip(w.history), reply.Message{Role: "user", Content: "a"})
-	r, err := m.render(msgs, 0, 0, w.opts)
+	r, err := m.render(ctx, msgs, 0, 0, w.opts)
 	if err != nil {
 		return nil, err
 	}

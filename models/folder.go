@@ -74,6 +74,9 @@ type Folder struct {
 var variantOrder = []string{
 	"model_q4.onnx", "model_quantized.onnx", "model_int8.onnx", "model_uint8.onnx",
 	"model.onnx", "model_bnb4.onnx", "model_fp16.onnx", "model_q4f16.onnx",
+	// Optimum's older exports: the merged decoder (with and without past in one graph) is
+	// the one that runs alone; decoder_model.onnx has no KV cache.
+	"decoder_model_merged_quantized.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx",
 }
 
 // VariantRank ranks a layout-A ONNX file name for the CPU: lower is better; names it does not

@@ -25,11 +25,14 @@ type DecoderIO struct {
 	InputIDsType  string
 	AttentionMask string // "" when the graph has none
 	PositionIDs   string // "" when the graph has none
-	Past          []KVPair
-	Present       []KVPair
-	Logits        string
-	KVType        string
-	KVHeads       int
+	// UseCacheBranch names the bool [1] input of a merged decoder (Optimum's
+	// decoder_model_merged: false runs the branch without past); "" when the graph has none.
+	UseCacheBranch string
+	Past           []KVPair
+	Present        []KVPair
+	Logits         string
+	KVType         string
+	KVHeads        int
 	// QueryHeads is the attention's query heads (the config's num_attention_heads); 0 when
 	// no config says.
 	QueryHeads int
@@ -94,6 +97,12 @@ func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (
 	if v, ok := byName(in, pick("position_ids", "position_ids")); ok {
 		d.PositionIDs = v.Name
 	}
+	if v, ok := byName(in, "use_cache_branch"); ok {
+		if v.ElemType != "bool" {
+			return nil, fmt.Errorf("%s: input use_cache_branch is %s; a merged decoder's is bool", path, v.ElemType)
+		}
+		d.UseCacheBranch = v.Name
+	}
 	logits, ok := byName(out, pick("logits", "logits"))
 	if !ok {
 		return nil, fmt.Errorf("%s is not a text decoder: it has no logits output (outputs: %s)", path, ListNames(out))
@@ -112,6 +121,11 @@ func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (
 	if d.Present, err = KVNames(out, PresentPattern, names["present_key_names"], names["present_value_names"]); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(d.Past) == 0 {
+		if name, ok := stackedPast(in); ok {
+			return nil, fmt.Errorf("%s keeps each layer's key and value stacked in one input (%s, [2, batch, heads, past, head_dim]), as ONNX Runtime's older GPT-2 export tool wrote them; EdgeChat reads separate past_key_values.N.key and .value inputs — export the model again with Hugging Face Optimum (optimum-cli export onnx --task text-generation-with-past)", path, name)
+		}
+	}
 	if len(d.Past) == 0 || len(d.Past) != len(d.Present) {
 		return nil, fmt.Errorf("%s is not a decoder with a KV cache: found %d past and %d present key/value pairs", path, len(d.Past), len(d.Present))
 	}
@@ -127,6 +141,19 @@ func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (
 		return nil, fmt.Errorf("%s: KV cache type %s is not supported (float32 or float16)", path, d.KVType)
 	}
 	return d, nil
+}
+
+// stackedPattern matches a layer's stacked past input: past_0, past.0, past_key_values_0.
+var stackedPattern = regexp.MustCompile(`^past(?:_key_values)?[._](\d+)$`)
+
+// stackedPast finds an input holding a layer's key and value in one tensor [2, …].
+func stackedPast(in []proto.IO) (string, bool) {
+	for _, v := range in {
+		if stackedPattern.MatchString(v.Name) && len(v.Dims) == 5 && v.Dims[0].Value == 2 {
+			return v.Name, true
+		}
+	}
+	return "", false
 }
 
 // KVNames collects layer-indexed key/value names, by genai_config.json patterns when given

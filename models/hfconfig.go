@@ -28,6 +28,43 @@ type HFConfig struct {
 	EOSTokenID            IDList   `json:"eos_token_id"`
 }
 
+// gptNames are the keys GPT-2 (n_embd, n_head, n_layer, n_positions; also GPT-J and
+// CodeGen) and GPT-Neo (num_heads, num_layers) use for the standard ones.
+type gptNames struct {
+	NEmbd      int `json:"n_embd"`
+	NHead      int `json:"n_head"`
+	NumHeads   int `json:"num_heads"`
+	NLayer     int `json:"n_layer"`
+	NumLayers  int `json:"num_layers"`
+	NPositions int `json:"n_positions"`
+}
+
+// UnmarshalJSON reads config.json, taking GPT-2's and GPT-Neo's keys where the standard ones
+// are missing: a GPT-2 export's context is n_positions, past which its learned position
+// table has no rows.
+func (c *HFConfig) UnmarshalJSON(b []byte) error {
+	type plain HFConfig
+	var g gptNames
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		return err
+	}
+	fill := func(v *int, alts ...int) {
+		for _, a := range alts {
+			if *v == 0 && a > 0 {
+				*v = a
+			}
+		}
+	}
+	fill(&c.HiddenSize, g.NEmbd)
+	fill(&c.NumAttentionHeads, g.NHead, g.NumHeads)
+	fill(&c.NumHiddenLayers, g.NLayer, g.NumLayers)
+	fill(&c.MaxPositionEmbeddings, g.NPositions)
+	return nil
+}
+
 // GenerationDefaults are sampling defaults from generation_config.json or genai_config.json.
 // Nil fields were not set by the model.
 type GenerationDefaults struct {

@@ -34,3 +34,26 @@ func TestIDList(t *testing.T) {
 		}
 	}
 }
+
+// GPT-2's and GPT-Neo's config.json keys fill the standard fields where those are missing.
+func TestHFConfigGPTKeys(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want HFConfig
+	}{
+		{`{"model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257}`,
+			HFConfig{ModelType: "gpt2", HiddenSize: 768, NumAttentionHeads: 12, NumHiddenLayers: 12, MaxPositionEmbeddings: 1024, VocabSize: 50257}},
+		{`{"model_type": "gpt_neo", "hidden_size": 64, "num_heads": 4, "num_layers": 8, "max_position_embeddings": 2048}`,
+			HFConfig{ModelType: "gpt_neo", HiddenSize: 64, NumAttentionHeads: 4, NumHiddenLayers: 8, MaxPositionEmbeddings: 2048}},
+		{`{"model_type": "qwen3", "hidden_size": 1024, "num_attention_heads": 16, "max_position_embeddings": 40960, "n_positions": 7}`,
+			HFConfig{ModelType: "qwen3", HiddenSize: 1024, NumAttentionHeads: 16, MaxPositionEmbeddings: 40960}},
+	} {
+		var c HFConfig
+		if err := json.Unmarshal([]byte(tc.json), &c); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, c); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.json, diff)
+		}
+	}
+}

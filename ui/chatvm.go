@@ -39,6 +39,9 @@ type ChatDeps struct {
 	// BaseModel reports whether the model that answers is a base model, one with no chat
 	// template: the window then completes text instead of chatting (nil: never).
 	BaseModel func() bool
+	// Tools returns the host of the MCP servers' tools, or nil while the user has added none
+	// (tools are off until then). nil: never.
+	Tools func() ToolHost
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -66,18 +69,24 @@ type ChatVM struct {
 	OnListChanged func()
 	// FlushEvery bounds how often streamed text reaches the bindings (default 16 ms).
 	FlushEvery time.Duration
+	// ApprovalTimeout is how long a tool call waits for the user (DefaultApprovalTimeout).
+	ApprovalTimeout time.Duration
 
 	deps ChatDeps
 	// onFlush, when set (tests), runs on the stream goroutine after each flush.
 	onFlush func()
+	// onApproval, when set (tests), runs on the stream goroutine once a tool call shows its
+	// approval buttons.
+	onApproval func(*ToolCallVM)
 	// onIndexed, when set (tests), runs after an attachment was read or failed.
 	onIndexed func(*AttachmentVM)
 	att       attachState
 
-	mu     sync.Mutex
-	saver  Autosaver // owns the open conversation: read and change it only through Update
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the current stream goroutine returns
+	mu            sync.Mutex
+	alwaysAllowed map[string]bool // tools the user allowed for this session
+	saver         Autosaver       // owns the open conversation: read and change it only through Update
+	cancel        context.CancelFunc
+	done          chan struct{} // closed when the current stream goroutine returns
 }
 
 // NewChatVM returns a view model showing an empty new chat.

@@ -100,6 +100,8 @@ type MessageVM struct {
 	Error        binding.String
 	// Sources are the document passages the reply was given (sources.go shows them).
 	Sources binding.List[history.Source]
+	// ToolCalls are the tools the reply called, in order.
+	ToolCalls binding.List[*ToolCallVM]
 
 	mu    sync.Mutex
 	notes []string
@@ -120,8 +122,12 @@ func newMessageVM(m history.Message) *MessageVM {
 		Notes:        binding.NewString(),
 		Error:        binding.NewString(),
 		Sources:      binding.NewList(func(a, b history.Source) bool { return a == b }),
+		ToolCalls:    binding.NewList(func(a, b *ToolCallVM) bool { return a == b }),
 	}
 	_ = vm.Sources.Set(m.Sources)
+	for _, r := range m.ToolCalls {
+		_ = vm.ToolCalls.Append(savedToolCall(r))
+	}
 	_ = vm.HasThinking.Set(m.Thinking != "")
 	if m.Stats != nil {
 		vm.showStats(m.Stats)
@@ -287,3 +293,6 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// addToolCall shows a tool call of the reply.
+func (vm *MessageVM) addToolCall(t *ToolCallVM) { _ = vm.ToolCalls.Append(t) }

@@ -97,6 +97,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Embedding model", "embedding_model", v.pathRow("embedding_model", true, false, "")),
 		),
 		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. Qwen3-Embedding-0.6B ONNX). Empty: use one found on this PC; \"off\": keywords only."),
+		v.toolsSection(),
 		runtimeHead,
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),

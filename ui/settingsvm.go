@@ -20,7 +20,7 @@ var settingKeys = []string{
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
 	"ort_library", "prefill_limit", "power.mode", "power.saver_htp_mode",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
-	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model",
+	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "mcp_config",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
 }
 
@@ -44,6 +44,8 @@ type SettingsVM struct {
 	Tested       binding.String // the route Result is about: "npu" or "cpu"
 	// NPUFound says this PC has an ONNX Runtime build for the NPU (see NPUFinder).
 	NPUFound binding.Bool
+	// ToolsList is what "Show tools" found: each server's tools with descriptions.
+	ToolsList binding.String
 
 	// Overridden maps setting keys to the EDGECHAT_* variable that sets them for this run.
 	Overridden map[string]string
@@ -63,7 +65,7 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
 		Thinking: binding.NewBool(), Lookup: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
-		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(),
+		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), store: store, tester: tester,
 	}
 	findNPU(tester, vm.NPUFound)
@@ -119,6 +121,7 @@ func (vm *SettingsVM) Reset() {
 	f("model_folders", s.ModelFolders)
 	f("hf_token", s.HFToken)
 	f("embedding_model", s.EmbeddingModel)
+	f("mcp_config", s.MCPConfig)
 	f("remote.base_url", s.Remote.BaseURL)
 	f("remote.model", s.Remote.Model)
 	f("remote.api_key", s.Remote.APIKey)
@@ -179,6 +182,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.DataDir = str("data_dir")
 	s.ModelsDir, s.ModelFolders, s.HFToken = str("models_dir"), str("model_folders"), str("hf_token")
 	s.EmbeddingModel = str("embedding_model")
+	s.MCPConfig = str("mcp_config")
 	s.Thinking = get[bool](vm.Thinking)
 	s.PromptLookup = get[bool](vm.Lookup)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")

@@ -18,6 +18,7 @@ func (vm *ChatVM) startReply() {
 	am := history.Message{ID: history.NewID(), Role: "assistant", Created: time.Now()}
 	var req reply.Request
 	complete := get[bool](vm.CompleteText)
+	host := vm.toolHost(complete)
 	if s.SystemPrompt != "" && !complete {
 		req.Messages = append(req.Messages, reply.Message{Role: "system", Content: s.SystemPrompt})
 	}
@@ -28,6 +29,9 @@ func (vm *ChatVM) startReply() {
 			}
 		} else {
 			for _, m := range c.Messages {
+				if host != nil { // the calls the reply made, as the model saw them
+					req.Messages = append(req.Messages, toolMessages(m)...)
+				}
 				req.Messages = append(req.Messages, reply.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking})
 			}
 			if vm.deps.Files != nil && len(c.Attachments) > 0 {
@@ -59,6 +63,10 @@ func (vm *ChatVM) startReply() {
 	vm.cancel, vm.done = cancel, done
 	vm.mu.Unlock()
 
+	if host != nil {
+		go vm.replyWithTools(ctx, host, req, saver, mvm, done) // starting servers takes time
+		return
+	}
 	ch, err := vm.deps.Engine.Generate(ctx, req)
 	if err != nil {
 		go func() {

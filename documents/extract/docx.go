@@ -1,110 +1,319 @@
 package extract
 
 import (
-	"archive/zip"
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
 )
 
-// readDOCX reads word/document.xml from a DOCX (Office Open XML) archive: paragraphs in
-// order, tables cell by cell, split at paragraphs styled as headings (Title, Heading1–9).
+// readDOCX reads a DOCX (Office Open XML) archive: word/document.xml's paragraphs in
+// order, split at headings (styles Title and Heading1–9, or any style or paragraph with
+// an outline level, from word/styles.xml), text boxes and captions where they stand, tables
+// row by row, then the footnotes and endnotes. Comments, deleted text, field codes and
+// headers and footers are left out, as pandoc leaves them.
 func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
 		return nil, fmt.Errorf("%w (or it is an old .doc file; save it as .docx without a password)", ErrEncrypted)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	a, err := openArchive(b, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a zip archive (%v)", ErrCorrupt, err)
+		return nil, err
 	}
-	var part *zip.File
-	for _, f := range zr.File {
-		if f.Name == "word/document.xml" {
-			part = f
-		}
+	main := "word/document.xml"
+	if !a.has(main) {
+		main = officeDocumentPart(a)
 	}
-	if part == nil {
+	if main == "" || !a.has(main) {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	if part.UncompressedSize64 > MaxPartBytes {
-		return nil, fmt.Errorf("%w: its text unpacks to %s", ErrTooBig, mbUp(int64(part.UncompressedSize64)))
+	w := &wordWalker{b: b, levels: map[string]int{}}
+	w.doc = &Document{Format: "docx"}
+	if a.has("word/styles.xml") {
+		if err := w.readStyles(a, "word/styles.xml"); err != nil {
+			return nil, err
+		}
 	}
-	rc, err := part.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	if err := w.walk(a, main, ""); err != nil {
+		return nil, err
 	}
-	defer rc.Close()
-	return parseDocumentXML(b.limit(rc, part.Name))
+	w.finish()
+	for _, notes := range []struct{ part, heading string }{
+		{"word/footnotes.xml", "Footnotes"}, {"word/endnotes.xml", "Endnotes"},
+	} {
+		if !a.has(notes.part) {
+			continue
+		}
+		if err := w.walk(a, notes.part, notes.heading); err != nil {
+			return nil, err
+		}
+	}
+	return w.doc, nil
 }
 
-// parseDocumentXML walks WordprocessingML: w:p paragraphs with w:t text, w:tab and w:br,
-// and the paragraph style (w:pStyle) that marks headings.
-func parseDocumentXML(r io.Reader) (*Document, error) {
-	dec := xml.NewDecoder(r)
-	doc := &Document{Format: "docx"}
-	var h headings
-	var body, para strings.Builder
-	style, inText := "", false
-	flush := func() {
-		if strings.TrimSpace(body.String()) != "" {
-			doc.Sections = append(doc.Sections, Section{Heading: h.String(), Text: body.String()})
-		}
-		body.Reset()
+// officeDocumentPart finds the main part through the package relationships, for
+// archives that do not name it word/document.xml.
+func officeDocumentPart(a *archive) string {
+	target := ""
+	if !a.has("_rels/.rels") {
+		return ""
 	}
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
+	a.walkXML("_rels/.rels", func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "Relationship" &&
+			strings.HasSuffix(attr(t, "Type"), "/officeDocument") && target == "" {
+			target = resolve("", attr(t, "Target"))
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: word/document.xml: %v", ErrCorrupt, err)
-		}
+		return nil
+	})
+	return target
+}
+
+// wordWalker reads WordprocessingML parts into doc.
+type wordWalker struct {
+	sectioner
+	b *budget
+	// levels maps paragraph style ids to heading levels (1–9).
+	levels map[string]int
+	// paras is the paragraphs open, innermost last: a text box's paragraphs stand inside
+	// a paragraph of the text around it.
+	paras []*wordPara
+	// cells is the table cells open, innermost last; rows the cells of each open row.
+	cells []*strings.Builder
+	rows  [][]string
+	// skip counts the open elements whose text is not read (a markup-compatibility
+	// fallback, which repeats its choice; deleted runs; comments' marks).
+	skip   int
+	inText bool
+}
+
+type wordPara struct {
+	text  strings.Builder
+	style string
+	// outline is the paragraph's own outline level plus one (0: none).
+	outline int
+}
+
+// readStyles maps paragraph styles to heading levels: a style's outline level, else its
+// name ("heading 3", "Title"), else the level of the style it is based on.
+func (w *wordWalker) readStyles(a *archive, part string) error {
+	type style struct {
+		name, basedOn string
+		outline       int
+	}
+	styles := map[string]*style{}
+	var cur *style
+	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
-			case "p":
-				para.Reset()
-				style = ""
-			case "pStyle":
-				style = attr(t, "val")
-			case "t":
-				inText = true
-			case "tab":
-				para.WriteByte('\t')
-			case "br", "cr":
-				para.WriteByte('\n')
-			case "tc":
-				para.WriteByte('\t')
-			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "p":
-				text := para.String()
-				if level := styleLevel(style); level > 0 && strings.TrimSpace(text) != "" {
-					flush()
-					h.set(level, strings.Join(strings.Fields(text), " "))
-					continue
+			case "style":
+				cur = nil
+				if attr(t, "type") == "paragraph" {
+					cur = &style{}
+					styles[attr(t, "styleId")] = cur
 				}
-				body.WriteString(text)
-				body.WriteString("\n\n")
-			}
-		case xml.CharData:
-			if inText {
-				para.Write(t)
+			case "name":
+				if cur != nil {
+					cur.name = attr(t, "val")
+				}
+			case "basedOn":
+				if cur != nil {
+					cur.basedOn = attr(t, "val")
+				}
+			case "outlineLvl":
+				if cur != nil {
+					cur.outline = outlineLevel(attr(t, "val"))
+				}
 			}
 		}
-		if body.Len() > MaxTextBytes {
-			return nil, fmt.Errorf("%w: more than %d MB of text", ErrTooBig, MaxTextBytes>>20)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for id := range styles {
+		s := styles[id]
+		for range 20 { // a chain of basedOn, bounded (it may loop)
+			if s.outline > 0 {
+				w.levels[id] = s.outline
+				break
+			}
+			if l := styleLevel(s.name); l > 0 {
+				w.levels[id] = l
+				break
+			}
+			if s = styles[s.basedOn]; s == nil {
+				break
+			}
 		}
 	}
-	flush()
-	return doc, nil
+	return nil
+}
+
+// outlineLevel turns w:outlineLvl's 0–8 into a heading level 1–9 (9, body text, is 0).
+func outlineLevel(val string) int {
+	n, err := strconv.Atoi(val)
+	if err != nil || n < 0 || n > 8 {
+		return 0
+	}
+	return n + 1
+}
+
+// walk reads one part; notes, when not "", is the heading its text goes under (the
+// footnotes and endnotes), and notes of a separator type are skipped.
+func (w *wordWalker) walk(a *archive, part, notes string) error {
+	if notes != "" {
+		w.restart(notes)
+	}
+	noteSkip := false // inside a separator note
+	err := a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "footnote", "endnote":
+				typ := attr(t, "type")
+				noteSkip = typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice"
+			case "Fallback", "del", "moveFrom":
+				w.skip++
+			}
+			if noteSkip || w.skip > 0 {
+				return nil
+			}
+			w.start(t)
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "Fallback", "del", "moveFrom":
+				w.skip--
+				return nil
+			case "footnote", "endnote":
+				noteSkip = false
+			}
+			if noteSkip || w.skip > 0 {
+				return nil
+			}
+			w.end(t)
+		case xml.CharData:
+			if w.inText && !noteSkip && w.skip == 0 && len(w.paras) > 0 {
+				w.paras[len(w.paras)-1].text.Write(t)
+			}
+		}
+		if w.body.Len() > MaxTextBytes {
+			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	w.finish()
+	return nil
+}
+
+func (w *wordWalker) para() *wordPara {
+	if len(w.paras) == 0 { // text outside a paragraph: read it as one
+		w.paras = append(w.paras, &wordPara{})
+	}
+	return w.paras[len(w.paras)-1]
+}
+
+func (w *wordWalker) start(t xml.StartElement) {
+	switch t.Name.Local {
+	case "p":
+		w.paras = append(w.paras, &wordPara{})
+	case "pStyle":
+		if len(w.paras) > 0 {
+			w.para().style = attr(t, "val")
+		}
+	case "outlineLvl":
+		if len(w.paras) > 0 {
+			w.para().outline = outlineLevel(attr(t, "val"))
+		}
+	case "t":
+		w.inText = t.Name.Space == "w" || t.Name.Space == "m" || t.Name.Space == ""
+	case "tab", "ptab":
+		if t.Name.Space == "w" && len(w.paras) > 0 {
+			w.para().text.WriteByte('\t')
+		}
+	case "br", "cr":
+		w.para().text.WriteByte('\n')
+	case "noBreakHyphen":
+		w.para().text.WriteByte('-')
+	case "tr":
+		w.rows = append(w.rows, nil)
+	case "tc":
+		w.cells = append(w.cells, &strings.Builder{})
+	}
+}
+
+func (w *wordWalker) end(t xml.EndElement) {
+	switch t.Name.Local {
+	case "t":
+		w.inText = false
+	case "p":
+		if len(w.paras) == 0 {
+			return
+		}
+		p := w.paras[len(w.paras)-1]
+		w.paras = w.paras[:len(w.paras)-1]
+		w.endPara(p)
+	case "tc":
+		if n := len(w.cells); n > 0 {
+			cell := strings.Join(strings.Fields(w.cells[n-1].String()), " ")
+			w.cells = w.cells[:n-1]
+			if r := len(w.rows); r > 0 {
+				w.rows[r-1] = append(w.rows[r-1], cell)
+			}
+		}
+	case "tr":
+		if n := len(w.rows); n > 0 {
+			row := strings.Join(w.rows[n-1], "\t")
+			w.rows = w.rows[:n-1]
+			w.write(row + "\n")
+		}
+	case "tbl":
+		if len(w.cells) == 0 {
+			w.body.WriteString("\n")
+		}
+	}
+}
+
+// endPara places a finished paragraph: a heading starts a section, any other paragraph
+// goes to the table cell, the paragraph around it (a text box's) or the body.
+func (w *wordWalker) endPara(p *wordPara) {
+	text := p.text.String()
+	level := p.outline
+	if l := w.levels[p.style]; l > 0 && level == 0 {
+		level = l
+	}
+	if level == 0 {
+		level = styleLevel(p.style)
+	}
+	if level > 0 && len(w.cells) == 0 && len(w.paras) == 0 && strings.TrimSpace(text) != "" {
+		w.heading(level, strings.Join(strings.Fields(text), " "))
+		return
+	}
+	if len(w.cells) > 0 {
+		c := w.cells[len(w.cells)-1]
+		c.WriteString(text)
+		c.WriteByte(' ')
+		return
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	w.body.WriteString(text)
+	w.body.WriteString("\n\n")
+}
+
+// write adds text to the innermost open cell, else the body.
+func (w *wordWalker) write(s string) {
+	if n := len(w.cells); n > 0 {
+		w.cells[n-1].WriteString(s)
+		return
+	}
+	w.body.WriteString(s)
 }
 
 func attr(t xml.StartElement, local string) string {
@@ -116,15 +325,15 @@ func attr(t xml.StartElement, local string) string {
 	return ""
 }
 
-// styleLevel maps Word's built-in style ids to heading levels: Title 1, Heading1–6 as is
-// (7–9 are folded into 6), anything else 0.
+// styleLevel maps Word's built-in style ids and names to heading levels: Title 1,
+// Heading1–9 ("heading 1"…) as they are, anything else 0.
 func styleLevel(style string) int {
 	s := strings.ToLower(strings.ReplaceAll(style, " ", ""))
 	if s == "title" {
 		return 1
 	}
 	if rest, ok := strings.CutPrefix(s, "heading"); ok && len(rest) == 1 && rest[0] >= '1' && rest[0] <= '9' {
-		return min(int(rest[0]-'0'), 6)
+		return int(rest[0] - '0')
 	}
 	return 0
 }

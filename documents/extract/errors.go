@@ -7,7 +7,7 @@ import (
 
 // Why a file could not be read; an *Unreadable wraps one of them.
 var (
-	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX or HTML)")
+	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX, ODT, EPUB, RTF or HTML)")
 	ErrTooBig      = errors.New("the file is too big")
 	ErrNoText      = errors.New("it has no text to read")
 	ErrEncrypted   = errors.New("it is protected by a password")
@@ -43,11 +43,30 @@ var advice = map[error]string{
 	ErrTooSlow:     "split it into smaller files",
 }
 
+// advised is an error that knows better advice than its reason's.
+type advised interface {
+	error
+	advice() string
+}
+
+// errDRM is an EPUB whose chapters are encrypted: ErrEncrypted, but no password opens it.
+type errDRM struct{}
+
+func (errDRM) Error() string        { return "it is protected by DRM: its chapters are encrypted" }
+func (errDRM) Is(target error) bool { return target == ErrEncrypted }
+func (errDRM) advice() string {
+	return "export the text with the program it was bought for, or attach a copy without DRM"
+}
+
 // unreadable wraps err (which wraps one of the reasons) for file name.
 func unreadable(name string, err error) error {
 	var u *Unreadable
 	if errors.As(err, &u) {
 		return err
+	}
+	var a advised
+	if errors.As(err, &a) {
+		return &Unreadable{File: name, Err: err, Advice: a.advice()}
 	}
 	for reason, a := range advice {
 		if errors.Is(err, reason) {

@@ -1,6 +1,6 @@
-// Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX, HTML)
-// into plain-text sections that remember where they came from: a PDF page or the heading
-// above them. It runs no external program and needs no network.
+// Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX,
+// OpenDocument, EPUB, RTF, HTML) into plain-text sections that remember where they came
+// from: a PDF page or the heading above them. It runs no external program and needs no network.
 package extract
 
 import (
@@ -23,7 +23,8 @@ type Section struct {
 
 // Document is the text of one file.
 type Document struct {
-	// Format is "pdf", "docx", "html", "markdown", "code" or "text".
+	// Format is "pdf", "docx", "odf" (ODT, ODS, ODP), "epub", "rtf", "html", "markdown",
+	// "code" or "text".
 	Format   string
 	Sections []Section
 }
@@ -84,6 +85,12 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 		doc, err = readPDF(b, data, progress)
 	case "docx":
 		doc, err = readDOCX(b, data)
+	case "odf":
+		doc, err = readODF(b, data)
+	case "epub":
+		doc, err = readEPUB(b, data)
+	case "rtf":
+		doc, err = readRTF(b, data)
 	case "html":
 		doc, err = readHTML(b, data)
 	case "markdown":
@@ -108,7 +115,8 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 
 // Extensions by format; anything else is sniffed.
 var formats = map[string]string{
-	".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html",
+	".pdf": "pdf", ".docx": "docx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
+	".epub": "epub", ".rtf": "rtf", ".html": "html", ".htm": "html", ".xhtml": "html",
 	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
 	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",
 	".json": "text", ".yaml": "text", ".yml": "text", ".toml": "text", ".ini": "text",
@@ -140,8 +148,14 @@ func FormatOf(name string, data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("%PDF-")):
 		return "pdf"
+	case bytes.HasPrefix(data, []byte(`{\rtf`)):
+		return "rtf"
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("word/")):
 		return "docx"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 200)], []byte("mimetypeapplication/epub+zip")):
+		return "epub"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 200)], []byte("mimetypeapplication/vnd.oasis.opendocument.")):
+		return "odf"
 	}
 	head := data[:min(len(data), 8192)]
 	if looksHTML(head) {

@@ -28,6 +28,26 @@ func TestHostileDocuments(t *testing.T) {
 		{"pages.pdf", func() []byte { return testdocs.RepeatedPagePDF(1_000_000) }, extract.ErrTooBig, "more than 20000 pages"},
 		{"nested.pdf", func() []byte { return testdocs.NestedPDF(1_000_000) }, extract.ErrCorrupt, "nests too deep"},
 		{"form-loop.pdf", testdocs.FormLoopPDF, nil, "page text\n\nform text"},
+		// Zip parts that unpack to 150 MB, and one that claims 1 KB (refused when it unpacks
+		// to more than it claims).
+		{"bomb.docx", func() []byte { return testdocs.ZipBomb("word/document.xml", 150_000_000, 150_000_000) }, extract.ErrTooBig, "word/document.xml unpacks to 150 MB"},
+		{"bomb.odt", func() []byte { return testdocs.ZipBomb("content.xml", 150_000_000, 150_000_000) }, extract.ErrTooBig, "content.xml unpacks to 150 MB"},
+		{"lying.odt", func() []byte { return testdocs.ZipBomb("content.xml", 150_000_000, 1000) }, extract.ErrCorrupt, "content.xml: zip: not a valid zip file"},
+		{"bomb.epub", func() []byte {
+			return testdocs.ZipBomb("OEBPS/c.xhtml", 150_000_000, 150_000_000,
+				testdocs.File{Name: "META-INF/container.xml", Body: `<container><rootfiles><rootfile full-path="OEBPS/p.opf"/></rootfiles></container>`},
+				testdocs.File{Name: "OEBPS/p.opf", Body: `<package><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`})
+		}, extract.ErrTooBig, "OEBPS/c.xhtml unpacks to 150 MB"},
+		{"many.epub", func() []byte { return testdocs.ManyEntriesZip(extract.MaxZipEntries + 1) }, extract.ErrTooBig, "packs 10001 files, at most 10000"},
+		// 10⁶ nested spans in an ODT, tables in a DOCX.
+		{"nested.odt", func() []byte {
+			return testdocs.Zip(testdocs.File{Name: "content.xml", Body: "<office:document-content><office:body><office:text><text:p>" +
+				strings.Repeat("<text:span>", 1_000_000) + "deep" + strings.Repeat("</text:span>", 1_000_000) + "</text:p></office:text></office:body></office:document-content>"})
+		}, extract.ErrCorrupt, "content.xml nests too deep"},
+		{"nested.docx", func() []byte {
+			return testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: "<w:document><w:body>" +
+				strings.Repeat("<w:tbl><w:tr><w:tc>", 300_000) + strings.Repeat("</w:tc></w:tr></w:tbl>", 300_000) + "</w:body></w:document>"})
+		}, extract.ErrCorrupt, "word/document.xml nests too deep"},
 		// 10⁶ nested div elements.
 		{"nested.html", func() []byte { return testdocs.NestedHTML(1_000_000) }, nil, "Deep inside.\n\nbottom"},
 	}

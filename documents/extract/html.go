@@ -26,6 +26,7 @@ func readHTML(b *budget, data []byte) (*Document, error) {
 		return nil, err
 	}
 	w.flush()
+	w.keepPending()
 	if len(w.doc.Sections) == 0 && w.title != "" {
 		w.doc.Sections = []Section{{Text: w.title}}
 	}
@@ -47,6 +48,10 @@ type htmlWalker struct {
 	headingText strings.Builder
 	// inTitle is true inside the head's title.
 	inTitle bool
+	// pending is the last heading's level and words while no text has come under it:
+	// a heading replaced before any text keeps its words as a section of its own.
+	pending      string
+	pendingLevel int
 }
 
 // skipped elements hold no readable text.
@@ -195,9 +200,24 @@ func (w *htmlWalker) endHeading() {
 	if w.heading == 0 {
 		return
 	}
-	w.h.set(w.heading, strings.Join(strings.Fields(w.headingText.String()), " "))
+	text := strings.Join(strings.Fields(w.headingText.String()), " ")
+	if w.heading <= w.pendingLevel {
+		w.keepPending()
+	}
+	w.h.set(w.heading, text)
+	w.pending, w.pendingLevel = text, w.heading
 	w.heading = 0
 	w.headingText.Reset()
+}
+
+// keepPending makes the pending heading a section of its own.
+func (w *htmlWalker) keepPending() {
+	if w.pending != "" {
+		parent := w.h
+		parent.set(w.pendingLevel, "")
+		w.doc.Sections = append(w.doc.Sections, Section{Heading: parent.String(), Text: w.pending})
+	}
+	w.pending, w.pendingLevel = "", 0
 }
 
 // flush closes the current section, folding runs of spaces within each line.
@@ -210,6 +230,7 @@ func (w *htmlWalker) flush() {
 	w.cur.Reset()
 	if text := strings.TrimSpace(b.String()); text != "" {
 		w.doc.Sections = append(w.doc.Sections, Section{Heading: w.h.String(), Text: text})
+		w.pending, w.pendingLevel = "", 0
 	}
 }
 

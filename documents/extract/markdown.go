@@ -4,8 +4,8 @@ import (
 	"strings"
 )
 
-// headings tracks the path of headings above the current text (levels 1–6).
-type headings struct{ path [7]string }
+// headings is the path of headings above the text, by level 1–9 (path[0] is unused).
+type headings struct{ path [10]string }
 
 func (h *headings) set(level int, title string) {
 	h.path[level] = title

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/nikolalohinski/gonja/v2/builtins"
@@ -8,6 +9,7 @@ import (
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
 	"github.com/nikolalohinski/gonja/v2/logging"
+	"github.com/nikolalohinski/gonja/v2/parser"
 )
 
 // templateName is the name the template source is stored under in its private loader. The
@@ -39,6 +41,8 @@ func environment() (*exec.Environment, *config.Config) {
 			}
 		}
 
+		guardFilters(filters)
+
 		tests := exec.NewTestSet(map[string]exec.TestFunction{})
 		tests.Update(builtins.Tests)
 		for name, want := range map[string]bool{"true": true, "false": false} {
@@ -53,12 +57,15 @@ func environment() (*exec.Environment, *config.Config) {
 		ctx := exec.EmptyContext().Update(builtins.GlobalFunctions).Update(builtins.GlobalVariables)
 		ctx.Set("strftime_now", strftimeNow)
 		ctx.Set(ifElseName, ifElse)
+		for name, fn := range sandboxGlobals() {
+			ctx.Set(name, fn)
+		}
 
 		env = &exec.Environment{
 			Context:           ctx,
 			Filters:           filters,
 			Tests:             tests,
-			ControlStructures: builtins.ControlStructures,
+			ControlStructures: allowedTags(),
 			Methods: exec.Methods{
 				Bool:  builtins.Methods.Bool,
 				Int:   builtins.Methods.Int,
@@ -75,13 +82,42 @@ func environment() (*exec.Environment, *config.Config) {
 	return env, cfg
 }
 
+// parse parses source and sandboxes it (sandbox.go); a source that cannot be parsed safely, or
+// whose loops cannot be bounded, is refused with an error wrapping ErrLimit.
+// withoutTags are the tags a chat template may not use: include, import, from and extends load
+// other templates, and the only one the loader holds is the template itself ({% include %} of
+// itself recursed, while parsing, until the Go stack overflowed); a block can render itself
+// through self without end, outside the macro depth count. Chat templates use none of them.
+var withoutTags = map[string]bool{"include": true, "import": true, "from": true, "extends": true, "block": true}
+
+// allowedTags are gonja's tags but withoutTags.
+func allowedTags() *exec.ControlStructureSet {
+	tags := map[string]parser.ControlStructureParser{}
+	for _, name := range []string{"autoescape", "block", "filter", "for", "if", "macro", "raw", "set", "with", "do", "break", "continue", "trans", "call", "include", "import", "from", "extends"} {
+		if p, ok := builtins.ControlStructures.Get(name); ok && !withoutTags[name] {
+			tags[name] = p
+		}
+	}
+	return exec.NewControlStructureSet(tags)
+}
+
 func parse(source string) (*exec.Template, error) {
+	if err := checkSource(source); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
 	env, cfg := environment()
 	loader, err := loaders.NewMemoryLoader(map[string]string{templateName: protectMidLineBlocks(source)})
 	if err != nil {
 		return nil, err
 	}
-	return exec.NewTemplate(templateName, cfg, loader, env)
+	tpl, err := exec.NewTemplate(templateName, cfg, loader, env)
+	if err != nil {
+		return nil, err
+	}
+	if err := sandbox(tpl.Root()); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+	}
+	return tpl, nil
 }
 
 // filterToJSON is transformers' tojson: json.dumps(x, ensure_ascii=False, indent=indent,

@@ -78,10 +78,26 @@ func dictMethods() *exec.MethodSet[map[string]any] {
 	}
 	for _, name := range dictMethodNames {
 		if fn, ok := builtins.Methods.Dict.Get(name); ok {
-			m[name] = fn
+			m[name] = noSelfHolding(fn)
 		}
 	}
 	return exec.NewMethodSet(m)
+}
+
+// noSelfHolding refuses a dict method call that leaves the dict holding itself
+// ({% do d.update({'d': d}) %}): printing or comparing it would recurse without end.
+func noSelfHolding(fn exec.Method[map[string]any]) exec.Method[map[string]any] {
+	return func(self map[string]any, selfValue *exec.Value, args *exec.VarArgs) (any, error) {
+		out, err := fn(self, selfValue, args)
+		if err != nil {
+			return out, err
+		}
+		if err := shapeError(self, 1<<20); err != nil {
+			clear(self)
+			return nil, err
+		}
+		return out, nil
+	}
 }
 
 // orderedDictMethod is items, keys or values in an exec.Dict's own order, and gonja's

@@ -22,7 +22,7 @@ func FromPromptTemplate(p models.PromptTemplate) (*Template, error) {
 	if p.Prompt == "" || !strings.Contains(p.Prompt, models.ContentPlaceholder) {
 		return nil, fmt.Errorf("%w: inference_model.json's PromptTemplate needs a prompt entry with %s", ErrTemplate, models.ContentPlaceholder)
 	}
-	return &Template{roles: &p}, nil
+	return &Template{roles: &p, source: p.System + p.User + p.Assistant + p.Prompt}, nil
 }
 
 // renderRoles renders msgs with a PromptTemplate (see FromPromptTemplate).

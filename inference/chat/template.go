@@ -4,6 +4,8 @@
 package chat
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,7 +67,9 @@ var ErrTemplate = errors.New("chat template")
 
 // Template is a parsed chat template. It is safe for concurrent use.
 type Template struct {
-	tpl      *exec.Template
+	tpl *exec.Template
+	// source is the template's text (a PromptTemplate's entries), for Source.
+	source   string
 	roles    *models.PromptTemplate // instead of tpl: built by FromPromptTemplate
 	fallback bool
 }
@@ -78,18 +82,81 @@ const chatMLSource = `{%- for message in messages %}
 {{- '<|im_start|>assistant\n' }}
 {%- endif %}`
 
-// New parses source, a Jinja chat template (tokenizer_config.json's chat_template).
+// New parses source, a Jinja chat template (tokenizer_config.json's chat_template), and
+// renders sample conversations with it under the sandbox's limits (limits.go): a template
+// that goes over them is refused here, with an error wrapping ErrLimit, not at reply time.
 func New(source string) (*Template, error) {
 	if strings.TrimSpace(source) == "" {
 		return nil, fmt.Errorf("%w: the template is empty — use chat.ChatML() when a model folder has none", ErrTemplate)
 	}
 	tpl, err := guard(func() (*exec.Template, error) { return parse(source) })
+	if errors.Is(err, ErrLimit) {
+		return nil, fmt.Errorf("%w: %w", ErrTemplate, refusal(err))
+	}
 	if err != nil {
 		// gonja quotes the whole source in its message; a chat template runs to kilobytes.
 		msg := strings.Replace(err.Error(), "failed to parse template '"+source+"': ", "", 1)
 		return nil, fmt.Errorf("%w: parse: %s — check the chat_template in tokenizer_config.json (or chat_template.jinja)", ErrTemplate, msg)
 	}
-	return &Template{tpl: tpl}, nil
+	t := &Template{tpl: tpl, source: source}
+	if err := t.trial(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTemplate, refusal(err))
+	}
+	return t, nil
+}
+
+// refusal words a template's going over the sandbox's limits for the person loading it; it
+// wraps err (ErrLimit, or the context's error).
+func refusal(err error) error {
+	reason := err.Error()
+	if _, r, ok := strings.Cut(reason, ErrLimit.Error()+": "); ok {
+		reason = r
+	}
+	return fmt.Errorf("this model's chat template is unsafe to run: %s — EdgeChat cannot use it%w", reason, quiet{err})
+}
+
+// quiet wraps an error without adding to the message.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }
+
+// trialConversations are what New renders a template with: a chat with a system message,
+// thinking, tools, a tool call and its result, and a bare user message.
+var trialConversations = []struct {
+	msgs []Message
+	opt  Options
+}{
+	{
+		msgs: []Message{
+			{Role: "system", Content: "You are a helpful assistant."},
+			{Role: "user", Content: "What is the weather in Paris?"},
+			{Role: "assistant", Content: "", ReasoningContent: "The user wants the weather.", ToolCalls: []ToolCall{{ID: "call_1", Name: "get_weather", Arguments: []byte(`{"city": "Paris"}`)}}},
+			{Role: "tool", Content: `{"temperature": 21}`, ToolCallID: "call_1", Name: "get_weather"},
+			{Role: "assistant", Content: "<think>\nIt is mild.\n</think>\n\nIt is 21 °C in Paris."},
+			{Role: "user", Content: "Thanks! And tomorrow?"},
+		},
+		opt: Options{AddGenerationPrompt: true, BOS: "<s>", EOS: "</s>", Tools: []any{
+			`{"type": "function", "function": {"name": "get_weather", "description": "Get the weather", "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city"}, "days": {"type": "integer", "enum": [1, 2, 3]}}, "required": ["city"]}}}`,
+		}},
+	},
+	{msgs: []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hello"}, {Role: "assistant", Content: "Hi!"}, {Role: "user", Content: "How are you?"}}, opt: Options{AddGenerationPrompt: true}},
+	{msgs: []Message{{Role: "user", Content: "Hello"}}, opt: Options{AddGenerationPrompt: true}},
+}
+
+// trial renders the trial conversations; a template may refuse one (raise_exception, a role it
+// does not know), but none may go over the limits.
+func (t *Template) trial() error {
+	for _, c := range trialConversations {
+		for _, thinking := range []bool{true, false} {
+			opt := c.opt
+			opt.EnableThinking = &thinking
+			if _, err := t.Render(c.msgs, opt); errors.Is(err, ErrLimit) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ChatML returns the template to use when a model folder has none: plain ChatML
@@ -100,20 +167,36 @@ func ChatML() *Template {
 	if err != nil {
 		panic("chat: built-in ChatML template does not parse: " + err.Error())
 	}
-	return &Template{tpl: tpl, fallback: true}
+	return &Template{tpl: tpl, source: chatMLSource, fallback: true}
 }
+
+// Source is the template's text: the Jinja source, or a PromptTemplate's entries one after
+// another.
+func (t *Template) Source() string { return t.source }
 
 // IsFallback reports whether t is the built-in ChatML template rather than the model's own.
 func (t *Template) IsFallback() bool { return t.fallback }
 
 // Render renders msgs into prompt text.
 func (t *Template) Render(msgs []Message, opt Options) (string, error) {
+	return t.RenderContext(context.Background(), msgs, opt)
+}
+
+// RenderContext renders msgs into prompt text under the sandbox's limits (limits.go), and
+// stops when ctx is done.
+func (t *Template) RenderContext(ctx context.Context, msgs []Message, opt Options) (string, error) {
 	if t.roles != nil {
 		return renderRoles(t.roles, msgs, opt)
 	}
+	out, _, err := t.render(ctx, msgs, opt)
+	return out, err
+}
+
+// render is RenderContext, with what the render used of its budget.
+func (t *Template) render(ctx context.Context, msgs []Message, opt Options) (string, *budget, error) {
 	vars, err := variables(msgs, opt)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	// gonja flattens a function's error into its own text; keep the template's own words.
 	var raised error
@@ -121,14 +204,44 @@ func (t *Template) Render(msgs []Message, opt Options) (string, error) {
 		raised = fmt.Errorf("the template refused the conversation: %s", msg)
 		return "", raised
 	}
+	b := newBudget(ctx, limitsFor(inputSize(msgs, opt)))
+	vars[budgetName] = b
 	out, err := guard(func() (string, error) { return t.tpl.ExecuteToString(exec.NewContext(vars)) })
-	if raised != nil {
-		return "", fmt.Errorf("%w: %w", ErrTemplate, raised)
+	switch {
+	case b.err != nil:
+		return "", b, fmt.Errorf("%w: %w", ErrTemplate, b.err)
+	case raised != nil:
+		return "", b, fmt.Errorf("%w: %w", ErrTemplate, raised)
+	case err != nil:
+		return "", b, fmt.Errorf("%w: render: %v", ErrTemplate, err)
 	}
-	if err != nil {
-		return "", fmt.Errorf("%w: render: %v", ErrTemplate, err)
+	return out, b, nil
+}
+
+// inputSize counts the messages, tool calls and tools of a render, and their bytes.
+func inputSize(msgs []Message, opt Options) (items, size int) {
+	items = len(msgs) + len(opt.Tools)
+	size = len(opt.BOS) + len(opt.EOS)
+	for _, m := range msgs {
+		size += len(m.Role) + len(m.Content) + len(m.ReasoningContent) + len(m.ToolCallID) + len(m.Name) + len(m.Tools)
+		items += len(m.ToolCalls)
+		for _, c := range m.ToolCalls {
+			size += len(c.ID) + len(c.Name) + len(c.Arguments)
+		}
 	}
-	return out, nil
+	for _, tool := range opt.Tools {
+		switch tool := tool.(type) {
+		case string:
+			size += len(tool)
+		case []byte:
+			size += len(tool)
+		case json.RawMessage:
+			size += len(tool)
+		default:
+			size += 1 << 10
+		}
+	}
+	return items, size
 }
 
 // variables builds the template's context the way transformers' apply_chat_template does.

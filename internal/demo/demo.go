@@ -56,6 +56,19 @@ func (Engine) Generate(ctx context.Context, req reply.Request) (<-chan reply.Eve
 			return true
 		}
 		answer, thinking := demoAnswer, demoThinking
+		if call, a, ok := toolStep(req); ok && call != nil {
+			ok := send(reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}, 300*time.Millisecond) &&
+				send(reply.Event{Kind: reply.EventToolCall, Tool: &reply.ToolCallPart{Index: 0, ID: call.ID, Name: call.Name}}, 0) &&
+				send(reply.Event{Kind: reply.EventToolCall, Tool: &reply.ToolCallPart{Index: 0, Arguments: string(call.Arguments)}}, 0)
+			sum := &reply.Summary{FinishReason: reply.FinishToolCalls, Backend: "npu", Device: "QNN (demo)", GeneratedTokens: 14, DecodeTPS: 38.5}
+			if !ok {
+				sum.FinishReason = reply.FinishCancelled
+			}
+			reply.SendFinal(ctx, out, reply.Event{Kind: reply.EventDone, Done: sum})
+			return
+		} else if ok {
+			answer, thinking = a, "The tool's result is in; I will quote it."
+		}
 		if a, ok := documentAnswer(req); ok {
 			answer, thinking = a, "The passages from the attached document hold the answer; I will quote it and cite the passage."
 		}

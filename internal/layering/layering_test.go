@@ -32,6 +32,8 @@ var rules = []struct {
 	{"edgechat/ui", []string{"edgechat"}, false, "nothing but the program opens the window"},
 	{"edgechat/inference", []string{"edgechat", "edgechat/cli", "edgechat/inference/", "edgechat/server", "edgechat/tools/",
 		"edgechat/documents/embedmodel", "edgechat/internal/testkit/"}, false, "models, documents, tokenizer and onnx are below the engine"},
+	{"edgechat/mcp", []string{"edgechat", "edgechat/cli", "edgechat/ui/"}, false,
+		"only the user's own commands and window start MCP servers: the HTTP server never does on a request's behalf"},
 }
 
 // moduleOnly lists, for the packages named, the only dependencies outside the standard library

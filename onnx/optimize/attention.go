@@ -480,16 +480,24 @@ func rewriteAttention(nodes []node, gfs []field, info *proto.ModelInfo, rotaryRo
 			gone[o] = true
 		}
 	}
+	// The past inputs become the whole shared buffer too: a graph that sizes them (positions
+	// from the past length, as GPT-2 and Phi exports without position_ids compute them) would
+	// read the buffer's length instead.
+	past := map[string]bool{}
 	for _, a := range layers {
 		gone[a.presentK], gone[a.presV], gone[a.out] = true, true, false
+		past[a.pastK], past[a.pastV] = true, true
 	}
 	for _, n := range out {
 		if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" {
 			continue
 		}
 		for _, in := range n.inputs {
-			if gone[in] {
+			switch {
+			case gone[in]:
 				return nil, nil, attnResult{skipped: fmt.Sprintf("a %s node outside the attention reads %s", n.op, in)}
+			case past[in]:
+				return nil, nil, attnResult{skipped: fmt.Sprintf("a %s node outside the attention reads the past %s, which becomes the whole shared buffer", n.op, in)}
 			}
 		}
 	}

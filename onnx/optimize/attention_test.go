@@ -223,6 +223,8 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 	f16.KVFloat16 = true
 	genai := synth.Tiny()
 	genai.Quant, genai.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
+	gpt2 := synth.FamilyTiny(synth.FamilyGPT2)
+	gpt2.NoPositionIDs = true
 	for _, tc := range []struct {
 		name, path, why string
 	}{
@@ -237,6 +239,11 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 		// The length of a present tensor, which becomes the shared buffer's capacity, is read
 		// outside the attention (here a graph output).
 		{"present shape read", pythonEdit(t, stories, readsPresentShape), "reads present.2.value"},
+		// GPT-2 without position_ids: positions from the past's length, which becomes the
+		// shared buffer's.
+		{"past length read", write(t, gpt2), "reads the past past_key_values.0.key"},
+		// GPT-Neo: every other layer attends to a window of keys.
+		{"local attention", write(t, synth.FamilyTiny(synth.FamilyGPTNeo)), "another mask"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, err := os.ReadFile(tc.path)

@@ -3,7 +3,8 @@
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
 // layer after attention only for those rows), each RMSNorm as one node, and
 // GroupQueryAttention in place of an export's concatenating attention, so that past and
-// present can share one KV buffer.
+// present can share one KV buffer. Optimum's merged decoders are first made plain graphs
+// (their with-past branch), so that these rewrites apply to them too.
 package optimize
 
 import (
@@ -24,6 +25,12 @@ type Options struct {
 	// asymmetric 4-bit weights (issue #29853), so one-row decoding and k-row verification
 	// could disagree there.
 	AccuracyLevel int64
+	// FloatCompute sets every MatMulNBits node to accuracy level 0 (float32 compute), zero
+	// points or not, instead (AccuracyLevel must then be 0). A check of a rewrite that is exact
+	// in float32 uses such twins: with int8 compute, an ulp of difference can move an
+	// activation by a whole quantization step, and 28 layers amplify that to percents of the
+	// logits, hiding whether the rewrite itself is right.
+	FloatCompute bool
 	// LastRows computes the LM head for the last row only (or the last logits_to_keep rows
 	// with KeepInput): prefill logits become [batch, rows, vocab] instead of one row per token.
 	LastRows bool
@@ -85,11 +92,18 @@ type Report struct {
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
 	LastLayerSkipped string
+	// Unmerged: the graph was Optimum's merged decoder, now its with-past branch in line
+	// (see unmerge.go); UnmergeSkipped says why a merged decoder was left as it was.
+	Unmerged       bool
+	UnmergeSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
 func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 	var rep Report
+	if o.FloatCompute && o.AccuracyLevel > 0 {
+		return nil, rep, errf("float compute and accuracy level %d are both asked for", o.AccuracyLevel)
+	}
 	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
 	if err != nil {
 		return nil, rep, err
@@ -152,6 +166,29 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 				return nil, errf("read node: %v", err)
 			}
 			nodes = append(nodes, n)
+		}
+	}
+	var hoisted []field
+	if nodes, hoisted, rep.Unmerged, rep.UnmergeSkipped, err = unmerge(nodes, info); err != nil {
+		return nil, errf("merged decoder: %v", err)
+	}
+	gfs = append(gfs, hoisted...) // the branch's initializers, seen by the rewrites and written
+	if o.FloatCompute {
+		for i, n := range nodes {
+			if n.op != "MatMulNBits" {
+				continue
+			}
+			lvl, ok, err := intAttr(n.raw, "accuracy_level")
+			if err != nil {
+				return nil, err
+			}
+			if !ok || lvl == 0 {
+				continue
+			}
+			if nodes[i].raw, err = withIntAttr(n.raw, "accuracy_level", 0); err != nil {
+				return nil, err
+			}
+			rep.AccuracyLevelSet++
 		}
 	}
 	if o.AccuracyLevel > 0 {

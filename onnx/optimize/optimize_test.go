@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,10 @@ func write(t *testing.T, o synth.Options) string {
 	if err := synth.Write(dir, o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Layout == synth.LayoutGenAI {
+	switch {
+	case o.Family != "":
+		return filepath.Join(dir, synth.FamilyModelFile(o))
+	case o.Layout == synth.LayoutGenAI:
 		return filepath.Join(dir, "model.onnx")
 	}
 	return filepath.Join(dir, "onnx", o.Quant.File())
@@ -152,6 +156,39 @@ func TestAccuracyLevel(t *testing.T) {
 	}
 }
 
+// TestFloatCompute undoes accuracy levels, an exporter's or EdgeChat's, zero points or not:
+// the twins the attention check compares in float32.
+func TestFloatCompute(t *testing.T) {
+	for name, o := range variants() {
+		t.Run(name, func(t *testing.T) {
+			path := write(t, o)
+			cache := t.TempDir()
+			int8, _, err := optimize.Cached(path, cache, optimize.Options{AccuracyLevel: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _, err := optimize.Cached(int8, cache, optimize.Options{FloatCompute: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := proto.ReadInfo(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for nb := range after.NBits {
+				if nb.AccuracyLevel != 0 {
+					t.Errorf("a MatMulNBits node kept level %d", nb.AccuracyLevel)
+				}
+			}
+			testenv.CheckONNX(t, out)
+			open(t, out)
+		})
+	}
+	if _, _, err := optimize.Rewrite(nil, optimize.Options{FloatCompute: true, AccuracyLevel: 4}); err == nil {
+		t.Error("float compute with an accuracy level was accepted")
+	}
+}
+
 // TestCachedOnce: the copy is written once, beside links to the weights, and the user's
 // folder is left as it was.
 func TestCachedOnce(t *testing.T) {
@@ -190,5 +227,32 @@ func TestCachedOnce(t *testing.T) {
 	}
 	if after := entries(); len(after) != len(before) {
 		t.Errorf("the model folder changed: %v → %v", before, after)
+	}
+}
+
+// Optimum's merged decoder becomes its with-past branch in line, and the rewrites then apply:
+// the attention becomes GroupQueryAttention and the LM head computes the rows asked for.
+func TestMergedDecoderUnmerged(t *testing.T) {
+	for _, f := range []synth.Family{synth.FamilyGPT2, synth.FamilyOPT} {
+		o := synth.FamilyTiny(f)
+		o.Merged = true
+		src, err := os.ReadFile(write(t, o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, rep, err := optimize.Rewrite(src, optimize.Options{LastRows: true, KeepInput: true, SharedKVAttention: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Unmerged || rep.AttentionLayers != o.Layers || rep.LMHead == "" {
+			t.Fatalf("%s: unmerged %v (%q), %d attention layers (%q), LM head %q", f, rep.Unmerged, rep.UnmergeSkipped, rep.AttentionLayers, rep.AttentionSkipped, rep.LMHead)
+		}
+		info, err := proto.Parse(bytes.NewReader(out), int64(len(out)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Ops["If"] != 0 {
+			t.Errorf("%s: the copy still has an If: %v", f, info.Ops)
+		}
 	}
 }

@@ -31,6 +31,7 @@ const (
 	FieldAttrI      = 3
 	FieldAttrS      = 4
 	FieldAttrT      = 5
+	FieldAttrG      = 6
 	FieldAttrFloats = 7
 	FieldAttrInts   = 8
 	FieldAttrType   = 20

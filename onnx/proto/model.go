@@ -117,6 +117,7 @@ const (
 	AttrInt    AttrType = 2
 	AttrString AttrType = 3
 	AttrTensor AttrType = 4
+	AttrGraph  AttrType = 5
 	AttrFloats AttrType = 6
 	AttrInts   AttrType = 7
 )
@@ -129,6 +130,7 @@ type Attr struct {
 	Int    int64
 	String string
 	Tensor *Tensor
+	Graph  *Graph // a subgraph (If's branches, Loop's body)
 	Floats []float32
 	Ints   []int64
 }
@@ -140,6 +142,7 @@ func StringAttr(name, v string) Attr            { return Attr{Name: name, Type: 
 func IntsAttr(name string, v ...int64) Attr     { return Attr{Name: name, Type: AttrInts, Ints: v} }
 func FloatsAttr(name string, v ...float32) Attr { return Attr{Name: name, Type: AttrFloats, Floats: v} }
 func TensorAttr(name string, t *Tensor) Attr    { return Attr{Name: name, Type: AttrTensor, Tensor: t} }
+func GraphAttr(name string, g *Graph) Attr      { return Attr{Name: name, Type: AttrGraph, Graph: g} }
 
 // Node is one operator call. Domain "" is the standard ONNX domain; an empty input name marks
 // an omitted optional input.

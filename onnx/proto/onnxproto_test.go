@@ -83,6 +83,7 @@ func TestRoundTrip(t *testing.T) {
 				Metadata:      map[string]string{"a": "1", "b": "2"},
 			}
 			want.InitializerBytes = 64 + 16 + 4 + 4
+			want.WeightBytes = want.InitializerBytes // inline or not
 			if tc.opt.ExternalData != "" {
 				want.InitializerBytes = 4 + 4 // the 16-byte int64 tensor went out too
 			}
@@ -260,4 +261,32 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("nil info without error")
 		}
 	})
+}
+
+// WeightBytes counts inline and external weights alike; TableBytes the ones Gather reads rows
+// of (what a decode step does not read whole).
+func TestWeightBytes(t *testing.T) {
+	for _, ext := range []bool{false, true} {
+		m := sample(eye())
+		table := make([]float32, 1000)
+		m.Graph.Initializers = append(m.Graph.Initializers, FloatTensor("table", []int64{250, 4}, table))
+		m.Graph.Inputs = append(m.Graph.Inputs, ValueInfo{Name: "ids", Type: Int64, Dims: Dims(1)})
+		m.Graph.Nodes = append(m.Graph.Nodes, Node{Name: "g", OpType: "Gather", Inputs: []string{"table", "ids"}, Outputs: []string{"rows"}})
+		path := filepath.Join(t.TempDir(), "m.onnx")
+		opt := WriteOptions{}
+		if ext {
+			opt = WriteOptions{ExternalData: "m.onnx_data", ExternalThreshold: 16}
+		}
+		if err := m.WriteFile(path, opt); err != nil {
+			t.Fatal(err)
+		}
+		mi, err := ReadInfo(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(16*4 + 2*8 + 4 + 2*2 + 1000*4)
+		if mi.WeightBytes != want || mi.TableBytes != 4000 {
+			t.Errorf("external %v: weights %d bytes, tables %d; want %d and 4000", ext, mi.WeightBytes, mi.TableBytes, want)
+		}
+	}
 }

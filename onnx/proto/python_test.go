@@ -45,6 +45,7 @@ onnx.save(m, sys.argv[1], save_as_external_data=True, location="m.onnx.data", si
 		Outputs:          []IO{{Name: "z", ElemType: "float16", Dims: []Dim{{Param: "batch"}, {}}}},
 		Initializers:     2,
 		InitializerBytes: 128,
+		WeightBytes:      64*64*4 + 128, // the external length onnx writes, and the inline bias
 		ExternalFiles:    []string{"m.onnx.data"},
 		Ops:              map[string]int{"MatMul": 1, "com.microsoft:EPContext": 1},
 		EPContexts:       []EPContext{{Node: "ctx", CacheContext: "model_ctx_ab12.bin", Source: "QNN", MainContext: 1}},

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -23,6 +24,11 @@ type ModelInfo struct {
 	// Initializers counts the weights; InitializerBytes sums their inline data.
 	Initializers     int
 	InitializerBytes int64
+	// WeightBytes sums every weight's bytes, inline or in an external file (-1 when an
+	// external weight does not give its length); TableBytes those of the weights read a row at
+	// a time (the data of Gather nodes: embedding tables). A decode step reads about
+	// WeightBytes − TableBytes.
+	WeightBytes, TableBytes int64
 	// ExternalFiles are the files named by external-data initializers, sorted.
 	ExternalFiles []string
 	// Ops counts nodes by OpKey(domain, op type).
@@ -117,7 +123,7 @@ func ReadInfo(path string) (*ModelInfo, error) {
 // read as the end of a sentence: "not an ONNX model (…)".
 func Parse(r io.ReaderAt, size int64) (*ModelInfo, error) {
 	mi := &ModelInfo{Ops: map[string]int{}, Metadata: map[string]string{}}
-	p := &parser{mi: mi, inits: map[string]bool{}, ext: map[string]bool{}}
+	p := &parser{mi: mi, inits: map[string]int64{}, ext: map[string]bool{}, gathered: map[string]bool{}}
 	root := msg{s: &source{r: r, size: size}, off: 0, end: size}
 	err := root.each(p.model)
 	if err == nil && (p.graphs == 0 || mi.IRVersion <= 0) {
@@ -126,7 +132,18 @@ func Parse(r io.ReaderAt, size int64) (*ModelInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNotONNX, err)
 	}
-	mi.Inputs = slices.DeleteFunc(mi.Inputs, func(io IO) bool { return p.inits[io.Name] })
+	mi.Inputs = slices.DeleteFunc(mi.Inputs, func(io IO) bool { _, ok := p.inits[io.Name]; return ok })
+	for name, n := range p.inits {
+		switch {
+		case n < 0 || mi.WeightBytes < 0:
+			mi.WeightBytes = -1
+		default:
+			mi.WeightBytes += n
+		}
+		if p.gathered[name] && n > 0 {
+			mi.TableBytes += n
+		}
+	}
 	mi.ExternalFiles = slices.Sorted(maps.Keys(p.ext))
 	return mi, nil
 }
@@ -134,8 +151,10 @@ func Parse(r io.ReaderAt, size int64) (*ModelInfo, error) {
 type parser struct {
 	mi     *ModelInfo
 	graphs int
-	inits  map[string]bool
+	inits  map[string]int64 // a weight's bytes, -1 when not known
 	ext    map[string]bool
+	// gathered are the names Gather nodes read rows of.
+	gathered map[string]bool
 }
 
 func wrongType(f field, want protowire.Type) error {
@@ -226,24 +245,35 @@ func (p *parser) graph(f field) error {
 func (p *parser) initializer(m msg) error {
 	var name string
 	var location string
+	var size, extLength int64 = 0, -1
 	err := m.each(func(f field) (err error) {
 		switch f.num {
 		case FieldTensorName:
 			name, err = f.str()
 		case FieldTensorRaw:
 			p.mi.InitializerBytes += f.sub.end - f.sub.off
+			size = f.sub.end - f.sub.off
 		case FieldTensorExternal:
 			if err = wrongType(f, protowire.BytesType); err == nil {
 				var k, v string
-				if k, v, err = entry(f.sub); k == "location" {
+				k, v, err = entry(f.sub)
+				switch k {
+				case "location":
 					location = v
+				case "length":
+					if n, perr := strconv.ParseInt(v, 10, 64); perr == nil && n >= 0 {
+						extLength = n
+					}
 				}
 			}
 		}
 		return err
 	})
 	p.mi.Initializers++
-	p.inits[name] = true
+	if location != "" {
+		size = extLength
+	}
+	p.inits[name] = size
 	if location != "" {
 		p.ext[location] = true
 	}
@@ -255,11 +285,15 @@ func (p *parser) node(m msg) error {
 	var ep EPContext
 	var nb NBits
 	inputs := 0
+	var first string
 	err := m.each(func(f field) (err error) {
 		switch f.num {
 		case FieldNodeInput:
 			var in string
 			in, err = f.str()
+			if inputs == 0 {
+				first = in
+			}
 			nb.ZeroPoints = nb.ZeroPoints || inputs == 3 && in != "" // MatMulNBits' zero_points
 			inputs++
 		case FieldNodeName:
@@ -279,6 +313,9 @@ func (p *parser) node(m msg) error {
 		return err
 	}
 	p.mi.Ops[OpKey(domain, op)]++
+	if op == "Gather" && domain == "" || op == "GatherBlockQuantized" {
+		p.gathered[first] = true
+	}
 	if op == "MatMulNBits" {
 		if p.mi.NBits == nil {
 			p.mi.NBits = map[NBits]int{}

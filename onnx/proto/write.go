@@ -2,6 +2,7 @@ package proto
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -249,6 +250,15 @@ func (a *Attr) encode() ([]byte, error) {
 			return nil, err
 		}
 		b = appendMessage(b, FieldAttrT, append(head, raw...))
+	case AttrGraph:
+		if a.Graph == nil {
+			return nil, fmt.Errorf("graph attribute %s has no graph", a.Name)
+		}
+		parts, err := a.Graph.pieces()
+		if err != nil {
+			return nil, err
+		}
+		b = appendMessage(b, FieldAttrG, bytes.Join(parts, nil))
 	case AttrFloats:
 		var p []byte
 		for _, f := range a.Floats {

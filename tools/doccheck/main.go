@@ -8,17 +8,27 @@
 //	go run ./tools/doccheck --edgechat /tmp/edgechat --files a.pdf,b.docx
 //
 // Words are compared as multisets of white-space separated tokens (--loose: lower case,
-// without the punctuation around them).
+// without the punctuation around them). Pandoc's plain text marks up what it read, and the
+// marks are not words of the document: table rules and borders (tokens of | + - = : only),
+// list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
+// image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
+// TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
+// them; taken off both texts, so that shell lines with two dollars count alike). Pandoc 2.17 skips what stands inside an
+// ODT's text:section and stops at an EPUB whose spine names places inside chapters; it is
+// given copies with those wrappers and places taken off (see rewriteZip).
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -36,8 +46,20 @@ var defaultPackages = []string{
 	"developers-reference", "xfig-doc", "zsh-doc", "fonts-sil-abyssinica", "maxima-doc",
 }
 
+// officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
+// LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
+var officePackages = []string{
+	"live-manual-odf", "live-manual-epub", "ubuntu-packaging-guide-epub", "ubuntu-packaging-guide-epub-de",
+	"ubuntu-packaging-guide-epub-ru", "ubuntu-packaging-guide-epub-uk", "debian-policy", "developers-reference",
+	"python-odf-doc", "r-cran-officer", "libreoffice-dmaths", "libopenoffice-oodoc-perl",
+	"fonts-sil-abyssinica", "fonts-sil-akatab", "fonts-sil-annapurna", "fonts-sil-awami-nastaliq",
+	"fonts-sil-harmattan", "fonts-sil-mingzat", "fonts-sil-padauk", "fonts-sil-scheherazade",
+	"fonts-sil-tagmukay", "fonts-sil-taiheritagepro",
+}
+
 func main() {
-	pkgs := flag.String("packages", strings.Join(defaultPackages, ","), "Debian packages to take documents from")
+	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs) or office (DOCX, ODT, EPUB)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
@@ -45,12 +67,22 @@ func main() {
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
 	flag.Parse()
+	kinds := []string{".pdf"}
+	if *pkgs == "" {
+		*pkgs = strings.Join(defaultPackages, ",")
+	}
+	if *set == "office" {
+		kinds = []string{".docx", ".odt", ".epub"}
+		if !isFlagSet("packages") {
+			*pkgs = strings.Join(officePackages, ",")
+		}
+	}
 	var docs []string
 	if *files != "" {
 		docs = strings.Split(*files, ",")
 	} else {
 		for _, p := range strings.Split(*pkgs, ",") {
-			found, err := packageDocs(p, *perPkg, int64(*maxMB)<<20)
+			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "doccheck: %s: %v\n", p, err)
 				continue
@@ -59,7 +91,7 @@ func main() {
 		}
 	}
 	var recalls, precisions []float64
-	fmt.Printf("%-58s %7s %7s %8s %8s %7s %7s\n", "file", "recall", "prec", "ours s", "ref s", "ours MB", "ref MB")
+	fmt.Printf("%-58s %-22s %7s %7s %8s %8s %7s %7s\n", "file", "producer", "recall", "prec", "ours s", "ref s", "ours MB", "ref MB")
 	for _, d := range docs {
 		ours, ourStat, err := run(*bin, "extract", d)
 		if err != nil {
@@ -70,6 +102,9 @@ func main() {
 		if err != nil {
 			fmt.Printf("%-58s  reference: %v\n", short(d), firstLine(err.Error()))
 			continue
+		}
+		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
+			ref, ours = unmark(ref, true), unmark(ours, false)
 		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.ReplaceAll(short(d), "/", "_"))
@@ -82,7 +117,7 @@ func main() {
 			continue
 		}
 		recalls, precisions = append(recalls, r), append(precisions, p)
-		fmt.Printf("%-58s %7.3f %7.3f %8.2f %8.2f %7.0f %7.0f\n", short(d), r, p,
+		fmt.Printf("%-58s %-22s %7.3f %7.3f %8.2f %8.2f %7.0f %7.0f\n", short(d), producer(d), r, p,
 			ourStat.secs, refStat.secs, ourStat.mb, refStat.mb)
 	}
 	if len(recalls) > 0 {
@@ -92,7 +127,7 @@ func main() {
 }
 
 // packageDocs downloads a package into the cache once and lists its documents.
-func packageDocs(pkg string, limit int, maxBytes int64) ([]string, error) {
+func packageDocs(pkg string, kinds []string, limit int, maxBytes int64) ([]string, error) {
 	cache := filepath.Join(paths.CacheDir(), "doccheck")
 	root := filepath.Join(cache, "root", pkg)
 	if _, err := os.Stat(root); err != nil {
@@ -118,14 +153,14 @@ func packageDocs(pkg string, limit int, maxBytes int64) ([]string, error) {
 			return nil
 		}
 		name := strings.ToLower(d.Name())
-		if strings.HasSuffix(name, ".gz") && isDoc(strings.TrimSuffix(name, ".gz")) {
+		if strings.HasSuffix(name, ".gz") && isDoc(strings.TrimSuffix(name, ".gz"), kinds) {
 			plain := strings.TrimSuffix(p, ".gz")
 			if _, err := os.Stat(plain); err != nil {
 				exec.Command("sh", "-c", "gunzip -kf "+shellQuote(p)).Run()
 			}
 			p, name = plain, strings.TrimSuffix(name, ".gz")
 		}
-		if isDoc(name) {
+		if isDoc(name, kinds) {
 			if st, err := os.Stat(p); err == nil && st.Size() <= maxBytes && st.Mode().IsRegular() {
 				out = append(out, p)
 			}
@@ -145,13 +180,19 @@ func packageDocs(pkg string, limit int, maxBytes int64) ([]string, error) {
 	return out, nil
 }
 
-func isDoc(name string) bool {
-	for _, ext := range []string{".pdf", ".docx", ".odt", ".epub"} {
+func isDoc(name string, kinds []string) bool {
+	for _, ext := range kinds {
 		if strings.HasSuffix(name, ext) {
 			return true
 		}
 	}
 	return false
+}
+
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -189,7 +230,107 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
+	var fix func(name string, b []byte) []byte
+	switch strings.ToLower(filepath.Ext(doc)) {
+	case ".odt":
+		fix = func(name string, b []byte) []byte {
+			if name == "content.xml" {
+				b = sectionTag.ReplaceAll(b, nil)
+			}
+			return b
+		}
+	case ".epub":
+		fix = func(name string, b []byte) []byte {
+			if strings.HasSuffix(name, ".opf") {
+				b = fragmentItem.ReplaceAll(b, nil)
+			}
+			return b
+		}
+	}
+	if fix != nil {
+		fixed, err := rewriteZip(doc, fix)
+		if err != nil {
+			return nil, stat{}, err
+		}
+		defer os.Remove(fixed)
+		doc = fixed
+	}
 	return run("pandoc", "-t", "plain", "--wrap=none", doc)
+}
+
+var (
+	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
+	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
+	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
+	texMath    = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
+	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
+	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
+	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
+	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
+	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
+)
+
+// unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
+// list markers and rules, which a document may also hold as text, are taken off both
+// readers' text alike.
+func unmark(text []byte, pandoc bool) []byte {
+	text = listMarker.ReplaceAll(text, []byte("$1"))
+	text = texMath.ReplaceAll(text, []byte(" "))
+	if pandoc {
+		text = noteMark.ReplaceAll(text, []byte(" "))
+		text = scriptMark.ReplaceAll(text, []byte("$1"))
+	}
+	var out []string
+	for _, line := range strings.Split(string(text), "\n") {
+		var kept []string
+		for _, w := range strings.Fields(line) {
+			if !ruleToken.MatchString(w) {
+				kept = append(kept, w)
+			}
+		}
+		out = append(out, strings.Join(kept, " "))
+	}
+	return []byte(strings.Join(out, "\n"))
+}
+
+// rewriteZip writes a copy of a zip-packed document with each file passed through fix:
+// the reference is given an ODT whose content.xml has its text:section tags taken off
+// (pandoc 2.17 skips sections' content) and an EPUB whose package document lists no
+// places inside chapters (pandoc 2.17 stops at them).
+func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, error) {
+	zr, err := zip.OpenReader(doc)
+	if err != nil {
+		return "", err
+	}
+	defer zr.Close()
+	out, err := os.CreateTemp("", "doccheck-*"+filepath.Ext(doc))
+	if err != nil {
+		return "", err
+	}
+	defer out.Close()
+	zw := zip.NewWriter(out)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			return "", err
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return "", err
+		}
+		b = fix(f.Name, b)
+		method := zip.Deflate
+		if f.Name == "mimetype" {
+			method = zip.Store
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+		if err != nil {
+			return "", err
+		}
+		w.Write(b)
+	}
+	return out.Name(), zw.Close()
 }
 
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
@@ -268,4 +409,61 @@ func normalize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// producer names the program that made a document, shortened: a PDF's Producer (or
+// Creator), a DOCX's Application, an ODT's generator, an EPUB's generator meta or
+// contributor.
+func producer(doc string) string {
+	var s string
+	switch strings.ToLower(filepath.Ext(doc)) {
+	case ".pdf":
+		out, _ := exec.Command("pdfinfo", doc).Output()
+		for _, key := range []string{"Producer:", "Creator:"} {
+			for _, line := range strings.Split(string(out), "\n") {
+				if v, ok := strings.CutPrefix(line, key); ok && s == "" {
+					s = strings.TrimSpace(v)
+				}
+			}
+		}
+	default:
+		s = zipProducer(doc)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 22 {
+		s = s[:21] + "…"
+	}
+	if s == "" {
+		s = "?"
+	}
+	return s
+}
+
+var producerPattern = regexp.MustCompile(`(?s)<Application>([^<]*)</Application>|<meta:generator>([^<]*)</meta:generator>|<meta[^>]*name="generator"[^>]*content="([^"]*)"|<meta[^>]*content="([^"]*)"[^>]*name="generator"|<dc:contributor[^>]*>([^<]*)</dc:contributor>`)
+
+func zipProducer(doc string) string {
+	zr, err := zip.OpenReader(doc)
+	if err != nil {
+		return ""
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name != "docProps/app.xml" && f.Name != "meta.xml" && !strings.HasSuffix(f.Name, ".opf") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
+		rc.Close()
+		if m := producerPattern.FindSubmatch(b); m != nil {
+			for _, g := range m[1:] {
+				if len(g) > 0 {
+					return string(g)
+				}
+			}
+		}
+	}
+	return ""
 }

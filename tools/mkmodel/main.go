@@ -11,6 +11,7 @@
 //	go run ./tools/mkmodel --out /tmp/m --quant q4|q4f16|int8|genai-int4 [--zero-points]
 //	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
 //	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --quant q4 --copying  # a model that quotes
+//	go run ./tools/mkmodel --out /tmp/m --family gpt2|gpt_neo|gpt_neox|phi|opt [--no-position-ids] [--past-names past] [--merged]
 package main
 
 import (
@@ -69,6 +70,7 @@ var ggufPath string
 var presets = map[string]func() synth.Options{
 	"tiny":             synth.Tiny,
 	"qwen3-0.6b-shape": synth.Qwen3Shape,
+	"qwen3-0.6b":       synth.Qwen3_06B,
 }
 
 // parse turns the command line into a folder and options: the preset first, then every flag
@@ -78,15 +80,19 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	fs.SetOutput(stderr)
 	def := synth.Tiny()
 	out := fs.String("out", "", "folder to write the model to (required)")
-	preset := fs.String("preset", "tiny", "shape preset: tiny or qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers)")
+	preset := fs.String("preset", "tiny", "shape preset: tiny, qwen3-0.6b-shape (hidden 1024, 16/8 heads, head_dim 128, 4 layers) or qwen3-0.6b (the same with its real 28 layers)")
 	layout := fs.String("layout", "hf", "folder layout: hf (A), genai (B), static (C), bundle (D), foundry (D as Foundry Local ships NPU models) or embedding (Qwen3-Embedding's export: last_hidden_state, no LM head)")
 	static := fs.Bool("static", false, "same as --layout static")
 	kv := fs.String("kv-dtype", "", "KV cache dtype: fp32 or fp16 (default fp16 for --layout bundle, else fp32)")
-	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for --preset qwen3-0.6b-shape)")
+	ext := fs.Bool("external-data", false, "keep the weights in a data file beside the graph (model.onnx_data; model.onnx.data for --layout genai), as full-size exports do (default: on for the qwen3-0.6b presets)")
 	quant := fs.String("quant", "", "quantize as published: q4 (onnx/model_q4.onnx), q4f16, int8 (model_quantized.onnx) or genai-int4 (layout genai, GroupQueryAttention, accuracy_level 4)")
 	fs.StringVar(&ggufPath, "gguf", "", "also write the Q4_0 GGUF twin for llama.cpp to this file (--quant q4 or genai-int4, no zero points)")
 	zero := fs.Bool("zero-points", false, "q4 and q4f16: asymmetric blocks with zero points")
 	copying := fs.Bool("copying", false, "weights that quote: an induction circuit that goes on as the text went on after its last two tokens' earlier occurrence (prompt-lookup benchmarks; needs head_dim 128, hidden ≥ 513, 2 KV heads)")
+	family := fs.String("family", "", "another architecture with its export's I/O names (preset: its tiny shape, vocabulary 512): gpt2, gpt_neo, gpt_neox, phi or opt")
+	noPos := fs.Bool("no-position-ids", false, "--family: no position_ids input (positions from the past length; OPT never has one)")
+	pastNames := fs.String("past-names", "", "--family: KV cache names past_key_values.N.key (default) or past (past.N.key)")
+	merged := fs.Bool("merged", false, "--family: Optimum's onnx/decoder_model_merged.onnx with a use_cache_branch input")
 	tok := fs.String("tokenizer", paths.TokenizerDir("qwen3"), "folder with Qwen3's tokenizer.json and tokenizer_config.json (empty: copy none)")
 	var o synth.Options // receives the int flags; only those given override the preset
 	for _, f := range intFlags {
@@ -104,9 +110,17 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 	}
 	mk, ok := presets[*preset]
 	if !ok {
-		return "", o, fmt.Errorf("unknown --preset %q: choose tiny or qwen3-0.6b-shape", *preset)
+		return "", o, fmt.Errorf("unknown --preset %q: choose tiny, qwen3-0.6b-shape or qwen3-0.6b", *preset)
 	}
 	res := mk()
+	if *family != "" {
+		res = synth.FamilyTiny(synth.Family(*family))
+		tokSet := false
+		fs.Visit(func(fl *flag.Flag) { tokSet = tokSet || fl.Name == "tokenizer" })
+		if !tokSet {
+			*tok = "" // Qwen3's tokenizer does not fit a family's vocabulary of 512
+		}
+	}
 	fs.Visit(func(fl *flag.Flag) {
 		for _, f := range intFlags {
 			if f.name == fl.Name {
@@ -138,6 +152,7 @@ func parse(args []string, stderr io.Writer) (string, synth.Options, error) {
 		return "", o, fmt.Errorf("unknown --kv-dtype %q: choose fp32 or fp16", *kv)
 	}
 	res.TokenizerDir = *tok
+	res.NoPositionIDs, res.PastNames, res.Merged = *noPos, synth.PastNames(*pastNames), *merged
 	return *out, res, res.Validate()
 }
 

@@ -37,6 +37,7 @@ func TestParse(t *testing.T) {
 			}), ""},
 		{"fp16 kv", []string{"--kv-dtype", "fp16"}, with(func(o *synth.Options) { o.KVFloat16 = true }), ""},
 		{"preset", []string{"--preset", "qwen3-0.6b-shape"}, shape, ""},
+		{"real depth", []string{"--preset", "qwen3-0.6b"}, func() synth.Options { o := shape; o.Layers = 28; return o }(), ""},
 		{"preset layers override", []string{"--preset", "qwen3-0.6b-shape", "--layers", "2"}, func() synth.Options { o := shape; o.Layers = 2; return o }(), ""},
 		{"preset inline", []string{"--preset", "qwen3-0.6b-shape", "--external-data=false"}, func() synth.Options { o := shape; o.ExternalData = false; return o }(), ""},
 		{"external data", []string{"--external-data"}, with(func(o *synth.Options) { o.ExternalData = true }), ""},
@@ -59,6 +60,19 @@ func TestParse(t *testing.T) {
 			return o
 		}(), ""},
 		{"copying needs room", []string{"--copying"}, synth.Options{}, "a copying model needs hidden ≥ 4 × head_dim + 1"},
+		{"family", []string{"--family", "gpt2", "--merged", "--no-position-ids", "--past-names", "past"}, func() synth.Options {
+			o := synth.FamilyTiny(synth.FamilyGPT2)
+			o.TokenizerDir, o.Merged, o.NoPositionIDs, o.PastNames = "/tok", true, true, synth.PastDotted
+			return o
+		}(), ""},
+		{"family shape flags", []string{"--family", "opt", "--vocab", "50257", "--max-pos", "2048"}, func() synth.Options {
+			o := synth.FamilyTiny(synth.FamilyOPT)
+			o.TokenizerDir, o.Vocab, o.MaxPositions = "/tok", 50257, 2048
+			return o
+		}(), ""},
+		{"bad family", []string{"--family", "bloom"}, synth.Options{}, `unknown family "bloom"`},
+		{"family kv heads", []string{"--family", "phi", "--kv-heads", "2"}, synth.Options{}, "multi-head attention"},
+		{"merged needs a family", []string{"--merged"}, synth.Options{}, "apply to the other families"},
 		{"bad preset", []string{"--preset", "big"}, synth.Options{}, `unknown --preset "big"`},
 		{"no out", []string{"--out", ""}, synth.Options{}, "--out is required"},
 	} {

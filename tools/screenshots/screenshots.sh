@@ -4,8 +4,10 @@
 # validation error, the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
-# see step 6), a saved Markdown reply shown as written, the window a start-up problem opens
-# (an unusable data folder) and a stalled download. Replies come from the real engine running a generated tiny model
+# see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
+# the demo engine too), a saved Markdown reply shown as written, the window a start-up
+# problem opens (an unusable data folder) and a stalled download. Replies come from the real
+# engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -206,7 +208,29 @@ sleep 0.8
 shot 08-document-source
 stop
 
-# 7. A saved Markdown reply shown as the model wrote it (tools/screenshots/seed --markdown): no
+# 9. A tool call: Settings' mcp_config names the reference server-everything (installed by
+#    tools/setup.sh; the app starts it over stdio when the reply first needs it). The demo
+#    engine calls its echo tool (a random model calls no tool unless forced, and the window
+#    forces none); the call waits for approval, then Allow once runs it on the real server.
+EVERYTHING="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}/mcpservers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [ -f "$EVERYTHING" ] && command -v node >/dev/null; then
+  printf '{"mcpServers": {"everything": {"command": "%s", "args": ["%s", "stdio"]}}}\n' "$(command -v node)" "$EVERYTHING" >"$WORK/mcp.json"
+  printf 'cpu:\n  model: %s\ntheme: light\nthinking: false\nmcp_config: %s\n' "$WORK/model" "$WORK/mcp.json" >"$WORK/chat-tools.yaml"
+  ENGINE_FLAGS=--demo-engine start "$WORK/chat-tools.yaml" tools
+  click $COMPOSER
+  xdotool type --delay 15 "Ask the echo tool to say hello"
+  xdotool key Return
+  sleep 5 # the server starts and lists its tools; the demo engine calls echo
+  shot 09-tool-approval
+  click 407 220 # Allow once
+  sleep 3
+  shot 10-tool-call
+  stop
+else
+  echo "screenshots: server-everything is not installed (tools/setup.sh): no tool-call screenshots" >&2
+fi
+
+# 10. A saved Markdown reply shown as the model wrote it (tools/screenshots/seed --markdown): no
 #    space before punctuation, single line breaks kept, a nested list, a table, math and
 #    inline HTML as text; the question above it verbatim (not Markdown).
 printf 'cpu:\n  model: %s\ntheme: light\n' "$WORK/model" >"$WORK/chat-markdown.yaml"
@@ -215,10 +239,10 @@ click $FIRST_ROW
 sleep 1
 xdotool mousemove $COMPOSER
 sleep 0.3
-shot 09-chat-markdown
+shot 11-chat-markdown
 stop
 
-# 8. A start-up problem: settings that name a data folder EdgeChat cannot create
+# 11. A start-up problem: settings that name a data folder EdgeChat cannot create
 #    (/dev/null/data) open a window that says so, with the ways out, instead of exiting.
 printf 'data_dir: /dev/null/data\ntheme: light\n' >"$WORK/startup-problem.yaml"
 "$WORK/edgechat" --config "$WORK/startup-problem.yaml" >"$WORK/app-startup-problem.log" 2>&1 &
@@ -227,10 +251,10 @@ WID="$(timeout 30 xdotool search --sync --name '^EdgeChat$' | head -1)" || die "
 sleep 2
 xdotool windowsize "$WID" 800 380
 sleep 0.5
-shot 10-startup-problem
+shot 12-startup-problem
 stop
 
-# 9. A stalled download: the loopback Hub stops sending the model file at 8 MB and holds the
+# 12. A stalled download: the loopback Hub stops sending the model file at 8 MB and holds the
 #    connection; the row shows the bytes on disk and how long no data came (then, after the
 #    stall timeout, "stalled — retrying in N s").
 "$WORK/fakehub" --dir "$WORK/hubmodel" --repo onnx-community/Qwen3-0.6B-ONNX --rate 4000000 --stall-at 8000000 >"$WORK/hub-stall.json" 2>"$WORK/hub-stall.log" &
@@ -244,6 +268,6 @@ sleep 1.5
 click 1010 541 # the first suggestion's Download
 sleep 9        # 8 MB at 4 MB/s, then ~7 s without data
 xdotool mousemove $COMPOSER
-shot 11-models-stalled
+shot 13-models-stalled
 stop
 kill "$HUB_PID" 2>/dev/null || true

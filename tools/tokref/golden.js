@@ -52,11 +52,11 @@ const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'g
   'olmo2', 'phi2', 'phi3', 'roberta', 't5', 'whisper'];
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
-const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'stories260k',
+const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gpt4o', 'gpt35turbo', 'claude', 'stories260k',
   'llama2_metaspace', 'llama2_always', 'gpt2_digits', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
-// regex: no GPT-4o style tokenizer.json is installed. The Go test makes the same edit.
+// regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
 const qwenRegex = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 const o200kRegex = String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 

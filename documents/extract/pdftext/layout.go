@@ -256,15 +256,19 @@ func startsLower(s string) bool {
 // space is drawn, words in logical order.
 func lineText(l *line) string {
 	words := [][]glyph{}
+	// drawn[i] says a space glyph stands before words[i].
+	var drawn []bool
 	var cur []glyph
 	var prev *glyph
+	space := false
 	for i := range l.g {
 		g := &l.g[i]
 		if g.space {
 			if len(cur) > 0 {
-				words = append(words, cur)
-				cur = nil
+				words, drawn = append(words, cur), append(drawn, space)
+				cur, space = nil, false
 			}
+			space = true
 			prev = g
 			continue
 		}
@@ -274,15 +278,61 @@ func lineText(l *line) string {
 				limit = guessGap
 			}
 			if gap > limit*max(prev.size, g.size) {
-				words = append(words, cur)
-				cur = nil
+				words, drawn = append(words, cur), append(drawn, space)
+				cur, space = nil, false
 			}
 		}
 		cur = append(cur, *g)
 		prev = g
 	}
 	if len(cur) > 0 {
-		words = append(words, cur)
+		words, drawn = append(words, cur), append(drawn, space)
 	}
-	return spell(words, l.rtl)
+	return spell(letterSpaced(words, drawn), l.rtl)
+}
+
+// Letter-spaced lines, as pdftotext reads them: on a line whose words are all single
+// glyphs (a character chart, s p a c e d headings), a gap is a word break only when it is
+// wider than 1.3 times the narrowest gap, and at most 0.4 em.
+const (
+	wideSpacingMul = 1.3
+	maxWideSpacing = 0.4
+)
+
+// letterSpaced joins the words of a letter-spaced line whose gaps are no wider than its
+// letter spacing (the narrowest gap, drawn spaces' included); words split at a drawn space
+// stay apart (pdftotext writes them without a space between: a character chart drawn as
+// "a à á" reads "aàá" there).
+func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
+	if len(words) < 2 {
+		return words
+	}
+	minGap, size := float32(-1), float32(0)
+	for i, w := range words {
+		if len(w) != 1 {
+			return words
+		}
+		size = max(size, w[0].size)
+		if i > 0 {
+			gap := w[0].x - (words[i-1][0].x + words[i-1][0].w)
+			if minGap < 0 || gap < minGap {
+				minGap = gap
+			}
+		}
+	}
+	if minGap <= 0 {
+		return words
+	}
+	limit := min(wideSpacingMul*minGap, maxWideSpacing*size)
+	out := [][]glyph{words[0]}
+	for i := 1; i < len(words); i++ {
+		last := out[len(out)-1]
+		prev := last[len(last)-1]
+		if !drawn[i] && words[i][0].x-(prev.x+prev.w) < limit {
+			out[len(out)-1] = append(last, words[i][0])
+			continue
+		}
+		out = append(out, words[i])
+	}
+	return out
 }

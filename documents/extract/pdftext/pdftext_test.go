@@ -50,9 +50,19 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
 			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
 			"BT /F1 10 Tf 72 700 Td (CBA) Tj ET", "سلا"},
+		{"digits in right-to-left text keep their order", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
+			// seen left to right: the number ۴۵ (read left to right), then سلا
+			"BT /F1 10 Tf 72 700 Td (DE CBA) Tj ET", "سلا ۴۵"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
+		{"a letter-spaced line is one word, as pdftotext reads it", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td [(a) -300 (b) -300 (c) -300 (d) -900 (e)] TJ ET", "abcd e"},
+		{"a heading letter-spaced by Tc is a word", simpleFont(""), "",
+			"BT /F1 10 Tf 3 Tc 72 700 Td (SUMMARY) Tj 0 Tc 0 -14 Td (body text) Tj ET", "SUMMARY\nbody text"},
+		{"single letters apart by drawn spaces stay apart", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (a b c) Tj ET", "a b c"},
 		{"a form's text is read", simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (only page) Tj ET", "only page"},
 	}
 	for _, tt := range tests {

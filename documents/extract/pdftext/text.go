@@ -52,7 +52,8 @@ func isPresentation(r rune) bool {
 var rtlScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko}
 
 func isRTLRune(r rune) bool {
-	return r >= 0x0590 && unicode.In(r, rtlScripts...)
+	// Arabic-Indic digits belong to the Arabic script but are written left to right.
+	return r >= 0x0590 && unicode.In(r, rtlScripts...) && !unicode.IsDigit(r)
 }
 
 // direction of a word: 1 right to left, -1 left to right, 0 neither (digits, signs).

@@ -188,3 +188,60 @@ func TestGroupQueryAttentionToleranceBites(t *testing.T) {
 		t.Fatal("a copy that failed the check runs")
 	}
 }
+
+// A q4 graph's attention rewrite is checked on float-compute twins at float32's tolerance
+// (int8 compute turns the rewrite's ulps into quantization steps that depth amplifies), the
+// twins are removed after the check, and the copy that runs computes in int8.
+func TestAttentionCheckedInFloat(t *testing.T) {
+	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
+	f, err := models.Open(model, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked []proto.NBits
+	old := verifyTolerance
+	t.Cleanup(func() { verifyTolerance = old })
+	verifyTolerance = func(info *proto.ModelInfo) float64 {
+		for nb := range info.NBits {
+			checked = append(checked, nb)
+		}
+		tol := old(info)
+		if tol != attnFloatTolerance {
+			t.Errorf("the check used tolerance %g, want float32's %g", tol, attnFloatTolerance)
+		}
+		return tol
+	}
+	cache := t.TempDir()
+	got := optimizedGraph(f, cache, cpu1, 4096)
+	info, err := proto.ReadInfo(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] == 0 {
+		t.Fatal("the checked copy does not run")
+	}
+	for nb := range info.NBits {
+		if nb.AccuracyLevel != 4 {
+			t.Errorf("the copy that runs has MatMulNBits at level %d, want 4", nb.AccuracyLevel)
+		}
+	}
+	if len(checked) == 0 {
+		t.Fatal("no check ran")
+	}
+	for _, nb := range checked {
+		if nb.AccuracyLevel != 0 {
+			t.Errorf("the check ran MatMulNBits at level %d, want 0 (float compute)", nb.AccuracyLevel)
+		}
+	}
+	dirs, err := os.ReadDir(filepath.Join(cache, "optimized"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) != 1 || dirs[0].Name() != filepath.Base(filepath.Dir(got)) {
+		var names []string
+		for _, d := range dirs {
+			names = append(names, d.Name())
+		}
+		t.Errorf("the cache holds %v, want only the copy that runs", names)
+	}
+}

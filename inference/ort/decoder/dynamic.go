@@ -76,6 +76,7 @@ type dynamicDecoder struct {
 	posBuf  []int64
 	mask    []int64
 	keep    []int64   // logits_to_keep's value
+	branch  []bool    // use_cache_branch's value
 	row     []float32 // the logits Forward returns: the last token's
 	rowsBuf []byte    // off-heap logits ForwardRows returns (maxRows rows), made on first use
 	inputs  []ort.Value
@@ -102,6 +103,7 @@ func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptio
 		posBuf:  make([]int64, max(prefillChunk, lastRowChunk)),
 		mask:    make([]int64, maxTokens),
 		keep:    make([]int64, 1),
+		branch:  make([]bool, 1),
 		inputs:  make([]ort.Value, nIn),
 		outputs: make([]ort.Value, nOut),
 	}
@@ -276,6 +278,15 @@ func (d *dynamicDecoder) step(ids []int, logits []float32, keep int) error {
 	if d.io.LogitsToKeep != "" {
 		d.keep[0] = int64(rows)
 		if d.inputs[k], err = ort.NewTensor(ort.NewShape(1), d.keep); err != nil {
+			return err
+		}
+		k++
+	}
+	if d.io.UseCacheBranch != "" {
+		// As transformers.js and Optimum run a merged decoder: the branch without past for
+		// the first run, the one with past after it.
+		d.branch[0] = past > 0
+		if d.inputs[k], err = ort.NewTensor(ort.NewShape(1), d.branch); err != nil {
 			return err
 		}
 		k++

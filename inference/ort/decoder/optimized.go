@@ -128,7 +128,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 			return why
 		}
 	}
-	if err := verifyAttention(f, base, gqa, ep); err != nil {
+	if err := verifyCopy(f, cacheDir, o, base, gqa, ep); err != nil {
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
 	}
@@ -158,7 +158,7 @@ func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 	}
 	if rep.LMHead != "" || rep.AccuracyLevelSet > 0 {
 		slog.Info("wrote an optimized copy of the graph", "graph", path, "copy", out, "accuracy_level_set", rep.AccuracyLevelSet, "lm_head", rep.LMHead,
-			"last_layer_nodes", rep.LastLayerNodes, "last_layer_skipped", rep.LastLayerSkipped)
+			"last_layer_nodes", rep.LastLayerNodes, "last_layer_skipped", rep.LastLayerSkipped, "merged_decoder_inlined", rep.Unmerged)
 	}
 	return out
 }

@@ -22,7 +22,7 @@ func destroySession(s *ort.DynamicAdvancedSession) error {
 }
 
 // openIO creates a session over a decoder's inputs (input_ids; attention_mask, position_ids
-// and logits_to_keep when present; then each layer's past key and value) and outputs (logits,
+// logits_to_keep and use_cache_branch when present; then each layer's past key and value) and outputs (logits,
 // then each layer's present key and value), and returns the number of each.
 func openIO(d *models.DecoderIO, path string, opts *ort.SessionOptions) (*ort.DynamicAdvancedSession, int, int, error) {
 	in := []string{d.InputIDs}
@@ -34,6 +34,9 @@ func openIO(d *models.DecoderIO, path string, opts *ort.SessionOptions) (*ort.Dy
 	}
 	if d.LogitsToKeep != "" {
 		in = append(in, d.LogitsToKeep)
+	}
+	if d.UseCacheBranch != "" {
+		in = append(in, d.UseCacheBranch)
 	}
 	out := []string{d.Logits}
 	for i := range d.Past {

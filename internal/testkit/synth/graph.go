@@ -13,6 +13,9 @@ type graph struct {
 	inits  []*proto.Tensor
 	consts map[string]string
 	n      int
+	// prefix starts the names of the nodes and values added (a merged decoder's branches:
+	// names are unique across a model and its subgraphs); constants and weights keep theirs.
+	prefix string
 }
 
 func newGraph() *graph { return &graph{consts: map[string]string{}} }
@@ -22,7 +25,7 @@ type attr = proto.Attr
 // opN adds a node with n outputs.
 func (g *graph) opN(op string, n int, in []string, attrs ...attr) []string {
 	g.n++
-	name := fmt.Sprintf("/%s_%d", op, g.n)
+	name := fmt.Sprintf("/%s%s_%d", g.prefix, op, g.n)
 	outs := make([]string, n)
 	for i := range outs {
 		outs[i] = fmt.Sprintf("%s/output_%d", name, i)
@@ -50,6 +53,7 @@ func (g *graph) msOp(op string, in, outs []string, attrs ...attr) []string {
 
 // rename makes the last node write its output under name (a graph output).
 func (g *graph) rename(name string) string {
+	name = g.prefix + name
 	g.nodes[len(g.nodes)-1].Outputs[0] = name
 	return name
 }
@@ -80,7 +84,7 @@ func (g *graph) i64s(v ...int64) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_i64_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_i64_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.Int64Tensor(name, []int64{int64(len(v))}, v))
 	return name
@@ -92,7 +96,7 @@ func (g *graph) scalar(v float32) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_f32_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_f32_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.FloatTensor(name, nil, []float32{v}))
 	return name
@@ -103,7 +107,7 @@ func (g *graph) scalarI64(v int64) string {
 	if name, ok := g.consts[key]; ok {
 		return name
 	}
-	name := fmt.Sprintf("const_i64s_%d", len(g.consts))
+	name := fmt.Sprintf("%sconst_i64s_%d", g.prefix, len(g.consts))
 	g.consts[key] = name
 	g.inits = append(g.inits, proto.Int64Tensor(name, nil, []int64{v}))
 	return name

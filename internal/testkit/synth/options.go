@@ -1,5 +1,6 @@
 // Package synth writes synthetic Qwen3 models: the real architecture, I/O names and file layouts
-// of the models users have, with small seeded-random weights, for tests and tools/mkmodel.
+// of the models users have, with small seeded-random weights, for tests and tools/mkmodel; and
+// GPT-2, GPT-Neo, GPT-NeoX, Phi and OPT-shaped Hugging Face exports (family.go).
 package synth
 
 import (
@@ -72,6 +73,16 @@ type Options struct {
 	TokenizerDir string
 	// NodeNames chooses how a Hugging Face layout's nodes are named (NamesUnique by default).
 	NodeNames NodeNames
+	// Family builds another architecture than Qwen3's ("" is Qwen3; see family.go).
+	Family Family
+	// NoPositionIDs drops a family export's position_ids input: the graph then computes
+	// positions from the past length (or, for OPT, which never has it, from attention_mask).
+	NoPositionIDs bool
+	// PastNames chooses a family model's KV cache names.
+	PastNames PastNames
+	// Merged writes a family model as Optimum's decoder_model_merged.onnx: one graph with a
+	// use_cache_branch input choosing between the runs with and without past.
+	Merged bool
 }
 
 // NodeNames says how nodes are named.
@@ -107,6 +118,15 @@ func Qwen3Shape() Options {
 	return o
 }
 
+// Qwen3_06B is Qwen3-0.6B at its real depth: Qwen3Shape with all 28 layers, the model
+// speed figures are measured on (each layer's weights are ~1/40 of the int4 file, the LM
+// head the rest: a 4-layer model is mostly its head).
+func Qwen3_06B() Options {
+	o := Qwen3Shape()
+	o.Layers = 28
+	return o
+}
+
 // Validate reports the first inconsistency in o.
 func (o Options) Validate() error {
 	var errs []error
@@ -126,6 +146,7 @@ func (o Options) Validate() error {
 	if o.KVHeads > 0 && o.Heads%o.KVHeads != 0 {
 		errs = append(errs, fmt.Errorf("heads (%d) must be a multiple of kv-heads (%d)", o.Heads, o.KVHeads))
 	}
+	errs = append(errs, o.validateFamily()...)
 	if o.HeadDim%2 != 0 {
 		errs = append(errs, fmt.Errorf("head-dim must be even for rotary embedding, got %d", o.HeadDim))
 	}

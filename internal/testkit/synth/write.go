@@ -34,15 +34,21 @@ func Write(dir string, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if o.Family != "" {
+		if err := writeFamily(dir, o); err != nil {
+			return fmt.Errorf("write synthetic %s model to %s: %w", o.Family, dir, err)
+		}
+		return copyTokenizer(dir, o.TokenizerDir, tokFiles)
+	}
 	w := newWeights(o)
 	if o.Q4Twin {
 		w.dequantize(o)
 	}
 	var err error
-	switch o.Layout {
-	case LayoutHF:
+	switch {
+	case o.Layout == LayoutHF:
 		err = writeModel(filepath.Join(dir, "onnx", o.Quant.File()), buildDecoder(o, w, hfSpec(o)), o)
-	case LayoutGenAI:
+	case o.Layout == LayoutGenAI:
 		m, cfg := buildDecoder(o, w, hfSpec(o)), genaiConfig(o)
 		if o.Quant == QuantGenAIInt4 {
 			m, cfg = buildGenAIInt4(o, w), genaiInt4Config(o)
@@ -50,11 +56,11 @@ func Write(dir string, o Options) error {
 		if err = writeModel(filepath.Join(dir, "model.onnx"), m, o); err == nil {
 			err = writeJSON(filepath.Join(dir, "genai_config.json"), cfg)
 		}
-	case LayoutStatic:
+	case o.Layout == LayoutStatic:
 		err = writeStatic(dir, o, w)
-	case LayoutBundle, LayoutFoundry:
+	case o.Layout == LayoutBundle, o.Layout == LayoutFoundry:
 		err = writeBundle(dir, o, w)
-	case LayoutEmbedding:
+	case o.Layout == LayoutEmbedding:
 		err = writeEmbedding(dir, o, w)
 	}
 	if err != nil {
@@ -66,11 +72,17 @@ func Write(dir string, o Options) error {
 	if err := writeJSON(filepath.Join(dir, "generation_config.json"), generationConfig()); err != nil {
 		return err
 	}
-	if o.TokenizerDir != "" {
-		for _, name := range tokFiles {
-			if err := filecopy.Copy(filepath.Join(o.TokenizerDir, name), filepath.Join(dir, name)); err != nil {
-				return fmt.Errorf("copy tokenizer: %w", err)
-			}
+	return copyTokenizer(dir, o.TokenizerDir, tokFiles)
+}
+
+// copyTokenizer copies the named files from src ("" copies none) to dir.
+func copyTokenizer(dir, src string, names []string) error {
+	if src == "" {
+		return nil
+	}
+	for _, name := range names {
+		if err := filecopy.Copy(filepath.Join(src, name), filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("copy tokenizer: %w", err)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package testdocs
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -209,4 +210,45 @@ func OneLineMarkdown(n int) []byte {
 		b.WriteByte(' ')
 	}
 	return b.Bytes()
+}
+
+// ZipBomb is a zip-packed document (part names which: "word/document.xml",
+// "content.xml") whose part unpacks to size bytes of white space inside an element and
+// says it unpacks to claim bytes; the other files make it look like the kind it claims.
+func ZipBomb(part string, size, claim int, others ...File) []byte {
+	var packed bytes.Buffer
+	fw, err := flate.NewWriter(&packed, flate.BestCompression)
+	if err != nil {
+		panic(err)
+	}
+	fw.Write([]byte("<a>"))
+	chunk := bytes.Repeat([]byte(" "), 1<<20)
+	for n := 3; n < size; n += len(chunk) {
+		fw.Write(chunk[:min(len(chunk), size-n)])
+	}
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range others {
+		w, _ := zw.Create(f.Name)
+		w.Write([]byte(f.Body))
+	}
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: part, Method: zip.Deflate, CompressedSize64: uint64(packed.Len()), UncompressedSize64: uint64(claim), CRC32: 0})
+	if err != nil {
+		panic(err)
+	}
+	w.Write(packed.Bytes())
+	zw.Close()
+	return buf.Bytes()
+}
+
+// ManyEntriesZip is an EPUB-looking archive of n empty files.
+func ManyEntriesZip(n int) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := range n {
+		zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("f%d", i), Method: zip.Store})
+	}
+	zw.Close()
+	return buf.Bytes()
 }

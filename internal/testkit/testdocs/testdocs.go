@@ -167,3 +167,29 @@ func DOCX(paras []Para) []byte {
 	}
 	return buf.Bytes()
 }
+
+// File is one file of a Zip archive.
+type File struct{ Name, Body string }
+
+// Zip packs files in order (an ODF's or EPUB's mimetype first, stored, as they require).
+func Zip(files ...File) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		method := zip.Deflate
+		if f.Name == "mimetype" {
+			method = zip.Store
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+		if err != nil {
+			panic(err)
+		}
+		if _, err := w.Write([]byte(f.Body)); err != nil {
+			panic(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}

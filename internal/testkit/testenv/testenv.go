@@ -137,3 +137,21 @@ func APIClients(t testing.TB) (node, modules string) {
 	}
 	return node, modules
 }
+
+// MCPServers returns node and the folder of the reference MCP servers' packages
+// (@modelcontextprotocol/server-everything and server-filesystem), pinned in tools/mcpservers
+// and installed by tools/setup.sh.
+func MCPServers(t testing.TB) (node, scope string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing(t, "node (Node.js)")
+	}
+	scope = filepath.Join(paths.CacheDir(), "mcpservers", "node_modules", "@modelcontextprotocol")
+	for _, pkg := range []string{"server-everything", "server-filesystem"} {
+		if _, err := os.Stat(filepath.Join(scope, pkg, "dist", "index.js")); err != nil {
+			missing(t, "the npm package @modelcontextprotocol/"+pkg+" ("+scope+")")
+		}
+	}
+	return node, scope
+}

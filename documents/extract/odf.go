@@ -1,0 +1,268 @@
+package extract
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// readODF reads an OpenDocument text, spreadsheet or presentation (ODT, ODS, ODP) from
+// its content.xml: paragraphs in order, split at headings (text:h and its outline level),
+// frames' text boxes and captions where they stand, tables row by row (a spreadsheet's
+// sheets under their names, a presentation's slides under theirs), notes gathered under
+// "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
+// headers and footers of styles.xml are left out, as pandoc leaves them.
+func readODF(b *budget, data []byte) (*Document, error) {
+	a, err := openArchive(b, data)
+	if err != nil {
+		return nil, err
+	}
+	if !a.has("content.xml") {
+		return nil, fmt.Errorf("%w: content.xml is missing", ErrCorrupt)
+	}
+	if encrypted, err := odfEncrypted(a); err != nil || encrypted {
+		if err == nil {
+			err = fmt.Errorf("%w (LibreOffice encrypted it)", ErrEncrypted)
+		}
+		return nil, err
+	}
+	w := &odfWalker{}
+	w.doc = &Document{Format: "odf"}
+	err = a.walkXML("content.xml", func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			w.start(t)
+		case xml.EndElement:
+			w.end(t)
+		case xml.CharData:
+			w.text(t)
+		}
+		if w.body.Len() > MaxTextBytes || w.notes.Len() > MaxTextBytes {
+			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.finish()
+	if strings.TrimSpace(w.notes.String()) != "" {
+		w.restart("Footnotes")
+		w.body.WriteString(w.notes.String())
+		w.finish()
+	}
+	return w.doc, nil
+}
+
+// odfEncrypted reports whether the manifest says content.xml is encrypted (a document
+// saved with a password).
+func odfEncrypted(a *archive) (bool, error) {
+	if !a.has("META-INF/manifest.xml") {
+		return false, nil
+	}
+	entry, encrypted := "", false
+	err := a.walkXML("META-INF/manifest.xml", func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok {
+			switch t.Name.Local {
+			case "file-entry":
+				entry = attr(t, "full-path")
+			case "encryption-data":
+				encrypted = encrypted || entry == "content.xml"
+			}
+		}
+		return nil
+	})
+	return encrypted, err
+}
+
+type odfWalker struct {
+	sectioner
+	// paras is the paragraphs and headings open, innermost last (a frame's text box
+	// stands inside a paragraph); a heading's level is above 0.
+	paras []*odfPara
+	cells []*strings.Builder
+	rows  [][]string
+	// skip counts the open elements whose text is not read; notes the open note bodies.
+	skip, inNote int
+	notes        strings.Builder
+	inBody       bool
+	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
+	spreadsheet bool
+}
+
+type odfPara struct {
+	text  strings.Builder
+	level int
+	// space says the text ends in a space (ODF folds runs of white space).
+	space bool
+}
+
+// odfSkipped elements hold no text the document shows as its own (svg:title and svg:desc
+// describe a drawing; text:title is the document's title shown as a field, and is read).
+var odfSkipped = map[string]bool{
+	"annotation": true, "tracked-changes": true, "note-citation": true, "forms": true,
+	"sequence-decls": true, "variable-decls": true, "user-field-decls": true, "desc": true,
+	"title": true,
+}
+
+func (w *odfWalker) start(t xml.StartElement) {
+	name := t.Name.Local
+	if name == "body" && t.Name.Space == "office" {
+		w.inBody = true
+	}
+	if !w.inBody {
+		return
+	}
+	if name == "spreadsheet" && t.Name.Space == "office" {
+		w.spreadsheet = true
+	}
+	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") {
+		w.skip++
+		return
+	}
+	switch name {
+	case "p", "h":
+		p := &odfPara{space: true}
+		if name == "h" {
+			p.level = 1
+			if n, err := strconv.Atoi(attr(t, "outline-level")); err == nil && n >= 1 && n <= 9 {
+				p.level = n
+			}
+		}
+		w.paras = append(w.paras, p)
+	case "s":
+		if p := w.para(); p != nil {
+			n, err := strconv.Atoi(attr(t, "c"))
+			if err != nil || n < 1 {
+				n = 1
+			}
+			p.text.WriteString(strings.Repeat(" ", min(n, 100)))
+			p.space = true
+		}
+	case "tab":
+		if p := w.para(); p != nil {
+			p.text.WriteByte('\t')
+			p.space = true
+		}
+	case "line-break":
+		if p := w.para(); p != nil {
+			p.text.WriteByte('\n')
+			p.space = true
+		}
+	case "note-body":
+		w.inNote++
+	case "table":
+		if name := attr(t, "name"); name != "" && w.spreadsheet && len(w.cells) == 0 && len(w.paras) == 0 && t.Name.Space == "table" {
+			w.sheet(name)
+		}
+	case "page": // a presentation's slide
+		if name := attr(t, "name"); name != "" && t.Name.Space == "draw" {
+			w.sheet(name)
+		}
+	case "table-row":
+		w.rows = append(w.rows, nil)
+	case "table-cell", "covered-table-cell":
+		w.cells = append(w.cells, &strings.Builder{})
+	}
+}
+
+// sheet starts a section under a spreadsheet's sheet or a slide.
+func (w *odfWalker) sheet(name string) {
+	w.heading(1, name)
+}
+
+func (w *odfWalker) para() *odfPara {
+	if len(w.paras) == 0 {
+		return nil
+	}
+	return w.paras[len(w.paras)-1]
+}
+
+func (w *odfWalker) text(data []byte) {
+	p := w.para()
+	if p == nil || w.skip > 0 {
+		return
+	}
+	for _, r := range string(data) {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			if !p.space {
+				p.text.WriteByte(' ')
+				p.space = true
+			}
+			continue
+		}
+		p.text.WriteRune(r)
+		p.space = false
+	}
+}
+
+func (w *odfWalker) end(t xml.EndElement) {
+	if !w.inBody {
+		return
+	}
+	if w.skip > 0 {
+		w.skip--
+		return
+	}
+	switch t.Name.Local {
+	case "body":
+		w.inBody = t.Name.Space != "office"
+	case "p", "h":
+		if len(w.paras) == 0 {
+			return
+		}
+		p := w.paras[len(w.paras)-1]
+		w.paras = w.paras[:len(w.paras)-1]
+		w.endPara(p)
+	case "note-body":
+		w.inNote--
+	case "table-cell", "covered-table-cell":
+		if n := len(w.cells); n > 0 {
+			cell := strings.Join(strings.Fields(w.cells[n-1].String()), " ")
+			w.cells = w.cells[:n-1]
+			if r := len(w.rows); r > 0 && cell != "" {
+				w.rows[r-1] = append(w.rows[r-1], cell)
+			}
+		}
+	case "table-row":
+		if n := len(w.rows); n > 0 {
+			row := strings.Join(w.rows[n-1], "\t")
+			w.rows = w.rows[:n-1]
+			if row != "" {
+				w.write(row + "\n")
+			}
+		}
+	case "table":
+		if len(w.cells) == 0 {
+			w.write("\n")
+		}
+	}
+}
+
+// endPara places a finished paragraph or heading: in a note, among the notes; in a
+// table cell, in it; a heading in the body starts a section; else in the body.
+func (w *odfWalker) endPara(p *odfPara) {
+	text := p.text.String()
+	switch {
+	case strings.TrimSpace(text) == "":
+	case w.inNote > 0:
+		w.notes.WriteString(text)
+		w.notes.WriteString("\n\n")
+	case len(w.cells) > 0:
+		w.cells[len(w.cells)-1].WriteString(text + " ")
+	case p.level > 0 && len(w.paras) == 0:
+		w.heading(p.level, strings.Join(strings.Fields(text), " "))
+	default:
+		w.body.WriteString(text)
+		w.body.WriteString("\n\n")
+	}
+}
+
+func (w *odfWalker) write(s string) {
+	if n := len(w.cells); n > 0 {
+		w.cells[n-1].WriteString(s)
+		return
+	}
+	w.body.WriteString(s)
+}

@@ -1,0 +1,310 @@
+package extract_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"edgechat/documents/extract"
+	"edgechat/internal/testkit/testdocs"
+)
+
+const wordNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" xmlns:v="urn:schemas-microsoft-com:vml" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"`
+
+// wordDOCX is a Word document as Word writes one: localised heading styles whose levels
+// come from styles.xml, a text box written twice (drawing and VML fallback), a caption, a
+// table, footnotes and endnotes with their separators, a comment, a field and a deletion.
+func wordDOCX() []byte {
+	p := func(style, text string) string {
+		s := "<w:p>"
+		if style != "" {
+			s += `<w:pPr><w:pStyle w:val="` + style + `"/></w:pPr>`
+		}
+		return s + `<w:r><w:t xml:space="preserve">` + text + `</w:t></w:r></w:p>`
+	}
+	styles := `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles ` + wordNS + `>
+<w:style w:type="paragraph" w:styleId="Titel"><w:name w:val="Title"/></w:style>
+<w:style w:type="paragraph" w:styleId="berschrift1"><w:name w:val="heading 1"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>
+<w:style w:type="paragraph" w:styleId="berschrift7"><w:name w:val="heading 7"/></w:style>
+<w:style w:type="paragraph" w:styleId="Kapitel8"><w:name w:val="Kapitel acht"/><w:basedOn w:val="Basis8"/></w:style>
+<w:style w:type="paragraph" w:styleId="Basis8"><w:name w:val="Basis"/><w:pPr><w:outlineLvl w:val="7"/></w:pPr></w:style>
+<w:style w:type="paragraph" w:styleId="Loop"><w:name w:val="Loop"/><w:basedOn w:val="Loop"/></w:style>
+<w:style w:type="character" w:styleId="Heading9Char"><w:name w:val="heading 9"/></w:style>
+</w:styles>`
+	body := p("Titel", "Annual report") +
+		p("berschrift1", "Introduction") +
+		p("", "The opening paragraph.") +
+		`<w:p><w:r><w:t>Before the box.</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:txbx><w:txbxContent>` +
+		p("", "Boxed remark.") + `</w:txbxContent></wps:txbx></w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox><w:txbxContent>` +
+		p("", "Boxed remark.") + `</w:txbxContent></v:textbox></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>` +
+		p("Caption", "Figure 1: Revenue by year") +
+		p("berschrift7", "Seventh level") +
+		`<w:p><w:r><w:t xml:space="preserve">Prices rose</w:t></w:r><w:r><w:footnoteReference w:id="2"/></w:r>` +
+		`<w:del w:id="9" w:author="A"><w:r><w:delText>withdrawn words</w:delText></w:r></w:del>` +
+		`<w:commentRangeStart w:id="0"/><w:r><w:t xml:space="preserve"> sharply.</w:t></w:r><w:commentRangeEnd w:id="0"/><w:r><w:commentReference w:id="0"/></w:r></w:p>` +
+		`<w:p><w:r><w:t xml:space="preserve">Page </w:t></w:r><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> PAGE \* MERGEFORMAT </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>7</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>` +
+		p("Kapitel8", "Eighth level") +
+		`<w:tbl><w:tr><w:tc>` + p("", "Year") + `</w:tc><w:tc>` + p("", "Revenue") + `</w:tc></w:tr>` +
+		`<w:tr><w:tc>` + p("", "2025") + p("", "(estimate)") + `</w:tc><w:tc>` + p("", "12 million") + `</w:tc></w:tr></w:tbl>` +
+		`<w:p><w:pPr><w:outlineLvl w:val="8"/></w:pPr><w:r><w:t>Ninth level</w:t></w:r></w:p>` +
+		p("Loop", "Closing words.")
+	document := `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`
+	note := func(id, typ, text string) string {
+		s := `<w:footnote w:id="` + id + `"`
+		if typ != "" {
+			s += ` w:type="` + typ + `"`
+		}
+		return s + `>` + p("", text) + `</w:footnote>`
+	}
+	footnotes := `<?xml version="1.0" encoding="UTF-8"?><w:footnotes ` + wordNS + `>` +
+		note("0", "separator", "SEPARATOR") + note("1", "continuationSeparator", "CONTINUATION") +
+		note("2", "", "Source: the statistics office.") + `</w:footnotes>`
+	endnotes := `<?xml version="1.0" encoding="UTF-8"?><w:endnotes ` + wordNS + `>` +
+		strings.ReplaceAll(note("0", "separator", "SEPARATOR")+note("1", "", "Figures are rounded."), "footnote", "endnote") + `</w:endnotes>`
+	comments := `<?xml version="1.0" encoding="UTF-8"?><w:comments ` + wordNS + `><w:comment w:id="0">` + p("", "REVIEWER COMMENT") + `</w:comment></w:comments>`
+	return testdocs.Zip(
+		testdocs.File{Name: "[Content_Types].xml", Body: `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
+		testdocs.File{Name: "word/document.xml", Body: document},
+		testdocs.File{Name: "word/styles.xml", Body: styles},
+		testdocs.File{Name: "word/footnotes.xml", Body: footnotes},
+		testdocs.File{Name: "word/endnotes.xml", Body: endnotes},
+		testdocs.File{Name: "word/comments.xml", Body: comments},
+	)
+}
+
+func TestDOCX(t *testing.T) {
+	doc, err := extract.Bytes(context.Background(), "report.docx", wordDOCX(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []extract.Section{
+		{Heading: "", Text: "Annual report"}, // the title, replaced by the first chapter at level 1
+		{Heading: "Introduction", Text: "The opening paragraph.\n\nBoxed remark.\n\nBefore the box.\n\nFigure 1: Revenue by year"},
+		{Heading: "Introduction › Seventh level", Text: "Prices rose sharply.\n\nPage 7"},
+		{Heading: "Introduction › Seventh level › Eighth level", Text: "Year\tRevenue\n2025 (estimate)\t12 million"},
+		{Heading: "Introduction › Seventh level › Eighth level › Ninth level", Text: "Closing words."},
+		{Heading: "Footnotes", Text: "Source: the statistics office."},
+		{Heading: "Endnotes", Text: "Figures are rounded."},
+	}
+	checkSections(t, doc, "docx", want)
+}
+
+func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
+	t.Helper()
+	if doc.Format != format {
+		t.Errorf("format %q, want %q", doc.Format, format)
+	}
+	if len(doc.Sections) != len(want) {
+		for _, s := range doc.Sections {
+			t.Logf("%q: %q", s.Heading, s.Text)
+		}
+		t.Fatalf("%d sections, want %d", len(doc.Sections), len(want))
+	}
+	for i, s := range doc.Sections {
+		if s != want[i] {
+			t.Errorf("section %d:\n got %q: %q\nwant %q: %q", i, s.Heading, s.Text, want[i].Heading, want[i].Text)
+		}
+	}
+}
+
+const odfNS = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/"`
+
+func odf(mimetype, body string) []byte {
+	return testdocs.Zip(
+		testdocs.File{Name: "mimetype", Body: mimetype},
+		testdocs.File{Name: "META-INF/manifest.xml", Body: `<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>`},
+		testdocs.File{Name: "styles.xml", Body: `<?xml version="1.0"?><office:document-styles ` + odfNS + `><office:master-styles><text:p>PAGE HEADER</text:p></office:master-styles></office:document-styles>`},
+		testdocs.File{Name: "content.xml", Body: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfNS + `><office:automatic-styles><text:p>STYLE</text:p></office:automatic-styles><office:body>` + body + `</office:body></office:document-content>`},
+	)
+}
+
+// TestODF reads LibreOffice's text, spreadsheet and presentation documents; text inside
+// sections is read (pandoc 2.17 skips it).
+func TestODF(t *testing.T) {
+	text := `<office:text><text:sequence-decls><text:sequence-decl text:name="Figure"/></text:sequence-decls>
+<text:h text:outline-level="1">Field   guide</text:h>
+<text:p>Birds  of the <text:span>coast</text:span>,<text:s text:c="2"/>in
+   spring.<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>Counted in 2024.</text:p></text:note-body></text:note></text:p>
+<text:p><office:annotation><dc:creator>Ed</dc:creator><text:p>REVIEWER COMMENT</text:p></office:annotation>Gulls<text:tab/>terns<text:line-break/>waders</text:p>
+<text:p><draw:frame><svg:title>DRAWING TITLE</svg:title><draw:text-box><text:p>Figure <text:sequence text:name="Figure">1</text:sequence>: a gull in flight</text:p></draw:text-box></draw:frame></text:p>
+<text:tracked-changes><text:changed-region><text:deletion><text:p>DELETED TEXT</text:p></text:deletion></text:changed-region></text:tracked-changes>
+<text:h text:outline-level="7">Seventh</text:h>
+<text:h text:outline-level="2">Counts</text:h>
+<table:table table:name="Table1"><table:table-row><table:table-cell><text:p>Bird</text:p></table:table-cell><table:table-cell><text:p>Count</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell><text:p>Gull</text:p><text:p>(adult)</text:p></table:table-cell><table:table-cell table:number-columns-repeated="1000"><text:p>12</text:p></table:table-cell></table:table-row></table:table>
+<text:section text:name="modules"><text:list><text:list-item><text:p>First item</text:p></text:list-item></text:list></text:section>
+</office:text>`
+	doc, err := extract.Bytes(context.Background(), "guide.odt", odf("application/vnd.oasis.opendocument.text", text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "odf", []extract.Section{
+		{Heading: "Field guide", Text: "Birds of the coast,  in spring.\n\nGulls\tterns\nwaders\n\nFigure 1: a gull in flight"},
+		{Heading: "Field guide", Text: "Seventh"}, // a heading without text, replaced by one above it
+		{Heading: "Field guide › Counts", Text: "Bird\tCount\nGull (adult)\t12\n\nFirst item"},
+		{Heading: "Footnotes", Text: "Counted in 2024."},
+	})
+
+	sheet := `<office:spreadsheet><table:table table:name="Budget"><table:table-row><table:table-cell><text:p>Rent</text:p></table:table-cell><table:table-cell office:value="900"><text:p>900</text:p></table:table-cell></table:table-row><table:table-row table:number-rows-repeated="1048000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row></table:table>
+<table:table table:name="Notes"><table:table-row><table:table-cell><text:p>Paid monthly</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`
+	doc, err = extract.Bytes(context.Background(), "budget.ods", odf("application/vnd.oasis.opendocument.spreadsheet", sheet), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "odf", []extract.Section{
+		{Heading: "Budget", Text: "Rent\t900"},
+		{Heading: "Notes", Text: "Paid monthly"},
+	})
+
+	slides := `<office:presentation><draw:page draw:name="Welcome"><draw:frame><draw:text-box><text:p>Hello, team</text:p></draw:text-box></draw:frame></draw:page><draw:page draw:name="Plan"><draw:frame><draw:text-box><text:list><text:list-item><text:p>Ship it</text:p></text:list-item></text:list></draw:text-box></draw:frame></draw:page></office:presentation>`
+	// Sniffed by its mimetype, without an extension.
+	doc, err = extract.Bytes(context.Background(), "slides", odf("application/vnd.oasis.opendocument.presentation", slides), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "odf", []extract.Section{{Heading: "Welcome", Text: "Hello, team"}, {Heading: "Plan", Text: "Ship it"}})
+
+	// Saved with a password: the manifest says content.xml is encrypted.
+	locked := testdocs.Zip(
+		testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text"},
+		testdocs.File{Name: "META-INF/manifest.xml", Body: `<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml" manifest:size="3000"><manifest:encryption-data manifest:checksum-type="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0#sha256-1k"><manifest:algorithm manifest:algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc"/></manifest:encryption-data></manifest:file-entry></manifest:manifest>`},
+		testdocs.File{Name: "content.xml", Body: "\x93\x11 encrypted"})
+	_, err = extract.Bytes(context.Background(), "locked.odt", locked, nil)
+	checkUnreadable(t, err, "locked.odt", extract.ErrEncrypted, "protected by a password")
+}
+
+func epub(files ...testdocs.File) []byte {
+	return testdocs.Zip(append([]testdocs.File{
+		{Name: "mimetype", Body: "application/epub+zip"},
+		{Name: "META-INF/container.xml", Body: `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`},
+	}, files...)...)
+}
+
+// TestEPUB reads the chapters in the spine's order, not the manifest's or the archive's,
+// each once (live-manual's EPUBs list places inside chapters as items of their own).
+func TestEPUB(t *testing.T) {
+	opf := `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata/><manifest>
+<item id="c1" href="Text/one.xhtml" media-type="application/xhtml+xml"/>
+<item id="c2" href="Text/two%20words.xhtml" media-type="application/xhtml+xml"/>
+<item id="css" href="style.css" media-type="text/css"/>
+<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+<item id="de" href="de/one.xhtml" media-type="application/xhtml+xml"/>
+<item id="c1#o8" href="Text/one.xhtml#o8" media-type="application/xhtml+xml"/>
+</manifest><spine><itemref idref="c2"/><itemref idref="c1"/><itemref idref="css"/><itemref idref="missing"/><itemref idref="c2"/><itemref idref="de" linear="no"/><itemref idref="c1#o8"/></spine></package>`
+	page := func(h, p string) string {
+		return `<?xml version="1.0" encoding="utf-8"?><!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head><body><h1>` + h + `</h1><p>` + p + `</p></body></html>`
+	}
+	data := epub(
+		testdocs.File{Name: "OEBPS/content.opf", Body: opf},
+		testdocs.File{Name: "OEBPS/Text/one.xhtml", Body: page("Chapter two", "Second in the archive, read second.")},
+		testdocs.File{Name: "OEBPS/Text/two words.xhtml", Body: page("Chapter one", "Read first.")},
+		testdocs.File{Name: "OEBPS/style.css", Body: "p { color: red }"},
+		testdocs.File{Name: "OEBPS/nav.xhtml", Body: page("Contents", "NAVIGATION")},
+		testdocs.File{Name: "OEBPS/de/one.xhtml", Body: page("Kapitel zwei", "NICHT LINEAR")},
+	)
+	doc, err := extract.Bytes(context.Background(), "book.epub", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "epub", []extract.Section{
+		{Heading: "Chapter one", Text: "Read first."},
+		{Heading: "Chapter two", Text: "Second in the archive, read second."},
+	})
+	if _, err := extract.Bytes(context.Background(), "bad.epub", epub(), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
+		t.Errorf("an EPUB without its package document: %v", err)
+	}
+	drm := epub(
+		testdocs.File{Name: "META-INF/encryption.xml", Body: `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="OEBPS/Text/one.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`},
+		testdocs.File{Name: "OEBPS/content.opf", Body: opf},
+		testdocs.File{Name: "OEBPS/Text/one.xhtml", Body: "\x8f\x02 encrypted bytes"},
+		testdocs.File{Name: "OEBPS/Text/two words.xhtml", Body: page("Chapter one", "Read first.")},
+	)
+	_, err = extract.Bytes(context.Background(), "drm.epub", drm, nil)
+	checkUnreadable(t, err, "drm.epub", extract.ErrEncrypted, "protected by DRM: its chapters are encrypted — export the text")
+}
+
+// FuzzOfficeXML puts arbitrary XML into one part of a well-formed archive: a DOCX's
+// document, styles or footnotes, an ODF's content, an EPUB's package document or
+// chapter. Each must be read or refused with an *Unreadable, never panic.
+func FuzzOfficeXML(f *testing.F) {
+	docx := func(part, xml string) []byte {
+		files := map[string]string{
+			"word/document.xml":  `<w:document ` + wordNS + `><w:body><w:p><w:r><w:t>x</w:t></w:r></w:p></w:body></w:document>`,
+			"word/styles.xml":    `<w:styles ` + wordNS + `/>`,
+			"word/footnotes.xml": `<w:footnotes ` + wordNS + `/>`,
+		}
+		files[part] = xml
+		var zf []testdocs.File
+		for _, n := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml"} {
+			zf = append(zf, testdocs.File{Name: n, Body: files[n]})
+		}
+		return testdocs.Zip(zf...)
+	}
+	opf := `<package><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`
+	build := func(kind uint8, xml string) (string, []byte) {
+		switch kind % 6 {
+		case 0:
+			return "a.docx", docx("word/document.xml", xml)
+		case 1:
+			return "a.docx", docx("word/styles.xml", xml)
+		case 2:
+			return "a.docx", docx("word/footnotes.xml", xml)
+		case 3:
+			return "a.odt", odf("application/vnd.oasis.opendocument.text", xml)
+		case 4:
+			return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: xml}, testdocs.File{Name: "OEBPS/c.xhtml", Body: "<p>x</p>"})
+		}
+		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
+	}
+	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`)
+	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
+	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
+	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
+	f.Add(uint8(4), opf)
+	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
+	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
+		name, data := build(kind, xml)
+		doc, err := extract.Bytes(context.Background(), name, data, nil)
+		if err != nil {
+			var u *extract.Unreadable
+			if !errors.As(err, &u) {
+				t.Fatalf("error %v is not an *Unreadable", err)
+			}
+			return
+		}
+		if len(doc.Sections) == 0 {
+			t.Fatal("a document without sections and without an error")
+		}
+	})
+}
+
+// wordRTF is RTF as Word writes it: tables of fonts, colours and styles, document
+// information, a field, a picture, a header, Unicode with fallbacks, code page bytes.
+const wordRTF = `{\rtf1\adeflang1025\ansi\ansicpg1252\uc1\deff0{\fonttbl{\f0\froman\fcharset0 Times New Roman;}{\f1\fswiss Arial;}}
+{\colortbl;\red0\green0\blue0;}
+{\stylesheet{\ql \li0\ri0\widctlpar\f0\fs24 \snext0 Normal;}{\s1\ql\outlinelevel0\b\fs32 \sbasedon0 \snext0 heading 1;}{\s2\ql\b\fs28 \sbasedon0 \snext0 heading 2;}{\*\cs10 \additive Default Paragraph Font;}}
+{\info{\title SECRET TITLE}{\author Someone}}
+{\header \pard\plain PAGE HEADER\par}
+\pard\plain \s1\outlinelevel0 Caf\'e9 report\par
+\pard\plain Prices rose by 5\u8239\'3f% in Z\u252\'fcrich {\field{\*\fldinst HYPERLINK "http://x"}{\fldrslt the city}}.\par
+{\*\shppict{\pict\pngblip 89504e470d0a}}{\nonshppict{\pict\wmetafile8 0100}}
+\pard\plain \s2 Costs\par
+\pard\intbl Rent\cell 900\cell\row
+\pard\intbl Food\cell 300\cell\row
+\pard The end\emdash really.{\footnote\pard Note text.}\par
+}`
+
+func TestRTF(t *testing.T) {
+	doc, err := extract.Bytes(context.Background(), "report.rtf", []byte(wordRTF), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "rtf", []extract.Section{
+		{Heading: "Café report", Text: "Prices rose by 5\u202f% in Zürich the city."},
+		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really.Note text."},
+	})
+	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
+		t.Errorf("deep groups: %v", err)
+	}
+}

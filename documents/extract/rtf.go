@@ -1,0 +1,341 @@
+package extract
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+)
+
+// readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
+// table rows (\cell, \row), characters given as \'hh in the document's code page (\ansicpg)
+// or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
+// an \outlinelevel). Font, colour and style tables, document information, pictures,
+// embedded objects, field instructions, headers and footers and any ignorable
+// destination (\*) are skipped. It is a reader for text, not a renderer.
+func readRTF(b *budget, data []byte) (*Document, error) {
+	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
+		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
+	}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1}, styles: map[int]int{}}
+	r.doc = &Document{Format: "rtf"}
+	if err := r.read(b); err != nil {
+		return nil, err
+	}
+	r.endPara()
+	r.finish()
+	return r.doc, nil
+}
+
+// rtfGroup is the state a group ({…}) opens with and restores when it closes.
+type rtfGroup struct {
+	// skip says the group's text is not read (a destination such as the font table).
+	skip bool
+	// style is the paragraph style in force (\sN), outline the \outlinelevel plus one.
+	style, outline int
+	uc             int
+	// styleSheet says the group is the stylesheet or an entry of it.
+	styleSheet bool
+}
+
+type rtfReader struct {
+	sectioner
+	data  []byte
+	pos   int
+	dec   encoding.Encoding
+	stack []rtfGroup
+	cur   rtfGroup
+	// para is the paragraph being read; pending bytes from \'hh wait to be decoded together
+	// (a code page may spend two bytes on a character).
+	para    strings.Builder
+	pending []byte
+	// skipChars counts the characters still to skip after a \uN (its fallback).
+	skipChars int
+	// styles maps style numbers to heading levels; entry is the stylesheet entry being read.
+	styles    map[int]int
+	entry     strings.Builder
+	entryNum  int
+	destStart bool
+}
+
+// rtfSkipped destinations hold no text of the document.
+var rtfSkipped = map[string]bool{
+	"fonttbl": true, "colortbl": true, "info": true, "pict": true, "object": true,
+	"objdata": true, "fldinst": true, "header": true, "headerl": true, "headerr": true,
+	"headerf": true, "footer": true, "footerl": true, "footerr": true, "footerf": true,
+	"listtable": true, "listoverridetable": true, "rsidtbl": true, "generator": true,
+	"themedata": true, "colorschememapping": true, "latentstyles": true, "datastore": true,
+	"xmlnstbl": true, "filetbl": true, "revtbl": true, "pgdsctbl": true, "bkmkstart": true,
+	"bkmkend": true, "annotation": true, "atnid": true, "atnauthor": true, "listtext": true,
+	"pntext": true, "pntxta": true, "pntxtb": true, "xe": true, "tc": true, "nonshppict": true,
+	"blipuid": true, "mmathPr": true, "wgrffmtfilter": true, "fchars": true, "lchars": true,
+}
+
+var rtfSymbols = map[string]string{
+	"par": "\n", "line": "\n", "sect": "\n", "page": "\n", "tab": "\t", "cell": "\t",
+	"row": "\n", "emdash": "—", "endash": "–", "lquote": "‘", "rquote": "’",
+	"ldblquote": "“", "rdblquote": "”", "bullet": "•", "emspace": " ", "enspace": " ",
+	"qmspace": " ", "nestcell": "\t", "nestrow": "\n",
+}
+
+func (r *rtfReader) read(b *budget) error {
+	for n := 0; r.pos < len(r.data); n++ {
+		if n%65536 == 0 {
+			if err := b.alive(); err != nil {
+				return err
+			}
+		}
+		c := r.data[r.pos]
+		switch c {
+		case '{':
+			r.pos++
+			if len(r.stack) >= MaxDepth {
+				return fmt.Errorf("%w: its groups nest too deep", ErrCorrupt)
+			}
+			r.stack = append(r.stack, r.cur)
+			r.destStart = true
+			continue
+		case '}':
+			r.pos++
+			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
+				r.endStyle()
+			}
+			if len(r.stack) > 0 {
+				r.cur = r.stack[len(r.stack)-1]
+				r.stack = r.stack[:len(r.stack)-1]
+			}
+		case '\\':
+			r.control()
+		case '\r', '\n':
+			r.pos++
+		default:
+			r.pos++
+			if c >= 0x80 { // a byte of the code page written as it is, not as \'hh
+				r.byte(c)
+			} else {
+				r.char(c)
+			}
+		}
+		r.destStart = false
+		if r.para.Len()+r.body.Len() > MaxTextBytes {
+			return fmt.Errorf("%w: it holds more than %s of text", ErrTooBig, mb(MaxTextBytes))
+		}
+	}
+	return nil
+}
+
+// control reads a control word or symbol at r.pos.
+func (r *rtfReader) control() {
+	start := r.destStart
+	r.pos++
+	if r.pos >= len(r.data) {
+		return
+	}
+	c := r.data[r.pos]
+	if !isLetter(c) {
+		r.pos++
+		switch c {
+		case '\'':
+			if r.pos+2 <= len(r.data) {
+				if v, err := strconv.ParseUint(string(r.data[r.pos:r.pos+2]), 16, 8); err == nil {
+					r.pos += 2
+					r.byte(byte(v))
+				}
+			}
+		case '*':
+			r.cur.skip = r.cur.skip || !r.cur.styleSheet
+			r.destStart = start
+		case '~':
+			r.text("\u00a0")
+		case '_':
+			r.text("-")
+		case '\\', '{', '}':
+			r.char(c)
+		case '\n', '\r':
+			r.text("\n")
+		}
+		return
+	}
+	wordStart := r.pos
+	for r.pos < len(r.data) && isLetter(r.data[r.pos]) && r.pos-wordStart < 32 {
+		r.pos++
+	}
+	word := string(r.data[wordStart:r.pos])
+	num, hasNum := 0, false
+	numStart := r.pos
+	if r.pos < len(r.data) && r.data[r.pos] == '-' {
+		r.pos++
+	}
+	for r.pos < len(r.data) && r.data[r.pos] >= '0' && r.data[r.pos] <= '9' && r.pos-numStart < 10 {
+		r.pos++
+		hasNum = true
+	}
+	if hasNum {
+		num, _ = strconv.Atoi(string(r.data[numStart:r.pos]))
+	} else {
+		r.pos = numStart
+	}
+	if r.pos < len(r.data) && r.data[r.pos] == ' ' {
+		r.pos++
+	}
+	r.word(word, num, hasNum, start)
+}
+
+func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
+	switch {
+	case word == "stylesheet":
+		r.cur.styleSheet = true
+		return
+	case r.cur.styleSheet && word == "s" && hasNum:
+		r.entryNum = num
+		return
+	case r.cur.styleSheet && (word == "outlinelevel") && hasNum && num >= 0 && num <= 8:
+		r.styles[r.entryNum] = num + 1
+		return
+	case rtfSkipped[word] && destStart:
+		r.cur.skip = true
+		return
+	case word == "ansicpg" && hasNum:
+		r.dec = codePage(num)
+	case word == "uc" && hasNum && num >= 0 && num < 10:
+		r.cur.uc = num
+	case word == "u" && hasNum:
+		if num < 0 {
+			num += 65536
+		}
+		r.text(string(rune(num)))
+		r.skipChars = r.cur.uc
+	case word == "pard":
+		r.cur.style, r.cur.outline = 0, 0
+	case word == "s" && hasNum:
+		r.cur.style = num
+	case word == "outlinelevel" && hasNum && num >= 0 && num <= 8:
+		r.cur.outline = num + 1
+	case word == "par" || word == "sect" || word == "page":
+		if !r.cur.skip {
+			r.endPara()
+		}
+	case rtfSymbols[word] != "":
+		r.text(rtfSymbols[word])
+	}
+}
+
+func (r *rtfReader) char(c byte) {
+	if r.skipChars > 0 {
+		r.skipChars--
+		return
+	}
+	if r.cur.styleSheet {
+		r.entry.WriteByte(c)
+		return
+	}
+	if r.cur.skip {
+		return
+	}
+	r.flushBytes()
+	if c == '\t' {
+		r.para.WriteByte('\t')
+		return
+	}
+	r.para.WriteByte(c)
+}
+
+func (r *rtfReader) byte(c byte) {
+	if r.skipChars > 0 {
+		r.skipChars--
+		return
+	}
+	if r.cur.skip || r.cur.styleSheet {
+		return
+	}
+	r.pending = append(r.pending, c)
+}
+
+func (r *rtfReader) text(s string) {
+	if r.cur.skip || r.cur.styleSheet {
+		return
+	}
+	r.flushBytes()
+	r.para.WriteString(s)
+}
+
+func (r *rtfReader) flushBytes() {
+	if len(r.pending) == 0 {
+		return
+	}
+	out, err := r.dec.NewDecoder().Bytes(r.pending)
+	if err != nil {
+		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))
+	}
+	r.para.Write(out)
+	r.pending = r.pending[:0]
+}
+
+// endStyle records a stylesheet entry whose name says it is a heading ("heading 2").
+func (r *rtfReader) endStyle() {
+	name := strings.TrimSuffix(strings.TrimSpace(r.entry.String()), ";")
+	if l := styleLevel(name); l > 0 {
+		if _, ok := r.styles[r.entryNum]; !ok {
+			r.styles[r.entryNum] = l
+		}
+	}
+	r.entry.Reset()
+	r.entryNum = 0
+}
+
+// endPara ends the paragraph: a heading starts a section, other text goes to the body.
+func (r *rtfReader) endPara() {
+	r.flushBytes()
+	text := r.para.String()
+	r.para.Reset()
+	level := r.cur.outline
+	if level == 0 {
+		level = r.styles[r.cur.style]
+	}
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if level > 0 && !strings.Contains(text, "\t") {
+		r.heading(level, strings.Join(strings.Fields(text), " "))
+		return
+	}
+	r.body.WriteString(text)
+	r.body.WriteString("\n\n")
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
+func codePage(n int) encoding.Encoding {
+	switch n {
+	case 437:
+		return charmap.CodePage437
+	case 850:
+		return charmap.CodePage850
+	case 866:
+		return charmap.CodePage866
+	case 874:
+		return charmap.Windows874
+	case 1250:
+		return charmap.Windows1250
+	case 1251:
+		return charmap.Windows1251
+	case 1253:
+		return charmap.Windows1253
+	case 1254:
+		return charmap.Windows1254
+	case 1255:
+		return charmap.Windows1255
+	case 1256:
+		return charmap.Windows1256
+	case 1257:
+		return charmap.Windows1257
+	case 1258:
+		return charmap.Windows1258
+	case 10000:
+		return charmap.Macintosh
+	}
+	return charmap.Windows1252
+}

@@ -1,0 +1,164 @@
+package extract
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// archive is a zip-packed document (DOCX, ODT/ODS/ODP, EPUB) read within the document's
+// budgets: at most MaxZipEntries entries, each part unpacked through budget.limit (so a
+// zip bomb stops at MaxPartBytes or MaxUnpackedBytes whatever its headers claim), XML
+// nested at most MaxDepth deep.
+type archive struct {
+	b     *budget
+	files map[string]*zip.File
+}
+
+func openArchive(b *budget, data []byte) (*archive, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a zip archive (%v)", ErrCorrupt, err)
+	}
+	if len(zr.File) > MaxZipEntries {
+		return nil, fmt.Errorf("%w: it packs %d files, at most %d are read", ErrTooBig, len(zr.File), MaxZipEntries)
+	}
+	a := &archive{b: b, files: make(map[string]*zip.File, len(zr.File))}
+	for _, f := range zr.File {
+		a.files[f.Name] = f
+	}
+	return a, nil
+}
+
+// has reports whether the archive holds the part name.
+func (a *archive) has(name string) bool { return a.files[name] != nil }
+
+// open opens the part name for reading within the budgets; missing says the part is not
+// there (an error wrapping ErrCorrupt).
+func (a *archive) open(name string) (io.ReadCloser, error) {
+	f := a.files[name]
+	if f == nil {
+		return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, name)
+	}
+	if f.UncompressedSize64 > MaxPartBytes {
+		return nil, fmt.Errorf("%w: %s unpacks to %s", ErrTooBig, name, mbUp(int64(f.UncompressedSize64)))
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, name, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{a.b.limit(rc, name), rc}, nil
+}
+
+// read unpacks the part name whole.
+func (a *archive) read(name string) ([]byte, error) {
+	rc, err := a.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, partError(name, err)
+	}
+	return data, nil
+}
+
+// walkXML calls fn with each token of the XML part name; elements nested deeper than
+// MaxDepth are refused.
+func (a *archive) walkXML(name string, fn func(xml.Token) error) error {
+	rc, err := a.open(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	return walkXML(rc, name, fn)
+}
+
+func walkXML(r io.Reader, name string, fn func(xml.Token) error) error {
+	dec := xml.NewDecoder(r)
+	dec.Strict = false
+	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		if l := strings.ToLower(label); l == "utf-8" || l == "utf8" || l == "us-ascii" || l == "ascii" {
+			return input, nil
+		}
+		return nil, fmt.Errorf("%w: %s is in %s, not UTF-8", ErrUnsupported, name, label)
+	}
+	depth := 0
+	for {
+		tok, err := dec.RawToken()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return partError(name, err)
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth++; depth > MaxDepth {
+				return fmt.Errorf("%w: %s nests too deep", ErrCorrupt, name)
+			}
+		case xml.EndElement:
+			depth--
+		}
+		if err := fn(tok); err != nil {
+			return err
+		}
+	}
+}
+
+// partError words an error met while reading a part: the budgets' own errors pass as
+// they are, anything else is damage.
+func partError(name string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTooBig) || errors.Is(err, ErrTooSlow) || errors.Is(err, ErrUnsupported) || errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %v", ErrCorrupt, name, err)
+}
+
+// resolve joins a relative reference in the part from to an archive path.
+func resolve(from, ref string) string {
+	ref, _, _ = strings.Cut(ref, "#")
+	if strings.HasPrefix(ref, "/") {
+		return strings.TrimPrefix(path.Clean(ref), "/")
+	}
+	return strings.TrimPrefix(path.Join(path.Dir(from), unescapePath(ref)), "/")
+}
+
+// unescapePath undoes the %XX escapes of a URL path; a malformed one stays as it is.
+func unescapePath(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
