@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
 	"edgechat/assets"
@@ -41,21 +42,62 @@ func runApp(args []string) int {
 		fmt.Fprintf(os.Stderr, "edgechat: %v\n", err)
 		return 1
 	}
-	settings, err := config.Open(*cfgFile)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "edgechat: %v\n", err)
-		return 1
+	a := app.NewWithID("io.edgechat.app")
+	a.SetIcon(assets.Icon)
+	st := &starter{app: a, cfgFile: *cfgFile, dataDir: *dataDir, stop: func() {}}
+	a.Lifecycle().SetOnStarted(func() {
+		st.running = true
+		if st.main != nil {
+			st.main.QuitOnSignals()
+		}
+	})
+	st.start()
+	a.Run()
+	st.stop()
+	return 0
+}
+
+// starter opens the chat window, or first a window showing what keeps it from opening (the
+// settings file cannot be read, the data folder cannot be used) with the ways out; once one
+// works, start-up goes on from there in the same app.
+type starter struct {
+	app     fyne.App
+	cfgFile string
+	dataDir string // --data-dir; "" = the settings' data folder
+
+	settings *config.Store
+	main     *ui.MainWindow
+	stop     func()          // closes what open started
+	running  bool            // the app has started (main goroutine only)
+	problem  *ui.StartupView // the last start-up problem shown
+}
+
+// start takes the next step of start-up: open the settings, the conversations, the window.
+func (st *starter) start() {
+	if st.settings == nil {
+		s, err := config.Open(st.cfgFile)
+		if err != nil {
+			st.problem = ui.ShowStartupProblem(st.app, st.settingsProblem(err), st.start)
+			return
+		}
+		st.settings = s
 	}
-	dir := *dataDir
+	ui.ApplyTheme(st.app, st.settings.Settings().Theme) // the problem windows too
+	dir := st.dataDir
 	if dir == "" {
-		dir = settings.Settings().ConversationsDir()
+		dir = st.settings.Settings().ConversationsDir()
 	}
 	conversations, err := history.Open(dir)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "edgechat: open the conversations folder: %v — pass --data-dir or fix data_dir in %s\n", err, settings.Path())
-		return 1
+		st.problem = ui.ShowStartupProblem(st.app, st.dataProblem(dir, err), st.start)
+		return
 	}
+	st.open(dir, conversations)
+}
 
+// open builds the engine and the chat window over the settings and conversations.
+func (st *starter) open(dir string, conversations *history.Store) {
+	settings := st.settings
 	engine := routes.NewSwitch(newEngine(settings.Settings())) // engine.go: the inference wiring
 	library := documents.NewLibrary()
 	// The embedding model (the setting's, or one found on this PC) loads when a document
@@ -71,9 +113,7 @@ func runApp(args []string) int {
 		notices = append(notices, p)
 	}
 	tools := ui.NewMCPTools(settings.Settings) // MCP servers start on a reply's first need
-	a := app.NewWithID("io.edgechat.app")
-	a.SetIcon(assets.Icon)
-	w := ui.New(a, ui.Deps{
+	w := ui.New(st.app, ui.Deps{
 		Engine:   withDocuments,
 		Files:    files,
 		Tester:   runtimeTester{routes.Tester{Engine: engine, Saved: settings.Settings}},
@@ -100,12 +140,18 @@ func runApp(args []string) int {
 			return srv.apply(s, engine)
 		},
 	})
-	w.ShowAndRun()
-	tools.Close()
-	srv.stop()
-	engine.Close()
-	library.Close()
-	return 0
+	st.main = w
+	st.stop = func() {
+		w.Stopped()
+		tools.Close()
+		srv.stop()
+		engine.Close()
+		library.Close()
+	}
+	if st.running {
+		w.QuitOnSignals()
+	}
+	w.Show()
 }
 
 // checkDisplay refuses to open the window where there is no graphical session, instead of

@@ -12,6 +12,7 @@ require (
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/spf13/viper v1.21.0
 	github.com/yalue/onnxruntime_go v1.27.0
+	github.com/yuin/goldmark v1.7.8
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.44.0
 	gonum.org/v1/plot v0.17.0
@@ -63,7 +64,6 @@ require (
 	github.com/srwiley/rasterx v0.0.0-20220730225603-2ab79fcdd4ef // indirect
 	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
-	github.com/yuin/goldmark v1.7.8 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
 	golang.org/x/image v0.30.0 // indirect

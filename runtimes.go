@@ -20,3 +20,15 @@ func (runtimeTester) FindRuntimes() []ui.Runtime {
 	}
 	return out
 }
+
+// HasNPURuntime reports whether an ONNX Runtime build for the NPU is installed where
+// EdgeChat looks (files only: nothing is loaded). The window shows its NPU options only then,
+// or when an NPU model is already set.
+func (runtimeTester) HasNPURuntime() bool {
+	for _, c := range env.Discover(env.DiscoverOptions{}) {
+		if c.Usable() {
+			return true
+		}
+	}
+	return false
+}

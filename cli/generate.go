@@ -486,7 +486,10 @@ func printStream(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 		final = &reply.Summary{FinishReason: reply.FinishError, Err: fmt.Errorf("%w: %v", reply.ErrBrokenToolCall, broken)}
 	}
 	final = reply.Ended(ctx, final)
-	if !asJSON {
+	// A reply that failed before its first token (a bad --model) has no statistics: the
+	// error alone is printed, by the caller.
+	failedEarly := final.FinishReason == reply.FinishError && final.GeneratedTokens == 0
+	if !asJSON && !failedEarly {
 		fmt.Fprintln(env.Stdout)
 		fmt.Fprintf(env.Stderr, "[%s] %d prompt + %d generated tokens (%d reused), TTFT %.0f ms, %.1f tokens/s, backend %s (%s)\n",
 			final.FinishReason, final.PromptTokens, final.GeneratedTokens, final.ReusedTokens, final.TTFTMillis(), final.DecodeTPS, final.Backend, final.Device)
@@ -494,6 +497,8 @@ func printStream(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			fmt.Fprintf(env.Stderr, "[lookup] %d of %d drafted tokens kept (%.0f%%), %d decoder runs for %d tokens\n",
 				l.Accepted, l.Drafted, 100*l.AcceptanceRate(), l.Runs, final.GeneratedTokens)
 		}
+	}
+	if !asJSON {
 		for _, r := range []string{final.FallbackReason, final.RouteReason} {
 			if r != "" {
 				fmt.Fprintf(env.Stderr, "[route] %s\n", r)

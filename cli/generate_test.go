@@ -353,3 +353,16 @@ func TestBenchLookupStories(t *testing.T) {
 		t.Errorf("with lookup:\n%s\nwithout:\n%s", a, b)
 	}
 }
+
+// A bad --model prints its error, not an empty statistics line before it.
+func TestGenerateBadModelNoStatsLine(t *testing.T) {
+	dir := t.TempDir() // a folder without a model
+	var out, errb bytes.Buffer
+	code := Run([]string{"generate", "--model", dir, "--prompt", "Hi"}, strings.NewReader(""), &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "has no ONNX model") {
+		t.Fatalf("exit %d, stderr %q; want a failure naming the missing model", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "generated tokens") || strings.Contains(errb.String(), "[error]") {
+		t.Errorf("stderr %q has an empty statistics line", errb.String())
+	}
+}

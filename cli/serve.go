@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 
 	"edgechat/documents/embedmodel"
 	"edgechat/inference"
+	"edgechat/models"
 	"edgechat/server"
 )
 
@@ -147,17 +147,9 @@ func (f *serveFlags) embeddings(env Env) (open func() (server.Embedder, string, 
 	}, closeIt, nil
 }
 
-// modelName names a model by its folder ("qwen3-0.6b" for ~/models/qwen3-0.6b/onnx/model.onnx).
-func modelName(path string) string {
-	p := filepath.Clean(path)
-	if strings.HasSuffix(strings.ToLower(p), ".onnx") {
-		p = filepath.Dir(p)
-	}
-	if filepath.Base(p) == "onnx" {
-		p = filepath.Dir(p)
-	}
-	return filepath.Base(p)
-}
+// modelName names a model by its folder, or by its repository for a commit folder (see
+// models.DisplayName).
+func modelName(path string) string { return models.DisplayName(path) }
 
 func splitList(s string) []string {
 	var out []string

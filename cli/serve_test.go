@@ -105,6 +105,11 @@ func TestModelName(t *testing.T) {
 		"/m/qwen3-0.6b/":                "qwen3-0.6b",
 		"/m/qwen3-0.6b/onnx/model.onnx": "qwen3-0.6b",
 		"/m/qwen3/model_q4.onnx":        "qwen3",
+		"/m/onnx-community--Qwen3-0.6B-ONNX/0123456789abcdef0123456789abcdef01234567":                    "onnx-community/Qwen3-0.6B-ONNX",
+		"/m/onnx-community--Qwen3-0.6B-ONNX/0123456789abcdef0123456789abcdef01234567/onnx/model_q4.onnx": "onnx-community/Qwen3-0.6B-ONNX",
+		"/hf/hub/models--Qwen--Qwen3-Embedding-0.6B/snapshots/0123456789abcdef0123456789abcdef01234567":  "Qwen/Qwen3-Embedding-0.6B",
+		"/m/deadbeef1234": "deadbeef1234",
+		"/m/cafe":         "cafe",
 	} {
 		if got := modelName(in); got != want {
 			t.Errorf("modelName(%q) = %q, want %q", in, got, want)

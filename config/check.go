@@ -241,6 +241,9 @@ func (s Settings) Validate() []FieldError {
 			errs = append(errs, FieldError{"embedding_model", fmt.Sprintf("%s is not a folder — choose a text-embedding model's folder, leave it empty to find one, or write %s", m, EmbeddingOff)})
 		}
 	}
+	if s.DataDir != "" {
+		add("data_dir", CheckDataDir(s.DataDir))
+	}
 	if st, err := os.Stat(s.ModelsDir); s.ModelsDir != "" && err == nil && !st.IsDir() {
 		errs = append(errs, FieldError{"models_dir", fmt.Sprintf("%s is a file — choose a folder for downloaded models", s.ModelsDir)})
 	}
@@ -249,4 +252,60 @@ func (s Settings) Validate() []FieldError {
 		rng("server.addr", err != nil, "server address must be host:port, e.g. 127.0.0.1:8080")
 	}
 	return errs
+}
+
+// CheckDataDir reports whether dir can hold EdgeChat's conversations: an existing folder
+// EdgeChat can write in, or a path whose nearest existing parent is a folder it can write in
+// (the folder is then created on first use). It leaves nothing behind. "/dev/null/data" is
+// refused: /dev/null is not a folder.
+func CheckDataDir(dir string) error {
+	if dir == "" {
+		return errors.New("the data folder is empty — choose a folder, or leave the setting out to use the default")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("%s is not a usable path: %v", dir, err)
+	}
+	p := abs
+	for {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir():
+			if p == abs {
+				return fmt.Errorf("%s is a file — choose a folder for your conversations", dir)
+			}
+			return fmt.Errorf("%s cannot be created: %s is a file, not a folder — choose another folder", dir, p)
+		case err == nil:
+			if werr := probeWrite(p); werr != nil {
+				if p == abs {
+					return fmt.Errorf("EdgeChat cannot write in %s (%v) — choose a folder you can write to", dir, werr)
+				}
+				return fmt.Errorf("%s cannot be created: EdgeChat cannot write in %s (%v) — choose a folder you can write to", dir, p, werr)
+			}
+			return nil
+		case errors.Is(err, fs.ErrPermission):
+			return fmt.Errorf("%s cannot be used: %v — choose another folder", dir, err)
+		}
+		// Missing, or a path through a file ("not a directory"): look at the parent.
+		parent := filepath.Dir(p)
+		if parent == p {
+			return fmt.Errorf("%s cannot be created: none of its parent folders exists — choose another folder", dir)
+		}
+		p = parent
+	}
+}
+
+// probeWrite creates and removes a file in dir.
+func probeWrite(dir string) error {
+	f, err := os.CreateTemp(dir, ".edgechat-write-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

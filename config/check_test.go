@@ -1,7 +1,9 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,5 +173,54 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate() (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestCheckDataDir(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "file")
+	writeFile(t, file, "x")
+	existing := filepath.Join(root, "data")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, dir, want string // want: part of the error, "" for none
+	}{
+		{"existing folder", existing, ""},
+		{"to be created", filepath.Join(root, "new", "deeper"), ""},
+		{"a file", file, "is a file — choose a folder"},
+		{"under a file", filepath.Join(file, "data"), file + " is a file, not a folder"},
+		{"under /dev/null", "/dev/null/data", "/dev/null is a file, not a folder"},
+		{"empty", "", "the data folder is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckDataDir(tt.dir)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("CheckDataDir(%q) = %v, want an error containing %q", tt.dir, err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(root, "new")); err == nil {
+		t.Error("the check created a folder")
+	}
+	if entries, _ := os.ReadDir(existing); len(entries) != 0 {
+		t.Errorf("the check left %d files behind", len(entries))
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(root, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckDataDir(filepath.Join(ro, "data")); err == nil || !strings.Contains(err.Error(), "cannot write in") {
+			t.Errorf("CheckDataDir under a read-only folder = %v, want cannot write", err)
+		}
+	}
+	s := Defaults()
+	s.DataDir = "/dev/null/data"
+	errs := s.Validate()
+	if len(errs) != 1 || errs[0].Field != "data_dir" {
+		t.Errorf("Validate with data_dir /dev/null/data = %v, want one data_dir error", errs)
 	}
 }

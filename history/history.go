@@ -26,10 +26,15 @@ import (
 
 // Stats describes how an assistant reply was generated.
 type Stats struct {
-	Backend         string  `json:"backend,omitempty"`
-	Device          string  `json:"device,omitempty"`
-	FallbackReason  string  `json:"fallback_reason,omitempty"`
-	FinishReason    string  `json:"finish_reason,omitempty"`
+	Backend        string `json:"backend,omitempty"`
+	Device         string `json:"device,omitempty"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
+	FinishReason   string `json:"finish_reason,omitempty"`
+	// StopCause and ContextTokens say which limit ended the reply (reply.Summary's).
+	StopCause string `json:"stop_cause,omitempty"`
+	// Model names the model that wrote the reply.
+	Model           string  `json:"model,omitempty"`
+	ContextTokens   int     `json:"context_tokens,omitempty"`
 	Error           string  `json:"error,omitempty"`
 	PromptTokens    int     `json:"prompt_tokens,omitempty"`
 	Tokens          int     `json:"tokens,omitempty"`

@@ -146,11 +146,11 @@ func (e *Engine) dispatch(ctx context.Context, req reply.Request, out chan<- rep
 			return sum
 		}
 		reasons = append(reasons, res.routeErr.Error())
-		if !reply.Emit(ctx, out, reply.Event{Kind: reply.EventNotice, Text: fmt.Sprintf("The %s route is unavailable (%v); using %s", r.cfg.Name, res.routeErr, e.routes[i+1].cfg.Name)}) {
+		if !reply.Emit(ctx, out, reply.Event{Kind: reply.EventNotice, Text: fmt.Sprintf("The %s is unavailable (%v); using the %s", deviceName(r.cfg.Name), res.routeErr, deviceName(e.routes[i+1].cfg.Name))}) {
 			return &reply.Summary{FinishReason: reply.FinishCancelled}
 		}
 	}
-	return &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("no route")}
+	return &reply.Summary{FinishReason: reply.FinishError, Err: errors.New("no model is set up: choose one in Settings")}
 }
 
 func joinReasons(rs []string) string {

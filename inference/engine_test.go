@@ -39,15 +39,16 @@ func TestReplyEnds(t *testing.T) {
 		answer    string
 		finish    string
 		generated int
+		cause     string
 	}{
-		{"end of turn", fakeDecoder{next: script("Hello")}, greedy("Hi", 50), 512, "Hello", reply.FinishStop, 5},
-		{"max tokens", fakeDecoder{next: script("Hello there")}, greedy("Hi", 4), 512, "Hell", reply.FinishLength, 4},
-		{"stop string", fakeDecoder{next: script("Hello STOP world")}, withStop(greedy("Hi", 50), "STOP"), 512, "Hello ", reply.FinishStop, 10},
-		{"stop string split over tokens is never shown", fakeDecoder{next: script("abXYcd")}, withStop(greedy("Hi", 50), "XYc"), 512, "ab", reply.FinishStop, 5},
-		{"held-back text that is no stop string comes out", fakeDecoder{next: script("abXY")}, withStop(greedy("Hi", 50), "XYZ"), 512, "abXY", reply.FinishStop, 4},
-		{"context end", fakeDecoder{}, greedy("Hi", 500), 64, "", reply.FinishLength, -1},
-		{"sliding window runs past the context", fakeDecoder{slides: true}, greedy("Hi", 100), 64, "", reply.FinishLength, 100},
-		{"thinking is split from the answer", fakeDecoder{next: script("<think>hmm</think>Yes")}, greedy("Hi", 50), 512, "Yes", reply.FinishStop, -1},
+		{"end of turn", fakeDecoder{next: script("Hello")}, greedy("Hi", 50), 512, "Hello", reply.FinishStop, 5, reply.StopEndOfText},
+		{"max tokens", fakeDecoder{next: script("Hello there")}, greedy("Hi", 4), 512, "Hell", reply.FinishLength, 4, reply.StopMaxTokens},
+		{"stop string", fakeDecoder{next: script("Hello STOP world")}, withStop(greedy("Hi", 50), "STOP"), 512, "Hello ", reply.FinishStop, 10, reply.StopString},
+		{"stop string split over tokens is never shown", fakeDecoder{next: script("abXYcd")}, withStop(greedy("Hi", 50), "XYc"), 512, "ab", reply.FinishStop, 5, reply.StopString},
+		{"held-back text that is no stop string comes out", fakeDecoder{next: script("abXY")}, withStop(greedy("Hi", 50), "XYZ"), 512, "abXY", reply.FinishStop, 4, reply.StopEndOfText},
+		{"context end", fakeDecoder{}, greedy("Hi", 500), 64, "", reply.FinishLength, -1, reply.StopContext},
+		{"sliding window runs past the context", fakeDecoder{slides: true}, greedy("Hi", 100), 64, "", reply.FinishLength, 100, reply.StopMaxTokens},
+		{"thinking is split from the answer", fakeDecoder{next: script("<think>hmm</think>Yes")}, greedy("Hi", 50), 512, "Yes", reply.FinishStop, -1, reply.StopEndOfText},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := fakeEngine(t, decoderOf(tc.dec), Config{OneShot: true}, fakeRoute(t, "cpu", tc.ctx))
@@ -58,6 +59,15 @@ func TestReplyEnds(t *testing.T) {
 			}
 			if tc.answer != "" && answer != tc.answer {
 				t.Errorf("answer %q, want %q", answer, tc.answer)
+			}
+			if s.Model == "" {
+				t.Error("the summary does not name the model")
+			}
+			if s.StopCause != tc.cause {
+				t.Errorf("stop cause %q, want %q", s.StopCause, tc.cause)
+			}
+			if want := 0; tc.cause == reply.StopContext && s.ContextTokens != tc.ctx || tc.cause != reply.StopContext && s.ContextTokens != want {
+				t.Errorf("context tokens %d with cause %q (route context %d)", s.ContextTokens, s.StopCause, tc.ctx)
 			}
 			switch tc.generated {
 			case -1:

@@ -113,6 +113,11 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		avail = maxTokens // the window slides: the oldest tokens fall out of the cache
 	}
 	budget := min(maxTokens, avail)
+	// Which limit a reply that runs out of tokens meets.
+	sum.StopCause = reply.StopMaxTokens
+	if avail < maxTokens {
+		sum.StopCause, sum.ContextTokens = reply.StopContext, m.dec.Capacity()
+	}
 	history := append(make([]int, 0, len(prompt)+budget), prompt...)
 	var spec *speculator
 	if st == nil { // drafts are checked without the grammar's mask: a constrained reply has none
@@ -152,7 +157,7 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 			decodeStart = time.Now()
 		}
 		if m.EOS[id] {
-			sum.FinishReason = reply.FinishStop
+			sum.FinishReason, sum.StopCause, sum.ContextTokens = reply.FinishStop, reply.StopEndOfText, 0
 			break
 		}
 		history = append(history, id)
@@ -173,7 +178,10 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 			break
 		}
 		if stop || end {
-			sum.FinishReason = reply.FinishStop
+			sum.FinishReason, sum.StopCause, sum.ContextTokens = reply.FinishStop, reply.StopEndOfText, 0
+			if stop {
+				sum.StopCause = reply.StopString
+			}
 			break
 		}
 		if n+1 == budget || len(queue) > 0 {
@@ -197,6 +205,9 @@ func (m *Model) decode(ctx context.Context, logits []float32, prompt []int, req 
 		runs++
 	}
 	sum.FinishReason = st.finish(sum.FinishReason)
+	if sum.FinishReason != reply.FinishStop && sum.FinishReason != reply.FinishLength {
+		sum.StopCause, sum.ContextTokens = "", 0 // cancelled, failed, or a tool call
+	}
 	spec.done(m)
 	if spec != nil {
 		st := spec.drafter.Stats

@@ -110,18 +110,18 @@ func (r *route) followPower(j *job, closed <-chan struct{}) error {
 			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: fmt.Sprintf(format, args...)})
 		}
 	}
-	say("Switching the %s route to %s (%s)…", r.cfg.Name, mode.label(), mode.why)
+	say("Switching the %s to %s (%s)…", deviceName(r.cfg.Name), mode.label(), mode.why)
 	cached := slices.Clone(r.model.dec.Cached())
 	was := r.model.opts
 	err := r.model.reopen(r.power.apply(r.cfg.LoadOptions, mode.saver), r.open)
 	if err != nil {
 		if again := r.model.reopen(was, r.open); again != nil {
 			r.model = nil
-			err = fmt.Errorf("the %s route could not switch to %s (%v) nor go back (%v)", r.cfg.Name, mode.label(), err, again)
+			err = fmt.Errorf("the %s could not switch to %s (%v) nor go back (%v)", deviceName(r.cfg.Name), mode.label(), err, again)
 			r.setFailed(err)
 			return err
 		}
-		say("The %s route stays at %s: %v", r.cfg.Name, r.mode.label(), err)
+		say("The %s stays at %s: %v", deviceName(r.cfg.Name), r.mode.label(), err)
 		r.refused = true
 		r.mode.why = fmt.Sprintf("%s; %s failed: %v", mode.why, mode.label(), err)
 		return nil

@@ -64,11 +64,11 @@ func TestPowerModeFollowsTheMachine(t *testing.T) {
 		opens  int
 		spin   string
 	}{
-		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Loading model for the cpu route…"}, 1, ""},
-		{onBattery, reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4}, []string{"Switching the cpu route to battery saver (on battery (40%))…"}, 2, "0"},
+		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Loading the model for the CPU…"}, 1, ""},
+		{onBattery, reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4}, []string{"Switching the CPU to battery saver (on battery (40%))…"}, 2, "0"},
 		{onBattery, reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4}, nil, 2, "0"},
 		{saverOnAC, reply.Power{Mode: "saver", Why: "on AC power, energy saver on", Threads: 4}, nil, 2, "0"},
-		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Switching the cpu route to full speed (on AC power)…"}, 3, ""},
+		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Switching the CPU to full speed (on AC power)…"}, 3, ""},
 		{noPowerAPI, reply.Power{Mode: "performance", Why: "power source unknown", Threads: 8}, nil, 3, ""},
 	}
 	var answers []string

@@ -3,10 +3,12 @@ package inference
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"edgechat/models"
 	"edgechat/reply"
 )
 
@@ -151,7 +153,7 @@ func (r *route) ensureLoaded(j *job) error {
 	if r.model != nil {
 		return nil
 	}
-	if j.out != nil && !reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: fmt.Sprintf("Loading model for the %s route…", r.cfg.Name)}) {
+	if j.out != nil && !reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: fmt.Sprintf("Loading the model for the %s…", deviceName(r.cfg.Name))}) {
 		return j.ctx.Err()
 	}
 	r.loads++
@@ -228,6 +230,7 @@ func (r *route) serve(j *job) result {
 		return reply.Emit(j.ctx, j.out, ev)
 	})
 	sum.Backend, sum.Device, sum.Power = r.cfg.Name, r.model.EP.Label(), r.mode.info(r.model.EP)
+	sum.Model = models.DisplayName(r.cfg.Model)
 	if sum.FinishReason == reply.FinishError && j.hasNext && emitted == 0 && !reply.RequestFault(sum.Err) {
 		// The route broke before saying anything: let the next route answer, and do not
 		// come back here until the engine is rebuilt. A request it refused (a prompt over
@@ -266,6 +269,9 @@ func (r *route) serveGenerator(j *job) result {
 	if sum.Backend == "" {
 		sum.Backend = r.cfg.Name
 	}
+	if sum.Model == "" {
+		sum.Model = models.DisplayName(r.cfg.Model)
+	}
 	if sum.FinishReason == reply.FinishError && emitted == 0 && j.hasNext && j.ctx.Err() == nil {
 		return result{routeErr: fmt.Errorf("%s failed: %w", r.cfg.Name, sum.Err)}
 	}
@@ -295,7 +301,7 @@ func (r *route) switchConversation(id string) {
 // the prefill limit, or a strict reply budget over its context), or "" to take it.
 func (r *route) declines(conv *conversation, req reply.Request) string {
 	if _, err := r.model.replyBudget(req); err != nil { // a later route may hold more
-		return fmt.Sprintf("the %s route cannot take it: %v", r.cfg.Name, err)
+		return fmt.Sprintf("the %s cannot take it: %v", deviceName(r.cfg.Name), err)
 	}
 	maxTokens := req.MaxTokens
 	p, err := conv.all()
@@ -307,7 +313,18 @@ func (r *route) declines(conv *conversation, req reply.Request) string {
 		limit = r.model.ContextLength() - replyReserve(maxTokens, r.model.ContextLength())
 	}
 	if len(p.ids) > limit {
-		return fmt.Sprintf("the prompt of %d tokens is over the %s route's prefill limit of %d", len(p.ids), r.cfg.Name, limit)
+		return fmt.Sprintf("the prompt of %d tokens is over the %s's prefill limit of %d", len(p.ids), deviceName(r.cfg.Name), limit)
 	}
 	return ""
+}
+
+// deviceName is how messages a person reads name a route: "NPU", "CPU", "remote server".
+func deviceName(route string) string {
+	switch route {
+	case "npu", "cpu":
+		return strings.ToUpper(route)
+	case "remote":
+		return "remote server"
+	}
+	return route
 }

@@ -36,7 +36,7 @@ func (e *Engine) TestRoute(ctx context.Context, name string) (*RouteReport, erro
 			continue
 		}
 		if r.cfg.Generator != nil {
-			return nil, fmt.Errorf("the %s route is served by a remote server, not a local model", name)
+			return nil, fmt.Errorf("the %s setting names a remote server, not a local model", deviceName(name))
 		}
 		res := r.submitJob(ctx, &job{test: true})
 		if res.routeErr != nil {

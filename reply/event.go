@@ -35,6 +35,14 @@ const (
 	FinishError     = "error"
 )
 
+// Stop causes (Summary.StopCause).
+const (
+	StopEndOfText = "end_of_text" // the model ended its reply
+	StopString    = "stop_string" // a stop string of the request
+	StopMaxTokens = "max_tokens"  // the request's reply budget (Max tokens)
+	StopContext   = "context"     // the model's context was full
+)
+
 // Event is one item of a reply stream. The producer closes the channel after EventDone.
 type Event struct {
 	Kind EventKind
@@ -47,6 +55,14 @@ type Event struct {
 // string "error" and TTFT the number "ttft_ms".
 type Summary struct {
 	FinishReason string `json:"finish_reason"`
+	// StopCause says which end a finished reply reached, finer than FinishReason: StopEndOfText
+	// or StopString for "stop", StopMaxTokens or StopContext for "length" ("" if not known).
+	StopCause string `json:"stop_cause,omitempty"`
+	// ContextTokens is the model's context (what its cache holds), set with StopContext.
+	ContextTokens int `json:"context_tokens,omitempty"`
+	// Model names the model that wrote the reply, for people ("onnx-community/Qwen3-0.6B-ONNX",
+	// or its folder's name); "" when not known.
+	Model string `json:"model,omitempty"`
 	// Err is set when FinishReason is "error".
 	Err error `json:"-"`
 

@@ -107,6 +107,31 @@ func TestErrorStatuses(t *testing.T) {
 	}
 }
 
+// The 404 names every endpoint the server has.
+func TestNotFoundListsEveryEndpoint(t *testing.T) {
+	srv := newLoopback(scripted(nil, doneEvent(okSummary)), Options{})
+	url := start(t, srv)
+	resp, err := http.Get(url + "/v2/nothing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	e := decodeError(t, resp)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("status %d, want 404", resp.StatusCode)
+	}
+	if len(srv.routes) < 7 {
+		t.Fatalf("only %d routes", len(srv.routes))
+	}
+	for path, methods := range srv.routes {
+		for m := range methods {
+			if !strings.Contains(e.Message, m+" "+path) {
+				t.Errorf("404 message %q does not name %s %s", e.Message, m, path)
+			}
+		}
+	}
+}
+
 func TestAPIKeyAccepted(t *testing.T) {
 	url := start(t, newLoopback(scripted(nil, doneEvent(okSummary)), Options{APIKey: "k1"}))
 	resp := post(t, url+"/v1/chat/completions", `{"messages":[{"role":"user","content":"Hi"}]}`, "Authorization", "Bearer k1")

@@ -219,7 +219,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, ok := s.routes[r.URL.Path]
 	if !ok {
 		writeError(w, newError(http.StatusNotFound, "invalid_request_error", "unknown_url",
-			"unknown path "+r.URL.Path+"; this server serves POST /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages and /v1/embeddings, GET /v1/models and GET /health"))
+			"unknown path "+r.URL.Path+"; this server serves "+s.endpoints()))
 		return
 	}
 	h, ok := methods[r.Method]
@@ -294,4 +294,22 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// endpoints lists every route as "METHOD /path", from the route table (so the 404 message
+// cannot fall behind it): POST ones first, then GET, each sorted by path.
+func (s *Server) endpoints() string {
+	var post, other []string
+	for path, methods := range s.routes {
+		for m := range methods {
+			if m == http.MethodPost {
+				post = append(post, m+" "+path)
+			} else {
+				other = append(other, m+" "+path)
+			}
+		}
+	}
+	slices.Sort(post)
+	slices.Sort(other)
+	return strings.Join(append(post, other...), ", ")
 }

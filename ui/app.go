@@ -11,6 +11,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/history"
+	"edgechat/models"
 )
 
 // Deps is what the window needs from main: typed dependencies, no globals.
@@ -77,6 +78,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
+	m.Welcome.NPUFound = m.Settings.NPUFound
 
 	m.Chat.OnListChanged = m.Sidebar.Reload
 	m.Sidebar.RenameOpen = m.Chat.Rename
@@ -124,6 +126,22 @@ func (m *MainWindow) ShowAndRun() {
 	m.Chat.Close() // the app stopped some other way: still end the reply and save it
 }
 
+// Show opens the window and reports stored problems once, for a caller that runs the app
+// itself (the window may open after a start-up problem was solved in a window of its own).
+// Such a caller calls QuitOnSignals once the app has started and Stopped after it ran.
+func (m *MainWindow) Show() {
+	m.Window.Show()
+	m.reportProblems()
+}
+
+// QuitOnSignals makes SIGINT and SIGTERM close this window as Quit does; call it on the main
+// goroutine once the app has started (see quitOnSignals).
+func (m *MainWindow) QuitOnSignals() { m.quitOnSignals() }
+
+// Stopped ends the reply being written and saves it, if the app stopped another way than
+// Quit. For a window opened with Show.
+func (m *MainWindow) Stopped() { m.Chat.Close() }
+
 // reportProblems shows, once, what was found at start. Each problem says itself what
 // happened (a file moved aside, a save recovered, a value replaced by its default), so the
 // dialog adds no claim of its own.
@@ -157,10 +175,34 @@ func (m *MainWindow) ShowChat() {
 		m.ShowWelcome()
 		return
 	}
+	m.showModel()
 	m.right.Objects = []fyne.CanvasObject{m.ChatView.Content}
 	m.right.Refresh()
 	m.Window.SetContent(m.main)
 	m.ChatView.FocusComposer()
+}
+
+// showModel names the model that answers in the chat's header.
+func (m *MainWindow) showModel() {
+	base := m.deps.BaseModel != nil && m.deps.BaseModel()
+	m.ChatView.Model.SetText(modelLabel(m.deps.Settings.Settings(), base))
+}
+
+// modelLabel names the model that answers first (the NPU's when set, else the CPU's) and
+// where it runs: "onnx-community/Qwen3-0.6B-ONNX · CPU", "… · Complete text" for a base model.
+func modelLabel(s config.Settings, base bool) string {
+	path, where := s.CPU.Model, "CPU"
+	if s.NPU.Model != "" {
+		path, where = s.NPU.Model, "NPU"
+	}
+	if path == "" {
+		return "No model"
+	}
+	l := models.DisplayName(path) + " · " + where
+	if base {
+		l += " · Complete text"
+	}
+	return l
 }
 
 // ShowSettings shows the settings pane beside the sidebar.
@@ -188,14 +230,17 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	if lib == nil {
 		m.WelcomeView.Models.Hide()
 		m.SettingsView.Models.Hide()
+		m.ChatView.Model.OnTapped = m.ShowSettings
 		return
 	}
 	m.Models = NewModelsVM(lib, m.deps.Settings)
+	m.Models.NPUFound = m.Settings.NPUFound
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
+	m.ChatView.Model.OnTapped = func() { back = m.ShowChat; m.ShowModels() }
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.

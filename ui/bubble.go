@@ -14,11 +14,12 @@ import (
 // bubble is the view of one MessageVM. It only binds and forwards taps.
 type bubble struct {
 	binder
-	msg     *MessageVM
-	answer  *docView
-	think   *docView
-	content fyne.CanvasObject
-	onGrow  func()
+	msg      *MessageVM
+	answer   *docView      // replies: Markdown
+	userText *widget.Label // the user's message, verbatim
+	think    *docView
+	content  fyne.CanvasObject
+	onGrow   func()
 
 	thinkToggle *widget.Button
 	thinkBody   fyne.CanvasObject
@@ -36,7 +37,6 @@ type bubble struct {
 // wheel is the transcript's scroller (see newCodeBlock).
 func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	b := &bubble{msg: m}
-	b.answer = newDocView(m.Answer, false, onGrow, wheel)
 	b.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
 		fyne.CurrentApp().Clipboard().SetContent(m.Text())
 	})
@@ -44,6 +44,7 @@ func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	if m.Role == "user" {
 		b.content = b.userLayout()
 	} else {
+		b.answer = newDocView(m.Answer, false, onGrow, wheel)
 		b.think = newDocView(m.Thinking, true, onGrow, wheel)
 		b.content = b.assistantLayout()
 	}
@@ -51,9 +52,13 @@ func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	return b
 }
 
+// userLayout shows the user's text as typed: not Markdown, line breaks kept, selectable.
 func (b *bubble) userLayout() fyne.CanvasObject {
+	b.userText = widget.NewLabel(b.msg.Text())
+	b.userText.Wrapping = fyne.TextWrapWord
+	b.userText.Selectable = true
 	bg := newThemedRect(theme.ColorNameSelection, 2*theme.InputRadiusSize())
-	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.answer.box)))
+	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.userText)))
 	indent := canvas.NewRectangle(color.Transparent)
 	indent.SetMinSize(fyne.NewSize(96, 1))
 	return container.NewBorder(nil, nil, indent, nil, card)
@@ -152,7 +157,9 @@ func (b *bubble) thinkingOpenChanged() {
 
 func (b *bubble) close() {
 	b.unbind()
-	b.answer.unbind()
+	if b.answer != nil {
+		b.answer.unbind()
+	}
 	if b.think != nil {
 		b.think.unbind()
 	}

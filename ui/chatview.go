@@ -30,6 +30,9 @@ type ChatView struct {
 	Regenerate *widget.Button
 	EditLast   *widget.Button
 	Export     *widget.Button
+	// Model names the model that answers and where it runs; it opens the Models view (the
+	// window sets its text and action).
+	Model      *widget.Button
 	SaveExport *widget.Button // in the banner shown while saving fails
 	Settings   *widget.Button
 	Attach     *widget.Button
@@ -63,7 +66,9 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	think := widget.NewCheckWithData("Thinking", vm.Thinking)
 	v.Export = widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), v.export)
 	v.Settings = widget.NewButtonWithIcon("", theme.SettingsIcon(), onSettings)
-	header := container.NewBorder(nil, nil, nil, container.NewHBox(think, v.Export, v.Settings), title)
+	v.Model = widget.NewButtonWithIcon("", theme.ComputerIcon(), nil)
+	v.Model.Importance = widget.LowImportance
+	header := container.NewBorder(nil, nil, nil, container.NewHBox(v.Model, think, v.Export, v.Settings), title)
 
 	banner := v.label(vm.Error)
 	banner.Wrapping = fyne.TextWrapWord

@@ -299,3 +299,21 @@ func walkMinSize(o fyne.CanvasObject) {
 		}
 	}
 }
+
+// The user's message is shown as typed: no Markdown, line breaks kept, selectable.
+func TestChatViewUserTextVerbatim(t *testing.T) {
+	v, vm, w := newTestChatView(t, script(reply.Summary{FinishReason: "stop", Backend: "cpu", GeneratedTokens: 1}, text("ok")))
+	const typed = "**not bold** Hello ! a_b_c\n  indented line\n\n# not a heading"
+	w.Canvas().Focus(v.Composer)
+	v.Composer.SetText(typed)
+	v.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	waitIdle(t, vm)
+	b := v.bubbles[messages(vm)[0]]
+	if b.userText == nil || b.answer != nil {
+		t.Fatal("the user's message is not shown as plain text")
+	}
+	if b.userText.Text != typed || !b.userText.Selectable || b.userText.Wrapping != fyne.TextWrapWord {
+		t.Errorf("user text %q (selectable %v, wrapping %v), want %q selectable and wrapped",
+			b.userText.Text, b.userText.Selectable, b.userText.Wrapping, typed)
+	}
+}

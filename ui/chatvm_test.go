@@ -32,6 +32,11 @@ func TestChatVMReplies(t *testing.T) {
 			wantAnswer: "Hello there", wantBackend: "NPU", wantFooter: "21.5 tok/s · first token 140 ms · 3 tokens",
 		},
 		{
+			name:       "footer names the model",
+			gen:        script(reply.Summary{FinishReason: "stop", Backend: "cpu", Model: "onnx-community/Qwen3-0.6B-ONNX", GeneratedTokens: 2, DecodeTPS: 30}, text("ok")),
+			wantAnswer: "ok", wantBackend: "CPU", wantFooter: "onnx-community/Qwen3-0.6B-ONNX · 30.0 tok/s · 2 tokens",
+		},
+		{
 			name:       "thinking then answer",
 			gen:        script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, thinking("Let me "), thinking("think."), text("42")),
 			wantAnswer: "42", wantThink: "Let me think.", wantBackend: "CPU",
@@ -63,10 +68,22 @@ func TestChatVMReplies(t *testing.T) {
 			wantAnswer: "par", wantError: "model.onnx not found in C:\\models — open Settings",
 		},
 		{
-			name:       "length limit",
-			gen:        script(reply.Summary{FinishReason: "length", Backend: "cpu"}, text("cut")),
+			name:       "max tokens",
+			gen:        script(reply.Summary{FinishReason: "length", StopCause: reply.StopMaxTokens, Backend: "cpu"}, text("cut")),
 			wantAnswer: "cut", wantBackend: "CPU",
-			wantNotes: []string{"Stopped at the token limit — raise Max tokens in Settings for longer replies"},
+			wantNotes: []string{"Stopped at Max tokens — raise Max tokens in Settings for longer replies"},
+		},
+		{
+			name:       "context full",
+			gen:        script(reply.Summary{FinishReason: "length", StopCause: reply.StopContext, ContextTokens: 512, Backend: "cpu"}, text("cut")),
+			wantAnswer: "cut", wantBackend: "CPU",
+			wantNotes: []string{"Stopped: the conversation filled the model's 512-token context — start a new chat to go on, or use a model with a longer context"},
+		},
+		{
+			name:       "length limit of unknown cause",
+			gen:        script(reply.Summary{FinishReason: "length", Backend: "remote"}, text("cut")),
+			wantAnswer: "cut", wantBackend: "Remote",
+			wantNotes: []string{"Stopped at a length limit — Max tokens in Settings, or the model's context"},
 		},
 	}
 	for _, tt := range tests {

@@ -55,20 +55,19 @@ type docView struct {
 	blocks   *fyne.Container // settled blocks, each frozen
 	settled  *frozen         // blocks, measured once per added block, not per update
 	rendered int
-	tail     Block            // the open block shown now
-	prose    *widget.RichText // tail when it is prose
-	code     *codeBlock       // tail when it is an open code block
-	onGrow   func()           // called after the document changed (follow the stream)
-	wheel    fyne.Scrollable  // the page around: gets the vertical wheel over code blocks
-	dim      bool             // reasoning: drawn in the placeholder colour
+	tail     Block           // the open block shown now
+	prose    *wrapText       // tail when it is prose
+	code     *codeBlock      // tail when it is an open code block
+	onGrow   func()          // called after the document changed (follow the stream)
+	wheel    fyne.Scrollable // the page around: gets the vertical wheel over code blocks
+	dim      bool            // reasoning: drawn in the placeholder colour
 }
 
 // newDocView shows doc; onGrow is called when it changes later (not while it is built), and
 // wheel (may be nil) is the scroller that shows it.
 func newDocView(doc *DocVM, dim bool, onGrow func(), wheel fyne.Scrollable) *docView {
 	v := &docView{doc: doc, dim: dim, wheel: wheel}
-	v.prose = widget.NewRichText()
-	v.prose.Wrapping = fyne.TextWrapWord
+	v.prose = newWrapText(nil)
 	v.code = newCodeBlock(Block{Kind: BlockCode}, wheel)
 	v.prose.Hide()
 	v.code.Hide()
@@ -112,11 +111,11 @@ func (v *docView) tailChanged() {
 		v.code.Show()
 	case b.Text != "":
 		v.code.Hide()
-		v.prose.ParseMarkdown(b.Text)
+		segs := markdownSegments(b.Text)
 		if v.dim {
-			dimSegments(v.prose.Segments)
-			v.prose.Refresh()
+			dimSegments(segs)
 		}
+		v.prose.set(segs)
 		v.prose.Show()
 	default:
 		v.prose.Hide()
@@ -178,12 +177,11 @@ func renderBlock(b Block, dim bool, wheel fyne.Scrollable) fyne.CanvasObject {
 	if b.Kind == BlockCode {
 		return newCodeBlock(b, wheel)
 	}
-	rt := widget.NewRichTextFromMarkdown(b.Text)
+	segs := markdownSegments(b.Text)
 	if dim {
-		dimSegments(rt.Segments)
+		dimSegments(segs)
 	}
-	rt.Wrapping = fyne.TextWrapWord
-	return rt
+	return newWrapText(segs)
 }
 
 // dimSegments draws text in the placeholder colour (for the model's reasoning).

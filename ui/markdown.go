@@ -150,7 +150,8 @@ func (s *Splitter) block(src string) Block {
 		}
 		return Block{Kind: BlockCode, Lang: lang, Text: strings.TrimRight(body, "\r\n")}
 	}
-	return Block{Kind: BlockProse, Text: strings.TrimSpace(src)}
+	// Only blank lines and trailing space go: a first line's indentation may make it code.
+	return Block{Kind: BlockProse, Text: strings.TrimRight(strings.TrimLeft(src, "\r\n"), " \t\r\n")}
 }
 
 // fenceOpener returns the fence (``` or ~~~, possibly longer) that ln opens, or "".

@@ -24,6 +24,7 @@ func TestSplitMarkdown(t *testing.T) {
 		{"open code block", "```py\nprint(1)\n", []Block{{Kind: BlockCode, Lang: "py", Text: "print(1)"}}},
 		{"loose list stays together", "- a\n\n- b\n\nAfter", []Block{{Text: "- a\n\n- b"}, {Text: "After"}}},
 		{"tilde fence", "~~~\nx\n~~~\n", []Block{{Kind: BlockCode, Text: "x"}}},
+		{"indented code keeps its indent", "Text\n\n    code line\n    more\n", []Block{{Text: "Text"}, {Text: "    code line\n    more"}}},
 		{"inline backticks are not a fence", "```not a fence` here\n\nnext", []Block{{Text: "```not a fence` here"}, {Text: "next"}}},
 	}
 	for _, tt := range tests {

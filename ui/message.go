@@ -159,6 +159,9 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	engineNoted := len(m.notes) > 0 // the engine's own notices already told the story
 	m.mu.Unlock()
 	var parts []string
+	if s.Model != "" {
+		parts = append(parts, s.Model)
+	}
 	if s.TokensPerSec > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f tok/s", s.TokensPerSec))
 	}
@@ -184,8 +187,8 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	if s.Power != "" {
 		d = append(d, "Power: "+s.Power)
 	}
-	if s.FinishReason != "" {
-		d = append(d, "Finish: "+s.FinishReason)
+	if w := endWords(s); w != "" {
+		d = append(d, "Ended: "+w)
 	}
 	_ = m.Details.Set(strings.Join(d, "\n"))
 
@@ -195,10 +198,16 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	if s.FallbackReason != "" && !engineNoted {
 		m.addNote(fmt.Sprintf("Served by %s instead of the NPU: %s", backendLabel(s.Backend), s.FallbackReason))
 	}
-	switch s.FinishReason {
-	case reply.FinishLength:
-		m.addNote("Stopped at the token limit — raise Max tokens in Settings for longer replies")
-	case reply.FinishCancelled:
+	switch {
+	case s.FinishReason == reply.FinishLength && s.StopCause == reply.StopContext:
+		m.addNote(fmt.Sprintf("Stopped: the conversation filled the model's %s context — start a new chat to go on, or use a model with a longer context",
+			tokenCount(s.ContextTokens)))
+	case s.FinishReason == reply.FinishLength && s.StopCause == reply.StopMaxTokens:
+		m.addNote("Stopped at Max tokens — raise Max tokens in Settings for longer replies")
+	case s.FinishReason == reply.FinishLength:
+		// Saved before the cause was kept, or from a remote server: either limit.
+		m.addNote("Stopped at a length limit — Max tokens in Settings, or the model's context")
+	case s.FinishReason == reply.FinishCancelled:
 		m.addNote("Stopped")
 	}
 	if s.Error != "" {
@@ -206,11 +215,47 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	}
 }
 
+// endWords says how a reply ended, for its details.
+func endWords(s *history.Stats) string {
+	switch s.FinishReason {
+	case "":
+		return ""
+	case reply.FinishStop:
+		if s.StopCause == reply.StopString {
+			return "at a stop string"
+		}
+		return "the model finished its reply"
+	case reply.FinishLength:
+		switch s.StopCause {
+		case reply.StopContext:
+			return "the model's " + tokenCount(s.ContextTokens) + " context was full"
+		case reply.StopMaxTokens:
+			return "Max tokens reached"
+		}
+		return "a length limit (Max tokens or the model's context)"
+	case reply.FinishCancelled:
+		return "stopped"
+	case reply.FinishError:
+		return "an error"
+	case reply.FinishToolCalls:
+		return "a tool call"
+	}
+	return s.FinishReason
+}
+
+// tokenCount is "512-token" (or "its" when unknown, as in "its context").
+func tokenCount(n int) string {
+	if n <= 0 {
+		return "whole"
+	}
+	return fmt.Sprintf("%d-token", n)
+}
+
 // statsFrom turns an engine summary into what history keeps.
 func statsFrom(s *reply.Summary) *history.Stats {
 	st := &history.Stats{
 		Backend: s.Backend, Device: s.Device, FallbackReason: s.FallbackReason,
-		FinishReason: s.FinishReason, Error: s.ErrorText(),
+		FinishReason: s.FinishReason, StopCause: s.StopCause, Model: s.Model, ContextTokens: s.ContextTokens, Error: s.ErrorText(),
 		PromptTokens: s.PromptTokens, Tokens: s.GeneratedTokens, ReusedTokens: s.ReusedTokens,
 		TrimmedMessages: s.TrimmedMessages, Power: s.Power.Label(),
 		TTFTMillis: s.TTFTMillis(), TokensPerSec: s.DecodeTPS, PrefillTPS: s.PrefillTPS,

@@ -48,3 +48,23 @@ func checkDetailsLine(t *testing.T, sum reply.Summary, prefix, want string) {
 		t.Errorf("details line %q, want %q (all: %q)", line, want, d)
 	}
 }
+
+func TestEndWords(t *testing.T) {
+	tests := []struct {
+		s    history.Stats
+		want string
+	}{
+		{history.Stats{FinishReason: reply.FinishStop, StopCause: reply.StopEndOfText}, "the model finished its reply"},
+		{history.Stats{FinishReason: reply.FinishStop, StopCause: reply.StopString}, "at a stop string"},
+		{history.Stats{FinishReason: reply.FinishLength, StopCause: reply.StopMaxTokens}, "Max tokens reached"},
+		{history.Stats{FinishReason: reply.FinishLength, StopCause: reply.StopContext, ContextTokens: 512}, "the model's 512-token context was full"},
+		{history.Stats{FinishReason: reply.FinishLength}, "a length limit (Max tokens or the model's context)"},
+		{history.Stats{FinishReason: reply.FinishCancelled}, "stopped"},
+		{history.Stats{}, ""},
+	}
+	for _, tt := range tests {
+		if got := endWords(&tt.s); got != tt.want {
+			t.Errorf("endWords(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

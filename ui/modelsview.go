@@ -85,6 +85,7 @@ func NewModelsView(vm *ModelsVM, onBack func()) *ModelsView {
 	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
 	vm.OnChanged = func() { fyne.Do(v.rebuild) }
 	v.rebuild()
+	v.on(vm.NPUFound, v.rebuild)
 	return v
 }
 
@@ -113,10 +114,18 @@ func (v *ModelsView) rebuild() {
 		v.found.Add(caption("Nothing yet. Models downloaded by Hugging Face tools, Foundry Local, AI Toolkit or AI Dev Gallery show up here; add your own folders in Settings → Other model folders."))
 	}
 	v.found.Refresh()
+	listed := map[*DownloadVM]bool{}
 	for _, d := range v.vm.Downloads() {
+		listed[d] = true
 		if v.rows[d] == nil {
 			v.rows[d] = v.downloadRow(d)
 			v.downloads.Add(v.rows[d])
+		}
+	}
+	for d, row := range v.rows { // dismissed
+		if !listed[d] {
+			v.downloads.Remove(row)
+			delete(v.rows, d)
 		}
 	}
 	showIf(v.downloadsTitle, len(v.rows) > 0)
@@ -147,6 +156,7 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, nil, container.NewCenter(docs), container.NewVBox(name, info))
 	}
 	npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
+	showIf(npu, get[bool](v.vm.NPUFound)) // only where an NPU runtime is found
 	cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
 	if m.Device == "npu" {
 		npu.Importance = widget.HighImportance
@@ -177,14 +187,17 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 	useCPU := widget.NewButton("Use for CPU", func() { _ = d.Use("cpu") })
 	useCPU.Importance = widget.HighImportance
 	useNPU := widget.NewButton("Use for NPU", func() { _ = d.Use("npu") })
-	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU)
+	dismiss := widget.NewButtonWithIcon("", theme.WindowCloseIcon(), func() { v.vm.Dismiss(d) })
+	dismiss.Importance = widget.LowImportance
+	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU, dismiss)
 	update := func() {
 		s := d.State()
 		showIf(pause, s == StateRunning)
-		showIf(resume, s == StatePaused || s == StateFailed)
+		showIf(resume, d.CanResume())
+		showIf(dismiss, s == StateDone || s == StateFailed || s == StateCancelled)
 		showIf(cancel, s == StateRunning || s == StatePaused || s == StateFailed)
 		showIf(useCPU, s == StateDone)
-		showIf(useNPU, s == StateDone)
+		showIf(useNPU, s == StateDone && get[bool](d.vm.NPUFound))
 		showIf(bar, s != StateCancelled)
 		detail.Importance = widget.MediumImportance
 		if s == StateFailed {
@@ -194,5 +207,6 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 		buttons.Refresh()
 	}
 	v.on(d.Status, update)
+	v.on(d.vm.NPUFound, update)
 	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), bar, detail, widget.NewSeparator())
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2/data/binding"
@@ -71,6 +73,9 @@ type ModelsVM struct {
 	OnUse func(config.Settings)
 	// OnChanged is called when Found or Downloads changed.
 	OnChanged func()
+	// NPUFound says this PC has an NPU runtime: "Use for NPU" is offered only then. The
+	// window shares the settings' (SettingsVM.NPUFound); set it before building the view.
+	NPUFound binding.Bool
 
 	lib   ModelLibrary
 	store SettingsStore
@@ -85,7 +90,7 @@ type ModelsVM struct {
 
 // NewModelsVM returns the view model; call Refresh to scan.
 func NewModelsVM(lib ModelLibrary, store SettingsStore) *ModelsVM {
-	return &ModelsVM{Status: binding.NewString(), Error: binding.NewString(), lib: lib, store: store}
+	return &ModelsVM{Status: binding.NewString(), Error: binding.NewString(), NPUFound: binding.NewBool(), lib: lib, store: store}
 }
 
 // Found returns the models of the last scan, grouped by source.
@@ -239,6 +244,20 @@ func (vm *ModelsVM) Download(ref, variant string) (*DownloadVM, error) {
 	return d, nil
 }
 
+// Dismiss removes a finished, failed or cancelled download from the list (what it fetched
+// stays: a failed one resumes when the same download starts again). A running or paused one
+// stays listed: Cancel it first.
+func (vm *ModelsVM) Dismiss(d *DownloadVM) bool {
+	if s := d.State(); s != StateDone && s != StateFailed && s != StateCancelled {
+		return false
+	}
+	vm.mu.Lock()
+	vm.downloads = slices.DeleteFunc(vm.downloads, func(x *DownloadVM) bool { return x == d })
+	vm.mu.Unlock()
+	vm.changed()
+	return true
+}
+
 // Close pauses the running downloads (they continue on the next start of the same download).
 func (vm *ModelsVM) Close() {
 	vm.mu.Lock()
@@ -280,6 +299,13 @@ type DownloadVM struct {
 	mu       sync.Mutex
 	cancel   context.CancelCauseFunc
 	finished chan struct{}
+	final    atomic.Bool // failed for good (the repository does not exist): no Resume
+}
+
+// CanResume says whether Resume may help: paused, or failed for a reason that may pass.
+func (d *DownloadVM) CanResume() bool {
+	s := d.State()
+	return s == StatePaused || s == StateFailed && !d.final.Load()
 }
 
 func newDownloadVM(vm *ModelsVM, req hub.Request) *DownloadVM {
@@ -334,6 +360,9 @@ func (d *DownloadVM) run(ctx context.Context, finished chan struct{}) {
 		_ = d.Detail.Set("Cancelled: nothing of it was kept.")
 	default:
 		status = StateFailed
+		// A repository or file that does not exist: trying again cannot help (access refused can:
+		// a token set in Settings opens a gated model).
+		d.final.Store(errors.Is(err, hub.ErrNotFound))
 		_ = d.Detail.Set(err.Error())
 	}
 	d.vm.changed()
@@ -352,21 +381,37 @@ func (d *DownloadVM) progress(p hub.Progress) {
 		_ = d.Detail.Set("Looking up the files…")
 	case "waiting":
 		_ = d.Detail.Set("Waiting for another download of this model to finish…")
-	case "downloading":
+	case "downloading", "retrying":
 		_ = d.Detail.Set(progressText(p))
 	}
 }
 
-// progressText is "120 MB of 540 MB · 35 MB/s · 12 s left · onnx/model_q4.onnx".
+// progressText is "120 MB of 540 MB · 35 MB/s · 12 s left · onnx/model_q4.onnx", with
+// "stalled — retrying in 8 s (connection reset)" after a failed try, or "no data for 12 s"
+// while the connection is quiet.
 func progressText(p hub.Progress) string {
 	parts := []string{fmt.Sprintf("%s of %s", hub.Bytes(p.Done), hub.Bytes(p.Total))}
-	if p.Speed > 0 {
+	switch {
+	case p.State == "retrying":
+		s := fmt.Sprintf("stalled — retrying in %s", roundUp(p.RetryIn))
+		if p.Problem != "" {
+			s += " (" + p.Problem + ")"
+		}
+		parts = append(parts, s)
+	case p.Stalled >= 3*time.Second && p.Speed == 0:
+		parts = append(parts, fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second)))
+	case p.Speed > 0:
 		parts = append(parts, hub.Bytes(int64(p.Speed))+"/s", p.ETA.Round(time.Second).String()+" left")
 	}
 	if p.File != "" {
 		parts = append(parts, p.File)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// roundUp is d in whole seconds, rounded up ("8s"), and at least 1 s.
+func roundUp(d time.Duration) time.Duration {
+	return max(time.Second, (d + time.Second - 1).Truncate(time.Second))
 }
 
 func percent(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }

@@ -3,11 +3,14 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2/test"
 
 	"edgechat/config"
 	"edgechat/models/discover"
@@ -241,4 +244,80 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 		t.Error("Download of the same model made a second one")
 	}
 	vm.Close()
+}
+
+// A repository that does not exist is not offered Resume (a network failure is), and finished
+// or failed rows can be dismissed; a running one cannot.
+func TestModelsVMResumeAndDismiss(t *testing.T) {
+	release := make(chan struct{})
+	lib := &fakeLibrary{pull: func(ctx context.Context, req hub.Request, _ func(hub.Progress)) (hub.Result, error) {
+		switch req.Ref {
+		case "org/missing":
+			return hub.Result{}, fmt.Errorf("org/missing: %w (HTTP 404)", hub.ErrNotFound)
+		case "org/flaky":
+			return hub.Result{}, fmt.Errorf("connection reset: %w", hub.ErrNetwork)
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return hub.Result{}, context.Cause(ctx)
+		}
+		return hub.Result{}, fmt.Errorf("stopped: %w", hub.ErrNetwork)
+	}}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	missing, _ := vm.Download("org/missing", "")
+	flaky, _ := vm.Download("org/flaky", "")
+	running, _ := vm.Download("org/slow", "")
+	waitFor(t, "failures", func() bool { return missing.State() == StateFailed && flaky.State() == StateFailed })
+	if missing.CanResume() || !flaky.CanResume() {
+		t.Errorf("CanResume: missing repository %v, network failure %v; want false, true", missing.CanResume(), flaky.CanResume())
+	}
+	if vm.Dismiss(running) {
+		t.Error("a running download was dismissed")
+	}
+	if !vm.Dismiss(missing) || len(vm.Downloads()) != 2 {
+		t.Errorf("after dismissing the failed one: %d downloads listed, want 2", len(vm.Downloads()))
+	}
+	close(release)
+	vm.Close()
+}
+
+func TestModelsViewDismissRemovesRow(t *testing.T) {
+	test.NewTempApp(t)
+	lib := &fakeLibrary{pull: func(context.Context, hub.Request, func(hub.Progress)) (hub.Result, error) {
+		return hub.Result{}, fmt.Errorf("org/missing: %w", hub.ErrNotFound)
+	}}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	v := NewModelsView(vm, func() {})
+	d, _ := vm.Download("org/missing", "")
+	waitFor(t, "failure", func() bool { return d.State() == StateFailed })
+	if v.rows[d] == nil {
+		t.Fatal("no row for the download")
+	}
+	vm.Dismiss(d)
+	waitFor(t, "row removed", func() bool { return v.rows[d] == nil && len(v.downloads.Objects) == 0 })
+}
+
+func TestProgressText(t *testing.T) {
+	base := hub.Progress{State: "downloading", Done: 20_000_000, Total: 50_000_000, File: "onnx/model_q4.onnx"}
+	flowing, quiet, retrying := base, base, base
+	flowing.Speed, flowing.ETA = 4_000_000, 7500*time.Millisecond
+	quiet.Stalled = 12 * time.Second
+	retrying.State, retrying.RetryIn, retrying.Problem = "retrying", 7200*time.Millisecond, "no data for 30 s"
+	for _, tc := range []struct {
+		p    hub.Progress
+		want string
+	}{
+		{flowing, "20.0 MB of 50.0 MB · 4.0 MB/s · 8s left · onnx/model_q4.onnx"},
+		{quiet, "20.0 MB of 50.0 MB · no data for 12s — waiting for the server · onnx/model_q4.onnx"},
+		{retrying, "20.0 MB of 50.0 MB · stalled — retrying in 8s (no data for 30 s) · onnx/model_q4.onnx"},
+	} {
+		if got := progressText(tc.p); got != tc.want {
+			t.Errorf("progressText(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
 }

@@ -63,7 +63,7 @@ func (v *SettingsView) Shown() {
 
 func (v *SettingsView) fillRuntimes(box *fyne.Container, status *widget.Label, found []Runtime) {
 	if len(found) == 0 {
-		status.SetText("No ONNX Runtime build for the NPU found on this PC. pip install onnxruntime-qnn, the NuGet package Microsoft.ML.OnnxRuntime.QNN, AI Toolkit or Foundry Local bring one; choose its onnxruntime.dll above.")
+		status.SetText(noNPUText + ".")
 		return
 	}
 	status.SetText("ONNX Runtime builds for the NPU on this PC. Use puts one in the field above; Save, then restart EdgeChat: ONNX Runtime loads once per run.")

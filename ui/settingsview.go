@@ -27,6 +27,10 @@ type SettingsView struct {
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
+	// NPU holds the NPU's settings, shown where an NPU runtime is found or an NPU model is
+	// set; NoNPU is the line shown instead.
+	NPU, NoNPU fyne.CanvasObject
+	scroll     *container.Scroll
 	// runtimesListed is closed once the runtimes found on this PC are shown (runtimes.go).
 	runtimesListed chan struct{}
 	entries        map[string]*widget.Entry
@@ -38,8 +42,12 @@ type SettingsView struct {
 // NewSettingsView builds the pane; onClose goes back to the chat.
 func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsView {
 	v := &SettingsView{vm: vm, win: win, entries: map[string]*widget.Entry{}}
-	form := container.NewVBox(
-		section("NPU route"),
+	scroll := container.NewVScroll(nil)
+	runtimeHead := section("Runtime")
+	// The NPU's settings only where this PC has an NPU runtime (or an NPU model is set);
+	// elsewhere one line says the CPU is used.
+	npu := container.NewVBox(
+		section("NPU"),
 		v.form(
 			v.item("Model", "npu.model", v.pathRow("npu.model", true, true, "npu")),
 			v.item("Model file", "npu.model_file", v.entry("npu.model_file", "model variant inside onnx/ (empty = best available)")),
@@ -47,7 +55,31 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", eps.FormatOptions(eps.WithDefaults("qnn", nil)))),
 		),
 		v.testResult("npu"),
-		section("CPU route"),
+	)
+	v.scroll = scroll
+	v.NoNPU = noNPULine(func() { scroll.ScrollToOffset(fyne.NewPos(0, runtimeHead.Position().Y)) })
+	npuRuntime := v.form(
+		v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
+		v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
+	)
+	powerNPU := caption("auto: on battery or with the energy saver on, models run in battery saver (half the CPU threads, no spin-waiting, the NPU at the QNN mode above); on AC power at full speed. performance or saver pins one.")
+	powerCPU := caption("auto: on battery or with the energy saver on, models run in battery saver (half the CPU threads, no spin-waiting); on AC power at full speed. performance or saver pins one.")
+	remoteLong := container.NewVBox(v.form(widget.NewFormItem("Long prompts", widget.NewCheckWithData("Send prompts over the NPU limit here instead of the CPU", vm.RemoteLong))))
+	v.NPU = npu
+	showNPU := func() {
+		on := get[bool](vm.NPUFound) || get[string](vm.Fields["npu.model"]) != ""
+		for _, o := range []fyne.CanvasObject{npu, npuRuntime, powerNPU, remoteLong} {
+			showIf(o, on)
+		}
+		showIf(v.NoNPU, !on)
+		showIf(powerCPU, !on)
+	}
+	v.on(vm.NPUFound, showNPU)
+	v.on(vm.Fields["npu.model"], showNPU)
+	form := container.NewVBox(
+		npu,
+		v.NoNPU,
+		section("CPU"),
 		v.form(
 			v.item("Model", "cpu.model", v.pathRow("cpu.model", true, true, "cpu")),
 			v.item("Model file", "cpu.model_file", v.entry("cpu.model_file", "model variant inside onnx/ (empty = best available)")),
@@ -66,14 +98,14 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. Qwen3-Embedding-0.6B ONNX). Empty: use one found on this PC; \"off\": keywords only."),
 		v.toolsSection(),
-		section("Runtime"),
+		runtimeHead,
 		v.form(
 			v.item("ONNX Runtime library", "ort_library", v.pathRow("ort_library", false, true, "")),
-			v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
 			v.item("Power mode", "power.mode", widget.NewSelectWithData(eps.PowerModes, vm.Fields["power.mode"])),
-			v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
 		),
-		caption("auto: on battery or with the energy saver on, models run in battery saver (half the CPU threads, no spin-waiting, the NPU at the QNN mode above); on AC power at full speed. performance or saver pins one."),
+		npuRuntime,
+		powerNPU,
+		powerCPU,
 		v.runtimeList(),
 		section("Generation"),
 		v.form(
@@ -91,8 +123,8 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Base URL", "remote.base_url", v.entry("remote.base_url", "e.g. http://localhost:11434/v1 (any OpenAI-compatible server)")),
 			v.item("Model", "remote.model", v.entry("remote.model", "model name on that server (empty = its first)")),
 			v.item("API key", "remote.api_key", v.password("remote.api_key")),
-			widget.NewFormItem("Long prompts", widget.NewCheckWithData("Send prompts over the NPU limit here instead of the CPU", vm.RemoteLong)),
 		),
+		remoteLong,
 		section("Local server"),
 		v.form(
 			widget.NewFormItem("Server", widget.NewCheckWithData("Serve this model to other apps (OpenAI-compatible API)", vm.ServerOn)),
@@ -124,7 +156,8 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	title.TextStyle = fyne.TextStyle{Bold: true}
 	header := container.NewBorder(nil, nil, v.Close, nil, title)
 	footer := container.NewBorder(nil, nil, nil, v.Save, summary)
-	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, container.NewVScroll(container.NewPadded(form)))
+	scroll.Content = container.NewPadded(form)
+	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, scroll)
 	return v
 }
 

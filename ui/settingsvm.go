@@ -42,6 +42,8 @@ type SettingsVM struct {
 	Testing      binding.Bool
 	Result       binding.String // the Test button's inspect summary or error
 	Tested       binding.String // the route Result is about: "npu" or "cpu"
+	// NPUFound says this PC has an ONNX Runtime build for the NPU (see NPUFinder).
+	NPUFound binding.Bool
 	// ToolsList is what "Show tools" found: each server's tools with descriptions.
 	ToolsList binding.String
 
@@ -64,8 +66,9 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		Thinking: binding.NewBool(), Lookup: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
-		store: store, tester: tester,
+		NPUFound: binding.NewBool(), store: store, tester: tester,
 	}
+	findNPU(tester, vm.NPUFound)
 	for _, k := range settingKeys {
 		vm.Fields[k], vm.Errors[k] = binding.NewString(), binding.NewString()
 	}

@@ -77,6 +77,8 @@ func TestSettingsVMValidate(t *testing.T) {
 		{"bad options", "npu.ep_options", "backend_path", "key=value"},
 		{"missing ORT library", "ort_library", "/no/libonnxruntime.so", "does not exist"},
 		{"max tokens", "max_tokens", "0", "between 1 and 32768"},
+		{"unusable data folder", "data_dir", "/dev/null/data", "/dev/null is a file, not a folder"},
+		{"data folder to create", "data_dir", filepath.Join(t.TempDir(), "chats"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

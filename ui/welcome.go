@@ -20,6 +20,9 @@ func HasModel(s config.Settings) bool { return s.CPU.Model != "" || s.NPU.Model 
 // CPU route's model.
 type WelcomeVM struct {
 	Error binding.String
+	// NPUFound says this PC has an NPU runtime: only then does the page tell how to build an
+	// NPU model (the window shares SettingsVM.NPUFound; set it before building the view).
+	NPUFound binding.Bool
 	// OnReady is called after a usable model was saved.
 	OnReady func(config.Settings)
 	store   SettingsStore
@@ -27,7 +30,7 @@ type WelcomeVM struct {
 
 // NewWelcomeVM returns the first-run view model.
 func NewWelcomeVM(store SettingsStore) *WelcomeVM {
-	return &WelcomeVM{Error: binding.NewString(), store: store}
+	return &WelcomeVM{Error: binding.NewString(), NPUFound: binding.NewBool(), store: store}
 }
 
 // UseModel checks the folder (or .onnx file) and saves it as the CPU model.
@@ -62,9 +65,9 @@ Nothing you type leaves the machine. First it needs a model:
 Local, AI Toolkit, AI Dev Gallery) already put on this PC, and can download Qwen3-0.6B for you.
 
 **Or choose a folder:** a Qwen3-0.6B ONNX export, for example *onnx-community/Qwen3-0.6B-ONNX*
-from Hugging Face, with *config.json*, *tokenizer.json* and *onnx/model.onnx*.
+from Hugging Face, with *config.json*, *tokenizer.json* and *onnx/model.onnx*.`
 
-**For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the Windows ML
+const welcomeNPUText = `**For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the Windows ML
 toolkit into a folder, then choose that folder:`
 
 // WelcomeView shows what to download and offers the folder picker.
@@ -73,6 +76,10 @@ type WelcomeView struct {
 	Choose   *widget.Button
 	Settings *widget.Button
 	Content  fyne.CanvasObject
+	// NPU tells how to build an NPU model, where an NPU runtime is found; NoNPU says the CPU
+	// is used.
+	NPU   *fyne.Container
+	NoNPU *widget.Label
 }
 
 // NewWelcomeView builds the page; onSettings opens the settings pane.
@@ -101,7 +108,19 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	v.Models.Importance = widget.HighImportance
 	v.Settings = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), onSettings)
 	buttons := container.NewHBox(v.Models, v.Choose, v.Settings)
-	body := container.NewVBox(intro, cmd, widget.NewLabel("Then find it, or choose the model folder:"), buttons, errLabel)
+	npuText := widget.NewRichTextFromMarkdown(welcomeNPUText)
+	npuText.Wrapping = fyne.TextWrapWord
+	v.NPU = container.NewVBox(npuText, cmd)
+	v.NoNPU = widget.NewLabel(noNPUText + ".")
+	v.NoNPU.Wrapping = fyne.TextWrapWord
+	show := func() {
+		found := get[bool](vm.NPUFound)
+		showIf(v.NPU, found)
+		showIf(v.NoNPU, !found)
+	}
+	show()
+	vm.NPUFound.AddListener(binding.NewDataListener(show))
+	body := container.NewVBox(intro, buttons, errLabel, v.NPU, v.NoNPU)
 	scroll.Content = container.New(column{max: 680}, container.NewPadded(body))
 	v.Content = scroll
 	return v

@@ -79,13 +79,13 @@ func (c *Client) Generate(ctx context.Context, req reply.Request) (<-chan reply.
 		return nil, &Error{Server: c.base, BeforeOutput: true, msg: fmt.Sprintf("the remote server address %q is not a URL EdgeChat can use: %v — check Settings → Remote", c.cfg.BaseURL, c.urlErr), err: c.urlErr}
 	}
 	if req.Prompt != nil {
-		return nil, errors.New("the remote route answers chat requests only, not plain completion of a raw prompt: use a local model")
+		return nil, errors.New("the remote server answers chat requests only, not plain completion of a raw prompt: use a local model")
 	}
 	if len(req.Messages) == 0 {
 		return nil, errors.New("the conversation is empty")
 	}
 	if usesTools(req) {
-		return nil, reply.ToolsError(errors.New("the remote route does not pass tools, tool calls or response formats on yet: use a local model for them"))
+		return nil, reply.ToolsError(errors.New("the remote server is not given tools, tool calls or response formats yet: use a local model for them"))
 	}
 	out := make(chan reply.Event, 64)
 	go func() {

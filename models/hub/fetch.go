@@ -29,6 +29,10 @@ type fetcher struct {
 	repo, commit string
 	opt          *Options
 	count        func(delta int64) // bytes added (or, negative, discarded) to the total
+	// retrying is told a try failed and when the next starts; retried that it starts (both
+	// may be nil).
+	retrying func(wait time.Duration, err error)
+	retried  func()
 }
 
 // Bounds on a file that keeps failing. A try counts as progress (and the count of failed
@@ -89,10 +93,16 @@ func (f *fetcher) fetch(ctx context.Context, e Entry, part, done string) error {
 			return fmt.Errorf("%s: the connection to %s kept failing (%d tries): check your network and proxy, then download again — it continues where it stopped: %w", e.Path, f.c.Endpoint, fails, err)
 		}
 		wait := min(f.opt.Backoff<<(fails-1), 30*time.Second)
+		if f.retrying != nil {
+			f.retrying(wait, err)
+		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		}
+		if f.retried != nil {
+			f.retried()
 		}
 	}
 }

@@ -152,7 +152,9 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 	f := &fetcher{c: c, d: d, repo: repo, commit: commit, opt: &opt, count: func(n int64) {
 		res.Fetched += max(n, 0)
 		tr.add(n)
-	}}
+	}, retrying: tr.retrying, retried: tr.retried}
+	stopTick := tr.tick(time.Second)
+	defer stopTick()
 	for _, e := range todo {
 		if d.have(s.done(e.Path), e.Size) {
 			continue // verified by an earlier run, waiting for the others
@@ -172,6 +174,7 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 	if _, err := models.Open(res.Path, ""); err != nil {
 		res.Problem = err.Error()
 	}
+	stopTick()
 	tr.update(true, func(p *Progress) { p.State, p.File, p.Done = "done", "", res.Bytes })
 	return res, nil
 }

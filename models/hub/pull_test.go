@@ -421,3 +421,35 @@ func TestNetworkErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("unreachable proxy: %v", err)
 	}
 }
+
+// A stalled connection shows as time without data, then as a failed try with the time left
+// before the next one and what ended it; the download then goes on.
+func TestStallAndRetryProgress(t *testing.T) {
+	s := serve(t)
+	file := "onnx/model_q4.onnx"
+	s.AddFault(fakehub.Fault{Kind: fakehub.Stall, File: file, At: size(t, file) / 2, Times: 1})
+	var mu sync.Mutex
+	var seen []Progress
+	opt := fastOptions()
+	opt.Stall = 2500 * time.Millisecond // longer than a tick: the quiet time shows first
+	opt.Backoff = 1500 * time.Millisecond
+	opt.ProgressEvery = 50 * time.Millisecond
+	opt.Progress = func(p Progress) { mu.Lock(); seen = append(seen, p); mu.Unlock() }
+	if _, err := NewClient("").Pull(context.Background(), Request{Ref: testRepo, ModelsDir: t.TempDir()}, opt); err != nil {
+		t.Fatal(err)
+	}
+	var stalled, retrying, after bool
+	for _, p := range seen {
+		switch {
+		case p.State == "downloading" && p.Stalled >= time.Second && p.Speed == 0:
+			stalled = true
+		case p.State == "retrying" && p.RetryIn > 0 && p.Problem != "":
+			retrying = true
+		case retrying && p.State == "downloading" && p.Problem == "":
+			after = true
+		}
+	}
+	if !stalled || !retrying || !after {
+		t.Errorf("progress shows the quiet connection %v, the retry %v, going on after it %v", stalled, retrying, after)
+	}
+}

@@ -2,7 +2,7 @@
 // revision and tree APIs, resolve with a redirect to a "CDN" port, Range), for screenshots,
 // demos and measurements: point HF_ENDPOINT at the URL it prints.
 //
-//	go run ./tools/fakehub --dir /tmp/m --repo onnx-community/Qwen3-0.6B-ONNX [--rate 2000000]
+//	go run ./tools/fakehub --dir /tmp/m --repo onnx-community/Qwen3-0.6B-ONNX [--rate 2000000] [--stall-at 8000000]
 package main
 
 import (
@@ -21,6 +21,7 @@ func main() {
 	repo := flag.String("repo", "onnx-community/Qwen3-0.6B-ONNX", "repository name ORG/NAME")
 	commit := flag.String("commit", "0123456789abcdef0123456789abcdef01234567", "commit sha to report")
 	rate := flag.Int64("rate", 0, "send at most this many bytes per second per file (0 = as fast as possible)")
+	stallAt := flag.Int64("stall-at", 0, "stop sending each file at this many bytes and hold the connection open until the client gives up (0 = never)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "fakehub: --dir is required: the model folder to serve")
@@ -35,6 +36,9 @@ func main() {
 	defer s.Close()
 	if *rate > 0 {
 		s.AddFault(fakehub.Fault{Kind: fakehub.Slow, Rate: *rate})
+	}
+	if *stallAt > 0 {
+		s.AddFault(fakehub.Fault{Kind: fakehub.Stall, At: *stallAt})
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(map[string]string{"url": s.URL, "repo": *repo, "commit": *commit})
 	sig := make(chan os.Signal, 1)

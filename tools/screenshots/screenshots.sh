@@ -4,8 +4,10 @@
 # validation error, the Models view with models found in fake tool caches and a download
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
-# see step 6), and a call of a real MCP server's tool waiting for approval, then done (step 9,
-# the demo engine too). Replies come from the real engine running a generated tiny model
+# see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
+# the demo engine too), a saved Markdown reply shown as written, the window a start-up
+# problem opens (an unusable data folder) and a stalled download. Replies come from the real
+# engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -37,6 +39,7 @@ if [ "${1:-}" != "--inside" ]; then
   go run ./tools/mkmodel --out "$WORK/model" >&2
   for d in stream done; do go run ./tools/screenshots/seed --dir "$WORK/data-$d"; done
   go run ./tools/screenshots/seed --dir "$WORK/data-document" --document
+  go run ./tools/screenshots/seed --dir "$WORK/data-markdown" --markdown
   # The Models view: a Hub on loopback serving the generated model as Qwen3-0.6B's q4 variant,
   # and a home folder whose Foundry Local and AI Toolkit caches hold two models.
   go build -o "$WORK/fakehub" ./tools/fakehub
@@ -173,7 +176,7 @@ for _ in $(seq 100); do [ -s "$WORK/hub.json" ] && break; sleep 0.1; done
 HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub.json")"
 printf 'theme: light\nmodels_dir: %s\n' "$WORK/models" >"$WORK/models.yaml"
 HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models.yaml"
-click 420 365 # Find or download a model…
+click 420 224 # Find or download a model… (welcome page, no NPU runtime on this PC)
 sleep 1.5
 click 1010 541 # the first suggestion's Download (below the two models found)
 sleep 3
@@ -226,3 +229,45 @@ if [ -f "$EVERYTHING" ] && command -v node >/dev/null; then
 else
   echo "screenshots: server-everything is not installed (tools/setup.sh): no tool-call screenshots" >&2
 fi
+
+# 10. A saved Markdown reply shown as the model wrote it (tools/screenshots/seed --markdown): no
+#    space before punctuation, single line breaks kept, a nested list, a table, math and
+#    inline HTML as text; the question above it verbatim (not Markdown).
+printf 'cpu:\n  model: %s\ntheme: light\n' "$WORK/model" >"$WORK/chat-markdown.yaml"
+start "$WORK/chat-markdown.yaml" markdown
+click $FIRST_ROW
+sleep 1
+xdotool mousemove $COMPOSER
+sleep 0.3
+shot 11-chat-markdown
+stop
+
+# 11. A start-up problem: settings that name a data folder EdgeChat cannot create
+#    (/dev/null/data) open a window that says so, with the ways out, instead of exiting.
+printf 'data_dir: /dev/null/data\ntheme: light\n' >"$WORK/startup-problem.yaml"
+"$WORK/edgechat" --config "$WORK/startup-problem.yaml" >"$WORK/app-startup-problem.log" 2>&1 &
+APP_PID=$!
+WID="$(timeout 30 xdotool search --sync --name '^EdgeChat$' | head -1)" || die "the start-up problem window did not open; see $WORK/app-startup-problem.log"
+sleep 2
+xdotool windowsize "$WID" 800 380
+sleep 0.5
+shot 12-startup-problem
+stop
+
+# 12. A stalled download: the loopback Hub stops sending the model file at 8 MB and holds the
+#    connection; the row shows the bytes on disk and how long no data came (then, after the
+#    stall timeout, "stalled — retrying in N s").
+"$WORK/fakehub" --dir "$WORK/hubmodel" --repo onnx-community/Qwen3-0.6B-ONNX --rate 4000000 --stall-at 8000000 >"$WORK/hub-stall.json" 2>"$WORK/hub-stall.log" &
+HUB_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/hub-stall.json" ] && break; sleep 0.1; done
+HUB_URL="$(sed 's/.*"url":"\([^"]*\)".*/\1/' "$WORK/hub-stall.json")"
+printf 'theme: light\nmodels_dir: %s\n' "$WORK/models-stall" >"$WORK/models-stall.yaml"
+HOME="$WORK/home" HF_ENDPOINT="$HUB_URL" start "$WORK/models-stall.yaml"
+click 420 224 # Find or download a model… (welcome page, no NPU runtime on this PC)
+sleep 1.5
+click 1010 541 # the first suggestion's Download
+sleep 9        # 8 MB at 4 MB/s, then ~7 s without data
+xdotool mousemove $COMPOSER
+shot 13-models-stalled
+stop
+kill "$HUB_PID" 2>/dev/null || true

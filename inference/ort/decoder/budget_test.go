@@ -87,7 +87,7 @@ func TestStrictBudgetFallsToLargerRoute(t *testing.T) {
 	strict := greedy("Hi", 200)
 	strict.StrictMaxTokens = true
 	_, sum := collect(t, e, context.Background(), strict)
-	if sum.Err != nil || sum.Backend != "cpu" || !strings.Contains(sum.RouteReason, "npu route cannot take it") {
+	if sum.Err != nil || sum.Backend != "cpu" || !strings.Contains(sum.RouteReason, "NPU cannot take it") {
 		t.Fatalf("backend %q, route reason %q, error %v; want the cpu route to serve it", sum.Backend, sum.RouteReason, sum.Err)
 	}
 	if _, sum := collect(t, e, context.Background(), greedy("Hi", 4)); sum.Err != nil || sum.Backend != "npu" {

@@ -273,7 +273,7 @@ func TestCompiledBundle(t *testing.T) {
 	// any route but a QNN one; on a QNN route without QNN, with ONNX Runtime's words.
 	for _, c := range []struct{ ep, bin, want string }{
 		{"cpu", "", "qnn_ctx_9f2e.bin is missing"},
-		{"cpu", "qnn_ctx_9f2e.bin", "runs only on a QNN route with a QNN-enabled ONNX Runtime, not on CPU"},
+		{"cpu", "qnn_ctx_9f2e.bin", "runs only on the NPU (with an ONNX Runtime that offers QNN), not on CPU"},
 		{"qnn", "qnn_ctx_9f2e.bin", "QNN execution provider is not supported in this build"},
 	} {
 		if c.bin != "" {

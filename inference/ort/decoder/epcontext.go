@@ -32,7 +32,7 @@ func checkContextBinaries(path string, info *proto.ModelInfo, ep inference.EP) e
 		}
 	}
 	if len(info.EPContexts) > 0 && !strings.EqualFold(ep.Name, "qnn") {
-		return fmt.Errorf("%s is compiled for the NPU (EPContext, %s): it runs only on a QNN route with a QNN-enabled ONNX Runtime, not on %s", filepath.Base(path), cmp.Or(info.EPContexts[0].Source, "QNN"), ep.Label())
+		return fmt.Errorf("%s is compiled for the NPU (EPContext, %s): it runs only on the NPU (with an ONNX Runtime that offers QNN), not on %s", filepath.Base(path), cmp.Or(info.EPContexts[0].Source, "QNN"), ep.Label())
 	}
 	return nil
 }

@@ -7,7 +7,11 @@
 // copy in the conversation's attachments folder, as the app keeps it), for the screenshot of
 // a question over a document.
 //
-// Usage: go run ./tools/screenshots/seed --dir DATA_DIR [--document]
+// With --markdown it writes a conversation whose question has line breaks and whose reply is
+// Markdown that Fyne's own renderer used to change: punctuation after emphasis, single line
+// breaks, a nested list, a table, inline HTML, math, CJK and emoji, a code block.
+//
+// Usage: go run ./tools/screenshots/seed --dir DATA_DIR [--document | --markdown]
 package main
 
 import (
@@ -38,6 +42,7 @@ const answer = "Use a `bufio.Scanner`: it reads the file in chunks and hands you
 func main() {
 	dir := flag.String("dir", "", "data folder to write the conversation into (created if missing)")
 	document := flag.Bool("document", false, "write a conversation with an attached PDF instead")
+	markdown := flag.Bool("markdown", false, "write a conversation with a tricky Markdown reply instead")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: --dir is required")
@@ -46,6 +51,9 @@ func main() {
 	run := seed
 	if *document {
 		run = seedDocument
+	}
+	if *markdown {
+		run = seedMarkdown
 	}
 	if err := run(*dir); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
@@ -99,5 +107,41 @@ func seedDocument(dir string) error {
 		return err
 	}
 	c.Attachments = append(c.Attachments, a)
+	return store.Save(c)
+}
+
+const mdQuestion = "Write me a short poem!\nThen: a list, a table and a formula.\n**Stars** here are just stars."
+
+const mdAnswer = "Hello! Here it is:\n\n" +
+	"*The bird* sang loud!\nIt was fun.\nAs she walked, the **rain** came — and stopped?\n\n" +
+	"1. First **one**!\n2. Second, with `code`\n   - inner *a*\n   - inner b\n3. Third.\n\n" +
+	"| Model | Size | Runs on |\n|:--|--:|:--|\n| Qwen3 0.6B | 0.6 GB | NPU |\n| Phi-4 mini | 2.3 GB | CPU |\n\n" +
+	"Math stays as written: $a_1 + b_1 = c_1$ and \\[ x = \\frac{a}{b} \\], Vec<String> too.\n" +
+	"Emoji 🎉 and CJK: 你好，世界！\n\n" +
+	"```python\nprint(\"hi!\")  # a code block\n```\n\n" +
+	"See [the docs](https://example.com/docs)."
+
+// seedMarkdown writes one finished turn with a Markdown reply.
+func seedMarkdown(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	store, err := history.Open(dir)
+	if err != nil {
+		return err
+	}
+	asked := time.Now().Add(-2 * time.Minute)
+	c := history.NewConversation("A poem, a list and a table")
+	c.Created = asked
+	c.Messages = append(c.Messages,
+		history.Message{ID: history.NewID(), Role: history.RoleUser, Content: mdQuestion, Created: asked},
+		history.Message{
+			ID: history.NewID(), Role: history.RoleAssistant, Content: mdAnswer, Created: asked.Add(5 * time.Second),
+			Stats: &history.Stats{
+				Backend: "cpu", Device: "CPU", FinishReason: "stop",
+				PromptTokens: 40, Tokens: 152, TTFTMillis: 230, TokensPerSec: 31.2, PrefillTPS: 120,
+			},
+		},
+	)
 	return store.Save(c)
 }

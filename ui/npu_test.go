@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"edgechat/config"
+	"edgechat/models/discover"
+)
+
+// npuTester says whether this PC has an NPU runtime.
+type npuTester struct {
+	finderTester
+	has bool
+}
+
+func (n npuTester) HasNPURuntime() bool { return n.has }
+
+// waitBool waits (up to 2 s) for the background search to set what get reads.
+func waitBool(t *testing.T, get func() bool, want bool) {
+	t.Helper()
+	for i := 0; i < 400 && get() != want; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if get() != want {
+		t.Fatalf("still %v after 2 s", !want)
+	}
+}
+
+// Without an NPU runtime the settings show one line instead of the NPU's settings; with one,
+// or with an NPU model already set, they show them.
+func TestSettingsNPUOnlyWhereFound(t *testing.T) {
+	test.NewTempApp(t)
+	for _, tc := range []struct {
+		name     string
+		has      bool
+		npuModel string
+		want     bool
+	}{
+		{"no NPU runtime", false, "", false},
+		{"NPU runtime found", true, "", true},
+		{"NPU model set", false, "/models/npu", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := config.Defaults()
+			s.NPU.Model = tc.npuModel
+			vm := NewSettingsVM(&memSettings{s: s}, npuTester{has: tc.has})
+			waitBool(t, func() bool { return get[bool](vm.NPUFound) }, tc.has)
+			w := test.NewTempWindow(t, nil)
+			v := NewSettingsView(vm, w, func() {})
+			w.SetContent(v.Content)
+			if v.NPU.Visible() != tc.want || v.NoNPU.Visible() == tc.want {
+				t.Errorf("NPU settings shown %v, the no-NPU line %v; want NPU settings %v", v.NPU.Visible(), v.NoNPU.Visible(), tc.want)
+			}
+		})
+	}
+}
+
+// "Use for NPU" and the welcome page's NPU build steps only where an NPU runtime is found.
+func TestModelsAndWelcomeNPUOnlyWhereFound(t *testing.T) {
+	lib := &fakeLibrary{scan: func() discover.Result { return twoModels }}
+	m, _ := newModelsWindow(t, config.Defaults(), lib)
+	test.Tap(m.WelcomeView.Models)
+	npu := m.ModelsView.UseButtons["/m/npu"][0]
+	if npu == nil || npu.Visible() || m.WelcomeView.NPU.Visible() || !m.WelcomeView.NoNPU.Visible() {
+		t.Fatalf("without an NPU runtime: Use for NPU shown %v, welcome NPU steps %v", npu != nil && npu.Visible(), m.WelcomeView.NPU.Visible())
+	}
+	_ = m.Settings.NPUFound.Set(true)
+	npu = m.ModelsView.UseButtons["/m/npu"][0]
+	if !npu.Visible() || !m.WelcomeView.NPU.Visible() || m.WelcomeView.NoNPU.Visible() {
+		t.Errorf("with an NPU runtime: Use for NPU shown %v, welcome NPU steps %v", npu.Visible(), m.WelcomeView.NPU.Visible())
+	}
+}
+
+// The no-NPU line's link scrolls the settings to the Runtime section.
+func TestNoNPULinkScrollsToRuntime(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, nil)
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(900, 500))
+	var link *widget.Hyperlink
+	for _, o := range test.LaidOutObjects(v.Content) {
+		if l, ok := o.(*widget.Hyperlink); ok && l.Text == "Settings → Runtime" {
+			link = l
+		}
+	}
+	scroll := v.scroll
+	if link == nil || !v.NoNPU.Visible() {
+		t.Fatal("no Settings → Runtime link shown")
+	}
+	link.OnTapped() // what a tap on the text runs
+	if scroll.Offset.Y <= 0 {
+		t.Errorf("the link left the settings at offset %v", scroll.Offset)
+	}
+}
