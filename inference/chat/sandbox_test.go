@@ -120,7 +120,7 @@ func TestRenderCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrTemplate) {
 		t.Errorf("error %v, want a cancelled render", err)
 	}
-	if took := time.Since(start); took > 100*time.Millisecond {
+	if took := time.Since(start); took > time.Second { // the error shows it stopped; this, that it stopped soon (load allowed for)
 		t.Errorf("a cancelled render took %v", took)
 	}
 	// Without cancelling, it runs to the end: the limits grow with the conversation.
