@@ -16,7 +16,7 @@ func benchText(b *testing.B) string { return readText(b, "bench.txt.gz") }
 
 // readText reads a gzipped text from testdata.
 func readText(b *testing.B, name string) string {
-	return string(readGzBytes(b, filepath.Join("testdata", name)))
+	return string(testenv.Gunzip(b, filepath.Join("testdata", name)))
 }
 
 // BenchmarkEncode encodes the ~1 MB mixed bench text as user content.

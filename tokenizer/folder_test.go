@@ -78,7 +78,7 @@ func compareEncode(t *testing.T, tk *Pipeline, name string) {
 
 func readRealFile(t testing.TB, name string) []byte {
 	t.Helper()
-	return readGzBytes(t, filepath.Join("testdata", "real", name))
+	return testenv.Gunzip(t, filepath.Join("testdata", "real", name))
 }
 
 // TestSentencePieceBPEModel writes the stories260K model's vocabulary as a SentencePiece BPE

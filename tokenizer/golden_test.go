@@ -2,9 +2,7 @@ package tokenizer
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -69,31 +67,12 @@ func prefixed(p string, names []string) []string {
 // readReal returns the bytes of a real tokenizer.json kept gzipped in testdata/real.
 func readReal(t testing.TB, name string) []byte {
 	t.Helper()
-	return readGzBytes(t, filepath.Join("testdata", "real", name+".json.gz"))
-}
-
-// readGzBytes returns the decompressed bytes of a gzipped file.
-func readGzBytes(t testing.TB, file string) []byte {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return testenv.Gunzip(t, filepath.Join("testdata", "real", name+".json.gz"))
 }
 
 func readGz(t testing.TB, name string, v any) {
 	t.Helper()
-	if err := json.Unmarshal(readGzBytes(t, filepath.Join("testdata", name)), v); err != nil {
+	if err := json.Unmarshal(testenv.Gunzip(t, filepath.Join("testdata", name)), v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 }

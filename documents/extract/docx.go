@@ -79,9 +79,7 @@ type wordWalker struct {
 	// paras is the paragraphs open, innermost last: a text box's paragraphs stand inside
 	// a paragraph of the text around it.
 	paras []*wordPara
-	// cells is the table cells open, innermost last; rows the cells of each open row.
-	cells []*strings.Builder
-	rows  [][]string
+	tables
 	// skip counts the open elements whose text is not read (a markup-compatibility
 	// fallback, which repeats its choice; deleted runs; comments' marks).
 	skip   int
@@ -241,9 +239,9 @@ func (w *wordWalker) start(t xml.StartElement) {
 	case "noBreakHyphen":
 		w.para().text.WriteByte('-')
 	case "tr":
-		w.rows = append(w.rows, nil)
+		w.startRow()
 	case "tc":
-		w.cells = append(w.cells, &strings.Builder{})
+		w.startCell()
 	}
 }
 
@@ -259,21 +257,13 @@ func (w *wordWalker) end(t xml.EndElement) {
 		w.paras = w.paras[:len(w.paras)-1]
 		w.endPara(p)
 	case "tc":
-		if n := len(w.cells); n > 0 {
-			cell := strings.Join(strings.Fields(w.cells[n-1].String()), " ")
-			w.cells = w.cells[:n-1]
-			if r := len(w.rows); r > 0 {
-				w.rows[r-1] = append(w.rows[r-1], cell)
-			}
-		}
+		w.endCell()
 	case "tr":
-		if n := len(w.rows); n > 0 {
-			row := strings.Join(w.rows[n-1], "\t")
-			w.rows = w.rows[:n-1]
-			w.write(row + "\n")
+		if row := w.endRow(); row != "" {
+			w.write(row)
 		}
 	case "tbl":
-		if len(w.cells) == 0 {
+		if !w.inCell() {
 			w.body.WriteString("\n")
 		}
 	}
@@ -290,12 +280,12 @@ func (w *wordWalker) endPara(p *wordPara) {
 	if level == 0 {
 		level = styleLevel(p.style)
 	}
-	if level > 0 && len(w.cells) == 0 && len(w.paras) == 0 && strings.TrimSpace(text) != "" {
+	if level > 0 && !w.inCell() && len(w.paras) == 0 && strings.TrimSpace(text) != "" {
 		w.heading(level, strings.Join(strings.Fields(text), " "))
 		return
 	}
-	if len(w.cells) > 0 {
-		c := w.cells[len(w.cells)-1]
+	if w.inCell() {
+		c := w.cell()
 		c.WriteString(text)
 		c.WriteByte(' ')
 		return
@@ -308,13 +298,7 @@ func (w *wordWalker) endPara(p *wordPara) {
 }
 
 // write adds text to the innermost open cell, else the body.
-func (w *wordWalker) write(s string) {
-	if n := len(w.cells); n > 0 {
-		w.cells[n-1].WriteString(s)
-		return
-	}
-	w.body.WriteString(s)
-}
+func (w *wordWalker) write(s string) { w.tables.write(&w.body, s) }
 
 func attr(t xml.StartElement, local string) string {
 	for _, a := range t.Attr {

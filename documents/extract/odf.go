@@ -27,7 +27,7 @@ func readODF(b *budget, data []byte) (*Document, error) {
 		}
 		return nil, err
 	}
-	w := &odfWalker{}
+	w := &odfWalker{tables: tables{dropEmpty: true}}
 	w.doc = &Document{Format: "odf"}
 	err = a.walkXML("content.xml", func(tok xml.Token) error {
 		switch t := tok.(type) {
@@ -81,8 +81,7 @@ type odfWalker struct {
 	// paras is the paragraphs and headings open, innermost last (a frame's text box
 	// stands inside a paragraph); a heading's level is above 0.
 	paras []*odfPara
-	cells []*strings.Builder
-	rows  [][]string
+	tables
 	// skip counts the open elements whose text is not read; notes the open note bodies.
 	skip, inNote int
 	notes        strings.Builder
@@ -153,7 +152,7 @@ func (w *odfWalker) start(t xml.StartElement) {
 	case "note-body":
 		w.inNote++
 	case "table":
-		if name := attr(t, "name"); name != "" && w.spreadsheet && len(w.cells) == 0 && len(w.paras) == 0 && t.Name.Space == "table" {
+		if name := attr(t, "name"); name != "" && w.spreadsheet && !w.inCell() && len(w.paras) == 0 && t.Name.Space == "table" {
 			w.sheet(name)
 		}
 	case "page": // a presentation's slide
@@ -161,9 +160,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 			w.sheet(name)
 		}
 	case "table-row":
-		w.rows = append(w.rows, nil)
+		w.startRow()
 	case "table-cell", "covered-table-cell":
-		w.cells = append(w.cells, &strings.Builder{})
+		w.startCell()
 	}
 }
 
@@ -218,23 +217,13 @@ func (w *odfWalker) end(t xml.EndElement) {
 	case "note-body":
 		w.inNote--
 	case "table-cell", "covered-table-cell":
-		if n := len(w.cells); n > 0 {
-			cell := strings.Join(strings.Fields(w.cells[n-1].String()), " ")
-			w.cells = w.cells[:n-1]
-			if r := len(w.rows); r > 0 && cell != "" {
-				w.rows[r-1] = append(w.rows[r-1], cell)
-			}
-		}
+		w.endCell()
 	case "table-row":
-		if n := len(w.rows); n > 0 {
-			row := strings.Join(w.rows[n-1], "\t")
-			w.rows = w.rows[:n-1]
-			if row != "" {
-				w.write(row + "\n")
-			}
+		if row := w.endRow(); row != "" {
+			w.write(row)
 		}
 	case "table":
-		if len(w.cells) == 0 {
+		if !w.inCell() {
 			w.write("\n")
 		}
 	}
@@ -249,8 +238,8 @@ func (w *odfWalker) endPara(p *odfPara) {
 	case w.inNote > 0:
 		w.notes.WriteString(text)
 		w.notes.WriteString("\n\n")
-	case len(w.cells) > 0:
-		w.cells[len(w.cells)-1].WriteString(text + " ")
+	case w.inCell():
+		w.cell().WriteString(text + " ")
 	case p.level > 0 && len(w.paras) == 0:
 		w.heading(p.level, strings.Join(strings.Fields(text), " "))
 	default:
@@ -259,10 +248,4 @@ func (w *odfWalker) endPara(p *odfPara) {
 	}
 }
 
-func (w *odfWalker) write(s string) {
-	if n := len(w.cells); n > 0 {
-		w.cells[n-1].WriteString(s)
-		return
-	}
-	w.body.WriteString(s)
-}
+func (w *odfWalker) write(s string) { w.tables.write(&w.body, s) }

@@ -1,10 +1,8 @@
 package decoder
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -217,20 +215,7 @@ func TestGPT2FolderThroughEngine(t *testing.T) {
 // writeGunzipped writes the gzip file src, uncompressed, to dst.
 func writeGunzipped(t *testing.T, src, dst string) {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
+	if err := os.WriteFile(dst, testenv.Gunzip(t, src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

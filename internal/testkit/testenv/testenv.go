@@ -4,7 +4,9 @@
 package testenv
 
 import (
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,4 +156,23 @@ func MCPServers(t testing.TB) (node, scope string) {
 		}
 	}
 	return node, scope
+}
+
+// Gunzip returns the decompressed bytes of the gzipped file (test data kept compressed).
+func Gunzip(t testing.TB, file string) []byte {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
