@@ -295,6 +295,9 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 	v := NewModelsView(vm, func() {})
 	d, _ := vm.Download("org/missing", "")
 	waitFor(t, "failure", func() bool { return d.State() == StateFailed })
+	// The test driver runs the row's listeners on the download's goroutine: wait for it to
+	// end before touching the view from this one (the app runs both on the main goroutine).
+	d.wait()
 	if v.rows[d] == nil {
 		t.Fatal("no row for the download")
 	}

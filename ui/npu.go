@@ -19,13 +19,20 @@ type NPUFinder interface {
 const noNPUText = "No NPU runtime found on this PC — EdgeChat uses the CPU"
 
 // findNPU sets found from the tester in the background (false until then, and without a
-// NPUFinder).
-func findNPU(tester ModelTester, found binding.Bool) {
+// NPUFinder). The channel it returns is closed once found is set and its listeners were
+// told (tests wait on it: the test driver runs listeners on the goroutine that sets).
+func findNPU(tester ModelTester, found binding.Bool) <-chan struct{} {
+	done := make(chan struct{})
 	f, ok := tester.(NPUFinder)
 	if !ok {
-		return
+		close(done)
+		return done
 	}
-	go func() { _ = found.Set(f.HasNPURuntime()) }()
+	go func() {
+		defer close(done)
+		_ = found.Set(f.HasNPURuntime())
+	}()
+	return done
 }
 
 // noNPULine is noNPUText with a link to the settings' Runtime section (open runs it).

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -19,17 +18,6 @@ type npuTester struct {
 }
 
 func (n npuTester) HasNPURuntime() bool { return n.has }
-
-// waitBool waits (up to 2 s) for the background search to set what get reads.
-func waitBool(t *testing.T, get func() bool, want bool) {
-	t.Helper()
-	for i := 0; i < 400 && get() != want; i++ {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if get() != want {
-		t.Fatalf("still %v after 2 s", !want)
-	}
-}
 
 // Without an NPU runtime the settings show one line instead of the NPU's settings; with one,
 // or with an NPU model already set, they show them.
@@ -49,7 +37,10 @@ func TestSettingsNPUOnlyWhereFound(t *testing.T) {
 			s := config.Defaults()
 			s.NPU.Model = tc.npuModel
 			vm := NewSettingsVM(&memSettings{s: s}, npuTester{has: tc.has})
-			waitBool(t, func() bool { return get[bool](vm.NPUFound) }, tc.has)
+			<-vm.npuChecked
+			if get[bool](vm.NPUFound) != tc.has {
+				t.Fatalf("NPU runtime found %v, want %v", get[bool](vm.NPUFound), tc.has)
+			}
 			w := test.NewTempWindow(t, nil)
 			v := NewSettingsView(vm, w, func() {})
 			w.SetContent(v.Content)

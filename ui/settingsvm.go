@@ -44,6 +44,8 @@ type SettingsVM struct {
 	Tested       binding.String // the route Result is about: "npu" or "cpu"
 	// NPUFound says this PC has an ONNX Runtime build for the NPU (see NPUFinder).
 	NPUFound binding.Bool
+	// npuChecked is closed once NPUFound holds what the tester found.
+	npuChecked <-chan struct{}
 	// ToolsList is what "Show tools" found: each server's tools with descriptions.
 	ToolsList binding.String
 
@@ -68,7 +70,7 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), store: store, tester: tester,
 	}
-	findNPU(tester, vm.NPUFound)
+	vm.npuChecked = findNPU(tester, vm.NPUFound)
 	for _, k := range settingKeys {
 		vm.Fields[k], vm.Errors[k] = binding.NewString(), binding.NewString()
 	}
