@@ -12,8 +12,8 @@ import (
 
 // inspect says when a graph runs as published because its optimized copy did not load.
 func TestInspectSaysCopyNotUsed(t *testing.T) {
+	model := writeTinyModel(t) // with the installed tokenizer, before the cache moves
 	t.Setenv("EDGECHAT_CACHE", t.TempDir())
-	model := writeTinyModel(t)
 	inspect := func() string {
 		var out, errb bytes.Buffer
 		if code := Run([]string{"inspect", "--model", model}, strings.NewReader(""), &out, &errb); code != 0 {
