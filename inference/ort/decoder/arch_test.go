@@ -52,22 +52,7 @@ func familyModel(t *testing.T, name string, f synth.Family, edit func(o *synth.O
 	t.Helper()
 	initORT(t)
 	tok := testenv.SharedModel(t, "stories260K") // its tokenizer has 512 tokens, as the families' vocabulary
-	modelMu.Lock()
-	defer modelMu.Unlock()
-	if p, ok := modelPaths[name]; ok {
-		return p
-	}
-	o := synth.FamilyTiny(f)
-	o.TokenizerDir = tok
-	if edit != nil {
-		edit(&o)
-	}
-	p := filepath.Join(modelRoot, name)
-	if err := synth.Write(p, o); err != nil {
-		t.Fatal(err)
-	}
-	modelPaths[name] = p
-	return p
+	return cachedModel(t, name, synth.FamilyTiny(f), tok, edit)
 }
 
 // archVariants are the exports of each family the decoders must run: position_ids present or

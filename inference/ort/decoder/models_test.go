@@ -33,13 +33,19 @@ func initORT(t testing.TB) {
 func synthModel(t testing.TB, name string, edit func(o *synth.Options)) string {
 	t.Helper()
 	initORT(t)
-	tok := testenv.TokenizerDir(t, "qwen3")
+	return cachedModel(t, name, synth.Tiny(), testenv.TokenizerDir(t, "qwen3"), edit)
+}
+
+// cachedModel writes the model of options base with tokenizer tok and edit made under
+// modelRoot/name on first use, and returns its folder.
+func cachedModel(t testing.TB, name string, base synth.Options, tok string, edit func(o *synth.Options)) string {
+	t.Helper()
 	modelMu.Lock()
 	defer modelMu.Unlock()
 	if p, ok := modelPaths[name]; ok {
 		return p
 	}
-	o := synth.Tiny()
+	o := base
 	o.TokenizerDir = tok
 	if edit != nil {
 		edit(&o)
