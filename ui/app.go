@@ -140,7 +140,12 @@ func (m *MainWindow) QuitOnSignals() { m.quitOnSignals() }
 
 // Stopped ends the reply being written and saves it, if the app stopped another way than
 // Quit. For a window opened with Show.
-func (m *MainWindow) Stopped() { m.Chat.Close() }
+func (m *MainWindow) Stopped() {
+	if m.Models != nil {
+		m.Models.Close()
+	}
+	m.Chat.Close()
+}
 
 // reportProblems shows, once, what was found at start. Each problem says itself what
 // happened (a file moved aside, a save recovered, a value replaced by its default), so the

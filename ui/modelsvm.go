@@ -85,7 +85,9 @@ type ModelsVM struct {
 	found     []discover.Model
 	downloads []*DownloadVM
 	scanning  bool
-	closed    bool
+	// scans is the running scan, which Close waits for.
+	scans  sync.WaitGroup
+	closed bool
 }
 
 // NewModelsVM returns the view model; call Refresh to scan.
@@ -125,7 +127,9 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.mu.Unlock()
 	_ = vm.Status.Set("Looking for models on this PC…")
 	modelsDir := vm.store.Settings().ModelsFolder() // the store is read on the caller's goroutine
+	vm.scans.Add(1)
 	go func() {
+		defer vm.scans.Done()
 		start := time.Now()
 		res := vm.lib.Scan()
 		pending := vm.lib.Pending(modelsDir)
@@ -258,7 +262,8 @@ func (vm *ModelsVM) Dismiss(d *DownloadVM) bool {
 	return true
 }
 
-// Close pauses the running downloads (they continue on the next start of the same download).
+// Close pauses the running downloads (they continue on the next start of the same download)
+// and waits for them and for a running scan to end.
 func (vm *ModelsVM) Close() {
 	vm.mu.Lock()
 	vm.closed = true
@@ -270,6 +275,7 @@ func (vm *ModelsVM) Close() {
 	for _, d := range list {
 		d.wait()
 	}
+	vm.scans.Wait()
 }
 
 func (vm *ModelsVM) isClosed() bool {
