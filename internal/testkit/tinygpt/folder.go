@@ -138,7 +138,7 @@ func transpose(a []float32, rows, cols int) []float32 {
 }
 
 // tokenizerJSON is a tokenizer.json that splits as the model's Python tokenizer did
-// (re.sub(r'[^\w\s]', ”, text).lower().split(), unknown words <unk>) and decodes as its
+// (re.sub(r"[^\w\s]", "", text).lower().split(), unknown words <unk>) and decodes as its
 // runtime printed answers, words joined by spaces (no decoder: the reference joins tokens
 // with a space). The five special tokens match on the raw text.
 func (c *Checkpoint) tokenizerJSON() map[string]any {
