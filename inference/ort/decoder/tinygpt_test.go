@@ -11,6 +11,8 @@ import (
 	"edgechat/inference"
 	"edgechat/inference/sample"
 	"edgechat/internal/testkit/tinygpt"
+	"edgechat/models"
+	"edgechat/onnx/optimize"
 	"edgechat/reply"
 )
 
@@ -114,6 +116,12 @@ func TestTinyGPTMatchesOriginal(t *testing.T) {
 				t.Errorf("logits after the prompts differ from numpy's by up to %g", worst)
 			}
 			t.Logf("%d questions, %d greedy tokens equal; logits within %.2g", len(golden), compared, worst)
+			if run.cache {
+				f, _ := models.Open(dir, "")
+				if why, ok := optimize.Fallback(f.Model, cache); ok {
+					t.Errorf("the optimized copy fell back to the published graph: %s", why)
+				}
+			}
 			if compared < 40 {
 				t.Errorf("only %d tokens compared", compared)
 			}
