@@ -75,6 +75,7 @@ fuzz:
 
 models: setup
 	$(GO) run ./tools/mkmodel --out $(BUILD)/m
+	$(GO) run ./tools/tinygpt --out $(HOME)/.cache/edgechat/models/tinygpt-slm
 
 clean:
 	rm -rf $(BUILD)
