@@ -105,6 +105,9 @@ func (c *Checkpoint) weights() (*synth.FamilyWeights, error) {
 		add(p+"ln_1.weight", from("trf_norm1_scale", i, 0, d), D)
 		add(p+"ln_1.bias", from("trf_norm1_shift", i, 0, d), D)
 		q, k, vv := from("trf_att_W_query_weight", i, d, d), from("trf_att_W_key_weight", i, d, d), from("trf_att_W_value_weight", i, d, d)
+		if err != nil {
+			return nil, err
+		}
 		qkv := make([]float32, 0, 3*d*d)
 		for r := range d { // row r of [in, 3·out] is q's, k's and v's row r side by side
 			qkv = append(append(append(qkv, q[r*d:(r+1)*d]...), k[r*d:(r+1)*d]...), vv[r*d:(r+1)*d]...)
