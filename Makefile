@@ -16,7 +16,8 @@ FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUn
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/extract:FuzzOfficeXML documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName \
 	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch \
-	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler mcp:FuzzReadMessage mcp:FuzzReadSSE
+	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler mcp:FuzzReadMessage mcp:FuzzReadSSE \
+	internal/testkit/tinygpt:FuzzParse
 
 setup:
 	@tools/setup.sh
@@ -75,6 +76,7 @@ fuzz:
 
 models: setup
 	$(GO) run ./tools/mkmodel --out $(BUILD)/m
+	$(GO) run ./tools/tinygpt --out $(HOME)/.cache/edgechat/models/tinygpt-slm
 
 clean:
 	rm -rf $(BUILD)
