@@ -262,8 +262,8 @@ func TestEmbeddingModelIsForDocumentsOnly(t *testing.T) {
 	}
 }
 
-// The chat's header names the model that answers and where, and opens the Models view to
-// change it; Back returns to the chat.
+// The chat's header names the model that answers and where, and its picker opens the Models
+// view; Back returns to the chat.
 func TestChatHeaderNamesTheModel(t *testing.T) {
 	s := config.Defaults()
 	s.CPU.Model = "/m/onnx-community--Qwen3-0.6B-ONNX/0123456789abcdef0123456789abcdef01234567"
@@ -272,8 +272,9 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 		t.Errorf("header model = %q, want %q", got, want)
 	}
 	test.Tap(m.ChatView.Model)
+	test.Tap(m.ChatView.picker.manage)
 	if m.right.Objects[0] != m.ModelsView.Content {
-		t.Fatal("the header's model did not open the Models view")
+		t.Fatal("the picker's Manage models… did not open the Models view")
 	}
 	test.Tap(m.ModelsView.UseButtons["/m/cpu"][1])
 	if st.s.CPU.Model != "/m/cpu" || m.right.Objects[0] != m.ChatView.Content {
