@@ -275,8 +275,10 @@ func TestSettingsModels(t *testing.T) {
 	st := &memSettings{s: config.Settings{NPU: config.Route{Model: "/m/npu", EP: "qnn"}, CPU: config.Route{Model: "/m/cpu", EP: "cpu"}}}
 	var saved []config.Settings
 	sm := &settingsModels{store: st, saved: func(s config.Settings) { saved = append(saved, s) },
-		found: func() []discover.Model { return append(twoModels.Models, discover.Model{Path: "/m/emb", Kind: "embedding"}) },
-		npu:   func() bool { return false }, base: map[string]bool{"/m/npu": false, "/m/cpu": false, "/x/mine": true}}
+		found: func() []discover.Model {
+			return append(twoModels.Models, discover.Model{Path: "/m/emb", Kind: "embedding"})
+		},
+		npu: func() bool { return false }, base: map[string]bool{"/m/npu": false, "/m/cpu": false, "/x/mine": true}}
 	if got := sm.Current(); got.Path != "/m/npu" || got.Device != "npu" {
 		t.Errorf("Current = %+v, want the NPU's model", got)
 	}
