@@ -9,7 +9,7 @@ import (
 
 // modelPicker is the chat header's model menu: a pop-up under the header's model button
 // listing the models found on this PC and downloaded (size, NPU/CPU, Complete text for a
-// base model), the one that answers ticked, and Manage models… to the Models view. Choosing
+// base model), the one that answers checked, and Manage models… to the Models view. Choosing
 // one switches the open conversation to it. Main goroutine.
 type modelPicker struct {
 	vm     *ChatVM
@@ -33,9 +33,9 @@ func (p *modelPicker) show() {
 	list := container.NewVBox()
 	p.rows = p.rows[:0]
 	for _, c := range choices {
-		var icon fyne.Resource
+		icon := theme.RadioButtonIcon() // one of them answers: the checked one
 		if c.Path == cur.Path {
-			icon = theme.ConfirmIcon()
+			icon = theme.RadioButtonCheckedIcon()
 		}
 		b := widget.NewButtonWithIcon(c.Label(), icon, func() { p.choose(c) })
 		b.Alignment = widget.ButtonAlignLeading
@@ -60,6 +60,7 @@ func (p *modelPicker) show() {
 	p.manage.Importance = widget.LowImportance
 	bottom := container.NewVBox(widget.NewSeparator(), p.manage)
 	if p.onManage == nil {
+		p.manage.Hide()
 		bottom.Hide()
 	}
 	content := container.NewBorder(title, bottom, nil, nil, container.NewVScroll(list))
