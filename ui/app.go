@@ -253,6 +253,11 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
 	m.ModelsView = NewModelsView(m.Models, func() { back() })
+	redraw := m.Models.OnChanged
+	m.Models.OnChanged = func() { // the chat's header names the model as the scan does
+		redraw()
+		fyne.Do(m.Chat.RefreshModel)
+	}
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
 	m.ChatView.OnManageModels = func() { back = m.ShowChat; m.ShowModels() }

@@ -280,7 +280,7 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 	if st.s.CPU.Model != "/m/cpu" || m.right.Objects[0] != m.ChatView.Content {
 		t.Fatalf("Use for CPU from the header: cpu model %q, chat shown %v", st.s.CPU.Model, m.right.Objects[0] == m.ChatView.Content)
 	}
-	if got, want := m.ChatView.Model.Text, "cpu · CPU"; got != want {
+	if got, want := m.ChatView.Model.Text, "org/qwen · CPU"; got != want { // named as the scan names it
 		t.Errorf("header model after the change = %q, want %q", got, want)
 	}
 	if got := modelLabel(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, true); got != "qwen3-npu · NPU · Complete text" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"edgechat/config"
 	"edgechat/models"
@@ -69,7 +70,8 @@ type ModelSwitch interface {
 
 // settingsModels is the window's ModelSwitch: the model that answers is the settings' (the
 // NPU's when set, else the CPU's); Use saves the settings, after which main rebuilds the
-// engine; the choices are the Models view's scan. Main goroutine, except Load.
+// engine; the choices are the Models view's scan. Main goroutine, except Load (Current also runs after a scan, on the test driver on its
+// goroutine: the cache of base models has a lock).
 type settingsModels struct {
 	store SettingsStore
 	// saved runs after Use saved the settings (the window's modelChosen without showing).
@@ -79,10 +81,22 @@ type settingsModels struct {
 	// found is the last scan's models (nil: no Models view); npu says an NPU runtime is here.
 	found func() []discover.Model
 	npu   func() bool
+	mu    sync.Mutex
 	base  map[string]bool // models.IsBaseModel by folder: it reads the folder's files
 }
 
-func (s *settingsModels) Current() ModelChoice { return choiceOf(s.store.Settings(), s.isBase) }
+// Current is the settings' model, named as the scan names it when it found it.
+func (s *settingsModels) Current() ModelChoice {
+	c := choiceOf(s.store.Settings(), s.isBase)
+	if s.found != nil && c.Path != "" {
+		for _, m := range s.found() {
+			if m.Path == c.Path && m.Name != "" {
+				c.Name, c.Size = m.Name, m.SizeBytes
+			}
+		}
+	}
+	return c
+}
 
 // choiceOf is the model of the settings that answers first: the NPU's when set, else the
 // CPU's.
@@ -99,6 +113,8 @@ func choiceOf(st config.Settings, isBase func(string) bool) ModelChoice {
 }
 
 func (s *settingsModels) isBase(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if b, ok := s.base[path]; ok {
 		return b
 	}
