@@ -11,6 +11,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/google/go-cmp/cmp"
+
+	"edgechat/config"
+	"edgechat/history"
+	"edgechat/models/discover"
+	"edgechat/reply"
 )
 
 // The header's model button opens the picker: every model with its size, NPU/CPU and
@@ -85,5 +90,60 @@ func TestModelPickerView(t *testing.T) {
 		if err := png.Encode(f, w.Canvas().Capture()); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// In the window the picker lists the Models view's scan; choosing saves the settings (main
+// rebuilds the engine), loads through Deps.LoadModel with its words in the header, and the
+// next message records the model. Manage models… opens the Models view.
+func TestModelPickerInWindow(t *testing.T) {
+	a := test.NewTempApp(t)
+	s := config.Defaults()
+	s.CPU.Model = "/m/set-by-hand"
+	st := &memSettings{s: s}
+	hs := newMemStore()
+	var saved []string
+	loaded := make(chan string, 1)
+	m := New(a, Deps{
+		Engine:   &fakeEngine{gen: script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
+		Settings: st, History: hs, NewSaver: hs.newSaver,
+		Models:        &fakeLibrary{scan: func() discover.Result { return twoModels }},
+		SettingsSaved: func(s config.Settings) string { saved = append(saved, s.CPU.Model); return "" },
+		LoadModel: func(ctx context.Context, status func(string)) error {
+			status("Loading the model for the CPU…")
+			loaded <- st.s.CPU.Model
+			return nil
+		},
+	})
+	t.Cleanup(m.Chat.Close)
+	t.Cleanup(m.Models.Close)
+	waitFor(t, "the first scan", func() bool { return !m.Models.Scanning() })
+
+	test.Tap(m.ChatView.Model)
+	p := m.ChatView.picker
+	if len(p.rows) != 3 || p.rows[0].Text != "set-by-hand · CPU" || !p.rows[1].Disabled() || p.rows[2].Text != "org/qwen · 500.0 MB · CPU" {
+		t.Fatalf("picker rows: %d, first %q", len(p.rows), p.rows[0].Text)
+	}
+	test.Tap(p.rows[2])
+	if got := <-loaded; got != "/m/cpu" {
+		t.Errorf("loaded with the CPU model %q, want /m/cpu", got)
+	}
+	m.Chat.waitLoad()
+	if diff := cmp.Diff([]string{"/m/cpu"}, saved); diff != "" {
+		t.Errorf("settings saved (-want +got):\n%s", diff)
+	}
+	if got := m.ChatView.Model.Text; got != "org/qwen · CPU" {
+		t.Errorf("header = %q", got)
+	}
+	test.Type(m.ChatView.Composer, "Hello")
+	m.ChatView.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	waitIdle(t, m.Chat)
+	if c, _ := hs.Load(get[string](m.Chat.CurrentID)); c.Model != "/m/cpu" || c.Mode != history.ModeChat {
+		t.Errorf("conversation saved with %q %q", c.Model, c.Mode)
+	}
+	test.Tap(m.ChatView.Model)
+	test.Tap(m.ChatView.picker.manage)
+	if m.right.Objects[0] != m.ModelsView.Content {
+		t.Error("Manage models… did not open the Models view")
 	}
 }
