@@ -19,8 +19,33 @@ type modelPicker struct {
 	onManage func()
 	popup    *widget.PopUp
 	// rows are the models' buttons as last shown, in order; manage is Manage models….
-	rows   []*widget.Button
-	manage *widget.Button
+	rows   []*pickerRow
+	manage *pickerRow
+}
+
+// pickerRow is a button of the picker that closes it on Esc (Tab and Space work as on any
+// button: the keyboard reaches every row).
+type pickerRow struct {
+	widget.Button
+	onEscape func()
+}
+
+func newPickerRow(label string, icon fyne.Resource, tapped, escape func()) *pickerRow {
+	r := &pickerRow{onEscape: escape}
+	r.Text, r.Icon, r.OnTapped = label, icon, tapped
+	r.Alignment = widget.ButtonAlignLeading
+	r.Importance = widget.LowImportance
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+// TypedKey closes the picker on Esc.
+func (r *pickerRow) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape {
+		r.onEscape()
+		return
+	}
+	r.Button.TypedKey(k)
 }
 
 // pickerTitle heads the pop-up.
@@ -37,9 +62,7 @@ func (p *modelPicker) show() {
 		if c.Path == cur.Path {
 			icon = theme.RadioButtonCheckedIcon()
 		}
-		b := widget.NewButtonWithIcon(c.Label(), icon, func() { p.choose(c) })
-		b.Alignment = widget.ButtonAlignLeading
-		b.Importance = widget.LowImportance
+		b := newPickerRow(c.Label(), icon, func() { p.choose(c) }, p.hide)
 		if c.Unusable != "" {
 			b.Disable()
 		}
@@ -52,12 +75,10 @@ func (p *modelPicker) show() {
 		list.Add(l)
 	}
 	title := widget.NewLabelWithStyle(pickerTitle, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	p.manage = widget.NewButtonWithIcon("Manage models…", theme.StorageIcon(), func() {
+	p.manage = newPickerRow("Manage models…", theme.StorageIcon(), func() {
 		p.hide()
 		p.onManage()
-	})
-	p.manage.Alignment = widget.ButtonAlignLeading
-	p.manage.Importance = widget.LowImportance
+	}, p.hide)
 	bottom := container.NewVBox(widget.NewSeparator(), p.manage)
 	if p.onManage == nil {
 		p.manage.Hide()
@@ -74,6 +95,11 @@ func (p *modelPicker) show() {
 	x := max(0, min(pos.X+p.anchor.Size().Width-w, canvas.Width-w))
 	p.popup.Resize(fyne.NewSize(w, h))
 	p.popup.ShowAtPosition(fyne.NewPos(x, pos.Y+p.anchor.Size().Height))
+	for _, r := range p.rows { // the keyboard starts on the model that answers
+		if r.Icon == theme.RadioButtonCheckedIcon() {
+			p.win.Canvas().Focus(r)
+		}
+	}
 }
 
 func (p *modelPicker) hide() {

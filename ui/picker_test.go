@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
@@ -145,5 +146,26 @@ func TestModelPickerInWindow(t *testing.T) {
 	test.Tap(m.ChatView.picker.manage)
 	if m.right.Objects[0] != m.ModelsView.Content {
 		t.Error("Manage models… did not open the Models view")
+	}
+}
+
+// Ctrl+M opens the picker with the keyboard on the model that answers; Esc closes it.
+func TestModelPickerKeyboard(t *testing.T) {
+	s := config.Defaults()
+	s.CPU.Model = modelDir(t)
+	m, _ := newTestWindow(t, s)
+	m.ShowSettings()
+	m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: fyne.KeyModifierShortcutDefault})
+	p := m.ChatView.picker
+	if m.right.Objects[0] != m.ChatView.Content || p.popup == nil || !p.popup.Visible() {
+		t.Fatal("Ctrl+M did not open the picker over the chat")
+	}
+	focused, ok := m.Window.Canvas().Focused().(*pickerRow)
+	if !ok || focused != p.rows[0] {
+		t.Fatalf("focus on %T, want the model that answers", m.Window.Canvas().Focused())
+	}
+	focused.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if p.popup.Visible() {
+		t.Error("Esc did not close the picker")
 	}
 }
