@@ -89,7 +89,7 @@ func (vm *ChatVM) switchTo(c ModelChoice) error {
 }
 
 // LoadModel loads the model that answers on a goroutine of its own, the header showing what
-// the engine reports ("Loading Qwen3-0.6B… — Loading the model for the CPU…"); Send waits
+// the engine reports ("Qwen3-0.6B: Loading the model for the CPU…"); Send waits
 // until it is done. A load started before is dropped (the engine closes its model).
 func (vm *ChatVM) LoadModel() {
 	if vm.deps.Models == nil {
@@ -140,9 +140,11 @@ func (vm *ChatVM) ifCurrentLoad(seq int, f func()) {
 // loadingLabel is the header while name loads: the engine's words, with the name when they
 // do not say it.
 func loadingLabel(name, status string) string {
-	status = strings.TrimSpace(status)
-	if status == "" || strings.Contains(status, name) {
-		return "Loading " + name + "… " + status
+	switch status = strings.TrimSpace(status); {
+	case status == "":
+		return "Loading " + name + "…"
+	case strings.Contains(status, name):
+		return status
 	}
 	return name + ": " + status
 }

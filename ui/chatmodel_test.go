@@ -306,3 +306,15 @@ func TestSettingsModels(t *testing.T) {
 		t.Errorf("Label = %q", l)
 	}
 }
+
+func TestLoadingLabel(t *testing.T) {
+	for _, tc := range []struct{ status, want string }{
+		{"", "Loading qwen…"},
+		{"Preparing this model for your PC: 45%", "qwen: Preparing this model for your PC: 45%"},
+		{"Loading qwen: 45%", "Loading qwen: 45%"},
+	} {
+		if got := loadingLabel("qwen", tc.status); got != tc.want {
+			t.Errorf("loadingLabel(%q) = %q, want %q", tc.status, got, tc.want)
+		}
+	}
+}

@@ -186,7 +186,8 @@ func (v *ChatView) generatingChanged() {
 		v.SendButton.SetIcon(theme.MailSendIcon())
 		v.SendButton.Importance = widget.HighImportance
 	}
-	enableIf(v.SendButton, !get[bool](v.vm.ModelLoading))
+	// Send waits while the model loads; Stop always works.
+	enableIf(v.SendButton, get[bool](v.vm.Generating) || !get[bool](v.vm.ModelLoading))
 	v.SendButton.Refresh()
 	v.actionsChanged()
 }
