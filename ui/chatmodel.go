@@ -117,6 +117,9 @@ func (vm *ChatVM) LoadModel() {
 		})
 		vm.ifCurrentLoad(seq, func() {
 			vm.load.cancel = nil
+			if get[string](vm.Error) == ErrLoading.Error() {
+				_ = vm.Error.Set("") // the message waiting in the box can go now
+			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				final = cur.Name + " · not loaded"
 				_ = vm.ModelMissing.Set(true)

@@ -73,8 +73,16 @@ func TestModelPickerView(t *testing.T) {
 	if got := v.Model.Text; got != "gpt2: Preparing this model for your PC: 45%" || !v.SendButton.Disabled() {
 		t.Errorf("while loading: header %q, Send disabled %v", got, v.SendButton.Disabled())
 	}
+	test.Type(v.Composer, "Once upon a time")
+	v.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if get[string](vm.Error) != ErrLoading.Error() || v.Composer.Text != "Once upon a time" || len(messages(vm)) != 0 {
+		t.Errorf("Enter while loading: banner %q, composer %q, %d messages", get[string](vm.Error), v.Composer.Text, len(messages(vm)))
+	}
 	close(release)
 	vm.waitLoad()
+	if get[string](vm.Error) != "" {
+		t.Errorf("the loading message stayed after the load: %q", get[string](vm.Error))
+	}
 	if got := v.Model.Text; got != "gpt2 · CPU · Complete text" || v.SendButton.Disabled() || !v.CompleteNotice.Visible() {
 		t.Errorf("after loading: header %q, Send disabled %v, Complete text notice %v", got, v.SendButton.Disabled(), v.CompleteNotice.Visible())
 	}
