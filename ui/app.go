@@ -197,12 +197,6 @@ func (m *MainWindow) ShowChat() {
 // showModel names the model that answers in the chat's header.
 func (m *MainWindow) showModel() { m.Chat.RefreshModel() }
 
-// modelLabel names the model that answers first (the NPU's when set, else the CPU's) and
-// where it runs: "onnx-community/Qwen3-0.6B-ONNX · CPU", "… · Complete text" for a base model.
-func modelLabel(s config.Settings, base bool) string {
-	return headerLabel(choiceOf(s, nil), base)
-}
-
 // foundModels are the Models view's last scan (nil without a library).
 func (m *MainWindow) foundModels() []discover.Model {
 	if m.Models == nil {

@@ -283,7 +283,7 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 	if got, want := m.ChatView.Model.Text, "org/qwen · CPU"; got != want { // named as the scan names it
 		t.Errorf("header model after the change = %q, want %q", got, want)
 	}
-	if got := modelLabel(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, true); got != "qwen3-npu · NPU · Complete text" {
-		t.Errorf("modelLabel for an NPU base model = %q", got)
+	if got := headerLabel(choiceOf(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, nil), true); got != "qwen3-npu · NPU · Complete text" {
+		t.Errorf("header for an NPU base model = %q", got)
 	}
 }

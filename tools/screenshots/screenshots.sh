@@ -21,6 +21,7 @@ set -euo pipefail
 
 OUT="${1:-build/screenshots}"
 ENGINE_FLAGS="${ENGINE_FLAGS:-}"
+COMMIT=0123456789abcdef0123456789abcdef01234567 # a download's folder: ORG--NAME/<commit>
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 export LANG="${LANG:-en_US.UTF-8}"
 [ "$LANG" = "C.UTF-8" ] && export LANG=en_US.UTF-8
@@ -50,14 +51,15 @@ if [ "${1:-}" != "--inside" ]; then
   printf '{"Name": "qwen2.5-0.5b-instruct-generic-cpu:4", "PromptTemplate": null}\n' >"$FOUNDRY/inference_model.json"
   go run ./tools/mkmodel --out "$WORK/home/.aitk/models/Microsoft/qwen3-0.6b-qnn-npu-1/v1" --layout bundle >&2
   # The model picker: the generated model and a base model (the same without a chat template)
-  # as downloads in a models folder, beside the two found in the tools' caches.
-  mkdir -p "$WORK/models-picker" "$WORK/basetok"
-  cp -al "$WORK/model" "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX"
+  # as downloads in a models folder (ORG--NAME/<commit>), beside the two found in the tools'
+  # caches.
+  mkdir -p "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX" "$WORK/basetok"
+  cp -al "$WORK/model" "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX/$COMMIT"
   TOK="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}/tokenizers/qwen3" # tools/setup.sh
   cp "$TOK/tokenizer.json" "$WORK/basetok/"
   python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c.pop("chat_template", None); json.dump(c, open(sys.argv[2], "w"))' \
     "$TOK/tokenizer_config.json" "$WORK/basetok/tokenizer_config.json"
-  go run ./tools/mkmodel --out "$WORK/models-picker/Qwen--Qwen3-0.6B-Base" --tokenizer "$WORK/basetok" >&2
+  go run ./tools/mkmodel --out "$WORK/models-picker/Qwen--Qwen3-0.6B-Base/$COMMIT" --tokenizer "$WORK/basetok" >&2
   go run ./tools/screenshots/seed --dir "$WORK/data-picker"
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
@@ -286,7 +288,7 @@ kill "$HUB_PID" 2>/dev/null || true
 # 13. The chat's model picker: the models found on this PC and downloaded, with their size,
 #    NPU/CPU (the NPU build disabled: no NPU runtime here) and Complete text for the base
 #    model; the one that answers is checked.
-printf 'cpu:\n  model: %s\ntheme: light\nmodels_dir: %s\n' "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX" "$WORK/models-picker" >"$WORK/picker.yaml"
+printf 'cpu:\n  model: %s\ntheme: light\nmodels_dir: %s\n' "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX/$COMMIT" "$WORK/models-picker" >"$WORK/picker.yaml"
 HOME="$WORK/home" start "$WORK/picker.yaml"
 click $FIRST_ROW
 sleep 1
