@@ -1,0 +1,209 @@
+package decoder
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
+)
+
+var updateBert = flag.Bool("update-bert-golden", false, "rewrite testdata/bert_golden.json with tools/bertref/bertref.py")
+
+// bertVariants are the BERT-family exports the encoder runs: poolings, prompts, a length cut,
+// graphs with and without token_type_ids or a sentence_embedding output, and a reranker.
+var bertVariants = []struct {
+	name string
+	edit func(o *synth.BertOptions)
+}{
+	{"minilm-mean", func(o *synth.BertOptions) { o.MaxSeqLength = 16 }},
+	{"bge-cls-no-types", func(o *synth.BertOptions) {
+		o.Pooling, o.NoTokenTypeIDs = "cls", true
+		o.Prompts = map[string]string{"query": "Represent this sentence for searching relevant passages: "}
+	}},
+	{"max-unnormalized", func(o *synth.BertOptions) { o.Pooling, o.Normalize = "max", false }},
+	{"e5-sentence-embedding", func(o *synth.BertOptions) {
+		o.SentenceEmbedding = true
+		o.Prompts = map[string]string{"query": "query: ", "passage": "passage: "}
+	}},
+	{"reranker", func(o *synth.BertOptions) { o.Reranker = true }},
+}
+
+// bertTexts are embedded as passages, and the first one's question as a query; the
+// reranker scores each against the question.
+var bertTexts = []string{
+	"The access code for the archive vault is 7419.",
+	"Bake the bread in a warm oven.",
+	"Rain and cold wind: the weather of the city.",
+	strings.Repeat("the river bank and the money of the bank ", 6), // longer than the cut
+	"Ünïcode Café — [SEP] stays text",
+}
+
+const bertQuestion = "What is the vault's access code?"
+
+// bertCase is one row of the golden file: the plain ids of the texts (computed by this
+// tokenizer; its exactness is the tokenizer tests' business) and, from tools/bertref, the ids
+// fed after BERT's layout and cut, and the vector or score.
+type bertCase struct {
+	Name    string    `json:"name"`
+	IDs     []int     `json:"ids,omitempty"`
+	Query   []int     `json:"query,omitempty"`
+	Passage []int     `json:"passage,omitempty"`
+	Input   []int     `json:"input,omitempty"`
+	Vector  []float64 `json:"vector,omitempty"`
+	Score   *float64  `json:"score,omitempty"`
+}
+
+func bertModel(t testing.TB, name string, edit func(o *synth.BertOptions)) string {
+	t.Helper()
+	o := synth.BertTiny()
+	edit(&o)
+	dir := filepath.Join(t.TempDir(), name)
+	if err := synth.WriteBert(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestEncodersMatchNumpy: each BERT-family export, run in one padded batch, gives every text
+// the ids, vector (pooled and normalised as its files say, with its prompts) or reranker score
+// that a numpy forward pass from the weights alone gives it, one text at a time.
+func TestEncodersMatchNumpy(t *testing.T) {
+	initORT(t)
+	golden := map[string][]bertCase{}
+	if !*updateBert {
+		b, err := os.ReadFile("testdata/bert_golden.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &golden); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	opts := EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1}
+	for _, v := range bertVariants {
+		t.Run(v.name, func(t *testing.T) {
+			dir := bertModel(t, v.name, v.edit)
+			var cases []bertCase
+			var got [][]float64
+			var fed [][]int
+			if v.name == "reranker" {
+				c, err := OpenCrossEncoder(dir, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				scores, err := c.Score(ctx, bertQuestion, bertTexts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range bertTexts {
+					cases = append(cases, bertCase{Name: p, Query: c.tok.Encode(bertQuestion), Passage: c.tok.Encode(p)})
+					got = append(got, []float64{scores[i]})
+					enc := c.EncodePair(bertQuestion, p)
+					fed = append(fed, enc.IDs)
+					if n := slices.Index(enc.IDs[1:], enc.IDs[len(enc.IDs)-1]) + 1; !slices.Equal(enc.TypeIDs, append(make([]int, n+1), slices.Repeat([]int{1}, len(enc.IDs)-n-1)...)) {
+						t.Errorf("%q: token type ids %v, want 0 through the first [SEP], then 1", p, enc.TypeIDs)
+					}
+				}
+			} else {
+				e, err := OpenEncoderEmbedder(dir, "", opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				vecs, err := e.EmbedPassages(ctx, bertTexts, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q, err := e.EmbedQuery(ctx, bertQuestion)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := e.Config()
+				texts := append(append([]string(nil), bertTexts...), bertQuestion)
+				for i, text := range texts {
+					prompt := cfg.PassagePrompt
+					if i == len(bertTexts) {
+						prompt = cfg.QueryPrompt
+					}
+					cases = append(cases, bertCase{Name: prompt + text, IDs: e.tok.Encode(prompt + text)})
+					fed = append(fed, e.Encode(prompt+text).IDs)
+				}
+				for _, x := range append(vecs, q) {
+					f := make([]float64, len(x))
+					for j := range x {
+						f[j] = float64(x[j])
+					}
+					got = append(got, f)
+				}
+			}
+			if *updateBert {
+				golden[v.name] = bertReference(t, dir, cases)
+			}
+			want := golden[v.name]
+			if len(want) != len(cases) {
+				t.Fatalf("%d golden cases, %d now: run with -update-bert-golden", len(want), len(cases))
+			}
+			for i, w := range want {
+				if w.Name != cases[i].Name || !slices.Equal(w.IDs, cases[i].IDs) || !slices.Equal(w.Query, cases[i].Query) || !slices.Equal(w.Passage, cases[i].Passage) {
+					t.Fatalf("case %d: text or ids differ from the golden file: run with -update-bert-golden", i)
+				}
+				if !slices.Equal(fed[i], w.Input) {
+					t.Errorf("%q: fed %v, the reference feeds %v", w.Name, fed[i], w.Input)
+				}
+				ref := w.Vector
+				if w.Score != nil {
+					ref = []float64{*w.Score}
+				}
+				if len(ref) != len(got[i]) {
+					t.Fatalf("%q: %d values, want %d", w.Name, len(got[i]), len(ref))
+				}
+				// float32 through 2 layers against float64: ~1e-6; a wrong token, position,
+				// type, mask or pooling moves values by ~0.1.
+				for j := range ref {
+					if d := math.Abs(got[i][j] - ref[j]); !(d < 1e-4*max(1, math.Abs(ref[j]))) {
+						t.Fatalf("%q: value %d is %g, the reference's %g", w.Name, j, got[i][j], ref[j])
+					}
+				}
+			}
+		})
+	}
+	if *updateBert {
+		b, _ := json.MarshalIndent(golden, "", " ")
+		if err := os.WriteFile("testdata/bert_golden.json", append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// bertReference runs tools/bertref/bertref.py on cases.
+func bertReference(t *testing.T, dir string, cases []bertCase) []bertCase {
+	t.Helper()
+	in, out := filepath.Join(t.TempDir(), "in.json"), filepath.Join(t.TempDir(), "out.json")
+	b, _ := json.Marshal(cases)
+	if err := os.WriteFile(in, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command(testenv.Python(t), "../../../tools/bertref/bertref.py", dir, in, out).CombinedOutput(); err != nil {
+		t.Fatalf("bertref.py: %v\n%s", err, msg)
+	}
+	var res []bertCase
+	b, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
