@@ -93,7 +93,10 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 	question := req.Messages[last].Content
 	budget := b.Passages(req)
 	var query []float32
-	if _, whole := wholeFits(docs, budget, b); !whole {
+	whole, fits := wholeFits(docs, budget, b)
+	if fits {
+		p.Sources = whole
+	} else {
 		p.Ranking = "Passages ranked by keywords"
 		if emb, _ := lib.Embedder(); emb != nil && keywordsOnly == "" && allEmbedded(docs, emb.Identity()) {
 			q, err := emb.EmbedQuery(ctx, question)
@@ -104,11 +107,7 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 				keywordsOnly = fmt.Sprintf("%v: the embedding model failed on the question: %v", ErrNoEmbedding, err)
 			} else {
 				query = q
-				name := "an embedding model"
-				if n, ok := emb.(interface{ ModelName() string }); ok && n.ModelName() != "" {
-					name = n.ModelName()
-				}
-				p.Ranking = "Passages ranked by keywords and by meaning (" + name + ")"
+				p.Ranking = "Passages ranked by keywords and by meaning (" + modelName(emb, "an embedding model") + ")"
 			}
 		}
 		if keywordsOnly != "" {
@@ -117,13 +116,41 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		if query == nil && len(pending) > 0 {
 			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
 		}
+		pool, order := rank(docs, question, query)
+		order, err := e.rerank(ctx, lib, question, pool, order, &p)
+		if err != nil {
+			return p, err
+		}
+		p.Sources = pick(pool, order, budget, b)
 	}
-	p.Sources = Choose(docs, question, budget, b, query)
 	msgs := append([]reply.Message(nil), req.Messages...)
 	msgs[last].Content = Compose(question, p.Sources)
 	p.Request.Messages = msgs
 	p.Request.Attachments = nil
 	return p, nil
+}
+
+// rerank re-orders the candidates with the library's reranker, when there is one, saying so
+// in p.Ranking; a reranker that cannot be opened or fails leaves the order as it was and
+// says why in p.Problems. Only cancellation is an error.
+func (e *Engine) rerank(ctx context.Context, lib *Library, question string, pool []passage, order []int, p *Prepared) ([]int, error) {
+	rr, err := lib.Reranker()
+	if err == nil && rr == nil || len(order) < 2 {
+		return order, nil
+	}
+	if err == nil {
+		var ranked []int
+		ranked, err = rerank(ctx, rr, question, pool, order)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			p.Ranking += ", re-ranked by " + modelName(rr, "a reranker")
+			return ranked, nil
+		}
+	}
+	p.Problems = append(p.Problems, fmt.Sprintf("The reranker cannot be used: %v. The passages keep their first ranking.", err))
+	return order, nil
 }
 
 // allEmbedded reports whether every document has vectors by the model named id.
