@@ -51,7 +51,7 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	fs.StringVar(&f.name, "model-name", "", "model id the API reports (default: the model folder's name)")
 	fs.StringVar(&f.origins, "allow-origins", "", "comma-separated browser origins allowed to call the API (CORS), or *")
 	fs.IntVar(&f.queue, "queue", server.DefaultQueueSize, "requests that may wait while one is generated; more get 429")
-	fs.StringVar(&f.embeddingModel, "embedding-model", "", "the text-embedding model folder /v1/embeddings uses (a Qwen3-Embedding export), or off (default: the settings' embedding_model, else one found on this PC; opened on the first request)")
+	fs.StringVar(&f.embeddingModel, "embedding-model", "", "the text-embedding model folder /v1/embeddings uses (a BERT-family sentence-transformers export such as all-MiniLM or bge, or a Qwen3-Embedding export), or off (default: the settings' embedding_model, else one found on this PC; opened on the first request)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
