@@ -217,7 +217,7 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 	}
 	ch, err := e.Next.Generate(ctx, p.Request)
 	if err != nil {
-		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources}
+		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources, Ranking: p.Ranking}
 	}
 	var sum *reply.Summary
 	forward := true
@@ -231,6 +231,6 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 		}
 	}
 	sum = reply.Ended(ctx, sum)
-	sum.Sources = p.Sources
+	sum.Sources, sum.Ranking = p.Sources, p.Ranking
 	return sum
 }

@@ -113,6 +113,14 @@ func TestRerankerChoosesThePassage(t *testing.T) {
 	if p.Ranking != "Passages ranked by keywords, re-ranked by fake-reranker" || len(p.Problems) != 0 {
 		t.Errorf("ranking %q, problems %q", p.Ranking, p.Problems)
 	}
+	// The reply's summary carries the ranking with the sources.
+	ch, err := (&documents.Engine{Next: &fakeGen{}, Library: lib, Budget: onePassage}).Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := reply.Collect(context.Background(), ch); c.Summary.Ranking != p.Ranking || len(c.Summary.Sources) != 1 {
+		t.Errorf("summary ranking %q, %d sources", c.Summary.Ranking, len(c.Summary.Sources))
+	}
 
 	fake.score = func(_, _ string) (float64, error) { return 0, errors.New("out of memory") }
 	p, err = (&documents.Engine{Library: lib, Budget: onePassage}).Prepare(context.Background(), req, nil)
