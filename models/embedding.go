@@ -129,9 +129,15 @@ func (f *Folder) Kind() string {
 }
 
 // IsEmbeddingModel reports whether dir holds a text-embedding model.
-func IsEmbeddingModel(dir string) bool {
+func IsEmbeddingModel(dir string) bool { return KindOf(dir) == KindEmbedding }
+
+// KindOf is the Kind of the model in dir (KindChat when it cannot be read).
+func KindOf(dir string) string {
 	f, err := Open(dir, "")
-	return err == nil && f.Kind() == KindEmbedding
+	if err != nil {
+		return KindChat
+	}
+	return f.Kind()
 }
 
 // QueryPrompt is the instruction an embedding model wants before a search query: the

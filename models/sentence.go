@@ -256,6 +256,36 @@ func DescribeReranker(path string, in, out []proto.IO) (*RerankerIO, error) {
 	return r, nil
 }
 
+// describeEncoding says how the embedding model or reranker in f reads texts, as its
+// sentence-transformers files say (or why they cannot be used).
+func describeEncoding(f *Folder, reranker bool) string {
+	c, err := ReadSentenceConfig(f.Dir)
+	if err != nil {
+		return err.Error()
+	}
+	var parts []string
+	if reranker {
+		parts = append(parts, "one score per (question, passage) pair")
+	} else {
+		c.FillPrompts(filepath.Base(f.Dir))
+		pool := map[string]string{PoolMean: "mean", PoolCLS: "[CLS] token", PoolMax: "max", PoolLast: "last-token"}[c.Pooling]
+		parts = append(parts, pool+" pooling")
+		if c.Normalize || c.Pooling == PoolLast {
+			parts = append(parts, "L2-normalised")
+		}
+	}
+	if c.MaxLength > 0 && c.Pooling != PoolLast { // a decoder embedder sets its own cut
+		parts = append(parts, fmt.Sprintf("at most %d tokens", c.MaxLength))
+	}
+	if c.QueryPrompt != "" {
+		parts = append(parts, fmt.Sprintf("query prompt %q", c.QueryPrompt))
+	}
+	if c.PassagePrompt != "" {
+		parts = append(parts, fmt.Sprintf("passage prompt %q", c.PassagePrompt))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Instructions of models whose folders do not carry their prompts (their model cards do).
 const (
 	bgeEnQuery = "Represent this sentence for searching relevant passages: "

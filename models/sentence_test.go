@@ -157,5 +157,13 @@ func TestBertKinds(t *testing.T) {
 		if _, err := DescribeReranker(f.Model, info.Inputs, info.Outputs); (err == nil) != tc.reranker {
 			t.Errorf("reranker %v: DescribeReranker: %v", tc.reranker, err)
 		}
+		r, err := Inspect(dir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: "mean pooling, L2-normalised, at most 64 tokens", true: "one score per (question, passage) pair, at most 64 tokens"}[tc.reranker]
+		if r.Kind != tc.kind || r.Encoding != want {
+			t.Errorf("inspect: kind %s, encoding %q; want %q", r.Kind, r.Encoding, want)
+		}
 	}
 }
