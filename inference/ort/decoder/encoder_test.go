@@ -1,9 +1,12 @@
 package decoder
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -35,6 +38,27 @@ var bertVariants = []struct {
 		o.Prompts = map[string]string{"query": "query: ", "passage": "passage: "}
 	}},
 	{"reranker", func(o *synth.BertOptions) { o.Reranker = true }},
+	// all-MiniLM-L6-v2's own tokenizer.json (its truncation and padding settings ignored).
+	{"minilm-real-tokenizer", func(o *synth.BertOptions) { o.Tokenizer = realTokenizer("minilm.json.gz") }},
+	{"reranker-real-tokenizer", func(o *synth.BertOptions) { o.Reranker, o.Tokenizer = true, realTokenizer("bert.json.gz") }},
+}
+
+// realTokenizer is a real tokenizer.json of tokenizer/testdata/real.
+func realTokenizer(name string) []byte {
+	f, err := os.Open(filepath.Join("..", "..", "..", "tokenizer", "testdata", "real", name))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		panic(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // bertTexts are embedded as passages, and the first one's question as a query; the
@@ -96,7 +120,7 @@ func TestEncodersMatchNumpy(t *testing.T) {
 			var cases []bertCase
 			var got [][]float64
 			var fed [][]int
-			if v.name == "reranker" {
+			if strings.HasPrefix(v.name, "reranker") {
 				c, err := OpenCrossEncoder(dir, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -206,4 +230,38 @@ func bertReference(t *testing.T, dir string, cases []bertCase) []bertCase {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// A cancelled context stops the encoders with its error; a closed one refuses to run.
+func TestEncodersHonourContext(t *testing.T) {
+	initORT(t)
+	opts := EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1}
+	e, err := OpenEncoderEmbedder(bertModel(t, "emb", func(*synth.BertOptions) {}), "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCrossEncoder(bertModel(t, "rr", func(o *synth.BertOptions) { o.Reranker = true }), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.EmbedPassages(ctx, bertTexts, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("embed: %v, want context.Canceled", err)
+	}
+	if _, err := c.Score(ctx, bertQuestion, bertTexts); !errors.Is(err, context.Canceled) {
+		t.Errorf("score: %v, want context.Canceled", err)
+	}
+	var calls []int
+	if _, err := e.EmbedPassages(context.Background(), slices.Repeat(bertTexts, 8), func(done, total int) { calls = append(calls, done) }); err != nil || len(calls) < 2 || calls[len(calls)-1] != 40 {
+		t.Errorf("progress %v, %v: want several batches ending at 40", calls, err)
+	}
+	e.Close()
+	c.Close()
+	if _, err := e.EmbedQuery(context.Background(), "x"); err == nil {
+		t.Error("a closed embedder ran")
+	}
+	if _, err := c.Score(context.Background(), "x", []string{"y"}); err == nil {
+		t.Error("a closed reranker ran")
+	}
 }

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -33,6 +34,9 @@ type BertOptions struct {
 	// SentenceEmbedding adds the pooled, normalised sentence_embedding output beside
 	// last_hidden_state (mean pooling), as some exports carry.
 	SentenceEmbedding bool
+	// Tokenizer is a real BERT tokenizer.json to use instead of the small synthetic
+	// vocabulary (the embedding matrix then has its vocabulary's rows).
+	Tokenizer []byte
 }
 
 // BertTiny is a 2-layer, hidden-32 BERT with mean pooling and normalisation.
@@ -168,7 +172,24 @@ func WriteBert(dir string, o BertOptions) error {
 		return fmt.Errorf("synthetic BERT options: %w", err)
 	}
 	vocab := BertVocab()
-	if err := writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildBert(o, newBertWeights(o, len(vocab))), Options{}); err != nil {
+	var tok any = bertTokenizer(vocab, o.Reranker)
+	nVocab := len(vocab)
+	if o.Tokenizer != nil {
+		var t struct {
+			Model struct {
+				Vocab map[string]int `json:"vocab"`
+			} `json:"model"`
+		}
+		if err := json.Unmarshal(o.Tokenizer, &t); err != nil || len(t.Model.Vocab) == 0 {
+			return fmt.Errorf("the tokenizer given is not a WordPiece tokenizer.json: %v", err)
+		}
+		nVocab = 0
+		for _, id := range t.Model.Vocab {
+			nVocab = max(nVocab, id+1)
+		}
+		tok = json.RawMessage(o.Tokenizer)
+	}
+	if err := writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildBert(o, newBertWeights(o, nVocab)), Options{}); err != nil {
 		return fmt.Errorf("write synthetic BERT to %s: %w", dir, err)
 	}
 	arch := "BertModel"
@@ -179,11 +200,11 @@ func WriteBert(dir string, o BertOptions) error {
 		"config.json": map[string]any{
 			"architectures": []string{arch}, "model_type": "bert", "hidden_size": o.Hidden,
 			"num_hidden_layers": o.Layers, "num_attention_heads": o.Heads, "intermediate_size": o.Intermediate,
-			"max_position_embeddings": o.MaxPositions, "type_vocab_size": 2, "vocab_size": len(vocab),
+			"max_position_embeddings": o.MaxPositions, "type_vocab_size": 2, "vocab_size": nVocab,
 			"hidden_act": "gelu", "layer_norm_eps": bertLNEps, "pad_token_id": 0,
 			"position_embedding_type": "absolute", "num_labels": 1,
 		},
-		"tokenizer.json":        bertTokenizer(vocab, o.Reranker),
+		"tokenizer.json":        tok,
 		"tokenizer_config.json": map[string]any{"do_lower_case": true, "model_max_length": 512, "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]", "tokenizer_class": "BertTokenizer"},
 	}
 	if !o.Reranker {
