@@ -54,6 +54,9 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 	if len(req.Attachments) == 0 || last < 0 || req.Messages[last].Role != "user" {
 		return p, nil
 	}
+	if status == nil {
+		status = func(string) {}
+	}
 	lib := e.Library
 	if lib == nil {
 		lib = NewLibrary()
@@ -117,7 +120,7 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
 		}
 		pool, order := rank(docs, question, query)
-		order, err := e.rerank(ctx, lib, question, pool, order, &p)
+		order, err := e.rerank(ctx, lib, question, pool, order, &p, status)
 		if err != nil {
 			return p, err
 		}
@@ -133,12 +136,13 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 // rerank re-orders the candidates with the library's reranker, when there is one, saying so
 // in p.Ranking; a reranker that cannot be opened or fails leaves the order as it was and
 // says why in p.Problems. Only cancellation is an error.
-func (e *Engine) rerank(ctx context.Context, lib *Library, question string, pool []passage, order []int, p *Prepared) ([]int, error) {
+func (e *Engine) rerank(ctx context.Context, lib *Library, question string, pool []passage, order []int, p *Prepared, status Status) ([]int, error) {
 	rr, err := lib.Reranker()
 	if err == nil && rr == nil || len(order) < 2 {
 		return order, nil
 	}
 	if err == nil {
+		status(fmt.Sprintf("Re-ranking %d passages with %s…", min(rerankTop, len(order)), modelName(rr, "the reranker")))
 		var ranked []int
 		ranked, err = rerank(ctx, rr, question, pool, order)
 		if ctx.Err() != nil {

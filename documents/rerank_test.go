@@ -103,9 +103,13 @@ func TestRerankerChoosesThePassage(t *testing.T) {
 		return 0, nil
 	}}
 	lib.SetReranker(func() (documents.Reranker, error) { return fake, nil })
-	p, err = (&documents.Engine{Library: lib, Budget: onePassage}).Prepare(context.Background(), req, nil)
+	var statuses []string
+	p, err = (&documents.Engine{Library: lib, Budget: onePassage}).Prepare(context.Background(), req, func(s string) { statuses = append(statuses, s) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Contains(statuses, "Re-ranking 6 passages with fake-reranker…") {
+		t.Errorf("statuses %q: want the re-ranking's", statuses)
 	}
 	if got := sectionOf(t, p.Sources); !strings.Contains(got, "piano") || first == got {
 		t.Errorf("re-ranked: %q (keywords chose %q)", got, first)

@@ -61,7 +61,10 @@ func RerankOpener(s config.Settings, setting string) func() (documents.Reranker,
 		if err != nil || dir == "" {
 			return nil, err
 		}
-		c, err := decoder.OpenCrossEncoder(dir, options(s))
+		// Re-ranking runs before the reply starts, while nothing else does: all the cores.
+		o := options(s)
+		o.Threads = max(1, host.PhysicalCores())
+		c, err := decoder.OpenCrossEncoder(dir, o)
 		if err != nil {
 			return nil, err
 		}
