@@ -1,4 +1,4 @@
-"""Reference outputs for a BERT-family model folder (tools/mkmodel --bert embedding|reranker),
+"""Reference outputs for a BERT-family (or XLM-RoBERTa-shaped) model folder (tools/mkmodel --bert embedding|reranker),
 computed without ONNX Runtime and without EdgeChat's Go code: a numpy (float64) transcription
 of Hugging Face transformers' modeling_bert.py (BertModel, BertForSequenceClassification) that
 reads only config.json and the weights by their Hugging Face names, and sentence-transformers'
@@ -39,12 +39,17 @@ def gelu(x):
     return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
 
+def roberta(c):
+    return c["model_type"] in ("roberta", "xlm-roberta", "camembert")
+
+
 def bert(W, c, ids, types):
-    """BertModel's last_hidden_state [S, H] for one unpadded sequence."""
+    """BertModel's (XLMRobertaModel's) last_hidden_state [S, H] for one unpadded sequence."""
     S, H, nh = len(ids), c["hidden_size"], c["num_attention_heads"]
     hd = H // nh
     eps = c["layer_norm_eps"]
-    x = W["embeddings.word_embeddings.weight"][ids] + W["embeddings.position_embeddings.weight"][np.arange(S)] \
+    pos = np.arange(S) + (c["pad_token_id"] + 1 if roberta(c) else 0)
+    x = W["embeddings.word_embeddings.weight"][ids] + W["embeddings.position_embeddings.weight"][pos] \
         + W["embeddings.token_type_embeddings.weight"][types]
     x = layer_norm(x, W, "embeddings.LayerNorm", eps)
     for l in range(c["num_hidden_layers"]):
@@ -69,7 +74,7 @@ def max_length(d, c):
     """sentence_bert_config.json's max_seq_length, else tokenizer_config.json's
     model_max_length, never past max_position_embeddings."""
     n = read(d, "sentence_bert_config.json", {}).get("max_seq_length") or read(d, "tokenizer_config.json", {}).get("model_max_length") or 512
-    return min(n, c["max_position_embeddings"])
+    return min(n, c["max_position_embeddings"] - (c["pad_token_id"] + 1 if roberta(c) else 0))
 
 
 def main():
@@ -77,7 +82,8 @@ def main():
     W = weights(os.path.join(d, "onnx", "model.onnx"))
     c = read(d, "config.json")
     vocab = json.load(open(os.path.join(d, "tokenizer.json")))["model"]["vocab"]
-    cls, sep = vocab["[CLS]"], vocab["[SEP]"]
+    cls, sep = (vocab["<s>"], vocab["</s>"]) if roberta(c) else (vocab["[CLS]"], vocab["[SEP]"])
+    mid = [sep, sep] if roberta(c) else [sep]  # RoBERTa pairs: <s> q </s></s> p </s>
     n = max_length(d, c)
     items = json.load(open(inp))
     pooling = read(d, "1_Pooling/config.json", {})
@@ -85,13 +91,13 @@ def main():
     for it in items:
         if "passage" in it:  # [CLS] q [SEP] p [SEP], longest first truncation
             a, b = list(it["query"]), list(it["passage"])
-            while len(a) + len(b) > n - 3:
+            while len(a) + len(b) > n - 2 - len(mid):
                 if len(a) > len(b):
                     a.pop()
                 else:
                     b.pop()
-            ids = [cls] + a + [sep] + b + [sep]
-            types = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+            ids = [cls] + a + mid + b + [sep]
+            types = [0] * len(ids) if roberta(c) else [0] * (len(a) + 2) + [1] * (len(b) + 1)
             h = bert(W, c, ids, types)
             pooled = np.tanh(linear(h[0], W, "pooler.dense"))
             it["score"] = float(linear(pooled, W, "classifier")[0])

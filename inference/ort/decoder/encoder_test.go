@@ -41,6 +41,13 @@ var bertVariants = []struct {
 	// all-MiniLM-L6-v2's own tokenizer.json (its truncation and padding settings ignored).
 	{"minilm-real-tokenizer", func(o *synth.BertOptions) { o.Tokenizer = realTokenizer("minilm.json.gz") }},
 	{"reranker-real-tokenizer", func(o *synth.BertOptions) { o.Reranker, o.Tokenizer = true, realTokenizer("bert.json.gz") }},
+	// bge-reranker's shape: XLM-RoBERTa positions, no token_type_ids, RoBERTa's pair layout.
+	{"reranker-roberta", func(o *synth.BertOptions) {
+		o.Reranker, o.Roberta, o.Tokenizer = true, true, realTokenizer("roberta.json.gz")
+	}},
+	{"roberta-cls", func(o *synth.BertOptions) {
+		o.Roberta, o.Pooling, o.Tokenizer = true, "cls", realTokenizer("roberta.json.gz")
+	}},
 }
 
 // realTokenizer is a real tokenizer.json of tokenizer/testdata/real.
@@ -135,7 +142,7 @@ func TestEncodersMatchNumpy(t *testing.T) {
 					got = append(got, []float64{scores[i]})
 					enc := c.EncodePair(bertQuestion, p)
 					fed = append(fed, enc.IDs)
-					if n := slices.Index(enc.IDs[1:], enc.IDs[len(enc.IDs)-1]) + 1; !slices.Equal(enc.TypeIDs, append(make([]int, n+1), slices.Repeat([]int{1}, len(enc.IDs)-n-1)...)) {
+					if n := slices.Index(enc.IDs[1:], enc.IDs[len(enc.IDs)-1]) + 1; c.s.types && !slices.Equal(enc.TypeIDs, append(make([]int, n+1), slices.Repeat([]int{1}, len(enc.IDs)-n-1)...)) {
 						t.Errorf("%q: token type ids %v, want 0 through the first [SEP], then 1", p, enc.TypeIDs)
 					}
 				}

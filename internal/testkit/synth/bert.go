@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"edgechat/onnx/proto"
 )
@@ -34,6 +35,10 @@ type BertOptions struct {
 	// SentenceEmbedding adds the pooled, normalised sentence_embedding output beside
 	// last_hidden_state (mean pooling), as some exports carry.
 	SentenceEmbedding bool
+	// Roberta makes it XLM-RoBERTa-shaped, as bge-reranker and bge-m3 are: positions counted
+	// from the padding id + 1 over the non-padding tokens, no token_type_ids input, a table of
+	// MaxPositions+2 rows; it needs a RoBERTa Tokenizer (<s>, <pad> = 1, </s>).
+	Roberta bool
 	// Tokenizer is a real BERT tokenizer.json to use instead of the small synthetic
 	// vocabulary (the embedding matrix then has its vocabulary's rows).
 	Tokenizer []byte
@@ -42,6 +47,17 @@ type BertOptions struct {
 // BertTiny is a 2-layer, hidden-32 BERT with mean pooling and normalisation.
 func BertTiny() BertOptions {
 	return BertOptions{Layers: 2, Hidden: 32, Heads: 4, Intermediate: 64, MaxPositions: 64, Seed: 7, Pooling: "mean", Normalize: true}
+}
+
+// robertaPad is RoBERTa's padding id: its positions start after it.
+const robertaPad = 1
+
+// positionRows is the position table's length (config.json's max_position_embeddings).
+func (o BertOptions) positionRows() int {
+	if o.Roberta {
+		return o.MaxPositions + robertaPad + 1
+	}
+	return o.MaxPositions
 }
 
 // bertLNEps is BERT's layer_norm_eps.
@@ -55,6 +71,8 @@ func (o BertOptions) validate() error {
 		return fmt.Errorf("pooling %q: choose mean, cls or max", o.Pooling)
 	case o.Reranker && o.SentenceEmbedding:
 		return errors.New("a reranker has no sentence_embedding output")
+	case o.Roberta && o.Tokenizer == nil:
+		return errors.New("a RoBERTa-shaped model needs a RoBERTa tokenizer.json")
 	}
 	return nil
 }
@@ -84,8 +102,12 @@ func newBertWeights(o BertOptions, vocab int) *familyWeights {
 		w.add(name+".bias", normal(int(out), 0.1), out)
 	}
 	w.add("embeddings.word_embeddings.weight", normal(vocab*o.Hidden, 1), int64(vocab), h)
-	w.add("embeddings.position_embeddings.weight", normal(o.MaxPositions*o.Hidden, 0.5), int64(o.MaxPositions), h)
-	w.add("embeddings.token_type_embeddings.weight", normal(2*o.Hidden, 0.5), 2, h)
+	w.add("embeddings.position_embeddings.weight", normal(o.positionRows()*o.Hidden, 0.5), int64(o.positionRows()), h)
+	types := 2
+	if o.Roberta {
+		types = 1
+	}
+	w.add("embeddings.token_type_embeddings.weight", normal(types*o.Hidden, 0.5), int64(types), h)
 	norm("embeddings.LayerNorm")
 	for l := range o.Layers {
 		p := fmt.Sprintf("encoder.layer.%d.", l)
@@ -113,8 +135,15 @@ func buildBert(o BertOptions, w *familyWeights) *proto.Model {
 		{Name: "input_ids", Type: proto.Int64, Dims: d("batch_size", "sequence_length")},
 		{Name: "attention_mask", Type: proto.Int64, Dims: d("batch_size", "sequence_length")},
 	}
-	seqLen := g.op("Shape", []string{"input_ids"}, proto.IntAttr("start", 1), proto.IntAttr("end", 2))
-	pos := g.unsqueeze(g.op("Range", []string{g.scalarI64(0), g.op("Squeeze", []string{seqLen, g.i64s(0)}), g.scalarI64(1)}), 0)
+	var pos string
+	if o.Roberta { // create_position_ids_from_input_ids: cumsum(ids ≠ pad)·(ids ≠ pad) + pad
+		real := g.cast(g.op("Not", []string{g.op("Equal", []string{"input_ids", g.scalarI64(robertaPad)})}), proto.Int64)
+		pos = g.add(g.mul(g.op("CumSum", []string{real, g.scalarI64(1)}), real), g.scalarI64(robertaPad))
+		o.NoTokenTypeIDs = true
+	} else {
+		seqLen := g.op("Shape", []string{"input_ids"}, proto.IntAttr("start", 1), proto.IntAttr("end", 2))
+		pos = g.unsqueeze(g.op("Range", []string{g.scalarI64(0), g.op("Squeeze", []string{seqLen, g.i64s(0)}), g.scalarI64(1)}), 0)
+	}
 	x := g.op("Gather", []string{g.fw(w, "embeddings.word_embeddings.weight"), "input_ids"})
 	x = g.add(x, g.op("Gather", []string{g.fw(w, "embeddings.position_embeddings.weight"), pos}))
 	types := g.mul("input_ids", g.scalarI64(0)) // zeros, as BertModel's buffer when none is given
@@ -192,20 +221,25 @@ func WriteBert(dir string, o BertOptions) error {
 	if err := writeModel(filepath.Join(dir, "onnx", "model.onnx"), buildBert(o, newBertWeights(o, nVocab)), Options{}); err != nil {
 		return fmt.Errorf("write synthetic BERT to %s: %w", dir, err)
 	}
-	arch := "BertModel"
+	arch, modelType, tokCfg := "BertModel", "bert", map[string]any{"do_lower_case": true, "model_max_length": 512, "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]", "tokenizer_class": "BertTokenizer"}
+	types, pad := 2, 0
+	if o.Roberta {
+		arch, modelType, types, pad = "XLMRobertaModel", "xlm-roberta", 1, robertaPad
+		tokCfg = map[string]any{"model_max_length": 8192, "bos_token": "<s>", "cls_token": "<s>", "sep_token": "</s>", "eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>", "mask_token": "<mask>", "tokenizer_class": "XLMRobertaTokenizer"}
+	}
 	if o.Reranker {
-		arch = "BertForSequenceClassification"
+		arch = strings.TrimSuffix(arch, "Model") + "ForSequenceClassification"
 	}
 	files := map[string]any{
 		"config.json": map[string]any{
-			"architectures": []string{arch}, "model_type": "bert", "hidden_size": o.Hidden,
+			"architectures": []string{arch}, "model_type": modelType, "hidden_size": o.Hidden,
 			"num_hidden_layers": o.Layers, "num_attention_heads": o.Heads, "intermediate_size": o.Intermediate,
-			"max_position_embeddings": o.MaxPositions, "type_vocab_size": 2, "vocab_size": nVocab,
-			"hidden_act": "gelu", "layer_norm_eps": bertLNEps, "pad_token_id": 0,
+			"max_position_embeddings": o.positionRows(), "type_vocab_size": types, "vocab_size": nVocab,
+			"hidden_act": "gelu", "layer_norm_eps": bertLNEps, "pad_token_id": pad,
 			"position_embedding_type": "absolute", "num_labels": 1,
 		},
 		"tokenizer.json":        tok,
-		"tokenizer_config.json": map[string]any{"do_lower_case": true, "model_max_length": 512, "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]", "tokenizer_class": "BertTokenizer"},
+		"tokenizer_config.json": tokCfg,
 	}
 	if !o.Reranker {
 		modules := []map[string]any{
