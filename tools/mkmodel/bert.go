@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,6 +55,8 @@ func parseBert(args []string, stderr io.Writer) (string, synth.BertOptions, erro
 	fs.IntVar(&o.MaxSeqLength, "max-seq-length", 0, "embedding: sentence_bert_config.json's max_seq_length (0: no such file)")
 	fs.BoolVar(&o.NoTokenTypeIDs, "no-token-type-ids", false, "no token_type_ids input")
 	fs.BoolVar(&o.SentenceEmbedding, "sentence-embedding", false, "embedding: a sentence_embedding output as well")
+	tokFile := fs.String("bert-tokenizer", "", "a real tokenizer.json to use instead of the small WordPiece vocabulary (BERT's, or RoBERTa's with --roberta)")
+	fs.BoolVar(&o.Roberta, "roberta", false, "XLM-RoBERTa-shaped (bge-reranker, bge-m3): positions after the padding id, no token_type_ids; needs --bert-tokenizer")
 	if err := fs.Parse(args); err != nil {
 		return "", o, err
 	}
@@ -71,6 +74,13 @@ func parseBert(args []string, stderr io.Writer) (string, synth.BertOptions, erro
 		return "", o, fmt.Errorf("unknown --bert %q: choose embedding or reranker", *kind)
 	}
 	o.Normalize = !*noNorm
+	if *tokFile != "" {
+		b, err := os.ReadFile(*tokFile)
+		if err != nil {
+			return "", o, err
+		}
+		o.Tokenizer = b
+	}
 	if *query != "" || *passage != "" {
 		o.Prompts = map[string]string{"query": *query, "passage": *passage}
 	}
