@@ -32,7 +32,11 @@ func runBert(args []string, stdout, stderr io.Writer) error {
 	if o.Reranker {
 		kind = "cross-encoder reranker"
 	}
-	fmt.Fprintf(stdout, "wrote a BERT %s (%d layers, hidden %d, vocab %d, seed %d) to %s\n", kind, o.Layers, o.Hidden, len(synth.BertVocab()), o.Seed, dir)
+	vocab := fmt.Sprintf("vocab %d", len(synth.BertVocab()))
+	if o.Tokenizer != nil {
+		vocab = "the tokenizer given"
+	}
+	fmt.Fprintf(stdout, "wrote a BERT %s (%d layers, hidden %d, %s, seed %d) to %s\n", kind, o.Layers, o.Hidden, vocab, o.Seed, dir)
 	return nil
 }
 
