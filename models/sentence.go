@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,7 +147,7 @@ func ParseSentenceConfig(files map[string][]byte) (SentenceConfig, error) {
 		return c, err
 	}
 	c.QueryPrompt = st.Prompts["query"]
-	c.PassagePrompt = cmpOr(st.Prompts["passage"], st.Prompts["document"])
+	c.PassagePrompt = cmp.Or(st.Prompts["passage"], st.Prompts["document"])
 	var sb struct {
 		MaxSeqLength int `json:"max_seq_length"`
 	}
@@ -192,13 +193,6 @@ func positionLimit(modelType string, maxPos int, pad *int) int {
 		return max(0, maxPos-off)
 	}
 	return maxPos
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // encoderTypes are config.json model types of bidirectional text encoders (BERT family).

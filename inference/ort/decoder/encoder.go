@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -196,7 +197,7 @@ func OpenEncoderEmbedder(dir, name string, o EmbedOptions) (*EncoderEmbedder, er
 	if cfg.Pooling == models.PoolLast {
 		return nil, fmt.Errorf("%s pools at the last token: open it as a decoder embedding model", f.Dir)
 	}
-	cfg.FillPrompts(cmpOr(name, filepath.Base(f.Dir)))
+	cfg.FillPrompts(cmp.Or(name, filepath.Base(f.Dir)))
 	if cfg.MaxLength <= 0 {
 		cfg.MaxLength = encoderMaxTokens
 	}
@@ -215,13 +216,6 @@ func OpenEncoderEmbedder(dir, name string, o EmbedOptions) (*EncoderEmbedder, er
 		return nil, fmt.Errorf("load the embedding model: %w", err)
 	}
 	return e, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Identity names the model, its pooling, prompts and length limit.
