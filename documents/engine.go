@@ -43,6 +43,9 @@ type Prepared struct {
 	// Ranking says how the passages were chosen, for the status line ("" when the documents
 	// were given whole or there were none).
 	Ranking string
+	// rankedBy is Ranking without the progress of embeddings under way: what the reply's
+	// sources keep.
+	rankedBy string
 }
 
 // Prepare reads (or loads) the attachments of req and returns it with the chosen passages
@@ -116,15 +119,16 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		if keywordsOnly != "" {
 			p.Problems = append(p.Problems, capitalize(keywordsOnly)+".")
 		}
-		if query == nil && len(pending) > 0 {
-			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
-		}
 		pool, order := rank(docs, question, query)
 		order, err := e.rerank(ctx, lib, question, pool, order, &p, status)
 		if err != nil {
 			return p, err
 		}
 		p.Sources = pick(pool, order, budget, b)
+		p.rankedBy = p.Ranking
+		if query == nil && len(pending) > 0 {
+			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
+		}
 	}
 	msgs := append([]reply.Message(nil), req.Messages...)
 	msgs[last].Content = Compose(question, p.Sources)
@@ -221,7 +225,7 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 	}
 	ch, err := e.Next.Generate(ctx, p.Request)
 	if err != nil {
-		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources, Ranking: p.Ranking}
+		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources, Ranking: p.rankedBy}
 	}
 	var sum *reply.Summary
 	forward := true
@@ -235,6 +239,6 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 		}
 	}
 	sum = reply.Ended(ctx, sum)
-	sum.Sources, sum.Ranking = p.Sources, p.Ranking
+	sum.Sources, sum.Ranking = p.Sources, p.rankedBy
 	return sum
 }
