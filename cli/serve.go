@@ -139,12 +139,38 @@ func (f *serveFlags) embeddings(env Env) (open func() (server.Embedder, string, 
 		if !ok {
 			return nil, "", fmt.Errorf("the embedding model %s cannot count its tokens", e.Identity())
 		}
+		if r, ok := e.(textEmbedder); ok {
+			se = rawEmbedder{se, r} // the API's clients add the prompts they want
+		}
 		opened, name = se, modelName(setting)
 		if n, ok := e.(interface{ ModelName() string }); ok && n.ModelName() != "" {
 			name = n.ModelName()
 		}
 		return opened, name, nil
 	}, closeIt, nil
+}
+
+// textEmbedder embeds texts without the prompts it puts before documents' passages.
+type textEmbedder interface {
+	EmbedTexts(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error)
+}
+
+// rawEmbedder serves /v1/embeddings with a model's EmbedTexts.
+type rawEmbedder struct {
+	server.Embedder
+	raw textEmbedder
+}
+
+// Close closes the model.
+func (r rawEmbedder) Close() error {
+	if c, ok := r.Embedder.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (r rawEmbedder) EmbedPassages(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	return r.raw.EmbedTexts(ctx, texts, progress)
 }
 
 // modelName names a model by its folder, or by its repository for a commit folder (see

@@ -249,6 +249,12 @@ func (e *EncoderEmbedder) EmbedPassages(ctx context.Context, texts []string, pro
 	return e.embed(ctx, in, progress)
 }
 
+// EmbedTexts embeds texts as they are, without prompts (what an embeddings API serves: its
+// clients add the prompts they want).
+func (e *EncoderEmbedder) EmbedTexts(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	return e.embed(ctx, texts, progress)
+}
+
 // Encode is what a text is fed as: its tokens (added tokens are text) cut to fit the max
 // length with the special tokens, then laid out by the post-processor.
 func (e *EncoderEmbedder) Encode(text string) encoding {

@@ -272,3 +272,24 @@ func TestEncodersHonourContext(t *testing.T) {
 		t.Error("a closed reranker ran")
 	}
 }
+
+// EmbedTexts embeds without the passage prompt that EmbedPassages puts first.
+func TestEncoderEmbedTextsHasNoPrompt(t *testing.T) {
+	initORT(t)
+	e, err := OpenEncoderEmbedder(bertModel(t, "e5", func(o *synth.BertOptions) {
+		o.Prompts = map[string]string{"query": "query: ", "passage": "passage: "}
+	}), "", EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	raw, err1 := e.EmbedTexts(ctx, []string{"passage: the vault", "the vault"}, nil)
+	passages, err2 := e.EmbedPassages(ctx, []string{"the vault"}, nil)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	if d0, d1 := maxDiff(raw[0], passages[0]), maxDiff(raw[1], passages[0]); !(d0 < 1e-5) || !(d1 > 1e-3) {
+		t.Error("EmbedTexts adds the passage prompt, or EmbedPassages does not")
+	}
+}
