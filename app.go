@@ -128,6 +128,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 		Models:    ui.Library{Settings: settings},
 		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
 		Tools:     tools.Host,
+		LoadModel: engine.Load, // after the chat's picker switched the model
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.

@@ -78,7 +78,7 @@ func (o BertOptions) validate() error {
 }
 
 // newBertWeights draws a BERT's parameters by their Hugging Face names (matrices [in, out]).
-func newBertWeights(o BertOptions, vocab int) *familyWeights {
+func newBertWeights(o BertOptions, vocab int) *FamilyWeights {
 	r := weightRand(Options{Seed: o.Seed})
 	normal := func(n int, std float64) []float32 {
 		out := make([]float32, n)
@@ -87,7 +87,7 @@ func newBertWeights(o BertOptions, vocab int) *familyWeights {
 		}
 		return out
 	}
-	w := &familyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
+	w := &FamilyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
 	h, ff := int64(o.Hidden), int64(o.Intermediate)
 	norm := func(name string) {
 		g := normal(o.Hidden, 0.1)
@@ -128,7 +128,7 @@ func newBertWeights(o BertOptions, vocab int) *familyWeights {
 }
 
 // buildBert is BertModel's forward pass (BertForSequenceClassification's with o.Reranker).
-func buildBert(o BertOptions, w *familyWeights) *proto.Model {
+func buildBert(o BertOptions, w *FamilyWeights) *proto.Model {
 	g := newGraph()
 	d := proto.Dims
 	in := []proto.ValueInfo{
