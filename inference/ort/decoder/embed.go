@@ -80,6 +80,10 @@ func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if eio.TokenTypeIDs != "" || eio.PositionIDs == "" && len(eio.Past) == 0 {
+		// Left padding and last-token pooling would give such a model wrong vectors silently.
+		return nil, fmt.Errorf("%s is a BERT-family encoder: open it with OpenEncoderEmbedder", f.Dir)
+	}
 	tok, err := tokenizer.Load(f.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("the embedding model's tokenizer: %w", err)

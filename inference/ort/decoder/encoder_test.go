@@ -293,3 +293,16 @@ func TestEncoderEmbedTextsHasNoPrompt(t *testing.T) {
 		t.Error("EmbedTexts adds the passage prompt, or EmbedPassages does not")
 	}
 }
+
+// The decoder embedder refuses a BERT folder (its padding and pooling would give wrong
+// vectors), and the encoder refuses a decoder export.
+func TestEmbeddersRefuseEachOthersModels(t *testing.T) {
+	initORT(t)
+	opts := EmbedOptions{Library: testenv.ORTLibrary(t), Threads: 1}
+	if _, err := OpenEmbedder(bertModel(t, "bert", func(*synth.BertOptions) {}), opts); err == nil || !strings.Contains(err.Error(), "BERT-family encoder") {
+		t.Errorf("OpenEmbedder(BERT) = %v", err)
+	}
+	if _, err := OpenEncoderEmbedder(tinyEmbedding(t), "", opts); err == nil || !strings.Contains(err.Error(), "not a BERT-family encoder") {
+		t.Errorf("OpenEncoderEmbedder(Qwen3-Embedding) = %v", err)
+	}
+}
