@@ -103,6 +103,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 	// The embedding model (the setting's, or one found on this PC) loads when a document
 	// first needs it, on that document's indexing goroutine.
 	library.SetEmbedder(embedmodel.Opener(settings.Settings(), settings.Settings().EmbeddingModel))
+	library.SetReranker(embedmodel.RerankOpener(settings.Settings(), settings.Settings().RerankerModel))
 	files := &documents.Store{Dir: dir, Library: library}
 	// Attached documents' passages go into the question before the engine sees it.
 	withDocuments := &documents.Engine{Next: engine, Library: library, Background: true, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
@@ -136,6 +137,9 @@ func (st *starter) open(dir string, conversations *history.Store) {
 			}
 			if embedmodel.Changed(saved, s) {
 				library.SetEmbedder(embedmodel.Opener(s, s.EmbeddingModel))
+			}
+			if embedmodel.RerankerChanged(saved, s) {
+				library.SetReranker(embedmodel.RerankOpener(s, s.RerankerModel))
 			}
 			saved = s
 			return srv.apply(s, engine)

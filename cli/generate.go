@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -161,6 +162,7 @@ type generateFlags struct {
 	raw, noLookup            bool
 	attach                   fileList
 	embeddingModel           string
+	rerankerModel            string
 	toolFlags
 }
 
@@ -194,6 +196,7 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.noLookup, "no-lookup", false, "decode one token per run: no prompt-lookup drafts (the reply is the same, only slower where it repeats its prompt)")
 	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX, ODT, EPUB, RTF or HTML (repeat for more)")
 	fs.StringVar(&g.embeddingModel, "embedding-model", "", "with --attach: the text-embedding model folder that ranks passages by meaning as well, or off (default: the settings' embedding_model, else one found on this PC)")
+	fs.StringVar(&g.rerankerModel, "reranker-model", "", "with --attach: the cross-encoder reranker folder that re-orders the best passages, or off (default: the settings' reranker_model, else one found on this PC)")
 	g.registerTools(fs.StringVar)
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
@@ -311,6 +314,7 @@ func (g *generateFlags) documents(env Env) (*documents.Engine, error) {
 	}
 	e.Library = documents.NewLibrary()
 	e.Library.SetEmbedder(embedmodel.Opener(s, setting))
+	e.Library.SetReranker(embedmodel.RerankOpener(s, cmp.Or(g.rerankerModel, s.RerankerModel)))
 	return e, nil
 }
 

@@ -58,9 +58,12 @@ func printReport(env Env, r *models.Report) {
 	if r.Static {
 		kind = "static shapes (NPU build)"
 	}
-	if r.Kind == models.KindEmbedding {
-		fmt.Fprintf(w, "Embedding\t%d dimensions, last-token pooling, L2-normalised (tokenizer %d)\n", r.Hidden, r.Tokenizer.Vocab)
-	} else {
+	switch r.Kind {
+	case models.KindEmbedding:
+		fmt.Fprintf(w, "Embedding\t%d dimensions, %s (tokenizer %d)\n", r.Hidden, r.Encoding, r.Tokenizer.Vocab)
+	case models.KindReranker:
+		fmt.Fprintf(w, "Reranker\t%s (tokenizer %d)\n", r.Encoding, r.Tokenizer.Vocab)
+	default:
 		fmt.Fprintf(w, "Decoder\t%d layers, %d KV heads × %d, KV %s %s, %s\n", r.Layers, r.KVHeads, r.HeadDim, r.KVType, r.KVShape, kind)
 		fmt.Fprintf(w, "Context\t%d tokens\n", r.ContextLength)
 		fmt.Fprintf(w, "Vocabulary\t%d (tokenizer %d)\n", r.Vocab, r.Tokenizer.Vocab)

@@ -51,7 +51,7 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 	fs.StringVar(&f.name, "model-name", "", "model id the API reports (default: the model folder's name)")
 	fs.StringVar(&f.origins, "allow-origins", "", "comma-separated browser origins allowed to call the API (CORS), or *")
 	fs.IntVar(&f.queue, "queue", server.DefaultQueueSize, "requests that may wait while one is generated; more get 429")
-	fs.StringVar(&f.embeddingModel, "embedding-model", "", "the text-embedding model folder /v1/embeddings uses (a Qwen3-Embedding export), or off (default: the settings' embedding_model, else one found on this PC; opened on the first request)")
+	fs.StringVar(&f.embeddingModel, "embedding-model", "", "the text-embedding model folder /v1/embeddings uses (a BERT-family sentence-transformers export such as all-MiniLM or bge, or a Qwen3-Embedding export), or off (default: the settings' embedding_model, else one found on this PC; opened on the first request)")
 	if err := fs.Parse(env.Args); err != nil {
 		return errUsage
 	}
@@ -139,12 +139,38 @@ func (f *serveFlags) embeddings(env Env) (open func() (server.Embedder, string, 
 		if !ok {
 			return nil, "", fmt.Errorf("the embedding model %s cannot count its tokens", e.Identity())
 		}
+		if r, ok := e.(textEmbedder); ok {
+			se = rawEmbedder{se, r} // the API's clients add the prompts they want
+		}
 		opened, name = se, modelName(setting)
 		if n, ok := e.(interface{ ModelName() string }); ok && n.ModelName() != "" {
 			name = n.ModelName()
 		}
 		return opened, name, nil
 	}, closeIt, nil
+}
+
+// textEmbedder embeds texts without the prompts it puts before documents' passages.
+type textEmbedder interface {
+	EmbedTexts(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error)
+}
+
+// rawEmbedder serves /v1/embeddings with a model's EmbedTexts.
+type rawEmbedder struct {
+	server.Embedder
+	raw textEmbedder
+}
+
+// Close closes the model.
+func (r rawEmbedder) Close() error {
+	if c, ok := r.Embedder.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func (r rawEmbedder) EmbedPassages(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	return r.raw.EmbedTexts(ctx, texts, progress)
 }
 
 // modelName names a model by its folder, or by its repository for a commit folder (see

@@ -241,6 +241,11 @@ func (s Settings) Validate() []FieldError {
 			errs = append(errs, FieldError{"embedding_model", fmt.Sprintf("%s is not a folder — choose a text-embedding model's folder, leave it empty to find one, or write %s", m, EmbeddingOff)})
 		}
 	}
+	if m := s.RerankerModel; m != "" && m != EmbeddingOff {
+		if st, err := os.Stat(m); err != nil || !st.IsDir() {
+			errs = append(errs, FieldError{"reranker_model", fmt.Sprintf("%s is not a folder — choose a reranker's folder (a cross-encoder such as ms-marco-MiniLM-L-6-v2), leave it empty to find one, or write %s", m, EmbeddingOff)})
+		}
+	}
 	if s.DataDir != "" {
 		add("data_dir", CheckDataDir(s.DataDir))
 	}

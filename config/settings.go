@@ -79,6 +79,9 @@ type Settings struct {
 	// EmbeddingModel ranks attached documents' passages by meaning: "" finds a text-embedding
 	// model among the models on this PC, "off" uses none (keywords only), else its folder.
 	EmbeddingModel string `mapstructure:"embedding_model"`
+	// RerankerModel re-ranks the best passages with a cross-encoder (ms-marco-MiniLM,
+	// bge-reranker): "" finds one among the models on this PC, "off" uses none, else its folder.
+	RerankerModel string `mapstructure:"reranker_model"`
 	// Power pins a power mode or follows the machine's (battery saver on battery).
 	Power Power `mapstructure:"power"`
 	// MCPConfig is an mcp.json naming the MCP servers whose tools the chat may call
@@ -86,7 +89,8 @@ type Settings struct {
 	MCPConfig string `mapstructure:"mcp_config"`
 }
 
-// EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off.
+// EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off, and the
+// RerankerModel value that turns re-ranking off.
 const EmbeddingOff = "off"
 
 // Themes lists the accepted values of Settings.Theme.

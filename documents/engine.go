@@ -43,6 +43,9 @@ type Prepared struct {
 	// Ranking says how the passages were chosen, for the status line ("" when the documents
 	// were given whole or there were none).
 	Ranking string
+	// rankedBy is Ranking without the progress of embeddings under way: what the reply's
+	// sources keep.
+	rankedBy string
 }
 
 // Prepare reads (or loads) the attachments of req and returns it with the chosen passages
@@ -53,6 +56,9 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 	last := len(req.Messages) - 1
 	if len(req.Attachments) == 0 || last < 0 || req.Messages[last].Role != "user" {
 		return p, nil
+	}
+	if status == nil {
+		status = func(string) {}
 	}
 	lib := e.Library
 	if lib == nil {
@@ -93,7 +99,10 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 	question := req.Messages[last].Content
 	budget := b.Passages(req)
 	var query []float32
-	if _, whole := wholeFits(docs, budget, b); !whole {
+	whole, fits := wholeFits(docs, budget, b)
+	if fits {
+		p.Sources = whole
+	} else {
 		p.Ranking = "Passages ranked by keywords"
 		if emb, _ := lib.Embedder(); emb != nil && keywordsOnly == "" && allEmbedded(docs, emb.Identity()) {
 			q, err := emb.EmbedQuery(ctx, question)
@@ -104,26 +113,52 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 				keywordsOnly = fmt.Sprintf("%v: the embedding model failed on the question: %v", ErrNoEmbedding, err)
 			} else {
 				query = q
-				name := "an embedding model"
-				if n, ok := emb.(interface{ ModelName() string }); ok && n.ModelName() != "" {
-					name = n.ModelName()
-				}
-				p.Ranking = "Passages ranked by keywords and by meaning (" + name + ")"
+				p.Ranking = "Passages ranked by keywords and by meaning (" + modelName(emb, "an embedding model") + ")"
 			}
 		}
 		if keywordsOnly != "" {
 			p.Problems = append(p.Problems, capitalize(keywordsOnly)+".")
 		}
+		pool, order := rank(docs, question, query)
+		order, err := e.rerank(ctx, lib, question, pool, order, &p, status)
+		if err != nil {
+			return p, err
+		}
+		p.Sources = pick(pool, order, budget, b)
+		p.rankedBy = p.Ranking
 		if query == nil && len(pending) > 0 {
 			p.Ranking += " (" + strings.Join(pending, ", ") + ")"
 		}
 	}
-	p.Sources = Choose(docs, question, budget, b, query)
 	msgs := append([]reply.Message(nil), req.Messages...)
 	msgs[last].Content = Compose(question, p.Sources)
 	p.Request.Messages = msgs
 	p.Request.Attachments = nil
 	return p, nil
+}
+
+// rerank re-orders the candidates with the library's reranker, when there is one, saying so
+// in p.Ranking; a reranker that cannot be opened or fails leaves the order as it was and
+// says why in p.Problems. Only cancellation is an error.
+func (e *Engine) rerank(ctx context.Context, lib *Library, question string, pool []passage, order []int, p *Prepared, status Status) ([]int, error) {
+	rr, err := lib.Reranker()
+	if err == nil && rr == nil || len(order) < 2 {
+		return order, nil
+	}
+	if err == nil {
+		status(fmt.Sprintf("Re-ranking %d passages with %s…", min(rerankTop, len(order)), modelName(rr, "the reranker")))
+		var ranked []int
+		ranked, err = rerank(ctx, rr, question, pool, order)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			p.Ranking += ", re-ranked by " + modelName(rr, "a reranker")
+			return ranked, nil
+		}
+	}
+	p.Problems = append(p.Problems, fmt.Sprintf("The reranker cannot be used: %v. The passages keep their first ranking.", err))
+	return order, nil
 }
 
 // allEmbedded reports whether every document has vectors by the model named id.
@@ -190,7 +225,7 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 	}
 	ch, err := e.Next.Generate(ctx, p.Request)
 	if err != nil {
-		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources}
+		return &reply.Summary{FinishReason: reply.FinishError, Err: err, Sources: p.Sources, Ranking: p.rankedBy}
 	}
 	var sum *reply.Summary
 	forward := true
@@ -204,6 +239,6 @@ func (e *Engine) serve(ctx context.Context, req reply.Request, out chan<- reply.
 		}
 	}
 	sum = reply.Ended(ctx, sum)
-	sum.Sources = p.Sources
+	sum.Sources, sum.Ranking = p.Sources, p.rankedBy
 	return sum
 }

@@ -44,7 +44,9 @@ type Library struct {
 	// pointer only: opening a model takes seconds, and SetEmbedder may be called from the UI
 	// goroutine meanwhile.
 	embMu sync.Mutex
-	emb   *embedderSlot
+	emb   *modelSlot[Embedder]
+	// rr is the reranker of the current SetReranker (embMu guards the pointer too).
+	rr *modelSlot[Reranker]
 	// jobs are the documents being embedded, by Path.
 	jobs map[string]*embedJob
 	// bg bounds embeddings started for questions that do not wait; Close cancels it.
@@ -81,22 +83,56 @@ func NewLibrary() *Library {
 	return &Library{cache: map[string]*cached{}, busy: map[string]chan struct{}{}, jobs: map[string]*embedJob{}, bg: bg, stopBG: stop}
 }
 
-// embedderSlot is one SetEmbedder's model, opened once.
-type embedderSlot struct {
+// modelSlot is one SetEmbedder's or SetReranker's model, opened once.
+type modelSlot[T any] struct {
 	once sync.Once
-	open func() (Embedder, error)
-	emb  Embedder
+	open func() (T, error)
+	m    T
 	err  error
+	warn string // logged when it cannot be opened
 }
 
-func (s *embedderSlot) get() (Embedder, error) {
+func (s *modelSlot[T]) get() (T, error) {
 	s.once.Do(func() {
-		s.emb, s.err = s.open()
+		s.m, s.err = s.open()
 		if s.err != nil {
-			slog.Warn("the embedding model cannot be used; ranking by keywords only", "err", s.err)
+			slog.Warn(s.warn, "err", s.err)
 		}
 	})
-	return s.emb, s.err
+	return s.m, s.err
+}
+
+// swapSlot puts a slot for open (nil: none) in *cur under mu and closes the model of the slot
+// it replaces (when it is an io.Closer) once any opening of it under way is over.
+func swapSlot[T any](mu *sync.Mutex, cur **modelSlot[T], open func() (T, error), warn string) {
+	var slot *modelSlot[T]
+	if open != nil {
+		slot = &modelSlot[T]{open: open, warn: warn}
+	}
+	mu.Lock()
+	old := *cur
+	*cur = slot
+	mu.Unlock()
+	if old != nil {
+		go func() {
+			old.once.Do(func() {}) // waits for an opening under way; never opens
+			if c, ok := any(old.m).(io.Closer); ok {
+				c.Close()
+			}
+		}()
+	}
+}
+
+// slotModel returns the model of *cur, opening it on first use (zero, nil without one).
+func slotModel[T any](mu *sync.Mutex, cur **modelSlot[T]) (T, error) {
+	mu.Lock()
+	slot := *cur
+	mu.Unlock()
+	if slot == nil {
+		var zero T
+		return zero, nil
+	}
+	return slot.get()
 }
 
 // SetEmbedder sets how the library gets its embedding model: open is called once, when a
@@ -104,41 +140,31 @@ func (s *embedderSlot) get() (Embedder, error) {
 // keywords only. It returns at once; the model set before is closed (when it is an
 // io.Closer) once any opening or run of it under way is over.
 func (l *Library) SetEmbedder(open func() (Embedder, error)) {
-	var slot *embedderSlot
-	if open != nil {
-		slot = &embedderSlot{open: open}
-	}
-	l.embMu.Lock()
-	old := l.emb
-	l.emb = slot
-	l.embMu.Unlock()
-	if old != nil {
-		go func() {
-			old.once.Do(func() {}) // waits for an opening under way; never opens
-			if c, ok := old.emb.(io.Closer); ok {
-				c.Close()
-			}
-		}()
-	}
+	swapSlot(&l.embMu, &l.emb, open, "the embedding model cannot be used; ranking by keywords only")
 }
 
 // Embedder returns the library's embedding model, opening it on first use: nil, nil when
 // there is none; nil and the reason when it cannot be opened (then it is not tried again
 // until SetEmbedder).
-func (l *Library) Embedder() (Embedder, error) {
-	l.embMu.Lock()
-	slot := l.emb
-	l.embMu.Unlock()
-	if slot == nil {
-		return nil, nil
-	}
-	return slot.get()
+func (l *Library) Embedder() (Embedder, error) { return slotModel(&l.embMu, &l.emb) }
+
+// SetReranker sets how the library gets its reranker, as SetEmbedder does for the embedding
+// model: open is called once, when a question first has passages to re-rank; nil keeps the
+// first ranking.
+func (l *Library) SetReranker(open func() (Reranker, error)) {
+	swapSlot(&l.embMu, &l.rr, open, "the reranker cannot be used; passages keep their first ranking")
 }
 
-// Close stops the embeddings running in the background and closes the embedding model.
+// Reranker returns the library's reranker, opening it on first use: nil, nil when there is
+// none; nil and the reason when it cannot be opened.
+func (l *Library) Reranker() (Reranker, error) { return slotModel(&l.embMu, &l.rr) }
+
+// Close stops the embeddings running in the background and closes the embedding model and
+// the reranker.
 func (l *Library) Close() {
 	l.stopBG()
 	l.SetEmbedder(nil)
+	l.SetReranker(nil)
 }
 
 // Status reports progress as a sentence ("Reading report.pdf: page 12 of 300").

@@ -31,6 +31,13 @@ func Choose(docs []*Doc, question string, budget int, b Budget, query []float32)
 	if whole, ok := wholeFits(docs, budget, b); ok {
 		return whole
 	}
+	pool, order := rank(docs, question, query)
+	return pick(pool, order, budget, b)
+}
+
+// rank gathers the candidate passages of docs for question and orders them, best first: by
+// BM25, fused with the order by meaning when query is not nil.
+func rank(docs []*Doc, question string, query []float32) ([]passage, []int) {
 	var pool []passage
 	at := map[[2]int]int{} // (doc, chunk) → index in pool
 	for d, doc := range docs {
@@ -62,13 +69,19 @@ func Choose(docs []*Doc, question string, budget int, b Budget, query []float32)
 		}
 		order = fuse(order, sem)
 	}
+	return pool, order
+}
+
+// pick takes passages in order while they fit budget (skipping one that does not, as a
+// smaller one further down may) and returns them in reading order.
+func pick(pool []passage, order []int, budget int, b Budget) []reply.Source {
 	var chosen []passage
 	left := budget
 	for _, i := range order {
 		p := pool[i]
 		n := b.count(p.src.Text) + sourceHeaderTokens
 		if n > left {
-			continue // a smaller one further down may still fit
+			continue
 		}
 		left -= n
 		chosen = append(chosen, p)

@@ -63,6 +63,8 @@ type Message struct {
 	Stats    *Stats    `json:"stats,omitempty"` // assistant replies
 	// Sources are the passages of attached documents the reply was given.
 	Sources []Source `json:"sources,omitempty"`
+	// Ranking says how the sources were chosen (reply.Summary.Ranking).
+	Ranking string `json:"ranking,omitempty"`
 	// ToolCalls are the tools the reply called (MCP), in order, before its text.
 	ToolCalls []ToolRun `json:"tool_calls,omitempty"`
 }

@@ -27,6 +27,7 @@ type EmbeddingIO struct {
 	InputIDsType  string
 	AttentionMask string // "" when the graph has none
 	PositionIDs   string // "" when the graph has none
+	TokenTypeIDs  string // "" when the graph has none (BERT-family encoders have it)
 	// Past are the KV-cache inputs of exports that keep a decoder's cache (onnx-community's);
 	// they are fed empty.
 	Past    []KVPair
@@ -65,6 +66,8 @@ func DescribeEmbedding(path string, in, out []proto.IO) (*EmbeddingIO, error) {
 			e.AttentionMask = v.Name
 		case "position_ids":
 			e.PositionIDs = v.Name
+		case "token_type_ids":
+			e.TokenTypeIDs = v.Name
 		}
 	}
 	if e.InputIDs == "" {
@@ -106,7 +109,7 @@ func DescribeEmbedding(path string, in, out []proto.IO) (*EmbeddingIO, error) {
 	return e, nil
 }
 
-// Kind tells a chat model from an embedding model by the folder's graph (layout A only:
+// Kind tells a chat model from an embedding model or a reranker by the folder's graph (layout A only:
 // embedding exports ship as Hugging Face folders). Folders it cannot read are chat models
 // as far as Kind goes; opening them reports the problem.
 func (f *Folder) Kind() string {
@@ -114,16 +117,27 @@ func (f *Folder) Kind() string {
 		return KindChat
 	}
 	info, err := proto.ReadInfo(f.Model)
-	if err != nil || !IsEmbeddingGraph(info.Outputs) {
+	switch {
+	case err != nil:
 		return KindChat
+	case IsRerankerGraph(info.Outputs):
+		return KindReranker
+	case IsEmbeddingGraph(info.Outputs):
+		return KindEmbedding
 	}
-	return KindEmbedding
+	return KindChat
 }
 
 // IsEmbeddingModel reports whether dir holds a text-embedding model.
-func IsEmbeddingModel(dir string) bool {
+func IsEmbeddingModel(dir string) bool { return KindOf(dir) == KindEmbedding }
+
+// KindOf is the Kind of the model in dir (KindChat when it cannot be read).
+func KindOf(dir string) string {
 	f, err := Open(dir, "")
-	return err == nil && f.Kind() == KindEmbedding
+	if err != nil {
+		return KindChat
+	}
+	return f.Kind()
 }
 
 // QueryPrompt is the instruction an embedding model wants before a search query: the

@@ -14,9 +14,12 @@ import (
 // Report describes a model folder without running it: what `edgechat inspect` prints and the
 // settings pane's "Test" shows.
 type Report struct {
-	Path          string        `json:"path"`
-	Layout        string        `json:"layout"`
-	Kind          string        `json:"kind"` // KindChat or KindEmbedding
+	Path   string `json:"path"`
+	Layout string `json:"layout"`
+	Kind   string `json:"kind"` // KindChat, KindEmbedding or KindReranker
+	// Encoding says how an embedding model or reranker reads texts ("mean pooling,
+	// L2-normalised, at most 256 tokens, query prompt \"query: \"").
+	Encoding      string        `json:"encoding,omitempty"`
 	LayoutLetter  string        `json:"layout_letter"`
 	Description   string        `json:"description"`
 	Graphs        []GraphReport `json:"graphs"`
@@ -83,8 +86,13 @@ func Inspect(path, modelFile string) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Path: f.Dir, Layout: string(f.Layout), Kind: f.Kind(), LayoutLetter: f.Layout.Letter(), Description: f.Layout.Describe(), ContextLength: f.ContextLength(), Variants: f.Variants}
-	if r.Kind == KindEmbedding {
+	switch r.Kind {
+	case KindEmbedding:
 		r.Description = "text-embedding model (" + r.Description + "): ranks attached documents' passages; it cannot chat"
+		r.Encoding = describeEncoding(f, false)
+	case KindReranker:
+		r.Description = "cross-encoder reranker (" + r.Description + "): re-orders attached documents' best passages; it cannot chat"
+		r.Encoding = describeEncoding(f, true)
 	}
 	if f.Config != nil {
 		r.Heads, r.Hidden = f.Config.NumAttentionHeads, f.Config.HiddenSize

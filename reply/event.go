@@ -97,6 +97,10 @@ type Summary struct {
 
 	// Sources are the passages of attached documents the prompt carried.
 	Sources []Source `json:"sources,omitempty"`
+	// Ranking says how the sources were chosen ("Passages ranked by keywords and by meaning
+	// (bge-small-en-v1.5), re-ranked by ms-marco-MiniLM-L-6-v2"); "" when the documents were
+	// given whole.
+	Ranking string `json:"ranking,omitempty"`
 }
 
 // LookupStats count prompt-lookup decoding's drafts in one reply.

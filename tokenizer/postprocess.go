@@ -233,3 +233,16 @@ func (st postStep) String() string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// PostProcess lays out sequences already tokenized (user text encoded with Encode, perhaps
+// cut) as the post-processor says: a alone, or the pair a, b when pair, with special tokens
+// and token type ids. It is EncodePair for callers that must cut the texts first.
+func (t *Pipeline) PostProcess(a, b []int, pair bool) Encoding {
+	return t.post.apply(plainEncoding(a, 0), plainEncoding(b, 1), pair)
+}
+
+// AddedTokens is how many special tokens the post-processor puts around one sequence, or
+// around a pair.
+func (t *Pipeline) AddedTokens(pair bool) int {
+	return len(t.PostProcess(nil, nil, pair).IDs)
+}

@@ -132,7 +132,8 @@ func TestChatVMAttachAskDetach(t *testing.T) {
 
 func TestChatViewAttachmentsAndSources(t *testing.T) {
 	sources := []reply.Source{{File: "report.pdf", Page: 250, Text: "The access code is 7341-QUARTZ."}}
-	vm, _, _ := newTestChat(t, script(reply.Summary{FinishReason: "stop", Backend: "cpu", Sources: sources}, text("7341-QUARTZ [1]")))
+	const ranking = "Passages ranked by keywords, re-ranked by ms-marco-MiniLM-L-6-v2"
+	vm, _, st := newTestChat(t, script(reply.Summary{FinishReason: "stop", Backend: "cpu", Sources: sources, Ranking: ranking}, text("7341-QUARTZ [1]")))
 	src, indexed := withFiles(t, vm)
 	w := test.NewTempWindow(t, nil)
 	v := NewChatView(vm, w, func() {})
@@ -161,6 +162,19 @@ func TestChatViewAttachmentsAndSources(t *testing.T) {
 	})
 	if btn == nil || btn.Text != "[1] report.pdf, page 250" {
 		t.Fatalf("source button %v", btn)
+	}
+	// The list says how its passages were ranked, and the conversation keeps it.
+	shown := false
+	walk(b.content, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.Text == ranking && l.Visible() {
+			shown = true
+		}
+	})
+	if !shown {
+		t.Error("the sources do not say how they were ranked")
+	}
+	if saved, err := st.Load(get[string](vm.CurrentID)); err != nil || saved.Messages[1].Ranking != ranking {
+		t.Errorf("saved ranking: %v", err)
 	}
 	test.Tap(btn)
 	overlay := w.Canvas().Overlays().Top()

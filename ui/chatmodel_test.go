@@ -276,7 +276,7 @@ func TestSettingsModels(t *testing.T) {
 	var saved []config.Settings
 	sm := &settingsModels{store: st, saved: func(s config.Settings) { saved = append(saved, s) },
 		found: func() []discover.Model {
-			return append(twoModels.Models, discover.Model{Path: "/m/emb", Kind: "embedding"})
+			return append(twoModels.Models, discover.Model{Path: "/m/emb", Kind: "embedding"}, discover.Model{Path: "/m/rr", Kind: "reranker"})
 		},
 		npu: func() bool { return false }, base: map[string]bool{"/m/npu": false, "/m/cpu": false, "/x/mine": true}}
 	if got := sm.Current(); got.Path != "/m/npu" || got.Device != "npu" {

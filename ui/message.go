@@ -100,6 +100,8 @@ type MessageVM struct {
 	Error        binding.String
 	// Sources are the document passages the reply was given (sources.go shows them).
 	Sources binding.List[history.Source]
+	// Ranking says how they were chosen (keywords, meaning, reranker); "" when given whole.
+	Ranking binding.String
 	// ToolCalls are the tools the reply called, in order.
 	ToolCalls binding.List[*ToolCallVM]
 
@@ -122,9 +124,11 @@ func newMessageVM(m history.Message) *MessageVM {
 		Notes:        binding.NewString(),
 		Error:        binding.NewString(),
 		Sources:      binding.NewList(func(a, b history.Source) bool { return a == b }),
+		Ranking:      binding.NewString(),
 		ToolCalls:    binding.NewList(func(a, b *ToolCallVM) bool { return a == b }),
 	}
 	_ = vm.Sources.Set(m.Sources)
+	_ = vm.Ranking.Set(m.Ranking)
 	for _, r := range m.ToolCalls {
 		_ = vm.ToolCalls.Append(savedToolCall(r))
 	}

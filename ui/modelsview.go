@@ -148,10 +148,14 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		facts += fmt.Sprintf(" · %d-token context", m.ContextLength)
 	}
 	info := caption(facts + "\n" + m.Path)
-	if m.Kind == models.KindEmbedding {
+	if m.Kind == models.KindEmbedding || m.Kind == models.KindReranker {
 		// It ranks documents' passages and never answers: no chat route takes it.
-		info = caption("Embedding model (ranks attached documents) · " + facts + "\n" + m.Path)
-		docs := widget.NewButton("Use for documents", func() { _ = v.vm.Use(m.Path, "documents") })
+		what, label, route := "Embedding model (ranks attached documents)", "Use for documents", "documents"
+		if m.Kind == models.KindReranker {
+			what, label, route = "Reranker (re-orders attached documents' best passages)", "Use for re-ranking", "reranker"
+		}
+		info = caption(what + " · " + facts + "\n" + m.Path)
+		docs := widget.NewButton(label, func() { _ = v.vm.Use(m.Path, route) })
 		v.UseButtons[m.Path] = [2]*widget.Button{nil, docs}
 		return container.NewBorder(nil, nil, nil, container.NewCenter(docs), container.NewVBox(name, info))
 	}

@@ -262,6 +262,22 @@ func TestEmbeddingModelIsForDocumentsOnly(t *testing.T) {
 	}
 }
 
+// TestRerankerIsForDocumentsOnly: a reranker is offered for re-ranking, never for a chat route.
+func TestRerankerIsForDocumentsOnly(t *testing.T) {
+	found := discover.Result{Models: []discover.Model{{Path: "/m/rr", Name: "Xenova/ms-marco-MiniLM-L-6-v2", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindReranker, Device: "cpu", Quantization: "fp32"}}}
+	lib := &fakeLibrary{scan: func() discover.Result { return found }}
+	m, st := newModelsWindow(t, config.Defaults(), lib)
+	test.Tap(m.WelcomeView.Models)
+	buttons, ok := m.ModelsView.UseButtons["/m/rr"]
+	if !ok || buttons[0] != nil || buttons[1] == nil || buttons[1].Text != "Use for re-ranking" {
+		t.Fatalf("buttons %v: want only Use for re-ranking", buttons)
+	}
+	test.Tap(buttons[1])
+	if st.s.RerankerModel != "/m/rr" || st.s.EmbeddingModel != "" || st.s.CPU.Model != "" || st.s.NPU.Model != "" {
+		t.Errorf("settings after Use for re-ranking: reranker %q, embedding %q, cpu %q, npu %q", st.s.RerankerModel, st.s.EmbeddingModel, st.s.CPU.Model, st.s.NPU.Model)
+	}
+}
+
 // The chat's header names the model that answers and where, and its picker opens the Models
 // view; Back returns to the chat.
 func TestChatHeaderNamesTheModel(t *testing.T) {

@@ -182,14 +182,19 @@ func (vm *ModelsVM) changed() {
 }
 
 // Use saves path as the model of route ("npu" or "cpu"; "documents" makes it the embedding
-// model) and calls OnUse. A chat route refuses an embedding model.
+// model, "reranker" the reranker) and calls OnUse. A chat route refuses an embedding model
+// or a reranker.
 func (vm *ModelsVM) Use(path, route string) error {
 	s := vm.store.Settings()
-	if route == "documents" {
+	switch route {
+	case "documents":
 		s.EmbeddingModel = path
-	} else {
-		if models.IsEmbeddingModel(path) {
-			err := fmt.Errorf("%s is a text-embedding model: it ranks attached documents and cannot chat — choose a chat model", path)
+	case "reranker":
+		s.RerankerModel = path
+	default:
+		if kind := models.KindOf(path); kind != models.KindChat {
+			what := map[string]string{models.KindEmbedding: "a text-embedding model", models.KindReranker: "a reranker"}[kind]
+			err := fmt.Errorf("%s is %s: it ranks attached documents and cannot chat — choose a chat model", path, what)
 			_ = vm.Error.Set(err.Error())
 			return err
 		}

@@ -136,7 +136,7 @@ func (s *settingsModels) Choices() []ModelChoice {
 	var out []ModelChoice
 	seen := false
 	for _, m := range found {
-		if m.Kind == models.KindEmbedding {
+		if m.Kind == models.KindEmbedding || m.Kind == models.KindReranker {
 			continue // ranks documents; cannot chat
 		}
 		c := ModelChoice{Path: m.Path, Name: m.Name, Device: m.Device, Size: m.SizeBytes, Base: s.isBase(m.Path)}

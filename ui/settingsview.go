@@ -95,8 +95,9 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
 			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
 			v.item("Embedding model", "embedding_model", v.pathRow("embedding_model", true, false, "")),
+			v.item("Reranker", "reranker_model", v.pathRow("reranker_model", true, false, "")),
 		),
-		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. Qwen3-Embedding-0.6B ONNX). Empty: use one found on this PC; \"off\": keywords only."),
+		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. all-MiniLM-L6-v2, bge-small or Qwen3-Embedding-0.6B ONNX); the reranker, a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 or bge-reranker-base ONNX), re-orders the best of them. Empty: use one found on this PC; \"off\": none."),
 		v.toolsSection(),
 		runtimeHead,
 		v.form(

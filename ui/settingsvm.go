@@ -20,7 +20,7 @@ var settingKeys = []string{
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
 	"ort_library", "prefill_limit", "power.mode", "power.saver_htp_mode",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
-	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "mcp_config",
+	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "reranker_model", "mcp_config",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
 }
 
@@ -123,6 +123,7 @@ func (vm *SettingsVM) Reset() {
 	f("model_folders", s.ModelFolders)
 	f("hf_token", s.HFToken)
 	f("embedding_model", s.EmbeddingModel)
+	f("reranker_model", s.RerankerModel)
 	f("mcp_config", s.MCPConfig)
 	f("remote.base_url", s.Remote.BaseURL)
 	f("remote.model", s.Remote.Model)
@@ -183,7 +184,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.Theme = str("theme")
 	s.DataDir = str("data_dir")
 	s.ModelsDir, s.ModelFolders, s.HFToken = str("models_dir"), str("model_folders"), str("hf_token")
-	s.EmbeddingModel = str("embedding_model")
+	s.EmbeddingModel, s.RerankerModel = str("embedding_model"), str("reranker_model")
 	s.MCPConfig = str("mcp_config")
 	s.Thinking = get[bool](vm.Thinking)
 	s.PromptLookup = get[bool](vm.Lookup)

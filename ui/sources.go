@@ -13,14 +13,19 @@ import (
 )
 
 // sourcesRow lists the passages a reply was given: one button per passage ("[2] report.pdf,
-// page 250") that opens its text. It is hidden when there are none.
+// page 250") that opens its text, under a line saying how they were ranked. It is hidden when
+// there are none.
 func (b *bubble) sourcesRow() fyne.CanvasObject {
 	m := b.msg
 	title := widget.NewLabel("Sources")
 	title.SizeName = theme.SizeNameCaptionText
 	title.TextStyle = fyne.TextStyle{Bold: true}
+	ranking := widget.NewLabelWithData(m.Ranking)
+	ranking.SizeName = theme.SizeNameCaptionText
+	ranking.Wrapping = fyne.TextWrapWord
+	b.on(m.Ranking, func() { b.show(ranking, get[string](m.Ranking) != "") })
 	list := container.NewVBox()
-	row := container.NewVBox(title, list)
+	row := container.NewVBox(title, ranking, list)
 	b.on(m.Sources, func() {
 		srcs, _ := m.Sources.Get()
 		objs := make([]fyne.CanvasObject, len(srcs))

@@ -157,10 +157,11 @@ func (vm *ChatVM) finish(saver Autosaver, mvm *MessageVM, sum *reply.Summary, do
 	}
 	mvm.showStats(st)
 	_ = mvm.Sources.Set(sum.Sources)
+	_ = mvm.Ranking.Set(sum.Ranking)
 	_ = mvm.Streaming.Set(false)
 	saver.Update(func(c *history.Conversation) {
 		if m := findMessage(c, mvm.ID); m != nil {
-			m.Content, m.Thinking, m.Stats, m.Sources = mvm.Answer.Text(), mvm.Thinking.Text(), st, sum.Sources
+			m.Content, m.Thinking, m.Stats, m.Sources, m.Ranking = mvm.Answer.Text(), mvm.Thinking.Text(), st, sum.Sources, sum.Ranking
 		}
 		c.Updated = time.Now()
 	})

@@ -16,7 +16,8 @@ type Model struct {
 	Name   string `json:"name"` // ORG/NAME or the tool's name for it
 	Source Source `json:"source"`
 	Layout string `json:"layout"` // A–D
-	// Kind is models.KindChat or models.KindEmbedding (ranks documents, never answers).
+	// Kind is models.KindChat, models.KindEmbedding or models.KindReranker (the last two rank
+	// documents, never answer).
 	Kind string `json:"kind"`
 	// Device is "npu" for NPU builds (compiled EPContext graphs, QNN session options, static
 	// composites), else "cpu".
@@ -78,7 +79,11 @@ func classify(dir string) (Model, error) {
 		if o, ok := info.Output("logits"); ok && o.ElemType == "float16" {
 			outFP16 = true
 		}
-		if f.Layout == models.LayoutHF && models.IsEmbeddingGraph(info.Outputs) {
+		switch {
+		case f.Layout != models.LayoutHF:
+		case models.IsRerankerGraph(info.Outputs):
+			m.Kind = models.KindReranker
+		case models.IsEmbeddingGraph(info.Outputs):
 			m.Kind = models.KindEmbedding
 		}
 	}

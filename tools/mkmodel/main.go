@@ -1,6 +1,6 @@
 // Command mkmodel writes a synthetic Qwen3 model folder (real architecture and I/O names,
 // seeded-random weights) in one of the layouts EdgeChat loads, for tests and demos, or a
-// Qwen3-Embedding-shaped embedding model.
+// Qwen3-Embedding-shaped embedding model, or a BERT-family embedding model or reranker.
 //
 //	go run ./tools/mkmodel --out /tmp/m                       # tiny, layout A (Hugging Face)
 //	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --kv-dtype fp16
@@ -12,6 +12,8 @@
 //	go run ./tools/mkmodel --out /tmp/m --quant q4 --gguf /tmp/m.gguf  # and its llama.cpp Q4_0 twin
 //	go run ./tools/mkmodel --out /tmp/m --preset qwen3-0.6b-shape --quant q4 --copying  # a model that quotes
 //	go run ./tools/mkmodel --out /tmp/m --family gpt2|gpt_neo|gpt_neox|phi|opt [--no-position-ids] [--past-names past] [--merged]
+//	go run ./tools/mkmodel --out /tmp/m --bert embedding [--pooling mean|cls|max] [--query-prompt "query: "]  # all-MiniLM/bge/e5-shaped
+//	go run ./tools/mkmodel --out /tmp/m --bert reranker        # an ms-marco-MiniLM-shaped cross-encoder
 package main
 
 import (
@@ -36,6 +38,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if isBert(args) {
+		return runBert(args, stdout, stderr)
+	}
 	dir, opt, err := parse(args, stderr)
 	if err != nil {
 		return err

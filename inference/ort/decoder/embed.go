@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -80,6 +79,10 @@ func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	eio, err := models.DescribeEmbedding(f.Model, info.Inputs, info.Outputs)
 	if err != nil {
 		return nil, err
+	}
+	if eio.TokenTypeIDs != "" || eio.PositionIDs == "" && len(eio.Past) == 0 {
+		// Left padding and last-token pooling would give such a model wrong vectors silently.
+		return nil, fmt.Errorf("%s is a BERT-family encoder: open it with OpenEncoderEmbedder", f.Dir)
 	}
 	tok, err := tokenizer.Load(f.Dir)
 	if err != nil {
@@ -223,39 +226,7 @@ func (e *Embedder) embed(ctx context.Context, texts []string, progress func(done
 	for i, t := range texts {
 		toks[i] = e.Tokens(t)
 	}
-	// Similar lengths share a run, so little of it is padding.
-	order := make([]int, len(texts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(toks[a]) - len(toks[b]) })
-	out := make([][]float32, len(texts))
-	done := 0
-	for done < len(order) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n := 1
-		for done+n < len(order) && n < embedBatchTexts && (n+1)*len(toks[order[done+n]]) <= embedBatchTokens {
-			n++
-		}
-		batch := make([][]int, n)
-		for i := range n {
-			batch[i] = toks[order[done+i]]
-		}
-		vecs, err := e.runBatch(ctx, batch)
-		if err != nil {
-			return nil, err
-		}
-		for i, v := range vecs {
-			out[order[done+i]] = v
-		}
-		done += n
-		if progress != nil {
-			progress(done, len(texts))
-		}
-	}
-	return out, nil
+	return inBatches(ctx, toks, func(ids []int) int { return len(ids) }, embedBatchTexts, embedBatchTokens, e.runBatch, progress)
 }
 
 // runBatch embeds one batch of token lists, left-padded to the longest.
