@@ -43,7 +43,7 @@ type Library struct {
 // user's folders.
 func (l Library) Scan() discover.Result {
 	s := l.Settings.Settings()
-	return discover.Scan(discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+	return discover.Scan(discover.RootsFromEnv(s.ModelsFolders(), s.UserModelFolders()))
 }
 
 // Pull downloads with the token setting (else HF_TOKEN), reporting progress every 250 ms.

@@ -92,6 +92,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.form(
 			widget.NewFormItem("", v.modelsButton()),
 			v.item("Models folder", "models_dir", v.pathRow("models_dir", true, false, "")),
+			widget.NewFormItem("", modelsFolderNote()),
 			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
 			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
 			v.item("Embedding model", "embedding_model", v.pathRow("embedding_model", true, false, "")),
@@ -159,6 +160,18 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	scroll.Content = container.NewPadded(form)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, scroll)
 	return v
+}
+
+// modelsFolderNote says where downloads go by default and that models in the folder earlier
+// versions used are still found there.
+func modelsFolderNote() fyne.CanvasObject {
+	note := "Downloaded models go here; empty: " + config.DefaultModelsDir() + "."
+	if d := config.EarlierModelsDir(); d != "" && d != config.DefaultModelsDir() {
+		if _, err := os.Stat(d); err == nil {
+			note += " Models in " + d + " (where earlier versions put them) are still found and used there."
+		}
+	}
+	return caption(note)
 }
 
 func (v *SettingsView) modelsButton() fyne.CanvasObject {

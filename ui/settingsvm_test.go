@@ -79,6 +79,10 @@ func TestSettingsVMValidate(t *testing.T) {
 		{"max tokens", "max_tokens", "0", "between 1 and 32768"},
 		{"unusable data folder", "data_dir", "/dev/null/data", "/dev/null is a file, not a folder"},
 		{"data folder to create", "data_dir", filepath.Join(t.TempDir(), "chats"), ""},
+		{"unusable models folder", "models_dir", "/dev/null/models", "/dev/null is a file, not a folder — choose another folder"},
+		{"models folder is a file", "models_dir", "/dev/null", "is a file — choose a folder for downloaded models"},
+		{"models folder to create", "models_dir", filepath.Join(t.TempDir(), "big", "models"), ""},
+		{"default models folder", "models_dir", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

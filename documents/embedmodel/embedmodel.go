@@ -22,7 +22,7 @@ func Opener(s config.Settings, setting string) func() (documents.Embedder, error
 		return nil
 	}
 	return func() (documents.Embedder, error) {
-		dir, name, err := discover.EmbeddingModel(setting, discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+		dir, name, err := discover.EmbeddingModel(setting, discover.RootsFromEnv(s.ModelsFolders(), s.UserModelFolders()))
 		if err != nil || dir == "" {
 			return nil, err
 		}
