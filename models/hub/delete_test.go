@@ -133,7 +133,9 @@ func TestDeleteStaysInside(t *testing.T) {
 		want  string // part of the error; "" = deleted
 	}{
 		{"a path outside", func(t *testing.T, models string) string { return filepath.Join(outside, "precious") }, "is not inside the models folder"},
-		{"dot-dot out", func(t *testing.T, models string) string { return models + "/../" + filepath.Base(outside) + "/precious" }, "is not inside the models folder"},
+		{"dot-dot out", func(t *testing.T, models string) string {
+			return models + "/../" + filepath.Base(outside) + "/precious"
+		}, "is not inside the models folder"},
 		{"the models folder itself", func(t *testing.T, models string) string { return models }, "is not inside the models folder"},
 		{"the repository folder is a link out", func(t *testing.T, models string) string {
 			link(t, outside, filepath.Join(models, "org--Linked"))
