@@ -242,7 +242,7 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.Models.NPUFound = m.Settings.NPUFound
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
-	m.ModelsView = NewModelsView(m.Models, func() { back() })
+	m.ModelsView = NewModelsView(m.Models, m.Window, func() { back() })
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
 	m.ChatView.Model.OnTapped = func() { back = m.ShowChat; m.ShowModels() }

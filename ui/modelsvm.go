@@ -28,6 +28,9 @@ type ModelLibrary interface {
 	Discard(ctx context.Context, req hub.Request) error
 	// Pending lists the interrupted downloads into modelsDir.
 	Pending(modelsDir string) []hub.Request
+	// Delete deletes the model folder path inside modelsDir; DiskSize is what that frees.
+	Delete(modelsDir, path string) error
+	DiskSize(modelsDir, path string) (int64, error)
 }
 
 // Library is the ModelLibrary of the app: discover and hub, with the folders and token of the
@@ -62,6 +65,14 @@ func (l Library) Discard(ctx context.Context, req hub.Request) error { return hu
 // Pending lists the interrupted downloads into modelsDir.
 func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
 
+// Delete deletes the model folder path inside modelsDir (never through a link).
+func (l Library) Delete(modelsDir, path string) error { return hub.Delete(modelsDir, path) }
+
+// DiskSize is what deleting the model folder path inside modelsDir frees.
+func (l Library) DiskSize(modelsDir, path string) (int64, error) {
+	return hub.DiskSize(modelsDir, path)
+}
+
 // ModelsVM is the Models view: the models found on this PC and the downloads. Scans and
 // downloads run on their own goroutines; bindings carry their state to the view, and
 // OnChanged (called from any goroutine) says that the list of found models or of downloads
@@ -85,7 +96,7 @@ type ModelsVM struct {
 	found     []discover.Model
 	downloads []*DownloadVM
 	scanning  bool
-	// scans is the running scan, which Close waits for.
+	// scans is the running scan or deletion, which Close waits for.
 	scans  sync.WaitGroup
 	closed bool
 }
@@ -208,6 +219,7 @@ func (vm *ModelsVM) Use(path, route string) error {
 		return err
 	}
 	_ = vm.Error.Set("")
+	vm.changed() // the "In use" marks moved
 	if vm.OnUse != nil {
 		vm.OnUse(s)
 	}

@@ -45,6 +45,11 @@ func (f *fakeLibrary) Pending(dir string) []hub.Request {
 	return f.pending(dir)
 }
 
+// Delete and DiskSize are the hub's own, on the test's folders.
+func (f *fakeLibrary) Delete(dir, path string) error { return hub.Delete(dir, path) }
+
+func (f *fakeLibrary) DiskSize(dir, path string) (int64, error) { return hub.DiskSize(dir, path) }
+
 func (f *fakeLibrary) Discard(context.Context, hub.Request) error {
 	f.discards.Add(1)
 	return nil
@@ -292,7 +297,7 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 	st := &memSettings{s: config.Defaults()}
 	st.s.ModelsDir = t.TempDir()
 	vm := NewModelsVM(lib, st)
-	v := NewModelsView(vm, func() {})
+	v := NewModelsView(vm, test.NewTempWindow(t, nil), func() {})
 	d, _ := vm.Download("org/missing", "")
 	waitFor(t, "failure", func() bool { return d.State() == StateFailed })
 	// The test driver runs the row's listeners on the download's goroutine: wait for it to

@@ -112,3 +112,35 @@ func onlyLock(root *os.Root, repo string) bool {
 	names, err := f.Readdirnames(3)
 	return err == nil && len(names) == 1 && names[0] == ".lock"
 }
+
+// DiskSize is what Delete would free: the bytes of the regular files in the model folder
+// path inside modelsDir, every variant included; links are not followed.
+func DiskSize(modelsDir, path string) (int64, error) {
+	rel, err := relInside(modelsDir, path)
+	if err != nil {
+		return 0, err
+	}
+	root, err := os.OpenRoot(modelsDir)
+	if err != nil {
+		return 0, fmt.Errorf("cannot open the models folder %s: %w", modelsDir, err)
+	}
+	defer root.Close()
+	var n int64
+	err = fs.WalkDir(root.FS(), filepath.ToSlash(rel), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("cannot measure %s: %w", path, err)
+	}
+	return n, nil
+}

@@ -178,3 +178,27 @@ func TestDeleteStaysInside(t *testing.T) {
 		})
 	}
 }
+
+// DiskSize counts every file of the folder (all variants), not what links lead to.
+func TestDiskSize(t *testing.T) {
+	models := t.TempDir()
+	p := filepath.Join(models, "org--Model", testCommit)
+	fakeModel(t, p)
+	if err := os.WriteFile(filepath.Join(p, "onnx", "model_q4.onnx"), make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(outside, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(p, "onnx", "big.onnx")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	want := int64(len("{}")*2 + len("\x08\x07graph") + 1000)
+	if n, err := DiskSize(models, p); err != nil || n != want {
+		t.Errorf("DiskSize = %d, %v; want %d", n, err, want)
+	}
+	if _, err := DiskSize(models, outside); err == nil {
+		t.Error("DiskSize measured a path outside the models folder")
+	}
+}
