@@ -42,6 +42,10 @@ type Deps struct {
 	BaseModel func() bool
 	// Tools returns the MCP servers' tool host, nil while the user added none (MCPTools.Host).
 	Tools func() ToolHost
+	// CheckModel finds what would make every reply fail (ONNX Runtime does not load, the
+	// model cannot be opened); it runs off the main goroutine when the window opens and after
+	// the settings change, and the window shows its problems in a banner (nil: no check).
+	CheckModel func() []ModelProblem
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -58,6 +62,8 @@ type MainWindow struct {
 	SettingsView *SettingsView
 	WelcomeView  *WelcomeView
 	ModelsView   *ModelsView
+	// Banner shows the problems CheckModel found.
+	Banner *ProblemBanner
 
 	app       fyne.App
 	deps      Deps
@@ -65,6 +71,8 @@ type MainWindow struct {
 	main      fyne.CanvasObject
 	shortcuts map[string]func()
 	dataDir   string // the conversations folder opened at start
+	check     modelCheck
+	checked   <-chan struct{} // the last CheckModel's, for tests
 }
 
 // New builds the window and its view models; call ShowAndRun (or Window.Show) next.
@@ -100,7 +108,8 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.right = container.NewStack(m.ChatView.Content)
 	split := container.NewHSplit(m.SidebarView.Content, m.right)
 	split.Offset = 0.26
-	m.main = split
+	m.Banner = newProblemBanner(m.showRuntime, m.chooseModel)
+	m.main = container.NewBorder(m.Banner.Content, nil, nil, nil, split)
 	m.installShortcuts()
 	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))
@@ -110,9 +119,15 @@ func New(a fyne.App, d Deps) *MainWindow {
 	} else {
 		m.ShowWelcome()
 	}
+	// Last: their results redraw views that must exist by then.
+	scanned := make(chan struct{})
+	m.check.scanned = scanned
 	if m.Models != nil {
-		m.Models.Refresh(nil) // last: its results redraw views that must exist by then
+		m.Models.Refresh(func() { close(scanned) })
+	} else {
+		close(scanned)
 	}
+	m.CheckModel()
 	return m
 }
 
@@ -144,6 +159,7 @@ func (m *MainWindow) Stopped() {
 	if m.Models != nil {
 		m.Models.Close()
 	}
+	m.check.running.Wait() // after the scan it may wait for ended
 	m.Chat.Close()
 }
 
@@ -226,6 +242,7 @@ func (m *MainWindow) modelChosen(s config.Settings) {
 	if m.deps.SettingsSaved != nil {
 		m.deps.SettingsSaved(s)
 	}
+	m.CheckModel()
 	m.ShowChat()
 }
 
@@ -283,6 +300,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 		problem = m.deps.SettingsSaved(s)
 	}
 	ApplyTheme(m.app, s.Theme)
+	m.CheckModel()
 	_ = m.Chat.Thinking.Set(s.Thinking)
 	m.Chat.RefreshMode()
 	switch {

@@ -31,6 +31,7 @@ type SettingsView struct {
 	// set; NoNPU is the line shown instead.
 	NPU, NoNPU fyne.CanvasObject
 	scroll     *container.Scroll
+	runtime    fyne.CanvasObject // the Runtime section's heading
 	// runtimesListed is closed once the runtimes found on this PC are shown (runtimes.go).
 	runtimesListed chan struct{}
 	entries        map[string]*widget.Entry
@@ -44,6 +45,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	v := &SettingsView{vm: vm, win: win, entries: map[string]*widget.Entry{}}
 	scroll := container.NewVScroll(nil)
 	runtimeHead := section("Runtime")
+	v.runtime = runtimeHead
 	// The NPU's settings only where this PC has an NPU runtime (or an NPU model is set);
 	// elsewhere one line says the CPU is used.
 	npu := container.NewVBox(
@@ -57,7 +59,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.testResult("npu"),
 	)
 	v.scroll = scroll
-	v.NoNPU = noNPULine(func() { scroll.ScrollToOffset(fyne.NewPos(0, runtimeHead.Position().Y)) })
+	v.NoNPU = noNPULine(v.ShowRuntime)
 	npuRuntime := v.form(
 		v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
 		v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
@@ -172,6 +174,11 @@ func modelsFolderNote() fyne.CanvasObject {
 		}
 	}
 	return caption(note)
+}
+
+// ShowRuntime scrolls to the Runtime section (the ONNX Runtime library).
+func (v *SettingsView) ShowRuntime() {
+	v.scroll.ScrollToOffset(fyne.NewPos(0, v.runtime.Position().Y))
 }
 
 func (v *SettingsView) modelsButton() fyne.CanvasObject {
