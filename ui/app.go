@@ -108,8 +108,10 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.right = container.NewStack(m.ChatView.Content)
 	split := container.NewHSplit(m.SidebarView.Content, m.right)
 	split.Offset = 0.26
-	m.Banner = newProblemBanner(m.showRuntime, m.chooseModel)
-	m.main = container.NewBorder(m.Banner.Content, nil, nil, nil, split)
+	var main *fyne.Container
+	m.Banner = newProblemBanner(m.showRuntime, m.chooseModel, func() { main.Refresh() })
+	main = container.NewBorder(m.Banner.Content, nil, nil, nil, split)
+	m.main = main
 	m.installShortcuts()
 	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))

@@ -36,11 +36,14 @@ type ProblemBanner struct {
 	Text    *widget.Label
 	// Runtime opens Settings → Runtime; Model the Models view; Dismiss hides the banner.
 	Runtime, Model, Dismiss *widget.Button
+	// relayout lays out what holds the banner after it appeared or went.
+	relayout func()
 }
 
-// newProblemBanner builds the banner, hidden; showRuntime and chooseModel are its ways out.
-func newProblemBanner(showRuntime, chooseModel func()) *ProblemBanner {
-	b := &ProblemBanner{Text: widget.NewLabel("")}
+// newProblemBanner builds the banner, hidden; showRuntime and chooseModel are its ways out,
+// relayout lays out its container.
+func newProblemBanner(showRuntime, chooseModel, relayout func()) *ProblemBanner {
+	b := &ProblemBanner{Text: widget.NewLabel(""), relayout: relayout}
 	b.Text.Wrapping = fyne.TextWrapWord
 	b.Text.Importance = widget.DangerImportance
 	b.Text.Selectable = true // paths can be copied
@@ -54,13 +57,17 @@ func newProblemBanner(showRuntime, chooseModel func()) *ProblemBanner {
 		container.NewPadded(container.NewBorder(nil, buttons, container.NewCenter(icon), container.NewVBox(b.Dismiss), b.Text)),
 		widget.NewSeparator(),
 	)
-	b.Dismiss.OnTapped = b.Content.Hide
+	b.Dismiss.OnTapped = func() {
+		b.Content.Hide()
+		b.relayout()
+	}
 	b.Content.Hide()
 	return b
 }
 
 // show shows problems (none hides the banner) with the ways out they need.
 func (b *ProblemBanner) show(problems []ModelProblem) {
+	defer b.relayout()
 	if len(problems) == 0 {
 		b.Content.Hide()
 		return

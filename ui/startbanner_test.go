@@ -62,6 +62,12 @@ func TestStartupModelProblemBanner(t *testing.T) {
 			t.Errorf("banner %q does not say %q", b.Text.Text, want)
 		}
 	}
+	m.Window.Resize(fyne.NewSize(1100, 720))
+	for _, o := range m.main.(*fyne.Container).Objects { // the banner pushes the rest down
+		if o != b.Content && o.Position().Y < b.Content.MinSize().Height {
+			t.Errorf("the window's content at y=%v overlaps the banner (%v high)", o.Position().Y, b.Content.MinSize().Height)
+		}
+	}
 	if !b.Runtime.Visible() || !b.Model.Visible() {
 		t.Errorf("ways out shown: runtime %v, model %v; want both", b.Runtime.Visible(), b.Model.Visible())
 	}
@@ -70,7 +76,6 @@ func TestStartupModelProblemBanner(t *testing.T) {
 	}
 
 	if shot := os.Getenv("EDGECHAT_SHOT"); shot != "" { // the banner, to look at without a display
-		m.Window.Resize(fyne.NewSize(1100, 720))
 		f, err := os.Create(shot)
 		if err != nil {
 			t.Fatal(err)
