@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,6 +187,16 @@ func TestModelsViewDelete(t *testing.T) {
 		})
 		if !strings.Contains(text, "Delete Tiny-ONNX (") {
 			t.Errorf("the question says %q", text)
+		}
+		if shot := os.Getenv("EDGECHAT_SHOT"); shot != "" && answer == "Keep" { // to look at without a display
+			f, err := os.Create(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := png.Encode(f, m.Window.Canvas().Capture()); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
 		}
 		b := visibleButton(overlay, answer)
 		if b == nil {
