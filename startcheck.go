@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"edgechat/config"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/routes"
+	"edgechat/internal/paths"
 	"edgechat/models"
 	"edgechat/ui"
 )
@@ -41,10 +43,16 @@ func modelProblems(s config.Settings) []ui.ModelProblem {
 		return ui.ModelProblem{Fix: ui.FixRuntime,
 			Message: fmt.Sprintf("EdgeChat cannot load ONNX Runtime, which runs the models on this PC, so replies will fail: %v", err)}
 	}
-	if _, _, err := env.Locate(s.ORTLibrary); err != nil {
+	lib, _, err := env.Locate(s.ORTLibrary)
+	if err != nil {
 		return append(out, runtimeProblem(err))
 	}
 	if _, err := env.Init(s.ORTLibrary); err != nil {
+		if why, ok := loadFailure(err); ok {
+			return append(out, ui.ModelProblem{Fix: ui.FixRuntime, Message: fmt.Sprintf(
+				"EdgeChat cannot load ONNX Runtime from %s (%s), so replies will fail — choose the %s of ONNX Runtime %s for this PC in Settings → Runtime.",
+				lib, why, paths.ORTLibraryName(), paths.ORTVersion)})
+		}
 		return append(out, runtimeProblem(err))
 	}
 	if s.NPU.Model != "" {
@@ -53,6 +61,23 @@ func modelProblems(s config.Settings) []ui.ModelProblem {
 		}
 	}
 	return out
+}
+
+// loadFailure is the system's reason in an error of loading the library ("file too short",
+// "The specified module could not be found."): the text after the last ": " of the loader's
+// message, without the version hint; false when err is not one (ONNX Runtime already loaded
+// from another file).
+func loadFailure(err error) (string, bool) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "load ONNX Runtime from ") {
+		return "", false
+	}
+	msg, _, _ = strings.Cut(msg, " (is it ONNX Runtime")
+	i := strings.LastIndex(msg, ": ")
+	if i < 0 || strings.TrimSpace(msg[i+2:]) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(msg[i+2:]), true
 }
 
 // checkModel opens a route's model folder as loading it would, without ONNX Runtime: the

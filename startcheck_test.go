@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,23 @@ func TestStartupModelProblem(t *testing.T) {
 	for _, want := range []string{"/nowhere/qwen3 does not exist", "/nowhere/libonnxruntime.so.1 (from the setting) does not exist"} {
 		if !strings.Contains(b.Text.Text, want) {
 			t.Errorf("banner %q does not say %q", b.Text.Text, want)
+		}
+	}
+}
+
+func TestLoadFailure(t *testing.T) {
+	for _, tc := range []struct {
+		err  string
+		want string // "" = not a load failure
+	}{
+		{`load ONNX Runtime from /x/libonnxruntime.so.1: Platform-specific initialization failed: Error loading ONNX shared library "/x/libonnxruntime.so.1": /x/libonnxruntime.so.1: file too short (is it ONNX Runtime 1.30.0 for this platform?)`, "file too short"},
+		{`load ONNX Runtime from C:\x\onnxruntime.dll: Platform-specific initialization failed: Error loading ONNX shared library "C:\x\onnxruntime.dll": The specified module could not be found. (is it ONNX Runtime 1.30.0 for this platform?)`, "The specified module could not be found."},
+		{`ONNX Runtime is already loaded from /a; restart EdgeChat to use /b`, ""},
+		{`load ONNX Runtime from /x: (is it ONNX Runtime 1.30.0 for this platform?)`, ""},
+	} {
+		got, ok := loadFailure(errors.New(tc.err))
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("loadFailure(%q) = %q, %v; want %q", tc.err, got, ok, tc.want)
 		}
 	}
 }
