@@ -137,13 +137,16 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.scanning = true
 	vm.mu.Unlock()
 	_ = vm.Status.Set("Looking for models on this PC…")
-	modelsDir := vm.store.Settings().ModelsFolder() // the store is read on the caller's goroutine
+	modelsDirs := vm.store.Settings().ModelsFolders() // the store is read on the caller's goroutine
 	vm.scans.Add(1)
 	go func() {
 		defer vm.scans.Done()
 		start := time.Now()
 		res := vm.lib.Scan()
-		pending := vm.lib.Pending(modelsDir)
+		var pending []hub.Request // in the folder earlier versions used too: Resume or Cancel them
+		for _, dir := range modelsDirs {
+			pending = append(pending, vm.lib.Pending(dir)...)
+		}
 		vm.mu.Lock()
 		vm.found = res.Models
 		vm.addPending(pending)

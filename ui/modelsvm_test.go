@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,8 +231,16 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	var pulls atomic.Int32
 	st := &memSettings{s: config.Defaults()}
 	st.s.ModelsDir = t.TempDir()
+	earlier := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", earlier) // the folder earlier versions downloaded into is searched too
 	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
-		return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+		switch dir {
+		case st.s.ModelsDir:
+			return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+		case config.EarlierModelsDir():
+			return []hub.Request{{Ref: "org/older", ModelsDir: dir}}
+		}
+		return nil
 	}}
 	vm := NewModelsVM(lib, st)
 	for range 2 { // a second scan does not list it twice
@@ -240,8 +249,8 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 		<-done
 	}
 	ds := vm.Downloads()
-	if len(ds) != 1 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused {
-		t.Fatalf("downloads %v, want the interrupted one, paused", ds)
+	if len(ds) != 2 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused || ds[1].Title != "org/older" || ds[1].req.ModelsDir != filepath.Join(earlier, "EdgeChat", "models") {
+		t.Fatalf("downloads %v, want the interrupted ones, paused, each in its folder", ds)
 	}
 	ds[0].Resume()
 	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })
