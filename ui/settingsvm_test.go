@@ -300,3 +300,30 @@ func TestSettingsSummaryImportance(t *testing.T) {
 		})
 	}
 }
+
+// The Models folder row says where downloads go by default and that the models in the folder
+// earlier versions used are still found there.
+func TestSettingsViewModelsFolder(t *testing.T) {
+	test.NewTempApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	if err := os.MkdirAll(config.EarlierModelsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(NewSettingsVM(&memSettings{s: config.Defaults()}, nil), w, func() {})
+	if got, want := v.entries["models_dir"].PlaceHolder, filepath.Join(home, ".local", "share", "EdgeChat", "models"); got != want {
+		t.Errorf("models folder placeholder %q, want the data folder's %q", got, want)
+	}
+	var note string
+	for _, o := range test.LaidOutObjects(v.Content) {
+		if l, ok := o.(*widget.Label); ok && strings.HasPrefix(l.Text, "Downloaded models go here") {
+			note = l.Text
+		}
+	}
+	if !strings.Contains(note, config.EarlierModelsDir()+" (where earlier versions put them) are still found") {
+		t.Errorf("the models folder note says %q", note)
+	}
+}
