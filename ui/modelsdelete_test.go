@@ -168,6 +168,25 @@ func TestModelsViewDelete(t *testing.T) {
 	if v.InUse[s.CPU.Model] == nil || v.InUse[tiny] != nil {
 		t.Fatalf("In use marks on %v, want the CPU model's only", v.InUse)
 	}
+	test.Tap(v.DeleteButtons[s.CPU.Model]) // refused, with the reason in a dialog
+	<-v.asking
+	var said string
+	walk(m.Window.Canvas().Overlays().Top(), func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok {
+			said += l.Text
+		}
+	})
+	if !strings.Contains(said, "cannot be deleted: it is the CPU's model") || !strings.Contains(get[string](m.Models.Error), "CPU's model") {
+		t.Errorf("Delete of the model in use says %q (error line %q)", said, get[string](m.Models.Error))
+	}
+	ok := visibleButton(m.Window.Canvas().Overlays().Top(), "OK")
+	if ok == nil {
+		t.Fatal("the refusal has no OK button")
+	}
+	test.Tap(ok)
+	if m.Window.Canvas().Overlays().Top() != nil {
+		t.Fatal("OK did not close the refusal")
+	}
 	del := v.DeleteButtons[tiny]
 	if del == nil {
 		t.Fatal("no Delete button on the downloaded model")

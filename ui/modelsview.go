@@ -199,6 +199,9 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 // askDelete measures m off the main goroutine and asks "Delete Qwen3-0.6B-ONNX (1.20 GB)?";
 // a model in use is refused with the reason, in the view's error line.
 func (v *ModelsView) askDelete(m discover.Model) <-chan struct{} {
+	if why := v.vm.InUse(m); why != "" { // said where the button is, not only at the top
+		dialog.ShowInformation("Model in use", m.Name+" cannot be deleted: "+why+".", v.win)
+	}
 	return v.vm.AskDelete(m, func(question string) {
 		fyne.Do(func() {
 			d := dialog.NewConfirm("Delete model", question, func(ok bool) {
