@@ -3,6 +3,8 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -134,17 +136,25 @@ func (vm *ModelsVM) Delete(m discover.Model) <-chan error {
 			}
 			_ = vm.Error.Set(err.Error())
 			_ = vm.Status.Set("")
+			if _, serr := os.Stat(m.Path); errors.Is(serr, fs.ErrNotExist) {
+				vm.drop(m.Path) // partly deleted: no longer a model to use
+			}
 			out <- err
 			return
 		}
-		vm.mu.Lock()
-		vm.found = slices.DeleteFunc(slices.Clone(vm.found), func(x discover.Model) bool { return x.Path == m.Path })
-		vm.mu.Unlock()
 		_ = vm.Status.Set(fmt.Sprintf("Deleted %s (%s freed).", m.Name, hub.Bytes(size)))
-		vm.changed()
+		vm.drop(m.Path)
 		out <- nil
 	}()
 	return out
+}
+
+// drop takes the model at path off the list.
+func (vm *ModelsVM) drop(path string) {
+	vm.mu.Lock()
+	vm.found = slices.DeleteFunc(slices.Clone(vm.found), func(x discover.Model) bool { return x.Path == path })
+	vm.mu.Unlock()
+	vm.changed()
 }
 
 // within reports whether path is dir or lies below it.

@@ -9,6 +9,9 @@ import (
 	"strings"
 )
 
+// deletingPrefix names a model folder while Delete removes it.
+const deletingPrefix = ".deleting-"
+
 // ErrBusy is returned by Delete while a download of the model holds its repository's lock
 // (in this process or another copy of EdgeChat).
 var ErrBusy = errors.New("a download of this model is running")
@@ -50,10 +53,18 @@ func Delete(modelsDir, path string) error {
 			return fmt.Errorf("cannot delete %s: %w", path, err)
 		}
 	}
-	err = root.RemoveAll(rel) // links inside are removed as links
+	// Renamed first, so that a model whose files another program holds open (Windows refuses
+	// then) stays whole, and one that cannot be removed completely is no longer listed (scans
+	// skip names starting with a dot).
+	trash := filepath.Join(filepath.Dir(rel), deletingPrefix+filepath.Base(rel))
+	_ = root.RemoveAll(trash) // what an earlier Delete could not remove
+	err = root.Rename(rel, trash)
 	release()
 	if err != nil {
-		return fmt.Errorf("cannot delete %s: %w", path, err)
+		return fmt.Errorf("cannot delete %s: %w — close any program that uses it (another EdgeChat, a Python session) and check that you may change the models folder, then try again", path, err)
+	}
+	if err := root.RemoveAll(trash); err != nil { // links inside are removed as links
+		return fmt.Errorf("could not delete all of %s (%w): what is left is in %s — delete it yourself", path, err, filepath.Join(modelsDir, trash))
 	}
 	// The folders above it, when nothing else is in them: a repository folder holding only
 	// its lock file goes as well.

@@ -60,6 +60,12 @@ func TestDelete(t *testing.T) {
 			fakeModel(t, p)
 			return p
 		}, []string{"my-model"}, []string{"."}},
+		{"what an earlier delete left", func(t *testing.T, models string) string {
+			p := filepath.Join(models, "org--Again", testCommit)
+			fakeModel(t, p)
+			fakeModel(t, filepath.Join(models, "org--Again", deletingPrefix+testCommit))
+			return p
+		}, []string{"org--Again"}, []string{"."}},
 		{"already gone", func(t *testing.T, models string) string {
 			return filepath.Join(models, "org--Gone", testCommit)
 		}, nil, []string{"."}},
@@ -81,6 +87,12 @@ func TestDelete(t *testing.T) {
 					t.Errorf("%s was deleted", k)
 				}
 			}
+			_ = filepath.WalkDir(models, func(p string, d os.DirEntry, err error) error {
+				if err == nil && strings.HasPrefix(d.Name(), deletingPrefix) {
+					t.Errorf("%s was left behind", p)
+				}
+				return nil
+			})
 		})
 	}
 }
