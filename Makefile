@@ -10,13 +10,14 @@ export LANG = en_US.UTF-8
 # Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each. A run fails
 # when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
 FUZZTIME ?= 8s
-FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUnigram tokenizer:FuzzParse tokenizer:FuzzSentencePieceModel inference/think:FuzzParser inference/chat:FuzzTemplate inference/chat:FuzzLimits inference:FuzzOddText \
+FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUnigram tokenizer:FuzzParse tokenizer:FuzzSentencePieceModel tokenizer:FuzzCutWords inference/think:FuzzParser inference/chat:FuzzTemplate inference/chat:FuzzLimits inference:FuzzOddText \
 	onnx/proto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter ui:FuzzMarkdown \
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/extract:FuzzOfficeXML documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName \
 	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch \
-	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler mcp:FuzzReadMessage mcp:FuzzReadSSE
+	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler mcp:FuzzReadMessage mcp:FuzzReadSSE \
+	internal/testkit/tinygpt:FuzzParse
 
 setup:
 	@tools/setup.sh
@@ -75,6 +76,7 @@ fuzz:
 
 models: setup
 	$(GO) run ./tools/mkmodel --out $(BUILD)/m
+	$(GO) run ./tools/tinygpt --out $(HOME)/.cache/edgechat/models/tinygpt-slm
 
 clean:
 	rm -rf $(BUILD)

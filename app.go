@@ -127,6 +127,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 		Models:    ui.Library{Settings: settings},
 		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
 		Tools:     tools.Host,
+		LoadModel: engine.Load, // after the chat's picker switched the model
 		// ONNX Runtime and the model are checked when the window opens, not at the first reply.
 		CheckModel: func() []ui.ModelProblem { return modelProblems(settings.Settings()) },
 		SettingsSaved: func(s config.Settings) string {

@@ -31,12 +31,18 @@ type fileV1 struct {
 	Messages     []Message `json:"messages"`
 	// Attachments was added later; files without it have none.
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// Model, Device and Mode were added later; files without them go on with the model in
+	// force.
+	Model  string `json:"model,omitempty"`
+	Device string `json:"device,omitempty"`
+	Mode   string `json:"mode,omitempty"`
 }
 
 func encode(c *Conversation) ([]byte, error) {
 	f := fileV1{
 		Version: fileVersion, ID: c.ID, Title: c.Title, Created: c.Created, Updated: c.Updated,
 		MessageCount: len(c.Messages), Messages: c.Messages, Attachments: c.Attachments,
+		Model: c.Model, Device: c.Device, Mode: c.Mode,
 	}
 	if f.Messages == nil {
 		f.Messages = []Message{}
@@ -56,7 +62,8 @@ func decode(data []byte) (*Conversation, error) {
 	if f.ID == "" {
 		return nil, errors.New("no conversation id in the file")
 	}
-	return &Conversation{ID: f.ID, Title: f.Title, Created: f.Created, Updated: f.Updated, Messages: f.Messages, Attachments: f.Attachments}, nil
+	return &Conversation{ID: f.ID, Title: f.Title, Created: f.Created, Updated: f.Updated, Messages: f.Messages, Attachments: f.Attachments,
+		Model: f.Model, Device: f.Device, Mode: f.Mode}, nil
 }
 
 func readConversation(path string) (*Conversation, error) {

@@ -107,7 +107,17 @@ type Conversation struct {
 	Messages []Message
 	// Attachments are the files whose passages go with each question.
 	Attachments []Attachment
+	// Model is the folder of the model the conversation goes on with, Device where it runs
+	// ("npu" or "cpu") and Mode how it is used (ModeChat, or ModeComplete for a base model).
+	// Conversations saved before these were kept have none: they go on with the model in force.
+	Model, Device, Mode string
 }
+
+// Modes of a Conversation.
+const (
+	ModeChat     = "chat"
+	ModeComplete = "complete" // a base model continues each message as text
+)
 
 // Summary is what the conversation list shows; it is read without loading the messages.
 type Summary struct {

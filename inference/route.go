@@ -46,6 +46,8 @@ type job struct {
 	hasNext bool
 	// test asks the route to load and describe its model instead of replying.
 	test bool
+	// load asks the route to load its model, reporting status on out, and not to reply.
+	load bool
 }
 
 type result struct {
@@ -203,7 +205,7 @@ func (r *route) serve(j *job) result {
 		}
 		return r.test(d)
 	}
-	if j.out == nil { // preload only
+	if j.out == nil || j.load { // preload only
 		return result{sum: &reply.Summary{}}
 	}
 	conv := r.model.request(j.ctx, j.req)

@@ -214,3 +214,23 @@ func FuzzSentencePieceModel(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCutWords checks that a SentencePiece-style piece cut into words (bpesplit.go) gives
+// the ids of the piece merged whole, for Llama 2's and Gemma 3's vocabularies.
+func FuzzCutWords(f *testing.F) {
+	for _, s := range []string{"▁Hello▁world", "日本語の文章です▁and▁more", ">▁</a>▁x", "▁▁▁\t😀▁é", "a\x00b▁c"} {
+		f.Add(s)
+	}
+	models := []*bpeModel{load(f, "llama2").model.(*bpeModel), load(f, "gemma3").model.(*bpeModel)}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.Repeat(strings.ToValidUTF8(s, "\uFFFD"), 1+splitLongPiece/(len(s)+1))
+		for _, m := range models {
+			var w work
+			w.syms = m.symbols(&w, s)
+			whole := m.merge(&w.bpeWork, nil)
+			if cut := m.encodeCut(&w, s, nil); !slices.Equal(whole, cut) {
+				t.Fatalf("%q: cut %v, whole %v", s, cut, whole)
+			}
+		}
+	})
+}

@@ -57,8 +57,9 @@ func (v *vocabInfo) lookup(tok string) int32 {
 // work is the scratch space of one Encode call's model.
 type work struct {
 	bpeWork
-	uni unigramWork
-	buf []byte
+	uni   unigramWork
+	buf   []byte
+	cache map[string][]int32 // merged words of a BPE model cut at "▁" (bpesplit.go)
 }
 
 // byteLevelString appends the GPT-2 byte-level characters of raw bytes to dst.
@@ -81,6 +82,10 @@ type bpeModel struct {
 	prefix       string // continuing_subword_prefix ("" for none)
 	suffix       string // end_of_word_suffix
 	ignoreMerges bool
+	cutMeta      bool          // pieces may be cut before "▁" (bpesplit.go)
+	metaJoin     map[rune]bool // not after these characters
+	joinsOnce    sync.Once     // joins is built when a long part first needs it
+	joins        *runeJoins
 	byteFallback bool
 	fuseUnk      bool
 	unk          int32 // -1 without an unk token
@@ -162,6 +167,7 @@ func newBPE(c *component, vocab map[string]int32, merges []mergePair, byteLevel 
 		return nil, err
 	}
 	m.buildTables()
+	m.metaJoin, m.cutMeta = m.metaJoins()
 	return m, m.buildMerges(merges)
 }
 
@@ -258,6 +264,8 @@ func (m *bpeModel) encode(w *work, piece string, ids []int) []int {
 		if id, ok := m.ids[piece]; ok {
 			return append(ids, int(id))
 		}
+	} else if m.cutMeta && len(piece) >= splitLongPiece {
+		return m.encodeCut(w, piece, ids)
 	}
 	w.syms = m.symbols(w, piece)
 	return m.merge(&w.bpeWork, ids)

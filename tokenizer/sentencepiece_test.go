@@ -2,9 +2,12 @@ package tokenizer
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"edgechat/internal/testkit/testenv"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -217,4 +220,41 @@ func tinySP(t *testing.T, edit func(m map[string]any)) string {
 			edit(m)
 		}
 	})
+}
+
+// TestCutAtMetaspace checks that cutting a SentencePiece-style piece before "▁" (bpesplit.go)
+// changes no id: the bench text's first 200 KB, and random runs of words, spaces, unknown and
+// fallback characters, merged whole and cut, through a cold and a warm word cache.
+func TestCutAtMetaspace(t *testing.T) {
+	text := string(testenv.Gunzip(t, filepath.Join("testdata", "bench.txt.gz")))
+	text = strings.ToValidUTF8(text[:200_000], "")
+	parts := []string{"▁", "▁▁", "the", "▁the", "a", "😀", "\x00", "é", "ß", "日本", "<s>", "▁▁▁", "ing", "\t", "\uFFFD", ">", "</", "a>"}
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, name := range []string{"llama2", "gemma3", "stories260k"} {
+		t.Run(name, func(t *testing.T) {
+			m := load(t, name).model.(*bpeModel)
+			if !m.cutMeta {
+				t.Fatalf("%s is not cut", name)
+			}
+			pieces := []string{strings.ReplaceAll(" "+text, " ", "▁")}
+			for range 300 {
+				var sb strings.Builder
+				for n := r.IntN(120); n > 0; n-- {
+					sb.WriteString(parts[r.IntN(len(parts))])
+				}
+				pieces = append(pieces, sb.String())
+			}
+			var w work
+			for pass := range 2 { // the second pass meets the words in the cache
+				for _, p := range pieces {
+					w.syms = m.symbols(&w, p)
+					whole := m.merge(&w.bpeWork, nil)
+					cut := m.encodeCut(&w, p, nil)
+					if !slices.Equal(whole, cut) {
+						t.Fatalf("pass %d: %q cut gives other ids than whole", pass, p[:min(len(p), 200)])
+					}
+				}
+			}
+		})
+	}
 }

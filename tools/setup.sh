@@ -29,7 +29,11 @@ done
 
 APT_PACKAGES=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
   libxinerama-dev libxi-dev libxxf86vm-dev python3-onnx python3-numpy python3-jinja2
-  xvfb xauth libgl1-mesa-dri imagemagick xdotool xz-utils zip unzip file)
+  xvfb xauth libgl1-mesa-dri imagemagick xdotool xz-utils zip unzip file
+  fonts-wqy-microhei)
+# fonts-wqy-microhei: Fyne falls back to the system's fonts for characters its own font lacks
+# (Windows and most desktops have CJK fonts); without one, Chinese and Japanese in the
+# screenshots under Xvfb are boxes.
 
 install_ort() {
   local os arch member sum

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +12,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/history"
-	"edgechat/models"
+	"edgechat/models/discover"
 )
 
 // Deps is what the window needs from main: typed dependencies, no globals.
@@ -42,9 +43,14 @@ type Deps struct {
 	BaseModel func() bool
 	// Tools returns the MCP servers' tool host, nil while the user added none (MCPTools.Host).
 	Tools func() ToolHost
+	// LoadModel loads the engine's model ahead of the first reply, passing on the engine's
+	// status lines (routes.Switch.Load); the chat calls it after a switch of model, on a
+	// goroutine of its own. nil: models load with the first reply.
+	LoadModel func(ctx context.Context, status func(string)) error
 	// CheckModel finds what would make every reply fail (ONNX Runtime does not load, the
 	// model cannot be opened); it runs off the main goroutine when the window opens and after
-	// the settings change, and the window shows its problems in a banner (nil: no check).
+	// the settings or the model change, and the window shows its problems in a banner (nil:
+	// no check).
 	CheckModel func() []ModelProblem
 }
 
@@ -82,7 +88,9 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.dataDir = s.ConversationsDir()
 	ApplyTheme(a, s.Theme)
 
-	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel, Tools: d.Tools})
+	switcher := &settingsModels{store: d.Settings, saved: m.modelSaved, load: d.LoadModel, found: m.foundModels,
+		npu: func() bool { return get[bool](m.Settings.NPUFound) }}
+	m.Chat = NewChatVM(ChatDeps{Engine: d.Engine, Store: d.History, NewSaver: d.NewSaver, Settings: d.Settings.Settings, Files: d.Files, BaseModel: d.BaseModel, Tools: d.Tools, Models: switcher})
 	m.Sidebar = NewSidebarVM(d.History)
 	m.Settings = NewSettingsVM(d.Settings, d.Tester)
 	m.Welcome = NewWelcomeVM(d.Settings)
@@ -206,26 +214,24 @@ func (m *MainWindow) ShowChat() {
 }
 
 // showModel names the model that answers in the chat's header.
-func (m *MainWindow) showModel() {
-	base := m.deps.BaseModel != nil && m.deps.BaseModel()
-	m.ChatView.Model.SetText(modelLabel(m.deps.Settings.Settings(), base))
+func (m *MainWindow) showModel() { m.Chat.RefreshModel() }
+
+// foundModels are the Models view's last scan (nil without a library).
+func (m *MainWindow) foundModels() []discover.Model {
+	if m.Models == nil {
+		return nil
+	}
+	return m.Models.Found()
 }
 
-// modelLabel names the model that answers first (the NPU's when set, else the CPU's) and
-// where it runs: "onnx-community/Qwen3-0.6B-ONNX · CPU", "… · Complete text" for a base model.
-func modelLabel(s config.Settings, base bool) string {
-	path, where := s.CPU.Model, "CPU"
-	if s.NPU.Model != "" {
-		path, where = s.NPU.Model, "NPU"
+// modelSaved runs after the chat's picker saved a model: main rebuilds the engine, and the
+// settings pane shows the new settings.
+func (m *MainWindow) modelSaved(s config.Settings) {
+	m.Settings.Reset()
+	if m.deps.SettingsSaved != nil {
+		m.deps.SettingsSaved(s)
 	}
-	if path == "" {
-		return "No model"
-	}
-	l := models.DisplayName(path) + " · " + where
-	if base {
-		l += " · Complete text"
-	}
-	return l
+	m.CheckModel()
 }
 
 // ShowSettings shows the settings pane beside the sidebar.
@@ -238,14 +244,14 @@ func (m *MainWindow) ShowSettings() {
 	m.Window.SetContent(m.main)
 }
 
-// modelChosen runs after the welcome page or the Models view saved a model.
+// modelChosen runs after the welcome page or the Models view saved a model: the chat shows
+// it, loading it when the engine can load ahead.
 func (m *MainWindow) modelChosen(s config.Settings) {
-	m.Settings.Reset()
-	if m.deps.SettingsSaved != nil {
-		m.deps.SettingsSaved(s)
-	}
-	m.CheckModel()
+	m.modelSaved(s)
 	m.ShowChat()
+	if m.deps.LoadModel != nil {
+		m.Chat.LoadModel()
+	}
 }
 
 // newModels builds the Models view and scans (modelsview.go); without a library its buttons
@@ -254,7 +260,6 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	if lib == nil {
 		m.WelcomeView.Models.Hide()
 		m.SettingsView.Models.Hide()
-		m.ChatView.Model.OnTapped = m.ShowSettings
 		return
 	}
 	m.Models = NewModelsVM(lib, m.deps.Settings)
@@ -262,9 +267,14 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
 	m.ModelsView = NewModelsView(m.Models, m.Window, func() { back() })
+	redraw := m.Models.OnChanged
+	m.Models.OnChanged = func() { // the chat's header names the model as the scan does
+		redraw()
+		fyne.Do(m.Chat.RefreshModel)
+	}
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
-	m.ChatView.Model.OnTapped = func() { back = m.ShowChat; m.ShowModels() }
+	m.ChatView.OnManageModels = func() { back = m.ShowChat; m.ShowModels() }
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
@@ -304,7 +314,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 	ApplyTheme(m.app, s.Theme)
 	m.CheckModel()
 	_ = m.Chat.Thinking.Set(s.Thinking)
-	m.Chat.RefreshMode()
+	m.Chat.RefreshModel()
 	switch {
 	case problem != "":
 		m.Settings.setSummary(SummaryWarning, "Saved, but "+problem)

@@ -30,13 +30,16 @@ type ChatView struct {
 	Regenerate *widget.Button
 	EditLast   *widget.Button
 	Export     *widget.Button
-	// Model names the model that answers and where it runs; it opens the Models view (the
-	// window sets its text and action).
-	Model      *widget.Button
-	SaveExport *widget.Button // in the banner shown while saving fails
-	Settings   *widget.Button
-	Attach     *widget.Button
-	Files      *attachmentsBar
+	// Model names the model that answers and where it runs, or its load's progress; it opens
+	// the model picker (picker.go). Without a ModelSwitch the window sets its text and action.
+	Model *widget.Button
+	// OnManageModels opens the Models view from the picker (nil hides that row).
+	OnManageModels func()
+	picker         *modelPicker
+	SaveExport     *widget.Button // in the banner shown while saving fails
+	Settings       *widget.Button
+	Attach         *widget.Button
+	Files          *attachmentsBar
 	// CompleteNotice says, while the model is a base model, that it continues text.
 	CompleteNotice *widget.Label
 	Content        fyne.CanvasObject
@@ -68,6 +71,20 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	v.Settings = widget.NewButtonWithIcon("", theme.SettingsIcon(), onSettings)
 	v.Model = widget.NewButtonWithIcon("", theme.ComputerIcon(), nil)
 	v.Model.Importance = widget.LowImportance
+	if vm.deps.Models != nil {
+		v.picker = &modelPicker{vm: vm, win: win, anchor: v.Model}
+		v.Model.OnTapped = v.ShowPicker
+		v.Model.SetIcon(theme.MenuDropDownIcon())
+		v.Model.IconPlacement = widget.ButtonIconTrailingText
+		v.on(vm.ModelLabel, func() { v.Model.SetText(get[string](vm.ModelLabel)) })
+		v.on(vm.ModelMissing, func() {
+			v.Model.Importance = widget.LowImportance
+			if get[bool](vm.ModelMissing) {
+				v.Model.Importance = widget.WarningImportance
+			}
+			v.Model.Refresh()
+		})
+	}
 	header := container.NewBorder(nil, nil, nil, container.NewHBox(v.Model, think, v.Export, v.Settings), title)
 
 	banner := v.label(vm.Error)
@@ -104,6 +121,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	bottom := container.NewVBox(saveBanner, banner, actions, v.Files.Content, composerRow)
 
 	v.on(vm.Generating, v.generatingChanged)
+	v.on(vm.ModelLoading, v.generatingChanged) // no sending while the model loads
 	v.on(vm.Messages, v.messagesChanged)
 	v.on(vm.CompleteText, func() {
 		complete := get[bool](vm.CompleteText)
@@ -168,13 +186,24 @@ func (v *ChatView) generatingChanged() {
 		v.SendButton.SetIcon(theme.MailSendIcon())
 		v.SendButton.Importance = widget.HighImportance
 	}
+	// Send waits while the model loads; Stop always works.
+	enableIf(v.SendButton, get[bool](v.vm.Generating) || !get[bool](v.vm.ModelLoading))
 	v.SendButton.Refresh()
 	v.actionsChanged()
 }
 
+// ShowPicker opens the model picker under the header's model button.
+func (v *ChatView) ShowPicker() {
+	if v.picker == nil {
+		return
+	}
+	v.picker.onManage = v.OnManageModels
+	v.picker.show()
+}
+
 // actionsChanged enables Regenerate and Edit last only when they have something to act on.
 func (v *ChatView) actionsChanged() {
-	enableIf(v.Regenerate, v.vm.CanRegenerate())
+	enableIf(v.Regenerate, v.vm.CanRegenerate() && !v.vm.loading())
 	enableIf(v.EditLast, v.vm.CanEditLast())
 }
 

@@ -42,6 +42,9 @@ type ChatDeps struct {
 	// Tools returns the host of the MCP servers' tools, or nil while the user has added none
 	// (tools are off until then). nil: never.
 	Tools func() ToolHost
+	// Models changes the model that answers: the header's picker (nil: no picker, and
+	// conversations do not record their model).
+	Models ModelSwitch
 }
 
 // ChatVM is the view model of the open conversation: its transcript, the composer draft and
@@ -63,6 +66,12 @@ type ChatVM struct {
 	SaveProblem binding.String
 	// Attachments are the open conversation's files (attachvm.go).
 	Attachments binding.List[*AttachmentVM]
+	// ModelLabel names the model that answers in the header, or what its load is doing;
+	// ModelLoading is set while it loads (Send waits); ModelMissing while the open
+	// conversation's model is gone or failed to load (chatmodel.go).
+	ModelLabel   binding.String
+	ModelLoading binding.Bool
+	ModelMissing binding.Bool
 
 	// OnListChanged is called, from any goroutine, when a conversation was created or its
 	// title or order changed (the sidebar reloads).
@@ -81,6 +90,7 @@ type ChatVM struct {
 	// onIndexed, when set (tests), runs after an attachment was read or failed.
 	onIndexed func(*AttachmentVM)
 	att       attachState
+	load      loadState
 
 	mu            sync.Mutex
 	alwaysAllowed map[string]bool // tools the user allowed for this session
@@ -103,13 +113,16 @@ func NewChatVM(deps ChatDeps) *ChatVM {
 		SaveProblem:  binding.NewString(),
 		FlushEvery:   time.Second / 60,
 		Attachments:  binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
+		ModelLabel:   binding.NewString(),
+		ModelLoading: binding.NewBool(),
+		ModelMissing: binding.NewBool(),
 		deps:         deps,
 	}
 	_ = vm.Title.Set(NewChatTitle)
 	if deps.Settings != nil {
 		_ = vm.Thinking.Set(deps.Settings().Thinking)
 	}
-	vm.RefreshMode()
+	vm.RefreshModel()
 	return vm
 }
 
@@ -134,6 +147,9 @@ func (vm *ChatVM) Send(text string) error {
 	if vm.busy() {
 		return ErrBusy
 	}
+	if vm.loading() {
+		return ErrLoading
+	}
 	now := time.Now()
 	um := history.Message{ID: history.NewID(), Role: "user", Content: text, Created: now}
 	if vm.saver == nil {
@@ -142,7 +158,11 @@ func (vm *ChatVM) Send(text string) error {
 		vm.saver.Update(func(c *history.Conversation) {
 			c.Messages = append(c.Messages, um)
 			c.Updated = now
+			vm.stamp(c) // the model that answers this message
 		})
+	}
+	if get[bool](vm.ModelMissing) {
+		vm.RefreshModel() // the conversation goes on with the model that answers
 	}
 	_ = vm.Messages.Append(newMessageVM(um))
 	_ = vm.Draft.Set("")
@@ -164,6 +184,9 @@ func (vm *ChatVM) Stop() {
 func (vm *ChatVM) Regenerate() error {
 	if vm.busy() {
 		return ErrBusy
+	}
+	if vm.loading() {
+		return ErrLoading
 	}
 	if vm.saver == nil || !vm.CanRegenerate() {
 		return errors.New("there is no reply to regenerate yet")
@@ -218,6 +241,9 @@ func (vm *ChatVM) NewChat() {
 	vm.showAttachments(nil)
 	_ = vm.Title.Set(NewChatTitle)
 	_ = vm.CurrentID.Set("")
+	if get[bool](vm.ModelMissing) {
+		vm.RefreshModel() // a new chat goes on with the model that answers
+	}
 }
 
 // Open shows the stored conversation id.
@@ -242,6 +268,7 @@ func (vm *ChatVM) Open(id string) error {
 	vm.showAttachments(c)
 	_ = vm.Title.Set(c.Title)
 	_ = vm.CurrentID.Set(c.ID)
+	vm.openModel(c)
 	return nil
 }
 
@@ -280,8 +307,16 @@ func (vm *ChatVM) Snapshot() *history.Conversation {
 	return &cp
 }
 
-// Close stops the reply and writes what is pending; call it when the window closes.
-func (vm *ChatVM) Close() { vm.closeConversation() }
+// Close stops the reply and a model load, and writes what is pending; call it when the
+// window closes.
+func (vm *ChatVM) Close() {
+	vm.load.mu.Lock()
+	if vm.load.cancel != nil {
+		vm.load.cancel()
+	}
+	vm.load.mu.Unlock()
+	vm.closeConversation()
+}
 
 func (vm *ChatVM) busy() bool {
 	g, _ := vm.Generating.Get()
@@ -301,6 +336,7 @@ func (vm *ChatVM) listChanged() {
 func (vm *ChatVM) startConversation(title string, first history.Message) {
 	c := history.NewConversation(title)
 	c.Messages = append(c.Messages, first)
+	vm.stamp(c)
 	err := vm.deps.Store.Save(c)
 	saver := vm.openSaver(c)
 	vm.saveResult(saver, err)
@@ -319,6 +355,7 @@ func (vm *ChatVM) ensureConversation(title string) error {
 		return nil
 	}
 	c := history.NewConversation(title)
+	vm.stamp(c)
 	if err := vm.deps.Store.Save(c); err != nil {
 		err = fmt.Errorf("could not save the new conversation (check the data folder in Settings): %w", err)
 		_ = vm.Error.Set(err.Error())

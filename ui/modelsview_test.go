@@ -262,8 +262,8 @@ func TestEmbeddingModelIsForDocumentsOnly(t *testing.T) {
 	}
 }
 
-// The chat's header names the model that answers and where, and opens the Models view to
-// change it; Back returns to the chat.
+// The chat's header names the model that answers and where, and its picker opens the Models
+// view; Back returns to the chat.
 func TestChatHeaderNamesTheModel(t *testing.T) {
 	s := config.Defaults()
 	s.CPU.Model = "/m/onnx-community--Qwen3-0.6B-ONNX/0123456789abcdef0123456789abcdef01234567"
@@ -272,17 +272,18 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 		t.Errorf("header model = %q, want %q", got, want)
 	}
 	test.Tap(m.ChatView.Model)
+	test.Tap(m.ChatView.picker.manage)
 	if m.right.Objects[0] != m.ModelsView.Content {
-		t.Fatal("the header's model did not open the Models view")
+		t.Fatal("the picker's Manage models… did not open the Models view")
 	}
 	test.Tap(m.ModelsView.UseButtons["/m/cpu"][1])
 	if st.s.CPU.Model != "/m/cpu" || m.right.Objects[0] != m.ChatView.Content {
 		t.Fatalf("Use for CPU from the header: cpu model %q, chat shown %v", st.s.CPU.Model, m.right.Objects[0] == m.ChatView.Content)
 	}
-	if got, want := m.ChatView.Model.Text, "cpu · CPU"; got != want {
+	if got, want := m.ChatView.Model.Text, "org/qwen · CPU"; got != want { // named as the scan names it
 		t.Errorf("header model after the change = %q, want %q", got, want)
 	}
-	if got := modelLabel(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, true); got != "qwen3-npu · NPU · Complete text" {
-		t.Errorf("modelLabel for an NPU base model = %q", got)
+	if got := headerLabel(choiceOf(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, nil), true); got != "qwen3-npu · NPU · Complete text" {
+		t.Errorf("header for an NPU base model = %q", got)
 	}
 }

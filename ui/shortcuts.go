@@ -10,16 +10,18 @@ import (
 func bindingListener(f func()) binding.DataListener { return binding.NewDataListener(f) }
 
 // installShortcuts adds the menu and keyboard shortcuts: Ctrl+N new chat, Ctrl+, settings,
-// Ctrl+L focus the composer, Esc stop (Cmd on macOS).
+// Ctrl+L focus the composer, Ctrl+M the model picker, Esc stop (Cmd on macOS).
 func (m *MainWindow) installShortcuts() {
 	mod := fyne.KeyModifierShortcutDefault
 	newChat := &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}
 	settings := &desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: mod}
 	focus := &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: mod}
+	model := &desktop.CustomShortcut{KeyName: fyne.KeyM, Modifier: mod}
 	for sc, f := range map[*desktop.CustomShortcut]func(){
 		newChat:  m.NewChat,
 		settings: m.ShowSettings,
 		focus:    m.ChatView.FocusComposer,
+		model:    m.showPicker,
 	} {
 		m.shortcuts[sc.ShortcutName()] = f
 		m.Window.Canvas().AddShortcut(sc, func(fyne.Shortcut) { f() })
@@ -46,6 +48,7 @@ func (m *MainWindow) installShortcuts() {
 		),
 		fyne.NewMenu("Chat",
 			item("Focus message box", focus, m.ChatView.FocusComposer),
+			item("Choose the model…", model, m.showPicker),
 			fyne.NewMenuItem("Stop (Esc)", m.Chat.Stop),
 			fyne.NewMenuItem("Regenerate last reply", m.ChatView.report(m.Chat.Regenerate)),
 			fyne.NewMenuItem("Edit last message", m.ChatView.report(m.Chat.EditLast)),
@@ -73,4 +76,15 @@ func (m *MainWindow) TypedShortcut(s fyne.Shortcut) bool {
 		return true
 	}
 	return false
+}
+
+// showPicker opens the chat's model picker, showing the chat first (Ctrl+M).
+func (m *MainWindow) showPicker() {
+	if !HasModel(m.deps.Settings.Settings()) {
+		return
+	}
+	if len(m.right.Objects) == 0 || m.right.Objects[0] != m.ChatView.Content || m.Window.Content() != m.main {
+		m.ShowChat()
+	}
+	m.ChatView.ShowPicker()
 }

@@ -88,3 +88,29 @@ func closeGenerator(old, next Generator) {
 		_ = c.Close()
 	}
 }
+
+// loader is an engine that can load its model ahead of the first reply (inference.Engine).
+type loader interface {
+	Load(ctx context.Context, status func(string)) error
+}
+
+// Load loads the current engine's model, once the engine it replaced has closed (so two
+// models are never loaded at once), reporting the engine's status lines. An engine with
+// nothing to load (no model set, a stand-in) returns nil at once.
+func (s *Switch) Load(ctx context.Context, status func(string)) error {
+	s.mu.Lock()
+	g, ready := s.g, s.ready
+	s.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if g == nil {
+		return errClosed
+	}
+	if l, ok := g.(loader); ok {
+		return l.Load(ctx, status)
+	}
+	return nil
+}

@@ -377,6 +377,9 @@ func rewriteAttention(nodes []node, gfs []field, info *proto.ModelInfo, rotaryRo
 		if pk.ElemType != "float32" && pk.ElemType != "float16" || pv.ElemType != pk.ElemType {
 			return nil, nil, attnResult{skipped: fmt.Sprintf("layer %d's cache is %s", l, pk.ElemType)}
 		}
+		if d := pk.Dims[3].Value; d%8 != 0 {
+			return nil, nil, attnResult{skipped: fmt.Sprintf("head_dim %d: ONNX Runtime's GroupQueryAttention takes multiples of 8", d)}
+		}
 		elem := int64(1)
 		if pk.ElemType == "float16" {
 			elem = 10

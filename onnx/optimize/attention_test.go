@@ -225,6 +225,8 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 	genai.Quant, genai.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
 	gpt2 := synth.FamilyTiny(synth.FamilyGPT2)
 	gpt2.NoPositionIDs = true
+	narrowHeads := synth.FamilyTiny(synth.FamilyGPT2)
+	narrowHeads.Heads, narrowHeads.KVHeads, narrowHeads.HeadDim, narrowHeads.Hidden = 8, 8, 2, 16
 	for _, tc := range []struct {
 		name, path, why string
 	}{
@@ -244,6 +246,8 @@ func TestSharedKVAttentionUnrecognised(t *testing.T) {
 		{"past length read", write(t, gpt2), "reads the past past_key_values.0.key"},
 		// GPT-Neo: every other layer attends to a window of keys.
 		{"local attention", write(t, synth.FamilyTiny(synth.FamilyGPTNeo)), "another mask"},
+		// Heads of 2 dims (a real model: tools/tinygpt): GroupQueryAttention wants multiples of 8.
+		{"head_dim 2", write(t, narrowHeads), "head_dim 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, err := os.ReadFile(tc.path)

@@ -2,7 +2,9 @@
 // reference readers: poppler's pdftotext for PDFs, pandoc for DOCX, ODT and EPUB. It
 // downloads Debian documentation packages into the cache (apt-get download, dpkg-deb -x),
 // finds the documents in them, and prints per file the word recall and precision against
-// the reference, and both readers' time and peak memory.
+// the reference, and both readers' time and peak memory. For PDFs it also compares with the
+// words of pdftotext's own word boxes (-bbox, "box r"/"box p"), which keep apart single
+// characters its plain text runs together on character charts.
 //
 //	go build -o /tmp/edgechat . && go run ./tools/doccheck --edgechat /tmp/edgechat
 //	go run ./tools/doccheck --edgechat /tmp/edgechat --files a.pdf,b.docx
@@ -23,6 +25,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"os"
@@ -90,8 +93,8 @@ func main() {
 			docs = append(docs, found...)
 		}
 	}
-	var recalls, precisions []float64
-	fmt.Printf("%-58s %-22s %7s %7s %8s %8s %7s %7s\n", "file", "producer", "recall", "prec", "ours s", "ref s", "ours MB", "ref MB")
+	var recalls, precisions, boxRecalls, boxPrecisions []float64
+	fmt.Printf("%-58s %-22s %7s %7s %7s %7s %8s %8s %7s %7s\n", "file", "producer", "recall", "prec", "box r", "box p", "ours s", "ref s", "ours MB", "ref MB")
 	for _, d := range docs {
 		ours, ourStat, err := run(*bin, "extract", d)
 		if err != nil {
@@ -117,13 +120,45 @@ func main() {
 			continue
 		}
 		recalls, precisions = append(recalls, r), append(precisions, p)
-		fmt.Printf("%-58s %-22s %7.3f %7.3f %8.2f %8.2f %7.0f %7.0f\n", short(d), producer(d), r, p,
+		box := "      -       -"
+		if boxes, err := wordBoxes(d); err == nil && len(boxes) > 0 {
+			br, bp := compare(words([]byte(strings.Join(boxes, " ")), *loose), words(ours, *loose))
+			boxRecalls, boxPrecisions = append(boxRecalls, br), append(boxPrecisions, bp)
+			box = fmt.Sprintf("%7.3f %7.3f", br, bp)
+		}
+		fmt.Printf("%-58s %-22s %7.3f %7.3f %s %8.2f %8.2f %7.0f %7.0f\n", short(d), producer(d), r, p, box,
 			ourStat.secs, refStat.secs, ourStat.mb, refStat.mb)
 	}
 	if len(recalls) > 0 {
 		fmt.Printf("\n%d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
 			len(recalls), median(recalls), slices.Min(recalls), median(precisions), slices.Min(precisions))
 	}
+	if len(boxRecalls) > 0 {
+		fmt.Printf("against pdftotext's word boxes (-bbox), %d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
+			len(boxRecalls), median(boxRecalls), slices.Min(boxRecalls), median(boxPrecisions), slices.Min(boxPrecisions))
+	}
+}
+
+// wordBox is one word of `pdftotext -bbox`.
+var wordBox = regexp.MustCompile(`<word [^>]*>([^<]*)</word>`)
+
+// wordBoxes are the words pdftotext finds on a PDF's pages by its own word segmentation
+// (-bbox). Its plain text can differ from them: on lines of single characters drawn with
+// spaces between them (character charts) it writes the characters together ("abc") while its
+// word boxes hold each alone, as the page shows them. Not for other documents.
+func wordBoxes(doc string) ([]string, error) {
+	if !strings.HasSuffix(strings.ToLower(doc), ".pdf") {
+		return nil, nil
+	}
+	out, err := exec.Command("pdftotext", "-bbox", "-enc", "UTF-8", doc, "-").Output()
+	if err != nil {
+		return nil, err
+	}
+	var ws []string
+	for _, m := range wordBox.FindAllSubmatch(out, -1) {
+		ws = append(ws, html.UnescapeString(string(m[1])))
+	}
+	return ws, nil
 }
 
 // packageDocs downloads a package into the cache once and lists its documents.

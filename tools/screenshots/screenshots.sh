@@ -6,9 +6,9 @@
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
 # see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
 # the demo engine too), a saved Markdown reply shown as written, the window a start-up
-# problem opens (an unusable data folder), a stalled download and the banner a chat window
-# opens with when its ONNX Runtime library does not load. Replies come from the real
-# engine running a generated tiny model
+# problem opens (an unusable data folder), a stalled download, the chat's model picker and
+# the banner a chat window opens with when its ONNX Runtime library does not load. Replies
+# come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -22,6 +22,7 @@ set -euo pipefail
 
 OUT="${1:-build/screenshots}"
 ENGINE_FLAGS="${ENGINE_FLAGS:-}"
+COMMIT=0123456789abcdef0123456789abcdef01234567 # a download's folder: ORG--NAME/<commit>
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 export LANG="${LANG:-en_US.UTF-8}"
 [ "$LANG" = "C.UTF-8" ] && export LANG=en_US.UTF-8
@@ -50,6 +51,17 @@ if [ "${1:-}" != "--inside" ]; then
   go run ./tools/mkmodel --out "$FOUNDRY" --layout genai >&2
   printf '{"Name": "qwen2.5-0.5b-instruct-generic-cpu:4", "PromptTemplate": null}\n' >"$FOUNDRY/inference_model.json"
   go run ./tools/mkmodel --out "$WORK/home/.aitk/models/Microsoft/qwen3-0.6b-qnn-npu-1/v1" --layout bundle >&2
+  # The model picker: the generated model and a base model (the same without a chat template)
+  # as downloads in a models folder (ORG--NAME/<commit>), beside the two found in the tools'
+  # caches.
+  mkdir -p "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX" "$WORK/basetok"
+  cp -al "$WORK/model" "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX/$COMMIT"
+  TOK="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}/tokenizers/qwen3" # tools/setup.sh
+  cp "$TOK/tokenizer.json" "$WORK/basetok/"
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c.pop("chat_template", None); json.dump(c, open(sys.argv[2], "w"))' \
+    "$TOK/tokenizer_config.json" "$WORK/basetok/tokenizer_config.json"
+  go run ./tools/mkmodel --out "$WORK/models-picker/Qwen--Qwen3-0.6B-Base/$COMMIT" --tokenizer "$WORK/basetok" >&2
+  go run ./tools/screenshots/seed --dir "$WORK/data-picker"
   mkdir -p "$OUT"
   OUT="$(cd "$OUT" && pwd)"
   xvfb-run -a -s "-screen 0 1280x800x24" "$0" --inside "$WORK" "$OUT"
@@ -114,6 +126,7 @@ chat_config() {
 FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
 THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
 COMPOSER="760 750"
+MODEL_BUTTON="1070 49" # the chat header's model button (its arrow: the text grows leftwards)
 SOURCE="500 254"    # the reply's first source in 07-chat-document
 QUESTION="Can you show the same with bufio.Reader?"
 
@@ -273,12 +286,25 @@ shot 13-models-stalled
 stop
 kill "$HUB_PID" 2>/dev/null || true
 
-# 13. ONNX Runtime that does not load (here a file that is not a library) and the chat opens
+# 13. The chat's model picker: the models found on this PC and downloaded, with their size,
+#    NPU/CPU (the NPU build disabled: no NPU runtime here) and Complete text for the base
+#    model; the one that answers is checked.
+printf 'cpu:\n  model: %s\ntheme: light\nmodels_dir: %s\n' "$WORK/models-picker/onnx-community--Qwen3-0.6B-ONNX/$COMMIT" "$WORK/models-picker" >"$WORK/picker.yaml"
+HOME="$WORK/home" start "$WORK/picker.yaml"
+click $FIRST_ROW
+sleep 1
+click $MODEL_BUTTON
+xdotool mousemove $COMPOSER
+sleep 0.5
+shot 14-model-picker
+stop
+
+# 14. ONNX Runtime that does not load (here a file that is not a library) and the chat opens
 #    with a banner saying so, with its ways out, before anything is sent.
 mkdir -p "$WORK/broken-ort"
 printf 'not a library\n' >"$WORK/broken-ort/libonnxruntime.so.1"
 printf 'cpu:\n  model: %s\ntheme: light\nort_library: %s\n' "$WORK/model" "$WORK/broken-ort/libonnxruntime.so.1" >"$WORK/runtime-problem.yaml"
 ENGINE_FLAGS= start "$WORK/runtime-problem.yaml" markdown
 xdotool mousemove $COMPOSER
-shot 14-runtime-problem
+shot 15-runtime-problem
 stop

@@ -78,7 +78,8 @@ type page struct {
 	tm     matrix // text matrix
 	tlm    matrix // text line matrix
 	glyphs []glyph
-	forms  []string // the forms being drawn, outermost first (a form may not draw itself)
+	forms  []string     // the forms being drawn, outermost first (a form may not draw itself)
+	marked []markedSpan // open marked-content spans (actualtext.go)
 	ops    int
 }
 
@@ -238,6 +239,10 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 			rs.look()
 			return p.drawForm(rs.forms.Key(args[len(args)-1].str), rs.v)
 		}
+	case "BDC", "BMC":
+		p.beginMarked(op, args, rs)
+	case "EMC":
+		return p.endMarked()
 	case "ID":
 		l.skipInlineImage()
 	}
@@ -278,7 +283,8 @@ func (p *page) show(s string) error {
 			adv += g.word
 		}
 		adv *= g.scale
-		if text = cleanText(text); text != "" {
+		// A glyph without text still counts inside an ActualText span (actualtext.go).
+		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			err = p.add(trm, w*g.size*g.scale, f, text)
 		}
 		p.advance(adv)
@@ -311,10 +317,15 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		scale /= math.Abs(g.size * g.scale)
 	}
 	x, y = turn(rot, x, y)
-	p.glyphs = append(p.glyphs, glyph{
+	g := glyph{
 		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
-	})
+	}
+	if len(p.marked) > 0 && p.inActual() {
+		p.swallow(g)
+		return nil
+	}
+	p.glyphs = append(p.glyphs, g)
 	return nil
 }
 

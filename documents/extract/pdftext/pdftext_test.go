@@ -64,6 +64,16 @@ func TestText(t *testing.T) {
 		{"single letters apart by drawn spaces stay apart", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a b c) Tj ET", "a b c"},
 		{"a form's text is read", simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (only page) Tj ET", "only page"},
+		{"ActualText replaces the glyphs of its span", simpleFont(""), "",
+			// a Myanmar cluster drawn as three glyphs, the mark first: its text in logical order
+			"BT /F1 10 Tf 72 700 Td (see ) Tj /Span << /ActualText <FEFF1000 103C 102C> >> BDC (xyz) Tj EMC ( here) Tj ET",
+			"see \u1000\u103c\u102c here"},
+		{"glyphs without text count inside ActualText", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <20> <0020> endbfchar",
+			"BT /F1 10 Tf 72 700 Td /Span << /ActualText (fi) >> BDC (\001\002) Tj EMC ET", "fi"},
+		{"ActualText in PDFDocEncoding, nested spans, a span with no glyph", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td /P << /MCID 0 >> BDC /Span << /ActualText (\223 \204) >> BDC /Span << /ActualText (no) >> BDC (a) Tj EMC (b) Tj EMC EMC" +
+				" /Span << /ActualText (lost) >> BDC EMC ( end) Tj EMC ET", "fi — end"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +102,7 @@ func FuzzContent(f *testing.F) {
 	for _, c := range []string{
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
+		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
 	} {
 		f.Add(c)
 	}

@@ -123,21 +123,21 @@ func (o Options) validateFamily() []error {
 	return errs
 }
 
-// familyWeights are a family model's parameters by their Hugging Face names (matrices stored
+// FamilyWeights are a family model's parameters by their Hugging Face names (matrices stored
 // [in, out]); names lists them in the order they were drawn.
-type familyWeights struct {
+type FamilyWeights struct {
 	t     map[string][]float32
 	dims  map[string][]int64
 	names []string
 }
 
-func (w *familyWeights) add(name string, data []float32, dims ...int64) {
+func (w *FamilyWeights) add(name string, data []float32, dims ...int64) {
 	w.t[name], w.dims[name] = data, dims
 	w.names = append(w.names, name)
 }
 
 // newFamilyWeights draws a family model's parameters from o.Seed.
-func newFamilyWeights(o Options) *familyWeights {
+func newFamilyWeights(o Options) *FamilyWeights {
 	a := o.Family.arch()
 	r := weightRand(o)
 	normal := func(n int, std float64) []float32 {
@@ -147,7 +147,7 @@ func newFamilyWeights(o Options) *familyWeights {
 		}
 		return out
 	}
-	w := &familyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
+	w := &FamilyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
 	h, ff := int64(o.Hidden), int64(o.Intermediate)
 	norm := func(name string) {
 		g := normal(o.Hidden, 0.1)
@@ -202,7 +202,8 @@ func familyNames(f Family) hfNames {
 	switch f {
 	case FamilyGPT2:
 		return hfNames{embed: "transformer.wte.weight", pos: "transformer.wpe.weight", layer: "transformer.h.%d.",
-			ln1: "ln_1", ln2: "ln_2", qkv: "attn.c_attn", o: "attn.c_proj", fc1: "mlp.c_fc", fc2: "mlp.c_proj", final: "transformer.ln_f"}
+			ln1: "ln_1", ln2: "ln_2", qkv: "attn.c_attn", o: "attn.c_proj", fc1: "mlp.c_fc", fc2: "mlp.c_proj", final: "transformer.ln_f",
+			head: "lm_head"} // lm_head only in untied checkpoints (tie_word_embeddings false)
 	case FamilyGPTNeo:
 		return hfNames{embed: "transformer.wte.weight", pos: "transformer.wpe.weight", layer: "transformer.h.%d.",
 			ln1: "ln_1", ln2: "ln_2", q: "attn.attention.q_proj", k: "attn.attention.k_proj", v: "attn.attention.v_proj",
@@ -226,11 +227,11 @@ func familyNames(f Family) hfNames {
 // familyConfig is config.json as the family's transformers class writes it (the keys each
 // one uses: GPT-2's n_embd, GPT-Neo's attention_types, GPT-NeoX's rotary_pct, …). The last
 // id is <|endoftext|>, as in GPT-2's vocabulary of 50,257.
-func familyConfig(o Options) map[string]any {
+func familyConfig(o Options, tied bool) map[string]any {
 	a := o.Family.arch()
 	c := map[string]any{
 		"model_type": string(o.Family), "vocab_size": o.Vocab, "torch_dtype": "float32",
-		"bos_token_id": o.Vocab - 1, "eos_token_id": o.Vocab - 1, "tie_word_embeddings": a.tied, "use_cache": true,
+		"bos_token_id": o.Vocab - 1, "eos_token_id": o.Vocab - 1, "tie_word_embeddings": tied, "use_cache": true,
 		"transformers_version": "4.46.0",
 	}
 	set := func(kv ...any) {

@@ -30,7 +30,7 @@ func familyIO(o Options, s decoderSpec) (in, out []proto.ValueInfo) {
 // buildFamily builds a family model's forward pass with a KV cache, as its export computes
 // it; merged (o.Merged) it is Optimum's decoder_model_merged: an If on use_cache_branch
 // between the pass with past and the one without.
-func buildFamily(o Options, w *familyWeights) *proto.Model {
+func buildFamily(o Options, w *FamilyWeights) *proto.Model {
 	s := familySpec(o)
 	in, out := familyIO(o, s)
 	if !o.Merged {
@@ -45,7 +45,7 @@ func buildFamily(o Options, w *familyWeights) *proto.Model {
 
 // familyForward adds the forward pass: logits and each layer's present, from the past when
 // withPast (else from the new rows alone, the first run of a merged decoder).
-func (g *graph) familyForward(o Options, w *familyWeights, s decoderSpec, withPast bool) {
+func (g *graph) familyForward(o Options, w *FamilyWeights, s decoderSpec, withPast bool) {
 	a, n := o.Family.arch(), familyNames(o.Family)
 	x := g.op("Gather", []string{g.fw(w, n.embed), "input_ids"})
 	pos := g.familyPositions(o, s, withPast)
@@ -83,7 +83,7 @@ func (g *graph) familyForward(o Options, w *familyWeights, s decoderSpec, withPa
 	x = g.layerNorm(x, w, n.final, a.eps)
 	flat := g.reshape(x, -1, int64(o.Hidden))
 	var logits string
-	if a.tied {
+	if w.tied(o) {
 		logits = g.op("Gemm", []string{flat, g.fw(w, n.embed)}, proto.IntAttr("transB", 1))
 	} else {
 		ins := []string{flat, g.fw(w, n.head+".weight")}
@@ -99,7 +99,7 @@ func (g *graph) familyForward(o Options, w *familyWeights, s decoderSpec, withPa
 }
 
 // fw adds a family weight as an initializer once and returns its name.
-func (g *graph) fw(w *familyWeights, name string) string {
+func (g *graph) fw(w *FamilyWeights, name string) string {
 	key := "w:" + name
 	if _, ok := g.consts[key]; !ok {
 		data, ok := w.t[name]
@@ -175,13 +175,13 @@ func (g *graph) familyMasks(window int) (global, local string) {
 }
 
 // layerNorm is LayerNorm with weight and bias over the last axis.
-func (g *graph) layerNorm(x string, w *familyWeights, name string, eps float64) string {
+func (g *graph) layerNorm(x string, w *FamilyWeights, name string, eps float64) string {
 	return g.op("LayerNormalization", []string{x, g.fw(w, name+".weight"), g.fw(w, name+".bias")},
 		proto.IntAttr("axis", -1), proto.FloatAttr("epsilon", float32(eps)))
 }
 
 // dense is x·W (+ b when the layer has a bias).
-func (g *graph) dense(x string, w *familyWeights, name string) string {
+func (g *graph) dense(x string, w *FamilyWeights, name string) string {
 	y := g.matmul(x, g.fw(w, name+".weight"))
 	if _, ok := w.t[name+".bias"]; ok {
 		y = g.add(y, g.fw(w, name+".bias"))
@@ -190,7 +190,7 @@ func (g *graph) dense(x string, w *familyWeights, name string) string {
 }
 
 // familyMLP is fc2(act(fc1(x))).
-func (g *graph) familyMLP(x, p string, o Options, w *familyWeights) string {
+func (g *graph) familyMLP(x, p string, o Options, w *FamilyWeights) string {
 	n := familyNames(o.Family)
 	h := g.dense(x, w, p+n.fc1)
 	switch o.Family.arch().act {
@@ -208,7 +208,7 @@ func (g *graph) familyMLP(x, p string, o Options, w *familyWeights) string {
 }
 
 // mhAttention is multi-head self-attention of layer l on normed input x [B,S,H].
-func (g *graph) mhAttention(x string, l int, o Options, w *familyWeights, s decoderSpec, withPast bool, cos, sin, mask string) string {
+func (g *graph) mhAttention(x string, l int, o Options, w *FamilyWeights, s decoderSpec, withPast bool, cos, sin, mask string) string {
 	a, n := o.Family.arch(), familyNames(o.Family)
 	p := fmt.Sprintf(n.layer, l)
 	nh, hd := int64(o.Heads), int64(o.HeadDim)
@@ -267,21 +267,14 @@ func FamilyModelFile(o Options) string {
 
 // writeFamily writes a family model's graph, config.json and generation_config.json.
 func writeFamily(dir string, o Options) error {
-	if err := writeModel(filepath.Join(dir, FamilyModelFile(o)), buildFamily(o, newFamilyWeights(o)), o); err != nil {
-		return err
-	}
-	if err := writeJSON(filepath.Join(dir, "config.json"), familyConfig(o)); err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(dir, "generation_config.json"), map[string]any{
-		"bos_token_id": o.Vocab - 1, "eos_token_id": o.Vocab - 1, "transformers_version": "4.46.0"})
+	return writeFamilyFolder(dir, o, newFamilyWeights(o), nil)
 }
 
 // buildMerged builds Optimum's merged decoder: If(use_cache_branch) runs the forward pass
 // with past (then) or without it (else, the past inputs unread). As Optimum's merge leaves
 // them, the weights the branches share are the main graph's initializers and each branch
 // keeps its own constants.
-func buildMerged(o Options, w *familyWeights, s decoderSpec, in, out []proto.ValueInfo) *proto.Model {
+func buildMerged(o Options, w *FamilyWeights, s decoderSpec, in, out []proto.ValueInfo) *proto.Model {
 	main := newGraph()
 	shared := map[string]bool{}
 	branch := func(prefix string, withPast bool) *proto.Graph {
