@@ -129,6 +129,8 @@ func (st *starter) open(dir string, conversations *history.Store) {
 		BaseModel: func() bool { return isBaseModel(settings.Settings()) },
 		Tools:     tools.Host,
 		LoadModel: engine.Load, // after the chat's picker switched the model
+		// ONNX Runtime and the model are checked when the window opens, not at the first reply.
+		CheckModel: func() []ui.ModelProblem { return modelProblems(settings.Settings()) },
 		SettingsSaved: func(s config.Settings) string {
 			// Only a change of routes rebuilds the engine (and drops the conversations' KV
 			// caches); sampling, theme and system prompt travel with each request.

@@ -49,7 +49,7 @@ func runModels(env Env) error {
 	if *dir != "" {
 		s.ModelsDir = *dir
 	}
-	res := discover.Scan(discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+	res := discover.Scan(discover.RootsFromEnv(s.ModelsFolders(), s.UserModelFolders()))
 	if *asJSON {
 		if res.Models == nil {
 			res.Models = []discover.Model{}

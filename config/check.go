@@ -249,8 +249,8 @@ func (s Settings) Validate() []FieldError {
 	if s.DataDir != "" {
 		add("data_dir", CheckDataDir(s.DataDir))
 	}
-	if st, err := os.Stat(s.ModelsDir); s.ModelsDir != "" && err == nil && !st.IsDir() {
-		errs = append(errs, FieldError{"models_dir", fmt.Sprintf("%s is a file — choose a folder for downloaded models", s.ModelsDir)})
+	if s.ModelsDir != "" {
+		add("models_dir", CheckModelsDir(s.ModelsDir))
 	}
 	if s.Server.Enabled {
 		_, _, err := net.SplitHostPort(s.Server.Addr)
@@ -267,6 +267,21 @@ func CheckDataDir(dir string) error {
 	if dir == "" {
 		return errors.New("the data folder is empty — choose a folder, or leave the setting out to use the default")
 	}
+	return checkFolder(dir, "your conversations")
+}
+
+// CheckModelsDir reports whether dir can receive downloaded models, as CheckDataDir does for
+// conversations.
+func CheckModelsDir(dir string) error {
+	if dir == "" {
+		return errors.New("the models folder is empty — choose a folder, or leave the setting out to use the default")
+	}
+	return checkFolder(dir, "downloaded models")
+}
+
+// checkFolder reports whether dir is, or can be created as, a folder EdgeChat can write in;
+// what says what the folder is for ("your conversations").
+func checkFolder(dir, what string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a usable path: %v", dir, err)
@@ -277,7 +292,7 @@ func CheckDataDir(dir string) error {
 		switch {
 		case err == nil && !st.IsDir():
 			if p == abs {
-				return fmt.Errorf("%s is a file — choose a folder for your conversations", dir)
+				return fmt.Errorf("%s is a file — choose a folder for %s", dir, what)
 			}
 			return fmt.Errorf("%s cannot be created: %s is a file, not a folder — choose another folder", dir, p)
 		case err == nil:

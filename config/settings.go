@@ -12,7 +12,6 @@ import (
 	"edgechat/internal/eps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -150,29 +149,6 @@ func (s Settings) ConversationsDir() string {
 		return s.DataDir
 	}
 	return DefaultDataDir()
-}
-
-// DefaultModelsDir is where downloads go when Settings.ModelsDir is empty: EdgeChat's data
-// folder's "models" (on Windows under %LOCALAPPDATA%, which does not roam), or "" when the
-// system has no such folder.
-func DefaultModelsDir() string {
-	if runtime.GOOS == "windows" {
-		if d, err := os.UserCacheDir(); err == nil && d != "" {
-			return filepath.Join(d, "EdgeChat", "models")
-		}
-	}
-	if d := appDir(); d != "" {
-		return filepath.Join(d, "models")
-	}
-	return ""
-}
-
-// ModelsFolder returns s.ModelsDir, or DefaultModelsDir() when it is empty.
-func (s Settings) ModelsFolder() string {
-	if s.ModelsDir != "" {
-		return s.ModelsDir
-	}
-	return DefaultModelsDir()
 }
 
 // UserModelFolders splits ModelFolders into its folders.

@@ -47,6 +47,11 @@ type Deps struct {
 	// status lines (routes.Switch.Load); the chat calls it after a switch of model, on a
 	// goroutine of its own. nil: models load with the first reply.
 	LoadModel func(ctx context.Context, status func(string)) error
+	// CheckModel finds what would make every reply fail (ONNX Runtime does not load, the
+	// model cannot be opened); it runs off the main goroutine when the window opens and after
+	// the settings or the model change, and the window shows its problems in a banner (nil:
+	// no check).
+	CheckModel func() []ModelProblem
 }
 
 // MainWindow is EdgeChat's window: sidebar and chat, the settings pane, or the welcome page.
@@ -63,6 +68,8 @@ type MainWindow struct {
 	SettingsView *SettingsView
 	WelcomeView  *WelcomeView
 	ModelsView   *ModelsView
+	// Banner shows the problems CheckModel found.
+	Banner *ProblemBanner
 
 	app       fyne.App
 	deps      Deps
@@ -70,6 +77,8 @@ type MainWindow struct {
 	main      fyne.CanvasObject
 	shortcuts map[string]func()
 	dataDir   string // the conversations folder opened at start
+	check     modelCheck
+	checked   <-chan struct{} // the last CheckModel's, for tests
 }
 
 // New builds the window and its view models; call ShowAndRun (or Window.Show) next.
@@ -107,7 +116,10 @@ func New(a fyne.App, d Deps) *MainWindow {
 	m.right = container.NewStack(m.ChatView.Content)
 	split := container.NewHSplit(m.SidebarView.Content, m.right)
 	split.Offset = 0.26
-	m.main = split
+	var main *fyne.Container
+	m.Banner = newProblemBanner(m.showRuntime, m.chooseModel, func() { main.Refresh() })
+	main = container.NewBorder(m.Banner.Content, nil, nil, nil, split)
+	m.main = main
 	m.installShortcuts()
 	m.Window.SetCloseIntercept(m.confirmQuit)
 	m.Window.Resize(fyne.NewSize(1100, 720))
@@ -117,9 +129,15 @@ func New(a fyne.App, d Deps) *MainWindow {
 	} else {
 		m.ShowWelcome()
 	}
+	// Last: their results redraw views that must exist by then.
+	scanned := make(chan struct{})
+	m.check.scanned = scanned
 	if m.Models != nil {
-		m.Models.Refresh(nil) // last: its results redraw views that must exist by then
+		m.Models.Refresh(func() { close(scanned) })
+	} else {
+		close(scanned)
 	}
+	m.CheckModel()
 	return m
 }
 
@@ -151,6 +169,7 @@ func (m *MainWindow) Stopped() {
 	if m.Models != nil {
 		m.Models.Close()
 	}
+	m.check.running.Wait() // after the scan it may wait for ended
 	m.Chat.Close()
 }
 
@@ -212,6 +231,7 @@ func (m *MainWindow) modelSaved(s config.Settings) {
 	if m.deps.SettingsSaved != nil {
 		m.deps.SettingsSaved(s)
 	}
+	m.CheckModel()
 }
 
 // ShowSettings shows the settings pane beside the sidebar.
@@ -246,7 +266,7 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.Models.NPUFound = m.Settings.NPUFound
 	m.Models.OnUse = m.modelChosen
 	back := m.ShowSettings
-	m.ModelsView = NewModelsView(m.Models, func() { back() })
+	m.ModelsView = NewModelsView(m.Models, m.Window, func() { back() })
 	redraw := m.Models.OnChanged
 	m.Models.OnChanged = func() { // the chat's header names the model as the scan does
 		redraw()
@@ -292,6 +312,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 		problem = m.deps.SettingsSaved(s)
 	}
 	ApplyTheme(m.app, s.Theme)
+	m.CheckModel()
 	_ = m.Chat.Thinking.Set(s.Thinking)
 	m.Chat.RefreshModel()
 	switch {

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -20,6 +21,7 @@ import (
 type ModelsView struct {
 	binder
 	vm      *ModelsVM
+	win     fyne.Window
 	Back    *widget.Button
 	Refresh *widget.Button
 	Ref     *widget.Entry
@@ -37,11 +39,20 @@ type ModelsView struct {
 	UseButtons map[string][2]*widget.Button
 	// Suggested are the curated list's Download buttons, in hub.Suggested's order.
 	Suggested []*widget.Button
+	// DeleteButtons maps a model EdgeChat keeps to its Delete button; InUse the models in use
+	// to their "In use" mark.
+	DeleteButtons map[string]*widget.Button
+	InUse         map[string]*widget.Label
+	// Confirm is the last delete confirmation shown; asking and deleting close or deliver
+	// when the last Delete's check and deletion ended (for tests to wait on).
+	Confirm  *dialog.ConfirmDialog
+	asking   <-chan struct{}
+	deleting <-chan error
 }
 
-// NewModelsView builds the view; onBack leaves it.
-func NewModelsView(vm *ModelsVM, onBack func()) *ModelsView {
-	v := &ModelsView{vm: vm, found: container.NewVBox(), downloads: container.NewVBox(), rows: map[*DownloadVM]fyne.CanvasObject{}}
+// NewModelsView builds the view in win (its dialogs open there); onBack leaves it.
+func NewModelsView(vm *ModelsVM, win fyne.Window, onBack func()) *ModelsView {
+	v := &ModelsView{vm: vm, win: win, found: container.NewVBox(), downloads: container.NewVBox(), rows: map[*DownloadVM]fyne.CanvasObject{}}
 	v.Back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), onBack)
 	v.Refresh = widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), func() { vm.Refresh(nil) })
 	title := widget.NewLabel("Models")
@@ -100,6 +111,7 @@ func caption(s string) *widget.Label {
 func (v *ModelsView) rebuild() {
 	v.found.RemoveAll()
 	v.UseButtons = map[string][2]*widget.Button{}
+	v.DeleteButtons, v.InUse = map[string]*widget.Button{}, map[string]*widget.Label{}
 	var last discover.Source
 	for _, m := range v.vm.Found() {
 		if m.Source != last {
@@ -139,6 +151,14 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 	name := widget.NewLabel(m.Name)
 	name.TextStyle = fyne.TextStyle{Bold: true}
 	name.Truncation = fyne.TextTruncateEllipsis
+	title := fyne.CanvasObject(name)
+	if why := Loaded(v.vm.store.Settings(), m.Path); why != "" {
+		mark := widget.NewLabel("In use")
+		mark.Importance = widget.SuccessImportance
+		mark.TextStyle = fyne.TextStyle{Italic: true}
+		v.InUse[m.Path] = mark
+		title = container.NewBorder(nil, nil, nil, mark, name)
+	}
 	facts := fmt.Sprintf("Layout %s · %s", m.Layout, deviceName(m.Device))
 	if m.Quantization != "" {
 		facts += " · " + m.Quantization
@@ -148,6 +168,7 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		facts += fmt.Sprintf(" · %d-token context", m.ContextLength)
 	}
 	info := caption(facts + "\n" + m.Path)
+	var buttons []fyne.CanvasObject
 	if m.Kind == models.KindEmbedding || m.Kind == models.KindReranker {
 		// It ranks documents' passages and never answers: no chat route takes it.
 		what, label, route := "Embedding model (ranks attached documents)", "Use for documents", "documents"
@@ -157,18 +178,48 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		info = caption(what + " · " + facts + "\n" + m.Path)
 		docs := widget.NewButton(label, func() { _ = v.vm.Use(m.Path, route) })
 		v.UseButtons[m.Path] = [2]*widget.Button{nil, docs}
-		return container.NewBorder(nil, nil, nil, container.NewCenter(docs), container.NewVBox(name, info))
-	}
-	npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
-	showIf(npu, get[bool](v.vm.NPUFound)) // only where an NPU runtime is found
-	cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
-	if m.Device == "npu" {
-		npu.Importance = widget.HighImportance
+		buttons = append(buttons, docs)
 	} else {
-		cpu.Importance = widget.HighImportance
+		npu := widget.NewButton("Use for NPU", func() { _ = v.vm.Use(m.Path, "npu") })
+		showIf(npu, get[bool](v.vm.NPUFound)) // only where an NPU runtime is found
+		cpu := widget.NewButton("Use for CPU", func() { _ = v.vm.Use(m.Path, "cpu") })
+		if m.Device == "npu" {
+			npu.Importance = widget.HighImportance
+		} else {
+			cpu.Importance = widget.HighImportance
+		}
+		v.UseButtons[m.Path] = [2]*widget.Button{npu, cpu}
+		buttons = append(buttons, npu, cpu)
 	}
-	v.UseButtons[m.Path] = [2]*widget.Button{npu, cpu}
-	return container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(npu, cpu)), container.NewVBox(name, info))
+	if v.vm.CanDelete(m) {
+		del := widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), func() { v.asking = v.askDelete(m) })
+		del.Importance = widget.LowImportance
+		v.DeleteButtons[m.Path] = del
+		buttons = append(buttons, del)
+	}
+	return container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(buttons...)), container.NewVBox(title, info))
+}
+
+// askDelete measures m off the main goroutine and asks "Delete Qwen3-0.6B-ONNX (1.20 GB)?";
+// a model in use is refused with the reason, in the view's error line.
+func (v *ModelsView) askDelete(m discover.Model) <-chan struct{} {
+	if why := v.vm.InUse(m); why != "" { // said where the button is, not only at the top
+		dialog.ShowInformation("Model in use", m.Name+" cannot be deleted: "+why+".", v.win)
+	}
+	return v.vm.AskDelete(m, func(question string) {
+		fyne.Do(func() {
+			d := dialog.NewConfirm("Delete model", question, func(ok bool) {
+				if ok {
+					v.deleting = v.vm.Delete(m)
+				}
+			}, v.win)
+			d.SetConfirmText("Delete")
+			d.SetConfirmImportance(widget.DangerImportance)
+			d.SetDismissText("Keep")
+			v.Confirm = d
+			d.Show()
+		})
+	})
 }
 
 func deviceName(d string) string {

@@ -28,6 +28,9 @@ type ModelLibrary interface {
 	Discard(ctx context.Context, req hub.Request) error
 	// Pending lists the interrupted downloads into modelsDir.
 	Pending(modelsDir string) []hub.Request
+	// Delete deletes the model folder path inside modelsDir; DiskSize is what that frees.
+	Delete(modelsDir, path string) error
+	DiskSize(modelsDir, path string) (int64, error)
 }
 
 // Library is the ModelLibrary of the app: discover and hub, with the folders and token of the
@@ -43,7 +46,7 @@ type Library struct {
 // user's folders.
 func (l Library) Scan() discover.Result {
 	s := l.Settings.Settings()
-	return discover.Scan(discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders()))
+	return discover.Scan(discover.RootsFromEnv(s.ModelsFolders(), s.UserModelFolders()))
 }
 
 // Pull downloads with the token setting (else HF_TOKEN), reporting progress every 250 ms.
@@ -61,6 +64,14 @@ func (l Library) Discard(ctx context.Context, req hub.Request) error { return hu
 
 // Pending lists the interrupted downloads into modelsDir.
 func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
+
+// Delete deletes the model folder path inside modelsDir (never through a link).
+func (l Library) Delete(modelsDir, path string) error { return hub.Delete(modelsDir, path) }
+
+// DiskSize is what deleting the model folder path inside modelsDir frees.
+func (l Library) DiskSize(modelsDir, path string) (int64, error) {
+	return hub.DiskSize(modelsDir, path)
+}
 
 // ModelsVM is the Models view: the models found on this PC and the downloads. Scans and
 // downloads run on their own goroutines; bindings carry their state to the view, and
@@ -85,7 +96,7 @@ type ModelsVM struct {
 	found     []discover.Model
 	downloads []*DownloadVM
 	scanning  bool
-	// scans is the running scan, which Close waits for.
+	// scans is the running scan or deletion, which Close waits for.
 	scans  sync.WaitGroup
 	closed bool
 }
@@ -126,13 +137,16 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.scanning = true
 	vm.mu.Unlock()
 	_ = vm.Status.Set("Looking for models on this PC…")
-	modelsDir := vm.store.Settings().ModelsFolder() // the store is read on the caller's goroutine
+	modelsDirs := vm.store.Settings().ModelsFolders() // the store is read on the caller's goroutine
 	vm.scans.Add(1)
 	go func() {
 		defer vm.scans.Done()
 		start := time.Now()
 		res := vm.lib.Scan()
-		pending := vm.lib.Pending(modelsDir)
+		var pending []hub.Request // in the folder earlier versions used too: Resume or Cancel them
+		for _, dir := range modelsDirs {
+			pending = append(pending, vm.lib.Pending(dir)...)
+		}
 		vm.mu.Lock()
 		vm.found = res.Models
 		vm.addPending(pending)
@@ -213,6 +227,7 @@ func (vm *ModelsVM) Use(path, route string) error {
 		return err
 	}
 	_ = vm.Error.Set("")
+	vm.changed() // the "In use" marks moved
 	if vm.OnUse != nil {
 		vm.OnUse(s)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,11 @@ func (f *fakeLibrary) Pending(dir string) []hub.Request {
 	}
 	return f.pending(dir)
 }
+
+// Delete and DiskSize are the hub's own, on the test's folders.
+func (f *fakeLibrary) Delete(dir, path string) error { return hub.Delete(dir, path) }
+
+func (f *fakeLibrary) DiskSize(dir, path string) (int64, error) { return hub.DiskSize(dir, path) }
 
 func (f *fakeLibrary) Discard(context.Context, hub.Request) error {
 	f.discards.Add(1)
@@ -225,8 +231,16 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	var pulls atomic.Int32
 	st := &memSettings{s: config.Defaults()}
 	st.s.ModelsDir = t.TempDir()
+	earlier := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", earlier) // the folder earlier versions downloaded into is searched too
 	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
-		return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+		switch dir {
+		case st.s.ModelsDir:
+			return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+		case config.EarlierModelsDir():
+			return []hub.Request{{Ref: "org/older", ModelsDir: dir}}
+		}
+		return nil
 	}}
 	vm := NewModelsVM(lib, st)
 	for range 2 { // a second scan does not list it twice
@@ -235,8 +249,8 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 		<-done
 	}
 	ds := vm.Downloads()
-	if len(ds) != 1 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused {
-		t.Fatalf("downloads %v, want the interrupted one, paused", ds)
+	if len(ds) != 2 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused || ds[1].Title != "org/older" || ds[1].req.ModelsDir != filepath.Join(earlier, "EdgeChat", "models") {
+		t.Fatalf("downloads %v, want the interrupted ones, paused, each in its folder", ds)
 	}
 	ds[0].Resume()
 	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })
@@ -292,7 +306,7 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 	st := &memSettings{s: config.Defaults()}
 	st.s.ModelsDir = t.TempDir()
 	vm := NewModelsVM(lib, st)
-	v := NewModelsView(vm, func() {})
+	v := NewModelsView(vm, test.NewTempWindow(t, nil), func() {})
 	d, _ := vm.Download("org/missing", "")
 	waitFor(t, "failure", func() bool { return d.State() == StateFailed })
 	// The test driver runs the row's listeners on the download's goroutine: wait for it to

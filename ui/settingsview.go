@@ -31,6 +31,7 @@ type SettingsView struct {
 	// set; NoNPU is the line shown instead.
 	NPU, NoNPU fyne.CanvasObject
 	scroll     *container.Scroll
+	runtime    fyne.CanvasObject // the Runtime section's heading
 	// runtimesListed is closed once the runtimes found on this PC are shown (runtimes.go).
 	runtimesListed chan struct{}
 	entries        map[string]*widget.Entry
@@ -44,6 +45,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	v := &SettingsView{vm: vm, win: win, entries: map[string]*widget.Entry{}}
 	scroll := container.NewVScroll(nil)
 	runtimeHead := section("Runtime")
+	v.runtime = runtimeHead
 	// The NPU's settings only where this PC has an NPU runtime (or an NPU model is set);
 	// elsewhere one line says the CPU is used.
 	npu := container.NewVBox(
@@ -57,7 +59,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.testResult("npu"),
 	)
 	v.scroll = scroll
-	v.NoNPU = noNPULine(func() { scroll.ScrollToOffset(fyne.NewPos(0, runtimeHead.Position().Y)) })
+	v.NoNPU = noNPULine(v.ShowRuntime)
 	npuRuntime := v.form(
 		v.item("NPU prefill limit", "prefill_limit", v.entry("prefill_limit", "0 = from the NPU model")),
 		v.item("Battery saver QNN mode", "power.saver_htp_mode", widget.NewSelectWithData(eps.HTPModes, vm.Fields["power.saver_htp_mode"])),
@@ -92,6 +94,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.form(
 			widget.NewFormItem("", v.modelsButton()),
 			v.item("Models folder", "models_dir", v.pathRow("models_dir", true, false, "")),
+			widget.NewFormItem("", modelsFolderNote()),
 			v.item("Other model folders", "model_folders", v.entry("model_folders", "more folders to look for models in, separated by "+string(os.PathListSeparator))),
 			v.item("Hugging Face token", "hf_token", v.password("hf_token")),
 			v.item("Embedding model", "embedding_model", v.pathRow("embedding_model", true, false, "")),
@@ -160,6 +163,23 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	scroll.Content = container.NewPadded(form)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, scroll)
 	return v
+}
+
+// modelsFolderNote says where downloads go by default and that models in the folder earlier
+// versions used are still found there.
+func modelsFolderNote() fyne.CanvasObject {
+	note := "Downloaded models go here; empty: " + config.DefaultModelsDir() + "."
+	if d := config.EarlierModelsDir(); d != "" && d != config.DefaultModelsDir() {
+		if _, err := os.Stat(d); err == nil {
+			note += " Models in " + d + " (where earlier versions put them) are still found and used there."
+		}
+	}
+	return caption(note)
+}
+
+// ShowRuntime scrolls to the Runtime section (the ONNX Runtime library).
+func (v *SettingsView) ShowRuntime() {
+	v.scroll.ScrollToOffset(fyne.NewPos(0, v.runtime.Position().Y))
 }
 
 func (v *SettingsView) modelsButton() fyne.CanvasObject {

@@ -79,6 +79,10 @@ func TestSettingsVMValidate(t *testing.T) {
 		{"max tokens", "max_tokens", "0", "between 1 and 32768"},
 		{"unusable data folder", "data_dir", "/dev/null/data", "/dev/null is a file, not a folder"},
 		{"data folder to create", "data_dir", filepath.Join(t.TempDir(), "chats"), ""},
+		{"unusable models folder", "models_dir", "/dev/null/models", "/dev/null is a file, not a folder — choose another folder"},
+		{"models folder is a file", "models_dir", "/dev/null", "is a file — choose a folder for downloaded models"},
+		{"models folder to create", "models_dir", filepath.Join(t.TempDir(), "big", "models"), ""},
+		{"default models folder", "models_dir", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,5 +298,32 @@ func TestSettingsSummaryImportance(t *testing.T) {
 				t.Errorf("importance %v for %q, want %v", v.Summary.Importance, v.Summary.Text, tt.want)
 			}
 		})
+	}
+}
+
+// The Models folder row says where downloads go by default and that the models in the folder
+// earlier versions used are still found there.
+func TestSettingsViewModelsFolder(t *testing.T) {
+	test.NewTempApp(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	if err := os.MkdirAll(config.EarlierModelsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(NewSettingsVM(&memSettings{s: config.Defaults()}, nil), w, func() {})
+	if got, want := v.entries["models_dir"].PlaceHolder, filepath.Join(home, ".local", "share", "EdgeChat", "models"); got != want {
+		t.Errorf("models folder placeholder %q, want the data folder's %q", got, want)
+	}
+	var note string
+	for _, o := range test.LaidOutObjects(v.Content) {
+		if l, ok := o.(*widget.Label); ok && strings.HasPrefix(l.Text, "Downloaded models go here") {
+			note = l.Text
+		}
+	}
+	if !strings.Contains(note, config.EarlierModelsDir()+" (where earlier versions put them) are still found") {
+		t.Errorf("the models folder note says %q", note)
 	}
 }

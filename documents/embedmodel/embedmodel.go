@@ -74,7 +74,7 @@ func RerankOpener(s config.Settings, setting string) func() (documents.Reranker,
 }
 
 func roots(s config.Settings) discover.Roots {
-	return discover.RootsFromEnv(s.ModelsFolder(), s.UserModelFolders())
+	return discover.RootsFromEnv(s.ModelsFolders(), s.UserModelFolders())
 }
 
 // options run the models on half the cores: passages are embedded in the background, often

@@ -40,18 +40,26 @@ type Roots struct {
 	Home string // the user's home folder (%USERPROFILE% on Windows)
 	// The Hugging Face variables, as set (or "").
 	HFHubCache, HFHome, XDGCacheHome string
-	// EdgeChat is EdgeChat's models folder; User the folders the user added.
+	// EdgeChat is EdgeChat's models folder; Earlier the folders earlier versions downloaded
+	// into (their models are found where they are); User the folders the user added.
 	EdgeChat string
+	Earlier  []string
 	User     []string
 }
 
 // RootsFromEnv reads the home folder and the Hugging Face variables of this process.
-func RootsFromEnv(modelsDir string, user []string) Roots {
+// modelsDirs are EdgeChat's models folders, the one downloads go to first
+// (config.Settings.ModelsFolders); user the folders the user added.
+func RootsFromEnv(modelsDirs, user []string) Roots {
 	home, _ := os.UserHomeDir()
-	return Roots{
+	r := Roots{
 		Home: home, HFHubCache: os.Getenv("HF_HUB_CACHE"), HFHome: os.Getenv("HF_HOME"),
-		XDGCacheHome: os.Getenv("XDG_CACHE_HOME"), EdgeChat: modelsDir, User: user,
+		XDGCacheHome: os.Getenv("XDG_CACHE_HOME"), User: user,
 	}
+	if len(modelsDirs) > 0 {
+		r.EdgeChat, r.Earlier = modelsDirs[0], modelsDirs[1:]
+	}
+	return r
 }
 
 // HFCache is the hub cache huggingface_hub uses: $HF_HUB_CACHE, else $HF_HOME/hub, else
@@ -84,6 +92,9 @@ func (r Roots) list() []root {
 		}
 	}
 	add(SourceEdgeChat, r.EdgeChat)
+	for _, d := range r.Earlier {
+		add(SourceEdgeChat, d)
+	}
 	for _, u := range r.User {
 		add(SourceUser, u)
 	}

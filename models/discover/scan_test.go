@@ -172,13 +172,17 @@ func TestScanEverySource(t *testing.T) {
 	place(t, "A", mine)
 	place(t, "A", filepath.Join(models, "onnx-community--Qwen3-Tiny", ".partial-fedcba9876543210fedcba9876543210fedcba98"))
 
+	// The folder earlier versions downloaded into: its models are found where they are.
+	earlier := filepath.Join(home, ".config", "EdgeChat", "models")
+	place(t, "A", filepath.Join(earlier, "onnx-community--Old-ONNX", "89abcdef0123456789abcdef0123456789abcdef"))
+
 	user1 := filepath.Join(home, "npu-build")
 	place(t, "C", user1)
 	user2 := filepath.Join(home, "my-models")
 	place(t, "A", filepath.Join(user2, "nested", "qwen"))
 	place(t, "A", filepath.Join(user2, "no-tokenizer"), "tokenizer.json")
 
-	res := Scan(Roots{Home: home, EdgeChat: models, User: []string{user1, user2, mine}})
+	res := Scan(Roots{Home: home, EdgeChat: models, Earlier: []string{earlier}, User: []string{user1, user2, mine}})
 	var got []found
 	for _, m := range res.Models {
 		got = append(got, found{m.Source, m.Name, m.Layout, m.Device, m.Quantization})
@@ -187,6 +191,7 @@ func TestScanEverySource(t *testing.T) {
 		}
 	}
 	want := []found{
+		{SourceEdgeChat, "onnx-community/Old-ONNX", "A", "cpu", "fp32"},
 		{SourceEdgeChat, "onnx-community/Qwen3-Tiny", "A", "cpu", "fp32"},
 		{SourceUser, "nested/qwen", "A", "cpu", "fp32"},
 		{SourceUser, "npu-build", "C", "npu", "fp32"},

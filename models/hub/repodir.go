@@ -68,10 +68,17 @@ func noLink(root *os.Root, dir, name string) error {
 		}
 		if st.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 { // Irregular: a Windows junction
 			target, _ := root.Readlink(p)
-			return fmt.Errorf("%s is a link (to %s): EdgeChat downloads only into real folders inside the models folder — remove the link, or move what it points to into the models folder", filepath.Join(dir, p), target)
+			return &linkError{filepath.Join(dir, p), target}
 		}
 	}
 	return nil
+}
+
+// linkError is a link where a pull writes or a delete removes.
+type linkError struct{ path, target string }
+
+func (e *linkError) Error() string {
+	return fmt.Sprintf("%s is a link (to %s): EdgeChat downloads only into real folders inside the models folder — remove the link, or move what it points to into the models folder", e.path, e.target)
 }
 
 // mkdirFor creates the folder that is to hold name, refusing links on the way.

@@ -6,8 +6,9 @@
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
 # see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
 # the demo engine too), a saved Markdown reply shown as written, the window a start-up
-# problem opens (an unusable data folder), a stalled download and the chat's model picker.
-# Replies come from the real engine running a generated tiny model
+# problem opens (an unusable data folder), a stalled download, the chat's model picker and
+# the banner a chat window opens with when its ONNX Runtime library does not load. Replies
+# come from the real engine running a generated tiny model
 # (tools/mkmodel: random weights, the real tokenizer, so its replies are multilingual
 # gibberish). A random model never thinks, so the chat's data folder is seeded with one saved
 # earlier turn (tools/screenshots/seed) whose thinking section the screenshots unfold.
@@ -296,4 +297,14 @@ click $MODEL_BUTTON
 xdotool mousemove $COMPOSER
 sleep 0.5
 shot 14-model-picker
+stop
+
+# 14. ONNX Runtime that does not load (here a file that is not a library) and the chat opens
+#    with a banner saying so, with its ways out, before anything is sent.
+mkdir -p "$WORK/broken-ort"
+printf 'not a library\n' >"$WORK/broken-ort/libonnxruntime.so.1"
+printf 'cpu:\n  model: %s\ntheme: light\nort_library: %s\n' "$WORK/model" "$WORK/broken-ort/libonnxruntime.so.1" >"$WORK/runtime-problem.yaml"
+ENGINE_FLAGS= start "$WORK/runtime-problem.yaml" markdown
+xdotool mousemove $COMPOSER
+shot 15-runtime-problem
 stop
