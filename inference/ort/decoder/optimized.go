@@ -17,9 +17,8 @@ import (
 // graphOptions are the rewrites of a dynamic decoder's optimized copy: MatMulNBits at accuracy
 // level 4 where unset, the LM head on the last logits_to_keep rows only (1 in prefill and
 // decoding, k+1 when checking k drafted tokens), and with it the last layer's work after
-// attention where the graph allows, RMSNorms as one node each, and the residual Add before a
-// norm inside it (SkipSimplifiedLayerNormalization).
-var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true, SkipNorm: true}
+// attention where the graph allows, and RMSNorms as one node each.
+var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true}
 
 // optimizedGraph returns the graph to run for the dynamic decoder of folder f: with a cache
 // folder, the cached optimized copy of f.Model (see graphOptions and onnx/optimize), else
