@@ -7,7 +7,10 @@
 // decoding at long contexts faster on this machine's CPU kernels: on x86-64 without float16
 // arithmetic, ONNX Runtime converts a float16 cache to float32 on every call.
 //
-//	go run ./tools/kvbench --past 3000 --threads 1
+//	go run ./inference/ort/kvbench --past 3000 --threads 1
+//
+// It lives under inference/ort because it calls ONNX Runtime directly (one node, its own
+// inputs), which only packages there may.
 package main
 
 import (
