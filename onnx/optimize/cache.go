@@ -37,7 +37,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err != nil {
 		return "", rep, err
 	}
-	b, rep, err := RewriteIn(src, filepath.Dir(abs), o)
+	b, rep, err := Rewrite(src, o)
 	if err != nil {
 		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
 	}

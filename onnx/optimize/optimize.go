@@ -44,10 +44,6 @@ type Options struct {
 	// writes each residual Add and the norm of its sum as one SkipSimplifiedLayerNormalization
 	// (see skipnorm.go).
 	SkipNorm bool
-	// PackMatMuls writes the MatMulNBits nodes that read one tensor (query, key and value; gate
-	// and up) as one over their stacked weights, and a Split (see pack.go). The stacked weights
-	// are written into the copy.
-	PackMatMuls bool
 	// LastLayerRows (with LastRows) also computes the last layer after attention (output
 	// projection, MLP, norms) for those rows only, where that part is recognised (see
 	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
@@ -97,8 +93,6 @@ type Report struct {
 	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node; SkipNorms how many residual
 	// Adds SkipNorm moved into the norm after them.
 	RMSNorms, SkipNorms int
-	// Packed is how many MatMulNBits nodes PackMatMuls packed into fewer.
-	Packed int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
@@ -109,12 +103,8 @@ type Report struct {
 	UnmergeSkipped string
 }
 
-// Rewrite returns the model src with o's rewrites applied. PackMatMuls needs the weights'
-// bytes: src's own, or see RewriteIn.
-func Rewrite(src []byte, o Options) ([]byte, Report, error) { return RewriteIn(src, "", o) }
-
-// RewriteIn is Rewrite for a model kept in folder dir, beside its external data files.
-func RewriteIn(src []byte, dir string, o Options) ([]byte, Report, error) {
+// Rewrite returns the model src with o's rewrites applied.
+func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 	var rep Report
 	if o.FloatCompute && o.AccuracyLevel > 0 {
 		return nil, rep, errf("float compute and accuracy level %d are both asked for", o.AccuracyLevel)
@@ -137,13 +127,13 @@ func RewriteIn(src []byte, dir string, o Options) ([]byte, Report, error) {
 			out = append(out, f.raw...)
 			continue
 		}
-		g, err := rewriteGraph(f.val, info, o, &rep, tensorData(dir))
+		g, err := rewriteGraph(f.val, info, o, &rep)
 		if err != nil {
 			return nil, rep, err
 		}
 		out = appendBytes(out, proto.FieldModelGraph, g)
 	}
-	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0 || rep.Packed > 0) && !hasMS {
+	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0) && !hasMS {
 		out = append(out, msOpset()...)
 	}
 	if rep.AttentionLayers > 0 {
@@ -168,7 +158,7 @@ func RewriteIn(src []byte, dir string, o Options) ([]byte, Report, error) {
 	return out, rep, nil
 }
 
-func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report, read func([]byte) ([]byte, error)) ([]byte, error) {
+func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, errf("read graph: %v", err)
@@ -251,13 +241,6 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report, read 
 			slice := slices.IndexFunc(nodes, func(n node) bool { return n.name == headSlice })
 			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
 		}
-	}
-	if o.PackMatMuls {
-		var packInits [][]byte
-		if nodes, packInits, rep.Packed, err = packMatMuls(nodes, gfs, info, read); err != nil {
-			return nil, err
-		}
-		inits = append(inits, packInits...)
 	}
 	if o.SkipNorm { // last: the other rewrites match the residual Adds as exported
 		nodes, rep.SkipNorms = fuseSkipNorm(nodes, gfs, info)
