@@ -40,10 +40,6 @@ type Options struct {
 	// FuseRMSNorm writes each float32 RMSNorm of six nodes as one SimplifiedLayerNormalization
 	// (see rmsnorm.go).
 	FuseRMSNorm bool
-	// SkipNorm (with FuseRMSNorm, or on a graph with SimplifiedLayerNormalization nodes)
-	// writes each residual Add and the norm of its sum as one SkipSimplifiedLayerNormalization
-	// (see skipnorm.go).
-	SkipNorm bool
 	// LastLayerRows (with LastRows) also computes the last layer after attention (output
 	// projection, MLP, norms) for those rows only, where that part is recognised (see
 	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
@@ -90,9 +86,8 @@ type Report struct {
 	// keys itself; RotarySkipped says why not (with RotaryRows asked for).
 	RotaryRows    int
 	RotarySkipped string
-	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node; SkipNorms how many residual
-	// Adds SkipNorm moved into the norm after them.
-	RMSNorms, SkipNorms int
+	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node.
+	RMSNorms int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
@@ -133,10 +128,10 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 		}
 		out = appendBytes(out, proto.FieldModelGraph, g)
 	}
-	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0) && !hasMS {
-		out = append(out, msOpset()...)
-	}
 	if rep.AttentionLayers > 0 {
+		if !hasMS {
+			out = append(out, msOpset()...)
+		}
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
 		if rep.RotaryRows > 0 {
 			out = append(out, metadataEntry(MetaRotaryRows, strconv.Itoa(rep.RotaryRows))...)
@@ -241,9 +236,6 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			slice := slices.IndexFunc(nodes, func(n node) bool { return n.name == headSlice })
 			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
 		}
-	}
-	if o.SkipNorm { // last: the other rewrites match the residual Adds as exported
-		nodes, rep.SkipNorms = fuseSkipNorm(nodes, gfs, info)
 	}
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, err
