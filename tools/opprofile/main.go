@@ -21,6 +21,8 @@ import (
 
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
 )
 
 var (
@@ -31,6 +33,7 @@ var (
 	nodes   = flag.Bool("nodes", false, "by node instead of by operator type")
 	warmup  = flag.Int("warmup", 1, "unprofiled rounds first (the first run of a session pays one-off costs)")
 	chunk   = flag.Int("chunk", 0, "prefill in runs of this many tokens, as the engine does (0: one run)")
+	shared  = flag.String("shared-kv", "auto", "bind one KV buffer as past and present, as the app runs GroupQueryAttention copies: on, off, or auto (on for EdgeChat's GroupQueryAttention copies)")
 )
 
 func main() {
@@ -64,7 +67,11 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	l, err := loop.Open(*model, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p")})
+	sharedKV, err := sharedBuffer(*model, *shared)
+	if err != nil {
+		return err
+	}
+	l, err := loop.Open(*model, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p"), SharedKV: sharedKV})
 	if err != nil {
 		return err
 	}
@@ -201,4 +208,23 @@ func profiledFrom(events []event, prompt int) (prefillAt, decodeAt int64) {
 		decodeAt = runs[len(runs)-*decode]
 	}
 	return runs[len(runs)-perRound], decodeAt
+}
+
+// sharedBuffer decides --shared-kv: "auto" is on for a graph whose attention EdgeChat rewrote
+// to GroupQueryAttention (without one shared buffer, every step clears and copies the whole
+// cache, which the profile would charge to GroupQueryAttention).
+func sharedBuffer(model, flag string) (bool, error) {
+	switch flag {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	case "auto":
+		info, err := proto.ReadInfo(model)
+		if err != nil {
+			return false, err
+		}
+		return info.Metadata[optimize.MetaAttention] != "", nil
+	}
+	return false, fmt.Errorf("--shared-kv is on, off or auto, not %q", flag)
 }

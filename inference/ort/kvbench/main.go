@@ -1,0 +1,214 @@
+// Command kvbench times one GroupQueryAttention node at Qwen3-0.6B's shapes (16 query heads,
+// 8 KV heads of 128, rotary inside, one shared KV buffer) with the cache in float32, float16
+// (queries, keys and values cast to float16 around the node, as a float16 KV cache on a
+// float32 graph would run) and int8 (ONNX Runtime's quantized cache: k_quant_type and
+// v_quant_type PER_TENSOR, kv_cache_bit_width 8, float32 queries), one decode step after
+// --past cached tokens, the three alternating. It answers whether a smaller KV cache makes
+// decoding at long contexts faster on this machine's CPU kernels: on x86-64 without float16
+// arithmetic, ONNX Runtime converts a float16 cache to float32 on every call.
+//
+//	go run ./inference/ort/kvbench --past 3000 --threads 1
+//
+// It lives under inference/ort because it calls ONNX Runtime directly (one node, its own
+// inputs), which only packages there may.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"edgechat/inference/ort/env"
+	"edgechat/onnx/proto"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+var (
+	past    = flag.Int("past", 3000, "cached tokens")
+	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past)")
+	iters   = flag.Int("iters", 100, "timed runs of each kind")
+	threads = flag.Int("threads", 1, "intra-op threads")
+)
+
+const heads, kvHeads, headDim = 16, 8, 128
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "kvbench:", err)
+		os.Exit(1)
+	}
+}
+
+// kind is one cache type under test.
+type kind struct {
+	typ    proto.DataType
+	elem   int
+	ortTyp ort.TensorElementDataType
+	sess   *ort.DynamicAdvancedSession
+	pk, pv ort.Value
+	spent  time.Duration
+}
+
+func run() error {
+	if *past < 1 || *rows <= *past {
+		return fmt.Errorf("need 0 < --past < --rows")
+	}
+	if _, err := env.Init(""); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "kvbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	kinds := []*kind{
+		{typ: proto.Float, elem: 4, ortTyp: ort.TensorElementDataTypeFloat},
+		{typ: proto.Float16, elem: 2, ortTyp: ort.TensorElementDataTypeFloat16},
+		{typ: proto.Int8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+	}
+	names := []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"}
+	outs := []string{"out", "present_key", "present_value"}
+	for _, k := range kinds {
+		path := filepath.Join(dir, k.typ.String()+".onnx")
+		if err := attentionModel(k.typ).WriteFile(path, proto.WriteOptions{}); err != nil {
+			return err
+		}
+		o, err := ort.NewSessionOptions()
+		if err != nil {
+			return err
+		}
+		o.SetIntraOpNumThreads(*threads)
+		o.SetInterOpNumThreads(1)
+		k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+		o.Destroy()
+		if err != nil {
+			return fmt.Errorf("%s cache: %w", k.typ, err)
+		}
+		defer k.sess.Destroy()
+		shape := ort.NewShape(1, kvHeads, int64(*rows), headDim)
+		n := kvHeads * *rows * headDim * k.elem
+		if k.pk, err = ort.NewCustomDataTensor(shape, cacheBytes(k.typ, n), k.ortTyp); err != nil {
+			return err
+		}
+		if k.pv, err = ort.NewCustomDataTensor(shape, cacheBytes(k.typ, n), k.ortTyp); err != nil {
+			return err
+		}
+	}
+	vec := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(math.Sin(float64(i))) * 0.5
+		}
+		return v
+	}
+	q, _ := ort.NewTensor(ort.NewShape(1, 1, heads*headDim), vec(heads*headDim))
+	k, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
+	v, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
+	seqlens, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past)})
+	total, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + 1)})
+	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, heads*headDim))
+	if err != nil {
+		return err
+	}
+	const warmup = 5
+	for it := range *iters + warmup {
+		for j := range kinds {
+			c := kinds[(j+it)%len(kinds)] // each first in turn
+			start := time.Now()
+			if err := c.sess.Run([]ort.Value{q, k, v, c.pk, c.pv, seqlens, total}, []ort.Value{out, c.pk, c.pv}); err != nil {
+				return fmt.Errorf("%s cache: %w", c.typ, err)
+			}
+			if it >= warmup {
+				c.spent += time.Since(start)
+			}
+		}
+	}
+	base := kinds[0].spent
+	fmt.Printf("GroupQueryAttention, 1 new token after %d cached, %d threads, %d runs each:\n", *past, *threads, *iters)
+	for _, c := range kinds {
+		us := float64(c.spent.Microseconds()) / float64(*iters)
+		fmt.Printf("  %-8s cache %7.0f µs a call (%5.1f ms for 28 layers), %.2f× float32's time\n", c.typ, us, us*28/1000, float64(c.spent)/float64(base))
+	}
+	return nil
+}
+
+// cacheBytes is a cache buffer of n bytes holding small non-zero values of type t.
+func cacheBytes(t proto.DataType, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		switch t {
+		case proto.Float:
+			if i%4 == 3 {
+				b[i] = 0x3e // 0.125
+			}
+		case proto.Float16:
+			if i%2 == 1 {
+				b[i] = 0x30 // 0.125
+			}
+		default:
+			b[i] = byte(i % 17)
+		}
+	}
+	return b
+}
+
+// attentionModel is one GroupQueryAttention node with a cache of type t on float32 queries,
+// keys and values: cast to float16 around the node for a float16 cache, quantized by the node
+// itself for an int8 one.
+func attentionModel(t proto.DataType) *proto.Model {
+	f := proto.Float
+	g := proto.Graph{Name: "kvbench"}
+	g.Inputs = []proto.ValueInfo{
+		{Name: "q", Type: f, Dims: proto.Dims(1, "s", heads*headDim)},
+		{Name: "k", Type: f, Dims: proto.Dims(1, "s", kvHeads*headDim)},
+		{Name: "v", Type: f, Dims: proto.Dims(1, "s", kvHeads*headDim)},
+		{Name: "past_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+		{Name: "past_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+		{Name: "seqlens_k", Type: proto.Int32, Dims: proto.Dims(1)},
+		{Name: "total_sequence_length", Type: proto.Int32, Dims: proto.Dims(1)},
+	}
+	g.Outputs = []proto.ValueInfo{
+		{Name: "out", Type: f, Dims: proto.Dims(1, "s", heads*headDim)},
+		{Name: "present_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+		{Name: "present_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+	}
+	q, k, v, out := "q", "k", "v", "out"
+	rotary := proto.Float
+	if t == proto.Float16 {
+		for _, n := range []string{"q", "k", "v"} {
+			g.Nodes = append(g.Nodes, proto.Node{Name: "cast_" + n, OpType: "Cast", Inputs: []string{n}, Outputs: []string{n + "16"}, Attrs: []proto.Attr{proto.IntAttr("to", int64(proto.Float16))}})
+		}
+		q, k, v, out, rotary = "q16", "k16", "v16", "out16", proto.Float16
+	}
+	cos, sin := make([]float32, *rows*headDim/2), make([]float32, *rows*headDim/2)
+	for p := range *rows {
+		for i := range headDim / 2 {
+			a := float64(p) / math.Pow(1e6, float64(2*i)/headDim)
+			cos[p*headDim/2+i], sin[p*headDim/2+i] = float32(math.Cos(a)), float32(math.Sin(a))
+		}
+	}
+	dims := []int64{int64(*rows), headDim / 2}
+	if rotary == proto.Float16 {
+		g.Initializers = append(g.Initializers, proto.Float16Tensor("cos", dims, cos), proto.Float16Tensor("sin", dims, sin))
+	} else {
+		g.Initializers = append(g.Initializers, proto.FloatTensor("cos", dims, cos), proto.FloatTensor("sin", dims, sin))
+	}
+	in := []string{q, k, v, "past_key", "past_value", "seqlens_k", "total_sequence_length", "cos", "sin"}
+	attrs := []proto.Attr{proto.IntAttr("num_heads", heads), proto.IntAttr("kv_num_heads", kvHeads),
+		proto.FloatAttr("scale", float32(1/math.Sqrt(headDim))), proto.IntAttr("do_rotary", 1)}
+	if t == proto.Int8 {
+		g.Initializers = append(g.Initializers, proto.FloatTensor("k_scale", []int64{1}, []float32{0.05}), proto.FloatTensor("v_scale", []int64{1}, []float32{0.05}))
+		in = append(in, "", "", "", "k_scale", "v_scale") // position_ids, attention_bias, head_sink omitted
+		attrs = append(attrs, proto.StringAttr("k_quant_type", "PER_TENSOR"), proto.StringAttr("v_quant_type", "PER_TENSOR"), proto.IntAttr("kv_cache_bit_width", 8))
+	}
+	g.Nodes = append(g.Nodes, proto.Node{Name: "attention", OpType: "GroupQueryAttention", Domain: "com.microsoft", Inputs: in, Outputs: []string{out, "present_key", "present_value"}, Attrs: attrs})
+	if t == proto.Float16 {
+		g.Nodes = append(g.Nodes, proto.Node{Name: "cast_out", OpType: "Cast", Inputs: []string{"out16"}, Outputs: []string{"out"}, Attrs: []proto.Attr{proto.IntAttr("to", int64(f))}})
+	}
+	return &proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+}

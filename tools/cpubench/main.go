@@ -1,0 +1,118 @@
+// Command cpubench compares decoder graphs by the CPU time a prefill and a decode step take,
+// not only their wall-clock time: on a machine shared with other jobs, wall-clock figures
+// swing by tens of percent, while the CPU time this process spends (with spin-waiting off,
+// and most steadily with one thread) tracks the work a graph asks for. Graphs run through the
+// bare loop (inference/ort/loop) on one shared KV buffer, in turn, each first in turn, after
+// a warm-up round; it also says when their greedy tokens differ.
+//
+//	go run ./tools/cpubench --prompt 428 --decode 32 base=/path/a.onnx new=/path/b.onnx
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
+)
+
+var (
+	prompt  = flag.Int("prompt", 428, "prompt tokens")
+	decode  = flag.Int("decode", 32, "decode steps")
+	rounds  = flag.Int("rounds", 3, "rounds")
+	threads = flag.Int("threads", 1, "threads")
+	chunk   = flag.Int("chunk", 0, "prefill in runs of this many tokens (0: one run)")
+)
+
+// cpu is the CPU time (user and system) this process has spent.
+
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func main() {
+	flag.Parse()
+	graphs := flag.Args() // name=path
+	if len(graphs) == 0 {
+		fmt.Fprintln(os.Stderr, "cpubench: name graphs to compare as name=path.onnx")
+		os.Exit(2)
+	}
+	if _, err := env.Init(""); err != nil {
+		fmt.Fprintln(os.Stderr, "cpubench:", err)
+		os.Exit(1)
+	}
+	type g struct {
+		name                 string
+		l                    *loop.Loop
+		pre, dec, preW, decW time.Duration
+	}
+	var gs []*g
+	for _, a := range graphs {
+		name, path, _ := strings.Cut(a, "=")
+		l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 2, SharedKV: true, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, name, err)
+			os.Exit(1)
+		}
+		gs = append(gs, &g{name: name, l: l})
+	}
+	ids := make([]int, *prompt)
+	for i := range ids {
+		ids[i] = 100 + (i*7919)%5000
+	}
+	var first []int
+	for r := 0; r < *rounds+1; r++ {
+		for j := range gs {
+			x := gs[(j+r)%len(gs)]
+			x.l.Truncate(0)
+			c0, w0 := cpu(), time.Now()
+			var next []int
+			var err error
+			if *chunk > 0 {
+				for i := 0; i < len(ids); i += *chunk {
+					next, err = x.l.Forward(ids[i:min(i+*chunk, len(ids))], 1)
+				}
+			} else {
+				next, err = x.l.Forward(ids, 1)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "cpubench:", x.name, err)
+				os.Exit(1)
+			}
+			c1, w1 := cpu(), time.Now()
+			toks := []int{next[0]}
+			for range *decode {
+				if next, err = x.l.Forward(next[len(next)-1:], 1); err != nil {
+					fmt.Fprintln(os.Stderr, "cpubench:", x.name, err)
+					os.Exit(1)
+				}
+				toks = append(toks, next[0])
+			}
+			c2, w2 := cpu(), time.Now()
+			if r > 0 { // round 0 warms up
+				x.pre += c1 - c0
+				x.dec += c2 - c1
+				x.preW += w1.Sub(w0)
+				x.decW += w2.Sub(w1)
+			}
+			if first == nil {
+				first = toks
+			} else if r == 0 && fmt.Sprint(first) != fmt.Sprint(toks) {
+				fmt.Printf("  %s: greedy tokens differ from %s's: %v vs %v\n", x.name, gs[0].name, toks[:min(8, len(toks))], first[:min(8, len(first))])
+			}
+		}
+	}
+	n := float64(*rounds)
+	base := gs[0]
+	for _, x := range gs {
+		fmt.Printf("%-8s prefill %d: cpu %7.1f ms (%.3f×) wall %7.1f ms | decode: cpu %6.2f ms/token (%.3f×) wall %6.2f ms/token\n", x.name, *prompt,
+			x.pre.Seconds()*1000/n, x.pre.Seconds()/base.pre.Seconds(), x.preW.Seconds()*1000/n,
+			x.dec.Seconds()*1000/n/float64(*decode), x.dec.Seconds()/base.dec.Seconds(), x.decW.Seconds()*1000/n/float64(*decode))
+	}
+}
