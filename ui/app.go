@@ -64,7 +64,9 @@ type MainWindow struct {
 	right     *fyne.Container // chat or settings, beside the sidebar
 	main      fyne.CanvasObject
 	shortcuts map[string]func()
-	dataDir   string // the conversations folder opened at start
+	// showModelsByKey opens the Models view for its shortcut (nil without Deps.Models).
+	showModelsByKey func()
+	dataDir         string // the conversations folder opened at start
 }
 
 // New builds the window and its view models; call ShowAndRun (or Window.Show) next.
@@ -246,6 +248,13 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
 	m.ChatView.Model.OnTapped = func() { back = m.ShowChat; m.ShowModels() }
+	m.showModelsByKey = func() { // Ctrl+M: Back returns to the welcome page or the chat
+		back = m.ShowChat
+		if m.Window.Content() == m.WelcomeView.Content {
+			back = m.ShowWelcome
+		}
+		m.ShowModels()
+	}
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
