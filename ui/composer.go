@@ -73,3 +73,8 @@ func (c *composer) TypedShortcut(s fyne.Shortcut) {
 	}
 	c.Entry.TypedShortcut(s)
 }
+
+// AcceptsTab is false: Tab moves on to the Send button (Shift+Tab back) instead of typing a
+// tab, so that keyboard users are not trapped in the message box, which has focus most of
+// the time.
+func (c *composer) AcceptsTab() bool { return false }
