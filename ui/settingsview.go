@@ -181,12 +181,7 @@ func (v *SettingsView) testResult(route string) fyne.CanvasObject {
 	update := func() {
 		mine := get[string](v.vm.Tested) == route
 		showIf(box, mine && get[string](v.vm.Result) != "")
-		showIf(progress, mine && get[bool](v.vm.Testing))
-		if progress.Visible() {
-			progress.Start()
-		} else {
-			progress.Stop()
-		}
+		runBar(progress, mine && get[bool](v.vm.Testing))
 	}
 	v.on(v.vm.Tested, update)
 	v.on(v.vm.Result, update)
