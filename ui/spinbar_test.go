@@ -25,8 +25,19 @@ func animating(t *testing.T, bar *widget.ProgressBarInfinite) bool {
 	return f.Bool()
 }
 
-// After a Test in the settings, the progress bar stops, not only hides: a hidden bar that
-// kept animating redrew the window 60 times a second.
+// bars returns the infinite progress bars under o, shown or not.
+func bars(o fyne.CanvasObject) []*widget.ProgressBarInfinite {
+	var out []*widget.ProgressBarInfinite
+	walk(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.ProgressBarInfinite); ok {
+			out = append(out, b)
+		}
+	})
+	return out
+}
+
+// The settings' Test progress bar animates only while a test runs: a bar that kept
+// animating unseen redrew the window 60 times a second.
 func TestSettingsTestStopsItsProgressBar(t *testing.T) {
 	s := config.Defaults()
 	s.CPU.Model = modelDir(t)
@@ -44,19 +55,24 @@ func TestSettingsTestStopsItsProgressBar(t *testing.T) {
 		}
 	}))
 	m.ShowSettings()
-	m.Settings.Test("cpu")
-	var bars []*widget.ProgressBarInfinite
-	walk(m.Window.Content(), func(o fyne.CanvasObject) {
-		if b, ok := o.(*widget.ProgressBarInfinite); ok && b.Visible() {
-			bars = append(bars, b)
+	m.Window.Content().Refresh()
+	for _, b := range bars(m.Window.Content()) {
+		if animating(t, b) {
+			t.Fatal("a progress bar animates before any test")
 		}
-	})
-	if len(bars) != 1 || !animating(t, bars[0]) {
-		t.Fatalf("while testing: %d visible progress bars, want one running", len(bars))
+	}
+	m.Settings.Test("cpu")
+	m.Window.Content().Refresh()
+	running := bars(m.Window.Content())
+	if len(running) != 1 || !running[0].Visible() || !animating(t, running[0]) {
+		t.Fatalf("while testing: %d progress bars, want one shown and running", len(running))
 	}
 	close(release)
 	<-done
-	if bars[0].Visible() || animating(t, bars[0]) {
-		t.Errorf("after the test: bar visible %v, animating %v; want hidden and stopped", bars[0].Visible(), animating(t, bars[0]))
+	if animating(t, running[0]) {
+		t.Error("the progress bar still animates after the test")
+	}
+	if n := len(bars(m.Window.Content())); n != 0 {
+		t.Errorf("%d progress bars left after the test, want none", n)
 	}
 }
