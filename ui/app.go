@@ -64,6 +64,8 @@ type MainWindow struct {
 	right     *fyne.Container // chat or settings, beside the sidebar
 	main      fyne.CanvasObject
 	shortcuts map[string]func()
+	// keysHelp is the open list of keys (ShowKeys), nil while it is closed.
+	keysHelp dialog.Dialog
 	// showModelsByKey opens the Models view for its shortcut (nil without Deps.Models).
 	showModelsByKey func()
 	dataDir         string // the conversations folder opened at start

@@ -12,8 +12,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// ShowKeys shows every key of the window (keyTable), with the menu that offers it (F1).
+// ShowKeys shows every key of the window (keyTable), with the menu that offers it (F1);
+// Esc or Close closes it.
 func (m *MainWindow) ShowKeys() {
+	if m.keysHelp != nil {
+		return
+	}
 	rows := container.New(layout.NewFormLayout())
 	for _, k := range m.keyTable() {
 		keys := widget.NewLabel(keysText(k))
@@ -27,7 +31,25 @@ func (m *MainWindow) ShowKeys() {
 	}
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(rows), m.Window)
 	d.Resize(fyne.NewSize(560, 560))
+	d.SetOnClosed(func() {
+		m.keysHelp = nil
+		if m.Window.Content() == m.main && m.right.Objects[0] == m.ChatView.Content {
+			m.ChatView.FocusComposer()
+		}
+	})
+	m.keysHelp = d
 	d.Show()
+	// Keys go to the window while the list is open, so that Esc closes it (typedKey).
+	m.Window.Canvas().Unfocus()
+}
+
+// closeKeys closes the list of keys if it is open and reports whether it was.
+func (m *MainWindow) closeKeys() bool {
+	if m.keysHelp == nil {
+		return false
+	}
+	m.keysHelp.Hide()
+	return true
 }
 
 // keysText names the keys of k as a person types them: "Ctrl+Shift+C", "Ctrl+PageDown or

@@ -105,12 +105,15 @@ func (m *MainWindow) installShortcuts() {
 	m.ChatView.Composer.onKey = m.typedKey
 }
 
-// typedKey handles the keys without modifier that are not shortcuts: Esc stops, F1 helps.
+// typedKey handles the keys without modifier that are not shortcuts: Esc closes the list of
+// keys or stops the reply, F1 opens the list.
 // It reports whether k was one of them.
 func (m *MainWindow) typedKey(k *fyne.KeyEvent) bool {
 	switch k.Name {
 	case fyne.KeyEscape:
-		m.Chat.Stop()
+		if !m.closeKeys() {
+			m.Chat.Stop()
+		}
 	case fyne.KeyF1:
 		m.ShowKeys()
 	default:

@@ -156,12 +156,20 @@ func TestShortcutsMenuAndHelpAgree(t *testing.T) {
 	if !strings.Contains(help, "Ctrl+Shift+C") && !strings.Contains(help, "Cmd+Shift+C") {
 		t.Errorf("help names keys oddly:\n%s", help)
 	}
-	m.Window.Canvas().Overlays().Remove(m.Window.Canvas().Overlays().Top())
+	// Esc closes it, and the cursor is back in the message box.
+	m.Window.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if m.Window.Canvas().Overlays().Top() != nil {
+		t.Fatal("Esc did not close the list of keys")
+	}
+	if m.Window.Canvas().Focused() != m.ChatView.Composer {
+		t.Error("after the list of keys closed, the message box has no focus")
+	}
 
-	// F1 also works while typing a message.
+	// F1 also works while typing a message, and opens one list only.
 	m.ChatView.Composer.TypedKey(&fyne.KeyEvent{Name: fyne.KeyF1})
-	if m.Window.Canvas().Overlays().Top() == nil {
-		t.Error("F1 in the message box did not open the list of keys")
+	m.Window.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyF1})
+	if n := len(m.Window.Canvas().Overlays().List()); n != 1 {
+		t.Errorf("F1 in the message box, then F1: %d dialogs, want the list of keys once", n)
 	}
 }
 
