@@ -218,6 +218,7 @@ func modelLabel(s config.Settings, base bool) string {
 func (m *MainWindow) ShowSettings() {
 	m.Settings.Reset()
 	m.Settings.Validate()
+	m.unfocus()
 	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
 	m.SettingsView.Shown()
 	m.right.Refresh()
@@ -264,6 +265,7 @@ func (m *MainWindow) ShowModels() {
 	if m.ModelsView == nil {
 		return
 	}
+	m.unfocus()
 	if !HasModel(m.deps.Settings.Settings()) {
 		m.Window.SetContent(m.ModelsView.Content)
 		return

@@ -24,3 +24,8 @@ func borderInReadingOrder(top, bottom, left, right fyne.CanvasObject, center ...
 	}
 	return container.New(layout.NewBorderLayout(top, bottom, left, right), objs...)
 }
+
+// unfocus takes the focus from the view being replaced. Fyne moves focus to the new content
+// without telling the old focused widget, so the message box's cursor went on blinking
+// unseen, redrawing the window ~25 times a second, while the settings or models were shown.
+func (m *MainWindow) unfocus() { m.Window.Canvas().Unfocus() }

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"reflect"
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	"edgechat/config"
 )
 
 // Tab moves through the window in reading order: the sidebar (New chat, search, the list),
@@ -37,5 +40,37 @@ func TestTabOrder(t *testing.T) {
 	}
 	if m.ChatView.Composer.AcceptsTab() {
 		t.Error("the message box takes Tab: keyboard users cannot leave it")
+	}
+}
+
+// Opening the settings or the models takes the focus from the message box: a message box
+// that still thought it had focus kept its cursor blinking unseen, redrawing the window.
+func TestOtherViewsTakeTheMessageBoxFocus(t *testing.T) {
+	lib := &fakeLibrary{}
+	s := config.Defaults()
+	s.CPU.Model = modelDir(t)
+	m, _ := newModelsWindow(t, s, lib)
+	entryFocused := func() bool {
+		f := reflect.ValueOf(&m.ChatView.Composer.Entry).Elem().FieldByName("focused")
+		if !f.IsValid() {
+			t.Fatal("Fyne's Entry has no focused field any more: check whether a replaced view's entry still blinks, and update this test")
+		}
+		return f.Bool()
+	}
+	for _, tc := range []struct {
+		name string
+		show func()
+	}{
+		{"settings", m.ShowSettings},
+		{"models", m.ShowModels},
+	} {
+		m.ShowChat()
+		if !entryFocused() {
+			t.Fatal("the chat did not focus the message box")
+		}
+		tc.show()
+		if entryFocused() {
+			t.Errorf("%s: the message box still has focus", tc.name)
+		}
 	}
 }
