@@ -2,9 +2,9 @@
 # idlecpu.sh measures the CPU an idle EdgeChat window uses: a real window under Xvfb on the
 # generated model (tools/mkmodel) and a seeded finished chat (tools/screenshots/seed), read
 # from /proc/PID/stat (utime+stime) before and after SECS seconds of doing nothing, once
-# start-up has settled. Four states: a new chat with the cursor blinking in the message box,
-# the same with nothing focused (a click on empty space), the finished chat open, and that
-# unfocused. A bare Fyne window with one label (tools/idlecpu/bare) gives the floor that
+# start-up has settled. Five states: a new chat with the cursor blinking in the message box,
+# the same with nothing focused (a click on empty space), the finished chat open, that
+# unfocused, and the settings open (Ctrl+,). A bare Fyne window with one label (tools/idlecpu/bare) gives the floor that
 # Fyne's own event loop costs. Under Xvfb, Mesa's llvmpipe draws on the CPU, so every
 # redraw counts here that a GPU would take on a real PC.
 #
@@ -61,4 +61,7 @@ sleep 8
 measure "finished chat open, cursor blinking"
 click $EMPTY
 measure "finished chat open, nothing focused"
+xdotool key ctrl+comma
+sleep 30 # the settings look for ONNX Runtime builds the first time they open
+measure "settings open"
 kill "$PID"; wait "$PID" 2>/dev/null || true
