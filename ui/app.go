@@ -79,6 +79,10 @@ type MainWindow struct {
 	dataDir   string // the conversations folder opened at start
 	check     modelCheck
 	checked   <-chan struct{} // the last CheckModel's, for tests
+	// keysHelp is the open list of keys (ShowKeys), nil while it is closed.
+	keysHelp dialog.Dialog
+	// showModelsByKey opens the Models view for its shortcut (nil without Deps.Models).
+	showModelsByKey func()
 }
 
 // New builds the window and its view models; call ShowAndRun (or Window.Show) next.
@@ -238,6 +242,7 @@ func (m *MainWindow) modelSaved(s config.Settings) {
 func (m *MainWindow) ShowSettings() {
 	m.Settings.Reset()
 	m.Settings.Validate()
+	m.unfocus()
 	m.right.Objects = []fyne.CanvasObject{m.SettingsView.Content}
 	m.SettingsView.Shown()
 	m.right.Refresh()
@@ -275,6 +280,13 @@ func (m *MainWindow) newModels(lib ModelLibrary) {
 	m.WelcomeView.Models.OnTapped = func() { back = m.ShowWelcome; m.ShowModels() }
 	m.SettingsView.Models.OnTapped = func() { back = m.ShowSettings; m.ShowModels() }
 	m.ChatView.OnManageModels = func() { back = m.ShowChat; m.ShowModels() }
+	m.showModelsByKey = func() { // Ctrl+Shift+M: Back returns to the welcome page or the chat
+		back = m.ShowChat
+		if m.Window.Content() == m.WelcomeView.Content {
+			back = m.ShowWelcome
+		}
+		m.ShowModels()
+	}
 }
 
 // ShowModels shows the Models view: beside the sidebar once a model is set, else alone.
@@ -282,6 +294,7 @@ func (m *MainWindow) ShowModels() {
 	if m.ModelsView == nil {
 		return
 	}
+	m.unfocus()
 	if !HasModel(m.deps.Settings.Settings()) {
 		m.Window.SetContent(m.ModelsView.Content)
 		return

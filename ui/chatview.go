@@ -134,7 +134,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		}
 		v.Composer.SetPlaceHolder(hint)
 	})
-	v.Content = container.NewBorder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
+	v.Content = borderInReadingOrder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
 	return v
 }
 

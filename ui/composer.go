@@ -7,13 +7,14 @@ import (
 )
 
 // composer is the multi-line message entry: Enter sends, Shift+Enter adds a line, Esc stops.
-// Window shortcuts (Ctrl+N, Ctrl+,, Ctrl+L) typed while it has focus are passed on.
+// Window shortcuts (Ctrl+N, Ctrl+,, Ctrl+L…) and F1 typed while it has focus are passed on.
 type composer struct {
 	widget.Entry
 	shift      bool
 	onSend     func()
 	onEscape   func()
-	onShortcut func(fyne.Shortcut) bool // reports whether the window handled it
+	onShortcut func(fyne.Shortcut) bool  // reports whether the window handled it
+	onKey      func(*fyne.KeyEvent) bool // window keys without modifier (F1); reports whether handled
 }
 
 func newComposer() *composer {
@@ -57,6 +58,10 @@ func (c *composer) TypedKey(k *fyne.KeyEvent) {
 			c.onEscape()
 		}
 		return
+	case fyne.KeyF1:
+		if c.onKey != nil && c.onKey(k) {
+			return
+		}
 	}
 	c.Entry.TypedKey(k)
 }
@@ -68,3 +73,8 @@ func (c *composer) TypedShortcut(s fyne.Shortcut) {
 	}
 	c.Entry.TypedShortcut(s)
 }
+
+// AcceptsTab is false: Tab moves on to the Send button (Shift+Tab back) instead of typing a
+// tab, so that keyboard users are not trapped in the message box, which has focus most of
+// the time.
+func (c *composer) AcceptsTab() bool { return false }

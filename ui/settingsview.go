@@ -197,17 +197,12 @@ func (v *SettingsView) testResult(route string) fyne.CanvasObject {
 	result := widget.NewLabelWithData(v.vm.Result)
 	result.Wrapping = fyne.TextWrapWord
 	result.TextStyle = fyne.TextStyle{Monospace: true}
-	progress := widget.NewProgressBarInfinite()
-	box := container.NewVBox(progress, result)
+	progress := newBarSlot()
+	box := container.NewVBox(progress.Box, result)
 	update := func() {
 		mine := get[string](v.vm.Tested) == route
 		showIf(box, mine && get[string](v.vm.Result) != "")
-		showIf(progress, mine && get[bool](v.vm.Testing))
-		if progress.Visible() {
-			progress.Start()
-		} else {
-			progress.Stop()
-		}
+		progress.run(mine && get[bool](v.vm.Testing))
 	}
 	v.on(v.vm.Tested, update)
 	v.on(v.vm.Result, update)

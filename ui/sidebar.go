@@ -63,7 +63,7 @@ func NewSidebar(vm *SidebarVM, win fyne.Window, onOpen func(id string), onNew fu
 	s.on(vm.Error, func() { showIf(errLabel, get[string](vm.Error) != "") })
 
 	top := container.NewVBox(s.New, s.Search)
-	s.Content = container.NewBorder(top, container.NewVBox(errLabel, undoBar), nil, nil, s.List)
+	s.Content = borderInReadingOrder(top, container.NewVBox(errLabel, undoBar), nil, nil, s.List)
 	return s
 }
 
