@@ -66,6 +66,15 @@ else
   (cd "$ROOT" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$SRC"
 fi
 
+# Windows on Arm: Fyne draws with desktop OpenGL, as on x64, not OpenGL ES, which Wine and many
+# Arm64 drivers do not offer through WGL (packaging/glcore; README.md, Windows). The copy's
+# go.mod replace is relative, so the binary does not record this machine's paths.
+if [ "$TARGET" = windows-arm64 ]; then
+  say "$TARGET: Fyne with its desktop OpenGL painter (packaging/glcore)"
+  (cd "$SRC" && go run ./packaging/glcore -o ../fyne-glcore >/dev/null &&
+    go mod edit -replace fyne.io/fyne/v2=../fyne-glcore) || die "packaging/glcore failed (see above)"
+fi
+
 # 3. The release build. The version, build number and commit go in through a generated file
 # in the copy: -ldflags=-X in GOFLAGS would be lost, because fyne takes -ldflags= out of GOFLAGS
 # on its first build and builds Windows programs twice (the second time with the resources).

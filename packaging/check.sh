@@ -94,6 +94,10 @@ check_windows() {
   local strs; strs="$(strings -el "$exe")"
   check "$target: version resource says ProductName $NAME" grep -qx "$NAME" <<<"$strs"
   check "$target: version resource says ProductVersion $VERSION.$BUILD_NO" grep -qx "$VERSION.$BUILD_NO" <<<"$strs"
+  # Fyne's desktop OpenGL painter on both CPUs: Wine and many Windows-on-Arm drivers offer no
+  # OpenGL ES context (packaging/glcore).
+  check "$target: $NAME.exe draws with desktop OpenGL (go-gl's v2.1 bindings, not OpenGL ES)" \
+    bash -c "grep -qaF go-gl/gl/v2.1/gl '$exe' && ! grep -qaF go-gl/gl/v3.1/gles2 '$exe'"
   local rev; rev="$(cat "$BUILD/pkg/$target/commit" 2>/dev/null || echo "(no build/pkg/$target/commit)")"
   check "$target: binary carries the stamped commit $rev" grep -qaF "$rev" "$exe"
 

@@ -243,6 +243,8 @@ wa_env() {
   # No Mono or Gecko installers, no menu entries in the host's desktop, X11 rather than Wayland.
   export WINEDEBUG="${WINEDEBUG:--all}" WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-mscoree,mshtml=;winemenubuilder.exe=d;winewayland.drv=d}"
   unset LD_LIBRARY_PATH
+  # Tests with time bounds allow for the emulation (models/hub's attacks).
+  wa_native || export EDGECHAT_EMULATED=qemu-user
 }
 
 # wa_server_pid: the pid of the prefix's running wineserver, or nothing.
