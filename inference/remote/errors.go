@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 
+	"edgechat/internal/host"
 	"edgechat/reply"
 )
 
@@ -45,7 +45,7 @@ func (c *Client) connError(err error) *Error {
 	var netErr net.Error
 	var what string
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case host.ConnRefused(err):
 		what = "refused the connection — is the server running? Check the address in Settings → Remote"
 	case errors.As(err, &dnsErr):
 		what = fmt.Sprintf("cannot be found (no host %q) — check the address in Settings → Remote", dnsErr.Name)

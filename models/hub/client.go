@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"edgechat/internal/host"
 	"edgechat/internal/safepath"
 )
 
@@ -173,7 +174,7 @@ func (c *Client) getJSONOnce(ctx context.Context, repo, u string, v any) (http.H
 		if ctx.Err() != nil && context.Cause(ctx) != context.DeadlineExceeded {
 			return nil, context.Cause(ctx)
 		}
-		if connRefused(err) { // marked, so getJSON does not retry it
+		if host.ConnRefused(err) { // marked, so getJSON does not retry it
 			return nil, fmt.Errorf("%w (%w)", netError(c.Endpoint, err), syscall.ECONNREFUSED)
 		}
 		return nil, netError(c.Endpoint, err)

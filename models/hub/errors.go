@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+
+	"edgechat/internal/host"
 )
 
 // Sentinel errors callers branch on (errors.Is).
@@ -54,7 +56,7 @@ func netError(endpoint string, err error) error {
 		return fmt.Errorf("the certificate of %s is for another host (%v): check HF_ENDPOINT and your proxy: %w", endpoint, err, ErrNetwork)
 	case errors.As(err, &op) && op.Op == "proxyconnect":
 		return fmt.Errorf("the proxy refused or could not be reached (%v): check HTTPS_PROXY / the system's proxy settings: %w", err, ErrNetwork)
-	case errors.As(err, &ue) && connRefused(err):
+	case errors.As(err, &ue) && host.ConnRefused(err):
 		return fmt.Errorf("cannot connect to %s (connection refused): check your network, or HF_ENDPOINT if you use a mirror: %w", endpoint, ErrNetwork)
 	}
 	return fmt.Errorf("cannot reach %s (%v): check your network connection and proxy settings, then try again — the download resumes where it stopped: %w", endpoint, err, ErrNetwork)

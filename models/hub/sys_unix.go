@@ -30,6 +30,3 @@ func tryLock(f *os.File) (bool, error) {
 func unlock(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
 func isDiskFull(err error) bool { return errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) }
-
-// connRefused tells whether err is a refused connection.
-func connRefused(err error) bool { return errors.Is(err, unix.ECONNREFUSED) }

@@ -3,7 +3,6 @@ package hub
 import (
 	"errors"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/windows"
 )
@@ -37,10 +36,4 @@ func unlock(f *os.File) {
 
 func isDiskFull(err error) bool {
 	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL)
-}
-
-// connRefused tells whether err is a refused connection. Windows reports WSAECONNREFUSED,
-// which syscall.ECONNREFUSED (Go's stand-in for the Unix code) does not match.
-func connRefused(err error) bool {
-	return errors.Is(err, windows.WSAECONNREFUSED) || errors.Is(err, syscall.ECONNREFUSED)
 }
