@@ -30,11 +30,7 @@ type CrossEncoder struct {
 
 // OpenCrossEncoder loads the reranker in dir.
 func OpenCrossEncoder(dir string, o EmbedOptions) (*CrossEncoder, error) {
-	f, err := models.Open(dir, "")
-	if err != nil {
-		return nil, err
-	}
-	info, err := models.ReadGraph(f.Model)
+	f, info, err := openGraph(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -66,13 +66,23 @@ type EmbedOptions struct {
 	GraphCache string
 }
 
-// OpenEmbedder loads the embedding model in dir on the CPU, loading ONNX Runtime first.
-func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
+// openGraph opens the model folder dir (its default variant) and reads its graph's inputs and
+// outputs: the first step of opening every embedding and reranking model.
+func openGraph(dir string) (*models.Folder, *proto.ModelInfo, error) {
 	f, err := models.Open(dir, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	info, err := models.ReadGraph(f.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, info, nil
+}
+
+// OpenEmbedder loads the embedding model in dir on the CPU, loading ONNX Runtime first.
+func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
+	f, info, err := openGraph(dir)
 	if err != nil {
 		return nil, err
 	}

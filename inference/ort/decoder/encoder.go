@@ -175,11 +175,7 @@ type EncoderEmbedder struct {
 // OpenEncoderEmbedder loads the BERT-family embedding model in dir; name (a repository or
 // folder name, "" for the folder's) picks the prompts of models whose files name none.
 func OpenEncoderEmbedder(dir, name string, o EmbedOptions) (*EncoderEmbedder, error) {
-	f, err := models.Open(dir, "")
-	if err != nil {
-		return nil, err
-	}
-	info, err := models.ReadGraph(f.Model)
+	f, info, err := openGraph(dir)
 	if err != nil {
 		return nil, err
 	}

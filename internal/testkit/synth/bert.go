@@ -79,24 +79,9 @@ func (o BertOptions) validate() error {
 
 // newBertWeights draws a BERT's parameters by their Hugging Face names (matrices [in, out]).
 func newBertWeights(o BertOptions, vocab int) *FamilyWeights {
-	r := weightRand(Options{Seed: o.Seed})
-	normal := func(n int, std float64) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = float32(r.NormFloat64() * std)
-		}
-		return out
-	}
-	w := &FamilyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
+	d := newWeightDraw(weightRand(Options{Seed: o.Seed}), o.Hidden)
+	normal, norm, w := d.normal, d.norm, d.w
 	h, ff := int64(o.Hidden), int64(o.Intermediate)
-	norm := func(name string) {
-		g := normal(o.Hidden, 0.1)
-		for i := range g {
-			g[i]++
-		}
-		w.add(name+".weight", g, h)
-		w.add(name+".bias", normal(o.Hidden, 0.1), h)
-	}
 	lin := func(name string, in, out int64) {
 		w.add(name+".weight", normal(int(in*out), layerGain/math.Sqrt(float64(in))), in, out)
 		w.add(name+".bias", normal(int(out), 0.1), out)

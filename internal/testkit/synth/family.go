@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -137,26 +138,42 @@ func (w *FamilyWeights) add(name string, data []float32, dims ...int64) {
 }
 
 // newFamilyWeights draws a family model's parameters from o.Seed.
+// weightDraw draws random parameters by their Hugging Face names into FamilyWeights.
+type weightDraw struct {
+	r      *rand.Rand
+	w      *FamilyWeights
+	hidden int
+}
+
+func newWeightDraw(r *rand.Rand, hidden int) *weightDraw {
+	return &weightDraw{r: r, w: &FamilyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}, hidden: hidden}
+}
+
+// normal draws n values around 0 with standard deviation std.
+func (d *weightDraw) normal(n int, std float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(d.r.NormFloat64() * std)
+	}
+	return out
+}
+
+// norm draws a LayerNorm's weight (around 1) and bias over the hidden size.
+func (d *weightDraw) norm(name string) {
+	h := int64(d.hidden)
+	g := d.normal(d.hidden, 0.1)
+	for i := range g {
+		g[i]++
+	}
+	d.w.add(name+".weight", g, h)
+	d.w.add(name+".bias", d.normal(d.hidden, 0.1), h)
+}
+
 func newFamilyWeights(o Options) *FamilyWeights {
 	a := o.Family.arch()
-	r := weightRand(o)
-	normal := func(n int, std float64) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = float32(r.NormFloat64() * std)
-		}
-		return out
-	}
-	w := &FamilyWeights{t: map[string][]float32{}, dims: map[string][]int64{}}
+	d := newWeightDraw(weightRand(o), o.Hidden)
+	normal, norm, w := d.normal, d.norm, d.w
 	h, ff := int64(o.Hidden), int64(o.Intermediate)
-	norm := func(name string) {
-		g := normal(o.Hidden, 0.1)
-		for i := range g {
-			g[i]++
-		}
-		w.add(name+".weight", g, h)
-		w.add(name+".bias", normal(o.Hidden, 0.1), h)
-	}
 	lin := func(name string, in, out int64, bias bool) {
 		w.add(name+".weight", normal(int(in*out), layerGain/math.Sqrt(float64(in))), in, out)
 		if bias {
