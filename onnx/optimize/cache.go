@@ -70,7 +70,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 
 // rewriteVersion is part of the cache key: raising it when a rewrite changes makes new copies
 // instead of reusing those an older EdgeChat wrote.
-const rewriteVersion = 6
+const rewriteVersion = 7
 
 // CachedPath is where Cached keeps the copy of path made with o, whether or not it exists:
 // files a caller keeps beside it (e.g. the verdict of a check) share its key.
