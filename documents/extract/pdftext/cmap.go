@@ -39,7 +39,7 @@ func parseCMap(data []byte) *cmap {
 	entries := 0
 	for entries < maxCMapEntries {
 		var op operand
-		kw, isOp, ok := l.next(&op)
+		kw, isOp, ok := l.nextShallow(&op)
 		if !ok {
 			break
 		}

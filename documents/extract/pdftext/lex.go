@@ -105,6 +105,21 @@ func (l *lexer) next(op *operand) (keyword string, isOp, ok bool) {
 	return "", false, true
 }
 
+// nextShallow is next for a reader that stops at a nesting too deep instead of failing the
+// page (errNesting is what next panics with): a CMap nesting too deep maps the codes read
+// before it, and the page's text is kept.
+func (l *lexer) nextShallow(op *operand) (kw string, isOp, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != errNesting {
+				panic(p)
+			}
+			kw, isOp, ok = "", false, false
+		}
+	}()
+	return l.next(op)
+}
+
 // seq reads operands up to the closer (a dictionary's keys are names among them).
 func (l *lexer) seq(closer string) []operand {
 	l.depth++
