@@ -11,6 +11,19 @@ import (
 )
 
 // fakeModel writes a small model folder's files into dir.
+// symlinkOrSkip makes the link name → target, or skips the test where the system makes none:
+// no symlinks allowed, or Wine 10, whose CreateSymbolicLinkW reports success and makes
+// nothing.
+func symlinkOrSkip(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.Symlink(target, name); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	if _, err := os.Lstat(name); err != nil {
+		t.Skipf("os.Symlink succeeded but made no link (Wine): %v", err)
+	}
+}
+
 func fakeModel(t *testing.T, dir string) {
 	t.Helper()
 	for name, data := range map[string]string{"config.json": "{}", "tokenizer.json": "{}", "onnx/model.onnx": "\x08\x07graph"} {
@@ -135,9 +148,7 @@ func TestDeleteStaysInside(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(target, name); err != nil {
-			t.Skipf("no symlinks here: %v", err)
-		}
+		symlinkOrSkip(t, target, name)
 	}
 	tests := []struct {
 		name  string
@@ -203,9 +214,7 @@ func TestDiskSize(t *testing.T) {
 	if err := os.WriteFile(outside, make([]byte, 1<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(p, "onnx", "big.onnx")); err != nil {
-		t.Skipf("no symlinks here: %v", err)
-	}
+	symlinkOrSkip(t, outside, filepath.Join(p, "onnx", "big.onnx"))
 	want := int64(len("{}")*2 + len("\x08\x07graph") + 1000)
 	if n, err := DiskSize(models, p); err != nil || n != want {
 		t.Errorf("DiskSize = %d, %v; want %d", n, err, want)
