@@ -96,7 +96,9 @@ func tidyText(s string) string {
 		blank = 0
 		b.WriteString(line)
 	}
-	return strings.TrimLeft(b.String(), " \t\f\v")
+	// TrimSpace, as the check at the top: a line may begin or end with white space
+	// outside ASCII (U+0085, U+2003…), which the line trims above leave.
+	return strings.TrimSpace(b.String())
 }
 
 // isTidy says whether tidyText would return s unchanged: no carriage returns or no-break
