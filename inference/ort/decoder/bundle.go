@@ -208,7 +208,7 @@ type tensorList struct {
 
 func (ts *tensorList) add(t ort.Value, err error) ort.Value {
 	if err != nil {
-		ts.err = cmp.Or(ts.err, fmt.Errorf("bundle tensor: %w", err))
+		ts.err = cmp.Or(ts.err, fmt.Errorf("tensor: %w", err))
 		return nil
 	}
 	ts.list = append(ts.list, t)

@@ -50,7 +50,7 @@ func OpenCrossEncoder(dir string, o EmbedOptions) (*CrossEncoder, error) {
 	if c.maxLen <= 0 {
 		c.maxLen = encoderMaxTokens
 	}
-	c.s = encoderSession{ids32: rio.InputIDsType == "int32", mask: rio.AttentionMask, types: rio.TokenTypeIDs, pad: padID(tok), output: rio.Output}
+	c.s = encoderSession{floatSession: floatSession{output: rio.Output}, ids32: rio.InputIDsType == "int32", mask: rio.AttentionMask, types: rio.TokenTypeIDs, pad: padID(tok)}
 	if err := openEncoderSession(f.Model, o, &c.s); err != nil {
 		return nil, fmt.Errorf("load the reranker: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -40,15 +39,13 @@ const endOfText = "<|endoftext|>"
 // L2-normalised. Queries carry the model's instruction prefix; passages are embedded as they
 // are. It is safe for concurrent use (runs take turns).
 type Embedder struct {
-	mu      sync.Mutex
-	io      *models.EmbeddingIO
-	session *ort.DynamicAdvancedSession
-	run     *runner
-	tok     *tokenizer.Pipeline
-	eos     int // -1 when the tokenizer has none
-	pad     int
-	prompt  string
-	id      string
+	floatSession
+	io     *models.EmbeddingIO
+	tok    *tokenizer.Pipeline
+	eos    int // -1 when the tokenizer has none
+	pad    int
+	prompt string
+	id     string
 	// MaxTokens bounds a text's tokens; longer texts are cut.
 	MaxTokens int
 	// Label names the model to a person (the folder's name unless set).
@@ -105,7 +102,7 @@ func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	if _, err := env.Init(o.Library); err != nil {
 		return nil, err
 	}
-	e := &Embedder{io: eio, tok: tok, eos: -1, prompt: f.QueryPrompt(), id: id, MaxTokens: EmbedMaxTokens, Label: filepath.Base(f.Dir)}
+	e := &Embedder{floatSession: floatSession{output: eio.Output}, io: eio, tok: tok, eos: -1, prompt: f.QueryPrompt(), id: id, MaxTokens: EmbedMaxTokens, Label: filepath.Base(f.Dir)}
 	if v, ok := tok.TokenID(endOfText); ok {
 		e.eos, e.pad = v, v
 	} else if v, ok := tok.TokenID(tok.SpecialTokens().EOS); ok {
@@ -241,11 +238,6 @@ func (e *Embedder) embed(ctx context.Context, texts []string, progress func(done
 
 // runBatch embeds one batch of token lists, left-padded to the longest.
 func (e *Embedder) runBatch(ctx context.Context, batch [][]int) ([][]float32, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.session == nil {
-		return nil, fmt.Errorf("the embedding model is closed")
-	}
 	B, S := len(batch), 0
 	for _, ids := range batch {
 		S = max(S, len(ids))
@@ -265,30 +257,14 @@ func (e *Embedder) runBatch(ctx context.Context, batch [][]int) ([][]float32, er
 		}
 	}
 	shape := ort.NewShape(int64(B), int64(S))
-	var inputs []ort.Value
-	defer func() { destroyAll(inputs) }()
-	add := func(v ort.Value, err error) error {
-		if err != nil {
-			return err
-		}
-		inputs = append(inputs, v)
-		return nil
+	var ts tensorList
+	defer func() { destroyAll(ts.list) }()
+	ts.add(idsTensor(shape, ids, e.io.InputIDsType == "int32"))
+	if e.io.AttentionMask != "" {
+		ts.add(ort.NewTensor(shape, mask))
 	}
-	var err error
-	if e.io.InputIDsType == "int32" {
-		ids32 := make([]int32, len(ids))
-		for i, v := range ids {
-			ids32[i] = int32(v)
-		}
-		err = add(ort.NewTensor(shape, ids32))
-	} else {
-		err = add(ort.NewTensor(shape, ids))
-	}
-	if err == nil && e.io.AttentionMask != "" {
-		err = add(ort.NewTensor(shape, mask))
-	}
-	if err == nil && e.io.PositionIDs != "" {
-		err = add(ort.NewTensor(shape, pos))
+	if e.io.PositionIDs != "" {
+		ts.add(ort.NewTensor(shape, pos))
 	}
 	if len(e.io.Past) > 0 {
 		var dtype ort.TensorElementDataType = ort.TensorElementDataTypeFloat
@@ -297,39 +273,29 @@ func (e *Embedder) runBatch(ctx context.Context, batch [][]int) ([][]float32, er
 		}
 		empty := ort.NewShape(int64(B), int64(e.io.KVHeads), 0, int64(e.io.HeadDim))
 		for range 2 * len(e.io.Past) {
-			if err == nil {
-				err = add(ort.NewCustomDataTensor(empty, make([]byte, 1), dtype)) // zero-sized: ONNX Runtime wants a backing byte
-			}
+			ts.add(ort.NewCustomDataTensor(empty, make([]byte, 1), dtype)) // zero-sized: ONNX Runtime wants a backing byte
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("embedding inputs: %w", err)
+	if ts.err != nil {
+		return nil, ts.err
 	}
-	outputs := []ort.Value{nil}
-	end := e.run.watch(ctx)
-	err = e.run.err(ctx, e.session.RunWithOptions(inputs, outputs, e.run.opts))
-	end()
-	defer destroyAll(outputs)
+	vecs := make([][]float32, B)
+	err := e.runFloat(ctx, ts.list, func(data []float32, dims []int64) {
+		hidden := int(dims[len(dims)-1])
+		for b := range B {
+			var row []float32
+			if e.io.Pooled {
+				row = data[b*hidden : (b+1)*hidden]
+			} else {
+				seq := int(dims[1])
+				at := (b*seq + seq - 1) * hidden // the last position: the row's last token
+				row = data[at : at+hidden]
+			}
+			vecs[b] = normalize(row) // a copy
+		}
+	})
 	if err != nil {
 		return nil, err
-	}
-	t, ok := outputs[0].(*ort.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("the embedding model's %s is not float32", e.io.Output)
-	}
-	data, dims := t.GetData(), t.GetShape()
-	hidden := int(dims[len(dims)-1])
-	vecs := make([][]float32, B)
-	for b := range B {
-		var row []float32
-		if e.io.Pooled {
-			row = data[b*hidden : (b+1)*hidden]
-		} else {
-			seq := int(dims[1])
-			at := (b*seq + seq - 1) * hidden // the last position: the row's last token
-			row = data[at : at+hidden]
-		}
-		vecs[b] = normalize(row)
 	}
 	return vecs, nil
 }
@@ -352,14 +318,4 @@ func normalize(v []float32) []float32 {
 }
 
 // Close releases the session; later calls fail.
-func (e *Embedder) Close() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.session == nil {
-		return nil
-	}
-	e.run.close()
-	err := destroySession(e.session)
-	e.session = nil
-	return err
-}
+func (e *Embedder) Close() error { return e.close() }

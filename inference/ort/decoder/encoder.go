@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -27,14 +26,11 @@ type encoding = tokenizer.Encoding
 // attention_mask, token_type_ids where the graph has them), run on right-padded batches.
 // Runs take turns.
 type encoderSession struct {
-	mu      sync.Mutex
-	session *ort.DynamicAdvancedSession
-	run     *runner
-	ids32   bool
-	mask    bool
-	types   bool
-	pad     int
-	output  string
+	floatSession
+	ids32 bool
+	mask  bool
+	types bool
+	pad   int
 }
 
 // openEncoderSession loads graph on the CPU with the inputs named and the one output.
@@ -67,11 +63,6 @@ func openEncoderSession(graph string, o EmbedOptions, s *encoderSession) error {
 // forward runs one batch, right-padded to its longest row, and returns the output's data and
 // shape, with the attention mask it fed ([B*S], 1 for real tokens).
 func (s *encoderSession) forward(ctx context.Context, batch []encoding) ([]float32, []int64, []int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.session == nil {
-		return nil, nil, nil, fmt.Errorf("the model is closed")
-	}
 	B, S := len(batch), 0
 	for _, r := range batch {
 		S = max(S, len(r.IDs))
@@ -91,58 +82,27 @@ func (s *encoderSession) forward(ctx context.Context, batch []encoding) ([]float
 		}
 	}
 	shape := ort.NewShape(int64(B), int64(S))
-	var inputs []ort.Value
-	defer func() { destroyAll(inputs) }()
-	add := func(v ort.Value, err error) error {
-		if err == nil {
-			inputs = append(inputs, v)
-		}
-		return err
+	var ts tensorList
+	defer func() { destroyAll(ts.list) }()
+	ts.add(idsTensor(shape, ids, s.ids32))
+	if s.mask {
+		ts.add(ort.NewTensor(shape, mask))
 	}
-	var err error
-	if s.ids32 {
-		ids32 := make([]int32, len(ids))
-		for i, v := range ids {
-			ids32[i] = int32(v)
-		}
-		err = add(ort.NewTensor(shape, ids32))
-	} else {
-		err = add(ort.NewTensor(shape, ids))
+	if s.types {
+		ts.add(ort.NewTensor(shape, types))
 	}
-	if err == nil && s.mask {
-		err = add(ort.NewTensor(shape, mask))
+	if ts.err != nil {
+		return nil, nil, nil, ts.err
 	}
-	if err == nil && s.types {
-		err = add(ort.NewTensor(shape, types))
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("encoder inputs: %w", err)
-	}
-	outputs := []ort.Value{nil}
-	end := s.run.watch(ctx)
-	err = s.run.err(ctx, s.session.RunWithOptions(inputs, outputs, s.run.opts))
-	end()
-	defer destroyAll(outputs)
+	var data []float32
+	var dims []int64
+	err := s.runFloat(ctx, ts.list, func(d []float32, sh []int64) {
+		data, dims = append([]float32(nil), d...), sh
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	t, ok := outputs[0].(*ort.Tensor[float32])
-	if !ok {
-		return nil, nil, nil, fmt.Errorf("the model's %s is not float32", s.output)
-	}
-	return append([]float32(nil), t.GetData()...), t.GetShape(), mask, nil
-}
-
-func (s *encoderSession) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.session == nil {
-		return nil
-	}
-	s.run.close()
-	err := destroySession(s.session)
-	s.session = nil
-	return err
+	return data, dims, mask, nil
 }
 
 // padID is the tokenizer's padding token's id (BERT's [PAD] is 0).
@@ -207,7 +167,7 @@ func OpenEncoderEmbedder(dir, name string, o EmbedOptions) (*EncoderEmbedder, er
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "%s encoder %s pooling, normalize %v, max %d, prompts %q %q", base, cfg.Pooling, cfg.Normalize, cfg.MaxLength, cfg.QueryPrompt, cfg.PassagePrompt))
 	e := &EncoderEmbedder{tok: tok, cfg: cfg, pooled: eio.Pooled, id: hex.EncodeToString(h[:12]), Label: filepath.Base(f.Dir)}
-	e.s = encoderSession{ids32: eio.InputIDsType == "int32", mask: eio.AttentionMask != "", types: eio.TokenTypeIDs != "", pad: padID(tok), output: eio.Output}
+	e.s = encoderSession{floatSession: floatSession{output: eio.Output}, ids32: eio.InputIDsType == "int32", mask: eio.AttentionMask != "", types: eio.TokenTypeIDs != "", pad: padID(tok)}
 	if err := openEncoderSession(f.Model, o, &e.s); err != nil {
 		return nil, fmt.Errorf("load the embedding model: %w", err)
 	}
