@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -252,14 +251,5 @@ func WriteBert(dir string, o BertOptions) error {
 			files["sentence_bert_config.json"] = map[string]any{"max_seq_length": o.MaxSeqLength, "do_lower_case": false}
 		}
 	}
-	for name, v := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeJSON(p, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeJSONFiles(dir, files)
 }

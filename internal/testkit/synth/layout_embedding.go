@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"os"
 	"path/filepath"
 
 	"edgechat/onnx/proto"
@@ -56,14 +55,5 @@ func writeEmbedding(dir string, o Options, w *weights) error {
 			"pooling_mode_weightedmean_tokens": false, "pooling_mode_lasttoken": true, "include_prompt": true,
 		},
 	}
-	for name, v := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeJSON(p, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeJSONFiles(dir, files)
 }

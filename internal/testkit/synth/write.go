@@ -177,3 +177,17 @@ func generationConfig() generationConfigJSON {
 		Temperature: 0.6, TopK: 20, TopP: 0.95, TransformersVersion: "4.51.0",
 	}
 }
+
+// writeJSONFiles writes each value of files as JSON to its path below dir, making folders.
+func writeJSONFiles(dir string, files map[string]any) error {
+	for name, v := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := writeJSON(p, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
