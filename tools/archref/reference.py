@@ -13,34 +13,13 @@ import os
 import sys
 
 import numpy as np
-import onnx
-import onnx.numpy_helper as nh
 
-
-def weights(path):
-    return {t.name: nh.to_array(t).astype(np.float64) for t in onnx.load(path).graph.initializer}
-
-
-def layer_norm(x, W, name, eps):
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * W[name + ".weight"] + W[name + ".bias"]
-
-
-def linear(x, W, name):
-    y = x @ W[name + ".weight"]
-    if name + ".bias" in W:
-        y = y + W[name + ".bias"]
-    return y
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "numpyref"))
+from ops import gelu, layer_norm, linear, weights  # noqa: E402  (shared with the other references)
 
 
 def gelu_new(x):
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-
-
-def gelu(x):
-    erf = np.vectorize(math.erf)
-    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
 
 ACT = {"gelu_new": gelu_new, "gelu": gelu, "relu": lambda x: np.maximum(x, 0)}
