@@ -338,12 +338,18 @@ winarm64_power() {
   printf '1\n' >"$ps/BAT0/present"
   printf '%s\n' "$status" >"$ps/BAT0/status"
   printf '%s\n' "$capacity" >"$ps/BAT0/capacity"
-  # Wine derives the charge from these (µWh), the rate (µW) and the voltage (µV).
-  printf '%s\n' $((50000000 * capacity / 100)) >"$ps/BAT0/energy_now"
-  printf '50000000\n' >"$ps/BAT0/energy_full"
-  printf '55000000\n' >"$ps/BAT0/energy_full_design"
-  local rate=0
+  # A 3.25 Ah (50.05 Wh) battery at 15.4 V: Wine sums whole mWh, and these give the exact
+  # percent. Wine 10 reads the charge (µAh), the current (µA) and the voltage (µV) — charge_*,
+  # current_now, voltage_now; energy (µWh) and power (µW), which other kernels' batteries
+  # report instead, are written too for other readers.
+  local full=3250000 rate=0
   [ "$1" = battery ] && rate=9000000
+  printf '%s\n' $((full * capacity / 100)) >"$ps/BAT0/charge_now"
+  printf '%s\n' "$full" >"$ps/BAT0/charge_full"
+  printf '%s\n' "$full" >"$ps/BAT0/charge_full_design"
+  printf '%s\n' $((rate * 1000000 / 15400000)) >"$ps/BAT0/current_now"
+  printf '%s\n' $((50050000 * capacity / 100)) >"$ps/BAT0/energy_now"
+  printf '50050000\n' >"$ps/BAT0/energy_full"
   printf '%s\n' "$rate" >"$ps/BAT0/power_now"
   printf '15400000\n' >"$ps/BAT0/voltage_now"
 }

@@ -252,7 +252,7 @@ check_wine() {
     winarm64_power none
     echo "      power modes: ${modes[*]}"
     check "$target (Wine): the reply runs at full speed on AC, in battery saver (half the threads) on battery, at full speed again plugged in" \
-      grep -qE '^ac=performance/2/on AC power battery=saver/1/on battery \([0-9]+%\) ac=performance/2/on AC power' <<<"${modes[*]}"
+      grep -qE '^ac=performance/2/on AC power battery=saver/1/on battery \(40%\) ac=performance/2/on AC power' <<<"${modes[*]}"
   fi
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
   lap serve

@@ -138,8 +138,8 @@ func privateMemory(string) (string, error) {
 		return "", err
 	}
 	if before == 0 && after == 0 {
-		// Wine 8's GetProcessMemoryInfo leaves PrivateUsage at zero; Windows fills it in.
-		return "the call answers, but PrivateUsage is 0 (Wine 8 does not fill it in: not checked)", nil
+		// Wine's GetProcessMemoryInfo (8 and 10) leaves PrivateUsage at zero; Windows fills it in.
+		return "the call answers, but PrivateUsage is 0 (Wine does not fill it in: not checked)", nil
 	}
 	if after-before < size*3/4 {
 		return "", fmt.Errorf("private memory went from %d to %d MB while the program wrote 64 MB", before>>20, after>>20)
