@@ -591,5 +591,16 @@ func numberByte(f *frame, b byte) bool {
 	return false
 }
 
+// numberFull reports whether no byte can extend number frame f: its digit limits are reached
+// or, for an integer, it is "0" or "-0".
+func numberFull(f frame) bool {
+	for _, b := range []byte("0.e") {
+		if g := f; numberByte(&g, b) {
+			return false
+		}
+	}
+	return true
+}
+
 // numberDone reports whether a number may end in state st.
 func numberDone(st uint8) bool { return st == nZero || st == nInt || st == nFrac || st == nExp }

@@ -78,3 +78,42 @@ func TestRandomOutputsParse(t *testing.T) {
 		})
 	}
 }
+
+// TestDoneAtNumberLimits: a top-level number that can take no other byte ends the value —
+// Done, with nothing allowed after it — while one that can still grow is not Done.
+func TestDoneAtNumberLimits(t *testing.T) {
+	for _, c := range []struct {
+		schema, out string
+		done        bool
+	}{
+		{`{}`, `38E472`, true},
+		{`{}`, `38E47`, false},
+		{`{}`, `1.5`, false},
+		{`{}`, `123456789012345`, false}, // a fraction or an exponent may follow
+		{`{"type":"integer"}`, `123456789012345`, true},
+		{`{"type":"integer"}`, `0`, true},
+		{`{"type":"integer"}`, `-0`, true},
+		{`{"type":"integer"}`, `12`, false},
+		{`{"type":"array"}`, `[38E472`, false},
+		{`{"type":"boolean"}`, `true`, true},
+	} {
+		ms, _ := schemaMasks(t, c.schema, byteVocab(), 1)
+		m := ms.Matcher()
+		if err := m.AcceptBytes([]byte(c.out)); err != nil {
+			t.Fatalf("%s: %q refused", c.schema, c.out)
+		}
+		if m.Done() != c.done {
+			t.Errorf("%s: Done after %q = %v, want %v", c.schema, c.out, m.Done(), c.done)
+		}
+		if !m.Done() {
+			continue
+		}
+		mask := m.Mask()
+		for id := range ms.v.size {
+			if Allowed(mask, id) {
+				t.Errorf("%s: token %q allowed after %q, which is Done", c.schema, ms.v.Bytes(id), c.out)
+				break
+			}
+		}
+	}
+}

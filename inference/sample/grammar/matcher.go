@@ -89,10 +89,13 @@ func (m *Matcher) CanEnd() bool {
 	return false
 }
 
-// Done reports whether the value is complete and nothing may follow it.
+// Done reports whether the value is complete and nothing may follow it: every way here has
+// finished its value, or ends in a top-level number that has reached its limits ("38E472",
+// an integer "0").
 func (m *Matcher) Done() bool {
 	for i := range m.cur.end {
-		if len(m.cur.stack(i)) > 0 {
+		st := m.cur.stack(i)
+		if len(st) > 1 || len(st) == 1 && (st[0].mode != mNumber || !numberDone(st[0].st) || !numberFull(st[0])) {
 			return false
 		}
 	}

@@ -21,7 +21,7 @@ func (w *walker) mask(cur *stackSet) []uint64 {
 	v := w.ms.v
 	mask := make([]uint64, words(v.size))
 	w.levels[0].copyFrom(cur)
-	if len(cur.end) == 1 {
+	if len(cur.end) == 1 && len(cur.stack(0)) > 0 { // an empty stack: the value is done
 		stk := cur.stack(0)
 		if f := stk[len(stk)-1]; (f.mode == mString || f.mode == mKey) && f.st == sNormal {
 			w.inString(cur, f, mask)
