@@ -15,8 +15,10 @@ import (
 type bubble struct {
 	binder
 	msg      *MessageVM
-	answer   *docView      // replies: Markdown
-	userText *widget.Label // the user's message, verbatim
+	answer   *docView    // replies: Markdown
+	userText *selectText // the user's message, verbatim
+	reply    *selectMode // replies: the rendered answer, or its text to select
+	keys     *windowKeys // keys the bubble's text does not use go to the window
 	think    *docView
 	content  fyne.CanvasObject
 	onGrow   func()
@@ -54,9 +56,7 @@ func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 
 // userLayout shows the user's text as typed: not Markdown, line breaks kept, selectable.
 func (b *bubble) userLayout() fyne.CanvasObject {
-	b.userText = widget.NewLabel(b.msg.Text())
-	b.userText.Wrapping = fyne.TextWrapWord
-	b.userText.Selectable = true
+	b.userText = newSelectText(b.msg.Text())
 	bg := newThemedRect(theme.ColorNameSelection, 2*theme.InputRadiusSize())
 	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.userText)))
 	indent := canvas.NewRectangle(color.Transparent)
@@ -109,7 +109,8 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 
 	b.footer = b.footerRow()
 	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
-	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.answer.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
+	b.reply = newSelectMode(b, b.answer.box)
+	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.reply.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
 }
 
 // footerRow: backend badge, speed and tokens; the info button shows the details.
@@ -126,7 +127,24 @@ func (b *bubble) footerRow() fyne.CanvasObject {
 	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { b.show(b.details, !b.details.Visible()) })
 	info.Importance = widget.LowImportance
 	tip := func() string { return get[string](m.Details) }
-	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, b.copyBtn)
+	sel := widget.NewButtonWithIcon("", theme.FileTextIcon(), func() { b.reply.start(false) })
+	sel.Importance = widget.LowImportance
+	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, sel, b.copyBtn)
+}
+
+// grown re-follows the transcript after the bubble changed size.
+func (b *bubble) grown() {
+	if b.onGrow != nil {
+		b.onGrow()
+	}
+}
+
+// setKeys hands the keys the bubble's text does not use to the window.
+func (b *bubble) setKeys(k *windowKeys) {
+	b.keys = k
+	if b.userText != nil {
+		b.userText.keys = k
+	}
 }
 
 // show shows or hides a part; once the bubble is built, a change re-follows the transcript.
@@ -135,9 +153,7 @@ func (b *bubble) show(o fyne.CanvasObject, visible bool) {
 		return
 	}
 	showIf(o, visible)
-	if b.onGrow != nil {
-		b.onGrow()
-	}
+	b.grown()
 }
 
 func (b *bubble) thinkingOpenChanged() {
@@ -157,6 +173,9 @@ func (b *bubble) thinkingOpenChanged() {
 
 func (b *bubble) close() {
 	b.unbind()
+	if b.reply != nil {
+		b.reply.stopFollowing()
+	}
 	if b.answer != nil {
 		b.answer.unbind()
 	}

@@ -23,7 +23,8 @@ type ChatView struct {
 	list    *fyne.Container
 	scroll  *container.Scroll
 	bubbles map[*MessageVM]*bubble
-	follow  bool // keep the newest text in view
+	follow  bool       // keep the newest text in view
+	keys    windowKeys // the window's keys, for the bubbles' focused text
 
 	Composer   *composer
 	SendButton *widget.Button
@@ -225,6 +226,7 @@ func (v *ChatView) messagesChanged() {
 		b := v.bubbles[m]
 		if b == nil {
 			b = newBubble(m, v.grew, v.scroll)
+			b.setKeys(&v.keys)
 			v.bubbles[m] = b
 		}
 		keep[m] = true
