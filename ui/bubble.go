@@ -31,7 +31,7 @@ type bubble struct {
 	notes       *widget.Label
 	footer      fyne.CanvasObject
 	details     *widget.Label
-	copyBtn     *widget.Button
+	copyBtn     *tipButton
 }
 
 // newBubble builds the bubble in the current state of m. onGrow is called whenever it
@@ -39,7 +39,11 @@ type bubble struct {
 // wheel is the transcript's scroller (see newCodeBlock).
 func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	b := &bubble{msg: m}
-	b.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
+	copyTip := "Copy reply"
+	if m.Role == "user" {
+		copyTip = "Copy message"
+	}
+	b.copyBtn = newTipButton(theme.ContentCopyIcon(), copyTip, func() {
 		fyne.CurrentApp().Clipboard().SetContent(m.Text())
 	})
 	b.copyBtn.Importance = widget.LowImportance
@@ -124,10 +128,10 @@ func (b *bubble) footerRow() fyne.CanvasObject {
 	b.details.SizeName = theme.SizeNameCaptionText
 	b.details.Wrapping = fyne.TextWrapWord
 	b.details.Hide()
-	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { b.show(b.details, !b.details.Visible()) })
+	info := newTipButton(theme.InfoIcon(), "Details", func() { b.show(b.details, !b.details.Visible()) })
 	info.Importance = widget.LowImportance
 	tip := func() string { return get[string](m.Details) }
-	sel := widget.NewButtonWithIcon("", theme.FileTextIcon(), func() { b.reply.start(false) })
+	sel := newTipButton(theme.FileTextIcon(), "Select text", func() { b.reply.start(false) })
 	sel.Importance = widget.LowImportance
 	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, sel, b.copyBtn)
 }
@@ -263,12 +267,12 @@ func (r *themedRectRenderer) Refresh() {
 	r.rect.Refresh()
 }
 
-// hoverTip shows a small pop-up with tip() under its content while the mouse is over it.
+// hoverTip shows tip() under its content while the mouse is over it, in the window's tip
+// layer (tooltip.go).
 type hoverTip struct {
 	widget.BaseWidget
 	content fyne.CanvasObject
 	tip     func() string
-	pop     *widget.PopUp
 }
 
 func newHoverTip(content fyne.CanvasObject, tip func() string) *hoverTip {
@@ -280,26 +284,10 @@ func newHoverTip(content fyne.CanvasObject, tip func() string) *hoverTip {
 func (h *hoverTip) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(h.content) }
 
 // MouseIn shows the tip below the content.
-func (h *hoverTip) MouseIn(*desktop.MouseEvent) {
-	text := h.tip()
-	c := fyne.CurrentApp().Driver().CanvasForObject(h)
-	if text == "" || c == nil || h.pop != nil {
-		return
-	}
-	l := widget.NewLabel(text)
-	l.SizeName = theme.SizeNameCaptionText
-	h.pop = widget.NewPopUp(l, c)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(h)
-	h.pop.ShowAtPosition(pos.AddXY(0, h.Size().Height))
-}
+func (h *hoverTip) MouseIn(*desktop.MouseEvent) { showTip(h, h.tip()) }
 
 // MouseMoved is part of desktop.Hoverable.
 func (h *hoverTip) MouseMoved(*desktop.MouseEvent) {}
 
 // MouseOut hides the tip.
-func (h *hoverTip) MouseOut() {
-	if h.pop != nil {
-		h.pop.Hide()
-		h.pop = nil
-	}
-}
+func (h *hoverTip) MouseOut() { hideTip(h) }
