@@ -94,8 +94,8 @@ type sidebarRow struct {
 func (s *Sidebar) newRow() fyne.CanvasObject {
 	r := &sidebarRow{title: widget.NewLabel("Conversation title")}
 	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.rename = newTipButton(theme.DocumentCreateIcon(), "Rename", func() { s.askRename(r.id, r.title.Text) })
-	r.delete = newTipButton(theme.DeleteIcon(), "Delete", func() { _ = s.vm.Delete(r.id) })
+	r.rename = newTipButton(theme.DocumentCreateIcon(), "Rename chat", func() { s.askRename(r.id, r.title.Text) })
+	r.delete = newTipButton(theme.DeleteIcon(), "Delete chat", func() { _ = s.vm.Delete(r.id) })
 	r.rename.Importance, r.delete.Importance = widget.LowImportance, widget.LowImportance
 	r.ExtendBaseWidget(r)
 	return r

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"image/color"
+
+	"fyne.io/fyne/v2/canvas"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -80,12 +83,14 @@ func (b *tipButton) FocusLost() {
 type tipLayer struct {
 	widget.BaseWidget
 	owner fyne.CanvasObject
-	bg    *themedRect
+	bg    *canvas.Rectangle
 	text  *widget.Label
 }
 
 func newTipLayer() *tipLayer {
-	l := &tipLayer{bg: newThemedRect(theme.ColorNameOverlayBackground, theme.InputRadiusSize()), text: widget.NewLabel("")}
+	l := &tipLayer{bg: canvas.NewRectangle(color.Transparent), text: widget.NewLabel("")}
+	l.bg.StrokeWidth = 1
+	l.bg.CornerRadius = theme.InputRadiusSize()
 	l.text.SizeName = theme.SizeNameCaptionText
 	l.bg.Hide()
 	l.text.Hide()
@@ -117,6 +122,8 @@ func (l *tipLayer) show(owner fyne.CanvasObject, text string) {
 	d := fyne.CurrentApp().Driver()
 	pos := d.AbsolutePositionForObject(owner).Subtract(d.AbsolutePositionForObject(l))
 	l.owner = owner
+	l.bg.FillColor = theme.Color(theme.ColorNameOverlayBackground)
+	l.bg.StrokeColor = theme.Color(theme.ColorNameInputBorder)
 	l.text.SetText(text)
 	size := l.text.MinSize()
 	x := max(0, min(pos.X, l.Size().Width-size.Width))
@@ -129,7 +136,7 @@ func (l *tipLayer) show(owner fyne.CanvasObject, text string) {
 		o.Resize(size)
 		o.Show()
 	}
-	l.Refresh()
+	l.redraw()
 }
 
 // hide hides the tip if it is owner's.
@@ -140,7 +147,14 @@ func (l *tipLayer) hide(owner fyne.CanvasObject) {
 	l.owner = nil
 	l.bg.Hide()
 	l.text.Hide()
+	l.redraw()
+}
+
+// redraw repaints the layer. Refreshing the tip's parts is not enough: the driver does not
+// know objects it never drew (hidden until now), and dropped their refresh.
+func (l *tipLayer) redraw() {
 	l.Refresh()
+	canvas.Refresh(l)
 }
 
 // shown is the text shown and whose it is ("", nil when none).

@@ -41,7 +41,7 @@ func TestIconButtonsHaveWords(t *testing.T) {
 		}
 	})
 	// The walk reached each kind: a test that finds nothing proves nothing.
-	for _, want := range []string{"Export as Markdown", "Settings", "Rename", "Delete", "Copy message",
+	for _, want := range []string{"Export as Markdown", "Settings", "Rename chat", "Delete chat", "Copy message",
 		"Copy reply", "Details", "Select text", "Remove notes.txt", "Dismiss"} {
 		if !tips[want] {
 			t.Errorf("no button with the tip %q found", want)
