@@ -18,6 +18,7 @@ type bubble struct {
 	answer   *docView    // replies: Markdown
 	userText *selectText // the user's message, verbatim
 	reply    *selectMode // replies: the rendered answer, or its text to select
+	thought  *selectMode // the same for the reasoning
 	keys     *windowKeys // keys the bubble's text does not use go to the window
 	think    *docView
 	content  fyne.CanvasObject
@@ -79,7 +80,8 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 	b.thinkToggle.Alignment = widget.ButtonAlignLeading
 	line := newThemedRect(theme.ColorNameDisabled, 0)
 	line.min = fyne.NewSize(3, 1)
-	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.think.box)
+	b.thought = newSelectMode(b, m.Thinking, "reasoning", b.think.box)
+	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.thought.box)
 	thinkSection := container.NewVBox(b.thinkToggle, b.thinkBody)
 	b.on(m.HasThinking, func() { b.show(thinkSection, get[bool](m.HasThinking)) })
 	b.on(m.ThinkingOpen, b.thinkingOpenChanged)
@@ -113,7 +115,7 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 
 	b.footer = b.footerRow()
 	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
-	b.reply = newSelectMode(b, b.answer.box)
+	b.reply = newSelectMode(b, m.Answer, "reply", b.answer.box)
 	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.reply.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
 }
 
@@ -179,6 +181,7 @@ func (b *bubble) close() {
 	b.unbind()
 	if b.reply != nil {
 		b.reply.stopFollowing()
+		b.thought.stopFollowing()
 	}
 	if b.answer != nil {
 		b.answer.unbind()

@@ -11,16 +11,19 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// Replies are rendered Markdown, and Fyne's RichText cannot be selected. "Select text" (the
+// Replies and their reasoning are rendered Markdown, and Fyne's RichText cannot be selected.
+// "Select text" (the
 // reply's right-click menu, its footer button, Enter or Ctrl+A on the focused reply,
 // Ctrl+Shift+A for the last reply) swaps the rendered reply for its text as the model wrote
 // it, in a selectText; Esc or Done swaps back. User messages are plain text and always
 // shown in a selectText.
 
-// selectMode is a reply's text area: the rendered reply in a focusable frame, and, built
-// when first asked for, the panel to select its text. Used on the main goroutine only.
+// selectMode is a reply's (or its reasoning's) text area: the rendered text in a focusable
+// frame, and, built when first asked for, the panel to select it as written. Used on the main goroutine only.
 type selectMode struct {
 	b     *bubble
+	doc   *DocVM // the answer, or the reasoning
+	what  string // "reply", "reasoning"
 	frame *replyFrame
 	box   *fyne.Container // frame or panel
 	panel fyne.CanvasObject
@@ -28,8 +31,8 @@ type selectMode struct {
 	tail  binding.DataListener // follows the text while selecting a reply that streams
 }
 
-func newSelectMode(b *bubble, rendered fyne.CanvasObject) *selectMode {
-	s := &selectMode{b: b}
+func newSelectMode(b *bubble, doc *DocVM, what string, rendered fyne.CanvasObject) *selectMode {
+	s := &selectMode{b: b, doc: doc, what: what}
 	s.frame = newReplyFrame(rendered, s)
 	s.box = container.NewVBox(s.frame)
 	return s
@@ -40,21 +43,21 @@ func (s *selectMode) selecting() bool { return s.panel != nil && s.panel.Visible
 
 // start shows the reply's text for selecting and puts the keyboard there; all selects it all.
 func (s *selectMode) start(all bool) {
-	m := s.b.msg
+	d := s.doc
 	if s.panel == nil {
-		s.sel = newSelectText(m.Text())
+		s.sel = newSelectText(d.Text())
 		s.sel.onEscape = s.done
 		s.sel.menu = func() []*fyne.MenuItem {
 			return []*fyne.MenuItem{fyne.NewMenuItem("Show formatted", s.done)}
 		}
-		note := widget.NewLabel("Select text — the reply as written (Markdown). Esc when done.")
+		note := widget.NewLabel("Select text — the " + s.what + " as written (Markdown). Esc when done.")
 		note.SizeName = theme.SizeNameCaptionText
 		note.Truncation = fyne.TextTruncateEllipsis
 		cp := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 			if t := s.sel.Selected(); t != "" {
 				fyne.CurrentApp().Clipboard().SetContent(t)
 			} else {
-				fyne.CurrentApp().Clipboard().SetContent(m.Text())
+				fyne.CurrentApp().Clipboard().SetContent(d.Text())
 			}
 		})
 		cp.Importance = widget.LowImportance
@@ -66,10 +69,10 @@ func (s *selectMode) start(all bool) {
 		s.box.Add(s.panel)
 	}
 	s.sel.keys = s.b.keys
-	s.sel.setText(m.Text())
+	s.sel.setText(d.Text())
 	if s.tail == nil {
-		s.tail = binding.NewDataListener(func() { s.sel.setText(m.Text()) })
-		m.Answer.Tail.AddListener(s.tail)
+		s.tail = binding.NewDataListener(func() { s.sel.setText(d.Text()) })
+		d.Tail.AddListener(s.tail)
 	}
 	s.frame.Hide()
 	s.panel.Show()
@@ -100,13 +103,13 @@ func (s *selectMode) done() {
 
 func (s *selectMode) stopFollowing() {
 	if s.tail != nil {
-		s.b.msg.Answer.Tail.RemoveListener(s.tail)
+		s.doc.Tail.RemoveListener(s.tail)
 		s.tail = nil
 	}
 }
 
-// copyAll puts the whole reply on the clipboard.
-func (s *selectMode) copyAll() { fyne.CurrentApp().Clipboard().SetContent(s.b.msg.Text()) }
+// copyAll puts the whole text on the clipboard.
+func (s *selectMode) copyAll() { fyne.CurrentApp().Clipboard().SetContent(s.doc.Text()) }
 
 // replyFrame holds the rendered reply. It takes the keyboard (Tab reaches it; a focus line
 // shows it): Enter or Space selects text, Ctrl+A selects all of it, Ctrl+C copies the reply.
@@ -190,7 +193,7 @@ func (f *replyFrame) TappedSecondary(e *fyne.PointEvent) {
 	}
 	menu := fyne.NewMenu("",
 		fyne.NewMenuItem("Select text", func() { f.mode.start(false) }),
-		fyne.NewMenuItem("Copy reply", f.mode.copyAll))
+		fyne.NewMenuItem("Copy "+f.mode.what, f.mode.copyAll))
 	widget.ShowPopUpMenuAtPosition(menu, c, e.AbsolutePosition)
 }
 

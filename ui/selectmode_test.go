@@ -94,6 +94,13 @@ func TestReplySelectTextFollowsStream(t *testing.T) {
 	if got := b.reply.sel.Selected(); got != "Hello world!" {
 		t.Errorf("selecting again selected %q", got)
 	}
+
+	// The reasoning can be selected the same way.
+	m.Thinking.Append("Let me *think*")
+	b.thought.frame.TypedShortcut(&fyne.ShortcutSelectAll{})
+	if got := b.thought.sel.Selected(); got != "Let me *think*" || b.reply.sel.Selected() != "Hello world!" {
+		t.Errorf("Ctrl+A on the reasoning selected %q", got)
+	}
 	b.close()
 }
 
