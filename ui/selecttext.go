@@ -29,10 +29,9 @@ type selectText struct {
 	focused       bool
 	shift         bool // Shift is held (desktop.Keyable)
 
-	onEscape func()                  // Esc (nil: Esc goes to onKey)
+	onEscape func()                  // Esc (nil: Esc goes to the window)
 	menu     func() []*fyne.MenuItem // extra items of the right-click menu
 	keys     *windowKeys             // keys this widget does not use go to the window
-	copied   func(text string)       // after Ctrl+C or Copy (tests and the bubble's note)
 }
 
 // textRow is one drawn row: bytes [start, end) of the text. The spaces where a row was
@@ -100,9 +99,6 @@ func (s *selectText) copySelection() {
 		return
 	}
 	fyne.CurrentApp().Clipboard().SetContent(t)
-	if s.copied != nil {
-		s.copied(t)
-	}
 }
 
 func (s *selectText) textSize() float32 { return theme.TextSize() }

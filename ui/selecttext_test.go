@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
@@ -160,4 +161,34 @@ func TestSelectTextWraps(t *testing.T) {
 			t.Errorf("row %q is %.0f wide in 200", text[r.start:r.end], got)
 		}
 	}
+}
+
+// FuzzWrapRows: at any width the rows cover the text in order, what lies between two rows
+// is only white space (the wrap point's spaces or the "\n"), and a row wider than the width
+// holds a single character.
+func FuzzWrapRows(f *testing.F) {
+	for _, s := range []string{"", "hello world", "a  \nb", "日本語です", "**Both**. Then", "x\n\ny", "\xff\xfe bad utf8", "\u3000wide\u3000space"} {
+		f.Add(s, uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, text string, width uint8) {
+		w := float32(width % 40)
+		rows := wrapRows(text, w, oneUnit)
+		prev := 0
+		for i, r := range rows {
+			if r.start < prev || r.end < r.start || r.end > len(text) {
+				t.Fatalf("row %d [%d,%d) after %d in %q", i, r.start, r.end, prev, text)
+			}
+			if i > 0 && strings.TrimSpace(text[prev:r.start]) != "" {
+				t.Fatalf("%q between rows is lost", text[prev:r.start])
+			}
+			shown := strings.TrimRightFunc(text[r.start:r.end], unicode.IsSpace) // spaces before a "\n" stay on the row
+			if w >= 1 && oneUnit(shown, widget.RichTextStyle{}) > w && utf8.RuneCountInString(shown) > 1 {
+				t.Fatalf("row %q is wider than %.0f", text[r.start:r.end], w)
+			}
+			prev = r.end
+		}
+		if prev != len(text) {
+			t.Fatalf("the rows end at %d of %d bytes of %q", prev, len(text), text)
+		}
+	})
 }
