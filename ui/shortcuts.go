@@ -148,9 +148,7 @@ func (m *MainWindow) ShowAbout() {
 
 // focusComposer shows the chat if another view is open and puts the cursor in the message box.
 func (m *MainWindow) focusComposer() {
-	if m.right.Objects[0] != m.ChatView.Content || m.Window.Content() != m.main {
-		m.ShowChat()
-	}
+	m.focusChat()
 	m.ChatView.FocusComposer()
 }
 
