@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"math"
 	"unicode"
 	"unicode/utf8"
 
@@ -433,9 +434,12 @@ func (r *selectTextRenderer) Refresh() {
 func (r *selectTextRenderer) place() {
 	s := r.s
 	p, h := theme.InnerPadding(), s.rowHeight()
+	// Rows on whole device pixels: the painter scales a text placed between two (pixelalign.go).
+	scale := pixelScale(s)
+	rowY := func(i int) float32 { return float32(math.Round(float64((p+float32(i)*h)*scale))) / scale }
 	r.focus.Resize(s.Size())
 	for i, t := range r.texts {
-		t.Move(fyne.NewPos(p, p+float32(i)*h))
+		t.Move(fyne.NewPos(p, rowY(i)))
 		t.Resize(fyne.NewSize(s.Size().Width-2*p, h))
 	}
 	a, b := s.selection()
@@ -452,7 +456,7 @@ func (r *selectTextRenderer) place() {
 			x2 += s.measure(" ") // the selection goes on past the end of the row
 		}
 		m := canvas.NewRectangle(sel)
-		m.Move(fyne.NewPos(p+x1, p+float32(i)*h))
+		m.Move(fyne.NewPos(p+x1, rowY(i)))
 		m.Resize(fyne.NewSize(x2-x1, h))
 		r.marks = append(r.marks, m)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -159,6 +161,14 @@ func TestSelectTextWraps(t *testing.T) {
 	for _, r := range s.rows {
 		if got := s.measure(text[r.start:r.end]); got > 200 {
 			t.Errorf("row %q is %.0f wide in 200", text[r.start:r.end], got)
+		}
+	}
+	// Each row is drawn on a whole pixel (else the painter scales it and it greys).
+	for _, o := range test.WidgetRenderer(s).Objects() {
+		if txt, ok := o.(*canvas.Text); ok {
+			if y := float64(txt.Position().Y); y != math.Round(y) {
+				t.Errorf("row %q drawn at y=%.3f", txt.Text, y)
+			}
 		}
 	}
 }
