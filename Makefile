@@ -12,7 +12,7 @@ export LANG = en_US.UTF-8
 FUZZTIME ?= 8s
 FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUnigram tokenizer:FuzzParse tokenizer:FuzzSentencePieceModel tokenizer:FuzzCutWords inference/think:FuzzParser inference/chat:FuzzTemplate inference/chat:FuzzLimits inference:FuzzOddText \
 	onnx/proto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
-	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter ui:FuzzMarkdown \
+	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter ui:FuzzMarkdown ui:FuzzWrapRows \
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \
 	documents/extract:FuzzBytes documents/extract:FuzzOfficeXML documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName models:FuzzSentenceConfig \
 	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch \

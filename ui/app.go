@@ -123,6 +123,7 @@ func New(a fyne.App, d Deps) *MainWindow {
 	var main *fyne.Container
 	m.Banner = newProblemBanner(m.showRuntime, m.chooseModel, func() { main.Refresh() })
 	main = container.NewBorder(m.Banner.Content, nil, nil, nil, split)
+	main.Add(newTipLayer()) // last: the icon buttons' tips are drawn over the rest
 	m.main = main
 	m.installShortcuts()
 	m.Window.SetCloseIntercept(m.confirmQuit)

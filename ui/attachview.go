@@ -52,7 +52,7 @@ func (b *attachmentsBar) rebuild() {
 type attachmentChip struct {
 	binder
 	content fyne.CanvasObject
-	Remove  *widget.Button
+	Remove  *tipButton
 }
 
 func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
@@ -70,7 +70,7 @@ func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
 		status.Refresh()
 	})
 	c.on(a.Status, func() { showIf(status, get[string](a.Status) != "") })
-	c.Remove = widget.NewButtonWithIcon("", theme.CancelIcon(), onRemove)
+	c.Remove = newTipButton(theme.CancelIcon(), "Remove "+a.Name, onRemove)
 	c.Remove.Importance = widget.LowImportance
 	bg := newThemedRect(theme.ColorNameInputBackground, theme.InputRadiusSize())
 	row := container.NewBorder(nil, nil, container.NewHBox(icon, name), c.Remove, status)

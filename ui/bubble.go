@@ -15,8 +15,11 @@ import (
 type bubble struct {
 	binder
 	msg      *MessageVM
-	answer   *docView      // replies: Markdown
-	userText *widget.Label // the user's message, verbatim
+	answer   *docView    // replies: Markdown
+	userText *selectText // the user's message, verbatim
+	reply    *selectMode // replies: the rendered answer, or its text to select
+	thought  *selectMode // the same for the reasoning
+	keys     *windowKeys // keys the bubble's text does not use go to the window
 	think    *docView
 	content  fyne.CanvasObject
 	onGrow   func()
@@ -29,7 +32,7 @@ type bubble struct {
 	notes       *widget.Label
 	footer      fyne.CanvasObject
 	details     *widget.Label
-	copyBtn     *widget.Button
+	copyBtn     *tipButton
 }
 
 // newBubble builds the bubble in the current state of m. onGrow is called whenever it
@@ -37,7 +40,11 @@ type bubble struct {
 // wheel is the transcript's scroller (see newCodeBlock).
 func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 	b := &bubble{msg: m}
-	b.copyBtn = widget.NewButtonWithIcon("", theme.ContentCopyIcon(), func() {
+	copyTip := "Copy reply"
+	if m.Role == "user" {
+		copyTip = "Copy message"
+	}
+	b.copyBtn = newTipButton(theme.ContentCopyIcon(), copyTip, func() {
 		fyne.CurrentApp().Clipboard().SetContent(m.Text())
 	})
 	b.copyBtn.Importance = widget.LowImportance
@@ -54,9 +61,7 @@ func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 
 // userLayout shows the user's text as typed: not Markdown, line breaks kept, selectable.
 func (b *bubble) userLayout() fyne.CanvasObject {
-	b.userText = widget.NewLabel(b.msg.Text())
-	b.userText.Wrapping = fyne.TextWrapWord
-	b.userText.Selectable = true
+	b.userText = newSelectText(b.msg.Text())
 	bg := newThemedRect(theme.ColorNameSelection, 2*theme.InputRadiusSize())
 	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.userText)))
 	indent := canvas.NewRectangle(color.Transparent)
@@ -75,7 +80,8 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 	b.thinkToggle.Alignment = widget.ButtonAlignLeading
 	line := newThemedRect(theme.ColorNameDisabled, 0)
 	line.min = fyne.NewSize(3, 1)
-	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.think.box)
+	b.thought = newSelectMode(b, m.Thinking, "reasoning", b.think.box)
+	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.thought.box)
 	thinkSection := container.NewVBox(b.thinkToggle, b.thinkBody)
 	b.on(m.HasThinking, func() { b.show(thinkSection, get[bool](m.HasThinking)) })
 	b.on(m.ThinkingOpen, b.thinkingOpenChanged)
@@ -109,7 +115,8 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 
 	b.footer = b.footerRow()
 	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
-	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.answer.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
+	b.reply = newSelectMode(b, m.Answer, "reply", b.answer.box)
+	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.reply.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
 }
 
 // footerRow: backend badge, speed and tokens; the info button shows the details.
@@ -123,10 +130,27 @@ func (b *bubble) footerRow() fyne.CanvasObject {
 	b.details.SizeName = theme.SizeNameCaptionText
 	b.details.Wrapping = fyne.TextWrapWord
 	b.details.Hide()
-	info := widget.NewButtonWithIcon("", theme.InfoIcon(), func() { b.show(b.details, !b.details.Visible()) })
+	info := newTipButton(theme.InfoIcon(), "Details", func() { b.show(b.details, !b.details.Visible()) })
 	info.Importance = widget.LowImportance
 	tip := func() string { return get[string](m.Details) }
-	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, b.copyBtn)
+	sel := newTipButton(theme.FileTextIcon(), "Select text", func() { b.reply.start(false) })
+	sel.Importance = widget.LowImportance
+	return container.NewHBox(newHoverTip(badge, tip), newHoverTip(stats, tip), info, sel, b.copyBtn)
+}
+
+// grown re-follows the transcript after the bubble changed size.
+func (b *bubble) grown() {
+	if b.onGrow != nil {
+		b.onGrow()
+	}
+}
+
+// setKeys hands the keys the bubble's text does not use to the window.
+func (b *bubble) setKeys(k *windowKeys) {
+	b.keys = k
+	if b.userText != nil {
+		b.userText.keys = k
+	}
 }
 
 // show shows or hides a part; once the bubble is built, a change re-follows the transcript.
@@ -135,9 +159,7 @@ func (b *bubble) show(o fyne.CanvasObject, visible bool) {
 		return
 	}
 	showIf(o, visible)
-	if b.onGrow != nil {
-		b.onGrow()
-	}
+	b.grown()
 }
 
 func (b *bubble) thinkingOpenChanged() {
@@ -157,6 +179,10 @@ func (b *bubble) thinkingOpenChanged() {
 
 func (b *bubble) close() {
 	b.unbind()
+	if b.reply != nil {
+		b.reply.stopFollowing()
+		b.thought.stopFollowing()
+	}
 	if b.answer != nil {
 		b.answer.unbind()
 	}
@@ -244,12 +270,12 @@ func (r *themedRectRenderer) Refresh() {
 	r.rect.Refresh()
 }
 
-// hoverTip shows a small pop-up with tip() under its content while the mouse is over it.
+// hoverTip shows tip() under its content while the mouse is over it, in the window's tip
+// layer (tooltip.go).
 type hoverTip struct {
 	widget.BaseWidget
 	content fyne.CanvasObject
 	tip     func() string
-	pop     *widget.PopUp
 }
 
 func newHoverTip(content fyne.CanvasObject, tip func() string) *hoverTip {
@@ -261,26 +287,10 @@ func newHoverTip(content fyne.CanvasObject, tip func() string) *hoverTip {
 func (h *hoverTip) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(h.content) }
 
 // MouseIn shows the tip below the content.
-func (h *hoverTip) MouseIn(*desktop.MouseEvent) {
-	text := h.tip()
-	c := fyne.CurrentApp().Driver().CanvasForObject(h)
-	if text == "" || c == nil || h.pop != nil {
-		return
-	}
-	l := widget.NewLabel(text)
-	l.SizeName = theme.SizeNameCaptionText
-	h.pop = widget.NewPopUp(l, c)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(h)
-	h.pop.ShowAtPosition(pos.AddXY(0, h.Size().Height))
-}
+func (h *hoverTip) MouseIn(*desktop.MouseEvent) { showTip(h, h.tip()) }
 
 // MouseMoved is part of desktop.Hoverable.
 func (h *hoverTip) MouseMoved(*desktop.MouseEvent) {}
 
 // MouseOut hides the tip.
-func (h *hoverTip) MouseOut() {
-	if h.pop != nil {
-		h.pop.Hide()
-		h.pop = nil
-	}
-}
+func (h *hoverTip) MouseOut() { hideTip(h) }

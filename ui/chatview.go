@@ -23,21 +23,22 @@ type ChatView struct {
 	list    *fyne.Container
 	scroll  *container.Scroll
 	bubbles map[*MessageVM]*bubble
-	follow  bool // keep the newest text in view
+	follow  bool       // keep the newest text in view
+	keys    windowKeys // the window's keys, for the bubbles' focused text
 
 	Composer   *composer
 	SendButton *widget.Button
 	Regenerate *widget.Button
 	EditLast   *widget.Button
-	Export     *widget.Button
+	Export     *tipButton
 	// Model names the model that answers and where it runs, or its load's progress; it opens
 	// the model picker (picker.go). Without a ModelSwitch the window sets its text and action.
-	Model *widget.Button
+	Model *tipButton
 	// OnManageModels opens the Models view from the picker (nil hides that row).
 	OnManageModels func()
 	picker         *modelPicker
 	SaveExport     *widget.Button // in the banner shown while saving fails
-	Settings       *widget.Button
+	Settings       *tipButton
 	Attach         *widget.Button
 	Files          *attachmentsBar
 	// CompleteNotice says, while the model is a base model, that it continues text.
@@ -67,9 +68,9 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	title.TextStyle = fyne.TextStyle{Bold: true}
 	title.Truncation = fyne.TextTruncateEllipsis
 	think := widget.NewCheckWithData("Thinking", vm.Thinking)
-	v.Export = widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), v.export)
-	v.Settings = widget.NewButtonWithIcon("", theme.SettingsIcon(), onSettings)
-	v.Model = widget.NewButtonWithIcon("", theme.ComputerIcon(), nil)
+	v.Export = newTipButton(theme.DocumentSaveIcon(), "Export as Markdown", v.export)
+	v.Settings = newTipButton(theme.SettingsIcon(), "Settings", onSettings)
+	v.Model = newTipButton(theme.ComputerIcon(), "Choose the model", nil)
 	v.Model.Importance = widget.LowImportance
 	if vm.deps.Models != nil {
 		v.picker = &modelPicker{vm: vm, win: win, anchor: v.Model}
@@ -225,6 +226,7 @@ func (v *ChatView) messagesChanged() {
 		b := v.bubbles[m]
 		if b == nil {
 			b = newBubble(m, v.grew, v.scroll)
+			b.setKeys(&v.keys)
 			v.bubbles[m] = b
 		}
 		keep[m] = true

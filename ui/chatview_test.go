@@ -9,8 +9,8 @@ import (
 	"edgechat/reply"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"edgechat/history"
 )
@@ -214,7 +214,7 @@ That keeps the time to first token low even on the NPU.
 }
 
 func TestChatViewFooter(t *testing.T) {
-	v, vm, _ := newTestChatView(t, script(reply.Summary{
+	v, vm, w := newTestChatView(t, script(reply.Summary{
 		FinishReason: "stop", Backend: "cpu", FallbackReason: "the NPU model failed to load",
 		PromptTokens: 40, ReusedTokens: 12, GeneratedTokens: 5, DecodeTPS: 30,
 	}, text("ok")))
@@ -227,14 +227,14 @@ func TestChatViewFooter(t *testing.T) {
 		t.Fatal("details shown before asked for")
 	}
 	var badgeText string
-	var info *widget.Button
+	var info *tipButton
 	var tip *hoverTip
 	for _, o := range b.content.(*fyne.Container).Objects {
-		if row, ok := o.(*fyne.Container); ok && len(row.Objects) == 4 {
+		if row, ok := o.(*fyne.Container); ok && len(row.Objects) >= 4 {
 			if h, ok := row.Objects[0].(*hoverTip); ok {
 				badgeText = h.content.(*badge).text.Text
 				tip = row.Objects[1].(*hoverTip)
-				info = row.Objects[2].(*widget.Button)
+				info = row.Objects[2].(*tipButton)
 			}
 		}
 	}
@@ -248,11 +248,16 @@ func TestChatViewFooter(t *testing.T) {
 	if !footer.Visible() || !strings.Contains(footer.Text, "12 reused") {
 		t.Errorf("details after tapping info: visible=%v %q", footer.Visible(), footer.Text)
 	}
+	layer := newTipLayer()
+	w.SetContent(container.NewStack(v.Content, layer))
 	tip.MouseIn(nil)
-	if tip.pop == nil || !strings.Contains(tip.pop.Content.(*widget.Label).Text, "40 tokens") {
-		t.Error("hovering the footer did not show the details")
+	if text, owner := layer.shown(); owner != tip || !strings.Contains(text, "40 tokens") {
+		t.Errorf("hovering the footer showed %q, want the details", text)
 	}
 	tip.MouseOut()
+	if _, owner := layer.shown(); owner != nil {
+		t.Error("the details stayed after the mouse left")
+	}
 	if got := get[string](m.Notes); !strings.Contains(got, "instead of the NPU: the NPU model failed to load") {
 		t.Errorf("fallback note = %q", got)
 	}
@@ -312,8 +317,11 @@ func TestChatViewUserTextVerbatim(t *testing.T) {
 	if b.userText == nil || b.answer != nil {
 		t.Fatal("the user's message is not shown as plain text")
 	}
-	if b.userText.Text != typed || !b.userText.Selectable || b.userText.Wrapping != fyne.TextWrapWord {
-		t.Errorf("user text %q (selectable %v, wrapping %v), want %q selectable and wrapped",
-			b.userText.Text, b.userText.Selectable, b.userText.Wrapping, typed)
+	if b.userText.text != typed {
+		t.Errorf("user text %q, want %q", b.userText.text, typed)
+	}
+	b.userText.SelectAll()
+	if got := b.userText.Selected(); got != typed {
+		t.Errorf("select all of the user's text gives %q, want %q", got, typed)
 	}
 }

@@ -93,7 +93,9 @@ func NewModelsView(vm *ModelsVM, win fyne.Window, onBack func()) *ModelsView {
 		suggested, custom,
 	)
 	v.scroll = container.NewVScroll(container.New(column{max: 860}, container.NewPadded(body)))
-	v.Content = container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
+	box := container.NewBorder(container.NewPadded(header), nil, nil, nil, v.scroll)
+	box.Add(newTipLayer()) // last: the icon buttons' tips are drawn over the rest
+	v.Content = box
 	vm.OnChanged = func() { fyne.Do(v.rebuild) }
 	v.rebuild()
 	v.on(vm.NPUFound, v.rebuild)
@@ -242,7 +244,7 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 	useCPU := widget.NewButton("Use for CPU", func() { _ = d.Use("cpu") })
 	useCPU.Importance = widget.HighImportance
 	useNPU := widget.NewButton("Use for NPU", func() { _ = d.Use("npu") })
-	dismiss := widget.NewButtonWithIcon("", theme.WindowCloseIcon(), func() { v.vm.Dismiss(d) })
+	dismiss := newTipButton(theme.WindowCloseIcon(), "Dismiss", func() { v.vm.Dismiss(d) })
 	dismiss.Importance = widget.LowImportance
 	buttons := container.NewHBox(pause, resume, cancel, useNPU, useCPU, dismiss)
 	update := func() {

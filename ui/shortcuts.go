@@ -54,6 +54,7 @@ func (m *MainWindow) keyTable() []key {
 		{menu: "Chat", label: "Regenerate last reply", keys: []fyne.Shortcut{sc(fyne.KeyR)}, run: chat.report(m.Chat.Regenerate)},
 		{menu: "Chat", label: "Edit last message", keys: []fyne.Shortcut{sc(fyne.KeyE)}, run: chat.report(m.editLast)},
 		{menu: "Chat", label: "Copy last reply", keys: []fyne.Shortcut{sc(fyne.KeyC, fyne.KeyModifierShift)}, run: chat.report(m.copyLastReply)},
+		{menu: "Chat", label: "Select text of the last reply", keys: []fyne.Shortcut{sc(fyne.KeyA, fyne.KeyModifierShift)}, run: chat.report(m.selectLastReply)},
 		{menu: "Chat", label: "Next chat", keys: []fyne.Shortcut{ctrl(fyne.KeyPageDown, false), ctrl(fyne.KeyTab, false)}, run: func() { m.stepChat(1) }},
 		{menu: "Chat", label: "Previous chat", keys: []fyne.Shortcut{ctrl(fyne.KeyPageUp, false), ctrl(fyne.KeyTab, true)}, run: func() { m.stepChat(-1) }},
 	}
@@ -65,6 +66,8 @@ func (m *MainWindow) keyTable() []key {
 		key{label: "New line in the message", text: "Shift+Enter"},
 		key{label: "Next / previous control", text: "Tab / Shift+Tab"},
 		key{label: "Press the focused button", text: "Space"},
+		key{label: "Select text of the focused reply (all of it)", text: "Enter (Ctrl+A)"},
+		key{label: "Back to the formatted reply", text: "Esc"},
 		key{menu: "Help", label: "Keyboard shortcuts", text: "F1", run: m.ShowKeys},
 		key{menu: "Help", label: "About EdgeChat", run: m.ShowAbout},
 	)
@@ -104,6 +107,7 @@ func (m *MainWindow) installShortcuts() {
 	// The composer keeps focus most of the time; it passes these on instead of eating them.
 	m.ChatView.Composer.onShortcut = m.TypedShortcut
 	m.ChatView.Composer.onKey = m.typedKey
+	m.ChatView.keys = windowKeys{shortcut: m.TypedShortcut, key: m.typedKey}
 }
 
 // typedKey handles the keys without modifier that are not shortcuts: Esc closes the list of
@@ -144,9 +148,7 @@ func (m *MainWindow) ShowAbout() {
 
 // focusComposer shows the chat if another view is open and puts the cursor in the message box.
 func (m *MainWindow) focusComposer() {
-	if m.right.Objects[0] != m.ChatView.Content || m.Window.Content() != m.main {
-		m.ShowChat()
-	}
+	m.focusChat()
 	m.ChatView.FocusComposer()
 }
 
@@ -177,6 +179,26 @@ func (m *MainWindow) copyLastReply() error {
 		}
 	}
 	return errors.New("there is no reply to copy yet")
+}
+
+// selectLastReply shows the last reply's text for selecting, with the keyboard in it.
+func (m *MainWindow) selectLastReply() error {
+	items, _ := m.Chat.Messages.Get()
+	for i := len(items) - 1; i >= 0; i-- {
+		if b := m.ChatView.bubbles[items[i]]; b != nil && b.reply != nil {
+			m.focusChat()
+			b.reply.start(false)
+			return nil
+		}
+	}
+	return errors.New("there is no reply to select yet")
+}
+
+// focusChat shows the chat if another view is open.
+func (m *MainWindow) focusChat() {
+	if m.right.Objects[0] != m.ChatView.Content || m.Window.Content() != m.main {
+		m.ShowChat()
+	}
 }
 
 // stepChat opens the conversation after (+1) or before (-1) the open one in the sidebar,

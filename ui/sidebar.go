@@ -52,7 +52,7 @@ func NewSidebar(vm *SidebarVM, win fyne.Window, onOpen func(id string), onNew fu
 	undoLabel := widget.NewLabelWithData(vm.Undo)
 	undoLabel.Truncation = fyne.TextTruncateEllipsis
 	s.UndoBtn = widget.NewButton("Undo", func() { _ = vm.UndoDelete() })
-	dismiss := widget.NewButtonWithIcon("", theme.CancelIcon(), vm.DismissUndo)
+	dismiss := newTipButton(theme.CancelIcon(), "Dismiss", vm.DismissUndo)
 	dismiss.Importance = widget.LowImportance
 	undoBar := container.NewBorder(nil, nil, nil, container.NewHBox(s.UndoBtn, dismiss), undoLabel)
 	s.on(vm.Undo, func() { showIf(undoBar, get[string](vm.Undo) != "") })
@@ -87,15 +87,15 @@ func (s *Sidebar) selectCurrent() {
 type sidebarRow struct {
 	widget.BaseWidget
 	title          *widget.Label
-	rename, delete *widget.Button
+	rename, delete *tipButton
 	id             string
 }
 
 func (s *Sidebar) newRow() fyne.CanvasObject {
 	r := &sidebarRow{title: widget.NewLabel("Conversation title")}
 	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.rename = widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), func() { s.askRename(r.id, r.title.Text) })
-	r.delete = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { _ = s.vm.Delete(r.id) })
+	r.rename = newTipButton(theme.DocumentCreateIcon(), "Rename chat", func() { s.askRename(r.id, r.title.Text) })
+	r.delete = newTipButton(theme.DeleteIcon(), "Delete chat", func() { _ = s.vm.Delete(r.id) })
 	r.rename.Importance, r.delete.Importance = widget.LowImportance, widget.LowImportance
 	r.ExtendBaseWidget(r)
 	return r

@@ -35,7 +35,8 @@ type ProblemBanner struct {
 	Content *fyne.Container
 	Text    *widget.Label
 	// Runtime opens Settings → Runtime; Model the Models view; Dismiss hides the banner.
-	Runtime, Model, Dismiss *widget.Button
+	Runtime, Model *widget.Button
+	Dismiss        *tipButton
 	// relayout lays out what holds the banner after it appeared or went.
 	relayout func()
 }
@@ -49,7 +50,7 @@ func newProblemBanner(showRuntime, chooseModel, relayout func()) *ProblemBanner 
 	b.Text.Selectable = true // paths can be copied
 	b.Runtime = widget.NewButtonWithIcon("Open Settings → Runtime", theme.SettingsIcon(), showRuntime)
 	b.Model = widget.NewButtonWithIcon("Choose another model", theme.FolderOpenIcon(), chooseModel)
-	b.Dismiss = widget.NewButtonWithIcon("", theme.WindowCloseIcon(), nil)
+	b.Dismiss = newTipButton(theme.WindowCloseIcon(), "Dismiss", nil)
 	b.Dismiss.Importance = widget.LowImportance
 	icon := container.NewGridWrap(fyne.NewSize(32, 32), widget.NewIcon(theme.WarningIcon()))
 	buttons := container.NewHBox(b.Runtime, b.Model)

@@ -40,12 +40,12 @@ func (w *wrapText) set(segs []widget.RichTextSegment) {
 
 func (w *wrapText) rewrap() {
 	pad := 2 * theme.InnerPadding()
-	if w.width <= pad {
-		w.rt.Segments = w.src
-	} else {
+	segs := w.src
+	if w.width > pad {
 		wr := &wrapper{width: w.width - pad - 1, measure: measureText}
-		w.rt.Segments = wr.segments(w.src)
+		segs = wr.segments(w.src)
 	}
+	w.rt.Segments = alignRuns(segs, pixelScale(w))
 	w.rt.Refresh()
 }
 

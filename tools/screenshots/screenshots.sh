@@ -5,7 +5,8 @@
 # in progress from a Hub on loopback (tools/fakehub, slowed down), and a question over an
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
 # see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
-# the demo engine too), a saved Markdown reply shown as written, the window a start-up
+# the demo engine too), a saved Markdown reply shown as written and its text selected (Select
+# text) and an icon button's tip, the window a start-up
 # problem opens (an unusable data folder), a stalled download, the chat's model picker and
 # the banner a chat window opens with when its ONNX Runtime library does not load. Replies
 # come from the real engine running a generated tiny model
@@ -126,6 +127,7 @@ chat_config() {
 FIRST_ROW="100 128" # the seeded conversation, first in the sidebar
 THINKING="400 141"  # the saved reply's "Thinking" header once that conversation is open
 COMPOSER="760 750"
+EXPORT_BUTTON="1217 49"
 MODEL_BUTTON="1070 49" # the chat header's model button (its arrow: the text grows leftwards)
 SOURCE="500 254"    # the reply's first source in 07-chat-document
 QUESTION="Can you show the same with bufio.Reader?"
@@ -254,6 +256,18 @@ sleep 1
 xdotool mousemove $COMPOSER
 sleep 0.3
 shot 11-chat-markdown
+# 10b. Select text (Ctrl+Shift+A): the last reply as the model wrote it, its first lines
+#     selected with Shift+Down; then Esc back to the rendered reply, and the tip of the
+#     header's icon-only Export button while the pointer rests on it.
+xdotool key ctrl+shift+a
+sleep 0.6
+xdotool key shift+Down shift+Down shift+Down shift+End
+sleep 0.4
+shot 16-chat-select-text
+xdotool key Escape
+xdotool mousemove $EXPORT_BUTTON
+sleep 1.2
+shot 17-button-tip
 stop
 
 # 11. A start-up problem: settings that name a data folder EdgeChat cannot create
