@@ -43,13 +43,14 @@ type goldenFile struct {
 }
 
 // tokenizerNames are the installed real tokenizer files: byte-level BPE, then
-// SentencePiece-style BPE, then byte-level BPE of other vocabularies (o200k, cl100k, Claude's).
-var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3", "gpt4o", "gpt35turbo", "claude"}
+// SentencePiece-style BPE (gemini is Gemma 1/2's layout), then byte-level BPE of other
+// vocabularies (o200k, cl100k, Claude's, gpt-oss's o200k_harmony).
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3", "gemini", "gpt4o", "gpt35turbo", "claude", "gptoss"}
 
 // realNames are the real tokenizer.json files of more families kept in testdata/real (see
 // SOURCES.md there), golden as "real_" + name.
 var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
-	"phi2", "phi3", "roberta", "t5", "whisper"}
+	"phi2", "phi3", "roberta", "smollm", "t5", "whisper", "wiki", "yi"}
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.

@@ -49,12 +49,12 @@ const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : nul
 // real: tokenizer.json files of more families, kept gzipped in tokenizer/testdata/real (see
 // SOURCES.md there).
 const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
-  'olmo2', 'phi2', 'phi3', 'roberta', 't5', 'whisper'];
+  'olmo2', 'phi2', 'phi3', 'roberta', 'smollm', 't5', 'whisper', 'wiki', 'yi'];
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
-const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gpt4o', 'gpt35turbo', 'claude', 'stories260k',
+const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
   'llama2_metaspace', 'llama2_always', 'gpt2_digits', ...real.map(n => 'real_' + n)];
-const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
+const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
 const qwenRegex = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
