@@ -128,6 +128,8 @@ func (p *preTokenizer) add(c *component) error {
 			b = splitIsolated
 		}
 		st = charSplit{n: fmt.Sprintf("Digits(individual %v)", individual), is: isNumeric, behavior: b}
+	case "UnicodeScripts":
+		st = unicodeScriptsStep{}
 	case "CharDelimiterSplit":
 		var d rune
 		d, err = c.char("delimiter", -1)

@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'g
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -81,6 +81,12 @@ const variants = {
     base: 'real_t5',
     set: { pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true },
       decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
+    added_tokens: [],
+  },
+  // The UnicodeScripts pre-tokenizer alone (its pieces keep their spaces) on the wiki BPE file.
+  wiki_scripts: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'UnicodeScripts' } },
     added_tokens: [],
   },
   llama2_metaspace: {
