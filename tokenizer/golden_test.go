@@ -49,7 +49,7 @@ var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma
 
 // realNames are the real tokenizer.json files of more families kept in testdata/real (see
 // SOURCES.md there), golden as "real_" + name.
-var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
+var realNames = []string{"bert", "bert_zh", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
 	"phi2", "phi3", "roberta", "smollm", "t5", "whisper", "wiki", "yi"}
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the

@@ -48,7 +48,7 @@ const onlyArg = process.argv.find(a => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null;
 // real: tokenizer.json files of more families, kept gzipped in tokenizer/testdata/real (see
 // SOURCES.md there).
-const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
+const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
   'olmo2', 'phi2', 'phi3', 'roberta', 'smollm', 't5', 'whisper', 'wiki', 'yi'];
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
