@@ -14,14 +14,14 @@ type unicodeScriptsStep struct{}
 
 func (unicodeScriptsStep) name() string { return "UnicodeScripts" }
 
-func (unicodeScriptsStep) split(s string, first bool, emit func(string, bool)) {
+func (unicodeScriptsStep) split(s string, first int, emit func(string, int)) {
 	start, last := -1, uint8(0)
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if sc := scriptOf(r); sc != 0 {
 			if sc != last {
 				if start >= 0 {
-					emit(s[start:i], first && start == 0)
+					emit(s[start:i], headAt(first, start))
 				}
 				start = i
 			}
@@ -30,7 +30,7 @@ func (unicodeScriptsStep) split(s string, first bool, emit func(string, bool)) {
 		i += w
 	}
 	if start >= 0 {
-		emit(s[start:], first && start == 0)
+		emit(s[start:], headAt(first, start))
 	}
 }
 

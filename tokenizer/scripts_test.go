@@ -28,7 +28,7 @@ func TestUnicodeScripts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		unicodeScriptsStep{}.split(tt.in, true, func(p string, _ bool) { got = append(got, p) })
+		unicodeScriptsStep{}.split(tt.in, 1, func(p string, _ int) { got = append(got, p) })
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("UnicodeScripts(%q) (-want +got):\n%s", tt.in, diff)
 		}

@@ -75,18 +75,22 @@ const variants = {
       { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }] } },
     added_tokens: [],
   },
-  // T5's file as saved without legacy (Metaspace prepend_scheme first): a control character the
-  // charsmap removes at the start still leaves the start first, as the Rust library keeps it.
+  // T5's file as saved without legacy (WhitespaceSplit, then Metaspace with prepend_scheme
+  // first), with each digit split off before it: a control character the charsmap removes at
+  // the start still leaves the start first, as the Rust library keeps it, and every piece of the
+  // first character's expansion ("½" → "1⁄2") is first.
   t5_first: {
     base: 'real_t5',
-    set: { pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true },
+    set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Digits', individual_digits: true },
+      { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] },
       decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
     added_tokens: [],
   },
-  // The UnicodeScripts pre-tokenizer alone (its pieces keep their spaces) on the wiki BPE file.
+  // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
+  // wiki BPE file.
   wiki_scripts: {
     base: 'real_wiki',
-    set: { pre_tokenizer: { type: 'UnicodeScripts' } },
+    set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'UnicodeScripts' }, { type: 'FixedLength', length: 6 }] } },
     added_tokens: [],
   },
   llama2_metaspace: {
