@@ -105,6 +105,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"pre-tokenizer", "pre-tokenizer Unknown", true, func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "Unknown"}}}
 		}},
+		{"precompiled null", "precompiled_charsmap is null", false, func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Precompiled", "precompiled_charsmap": nil}
+		}},
 		{"fixed length 0", "length must be at least 1", false, func(m map[string]any) {
 			m["pre_tokenizer"] = map[string]any{"type": "FixedLength", "length": 0}
 		}},

@@ -138,11 +138,14 @@ func parseNormalizer(c *component) (normalizer, error) {
 		}
 		return normalizer{b}, nil
 	case "Precompiled":
-		var enc string
+		var enc *string
 		if err := c.required("precompiled_charsmap", &enc); err != nil {
 			return nil, err
 		}
-		data, err := base64.StdEncoding.DecodeString(enc)
+		if enc == nil { // the Rust library fails on it too
+			return nil, c.errorf("precompiled_charsmap is null")
+		}
+		data, err := base64.StdEncoding.DecodeString(*enc)
 		if err != nil {
 			return nil, c.errorf("precompiled_charsmap is not base64: %v", err)
 		}
