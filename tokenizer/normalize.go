@@ -35,30 +35,6 @@ func (n normalizer) applyFirst(s string) (string, bool) {
 	return s, keeps
 }
 
-// head returns the length of the start of norm, the normalized text, that stands for the
-// start of text (see preStep): none when a step dropped the first character; else, when the
-// first character is a grapheme alone, what it normalizes to (all of an expansion such as
-// "½" → "1⁄2" keeps its offsets); and at least norm's first character (a Precompiled
-// charsmap that removes the first characters leaves their offsets to the next one). A first
-// grapheme of several characters gives only norm's first character: a Precompiled charsmap
-// replaces it whole and its output takes the offsets of its characters in turn ("½" with a
-// combining mark: only the "1"). NFKC and the like of such a grapheme would keep the whole
-// expansion of its first character; that case is not followed.
-func (n normalizer) head(text, norm string, keeps bool) int {
-	if !keeps || norm == "" {
-		return 0
-	}
-	_, w := utf8.DecodeRuneInString(text)
-	h := 0
-	if graphemeLen(text) == w {
-		h = len(n.apply(text[:w]))
-	}
-	if _, w0 := utf8.DecodeRuneInString(norm); h < w0 {
-		h = w0
-	}
-	return min(h, len(norm))
-}
-
 // names lists the steps for inspect.
 func (n normalizer) names() []string {
 	var out []string
@@ -304,12 +280,16 @@ func (b bertStep) apply(s string) (string, bool) {
 		s = sb.String()
 	}
 	if b.strip {
+		s = normalizeForm(s, norm.NFD)
+		if r, _ := utf8.DecodeRuneInString(s); s != "" && class2(r)&c2Mn8 != 0 {
+			keeps = false // a leading mark is removed: the start moves on
+		}
 		s = strings.Map(func(r rune) rune {
 			if class2(r)&c2Mn8 != 0 {
 				return -1
 			}
 			return r
-		}, normalizeForm(s, norm.NFD))
+		}, s)
 	}
 	if b.lower {
 		s, _ = lowercaseStep{}.apply(s)

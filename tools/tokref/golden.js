@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -84,6 +84,14 @@ const variants = {
     set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Digits', individual_digits: true },
       { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] },
       decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
+    added_tokens: [],
+  },
+  // T5's vocabulary with BertNormalizer (accents stripped, lowercased) before a Metaspace with
+  // prepend_scheme first: a text that starts with a combining mark loses it, and its start.
+  t5_bert_first: {
+    base: 'real_t5',
+    set: { normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+      pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
     added_tokens: [],
   },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
