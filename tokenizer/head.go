@@ -5,6 +5,21 @@ import "unicode/utf8"
 // headWindow bounds the start of the input the normalizer runs on again to find its head.
 const headWindow = 256
 
+// head returns normalizer.head for a pre-tokenizer with a Metaspace whose prepend_scheme is
+// first, the only step that asks, and 1 (the text starts the input) for the others, without
+// running the normalizer again.
+func (t *Pipeline) head(text string, keeps bool) int {
+	for _, st := range t.pre.steps {
+		if m, ok := st.(metaspace); ok && m.scheme == prependFirst {
+			return t.norm.head(text, keeps)
+		}
+	}
+	if keeps {
+		return 1
+	}
+	return 0
+}
+
 // head returns the length of the start of the normalized text that stands for the start of
 // text (original offset 0; see preStep), following the Rust library's offsets through each
 // step: none when a step dropped the first character (keeps false); an expansion of the first

@@ -54,7 +54,7 @@ func (t *Pipeline) encodeGap(st *encodeState, text string, first, app bool, ids 
 	norm, keeps := t.norm.applyFirst(text)
 	head := 0
 	if first {
-		head = t.norm.head(text, keeps)
+		head = t.head(text, keeps)
 	}
 	if !app {
 		return t.encodeNormalized(st, norm, head, ids)

@@ -101,7 +101,7 @@ func (t *Pipeline) Encode(text string) []int {
 	defer t.pool.Put(st)
 	text = validUTF8(text)
 	norm, keeps := t.norm.applyFirst(text)
-	return t.encodeNormalized(st, norm, t.norm.head(text, keeps), nil)
+	return t.encodeNormalized(st, norm, t.head(text, keeps), nil)
 }
 
 // EncodeSpecial tokenizes app-controlled text: added tokens (special or not) become their ids,
