@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -43,17 +44,18 @@ type goldenFile struct {
 }
 
 // tokenizerNames are the installed real tokenizer files: byte-level BPE, then
-// SentencePiece-style BPE, then byte-level BPE of other vocabularies (o200k, cl100k, Claude's).
-var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3", "gpt4o", "gpt35turbo", "claude"}
+// SentencePiece-style BPE (gemini is Gemma 1/2's layout), then byte-level BPE of other
+// vocabularies (o200k, cl100k, Claude's, gpt-oss's o200k_harmony).
+var tokenizerNames = []string{"qwen3", "llama3", "deepseek_v3", "llama2", "gemma3", "gemini", "gpt4o", "gpt35turbo", "claude", "gptoss"}
 
 // realNames are the real tokenizer.json files of more families kept in testdata/real (see
 // SOURCES.md there), golden as "real_" + name.
-var realNames = []string{"bert", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
-	"phi2", "phi3", "roberta", "t5", "whisper"}
+var realNames = []string{"bert", "bert_zh", "chatglm3", "clip", "cohere", "falcon", "gpt2", "marian", "minilm", "olmo1", "olmo2",
+	"phi2", "phi3", "roberta", "smollm", "t5", "whisper", "wiki", "yi"}
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.
-var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits"),
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "wiki_scripts"),
 	prefixed("real_", realNames)...)
 
 func prefixed(p string, names []string) []string {
@@ -91,7 +93,7 @@ func load(t testing.TB, name string) *Pipeline {
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always", "gpt2_digits":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "wiki_scripts":
 		tk = loadVariant(t, name)
 	case "real_added_tokens":
 		_, err = parse(readReal(t, "added_tokens"))
@@ -292,6 +294,9 @@ func (t *Pipeline) pieces(text string) []string {
 		}
 		out = append(out, string(byteLevelString(nil, p)))
 	})
-	run(norm, true)
+	// The reference pre-tokenizes the normalized string as a new input: only its first
+	// character has offset 0.
+	_, w := utf8.DecodeRuneInString(norm)
+	run(norm, w)
 	return out
 }

@@ -102,8 +102,14 @@ func TestLoadRefuses(t *testing.T) {
 	}{
 		{"normalizer", "normalizer Unicode", true, func(m map[string]any) { m["normalizer"] = map[string]any{"type": "Unicode"} }},
 		{"untyped", "legacy untyped", true, func(m map[string]any) { m["normalizer"] = map[string]any{"lowercase": true} }},
-		{"pre-tokenizer", "pre-tokenizer UnicodeScripts", true, func(m map[string]any) {
-			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "UnicodeScripts"}}}
+		{"pre-tokenizer", "pre-tokenizer Unknown", true, func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": []any{map[string]any{"type": "Unknown"}}}
+		}},
+		{"precompiled null", "precompiled_charsmap is null", false, func(m map[string]any) {
+			m["normalizer"] = map[string]any{"type": "Precompiled", "precompiled_charsmap": nil}
+		}},
+		{"fixed length 0", "length must be at least 1", false, func(m map[string]any) {
+			m["pre_tokenizer"] = map[string]any{"type": "FixedLength", "length": 0}
 		}},
 		{"regex look-behind", `unsupported group "(?<="`, true, func(m map[string]any) {
 			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(?<=a)b`}

@@ -114,11 +114,14 @@ func parseNormalizer(c *component) (normalizer, error) {
 		}
 		return normalizer{b}, nil
 	case "Precompiled":
-		var enc string
+		var enc *string
 		if err := c.required("precompiled_charsmap", &enc); err != nil {
 			return nil, err
 		}
-		data, err := base64.StdEncoding.DecodeString(enc)
+		if enc == nil { // the Rust library fails on it too
+			return nil, c.errorf("precompiled_charsmap is null")
+		}
+		data, err := base64.StdEncoding.DecodeString(*enc)
 		if err != nil {
 			return nil, c.errorf("precompiled_charsmap is not base64: %v", err)
 		}
@@ -277,12 +280,16 @@ func (b bertStep) apply(s string) (string, bool) {
 		s = sb.String()
 	}
 	if b.strip {
+		s = normalizeForm(s, norm.NFD)
+		if r, _ := utf8.DecodeRuneInString(s); s != "" && class2(r)&c2Mn8 != 0 {
+			keeps = false // a leading mark is removed: the start moves on
+		}
 		s = strings.Map(func(r rune) rune {
 			if class2(r)&c2Mn8 != 0 {
 				return -1
 			}
 			return r
-		}, normalizeForm(s, norm.NFD))
+		}, s)
 	}
 	if b.lower {
 		s, _ = lowercaseStep{}.apply(s)

@@ -52,16 +52,19 @@ func (t *Pipeline) EncodeParts(parts []Part) []int {
 // all app text, cut at the added tokens matched after normalization.
 func (t *Pipeline) encodeGap(st *encodeState, text string, first, app bool, ids []int) []int {
 	norm, keeps := t.norm.applyFirst(text)
-	first = first && keeps
+	head := 0
+	if first {
+		head = t.head(text, keeps)
+	}
 	if !app {
-		return t.encodeNormalized(st, norm, first, ids)
+		return t.encodeNormalized(st, norm, head, ids)
 	}
 	t.added.normalized.find(norm, nil, func(start, end, id int) {
 		if id >= 0 {
 			ids = append(ids, id)
 			return
 		}
-		ids = t.encodeNormalized(st, norm[start:end], first && start == 0, ids)
+		ids = t.encodeNormalized(st, norm[start:end], headAt(head, start), ids)
 	})
 	return ids
 }

@@ -83,18 +83,18 @@ func (m *charsmap) transform(chunk string) (string, bool) {
 	return "", false
 }
 
+// apply normalizes s. Its start always still stands for the start of the input, even when
+// the first characters map to nothing: the Rust library records a removal on the character
+// before it, and at the start there is none, so the removal is lost and the first kept
+// character keeps original offset 0 (Metaspace's prepend_scheme "first" still prepends).
 func (m *charsmap) apply(s string) (string, bool) {
 	var b []byte
 	changed := false
-	keeps := true
 	for i := 0; i < len(s); {
 		n := graphemeLen(s[i:])
 		g := s[i : i+n]
 		if n < 6 {
 			if norm, ok := m.transform(g); ok {
-				if i == 0 && norm == "" {
-					keeps = false
-				}
 				b = append(b, norm...)
 				changed = true
 				i += n
@@ -104,9 +104,6 @@ func (m *charsmap) apply(s string) (string, bool) {
 		for j := 0; j < len(g); {
 			_, w := utf8.DecodeRuneInString(g[j:])
 			if norm, ok := m.transform(g[j : j+w]); ok {
-				if i+j == 0 && norm == "" {
-					keeps = false
-				}
 				b = append(b, norm...)
 				changed = true
 			} else {
@@ -119,7 +116,7 @@ func (m *charsmap) apply(s string) (string, bool) {
 	if !changed {
 		return s, true
 	}
-	return string(b), keeps
+	return string(b), true
 }
 
 // graphemeLen returns the length of the extended grapheme cluster at the start of s (Unicode

@@ -19,21 +19,31 @@ type preTokenizer struct {
 	mapped bool
 }
 
-// preStep is one pre-tokenizer. split emits the non-empty pieces of s; first tells whether s
-// starts the input text (Metaspace's prepend_scheme "first"), and is passed on for the piece
-// that starts s.
+// preStep is one pre-tokenizer. split emits the non-empty pieces of s; first is the length
+// of the start of s that stands for the start of the input text (original offset 0, which
+// Metaspace's prepend_scheme "first" asks for: more than the first character when the
+// normalizer expanded the input's first character, as "℃" into "°C"; 0 for none), and is
+// passed on, less the piece's start, for the pieces that start in it.
 type preStep interface {
-	split(s string, first bool, emit func(string, bool))
+	split(s string, first int, emit func(string, int))
 	name() string
+}
+
+// headAt returns first (see preStep) for the piece that starts at start.
+func headAt(first, start int) int {
+	if first > start {
+		return first - start
+	}
+	return 0
 }
 
 // chain returns the function that runs every step on a stretch of text and hands the pieces
 // to final. It is built once per encode state, so running it allocates nothing.
-func (p *preTokenizer) chain(final func(string)) func(string, bool) {
-	last := func(s string, _ bool) { final(s) }
+func (p *preTokenizer) chain(final func(string)) func(string, int) {
+	last := func(s string, _ int) { final(s) }
 	if p.mapped {
 		var buf []byte
-		last = func(s string, _ bool) {
+		last = func(s string, _ int) {
 			buf = buf[:0]
 			for _, r := range s {
 				buf = append(buf, runeToByte[r-0]) // every character here is in the alphabet
@@ -44,9 +54,9 @@ func (p *preTokenizer) chain(final func(string)) func(string, bool) {
 	next := last
 	for i := len(p.steps) - 1; i >= 0; i-- {
 		st, n := p.steps[i], next
-		next = func(s string, first bool) { st.split(s, first, n) }
+		next = func(s string, first int) { st.split(s, first, n) }
 	}
-	return func(s string, first bool) {
+	return func(s string, first int) {
 		if s != "" {
 			next(s, first)
 		}
@@ -128,6 +138,14 @@ func (p *preTokenizer) add(c *component) error {
 			b = splitIsolated
 		}
 		st = charSplit{n: fmt.Sprintf("Digits(individual %v)", individual), is: isNumeric, behavior: b}
+	case "UnicodeScripts":
+		st = unicodeScriptsStep{}
+	case "FixedLength":
+		n := uint(5)
+		if err = c.optional("length", &n); err == nil && n == 0 {
+			err = c.errorf("length must be at least 1")
+		}
+		st = fixedLengthStep{int(n)}
 	case "CharDelimiterSplit":
 		var d rune
 		d, err = c.char("delimiter", -1)
@@ -174,8 +192,8 @@ type spanSink struct {
 	s        string
 	behavior uint8
 	invert   bool
-	first    bool
-	emit     func(string, bool)
+	first    int
+	emit     func(string, int)
 
 	pend      [2]int
 	hasPend   bool
@@ -184,7 +202,7 @@ type spanSink struct {
 
 func (k *spanSink) out(start, end int) {
 	if end > start {
-		k.emit(k.s[start:end], k.first && start == 0)
+		k.emit(k.s[start:end], headAt(k.first, start))
 	}
 }
 
@@ -271,21 +289,21 @@ func (st *splitStep) name() string {
 	return fmt.Sprintf("Split(%s, %s, invert %v)", pat, behaviorNames[st.behavior], st.invert)
 }
 
-func (st *splitStep) split(s string, first bool, emit func(string, bool)) {
+func (st *splitStep) split(s string, first int, emit func(string, int)) {
 	if st.re != nil && st.behavior == splitIsolated {
 		// The common case (every byte-level regex): no state between spans.
 		gap := 0
 		st.matches(s, func(start, end int) {
 			if gap < start {
-				emit(s[gap:start], first && gap == 0)
+				emit(s[gap:start], headAt(first, gap))
 			}
 			if end > start {
-				emit(s[start:end], first && start == 0)
+				emit(s[start:end], headAt(first, start))
 			}
 			gap = end
 		})
 		if gap < len(s) {
-			emit(s[gap:], first && gap == 0)
+			emit(s[gap:], headAt(first, gap))
 		}
 		return
 	}
@@ -332,7 +350,7 @@ type charSplit struct {
 
 func (c charSplit) name() string { return c.n }
 
-func (c charSplit) split(s string, first bool, emit func(string, bool)) {
+func (c charSplit) split(s string, first int, emit func(string, int)) {
 	k := &spanSink{s: s, behavior: c.behavior, first: first, emit: emit}
 	gap := 0
 	for i := 0; i < len(s); {
@@ -361,7 +379,7 @@ type whitespaceStep struct{}
 
 func (whitespaceStep) name() string { return "Whitespace" }
 
-func (whitespaceStep) split(s string, first bool, emit func(string, bool)) {
+func (whitespaceStep) split(s string, first int, emit func(string, int)) {
 	start, kind := -1, 0 // kind of the open run: 1 word, 2 other
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -372,7 +390,7 @@ func (whitespaceStep) split(s string, first bool, emit func(string, bool)) {
 			k = 0
 		}
 		if k != kind && start >= 0 {
-			emit(s[start:i], first && start == 0)
+			emit(s[start:i], headAt(first, start))
 			start = -1
 		}
 		if k != 0 && start < 0 {
@@ -382,7 +400,7 @@ func (whitespaceStep) split(s string, first bool, emit func(string, bool)) {
 		i += w
 	}
 	if start >= 0 {
-		emit(s[start:], first && start == 0)
+		emit(s[start:], headAt(first, start))
 	}
 }
 
@@ -392,7 +410,7 @@ type bertPreStep struct{}
 
 func (bertPreStep) name() string { return "BertPreTokenizer" }
 
-func (bertPreStep) split(s string, first bool, emit func(string, bool)) {
+func (bertPreStep) split(s string, first int, emit func(string, int)) {
 	start := -1
 	for i := 0; i <= len(s); {
 		r, w := rune(' '), 1
@@ -402,15 +420,15 @@ func (bertPreStep) split(s string, first bool, emit func(string, bool)) {
 		switch {
 		case isWhitespace(r) || i == len(s):
 			if start >= 0 {
-				emit(s[start:i], first && start == 0)
+				emit(s[start:i], headAt(first, start))
 				start = -1
 			}
 		case isBertPunct(r):
 			if start >= 0 {
-				emit(s[start:i], first && start == 0)
+				emit(s[start:i], headAt(first, start))
 				start = -1
 			}
-			emit(s[i:i+w], first && i == 0)
+			emit(s[i:i+w], headAt(first, i))
 		default:
 			if start < 0 {
 				start = i
@@ -432,13 +450,16 @@ func (b *byteLevelStep) name() string {
 	return fmt.Sprintf("ByteLevel(add_prefix_space %v, use_regex %v)", b.addPrefixSpace, b.useRegex)
 }
 
-func (b *byteLevelStep) split(s string, first bool, emit func(string, bool)) {
+func (b *byteLevelStep) split(s string, first int, emit func(string, int)) {
 	if b.addPrefixSpace && !strings.HasPrefix(s, " ") {
 		s = " " + s
+		if first > 0 {
+			first++ // the space takes the first character's offsets
+		}
 	}
 	out := emit
 	if b.mapOut {
-		out = func(p string, f bool) { emit(string(byteLevelString(nil, p)), f) }
+		out = func(p string, f int) { emit(string(byteLevelString(nil, p)), f) }
 	}
 	if !b.useRegex {
 		out(s, first)
@@ -448,9 +469,9 @@ func (b *byteLevelStep) split(s string, first bool, emit func(string, bool)) {
 	for i := 0; i < len(s); {
 		if e := matchGPT2(s, i); e > i {
 			if gap < i {
-				out(s[gap:i], first && gap == 0)
+				out(s[gap:i], headAt(first, gap))
 			}
-			out(s[i:e], first && i == 0)
+			out(s[i:e], headAt(first, i))
 			i, gap = e, e
 			continue
 		}
@@ -458,7 +479,7 @@ func (b *byteLevelStep) split(s string, first bool, emit func(string, bool)) {
 		i += w
 	}
 	if gap < len(s) {
-		out(s[gap:], first && gap == 0)
+		out(s[gap:], headAt(first, gap))
 	}
 }
 
@@ -482,11 +503,17 @@ func (m metaspace) name() string {
 	return fmt.Sprintf("Metaspace(%q, prepend %s, split %v)", m.replacement, [...]string{"always", "first", "never"}[m.scheme], m.splits)
 }
 
-func (m metaspace) split(s string, first bool, emit func(string, bool)) {
+func (m metaspace) split(s string, first int, emit func(string, int)) {
+	if first > 0 {
+		first += strings.Count(s[:min(first, len(s))], " ") * (len(m.replacement) - 1)
+	}
 	s = strings.ReplaceAll(s, " ", m.replacement)
 	if s != "" && !strings.HasPrefix(s, m.replacement) &&
-		(m.scheme == prependAlways || m.scheme == prependFirst && first) {
+		(m.scheme == prependAlways || m.scheme == prependFirst && first > 0) {
 		s = m.replacement + s
+		if first > 0 {
+			first += len(m.replacement) // it takes the first character's offsets
+		}
 	}
 	if !m.splits {
 		if s != "" {

