@@ -286,6 +286,8 @@ func (p *page) show(s string) error {
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			err = p.add(trm, w*g.size*g.scale, f, text)
+		} else {
+			p.widen(trm, w*g.size*g.scale)
 		}
 		p.advance(adv)
 	})
@@ -327,6 +329,37 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	}
 	p.glyphs = append(p.glyphs, g)
 	return nil
+}
+
+// widen lets the glyph before one drawn without text (a ligature of a font that does not
+// say what it spells) reach over it, so that the gap it fills does not part a word: "e?ectively"
+// reads "eectively", as pdftotext reads it, not "e ectively".
+func (p *page) widen(trm matrix, w float64) {
+	if len(p.glyphs) == 0 || w <= 0 {
+		return
+	}
+	last := &p.glyphs[len(p.glyphs)-1]
+	dx, dy := trm[0], trm[1]
+	rot := uint8(0)
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+	case math.Abs(dx) < math.Abs(dy) && dy > 0:
+		rot = 1
+	case math.Abs(dx) >= math.Abs(dy):
+		rot = 2
+	default:
+		rot = 3
+	}
+	scale := math.Hypot(dx, dy)
+	if g := p.gs; g.size != 0 && g.scale != 0 {
+		scale /= math.Abs(g.size * g.scale)
+	}
+	x, y := turn(rot, trm[4], trm[5])
+	end, tol := last.x+last.w, 0.05*float64(last.size)
+	if last.space || last.rot != rot || math.Abs(y-float64(last.y)) > tol || math.Abs(x-float64(end)) > tol {
+		return
+	}
+	last.w = float32(x+w*scale) - last.x
 }
 
 // turn maps a point so that text of direction rot runs along +x with lines going down.

@@ -77,12 +77,25 @@ func fragments(gs []glyph) []*line {
 				cur.add(g)
 				continue
 			}
+			if stacked(cur, last, g) {
+				cur.add(g)
+				continue
+			}
 		}
 		cur = &line{}
 		cur.add(g)
 		out = append(out, cur)
 	}
 	return out
+}
+
+// stacked says whether g is a script stacked under or over the last glyphs of cur: TeX
+// draws x with both a superscript and a subscript (S_k^new) as the base, the one script,
+// then the other back at the base's end, on another baseline than the first script's.
+func stacked(cur *line, last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	return g.size < cur.size && abs(g.y-cur.y) < baselineTol*cur.size && abs(g.y-last.y) > 0.15*size &&
+		g.x >= cur.x0 && g.x < last.x+last.w
 }
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
