@@ -54,6 +54,10 @@ type glyph struct {
 	space         bool    // a space character (a word break in itself)
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	text          string
+	// key is where the glyph sorts along its line (layout.go): its x, or for a glyph drawn
+	// without advance right after another (a Devanagari vowel sign or reph, which XeTeX
+	// draws in logical order, a hair past the next letter's origin), that glyph's key.
+	key float32
 }
 
 // Bounds of drawing one page.
@@ -286,7 +290,7 @@ func (p *page) show(s string) error {
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			err = p.add(trm, w*g.size*g.scale, f, text)
-		} else {
+		} else if f.simple {
 			p.widen(trm, w*g.size*g.scale)
 		}
 		p.advance(adv)

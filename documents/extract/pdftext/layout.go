@@ -66,8 +66,12 @@ func fragments(gs []glyph) []*line {
 	var out []*line
 	var cur *line
 	for _, g := range gs {
+		g.key = g.x
 		if cur != nil {
 			last := cur.g[len(cur.g)-1]
+			if logicalMark(g) {
+				g.key = last.key // a mark keeps its place after its base
+			}
 			size := max(g.size, last.size, 1)
 			end := last.x + last.w
 			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
@@ -89,12 +93,25 @@ func fragments(gs []glyph) []*line {
 	return out
 }
 
+// logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
+// Sinhala): a vowel sign or a reph, which shapers draw in logical order after the letter it
+// belongs to, placed by its outline, its origin often a hair past the next letter's.
+func logicalMark(g glyph) bool {
+	if g.w > 0.01*g.size {
+		return false
+	}
+	for _, r := range g.text {
+		return r >= 0x0900 && r <= 0x0DFF
+	}
+	return false
+}
+
 // stacked says whether g is a script stacked under or over the last glyphs of cur: TeX
 // draws x with both a superscript and a subscript (S_k^new) as the base, the one script,
 // then the other back at the base's end, on another baseline than the first script's.
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
-	return g.size < cur.size && abs(g.y-cur.y) < baselineTol*cur.size && abs(g.y-last.y) > 0.15*size &&
+	return g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size && abs(g.y-last.y) > 0.15*size &&
 		g.x >= cur.x0 && g.x < last.x+last.w
 }
 
@@ -127,7 +144,7 @@ func mergeRows(frags []*line) []*line {
 		i = j
 	}
 	for _, l := range out {
-		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.x, b.x) })
+		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.key, b.key) })
 		l.rtl = isRTL(l.g)
 	}
 	return out
@@ -273,6 +290,7 @@ func lineText(l *line) string {
 	var drawn []bool
 	var cur []glyph
 	var prev *glyph
+	var end float32 // where the glyphs before g end: a mark without advance ends nothing
 	space := false
 	for i := range l.g {
 		g := &l.g[i]
@@ -286,7 +304,7 @@ func lineText(l *line) string {
 			continue
 		}
 		if prev != nil && !prev.space && len(cur) > 0 {
-			gap, limit := g.x-(prev.x+prev.w), float32(wordGap)
+			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
 			}
@@ -294,6 +312,11 @@ func lineText(l *line) string {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
 			}
+		}
+		if len(cur) > 0 && logicalMark(*g) {
+			end = max(end, g.x)
+		} else {
+			end = g.x + g.w
 		}
 		cur = append(cur, *g)
 		prev = g

@@ -84,6 +84,11 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a mark without advance stays after its letter, drawn a hair past the next", zeroWidthB,
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0928> <42> <0947> <43> <091F> <44> <0915> endbfchar",
+			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
+			// word apart, whose mark is drawn over its letter's left half
+			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +102,10 @@ func TestText(t *testing.T) {
 		})
 	}
 }
+
+// zeroWidthB is simpleFont with code B (a mark) drawn without advance.
+var zeroWidthB = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /ToUnicode 6 0 R " + widths +
+	strings.Repeat("500 ", 66) + "0 " + strings.Repeat("500 ", 189) + "] >>"
 
 // type3Pixels is a Type3 font like pdfTeX's of TeX's bitmap fonts: glyphs named a0…a255,
 // glyph space in pixels (83 to the em), letters 41.5 pixels wide, "m" 83, code 11 (the
