@@ -370,7 +370,8 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
-// sides: they are not words.
+// sides: they are not words; letters and their accents are compared composed (NFC: "ā"
+// and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
 func words(text []byte, loose bool) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(string(text))) {
@@ -443,7 +444,7 @@ func normalize(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return norm.NFC.String(b.String())
 }
 
 // producer names the program that made a document, shortened: a PDF's Producer (or

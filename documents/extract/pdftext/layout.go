@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Layout thresholds, in units of the font size (an em).
@@ -81,6 +84,10 @@ func fragments(gs []glyph) []*line {
 				cur.add(g)
 				continue
 			}
+			if _, accent := combining[last.text]; accent && abs(g.y-cur.y) < baselineTol*size && g.x >= last.x-0.5*size && g.x < end {
+				cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
+				continue
+			}
 			if stacked(cur, last, g) {
 				cur.add(g)
 				continue
@@ -145,7 +152,49 @@ func mergeRows(frags []*line) []*line {
 	}
 	for _, l := range out {
 		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.key, b.key) })
+		l.g = combineAccents(l.g)
 		l.rtl = isRTL(l.g)
+	}
+	return out
+}
+
+// combining maps the spacing accents TeX draws over or under a letter (\'e is "´" and "e"
+// placed on each other) to their combining characters.
+var combining = map[string]string{
+	"`": "\u0300", "\u00B4": "\u0301", "\u02C6": "\u0302", "\u02DC": "\u0303", "\u00AF": "\u0304",
+	"\u02D8": "\u0306", "\u02D9": "\u0307", "\u00A8": "\u0308", "\u02DA": "\u030A", "\u02DD": "\u030B",
+	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
+}
+
+// combineAccents puts each spacing accent drawn on a letter (its middle within the
+// letter's width) onto the letter, as one character where Unicode has one: "´" over "e"
+// reads "é", "¯" over "ı" reads "ı̄", where the words would otherwise break at the accent.
+func combineAccents(gs []glyph) []glyph {
+	var out []glyph
+	for i := 0; i < len(gs); i++ {
+		g := gs[i]
+		mark, ok := combining[g.text]
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		mid := g.x + g.w/2
+		on := func(b glyph) bool {
+			r, _ := utf8.DecodeRuneInString(b.text)
+			return !b.space && b.w > 0 && mid > b.x && mid < b.x+b.w && abs(b.size-g.size) < 0.3*b.size && unicode.IsLetter(r)
+		}
+		switch {
+		case i+1 < len(gs) && on(gs[i+1]):
+			b := gs[i+1]
+			b.text = norm.NFC.String(b.text + mark)
+			out = append(out, b)
+			i++
+		case len(out) > 0 && on(out[len(out)-1]):
+			b := &out[len(out)-1]
+			b.text = norm.NFC.String(b.text + mark)
+		default:
+			out = append(out, g)
+		}
 	}
 	return out
 }

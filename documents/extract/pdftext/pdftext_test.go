@@ -89,6 +89,11 @@ func TestText(t *testing.T) {
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
 			// word apart, whose mark is drawn over its letter's left half
 			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
+		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
+			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
+			// bold accent drawn first; an acute standing alone stays
+			"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) -500 (a) 500 (\257) (b)] TJ /F1 14 Tf 0 -20 Td [(\257) 600 (a) -500 (\264)] TJ ET",
+			"café āb\nā ´"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
