@@ -150,6 +150,7 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 	} {
 		f.Add(c)
 	}
