@@ -116,10 +116,19 @@ func logicalMark(g glyph) bool {
 // stacked says whether g is a script stacked under or over the last glyphs of cur: TeX
 // draws x with both a superscript and a subscript (S_k^new) as the base, the one script,
 // then the other back at the base's end, on another baseline than the first script's.
+// The second script starts where the first does (both hang on the base's end); a fraction's
+// denominator, centred under a narrower numerator, starts before it and is not taken.
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
-	return g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size && abs(g.y-last.y) > 0.15*size &&
-		g.x >= cur.x0 && g.x < last.x+last.w
+	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
+		abs(g.y-last.y) > 0.15*size && g.x >= cur.x0 && g.x < last.x+last.w) {
+		return false
+	}
+	start := last.x // where the first script's run starts
+	for i := len(cur.g) - 1; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
+		start = cur.g[i].x
+	}
+	return g.x >= start-0.15*cur.size
 }
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each

@@ -84,6 +84,10 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a fraction's denominator is not a stacked script", simpleFont(""), "",
+			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
+			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",
+			"2 d\ndp f"},
 		{"a mark without advance stays after its letter, drawn a hair past the next", zeroWidthB,
 			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0928> <42> <0947> <43> <091F> <44> <0915> endbfchar",
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
