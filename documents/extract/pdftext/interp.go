@@ -306,17 +306,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
-	rot := uint8(0)
-	switch {
-	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
-		rot = 0
-	case math.Abs(dx) < math.Abs(dy) && dy > 0:
-		rot = 1
-	case math.Abs(dx) >= math.Abs(dy):
-		rot = 2
-	default:
-		rot = 3
-	}
+	rot := turns(dx, dy)
 	x, y := trm[4], trm[5]
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
@@ -344,16 +334,7 @@ func (p *page) widen(trm matrix, w float64) {
 	}
 	last := &p.glyphs[len(p.glyphs)-1]
 	dx, dy := trm[0], trm[1]
-	rot := uint8(0)
-	switch {
-	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
-	case math.Abs(dx) < math.Abs(dy) && dy > 0:
-		rot = 1
-	case math.Abs(dx) >= math.Abs(dy):
-		rot = 2
-	default:
-		rot = 3
-	}
+	rot := turns(dx, dy)
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
@@ -364,6 +345,19 @@ func (p *page) widen(trm matrix, w float64) {
 		return
 	}
 	last.w = float32(x+w*scale) - last.x
+}
+
+// turns is the quarter turns (0–3) of text running along (dx, dy).
+func turns(dx, dy float64) uint8 {
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+		return 0
+	case math.Abs(dx) < math.Abs(dy) && dy > 0:
+		return 1
+	case math.Abs(dx) >= math.Abs(dy):
+		return 2
+	}
+	return 3
 }
 
 // turn maps a point so that text of direction rot runs along +x with lines going down.

@@ -75,10 +75,10 @@ func TestText(t *testing.T) {
 		{"ActualText in PDFDocEncoding, nested spans, a span with no glyph", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td /P << /MCID 0 >> BDC /Span << /ActualText (\223 \204) >> BDC /Span << /ActualText (no) >> BDC (a) Tj EMC (b) Tj EMC EMC" +
 				" /Span << /ActualText (lost) >> BDC EMC ( end) Tj EMC ET", "fi — end"},
-		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(""), "",
+		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(), "",
 			// TeX's bitmap fonts: glyph space in pixels (FontMatrix 0.012), an "m" 83 pixels wide
 			"BT /F1 17.2 Tf 72 700 Td [(a)-313(word)-313(and)-313(more)] TJ ET", "a word and more"},
-		{"a ligature without text does not part its word", type3Pixels(""), "",
+		{"a ligature without text does not part its word", type3Pixels(), "",
 			"BT /F1 10 Tf 72 700 Td [(e\013ectively)-313(done)] TJ ET", "eectively done"},
 		{"a script stacked under a superscript stays in its word", simpleFont(""), "",
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
@@ -119,7 +119,7 @@ var zeroWidthB = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /ToUnicode 6 0 
 // type3Pixels is a Type3 font like pdfTeX's of TeX's bitmap fonts: glyphs named a0…a255,
 // glyph space in pixels (83 to the em), letters 41.5 pixels wide, "m" 83, code 11 (the
 // "ff" ligature) 50 and named like the others.
-func type3Pixels(extra string) string {
+func type3Pixels() string {
 	var w strings.Builder
 	for c := range 256 {
 		switch {
@@ -136,7 +136,7 @@ func type3Pixels(extra string) string {
 		fmt.Fprintf(&names, "/a%d", c)
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.012 0 0 0.012 0 0] /FontBBox [0 0 83 83] /CharProcs << >>" +
-		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> " + extra + " >>"
+		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
 }
 
 func TestFormText(t *testing.T) {
