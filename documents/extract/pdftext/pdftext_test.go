@@ -55,6 +55,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
 			// seen left to right: the number ۴۵ (read left to right), then سلا
 			"BT /F1 10 Tf 72 700 Td (DE CBA) Tj ET", "سلا ۴۵"},
+		{"punctuation at a right-to-left word's ends in a left-to-right line stays in place", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <21> <0021> <2C> <002C> <41> <05D0> <42> <05D1> <61> <0061> <62> <0062> endbfchar",
+			// seen left to right: "ab !AB," — the Hebrew word בא between ! and ,
+			"BT /F1 10 Tf 72 700 Td (ab !BA, ab) Tj ET", "ab !אב, ab"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
