@@ -49,6 +49,17 @@ var defaultPackages = []string{
 	"developers-reference", "xfig-doc", "zsh-doc", "fonts-sil-abyssinica", "maxima-doc",
 }
 
+// scriptPackages holds Debian packages whose PDFs come from other producers and in other
+// scripts than the default set's (issue 36's second round): groff's gropdf, dblatex,
+// dvipdfmx, XeTeX with Japanese, Russian, Hindi, Korean, Greek and Chinese (debian-refcard,
+// debian-faq, maint-guide, debian-reference, debian-history), TeX with math (pari, glpk),
+// and TeX Live's documentation of other languages (Thai, Tibetan in bitmap Type3 fonts,
+// Sanskrit, Bengali, Vietnamese, Hebrew: texlive-lang-other).
+var scriptPackages = []string{
+	"groff", "debian-faq", "debian-faq-ru", "maint-guide-ja", "maint-guide-ru", "debian-reference-ja",
+	"glpk-doc", "pari-doc", "debian-history", "dblatex-doc", "debian-refcard", "texlive-lang-other",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -57,12 +68,12 @@ var officePackages = []string{
 	"python-odf-doc", "r-cran-officer", "libreoffice-dmaths", "libopenoffice-oodoc-perl",
 	"fonts-sil-abyssinica", "fonts-sil-akatab", "fonts-sil-annapurna", "fonts-sil-awami-nastaliq",
 	"fonts-sil-harmattan", "fonts-sil-mingzat", "fonts-sil-padauk", "fonts-sil-scheherazade",
-	"fonts-sil-tagmukay", "fonts-sil-taiheritagepro",
+	"fonts-sil-tagmukay", "fonts-sil-taiheritagepro", "debian-history",
 }
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts (more PDFs) or office (DOCX, ODT, EPUB)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
@@ -73,6 +84,9 @@ func main() {
 	kinds := []string{".pdf"}
 	if *pkgs == "" {
 		*pkgs = strings.Join(defaultPackages, ",")
+	}
+	if *set == "scripts" && !isFlagSet("packages") {
+		*pkgs = strings.Join(scriptPackages, ",")
 	}
 	if *set == "office" {
 		kinds = []string{".docx", ".odt", ".epub"}
@@ -110,7 +124,7 @@ func main() {
 			ref, ours = unmark(ref, true), unmark(ours, false)
 		}
 		if *keep != "" {
-			base := filepath.Join(*keep, strings.ReplaceAll(short(d), "/", "_"))
+			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
 			os.WriteFile(base+".ours.txt", ours, 0o644)
 			os.WriteFile(base+".ref.txt", ref, 0o644)
 		}
@@ -370,7 +384,8 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
-// sides: they are not words.
+// sides: they are not words; letters and their accents are compared composed (NFC: "ā"
+// and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
 func words(text []byte, loose bool) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(string(text))) {
@@ -443,7 +458,7 @@ func normalize(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return norm.NFC.String(b.String())
 }
 
 // producer names the program that made a document, shortened: a PDF's Producer (or

@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"math"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -149,13 +150,10 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	}
 	// Widths, scaled for Type3 by the font matrix.
 	scale := 0.001
+	var fm matrix
 	if sub == "Type3" {
 		if m, ok := arrayMatrix(v.Key("FontMatrix")); ok && m[0] != 0 {
-			scale = m[0]
-			f.scale = m[3] * 1000
-			if f.scale < 0 {
-				f.scale = -f.scale
-			}
+			scale, fm = m[0], m
 		}
 	}
 	widths := v.Key("Widths")
@@ -170,9 +168,44 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 				f.width[c] = widths.Index(i).Float64() * scale
 			}
 		}
+		if fm[0] != 0 {
+			f.scale = type3Em(f, fm)
+		}
 		return
 	}
 	f.guessed = !standardWidths(f, base)
+}
+
+// type3Em is a Type3 font's em in units of its size. Its glyph space has no set em (TeX's
+// bitmap fonts draw in pixels, a FontMatrix of 0.012; others in 1/1000s), so the em is
+// guessed from the widths as pdftotext guesses it: an "m" is 0.6 em wide, another letter
+// or any other glyph 0.5 em.
+func type3Em(f *font, fm matrix) float64 {
+	w, per := 0.0, 0.5
+	for c, t := range f.text {
+		switch {
+		case f.width[c] <= 0:
+		case t == "m":
+			w, per = f.width[c], 0.6
+		case w == 0 && len(t) == 1 && (t[0]|0x20 >= 'a' && t[0]|0x20 <= 'z'):
+			w = f.width[c]
+		}
+		if per == 0.6 {
+			break
+		}
+	}
+	if w == 0 {
+		for c := range f.width {
+			if f.width[c] > 0 && f.text[c] != "" {
+				w = f.width[c]
+				break
+			}
+		}
+	}
+	if w == 0 {
+		return 1
+	}
+	return w / per * math.Abs(fm[3]/fm[0])
 }
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].

@@ -54,6 +54,10 @@ type glyph struct {
 	space         bool    // a space character (a word break in itself)
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	text          string
+	// key is where the glyph sorts along its line (layout.go): its x, or for a glyph drawn
+	// without advance right after another (a Devanagari vowel sign or reph, which XeTeX
+	// draws in logical order, a hair past the next letter's origin), that glyph's key.
+	key float32
 }
 
 // Bounds of drawing one page.
@@ -286,6 +290,8 @@ func (p *page) show(s string) error {
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			err = p.add(trm, w*g.size*g.scale, f, text)
+		} else if f.simple {
+			p.widen(trm, w*g.size*g.scale)
 		}
 		p.advance(adv)
 	})
@@ -300,17 +306,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
-	rot := uint8(0)
-	switch {
-	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
-		rot = 0
-	case math.Abs(dx) < math.Abs(dy) && dy > 0:
-		rot = 1
-	case math.Abs(dx) >= math.Abs(dy):
-		rot = 2
-	default:
-		rot = 3
-	}
+	rot := turns(dx, dy)
 	x, y := trm[4], trm[5]
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
@@ -327,6 +323,41 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	}
 	p.glyphs = append(p.glyphs, g)
 	return nil
+}
+
+// widen lets the glyph before one drawn without text (a ligature of a font that does not
+// say what it spells) reach over it, so that the gap it fills does not part a word: "e?ectively"
+// reads "eectively", as pdftotext reads it, not "e ectively".
+func (p *page) widen(trm matrix, w float64) {
+	if len(p.glyphs) == 0 || w <= 0 {
+		return
+	}
+	last := &p.glyphs[len(p.glyphs)-1]
+	dx, dy := trm[0], trm[1]
+	rot := turns(dx, dy)
+	scale := math.Hypot(dx, dy)
+	if g := p.gs; g.size != 0 && g.scale != 0 {
+		scale /= math.Abs(g.size * g.scale)
+	}
+	x, y := turn(rot, trm[4], trm[5])
+	end, tol := last.x+last.w, 0.05*float64(last.size)
+	if last.space || last.rot != rot || math.Abs(y-float64(last.y)) > tol || math.Abs(x-float64(end)) > tol {
+		return
+	}
+	last.w = float32(x+w*scale) - last.x
+}
+
+// turns is the quarter turns (0–3) of text running along (dx, dy).
+func turns(dx, dy float64) uint8 {
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx >= 0:
+		return 0
+	case math.Abs(dx) < math.Abs(dy) && dy > 0:
+		return 1
+	case math.Abs(dx) >= math.Abs(dy):
+		return 2
+	}
+	return 3
 }
 
 // turn maps a point so that text of direction rot runs along +x with lines going down.

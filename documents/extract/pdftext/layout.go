@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Layout thresholds, in units of the font size (an em).
@@ -66,8 +69,12 @@ func fragments(gs []glyph) []*line {
 	var out []*line
 	var cur *line
 	for _, g := range gs {
+		g.key = g.x
 		if cur != nil {
 			last := cur.g[len(cur.g)-1]
+			if logicalMark(g) {
+				g.key = last.key // a mark keeps its place after its base
+			}
 			size := max(g.size, last.size, 1)
 			end := last.x + last.w
 			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
@@ -77,12 +84,51 @@ func fragments(gs []glyph) []*line {
 				cur.add(g)
 				continue
 			}
+			if _, accent := combining[last.text]; accent && abs(g.y-cur.y) < baselineTol*size && g.x >= last.x-0.5*size && g.x < end {
+				cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
+				continue
+			}
+			if stacked(cur, last, g) {
+				cur.add(g)
+				continue
+			}
 		}
 		cur = &line{}
 		cur.add(g)
 		out = append(out, cur)
 	}
 	return out
+}
+
+// logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
+// Sinhala): a vowel sign or a reph, which shapers draw in logical order after the letter it
+// belongs to, placed by its outline, its origin often a hair past the next letter's.
+func logicalMark(g glyph) bool {
+	if g.w > 0.01*g.size {
+		return false
+	}
+	for _, r := range g.text {
+		return r >= 0x0900 && r <= 0x0DFF
+	}
+	return false
+}
+
+// stacked says whether g is a script stacked under or over the last glyphs of cur: TeX
+// draws x with both a superscript and a subscript (S_k^new) as the base, the one script,
+// then the other back at the base's end, on another baseline than the first script's.
+// The second script starts where the first does (both hang on the base's end); a fraction's
+// denominator, centred under a narrower numerator, starts before it and is not taken.
+func stacked(cur *line, last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
+		abs(g.y-last.y) > 0.15*size && g.x >= cur.x0 && g.x < last.x+last.w) {
+		return false
+	}
+	start := last.x // where the first script's run starts
+	for i := len(cur.g) - 1; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
+		start = cur.g[i].x
+	}
+	return g.x >= start-0.15*cur.size
 }
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
@@ -114,8 +160,50 @@ func mergeRows(frags []*line) []*line {
 		i = j
 	}
 	for _, l := range out {
-		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.x, b.x) })
+		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.key, b.key) })
+		l.g = combineAccents(l.g)
 		l.rtl = isRTL(l.g)
+	}
+	return out
+}
+
+// combining maps the spacing accents TeX draws over or under a letter (\'e is "´" and "e"
+// placed on each other) to their combining characters.
+var combining = map[string]string{
+	"`": "\u0300", "\u00B4": "\u0301", "\u02C6": "\u0302", "\u02DC": "\u0303", "\u00AF": "\u0304",
+	"\u02D8": "\u0306", "\u02D9": "\u0307", "\u00A8": "\u0308", "\u02DA": "\u030A", "\u02DD": "\u030B",
+	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
+}
+
+// combineAccents puts each spacing accent drawn on a letter (its middle within the
+// letter's width) onto the letter, as one character where Unicode has one: "´" over "e"
+// reads "é", "¯" over "ı" reads "ı̄", where the words would otherwise break at the accent.
+func combineAccents(gs []glyph) []glyph {
+	var out []glyph
+	for i := 0; i < len(gs); i++ {
+		g := gs[i]
+		mark, ok := combining[g.text]
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		mid := g.x + g.w/2
+		on := func(b glyph) bool {
+			r, _ := utf8.DecodeRuneInString(b.text)
+			return !b.space && b.w > 0 && mid > b.x && mid < b.x+b.w && abs(b.size-g.size) < 0.3*b.size && unicode.IsLetter(r)
+		}
+		switch {
+		case i+1 < len(gs) && on(gs[i+1]):
+			b := gs[i+1]
+			b.text = norm.NFC.String(b.text + mark)
+			out = append(out, b)
+			i++
+		case len(out) > 0 && on(out[len(out)-1]):
+			b := &out[len(out)-1]
+			b.text = norm.NFC.String(b.text + mark)
+		default:
+			out = append(out, g)
+		}
 	}
 	return out
 }
@@ -260,6 +348,7 @@ func lineText(l *line) string {
 	var drawn []bool
 	var cur []glyph
 	var prev *glyph
+	var end float32 // where the glyphs before g end: a mark without advance ends nothing
 	space := false
 	for i := range l.g {
 		g := &l.g[i]
@@ -273,7 +362,7 @@ func lineText(l *line) string {
 			continue
 		}
 		if prev != nil && !prev.space && len(cur) > 0 {
-			gap, limit := g.x-(prev.x+prev.w), float32(wordGap)
+			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
 			}
@@ -281,6 +370,11 @@ func lineText(l *line) string {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
 			}
+		}
+		if len(cur) > 0 && logicalMark(*g) {
+			end = max(end, g.x)
+		} else {
+			end = g.x + g.w
 		}
 		cur = append(cur, *g)
 		prev = g

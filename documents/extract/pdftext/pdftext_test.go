@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,6 +55,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
 			// seen left to right: the number ۴۵ (read left to right), then سلا
 			"BT /F1 10 Tf 72 700 Td (DE CBA) Tj ET", "سلا ۴۵"},
+		{"punctuation at a right-to-left word's ends in a left-to-right line stays in place", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <21> <0021> <2C> <002C> <41> <05D0> <42> <05D1> <61> <0061> <62> <0062> endbfchar",
+			// seen left to right: "ab !AB," — the Hebrew word בא between ! and ,
+			"BT /F1 10 Tf 72 700 Td (ab !BA, ab) Tj ET", "ab !אב, ab"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -74,6 +79,29 @@ func TestText(t *testing.T) {
 		{"ActualText in PDFDocEncoding, nested spans, a span with no glyph", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td /P << /MCID 0 >> BDC /Span << /ActualText (\223 \204) >> BDC /Span << /ActualText (no) >> BDC (a) Tj EMC (b) Tj EMC EMC" +
 				" /Span << /ActualText (lost) >> BDC EMC ( end) Tj EMC ET", "fi — end"},
+		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(), "",
+			// TeX's bitmap fonts: glyph space in pixels (FontMatrix 0.012), an "m" 83 pixels wide
+			"BT /F1 17.2 Tf 72 700 Td [(a)-313(word)-313(and)-313(more)] TJ ET", "a word and more"},
+		{"a ligature without text does not part its word", type3Pixels(), "",
+			"BT /F1 10 Tf 72 700 Td [(e\013ectively)-313(done)] TJ ET", "eectively done"},
+		{"a script stacked under a superscript stays in its word", simpleFont(""), "",
+			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
+			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
+			"initialize Sknew(N)"},
+		{"a fraction's denominator is not a stacked script", simpleFont(""), "",
+			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
+			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",
+			"2 d\ndp f"},
+		{"a mark without advance stays after its letter, drawn a hair past the next", zeroWidthB,
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0928> <42> <0947> <43> <091F> <44> <0915> endbfchar",
+			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
+			// word apart, whose mark is drawn over its letter's left half
+			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
+		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
+			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
+			// bold accent drawn first; an acute standing alone stays
+			"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) -500 (a) 500 (\257) (b)] TJ /F1 14 Tf 0 -20 Td [(\257) 600 (a) -500 (\264)] TJ ET",
+			"café āb\nā ´"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +114,33 @@ func TestText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zeroWidthB is simpleFont with code B (a mark) drawn without advance.
+var zeroWidthB = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /ToUnicode 6 0 R " + widths +
+	strings.Repeat("500 ", 66) + "0 " + strings.Repeat("500 ", 189) + "] >>"
+
+// type3Pixels is a Type3 font like pdfTeX's of TeX's bitmap fonts: glyphs named a0…a255,
+// glyph space in pixels (83 to the em), letters 41.5 pixels wide, "m" 83, code 11 (the
+// "ff" ligature) 50 and named like the others.
+func type3Pixels() string {
+	var w strings.Builder
+	for c := range 256 {
+		switch {
+		case c == 'm':
+			w.WriteString("83 ")
+		case c == 11:
+			w.WriteString("50 ")
+		default:
+			w.WriteString("41.5 ")
+		}
+	}
+	var names strings.Builder
+	for c := range 256 {
+		fmt.Fprintf(&names, "/a%d", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.012 0 0 0.012 0 0] /FontBBox [0 0 83 83] /CharProcs << >>" +
+		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
 }
 
 func TestFormText(t *testing.T) {
@@ -103,6 +158,7 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 	} {
 		f.Add(c)
 	}

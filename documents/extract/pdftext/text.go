@@ -98,8 +98,23 @@ func spell(words [][]glyph, rtl bool) string {
 		var b strings.Builder
 		dirs[i] = direction(glyphsText(w))
 		if dirs[i] == 1 {
-			for j := len(w) - 1; j >= 0; j-- {
+			// In a left-to-right line, punctuation at the word's ends stays where it stands
+			// ("אבגד," drawn so reads "דגבא,"); in a right-to-left line it turns with the word.
+			lo, hi := 0, len(w)
+			for !rtl && lo < hi && neutral(w[lo].text) {
+				lo++
+			}
+			for !rtl && hi > lo && neutral(w[hi-1].text) {
+				hi--
+			}
+			for _, g := range w[:lo] {
+				b.WriteString(g.text)
+			}
+			for j := hi - 1; j >= lo; j-- {
 				b.WriteString(w[j].text)
+			}
+			for _, g := range w[hi:] {
+				b.WriteString(g.text)
 			}
 		} else {
 			for _, g := range w {
@@ -116,6 +131,16 @@ func spell(words [][]glyph, rtl bool) string {
 		reverseRuns(texts, func(i int) bool { return dirs[i] == 1 })
 	}
 	return strings.Join(texts, " ")
+}
+
+// neutral is true of text without letters or digits (punctuation, signs).
+func neutral(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // reverseRuns reverses each maximal run of texts whose index in is true.
