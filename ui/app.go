@@ -174,6 +174,7 @@ func (m *MainWindow) Stopped() {
 		m.Models.Close()
 	}
 	m.check.running.Wait() // after the scan it may wait for ended
+	m.ChatView.stopOlder()
 	m.Chat.Close()
 }
 

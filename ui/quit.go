@@ -20,6 +20,7 @@ func (m *MainWindow) Quit() {
 	if m.Models != nil {
 		m.Models.Close() // pauses downloads: they continue on the next Download
 	}
+	m.ChatView.stopOlder()
 	m.Chat.Close()
 	m.Window.Close()
 }
