@@ -93,6 +93,11 @@ func (v *ChatView) buildOlderLater(gen int64) {
 	go func() {
 		defer v.older.running.Done()
 		more := make(chan bool, 1)
+		// The pauses count from when the main goroutine has done what was queued with the
+		// transcript (on a loaded machine that may take longer than a pause), so that the
+		// first batch does not come before the frame that shows the newest messages.
+		fyne.Do(func() { more <- true })
+		<-more
 		for v.older.gen.Load() == gen {
 			time.Sleep(olderPause)
 			fyne.Do(func() { more <- v.buildOlder(gen) })

@@ -115,16 +115,7 @@ func TestChatViewSwitchStopsOlderBatches(t *testing.T) {
 	if err := vm.Open(short); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { v.waitOlder(); close(done) }()
-	for wait := true; wait; {
-		select {
-		case <-done:
-			wait = false
-		case <-time.After(5 * time.Millisecond):
-		}
-		d.run()
-	}
+	runUntilBuilt(d, v)
 	checkTranscript(t, v)
 	if len(v.list.Objects) != 2 || len(v.bubbles) != 2 {
 		t.Errorf("after switching to a chat of 2 messages: %d bubbles shown, %d kept", len(v.list.Objects), len(v.bubbles))
