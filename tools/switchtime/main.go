@@ -5,9 +5,10 @@
 // conversations in the sidebar and starts a new chat, RUNS times each.
 //
 // For each action it reports the wall time and the process's CPU time from the action until
-// the end of the first frame drawn after it (a probe in a canvas overlay, drawn after the
-// window's content, notes when the frame walks it), and the CPU time of the action's own work
-// on the main goroutine. Under Xvfb, Mesa's llvmpipe draws on the CPU, so the frame's CPU
+// the end of the first frame that shows its result: drawn after the binding listeners the
+// action queued on the main goroutine (they build the transcript) ran — a probe in a canvas
+// overlay, drawn after the window's content, notes when a frame walks it. It also reports
+// the CPU time until those listeners ran (the work, without the drawing). Under Xvfb, Mesa's llvmpipe draws on the CPU, so the frame's CPU
 // time includes drawing that a GPU does on a real PC.
 //
 // Usage: xvfb-run -a -s "-screen 0 1280x800x24" go run ./tools/switchtime [-runs 10] [-cpuprofile F]
@@ -101,21 +102,23 @@ func run(runs int) error {
 
 // sample is one action's figures.
 type sample struct {
-	wall, cpu, work time.Duration // to the end of the next frame; the action's own CPU
+	wall, cpu time.Duration // to the end of the frame that shows the result
+	work      time.Duration // CPU until the action and the listeners it queued ran
 }
 
 // measure runs action on the main goroutine and waits for the first frame drawn after it.
 func measure(p *probe, action func()) sample {
 	cpu0, t0 := cpuTime(), time.Now()
-	var work time.Duration
+	marked := make(chan stamp, 1)
 	fyne.DoAndWait(func() {
-		c := cpuTime()
 		action()
-		work = cpuTime() - c
+		// Queued after the binding listeners the action queued (the transcript is built in
+		// them): runs once they did. Frames the loop draws before that show the old state.
+		fyne.Do(func() { marked <- stamp{at: time.Now(), cpu: cpuTime()} })
 	})
-	done := time.Now()
-	end := p.frameAfter(done)
-	return sample{wall: end.at.Sub(t0), cpu: end.cpu - cpu0, work: work}
+	built := <-marked
+	end := p.frameAfter(built.at)
+	return sample{wall: end.at.Sub(t0), cpu: end.cpu - cpu0, work: built.cpu - cpu0}
 }
 
 func report(what string, ss []sample) {
@@ -134,7 +137,7 @@ func report(what string, ss []sample) {
 	}{
 		{"to the frame drawn, wall", func(s sample) time.Duration { return s.wall }},
 		{"to the frame drawn, CPU", func(s sample) time.Duration { return s.cpu }},
-		{"the action's work, CPU", func(s sample) time.Duration { return s.work }},
+		{"work before that frame, CPU", func(s sample) time.Duration { return s.work }},
 	} {
 		med, lo, hi := pick(row.f)
 		fmt.Printf("%-28s %-28s median %s (min %s, max %s, %d runs)\n", what, row.name, ms(med), ms(lo), ms(hi), len(ss))
