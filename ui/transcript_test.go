@@ -121,3 +121,38 @@ func TestChatViewSwitchStopsOlderBatches(t *testing.T) {
 		t.Errorf("after switching to a chat of 2 messages: %d bubbles shown, %d kept", len(v.list.Objects), len(v.bubbles))
 	}
 }
+
+// Scrolled up while the older messages come in, the view keeps showing what it showed: the
+// batches put theirs above it without moving it.
+func TestChatViewOlderBatchesKeepScrolledView(t *testing.T) {
+	vm, _, st := newTestChat(t, nil)
+	d := newQueuedApp(t)
+	c := longChat(t, st, 41)
+	w := test.NewTempWindow(t, nil)
+	v := NewChatView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(700, 600))
+	d.run()
+	if err := vm.Open(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	d.run()
+	frame(w)
+	if len(v.list.Objects) == len(c.Messages) {
+		t.Fatal("all messages were built at once; the test needs batches")
+	}
+	// Scroll up to the oldest message built so far, as the wheel does.
+	top := v.list.Objects[0]
+	v.scroll.ScrollToOffset(fyne.NewPos(0, 0))
+	v.scroll.OnScrolled(v.scroll.Offset)
+	if v.follow {
+		t.Fatal("scrolled to the top, the view still follows the end")
+	}
+	at := top.Position().Y - v.scroll.Offset.Y
+	runUntilBuilt(d, v)
+	frame(w)
+	checkTranscript(t, v)
+	if got := top.Position().Y - v.scroll.Offset.Y; got < at-0.5 || got > at+0.5 {
+		t.Errorf("the message in view moved from %v to %v px while the older ones came", at, got)
+	}
+}
