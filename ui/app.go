@@ -317,11 +317,13 @@ func (m *MainWindow) ShowWelcome() { m.Window.SetContent(m.WelcomeView.Content) 
 // NewChat starts an empty conversation (Ctrl+N).
 func (m *MainWindow) NewChat() {
 	m.Chat.NewChat()
+	m.ChatView.Shown()
 	m.ShowChat()
 }
 
 func (m *MainWindow) open(id string) {
 	if err := m.Chat.Open(id); err == nil {
+		m.ChatView.Shown()
 		m.ShowChat()
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,7 @@ const (
 // olderBubbles is what is left to build of the transcript shown.
 type olderBubbles struct {
 	gen     atomic.Int64 // counts transcript changes; a batch of an earlier one does nothing
+	items   []*MessageVM // the transcript last reconciled
 	pending []*MessageVM // not built yet, oldest first; batches build from the end
 	running sync.WaitGroup
 }
@@ -32,6 +34,10 @@ type olderBubbles struct {
 // building at most firstBubbles now (the newest); the older ones follow in batches.
 func (v *ChatView) messagesChanged() {
 	items, _ := v.vm.Messages.Get()
+	if slices.Equal(items, v.older.items) && v.older.items != nil {
+		return // shown already (by Shown), or a listener's call for an earlier value
+	}
+	v.older.items = slices.Clone(items) // the binding may change its slice in place
 	gen := v.older.gen.Add(1)
 	keep := make(map[*MessageVM]bool, len(items))
 	for _, m := range items {
@@ -146,3 +152,9 @@ func (v *ChatView) stopOlder() { v.older.gen.Add(1) }
 
 // waitOlder waits until the older bubbles are built or their building stopped (tests).
 func (v *ChatView) waitOlder() { v.older.running.Wait() }
+
+// Shown builds the transcript now, for an open or a new chat the user asked for: the
+// listener's call is queued behind the other bindings' (the sidebar's selection, the title,
+// the model) and the window drew frames in between (three to eight on a loaded machine)
+// with the new selection and the old conversation.
+func (v *ChatView) Shown() { v.messagesChanged() }

@@ -5,10 +5,12 @@
 // conversations in the sidebar and starts a new chat, RUNS times each.
 //
 // For each action it reports the wall time and the process's CPU time from the action until
-// the end of the first frame that shows its result: drawn after the binding listeners the
-// action queued on the main goroutine (they build the transcript) ran — a probe in a canvas
-// overlay, drawn after the window's content, notes when a frame walks it. It also reports
-// the CPU time until those listeners ran (the work, without the drawing). Under Xvfb, Mesa's llvmpipe draws on the CPU, so the frame's CPU
+// the end of the first frame drawn after it, and until the end of the first frame drawn after
+// the binding listeners the action queued on the main goroutine ran (before main's window
+// built the transcript itself, in the action, it was built in one of them; the window drew
+// frames in between). A probe in a canvas overlay, drawn after the window's content, notes
+// when a frame walks it. It also reports the CPU time until those listeners ran, and the
+// probe's walks in the meantime (a frame walks it once or twice). Under Xvfb, Mesa's llvmpipe draws on the CPU, so the frame's CPU
 // time includes drawing that a GPU does on a real PC.
 //
 // Usage: xvfb-run -a -s "-screen 0 1280x800x24" go run ./tools/switchtime [-runs 10] [-cpuprofile F]
@@ -102,23 +104,33 @@ func run(runs int) error {
 
 // sample is one action's figures.
 type sample struct {
-	wall, cpu time.Duration // to the end of the frame that shows the result
+	wall, cpu time.Duration // to the end of the first frame after the queued listeners ran
+	firstWall time.Duration // to the end of the first frame after the action itself
+	firstCPU  time.Duration
 	work      time.Duration // CPU until the action and the listeners it queued ran
+	before    time.Duration // frames drawn in between (a count)
 }
 
 // measure runs action on the main goroutine and waits for the first frame drawn after it.
 func measure(p *probe, action func()) sample {
 	cpu0, t0 := cpuTime(), time.Now()
 	marked := make(chan stamp, 1)
+	var acted time.Time
 	fyne.DoAndWait(func() {
 		action()
-		// Queued after the binding listeners the action queued (the transcript is built in
-		// them): runs once they did. Frames the loop draws before that show the old state.
+		acted = time.Now()
+		// Queued after the binding listeners the action queued (main's window built the
+		// transcript in one of them): runs once they did.
 		fyne.Do(func() { marked <- stamp{at: time.Now(), cpu: cpuTime()} })
 	})
 	built := <-marked
+	time.Sleep(400 * time.Millisecond)
+	first := p.frameAfter(acted)
 	end := p.frameAfter(built.at)
-	return sample{wall: end.at.Sub(t0), cpu: end.cpu - cpu0, work: built.cpu - cpu0}
+	before := p.frames(t0, built.at)
+	p.clear()
+	return sample{wall: end.at.Sub(t0), cpu: end.cpu - cpu0, firstWall: first.at.Sub(t0), firstCPU: first.cpu - cpu0,
+		work: built.cpu - cpu0, before: time.Duration(before)}
 }
 
 func report(what string, ss []sample) {
@@ -135,13 +147,17 @@ func report(what string, ss []sample) {
 		name string
 		f    func(sample) time.Duration
 	}{
-		{"to the frame drawn, wall", func(s sample) time.Duration { return s.wall }},
-		{"to the frame drawn, CPU", func(s sample) time.Duration { return s.cpu }},
-		{"work before that frame, CPU", func(s sample) time.Duration { return s.work }},
+		{"1st frame after action, wall", func(s sample) time.Duration { return s.firstWall }},
+		{"1st frame after action, CPU", func(s sample) time.Duration { return s.firstCPU }},
+		{"frame after listeners, wall", func(s sample) time.Duration { return s.wall }},
+		{"frame after listeners, CPU", func(s sample) time.Duration { return s.cpu }},
+		{"until listeners ran, CPU", func(s sample) time.Duration { return s.work }},
 	} {
 		med, lo, hi := pick(row.f)
 		fmt.Printf("%-28s %-28s median %s (min %s, max %s, %d runs)\n", what, row.name, ms(med), ms(lo), ms(hi), len(ss))
 	}
+	med, lo, hi := pick(func(s sample) time.Duration { return s.before })
+	fmt.Printf("%-28s %-28s median %d (min %d, max %d)\n", what, "walks before listeners ran", med, lo, hi)
 }
 
 // probe is an invisible overlay; its renderer notes when a frame walks it to draw it.
@@ -165,10 +181,9 @@ func newProbe() *probe {
 
 func (p *probe) CreateRenderer() fyne.WidgetRenderer { return &probeRenderer{p: p} }
 
-// frameAfter waits for the frame after t: the last walk of the first burst of walks (the
-// frame lays out, then draws; walks of one frame are close together) after t.
+// frameAfter is the end of the first frame after t: the last walk of the first burst of
+// walks after t (a frame lays out, then draws; the walks of one frame are close together).
 func (p *probe) frameAfter(t time.Time) stamp {
-	time.Sleep(400 * time.Millisecond)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var last stamp
@@ -181,8 +196,31 @@ func (p *probe) frameAfter(t time.Time) stamp {
 		}
 		last = w
 	}
-	p.walks = p.walks[:0]
 	return last
+}
+
+// frames counts the bursts of walks between t0 and t (a frame may make two: layout, paint).
+func (p *probe) frames(t0, t time.Time) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	var prev time.Time
+	for _, w := range p.walks {
+		if w.at.Before(t0) || !w.at.Before(t) {
+			continue
+		}
+		if prev.IsZero() || w.at.Sub(prev) > 4*time.Millisecond {
+			n++
+		}
+		prev = w.at
+	}
+	return n
+}
+
+func (p *probe) clear() {
+	p.mu.Lock()
+	p.walks = p.walks[:0]
+	p.mu.Unlock()
 }
 
 type probeRenderer struct {
