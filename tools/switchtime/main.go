@@ -73,6 +73,10 @@ func run(runs int) error {
 	if err != nil {
 		return err
 	}
+	// Fyne keeps the app's preferences in the user's config folder: here the throw-away one.
+	if err := os.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config")); err != nil {
+		return err
+	}
 	s := config.Defaults()
 	s.CPU.Model = filepath.Join(root, "model-0")
 	a := app.NewWithID("io.edgechat.switchtime")
