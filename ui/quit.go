@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,13 +69,14 @@ func (m *MainWindow) confirmQuit() {
 // what Quit would.
 func (m *MainWindow) quitOnSignals() {
 	mainID := goroutineID()
+	gen := signalHandlers.Add(1)
 	ch := make(chan os.Signal, 1)
 	var mu sync.Mutex
 	came := false // the signal came: the handler is not put back after that
 	own := func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if !came {
+		if !came && signalHandlers.Load() == gen { // not over a later window's handler
 			signal.Reset(os.Interrupt, syscall.SIGTERM)
 			signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		}
@@ -94,6 +96,9 @@ func (m *MainWindow) quitOnSignals() {
 		})
 	}()
 }
+
+// signalHandlers counts quitOnSignals' calls: only the last one's handler is put back.
+var signalHandlers atomic.Int64
 
 // reclaimSignals is when quitOnSignals removes the driver's handler again.
 const reclaimSignals = time.Second
