@@ -169,11 +169,15 @@ func (b *bubble) thinkingOpenChanged() {
 	if get[bool](b.msg.Streaming) && b.msg.Answer.Text() == "" {
 		label = "Thinking…"
 	}
-	b.thinkToggle.SetText(label)
+	icon := theme.MenuExpandIcon()
 	if open {
-		b.thinkToggle.SetIcon(theme.MenuDropDownIcon())
-	} else {
-		b.thinkToggle.SetIcon(theme.MenuExpandIcon())
+		icon = theme.MenuDropDownIcon()
+	}
+	// One refresh, and none when nothing changed: each re-reads the button's SVG icon, and
+	// this runs several times per bubble while a transcript is built.
+	if b.thinkToggle.Text != label || b.thinkToggle.Icon != icon {
+		b.thinkToggle.Text, b.thinkToggle.Icon = label, icon
+		b.thinkToggle.Refresh()
 	}
 }
 

@@ -25,6 +25,7 @@ type ChatView struct {
 	bubbles map[*MessageVM]*bubble
 	follow  bool       // keep the newest text in view
 	keys    windowKeys // the window's keys, for the bubbles' focused text
+	older   olderBubbles
 
 	Composer   *composer
 	SendButton *widget.Button
@@ -215,36 +216,6 @@ func enableIf(w fyne.Disableable, enabled bool) {
 	case !enabled && !w.Disabled():
 		w.Disable()
 	}
-}
-
-// messagesChanged reconciles bubbles with the transcript, reusing the ones still there.
-func (v *ChatView) messagesChanged() {
-	items, _ := v.vm.Messages.Get()
-	keep := make(map[*MessageVM]bool, len(items))
-	objs := make([]fyne.CanvasObject, 0, len(items))
-	for _, m := range items {
-		b := v.bubbles[m]
-		if b == nil {
-			b = newBubble(m, v.grew, v.scroll)
-			b.setKeys(&v.keys)
-			v.bubbles[m] = b
-		}
-		keep[m] = true
-		objs = append(objs, b.content)
-	}
-	for m, b := range v.bubbles {
-		if !keep[m] {
-			b.close()
-			delete(v.bubbles, m)
-		}
-	}
-	v.list.Objects = objs
-	v.list.Refresh()
-	if len(items) == 0 {
-		v.follow = true
-	}
-	v.actionsChanged()
-	v.grew()
 }
 
 // grew keeps the end of the transcript in view unless the user scrolled up. It lays the

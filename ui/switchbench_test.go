@@ -20,7 +20,7 @@ import (
 // switchWindow is the window over a real history store of 100 conversations; the two
 // returned have 20 turns each and were written with different models (so opening one switches
 // the model and loads it).
-func switchWindow(b *testing.B) (m *MainWindow, a, c string) {
+func switchWindow(b testing.TB) (m *MainWindow, a, c string) {
 	test.NewTempApp(b)
 	root := b.TempDir()
 	hs, err := history.Open(filepath.Join(root, "data"))
@@ -57,7 +57,7 @@ func switchWindow(b *testing.B) (m *MainWindow, a, c string) {
 	return m, ids[0], ids[1]
 }
 
-// BenchmarkOpenChat is choosing a chat in the sidebar until its bubbles are in the window,
+// BenchmarkOpenChat is choosing a chat in the sidebar until its newest bubbles are in the window,
 // alternating between two conversations of 20 turns written with different models (each
 // open switches the model; the load's goroutine is waited for outside the timing).
 func BenchmarkOpenChat(b *testing.B) {
@@ -66,10 +66,11 @@ func BenchmarkOpenChat(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		m.open(ids[i%2])
-		if len(m.ChatView.list.Objects) != 40 {
-			b.Fatalf("%d bubbles shown, want 40", len(m.ChatView.list.Objects))
+		if len(m.ChatView.list.Objects) != firstBubbles {
+			b.Fatalf("%d bubbles shown, want the newest %d first", len(m.ChatView.list.Objects), firstBubbles)
 		}
 		b.StopTimer()
+		m.ChatView.waitOlder()
 		m.Chat.waitLoad()
 		i++
 		b.StartTimer()
@@ -83,6 +84,7 @@ func BenchmarkNewChat(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		m.open(a)
+		m.ChatView.waitOlder()
 		m.Chat.waitLoad()
 		b.StartTimer()
 		m.Window.Canvas().(fyne.Shortcutable).TypedShortcut(ctrlN)

@@ -28,12 +28,12 @@ var rules = []struct {
 }{
 	{ortLib, []string{ortDir}, true, "only the packages under inference/ort call ONNX Runtime; everything else goes through them"},
 	{ortDir, wiring, false, "the engine, models, documents, server and window see ONNX Runtime only through interfaces the wiring fills"},
-	{fyne, []string{"edgechat", "edgechat/ui/", "edgechat/assets", "edgechat/tools/idlecpu/bare"}, false,
-		"only the window draws (and the bare Fyne window tools/idlecpu measures against): the engine, models, documents and server run without a display"},
-	{"edgechat/ui", []string{"edgechat"}, false, "nothing but the program opens the window"},
+	{fyne, []string{"edgechat", "edgechat/ui/", "edgechat/assets", "edgechat/tools/idlecpu/bare", "edgechat/tools/switchtime"}, false,
+		"only the window draws (and the bare Fyne window tools/idlecpu measures against, and the window tools/switchtime times): the engine, models, documents and server run without a display"},
+	{"edgechat/ui", []string{"edgechat", "edgechat/tools/switchtime"}, false, "nothing but the program (and tools/switchtime, which times it) opens the window"},
 	{"edgechat/inference", []string{"edgechat", "edgechat/cli", "edgechat/inference/", "edgechat/server", "edgechat/tools/",
 		"edgechat/documents/embedmodel", "edgechat/internal/testkit/"}, false, "models, documents, tokenizer and onnx are below the engine"},
-	{"edgechat/mcp", []string{"edgechat", "edgechat/cli", "edgechat/ui/"}, false,
+	{"edgechat/mcp", []string{"edgechat", "edgechat/cli", "edgechat/ui/", "edgechat/tools/switchtime"}, false,
 		"only the user's own commands and window start MCP servers: the HTTP server never does on a request's behalf"},
 }
 
