@@ -14,8 +14,9 @@ import (
 var errSyntax = errors.New("invalid JSON")
 
 type scanner struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	fresh bool // the last string read was unescaped into a new slice, not one of data
 }
 
 func (s *scanner) ws() {
@@ -86,6 +87,7 @@ func (s *scanner) bytes() ([]byte, error) {
 			continue
 		case '"':
 			s.pos++
+			s.fresh = escaped
 			if !escaped {
 				return s.data[start : s.pos-1], nil
 			}
@@ -222,16 +224,7 @@ func scanFile(data []byte) (*fileJSON, error) {
 				if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
 					return errors.New("the model's merges are not a list")
 				}
-				merges := make([]mergePair, 0, sizeHint(len(data), 60))
-				err := s.array(func() error {
-					p, skip, err := s.merge()
-					if !skip {
-						merges = append(merges, p)
-					}
-					return err
-				})
-				f.merges = merges
-				return err
+				return s.merges(&f.merges)
 			}
 			v, err := s.skip()
 			f.model[key] = json.RawMessage(v)
@@ -279,12 +272,27 @@ func (s *scanner) vocab(f *fileJSON, size int) error {
 	if s.pos < len(s.data) && s.data[s.pos] != '{' {
 		return errors.New("the model's vocab is neither an object nor a list")
 	}
-	f.vocab = make(map[string]int32, sizeHint(size, 100))
-	return s.object(func(tok string) error {
-		id, err := s.integer()
-		f.vocab[tok] = int32(id)
+	f.vocab = newVocabTable(sizeHint(size, 100))
+	if err := s.expect('{'); err != nil || s.peekClose('}') {
 		return err
-	})
+	}
+	for {
+		tok, err := s.bytes()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		id, err := s.integer()
+		if err != nil {
+			return err
+		}
+		f.vocab.addBytes(tok, int32(id))
+		if more, err := s.more('}'); err != nil || !more {
+			return err
+		}
+	}
 }
 
 // float reads a JSON number as the reference's JSON parser does (see serdeFloat).
@@ -309,16 +317,71 @@ func sizeHint(n, perEntry int) int { return min(max(n/perEntry, 1<<12), 1<<20) }
 // mergePair is a merge's two tokens, possibly pointing into the file's bytes.
 type mergePair [2][]byte
 
+// mergeList is a BPE model's merges: pairs read from another file, or those of a
+// tokenizer.json as offsets into its bytes (no slice or copy kept per merge).
+type mergeList struct {
+	pairs []mergePair
+	spans []uint32 // per merge: a's start and end, b's start and end in text
+	text  []byte   // the file, then the unescaped tokens that had escapes
+	isSet bool
+}
+
+// present reports whether the model had merges.
+func (l *mergeList) present() bool { return l.pairs != nil || l.isSet }
+
+// count is the number of merges.
+func (l *mergeList) count() int { return len(l.pairs) + len(l.spans)/4 }
+
+// pair returns merge i.
+func (l *mergeList) pair(i int) (a, b []byte) {
+	if l.pairs != nil {
+		return l.pairs[i][0], l.pairs[i][1]
+	}
+	sp := l.spans[4*i : 4*i+4]
+	return l.text[sp[0]:sp[1]], l.text[sp[2]:sp[3]]
+}
+
+// merges reads tokenizer.json's merges array into l.
+func (s *scanner) merges(l *mergeList) error {
+	if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
+		return errors.New("the model's merges are not a list")
+	}
+	if len(s.data) >= 1<<31 {
+		return errors.New("tokenizer.json is larger than 2 GB")
+	}
+	l.isSet, l.text = true, s.data[:len(s.data):len(s.data)]
+	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
+	return s.array(func() error {
+		p, fresh, skip, err := s.merge()
+		if err != nil || skip {
+			return err
+		}
+		for i, v := range p {
+			start := cap(s.data) - cap(v)
+			if fresh[i] {
+				start = len(l.text)
+				l.text = append(l.text, v...)
+			}
+			l.spans = append(l.spans, uint32(start), uint32(start+len(v)))
+		}
+		if len(l.text) >= 1<<31 {
+			return errors.New("the merges' escaped tokens pass 2 GB")
+		}
+		return nil
+	})
+}
+
 // merge reads one merge, "a b" or ["a", "b"]; skip is true for a "#version" line, which the
 // reference leaves out of the legacy string form.
-func (s *scanner) merge() (p mergePair, skip bool, err error) {
+// fresh tells which tokens are new slices (unescaped) rather than slices of the file.
+func (s *scanner) merge() (p mergePair, fresh [2]bool, skip bool, err error) {
 	s.ws()
 	if s.pos < len(s.data) && s.data[s.pos] == '[' {
 		n := 0
 		err := s.array(func() error {
 			v, err := s.bytes()
 			if n < 2 {
-				p[n] = v
+				p[n], fresh[n] = v, s.fresh
 			}
 			n++
 			return err
@@ -326,18 +389,18 @@ func (s *scanner) merge() (p mergePair, skip bool, err error) {
 		if err == nil && n != 2 {
 			err = fmt.Errorf("merge %q has %d parts, want 2", p[0], n)
 		}
-		return p, false, err
+		return p, fresh, false, err
 	}
 	l, err := s.bytes()
 	if err != nil {
-		return p, false, err
+		return p, fresh, false, err
 	}
 	if bytes.HasPrefix(l, []byte("#version")) {
-		return p, true, nil
+		return p, fresh, true, nil
 	}
 	a, b, ok := bytes.Cut(l, []byte(" "))
 	if !ok || bytes.IndexByte(b, ' ') >= 0 {
-		return p, false, fmt.Errorf("merge %q is not two tokens separated by a space", l)
+		return p, fresh, false, fmt.Errorf("merge %q is not two tokens separated by a space", l)
 	}
-	return mergePair{a, b}, false, nil
+	return mergePair{a, b}, [2]bool{s.fresh, s.fresh}, false, nil
 }

@@ -85,7 +85,7 @@ func (t *Pipeline) TokenID(token string) (int, bool) {
 	if id, ok := t.added.byContent[token]; ok {
 		return id, true
 	}
-	id, ok := t.model.vocab().ids[token]
+	id, ok := t.model.vocab().get(token)
 	return int(id), ok
 }
 
