@@ -321,8 +321,9 @@ type mergePair [2][]byte
 // tokenizer.json as offsets into its bytes (no slice or copy kept per merge).
 type mergeList struct {
 	pairs []mergePair
-	spans []uint32 // per merge: a's start and end, b's start and end in text
-	text  []byte   // the file, then the unescaped tokens that had escapes
+	spans []uint32 // per merge: a's start and end, b's start and end in the file or, from len(file) on, in extra
+	file  []byte
+	extra []byte // the tokens that had escapes, unescaped
 	isSet bool
 }
 
@@ -338,7 +339,14 @@ func (l *mergeList) pair(i int) (a, b []byte) {
 		return l.pairs[i][0], l.pairs[i][1]
 	}
 	sp := l.spans[4*i : 4*i+4]
-	return l.text[sp[0]:sp[1]], l.text[sp[2]:sp[3]]
+	return l.token(sp[0], sp[1]), l.token(sp[2], sp[3])
+}
+
+func (l *mergeList) token(start, end uint32) []byte {
+	if n := uint32(len(l.file)); start >= n {
+		return l.extra[start-n : end-n]
+	}
+	return l.file[start:end]
 }
 
 // merges reads tokenizer.json's merges array into l.
@@ -349,7 +357,7 @@ func (s *scanner) merges(l *mergeList) error {
 	if len(s.data) >= 1<<31 {
 		return errors.New("tokenizer.json is larger than 2 GB")
 	}
-	l.isSet, l.text = true, s.data[:len(s.data):len(s.data)]
+	l.isSet, l.file = true, s.data
 	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
 	return s.array(func() error {
 		p, fresh, skip, err := s.merge()
@@ -359,12 +367,12 @@ func (s *scanner) merges(l *mergeList) error {
 		for i, v := range p {
 			start := cap(s.data) - cap(v)
 			if fresh[i] {
-				start = len(l.text)
-				l.text = append(l.text, v...)
+				start = len(l.file) + len(l.extra)
+				l.extra = append(l.extra, v...)
 			}
 			l.spans = append(l.spans, uint32(start), uint32(start+len(v)))
 		}
-		if len(l.text) >= 1<<31 {
+		if len(l.file)+len(l.extra) >= 1<<31 {
 			return errors.New("the merges' escaped tokens pass 2 GB")
 		}
 		return nil

@@ -1,9 +1,9 @@
 package tokenizer
 
 import (
+	"fmt"
 	"iter"
 	"maps"
-	"fmt"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -25,7 +25,7 @@ type model interface {
 type vocabInfo struct {
 	ids    map[string]int32 // WordPiece, WordLevel, Unigram
 	table  *vocabTable      // BPE, in place of ids
-	tokens []string // by id; "" where no token has the id (see present)
+	tokens []string         // by id; "" where no token has the id (see present)
 	has    []bool
 	size   int // the reference's get_vocab_size: the number of entries, which numbers added tokens
 }

@@ -12,11 +12,11 @@ import (
 // points into it. Gemma 3's 262k tokens load into it several times faster than into a map,
 // with a fifth of the memory.
 type vocabTable struct {
-	text   []byte   // the tokens, one after another; never changed below len once written
-	str    string   // text as a string (the same bytes)
-	ents   []vocabEntry // entry e's token is str[ents[e].start:ents[e+1].start]; one more at the end
-	slots  []uint64     // hash>>32<<32 | entry+1; 0 when empty
-	seed   maphash.Seed
+	text  []byte       // the tokens, one after another; never changed below len once written
+	str   string       // text as a string (the same bytes)
+	ents  []vocabEntry // entry e's token is str[ents[e].start:ents[e+1].start]; one more at the end
+	slots []uint64     // hash>>32<<32 | entry+1; 0 when empty
+	seed  maphash.Seed
 }
 
 type vocabEntry struct {
