@@ -28,7 +28,8 @@ func (m *bpeModel) pair(a, b int32) uint64 {
 type mergeTable struct {
 	slots []mergeSlot
 	shift uint
-	n     int // keys put
+	n     int    // keys put
+	sink  uint64 // keeps putMany's early reads
 }
 
 type mergeSlot struct{ key, val uint64 } // key+1, 0 when empty
@@ -69,6 +70,22 @@ func (t *mergeTable) put(k, v uint64) {
 		t.n++
 	}
 	t.slots[i] = mergeSlot{k + 1, v}
+}
+
+// putMany is put of each key with its value, in order; the first slots of a batch are read
+// together first, so that their cache misses overlap.
+func (t *mergeTable) putMany(keys, vals []uint64) {
+	if 2*(t.n+len(keys)) > len(t.slots) {
+		t.grow()
+	}
+	var sink uint64
+	for _, k := range keys {
+		sink += t.slots[t.slot(k)].key
+	}
+	t.sink += sink
+	for i, k := range keys {
+		t.put(k, vals[i])
+	}
 }
 
 func (t *mergeTable) grow() {

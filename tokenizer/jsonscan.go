@@ -276,6 +276,9 @@ func (s *scanner) vocab(f *fileJSON, size int) error {
 	if err := s.expect('{'); err != nil || s.peekClose('}') {
 		return err
 	}
+	var toks [lookupBatch][]byte
+	var ids [lookupBatch]int32
+	n := 0
 	for {
 		tok, err := s.bytes()
 		if err != nil {
@@ -288,8 +291,14 @@ func (s *scanner) vocab(f *fileJSON, size int) error {
 		if err != nil {
 			return err
 		}
-		f.vocab.addBytes(tok, int32(id))
-		if more, err := s.more('}'); err != nil || !more {
+		toks[n], ids[n] = tok, int32(id)
+		if n++; n == lookupBatch {
+			f.vocab.addMany(toks[:n], ids[:n])
+			n = 0
+		}
+		more, err := s.more('}')
+		if err != nil || !more {
+			f.vocab.addMany(toks[:n], ids[:n])
 			return err
 		}
 	}

@@ -250,6 +250,7 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			at += size
 		}
 		m.table.getMany(keys[:3*batch], ids[:3*batch])
+		var pairs, vals [lookupBatch]uint64
 		for i := range batch {
 			rank, a, b, c := first+i, ids[3*i], ids[3*i+1], ids[3*i+2]
 			if a < 0 || b < 0 || len(keys[3*i+1]) < cut {
@@ -258,8 +259,9 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			if c < 0 {
 				return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[3*i], keys[3*i+1], keys[3*i+2])
 			}
-			m.merges.put(uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c)))
+			pairs[i], vals[i] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
 		}
+		m.merges.putMany(pairs[:batch], vals[:batch])
 	}
 	return nil
 }

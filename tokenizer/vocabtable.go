@@ -17,6 +17,7 @@ type vocabTable struct {
 	ents  []vocabEntry // entry e's token is str[ents[e].start:ents[e+1].start]; one more at the end
 	slots []uint64     // hash>>32<<32 | entry+1; 0 when empty
 	seed  maphash.Seed
+	sink  uint64 // keeps addMany\'s early reads
 }
 
 type vocabEntry struct {
@@ -88,14 +89,11 @@ func (t *vocabTable) getBytes(tok []byte) (int32, bool) { return t.get(bytesView
 // bytesView is b's contents as a string that shares them: b must not change while it is used.
 func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// addBytes is add of a byte slice's contents.
-func (t *vocabTable) addBytes(tok []byte, id int32) {
-	t.add(bytesView(tok), id)
-}
-
 // add sets key's id.
-func (t *vocabTable) add(key string, id int32) {
-	h := maphash.String(t.seed, key)
+func (t *vocabTable) add(key string, id int32) { t.addHashed(key, maphash.String(t.seed, key), id) }
+
+// addHashed is add of a key whose hash is h.
+func (t *vocabTable) addHashed(key string, h uint64, id int32) {
 	slot, e, ok := t.find(key, h)
 	if ok {
 		t.ents[e].id = id
@@ -157,28 +155,55 @@ func (t *vocabTable) getMany(keys []string, ids []int32) {
 		for i, k := range keys[:n] {
 			hs[i] = maphash.String(t.seed, k)
 		}
-		for i := range n {
-			ents[i] = uint32(t.slots[hs[i]&mask])
+		for i := range n { // the first slot holding the key's tag, or none (0)
+			tag, j := hs[i]>>32, hs[i]&mask
+			for s := t.slots[j]; s != 0; s = t.slots[j] {
+				if s>>32 == tag {
+					ents[i] = uint32(s)
+					break
+				}
+				j = (j + 1) & mask
+			}
 		}
-		for i := range n { // the entry, if the first slot holds the key's tag
-			s := t.slots[hs[i]&mask]
-			if s != 0 && s>>32 == hs[i]>>32 {
+		for i := range n {
+			if ents[i] != 0 {
 				ids[i] = t.ents[ents[i]-1].id
 			}
 		}
 		for i, k := range keys[:n] {
-			s := t.slots[hs[i]&mask]
-			if s != 0 && s>>32 == hs[i]>>32 {
-				if e := ents[i] - 1; t.str[t.ents[e].start:t.ents[e+1].start] == k {
+			if e := ents[i]; e != 0 {
+				ents[i] = 0
+				if t.str[t.ents[e-1].start:t.ents[e].start] == k {
+					continue
+				}
+				// Another token with the same tag: look further.
+				if _, e, ok := t.find(k, hs[i]); ok {
+					ids[i] = t.ents[e].id
 					continue
 				}
 			}
 			ids[i] = -1
-			if _, e, ok := t.find(k, hs[i]); ok {
-				ids[i] = t.ents[e].id
-			}
 		}
 		keys, ids = keys[n:], ids[n:]
+	}
+}
+
+// addMany is add of each token with its id, in order, a batch at a time (see getMany).
+func (t *vocabTable) addMany(toks [][]byte, ids []int32) {
+	var hs [lookupBatch]uint64
+	for len(toks) > 0 {
+		n := min(len(toks), lookupBatch)
+		var sink uint64
+		mask := uint64(len(t.slots) - 1)
+		for i, tok := range toks[:n] { // bring the first slots into the cache together
+			hs[i] = maphash.Bytes(t.seed, tok)
+			sink += t.slots[hs[i]&mask]
+		}
+		t.sink += sink
+		for i, tok := range toks[:n] {
+			t.addHashed(bytesView(tok), hs[i], ids[i])
+		}
+		toks, ids = toks[n:], ids[n:]
 	}
 }
 
