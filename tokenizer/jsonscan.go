@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // A hand-written reader for the bulk of tokenizer.json (the model's vocab and merges, ~10 MB):
@@ -72,8 +73,8 @@ func (s *scanner) str() (string, error) {
 	return string(b), err
 }
 
-// bytes reads a string without copying it when it has no escapes (escaped ones go through
-// encoding/json); the result may point into the file's bytes.
+// bytes reads a string without copying it when it has no escapes (escaped ones are unescaped
+// as encoding/json does); the result may point into the file's bytes.
 func (s *scanner) bytes() ([]byte, error) {
 	if err := s.expect('"'); err != nil {
 		return nil, err
@@ -91,6 +92,9 @@ func (s *scanner) bytes() ([]byte, error) {
 			if !escaped {
 				return s.data[start : s.pos-1], nil
 			}
+			if v, ok := unescape(make([]byte, 0, s.pos-1-start), s.data[start:s.pos-1]); ok {
+				return v, nil
+			}
 			var v string
 			err := json.Unmarshal(s.data[start-1:s.pos], &v)
 			return []byte(v), err
@@ -98,6 +102,65 @@ func (s *scanner) bytes() ([]byte, error) {
 		s.pos++
 	}
 	return nil, fmt.Errorf("%w: unterminated string", errSyntax)
+}
+
+// unescape appends the body of a JSON string (between its quotes) to dst as encoding/json
+// decodes it; ok is false for what it leaves to encoding/json: surrogate escapes, control
+// characters, invalid UTF-8, bad escapes.
+func unescape(dst, q []byte) ([]byte, bool) {
+	if !utf8.Valid(q) {
+		return dst, false
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c < 0x20 {
+			return dst, false
+		}
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		if i++; i >= len(q) {
+			return dst, false
+		}
+		switch q[i] {
+		case '"', '\\', '/':
+			dst = append(dst, q[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+5 > len(q) {
+				return dst, false
+			}
+			r := rune(0)
+			for _, h := range q[i+1 : i+5] {
+				switch {
+				case h >= '0' && h <= '9':
+					r = r<<4 | rune(h-'0')
+				case h|0x20 >= 'a' && h|0x20 <= 'f':
+					r = r<<4 | rune(h|0x20-'a'+10)
+				default:
+					return dst, false
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			i += 4
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
 }
 
 // integer reads a non-negative integer.
@@ -369,9 +432,13 @@ func (s *scanner) merges(l *mergeList) error {
 	l.isSet, l.file = true, s.data
 	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
 	return s.array(func() error {
-		p, fresh, skip, err := s.merge()
-		if err != nil || skip {
-			return err
+		p, fresh, ok := s.mergePair()
+		if !ok { // anything unusual, errors included, goes the general way
+			var skip bool
+			var err error
+			if p, fresh, skip, err = s.merge(); err != nil || skip {
+				return err
+			}
 		}
 		for i, v := range p {
 			start := cap(s.data) - cap(v)
@@ -386,6 +453,32 @@ func (s *scanner) merges(l *mergeList) error {
 		}
 		return nil
 	})
+}
+
+// mergePair reads a merge ["a", "b"] on the fast path: ok is false, and nothing read, for any
+// other form and for an error (merge reports it).
+func (s *scanner) mergePair() (p mergePair, fresh [2]bool, ok bool) {
+	at := s.pos
+	s.ws()
+	if s.pos >= len(s.data) || s.data[s.pos] != '[' {
+		s.pos = at
+		return p, fresh, false
+	}
+	s.pos++
+	for i := range p {
+		v, err := s.bytes()
+		if err != nil {
+			s.pos = at
+			return p, fresh, false
+		}
+		p[i], fresh[i] = v, s.fresh
+		if s.ws(); s.pos >= len(s.data) || s.data[s.pos] != ",]"[i] {
+			s.pos = at
+			return p, fresh, false
+		}
+		s.pos++
+	}
+	return p, fresh, true
 }
 
 // merge reads one merge, "a b" or ["a", "b"]; skip is true for a "#version" line, which the
