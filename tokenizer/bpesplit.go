@@ -31,17 +31,10 @@ func (m *bpeModel) metaJoins() (map[rune]bool, bool) {
 		return nil, false
 	}
 	joins := map[rune]bool{'▁': true}
-	for tok := range m.table.all() {
-		for i := strings.Index(tok, metaChar); i >= 0; {
-			if i > 0 {
-				r, _ := utf8.DecodeLastRuneInString(tok[:i])
-				joins[r] = true
-			}
-			j := strings.Index(tok[i+len(metaChar):], metaChar)
-			if j < 0 {
-				break
-			}
-			i += len(metaChar) + j
+	for tok, i := range m.table.within(metaChar) {
+		if i > 0 {
+			r, _ := utf8.DecodeLastRuneInString(tok[:i])
+			joins[r] = true
 		}
 	}
 	return joins, true

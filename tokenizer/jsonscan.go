@@ -2,9 +2,11 @@ package tokenizer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -21,6 +23,18 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	// Eight bytes at a time while they are all white space (pretty-printed files indent every
+	// line: most of Gemma 3's merges array is indentation).
+	for s.pos+8 <= len(s.data) {
+		w := binary.LittleEndian.Uint64(s.data[s.pos:])
+		m := zeroBytes(w^0x2020202020202020) | zeroBytes(w^0x0a0a0a0a0a0a0a0a) |
+			zeroBytes(w^0x0909090909090909) | zeroBytes(w^0x0d0d0d0d0d0d0d0d)
+		if m != 0x8080808080808080 {
+			s.pos += bits.TrailingZeros64(^m&0x8080808080808080) / 8
+			return
+		}
+		s.pos += 8
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -29,6 +43,12 @@ func (s *scanner) ws() {
 			return
 		}
 	}
+}
+
+// zeroBytes has the high bit of each byte of x that is zero set, and no other bit.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // expect skips white space and one byte c.

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"hash/maphash"
 	"iter"
+	"strings"
 	"unsafe"
 )
 
@@ -130,6 +131,28 @@ func (t *vocabTable) toMap() map[string]int32 {
 		m[tok] = id
 	}
 	return m
+}
+
+// within yields every token holding sub with the offset of each occurrence in it, searching
+// all the tokens at once.
+func (t *vocabTable) within(sub string) iter.Seq2[string, int] {
+	return func(yield func(string, int) bool) {
+		e := 0
+		for at := 0; ; at++ {
+			i := strings.Index(t.str[at:], sub)
+			if i < 0 {
+				return
+			}
+			at += i
+			for t.ents[e+1].start <= uint32(at) {
+				e++
+			}
+			start, end := int(t.ents[e].start), int(t.ents[e+1].start)
+			if at+len(sub) <= end && !yield(t.str[start:end], at-start) {
+				return
+			}
+		}
+	}
 }
 
 // all yields every token and its id, in the order first added.
