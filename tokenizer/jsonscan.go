@@ -475,11 +475,20 @@ func (s *scanner) merges(l *mergeList) error {
 	})
 }
 
-// mergePair reads a merge ["a", "b"] on the fast path: ok is false, and nothing read, for any
-// other form and for an error (merge reports it).
+// mergePair reads a merge, ["a", "b"] or "a b", on the fast path: ok is false, and nothing
+// read, for a "#version" line and for an error (merge handles them).
 func (s *scanner) mergePair() (p mergePair, fresh [2]bool, ok bool) {
 	at := s.pos
 	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == '"' { // "a b"
+		l, err := s.bytes()
+		a, b, cut := bytes.Cut(l, []byte(" "))
+		if err != nil || !cut || bytes.IndexByte(b, ' ') >= 0 || bytes.HasPrefix(l, []byte("#version")) {
+			s.pos = at
+			return p, fresh, false
+		}
+		return mergePair{a, b}, [2]bool{s.fresh, s.fresh}, true
+	}
 	if s.pos >= len(s.data) || s.data[s.pos] != '[' {
 		s.pos = at
 		return p, fresh, false
