@@ -101,7 +101,7 @@ func BenchmarkEncode4k(b *testing.B) {
 }
 
 // BenchmarkLoad reads each tokenizer.json; cpu-ms/op is the process's CPU time per load (all
-// threads: the merge lookups run in parallel), which a busy machine disturbs less than wall time.
+// threads, the garbage collector's included), which a busy machine disturbs less than wall time.
 func BenchmarkLoad(b *testing.B) {
 	for _, name := range tokenizerNames {
 		b.Run(name, func(b *testing.B) {

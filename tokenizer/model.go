@@ -23,7 +23,7 @@ type model interface {
 // vocabInfo is a model's vocabulary: token → id and id → token, as the reference's
 // token_to_id and id_to_token see them.
 type vocabInfo struct {
-	ids    map[string]int32 // WordPiece, WordLevel, Unigram
+	ids    map[string]int32 // WordPiece, WordLevel, Unigram (small vocabularies)
 	table  *vocabTable      // BPE, in place of ids
 	tokens []string         // by id; "" where no token has the id (see present)
 	has    []bool
