@@ -62,12 +62,7 @@ func (m *bpeModel) encodeCut(w *work, piece string, ids []int) []int {
 }
 
 // known reports whether the character c has a token of its own.
-func (m *bpeModel) known(c string) bool {
-	if len(c) == 1 && c[0] < utf8.RuneSelf {
-		return m.ascii[c[0]] >= 0
-	}
-	return m.lookup(c) >= 0
-}
+func (m *bpeModel) known(c string) bool { return m.charID(c) >= 0 }
 
 // encodeWord appends the ids of one plain part, from the cache when it was merged before.
 func (m *bpeModel) encodeWord(w *work, word string, ids []int) []int {

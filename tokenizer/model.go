@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -121,6 +122,10 @@ type bpeModel struct {
 	// Otherwise: the id of each ASCII character alone, and of each <0xNN> token.
 	ascii    [128]int32
 	fallback [256]int32
+	// bmp remembers the ids of the characters of the Basic Multilingual Plane looked up alone
+	// (id+2; 1 when missing, 0 not yet looked up): a plain model starts every piece from its
+	// characters, and a lookup in a large vocabulary costs several cache misses.
+	bmp []atomic.Int32
 }
 
 func (m *bpeModel) describe() string {
@@ -191,6 +196,9 @@ func newBPE(c *component, vocab *vocabTable, merges *mergeList, byteLevel bool) 
 		return nil, err
 	}
 	m.buildTables()
+	if !byteLevel && m.prefix == "" && m.suffix == "" {
+		m.bmp = make([]atomic.Int32, 1<<16)
+	}
 	m.metaJoin, m.cutMeta = m.metaJoins()
 	return m, m.buildMerges(merges)
 }
@@ -334,7 +342,7 @@ func (m *bpeModel) symbols(w *work, piece string) []int32 {
 			if c < utf8.RuneSelf {
 				id = m.ascii[c]
 			} else {
-				id = m.lookup(piece[i : i+n])
+				id = m.charID(piece[i : i+n])
 			}
 		} else {
 			b := w.buf[:0]
@@ -381,6 +389,24 @@ func (m *bpeModel) symbols(w *work, piece string) []int32 {
 		syms = append(syms, m.unk)
 	}
 	return syms
+}
+
+// charID is the id of the token that is c alone (c is usually one character), -1 when the
+// vocabulary lacks it.
+func (m *bpeModel) charID(c string) int32 {
+	if len(c) == 1 && c[0] < utf8.RuneSelf {
+		return m.ascii[c[0]]
+	}
+	r, n := utf8.DecodeRuneInString(c)
+	if n != len(c) || int(r) >= len(m.bmp) || r == utf8.RuneError && n == 1 {
+		return m.lookup(c)
+	}
+	if v := m.bmp[r].Load(); v != 0 {
+		return v - 2
+	}
+	id := m.lookup(c)
+	m.bmp[r].Store(id + 2)
+	return id
 }
 
 func (m *bpeModel) hasFallback(s string) bool {
