@@ -29,7 +29,7 @@ func (t *Pipeline) finish(tokens []addedTokenJSON) {
 		}
 		id, ok := a.byContent[tok.Content]
 		if !ok {
-			if v, inVocab := voc.ids[tok.Content]; inVocab {
+			if v, inVocab := voc.get(tok.Content); inVocab {
 				id = int(v)
 			} else {
 				id, next = next, next+1

@@ -1,7 +1,10 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"edgechat/internal/testkit/testenv"
@@ -98,7 +101,7 @@ func BenchmarkEncode4k(b *testing.B) {
 }
 
 // BenchmarkLoad reads each tokenizer.json; cpu-ms/op is the process's CPU time per load (all
-// threads: the merge lookups run in parallel), which a busy machine disturbs less than wall time.
+// threads, the garbage collector's included), which a busy machine disturbs less than wall time.
 func BenchmarkLoad(b *testing.B) {
 	for _, name := range tokenizerNames {
 		b.Run(name, func(b *testing.B) {
@@ -132,4 +135,66 @@ func BenchmarkEncodeNoSpace(b *testing.B) {
 			reportCPU(b, cpu, len(text))
 		})
 	}
+}
+
+// refSpeed is one tokenizer's entry in testdata/reference_speed.json.
+type refSpeed struct {
+	LoadMS float64 `json:"load_ms"`
+	Encode struct {
+		Whole struct {
+			MBPerCPUS float64 `json:"mb_per_cpu_s"`
+		} `json:"whole"`
+	} `json:"encode"`
+}
+
+// BenchmarkLoadEncode loads each tokenizer the reference was timed on (from its folder, file
+// read included) and encodes the ~1 MB bench text, the figure issue 31 holds at ≥ 5× the
+// reference: cpu-s/op is this process's CPU time per load + encode, x-ref the reference's load
+// time plus its CPU time to encode the same text, divided by that.
+func BenchmarkLoadEncode(b *testing.B) {
+	text := benchText(b)
+	var ref map[string]json.RawMessage
+	data, err := os.ReadFile(filepath.Join("testdata", "reference_speed.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &ref)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range append(tokenizerNames, prefixed("real_", realTimed)...) {
+		var r refSpeed
+		if json.Unmarshal(ref[name], &r) != nil || r.LoadMS == 0 || r.Encode.Whole.MBPerCPUS == 0 {
+			continue
+		}
+		refSeconds := r.LoadMS/1e3 + float64(len(text))/1e6/r.Encode.Whole.MBPerCPUS
+		b.Run(name, func(b *testing.B) {
+			dir := benchDir(b, name)
+			cpu := cpuSeconds()
+			for b.Loop() {
+				tk, err := Load(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tk.Encode(text)
+			}
+			if used := (cpuSeconds() - cpu) / float64(b.N); cpu > 0 && used > 0 {
+				b.ReportMetric(used, "cpu-s/op")
+				b.ReportMetric(refSeconds/used, "x-ref")
+			}
+		})
+	}
+}
+
+// benchDir is the folder of an installed tokenizer, or for a real file kept in testdata/real a
+// temporary folder it is written to.
+func benchDir(b *testing.B, name string) string {
+	real, ok := strings.CutPrefix(name, "real_")
+	if !ok {
+		return testenv.TokenizerDir(b, name)
+	}
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), readReal(b, real), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }

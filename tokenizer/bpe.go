@@ -23,51 +23,79 @@ func (m *bpeModel) pair(a, b int32) uint64 {
 }
 
 // mergeTable is an open-addressing hash table from pair keys to merge values (noMerge when
-// absent); faster than a Go map on this hot path.
+// absent); faster than a Go map on this hot path. A slot holds its key plus one (zero marks an
+// empty slot, so a new table needs no filling) beside its value: one cache line per probe.
 type mergeTable struct {
-	keys, vals []uint64
-	shift      uint
-	n          int // merges put
+	slots []mergeSlot
+	shift uint
+	n     int    // keys put
+	sink  uint64 // keeps putMany's early reads
 }
 
-const emptyKey = ^uint64(0) // ids are below 2³¹, so no pair has this key
+type mergeSlot struct{ key, val uint64 } // key+1, 0 when empty
 
 func newMergeTable(n int) mergeTable {
 	size, shift := 1, uint(64)
 	for size < 2*n+1 {
 		size, shift = size*2, shift-1
 	}
-	t := mergeTable{keys: make([]uint64, size), vals: make([]uint64, size), shift: shift}
-	for i := range t.keys {
-		t.keys[i] = emptyKey
-	}
-	return t
+	return mergeTable{slots: make([]mergeSlot, size), shift: shift}
 }
 
 func (t *mergeTable) slot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> t.shift }
 
 func (t *mergeTable) get(k uint64) uint64 {
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := t.slot(k); ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case k:
-			return t.vals[i]
-		case emptyKey:
+		switch t.slots[i].key {
+		case k + 1:
+			return t.slots[i].val
+		case 0:
 			return noMerge
 		}
 	}
 }
 
+// put sets k's value (k below 2⁶⁴-1); the table grows when half full.
 func (t *mergeTable) put(k, v uint64) {
-	mask := uint64(len(t.keys) - 1)
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
 	i := t.slot(k)
-	for t.keys[i] != k && t.keys[i] != emptyKey {
+	for t.slots[i].key != k+1 && t.slots[i].key != 0 {
 		i = (i + 1) & mask
 	}
-	if t.keys[i] == emptyKey {
+	if t.slots[i].key == 0 {
 		t.n++
 	}
-	t.keys[i], t.vals[i] = k, v
+	t.slots[i] = mergeSlot{k + 1, v}
+}
+
+// putMany is put of each key with its value, in order; the first slots of a batch are read
+// together first, so that their cache misses overlap.
+func (t *mergeTable) putMany(keys, vals []uint64) {
+	if 2*(t.n+len(keys)) > len(t.slots) {
+		t.grow()
+	}
+	var sink uint64
+	for _, k := range keys {
+		sink += t.slots[t.slot(k)].key
+	}
+	t.sink += sink
+	for i, k := range keys {
+		t.put(k, vals[i])
+	}
+}
+
+func (t *mergeTable) grow() {
+	old := t.slots
+	*t = newMergeTable(max(len(old), 4))
+	for _, s := range old {
+		if s.key != 0 {
+			t.put(s.key-1, s.val)
+		}
+	}
 }
 
 // merge applies the merges to the symbols in w.syms and appends the result to ids.

@@ -31,17 +31,10 @@ func (m *bpeModel) metaJoins() (map[rune]bool, bool) {
 		return nil, false
 	}
 	joins := map[rune]bool{'▁': true}
-	for tok := range m.ids {
-		for i := strings.Index(tok, metaChar); i >= 0; {
-			if i > 0 {
-				r, _ := utf8.DecodeLastRuneInString(tok[:i])
-				joins[r] = true
-			}
-			j := strings.Index(tok[i+len(metaChar):], metaChar)
-			if j < 0 {
-				break
-			}
-			i += len(metaChar) + j
+	for tok, i := range m.table.within(metaChar) {
+		if i > 0 {
+			r, _ := utf8.DecodeLastRuneInString(tok[:i])
+			joins[r] = true
 		}
 	}
 	return joins, true
@@ -69,12 +62,7 @@ func (m *bpeModel) encodeCut(w *work, piece string, ids []int) []int {
 }
 
 // known reports whether the character c has a token of its own.
-func (m *bpeModel) known(c string) bool {
-	if len(c) == 1 && c[0] < utf8.RuneSelf {
-		return m.ascii[c[0]] >= 0
-	}
-	return m.lookup(c) >= 0
-}
+func (m *bpeModel) known(c string) bool { return m.charID(c) >= 0 }
 
 // encodeWord appends the ids of one plain part, from the cache when it was merged before.
 func (m *bpeModel) encodeWord(w *work, word string, ids []int) []int {
@@ -113,9 +101,9 @@ type runeJoins struct {
 	before, after []uint64 // bit sets over code points
 }
 
-func newRuneJoins(ids map[string]int32) *runeJoins {
+func newRuneJoins(ids *vocabTable) *runeJoins {
 	j := &runeJoins{before: make([]uint64, (utf8.MaxRune+64)/64), after: make([]uint64, (utf8.MaxRune+64)/64)}
-	for tok := range ids {
+	for tok := range ids.all() {
 		prev := rune(-1)
 		for _, r := range tok {
 			if prev >= 0 {
@@ -135,7 +123,7 @@ func (j *runeJoins) apart(a, b rune) bool {
 // encodeLong appends the ids of a long part with no "▁" to cut at, cut between characters
 // that no token joins (see runeJoins) and are tokens of their own.
 func (m *bpeModel) encodeLong(w *work, word string, ids []int) []int {
-	m.joinsOnce.Do(func() { m.joins = newRuneJoins(m.ids) })
+	m.joinsOnce.Do(func() { m.joins = newRuneJoins(m.table) })
 	start, prev, prevAt := 0, rune(-1), 0
 	for i, r := range word {
 		if prev >= 0 && m.joins.apart(prev, r) && m.known(word[prevAt:i]) && m.known(word[i:i+utf8.RuneLen(r)]) {

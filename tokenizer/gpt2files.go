@@ -37,7 +37,7 @@ func loadVocabMerges(vocabFile, mergesFile string) (*Pipeline, error) {
 	t.pre = preTokenizer{steps: []preStep{&byteLevelStep{addPrefixSpace: extra.AddPrefixSpace, useRegex: true}}, byteLevel: true}
 	t.dec = decoder{steps: []decodeStep{{kind: decByteLevel}}, byteLevelOnly: true}
 	mc := &component{kind: "model", Type: "BPE", fields: map[string]json.RawMessage{}}
-	if t.model, err = newBPE(mc, vocab, merges, true); err != nil {
+	if t.model, err = newBPE(mc, vocabFromMap(vocab), &mergeList{pairs: merges}, true); err != nil {
 		return nil, err
 	}
 	if extra.AddBOS != nil && *extra.AddBOS && extra.bos != "" {

@@ -2,9 +2,12 @@ package tokenizer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
+	"unicode/utf8"
 )
 
 // A hand-written reader for the bulk of tokenizer.json (the model's vocab and merges, ~10 MB):
@@ -14,11 +17,24 @@ import (
 var errSyntax = errors.New("invalid JSON")
 
 type scanner struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	fresh bool // the last string read was unescaped into a new slice, not one of data
 }
 
 func (s *scanner) ws() {
+	// Eight bytes at a time while they are all white space (pretty-printed files indent every
+	// line: most of Gemma 3's merges array is indentation).
+	for s.pos+8 <= len(s.data) {
+		w := binary.LittleEndian.Uint64(s.data[s.pos:])
+		m := zeroBytes(w^0x2020202020202020) | zeroBytes(w^0x0a0a0a0a0a0a0a0a) |
+			zeroBytes(w^0x0909090909090909) | zeroBytes(w^0x0d0d0d0d0d0d0d0d)
+		if m != 0x8080808080808080 {
+			s.pos += bits.TrailingZeros64(^m&0x8080808080808080) / 8
+			return
+		}
+		s.pos += 8
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -27,6 +43,12 @@ func (s *scanner) ws() {
 			return
 		}
 	}
+}
+
+// zeroBytes has the high bit of each byte of x that is zero set, and no other bit.
+func zeroBytes(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // expect skips white space and one byte c.
@@ -71,8 +93,8 @@ func (s *scanner) str() (string, error) {
 	return string(b), err
 }
 
-// bytes reads a string without copying it when it has no escapes (escaped ones go through
-// encoding/json); the result may point into the file's bytes.
+// bytes reads a string without copying it when it has no escapes (escaped ones are unescaped
+// as encoding/json does); the result may point into the file's bytes.
 func (s *scanner) bytes() ([]byte, error) {
 	if err := s.expect('"'); err != nil {
 		return nil, err
@@ -86,8 +108,12 @@ func (s *scanner) bytes() ([]byte, error) {
 			continue
 		case '"':
 			s.pos++
+			s.fresh = escaped
 			if !escaped {
 				return s.data[start : s.pos-1], nil
+			}
+			if v, ok := unescape(make([]byte, 0, s.pos-1-start), s.data[start:s.pos-1]); ok {
+				return v, nil
 			}
 			var v string
 			err := json.Unmarshal(s.data[start-1:s.pos], &v)
@@ -96,6 +122,65 @@ func (s *scanner) bytes() ([]byte, error) {
 		s.pos++
 	}
 	return nil, fmt.Errorf("%w: unterminated string", errSyntax)
+}
+
+// unescape appends the body of a JSON string (between its quotes) to dst as encoding/json
+// decodes it; ok is false for what it leaves to encoding/json: surrogate escapes, control
+// characters, invalid UTF-8, bad escapes.
+func unescape(dst, q []byte) ([]byte, bool) {
+	if !utf8.Valid(q) {
+		return dst, false
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c < 0x20 {
+			return dst, false
+		}
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		if i++; i >= len(q) {
+			return dst, false
+		}
+		switch q[i] {
+		case '"', '\\', '/':
+			dst = append(dst, q[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+5 > len(q) {
+				return dst, false
+			}
+			r := rune(0)
+			for _, h := range q[i+1 : i+5] {
+				switch {
+				case h >= '0' && h <= '9':
+					r = r<<4 | rune(h-'0')
+				case h|0x20 >= 'a' && h|0x20 <= 'f':
+					r = r<<4 | rune(h|0x20-'a'+10)
+				default:
+					return dst, false
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			i += 4
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
 }
 
 // integer reads a non-negative integer.
@@ -222,16 +307,7 @@ func scanFile(data []byte) (*fileJSON, error) {
 				if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
 					return errors.New("the model's merges are not a list")
 				}
-				merges := make([]mergePair, 0, sizeHint(len(data), 60))
-				err := s.array(func() error {
-					p, skip, err := s.merge()
-					if !skip {
-						merges = append(merges, p)
-					}
-					return err
-				})
-				f.merges = merges
-				return err
+				return s.merges(&f.merges)
 			}
 			v, err := s.skip()
 			f.model[key] = json.RawMessage(v)
@@ -279,12 +355,36 @@ func (s *scanner) vocab(f *fileJSON, size int) error {
 	if s.pos < len(s.data) && s.data[s.pos] != '{' {
 		return errors.New("the model's vocab is neither an object nor a list")
 	}
-	f.vocab = make(map[string]int32, sizeHint(size, 100))
-	return s.object(func(tok string) error {
-		id, err := s.integer()
-		f.vocab[tok] = int32(id)
+	f.vocab = newVocabTable(sizeHint(size, 100))
+	if err := s.expect('{'); err != nil || s.peekClose('}') {
 		return err
-	})
+	}
+	var toks [lookupBatch][]byte
+	var ids [lookupBatch]int32
+	n := 0
+	for {
+		tok, err := s.bytes()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		id, err := s.integer()
+		if err != nil {
+			return err
+		}
+		toks[n], ids[n] = tok, int32(id)
+		if n++; n == lookupBatch {
+			f.vocab.addMany(toks[:n], ids[:n])
+			n = 0
+		}
+		more, err := s.more('}')
+		if err != nil || !more {
+			f.vocab.addMany(toks[:n], ids[:n])
+			return err
+		}
+	}
 }
 
 // float reads a JSON number as the reference's JSON parser does (see serdeFloat).
@@ -309,16 +409,118 @@ func sizeHint(n, perEntry int) int { return min(max(n/perEntry, 1<<12), 1<<20) }
 // mergePair is a merge's two tokens, possibly pointing into the file's bytes.
 type mergePair [2][]byte
 
+// mergeList is a BPE model's merges: pairs read from another file, or those of a
+// tokenizer.json as offsets into its bytes (no slice or copy kept per merge).
+type mergeList struct {
+	pairs []mergePair
+	spans []uint32 // per merge: a's start and end, b's start and end in the file or, from len(file) on, in extra
+	file  []byte
+	extra []byte // the tokens that had escapes, unescaped
+	isSet bool
+}
+
+// present reports whether the model had merges.
+func (l *mergeList) present() bool { return l.pairs != nil || l.isSet }
+
+// count is the number of merges.
+func (l *mergeList) count() int { return len(l.pairs) + len(l.spans)/4 }
+
+// pair returns merge i.
+func (l *mergeList) pair(i int) (a, b []byte) {
+	if l.pairs != nil {
+		return l.pairs[i][0], l.pairs[i][1]
+	}
+	sp := l.spans[4*i : 4*i+4]
+	return l.token(sp[0], sp[1]), l.token(sp[2], sp[3])
+}
+
+func (l *mergeList) token(start, end uint32) []byte {
+	if n := uint32(len(l.file)); start >= n {
+		return l.extra[start-n : end-n]
+	}
+	return l.file[start:end]
+}
+
+// merges reads tokenizer.json's merges array into l.
+func (s *scanner) merges(l *mergeList) error {
+	if s.ws(); s.pos < len(s.data) && s.data[s.pos] != '[' {
+		return errors.New("the model's merges are not a list")
+	}
+	if len(s.data) >= 1<<31 {
+		return errors.New("tokenizer.json is larger than 2 GB")
+	}
+	l.isSet, l.file = true, s.data
+	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
+	return s.array(func() error {
+		p, fresh, ok := s.mergePair()
+		if !ok { // anything unusual, errors included, goes the general way
+			var skip bool
+			var err error
+			if p, fresh, skip, err = s.merge(); err != nil || skip {
+				return err
+			}
+		}
+		for i, v := range p {
+			start := cap(s.data) - cap(v)
+			if fresh[i] {
+				start = len(l.file) + len(l.extra)
+				l.extra = append(l.extra, v...)
+			}
+			l.spans = append(l.spans, uint32(start), uint32(start+len(v)))
+		}
+		if len(l.file)+len(l.extra) >= 1<<31 {
+			return errors.New("the merges' escaped tokens pass 2 GB")
+		}
+		return nil
+	})
+}
+
+// mergePair reads a merge, ["a", "b"] or "a b", on the fast path: ok is false, and nothing
+// read, for a "#version" line and for an error (merge handles them).
+func (s *scanner) mergePair() (p mergePair, fresh [2]bool, ok bool) {
+	at := s.pos
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == '"' { // "a b"
+		l, err := s.bytes()
+		a, b, cut := bytes.Cut(l, []byte(" "))
+		if err != nil || !cut || bytes.IndexByte(b, ' ') >= 0 || bytes.HasPrefix(l, []byte("#version")) {
+			s.pos = at
+			return p, fresh, false
+		}
+		return mergePair{a, b}, [2]bool{s.fresh, s.fresh}, true
+	}
+	if s.pos >= len(s.data) || s.data[s.pos] != '[' {
+		s.pos = at
+		return p, fresh, false
+	}
+	s.pos++
+	for i := range p {
+		v, err := s.bytes()
+		if err != nil {
+			s.pos = at
+			return p, fresh, false
+		}
+		p[i], fresh[i] = v, s.fresh
+		if s.ws(); s.pos >= len(s.data) || s.data[s.pos] != ",]"[i] {
+			s.pos = at
+			return p, fresh, false
+		}
+		s.pos++
+	}
+	return p, fresh, true
+}
+
 // merge reads one merge, "a b" or ["a", "b"]; skip is true for a "#version" line, which the
 // reference leaves out of the legacy string form.
-func (s *scanner) merge() (p mergePair, skip bool, err error) {
+// fresh tells which tokens are new slices (unescaped) rather than slices of the file.
+func (s *scanner) merge() (p mergePair, fresh [2]bool, skip bool, err error) {
 	s.ws()
 	if s.pos < len(s.data) && s.data[s.pos] == '[' {
 		n := 0
 		err := s.array(func() error {
 			v, err := s.bytes()
 			if n < 2 {
-				p[n] = v
+				p[n], fresh[n] = v, s.fresh
 			}
 			n++
 			return err
@@ -326,18 +528,18 @@ func (s *scanner) merge() (p mergePair, skip bool, err error) {
 		if err == nil && n != 2 {
 			err = fmt.Errorf("merge %q has %d parts, want 2", p[0], n)
 		}
-		return p, false, err
+		return p, fresh, false, err
 	}
 	l, err := s.bytes()
 	if err != nil {
-		return p, false, err
+		return p, fresh, false, err
 	}
 	if bytes.HasPrefix(l, []byte("#version")) {
-		return p, true, nil
+		return p, fresh, true, nil
 	}
 	a, b, ok := bytes.Cut(l, []byte(" "))
 	if !ok || bytes.IndexByte(b, ' ') >= 0 {
-		return p, false, fmt.Errorf("merge %q is not two tokens separated by a space", l)
+		return p, fresh, false, fmt.Errorf("merge %q is not two tokens separated by a space", l)
 	}
-	return mergePair{a, b}, false, nil
+	return mergePair{a, b}, [2]bool{s.fresh, s.fresh}, false, nil
 }

@@ -52,9 +52,9 @@ func parse(data []byte) (*Pipeline, error) {
 type fileJSON struct {
 	top     map[string]json.RawMessage
 	model   map[string]json.RawMessage
-	vocab   map[string]int32 // BPE, WordPiece, WordLevel
-	pieces  []scoredPiece    // Unigram
-	merges  []mergePair
+	vocab   *vocabTable   // BPE, WordPiece, WordLevel
+	pieces  []scoredPiece // Unigram
+	merges  mergeList
 	isArray bool // the vocab was a list (Unigram)
 }
 
@@ -132,7 +132,7 @@ func (f *fileJSON) buildModel(byteLevel bool) (model, error) {
 		switch {
 		case f.isArray:
 			mc.Type = "Unigram"
-		case f.merges != nil:
+		case f.merges.present():
 			mc.Type = "BPE"
 		case f.model["continuing_subword_prefix"] != nil:
 			mc.Type = "WordPiece"
@@ -145,11 +145,11 @@ func (f *fileJSON) buildModel(byteLevel bool) (model, error) {
 	}
 	switch mc.Type {
 	case "BPE":
-		return newBPE(mc, f.vocab, f.merges, byteLevel)
+		return newBPE(mc, f.vocab, &f.merges, byteLevel)
 	case "WordPiece":
-		return newWordPiece(mc, f.vocab, byteLevel)
+		return newWordPiece(mc, f.vocab.toMap(), byteLevel)
 	case "WordLevel":
-		return newWordLevel(mc, f.vocab, byteLevel)
+		return newWordLevel(mc, f.vocab.toMap(), byteLevel)
 	case "Unigram":
 		return newUnigram(mc, f.pieces, byteLevel)
 	}
@@ -157,16 +157,16 @@ func (f *fileJSON) buildModel(byteLevel bool) (model, error) {
 }
 
 // maxVocabID is the largest id in vocab (-1 when it is empty); a negative id is an error.
-func maxVocabID(vocab map[string]int32) (int32, error) {
+func maxVocabID(vocab *vocabInfo) (int32, error) {
 	maxID := int32(-1)
-	for tok, id := range vocab {
+	for tok, id := range vocab.all() {
 		if id < 0 {
 			return 0, fmt.Errorf("vocab entry %q has negative id %d", tok, id)
 		}
 		maxID = max(maxID, id)
 	}
-	if maxID >= 1<<24 && int(maxID) > 4*len(vocab) {
-		return 0, fmt.Errorf("vocab ids reach %d for %d tokens: the file is damaged", maxID, len(vocab))
+	if maxID >= 1<<24 && int(maxID) > 4*vocab.count() {
+		return 0, fmt.Errorf("vocab ids reach %d for %d tokens: the file is damaged", maxID, vocab.count())
 	}
 	return maxID, nil
 }

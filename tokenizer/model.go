@@ -1,11 +1,12 @@
 package tokenizer
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
+	"iter"
+	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -23,35 +24,59 @@ type model interface {
 // vocabInfo is a model's vocabulary: token → id and id → token, as the reference's
 // token_to_id and id_to_token see them.
 type vocabInfo struct {
-	ids    map[string]int32
-	tokens []string // by id; "" where no token has the id (see present)
+	ids    map[string]int32 // WordPiece, WordLevel, Unigram (small vocabularies)
+	table  *vocabTable      // BPE, in place of ids
+	tokens []string         // by id; "" where no token has the id (see present)
 	has    []bool
 	size   int // the reference's get_vocab_size: the number of entries, which numbers added tokens
 }
 
 // setTokens fills tokens and has from ids.
 func (v *vocabInfo) setTokens() error {
-	maxID, err := maxVocabID(v.ids)
+	maxID, err := maxVocabID(v)
 	if err != nil {
 		return err
 	}
 	v.tokens, v.has = make([]string, maxID+1), make([]bool, maxID+1)
-	for tok, id := range v.ids {
+	for tok, id := range v.all() {
 		v.tokens[id], v.has[id] = tok, true
 	}
 	if v.size == 0 {
-		v.size = len(v.ids)
+		v.size = v.count()
 	}
 	return nil
 }
 
 func (v *vocabInfo) vocab() *vocabInfo { return v }
 
-func (v *vocabInfo) lookup(tok string) int32 {
-	if id, ok := v.ids[tok]; ok {
-		return id
+// get returns the id of tok.
+func (v *vocabInfo) get(tok string) (int32, bool) {
+	if v.table != nil {
+		return v.table.get(tok)
 	}
-	return -1
+	id, ok := v.ids[tok]
+	return id, ok
+}
+
+// all yields every token with its id.
+func (v *vocabInfo) all() iter.Seq2[string, int32] {
+	if v.table != nil {
+		return v.table.all()
+	}
+	return maps.All(v.ids)
+}
+
+// count is the number of tokens.
+func (v *vocabInfo) count() int {
+	if v.table != nil {
+		return v.table.len()
+	}
+	return len(v.ids)
+}
+
+func (v *vocabInfo) lookup(tok string) int32 {
+	id, _ := v.get(tok)
+	return id
 }
 
 // work is the scratch space of one Encode call's model.
@@ -97,6 +122,10 @@ type bpeModel struct {
 	// Otherwise: the id of each ASCII character alone, and of each <0xNN> token.
 	ascii    [128]int32
 	fallback [256]int32
+	// bmp remembers the ids of the characters of the Basic Multilingual Plane looked up alone
+	// (id+2; 1 when missing, 0 not yet looked up): a plain model starts every piece from its
+	// characters, and a lookup in a large vocabulary costs several cache misses.
+	bmp []atomic.Int32
 }
 
 func (m *bpeModel) describe() string {
@@ -116,7 +145,7 @@ func (m *bpeModel) describe() string {
 	if m.ignoreMerges {
 		opts = append(opts, "ignore_merges")
 	}
-	return describeWith(fmt.Sprintf("BPE (%d tokens, %d merges)", len(m.ids), m.merges.n), opts)
+	return describeWith(fmt.Sprintf("BPE (%d tokens, %d merges)", m.table.len(), m.merges.n), opts)
 }
 
 func describeWith(s string, opts []string) string {
@@ -127,11 +156,11 @@ func describeWith(s string, opts []string) string {
 }
 
 // newBPE builds the BPE model of a tokenizer.json.
-func newBPE(c *component, vocab map[string]int32, merges []mergePair, byteLevel bool) (*bpeModel, error) {
-	if vocab == nil || merges == nil {
+func newBPE(c *component, vocab *vocabTable, merges *mergeList, byteLevel bool) (*bpeModel, error) {
+	if vocab == nil || !merges.present() {
 		return nil, c.errorf("missing vocab or merges")
 	}
-	m := &bpeModel{vocabInfo: vocabInfo{ids: vocab}, byteLevel: byteLevel, unk: -1}
+	m := &bpeModel{vocabInfo: vocabInfo{table: vocab}, byteLevel: byteLevel, unk: -1}
 	var dropout *float64
 	var unk, prefix, suffix *string
 	for _, f := range []struct {
@@ -157,7 +186,7 @@ func newBPE(c *component, vocab map[string]int32, merges []mergePair, byteLevel 
 		m.suffix = *suffix
 	}
 	if unk != nil {
-		id, ok := vocab[*unk]
+		id, ok := vocab.get(*unk)
 		if !ok {
 			return nil, fmt.Errorf("BPE unk_token %q is not in the vocab (the reference fails on the first unknown character)", *unk)
 		}
@@ -167,6 +196,9 @@ func newBPE(c *component, vocab map[string]int32, merges []mergePair, byteLevel 
 		return nil, err
 	}
 	m.buildTables()
+	if !byteLevel && m.prefix == "" && m.suffix == "" {
+		m.bmp = make([]atomic.Int32, 1<<16)
+	}
 	m.metaJoin, m.cutMeta = m.metaJoins()
 	return m, m.buildMerges(merges)
 }
@@ -190,9 +222,9 @@ func (m *bpeModel) buildTables() {
 		m.byteOnly[b] = m.lookup(c + m.suffix)
 	}
 	if m.ignoreMerges {
-		m.raw = make(map[string]int32, len(m.ids))
+		m.raw = make(map[string]int32, m.table.len())
 		var buf []byte
-		for tok, id := range m.ids {
+		for tok, id := range m.table.all() {
 			var ok bool
 			if buf, ok = appendByteLevelDecode(buf[:0], tok); ok {
 				m.raw[string(buf)] = id
@@ -203,42 +235,41 @@ func (m *bpeModel) buildTables() {
 
 // buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
 // the reference. The merged token of (a, b) is a followed by b less the continuing-subword
-// prefix's length, as there. The vocab lookups, most of a large file's load time, run on
-// every CPU.
-func (m *bpeModel) buildMerges(merges []mergePair) error {
-	m.merges = newMergeTable(len(merges))
-	keys, vals := make([]uint64, len(merges)), make([]uint64, len(merges))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(merges)/20000)
-	errs := make([]error, workers)
+// prefix's length, as there. The tokens are looked up a batch at a time (see getMany).
+func (m *bpeModel) buildMerges(merges *mergeList) error {
+	n := merges.count()
+	m.merges = newMergeTable(n)
 	cut := len(m.prefix)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			var buf []byte
-			for rank := w; rank < len(merges); rank += workers {
-				p := merges[rank]
-				a, okA := m.ids[string(p[0])]
-				b, okB := m.ids[string(p[1])]
-				if !okA || !okB || len(p[1]) < cut {
-					errs[w] = fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, p[0], p[1])
-					return
-				}
-				buf = append(append(buf[:0], p[0]...), p[1][cut:]...)
-				c, okC := m.ids[string(buf)]
-				if !okC {
-					errs[w] = fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, p[0], p[1], buf)
-					return
-				}
-				keys[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+	var keys [3 * lookupBatch]string
+	var ids [3 * lookupBatch]int32
+	var buf []byte
+	for first := 0; first < n; first += lookupBatch {
+		batch := min(lookupBatch, n-first)
+		buf = buf[:0]
+		for i := range batch {
+			a, b := merges.pair(first + i)
+			buf = append(append(buf, a...), b[min(cut, len(b)):]...)
+		}
+		at := 0
+		for i := range batch {
+			a, b := merges.pair(first + i)
+			size := len(a) + len(b) - min(cut, len(b))
+			keys[3*i], keys[3*i+1], keys[3*i+2] = bytesView(a), bytesView(b), bytesView(buf[at:at+size])
+			at += size
+		}
+		m.table.getMany(keys[:3*batch], ids[:3*batch])
+		var pairs, vals [lookupBatch]uint64
+		for i := range batch {
+			rank, a, b, c := first+i, ids[3*i], ids[3*i+1], ids[3*i+2]
+			if a < 0 || b < 0 || len(keys[3*i+1]) < cut {
+				return fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, keys[3*i], keys[3*i+1])
 			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i, k := range keys {
-		m.merges.put(k, vals[i])
+			if c < 0 {
+				return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[3*i], keys[3*i+1], keys[3*i+2])
+			}
+			pairs[i], vals[i] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+		}
+		m.merges.putMany(pairs[:batch], vals[:batch])
 	}
 	return nil
 }
@@ -261,7 +292,7 @@ func (m *bpeModel) encode(w *work, piece string, ids []int) []int {
 		w.buf = byteLevelString(w.buf[:0], piece)
 		piece = string(w.buf)
 	} else if m.ignoreMerges {
-		if id, ok := m.ids[piece]; ok {
+		if id, ok := m.table.get(piece); ok {
 			return append(ids, int(id))
 		}
 	} else if m.cutMeta && len(piece) >= splitLongPiece {
@@ -311,7 +342,7 @@ func (m *bpeModel) symbols(w *work, piece string) []int32 {
 			if c < utf8.RuneSelf {
 				id = m.ascii[c]
 			} else {
-				id = m.lookup(piece[i : i+n])
+				id = m.charID(piece[i : i+n])
 			}
 		} else {
 			b := w.buf[:0]
@@ -323,7 +354,7 @@ func (m *bpeModel) symbols(w *work, piece string) []int32 {
 				b = append(b, m.suffix...)
 			}
 			w.buf = b
-			if v, ok := m.ids[string(b)]; ok {
+			if v, ok := m.table.getBytes(b); ok {
 				id = v
 			}
 		}
@@ -358,6 +389,24 @@ func (m *bpeModel) symbols(w *work, piece string) []int32 {
 		syms = append(syms, m.unk)
 	}
 	return syms
+}
+
+// charID is the id of the token that is c alone (c is usually one character), -1 when the
+// vocabulary lacks it.
+func (m *bpeModel) charID(c string) int32 {
+	if len(c) == 1 && c[0] < utf8.RuneSelf {
+		return m.ascii[c[0]]
+	}
+	r, n := utf8.DecodeRuneInString(c)
+	if n != len(c) || int(r) >= len(m.bmp) || r == utf8.RuneError && n == 1 {
+		return m.lookup(c)
+	}
+	if v := m.bmp[r].Load(); v != 0 {
+		return v - 2
+	}
+	id := m.lookup(c)
+	m.bmp[r].Store(id + 2)
+	return id
 }
 
 func (m *bpeModel) hasFallback(s string) bool {

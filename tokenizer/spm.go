@@ -212,7 +212,7 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 		}
 		mc := &component{kind: "model", Type: "BPE", fields: map[string]json.RawMessage{
 			"unk_token": jsonQuote(sp.unkPiece), "fuse_unk": json.RawMessage("true"), "byte_fallback": json.RawMessage("true")}}
-		if t.model, err = newBPE(mc, vocab, spMerges(sp.pieces, vocab), false); err != nil {
+		if t.model, err = newBPE(mc, vocabFromMap(vocab), &mergeList{pairs: spMerges(sp.pieces, vocab)}, false); err != nil {
 			return nil, err
 		}
 		if legacy {
