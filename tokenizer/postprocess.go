@@ -213,13 +213,9 @@ func (t *Pipeline) AddSpecialTokens(ids []int) []int {
 
 // EncodePair tokenizes a pair of texts the app controls (such as a reranker's query and
 // document) with the post-processor's special tokens and token type ids, as the reference's
-// encode((a, b), add_special_tokens=true). An empty b encodes a alone.
+// encode((a, b), add_special_tokens=true) — a pair even when b is empty, as there.
 func (t *Pipeline) EncodePair(a, b string) Encoding {
-	ea := plainEncoding(t.EncodeSpecial(a), 0)
-	if b == "" {
-		return t.post.apply(ea, Encoding{}, false)
-	}
-	return t.post.apply(ea, plainEncoding(t.EncodeSpecial(b), 1), true)
+	return t.post.apply(plainEncoding(t.EncodeSpecial(a), 0), plainEncoding(t.EncodeSpecial(b), 1), true)
 }
 
 func (st postStep) String() string {
