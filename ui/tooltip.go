@@ -43,13 +43,17 @@ func (b *tipButton) MouseIn(e *desktop.MouseEvent) {
 	b.Button.MouseIn(e)
 	b.hover++
 	n := b.hover
-	time.AfterFunc(tipDelay, func() {
-		fyne.Do(func() {
-			if b.hover == n {
-				showTip(b, b.Tip)
-			}
-		})
+	afterTipDelay(func() {
+		if b.hover == n {
+			showTip(b, b.Tip)
+		}
 	})
+}
+
+// afterTipDelay runs f on the main goroutine after tipDelay. Tests replace it to fire the
+// delay themselves.
+var afterTipDelay = func(f func()) {
+	time.AfterFunc(tipDelay, func() { fyne.Do(f) })
 }
 
 // MouseOut hides the tip.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -57,12 +56,23 @@ func TestTipShowsWithoutTakingTheKeyboard(t *testing.T) {
 	c := m.Window.Canvas()
 	m.ChatView.FocusComposer()
 	b := m.ChatView.Export
+	// The delay fires when the test says, on the test's goroutine (the test driver's main).
+	var pending []func()
+	restore := afterTipDelay
+	afterTipDelay = func(f func()) { pending = append(pending, f) }
+	t.Cleanup(func() { afterTipDelay = restore })
+	rest := func() {
+		for _, f := range pending {
+			f()
+		}
+		pending = nil
+	}
 
 	b.MouseIn(nil)
 	if _, owner := layer.shown(); owner != nil {
 		t.Error("the tip showed before the pointer rested on the button")
 	}
-	time.Sleep(tipDelay + 300*time.Millisecond)
+	rest()
 	if text, owner := layer.shown(); owner != b || text != "Export as Markdown" {
 		t.Errorf("resting on Export shows %q", text)
 	}
@@ -81,7 +91,7 @@ func TestTipShowsWithoutTakingTheKeyboard(t *testing.T) {
 	// Leaving before the delay: no tip later.
 	b.MouseIn(nil)
 	b.MouseOut()
-	time.Sleep(tipDelay + 300*time.Millisecond)
+	rest()
 	if _, owner := layer.shown(); owner != nil {
 		t.Error("a tip showed after the pointer had left")
 	}
