@@ -28,23 +28,37 @@ func longChat(t *testing.T, st *memStore, n int) *history.Conversation {
 	return c
 }
 
-// Opening a long conversation shows its newest messages at once, at the end of the view;
-// the older ones come in batches on the main goroutine (here the queued driver's run) and
-// in the end all of them are there, in order, with the view still at the end.
-func TestChatViewOpenBuildsOlderInBatches(t *testing.T) {
-	vm, _, st := newTestChat(t, nil)
-	d := newQueuedApp(t)
-	c := longChat(t, st, 41)
+// showChatView puts a chat view of vm in a 700×600 test window and runs what it queued.
+func showChatView(t *testing.T, vm *ChatVM, d *queuedDriver) (fyne.Window, *ChatView) {
+	t.Helper()
 	w := test.NewTempWindow(t, nil)
 	v := NewChatView(vm, w, func() {})
 	w.SetContent(v.Content)
 	w.Resize(fyne.NewSize(700, 600))
 	d.run()
+	return w, v
+}
+
+// openLongChat opens a stored chat of n messages in a chat view and draws the first frame.
+func openLongChat(t *testing.T, n int) (*queuedDriver, *history.Conversation, fyne.Window, *ChatView) {
+	t.Helper()
+	vm, _, st := newTestChat(t, nil)
+	d := newQueuedApp(t)
+	c := longChat(t, st, n)
+	w, v := showChatView(t, vm, d)
 	if err := vm.Open(c.ID); err != nil {
 		t.Fatal(err)
 	}
 	d.run()
 	frame(w)
+	return d, c, w, v
+}
+
+// Opening a long conversation shows its newest messages at once, at the end of the view;
+// the older ones come in batches on the main goroutine (here the queued driver's run) and
+// in the end all of them are there, in order, with the view still at the end.
+func TestChatViewOpenBuildsOlderInBatches(t *testing.T) {
+	d, c, w, v := openLongChat(t, 41)
 	shown := len(v.list.Objects)
 	if shown < firstBubbles || shown == len(c.Messages) {
 		t.Fatalf("%d bubbles right after opening a chat of %d, want the newest %d first", shown, len(c.Messages), firstBubbles)
@@ -103,11 +117,7 @@ func TestChatViewSwitchStopsOlderBatches(t *testing.T) {
 	d := newQueuedApp(t)
 	long := longChat(t, st, 30)
 	short := storedChat(t, st, "Short", "question", "answer")
-	w := test.NewTempWindow(t, nil)
-	v := NewChatView(vm, w, func() {})
-	w.SetContent(v.Content)
-	w.Resize(fyne.NewSize(700, 600))
-	d.run()
+	_, v := showChatView(t, vm, d)
 	if err := vm.Open(long.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -125,19 +135,7 @@ func TestChatViewSwitchStopsOlderBatches(t *testing.T) {
 // Scrolled up while the older messages come in, the view keeps showing what it showed: the
 // batches put theirs above it without moving it.
 func TestChatViewOlderBatchesKeepScrolledView(t *testing.T) {
-	vm, _, st := newTestChat(t, nil)
-	d := newQueuedApp(t)
-	c := longChat(t, st, 41)
-	w := test.NewTempWindow(t, nil)
-	v := NewChatView(vm, w, func() {})
-	w.SetContent(v.Content)
-	w.Resize(fyne.NewSize(700, 600))
-	d.run()
-	if err := vm.Open(c.ID); err != nil {
-		t.Fatal(err)
-	}
-	d.run()
-	frame(w)
+	d, c, w, v := openLongChat(t, 41)
 	if len(v.list.Objects) == len(c.Messages) {
 		t.Fatal("all messages were built at once; the test needs batches")
 	}
