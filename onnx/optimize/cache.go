@@ -20,6 +20,26 @@ import (
 // and refuses paths that resolve outside its folder), or copied when the cache is on another
 // volume; the user's files are never modified.
 func Cached(path, cacheDir string, o Options) (string, Report, error) {
+	return CachedProgress(path, cacheDir, o, nil)
+}
+
+// Progress hears how far writing a copy has gone: its step ("reading", "rewriting",
+// "writing") and the share of the copy's work done, from 0 to 1, never going back.
+type Progress func(step string, done float64)
+
+// The steps Progress hears.
+const (
+	StepReading   = "reading"
+	StepRewriting = "rewriting"
+	StepWriting   = "writing"
+)
+
+// CachedProgress is Cached telling progress (nil: nothing) how far the copy has gone while
+// it writes one; a cached copy reports nothing.
+func CachedProgress(path, cacheDir string, o Options, progress Progress) (string, Report, error) {
+	if progress == nil {
+		progress = func(string, float64) {}
+	}
 	var rep Report
 	out, err := CachedPath(path, cacheDir, o)
 	if err != nil {
@@ -33,10 +53,12 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err != nil {
 		return "", rep, err
 	}
+	progress(StepReading, 0)
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		return "", rep, err
 	}
+	progress(StepRewriting, 0.3)
 	b, rep, err := Rewrite(src, o)
 	if err != nil {
 		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
@@ -48,6 +70,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", rep, err
 	}
+	progress(StepWriting, 0.6)
 	for _, x := range info.ExternalFiles {
 		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
 			return "", rep, fmt.Errorf("link the weights %s beside the optimized copy: %w", x, err)
@@ -65,6 +88,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 		os.Remove(tmp.Name())
 		return "", rep, err
 	}
+	progress(StepWriting, 1)
 	return out, rep, nil
 }
 

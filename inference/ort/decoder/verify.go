@@ -14,6 +14,7 @@ import (
 	"edgechat/models"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
+	"edgechat/reply"
 )
 
 // Tolerances of verifyAttention: the largest logit difference between a graph and its
@@ -59,16 +60,20 @@ var verifyTolerance = func(info *proto.ModelInfo) float64 {
 // within the tolerance and give the same greedy token (or the reference's top two are closer
 // than the difference: a near tie either may break). The two run one after the other, so the
 // check holds one model's weights at a time.
-func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) error {
+//
+// pr hears how far the check has gone (nil: nothing).
+func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP, pr *prepProgress) error {
 	info, err := proto.ReadInfo(gqa)
 	if err != nil {
 		return err
 	}
-	want, err := attentionRuns(f, ref, ep, nil)
+	pr.span(shareTwins, shareTwins+shareVerify)
+	want, err := attentionRuns(f, ref, ep, nil, pr)
 	if err != nil {
 		return fmt.Errorf("the graph to compare with: %w", err)
 	}
-	got, err := attentionRuns(f, gqa, ep, want)
+	pr.span(shareTwins+shareVerify, 1)
+	got, err := attentionRuns(f, gqa, ep, want, pr)
 	if err != nil {
 		return fmt.Errorf("the rewritten graph: %w", err)
 	}
@@ -96,23 +101,25 @@ func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) error {
 // amplifies (the 28-layer Qwen3-0.6B-shaped q4 model: 4.4% of the largest logit, twice the
 // int8 tolerance, so the rewrite was refused at real depth). The twins share the weights'
 // file by link and are removed after the check.
-func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa string, ep inference.EP) error {
+func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa string, ep inference.EP, pr *prepProgress) error {
 	info, err := proto.ReadInfo(f.Model)
 	if err != nil {
 		return err
 	}
 	if !floatTwinsHelp(info) {
-		return verifyAttention(f, base, gqa, ep)
+		return verifyAttention(f, base, gqa, ep, pr)
 	}
 	twin := func(o optimize.Options) (string, error) {
 		o.AccuracyLevel, o.FloatCompute = 0, true
-		path, _, err := optimize.Cached(f.Model, cacheDir, o)
+		path, _, err := optimize.CachedProgress(f.Model, cacheDir, o, pr.copyProgress())
 		return path, err
 	}
+	pr.span(shareGQA, (shareGQA+shareTwins)/2)
 	ref, err := twin(graphOptions)
 	if err == nil {
 		defer os.RemoveAll(filepath.Dir(ref))
 	}
+	pr.span((shareGQA+shareTwins)/2, shareTwins)
 	rewritten, err2 := twin(o)
 	if err2 == nil {
 		defer os.RemoveAll(filepath.Dir(rewritten))
@@ -120,7 +127,7 @@ func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa
 	if err := errors.Join(err, err2); err != nil {
 		return fmt.Errorf("float-compute twins for the check: %w", err)
 	}
-	return verifyAttention(f, ref, rewritten, ep)
+	return verifyAttention(f, ref, rewritten, ep, pr)
 }
 
 // floatTwinsHelp says whether a graph computes in int8 only through MatMulNBits' accuracy
@@ -147,13 +154,17 @@ type attentionRun struct {
 // attentionRuns opens path as folder f's decoder on ep and makes verifyAttention's runs: with
 // ref nil it chooses the ids (the reference's greedy tokens), else it feeds ref's ids. The
 // rewritten graph (ref set) must run on a shared KV buffer.
-func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attentionRun) ([]attentionRun, error) {
+//
+// pr hears its progress: the session's creation, most of the time, then each run.
+func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attentionRun, pr *prepProgress) ([]attentionRun, error) {
 	g := *f
 	g.Model = path
+	pr.at(reply.StepVerifying, 0)
 	d, err := loadDynamic(&g, ep, 32)
 	if err != nil {
 		return nil, err
 	}
+	pr.at(reply.StepVerifying, sessionShare)
 	defer d.Close()
 	if ref != nil && !d.kv.shared {
 		return nil, errors.New("it does not run on a shared KV buffer")
@@ -184,6 +195,7 @@ func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attenti
 			return nil, fmt.Errorf("run %d: %w", step, err)
 		}
 		out = append(out, attentionRun{ids: ids, rows: rows, logits: slices.Clone(logits)})
+		pr.at(reply.StepVerifying, sessionShare+(1-sessionShare)*float64(step+1)/6)
 		next := sample.Argmax(logits[len(logits)-v:])
 		ids = []int{next}
 		if step == 4 {
@@ -192,6 +204,10 @@ func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attenti
 	}
 	return out, nil
 }
+
+// sessionShare is the share of attentionRuns' time its session's creation takes (0.75 s of
+// 0.92 on the 4-layer Qwen3-width q4 model).
+const sessionShare = 0.8
 
 // sameLogits compares a row of logits with the reference's.
 func sameLogits(ref, got []float32, tol float64) error {
