@@ -56,6 +56,11 @@ type Options struct {
 	// rope.go), from caches of this many positions: the KV cache must not hold more (the
 	// copy says how many in its MetaRotaryRows metadata).
 	RotaryRows int
+	// KeepLayers, when > 0, cuts the graph after its first KeepLayers layers, the LM head
+	// reading the residual stream entering the next one (see keeplayers.go): the twins of a
+	// check of the rewrites, which need not load the whole model. Report.KeptLayers says how
+	// many layers the copy has, KeepLayersSkipped why it has them all.
+	KeepLayers int
 }
 
 // Metadata keys the rewritten model carries.
@@ -96,6 +101,10 @@ type Report struct {
 	// (see unmerge.go); UnmergeSkipped says why a merged decoder was left as it was.
 	Unmerged       bool
 	UnmergeSkipped string
+	// KeptLayers is the copy's layers with KeepLayers; KeepLayersSkipped says why it could
+	// not cut the graph.
+	KeptLayers        int
+	KeepLayersSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -225,6 +234,11 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			nodes, inits, rep.AttentionLayers = rewritten, added, res.layers
 			rep.RotaryRows, rep.RotarySkipped = res.rotaryRows, res.rotarySkipped
 		}
+	}
+	if o.KeepLayers > 0 {
+		var added [][]byte
+		nodes, gfs, added, rep.KeptLayers, rep.KeepLayersSkipped = keepLayers(nodes, gfs, info, o.KeepLayers)
+		inits = append(inits, added...)
 	}
 	if o.LastRows {
 		var headInits [][]byte

@@ -110,7 +110,10 @@ func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa
 		return verifyAttention(f, base, gqa, ep, pr)
 	}
 	twin := func(o optimize.Options) (string, error) {
-		o.AccuracyLevel, o.FloatCompute = 0, true
+		o.AccuracyLevel, o.FloatCompute, o.KeepLayers = 0, true, checkLayers
+		if o.RotaryRows > 0 {
+			o.RotaryRows = checkRotaryRows // the check's runs are short: small caches
+		}
 		path, _, err := optimize.CachedProgress(f.Model, cacheDir, o, pr.copyProgress())
 		return path, err
 	}
@@ -129,6 +132,16 @@ func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa
 	}
 	return verifyAttention(f, ref, rewritten, ep, pr)
 }
+
+// checkLayers are the layers the twins of verifyCopy keep (optimize.Options.KeepLayers):
+// each layer's attention is matched and rewritten on its own, and most of a check's time is
+// ONNX Runtime preparing the twins' weights, so they leave the later layers out (at 28 layers
+// a twin's session takes ~30% of the whole model's, the LM head most of it).
+const checkLayers = 2
+
+// checkRotaryRows are the positions of the twins' rotary caches: more than the check's runs
+// use (loadDynamic's 32), far fewer than a chat's (8 MB at 8,192 for 128-wide heads).
+const checkRotaryRows = 64
 
 // floatTwinsHelp says whether a graph computes in int8 only through MatMulNBits' accuracy
 // level, once EdgeChat has set it: float32 inputs and no DynamicQuantizeLinear.
