@@ -1,11 +1,13 @@
 package optimize
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -59,7 +61,7 @@ func CachedProgress(path, cacheDir string, o Options, progress Progress) (string
 		return "", rep, err
 	}
 	progress(StepRewriting, 0.3)
-	b, rep, err := Rewrite(src, o)
+	parts, rep, err := rewriteParts(src, o)
 	if err != nil {
 		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
 	}
@@ -80,7 +82,7 @@ func CachedProgress(path, cacheDir string, o Options, progress Progress) (string
 	if err != nil {
 		return "", rep, err
 	}
-	_, err = tmp.Write(b)
+	err = writeParts(tmp, parts, func(done float64) { progress(StepWriting, 0.6+0.4*done) })
 	if err = errors.Join(err, tmp.Close()); err == nil {
 		err = os.Rename(tmp.Name(), out)
 	}
@@ -123,4 +125,24 @@ func link(from, to string) error {
 		return err
 	}
 	return filecopy.LinkOrCopy(from, to)
+}
+
+// writeParts writes parts to w one after the other (the weights straight from the source's
+// bytes), telling progress the share written.
+func writeParts(w io.Writer, parts [][]byte, progress func(done float64)) error {
+	total, written := 0, 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for _, p := range parts {
+		if _, err := bw.Write(p); err != nil {
+			return err
+		}
+		written += len(p)
+		if len(p) >= 1<<20 {
+			progress(float64(written) / float64(max(total, 1)))
+		}
+	}
+	return bw.Flush()
 }
