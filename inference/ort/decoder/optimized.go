@@ -66,9 +66,14 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	if !known {
 		pr.span(0, shareBase) // the attention check's parts follow
 	}
-	base := optimizedCopy(f.Model, cacheDir, graphOptions, pr)
-	if base == f.Model || known {
-		return base
+	// The copy without the attention rewrite is what a failed check runs, and what the check
+	// compares with unless it runs on float-compute twins: then it is written only if needed.
+	var base string
+	if known || !checkedOnTwins(f.Model) {
+		base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
+		if base == f.Model || known {
+			return base
+		}
 	}
 	v := checkedAttention(f, cacheDir, o, base, ep, pr)
 	err = os.MkdirAll(filepath.Dir(verdict), 0o755)
@@ -82,12 +87,23 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		if strings.HasPrefix(v, notRecognised) {
 			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
 		}
+		if base == "" {
+			base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
+		}
 		return base
 	}
-	// The checked copy replaces the other in the cache (its folder holds only the copy and
-	// links to, or copies of, the weights).
-	os.RemoveAll(filepath.Dir(base))
+	if base != "" {
+		// The checked copy replaces the other in the cache (its folder holds only the copy
+		// and links to, or copies of, the weights).
+		os.RemoveAll(filepath.Dir(base))
+	}
 	return gqa
+}
+
+// checkedOnTwins says whether verifyCopy checks the graph at path on float-compute twins.
+func checkedOnTwins(path string) bool {
+	info, err := proto.ReadInfo(path)
+	return err == nil && floatTwinsHelp(info)
 }
 
 // gqaOptions are graphOptions with the attention rewrite, for a cache of up to maxCtx tokens

@@ -100,13 +100,16 @@ func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP, pr *pre
 // float32, while int8 compute turns an ulp into a quantization step that a deep model
 // amplifies (the 28-layer Qwen3-0.6B-shaped q4 model: 4.4% of the largest logit, twice the
 // int8 tolerance, so the rewrite was refused at real depth). The twins share the weights'
-// file by link and are removed after the check.
+// file by link and are removed after the check; base is then not needed ("" when not written).
 func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa string, ep inference.EP, pr *prepProgress) error {
 	info, err := proto.ReadInfo(f.Model)
 	if err != nil {
 		return err
 	}
 	if !floatTwinsHelp(info) {
+		if base == "" {
+			return errors.New("no copy without the rewrite to compare with")
+		}
 		return verifyAttention(f, base, gqa, ep, pr)
 	}
 	twin := func(o optimize.Options) (string, error) {
