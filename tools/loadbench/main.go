@@ -6,6 +6,8 @@
 // round's first load goes into a fresh graph cache. The best CPU time of each is compared.
 //
 //	go run ./tools/loadbench --model ~/.cache/edgechat/models/qwen3-0.6b-q4-28l --rounds 3
+//
+// With --only, one measurement in a fresh process (see one).
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
+	"edgechat/inference/ort/env"
 	"edgechat/models"
 )
 
@@ -29,6 +32,8 @@ var (
 	rounds  = flag.Int("rounds", 3, "rounds of a first load (a fresh cache), a cached load and a bare session")
 	threads = flag.Int("threads", 2, "intra-op threads")
 	profile = flag.String("cpuprofile", "", "write the first round's first load's CPU profile to this file")
+	only    = flag.String("only", "", "one measurement in a fresh process, with --cache: load (the first when the cache is empty, else cached) or bare (a bare session of the copy in the cache)")
+	cacheAt = flag.String("cache", "", "the graph cache for --only")
 	bareOpt = flag.String("bare-option", "", "a session option key=value for the bare sessions only (e.g. session.disable_prepacking=1)")
 )
 
@@ -63,6 +68,9 @@ func main() {
 }
 
 func run() error {
+	if *only != "" {
+		return one()
+	}
 	ep := inference.EP{Name: "cpu", Threads: *threads}
 	bareEP := ep
 	if k, v, ok := strings.Cut(*bareOpt, "="); ok {
@@ -129,5 +137,47 @@ func run() error {
 	fmt.Printf("best CPU: first %.2f s, cached %.2f s, bare session %.2f s → first %.2f×, cached %.2f× the bare session\n",
 		best[0].cpu.Seconds(), best[1].cpu.Seconds(), best[2].cpu.Seconds(),
 		best[0].cpu.Seconds()/best[2].cpu.Seconds(), best[1].cpu.Seconds()/best[2].cpu.Seconds())
+	return nil
+}
+
+// one makes the measurement --only asks for, the first thing this process does with ONNX
+// Runtime: a process's first session pays what later ones find ready (the allocator's pages
+// among them), so a first load in a fresh process is compared with a bare session in one.
+func one() error {
+	if *cacheAt == "" {
+		return fmt.Errorf("--only needs --cache")
+	}
+	ep := inference.EP{Name: "cpu", Threads: *threads}
+	if _, err := env.Init(""); err != nil { // loading the library is not measured
+		return err
+	}
+	var f func() error
+	switch *only {
+	case "load":
+		f = func() error {
+			m, err := inference.LoadModel(*model, inference.LoadOptions{ModelFile: *variant, EP: ep, GraphCache: *cacheAt}, decoder.Opener(""))
+			if err != nil {
+				return err
+			}
+			return m.Close()
+		}
+	case "bare":
+		copies, _ := filepath.Glob(filepath.Join(*cacheAt, "optimized", "*", "*.onnx"))
+		if len(copies) != 1 {
+			return fmt.Errorf("%d optimized copies in %s, want 1", len(copies), *cacheAt)
+		}
+		folder, err := models.Open(*model, *variant)
+		if err != nil {
+			return err
+		}
+		f = func() error { return decoder.BareSession(folder, copies[0], ep) }
+	default:
+		return fmt.Errorf("--only %q: choose load or bare", *only)
+	}
+	t, err := measure(f)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %v\n", *only, t)
 	return nil
 }
