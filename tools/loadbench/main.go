@@ -31,7 +31,7 @@ var (
 	variant = flag.String("variant", "", "graph variant (e.g. model_q4.onnx; default: best for the CPU)")
 	rounds  = flag.Int("rounds", 3, "rounds of a first load (a fresh cache), a cached load and a bare session")
 	threads = flag.Int("threads", 2, "intra-op threads")
-	profile = flag.String("cpuprofile", "", "write the first round's first load's CPU profile to this file")
+	profile = flag.String("cpuprofile", "", "write the first round's first load's CPU profile to this file (with --only: the measurement's)")
 	only    = flag.String("only", "", "one measurement in a fresh process, with --cache: load (the first when the cache is empty, else cached) or bare (a bare session of the copy in the cache)")
 	cacheAt = flag.String("cache", "", "the graph cache for --only")
 	bareOpt = flag.String("bare-option", "", "a session option key=value for the bare sessions only (e.g. session.disable_prepacking=1)")
@@ -174,7 +174,21 @@ func one() error {
 	default:
 		return fmt.Errorf("--only %q: choose load or bare", *only)
 	}
-	t, err := measure(f)
+	t, err := measure(func() error {
+		if *profile == "" {
+			return f()
+		}
+		pf, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pf.Close()
+		defer pprof.StopCPUProfile()
+		return f()
+	})
 	if err != nil {
 		return err
 	}
