@@ -149,7 +149,7 @@ const notRecognised = "not recognised: "
 // returns "ok" when its attention was rewritten and verifyAttention passes against base, else
 // why not.
 func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, base string, ep inference.EP, pr *prepProgress) string {
-	pr.span(shareBase, shareGQA)
+	pr.onTo(shareGQA) // from 0 when the copy without the rewrite waits for the check's verdict
 	gqa, rep, err := optimize.CachedProgress(f.Model, cacheDir, o, pr.copyProgress())
 	if err != nil {
 		slog.Warn("no shared-KV attention", "graph", f.Model, "reason", err)

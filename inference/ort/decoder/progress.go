@@ -31,6 +31,13 @@ func (p *prepProgress) span(lo, hi float64) {
 	}
 }
 
+// onTo makes the share from what was reported so far up to hi the next part's.
+func (p *prepProgress) onTo(hi float64) {
+	if p != nil {
+		p.span(min(p.last.Fraction, hi), hi)
+	}
+}
+
 // at reports step at done (0 to 1) of the current part.
 func (p *prepProgress) at(step string, done float64) {
 	if p == nil {
