@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
 	"runtime"
 	"time"
 
@@ -132,9 +131,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 		// ONNX Runtime and the model are checked when the window opens, not at the first reply.
 		CheckModel: func() []ui.ModelProblem { return modelProblems(settings.Settings()) },
 		SettingsSaved: func(s config.Settings) string {
-			// Only a change of routes rebuilds the engine (and drops the conversations' KV
-			// caches); sampling, theme and system prompt travel with each request.
-			if !reflect.DeepEqual(routes.FromSettings(saved), routes.FromSettings(s)) {
+			if needsNewEngine(saved, s) {
 				engine.Set(newEngine(s))
 			}
 			if embedmodel.Changed(saved, s) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"edgechat/models"
 	"errors"
+	"reflect"
 
 	"edgechat/reply"
 
@@ -75,4 +76,11 @@ func (noModelEngine) Generate(ctx context.Context, req reply.Request) (<-chan re
 	}}
 	close(out)
 	return out, nil
+}
+
+// needsNewEngine says whether settings saved as s, after saved, need a new engine: only a
+// change of routes does (a new engine drops the loaded models and the conversations' KV
+// caches); sampling, theme and system prompt travel with each request.
+func needsNewEngine(saved, s config.Settings) bool {
+	return !reflect.DeepEqual(routes.FromSettings(saved), routes.FromSettings(s))
 }

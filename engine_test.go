@@ -36,3 +36,27 @@ func TestDocumentBudget(t *testing.T) {
 		})
 	}
 }
+
+// Only a change of routes makes a new engine: saving the settings unchanged (the model that
+// answers chosen again) or changing what travels with each request keeps the loaded model and
+// the conversations' KV caches.
+func TestNeedsNewEngine(t *testing.T) {
+	base := config.Settings{CPU: config.Route{Model: "/m/a", ModelFile: "model_q4.onnx", EP: "cpu"}, Theme: "dark"}
+	for _, tc := range []struct {
+		name string
+		edit func(*config.Settings)
+		want bool
+	}{
+		{"unchanged", func(*config.Settings) {}, false},
+		{"theme", func(s *config.Settings) { s.Theme = "light" }, false},
+		{"another model", func(s *config.Settings) { s.CPU.Model = "/m/b" }, true},
+		{"another variant", func(s *config.Settings) { s.CPU.ModelFile = "" }, true},
+		{"an NPU model", func(s *config.Settings) { s.NPU = config.Route{Model: "/m/n", EP: "qnn"} }, true},
+	} {
+		s := base
+		tc.edit(&s)
+		if got := needsNewEngine(base, s); got != tc.want {
+			t.Errorf("%s: needsNewEngine = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -384,6 +384,8 @@ type jsonEvent struct {
 	Summary *reply.Summary
 	Tool    *reply.ToolCallPart
 	Runs    []toolRun // the final event of generate --mcp-config: every tool call made
+	// Progress is a status event's progress of a first load ({"step":"verifying","fraction":0.45}).
+	Progress *reply.Progress
 }
 
 func (e jsonEvent) MarshalJSON() ([]byte, error) {
@@ -403,6 +405,9 @@ func (e jsonEvent) MarshalJSON() ([]byte, error) {
 	}
 	if e.Runs != nil {
 		fields["tool_calls"] = e.Runs
+	}
+	if e.Progress != nil {
+		fields["progress"] = e.Progress
 	}
 	if e.Text != "" {
 		fields["text"] = e.Text
@@ -454,7 +459,7 @@ func printStream(ctx context.Context, env Env, events <-chan reply.Event, asJSON
 			}
 		}
 		if asJSON {
-			je := jsonEvent{Type: eventTypes[ev.Kind], Text: ev.Text, Summary: ev.Done, Tool: ev.Tool}
+			je := jsonEvent{Type: eventTypes[ev.Kind], Text: ev.Text, Summary: ev.Done, Tool: ev.Tool, Progress: ev.Progress}
 			if runs != nil && ev.Done != nil && ev.Done.FinishReason != reply.FinishToolCalls {
 				je.Runs = *runs
 				if je.Runs == nil {

@@ -60,6 +60,12 @@ func serve(ctx context.Context, env Env, ready func(addr string)) error {
 		return err
 	}
 	cfg.Preload = true
+	var statusMu sync.Mutex
+	cfg.PreloadStatus = func(route, text string) { // the first load's preparation takes a while
+		statusMu.Lock()
+		defer statusMu.Unlock()
+		fmt.Fprintf(env.Stderr, "[status] %s\n", text)
+	}
 	eng, err := inference.New(cfg)
 	if err != nil {
 		return err

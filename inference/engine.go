@@ -46,6 +46,9 @@ type Config struct {
 	Routes []RouteConfig
 	// Preload loads every route's model at start instead of on first use.
 	Preload bool
+	// PreloadStatus, when set, hears what a route reports while Preload loads its model
+	// ("Preparing this model for your PC: 45%"), from the route's goroutine.
+	PreloadStatus func(route, text string)
 	// OneShot is for callers that send one request and close (the generate command): no
 	// route prefills a next turn that will never come.
 	OneShot bool
@@ -91,7 +94,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Preload {
 		for _, r := range e.routes {
-			go r.preload(e.closed)
+			go r.preload(e.closed, cfg.PreloadStatus)
 		}
 	}
 	return e, nil

@@ -18,23 +18,33 @@ func (e *Engine) Load(ctx context.Context, status func(string)) error {
 		if r.cfg.Generator != nil {
 			return nil
 		}
-		out := make(chan reply.Event, 8)
-		relayed := make(chan struct{})
-		go func() {
-			defer close(relayed)
-			for ev := range out {
-				if ev.Kind == reply.EventStatus && status != nil {
-					status(ev.Text)
-				}
-			}
-		}()
-		res := r.submitJob(ctx, &job{out: out, load: true})
-		close(out) // the route sends only while it serves the job, before the result
-		<-relayed
+		res := r.loadWithStatus(ctx, status)
 		if res.routeErr == nil {
 			return ctx.Err()
 		}
 		err = res.routeErr
 	}
 	return err
+}
+
+// loadWithStatus loads the route's model on its goroutine (at once done when it is loaded),
+// passing on the status lines it reports while it loads (nil: none are asked for).
+func (r *route) loadWithStatus(ctx context.Context, status func(string)) result {
+	if status == nil {
+		return r.submitJob(ctx, &job{load: true})
+	}
+	out := make(chan reply.Event, 8)
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		for ev := range out {
+			if ev.Kind == reply.EventStatus {
+				status(ev.Text)
+			}
+		}
+	}()
+	res := r.submitJob(ctx, &job{out: out, load: true})
+	close(out) // the route sends only while it serves the job, before the result
+	<-relayed
+	return res
 }

@@ -3,10 +3,12 @@ package inference
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"edgechat/models"
+	"edgechat/reply"
 )
 
 // Load loads the first route's model once, reporting the route's status, and falls back to
@@ -65,4 +67,50 @@ func TestLoad(t *testing.T) {
 			t.Errorf("cancelled Load: %v", err)
 		}
 	})
+}
+
+// What a decoder reports while its model is first prepared reaches the status lines: a
+// preload's (serve prints them) and a reply's, where the events carry the progress itself.
+func TestLoadProgress(t *testing.T) {
+	cpu := decoderOf(fakeDecoder{})
+	open := func(f *models.Folder, o LoadOptions) (Decoder, error) {
+		if o.Progress != nil {
+			o.Progress(reply.Progress{Step: reply.StepVerifying, Fraction: 0.5})
+			o.Progress(reply.Progress{Step: reply.StepLoading, Fraction: 1})
+		}
+		return cpu.open(f, o)
+	}
+	want := []string{"Loading the model for the CPU…", "Preparing this model for your PC: 50%", "Loading the model for the CPU…"}
+	lines := make(chan string, 8)
+	e, err := New(Config{Routes: []RouteConfig{fakeRoute(t, "cpu", 512)}, Open: open, Preload: true,
+		PreloadStatus: func(route, text string) { lines <- route + ": " + text }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, w := range want {
+		if got := <-lines; got != "cpu: "+w {
+			t.Errorf("preload said %q, want %q", got, "cpu: "+w)
+		}
+	}
+
+	e2, err := New(Config{Routes: []RouteConfig{fakeRoute(t, "cpu", 512)}, Open: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	events, _ := collect(t, e2, context.Background(), greedy("Hi", 2))
+	var got []string
+	var ps []reply.Progress
+	for _, ev := range events {
+		if ev.Kind == reply.EventStatus {
+			got = append(got, ev.Text)
+			if ev.Progress != nil {
+				ps = append(ps, *ev.Progress)
+			}
+		}
+	}
+	if !slices.Equal(got, want) || len(ps) != 2 || ps[0].Percent() != 50 || ps[1].Step != reply.StepLoading {
+		t.Errorf("a reply's status %q, progress %+v", got, ps)
+	}
 }

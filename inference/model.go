@@ -30,6 +30,9 @@ type LoadOptions struct {
 	// (MatMulNBits at accuracy level 4, the LM head on the last row; see onnx/optimize);
 	// "" runs the files as published.
 	GraphCache string
+	// Progress, when set, hears how far the first load of a model has gone while its
+	// optimized copy is prepared (called on the loading goroutine; see reply.Progress).
+	Progress func(reply.Progress)
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine

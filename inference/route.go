@@ -125,10 +125,16 @@ func (r *route) warmUp(closed <-chan struct{}) {
 	r.model.warmNextTurn(ctx, func() bool { return r.pending.Load() > 0 })
 }
 
-func (r *route) preload(closed <-chan struct{}) {
+// preload loads the route's model, passing on to status (nil: nowhere) what it reports
+// while it loads.
+func (r *route) preload(closed <-chan struct{}, status func(route, text string)) {
 	ctx, cancel := whileOpen(context.Background(), closed)
 	defer cancel()
-	_ = r.submitLoad(ctx)
+	var relay func(string)
+	if status != nil {
+		relay = func(text string) { status(r.cfg.Name, text) }
+	}
+	r.loadWithStatus(ctx, relay)
 }
 
 // whileOpen derives a context from parent that is also cancelled when the engine closes.
@@ -144,22 +150,25 @@ func whileOpen(parent context.Context, closed <-chan struct{}) (context.Context,
 	return ctx, cancel
 }
 
-// submitLoad asks the route's goroutine to load its model without generating.
-func (r *route) submitLoad(ctx context.Context) error {
-	res := r.submit(ctx, reply.Request{}, nil, false)
-	return res.routeErr
-}
-
 // ensureLoaded loads the model on the route's goroutine.
 func (r *route) ensureLoaded(j *job) error {
 	if r.model != nil {
 		return nil
 	}
-	if j.out != nil && !reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: fmt.Sprintf("Loading the model for the %s…", deviceName(r.cfg.Name))}) {
+	loading := fmt.Sprintf("Loading the model for the %s…", deviceName(r.cfg.Name))
+	if j.out != nil && !reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: loading}) {
 		return j.ctx.Err()
 	}
 	r.loads++
-	m, err := LoadModel(r.cfg.Model, r.power.apply(r.cfg.LoadOptions, r.mode.saver), r.open)
+	o := r.power.apply(r.cfg.LoadOptions, r.mode.saver)
+	if j.out != nil {
+		// The first load of a model prepares its optimized copy: say how far it has gone
+		// ("Preparing this model for your PC: 45%"), then loading again.
+		o.Progress = func(p reply.Progress) {
+			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: p.Label(loading), Progress: &p})
+		}
+	}
+	m, err := LoadModel(r.cfg.Model, o, r.open)
 	if err != nil {
 		r.setFailed(err)
 		return err

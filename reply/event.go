@@ -49,6 +49,9 @@ type Event struct {
 	Text string
 	Done *Summary
 	Tool *ToolCallPart
+	// Progress, on an EventStatus of a model's first load, says how far the preparation of
+	// its optimized copy has gone; Text says it for people.
+	Progress *Progress
 }
 
 // Summary closes a reply: why it ended, what it cost, who served it. In JSON, Err is the

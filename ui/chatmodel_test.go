@@ -318,3 +318,23 @@ func TestLoadingLabel(t *testing.T) {
 		}
 	}
 }
+
+// Choosing the model that already answers changes nothing: the settings are not saved (the
+// variant chosen in Settings stays), so the engine is not rebuilt and keeps its loaded model
+// and its conversations' KV caches.
+func TestUseCurrentModelKeepsEngine(t *testing.T) {
+	st := &memSettings{s: config.Settings{CPU: config.Route{Model: "/m/cpu", ModelFile: "model_q4.onnx", EP: "cpu"}}}
+	var saved []config.Settings
+	sm := &settingsModels{store: st, saved: func(s config.Settings) { saved = append(saved, s) },
+		found: func() []discover.Model { return twoModels.Models }, base: map[string]bool{"/m/cpu": false}}
+	cur := sm.Current()
+	if err := sm.Use(cur); err != nil {
+		t.Fatal(err)
+	}
+	if st.saved != 0 || len(saved) != 0 || st.s.CPU.ModelFile != "model_q4.onnx" {
+		t.Errorf("using the current model saved %d times (%d callbacks), variant %q", st.saved, len(saved), st.s.CPU.ModelFile)
+	}
+	if err := sm.Use(ModelChoice{Path: "/m/other", Device: "cpu", Name: "other"}); err != nil || st.saved != 1 || st.s.CPU.Model != "/m/other" {
+		t.Errorf("another model: %v, %d saves, cpu %q", err, st.saved, st.s.CPU.Model)
+	}
+}

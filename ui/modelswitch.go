@@ -159,6 +159,12 @@ func (s *settingsModels) Use(c ModelChoice) error {
 	if c.Unusable != "" {
 		return fmt.Errorf("%s cannot be used here: it %s", c.Name, c.Unusable)
 	}
+	if cur := choiceOf(s.store.Settings(), nil); cur.Path == c.Path && cur.Device == c.Device {
+		// The model that answers already: its variant (ModelFile) stays, the settings are
+		// not saved, and the engine — its model loaded, its conversations' KV caches — is
+		// kept.
+		return nil
+	}
 	st := applyChoice(s.store.Settings(), c)
 	if err := s.store.Save(st); err != nil {
 		return fmt.Errorf("could not save the settings: %w — check that the settings folder is writable", err)

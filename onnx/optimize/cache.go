@@ -1,11 +1,13 @@
 package optimize
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -20,6 +22,26 @@ import (
 // and refuses paths that resolve outside its folder), or copied when the cache is on another
 // volume; the user's files are never modified.
 func Cached(path, cacheDir string, o Options) (string, Report, error) {
+	return CachedProgress(path, cacheDir, o, nil)
+}
+
+// Progress hears how far writing a copy has gone: its step ("reading", "rewriting",
+// "writing") and the share of the copy's work done, from 0 to 1, never going back.
+type Progress func(step string, done float64)
+
+// The steps Progress hears.
+const (
+	StepReading   = "reading"
+	StepRewriting = "rewriting"
+	StepWriting   = "writing"
+)
+
+// CachedProgress is Cached telling progress (nil: nothing) how far the copy has gone while
+// it writes one; a cached copy reports nothing.
+func CachedProgress(path, cacheDir string, o Options, progress Progress) (string, Report, error) {
+	if progress == nil {
+		progress = func(string, float64) {}
+	}
 	var rep Report
 	out, err := CachedPath(path, cacheDir, o)
 	if err != nil {
@@ -33,11 +55,13 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err != nil {
 		return "", rep, err
 	}
+	progress(StepReading, 0)
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		return "", rep, err
 	}
-	b, rep, err := Rewrite(src, o)
+	progress(StepRewriting, 0.3)
+	parts, rep, err := rewriteParts(src, o)
 	if err != nil {
 		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
 	}
@@ -48,6 +72,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", rep, err
 	}
+	progress(StepWriting, 0.6)
 	for _, x := range info.ExternalFiles {
 		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
 			return "", rep, fmt.Errorf("link the weights %s beside the optimized copy: %w", x, err)
@@ -57,7 +82,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 	if err != nil {
 		return "", rep, err
 	}
-	_, err = tmp.Write(b)
+	err = writeParts(tmp, parts, func(done float64) { progress(StepWriting, 0.6+0.4*done) })
 	if err = errors.Join(err, tmp.Close()); err == nil {
 		err = os.Rename(tmp.Name(), out)
 	}
@@ -65,6 +90,7 @@ func Cached(path, cacheDir string, o Options) (string, Report, error) {
 		os.Remove(tmp.Name())
 		return "", rep, err
 	}
+	progress(StepWriting, 1)
 	return out, rep, nil
 }
 
@@ -99,4 +125,24 @@ func link(from, to string) error {
 		return err
 	}
 	return filecopy.LinkOrCopy(from, to)
+}
+
+// writeParts writes parts to w one after the other (the weights straight from the source's
+// bytes), telling progress the share written.
+func writeParts(w io.Writer, parts [][]byte, progress func(done float64)) error {
+	total, written := 0, 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for _, p := range parts {
+		if _, err := bw.Write(p); err != nil {
+			return err
+		}
+		written += len(p)
+		if len(p) >= 1<<20 {
+			progress(float64(written) / float64(max(total, 1)))
+		}
+	}
+	return bw.Flush()
 }

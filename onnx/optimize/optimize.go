@@ -56,6 +56,11 @@ type Options struct {
 	// rope.go), from caches of this many positions: the KV cache must not hold more (the
 	// copy says how many in its MetaRotaryRows metadata).
 	RotaryRows int
+	// KeepLayers, when > 0, cuts the graph after its first KeepLayers layers, the LM head
+	// reading the residual stream entering the next one (see keeplayers.go): the twins of a
+	// check of the rewrites, which need not load the whole model. Report.KeptLayers says how
+	// many layers the copy has, KeepLayersSkipped why it has them all.
+	KeepLayers int
 }
 
 // Metadata keys the rewritten model carries.
@@ -96,10 +101,25 @@ type Report struct {
 	// (see unmerge.go); UnmergeSkipped says why a merged decoder was left as it was.
 	Unmerged       bool
 	UnmergeSkipped string
+	// KeptLayers is the copy's layers with KeepLayers; KeepLayersSkipped says why it could
+	// not cut the graph.
+	KeptLayers        int
+	KeepLayersSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
 func Rewrite(src []byte, o Options) ([]byte, Report, error) {
+	parts, rep, err := rewriteParts(src, o)
+	if err != nil {
+		return nil, rep, err
+	}
+	return bytes.Join(parts, nil), rep, nil
+}
+
+// rewriteParts is Rewrite's model as pieces to write one after the other, the weights
+// stored in the graph src's own bytes, not copied: a copy is written without holding the
+// model twice.
+func rewriteParts(src []byte, o Options) ([][]byte, Report, error) {
 	var rep Report
 	if o.FloatCompute && o.AccuracyLevel > 0 {
 		return nil, rep, errf("float compute and accuracy level %d are both asked for", o.AccuracyLevel)
@@ -112,6 +132,7 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 	if err != nil {
 		return nil, rep, errf("read model: %v", err)
 	}
+	var parts [][]byte
 	var out []byte
 	hasMS := false
 	for _, o := range info.Opsets {
@@ -126,7 +147,13 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 		if err != nil {
 			return nil, rep, err
 		}
-		out = appendBytes(out, proto.FieldModelGraph, g)
+		size := 0
+		for _, p := range g {
+			size += len(p)
+		}
+		out = protowire.AppendTag(out, proto.FieldModelGraph, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(size))
+		parts, out = append(append(parts, out), g...), nil
 	}
 	if rep.AttentionLayers > 0 {
 		if !hasMS {
@@ -150,10 +177,11 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 			out = append(out, metadataEntry(MetaKeepNone, "1")...)
 		}
 	}
-	return out, rep, nil
+	return append(parts, out), rep, nil
 }
 
-func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]byte, error) {
+// rewriteGraph returns the rewritten graph b as pieces, its large weights b's own bytes.
+func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, errf("read graph: %v", err)
@@ -226,6 +254,11 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 			rep.RotaryRows, rep.RotarySkipped = res.rotaryRows, res.rotarySkipped
 		}
 	}
+	if o.KeepLayers > 0 {
+		var added [][]byte
+		nodes, gfs, added, rep.KeptLayers, rep.KeepLayersSkipped = keepLayers(nodes, gfs, info, o.KeepLayers)
+		inits = append(inits, added...)
+	}
 	if o.LastRows {
 		var headInits [][]byte
 		if nodes, headInits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
@@ -240,9 +273,14 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, err
 	}
+	var parts [][]byte
 	var out []byte
 	wroteNodes := false
 	for _, f := range gfs {
+		if f.num == proto.FieldGraphInitializer && len(f.raw) >= 1<<16 {
+			parts, out = append(parts, out, f.raw), nil // a weight: written from b
+			continue
+		}
 		if f.num != proto.FieldGraphNode {
 			out = append(out, f.raw...)
 			continue
@@ -260,7 +298,7 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([]by
 	for _, in := range inputs {
 		out = appendBytes(out, proto.FieldGraphInput, in)
 	}
-	return out, nil
+	return append(parts, out), nil
 }
 
 // pruneHead finds the LM head (the MatMul, MatMulNBits or Gemm that the logits output comes

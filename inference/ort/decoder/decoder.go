@@ -38,7 +38,10 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; f still names the user's file
-		d, err = withPublishedFallback(f.Model, optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext), o.GraphCache,
+		pr := newPrepProgress(o.Progress)
+		graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, pr)
+		pr.done()
+		d, err = withPublishedFallback(f.Model, graph, o.GraphCache,
 			func(graph string) (*dynamicDecoder, error) {
 				g.Model = graph
 				return loadDynamic(&g, o.EP, o.MaxContext)

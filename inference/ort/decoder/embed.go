@@ -130,7 +130,7 @@ func OpenEmbedder(dir string, o EmbedOptions) (*Embedder, error) {
 	}
 	graph := f.Model
 	if hasOp(info, "MatMulNBits") {
-		graph = optimizedCopy(f.Model, o.GraphCache, optimize.Options{AccuracyLevel: 4})
+		graph = optimizedCopy(f.Model, o.GraphCache, optimize.Options{AccuracyLevel: 4}, nil)
 	}
 	if e.session, err = withPublishedFallback(f.Model, graph, o.GraphCache, func(graph string) (*ort.DynamicAdvancedSession, error) {
 		return newSession(graph, in, []string{eio.Output}, opts)

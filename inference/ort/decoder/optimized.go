@@ -35,7 +35,9 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // The GroupQueryAttention copy also rotates queries and keys itself where it can (see
 // optimize.Options.RotaryRows), with caches for maxCtx positions rounded up to a multiple of
 // rotaryRowsStep, so that one copy serves every context up to that.
-func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int) string {
+//
+// pr hears how far the preparation has gone (nil: nothing).
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int, pr *prepProgress) string {
 	if cacheDir == "" {
 		return f.Model
 	}
@@ -46,7 +48,8 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	o := gqaOptions(maxCtx, ep)
 	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
 	if err != nil {
-		return optimizedCopy(f.Model, cacheDir, graphOptions)
+		pr.span(0, 1)
+		return optimizedCopy(f.Model, cacheDir, graphOptions, pr)
 	}
 	verdict := verdictPath(gqa, ep)
 	b, err := os.ReadFile(verdict)
@@ -59,11 +62,20 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	} else if known {
 		slog.Info("attention left as published", "graph", f.Model, "reason", v)
 	}
-	base := optimizedCopy(f.Model, cacheDir, graphOptions)
-	if base == f.Model || known {
-		return base
+	pr.span(0, 1)
+	if !known {
+		pr.span(0, shareBase) // the attention check's parts follow
 	}
-	v := checkedAttention(f, cacheDir, o, base, ep)
+	// The copy without the attention rewrite is what a failed check runs, and what the check
+	// compares with unless it runs on float-compute twins: then it is written only if needed.
+	var base string
+	if known || !checkedOnTwins(f.Model) {
+		base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
+		if base == f.Model || known {
+			return base
+		}
+	}
+	v := checkedAttention(f, cacheDir, o, base, ep, pr)
 	err = os.MkdirAll(filepath.Dir(verdict), 0o755)
 	if err == nil {
 		err = os.WriteFile(verdict, []byte(v+"\n"), 0o644)
@@ -75,12 +87,23 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		if strings.HasPrefix(v, notRecognised) {
 			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
 		}
+		if base == "" {
+			base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
+		}
 		return base
 	}
-	// The checked copy replaces the other in the cache (its folder holds only the copy and
-	// links to, or copies of, the weights).
-	os.RemoveAll(filepath.Dir(base))
+	if base != "" {
+		// The checked copy replaces the other in the cache (its folder holds only the copy
+		// and links to, or copies of, the weights).
+		os.RemoveAll(filepath.Dir(base))
+	}
 	return gqa
+}
+
+// checkedOnTwins says whether verifyCopy checks the graph at path on float-compute twins.
+func checkedOnTwins(path string) bool {
+	info, err := proto.ReadInfo(path)
+	return err == nil && floatTwinsHelp(info)
 }
 
 // gqaOptions are graphOptions with the attention rewrite, for a cache of up to maxCtx tokens
@@ -109,14 +132,25 @@ func verdictPath(gqa string, ep inference.EP) string {
 	return gqa + "." + name + ".verified"
 }
 
+// The shares of the first load's preparation, in order, up to 1: the copy without the
+// attention rewrite, the copy with it, the float-compute twins of the check, then the check's
+// two halves (each a session and its short runs: most of the time).
+const (
+	shareBase   = 0.04
+	shareGQA    = 0.08
+	shareTwins  = 0.12
+	shareVerify = (1 - shareTwins) / 2
+)
+
 // notRecognised starts the verdict on a graph whose attention the rewrite does not know.
 const notRecognised = "not recognised: "
 
 // checkedAttention writes the copy of f.Model with options o (SharedKVAttention on) and
 // returns "ok" when its attention was rewritten and verifyAttention passes against base, else
 // why not.
-func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, base string, ep inference.EP) string {
-	gqa, rep, err := optimize.Cached(f.Model, cacheDir, o)
+func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, base string, ep inference.EP, pr *prepProgress) string {
+	pr.onTo(shareGQA) // from 0 when the copy without the rewrite waits for the check's verdict
+	gqa, rep, err := optimize.CachedProgress(f.Model, cacheDir, o, pr.copyProgress())
 	if err != nil {
 		slog.Warn("no shared-KV attention", "graph", f.Model, "reason", err)
 		return "rewrite failed: " + err.Error()
@@ -128,7 +162,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 			return why
 		}
 	}
-	if err := verifyCopy(f, cacheDir, o, base, gqa, ep); err != nil {
+	if err := verifyCopy(f, cacheDir, o, base, gqa, ep, pr); err != nil {
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
 	}
@@ -143,7 +177,9 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 // optimizedCopy returns the cached copy of path with the rewrites o chooses (an embedding
 // model's hidden states are all needed: it takes the accuracy level only), or path itself
 // without a cache folder or when the copy cannot be made.
-func optimizedCopy(path, cacheDir string, o optimize.Options) string {
+//
+// pr hears how far writing the copy has gone (nil: nothing).
+func optimizedCopy(path, cacheDir string, o optimize.Options, pr *prepProgress) string {
 	if cacheDir == "" {
 		return path
 	}
@@ -151,7 +187,7 @@ func optimizedCopy(path, cacheDir string, o optimize.Options) string {
 		slog.Info("running the graph as published: its optimized copy did not load", "graph", path, "reason", why)
 		return path
 	}
-	out, rep, err := optimize.Cached(path, cacheDir, o)
+	out, rep, err := optimize.CachedProgress(path, cacheDir, o, pr.copyProgress())
 	if err != nil {
 		slog.Warn("running the graph as published", "graph", path, "reason", err)
 		return path

@@ -35,7 +35,7 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 		o.max = 512
 	}
 	g := *f
-	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max)
+	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max, nil)
 	if o.graph != "" {
 		g.Model = o.graph
 	}

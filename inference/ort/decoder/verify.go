@@ -14,6 +14,7 @@ import (
 	"edgechat/models"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
+	"edgechat/reply"
 )
 
 // Tolerances of verifyAttention: the largest logit difference between a graph and its
@@ -59,16 +60,20 @@ var verifyTolerance = func(info *proto.ModelInfo) float64 {
 // within the tolerance and give the same greedy token (or the reference's top two are closer
 // than the difference: a near tie either may break). The two run one after the other, so the
 // check holds one model's weights at a time.
-func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) error {
+//
+// pr hears how far the check has gone (nil: nothing).
+func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP, pr *prepProgress) error {
 	info, err := proto.ReadInfo(gqa)
 	if err != nil {
 		return err
 	}
-	want, err := attentionRuns(f, ref, ep, nil)
+	pr.span(shareTwins, shareTwins+shareVerify)
+	want, err := attentionRuns(f, ref, ep, nil, pr)
 	if err != nil {
 		return fmt.Errorf("the graph to compare with: %w", err)
 	}
-	got, err := attentionRuns(f, gqa, ep, want)
+	pr.span(shareTwins+shareVerify, 1)
+	got, err := attentionRuns(f, gqa, ep, want, pr)
 	if err != nil {
 		return fmt.Errorf("the rewritten graph: %w", err)
 	}
@@ -95,24 +100,32 @@ func verifyAttention(f *models.Folder, ref, gqa string, ep inference.EP) error {
 // float32, while int8 compute turns an ulp into a quantization step that a deep model
 // amplifies (the 28-layer Qwen3-0.6B-shaped q4 model: 4.4% of the largest logit, twice the
 // int8 tolerance, so the rewrite was refused at real depth). The twins share the weights'
-// file by link and are removed after the check.
-func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa string, ep inference.EP) error {
+// file by link and are removed after the check; base is then not needed ("" when not written).
+func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa string, ep inference.EP, pr *prepProgress) error {
 	info, err := proto.ReadInfo(f.Model)
 	if err != nil {
 		return err
 	}
 	if !floatTwinsHelp(info) {
-		return verifyAttention(f, base, gqa, ep)
+		if base == "" {
+			return errors.New("no copy without the rewrite to compare with")
+		}
+		return verifyAttention(f, base, gqa, ep, pr)
 	}
 	twin := func(o optimize.Options) (string, error) {
-		o.AccuracyLevel, o.FloatCompute = 0, true
-		path, _, err := optimize.Cached(f.Model, cacheDir, o)
+		o.AccuracyLevel, o.FloatCompute, o.KeepLayers = 0, true, checkLayers
+		if o.RotaryRows > 0 {
+			o.RotaryRows = checkRotaryRows // the check's runs are short: small caches
+		}
+		path, _, err := optimize.CachedProgress(f.Model, cacheDir, o, pr.copyProgress())
 		return path, err
 	}
+	pr.span(shareGQA, (shareGQA+shareTwins)/2)
 	ref, err := twin(graphOptions)
 	if err == nil {
 		defer os.RemoveAll(filepath.Dir(ref))
 	}
+	pr.span((shareGQA+shareTwins)/2, shareTwins)
 	rewritten, err2 := twin(o)
 	if err2 == nil {
 		defer os.RemoveAll(filepath.Dir(rewritten))
@@ -120,8 +133,18 @@ func verifyCopy(f *models.Folder, cacheDir string, o optimize.Options, base, gqa
 	if err := errors.Join(err, err2); err != nil {
 		return fmt.Errorf("float-compute twins for the check: %w", err)
 	}
-	return verifyAttention(f, ref, rewritten, ep)
+	return verifyAttention(f, ref, rewritten, ep, pr)
 }
+
+// checkLayers are the layers the twins of verifyCopy keep (optimize.Options.KeepLayers):
+// each layer's attention is matched and rewritten on its own, and most of a check's time is
+// ONNX Runtime preparing the twins' weights, so they leave the later layers out (at 28 layers
+// a twin's session takes ~30% of the whole model's, the LM head most of it).
+const checkLayers = 2
+
+// checkRotaryRows are the positions of the twins' rotary caches: more than the check's runs
+// use (loadDynamic's 32), far fewer than a chat's (8 MB at 8,192 for 128-wide heads).
+const checkRotaryRows = 64
 
 // floatTwinsHelp says whether a graph computes in int8 only through MatMulNBits' accuracy
 // level, once EdgeChat has set it: float32 inputs and no DynamicQuantizeLinear.
@@ -147,13 +170,17 @@ type attentionRun struct {
 // attentionRuns opens path as folder f's decoder on ep and makes verifyAttention's runs: with
 // ref nil it chooses the ids (the reference's greedy tokens), else it feeds ref's ids. The
 // rewritten graph (ref set) must run on a shared KV buffer.
-func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attentionRun) ([]attentionRun, error) {
+//
+// pr hears its progress: the session's creation, most of the time, then each run.
+func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attentionRun, pr *prepProgress) ([]attentionRun, error) {
 	g := *f
 	g.Model = path
+	pr.at(reply.StepVerifying, 0)
 	d, err := loadDynamic(&g, ep, 32)
 	if err != nil {
 		return nil, err
 	}
+	pr.at(reply.StepVerifying, sessionShare)
 	defer d.Close()
 	if ref != nil && !d.kv.shared {
 		return nil, errors.New("it does not run on a shared KV buffer")
@@ -184,6 +211,7 @@ func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attenti
 			return nil, fmt.Errorf("run %d: %w", step, err)
 		}
 		out = append(out, attentionRun{ids: ids, rows: rows, logits: slices.Clone(logits)})
+		pr.at(reply.StepVerifying, sessionShare+(1-sessionShare)*float64(step+1)/6)
 		next := sample.Argmax(logits[len(logits)-v:])
 		ids = []int{next}
 		if step == 4 {
@@ -192,6 +220,11 @@ func attentionRuns(f *models.Folder, path string, ep inference.EP, ref []attenti
 	}
 	return out, nil
 }
+
+// sessionShare is the share of attentionRuns' time its session's creation takes: about half
+// on the twins cut after checkLayers layers (it was 0.75 s of 0.92 on the whole 4-layer
+// Qwen3-width q4 model).
+const sessionShare = 0.5
 
 // sameLogits compares a row of logits with the reference's.
 func sameLogits(ref, got []float32, tol float64) error {

@@ -1,0 +1,74 @@
+package decoder
+
+import (
+	"edgechat/onnx/optimize"
+	"edgechat/reply"
+)
+
+// prepProgress tells a load's listener how far the preparation of a graph's optimized copy
+// has gone. Each part of the work (a copy written, a check's session and runs) gets a share
+// of the whole, in order, through span; at reports within it. What it reports never goes
+// back, and is sent only when the whole percent or the step changes. A nil *prepProgress
+// reports nothing.
+type prepProgress struct {
+	report   func(reply.Progress)
+	lo, hi   float64
+	last     reply.Progress
+	reported bool
+}
+
+func newPrepProgress(report func(reply.Progress)) *prepProgress {
+	if report == nil {
+		return nil
+	}
+	return &prepProgress{report: report}
+}
+
+// span makes [lo, hi] of the whole the next part's share.
+func (p *prepProgress) span(lo, hi float64) {
+	if p != nil {
+		p.lo, p.hi = lo, hi
+	}
+}
+
+// onTo makes the share from what was reported so far up to hi the next part's.
+func (p *prepProgress) onTo(hi float64) {
+	if p != nil {
+		p.span(min(p.last.Fraction, hi), hi)
+	}
+}
+
+// at reports step at done (0 to 1) of the current part.
+func (p *prepProgress) at(step string, done float64) {
+	if p == nil {
+		return
+	}
+	f := p.lo + (p.hi-p.lo)*min(max(done, 0), 1)
+	next := reply.Progress{Step: step, Fraction: max(f, p.last.Fraction)}
+	if p.reported && next.Step == p.last.Step && next.Percent() == p.last.Percent() {
+		p.last.Fraction = next.Fraction
+		return
+	}
+	p.last, p.reported = next, true
+	p.report(next)
+}
+
+// done reports the preparation complete, and ONNX Runtime loading the copy, when it reported
+// anything before (a cached copy goes straight to the load, which the route announces).
+func (p *prepProgress) done() {
+	if p == nil || !p.reported {
+		return
+	}
+	p.span(0, 1)
+	p.at(p.last.Step, 1)
+	p.last, p.reported = reply.Progress{Step: reply.StepLoading, Fraction: 1}, true
+	p.report(p.last)
+}
+
+// copyProgress is what optimize.CachedProgress reports to: the current part.
+func (p *prepProgress) copyProgress() optimize.Progress {
+	if p == nil {
+		return nil
+	}
+	return p.at
+}
