@@ -23,6 +23,9 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' { // none: the common case between tokens
+		return
+	}
 	// Eight bytes at a time while they are all white space (pretty-printed files indent every
 	// line: most of Gemma 3's merges array is indentation).
 	for s.pos+8 <= len(s.data) {
