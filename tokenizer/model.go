@@ -243,6 +243,7 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 	var keys [3 * lookupBatch]string
 	var ids [3 * lookupBatch]int32
 	var buf []byte
+	pairs, vals := make([]uint64, n), make([]uint64, n)
 	for first := 0; first < n; first += lookupBatch {
 		batch := min(lookupBatch, n-first)
 		buf = buf[:0]
@@ -258,7 +259,6 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			at += size
 		}
 		m.table.getMany(keys[:3*batch], ids[:3*batch])
-		var pairs, vals [lookupBatch]uint64
 		for i := range batch {
 			rank, a, b, c := first+i, ids[3*i], ids[3*i+1], ids[3*i+2]
 			if a < 0 || b < 0 || len(keys[3*i+1]) < cut {
@@ -267,10 +267,10 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			if c < 0 {
 				return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[3*i], keys[3*i+1], keys[3*i+2])
 			}
-			pairs[i], vals[i] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			pairs[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
 		}
-		m.merges.putMany(pairs[:batch], vals[:batch])
 	}
+	m.merges.putAll(pairs, vals)
 	return nil
 }
 
