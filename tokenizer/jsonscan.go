@@ -104,6 +104,15 @@ func (s *scanner) bytes() ([]byte, error) {
 	}
 	start, escaped := s.pos, false
 	for s.pos < len(s.data) {
+		if s.pos+8 <= len(s.data) { // eight bytes at a time up to a quote or backslash
+			w := binary.LittleEndian.Uint64(s.data[s.pos:])
+			m := zeroBytes(w^0x2222222222222222) | zeroBytes(w^0x5c5c5c5c5c5c5c5c)
+			if m == 0 {
+				s.pos += 8
+				continue
+			}
+			s.pos += bits.TrailingZeros64(m) / 8
+		}
 		switch s.data[s.pos] {
 		case '\\':
 			escaped = true
