@@ -51,7 +51,7 @@ func (t *Pipeline) finish(tokens []addedTokenJSON) {
 			a.raw.add(tok.Content, id, flags)
 		}
 	}
-	t.vocabSize = len(voc.tokens)
+	t.vocabSize = voc.idLimit()
 	for id := range a.contents {
 		t.vocabSize = max(t.vocabSize, id+1)
 	}
@@ -82,6 +82,7 @@ func (tok addedTokenJSON) flags() uint8 {
 // it, and for the ByteLevel decoder the model tokens' bytes.
 func (t *Pipeline) buildDecoding(specialSet map[string]bool) {
 	voc := t.model.vocab()
+	voc.fillTokens()
 	d := &t.decodeTab
 	n := t.vocabSize
 	d.kind, d.special, d.toks = make([]uint8, n), make([]bool, n), make([]string, n)

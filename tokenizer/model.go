@@ -26,25 +26,46 @@ type model interface {
 type vocabInfo struct {
 	ids    map[string]int32 // WordPiece, WordLevel, Unigram (small vocabularies)
 	table  *vocabTable      // BPE, in place of ids
-	tokens []string         // by id; "" where no token has the id (see present)
+	tokens []string         // by id; "" where no token has the id (see present); see fillTokens
 	has    []bool
+	limit  int // the largest id + 1
 	size   int // the reference's get_vocab_size: the number of entries, which numbers added tokens
 }
 
-// setTokens fills tokens and has from ids.
+// setTokens checks the ids and fills tokens and has from them, for a BPE vocabulary (only
+// the decode table reads them) not until fillTokens.
 func (v *vocabInfo) setTokens() error {
 	maxID, err := maxVocabID(v)
 	if err != nil {
 		return err
 	}
-	v.tokens, v.has = make([]string, maxID+1), make([]bool, maxID+1)
-	for tok, id := range v.all() {
-		v.tokens[id], v.has[id] = tok, true
+	v.limit = int(maxID) + 1
+	if v.table == nil {
+		v.fillTokens()
 	}
 	if v.size == 0 {
 		v.size = v.count()
 	}
 	return nil
+}
+
+// fillTokens fills tokens and has, once.
+func (v *vocabInfo) fillTokens() {
+	if v.tokens != nil {
+		return
+	}
+	v.tokens, v.has = make([]string, v.limit), make([]bool, v.limit)
+	for tok, id := range v.all() {
+		v.tokens[id], v.has[id] = tok, true
+	}
+}
+
+// idLimit is the largest id + 1.
+func (v *vocabInfo) idLimit() int {
+	if v.tokens != nil {
+		return len(v.tokens)
+	}
+	return v.limit
 }
 
 func (v *vocabInfo) vocab() *vocabInfo { return v }
