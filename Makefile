@@ -10,7 +10,7 @@ export LANG = en_US.UTF-8
 # Fuzz targets run briefly by `make test` (package:Target); FUZZTIME bounds each. A run fails
 # when the fuzzer writes a failing input (or panics), not on Go 1.26's deadline race.
 FUZZTIME ?= 8s
-FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUnigram tokenizer:FuzzParse tokenizer:FuzzSentencePieceModel tokenizer:FuzzCutWords inference/think:FuzzParser inference/chat:FuzzTemplate inference/chat:FuzzLimits inference:FuzzOddText \
+FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUnigram tokenizer:FuzzParse tokenizer:FuzzSentencePieceModel tokenizer:FuzzCutWords tokenizer:FuzzAddedTokens inference/think:FuzzParser inference/chat:FuzzTemplate inference/chat:FuzzLimits inference:FuzzOddText \
 	onnx/proto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter ui:FuzzMarkdown ui:FuzzWrapRows \
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \

@@ -51,11 +51,17 @@ func (t *Pipeline) finish(tokens []addedTokenJSON) {
 			a.raw.add(tok.Content, id, flags)
 		}
 	}
-	t.vocabSize = len(voc.tokens)
+	t.vocabSize = voc.idLimit()
 	for id := range a.contents {
 		t.vocabSize = max(t.vocabSize, id+1)
 	}
-	t.buildDecoding(specialSet)
+	t.specials = specialSet
+}
+
+// decoding returns the decode table, built on first use.
+func (t *Pipeline) decoding() *decodeTable {
+	t.decodeOnce.Do(func() { t.buildDecoding(t.specials) })
+	return &t.decodeTab
 }
 
 func (tok addedTokenJSON) flags() uint8 {
@@ -76,7 +82,8 @@ func (tok addedTokenJSON) flags() uint8 {
 // it, and for the ByteLevel decoder the model tokens' bytes.
 func (t *Pipeline) buildDecoding(specialSet map[string]bool) {
 	voc := t.model.vocab()
-	d := &t.decoding
+	voc.fillTokens()
+	d := &t.decodeTab
 	n := t.vocabSize
 	d.kind, d.special, d.toks = make([]uint8, n), make([]bool, n), make([]string, n)
 	for id, ok := range voc.has {

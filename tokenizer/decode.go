@@ -97,12 +97,13 @@ func (d *decodeTable) tokens(dst []string, ids []int, skipSpecial bool) []string
 func (t *Pipeline) Decode(ids []int, skipSpecial bool) string {
 	if t.dec.byteLevelOnly {
 		var out, pending []byte
+		d := t.decoding()
 		for _, id := range ids {
-			out, pending = t.decoding.appendID(out, pending, id, skipSpecial)
+			out, pending = d.appendID(out, pending, id, skipSpecial)
 		}
 		return string(appendLossy(out, pending))
 	}
-	return t.dec.decode(t.decoding.tokens(nil, ids, skipSpecial), true)
+	return t.dec.decode(t.decoding().tokens(nil, ids, skipSpecial), true)
 }
 
 // appendLossy appends b to dst with every maximal invalid UTF-8 subsequence replaced by one

@@ -23,6 +23,9 @@ type scanner struct {
 }
 
 func (s *scanner) ws() {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' { // none: the common case between tokens
+		return
+	}
 	// Eight bytes at a time while they are all white space (pretty-printed files indent every
 	// line: most of Gemma 3's merges array is indentation).
 	for s.pos+8 <= len(s.data) {
@@ -101,6 +104,15 @@ func (s *scanner) bytes() ([]byte, error) {
 	}
 	start, escaped := s.pos, false
 	for s.pos < len(s.data) {
+		if s.pos+8 <= len(s.data) { // eight bytes at a time up to a quote or backslash
+			w := binary.LittleEndian.Uint64(s.data[s.pos:])
+			m := zeroBytes(w^0x2222222222222222) | zeroBytes(w^0x5c5c5c5c5c5c5c5c)
+			if m == 0 {
+				s.pos += 8
+				continue
+			}
+			s.pos += bits.TrailingZeros64(m) / 8
+		}
 		switch s.data[s.pos] {
 		case '\\':
 			escaped = true

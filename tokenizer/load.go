@@ -110,7 +110,8 @@ func (f *fileJSON) build() (*Pipeline, error) {
 	}
 	var added []addedTokenJSON
 	if raw := f.top["added_tokens"]; !isNull(raw) {
-		if err := json.Unmarshal(raw, &added); err != nil {
+		var err error
+		if added, err = parseAddedTokens(raw); err != nil {
 			return nil, fmt.Errorf("added_tokens: %w", err)
 		}
 	}

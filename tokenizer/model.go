@@ -26,25 +26,46 @@ type model interface {
 type vocabInfo struct {
 	ids    map[string]int32 // WordPiece, WordLevel, Unigram (small vocabularies)
 	table  *vocabTable      // BPE, in place of ids
-	tokens []string         // by id; "" where no token has the id (see present)
+	tokens []string         // by id; "" where no token has the id (see present); see fillTokens
 	has    []bool
+	limit  int // the largest id + 1
 	size   int // the reference's get_vocab_size: the number of entries, which numbers added tokens
 }
 
-// setTokens fills tokens and has from ids.
+// setTokens checks the ids and fills tokens and has from them, for a BPE vocabulary (only
+// the decode table reads them) not until fillTokens.
 func (v *vocabInfo) setTokens() error {
 	maxID, err := maxVocabID(v)
 	if err != nil {
 		return err
 	}
-	v.tokens, v.has = make([]string, maxID+1), make([]bool, maxID+1)
-	for tok, id := range v.all() {
-		v.tokens[id], v.has[id] = tok, true
+	v.limit = int(maxID) + 1
+	if v.table == nil {
+		v.fillTokens()
 	}
 	if v.size == 0 {
 		v.size = v.count()
 	}
 	return nil
+}
+
+// fillTokens fills tokens and has, once.
+func (v *vocabInfo) fillTokens() {
+	if v.tokens != nil {
+		return
+	}
+	v.tokens, v.has = make([]string, v.limit), make([]bool, v.limit)
+	for tok, id := range v.all() {
+		v.tokens[id], v.has[id] = tok, true
+	}
+}
+
+// idLimit is the largest id + 1.
+func (v *vocabInfo) idLimit() int {
+	if v.tokens != nil {
+		return len(v.tokens)
+	}
+	return v.limit
 }
 
 func (v *vocabInfo) vocab() *vocabInfo { return v }
@@ -243,6 +264,7 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 	var keys [3 * lookupBatch]string
 	var ids [3 * lookupBatch]int32
 	var buf []byte
+	pairs, vals := make([]uint64, n), make([]uint64, n)
 	for first := 0; first < n; first += lookupBatch {
 		batch := min(lookupBatch, n-first)
 		buf = buf[:0]
@@ -258,7 +280,6 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			at += size
 		}
 		m.table.getMany(keys[:3*batch], ids[:3*batch])
-		var pairs, vals [lookupBatch]uint64
 		for i := range batch {
 			rank, a, b, c := first+i, ids[3*i], ids[3*i+1], ids[3*i+2]
 			if a < 0 || b < 0 || len(keys[3*i+1]) < cut {
@@ -267,10 +288,10 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			if c < 0 {
 				return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[3*i], keys[3*i+1], keys[3*i+2])
 			}
-			pairs[i], vals[i] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			pairs[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
 		}
-		m.merges.putMany(pairs[:batch], vals[:batch])
 	}
+	m.merges.putAll(pairs, vals)
 	return nil
 }
 

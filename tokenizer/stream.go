@@ -30,9 +30,9 @@ func NewStreamDecoder(t Tokenizer, skipSpecial bool) *StreamDecoder {
 	if b, ok := t.(*Pipeline); ok {
 		switch {
 		case b.dec.byteLevelOnly:
-			d.table = &b.decoding
+			d.table = b.decoding()
 		case b.dec.streamable():
-			d.table, d.chain = &b.decoding, &b.dec
+			d.table, d.chain = b.decoding(), &b.dec
 		}
 	}
 	return d

@@ -7,7 +7,7 @@ package tokenizer
 // outside the vocabulary. Constrained decoding matches these bytes against a grammar. For the
 // decoders that look across tokens (WordPiece, BPEDecoder, CTC) it is the token decoded alone.
 func (t *Pipeline) TokenBytes(id int) ([]byte, bool) {
-	d := &t.decoding
+	d := t.decoding()
 	if id < 0 || id >= len(d.kind) || d.special[id] {
 		return nil, false
 	}

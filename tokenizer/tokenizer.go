@@ -54,13 +54,18 @@ type SpecialTokens struct {
 // Pipeline is a tokenizer loaded from a tokenizer.json (or built from the files it is made
 // from). It is safe for concurrent use.
 type Pipeline struct {
-	norm     normalizer
-	pre      preTokenizer
-	model    model
-	added    addedVocab
-	post     postProcessor
-	dec      decoder
-	decoding decodeTable
+	norm  normalizer
+	pre   preTokenizer
+	model model
+	added addedVocab
+	post  postProcessor
+	dec   decoder
+
+	// The decode table is built on first use (encoding does not need it): specials are the
+	// special tokens' contents it marks.
+	decodeOnce sync.Once
+	decodeTab  decodeTable
+	specials   map[string]bool
 
 	vocabSize    int
 	chatTemplate string
@@ -93,7 +98,8 @@ func (t *Pipeline) TokenID(token string) (int, bool) {
 // IsSpecial reports whether id is dropped when decoding with skipSpecial: its text is a special
 // added token's.
 func (t *Pipeline) IsSpecial(id int) bool {
-	return id >= 0 && id < len(t.decoding.special) && t.decoding.special[id]
+	special := t.decoding().special
+	return id >= 0 && id < len(special) && special[id]
 }
 
 // Encode tokenizes user content: no added or special token is matched.
