@@ -164,8 +164,14 @@ func (r *route) ensureLoaded(j *job) error {
 	if j.out != nil {
 		// The first load of a model prepares its optimized copy: say how far it has gone
 		// ("Preparing this model for your PC: 45%"), then loading again.
+		// Only what a person can see change is sent: the preparation reports finer steps
+		// than whole percents.
+		said := loading
 		o.Progress = func(p reply.Progress) {
-			reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: p.Label(loading), Progress: &p})
+			if text := p.Label(loading); text != said {
+				said = text
+				reply.Emit(j.ctx, j.out, reply.Event{Kind: reply.EventStatus, Text: text, Progress: &p})
+			}
 		}
 	}
 	m, err := LoadModel(r.cfg.Model, o, r.open)
