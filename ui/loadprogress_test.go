@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2"
 
 	"edgechat/config"
 	"edgechat/models/discover"
@@ -16,7 +16,10 @@ import (
 // words), then loading, then the model's name. (The first reply's own load shows the same
 // words in the reply's status line: stream.go.)
 func TestHeaderShowsFirstLoadProgress(t *testing.T) {
-	a := test.NewTempApp(t)
+	// The desktop driver's timing: what fyne.Do queues (the header's text, the Models view
+	// the scan rebuilds) runs here, on the test's goroutine, as on the main loop.
+	d := newQueuedApp(t)
+	a := fyne.CurrentApp()
 	s := config.Defaults()
 	s.CPU.Model = "/m/qwen3"
 	st := &memSettings{s: s}
@@ -55,9 +58,9 @@ func TestHeaderShowsFirstLoadProgress(t *testing.T) {
 	}
 	for i := range statuses {
 		<-shown
-		waitFor(t, want[i], func() bool { return m.ChatView.Model.Text == want[i] })
+		waitFor(t, want[i], func() bool { d.run(); return m.ChatView.Model.Text == want[i] })
 		next <- struct{}{}
 	}
 	m.Chat.waitLoad()
-	waitFor(t, "the model's name", func() bool { return m.ChatView.Model.Text == "qwen3 · CPU" })
+	waitFor(t, "the model's name", func() bool { d.run(); return m.ChatView.Model.Text == "qwen3 · CPU" })
 }
