@@ -98,19 +98,10 @@ func run() error {
 			return m.Close()
 		}
 		cold, err := measure(func() error {
-			if *profile == "" || r > 0 {
+			if r > 0 {
 				return load()
 			}
-			pf, err := os.Create(*profile)
-			if err != nil {
-				return err
-			}
-			if err := pprof.StartCPUProfile(pf); err != nil {
-				return err
-			}
-			defer pf.Close()
-			defer pprof.StopCPUProfile()
-			return load()
+			return profiled(*profile, load)
 		})
 		if err != nil {
 			return fmt.Errorf("first load: %w", err)
@@ -174,24 +165,27 @@ func one() error {
 	default:
 		return fmt.Errorf("--only %q: choose load or bare", *only)
 	}
-	t, err := measure(func() error {
-		if *profile == "" {
-			return f()
-		}
-		pf, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer pf.Close()
-		defer pprof.StopCPUProfile()
-		return f()
-	})
+	t, err := measure(func() error { return profiled(*profile, f) })
 	if err != nil {
 		return err
 	}
 	fmt.Printf("%s: %v\n", *only, t)
 	return nil
+}
+
+// profiled runs f, with a CPU profile written to path unless path is "".
+func profiled(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	return f()
 }
