@@ -80,6 +80,7 @@ func main() {
 	maxMB := flag.Int("max-mb", 30, "skip documents larger than this")
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
+	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
 	flag.Parse()
 	kinds := []string{".pdf"}
 	if *pkgs == "" {
@@ -108,6 +109,7 @@ func main() {
 		}
 	}
 	var recalls, precisions, boxRecalls, boxPrecisions []float64
+	var truths truthScores
 	fmt.Printf("%-58s %-22s %7s %7s %7s %7s %8s %8s %7s %7s\n", "file", "producer", "recall", "prec", "box r", "box p", "ours s", "ref s", "ours MB", "ref MB")
 	for _, d := range docs {
 		ours, ourStat, err := run(*bin, "extract", d)
@@ -142,6 +144,9 @@ func main() {
 		}
 		fmt.Printf("%-58s %-22s %7.3f %7.3f %s %8.2f %8.2f %7.0f %7.0f\n", short(d), producer(d), r, p, box,
 			ourStat.secs, refStat.secs, ourStat.mb, refStat.mb)
+		if *truth {
+			truths.add(d, ours, ref, *loose)
+		}
 	}
 	if len(recalls) > 0 {
 		fmt.Printf("\n%d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
@@ -150,6 +155,9 @@ func main() {
 	if len(boxRecalls) > 0 {
 		fmt.Printf("against pdftotext's word boxes (-bbox), %d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
 			len(boxRecalls), median(boxRecalls), slices.Min(boxRecalls), median(boxPrecisions), slices.Min(boxPrecisions))
+	}
+	if *truth {
+		truths.print()
 	}
 }
 
@@ -205,7 +213,7 @@ func packageDocs(pkg string, kinds []string, limit int, maxBytes int64) ([]strin
 		if strings.HasSuffix(name, ".gz") && isDoc(strings.TrimSuffix(name, ".gz"), kinds) {
 			plain := strings.TrimSuffix(p, ".gz")
 			if _, err := os.Stat(plain); err != nil {
-				exec.Command("sh", "-c", "gunzip -kf "+shellQuote(p)).Run()
+				gunzip(p)
 			}
 			p, name = plain, strings.TrimSuffix(name, ".gz")
 		}

@@ -129,9 +129,13 @@ func topDict(d []byte) (ops map[int]int) {
 	return ops
 }
 
-// cffEncoding is the built-in encoding of a CFF font: code → glyph → name. nil when it is
+// cffEncoding is the built-in encoding of a CFF font: code → glyph → name → text. nil when
+// it is StandardEncoding or cannot be read.
+func cffEncoding(data []byte) *encoding { return namesText(cffNames(data)) }
+
+// cffNames is the built-in encoding of a CFF font: code → glyph → name. nil when it is
 // StandardEncoding or cannot be read.
-func cffEncoding(data []byte) *encoding {
+func cffNames(data []byte) *[256]string {
 	c := &cff{data: data}
 	if len(data) < 4 {
 		return nil
@@ -157,7 +161,7 @@ func cffEncoding(data []byte) *encoding {
 		return nil
 	}
 	names := c.charset(csOff, nGlyphs, strs)
-	var e encoding
+	var e [256]string
 	c.pos = encOff
 	format := c.u8()
 	gid := 1
@@ -166,7 +170,7 @@ func cffEncoding(data []byte) *encoding {
 		n := c.u8()
 		for range n {
 			if code := c.u8(); gid < len(names) {
-				e[code] = glyphText(names[gid])
+				e[code] = names[gid]
 			}
 			gid++
 		}
@@ -176,7 +180,7 @@ func cffEncoding(data []byte) *encoding {
 			first, left := c.u8(), c.u8()
 			for code := first; code <= first+left && code < 256; code++ {
 				if gid < len(names) {
-					e[code] = glyphText(names[gid])
+					e[code] = names[gid]
 				}
 				gid++
 			}
@@ -186,7 +190,7 @@ func cffEncoding(data []byte) *encoding {
 		n := c.u8()
 		for range n {
 			code, sid := c.u8(), c.u16()
-			e[code] = glyphText(sidName(sid, strs))
+			e[code] = sidName(sid, strs)
 		}
 	}
 	if c.bad {

@@ -15,6 +15,9 @@ type font struct {
 	simple bool
 	text   encoding
 	width  [256]float64 // advance in text space per unit of font size
+	// order is where a legacy Devanagari font draws each code's glyph relative to the
+	// text (indic.go); nil for fonts that draw in text order.
+	order *[256]uint8
 
 	// Composite (Type0) fonts.
 	codes   *cmap // the encoding CMap: code lengths and CIDs; nil for Identity
@@ -22,6 +25,9 @@ type font struct {
 	cidW    map[uint32]float64
 	dw      float64
 	cidText map[uint32]string // CID (= glyph) to text, from the embedded TrueType font
+	// loadCIDText reads cidText when first needed: for a font whose ToUnicode map lacks
+	// some of the CIDs it draws.
+	loadCIDText func() map[uint32]string
 
 	toUni *cmap // ToUnicode, nil when none
 	scale float64
@@ -89,7 +95,8 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 	}
 }
 
-// fallbackText is a composite font's text for a code without a ToUnicode entry.
+// fallbackText is a composite font's text for a code without a ToUnicode entry: by a
+// Unicode CMap's code, else by the embedded TrueType font.
 func (f *font) fallbackText(c uint32, n int, cid uint32) string {
 	if f.unicode > 0 {
 		if n == 4 {
@@ -98,6 +105,9 @@ func (f *font) fallbackText(c uint32, n int, cid uint32) string {
 		if r := rune(c); utf8.ValidRune(r) {
 			return string(r)
 		}
+	}
+	if f.loadCIDText != nil {
+		f.cidText, f.loadCIDText = f.loadCIDText(), nil
 	}
 	return f.cidText[cid]
 }
@@ -136,8 +146,13 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	case pdf.Dict:
 		table = baseEncoding(enc.Key("BaseEncoding").Name())
 	}
+	var names [256]string // the glyph name of each code, where the font gives one
 	if table == nil {
-		table = r.builtinEncoding(desc, base, sub)
+		if pn := r.programNames(desc); pn != nil {
+			names, table = *pn, namesText(pn)
+		} else {
+			table = r.builtinEncoding(base, sub)
+		}
 	}
 	if flags := desc.Key("Flags").Int64(); sub == "TrueType" && flags&4 != 0 && flags&32 == 0 && f.toUni != nil {
 		// A symbolic TrueType font's codes name glyphs, not characters: its Encoding is
@@ -146,7 +161,20 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	}
 	f.text = *table
 	if enc.Kind() == pdf.Dict {
-		applyDifferences(&f.text, enc.Key("Differences"))
+		applyDifferences(&f.text, &names, enc.Key("Differences"))
+	}
+	if f.toUni == nil {
+		if texts, order := devanagariNames(&names); texts != nil {
+			for c, t := range texts {
+				if t != "" {
+					f.text[c] = t
+				}
+			}
+			f.order = order
+		}
+	}
+	if flags := desc.Key("Flags").Int64(); sub == "TrueType" && flags&4 != 0 {
+		r.nameTrueTypeCodes(f, desc)
 	}
 	// Widths, scaled for Type3 by the font matrix.
 	scale := 0.001
@@ -209,12 +237,13 @@ func type3Em(f *font, fm matrix) float64 {
 }
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].
-func applyDifferences(t *encoding, diff pdf.Value) {
+// The names are also written to names.
+func applyDifferences(t *encoding, names *[256]string, diff pdf.Value) {
 	type named struct {
 		code int
 		name string
 	}
-	var names []named // the names given codes in 0–255
+	var given []named // the names given codes in 0–255
 	c := 0
 	for i := range min(diff.Len(), 4096) {
 		switch x := diff.Index(i); x.Kind() {
@@ -222,18 +251,19 @@ func applyDifferences(t *encoding, diff pdf.Value) {
 			c = int(x.Int64())
 		case pdf.Name:
 			if c >= 0 && c < 256 {
-				names = append(names, named{c, x.Name()})
+				given = append(given, named{c, x.Name()})
+				names[c] = x.Name()
 			}
 			c++
 		}
 	}
-	numeric := len(names) > 0 // all names look like "g65": codes, not glyph names
-	for _, n := range names {
+	numeric := len(given) > 0 // all names look like "g65": codes, not glyph names
+	for _, n := range given {
 		t[n.code] = glyphText(n.name)
 		_, isCode := numericCode(n.name)
 		numeric = numeric && t[n.code] == "" && isCode
 	}
-	for _, n := range names {
+	for _, n := range given {
 		switch v, _ := numericCode(n.name); {
 		case numeric && v >= 0x20:
 			// Names that are numbers: the number is the code of a standard character.
@@ -246,12 +276,9 @@ func applyDifferences(t *encoding, diff pdf.Value) {
 	}
 }
 
-// builtinEncoding is the encoding of a font without one in its dictionary: the embedded
-// font program's, the Symbol font's, or StandardEncoding.
-func (r *reader) builtinEncoding(desc pdf.Value, base, sub string) *encoding {
-	if e := r.programEncoding(desc); e != nil {
-		return e
-	}
+// builtinEncoding is the encoding of a font without one in its dictionary nor its
+// embedded program: the Symbol font's, or StandardEncoding.
+func (r *reader) builtinEncoding(base, sub string) *encoding {
 	switch {
 	case strings.HasPrefix(base, "Symbol"):
 		return symbolEncoding
@@ -288,8 +315,14 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		f.dw = dw.Float64() / 1000
 	}
 	f.cidW = cidWidths(d.Key("W"))
-	if f.toUni == nil && f.unicode == 0 {
+	switch {
+	case f.unicode != 0:
+	case f.toUni == nil:
 		f.cidText = r.trueTypeText(d)
+	default:
+		// Microsoft's Print to PDF leaves the glyphs a shaper substituted (Lepcha's vowel
+		// signs in their drawn forms) out of the ToUnicode map: those read by the font.
+		f.loadCIDText = func() map[uint32]string { return r.trueTypeText(d) }
 	}
 }
 

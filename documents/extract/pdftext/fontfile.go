@@ -11,9 +11,10 @@ import (
 	"golang.org/x/image/font/sfnt"
 )
 
-// programEncoding is the encoding built into an embedded font program, nil when there is
-// none to read (or it is StandardEncoding, which the caller falls back to).
-func (r *reader) programEncoding(desc pdf.Value) *encoding {
+// programNames is the encoding built into an embedded font program, code → glyph name;
+// nil when there is none to read (or it is StandardEncoding, which the caller falls back
+// to).
+func (r *reader) programNames(desc pdf.Value) *[256]string {
 	if ff := desc.Key("FontFile"); ff.Kind() == pdf.Stream {
 		data, err := r.stream(ff, "a font")
 		if err != nil {
@@ -22,21 +23,38 @@ func (r *reader) programEncoding(desc pdf.Value) *encoding {
 		if n := int(ff.Key("Length1").Int64()); n > 0 && n < len(data) {
 			data = data[:n] // the clear-text part, where the encoding is
 		}
-		return type1Encoding(data)
+		return type1Names(data)
 	}
 	if ff := desc.Key("FontFile3"); ff.Kind() == pdf.Stream && ff.Key("Subtype").Name() == "Type1C" {
 		data, err := r.stream(ff, "a font")
 		if err != nil {
 			return nil
 		}
-		return cffEncoding(data)
+		return cffNames(data)
 	}
 	return nil
 }
 
-// type1Encoding reads "/Encoding 256 array … dup 65 /A put … readonly def" from the clear
-// text of a Type 1 font program.
-func type1Encoding(data []byte) *encoding {
+// namesText is the text of each code of an encoding given by glyph names; nil for nil.
+func namesText(names *[256]string) *encoding {
+	if names == nil {
+		return nil
+	}
+	var e encoding
+	for c, n := range names {
+		if n != "" {
+			e[c] = glyphText(n)
+		}
+	}
+	return &e
+}
+
+// type1Encoding is the text of each code of a Type 1 font program's own encoding.
+func type1Encoding(data []byte) *encoding { return namesText(type1Names(data)) }
+
+// type1Names reads "/Encoding 256 array … dup 65 /A put … readonly def" from the clear
+// text of a Type 1 font program: the glyph name of each code.
+func type1Names(data []byte) *[256]string {
 	i := bytes.Index(data, []byte("/Encoding"))
 	if i < 0 {
 		return nil
@@ -50,7 +68,7 @@ func type1Encoding(data []byte) *encoding {
 	} else if j := bytes.Index(rest, []byte("eexec")); j >= 0 {
 		rest = rest[:j]
 	}
-	var e encoding
+	var e [256]string
 	found := false
 	f := strings.Fields(string(rest))
 	for k := 0; k+3 < len(f); k++ {
@@ -61,7 +79,7 @@ func type1Encoding(data []byte) *encoding {
 		if err != nil || c < 0 || c > 255 {
 			continue
 		}
-		e[c] = glyphText(f[k+2][1:])
+		e[c] = f[k+2][1:]
 		found = true
 	}
 	if !found {
@@ -70,8 +88,41 @@ func type1Encoding(data []byte) *encoding {
 	return &e
 }
 
-// trueTypeText maps the CIDs of a CIDFontType2 font without a ToUnicode map to text, by the
-// embedded TrueType font's Unicode cmap, read backwards (CID to glyph by CIDToGIDMap).
+// nameTrueTypeCodes gives the codes of a symbolic TrueType font that have no text yet
+// (none in its ToUnicode map, which alone gives such a font's text) the text of the glyph
+// names they draw in the embedded font program.
+func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
+	ff := desc.Key("FontFile2")
+	if ff.Kind() != pdf.Stream {
+		return
+	}
+	data, err := r.stream(ff, "a font")
+	if err != nil {
+		return
+	}
+	names, ok := trueTypeCodeNames(data)
+	if !ok {
+		return
+	}
+	for c, name := range names {
+		if name == "" {
+			continue
+		}
+		if f.text[c] != "" {
+			continue
+		}
+		if f.toUni != nil {
+			if _, mapped := f.toUni.text(uint32(c), 1); mapped {
+				continue
+			}
+		}
+		f.text[c] = glyphText(name)
+	}
+}
+
+// trueTypeText maps the CIDs of a CIDFontType2 font to text, by the embedded TrueType font's
+// Unicode cmap, read backwards (CID to glyph by CIDToGIDMap), and its glyph substitutions
+// (gsub.go) for glyphs the cmap does not reach.
 func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
 	ff := d.Key("FontDescriptor").Key("FontFile2")
 	if ff.Kind() != pdf.Stream {
@@ -95,6 +146,17 @@ func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
 			if _, ok := byGlyph[g]; !ok {
 				byGlyph[g] = string(c)
 			}
+		}
+	}
+	// Glyphs the font's substitutions make read as the glyphs they are made from.
+	if gsub := sfntTables(data)["GSUB"]; gsub != nil {
+		texts := make(map[uint16]string, len(byGlyph))
+		for g, t := range byGlyph {
+			texts[uint16(g)] = t
+		}
+		substitutedText(texts, gsubSources(gsub))
+		for g, t := range texts {
+			byGlyph[sfnt.GlyphIndex(g)] = t
 		}
 	}
 	// CIDs are glyph numbers, unless CIDToGIDMap says otherwise.

@@ -54,6 +54,9 @@ type glyph struct {
 	space         bool    // a space character (a word break in itself)
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	text          string
+	// order is where a legacy Devanagari font draws the glyph relative to the text
+	// (indic.go): in order, or before or after the letters it follows or precedes.
+	order uint8
 	// key is where the glyph sorts along its line (layout.go): its x, or for a glyph drawn
 	// without advance right after another (a Devanagari vowel sign or reph, which XeTeX
 	// draws in logical order, a hair past the next letter's origin), that glyph's key.
@@ -289,7 +292,11 @@ func (p *page) show(s string) error {
 		adv *= g.scale
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
+			before := len(p.glyphs)
 			err = p.add(trm, w*g.size*g.scale, f, text)
+			if f.order != nil && n == 1 && len(p.glyphs) > before {
+				p.glyphs[before].order = f.order[code]
+			}
 		} else if f.simple {
 			p.widen(trm, w*g.size*g.scale)
 		}

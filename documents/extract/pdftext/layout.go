@@ -80,6 +80,10 @@ func fragments(gs []glyph) []*line {
 			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
 				continue // drawn twice (fake bold, a shadow)
 			}
+			if dotBelow(last, g) {
+				cur.g[len(cur.g)-1].text = norm.NFC.String(last.text + "\u0323")
+				continue
+			}
 			if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
 				cur.add(g)
 				continue
@@ -89,6 +93,11 @@ func fragments(gs []glyph) []*line {
 				continue
 			}
 			if stacked(cur, last, g) {
+				cur.add(g)
+				continue
+			}
+			if overMark(cur, last, g) {
+				g.key = last.key // after its letter, however far back it starts
 				cur.add(g)
 				continue
 			}
@@ -111,6 +120,31 @@ func logicalMark(g glyph) bool {
 		return r >= 0x0900 && r <= 0x0DFF
 	}
 	return false
+}
+
+// dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below
+// of transliterated Sanskrit, "\d{m}" for ṃ): a little under its baseline, within its width.
+func dotBelow(last, g glyph) bool {
+	r, _ := utf8.DecodeRuneInString(last.text)
+	size := max(g.size, last.size, 1)
+	return g.text == "." && unicode.IsLetter(r) && utf8.RuneCountInString(last.text) == 1 && g.rot == last.rot &&
+		last.y-g.y > 0.1*size && last.y-g.y < 0.45*size &&
+		g.x >= last.x-0.05*size && g.x+g.w <= last.x+last.w+0.05*size
+}
+
+// overMark says whether g is an Indic vowel sign or other mark drawn over the last glyph
+// with an advance of its own: Velthuis's Devanagari fonts draw the e sign as wide as the
+// letter, moved back onto it, where a shaper would draw it without advance, and the ra
+// stroke under it. It belongs to that letter's word, not to a line of its own.
+func overMark(cur *line, last, g glyph) bool {
+	if g.text == "" || abs(g.y-cur.y) >= baselineTol*max(g.size, 1) {
+		return false
+	}
+	// a mark first: a vowel sign, or a ra stroke (virama, ra)
+	if r, _ := utf8.DecodeRuneInString(g.text); r < 0x0900 || r > 0x0DFF || !unicode.Is(unicode.M, r) {
+		return false
+	}
+	return g.x >= last.x-0.1*g.size && g.x < last.x+last.w
 }
 
 // stacked says whether g is a script stacked under or over the last glyphs of cur: TeX
@@ -382,7 +416,12 @@ func lineText(l *line) string {
 	if len(cur) > 0 {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
-	return spell(letterSpaced(words, drawn), l.rtl)
+	words = letterSpaced(words, drawn)
+	for i, w := range words {
+		words[i] = reorderVisual(w)
+		placeLeftSigns(words[i])
+	}
+	return spell(words, l.rtl)
 }
 
 // Letter-spaced lines, as pdftotext reads them: on a line whose words are all single

@@ -11,17 +11,10 @@ import (
 // pdfWith is a one-page PDF drawing content with font F1 (fontDict) and an optional
 // ToUnicode map.
 func pdfWith(fontDict, toUnicode, content string) []byte {
-	objs := [][]byte{
-		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
-		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
-		testdocs.Stream("", []byte(content)),
-		[]byte(fontDict),
+	if toUnicode == "" {
+		return pdfWithFont(fontDict, content)
 	}
-	if toUnicode != "" {
-		objs = append(objs, testdocs.Stream("", []byte(toUnicode)))
-	}
-	return testdocs.RawPDF(1, objs...)
+	return pdfWithFont(fontDict, content, testdocs.Stream("", []byte(toUnicode)))
 }
 
 const widths = "/FirstChar 0 /LastChar 255 /Widths [" // + 256 widths of 500
@@ -92,6 +85,10 @@ func TestText(t *testing.T) {
 			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
 			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",
 			"2 d\ndp f"},
+		{"TeX's dot below drawn under a letter makes one letter", simpleFont(""), "",
+			// sa\d{m}hit\=a: the m, a period 0.2 em under it, then the rest; a period after a
+			// letter stays a period
+			"BT /F1 10 Tf 72 700 Td (sam) Tj -2 Ts [500 (.)] TJ 0 Ts (hita.) Tj ET", "saṃhita."},
 		{"a mark without advance stays after its letter, drawn a hair past the next", zeroWidthB,
 			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0928> <42> <0947> <43> <091F> <44> <0915> endbfchar",
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
@@ -153,17 +150,22 @@ func TestFormText(t *testing.T) {
 	}
 }
 
+// legacyFont is simpleFont with a legacy Devanagari font's glyph names at codes 200 up
+// (indic.go): ASCII reads as ASCII, codes 200–208 take the reordering paths.
+var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke] >>")
+
 func FuzzContent(f *testing.F) {
 	for _, c := range []string{
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
 	} {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, content string) {
-		Read(pdfWith(simpleFont(""), "", content), Options{}) // must not panic or hang
+		Read(pdfWith(legacyFont, "", content), Options{}) // must not panic or hang
 	})
 }
 
@@ -171,6 +173,8 @@ func FuzzFont(f *testing.F) {
 	f.Add([]byte("1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0000> <00FF> <0041> endbfrange"), "uni0041")
 	f.Add([]byte("/Encoding 256 array dup 65 /A put readonly def"), "f_f_i.sc")
 	f.Add([]byte{1, 0, 4, 1, 0, 0}, "g65")
+	f.Add(trueTypeProgram(0x21, "uni1780", "uni17CC.alt"), "uni178017B6.dotted")
+	f.Add(gsubTable(), "halfka")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		m := parseCMap(data)
 		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
@@ -181,6 +185,10 @@ func FuzzFont(f *testing.F) {
 		type1Encoding(data)
 		cffEncoding(data)
 		glyphText(name)
+		devanagariGlyph(name)
 		numericCode(name)
+		trueTypeCodeNames(data)
+		sources := gsubSources(data)
+		substitutedText(map[uint16]string{1: "a", 2: "b"}, sources)
 	})
 }

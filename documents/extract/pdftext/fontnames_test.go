@@ -1,0 +1,196 @@
+package pdftext
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"edgechat/internal/testkit/testdocs"
+)
+
+// pdfWithFont is a one-page PDF drawing content with font F1 (fontDict), whose other
+// objects (a ToUnicode map, a descriptor, a font program) are objects 6, 7, ….
+func pdfWithFont(fontDict, content string, more ...[]byte) []byte {
+	objs := [][]byte{
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
+		testdocs.Stream("", []byte(content)),
+		[]byte(fontDict),
+	}
+	return testdocs.RawPDF(1, append(objs, more...)...)
+}
+
+// trueTypeProgram is a TrueType font program of two tables: a (1,0) cmap of format 6 that
+// maps codes first… to glyphs 1…, and a post table of format 2 naming those glyphs.
+func trueTypeProgram(first int, names ...string) []byte {
+	var cmap bytes.Buffer
+	be := func(b *bytes.Buffer, v ...any) {
+		for _, x := range v {
+			binary.Write(b, binary.BigEndian, x)
+		}
+	}
+	be(&cmap, uint16(0), uint16(1), uint16(1), uint16(0), uint32(12))
+	be(&cmap, uint16(6), uint16(10+2*len(names)), uint16(0), uint16(first), uint16(len(names)))
+	for g := range names {
+		be(&cmap, uint16(g+1))
+	}
+	var post bytes.Buffer
+	be(&post, uint32(0x00020000), make([]byte, 28), uint16(len(names)+1), uint16(0))
+	for i := range names {
+		be(&post, uint16(258+i))
+	}
+	for _, n := range names {
+		post.WriteByte(byte(len(n)))
+		post.WriteString(n)
+	}
+	var font bytes.Buffer
+	be(&font, uint32(0x00010000), uint16(2), uint16(32), uint16(1), uint16(0))
+	off := 12 + 2*16
+	for _, t := range []struct {
+		tag  string
+		data []byte
+	}{{"cmap", cmap.Bytes()}, {"post", post.Bytes()}} {
+		font.WriteString(t.tag)
+		be(&font, uint32(0), uint32(off), uint32(len(t.data)))
+		off += len(t.data)
+	}
+	font.Write(cmap.Bytes())
+	font.Write(post.Bytes())
+	return font.Bytes()
+}
+
+func TestLegacyDevanagari(t *testing.T) {
+	// Velthuis's dvnc10 names its glyphs so; codes A… as below, drawn in visual order
+	velthuis := simpleFont("/Encoding << /Differences [65 /a /imatra /halfga /na /va /ematra /repha /pa /uumatra /ka /rstroke /t_t /aamatra /ta. /zero /one /candrabindu /omatra] >>")
+	tests := []struct{ name, font, content, want string }{
+		{"glyph names read as Devanagari, the i sign and reph in text order", velthuis,
+			// अ ि ग् न | प ू व े र् | क ्र | त्त ा | त ० १: the i sign drawn before ग्न, the
+			// reph after वे; the Latin-named a and digits are the font's too
+			"BT /F1 10 Tf 72 700 Td (ABCD HIEFG JK LM NOP) Tj ET", "अग्नि पूर्वे क्र त्ता त०१"},
+		{"a candrabindu drawn before its vowel sign, the letter a with a sign", velthuis,
+			// वाँ drawn व ँ ा; ओ drawn as अ and the o sign
+			"BT /F1 10 Tf 72 700 Td (EQM AR) Tj ET", "वाँ ओ"},
+		{"an i sign before a consonant alone", velthuis,
+			"BT /F1 10 Tf 72 700 Td (BN) Tj ET", "ति"},
+		{"a few such names are not enough", simpleFont("/Encoding << /Differences [65 /ka /pa /ta] >>"),
+			"BT /F1 10 Tf 72 700 Td (ABC) Tj ET", "ABC"},
+		{"an e sign drawn back over its wide letter joins its word", velthuis,
+			"BT /F1 10 Tf 200 Tz 72 700 Td [(E) 500 (F) (N)] TJ ET", "वेत"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(pdfWith(tt.font, "", tt.content), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDevanagariGlyph(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"ka", "क"}, {"kha", "ख"}, {"ssa", "ष"}, {"lla", "ळ"}, {"virama", "्"}, {"anusvara", "ं"},
+		{"aamatra", "ा"}, {"rimatra", "ृ"}, {"halfssa", "ष्"}, {"t_t", "त्त"}, {"dd_y", "ड्य"},
+		{"j_ny", "ज्ञ"}, {"sh_v", "श्व"}, {"kr", "क्र"}, {"ru", "रु"}, {"ksa", "क्ष"}, {"ta.", "त"},
+		{"rstroke", "्र"}, {"repha", "र्"}, {"kadeva", ""}, {"Alpha", ""}, {"halfx", ""}, {"b_x", ""}, {"period", ""},
+	}
+	for _, tt := range tests {
+		got, _, _ := devanagariGlyph(tt.name)
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestFontProgramNames(t *testing.T) {
+	khmer := trueTypeProgram(0x21, "uni1780", "uni17CC", "uni17CC.alt", "uni178017B6.dotted", "uni25CC.demo")
+	toUni := testdocs.Stream("", []byte("1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <21> <1780> <22> <17CC> endbfchar"))
+	trueType := func(flags int, toUnicode string) string {
+		return "<< /Type /Font /Subtype /TrueType /BaseFont /ABCDEF+KhmerMondulkiri " + toUnicode +
+			" /FontDescriptor 7 0 R " + widths + strings.Repeat("500 ", 256) + "] >>"
+	}
+	descriptor := func(flags string) []byte {
+		return []byte("<< /Type /FontDescriptor /FontName /ABCDEF+KhmerMondulkiri /Flags " + flags + " /FontFile2 8 0 R >>")
+	}
+	tests := []struct {
+		name string
+		pdf  []byte
+		want string
+	}{
+		{"a symbolic TrueType font's codes missing from ToUnicode read by its glyph names",
+			// Quartz's subset of Mondulkiri: the stylistic alternate ៌ (code 0x23) and the
+			// dotted-circle ka with aa (0x24) have no ToUnicode entry
+			pdfWithFont(trueType(4, "/ToUnicode 6 0 R"), "BT /F1 10 Tf 72 700 Td (!\" !# $ %) Tj ET",
+				toUni, descriptor("4"), testdocs.Stream("", khmer)),
+			"ក៌ ក៌ កា ◌"},
+		{"a non-symbolic font's encoding stands",
+			pdfWithFont(trueType(32, ""), "BT /F1 10 Tf 72 700 Td (!#) Tj ET",
+				[]byte("null"), descriptor("32"), testdocs.Stream("", khmer)),
+			"!#"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(tt.pdf, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// gsubTable is a GSUB table of two lookups: a single substitution 294 → 446 (a vowel sign's
+// drawn form) and a ligature 16 20 → 500.
+func gsubTable() []byte {
+	var b bytes.Buffer
+	for _, v := range []uint16{
+		1, 0, 0, 0, 10, // header: version, script and feature lists, lookup list at 10
+		2, 6, 28, // lookup list: 2 lookups, at 16 and 38
+		1, 0, 1, 8, // lookup 0: single, one subtable at 24
+		2, 8, 1, 446, // format 2, coverage at 32, one substitute
+		1, 1, 294, // coverage
+		4, 0, 1, 8, // lookup 1: ligature, one subtable at 46
+		1, 18, 1, 8, // format 1, coverage at 64, one ligature set at 54
+		1, 4, // ligature set: one ligature at 58
+		500, 2, 20, // ligature 500 of 16 (the covered glyph) and 20
+		1, 1, 16, // coverage
+	} {
+		binary.Write(&b, binary.BigEndian, v)
+	}
+	return b.Bytes()
+}
+
+func TestGSUBSources(t *testing.T) {
+	sources := gsubSources(gsubTable())
+	texts := map[uint16]string{294: "\u1C27", 16: "f", 20: "i"}
+	substitutedText(texts, sources)
+	for g, want := range map[uint16]string{446: "\u1C27", 500: "fi", 294: "\u1C27"} {
+		if texts[g] != want {
+			t.Errorf("glyph %d: got %q, want %q (sources %v)", g, texts[g], want, sources)
+		}
+	}
+	if got := gsubSources(gsubTable()[:40]); len(got) > 1 {
+		t.Errorf("a cut table gave %v", got)
+	}
+}
+
+func TestLeftSigns(t *testing.T) {
+	lepcha := "1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <1C00> <42> <1C28> <43> <1C24> <44> <1C01> endbfchar"
+	pages, err := Read(pdfWith(simpleFont("/ToUnicode 6 0 R"), lepcha,
+		// the o sign drawn left of its letter (with the subjoined ya), then a letter with it
+		// drawn after: ᰀᰤᰨ ᰁᰨ
+		"BT /F1 10 Tf 72 700 Td (BAC DB) Tj ET"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(pages[0].Text), "ᰀᰤᰨ ᰁᰨ"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
