@@ -103,21 +103,27 @@ type runeJoins struct {
 
 func newRuneJoins(ids *vocabTable) *runeJoins {
 	j := &runeJoins{before: make([]uint64, (utf8.MaxRune+64)/64), after: make([]uint64, (utf8.MaxRune+64)/64)}
-	for tok := range ids.all() {
-		prev := rune(-1)
+	for e := range ids.len() {
+		tok := ids.token(e)
+		if len(tok) < 2 { // one byte: one character
+			continue
+		}
+		prev := ^uint32(0) // none yet
 		for _, r := range tok {
-			if prev >= 0 {
-				j.before[prev/64] |= 1 << (prev % 64)
-				j.after[r/64] |= 1 << (r % 64)
+			c := uint32(r) // unsigned: shifts and masks without sign fix-ups
+			if prev != ^uint32(0) {
+				j.before[prev>>6] |= 1 << (prev & 63)
+				j.after[c>>6] |= 1 << (c & 63)
 			}
-			prev = r
+			prev = c
 		}
 	}
 	return j
 }
 
 func (j *runeJoins) apart(a, b rune) bool {
-	return j.before[a/64]&(1<<(a%64)) == 0 || j.after[b/64]&(1<<(b%64)) == 0
+	x, y := uint32(a), uint32(b)
+	return j.before[x>>6]&(1<<(x&63)) == 0 || j.after[y>>6]&(1<<(y&63)) == 0
 }
 
 // encodeLong appends the ids of a long part with no "▁" to cut at, cut between characters

@@ -256,39 +256,69 @@ func (m *bpeModel) buildTables() {
 
 // buildMerges indexes the merges by pair; a later duplicate replaces an earlier one, as in
 // the reference. The merged token of (a, b) is a followed by b less the continuing-subword
-// prefix's length, as there. The tokens are looked up a batch at a time (see getMany).
+// prefix's length, as there. The tokens are looked up a batch at a time (see getMany) but for
+// the merged one when it is the entry of the last merge's or the next one: the files put
+// merges in the order of their merged tokens' ids, and their vocab in id order, so this
+// comparison of bytes that lie one after another almost always spares a lookup.
 func (m *bpeModel) buildMerges(merges *mergeList) error {
 	n := merges.count()
+	t := m.table
 	m.merges = newMergeTable(n)
 	cut := len(m.prefix)
 	var keys [3 * lookupBatch]string
-	var ids [3 * lookupBatch]int32
+	var ents [3 * lookupBatch]int32
+	var merged [lookupBatch]int32 // the merged token's entry, or the index of its key (-1-k)
 	var buf []byte
 	pairs, vals := make([]uint64, n), make([]uint64, n)
+	guess := 0 // the entry of the last merged token found
 	for first := 0; first < n; first += lookupBatch {
 		batch := min(lookupBatch, n-first)
 		buf = buf[:0]
+		k := 0
 		for i := range batch {
 			a, b := merges.pair(first + i)
-			buf = append(append(buf, a...), b[min(cut, len(b)):]...)
-		}
-		at := 0
-		for i := range batch {
-			a, b := merges.pair(first + i)
-			size := len(a) + len(b) - min(cut, len(b))
-			keys[3*i], keys[3*i+1], keys[3*i+2] = bytesView(a), bytesView(b), bytesView(buf[at:at+size])
-			at += size
-		}
-		m.table.getMany(keys[:3*batch], ids[:3*batch])
-		for i := range batch {
-			rank, a, b, c := first+i, ids[3*i], ids[3*i+1], ids[3*i+2]
-			if a < 0 || b < 0 || len(keys[3*i+1]) < cut {
-				return fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, keys[3*i], keys[3*i+1])
+			keys[k], keys[k+1] = bytesView(a), bytesView(b)
+			k += 2
+			b = b[min(cut, len(b)):]
+			switch {
+			case t.isJoin(guess, a, b):
+				merged[i] = int32(guess)
+			case t.isJoin(guess+1, a, b):
+				guess++
+				merged[i] = int32(guess)
+			default:
+				merged[i] = int32(-1 - k)
+				at := len(buf)
+				buf = append(append(buf, a...), b...)
+				keys[k] = bytesView(buf[at:]) // buf's array may move: set again below
+				k++
 			}
+		}
+		for i, at := 0, 0; i < batch; i++ { // the keys of merged tokens, now that buf is whole
+			if merged[i] < 0 {
+				key := -1 - merged[i]
+				size := len(keys[key])
+				keys[key] = bytesView(buf[at : at+size])
+				at += size
+			}
+		}
+		t.getMany(keys[:k], ents[:k])
+		for i, k := 0, 0; i < batch; i++ {
+			rank, a, b := first+i, ents[k], ents[k+1]
+			if a < 0 || b < 0 || len(keys[k+1]) < cut {
+				return fmt.Errorf("merge %d (%q, %q) uses a token missing from the vocab", rank, keys[k], keys[k+1])
+			}
+			c := merged[i]
 			if c < 0 {
-				return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[3*i], keys[3*i+1], keys[3*i+2])
+				if c = ents[k+2]; c < 0 {
+					return fmt.Errorf("merge %d (%q, %q) makes %q, missing from the vocab", rank, keys[k], keys[k+1], keys[k+2])
+				}
+				k++
 			}
-			pairs[rank], vals[rank] = uint64(uint32(a))<<32|uint64(uint32(b)), uint64(rank)<<32|uint64(uint32(c))
+			guess = int(c)
+			k += 2
+			pairs[rank] = uint64(uint32(t.ents[a].id))<<32 | uint64(uint32(t.ents[b].id))
+			vals[rank] = uint64(rank)<<32 | uint64(uint32(t.ents[c].id))
 		}
 	}
 	m.merges.putAll(pairs, vals)

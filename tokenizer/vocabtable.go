@@ -165,12 +165,12 @@ func (t *vocabTable) all() iter.Seq2[string, int32] {
 	}
 }
 
-// getMany sets ids[i] to the id of keys[i], -1 when absent. It looks up a batch in stages, each
-// stage's memory reads independent of one another so that the processor overlaps their cache
-// misses: on a large vocabulary most of a lookup's time is waiting for memory.
-func (t *vocabTable) getMany(keys []string, ids []int32) {
+// getMany sets ents[i] to the entry of keys[i], -1 when absent. It looks up a batch in stages,
+// each stage's memory reads independent of one another so that the processor overlaps their
+// cache misses: on a large vocabulary most of a lookup's time is waiting for memory.
+func (t *vocabTable) getMany(keys []string, ents []int32) {
 	var hs [lookupBatch]uint64
-	var ents [lookupBatch]uint32
+	var found [lookupBatch]uint32
 	mask := uint64(len(t.slots) - 1)
 	for len(keys) > 0 {
 		n := min(len(keys), lookupBatch)
@@ -181,33 +181,41 @@ func (t *vocabTable) getMany(keys []string, ids []int32) {
 			tag, j := hs[i]>>32, hs[i]&mask
 			for s := t.slots[j]; s != 0; s = t.slots[j] {
 				if s>>32 == tag {
-					ents[i] = uint32(s)
+					found[i] = uint32(s)
 					break
 				}
 				j = (j + 1) & mask
 			}
 		}
-		for i := range n {
-			if ents[i] != 0 {
-				ids[i] = t.ents[ents[i]-1].id
-			}
-		}
 		for i, k := range keys[:n] {
-			if e := ents[i]; e != 0 {
-				ents[i] = 0
+			if e := found[i]; e != 0 {
+				found[i] = 0
 				if t.str[t.ents[e-1].start:t.ents[e].start] == k {
+					ents[i] = int32(e - 1)
 					continue
 				}
 				// Another token with the same tag: look further.
 				if _, e, ok := t.find(k, hs[i]); ok {
-					ids[i] = t.ents[e].id
+					ents[i] = int32(e)
 					continue
 				}
 			}
-			ids[i] = -1
+			ents[i] = -1
 		}
-		keys, ids = keys[n:], ids[n:]
+		keys, ents = keys[n:], ents[n:]
 	}
+}
+
+// token is entry e's token.
+func (t *vocabTable) token(e int) string { return t.str[t.ents[e].start:t.ents[e+1].start] }
+
+// isJoin reports whether entry e (which may be past the last) is the token a followed by b.
+func (t *vocabTable) isJoin(e int, a, b []byte) bool {
+	if e >= t.len() {
+		return false
+	}
+	tok := t.token(e)
+	return len(tok) == len(a)+len(b) && tok[:len(a)] == bytesView(a) && tok[len(a):] == bytesView(b)
 }
 
 // addMany is add of each token with its id, in order, a batch at a time (see getMany).
