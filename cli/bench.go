@@ -65,7 +65,7 @@ func runBench(env Env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bo := BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache()},
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {

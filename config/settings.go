@@ -64,10 +64,13 @@ type Settings struct {
 	Thinking          bool    `mapstructure:"thinking"`
 	// PromptLookup drafts tokens by copying earlier text and checks them in one run
 	// (prompt-lookup decoding): the same replies, faster where they repeat their context.
-	PromptLookup bool   `mapstructure:"prompt_lookup"`
-	Theme        string `mapstructure:"theme"`    // "system", "light", "dark"
-	DataDir      string `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
-	Server       Server `mapstructure:"server"`
+	PromptLookup bool `mapstructure:"prompt_lookup"`
+	// KVInt8 keeps the CPU model's KV cache in 8 bits (where its attention allows): faster
+	// decoding late in long chats, slightly different replies. Off by default.
+	KVInt8  bool   `mapstructure:"kv_int8"`
+	Theme   string `mapstructure:"theme"`    // "system", "light", "dark"
+	DataDir string `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
+	Server  Server `mapstructure:"server"`
 	// ModelsDir receives downloaded models ("" = DefaultModelsDir()); ModelFolders lists
 	// more folders to look for models in, separated by the system's list separator (";" on
 	// Windows, ":" elsewhere).

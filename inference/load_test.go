@@ -69,8 +69,9 @@ func TestLoad(t *testing.T) {
 	})
 }
 
-// What a decoder reports while its model is first prepared reaches the status lines: a
-// preload's (serve prints them) and a reply's, where the events carry the progress itself.
+// The steps of a load reach the status lines — the tokenizer read (the engine's), a first
+// load's preparation and ONNX Runtime starting (the decoder's) — a preload's (serve prints
+// them) and a reply's, where the events carry the progress itself.
 func TestLoadProgress(t *testing.T) {
 	cpu := decoderOf(fakeDecoder{})
 	open := func(f *models.Folder, o LoadOptions) (Decoder, error) {
@@ -80,7 +81,8 @@ func TestLoadProgress(t *testing.T) {
 		}
 		return cpu.open(f, o)
 	}
-	want := []string{"Loading the model for the CPU…", "Preparing this model for your PC: 50%", "Loading the model for the CPU…"}
+	want := []string{"Loading the model for the CPU…", "Loading the model for the CPU: reading the tokenizer (step 1 of 2)",
+		"Preparing this model for your PC: 50%", "Loading the model for the CPU: starting ONNX Runtime (step 2 of 2)"}
 	lines := make(chan string, 8)
 	e, err := New(Config{Routes: []RouteConfig{fakeRoute(t, "cpu", 512)}, Open: open, Preload: true,
 		PreloadStatus: func(route, text string) { lines <- route + ": " + text }})
@@ -110,7 +112,12 @@ func TestLoadProgress(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(got, want) || len(ps) != 2 || ps[0].Percent() != 50 || ps[1].Step != reply.StepLoading {
+	wantSteps := []string{reply.StepTokenizer, reply.StepVerifying, reply.StepLoading}
+	var steps []string
+	for _, p := range ps {
+		steps = append(steps, p.Step)
+	}
+	if !slices.Equal(got, want) || !slices.Equal(steps, wantSteps) || ps[1].Percent() != 50 {
 		t.Errorf("a reply's status %q, progress %+v", got, ps)
 	}
 }

@@ -30,9 +30,15 @@ type LoadOptions struct {
 	// (MatMulNBits at accuracy level 4, the LM head on the last row; see onnx/optimize);
 	// "" runs the files as published.
 	GraphCache string
-	// Progress, when set, hears how far the first load of a model has gone while its
-	// optimized copy is prepared (called on the loading goroutine; see reply.Progress).
+	// Progress, when set, hears how far the load has gone: the tokenizer read, the first
+	// load's preparation of an optimized copy, with KVInt8 the first calibration of the 8-bit
+	// cache, ONNX Runtime's session created (called on the loading goroutine; see
+	// reply.Progress). An OpenFunc reports StepLoading before it creates its sessions.
 	Progress func(reply.Progress)
+	// KVInt8 keeps the KV cache in 8 bits where the optimized copy's attention allows it
+	// (GroupQueryAttention on the CPU): decoding late in long conversations reads a quarter of
+	// the memory, at the price of slightly different logits (a user's choice, off by default).
+	KVInt8 bool
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine
@@ -73,6 +79,9 @@ func LoadModel(path string, o LoadOptions, open OpenFunc) (*Model, error) {
 	if o.MaxContext < 0 || o.MaxContext > MaxContextLimit {
 		return nil, fmt.Errorf("a context of %d tokens is outside what EdgeChat can hold: give between 1 and %d (0 = the model's own)", o.MaxContext, MaxContextLimit)
 	}
+	if o.Progress != nil {
+		o.Progress(reply.Progress{Step: reply.StepTokenizer})
+	}
 	m, err := openModel(path, o)
 	if err != nil {
 		return nil, err
@@ -104,7 +113,16 @@ func (m *Model) attach(dec Decoder) error {
 		return fmt.Errorf("%w: %v — the tokenizer.json in %s belongs to another model", ErrVocabMismatch, err, m.Folder.Dir)
 	}
 	m.dec = dec
+	if n, ok := dec.(loadNoter); ok {
+		m.Notes = append(m.Notes, n.LoadNotes()...)
+	}
 	return nil
+}
+
+// loadNoter is a decoder with things a person should know about how it was opened (e.g. a
+// faster form that did not load, the usual one running instead).
+type loadNoter interface {
+	LoadNotes() []string
 }
 
 func cmpPositive(v, def int) int {

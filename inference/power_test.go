@@ -64,7 +64,7 @@ func TestPowerModeFollowsTheMachine(t *testing.T) {
 		opens  int
 		spin   string
 	}{
-		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Loading the model for the CPU…"}, 1, ""},
+		{onAC, reply.Power{Mode: "performance", Why: "on AC power", Threads: 8}, []string{"Loading the model for the CPU…", "Loading the model for the CPU: reading the tokenizer (step 1 of 2)"}, 1, ""},
 		{onBattery, reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4}, []string{"Switching the CPU to battery saver (on battery (40%))…"}, 2, "0"},
 		{onBattery, reply.Power{Mode: "saver", Why: "on battery (40%)", Threads: 4}, nil, 2, "0"},
 		{saverOnAC, reply.Power{Mode: "saver", Why: "on AC power, energy saver on", Threads: 4}, nil, 2, "0"},

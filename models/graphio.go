@@ -137,7 +137,9 @@ func DescribeDecoder(path string, in, out []proto.IO, names map[string]string) (
 	if past.Dims[2].Value > 0 {
 		d.MaxCache = int(past.Dims[2].Value)
 	}
-	if d.KVType != "float32" && d.KVType != "float16" {
+	// int8: GroupQueryAttention's quantized cache, in EdgeChat's own copies (onnx/optimize's
+	// QuantizeKV), which carry their scales.
+	if d.KVType != "float32" && d.KVType != "float16" && d.KVType != "int8" {
 		return nil, fmt.Errorf("%s: KV cache type %s is not supported (float32 or float16)", path, d.KVType)
 	}
 	return d, nil

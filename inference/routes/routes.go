@@ -20,6 +20,8 @@ type Local struct {
 	Threads   int
 	// MaxContext caps the context in tokens (0 = the engine's default).
 	MaxContext int
+	// KVInt8 keeps the KV cache in 8 bits where the model allows (see inference.LoadOptions).
+	KVInt8 bool
 }
 
 // Spec is what the routes are built from: settings in the window, flags on the command line.
@@ -50,7 +52,7 @@ func Build(s Spec) inference.Config {
 		Power: inference.PowerConfig{Mode: s.PowerMode, SaverHTPMode: s.SaverHTPMode, Watch: host.WatchPower}}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
-			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache,
+			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache, KVInt8: l.KVInt8,
 			EP: inference.EP{Name: l.EP, Options: l.EPOptions, Threads: l.Threads},
 		}}
 	}
@@ -89,6 +91,9 @@ func FromSettings(s config.Settings) Spec {
 		return &Local{Model: r.Model, ModelFile: r.ModelFile, EP: r.EP, EPOptions: r.EPOptions, Threads: r.Threads}
 	}
 	spec.NPU, spec.CPU = local(s.NPU), local(s.CPU)
+	if spec.CPU != nil {
+		spec.CPU.KVInt8 = s.KVInt8 // the int8 cache runs on the CPU only
+	}
 	if s.Remote.BaseURL != "" {
 		spec.Remote = &remote.Config{BaseURL: s.Remote.BaseURL, Model: s.Remote.Model, APIKey: s.Remote.APIKey}
 	}

@@ -61,6 +61,17 @@ func TestBuildCarriesOptions(t *testing.T) {
 	}
 }
 
+// TestKVInt8OnTheCPURoute: the 8-bit KV cache setting reaches the CPU route's load options,
+// never the NPU's (its providers have no int8 cache).
+func TestKVInt8OnTheCPURoute(t *testing.T) {
+	s := config.Defaults()
+	s.CPU.Model, s.NPU.Model, s.KVInt8 = "/models/cpu", "/models/npu", true
+	cfg := Build(FromSettings(s))
+	if len(cfg.Routes) != 2 || cfg.Routes[0].KVInt8 || !cfg.Routes[1].KVInt8 {
+		t.Errorf("routes %+v", cfg.Routes)
+	}
+}
+
 func TestFromSettingsRebuildsOnlyForRoutes(t *testing.T) {
 	base := config.Defaults()
 	base.CPU.Model = "/models/qwen3"
@@ -81,6 +92,7 @@ func TestFromSettingsRebuildsOnlyForRoutes(t *testing.T) {
 		{"remote", func(s *config.Settings) { s.Remote.BaseURL = "http://127.0.0.1:9/v1" }, true},
 		{"power mode", func(s *config.Settings) { s.Power.Mode = "saver" }, true},
 		{"battery saver's QNN mode", func(s *config.Settings) { s.Power.SaverHTPMode = "power_saver" }, true},
+		{"8-bit KV cache", func(s *config.Settings) { s.KVInt8 = true }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

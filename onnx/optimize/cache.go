@@ -101,18 +101,25 @@ const rewriteVersion = 7
 // CachedPath is where Cached keeps the copy of path made with o, whether or not it exists:
 // files a caller keeps beside it (e.g. the verdict of a check) share its key.
 func CachedPath(path, cacheDir string, o Options) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
+	_, out, err := copyPath(path, cacheDir, "", fmt.Sprintf("%+v", o))
+	return out, err
+}
+
+// copyPath is the absolute path of the source graph and where a copy of it made as how says
+// lives under cacheDir/optimized/<key>/: the key covers kind, the source (path, size, time),
+// how and the rewrites' version, so a changed model or rewrite never reuses an old copy.
+func copyPath(path, cacheDir, kind, how string) (abs, out string, err error) {
+	if abs, err = filepath.Abs(path); err != nil {
+		return "", "", err
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%+v\x00%d", abs, st.Size(), st.ModTime().UnixNano(), o, rewriteVersion)
+	fmt.Fprintf(h, "%s%s\x00%d\x00%d\x00%s\x00%d", kind, abs, st.Size(), st.ModTime().UnixNano(), how, rewriteVersion)
 	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
-	return filepath.Join(dir, filepath.Base(abs)), nil
+	return abs, filepath.Join(dir, filepath.Base(abs)), nil
 }
 
 // link makes to name from: a hard link (no space, and ONNX Runtime accepts it: it refuses a

@@ -2,11 +2,12 @@
 # install.sh installs llama.cpp as a benchmark peer: npm node-llama-cpp@3.21.1 with only its
 # prebuilt Linux x64 CPU binary (@node-llama-cpp/linux-x64; no CUDA or Vulkan parts, no build
 # from source), into the cache folder ($EDGECHAT_CACHE/llama, default ~/.cache/edgechat/llama),
-# never into the repository, plus bench.mjs beside it. It then runs the real stories260K GGUF
+# never into the repository, plus bench.mjs and history.mjs beside it. It then runs the real stories260K GGUF
 # once with the network cut off (when unshare allows) to prove the binary needs no download.
 #
 #   tools/llamapeer/install.sh            # install or check
 #   node ~/.cache/edgechat/llama/bench.mjs --model m.gguf --prompt-len 428 --tokens 64 --threads 2
+#   node ~/.cache/edgechat/llama/history.mjs --model m.gguf --short 100 --long 3000 --tokens 32 --threads 2
 set -euo pipefail
 SAY_PREFIX=llamapeer
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -23,7 +24,7 @@ if [ "$have" != "$VERSION" ] || [ ! -d "$DEST/node_modules/@node-llama-cpp/linux
   (cd "$DEST" && NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm install --silent --no-audit --no-fund --omit=optional \
     "node-llama-cpp@$VERSION" "@node-llama-cpp/linux-x64@$VERSION") || die "npm install node-llama-cpp@$VERSION failed"
 fi
-cp "$here/bench.mjs" "$DEST/bench.mjs"
+cp "$here/bench.mjs" "$here/history.mjs" "$DEST/"
 # The stories model lives in shared/models beside the main checkout (RUNTIME.md).
 common="$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)"
 stories="${STORIES_GGUF:-$(dirname "${common:-/nonexistent/.git}")/../shared/models/stories260K/stories260K.gguf}"

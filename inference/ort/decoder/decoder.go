@@ -14,6 +14,7 @@ import (
 	"edgechat/models"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
+	"edgechat/reply"
 )
 
 // Opener returns the engine's decoder opener for ONNX Runtime: it loads the library named by
@@ -35,22 +36,48 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		d   inference.Decoder
 		err error
 	)
+	// ONNX Runtime tells nothing while it creates a session (~3 s for 28 layers): the step is
+	// all a person can be told.
+	starting := func() {
+		if o.Progress != nil {
+			o.Progress(reply.Progress{Step: reply.StepLoading, Fraction: 1})
+		}
+	}
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
 		g := *f // the optimized copy runs in the folder's place; f still names the user's file
 		pr := newPrepProgress(o.Progress)
 		graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, pr)
 		pr.done()
-		d, err = withPublishedFallback(f.Model, graph, o.GraphCache,
+		kv8 := ""
+		if o.KVInt8 { // its first load calibrates before the session starts
+			kv8 = kvInt8Copy(f, graph, o)
+		}
+		starting()
+		note := ""
+		if kv8 != "" {
+			var q *dynamicDecoder
+			if q, note = openKVInt8(f, kv8, o); q != nil {
+				return q, nil
+			}
+		}
+		var dd *dynamicDecoder
+		dd, err = withPublishedFallback(f.Model, graph, o.GraphCache,
 			func(graph string) (*dynamicDecoder, error) {
 				g.Model = graph
 				return loadDynamic(&g, o.EP, o.MaxContext)
 			})
+		if err == nil && note != "" {
+			dd.notes = append(dd.notes, note)
+		}
+		d = dd
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
+			starting()
 			d, err = loadStatic(f, o.EP)
 		}
 	case models.LayoutBundle:
+		starting()
 		d, err = loadBundle(f, o.EP, o.MaxContext)
 	default:
 		err = fmt.Errorf("%s is a %s (layout %s), which this build cannot run yet", f.Dir, f.Layout.Describe(), f.Layout.Letter())

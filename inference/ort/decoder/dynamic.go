@@ -70,6 +70,8 @@ type dynamicDecoder struct {
 	kv      *kvBuffers
 	vocab   int
 	ids     []int // token ids in the cache
+	// notes are what a person should know about how the decoder was opened (LoadNotes).
+	notes []string
 
 	idBuf   []int64
 	idBuf32 []int32

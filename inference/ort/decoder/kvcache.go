@@ -1,7 +1,9 @@
 package decoder
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"edgechat/internal/offheap"
 
@@ -38,8 +40,11 @@ type kvBuffers struct {
 
 func newKVBuffers(layers, heads, headDim int, t string, maxTokens int, shared bool) *kvBuffers {
 	kv := &kvBuffers{layers: layers, heads: heads, headDim: headDim, maxTokens: maxTokens, shared: shared, elem: 4, dtype: ort.TensorElementDataTypeFloat}
-	if t == "float16" {
+	switch t {
+	case "float16":
 		kv.elem, kv.dtype = 2, ort.TensorElementDataTypeFloat16
+	case "int8": // GroupQueryAttention's quantized cache (see kvint8.go)
+		kv.elem, kv.dtype = 1, ort.TensorElementDataTypeInt8
 	}
 	for s := range kv.bufs {
 		kv.bufs[s] = make([][]byte, 2*layers)
@@ -120,6 +125,23 @@ func (kv *kvBuffers) ensure(tokens int) error {
 	}
 	kv.capTokens, kv.touched = c, kv.n
 	return nil
+}
+
+// eachRow calls fn with every cached row of a float32 cache: the tensor's index (2·layer for
+// a key, 2·layer+1 for a value), the head and its head_dim values (valid during the call).
+func (kv *kvBuffers) eachRow(fn func(tensor, head int, row []float32)) {
+	row := make([]float32, kv.headDim)
+	for i, b := range kv.bufs[kv.cur] {
+		for h := range kv.heads {
+			for r := range kv.n {
+				off := (h*kv.stride() + r) * kv.rowBytes()
+				for d := range row {
+					row[d] = math.Float32frombits(binary.LittleEndian.Uint32(b[off+4*d:]))
+				}
+				fn(i, h, row)
+			}
+		}
+	}
 }
 
 // free gives the buffers back; the cache is empty afterwards.

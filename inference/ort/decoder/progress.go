@@ -53,16 +53,14 @@ func (p *prepProgress) at(step string, done float64) {
 	p.report(next)
 }
 
-// done reports the preparation complete, and ONNX Runtime loading the copy, when it reported
-// anything before (a cached copy goes straight to the load, which the route announces).
+// done reports the preparation complete when it reported anything before (a cached copy
+// goes straight to the load, which Open reports for every load).
 func (p *prepProgress) done() {
 	if p == nil || !p.reported {
 		return
 	}
 	p.span(0, 1)
 	p.at(p.last.Step, 1)
-	p.last, p.reported = reply.Progress{Step: reply.StepLoading, Fraction: 1}, true
-	p.report(p.last)
 }
 
 // copyProgress is what optimize.CachedProgress reports to: the current part.
@@ -71,4 +69,23 @@ func (p *prepProgress) copyProgress() optimize.Progress {
 		return nil
 	}
 	return p.at
+}
+
+// calibProgress turns the int8 KV cache's calibration progress (0 to 1) into
+// reply.StepCalibrating reports to report, sent when the whole percent changes and never
+// going back; nil when report is.
+func calibProgress(report func(reply.Progress)) func(float64) {
+	if report == nil {
+		return nil
+	}
+	var last reply.Progress
+	sent := false
+	return func(done float64) {
+		next := reply.Progress{Step: reply.StepCalibrating, Fraction: max(min(max(done, 0), 1), last.Fraction)}
+		if sent && next.Percent() == last.Percent() {
+			return
+		}
+		last, sent = next, true
+		report(next)
+	}
 }

@@ -12,8 +12,9 @@ import (
 
 // The first load of a model says how far the preparation of its optimized copy has gone,
 // through the reply's status events and before the first token: "Loading the model for the
-// CPU…", then the preparation's steps in order with a fraction that never goes back and
-// reaches 100%, then loading again. The second load, the copy cached, only says loading.
+// CPU…", the tokenizer read, then the preparation's steps in order with a fraction that never
+// goes back and reaches 100%, then ONNX Runtime starting. The second load, the copy cached,
+// says only the tokenizer and ONNX Runtime steps.
 func TestFirstLoadProgress(t *testing.T) {
 	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
 	cache := t.TempDir()
@@ -52,7 +53,7 @@ func TestFirstLoadProgress(t *testing.T) {
 	if len(ps) < 5 {
 		t.Fatalf("%d progress events, want the preparation's steps: %+v", len(ps), ps)
 	}
-	order := []string{reply.StepReading, reply.StepRewriting, reply.StepWriting, reply.StepVerifying, reply.StepLoading}
+	order := []string{reply.StepTokenizer, reply.StepReading, reply.StepRewriting, reply.StepWriting, reply.StepVerifying, reply.StepLoading}
 	var steps []string
 	for i, p := range ps {
 		if i > 0 && p.Fraction < ps[i-1].Fraction {
@@ -77,13 +78,19 @@ func TestFirstLoadProgress(t *testing.T) {
 	if got := status[len(status)-2].Text; got != "Preparing this model for your PC: 100%" {
 		t.Errorf("status %q before loading", got)
 	}
-	if got := status[len(status)-1].Text; got != loading {
-		t.Errorf("last status %q, want %q", got, loading)
+	starting := reply.Progress{Step: reply.StepLoading}.Label(loading)
+	if got := status[len(status)-1].Text; got != starting {
+		t.Errorf("last status %q, want %q", got, starting)
 	}
 	t.Logf("%d status events, steps %v", len(status), steps)
 
 	status, ps = statuses()
-	if len(ps) != 0 || len(status) != 1 || status[0].Text != loading {
-		t.Errorf("the second load (copy cached) said %+v, want only %q", status, loading)
+	var texts []string
+	for _, ev := range status {
+		texts = append(texts, ev.Text)
+	}
+	want := []string{loading, reply.Progress{Step: reply.StepTokenizer}.Label(loading), starting}
+	if !slices.Equal(texts, want) || len(ps) != 2 {
+		t.Errorf("the second load (copy cached) said %q (progress %+v), want %q", texts, ps, want)
 	}
 }

@@ -2,7 +2,8 @@
 // 8 KV heads of 128, rotary inside, one shared KV buffer) with the cache in float32, float16
 // (queries, keys and values cast to float16 around the node, as a float16 KV cache on a
 // float32 graph would run) and int8 (ONNX Runtime's quantized cache: k_quant_type and
-// v_quant_type PER_TENSOR, kv_cache_bit_width 8, float32 queries), one decode step after
+// v_quant_type PER_TENSOR or PER_CHANNEL, kv_cache_bit_width 8, float32 queries; its semantics
+// are checked in this package's tests), one decode step after
 // --past cached tokens, the three alternating. It answers whether a smaller KV cache makes
 // decoding at long contexts faster on this machine's CPU kernels: on x86-64 without float16
 // arithmetic, ONNX Runtime converts a float16 cache to float32 on every call.
@@ -19,6 +20,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"edgechat/inference/ort/env"
@@ -47,11 +50,13 @@ func main() {
 // kind is one cache type under test.
 type kind struct {
 	typ    proto.DataType
+	quant  string // the int8 cache's k_quant_type and v_quant_type
 	elem   int
 	ortTyp ort.TensorElementDataType
 	sess   *ort.DynamicAdvancedSession
 	pk, pv ort.Value
-	spent  time.Duration
+	spent  time.Duration // wall-clock
+	cpu    time.Duration // this process's CPU time (ONNX Runtime's threads included)
 }
 
 func run() error {
@@ -69,13 +74,14 @@ func run() error {
 	kinds := []*kind{
 		{typ: proto.Float, elem: 4, ortTyp: ort.TensorElementDataTypeFloat},
 		{typ: proto.Float16, elem: 2, ortTyp: ort.TensorElementDataTypeFloat16},
-		{typ: proto.Int8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_TENSOR", elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_CHANNEL", elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
 	}
 	names := []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"}
 	outs := []string{"out", "present_key", "present_value"}
 	for _, k := range kinds {
-		path := filepath.Join(dir, k.typ.String()+".onnx")
-		if err := attentionModel(k.typ).WriteFile(path, proto.WriteOptions{}); err != nil {
+		path := filepath.Join(dir, k.name()+".onnx")
+		if err := attentionModel(k.typ, k.quant).WriteFile(path, proto.WriteOptions{}); err != nil {
 			return err
 		}
 		o, err := ort.NewSessionOptions()
@@ -84,10 +90,14 @@ func run() error {
 		}
 		o.SetIntraOpNumThreads(*threads)
 		o.SetInterOpNumThreads(1)
+		// No spin-waiting: a waiting thread's spinning would count as CPU time.
+		if err := o.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return err
+		}
 		k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
 		o.Destroy()
 		if err != nil {
-			return fmt.Errorf("%s cache: %w", k.typ, err)
+			return fmt.Errorf("%s cache: %w", k.name(), err)
 		}
 		defer k.sess.Destroy()
 		shape := ort.NewShape(1, kvHeads, int64(*rows), headDim)
@@ -119,22 +129,40 @@ func run() error {
 	for it := range *iters + warmup {
 		for j := range kinds {
 			c := kinds[(j+it)%len(kinds)] // each first in turn
-			start := time.Now()
+			start, c0 := time.Now(), cpuTime()
 			if err := c.sess.Run([]ort.Value{q, k, v, c.pk, c.pv, seqlens, total}, []ort.Value{out, c.pk, c.pv}); err != nil {
-				return fmt.Errorf("%s cache: %w", c.typ, err)
+				return fmt.Errorf("%s cache: %w", c.name(), err)
 			}
 			if it >= warmup {
 				c.spent += time.Since(start)
+				c.cpu += cpuTime() - c0
 			}
 		}
 	}
-	base := kinds[0].spent
+	base := kinds[0]
 	fmt.Printf("GroupQueryAttention, 1 new token after %d cached, %d threads, %d runs each:\n", *past, *threads, *iters)
 	for _, c := range kinds {
 		us := float64(c.spent.Microseconds()) / float64(*iters)
-		fmt.Printf("  %-8s cache %7.0f µs a call (%5.1f ms for 28 layers), %.2f× float32's time\n", c.typ, us, us*28/1000, float64(c.spent)/float64(base))
+		cu := float64(c.cpu.Microseconds()) / float64(*iters)
+		fmt.Printf("  %-18s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
+			c.name(), us, us*28/1000, float64(c.spent)/float64(base.spent), cu, float64(c.cpu)/float64(base.cpu))
 	}
 	return nil
+}
+
+// name says the cache type (and an int8 cache's quantization).
+func (k *kind) name() string {
+	if k.quant == "" {
+		return k.typ.String()
+	}
+	return k.typ.String() + " " + strings.ToLower(strings.ReplaceAll(k.quant, "_", " "))
+}
+
+// cpuTime is the CPU time (user and system) this process has spent.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cacheBytes is a cache buffer of n bytes holding small non-zero values of type t.
@@ -160,7 +188,7 @@ func cacheBytes(t proto.DataType, n int) []byte {
 // attentionModel is one GroupQueryAttention node with a cache of type t on float32 queries,
 // keys and values: cast to float16 around the node for a float16 cache, quantized by the node
 // itself for an int8 one.
-func attentionModel(t proto.DataType) *proto.Model {
+func attentionModel(t proto.DataType, quant string) *proto.Model {
 	f := proto.Float
 	g := proto.Graph{Name: "kvbench"}
 	g.Inputs = []proto.ValueInfo{
@@ -202,9 +230,16 @@ func attentionModel(t proto.DataType) *proto.Model {
 	attrs := []proto.Attr{proto.IntAttr("num_heads", heads), proto.IntAttr("kv_num_heads", kvHeads),
 		proto.FloatAttr("scale", float32(1/math.Sqrt(headDim))), proto.IntAttr("do_rotary", 1)}
 	if t == proto.Int8 {
-		g.Initializers = append(g.Initializers, proto.FloatTensor("k_scale", []int64{1}, []float32{0.05}), proto.FloatTensor("v_scale", []int64{1}, []float32{0.05}))
+		scales := []float32{0.05}
+		if quant == "PER_CHANNEL" { // kv_heads × head_dim scales
+			scales = make([]float32, kvHeads*headDim)
+			for i := range scales {
+				scales[i] = 0.05
+			}
+		}
+		g.Initializers = append(g.Initializers, proto.FloatTensor("k_scale", []int64{int64(len(scales))}, scales), proto.FloatTensor("v_scale", []int64{int64(len(scales))}, scales))
 		in = append(in, "", "", "", "k_scale", "v_scale") // position_ids, attention_bias, head_sink omitted
-		attrs = append(attrs, proto.StringAttr("k_quant_type", "PER_TENSOR"), proto.StringAttr("v_quant_type", "PER_TENSOR"), proto.IntAttr("kv_cache_bit_width", 8))
+		attrs = append(attrs, proto.StringAttr("k_quant_type", quant), proto.StringAttr("v_quant_type", quant), proto.IntAttr("kv_cache_bit_width", 8))
 	}
 	g.Nodes = append(g.Nodes, proto.Node{Name: "attention", OpType: "GroupQueryAttention", Domain: "com.microsoft", Inputs: in, Outputs: []string{out, "present_key", "present_value"}, Attrs: attrs})
 	if t == proto.Float16 {

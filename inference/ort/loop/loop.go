@@ -4,8 +4,10 @@
 package loop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -56,8 +58,9 @@ type Loop struct {
 	lastOnly bool
 	keepBuf  []int64
 	// Keep is how many last rows get logits on a graph with a logits_to_keep input.
-	Keep   int
-	shared bool
+	Keep    int
+	shared  bool
+	kvNames []string // the KV inputs, in the order of bufs' tensors
 }
 
 // Open reads the graph's interface and creates the session.
@@ -75,6 +78,7 @@ func Open(path string, o Options) (*Loop, error) {
 	}
 	var in, out []string
 	var kvIn proto.IO
+	l.kvNames = nil
 	for _, x := range info.Inputs {
 		switch {
 		case x.Name == "input_ids":
@@ -104,6 +108,7 @@ func Open(path string, o Options) (*Loop, error) {
 	for _, x := range info.Inputs {
 		if len(x.Dims) == 4 {
 			in = append(in, x.Name)
+			l.kvNames = append(l.kvNames, x.Name)
 		}
 	}
 	for _, x := range info.Outputs {
@@ -119,9 +124,13 @@ func Open(path string, o Options) (*Loop, error) {
 		return nil, fmt.Errorf("%s is not a dynamic decoder with a KV cache and fixed vocabulary", path)
 	}
 	l.kvHeads, l.headDim = int(kvIn.Dims[1].Value), int(kvIn.Dims[3].Value)
-	l.elem, l.kvType = 4, ort.TensorElementDataTypeFloat
-	if kvIn.ElemType == "float16" {
+	switch kvIn.ElemType {
+	case "float16":
 		l.elem, l.kvType = 2, ort.TensorElementDataTypeFloat16
+	case "int8": // GroupQueryAttention's quantized cache (onnx/optimize.QuantizeKV)
+		l.elem, l.kvType = 1, ort.TensorElementDataTypeInt8
+	default:
+		l.elem, l.kvType = 4, ort.TensorElementDataTypeFloat
 	}
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
@@ -290,6 +299,33 @@ func (l *Loop) Truncate(n int) {
 		}
 	}
 	l.n = n
+}
+
+// EachKVRow calls fn with every cached row of a float32 cache: the KV input's name, the head
+// and the row's head_dim values (valid during the call). Calibrating an int8 cache reads them
+// (onnx/optimize.KVMax).
+func (l *Loop) EachKVRow(fn func(name string, head int, row []float32)) error {
+	if l.kvType != ort.TensorElementDataTypeFloat {
+		return fmt.Errorf("reading the cache's rows needs a float32 cache")
+	}
+	stride := l.n // heads lie l.n rows apart in a ping-pong buffer, l.max in a shared one
+	if l.shared {
+		stride = l.max
+	}
+	row := make([]float32, l.headDim)
+	for i, name := range l.kvNames {
+		buf := l.bufs[l.cur][i]
+		for h := range l.kvHeads {
+			for r := range l.n {
+				off := (h*stride + r) * l.headDim * 4
+				for d := range row {
+					row[d] = math.Float32frombits(binary.LittleEndian.Uint32(buf[off+4*d:]))
+				}
+				fn(name, h, row)
+			}
+		}
+	}
+	return nil
 }
 
 // Result is one greedy run.

@@ -1,0 +1,111 @@
+package optimize_test
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/loop"
+	"edgechat/internal/testkit/synth"
+	"edgechat/internal/testkit/testenv"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
+)
+
+// TestInt8Twin: the int8 twin of a q4 graph (weights inline or in an external data file; all
+// MatMulNBits or those --match names) has 8-bit MatMulNBits and gives the published graph's
+// logits (float32 compute: accuracy level unset) through a prompt and decoding steps, and a
+// graph with zero points keeps its 4-bit nodes.
+func TestInt8Twin(t *testing.T) {
+	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		external   bool
+		zeroPoints bool
+		match      string
+		want       int
+	}{
+		{"inline", false, false, "", 2*7 + 1},
+		{"external data", true, false, "", 2*7 + 1},
+		{"lm head only", true, false, "lm_head", 1},
+		{"zero points", false, true, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := synth.Tiny()
+			o.Quant, o.ExternalData, o.ZeroPoints = synth.QuantQ4, c.external, c.zeroPoints
+			o.Vocab = 2048 // a small LM head: the test runs in a second
+			dir := t.TempDir()
+			if err := synth.Write(dir, o); err != nil {
+				t.Fatal(err)
+			}
+			src := filepath.Join(dir, "onnx", o.Quant.File())
+			out := t.TempDir()
+			n, _, err := optimize.Int8Twin(src, out, c.match)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != c.want {
+				t.Fatalf("%d nodes re-encoded, want %d", n, c.want)
+			}
+			dst := filepath.Join(out, filepath.Base(src))
+			info, err := proto.ReadInfo(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eight := 0
+			for nb, k := range info.NBits {
+				if nb.Bits == 8 {
+					eight += k
+				}
+			}
+			if eight != c.want {
+				t.Fatalf("%d 8-bit MatMulNBits in the twin, want %d", eight, c.want)
+			}
+			if d := logitsDiff(t, src, dst); d > 1e-3 {
+				t.Fatalf("logits differ by %g", d)
+			}
+		})
+	}
+}
+
+// logitsDiff runs both graphs on a prompt and four greedy steps of the first and returns the
+// largest logit difference.
+func logitsDiff(t *testing.T, a, b string) float64 {
+	t.Helper()
+	var ls []*loop.Loop
+	for _, p := range []string{a, b} {
+		l, err := loop.Open(p, loop.Options{Threads: 1, MaxTokens: 32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ls = append(ls, l)
+	}
+	in := []int{1644, 872, 198, 1707, 11, 1879}
+	d := 0.0
+	for range 5 {
+		la, err := ls[0].Step(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, err := ls[1].Step(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range la {
+			d = max(d, math.Abs(float64(la[i]-lb[i])))
+		}
+		row := la[len(la)-ls[0].Vocab():]
+		next := 0
+		for i, v := range row {
+			if v > row[next] {
+				next = i
+			}
+		}
+		in = []int{next}
+	}
+	return d
+}

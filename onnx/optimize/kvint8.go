@@ -1,0 +1,376 @@
+package optimize
+
+import (
+	"bytes"
+	_ "embed" // KVCalibrationText
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/onnx/proto"
+)
+
+// An int8 KV cache: ONNX Runtime's CPU GroupQueryAttention (1.30) keeps past and present as
+// int8 when the node says k_quant_type / v_quant_type and kv_cache_bit_width 8 and takes
+// float32 scales as inputs 12 (k_scale) and 13 (v_scale). Checked on a one-node graph
+// (inference/ort/kvbench's tests): PER_CHANNEL scales hold kv_heads × head_dim values, head by
+// head, whatever their shape ([n], [kv_heads, head_dim], [1, kv_heads, 1, head_dim]);
+// PER_TENSOR one; a cached value is round(x / scale) clamped to [-128, 127]; past and present
+// may be one shared buffer; prompts (several rows at once, with or without cached rows) work.
+// Keys are stored after the rotation when the node rotates them.
+
+// MetaKVInt8 is "per_channel" on a copy whose cache QuantizeKV made int8.
+const MetaKVInt8 = "edgechat.kv_cache_int8"
+
+// KVScales are the float32 scales of an int8 cache, by the name of each layer's past input
+// (its key's and its value's): kv_heads × head_dim values each, head by head.
+type KVScales map[string][]float32
+
+// KVMax is the largest magnitude seen in each channel of each cache input (by name):
+// kv_heads × head_dim values, head by head, filled by Add from a float32 run over a
+// calibration text.
+type KVMax map[string][]float32
+
+// Add takes one cached row of head head of the cache input name. A rotated row (a
+// key under rotary embeddings, rotate-half layout) counts each channel pair (d, d + head_dim/2)
+// by the pair's norm, which the rotation keeps whatever the position: a calibration text
+// shorter than the conversations it serves then still bounds their rotated keys.
+func (m KVMax) Add(name string, head int, row []float32, rotated bool) {
+	hd := len(row)
+	c := m[name]
+	if n := (head + 1) * hd; len(c) < n {
+		c = append(c, make([]float32, n-len(c))...)
+		m[name] = c
+	}
+	c = c[head*hd : (head+1)*hd]
+	if rotated && hd%2 == 0 {
+		for d := range hd / 2 {
+			n := float32(math.Hypot(float64(row[d]), float64(row[d+hd/2])))
+			c[d], c[d+hd/2] = max(c[d], n), max(c[d+hd/2], n)
+		}
+		return
+	}
+	for d, v := range row {
+		c[d] = max(c[d], float32(math.Abs(float64(v))))
+	}
+}
+
+// KVKeys names the past key inputs of the GroupQueryAttention nodes of src (the inputs whose
+// rows KVMax.Add takes as rotated).
+func KVKeys(src []byte) (map[string]bool, error) {
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, errf("read model: %v", err)
+	}
+	keys := map[string]bool{}
+	for _, f := range mfs {
+		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+			continue
+		}
+		gfs, err := fields(f.val)
+		if err != nil {
+			return nil, errf("read graph: %v", err)
+		}
+		for _, g := range gfs {
+			if g.num != proto.FieldGraphNode || g.typ != protowire.BytesType {
+				continue
+			}
+			n, err := parseNode(g.val)
+			if err != nil {
+				return nil, errf("read node: %v", err)
+			}
+			if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" && len(n.inputs) > 3 {
+				keys[n.inputs[3]] = true
+			}
+		}
+	}
+	return keys, nil
+}
+
+// ScalesFromMax turns the largest magnitude seen in each channel (a float32 run over a
+// calibration text) into scales: max × margin / 127, so values up to margin times the largest
+// seen keep their sign and size. A channel that never left zero gets the scale of a
+// thousandth of its tensor's largest value (or 1e-6), never 0.
+func ScalesFromMax(maxAbs KVMax, margin float64) KVScales {
+	out := KVScales{}
+	for name, m := range maxAbs {
+		top := float32(0)
+		for _, v := range m {
+			top = max(top, v)
+		}
+		floor := max(top/1000, 1e-6)
+		s := make([]float32, len(m))
+		for i, v := range m {
+			s[i] = float32(float64(max(v, floor)) * margin / 127)
+		}
+		out[name] = s
+	}
+	return out
+}
+
+// QuantizeKV returns the GroupQueryAttention graph src with an int8 cache: every
+// GroupQueryAttention node gets per-channel k_scale and v_scale (from scales, by its past
+// inputs' names) and stores its cache as int8, and the graph's past and present tensors
+// become int8. Every node must have its scales, and the graph must not already have a
+// quantized cache. The result is lossy: check it by the tokens it generates, not bit by bit.
+func QuantizeKV(src []byte, scales KVScales) ([]byte, error) {
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, errf("read model: %v", err)
+	}
+	var out []byte
+	for _, f := range mfs {
+		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+			out = append(out, f.raw...)
+			continue
+		}
+		g, err := quantizeKVGraph(f.val, scales)
+		if err != nil {
+			return nil, err
+		}
+		out = appendBytes(out, proto.FieldModelGraph, g)
+	}
+	return append(out, metadataEntry(MetaKVInt8, "per_channel")...), nil
+}
+
+func quantizeKVGraph(b []byte, scales KVScales) ([]byte, error) {
+	gfs, err := fields(b)
+	if err != nil {
+		return nil, errf("read graph: %v", err)
+	}
+	int8Names := map[string]bool{}
+	var inits [][]byte
+	var out []byte
+	layers := 0
+	for _, f := range gfs {
+		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
+			continue
+		}
+		n, err := parseNode(f.val)
+		if err != nil {
+			return nil, errf("read node: %v", err)
+		}
+		if n.op != "GroupQueryAttention" || n.domain != "com.microsoft" {
+			continue
+		}
+		if len(n.inputs) < 5 || len(n.outputs) < 3 {
+			return nil, errf("GroupQueryAttention node %s has no cache", n.name)
+		}
+		if len(n.inputs) > 12 {
+			return nil, errf("GroupQueryAttention node %s already has cache scales", n.name)
+		}
+		layers++
+		for _, name := range []string{n.inputs[3], n.inputs[4]} {
+			if len(scales[name]) == 0 {
+				return nil, errf("no int8 scales for %s", name)
+			}
+		}
+		for _, name := range slices.Concat(n.inputs[3:5], n.outputs[1:3]) {
+			int8Names[name] = true
+		}
+	}
+	if layers == 0 {
+		return nil, errf("the graph has no GroupQueryAttention node whose cache could be int8")
+	}
+	for _, f := range gfs {
+		switch {
+		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
+			n, _ := parseNode(f.val) // parsed above
+			if n.op != "GroupQueryAttention" || n.domain != "com.microsoft" {
+				break
+			}
+			ks, vs := kvScaleName(n.inputs[3]), kvScaleName(n.inputs[4])
+			inits = append(inits, initializer(proto.FloatTensor(ks, []int64{int64(len(scales[n.inputs[3]]))}, scales[n.inputs[3]])),
+				initializer(proto.FloatTensor(vs, []int64{int64(len(scales[n.inputs[4]]))}, scales[n.inputs[4]])))
+			in := slices.Clone(n.inputs)
+			for len(in) < 12 {
+				in = append(in, "")
+			}
+			raw, err := withInputs(n.raw, append(in, ks, vs))
+			if err != nil {
+				return nil, err
+			}
+			raw = appendBytes(raw, proto.FieldNodeAttr, withString("k_quant_type", "PER_CHANNEL"))
+			raw = appendBytes(raw, proto.FieldNodeAttr, withString("v_quant_type", "PER_CHANNEL"))
+			if raw, err = withIntAttr(raw, "kv_cache_bit_width", 8); err != nil {
+				return nil, err
+			}
+			out = appendBytes(out, proto.FieldGraphNode, raw)
+			continue
+		case (f.num == proto.FieldGraphInput || f.num == proto.FieldGraphOutput) && f.typ == protowire.BytesType:
+			raw, err := valueInfoAsInt8(f.val, int8Names)
+			if err != nil {
+				return nil, err
+			}
+			out = appendBytes(out, f.num, raw)
+			continue
+		}
+		out = append(out, f.raw...)
+	}
+	for _, t := range inits {
+		out = appendBytes(out, proto.FieldGraphInitializer, t)
+	}
+	return out, nil
+}
+
+// kvScaleName is the initializer holding the scales of the cache input past.
+func kvScaleName(past string) string { return "edgechat_kv8/" + past + "/scale" }
+
+// withInputs returns node bytes whose inputs are in (the other fields kept, in order).
+func withInputs(raw []byte, in []string) ([]byte, error) {
+	fs, err := fields(raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, s := range in {
+		out = appendBytes(out, proto.FieldNodeInput, []byte(s))
+	}
+	for _, f := range fs {
+		if f.num != proto.FieldNodeInput {
+			out = append(out, f.raw...)
+		}
+	}
+	return out, nil
+}
+
+// withString is a string attribute.
+func withString(name, v string) nodeAttr {
+	var a []byte
+	a = appendBytes(a, proto.FieldAttrName, []byte(name))
+	a = appendBytes(a, proto.FieldAttrS, []byte(v))
+	return appendVarint(a, proto.FieldAttrType, attrString)
+}
+
+// attrString is AttributeProto.STRING.
+const attrString = 3
+
+// valueInfoAsInt8 returns the ValueInfoProto b with element type int8 when its name is in
+// names, else b.
+func valueInfoAsInt8(b []byte, names map[string]bool) ([]byte, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return nil, errf("read value info: %v", err)
+	}
+	name := ""
+	for _, f := range fs {
+		if f.num == proto.FieldValueName && f.typ == protowire.BytesType {
+			name = string(f.val)
+		}
+	}
+	if !names[name] {
+		return b, nil
+	}
+	var out []byte
+	for _, f := range fs {
+		if f.num != proto.FieldValueType || f.typ != protowire.BytesType {
+			out = append(out, f.raw...)
+			continue
+		}
+		typ, err := replaceField(f.val, proto.FieldTypeTensor, func(tt []byte) ([]byte, error) {
+			tfs, err := fields(tt)
+			if err != nil {
+				return nil, err
+			}
+			var o []byte
+			for _, t := range tfs {
+				if t.num == proto.FieldTensorElemType {
+					o = appendVarint(o, proto.FieldTensorElemType, uint64(proto.Int8))
+					continue
+				}
+				o = append(o, t.raw...)
+			}
+			return o, nil
+		})
+		if err != nil {
+			return nil, errf("value info %s: %v", name, err)
+		}
+		out = appendBytes(out, proto.FieldValueType, typ)
+	}
+	return out, nil
+}
+
+// replaceField returns message b with its length-delimited field num passed through edit.
+func replaceField(b []byte, num protowire.Number, edit func([]byte) ([]byte, error)) ([]byte, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, f := range fs {
+		if f.num == num && f.typ == protowire.BytesType {
+			v, err := edit(f.val)
+			if err != nil {
+				return nil, err
+			}
+			out = appendBytes(out, num, v)
+			continue
+		}
+		out = append(out, f.raw...)
+	}
+	return out, nil
+}
+
+// KVCalibrationText is text to calibrate an int8 cache on: a short chat (ChatML markers) with a
+// story, an explanation, code, a list and numbers.
+//
+//go:embed kvcalib.txt
+var KVCalibrationText string
+
+// CachedKVInt8 returns the path of the int8-cache copy (QuantizeKV) of the GroupQueryAttention
+// graph at path, writing it into cacheDir/optimized/<key>/ the first time with the scales
+// scales returns (called only then); the key covers the source (path, size, time) and calib,
+// which names how the scales are found (text, margin). External data files are linked beside
+// it, as Cached does.
+func CachedKVInt8(path, cacheDir, calib string, scales func() (KVScales, error)) (string, error) {
+	abs, out, err := copyPath(path, cacheDir, "kv8\x00", calib)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Dir(out)
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	s, err := scales()
+	if err != nil {
+		return "", err
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return "", err
+	}
+	b, err := QuantizeKV(src, s)
+	if err != nil {
+		return "", fmt.Errorf("int8 cache for %s: %w", path, err)
+	}
+	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for _, x := range info.ExternalFiles {
+		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
+			return "", fmt.Errorf("link the weights %s beside the int8-cache copy: %w", x, err)
+		}
+	}
+	tmp, err := os.CreateTemp(dir, ".partial-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(b)
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), out)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return out, nil
+}

@@ -1,0 +1,36 @@
+// Command int8twin writes the int8 twin of a decoder graph (optimize.Int8Twin): every 4-bit
+// MatMulNBits without zero points (or those whose weight name contains one of --match's
+// strings) re-encoded as 8-bit with the same block scales, so the twin computes the same
+// products. It measures whether 8-bit weights (no nibble unpacking, twice the bytes) run
+// faster than 4-bit ones on a CPU: on the x86-64 AVX-512 VNNI machine of issue 35 they did
+// not (decode 1.26–1.45× the CPU time, prefill 0.90–0.92×); Arm64's kernels differ.
+//
+//	go run ./tools/int8twin --in copy/model_q4.onnx --out /tmp/twin [--match lm_head,down_proj]
+//	go run ./tools/cpubench --threads 2 int4=copy/model_q4.onnx int8=/tmp/twin/model_q4.onnx
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"edgechat/onnx/optimize"
+)
+
+func main() {
+	in := flag.String("in", "", "graph (.onnx) with 4-bit MatMulNBits")
+	out := flag.String("out", "", "folder of the twin")
+	match := flag.String("match", "", "comma-separated parts of weight names to re-encode (empty: all)")
+	flag.Parse()
+	if *in == "" || *out == "" {
+		fmt.Fprintln(os.Stderr, "int8twin: --in and --out are required")
+		os.Exit(2)
+	}
+	n, size, err := optimize.Int8Twin(*in, *out, *match)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "int8twin:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d MatMulNBits re-encoded as 8-bit (%d MiB of weights) in %s\n", n, size>>20, filepath.Join(*out, filepath.Base(*in)))
+}
