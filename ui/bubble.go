@@ -23,6 +23,7 @@ type bubble struct {
 	think    *docView
 	content  fyne.CanvasObject
 	onGrow   func()
+	scroll   *container.Scroll // the transcript (nil in some tests)
 
 	thinkToggle *widget.Button
 	thinkBody   fyne.CanvasObject
@@ -37,9 +38,14 @@ type bubble struct {
 
 // newBubble builds the bubble in the current state of m. onGrow is called whenever it
 // changes size afterwards (text streams in, the footer appears) to follow the transcript;
-// wheel is the transcript's scroller (see newCodeBlock).
-func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
-	b := &bubble{msg: m}
+// scroll (may be nil) is the transcript's scroller: it gets the wheel over code blocks (see
+// newCodeBlock) and scrolls while a selection is dragged past its edge.
+func newBubble(m *MessageVM, onGrow func(), scroll *container.Scroll) *bubble {
+	b := &bubble{msg: m, scroll: scroll}
+	var wheel fyne.Scrollable // no typed nil in the interface
+	if scroll != nil {
+		wheel = scroll
+	}
 	copyTip := "Copy reply"
 	if m.Role == "user" {
 		copyTip = "Copy message"
@@ -61,7 +67,7 @@ func newBubble(m *MessageVM, onGrow func(), wheel fyne.Scrollable) *bubble {
 
 // userLayout shows the user's text as typed: not Markdown, line breaks kept, selectable.
 func (b *bubble) userLayout() fyne.CanvasObject {
-	b.userText = newSelectText(b.msg.Text())
+	b.userText = newSelectText(b.msg.Text(), b.scroll)
 	bg := newThemedRect(theme.ColorNameSelection, 2*theme.InputRadiusSize())
 	card := container.NewStack(bg, container.NewPadded(container.NewBorder(nil, nil, nil, b.copyBtn, b.userText)))
 	indent := canvas.NewRectangle(color.Transparent)

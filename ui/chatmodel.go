@@ -7,9 +7,11 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"edgechat/history"
 	"edgechat/models"
+	"edgechat/reply"
 )
 
 // ErrLoading is returned by Send and Regenerate while the model is loading.
@@ -89,7 +91,8 @@ func (vm *ChatVM) switchTo(c ModelChoice) error {
 }
 
 // LoadModel loads the model that answers on a goroutine of its own, the header showing what
-// the engine reports ("Qwen3-0.6B: Loading the model for the CPU…"); Send waits
+// the engine reports ("Qwen3-0.6B: Loading the model for the CPU…") and, after the first,
+// the seconds it has taken (loadclock.go); Send waits
 // until it is done. A load started before is dropped (the engine closes its model).
 func (vm *ChatVM) LoadModel() {
 	if vm.deps.Models == nil {
@@ -109,12 +112,25 @@ func (vm *ChatVM) LoadModel() {
 	_ = vm.ModelLoading.Set(true)
 	_ = vm.ModelLabel.Set("Loading " + cur.Name + "…")
 	vm.load.mu.Unlock()
+	clock := newLoadClock(cur.Name)
 	go func() {
 		defer close(done)
 		defer cancel()
+		show := func(label string) {
+			detail := clock.detail()
+			vm.ifCurrentLoad(seq, func() {
+				_ = vm.ModelDetail.Set(detail)
+				_ = vm.ModelLabel.Set(label)
+			})
+		}
+		stop := make(chan struct{})
+		stopped := clock.run(stop, show)
 		err := vm.deps.Models.Load(ctx, func(status string) {
-			vm.ifCurrentLoad(seq, func() { _ = vm.ModelLabel.Set(loadingLabel(cur.Name, status)) })
+			clock.say(status)
+			show(clock.label(time.Now()))
 		})
+		close(stop)
+		<-stopped
 		vm.ifCurrentLoad(seq, func() {
 			vm.load.cancel = nil
 			if get[string](vm.Error) == ErrLoading.Error() {
@@ -125,6 +141,7 @@ func (vm *ChatVM) LoadModel() {
 				_ = vm.ModelMissing.Set(true)
 				_ = vm.Error.Set(fmt.Sprintf("Could not load %s: %v. Choose another model from the menu at the top of the chat (or open Models from it); this conversation is kept.", cur.Name, err))
 			}
+			_ = vm.ModelDetail.Set("")
 			_ = vm.ModelLabel.Set(final)
 			_ = vm.ModelLoading.Set(false)
 		})
@@ -140,9 +157,21 @@ func (vm *ChatVM) ifCurrentLoad(seq int, f func()) {
 	}
 }
 
-// loadingLabel is the header while name loads: the engine's words, with the name when they
-// do not say it.
+// loadingLabel is the header while name loads: the name and the engine's words in a few
+// (reply.ShortStatus: "qwen3 · preparing for this PC 45%"), the name once when they say it.
 func loadingLabel(name, status string) string {
+	switch status = reply.ShortStatus(status); {
+	case status == "":
+		return "Loading " + name + "…"
+	case strings.Contains(status, name):
+		return status
+	}
+	return name + " · " + status
+}
+
+// loadingDetail is the engine's full sentence with the name ("qwen3: Loading the model for
+// the CPU: starting ONNX Runtime (step 2 of 2)"): the header's tip while name loads.
+func loadingDetail(name, status string) string {
 	switch status = strings.TrimSpace(status); {
 	case status == "":
 		return "Loading " + name + "…"

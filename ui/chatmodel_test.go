@@ -116,8 +116,11 @@ func TestChooseModelLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-started
-	if got, want := get[string](vm.ModelLabel), "phi: Loading the model for the CPU…"; got != want || !get[bool](vm.ModelLoading) {
+	if got, want := get[string](vm.ModelLabel), "phi · loading for the CPU"; got != want || !get[bool](vm.ModelLoading) {
 		t.Errorf("header while loading = %q (loading %v), want %q", got, get[bool](vm.ModelLoading), want)
+	}
+	if got, want := get[string](vm.ModelDetail), "phi: Loading the model for the CPU…"; got != want {
+		t.Errorf("the load's full sentence = %q, want %q", got, want)
 	}
 	if err := vm.Send("Are you there?"); !errors.Is(err, ErrLoading) {
 		t.Errorf("Send while loading: %v, want ErrLoading", err)
@@ -310,12 +313,18 @@ func TestSettingsModels(t *testing.T) {
 func TestLoadingLabel(t *testing.T) {
 	for _, tc := range []struct{ status, want string }{
 		{"", "Loading qwen…"},
-		{"Preparing this model for your PC: 45%", "qwen: Preparing this model for your PC: 45%"},
+		{"Preparing this model for your PC: 45%", "qwen · preparing for this PC 45%"},
+		{"Loading the model for the NPU…", "qwen · loading for the NPU"},
+		{"Loading the model for the CPU: reading the tokenizer (step 1 of 2)", "qwen · reading the tokenizer (1 of 2)"},
 		{"Loading qwen: 45%", "Loading qwen: 45%"},
+		{"Warming up the NPU", "qwen · Warming up the NPU"},
 	} {
 		if got := loadingLabel("qwen", tc.status); got != tc.want {
 			t.Errorf("loadingLabel(%q) = %q, want %q", tc.status, got, tc.want)
 		}
+	}
+	if got := loadingDetail("qwen", "Preparing this model for your PC: 45%"); got != "qwen: Preparing this model for your PC: 45%" {
+		t.Errorf("loadingDetail = %q", got)
 	}
 }
 

@@ -78,7 +78,19 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		v.Model.OnTapped = v.ShowPicker
 		v.Model.SetIcon(theme.MenuDropDownIcon())
 		v.Model.IconPlacement = widget.ButtonIconTrailingText
-		v.on(vm.ModelLabel, func() { v.Model.SetText(get[string](vm.ModelLabel)) })
+		showModel := func() {
+			// A button's text is bold (widget.RichTextStyleStrong).
+			text, cut := fitText(get[string](vm.ModelLabel), modelHeaderWidth, fyne.TextStyle{Bold: true})
+			v.Model.Tip = "Choose the model"
+			if detail := get[string](vm.ModelDetail); detail != "" {
+				v.Model.Tip = detail
+			} else if cut {
+				v.Model.Tip = get[string](vm.ModelLabel) + " — choose the model"
+			}
+			v.Model.SetText(text)
+		}
+		v.on(vm.ModelLabel, showModel)
+		v.on(vm.ModelDetail, showModel)
 		v.on(vm.ModelMissing, func() {
 			v.Model.Importance = widget.LowImportance
 			if get[bool](vm.ModelMissing) {

@@ -69,7 +69,10 @@ type ChatVM struct {
 	// ModelLabel names the model that answers in the header, or what its load is doing;
 	// ModelLoading is set while it loads (Send waits); ModelMissing while the open
 	// conversation's model is gone or failed to load (chatmodel.go).
+	// ModelDetail is a load's full sentence while it loads, "" otherwise: the header's
+	// label is its few words (loadclock.go).
 	ModelLabel   binding.String
+	ModelDetail  binding.String
 	ModelLoading binding.Bool
 	ModelMissing binding.Bool
 
@@ -114,6 +117,7 @@ func NewChatVM(deps ChatDeps) *ChatVM {
 		FlushEvery:   time.Second / 60,
 		Attachments:  binding.NewList(func(a, b *AttachmentVM) bool { return a == b }),
 		ModelLabel:   binding.NewString(),
+		ModelDetail:  binding.NewString(),
 		ModelLoading: binding.NewBool(),
 		ModelMissing: binding.NewBool(),
 		deps:         deps,

@@ -314,17 +314,49 @@ func TestChatVMStatusBeforeFirstToken(t *testing.T) {
 	_ = vm.Send("hi")
 	a := messages(vm)[1]
 	deadline := time.Now().Add(5 * time.Second)
-	for get[string](a.Status) != "Loading model…" && time.Now().Before(deadline) {
+	for withoutSeconds(get[string](a.Status)) != "Loading model…" && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if got := get[string](a.Status); got != "Loading model…" {
+	if got := withoutSeconds(get[string](a.Status)); got != "Loading model…" {
 		t.Errorf("status = %q while the model loads", got)
+	}
+	// A step the engine cannot measure (ONNX Runtime's session) still moves: the seconds.
+	for get[string](a.Status) != "Loading model… · 1 s" && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := get[string](a.Status); got != "Loading model… · 1 s" {
+		t.Errorf("status = %q after a second, want it counted", got)
 	}
 	vm.Stop()
 	waitIdle(t, vm)
 	if got := get[string](a.Status); got != "" {
 		t.Errorf("status = %q after the reply", got)
 	}
+}
+
+// The seconds are counted only while the engine's status is the stream's last word: after
+// another event the status line is someone else's (the tool loop clears it while the user
+// approves a call), and no tick writes over it.
+func TestChatVMSecondsStopAfterTheStatus(t *testing.T) {
+	noted := make(chan struct{})
+	vm, _, _ := newTestChat(t, func(ctx context.Context, _ reply.Request, out chan<- reply.Event) {
+		out <- reply.Event{Kind: reply.EventStatus, Text: "Loading model…"}
+		out <- reply.Event{Kind: reply.EventNotice, Text: "a note"}
+		close(noted)
+		<-ctx.Done()
+		out <- reply.Event{Kind: reply.EventDone, Done: &reply.Summary{FinishReason: reply.FinishCancelled}}
+	})
+	_ = vm.Send("hi")
+	a := messages(vm)[1]
+	<-noted
+	time.Sleep(50 * time.Millisecond) // the notice is taken in
+	_ = a.Status.Set("")              // as the tool loop does while a call waits for approval
+	time.Sleep(time.Second + 100*time.Millisecond)
+	if got := get[string](a.Status); got != "" {
+		t.Errorf("status = %q a second after it was cleared, want it left alone", got)
+	}
+	vm.Stop()
+	waitIdle(t, vm)
 }
 
 // TestChatVMCoalesces sends 3,000 token events as fast as the channel takes them: the answer

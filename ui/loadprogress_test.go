@@ -2,9 +2,14 @@ package ui
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"edgechat/config"
 	"edgechat/models/discover"
@@ -50,17 +55,123 @@ func TestHeaderShowsFirstLoadProgress(t *testing.T) {
 	t.Cleanup(m.Models.Close)
 	m.Chat.LoadModel() // as after a choice in the picker (modelChosen)
 	want := []string{
-		"qwen3: Loading the model for the CPU…",
-		"qwen3: Preparing this model for your PC: 0%",
-		"qwen3: Preparing this model for your PC: 45%",
-		"qwen3: Preparing this model for your PC: 100%",
-		"qwen3: Loading the model for the CPU…",
+		"qwen3 · loading for the CPU",
+		"qwen3 · preparing for this PC 0%",
+		"qwen3 · preparing for this PC 45%",
+		"qwen3 · preparing for this PC 100%",
+		"qwen3 · starting ONNX Runtime (2 of 2)",
 	}
 	for i := range statuses {
 		<-shown
-		waitFor(t, want[i], func() bool { d.run(); return m.ChatView.Model.Text == want[i] })
+		// On a loaded machine a step may take a second: the header then counts it too.
+		waitFor(t, want[i], func() bool { d.run(); return withoutSeconds(m.ChatView.Model.Text) == want[i] })
+		// The full sentence is the header's tip.
+		if tip := m.ChatView.Model.Tip; tip != "qwen3: "+statuses[i] {
+			t.Errorf("tip while %q = %q, want the full sentence", want[i], tip)
+		}
 		next <- struct{}{}
 	}
 	m.Chat.waitLoad()
 	waitFor(t, "the model's name", func() bool { d.run(); return m.ChatView.Model.Text == "qwen3 · CPU" })
+	if tip := m.ChatView.Model.Tip; tip != "Choose the model" {
+		t.Errorf("tip once loaded = %q", tip)
+	}
+}
+
+var seconds = regexp.MustCompile(` · \d+ s$`)
+
+// withoutSeconds is a loading header without the seconds counted after the first.
+func withoutSeconds(label string) string { return seconds.ReplaceAllString(label, "") }
+
+func TestLoadClockLabel(t *testing.T) {
+	c := newLoadClock("qwen3")
+	starting := reply.Progress{Step: reply.StepLoading}.Label("Loading the model for the CPU…")
+	c.say(starting)
+	for _, tc := range []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, "qwen3 · starting ONNX Runtime (2 of 2)"},
+		{999 * time.Millisecond, "qwen3 · starting ONNX Runtime (2 of 2)"},
+		{time.Second, "qwen3 · starting ONNX Runtime (2 of 2) · 1 s"},
+		{3900 * time.Millisecond, "qwen3 · starting ONNX Runtime (2 of 2) · 3 s"},
+	} {
+		if got := c.label(c.start.Add(tc.after)); got != tc.want {
+			t.Errorf("after %v: %q, want %q", tc.after, got, tc.want)
+		}
+	}
+	if got := c.detail(); got != "qwen3: "+starting {
+		t.Errorf("detail = %q, want the full sentence", got)
+	}
+	if got := newLoadClock("qwen3").label(time.Now()); got != "Loading qwen3…" {
+		t.Errorf("before the engine says anything: %q", got)
+	}
+}
+
+// While ONNX Runtime creates its session, which reports nothing, the header names the step
+// and counts the seconds; once loaded it names the model, without seconds.
+func TestHeaderCountsTheSecondsOfALoad(t *testing.T) {
+	d := newQueuedApp(t)
+	a := fyne.CurrentApp()
+	s := config.Defaults()
+	s.CPU.Model = "/m/qwen3"
+	hs := newMemStore()
+	starting := reply.Progress{Step: reply.StepLoading}.Label("Loading the model for the CPU…")
+	release := make(chan struct{})
+	m := New(a, Deps{
+		Engine:   &fakeEngine{gen: script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok"))},
+		Settings: &memSettings{s: s}, History: hs, NewSaver: hs.newSaver,
+		Models: &fakeLibrary{scan: func() discover.Result { return discover.Result{} }},
+		LoadModel: func(ctx context.Context, status func(string)) error {
+			status(starting)
+			<-release
+			return nil
+		},
+	})
+	t.Cleanup(m.Chat.Close)
+	t.Cleanup(m.Models.Close)
+	m.Chat.LoadModel()
+	want := "qwen3 · starting ONNX Runtime (2 of 2)"
+	waitFor(t, want, func() bool { d.run(); return withoutSeconds(m.ChatView.Model.Text) == want })
+	waitFor(t, want+" · 1 s", func() bool { d.run(); return m.ChatView.Model.Text == want+" · 1 s" })
+	close(release)
+	m.Chat.waitLoad()
+	d.run()
+	time.Sleep(loadTick + 100*time.Millisecond) // the clock stopped: no tick comes after the name
+	d.run()
+	if got := m.ChatView.Model.Text; got != "qwen3 · CPU" {
+		t.Errorf("header after the load = %q, want the model's name", got)
+	}
+}
+
+// A long header (a long model name, a load's words and seconds) is cut with an ellipsis to
+// modelHeaderWidth, whatever its length, and leaves the chat's title its room; the whole of it
+// is the button's tip.
+func TestHeaderIsCutToItsWidth(t *testing.T) {
+	ch := modelDirs(t, "qwen")
+	vm, _ := newModelChat(t, &fakeModels{cur: ch[0], choices: ch})
+	w := test.NewTempWindow(t, nil)
+	v := NewChatView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(900, 600))
+	short := v.Model.MinSize().Width
+	long := "onnx-community/Qwen3-0.6B-Instruct-ONNX-with-a-long-name · preparing for this PC 45% · 12 s"
+	_ = vm.ModelLabel.Set(long)
+	text := v.Model.Text
+	if !strings.HasSuffix(text, "…") || !strings.HasPrefix(long, strings.TrimSuffix(text, "…")) {
+		t.Fatalf("header %q is not the label cut with an ellipsis", text)
+	}
+	if wd := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{Bold: true}).Width; wd > modelHeaderWidth {
+		t.Errorf("header text %.0f wide, more than %.0f", wd, modelHeaderWidth)
+	}
+	if v.Model.Tip != long+" — choose the model" {
+		t.Errorf("tip = %q, want the whole header", v.Model.Tip)
+	}
+	if got := v.Model.MinSize().Width; got > short+modelHeaderWidth || got > 450 {
+		t.Errorf("the header's button is %.0f wide in a 900 wide window", got)
+	}
+	_ = vm.ModelLabel.Set("qwen · CPU")
+	if v.Model.Text != "qwen · CPU" || v.Model.Tip != "Choose the model" {
+		t.Errorf("a short header: %q, tip %q", v.Model.Text, v.Model.Tip)
+	}
 }

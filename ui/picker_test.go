@@ -70,7 +70,7 @@ func TestModelPickerView(t *testing.T) {
 	if v.picker.popup.Visible() {
 		t.Error("the picker stayed open after a choice")
 	}
-	if got := v.Model.Text; got != "gpt2: Preparing this model for your PC: 45%" || !v.SendButton.Disabled() {
+	if got := v.Model.Text; got != "gpt2 · preparing for this PC 45%" || !v.SendButton.Disabled() {
 		t.Errorf("while loading: header %q, Send disabled %v", got, v.SendButton.Disabled())
 	}
 	test.Type(v.Composer, "Once upon a time")

@@ -220,7 +220,7 @@ func drawnRows(rt *widget.RichText) []drawnRow {
 		case *canvas.Text:
 			ps = append(ps, piece{o.Position(), o.MinSize(), o.Text})
 		case *fyne.Container:
-			if l, ok := o.Objects[0].(*widget.Hyperlink); ok {
+			if l, ok := o.Objects[len(o.Objects)-1].(*menuLink); ok {
 				ps = append(ps, piece{o.Position(), o.MinSize(), l.Text})
 			}
 		}

@@ -45,7 +45,7 @@ func (s *selectMode) selecting() bool { return s.panel != nil && s.panel.Visible
 func (s *selectMode) start(all bool) {
 	d := s.doc
 	if s.panel == nil {
-		s.sel = newSelectText(d.Text())
+		s.sel = newSelectText(d.Text(), s.b.scroll)
 		s.sel.onEscape = s.done
 		s.sel.menu = func() []*fyne.MenuItem {
 			return []*fyne.MenuItem{fyne.NewMenuItem("Show formatted", s.done)}

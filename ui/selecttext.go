@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -30,6 +31,7 @@ type selectText struct {
 	focused       bool
 	shift         bool // Shift is held (desktop.Keyable)
 
+	drag     dragScroll              // scrolls the transcript while a drag is past its edge
 	onEscape func()                  // Esc (nil: Esc goes to the window)
 	menu     func() []*fyne.MenuItem // extra items of the right-click menu
 	keys     *windowKeys             // keys this widget does not use go to the window
@@ -57,8 +59,11 @@ func (k *windowKeys) typedKey(e *fyne.KeyEvent) {
 	}
 }
 
-func newSelectText(text string) *selectText {
+// newSelectText shows text; scroll (may be nil) is the scroller around it, which a drag
+// past its top or bottom scrolls (dragscroll.go).
+func newSelectText(text string, scroll *container.Scroll) *selectText {
 	s := &selectText{text: text}
+	s.drag = dragScroll{scroll: scroll, follow: s.followPointer}
 	s.ExtendBaseWidget(s)
 	s.rewrap()
 	return s
@@ -232,11 +237,27 @@ func (s *selectText) MouseDown(e *desktop.MouseEvent) {
 // MouseUp is part of desktop.Mouseable.
 func (s *selectText) MouseUp(*desktop.MouseEvent) {}
 
-// Dragged extends the selection to the pointer.
-func (s *selectText) Dragged(e *fyne.DragEvent) { s.moveTo(s.offsetAt(e.Position), true) }
+// Dragged extends the selection to the pointer, and scrolls while it is past the top or the
+// bottom of the scroller.
+func (s *selectText) Dragged(e *fyne.DragEvent) {
+	s.drag.moved(e.AbsolutePosition)
+	s.followPointer()
+}
 
-// DragEnd is part of fyne.Draggable.
-func (s *selectText) DragEnd() {}
+// followPointer extends the selection to the text under the pointer. It reads where the
+// text is now: the driver's e.Position does not follow the scroller's offset.
+func (s *selectText) followPointer() {
+	at := fyne.CurrentApp().Driver().AbsolutePositionForObject(s)
+	s.moveTo(s.offsetAt(s.drag.pointer.Subtract(at)), true)
+}
+
+// DragEnd stops scrolling and keeps the keyboard here for Ctrl+C: the desktop driver takes
+// the focus away when the button is let go over something that cannot have it (the header
+// above the transcript), just before it calls DragEnd.
+func (s *selectText) DragEnd() {
+	s.drag.end()
+	s.requestFocus()
+}
 
 // DoubleTapped selects the word under the pointer.
 func (s *selectText) DoubleTapped(e *fyne.PointEvent) {

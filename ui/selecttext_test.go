@@ -84,12 +84,12 @@ func posOf(s *selectText, o int) fyne.Position {
 
 func TestSelectTextMouse(t *testing.T) {
 	const text = "Hello **world**, a reply\nwith two lines"
-	s := newSelectText(text)
+	s := newSelectText(text, nil)
 	w := selectWindow(t, s, 600)
 
 	from, to := strings.Index(text, "**world**"), strings.Index(text, "two")
 	s.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: posOf(s, from)}, Button: desktop.MouseButtonPrimary})
-	s.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: posOf(s, to)}})
+	s.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: posOf(s, to), AbsolutePosition: posOf(s, to)}})
 	s.DragEnd()
 	if got, want := s.Selected(), text[from:to]; got != want {
 		t.Errorf("dragged over %q, want %q", got, want)
@@ -110,7 +110,7 @@ func TestSelectTextMouse(t *testing.T) {
 
 func TestSelectTextKeys(t *testing.T) {
 	const text = "Line one\nLine two"
-	s := newSelectText(text)
+	s := newSelectText(text, nil)
 	w := selectWindow(t, s, 600)
 	w.Canvas().Focus(s)
 	escaped := false
@@ -151,7 +151,7 @@ func TestSelectTextKeys(t *testing.T) {
 // Wrapped, the text is as tall as its rows and grows when the window narrows.
 func TestSelectTextWraps(t *testing.T) {
 	text := strings.Repeat("word ", 40)
-	s := newSelectText(text)
+	s := newSelectText(text, nil)
 	w := selectWindow(t, s, 800)
 	wide := s.MinSize().Height
 	w.Resize(fyne.NewSize(200, 400))

@@ -121,6 +121,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("System prompt", "system_prompt", v.multiline("system_prompt")),
 			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
 			widget.NewFormItem("Prompt lookup", widget.NewCheckWithData("Copy repeated text from the conversation in one step (same replies, faster quotes and edits)", vm.Lookup)),
+			widget.NewFormItem("KV cache", widget.NewCheckWithData("8-bit on the CPU: faster late in long chats, slightly different replies", vm.KVInt8)),
 		),
 		section("Remote server (optional)"),
 		v.form(

@@ -32,6 +32,8 @@ type SettingsVM struct {
 	Thinking binding.Bool
 	// Lookup turns prompt-lookup decoding on.
 	Lookup binding.Bool
+	// KVInt8 keeps the CPU model's KV cache in 8 bits.
+	KVInt8 binding.Bool
 	// RemoteLong sends long prompts to the remote server instead of the CPU.
 	RemoteLong binding.Bool
 	// ServerOn runs the OpenAI-compatible local server next to the window.
@@ -65,7 +67,7 @@ type SettingsVM struct {
 func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 	vm := &SettingsVM{
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
-		Thinking: binding.NewBool(), Lookup: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
+		Thinking: binding.NewBool(), Lookup: binding.NewBool(), KVInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), store: store, tester: tester,
@@ -132,6 +134,7 @@ func (vm *SettingsVM) Reset() {
 	f("server.api_key", s.Server.APIKey)
 	_ = vm.Thinking.Set(s.Thinking)
 	_ = vm.Lookup.Set(s.PromptLookup)
+	_ = vm.KVInt8.Set(s.KVInt8)
 	_ = vm.RemoteLong.Set(s.Remote.UseForLongPrompts)
 	_ = vm.ServerOn.Set(s.Server.Enabled)
 	vm.setSummary(SummaryError, "")
@@ -188,6 +191,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.MCPConfig = str("mcp_config")
 	s.Thinking = get[bool](vm.Thinking)
 	s.PromptLookup = get[bool](vm.Lookup)
+	s.KVInt8 = get[bool](vm.KVInt8)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)
 	s.Server.Enabled, s.Server.Addr, s.Server.APIKey = get[bool](vm.ServerOn), str("server.addr"), str("server.api_key")

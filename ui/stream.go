@@ -86,6 +86,11 @@ func (vm *ChatVM) consume(ctx context.Context, ch <-chan reply.Event, saver Auto
 	defer tick.Stop()
 	var text, think strings.Builder
 	answering := false
+	// The status line ("Starting…", a load's steps) counts the seconds after the first while
+	// it is the stream's last word (loadclock.go). Any other event ends the count: the words
+	// are then the reply's, or the tool loop's, which sets the status line itself.
+	start := time.Now()
+	status, _ := mvm.Status.Get()
 	flush := func() {
 		if think.Len() == 0 && text.Len() == 0 {
 			return
@@ -124,21 +129,28 @@ func (vm *ChatVM) consume(ctx context.Context, ch <-chan reply.Event, saver Auto
 				sum = reply.Ended(ctx, nil)
 				break
 			}
+			if ev.Kind != reply.EventStatus {
+				status = ""
+			}
 			switch ev.Kind {
 			case reply.EventText:
 				text.WriteString(ev.Text)
 			case reply.EventThinking:
 				think.WriteString(ev.Text)
 			case reply.EventStatus:
-				_ = mvm.Status.Set(ev.Text)
+				status = ev.Text
+				_ = mvm.Status.Set(withSeconds(status, time.Since(start)))
 			case reply.EventNotice:
 				flush()
 				mvm.addNote(ev.Text)
 			case reply.EventDone:
 				sum = reply.Ended(ctx, ev.Done)
 			}
-		case <-tick.C:
+		case now := <-tick.C:
 			flush()
+			if status != "" {
+				_ = mvm.Status.Set(withSeconds(status, now.Sub(start))) // a Set that changes nothing does nothing
+			}
 		}
 	}
 	flush()

@@ -59,6 +59,7 @@ func visibleText(o fyne.CanvasObject) string {
 func TestToolCallCard(t *testing.T) {
 	host := &fakeTools{}
 	v, vm, w := newTestChatView(t, toolModel)
+	d := newQueuedApp(t) // from here on the reply's widget changes wait for d.run, as on the desktop
 	vm.deps.Tools = func() ToolHost { return host }
 	asked := make(chan *ToolCallVM, 1)
 	vm.onApproval = func(tc *ToolCallVM) { asked <- tc } // the card is drawn by then
@@ -70,6 +71,7 @@ func TestToolCallCard(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no call asked for approval")
 	}
+	d.run()
 	allow := visibleButton(w.Content(), "Allow once")
 	if allow == nil {
 		t.Fatal("no Allow once button")
@@ -85,6 +87,7 @@ func TestToolCallCard(t *testing.T) {
 	}
 	test.Tap(allow)
 	waitIdle(t, vm)
+	d.run()
 	shown = visibleText(w.Content())
 	if !strings.Contains(shown, "Echo: hi") {
 		t.Errorf("no result shown:\n%s", shown)

@@ -23,10 +23,11 @@ type wrapText struct {
 	src   []widget.RichTextSegment // as rendered from Markdown, without wrap points
 	rt    *widget.RichText
 	width float32
+	links linkMenus // the links' right-click menus (linkmenu.go)
 }
 
 func newWrapText(segs []widget.RichTextSegment) *wrapText {
-	w := &wrapText{rt: widget.NewRichText()}
+	w := &wrapText{rt: widget.NewRichText(), links: linkMenus{}}
 	w.ExtendBaseWidget(w)
 	w.set(segs)
 	return w
@@ -35,6 +36,7 @@ func newWrapText(segs []widget.RichTextSegment) *wrapText {
 // set shows segs (the caller does not change them afterwards).
 func (w *wrapText) set(segs []widget.RichTextSegment) {
 	w.src = segs
+	w.links = linkMenus{} // the old segments' links are gone
 	w.rewrap()
 }
 
@@ -45,7 +47,7 @@ func (w *wrapText) rewrap() {
 		wr := &wrapper{width: w.width - pad - 1, measure: measureText}
 		segs = wr.segments(w.src)
 	}
-	w.rt.Segments = alignRuns(segs, pixelScale(w))
+	w.rt.Segments = w.links.swap(alignRuns(segs, pixelScale(w)))
 	w.rt.Refresh()
 }
 

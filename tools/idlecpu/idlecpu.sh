@@ -33,11 +33,17 @@ fi
 WORK="$2"
 HZ="$(getconf CLK_TCK)"
 ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
-# measure LABEL: CPU of $PID over SECS seconds, in % of one core.
+# switches PID: context switches of all the process's threads so far (voluntary + forced).
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
+# measure LABEL: CPU of $PID over SECS seconds, in % of one core, and its context switches a
+# second with the CPU each costs here. An idle Fyne loop is mostly thread hand-offs (its 60 Hz
+# ticker wakes the locked main thread), so the CPU per switch says how much of the figure is
+# this machine's switch cost (a virtual machine's is many times a bare PC's).
 measure() {
-  local a b; a="$(ticks "$PID")"; sleep "$SECS"; b="$(ticks "$PID")"
-  awk -v t=$((b - a)) -v hz="$HZ" -v s="$SECS" -v l="$1" \
-    'BEGIN { printf "%-48s %5.2f%% of a core (%d ticks in %d s)\n", l, 100 * t / hz / s, t, s }'
+  local a b ca cb; a="$(ticks "$PID")"; ca="$(switches "$PID")"; sleep "$SECS"
+  b="$(ticks "$PID")"; cb="$(switches "$PID")"
+  awk -v t=$((b - a)) -v c=$((cb - ca)) -v hz="$HZ" -v s="$SECS" -v l="$1" \
+    'BEGIN { printf "%-48s %5.2f%% of a core (%d ticks in %d s), %d switches/s, %.0f µs CPU per switch\n", l, 100 * t / hz / s, t, s, c / s, c ? 1e6 * t / hz / c : 0 }'
 }
 click() { xdotool mousemove "$1" "$2" click 1; sleep 2; }
 

@@ -6,7 +6,7 @@
 # attached 300-page PDF with its sources (one opened; that reply comes from the demo engine,
 # see step 6), a call of a real MCP server's tool waiting for approval, then done (step 9,
 # the demo engine too), a saved Markdown reply shown as written and its text selected (Select
-# text) and an icon button's tip, the window a start-up
+# text), an icon button's tip and the right-click menu of a link in a reply, the window a start-up
 # problem opens (an unusable data folder), a stalled download, the chat's model picker and
 # the banner a chat window opens with when its ONNX Runtime library does not load. Replies
 # come from the real engine running a generated tiny model
@@ -130,6 +130,7 @@ COMPOSER="760 750"
 EXPORT_BUTTON="1217 49"
 MODEL_BUTTON="1070 49" # the chat header's model button (its arrow: the text grows leftwards)
 SOURCE="500 254"    # the reply's first source in 07-chat-document
+LINK="408 605"      # the link at the end of the Markdown reply in 11-chat-markdown
 QUESTION="Can you show the same with bufio.Reader?"
 
 # 1. First run: no model configured opens the welcome page.
@@ -268,6 +269,10 @@ xdotool key Escape
 xdotool mousemove $EXPORT_BUTTON
 sleep 1.2
 shot 17-button-tip
+# 10c. A right-click on the reply's link: its own menu (Open link, Copy link address).
+xdotool mousemove $LINK click 3
+sleep 0.6
+shot 18-link-menu
 stop
 
 # 11. A start-up problem: settings that name a data folder EdgeChat cannot create
