@@ -254,6 +254,10 @@ func (s source) build() (*Pipeline, error) {
 	return parseMapped(data)
 }
 
+// minMapped is the size from which a tokenizer.json is memory-mapped where the system allows
+// (readMapped): below it a plain read costs less than a mapping.
+const minMapped = 1 << 20
+
 // parseMapped is parse of bytes that may be a mapped file, which nothing built may point into
 // (every token is copied out). Should the file shrink under the mapping while it is read, the
 // fault is an error, not a crash.

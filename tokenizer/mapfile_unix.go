@@ -31,7 +31,3 @@ func readMapped(path string) ([]byte, func(), error) {
 	data, err := os.ReadFile(path)
 	return data, func() {}, err
 }
-
-// minMapped is the size from which a file is mapped: below it a plain read costs less than a
-// mapping.
-const minMapped = 1 << 20
