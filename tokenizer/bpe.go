@@ -40,7 +40,9 @@ func newMergeTable(n int) mergeTable {
 	for size < 2*n+1 {
 		size, shift = size*2, shift-1
 	}
-	return mergeTable{slots: touchPages(make([]mergeSlot, size)), shift: shift}
+	slots := make([]mergeSlot, size)
+	adviseHuge(slots)
+	return mergeTable{slots: touchPages(slots), shift: shift}
 }
 
 // touchPages writes to every memory page of s (with the zero it holds) and returns it. A

@@ -530,6 +530,7 @@ func (s *scanner) merges(l *mergeList) error {
 	}
 	l.isSet, l.file = true, s.data
 	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
+	adviseHuge(l.spans[:cap(l.spans)])
 	if err := s.expect('['); err != nil || s.peekClose(']') {
 		return err
 	}

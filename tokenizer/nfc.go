@@ -184,15 +184,14 @@ func formChanges(s string, form norm.Form) []change {
 		c   change
 		ccc uint8
 	}
-	var buf []mark
+	var buf []mark // a starter (or the text's first marks) and the marks after it
 	var out []change
-	pending := 0 // buf[pending:] waits for the next starter to be sorted
 	flush := func() {
-		slices.SortStableFunc(buf[pending:], func(a, b mark) int { return int(a.ccc) - int(b.ccc) })
+		slices.SortStableFunc(buf, func(a, b mark) int { return int(a.ccc) - int(b.ccc) })
 		for _, m := range buf {
 			out = append(out, m.c)
 		}
-		buf, pending = buf[:0], 0
+		buf = buf[:0]
 	}
 	var d []rune
 	for _, r := range s {

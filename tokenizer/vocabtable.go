@@ -30,7 +30,11 @@ func newVocabTable(n int) *vocabTable {
 	t := &vocabTable{seed: maphash.MakeSeed()}
 	t.ents = append(make([]vocabEntry, 0, n+1), vocabEntry{})
 	t.text = make([]byte, 0, 8*n)
-	t.slots = touchPages(make([]uint64, slotsFor(n)))
+	t.slots = make([]uint64, slotsFor(n))
+	adviseHuge(t.ents[:cap(t.ents)])
+	adviseHuge(t.text[:cap(t.text)])
+	adviseHuge(t.slots)
+	touchPages(t.slots)
 	return t
 }
 
