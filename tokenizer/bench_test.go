@@ -150,7 +150,8 @@ type refSpeed struct {
 // BenchmarkLoadEncode loads each tokenizer the reference was timed on (from its folder, file
 // read included) and encodes the ~1 MB bench text, the figure issue 31 holds at ≥ 5× the
 // reference: cpu-s/op is this process's CPU time per load + encode, x-ref the reference's load
-// time plus its CPU time to encode the same text, divided by that.
+// time plus its CPU time to encode the same text, divided by that; faults/op the minor page
+// faults per load + encode (fresh memory pages, costly on a virtual machine).
 func BenchmarkLoadEncode(b *testing.B) {
 	text := benchText(b)
 	var ref map[string]json.RawMessage
@@ -169,7 +170,7 @@ func BenchmarkLoadEncode(b *testing.B) {
 		refSeconds := r.LoadMS/1e3 + float64(len(text))/1e6/r.Encode.Whole.MBPerCPUS
 		b.Run(name, func(b *testing.B) {
 			dir := benchDir(b, name)
-			cpu := cpuSeconds()
+			cpu, faults := cpuSeconds(), minorFaults()
 			for b.Loop() {
 				tk, err := Load(dir)
 				if err != nil {
@@ -180,6 +181,7 @@ func BenchmarkLoadEncode(b *testing.B) {
 			if used := (cpuSeconds() - cpu) / float64(b.N); cpu > 0 && used > 0 {
 				b.ReportMetric(used, "cpu-s/op")
 				b.ReportMetric(refSeconds/used, "x-ref")
+				b.ReportMetric((minorFaults()-faults)/float64(b.N), "faults/op")
 			}
 		})
 	}

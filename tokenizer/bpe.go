@@ -1,5 +1,7 @@
 package tokenizer
 
+import "unsafe"
+
 // The merge loop of the BPE model (the reference's Word::merge_all), shared by every BPE
 // pipeline: a piece's starting symbols are merged by rank, lowest first.
 
@@ -38,7 +40,24 @@ func newMergeTable(n int) mergeTable {
 	for size < 2*n+1 {
 		size, shift = size*2, shift-1
 	}
-	return mergeTable{slots: make([]mergeSlot, size), shift: shift}
+	slots := make([]mergeSlot, size)
+	adviseHuge(slots)
+	return mergeTable{slots: touchPages(slots), shift: shift}
+}
+
+// touchPages writes to every memory page of s (with the zero it holds) and returns it. A
+// large table is fresh memory from the system, and its lookups read a slot before writing it:
+// the read would map a shared page of zeros and the write then fault again to replace it (a
+// second fault and a flush of the processor's address cache, costly on a virtual machine —
+// half the faults of a Gemma 3 load), where a write first faults once.
+func touchPages[T any](s []T) []T {
+	var zero T
+	if size := unsafe.Sizeof(zero); size > 0 && uintptr(len(s))*size >= 1<<16 {
+		for i := uintptr(0); i < uintptr(len(s)); i += 4096/size + 1 {
+			s[i] = zero
+		}
+	}
+	return s
 }
 
 func (t *mergeTable) slot(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> t.shift }
@@ -71,40 +90,66 @@ func (t *mergeTable) put(k, v uint64) {
 	t.slots[i] = mergeSlot{k + 1, v}
 }
 
-// putAll is put of each key with its value, in order (a later duplicate replaces an earlier
-// one). The entries are first sorted by the region of the table their slot lies in (stably, so
-// duplicates keep their order; the order of other keys does not change what get finds), then
-// put region by region: each region's slots stay in the cache while it fills, where putting
-// in the given order writes all over a table larger than the cache (Gemma 3's is 16 MB).
-func (t *mergeTable) putAll(keys, vals []uint64) {
-	for 2*(t.n+len(keys)) > len(t.slots) {
+// putAll puts every entry's key with its value; of entries with the same key, the one with the
+// largest value (a merge's value starts with its rank: the later merge) is kept. The entries,
+// which it reorders, are first grouped by the region of the table their slot lies in, then put
+// region by region: each region's slots stay in the cache while it fills, where putting in the
+// given order writes all over a table larger than the cache (Gemma 3's is 16 MB). The grouping
+// is done in place (no copy of the entries: fewer fresh memory pages a load).
+func (t *mergeTable) putAll(ents []mergeSlot) {
+	for 2*(t.n+len(ents)) > len(t.slots) {
 		t.grow()
 	}
 	bits := uint(64) - t.shift
 	rb := min(bits, putRegionBits)
-	if len(keys) < 1<<12 || rb == 0 {
-		for i, k := range keys {
-			t.put(k, vals[i])
+	if len(ents) >= 1<<12 && rb > 0 {
+		region := func(k uint64) uint64 { return t.slot(k) >> (bits - rb) }
+		// American flag sort: next[r] is where the next entry of region r goes, end[r] where
+		// its part ends; every entry is swapped straight to its region's part.
+		next, end := make([]int, 1<<rb), make([]int, 1<<rb)
+		for _, e := range ents {
+			end[region(e.key)]++
 		}
+		at := 0
+		for r, n := range end {
+			next[r], end[r] = at, at+n
+			at += n
+		}
+		for r := range next {
+			for next[r] < end[r] {
+				e := ents[next[r]]
+				for {
+					to := region(e.key)
+					if int(to) == r {
+						break
+					}
+					ents[next[to]], e = e, ents[next[to]]
+					next[to]++
+				}
+				ents[next[r]] = e
+				next[r]++
+			}
+		}
+	}
+	for _, e := range ents {
+		t.putLatest(e.key, e.val)
+	}
+}
+
+// putLatest is put, but where k is present with a larger value than v that value stays.
+func (t *mergeTable) putLatest(k, v uint64) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.slot(k)
+	for t.slots[i].key != k+1 && t.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	switch {
+	case t.slots[i].key == 0:
+		t.n++
+	case t.slots[i].val > v:
 		return
 	}
-	region := func(k uint64) uint64 { return t.slot(k) >> (bits - rb) }
-	at := make([]int, 1<<rb+1)
-	for _, k := range keys {
-		at[region(k)+1]++
-	}
-	for r := 1; r < len(at); r++ {
-		at[r] += at[r-1]
-	}
-	sorted := make([]mergeSlot, len(keys))
-	for i, k := range keys {
-		r := region(k)
-		sorted[at[r]] = mergeSlot{k, vals[i]}
-		at[r]++
-	}
-	for _, s := range sorted {
-		t.put(s.key, s.val)
-	}
+	t.slots[i] = mergeSlot{k + 1, v}
 }
 
 // putRegionBits is log₂ of the number of table regions putAll sorts by.

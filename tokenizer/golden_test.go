@@ -55,7 +55,7 @@ var realNames = []string{"bert", "bert_zh", "chatglm3", "clip", "cohere", "falco
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.
-var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "wiki_scripts"),
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "wiki_scripts"),
 	prefixed("real_", realNames)...)
 
 func prefixed(p string, names []string) []string {
@@ -93,7 +93,7 @@ func load(t testing.TB, name string) *Pipeline {
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "wiki_scripts":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "wiki_scripts":
 		tk = loadVariant(t, name)
 	case "real_added_tokens":
 		_, err = parse(readReal(t, "added_tokens"))
@@ -157,26 +157,39 @@ func loadO200k(t testing.TB) *Pipeline {
 	return tk
 }
 
-// loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
-// (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
-func loadVariant(t testing.TB, name string) *Pipeline {
+// variant is an edit of a tokenizer.json (see loadVariant), with the strings its golden file
+// has after the corpus.
+type variant struct {
+	Base        string
+	Set         map[string]json.RawMessage
+	AddedTokens []json.RawMessage `json:"added_tokens"`
+	Texts       []string
+}
+
+// readVariants reads testdata/variants.json, written by tools/tokref/golden.js.
+func readVariants(t testing.TB) map[string]variant {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "variants.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var variants map[string]struct {
-		Base        string
-		Set         map[string]json.RawMessage
-		AddedTokens []json.RawMessage `json:"added_tokens"`
-	}
+	var variants map[string]variant
 	if err := json.Unmarshal(data, &variants); err != nil {
 		t.Fatal(err)
 	}
-	v, ok := variants[name]
+	return variants
+}
+
+// loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
+// (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
+func loadVariant(t testing.TB, name string) *Pipeline {
+	t.Helper()
+	v, ok := readVariants(t)[name]
 	if !ok {
 		t.Fatalf("no variant %s in testdata/variants.json", name)
 	}
+	var data []byte
+	var err error
 	if real, ok := strings.CutPrefix(v.Base, "real_"); ok {
 		data = readReal(t, real)
 	} else if data, err = os.ReadFile(filepath.Join(testenv.TokenizerDir(t, v.Base), "tokenizer.json")); err != nil {
@@ -218,6 +231,7 @@ func jsonString(t testing.TB, s string) []byte {
 func checkGolden(t *testing.T, tk Tokenizer, name string) {
 	var corpus []string
 	readGz(t, "corpus.json.gz", &corpus)
+	corpus = append(corpus, readVariants(t)[name].Texts...)
 	var g goldenFile
 	readGz(t, "golden_"+name+".json.gz", &g)
 	if len(g.Cases) != len(corpus) {

@@ -42,6 +42,8 @@ func (n normalizer) head(text string, keeps bool) int {
 	for _, st := range n {
 		if m, ok := st.(*charsmap); ok {
 			s, h = m.head(s, h)
+		} else if f, ok := st.(formStep); ok {
+			s, h = f.head(s, h)
 		} else {
 			// The other steps map each character on its own (a composition keeps the
 			// offsets of its first character): the head is what the head maps to.
@@ -66,10 +68,6 @@ func (n normalizer) head(text string, keeps bool) int {
 // a removal is charged to the character before it, so that removals at the very start are
 // lost and the next characters take the removed ones' offsets.
 func (m *charsmap) head(s string, h int) (string, int) {
-	type change struct {
-		r rune
-		n int // 0 replaces a character, 1 is inserted, -k also removes k characters
-	}
 	var ch []change
 	replace := func(old, repl string) {
 		diff := utf8.RuneCountInString(repl) - utf8.RuneCountInString(old)
@@ -111,6 +109,22 @@ func (m *charsmap) head(s string, h int) (string, int) {
 	if !modified {
 		return s, h
 	}
+	return alignHead(s, h, ch)
+}
+
+// change is one character of a normalizer's output as the Rust library's transform takes it:
+// n is 0 when it replaces the next character of the input, 1 when it is inserted (it takes the
+// offsets of the character before), -k when it also removes the k characters after that one.
+type change struct {
+	r rune
+	n int
+}
+
+// alignHead returns the output that ch spells and the length of its start whose offsets lie in
+// the first h bytes of s, the input ch was made from: the Rust library gives each output
+// character the offsets of the input character it replaces, counting them in turn, whatever
+// character it came from.
+func alignHead(s string, h int, ch []change) (string, int) {
 	out := make([]byte, 0, len(s))
 	head, old := 0, 0 // old: bytes of s consumed
 	inHead := true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A hand-written reader for the bulk of tokenizer.json (the model's vocab and merges, ~10 MB):
@@ -500,6 +501,18 @@ func (l *mergeList) pair(i int) (a, b []byte) {
 	return l.token(sp[0], sp[1]), l.token(sp[2], sp[3])
 }
 
+// reuse returns the memory of the merges' offsets as one entry per merge, for the caller to
+// overwrite merge by merge once it has read it (pair then reads garbage), or nil when the
+// merges are not held as offsets.
+func (l *mergeList) reuse() []mergeSlot {
+	if len(l.spans) == 0 || l.pairs != nil {
+		return nil
+	}
+	// Four uint32 per merge are the size of a mergeSlot; a large allocation is 8-byte aligned,
+	// and a small one of 16 bytes or more too.
+	return unsafe.Slice((*mergeSlot)(unsafe.Pointer(unsafe.SliceData(l.spans))), len(l.spans)/4)
+}
+
 func (l *mergeList) token(start, end uint32) []byte {
 	if n := uint32(len(l.file)); start >= n {
 		return l.extra[start-n : end-n]
@@ -517,6 +530,7 @@ func (s *scanner) merges(l *mergeList) error {
 	}
 	l.isSet, l.file = true, s.data
 	l.spans = make([]uint32, 0, 4*sizeHint(len(s.data), 60))
+	adviseHuge(l.spans[:cap(l.spans)])
 	if err := s.expect('['); err != nil || s.peekClose(']') {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 )
 
 // ErrUnsupported is wrapped by Load's error when tokenizer.json uses a part this package does
@@ -245,9 +246,30 @@ func (s source) build() (*Pipeline, error) {
 	case sourceSPModel:
 		return loadSentencePiece(s.file)
 	}
-	data, err := os.ReadFile(s.file)
+	data, release, err := readMapped(s.file)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	return parseMapped(data)
+}
+
+// minMapped is the size from which a tokenizer.json is memory-mapped where the system allows
+// (readMapped): below it a plain read costs less than a mapping.
+const minMapped = 1 << 20
+
+// parseMapped is parse of bytes that may be a mapped file, which nothing built may point into
+// (every token is copied out). Should the file shrink under the mapping while it is read, the
+// fault is an error, not a crash.
+func parseMapped(data []byte) (t *Pipeline, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			t, err = nil, errors.New("the file changed while it was read")
+		}
+	}()
 	return parse(data)
 }

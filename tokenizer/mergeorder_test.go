@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -41,5 +42,29 @@ func TestMergesOrder(t *testing.T) {
 				t.Errorf("Encode(ab) = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMergesDuplicate checks that of two merges of the same pair the later one's rank counts,
+// as in the reference, whether the table is filled one merge at a time (few merges) or
+// region by region (many).
+func TestMergesDuplicate(t *testing.T) {
+	for _, filler := range []int{0, 5000} {
+		vocab := []string{`"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4`}
+		merges := []string{`["b", "c"]`, `["a", "b"]`}
+		for i := range filler {
+			id := 5 + 3*i
+			vocab = append(vocab, fmt.Sprintf(`"p%d": %d, "q%d": %d, "p%dq%d": %d`, i, id, i, id+1, i, i, id+2))
+			merges = append(merges, fmt.Sprintf(`["p%d", "q%d"]`, i, i))
+		}
+		merges = append(merges, `["b", "c"]`) // now after "a b": "abc" is ab c
+		tk, err := parse([]byte(`{"model": {"type": "BPE", "vocab": {` + strings.Join(vocab, ", ") +
+			`}, "merges": [` + strings.Join(merges, ", ") + `]}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := tk.Encode("abc"), []int{3, 2}; !slices.Equal(got, want) {
+			t.Errorf("%d other merges: Encode(abc) = %v, want %v", filler, got, want)
+		}
 	}
 }

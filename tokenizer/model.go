@@ -269,7 +269,10 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 	var ents [3 * lookupBatch]int32
 	var merged [lookupBatch]int32 // the merged token's entry, or the index of its key (-1-k)
 	var buf []byte
-	pairs, vals := make([]uint64, n), make([]uint64, n)
+	out := merges.reuse() // each merge's pair and value, written once the merge is read
+	if out == nil {
+		out = make([]mergeSlot, n)
+	}
 	guess := 0 // the entry of the last merged token found
 	for first := 0; first < n; first += lookupBatch {
 		batch := min(lookupBatch, n-first)
@@ -317,11 +320,11 @@ func (m *bpeModel) buildMerges(merges *mergeList) error {
 			}
 			guess = int(c)
 			k += 2
-			pairs[rank] = uint64(uint32(t.ents[a].id))<<32 | uint64(uint32(t.ents[b].id))
-			vals[rank] = uint64(rank)<<32 | uint64(uint32(t.ents[c].id))
+			out[rank] = mergeSlot{uint64(uint32(t.ents[a].id))<<32 | uint64(uint32(t.ents[b].id)),
+				uint64(rank)<<32 | uint64(uint32(t.ents[c].id))}
 		}
 	}
-	m.merges.putAll(pairs, vals)
+	m.merges.putAll(out)
 	return nil
 }
 

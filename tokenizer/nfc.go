@@ -157,3 +157,128 @@ func composePair(a, b rune) (rune, bool) {
 	}
 	return 0, false
 }
+
+// head returns s in the normal form and the length of its start whose offsets lie in the first
+// h bytes of s, as the Rust library's offsets give it (see alignHead). Its normalizer emits
+// each character of a decomposition after the first as inserted and, when canonical ordering
+// moves marks, leaves those flags where the sort put them: a text that starts with marks can
+// give the first character's offsets to more or fewer characters than its own normal form.
+func (f formStep) head(s string, h int) (string, int) {
+	ch := formChanges(s, f.form)
+	out, head := alignHead(s, h, ch)
+	if want, _ := f.apply(s); out != want { // not expected: then as before
+		hs, _ := f.apply(s[:h])
+		return want, len(hs)
+	}
+	return out, head
+}
+
+// formChanges is the output of the Rust library's normalizer for s (the
+// unicode-normalization-alignments crate) with the change of each character: decomposed
+// characters after the first of each decomposition are inserted, marks are sorted stably by
+// combining class carrying their flags, and a composition folds the flags of what it joins
+// (a composite of two input characters replaces one and removes the other).
+func formChanges(s string, form norm.Form) []change {
+	compat := form == norm.NFKC || form == norm.NFKD
+	type mark struct {
+		c   change
+		ccc uint8
+	}
+	var buf []mark // a starter (or the text's first marks) and the marks after it
+	var out []change
+	flush := func() {
+		slices.SortStableFunc(buf, func(a, b mark) int { return int(a.ccc) - int(b.ccc) })
+		for _, m := range buf {
+			out = append(out, m.c)
+		}
+		buf = buf[:0]
+	}
+	var d []rune
+	for _, r := range s {
+		if d = append(d[:0], r); !isNewerThanNFC(r) {
+			d = decompose(d[:0], r, compat)
+		}
+		for i, x := range d {
+			c := refCCC(x)
+			if c == 0 {
+				flush()
+			}
+			buf = append(buf, mark{change{x, min(i, 1)}, c})
+		}
+	}
+	flush()
+	if form == norm.NFD || form == norm.NFKD {
+		return out
+	}
+	return recompose(out)
+}
+
+// recompose is the crate's canonical composition of decomposed characters with their changes:
+// marks before any starter pass as they are; a mark blocked from the starter waits with the
+// others after it until a starter ends the run.
+func recompose(in []change) []change {
+	var out, waiting []change
+	var composee *change
+	lastCCC := -1 // none
+	for _, ch := range in {
+		c := int(refCCC(ch.r))
+		if composee == nil {
+			if c != 0 {
+				out = append(out, ch)
+				continue
+			}
+			k := ch
+			composee = &k
+			continue
+		}
+		if lastCCC < 0 {
+			if r, ok := refComposePair(composee.r, ch.r); ok {
+				*composee = change{r, composee.n + ch.n - 1}
+				continue
+			}
+			if c == 0 {
+				out = append(out, *composee)
+				*composee = ch
+				continue
+			}
+			waiting, lastCCC = append(waiting, ch), c
+			continue
+		}
+		if lastCCC >= c {
+			if c == 0 {
+				out = append(append(out, *composee), waiting...)
+				waiting, lastCCC = waiting[:0], -1
+				*composee = ch
+				continue
+			}
+			waiting, lastCCC = append(waiting, ch), c
+			continue
+		}
+		if r, ok := refComposePair(composee.r, ch.r); ok {
+			*composee = change{r, composee.n + ch.n - 1}
+			continue
+		}
+		waiting, lastCCC = append(waiting, ch), c
+	}
+	if composee != nil {
+		out = append(out, *composee)
+	}
+	return append(out, waiting...)
+}
+
+// refCCC is the canonical combining class in the reference's tables: 0 for a character they
+// do not have.
+func refCCC(r rune) uint8 {
+	if isNewerThanNFC(r) {
+		return 0
+	}
+	return ccc(r)
+}
+
+// refComposePair is composePair in the reference's tables.
+func refComposePair(a, b rune) (rune, bool) {
+	if isNewerThanNFC(a) || isNewerThanNFC(b) {
+		return 0, false
+	}
+	return composePair(a, b)
+}

@@ -31,6 +31,10 @@ func newVocabTable(n int) *vocabTable {
 	t.ents = append(make([]vocabEntry, 0, n+1), vocabEntry{})
 	t.text = make([]byte, 0, 8*n)
 	t.slots = make([]uint64, slotsFor(n))
+	adviseHuge(t.ents[:cap(t.ents)])
+	adviseHuge(t.text[:cap(t.text)])
+	adviseHuge(t.slots)
+	touchPages(t.slots)
 	return t
 }
 
@@ -114,7 +118,7 @@ func (t *vocabTable) addHashed(key string, h uint64, id int32) {
 
 // grow doubles the slots and places every entry again.
 func (t *vocabTable) grow() {
-	t.slots = make([]uint64, 2*len(t.slots))
+	t.slots = touchPages(make([]uint64, 2*len(t.slots)))
 	for e := range t.len() {
 		tok := t.str[t.ents[e].start:t.ents[e+1].start]
 		h := maphash.String(t.seed, tok)

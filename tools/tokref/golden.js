@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -67,6 +67,14 @@ const added = (id, content, o = {}) => ({ id, content, single_word: false, lstri
 // strip the whitespace after them; llama2_always has Metaspace always/split, its decoder, and
 // tokens with lstrip, single_word, normalized and whitespace content.
 const meta = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+// Texts that start with combining marks canonical ordering moves (Tibetan vowel signs that
+// decompose into marks of lower classes than the one before them, marks of classes 202–240),
+// for the *_first variants with a Unicode normal form.
+const firstTexts = ['\u0301\u0f73x', '\u0f73\u0f71a', '\u031b\u0f81\u031b\u00bd\u0345\u00e9',
+  '\u0327\u031b\u0f73\u11a8 \u0308', '\u0308\u0f81', '\u1dca\u0f81\u00e9', '\u0344\u0591\uac00',
+  '\u0f81\u0f71\u00e9\u0f72\u0658\u0301', '\u0345\u0327\u0f75', '\u0f71\u0670\u1e0b\u0670\u0345',
+  '\u0f72\u0f73\u05b0\ufb01\u1e0ba', '\u0f73\u0f811', '\u0316\u0f75\u031b', '\ufb2c\u0f71\u05b0',
+  '\u0308\u0f73\u304b', '\u0f73\u0f71\u2126\u11a8', '\u0301\u0316a', 'a\u0301 b'];
 const variants = {
   // SmolLM's pre-tokenizer (each digit alone, then GPT-2's regex) on GPT-2's file.
   gpt2_digits: {
@@ -85,6 +93,27 @@ const variants = {
       { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] },
       decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
     added_tokens: [],
+  },
+  // T5's vocabulary with NFD, then NFKC, each character split off before a Metaspace with
+  // prepend_scheme first: the Rust library's normalizer gives the input's first offsets to the
+  // output characters by position, so a text that starts with marks canonical ordering moves
+  // hands them to more or fewer characters than the first character's own normal form. texts
+  // are strings tested with these variants only (after the corpus).
+  t5_nfd_first: {
+    base: 'real_t5',
+    set: { normalizer: { type: 'NFD' }, pre_tokenizer: { type: 'Sequence', pretokenizers: [
+      { type: 'Split', pattern: { Regex: '.' }, behavior: 'Isolated', invert: false },
+      { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] } },
+    added_tokens: [],
+    texts: firstTexts,
+  },
+  t5_nfkc_first: {
+    base: 'real_t5',
+    set: { normalizer: { type: 'NFKC' }, pre_tokenizer: { type: 'Sequence', pretokenizers: [
+      { type: 'Split', pattern: { Regex: '.' }, behavior: 'Isolated', invert: false },
+      { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true }] } },
+    added_tokens: [],
+    texts: firstTexts,
   },
   // T5's vocabulary with BertNormalizer (accents stripped, lowercased) before a Metaspace with
   // prepend_scheme first: a text that starts with a combining mark loses it, and its start.
@@ -252,12 +281,14 @@ async function main() {
     const plainJSON = { ...json, added_tokens: [] };
     const plain = Tokenizer.fromString(JSON.stringify(plainJSON));
 
-    const ids = await encodeAll(plain, texts);
-    const special = await encodeAll(full, texts);
-    const post = await encodeAll(full, texts, true);
+    // The corpus, then the variant's own texts.
+    const all = [...texts, ...((variants[name] && variants[name].texts) || [])];
+    const ids = await encodeAll(plain, all);
+    const special = await encodeAll(full, all);
+    const post = await encodeAll(full, all, true);
     const cases = [], pre = plain.getPreTokenizer(), norm = plain.getNormalizer();
-    for (let i = 0; i < texts.length; i++) {
-      const normalized = norm ? norm.normalizeString(texts[i]) : texts[i];
+    for (let i = 0; i < all.length; i++) {
+      const normalized = norm ? norm.normalizeString(all[i]) : all[i];
       // To keep the files small, a field equal to its default is left out: special defaults
       // to ids, post to special, decoded to the text, decoded_skip to decoded.
       const c = { ids: ids[i] };
@@ -265,7 +296,7 @@ async function main() {
       if (JSON.stringify(special[i]) !== JSON.stringify(ids[i])) c.special = special[i];
       if (JSON.stringify(post[i]) !== JSON.stringify(special[i])) c.post = post[i];
       const decoded = await full.decode(special[i], false), skip = await full.decode(special[i], true);
-      if (decoded !== texts[i]) c.decoded = decoded;
+      if (decoded !== all[i]) c.decoded = decoded;
       if (skip !== decoded) c.decoded_skip = skip;
       cases.push(c);
     }
