@@ -42,13 +42,13 @@ import (
 
 var (
 	threads = flag.Int("threads", 2, "threads on both sides")
-	rounds  = flag.Int("rounds", 5, "alternating rounds; the best of each side is reported")
+	rounds  = flag.Int("rounds", 30, "alternating rounds; the best of each side is reported (the machine is shared: the best is the least disturbed)")
 	prefill = flag.Int("prefill", 428, "prompt rows of the prefill shapes")
 	isaFlag = flag.String("isa", "", "force the kernel's instruction set: avx512 (VNNI) or avx2 (default: the best the CPU has)")
 	only    = flag.String("only", "", "comma-separated shape names to run (default all)")
 	copyOf  = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
 	stream  = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
-	budget  = flag.Duration("budget", 40*time.Millisecond, "least time of one timed batch of calls")
+	budget  = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
 // shape is one matrix product of a Qwen3-0.6B layer (or the LM head): K inputs, N outputs,
@@ -303,7 +303,7 @@ func measure(dir string, s shape, ws []weights, rows int) (result, error) {
 		if err := f(); err != nil {
 			return res, err
 		}
-		reps[i] = max(2, int(*budget/max(time.Since(start), time.Microsecond)))
+		reps[i] = max(1, int(*budget/max(time.Since(start), time.Microsecond)))
 	}
 	res.t = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	for round := range *rounds {

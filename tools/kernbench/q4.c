@@ -107,9 +107,9 @@ int kb_init(int nth, int isa) {
 
 // Blocks go in groups of four (128 values): the even elements of the four blocks (16 each),
 // then their odd elements, to meet the low and high nibbles of MatMulNBits' bytes.
-void kb_quant(const float *x, int M, int K, int8_t *q, float *d, int32_t *init, float *de) {
+void kb_quant_rows(const float *x, int m0, int m1, int K, int8_t *q, float *d, int32_t *init, float *de) {
 	int nb = K / 32;
-	for (int m = 0; m < M; m++) {
+	for (int m = m0; m < m1; m++) {
 		const float *xr = x + (size_t)m * K;
 		int8_t *qr = q + (size_t)m * K;
 		for (int b = 0; b < nb; b++) {
@@ -137,16 +137,7 @@ void kb_quant(const float *x, int M, int K, int8_t *q, float *d, int32_t *init, 
 
 // ---- kernels -------------------------------------------------------------------------------
 
-typedef struct {
-	const uint8_t *B;
-	const float *S;
-	int N, K, M;
-	const int8_t *q;
-	const float *d;
-	const int32_t *init;
-	const float *de;
-	float *y;
-} job;
+typedef kb_job job;
 
 // expand writes each of nb scales four times: the lanes of a block
 // in the kernels' int32 sums.
@@ -311,21 +302,47 @@ __attribute__((target("avx2,fma"))) static void gemm256(const job *j, int n0, in
 
 // Items are runs of rows of W: 64 for one activation row, 32 for more (each then loops over
 // all activation rows in chunks that stay in L2).
-static int itemRows(const job *j) { return j->M == 1 ? 64 : 32; }
+static int itemRows(int M) { return M == 1 ? 64 : 32; }
 
-static void part(void *arg, int item) {
-	const job *j = arg;
-	int n0 = item * itemRows(j), n1 = n0 + itemRows(j) < j->N ? n0 + itemRows(j) : j->N;
+int kb_items(int N, int M) { return (N + itemRows(M) - 1) / itemRows(M); }
+
+void kb_matmul_item(const kb_job *j, int item) {
+	int n0 = item * itemRows(j->M), n1 = n0 + itemRows(j->M) < j->N ? n0 + itemRows(j->M) : j->N;
 	if (ISA == 2)
 		(j->M == 1 ? gemv512 : gemm512)(j, n0, n1);
 	else
 		gemm256(j, n0, n1);
 }
 
+static void part(void *arg, int item) { kb_matmul_item(arg, item); }
+
+typedef struct {
+	const float *x;
+	int M, K;
+	int8_t *q;
+	float *d, *de;
+	int32_t *init;
+} quantjob;
+
+static void quantpart(void *arg, int item) {
+	const quantjob *j = arg;
+	int m0 = item * 8, m1 = m0 + 8 < j->M ? m0 + 8 : j->M;
+	kb_quant_rows(j->x, m0, m1, j->K, j->q, j->d, j->init, j->de);
+}
+
+void kb_quant(const float *x, int M, int K, int8_t *q, float *d, int32_t *init, float *de) {
+	if (M < 8) {
+		kb_quant_rows(x, 0, M, K, q, d, init, de);
+		return;
+	}
+	quantjob j = {x, M, K, q, d, de, init};
+	run(quantpart, &j, (M + 7) / 8);
+}
+
 void kb_matmul(const uint8_t *B, const float *S, int N, int K, const int8_t *q, const float *d,
                const int32_t *init, const float *de, int M, float *y) {
 	job j = {B, S, N, K, M, q, d, init, de, y};
-	run(part, &j, (N + itemRows(&j) - 1) / itemRows(&j));
+	run(part, &j, kb_items(N, M));
 }
 
 // ---- memory bandwidth ------------------------------------------------------------------------

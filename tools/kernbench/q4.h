@@ -23,3 +23,20 @@ void kb_matmul(const uint8_t *B, const float *S, int N, int K, const int8_t *q,
 // kb_read reads n bytes at p (32-byte aligned, n a multiple of 128) on the pool's threads:
 // the memory bandwidth the kernels can hope for.
 uint64_t kb_read(const uint8_t *p, size_t n);
+
+// The pieces, for a caller with its own threads (an ONNX Runtime custom operator): quantize
+// rows [m0, m1); the job of kb_matmul is kb_items(N, M) independent items.
+typedef struct {
+	const uint8_t *B;
+	const float *S;
+	int N, K, M;
+	const int8_t *q;
+	const float *d;
+	const int32_t *init;
+	const float *de;
+	float *y;
+} kb_job;
+
+void kb_quant_rows(const float *x, int m0, int m1, int K, int8_t *q, float *d, int32_t *init, float *de);
+int kb_items(int N, int M);
+void kb_matmul_item(const kb_job *j, int item);
