@@ -48,6 +48,9 @@ var (
 	only    = flag.String("only", "", "comma-separated shape names to run (default all)")
 	copyOf  = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
 	stream  = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
+	e2e     = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
+	decodeN = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
+	opsLib  = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
 	budget  = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -104,14 +107,27 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *opsLib != "" {
+		if ops, err = loadCustomOps(*opsLib); err != nil {
+			return err
+		}
+		if err := ops.checkAffine(dir); err != nil {
+			return err
+		}
+		if *e2e != "" {
+			return endToEnd(*e2e, *decodeN)
+		}
+	} else if *e2e != "" {
+		return errors.New("--model needs --ops")
+	}
 	bw, err := bandwidth()
 	if err != nil {
 		return err
 	}
 	fmt.Printf("memory read bandwidth on the kernel's threads: %.1f GB/s (best of %d reads of %d MB)\n", bw, *rounds*4, *stream>>20)
-	fmt.Printf("\n%-8s %5s %6s %5s | %9s %9s %9s | %7s %7s %7s | %6s %6s | %s\n",
-		"shape", "K", "N", "rows", "ort acc0", "ort acc4", "kernel", "GB/s a0", "GB/s a4", "GB/s k", "a4/k", "a0/k", "max error / rms (acc0, acc4, kernel)")
-	var sum [2][3]float64 // [decode, prefill][acc0, acc4, kernel] seconds of a forward pass
+	fmt.Printf("\n%-8s %5s %6s %5s | %9s %9s %9s %9s | %7s %7s %7s %7s | %6s %6s %6s | %s\n",
+		"shape", "K", "N", "rows", "ort acc0", "ort acc4", "kernel", "ort+op", "GB/s a0", "GB/s a4", "GB/s k", "GB/s op", "a4/k", "a0/k", "a4/op", "max error / rms (acc0, acc4, kernel, op)")
+	var sum [2][sides]float64 // [decode, prefill][side] seconds of a forward pass
 	for _, s := range shapes {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
 			continue
@@ -133,10 +149,10 @@ func run() error {
 				return fmt.Errorf("%s at %d rows: %w", s.Name, m, err)
 			}
 			gb := float64(len(w.B)+4*len(w.S)) / 1e9
-			fmt.Printf("%-8s %5d %6d %5d | %7.3fms %7.3fms %7.3fms | %7.1f %7.1f %7.1f | %6.2f %6.2f | %.1e %.1e %.1e\n",
-				s.Name, s.K, s.N, m, r.t[0]*1e3, r.t[1]*1e3, r.t[2]*1e3, gb/r.t[0], gb/r.t[1], gb/r.t[2],
-				r.t[1]/r.t[2], r.t[0]/r.t[2], r.err[0], r.err[1], r.err[2])
-			for i := range 3 {
+			fmt.Printf("%-8s %5d %6d %5d | %7.3fms %7.3fms %7.3fms %7.3fms | %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f | %.1e %.1e %.1e %.1e\n",
+				s.Name, s.K, s.N, m, r.t[0]*1e3, r.t[1]*1e3, r.t[2]*1e3, r.t[3]*1e3, gb/r.t[0], gb/r.t[1], gb/r.t[2], gb/r.t[3],
+				r.t[1]/r.t[2], r.t[0]/r.t[2], r.t[1]/r.t[3], r.err[0], r.err[1], r.err[2], r.err[3])
+			for i := range sides {
 				sum[ri][i] += float64(s.Count) * r.t[i]
 			}
 		}
@@ -144,8 +160,8 @@ func run() error {
 	if *only == "" {
 		fmt.Printf("\n28-layer sums of the matrix products (one-node times × count):\n")
 		for ri, what := range []string{"decode step (1 row, LM head included)", fmt.Sprintf("prefill (%d rows, LM head on the last row not included)", *prefill)} {
-			fmt.Printf("  %-52s acc0 %8.2f ms  acc4 %8.2f ms  kernel %8.2f ms  acc4/kernel %.2f×\n", what,
-				sum[ri][0]*1e3, sum[ri][1]*1e3, sum[ri][2]*1e3, sum[ri][1]/sum[ri][2])
+			fmt.Printf("  %-52s acc0 %8.2f ms  acc4 %8.2f ms  kernel %8.2f ms  ort+op %8.2f ms  acc4/kernel %.2f×  acc4/op %.2f×\n", what,
+				sum[ri][0]*1e3, sum[ri][1]*1e3, sum[ri][2]*1e3, sum[ri][3]*1e3, sum[ri][1]/sum[ri][2], sum[ri][1]/sum[ri][3])
 		}
 	}
 	return nil
@@ -171,29 +187,41 @@ func newWeights(s shape, seed uint64) weights {
 	return w
 }
 
+// The sides: ONNX Runtime's MatMulNBits at accuracy level 0 and 4, this kernel on its own
+// threads, and this kernel as the custom operator kernbench.Q4MatMul in a session (--ops; NaN
+// without).
+const sides = 4
+
+var ops *customOps
+
 type result struct {
-	t   [3]float64 // seconds a call: ort acc0, ort acc4, kernel
-	err [3]float64 // the largest |y - reference| over the reference's rms, sampled columns
+	t   [sides]float64 // seconds a call
+	err [sides]float64 // the largest |y - reference| over the reference's rms, sampled columns
 }
 
 // oneNode writes a model of len(ws) MatMulNBits nodes side by side, each with its own weights,
 // all reading A: as many copies as it takes to stream the weights from memory, as a decode
 // step's 28 layers do, rather than from the caches.
+// acc < 0 writes kernbench.Q4MatMul nodes instead.
 func oneNode(path string, s shape, ws []weights, rows int, acc int64) error {
 	g := proto.Graph{Name: "matmulnbits", Inputs: []proto.ValueInfo{{Name: "A", Type: proto.Float, Dims: proto.Dims(rows, s.K)}}}
 	for i, w := range ws {
 		b, sc, y := fmt.Sprint("B", i), fmt.Sprint("scales", i), fmt.Sprint("Y", i)
-		g.Nodes = append(g.Nodes, proto.Node{Name: fmt.Sprint("mm", i), OpType: "MatMulNBits", Domain: "com.microsoft",
+		n := proto.Node{Name: fmt.Sprint("mm", i), OpType: "MatMulNBits", Domain: "com.microsoft",
 			Inputs: []string{"A", b, sc}, Outputs: []string{y},
 			Attrs: []proto.Attr{proto.IntAttr("K", int64(s.K)), proto.IntAttr("N", int64(s.N)), proto.IntAttr("bits", 4),
-				proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", acc)}})
+				proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", acc)}}
+		if acc < 0 {
+			n.OpType, n.Domain, n.Attrs = "Q4MatMul", "kernbench", n.Attrs[:2]
+		}
+		g.Nodes = append(g.Nodes, n)
 		g.Outputs = append(g.Outputs, proto.ValueInfo{Name: y, Type: proto.Float, Dims: proto.Dims(rows, s.N)})
 		g.Initializers = append(g.Initializers,
 			&proto.Tensor{Name: b, DataType: proto.Uint8, Dims: []int64{int64(s.N), int64(s.K / 32), 16}, Raw: w.B},
 			proto.FloatTensor(sc, []int64{int64(len(w.S))}, w.S))
 	}
 	m := &proto.Model{IRVersion: 10, Producer: "kernbench",
-		Opsets: []proto.Opset{{Domain: "", Version: 21}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+		Opsets: []proto.Opset{{Domain: "", Version: 21}, {Domain: "com.microsoft", Version: 1}, {Domain: "kernbench", Version: 1}}, Graph: g}
 	return m.WriteFile(path, proto.WriteOptions{})
 }
 
@@ -238,6 +266,11 @@ func newORT(dir string, s shape, ws []weights, x []float32, rows int, acc int64)
 	if err := o.SetIntraOpNumThreads(*threads); err != nil {
 		return nil, err
 	}
+	if acc < 0 {
+		if err := ops.register(o); err != nil {
+			return nil, err
+		}
+	}
 	// As the app runs its sessions: spinning while a run lasts, stopped after it.
 	for k, v := range map[string]string{"session.intra_op.allow_spinning": "1", "session.force_spinning_stop": "1"} {
 		if err := o.AddSessionConfigEntry(k, v); err != nil {
@@ -281,20 +314,26 @@ func measure(dir string, s shape, ws []weights, rows int) (result, error) {
 		x[i] = float32(r.NormFloat64())
 	}
 	accs := []int64{0, 4}
-	var sides [2]*ortSide
-	for i, acc := range accs {
+	if ops != nil {
+		accs = append(accs, -1)
+	}
+	var sess []*ortSide
+	for _, acc := range accs {
 		o, err := newORT(dir, s, ws, x, rows, acc)
 		if err != nil {
 			return res, err
 		}
 		defer o.destroy()
-		sides[i] = o
+		sess = append(sess, o)
 	}
 	k := &kernel{s: s, ws: ws, x: x, rows: rows, q: make([]int8, rows*s.K), d: make([]float32, rows*s.K/32),
 		de: make([]float32, rows*s.K/8), init: make([]int32, rows*s.K/8), y: make([]float32, rows*s.N)}
-	calls := []func() error{sides[0].s.Run, sides[1].s.Run, func() error { k.run(); return nil }}
+	calls := []func() error{sess[0].s.Run, sess[1].s.Run, func() error { k.run(); return nil }}
+	if ops != nil {
+		calls = append(calls, sess[2].s.Run)
+	}
 	// Warm up (ONNX Runtime packs the weights on its first run) and size the batches.
-	reps := [3]int{}
+	reps := [sides]int{}
 	for i, f := range calls {
 		if err := f(); err != nil {
 			return res, err
@@ -305,7 +344,11 @@ func measure(dir string, s shape, ws []weights, rows int) (result, error) {
 		}
 		reps[i] = max(1, int(*budget/max(time.Since(start), time.Microsecond)))
 	}
-	res.t = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	res.t = [sides]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.NaN()}
+	res.err[3] = math.NaN()
+	if ops != nil {
+		res.t[3] = math.Inf(1)
+	}
 	for round := range *rounds {
 		for j := range calls {
 			i := (j + round) % len(calls) // each side first in turn
@@ -320,7 +363,10 @@ func measure(dir string, s shape, ws []weights, rows int) (result, error) {
 		}
 	}
 	// The kernel's y holds the last copy's product, the sessions' first output the first's.
-	ys := [3][]float32{sides[0].y[0].GetData(), sides[1].y[0].GetData(), k.y}
+	ys := [][]float32{sess[0].y[0].GetData(), sess[1].y[0].GetData(), k.y}
+	if ops != nil {
+		ys = append(ys, sess[2].y[0].GetData())
+	}
 	k.ws = ws[:1]
 	k.run()
 	for i, y := range ys {
