@@ -130,6 +130,24 @@ func endToEnd(graph string, decode int) error {
 	for i := range ids {
 		ids[i] = 100 + i%1000
 	}
+	if *refGraph != "" {
+		ref, err := loop.Open(*refGraph, base)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", *refGraph, err)
+		}
+		for i, name := range []string{"MatMulNBits acc 4", "kernbench.ops kernel"} {
+			fmt.Printf("  %s against the float-compute twin:", name)
+			if err := compareLogits([2]*loop.Loop{ref, loops[i]}, ids); err != nil {
+				ref.Close()
+				return err
+			}
+		}
+		ref.Close()
+	}
+	fmt.Printf("  kernel against MatMulNBits acc 4:")
+	if err := compareLogits(loops, ids); err != nil {
+		return err
+	}
 	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
 	ttft := [2][]float64{}
 	tps := [2][]float64{}
@@ -160,6 +178,33 @@ func endToEnd(graph string, decode int) error {
 		same++
 	}
 	fmt.Printf("  greedy tokens: the first %d of %d agree\n", same, len(tokens[0]))
+	return nil
+}
+
+// compareLogits says how far the two graphs' logits after the prompt are apart, against how
+// far apart the top two logits are: a greedy token flips where the first exceeds the second.
+func compareLogits(loops [2]*loop.Loop, ids []int) error {
+	var got [2][]float32
+	for i, l := range loops {
+		l.Truncate(0)
+		lg, err := l.Step(ids)
+		if err != nil {
+			return err
+		}
+		got[i] = slices.Clone(lg[len(lg)-l.Vocab():])
+	}
+	var maxd, sum, sq float64
+	for i, v := range got[0] {
+		maxd = max(maxd, math.Abs(float64(v-got[1][i])))
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	n := float64(len(got[0]))
+	sd := math.Sqrt(sq/n - (sum/n)*(sum/n))
+	top := slices.Clone(got[0])
+	slices.Sort(top)
+	fmt.Printf(" logits after the prompt: largest difference %.3g (%.2g of their standard deviation %.3g); gap between the top two %.3g\n",
+		maxd, maxd/sd, sd, float64(top[len(top)-1]-top[len(top)-2]))
 	return nil
 }
 

@@ -41,17 +41,19 @@ import (
 )
 
 var (
-	threads = flag.Int("threads", 2, "threads on both sides")
-	rounds  = flag.Int("rounds", 30, "alternating rounds; the best of each side is reported (the machine is shared: the best is the least disturbed)")
-	prefill = flag.Int("prefill", 428, "prompt rows of the prefill shapes")
-	isaFlag = flag.String("isa", "", "force the kernel's instruction set: avx512 (VNNI) or avx2 (default: the best the CPU has)")
-	only    = flag.String("only", "", "comma-separated shape names to run (default all)")
-	copyOf  = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
-	stream  = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
-	e2e     = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
-	decodeN = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
-	opsLib  = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
-	budget  = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
+	threads   = flag.Int("threads", 2, "threads on both sides")
+	rounds    = flag.Int("rounds", 30, "alternating rounds; the best of each side is reported (the machine is shared: the best is the least disturbed)")
+	prefill   = flag.Int("prefill", 428, "prompt rows of the prefill shapes")
+	isaFlag   = flag.String("isa", "", "force the kernel's instruction set: avx512 (VNNI) or avx2 (default: the best the CPU has)")
+	only      = flag.String("only", "", "comma-separated shape names to run (default all)")
+	copyOf    = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
+	stream    = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
+	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
+	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
+	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
+	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
+	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
+	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
 // shape is one matrix product of a Qwen3-0.6B layer (or the LM head): K inputs, N outputs,
@@ -85,6 +87,9 @@ func main() {
 func run() error {
 	if *copyOf != "" {
 		o := optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true, SharedKVAttention: true, RotaryRows: 8192}
+		if *floatCopy {
+			o.AccuracyLevel, o.FloatCompute = 0, true
+		}
 		p, _, err := optimize.Cached(*copyOf, filepath.Join(paths.CacheDir(), "bench"), o)
 		if err != nil {
 			return err
