@@ -51,6 +51,7 @@ var (
 	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
 	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
 	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
+	spin = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
@@ -129,9 +130,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	fmt.Println("rate: GB/s of weights read for one row, GMAC/s for more")
 	fmt.Printf("memory read bandwidth on the kernel's threads: %.1f GB/s (best of %d reads of %d MB)\n", bw, *rounds*4, *stream>>20)
 	fmt.Printf("\n%-8s %5s %6s %5s | %9s %9s %9s %9s | %7s %7s %7s %7s | %6s %6s %6s | %s\n",
-		"shape", "K", "N", "rows", "ort acc0", "ort acc4", "kernel", "ort+op", "GB/s a0", "GB/s a4", "GB/s k", "GB/s op", "a4/k", "a0/k", "a4/op", "max error / rms (acc0, acc4, kernel, op)")
+		"shape", "K", "N", "rows", "ort acc0", "ort acc4", "kernel", "ort+op", "rate a0", "rate a4", "rate k", "rate op", "a4/k", "a0/k", "a4/op", "max error / rms (acc0, acc4, kernel, op)")
 	var sum [2][sides]float64 // [decode, prefill][side] seconds of a forward pass
 	for _, s := range shapes {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
@@ -153,7 +155,11 @@ func run() error {
 			if err != nil {
 				return fmt.Errorf("%s at %d rows: %w", s.Name, m, err)
 			}
+			// One row: weights read (GB/s); more rows: multiply-adds (GMAC/s).
 			gb := float64(len(w.B)+4*len(w.S)) / 1e9
+			if m > 1 {
+				gb = float64(m) * float64(s.K) * float64(s.N) / 1e9
+			}
 			fmt.Printf("%-8s %5d %6d %5d | %7.3fms %7.3fms %7.3fms %7.3fms | %7.1f %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f | %.1e %.1e %.1e %.1e\n",
 				s.Name, s.K, s.N, m, r.t[0]*1e3, r.t[1]*1e3, r.t[2]*1e3, r.t[3]*1e3, gb/r.t[0], gb/r.t[1], gb/r.t[2], gb/r.t[3],
 				r.t[1]/r.t[2], r.t[0]/r.t[2], r.t[1]/r.t[3], r.err[0], r.err[1], r.err[2], r.err[3])
