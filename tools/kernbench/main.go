@@ -51,7 +51,7 @@ var (
 	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
 	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
 	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
-	spin = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
+	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
