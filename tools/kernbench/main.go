@@ -99,11 +99,11 @@ func run() error {
 		return nil
 	}
 	isa := map[string]int{"": 0, "avx2": 1, "avx512": 2}[*isaFlag]
-	if got := C.kb_init(C.int(*threads), C.int(isa)); got < 0 {
+	if got := kbInit(*threads, isa); got < 0 {
 		return errors.New("this CPU has neither AVX-512 VNNI nor AVX2 (or not the one --isa asks for)")
 	} else {
 		fmt.Printf("kernel: %s, %d threads; ONNX Runtime MatMulNBits at accuracy levels 0 and 4, %d threads; best of %d alternating rounds\n",
-			map[C.int]string{1: "AVX2 (maddubs)", 2: "AVX-512 VNNI"}[got], *threads, *threads, *rounds)
+			map[int]string{1: "AVX2 (maddubs)", 2: "AVX-512 VNNI"}[got], *threads, *threads, *rounds)
 	}
 	if _, err := env.Init(""); err != nil {
 		return err
@@ -177,6 +177,10 @@ func run() error {
 	}
 	return nil
 }
+
+// kbInit starts the kernel's threads (on the first call) and picks its instruction set: 0 the
+// best the CPU has, 1 AVX2, 2 AVX-512 VNNI. It returns the one picked, or -1.
+func kbInit(threads, isa int) int { return int(C.kb_init(C.int(threads), C.int(isa))) }
 
 // weights are one matrix in MatMulNBits' layout: B [N][K/32][16] (element 2i in the low nibble,
 // zero point 8) and scales [N][K/32].
