@@ -155,7 +155,7 @@ func (c *customOps) checkAffine(dir string) error {
 	}
 	for i, v := range out.GetData() {
 		if v != 2*x[i]+1 {
-			return fmt.Errorf("Affine gave %v for %v", out.GetData(), x)
+			return fmt.Errorf("the Affine operator gave %v for %v", out.GetData(), x)
 		}
 	}
 	fmt.Printf("custom operator kernbench.Affine from %s ran in an onnxruntime_go session: %v → %v\n", filepath.Base(c.path), x, out.GetData())
