@@ -34,6 +34,9 @@ type Options struct {
 	// Profile, when set, makes ONNX Runtime write a JSON trace of every operator's time to a
 	// file whose name starts with it (written when the loop closes).
 	Profile string
+	// Setup, when set, is called on the session options last, before the session is made
+	// (tools/kernbench registers a custom-operator library there).
+	Setup func(*ort.SessionOptions) error
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -150,6 +153,11 @@ func Open(path string, o Options) (*Loop, error) {
 	for k, v := range o.Config {
 		if err := opts.AddSessionConfigEntry(k, v); err != nil {
 			return nil, fmt.Errorf("session option %s=%s: %w", k, v, err)
+		}
+	}
+	if o.Setup != nil {
+		if err := o.Setup(opts); err != nil {
+			return nil, err
 		}
 	}
 	if l.s, err = ort.NewDynamicAdvancedSession(path, in, out, opts); err != nil {

@@ -1,0 +1,259 @@
+//go:build linux && amd64 && cgo
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/inference/ort/loop"
+	"edgechat/inference/sample"
+)
+
+// opTwin writes beside graph (an int4 decoder, weights in a data file beside it) a copy whose
+// MatMulNBits nodes run kernbench.ops.MatMulNBits, this folder's kernel: their domain
+// "com.microsoft" becomes "kernbench.ops" (the same length, so the graph is patched in place)
+// and the model imports that domain. It returns the copy's path and how many nodes changed.
+func opTwin(graph string) (string, int, error) {
+	b, err := os.ReadFile(graph)
+	if err != nil {
+		return "", 0, err
+	}
+	const from, to = "com.microsoft", "kernbench.ops"
+	n := 0
+	// ModelProto.graph (7) → GraphProto.node (1) → NodeProto.op_type (4), domain (7).
+	err = eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
+		if num != 7 {
+			return nil
+		}
+		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
+			if num != 1 {
+				return nil
+			}
+			var op string
+			domOff := -1
+			err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+				switch num {
+				case 4:
+					op = string(v)
+				case 7:
+					if string(v) == from {
+						domOff = off
+					}
+				}
+				return nil
+			})
+			if err == nil && op == "MatMulNBits" && domOff >= 0 {
+				copy(b[domOff:], to)
+				n++
+			}
+			return err
+		})
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	if n == 0 {
+		return "", 0, errors.New("no MatMulNBits node of domain com.microsoft in " + graph)
+	}
+	var opset []byte
+	opset = protowire.AppendTag(opset, 1, protowire.BytesType)
+	opset = protowire.AppendString(opset, to)
+	opset = protowire.AppendTag(opset, 2, protowire.VarintType)
+	opset = protowire.AppendVarint(opset, 1)
+	b = protowire.AppendTag(b, 8, protowire.BytesType) // ModelProto.opset_import
+	b = protowire.AppendBytes(b, opset)
+	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+filepath.Base(graph))
+	return out, n, os.WriteFile(out, b, 0o644)
+}
+
+// eachField calls fn with every length-delimited field of the message b (which starts at
+// offset base of the whole buffer) and the offset of its contents.
+func eachField(b []byte, base int, fn func(num protowire.Number, v []byte, off int) error) error {
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		i += n
+		if typ != protowire.BytesType {
+			m := protowire.ConsumeFieldValue(num, typ, b[i:])
+			if m < 0 {
+				return protowire.ParseError(m)
+			}
+			i += m
+			continue
+		}
+		v, m := protowire.ConsumeBytes(b[i:])
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		if err := fn(num, v, base+i+m-len(v)); err != nil {
+			return err
+		}
+		i += m
+	}
+	return nil
+}
+
+// endToEnd runs the app's optimized copy and its custom-operator twin in turn: a prefill of
+// --prefill tokens and --decode greedy tokens, --rounds times, each first in turn.
+func endToEnd(graph string, decode int) error {
+	twin, n, err := opTwin(graph)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(twin)
+	fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
+	spinning := map[bool]string{true: "1", false: "0"}[*spin]
+	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
+	base := loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
+	withOps := base
+	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
+	var loops [2]*loop.Loop
+	for i, p := range []string{graph, twin} {
+		o := base
+		if i == 1 {
+			o = withOps
+		}
+		if loops[i], err = loop.Open(p, o); err != nil {
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		defer loops[i].Close()
+	}
+	ids := make([]int, *prefill)
+	for i := range ids {
+		ids[i] = 100 + i%1000
+	}
+	if *refGraph != "" {
+		ref, err := loop.Open(*refGraph, base)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", *refGraph, err)
+		}
+		for i, name := range []string{"MatMulNBits acc 4", "kernbench.ops kernel"} {
+			fmt.Printf("  %s against the float-compute twin:", name)
+			if err := compareLogits([2]*loop.Loop{ref, loops[i]}, ids); err != nil {
+				ref.Close()
+				return err
+			}
+		}
+		ref.Close()
+	}
+	fmt.Printf("  kernel against MatMulNBits acc 4:")
+	if err := compareLogits(loops, ids); err != nil {
+		return err
+	}
+	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
+	// [side][prefill, decode step] seconds of wall-clock and of CPU time (user and system, all
+	// threads: with --spin=false it counts work, not waiting, which on a shared machine is
+	// the steadier measure).
+	var wall, cpuT [2][2][]float64
+	var tokens [2][]int
+	rounds := max(3, *rounds/5)
+	for r := range rounds + 1 { // round 0 warms up
+		for j := range 2 {
+			i := (j + r) % 2
+			w, c, ids, err := greedyTimed(loops[i], ids, decode)
+			if err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+			tokens[i] = ids
+			if r > 0 {
+				for ph := range 2 {
+					wall[i][ph] = append(wall[i][ph], w[ph])
+					cpuT[i][ph] = append(cpuT[i][ph], c[ph])
+				}
+			}
+		}
+	}
+	for i := range 2 {
+		fmt.Printf("  %-22s prefill %7.3f s wall (best of %d; median %7.3f), %7.3f s CPU (median) | decode step %6.2f ms wall (best; median %6.2f), %6.2f ms CPU (median)\n",
+			names[i], slices.Min(wall[i][0]), rounds, median(wall[i][0]), median(cpuT[i][0]),
+			1e3*slices.Min(wall[i][1]), 1e3*median(wall[i][1]), 1e3*median(cpuT[i][1]))
+	}
+	fmt.Printf("  kernel/ort time: prefill %.2f× wall (best), %.2f× CPU (median); decode step %.2f× wall (best), %.2f× CPU (median)\n",
+		slices.Min(wall[1][0])/slices.Min(wall[0][0]), median(cpuT[1][0])/median(cpuT[0][0]),
+		slices.Min(wall[1][1])/slices.Min(wall[0][1]), median(cpuT[1][1])/median(cpuT[0][1]))
+	same := 0
+	for same < min(len(tokens[0]), len(tokens[1])) && tokens[0][same] == tokens[1][same] {
+		same++
+	}
+	fmt.Printf("  greedy tokens: the first %d of %d agree\n", same, len(tokens[0]))
+	return nil
+}
+
+// greedyTimed runs the prompt and n greedy steps, returning the wall-clock and CPU seconds of
+// the prefill and of one decode step (their mean) and the tokens.
+func greedyTimed(l *loop.Loop, prompt []int, n int) (wall, cpuS [2]float64, ids []int, err error) {
+	l.Truncate(0)
+	w0, c0 := time.Now(), cpuTime()
+	logits, err := l.Step(prompt)
+	if err != nil {
+		return wall, cpuS, nil, err
+	}
+	next := sample.Argmax(logits[len(logits)-l.Vocab():])
+	wall[0], cpuS[0] = time.Since(w0).Seconds(), (cpuTime() - c0).Seconds()
+	ids = append(ids, next)
+	w0, c0 = time.Now(), cpuTime()
+	for range n {
+		if logits, err = l.Step([]int{next}); err != nil {
+			return wall, cpuS, ids, err
+		}
+		next = sample.Argmax(logits)
+		ids = append(ids, next)
+	}
+	wall[1], cpuS[1] = time.Since(w0).Seconds()/float64(n), (cpuTime()-c0).Seconds()/float64(n)
+	return wall, cpuS, ids, nil
+}
+
+// cpuTime is the CPU time (user and system) this process has spent.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// compareLogits says how far the two graphs' logits after the prompt are apart, against how
+// far apart the top two logits are: a greedy token flips where the first exceeds the second.
+func compareLogits(loops [2]*loop.Loop, ids []int) error {
+	var got [2][]float32
+	for i, l := range loops {
+		l.Truncate(0)
+		lg, err := l.Step(ids)
+		if err != nil {
+			return err
+		}
+		got[i] = slices.Clone(lg[len(lg)-l.Vocab():])
+	}
+	var maxd, sum, sq float64
+	for i, v := range got[0] {
+		maxd = max(maxd, math.Abs(float64(v-got[1][i])))
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	n := float64(len(got[0]))
+	sd := math.Sqrt(sq/n - (sum/n)*(sum/n))
+	top := slices.Clone(got[0])
+	slices.Sort(top)
+	fmt.Printf(" logits after the prompt: largest difference %.3g (%.2g of their standard deviation %.3g); gap between the top two %.3g\n",
+		maxd, maxd/sd, sd, float64(top[len(top)-1]-top[len(top)-2]))
+	return nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	return s[len(s)/2]
+}
