@@ -59,9 +59,11 @@ const CompleteNoticeText = "Complete text: this is a base model with no chat tem
 // NewChatView builds the view; onSettings opens the settings pane.
 func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	v := &ChatView{vm: vm, win: win, bubbles: map[*MessageVM]*bubble{}, follow: true}
-	v.list = container.NewVBox()
+	v.list = newPixelColumn()
 	v.scroll = container.NewVScroll(container.New(transcriptLayout{v}, v.list))
 	v.scroll.OnScrolled = func(p fyne.Position) {
+		// Whole pixels (pixelcolumn.go): Scroll draws with the offset set here.
+		v.scroll.Offset.Y = roundPixels(p.Y, pixelScale(v.scroll))
 		v.follow = p.Y >= v.list.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-8
 	}
 
@@ -251,22 +253,38 @@ func (v *ChatView) settle() {
 	}
 	end := max(0, v.scroll.Content.Size().Height-v.scroll.Size().Height)
 	if v.follow || v.scroll.Offset.Y > end {
-		v.scroll.ScrollToOffset(fyne.NewPos(0, end))
+		v.scrollTo(end)
 	}
 }
 
 // transcriptLayout pads the transcript like container.NewPadded, then settles the view. The
 // height of the transcript is only known once it is laid out at its width (text wraps,
 // footers appear a frame later), so following its end means settling after each layout.
+//
+// It also puts the list on a whole device pixel of the window, a fraction of a pixel lower
+// than the padding (pixelcolumn.go); MinSize keeps a pixel for that.
 type transcriptLayout struct{ v *ChatView }
 
 func (l transcriptLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return layout.NewPaddedLayout().MinSize(objs)
+	return layout.NewPaddedLayout().MinSize(objs).AddWidthHeight(0, 1/layoutScale(objs))
 }
 
 func (l transcriptLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	layout.NewPaddedLayout().Layout(objs, size)
+	if len(objs) > 0 {
+		o := objs[0]
+		scale := layoutScale(objs)
+		y := windowY(o)
+		if d := ceilPixels(y, scale) - y; d > 0.001 {
+			o.Move(o.Position().AddXY(0, d))
+		}
+	}
 	l.v.settle()
+}
+
+// scrollTo scrolls the transcript to y, rounded to a whole device pixel.
+func (v *ChatView) scrollTo(y float32) {
+	v.scroll.ScrollToOffset(fyne.NewPos(0, roundPixels(y, pixelScale(v.scroll))))
 }
 
 // FocusComposer puts the keyboard in the composer (Ctrl+L).
