@@ -38,6 +38,7 @@ type ChatView struct {
 	// OnManageModels opens the Models view from the picker (nil hides that row).
 	OnManageModels func()
 	picker         *modelPicker
+	fit            *headerFit     // the model text cut to the header's room (nil: the window sets it)
 	SaveExport     *widget.Button // in the banner shown while saving fails
 	Settings       *tipButton
 	Attach         *widget.Button
@@ -80,16 +81,10 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		v.Model.OnTapped = v.ShowPicker
 		v.Model.SetIcon(theme.MenuDropDownIcon())
 		v.Model.IconPlacement = widget.ButtonIconTrailingText
+		v.fit = &headerFit{btn: v.Model}
 		showModel := func() {
-			// A button's text is bold (widget.RichTextStyleStrong).
-			text, cut := fitText(get[string](vm.ModelLabel), modelHeaderWidth, fyne.TextStyle{Bold: true})
-			v.Model.Tip = "Choose the model"
-			if detail := get[string](vm.ModelDetail); detail != "" {
-				v.Model.Tip = detail
-			} else if cut {
-				v.Model.Tip = get[string](vm.ModelLabel) + " — choose the model"
-			}
-			v.Model.SetText(text)
+			v.fit.full, v.fit.tip = get[string](vm.ModelLabel), get[string](vm.ModelDetail)
+			v.fit.apply()
 		}
 		v.on(vm.ModelLabel, showModel)
 		v.on(vm.ModelDetail, showModel)
@@ -101,7 +96,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 			v.Model.Refresh()
 		})
 	}
-	header := container.NewBorder(nil, nil, nil, container.NewHBox(v.Model, think, v.Export, v.Settings), title)
+	header := container.New(headerLayout{v.fit}, title, v.Model, container.NewHBox(think, v.Export, v.Settings))
 
 	banner := v.label(vm.Error)
 	banner.Wrapping = fyne.TextWrapWord
