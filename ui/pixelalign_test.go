@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -188,6 +189,33 @@ func walkText(o fyne.CanvasObject, at fyne.Position, inText bool, siblings []fyn
 		objs := test.WidgetRenderer(c).Objects()
 		for _, k := range objs {
 			walkText(k, abs, inText, objs, fn)
+		}
+	}
+}
+
+// The welcome page's text, bold runs and all, is drawn with every run on a whole pixel (Fyne's
+// own Markdown drew "EdgeChat looks for models…" after the bold "Find or download one:"
+// lighter, a fraction of a pixel off).
+func TestWelcomeRunsOnWholePixels(t *testing.T) {
+	for _, scale := range []float32{1, 1.25} {
+		test.NewTempApp(t)
+		vm := NewWelcomeVM(&memSettings{})
+		v := NewWelcomeView(vm, test.NewTempWindow(t, nil), func() {})
+		w := test.NewTempWindow(t, v.Content)
+		w.Canvas().(test.WindowlessCanvas).SetScale(scale)
+		w.Resize(fyne.NewSize(900, 600))
+		runs := 0
+		walkText(w.Content(), fyne.Position{}, true, nil, func(txt *canvas.Text, abs fyne.Position, _ []fyne.CanvasObject) {
+			if txt.Text == "" || !strings.Contains(welcomeText, strings.TrimSpace(txt.Text)) {
+				return
+			}
+			runs++
+			if px := float64((abs.X - w.Content().Position().X) * scale); math.Abs(px-math.Round(px)) > 0.01 {
+				t.Errorf("scale %.2f: %q starts at x %.3f px", scale, txt.Text, px)
+			}
+		})
+		if runs < 5 {
+			t.Fatalf("scale %.2f: %d runs of the welcome text found", scale, runs)
 		}
 	}
 }
