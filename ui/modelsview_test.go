@@ -303,3 +303,66 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 		t.Errorf("header for an NPU base model = %q", got)
 	}
 }
+
+// A suggestion's button follows its download: "Downloading…" while it runs, "Downloaded" once
+// done (both disabled), where it said "Download" throughout and invited a second download;
+// the other suggestions stay as they were.
+func TestSuggestionFollowsItsDownload(t *testing.T) {
+	release := make(chan struct{})
+	var pulls atomic.Int32
+	lib := &fakeLibrary{pull: blockingPull(release, &pulls)}
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	m, _ := newModelsWindow(t, s, lib)
+	test.Tap(m.WelcomeView.Models)
+	first, second := m.ModelsView.Suggested[0], m.ModelsView.Suggested[1]
+	test.Tap(first)
+	waitFor(t, "the pull", func() bool { return pulls.Load() == 1 })
+	waitFor(t, "Downloading…", func() bool { return first.Text == "Downloading…" && first.Disabled() })
+	close(release)
+	waitFor(t, "Downloaded", func() bool { return first.Text == "Downloaded" && first.Disabled() })
+	if second.Text != "Download" || second.Disabled() {
+		t.Errorf("another suggestion says %q (disabled %v)", second.Text, second.Disabled())
+	}
+}
+
+// An interrupted download from an earlier run shows what it left, not a bar at 0%.
+func TestInterruptedDownloadShowsNoEmptyBar(t *testing.T) {
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	lib := &fakeLibrary{pending: func(dir string) []hub.Interrupted {
+		if dir != s.ModelsDir {
+			return nil
+		}
+		return []hub.Interrupted{{Request: hub.Request{Ref: "org/left", Variant: "q4", ModelsDir: dir}, OnDisk: 12_000_000}}
+	}}
+	m, _ := newModelsWindow(t, s, lib)
+	test.Tap(m.WelcomeView.Models)
+	waitFor(t, "the interrupted download", func() bool { return len(m.Models.Downloads()) == 1 })
+	var bars []*widget.ProgressBar
+	waitFor(t, "its row", func() bool {
+		bars = nil
+		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
+			if b, ok := o.(*widget.ProgressBar); ok {
+				bars = append(bars, b)
+			}
+		})
+		return len(bars) == 1
+	})
+	if bars[0].Visible() {
+		t.Errorf("a bar at %.0f%% under %q", 100*bars[0].Value, get[string](m.Models.Downloads()[0].Detail))
+	}
+}
+
+// walkObjects calls fn with o and every object under it (containers and scrolls).
+func walkObjects(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	fn(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			walkObjects(c, fn)
+		}
+	case *container.Scroll:
+		walkObjects(x.Content, fn)
+	}
+}

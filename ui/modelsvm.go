@@ -26,8 +26,8 @@ type ModelLibrary interface {
 	Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
 	// Discard deletes what a paused download left.
 	Discard(ctx context.Context, req hub.Request) error
-	// Pending lists the interrupted downloads into modelsDir.
-	Pending(modelsDir string) []hub.Request
+	// Pending lists the interrupted downloads into modelsDir, with what each left on disk.
+	Pending(modelsDir string) []hub.Interrupted
 	// Delete deletes the model folder path inside modelsDir; DiskSize is what that frees.
 	Delete(modelsDir, path string) error
 	DiskSize(modelsDir, path string) (int64, error)
@@ -63,7 +63,7 @@ func (l Library) Pull(ctx context.Context, req hub.Request, progress func(hub.Pr
 func (l Library) Discard(ctx context.Context, req hub.Request) error { return hub.Discard(ctx, req) }
 
 // Pending lists the interrupted downloads into modelsDir.
-func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
+func (l Library) Pending(modelsDir string) []hub.Interrupted { return hub.Interruptions(modelsDir) }
 
 // Delete deletes the model folder path inside modelsDir (never through a link).
 func (l Library) Delete(modelsDir, path string) error { return hub.Delete(modelsDir, path) }
@@ -143,7 +143,7 @@ func (vm *ModelsVM) Refresh(done func()) {
 		defer vm.scans.Done()
 		start := time.Now()
 		res := vm.lib.Scan()
-		var pending []hub.Request // in the folder earlier versions used too: Resume or Cancel them
+		var pending []hub.Interrupted // in the folder earlier versions used too: Resume or Cancel them
 		for _, dir := range modelsDirs {
 			pending = append(pending, vm.lib.Pending(dir)...)
 		}
@@ -170,18 +170,28 @@ func (vm *ModelsVM) Refresh(done func()) {
 }
 
 // addPending lists interrupted downloads (from an earlier run) as paused; vm.mu is held.
-func (vm *ModelsVM) addPending(reqs []hub.Request) {
-	for _, req := range reqs {
+func (vm *ModelsVM) addPending(ins []hub.Interrupted) {
+	for _, in := range ins {
+		req := in.Request
 		known := false
 		for _, d := range vm.downloads {
 			known = known || d.req.Ref == req.Ref && d.req.Variant == req.Variant && d.req.ModelsDir == req.ModelsDir
 		}
 		if !known {
 			d := newDownloadVM(vm, req)
-			_ = d.Detail.Set("Interrupted earlier: Resume continues where it stopped, Cancel deletes it.")
+			_ = d.Detail.Set(interruptedText(in.OnDisk))
 			vm.downloads = append(vm.downloads, d)
 		}
 	}
+}
+
+// interruptedText says what an interrupted download left and what Resume and Cancel do. The
+// bar stays empty: the model's size is known only once the download asks the Hub again.
+func interruptedText(onDisk int64) string {
+	if onDisk <= 0 {
+		return "Interrupted earlier: Resume continues where it stopped, Cancel deletes it."
+	}
+	return fmt.Sprintf("Interrupted earlier with %s downloaded: Resume continues from there, Cancel deletes it.", hub.Bytes(onDisk))
 }
 
 func (vm *ModelsVM) changed() {

@@ -22,7 +22,7 @@ import (
 type fakeLibrary struct {
 	scan     func() discover.Result
 	pull     func(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
-	pending  func(dir string) []hub.Request
+	pending  func(dir string) []hub.Interrupted
 	scans    atomic.Int32
 	discards atomic.Int32
 }
@@ -39,7 +39,7 @@ func (f *fakeLibrary) Pull(ctx context.Context, req hub.Request, progress func(h
 	return f.pull(ctx, req, progress)
 }
 
-func (f *fakeLibrary) Pending(dir string) []hub.Request {
+func (f *fakeLibrary) Pending(dir string) []hub.Interrupted {
 	if f.pending == nil {
 		return nil
 	}
@@ -233,12 +233,12 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	st.s.ModelsDir = t.TempDir()
 	earlier := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", earlier) // the folder earlier versions downloaded into is searched too
-	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Interrupted {
 		switch dir {
 		case st.s.ModelsDir:
-			return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+			return []hub.Interrupted{{Request: hub.Request{Ref: "org/left", Variant: "q4", ModelsDir: dir}, OnDisk: 12_000_000}}
 		case config.EarlierModelsDir():
-			return []hub.Request{{Ref: "org/older", ModelsDir: dir}}
+			return []hub.Interrupted{{Request: hub.Request{Ref: "org/older", ModelsDir: dir}}}
 		}
 		return nil
 	}}
@@ -251,6 +251,10 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	ds := vm.Downloads()
 	if len(ds) != 2 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused || ds[1].Title != "org/older" || ds[1].req.ModelsDir != filepath.Join(earlier, "EdgeChat", "models") {
 		t.Fatalf("downloads %v, want the interrupted ones, paused, each in its folder", ds)
+	}
+	// What it left on disk, not a bare 0%: the bytes are there for the resume.
+	if got := get[string](ds[0].Detail); !strings.Contains(got, "12.0 MB downloaded") {
+		t.Errorf("interrupted download says %q, want the 12.0 MB it left", got)
 	}
 	ds[0].Resume()
 	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })

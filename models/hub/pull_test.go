@@ -256,6 +256,16 @@ func TestPauseResume(t *testing.T) {
 	if diff := cmp.Diff([]Request{{Ref: testRepo, ModelsDir: dir}}, Pending(dir)); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
+	// What it left is counted: the partial file and the files before it, not the state.
+	var kept int64
+	for _, f := range findFiles(t, dir, "") {
+		if info, err := os.Stat(f); err == nil && info.Mode().IsRegular() && !strings.Contains(f, stateFile) && strings.Contains(f, stagingPrefix) {
+			kept += info.Size()
+		}
+	}
+	if in := Interruptions(dir); len(in) != 1 || in[0].OnDisk != kept || kept < size(t, file)/3 {
+		t.Errorf("interruptions %+v, want one with %d bytes on disk", in, kept)
+	}
 	res, err := NewClient("").Pull(context.Background(), Request{Ref: testRepo, ModelsDir: dir}, fastOptions())
 	if err != nil {
 		t.Fatal(err)
