@@ -435,7 +435,11 @@ func progressText(p hub.Progress) string {
 		}
 		parts = append(parts, s)
 	case p.Stalled >= 3*time.Second && p.Speed == 0:
-		parts = append(parts, fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second)))
+		s := fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second))
+		if p.Retries > 0 { // the time counts from the last byte, across the tries since
+			s = fmt.Sprintf("no data for %s — tried again %s, waiting for the server", p.Stalled.Round(time.Second), times(p.Retries))
+		}
+		parts = append(parts, s)
 	case p.Speed > 0:
 		parts = append(parts, hub.Bytes(int64(p.Speed))+"/s", p.ETA.Round(time.Second).String()+" left")
 	}
@@ -443,6 +447,17 @@ func progressText(p hub.Progress) string {
 		parts = append(parts, p.File)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// times is "once", "twice", "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // roundUp is d in whole seconds, rounded up ("8s"), and at least 1 s.

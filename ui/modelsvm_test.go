@@ -325,9 +325,10 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	base := hub.Progress{State: "downloading", Done: 20_000_000, Total: 50_000_000, File: "onnx/model_q4.onnx"}
-	flowing, quiet, retrying := base, base, base
+	flowing, quiet, retrying, quietAgain := base, base, base, base
 	flowing.Speed, flowing.ETA = 4_000_000, 7500*time.Millisecond
 	quiet.Stalled = 12 * time.Second
+	quietAgain.Stalled, quietAgain.Retries = 55*time.Second, 1
 	retrying.State, retrying.RetryIn, retrying.Problem = "retrying", 7200*time.Millisecond, "no data for 30 s"
 	for _, tc := range []struct {
 		p    hub.Progress
@@ -335,6 +336,8 @@ func TestProgressText(t *testing.T) {
 	}{
 		{flowing, "20.0 MB of 50.0 MB · 4.0 MB/s · 8s left · onnx/model_q4.onnx"},
 		{quiet, "20.0 MB of 50.0 MB · no data for 12s — waiting for the server · onnx/model_q4.onnx"},
+		// After a retry the quiet time still counts from the last byte: say that it was retried.
+		{quietAgain, "20.0 MB of 50.0 MB · no data for 55s — tried again once, waiting for the server · onnx/model_q4.onnx"},
 		{retrying, "20.0 MB of 50.0 MB · stalled — retrying in 8s (no data for 30 s) · onnx/model_q4.onnx"},
 	} {
 		if got := progressText(tc.p); got != tc.want {

@@ -454,9 +454,9 @@ func TestStallAndRetryProgress(t *testing.T) {
 		case p.State == "downloading" && p.Stalled >= time.Second && p.Speed == 0:
 			stalled = true
 		case p.State == "retrying" && p.RetryIn > 0 && p.Problem != "":
-			retrying = true
+			retrying = p.Retries == 1 // the try it counts
 		case retrying && p.State == "downloading" && p.Problem == "":
-			after = true
+			after = p.Retries == 1 || p.File != file // the next file starts again at 0
 		}
 	}
 	if !stalled || !retrying || !after {
