@@ -90,3 +90,17 @@ func TestNoNPULinkScrollsToRuntime(t *testing.T) {
 		t.Errorf("the link left the settings at offset %v", scroll.Offset)
 	}
 }
+
+// The path fields that may be empty say what empty means (the banner of a library that did
+// not load sends the user to the ONNX Runtime field, which gave no hint that empty is the
+// way back to the bundled one).
+func TestSettingsSayWhatEmptyMeans(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, nil)
+	v := NewSettingsView(vm, test.NewTempWindow(t, nil), func() {})
+	for _, key := range []string{"ort_library", "data_dir", "models_dir"} {
+		if v.entries[key].PlaceHolder == "" {
+			t.Errorf("%s: no placeholder", key)
+		}
+	}
+}

@@ -143,7 +143,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 	)
 
+	// What an empty path means, where it may be empty: the field that a start-up problem sends
+	// the user to (a library that did not load) gave no hint that emptying it is the way back.
 	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
+	v.entries["ort_library"].SetPlaceHolder("empty: the ONNX Runtime that came with EdgeChat")
+	v.entries["data_dir"].SetPlaceHolder("empty: " + config.DefaultDataDir())
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
