@@ -141,7 +141,6 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.scans.Add(1)
 	go func() {
 		defer vm.scans.Done()
-		start := time.Now()
 		res := vm.lib.Scan()
 		var pending []hub.Interrupted // in the folder earlier versions used too: Resume or Cancel them
 		for _, dir := range modelsDirs {
@@ -151,13 +150,11 @@ func (vm *ModelsVM) Refresh(done func()) {
 		vm.found = res.Models
 		vm.addPending(pending)
 		vm.mu.Unlock()
-		msg := fmt.Sprintf("Found %s on this PC (%.1f s).", plural(len(res.Models), "model"), time.Since(start).Seconds())
+		msg := fmt.Sprintf("Found %s on this PC.", plural(len(res.Models), "model"))
 		if len(res.Models) == 0 {
 			msg = "No models found on this PC yet: download one below."
 		}
-		if len(res.Skipped) > 0 {
-			msg += fmt.Sprintf(" %s skipped: unfinished or incomplete.", plural(len(res.Skipped), "folder"))
-		}
+		msg += skippedText(res.Skipped)
 		_ = vm.Status.Set(msg)
 		vm.changed()
 		vm.mu.Lock()
@@ -167,6 +164,19 @@ func (vm *ModelsVM) Refresh(done func()) {
 			done()
 		}
 	}()
+}
+
+// skippedText names the folders that looked like models but were skipped, and why (the first
+// of them; "1 folder skipped: unfinished or incomplete" left the user guessing which and why).
+func skippedText(sk []discover.Skipped) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" Skipped %s (%s)", sk[0].Path, sk[0].Reason)
+	if len(sk) > 1 {
+		s += fmt.Sprintf(" and %s more", plural(len(sk)-1, "folder"))
+	}
+	return s + "."
 }
 
 // addPending lists interrupted downloads (from an earlier run) as paused; vm.mu is held.

@@ -81,7 +81,7 @@ func TestModelsVMRefreshAndUse(t *testing.T) {
 	done := make(chan struct{})
 	vm.Refresh(func() { close(done) })
 	<-done
-	if len(vm.Found()) != 2 || !strings.Contains(get[string](vm.Status), "Found 2 models") || !strings.Contains(get[string](vm.Status), "1 folder skipped") {
+	if len(vm.Found()) != 2 || !strings.Contains(get[string](vm.Status), "Found 2 models") || !strings.Contains(get[string](vm.Status), "Skipped /m/half (unfinished download") {
 		t.Errorf("after refresh: %d found, status %q", len(vm.Found()), get[string](vm.Status))
 	}
 	if err := vm.Use("/m/npu", "npu"); err != nil {
@@ -344,4 +344,26 @@ func TestProgressText(t *testing.T) {
 			t.Errorf("progressText(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
+}
+
+// A folder the scan skipped is named with the reason ("1 folder skipped: unfinished or
+// incomplete" did not say which, nor why); the scan's time is not shown.
+func TestModelsVMNamesSkippedFolders(t *testing.T) {
+	lib := &fakeLibrary{scan: func() discover.Result {
+		return discover.Result{Models: twoModels.Models, Skipped: []discover.Skipped{
+			{Path: "/c/hub/models--a--b", Reason: `refs/main holds "abc", which is not a commit id`},
+			{Path: "/c/other", Reason: "no tokenizer.json"},
+		}}
+	}}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	done := make(chan struct{})
+	vm.Refresh(func() { close(done) })
+	<-done
+	want := `Found 2 models on this PC. Skipped /c/hub/models--a--b (refs/main holds "abc", which is not a commit id) and 1 folder more.`
+	if got := get[string](vm.Status); got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	vm.Close()
 }
