@@ -145,7 +145,8 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		}
 		v.Composer.SetPlaceHolder(hint)
 	})
-	v.Content = borderInReadingOrder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
+	view := container.New(viewLayout{v}, v.scroll)
+	v.Content = borderInReadingOrder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, view)
 	return v
 }
 
@@ -274,6 +275,19 @@ func (l transcriptLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 			o.Move(o.Position().AddXY(0, d))
 		}
 	}
+	l.v.settle()
+}
+
+// viewLayout gives the transcript's view all the room and settles it: when the view gets
+// shorter (the Complete text notice or a banner appears) the transcript is not laid out again
+// (its size is the same), and the view kept its offset, leaving the end below the fold.
+type viewLayout struct{ v *ChatView }
+
+func (l viewLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+func (l viewLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.Position{})
+	objs[0].Resize(size)
 	l.v.settle()
 }
 
