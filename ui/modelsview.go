@@ -162,7 +162,12 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		v.InUse[m.Path] = mark
 		title = container.NewBorder(nil, nil, nil, mark, name)
 	}
-	facts := fmt.Sprintf("Layout %s · %s", m.Layout, deviceName(m.Device))
+	// Plain words: "Layout A" (the folder's file layout) meant nothing to a user; that a base
+	// model completes text instead of chatting does (the picker says so too).
+	facts := deviceName(m.Device)
+	if m.Kind == models.KindChat && models.IsBaseModel(m.Path) {
+		facts += " · Complete text (a base model: it continues your text)"
+	}
 	if m.Quantization != "" {
 		facts += " · " + m.Quantization
 	}

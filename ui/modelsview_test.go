@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -364,5 +365,43 @@ func walkObjects(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
 		}
 	case *container.Scroll:
 		walkObjects(x.Content, fn)
+	}
+}
+
+// A found base model says that it completes text, in plain words ("Layout A", the folder's file
+// layout, is not shown); a chat model does not.
+func TestFoundBaseModelSaysCompleteText(t *testing.T) {
+	base, chat := modelDir(t), modelDir(t)
+	if err := os.WriteFile(filepath.Join(chat, "tokenizer_config.json"), []byte(`{"chat_template": "{{ messages }}"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := &fakeLibrary{scan: func() discover.Result {
+		return discover.Result{Models: []discover.Model{
+			{Path: base, Name: "org/base", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindChat, Device: "cpu"},
+			{Path: chat, Name: "org/chat", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindChat, Device: "cpu"},
+		}}
+	}}
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	m, _ := newModelsWindow(t, s, lib)
+	test.Tap(m.WelcomeView.Models)
+	captions := map[string]string{}
+	waitFor(t, "the found models", func() bool {
+		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
+			if l, ok := o.(*widget.Label); ok {
+				for _, p := range []string{base, chat} {
+					if strings.HasSuffix(l.Text, p) {
+						captions[p] = l.Text
+					}
+				}
+			}
+		})
+		return len(captions) == 2
+	})
+	if c := captions[base]; !strings.Contains(c, "Complete text") || strings.Contains(c, "Layout") {
+		t.Errorf("base model: %q", c)
+	}
+	if c := captions[chat]; strings.Contains(c, "Complete text") || strings.Contains(c, "Layout") {
+		t.Errorf("chat model: %q", c)
 	}
 }
