@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -133,6 +134,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.ModelLoading, v.generatingChanged) // no sending while the model loads
+	v.on(vm.Draft, v.generatingChanged)        // nor with nothing to send
 	v.on(vm.Messages, v.messagesChanged)
 	v.on(vm.CompleteText, func() {
 		complete := get[bool](vm.CompleteText)
@@ -198,8 +200,10 @@ func (v *ChatView) generatingChanged() {
 		v.SendButton.SetIcon(theme.MailSendIcon())
 		v.SendButton.Importance = widget.HighImportance
 	}
-	// Send waits while the model loads; Stop always works.
-	enableIf(v.SendButton, get[bool](v.vm.Generating) || !get[bool](v.vm.ModelLoading))
+	// Send waits while the model loads and for something to send (it looked ready and did
+	// nothing); Stop always works.
+	enableIf(v.SendButton, get[bool](v.vm.Generating) ||
+		!get[bool](v.vm.ModelLoading) && strings.TrimSpace(get[string](v.vm.Draft)) != "")
 	v.SendButton.Refresh()
 	v.actionsChanged()
 }

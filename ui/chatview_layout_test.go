@@ -274,3 +274,25 @@ func TestChatViewStaysAtEndWhenTheViewShrinks(t *testing.T) {
 		t.Errorf("the end of the transcript is %v below the fold after the view shrank, want 0", got)
 	}
 }
+
+// Send is enabled only with something to send (an empty composer's Send looked ready and did
+// nothing); Stop is always enabled.
+func TestSendNeedsText(t *testing.T) {
+	v, vm, _ := newTestChatView(t, script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok")))
+	if !v.SendButton.Disabled() {
+		t.Error("Send enabled with an empty composer")
+	}
+	test.Type(v.Composer, "  ")
+	if !v.SendButton.Disabled() {
+		t.Error("Send enabled with only spaces")
+	}
+	test.Type(v.Composer, "Hi")
+	if v.SendButton.Disabled() {
+		t.Error("Send disabled with text to send")
+	}
+	v.send()
+	waitIdle(t, vm)
+	if get[string](vm.Draft) != "" || !v.SendButton.Disabled() {
+		t.Errorf("after sending: draft %q, Send disabled %v", get[string](vm.Draft), v.SendButton.Disabled())
+	}
+}

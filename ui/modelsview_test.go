@@ -315,13 +315,15 @@ func TestSuggestionFollowsItsDownload(t *testing.T) {
 	s := config.Defaults()
 	s.ModelsDir = t.TempDir()
 	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the download's goroutine updates the view through fyne.Do
 	test.Tap(m.WelcomeView.Models)
+	d.run()
 	first, second := m.ModelsView.Suggested[0], m.ModelsView.Suggested[1]
 	test.Tap(first)
 	waitFor(t, "the pull", func() bool { return pulls.Load() == 1 })
-	waitFor(t, "Downloading…", func() bool { return first.Text == "Downloading…" && first.Disabled() })
+	waitFor(t, "Downloading…", func() bool { d.run(); return first.Text == "Downloading…" && first.Disabled() })
 	close(release)
-	waitFor(t, "Downloaded", func() bool { return first.Text == "Downloaded" && first.Disabled() })
+	waitFor(t, "Downloaded", func() bool { d.run(); return first.Text == "Downloaded" && first.Disabled() })
 	if second.Text != "Download" || second.Disabled() {
 		t.Errorf("another suggestion says %q (disabled %v)", second.Text, second.Disabled())
 	}
@@ -338,10 +340,12 @@ func TestInterruptedDownloadShowsNoEmptyBar(t *testing.T) {
 		return []hub.Interrupted{{Request: hub.Request{Ref: "org/left", Variant: "q4", ModelsDir: dir}, OnDisk: 12_000_000}}
 	}}
 	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the scan's goroutine updates the view through fyne.Do
 	test.Tap(m.WelcomeView.Models)
 	waitFor(t, "the interrupted download", func() bool { return len(m.Models.Downloads()) == 1 })
 	var bars []*widget.ProgressBar
 	waitFor(t, "its row", func() bool {
+		d.run()
 		bars = nil
 		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
 			if b, ok := o.(*widget.ProgressBar); ok {
@@ -384,9 +388,11 @@ func TestFoundBaseModelSaysCompleteText(t *testing.T) {
 	s := config.Defaults()
 	s.ModelsDir = t.TempDir()
 	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the scan's goroutine updates the view through fyne.Do
 	test.Tap(m.WelcomeView.Models)
 	captions := map[string]string{}
 	waitFor(t, "the found models", func() bool {
+		d.run()
 		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
 			if l, ok := o.(*widget.Label); ok {
 				for _, p := range []string{base, chat} {
