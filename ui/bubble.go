@@ -88,7 +88,7 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 	line.min = fyne.NewSize(3, 1)
 	b.thought = newSelectMode(b, m.Thinking, "reasoning", b.think.box)
 	b.thinkBody = container.NewBorder(nil, nil, line, nil, b.thought.box)
-	thinkSection := container.NewVBox(b.thinkToggle, b.thinkBody)
+	thinkSection := newPixelColumn(b.thinkToggle, b.thinkBody)
 	b.on(m.HasThinking, func() { b.show(thinkSection, get[bool](m.HasThinking)) })
 	b.on(m.ThinkingOpen, b.thinkingOpenChanged)
 	b.on(m.Streaming, b.thinkingOpenChanged)
@@ -122,7 +122,7 @@ func (b *bubble) assistantLayout() fyne.CanvasObject {
 	b.footer = b.footerRow()
 	b.on(m.Streaming, func() { b.show(b.footer, !get[bool](m.Streaming)) })
 	b.reply = newSelectMode(b, m.Answer, "reply", b.answer.box)
-	return container.NewVBox(thinkSection, b.status, b.toolCallsRow(), b.reply.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
+	return newPixelColumn(thinkSection, b.status, b.toolCallsRow(), b.reply.box, b.sourcesRow(), b.errLabel, b.notes, b.footer, b.details)
 }
 
 // footerRow: backend badge, speed and tokens; the info button shows the details.

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -38,6 +39,7 @@ type ChatView struct {
 	// OnManageModels opens the Models view from the picker (nil hides that row).
 	OnManageModels func()
 	picker         *modelPicker
+	fit            *headerFit     // the model text cut to the header's room (nil: the window sets it)
 	SaveExport     *widget.Button // in the banner shown while saving fails
 	Settings       *tipButton
 	Attach         *widget.Button
@@ -59,9 +61,11 @@ const CompleteNoticeText = "Complete text: this is a base model with no chat tem
 // NewChatView builds the view; onSettings opens the settings pane.
 func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 	v := &ChatView{vm: vm, win: win, bubbles: map[*MessageVM]*bubble{}, follow: true}
-	v.list = container.NewVBox()
+	v.list = newPixelColumn()
 	v.scroll = container.NewVScroll(container.New(transcriptLayout{v}, v.list))
 	v.scroll.OnScrolled = func(p fyne.Position) {
+		// Whole pixels (pixelcolumn.go): Scroll draws with the offset set here.
+		v.scroll.Offset.Y = roundPixels(p.Y, pixelScale(v.scroll))
 		v.follow = p.Y >= v.list.MinSize().Height-v.scroll.Size().Height-2*theme.Padding()-8
 	}
 
@@ -78,16 +82,10 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		v.Model.OnTapped = v.ShowPicker
 		v.Model.SetIcon(theme.MenuDropDownIcon())
 		v.Model.IconPlacement = widget.ButtonIconTrailingText
+		v.fit = &headerFit{btn: v.Model}
 		showModel := func() {
-			// A button's text is bold (widget.RichTextStyleStrong).
-			text, cut := fitText(get[string](vm.ModelLabel), modelHeaderWidth, fyne.TextStyle{Bold: true})
-			v.Model.Tip = "Choose the model"
-			if detail := get[string](vm.ModelDetail); detail != "" {
-				v.Model.Tip = detail
-			} else if cut {
-				v.Model.Tip = get[string](vm.ModelLabel) + " — choose the model"
-			}
-			v.Model.SetText(text)
+			v.fit.full, v.fit.tip = get[string](vm.ModelLabel), get[string](vm.ModelDetail)
+			v.fit.apply()
 		}
 		v.on(vm.ModelLabel, showModel)
 		v.on(vm.ModelDetail, showModel)
@@ -99,7 +97,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 			v.Model.Refresh()
 		})
 	}
-	header := container.NewBorder(nil, nil, nil, container.NewHBox(v.Model, think, v.Export, v.Settings), title)
+	header := container.New(headerLayout{v.fit}, title, v.Model, container.NewHBox(think, v.Export, v.Settings))
 
 	banner := v.label(vm.Error)
 	banner.Wrapping = fyne.TextWrapWord
@@ -136,6 +134,7 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 
 	v.on(vm.Generating, v.generatingChanged)
 	v.on(vm.ModelLoading, v.generatingChanged) // no sending while the model loads
+	v.on(vm.Draft, v.generatingChanged)        // nor with nothing to send
 	v.on(vm.Messages, v.messagesChanged)
 	v.on(vm.CompleteText, func() {
 		complete := get[bool](vm.CompleteText)
@@ -148,7 +147,8 @@ func NewChatView(vm *ChatVM, win fyne.Window, onSettings func()) *ChatView {
 		}
 		v.Composer.SetPlaceHolder(hint)
 	})
-	v.Content = borderInReadingOrder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, v.scroll)
+	view := container.New(viewLayout{v}, v.scroll)
+	v.Content = borderInReadingOrder(container.NewVBox(header, v.CompleteNotice), container.NewPadded(bottom), nil, nil, view)
 	return v
 }
 
@@ -200,8 +200,10 @@ func (v *ChatView) generatingChanged() {
 		v.SendButton.SetIcon(theme.MailSendIcon())
 		v.SendButton.Importance = widget.HighImportance
 	}
-	// Send waits while the model loads; Stop always works.
-	enableIf(v.SendButton, get[bool](v.vm.Generating) || !get[bool](v.vm.ModelLoading))
+	// Send waits while the model loads and for something to send (it looked ready and did
+	// nothing); Stop always works.
+	enableIf(v.SendButton, get[bool](v.vm.Generating) ||
+		!get[bool](v.vm.ModelLoading) && strings.TrimSpace(get[string](v.vm.Draft)) != "")
 	v.SendButton.Refresh()
 	v.actionsChanged()
 }
@@ -251,22 +253,51 @@ func (v *ChatView) settle() {
 	}
 	end := max(0, v.scroll.Content.Size().Height-v.scroll.Size().Height)
 	if v.follow || v.scroll.Offset.Y > end {
-		v.scroll.ScrollToOffset(fyne.NewPos(0, end))
+		v.scrollTo(end)
 	}
 }
 
 // transcriptLayout pads the transcript like container.NewPadded, then settles the view. The
 // height of the transcript is only known once it is laid out at its width (text wraps,
 // footers appear a frame later), so following its end means settling after each layout.
+//
+// It also puts the list on a whole device pixel of the window, a fraction of a pixel lower
+// than the padding (pixelcolumn.go); MinSize keeps a pixel for that.
 type transcriptLayout struct{ v *ChatView }
 
 func (l transcriptLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	return layout.NewPaddedLayout().MinSize(objs)
+	return layout.NewPaddedLayout().MinSize(objs).AddWidthHeight(0, 1/layoutScale(objs))
 }
 
 func (l transcriptLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	layout.NewPaddedLayout().Layout(objs, size)
+	if len(objs) > 0 {
+		o := objs[0]
+		scale := layoutScale(objs)
+		y := windowY(o)
+		if d := ceilPixels(y, scale) - y; d > 0.001 {
+			o.Move(o.Position().AddXY(0, d))
+		}
+	}
 	l.v.settle()
+}
+
+// viewLayout gives the transcript's view all the room and settles it: when the view gets
+// shorter (the Complete text notice or a banner appears) the transcript is not laid out again
+// (its size is the same), and the view kept its offset, leaving the end below the fold.
+type viewLayout struct{ v *ChatView }
+
+func (l viewLayout) MinSize(objs []fyne.CanvasObject) fyne.Size { return objs[0].MinSize() }
+
+func (l viewLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	objs[0].Move(fyne.Position{})
+	objs[0].Resize(size)
+	l.v.settle()
+}
+
+// scrollTo scrolls the transcript to y, rounded to a whole device pixel.
+func (v *ChatView) scrollTo(y float32) {
+	v.scroll.ScrollToOffset(fyne.NewPos(0, roundPixels(y, pixelScale(v.scroll))))
 }
 
 // FocusComposer puts the keyboard in the composer (Ctrl+L).

@@ -239,3 +239,60 @@ func TestCodeBlockNoBlankLineUnderLanguage(t *testing.T) {
 		t.Errorf("code block is %v tall, want at most the code and the head", c.MinSize().Height)
 	}
 }
+
+// When the view gets shorter under a transcript shown at its end (the Complete text notice
+// appears above it after a switch to a base model, a banner below it), it stays at its end:
+// the view kept its offset and the last reply's footer went below the fold.
+func TestChatViewStaysAtEndWhenTheViewShrinks(t *testing.T) {
+	vm, _, st := newTestChat(t, nil)
+	d := newQueuedApp(t)
+	id := savedConversation(t, st)
+	w := test.NewTempWindow(t, nil)
+	v := NewChatView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(700, 600))
+	d.run()
+	frame(w)
+	if err := vm.Open(id); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		d.run()
+		frame(w)
+	}
+	before := v.scroll.Size().Height
+	_ = vm.CompleteText.Set(true) // the notice shows above the transcript
+	d.run()
+	// The window lays out what changed at its next frame: the border gives the view less
+	// height (Scroll keeps its offset), with no new layout of the transcript.
+	c := v.Content.(*fyne.Container)
+	c.Layout.Layout(c.Objects, c.Size())
+	if v.scroll.Size().Height >= before {
+		t.Fatalf("the view is %v tall, was %v: the notice did not take room", v.scroll.Size().Height, before)
+	}
+	if got := belowEnd(v); got < -1 || got > 1 {
+		t.Errorf("the end of the transcript is %v below the fold after the view shrank, want 0", got)
+	}
+}
+
+// Send is enabled only with something to send (an empty composer's Send looked ready and did
+// nothing); Stop is always enabled.
+func TestSendNeedsText(t *testing.T) {
+	v, vm, _ := newTestChatView(t, script(reply.Summary{FinishReason: "stop", Backend: "cpu"}, text("ok")))
+	if !v.SendButton.Disabled() {
+		t.Error("Send enabled with an empty composer")
+	}
+	test.Type(v.Composer, "  ")
+	if !v.SendButton.Disabled() {
+		t.Error("Send enabled with only spaces")
+	}
+	test.Type(v.Composer, "Hi")
+	if v.SendButton.Disabled() {
+		t.Error("Send disabled with text to send")
+	}
+	v.send()
+	waitIdle(t, vm)
+	if get[string](vm.Draft) != "" || !v.SendButton.Disabled() {
+		t.Errorf("after sending: draft %q, Send disabled %v", get[string](vm.Draft), v.SendButton.Disabled())
+	}
+}

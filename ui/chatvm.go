@@ -265,7 +265,7 @@ func (vm *ChatVM) Open(id string) error {
 	vm.closeConversation()
 	vms := make([]*MessageVM, len(c.Messages))
 	for i, m := range c.Messages {
-		vms[i] = newMessageVM(m)
+		vms[i] = newMessageVMIn(m, c.Mode == history.ModeComplete)
 	}
 	vm.openSaver(c)
 	vm.showMessages(vms)

@@ -63,3 +63,26 @@ func TestChatViewCompletesTextOnBaseModel(t *testing.T) {
 		t.Errorf("chat request after the switch: prompt %v, %d messages", got.Prompt, len(got.Messages))
 	}
 }
+
+// When a completion fills a base model's context, the note says to send a shorter text: each
+// message is a new start there, so "start a new chat to go on" (the chat's advice) is wrong.
+func TestCompletionContextNoteSaysShorterText(t *testing.T) {
+	test.NewTempApp(t)
+	eng := &fakeEngine{gen: script(reply.Summary{FinishReason: reply.FinishLength, StopCause: reply.StopContext, ContextTokens: 512, GeneratedTokens: 500}, text(", there was"))}
+	st := newMemStore()
+	vm := NewChatVM(ChatDeps{Engine: eng, Store: st, NewSaver: st.newSaver,
+		Settings: config.Defaults, BaseModel: func() bool { return true }})
+	vm.FlushEvery = time.Millisecond
+	t.Cleanup(vm.Close)
+	vm.RefreshMode()
+	_ = vm.Draft.Set("Once upon a time")
+	if err := vm.SendDraft(); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, vm)
+	msgs := messages(vm)
+	want := "Stopped: your text and its continuation filled the model's 512-token context — send a shorter text, or use a model with a longer context"
+	if got := get[string](msgs[len(msgs)-1].Notes); got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}

@@ -71,9 +71,9 @@ func newDocView(doc *DocVM, dim bool, onGrow func(), wheel fyne.Scrollable) *doc
 	v.code = newCodeBlock(Block{Kind: BlockCode}, wheel)
 	v.prose.Hide()
 	v.code.Hide()
-	v.blocks = container.NewVBox()
+	v.blocks = newPixelColumn()
 	v.settled = newFrozen(v.blocks)
-	v.box = container.NewVBox(v.settled, v.prose, v.code)
+	v.box = newPixelColumn(v.settled, v.prose, v.code)
 	v.on(doc.Settled, v.blocksChanged)
 	v.on(doc.Tail, v.tailChanged)
 	v.onGrow = onGrow
@@ -206,6 +206,7 @@ type codeBlock struct {
 	lang   *widget.Label
 	copy   *widget.Button
 	scroll *codeScroll
+	scale  float32 // the device pixels per unit the rows were snapped for (pixelalign.go)
 }
 
 // newCodeBlock shows b; wheel (may be nil) is the scroller around it, which gets the
@@ -229,9 +230,17 @@ func newCodeBlock(b Block, wheel fyne.Scrollable) *codeBlock {
 func (c *codeBlock) set(b Block) {
 	c.block = b
 	c.lang.SetText(b.Lang)
-	seg := c.text.Segments[0].(*widget.TextSegment)
-	seg.Text = b.Text
+	c.scale = pixelScale(c)
+	c.text.Segments = alignRuns([]widget.RichTextSegment{&widget.TextSegment{Style: widget.RichTextStyleCodeBlock, Text: b.Text}}, c.scale, nil)
 	c.text.Refresh()
+}
+
+// Resize snaps the rows again when the block is first shown at another scale than 1.
+func (c *codeBlock) Resize(s fyne.Size) {
+	if pixelScale(c) != c.scale {
+		c.set(c.block)
+	}
+	c.BaseWidget.Resize(s)
 }
 
 func (c *codeBlock) CreateRenderer() fyne.WidgetRenderer {
@@ -250,7 +259,7 @@ func (codeLayout) overlap() float32 { return theme.InnerPadding() + theme.Paddin
 
 func (l codeLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	code, head := objs[1].MinSize(), objs[2].MinSize()
-	return fyne.NewSize(max(code.Width, head.Width), head.Height+max(0, code.Height-l.overlap()))
+	return fyne.NewSize(max(code.Width, head.Width), l.top(head.Height, objs)+max(0, code.Height))
 }
 
 func (l codeLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
@@ -259,9 +268,15 @@ func (l codeLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	headH := head.MinSize().Height
 	head.Move(fyne.Position{})
 	head.Resize(fyne.NewSize(size.Width, headH))
-	top := max(0, headH-l.overlap())
+	top := l.top(headH, objs)
 	code.Move(fyne.NewPos(0, top))
 	code.Resize(fyne.NewSize(size.Width, size.Height-top))
+}
+
+// top is where the code starts below a head headH tall: on a whole device pixel, so that its
+// rows do (pixelalign.go).
+func (l codeLayout) top(headH float32, objs []fyne.CanvasObject) float32 {
+	return ceilPixels(max(0, headH-l.overlap()), layoutScale(objs))
 }
 
 // codeScroll scrolls code sideways and passes the vertical wheel on to outer, the page

@@ -144,31 +144,51 @@ func TestHeaderCountsTheSecondsOfALoad(t *testing.T) {
 	}
 }
 
-// A long header (a long model name, a load's words and seconds) is cut with an ellipsis to
-// modelHeaderWidth, whatever its length, and leaves the chat's title its room; the whole of it
-// is the button's tip.
-func TestHeaderIsCutToItsWidth(t *testing.T) {
+// A long header (a long model name, a load's words and seconds) is cut with an ellipsis to the
+// room the header has for it — what the title and the other buttons leave, recomputed when the
+// window is resized — and is whole when there is room; the whole of it is the button's tip. A
+// fixed cap of 340 units cut it in a window with room to spare.
+func TestHeaderFitsItsRoom(t *testing.T) {
 	ch := modelDirs(t, "qwen")
 	vm, _ := newModelChat(t, &fakeModels{cur: ch[0], choices: ch})
 	w := test.NewTempWindow(t, nil)
 	v := NewChatView(vm, w, func() {})
 	w.SetContent(v.Content)
-	w.Resize(fyne.NewSize(900, 600))
-	short := v.Model.MinSize().Width
 	long := "onnx-community/Qwen3-0.6B-Instruct-ONNX-with-a-long-name · preparing for this PC 45% · 12 s"
 	_ = vm.ModelLabel.Set(long)
-	text := v.Model.Text
-	if !strings.HasSuffix(text, "…") || !strings.HasPrefix(long, strings.TrimSuffix(text, "…")) {
-		t.Fatalf("header %q is not the label cut with an ellipsis", text)
-	}
-	if wd := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{Bold: true}).Width; wd > modelHeaderWidth {
-		t.Errorf("header text %.0f wide, more than %.0f", wd, modelHeaderWidth)
-	}
-	if v.Model.Tip != long+" — choose the model" {
-		t.Errorf("tip = %q, want the whole header", v.Model.Tip)
-	}
-	if got := v.Model.MinSize().Width; got > short+modelHeaderWidth || got > 450 {
-		t.Errorf("the header's button is %.0f wide in a 900 wide window", got)
+	_ = vm.Title.Set("A conversation about the decode loop and its KV cache")
+	right := func() float32 { return v.Settings.Position().X + v.Settings.Size().Width }
+	for _, width := range []float32{1400, 700, 1400, 500} {
+		w.Resize(fyne.NewSize(width, 600))
+		text := v.Model.Text
+		fits := width == 1400
+		if fits && text != long {
+			t.Errorf("width %.0f: header %q, want the whole label", width, text)
+			continue
+		}
+		if !fits && (!strings.HasSuffix(text, "…") || !strings.HasPrefix(long, strings.TrimSuffix(text, "…"))) {
+			t.Errorf("width %.0f: header %q is not the label cut with an ellipsis", width, text)
+			continue
+		}
+		if !fits && v.Model.Tip != long+" — choose the model" {
+			t.Errorf("width %.0f: tip = %q, want the whole header", width, v.Model.Tip)
+		}
+		// The model button ends where the others start, all inside the header, and leaves the
+		// title its room.
+		content := w.Content().Size().Width
+		if r := right(); r > content+0.5 {
+			t.Errorf("width %.0f: the header's buttons end at %.0f, past the view's %.0f", width, r, content)
+		}
+		if x := v.Model.Position().X; x < titleRoom && width >= 700 {
+			t.Errorf("width %.0f: the model button starts at %.0f, leaving the title no room", width, x)
+		}
+		if !fits {
+			// cut, so it takes the room it is given: no more than a letter's width to spare
+			spare := v.Model.Position().X - titleRoom - 2*theme.Padding()
+			if spare > 30 {
+				t.Errorf("width %.0f: %.0f units left unused beside a cut header %q", width, spare, text)
+			}
+		}
 	}
 	_ = vm.ModelLabel.Set("qwen · CPU")
 	if v.Model.Text != "qwen · CPU" || v.Model.Tip != "Choose the model" {

@@ -84,8 +84,9 @@ func (d *DocVM) Text() string {
 
 // MessageVM is one bubble of the transcript.
 type MessageVM struct {
-	ID   string
-	Role string // "user" or "assistant"
+	ID       string
+	Role     string // "user" or "assistant"
+	complete bool   // a base model continued the text (each message a new start)
 
 	Answer       *DocVM
 	Thinking     *DocVM
@@ -109,9 +110,14 @@ type MessageVM struct {
 	notes []string
 }
 
-func newMessageVM(m history.Message) *MessageVM {
+func newMessageVM(m history.Message) *MessageVM { return newMessageVMIn(m, false) }
+
+// newMessageVMIn is newMessageVM for a message of a chat that completes text (complete: a
+// base model continued the text; its notes say so).
+func newMessageVMIn(m history.Message, complete bool) *MessageVM {
 	vm := &MessageVM{
-		ID: m.ID, Role: m.Role,
+		complete: complete,
+		ID:       m.ID, Role: m.Role,
 		Answer:       newDocVM(m.Content),
 		Thinking:     newDocVM(m.Thinking),
 		ThinkingOpen: binding.NewBool(),
@@ -204,8 +210,13 @@ func (m *MessageVM) showStats(s *history.Stats) {
 	}
 	switch {
 	case s.FinishReason == reply.FinishLength && s.StopCause == reply.StopContext:
-		m.addNote(fmt.Sprintf("Stopped: the conversation filled the model's %s context — start a new chat to go on, or use a model with a longer context",
-			tokenCount(s.ContextTokens)))
+		if m.complete { // each message is a new start: no chat to start again
+			m.addNote(fmt.Sprintf("Stopped: your text and its continuation filled the model's %s context — send a shorter text, or use a model with a longer context",
+				tokenCount(s.ContextTokens)))
+		} else {
+			m.addNote(fmt.Sprintf("Stopped: the conversation filled the model's %s context — start a new chat to go on, or use a model with a longer context",
+				tokenCount(s.ContextTokens)))
+		}
 	case s.FinishReason == reply.FinishLength && s.StopCause == reply.StopMaxTokens:
 		m.addNote("Stopped at Max tokens — raise Max tokens in Settings for longer replies")
 	case s.FinishReason == reply.FinishLength:

@@ -143,6 +143,7 @@ func (v *ModelsView) rebuild() {
 		}
 	}
 	showIf(v.downloadsTitle, len(v.rows) > 0)
+	v.updateSuggestions()
 	if c, ok := v.scroll.Content.(*fyne.Container); ok {
 		c.Layout.Layout(c.Objects, v.scroll.Size()) // the lists' heights changed
 	}
@@ -161,7 +162,12 @@ func (v *ModelsView) foundRow(m discover.Model) fyne.CanvasObject {
 		v.InUse[m.Path] = mark
 		title = container.NewBorder(nil, nil, nil, mark, name)
 	}
-	facts := fmt.Sprintf("Layout %s · %s", m.Layout, deviceName(m.Device))
+	// Plain words: "Layout A" (the folder's file layout) meant nothing to a user; that a base
+	// model completes text instead of chatting does (the picker says so too).
+	facts := deviceName(m.Device)
+	if m.Kind == models.KindChat && models.IsBaseModel(m.Path) {
+		facts += " · Complete text (a base model: it continues your text)"
+	}
 	if m.Quantization != "" {
 		facts += " · " + m.Quantization
 	}
@@ -231,6 +237,39 @@ func deviceName(d string) string {
 	return "CPU"
 }
 
+// updateSuggestions shows on each suggestion's button what became of its download: a button
+// that said "Download" while that very model was downloading, and after it was done, invited a
+// second download.
+func (v *ModelsView) updateSuggestions() {
+	for i, s := range hub.Suggested {
+		state := ""
+		for _, d := range v.vm.Downloads() {
+			if d.req.Ref == s.Ref && d.req.Variant == s.Variant {
+				state = d.State()
+			}
+		}
+		b := v.Suggested[i]
+		text, icon, enabled := "Download", theme.DownloadIcon(), true
+		switch state {
+		case StateRunning:
+			text, enabled = "Downloading…", false
+		case StatePaused:
+			text, icon, enabled = "Paused", theme.MediaPauseIcon(), false
+		case StateDone:
+			text, icon, enabled = "Downloaded", theme.ConfirmIcon(), false
+		}
+		if b.Text != text || b.Disabled() == enabled {
+			b.Text, b.Icon = text, icon
+			if enabled {
+				b.Enable()
+			} else {
+				b.Disable()
+			}
+			b.Refresh()
+		}
+	}
+}
+
 // downloadRow shows one download; its buttons follow its state.
 func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 	title := widget.NewLabel(d.Title)
@@ -255,7 +294,10 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 		showIf(cancel, s == StateRunning || s == StatePaused || s == StateFailed)
 		showIf(useCPU, s == StateDone)
 		showIf(useNPU, s == StateDone && get[bool](d.vm.NPUFound))
-		showIf(bar, s != StateCancelled)
+		// An interrupted download from an earlier run does not know its size yet: no bar at 0%
+		// under "12 MB downloaded".
+		showIf(bar, s != StateCancelled && !(s == StatePaused && get[float64](d.Fraction) == 0))
+		v.updateSuggestions()
 		detail.Importance = widget.MediumImportance
 		if s == StateFailed {
 			detail.Importance = widget.DangerImportance
@@ -264,6 +306,7 @@ func (v *ModelsView) downloadRow(d *DownloadVM) fyne.CanvasObject {
 		buttons.Refresh()
 	}
 	v.on(d.Status, update)
+	v.on(d.Fraction, update)
 	v.on(d.vm.NPUFound, update)
 	return container.NewVBox(container.NewBorder(nil, nil, nil, buttons, title), bar, detail, widget.NewSeparator())
 }

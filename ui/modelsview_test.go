@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -301,5 +302,112 @@ func TestChatHeaderNamesTheModel(t *testing.T) {
 	}
 	if got := headerLabel(choiceOf(config.Settings{NPU: config.Route{Model: "/x/qwen3-npu"}, CPU: config.Route{Model: "/x/c"}}, nil), true); got != "qwen3-npu · NPU · Complete text" {
 		t.Errorf("header for an NPU base model = %q", got)
+	}
+}
+
+// A suggestion's button follows its download: "Downloading…" while it runs, "Downloaded" once
+// done (both disabled), where it said "Download" throughout and invited a second download;
+// the other suggestions stay as they were.
+func TestSuggestionFollowsItsDownload(t *testing.T) {
+	release := make(chan struct{})
+	var pulls atomic.Int32
+	lib := &fakeLibrary{pull: blockingPull(release, &pulls)}
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the download's goroutine updates the view through fyne.Do
+	test.Tap(m.WelcomeView.Models)
+	d.run()
+	first, second := m.ModelsView.Suggested[0], m.ModelsView.Suggested[1]
+	test.Tap(first)
+	waitFor(t, "the pull", func() bool { return pulls.Load() == 1 })
+	waitFor(t, "Downloading…", func() bool { d.run(); return first.Text == "Downloading…" && first.Disabled() })
+	close(release)
+	waitFor(t, "Downloaded", func() bool { d.run(); return first.Text == "Downloaded" && first.Disabled() })
+	if second.Text != "Download" || second.Disabled() {
+		t.Errorf("another suggestion says %q (disabled %v)", second.Text, second.Disabled())
+	}
+}
+
+// An interrupted download from an earlier run shows what it left, not a bar at 0%.
+func TestInterruptedDownloadShowsNoEmptyBar(t *testing.T) {
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	lib := &fakeLibrary{pending: func(dir string) []hub.Interrupted {
+		if dir != s.ModelsDir {
+			return nil
+		}
+		return []hub.Interrupted{{Request: hub.Request{Ref: "org/left", Variant: "q4", ModelsDir: dir}, OnDisk: 12_000_000}}
+	}}
+	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the scan's goroutine updates the view through fyne.Do
+	test.Tap(m.WelcomeView.Models)
+	waitFor(t, "the interrupted download", func() bool { return len(m.Models.Downloads()) == 1 })
+	var bars []*widget.ProgressBar
+	waitFor(t, "its row", func() bool {
+		d.run()
+		bars = nil
+		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
+			if b, ok := o.(*widget.ProgressBar); ok {
+				bars = append(bars, b)
+			}
+		})
+		return len(bars) == 1
+	})
+	if bars[0].Visible() {
+		t.Errorf("a bar at %.0f%% under %q", 100*bars[0].Value, get[string](m.Models.Downloads()[0].Detail))
+	}
+}
+
+// walkObjects calls fn with o and every object under it (containers and scrolls).
+func walkObjects(o fyne.CanvasObject, fn func(fyne.CanvasObject)) {
+	fn(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			walkObjects(c, fn)
+		}
+	case *container.Scroll:
+		walkObjects(x.Content, fn)
+	}
+}
+
+// A found base model says that it completes text, in plain words ("Layout A", the folder's file
+// layout, is not shown); a chat model does not.
+func TestFoundBaseModelSaysCompleteText(t *testing.T) {
+	base, chat := modelDir(t), modelDir(t)
+	if err := os.WriteFile(filepath.Join(chat, "tokenizer_config.json"), []byte(`{"chat_template": "{{ messages }}"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := &fakeLibrary{scan: func() discover.Result {
+		return discover.Result{Models: []discover.Model{
+			{Path: base, Name: "org/base", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindChat, Device: "cpu"},
+			{Path: chat, Name: "org/chat", Source: discover.SourceHFCache, Layout: "A", Kind: models.KindChat, Device: "cpu"},
+		}}
+	}}
+	s := config.Defaults()
+	s.ModelsDir = t.TempDir()
+	m, _ := newModelsWindow(t, s, lib)
+	d := newQueuedApp(t) // the scan's goroutine updates the view through fyne.Do
+	test.Tap(m.WelcomeView.Models)
+	captions := map[string]string{}
+	waitFor(t, "the found models", func() bool {
+		d.run()
+		walkObjects(m.ModelsView.Content, func(o fyne.CanvasObject) {
+			if l, ok := o.(*widget.Label); ok {
+				for _, p := range []string{base, chat} {
+					if strings.HasSuffix(l.Text, p) {
+						captions[p] = l.Text
+					}
+				}
+			}
+		})
+		return len(captions) == 2
+	})
+	if c := captions[base]; !strings.Contains(c, "Complete text") || strings.Contains(c, "Layout") {
+		t.Errorf("base model: %q", c)
+	}
+	if c := captions[chat]; strings.Contains(c, "Complete text") || strings.Contains(c, "Layout") {
+		t.Errorf("chat model: %q", c)
 	}
 }

@@ -26,8 +26,8 @@ type ModelLibrary interface {
 	Pull(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
 	// Discard deletes what a paused download left.
 	Discard(ctx context.Context, req hub.Request) error
-	// Pending lists the interrupted downloads into modelsDir.
-	Pending(modelsDir string) []hub.Request
+	// Pending lists the interrupted downloads into modelsDir, with what each left on disk.
+	Pending(modelsDir string) []hub.Interrupted
 	// Delete deletes the model folder path inside modelsDir; DiskSize is what that frees.
 	Delete(modelsDir, path string) error
 	DiskSize(modelsDir, path string) (int64, error)
@@ -63,7 +63,7 @@ func (l Library) Pull(ctx context.Context, req hub.Request, progress func(hub.Pr
 func (l Library) Discard(ctx context.Context, req hub.Request) error { return hub.Discard(ctx, req) }
 
 // Pending lists the interrupted downloads into modelsDir.
-func (l Library) Pending(modelsDir string) []hub.Request { return hub.Pending(modelsDir) }
+func (l Library) Pending(modelsDir string) []hub.Interrupted { return hub.Interruptions(modelsDir) }
 
 // Delete deletes the model folder path inside modelsDir (never through a link).
 func (l Library) Delete(modelsDir, path string) error { return hub.Delete(modelsDir, path) }
@@ -141,9 +141,8 @@ func (vm *ModelsVM) Refresh(done func()) {
 	vm.scans.Add(1)
 	go func() {
 		defer vm.scans.Done()
-		start := time.Now()
 		res := vm.lib.Scan()
-		var pending []hub.Request // in the folder earlier versions used too: Resume or Cancel them
+		var pending []hub.Interrupted // in the folder earlier versions used too: Resume or Cancel them
 		for _, dir := range modelsDirs {
 			pending = append(pending, vm.lib.Pending(dir)...)
 		}
@@ -151,13 +150,11 @@ func (vm *ModelsVM) Refresh(done func()) {
 		vm.found = res.Models
 		vm.addPending(pending)
 		vm.mu.Unlock()
-		msg := fmt.Sprintf("Found %s on this PC (%.1f s).", plural(len(res.Models), "model"), time.Since(start).Seconds())
+		msg := fmt.Sprintf("Found %s on this PC.", plural(len(res.Models), "model"))
 		if len(res.Models) == 0 {
 			msg = "No models found on this PC yet: download one below."
 		}
-		if len(res.Skipped) > 0 {
-			msg += fmt.Sprintf(" %s skipped: unfinished or incomplete.", plural(len(res.Skipped), "folder"))
-		}
+		msg += skippedText(res.Skipped)
 		_ = vm.Status.Set(msg)
 		vm.changed()
 		vm.mu.Lock()
@@ -169,19 +166,42 @@ func (vm *ModelsVM) Refresh(done func()) {
 	}()
 }
 
+// skippedText names the folders that looked like models but were skipped, and why (the first
+// of them; "1 folder skipped: unfinished or incomplete" left the user guessing which and why).
+func skippedText(sk []discover.Skipped) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" Skipped %s (%s)", sk[0].Path, sk[0].Reason)
+	if len(sk) > 1 {
+		s += fmt.Sprintf(" and %s more", plural(len(sk)-1, "folder"))
+	}
+	return s + "."
+}
+
 // addPending lists interrupted downloads (from an earlier run) as paused; vm.mu is held.
-func (vm *ModelsVM) addPending(reqs []hub.Request) {
-	for _, req := range reqs {
+func (vm *ModelsVM) addPending(ins []hub.Interrupted) {
+	for _, in := range ins {
+		req := in.Request
 		known := false
 		for _, d := range vm.downloads {
 			known = known || d.req.Ref == req.Ref && d.req.Variant == req.Variant && d.req.ModelsDir == req.ModelsDir
 		}
 		if !known {
 			d := newDownloadVM(vm, req)
-			_ = d.Detail.Set("Interrupted earlier: Resume continues where it stopped, Cancel deletes it.")
+			_ = d.Detail.Set(interruptedText(in.OnDisk))
 			vm.downloads = append(vm.downloads, d)
 		}
 	}
+}
+
+// interruptedText says what an interrupted download left and what Resume and Cancel do. The
+// bar stays empty: the model's size is known only once the download asks the Hub again.
+func interruptedText(onDisk int64) string {
+	if onDisk <= 0 {
+		return "Interrupted earlier: Resume continues where it stopped, Cancel deletes it."
+	}
+	return fmt.Sprintf("Interrupted earlier with %s downloaded: Resume continues from there, Cancel deletes it.", hub.Bytes(onDisk))
 }
 
 func (vm *ModelsVM) changed() {
@@ -425,7 +445,11 @@ func progressText(p hub.Progress) string {
 		}
 		parts = append(parts, s)
 	case p.Stalled >= 3*time.Second && p.Speed == 0:
-		parts = append(parts, fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second)))
+		s := fmt.Sprintf("no data for %s — waiting for the server", p.Stalled.Round(time.Second))
+		if p.Retries > 0 { // the time counts from the last byte, across the tries since
+			s = fmt.Sprintf("no data for %s — tried again %s, waiting for the server", p.Stalled.Round(time.Second), times(p.Retries))
+		}
+		parts = append(parts, s)
 	case p.Speed > 0:
 		parts = append(parts, hub.Bytes(int64(p.Speed))+"/s", p.ETA.Round(time.Second).String()+" left")
 	}
@@ -433,6 +457,17 @@ func progressText(p hub.Progress) string {
 		parts = append(parts, p.File)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// times is "once", "twice", "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // roundUp is d in whole seconds, rounded up ("8s"), and at least 1 s.

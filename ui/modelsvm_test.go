@@ -22,7 +22,7 @@ import (
 type fakeLibrary struct {
 	scan     func() discover.Result
 	pull     func(ctx context.Context, req hub.Request, progress func(hub.Progress)) (hub.Result, error)
-	pending  func(dir string) []hub.Request
+	pending  func(dir string) []hub.Interrupted
 	scans    atomic.Int32
 	discards atomic.Int32
 }
@@ -39,7 +39,7 @@ func (f *fakeLibrary) Pull(ctx context.Context, req hub.Request, progress func(h
 	return f.pull(ctx, req, progress)
 }
 
-func (f *fakeLibrary) Pending(dir string) []hub.Request {
+func (f *fakeLibrary) Pending(dir string) []hub.Interrupted {
 	if f.pending == nil {
 		return nil
 	}
@@ -81,7 +81,7 @@ func TestModelsVMRefreshAndUse(t *testing.T) {
 	done := make(chan struct{})
 	vm.Refresh(func() { close(done) })
 	<-done
-	if len(vm.Found()) != 2 || !strings.Contains(get[string](vm.Status), "Found 2 models") || !strings.Contains(get[string](vm.Status), "1 folder skipped") {
+	if len(vm.Found()) != 2 || !strings.Contains(get[string](vm.Status), "Found 2 models") || !strings.Contains(get[string](vm.Status), "Skipped /m/half (unfinished download") {
 		t.Errorf("after refresh: %d found, status %q", len(vm.Found()), get[string](vm.Status))
 	}
 	if err := vm.Use("/m/npu", "npu"); err != nil {
@@ -233,12 +233,12 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	st.s.ModelsDir = t.TempDir()
 	earlier := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", earlier) // the folder earlier versions downloaded into is searched too
-	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Request {
+	lib := &fakeLibrary{pull: blockingPull(make(chan struct{}), &pulls), pending: func(dir string) []hub.Interrupted {
 		switch dir {
 		case st.s.ModelsDir:
-			return []hub.Request{{Ref: "org/left", Variant: "q4", ModelsDir: dir}}
+			return []hub.Interrupted{{Request: hub.Request{Ref: "org/left", Variant: "q4", ModelsDir: dir}, OnDisk: 12_000_000}}
 		case config.EarlierModelsDir():
-			return []hub.Request{{Ref: "org/older", ModelsDir: dir}}
+			return []hub.Interrupted{{Request: hub.Request{Ref: "org/older", ModelsDir: dir}}}
 		}
 		return nil
 	}}
@@ -251,6 +251,10 @@ func TestModelsVMListsInterruptedDownloads(t *testing.T) {
 	ds := vm.Downloads()
 	if len(ds) != 2 || ds[0].Title != "org/left (q4)" || ds[0].State() != StatePaused || ds[1].Title != "org/older" || ds[1].req.ModelsDir != filepath.Join(earlier, "EdgeChat", "models") {
 		t.Fatalf("downloads %v, want the interrupted ones, paused, each in its folder", ds)
+	}
+	// What it left on disk, not a bare 0%: the bytes are there for the resume.
+	if got := get[string](ds[0].Detail); !strings.Contains(got, "12.0 MB downloaded") {
+		t.Errorf("interrupted download says %q, want the 12.0 MB it left", got)
 	}
 	ds[0].Resume()
 	waitFor(t, "the resumed pull", func() bool { return pulls.Load() == 1 })
@@ -321,9 +325,10 @@ func TestModelsViewDismissRemovesRow(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	base := hub.Progress{State: "downloading", Done: 20_000_000, Total: 50_000_000, File: "onnx/model_q4.onnx"}
-	flowing, quiet, retrying := base, base, base
+	flowing, quiet, retrying, quietAgain := base, base, base, base
 	flowing.Speed, flowing.ETA = 4_000_000, 7500*time.Millisecond
 	quiet.Stalled = 12 * time.Second
+	quietAgain.Stalled, quietAgain.Retries = 55*time.Second, 1
 	retrying.State, retrying.RetryIn, retrying.Problem = "retrying", 7200*time.Millisecond, "no data for 30 s"
 	for _, tc := range []struct {
 		p    hub.Progress
@@ -331,10 +336,34 @@ func TestProgressText(t *testing.T) {
 	}{
 		{flowing, "20.0 MB of 50.0 MB · 4.0 MB/s · 8s left · onnx/model_q4.onnx"},
 		{quiet, "20.0 MB of 50.0 MB · no data for 12s — waiting for the server · onnx/model_q4.onnx"},
+		// After a retry the quiet time still counts from the last byte: say that it was retried.
+		{quietAgain, "20.0 MB of 50.0 MB · no data for 55s — tried again once, waiting for the server · onnx/model_q4.onnx"},
 		{retrying, "20.0 MB of 50.0 MB · stalled — retrying in 8s (no data for 30 s) · onnx/model_q4.onnx"},
 	} {
 		if got := progressText(tc.p); got != tc.want {
 			t.Errorf("progressText(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
+}
+
+// A folder the scan skipped is named with the reason ("1 folder skipped: unfinished or
+// incomplete" did not say which, nor why); the scan's time is not shown.
+func TestModelsVMNamesSkippedFolders(t *testing.T) {
+	lib := &fakeLibrary{scan: func() discover.Result {
+		return discover.Result{Models: twoModels.Models, Skipped: []discover.Skipped{
+			{Path: "/c/hub/models--a--b", Reason: `refs/main holds "abc", which is not a commit id`},
+			{Path: "/c/other", Reason: "no tokenizer.json"},
+		}}
+	}}
+	st := &memSettings{s: config.Defaults()}
+	st.s.ModelsDir = t.TempDir()
+	vm := NewModelsVM(lib, st)
+	done := make(chan struct{})
+	vm.Refresh(func() { close(done) })
+	<-done
+	want := `Found 2 models on this PC. Skipped /c/hub/models--a--b (refs/main holds "abc", which is not a commit id) and 1 folder more.`
+	if got := get[string](vm.Status); got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	vm.Close()
 }

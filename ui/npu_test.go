@@ -90,3 +90,67 @@ func TestNoNPULinkScrollsToRuntime(t *testing.T) {
 		t.Errorf("the link left the settings at offset %v", scroll.Offset)
 	}
 }
+
+// The path fields that may be empty say what empty means (the banner of a library that did
+// not load sends the user to the ONNX Runtime field, which gave no hint that empty is the
+// way back to the bundled one).
+func TestSettingsSayWhatEmptyMeans(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, nil)
+	v := NewSettingsView(vm, test.NewTempWindow(t, nil), func() {})
+	for _, key := range []string{"ort_library", "data_dir", "models_dir"} {
+		if v.entries[key].PlaceHolder == "" {
+			t.Errorf("%s: no placeholder", key)
+		}
+	}
+}
+
+// Back with unsaved edits asks what to do with them (they were dropped without a word): Keep
+// editing stays, Discard changes goes back with the saved settings; with nothing edited,
+// Back goes straight back.
+func TestSettingsBackAsksAboutUnsavedEdits(t *testing.T) {
+	test.NewTempApp(t)
+	st := &memSettings{s: config.Defaults()}
+	st.s.CPU.Model = modelDir(t) // settings that validate
+	vm := NewSettingsVM(st, nil)
+	w := test.NewTempWindow(t, nil)
+	closed := 0
+	v := NewSettingsView(vm, w, func() { closed++ })
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(900, 600))
+	test.Tap(v.Close)
+	if closed != 1 || w.Canvas().Overlays().Top() != nil {
+		t.Fatalf("nothing edited: closed %d times, dialog %v", closed, w.Canvas().Overlays().Top())
+	}
+	tap := func(text string) {
+		t.Helper()
+		top := w.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("no dialog")
+		}
+		for _, o := range test.LaidOutObjects(top) {
+			if b, ok := o.(*widget.Button); ok && b.Text == text {
+				test.Tap(b)
+				return
+			}
+		}
+		t.Fatalf("no %q button in the dialog", text)
+	}
+	_ = vm.Fields["max_tokens"].Set("2048")
+	test.Tap(v.Close)
+	tap("Keep editing")
+	if closed != 1 || get[string](vm.Fields["max_tokens"]) != "2048" {
+		t.Fatalf("Keep editing: closed %d times, max tokens %q", closed, get[string](vm.Fields["max_tokens"]))
+	}
+	test.Tap(v.Close)
+	tap("Discard changes")
+	if closed != 2 || get[string](vm.Fields["max_tokens"]) != "1024" || st.saved != 0 {
+		t.Fatalf("Discard: closed %d times, max tokens %q, saved %d", closed, get[string](vm.Fields["max_tokens"]), st.saved)
+	}
+	_ = vm.Fields["max_tokens"].Set("512")
+	test.Tap(v.Close)
+	tap("Save")
+	if closed != 3 || st.s.MaxTokens != 512 {
+		t.Fatalf("Save: closed %d times, saved max tokens %d (%s)", closed, st.s.MaxTokens, get[string](vm.Summary))
+	}
+}

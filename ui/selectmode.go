@@ -34,7 +34,7 @@ type selectMode struct {
 func newSelectMode(b *bubble, doc *DocVM, what string, rendered fyne.CanvasObject) *selectMode {
 	s := &selectMode{b: b, doc: doc, what: what}
 	s.frame = newReplyFrame(rendered, s)
-	s.box = container.NewVBox(s.frame)
+	s.box = newPixelColumn(s.frame)
 	return s
 }
 

@@ -143,7 +143,11 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		),
 	)
 
+	// What an empty path means, where it may be empty: the field that a start-up problem sends
+	// the user to (a library that did not load) gave no hint that emptying it is the way back.
 	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
+	v.entries["ort_library"].SetPlaceHolder("empty: the ONNX Runtime that came with EdgeChat")
+	v.entries["data_dir"].SetPlaceHolder("empty: " + config.DefaultDataDir())
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
@@ -154,6 +158,10 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	v.Save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() { _ = vm.Save() })
 	v.Save.Importance = widget.HighImportance
 	v.Close = widget.NewButtonWithIcon("Back to chat", theme.NavigateBackIcon(), func() {
+		if vm.Dirty() { // Back dropped the edits without a word
+			v.askUnsaved(onClose)
+			return
+		}
 		vm.Reset()
 		onClose()
 	})
@@ -164,6 +172,30 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	scroll.Content = container.NewPadded(form)
 	v.Content = container.NewBorder(header, container.NewPadded(footer), nil, nil, scroll)
 	return v
+}
+
+// askUnsaved asks what to do with edits not saved when the user goes back: save them (and go
+// back when they are valid), discard them, or keep editing.
+func (v *SettingsView) askUnsaved(onClose func()) {
+	var d dialog.Dialog
+	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), func() {
+		d.Hide()
+		if v.vm.Save() == nil {
+			onClose()
+		} // else the fields marked in red say what to fix
+	})
+	save.Importance = widget.HighImportance
+	discard := widget.NewButton("Discard changes", func() {
+		d.Hide()
+		v.vm.Reset()
+		onClose()
+	})
+	keep := widget.NewButton("Keep editing", func() { d.Hide() })
+	msg := widget.NewLabel("You changed settings without saving them.")
+	c := dialog.NewCustomWithoutButtons("Save your changes?", msg, v.win)
+	c.SetButtons([]fyne.CanvasObject{keep, discard, save})
+	d = c
+	d.Show()
 }
 
 // modelsFolderNote says where downloads go by default and that models in the folder earlier

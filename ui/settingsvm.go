@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,7 @@ type SettingsVM struct {
 	store  SettingsStore
 	tester ModelTester
 	base   config.Settings // fields the pane does not show pass through
+	shown  []string        // the fields' and switches' values as last reset or saved (Dirty)
 	cancel context.CancelFunc
 }
 
@@ -140,7 +142,28 @@ func (vm *SettingsVM) Reset() {
 	vm.setSummary(SummaryError, "")
 	_ = vm.Result.Set("")
 	_ = vm.Tested.Set("")
+	vm.shown = vm.values()
 }
+
+// values lists what the pane shows: every field and switch, in a fixed order.
+func (vm *SettingsVM) values() []string {
+	keys := make([]string, 0, len(vm.Fields))
+	for k := range vm.Fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]string, 0, len(keys)+5)
+	for _, k := range keys {
+		out = append(out, k+"="+get[string](vm.Fields[k]))
+	}
+	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.RemoteLong, vm.ServerOn} {
+		out = append(out, strconv.FormatBool(get[bool](b)))
+	}
+	return out
+}
+
+// Dirty reports whether the pane shows edits that were not saved.
+func (vm *SettingsVM) Dirty() bool { return !slices.Equal(vm.values(), vm.shown) }
 
 // Collect turns the fields into Settings; it returns the fields that do not parse.
 func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
@@ -282,6 +305,7 @@ func (vm *SettingsVM) Save() error {
 		return err
 	}
 	vm.base = s
+	vm.shown = vm.values()
 	vm.setSummary(SummarySuccess, "Saved.")
 	if vm.OnSaved != nil {
 		vm.OnSaved(s)

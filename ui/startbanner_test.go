@@ -71,6 +71,7 @@ func TestStartupModelProblemBanner(t *testing.T) {
 	if !b.Runtime.Visible() || !b.Model.Visible() {
 		t.Errorf("ways out shown: runtime %v, model %v; want both", b.Runtime.Visible(), b.Model.Visible())
 	}
+	_ = m.ChatView.vm.Draft.Set("Hello") // Send waits for something to send
 	if !m.ChatView.SendButton.Visible() || m.ChatView.SendButton.Disabled() {
 		t.Error("the chat cannot be used while the banner shows")
 	}

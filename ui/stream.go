@@ -49,7 +49,7 @@ func (vm *ChatVM) startReply() {
 		RepetitionPenalty: &s.RepetitionPenalty,
 	}
 
-	mvm := newMessageVM(am)
+	mvm := newMessageVMIn(am, complete)
 	_ = mvm.Streaming.Set(true)
 	_ = mvm.ThinkingOpen.Set(true)
 	_ = mvm.Status.Set("Starting…")

@@ -14,6 +14,7 @@ import (
 // Tab out.
 func TestTabOrder(t *testing.T) {
 	m := chatWindow(t, "first", "second")
+	_ = m.ChatView.vm.Draft.Set("Hello") // Send is a stop once there is something to send
 	c := m.Window.Canvas()
 	want := []fyne.Focusable{m.SidebarView.New, m.SidebarView.Search, m.SidebarView.List, m.ChatView.Composer, m.ChatView.SendButton}
 	c.Unfocus()

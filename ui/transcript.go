@@ -142,7 +142,7 @@ func (v *ChatView) buildOlder(gen int64) bool {
 	c := v.scroll.Content
 	c.Resize(c.MinSize().Max(v.scroll.Size()))
 	if !v.follow && top != nil {
-		v.scroll.ScrollToOffset(fyne.NewPos(0, before+top.Position().Y-topY))
+		v.scrollTo(before + top.Position().Y - topY)
 	}
 	v.settle()
 	return n > 0

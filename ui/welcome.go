@@ -56,19 +56,18 @@ func (vm *WelcomeVM) UseModel(path string) error {
 	return nil
 }
 
-const welcomeText = `## Welcome to EdgeChat
+// The page's text is Markdown with each paragraph on one line (a single line break is a line
+// break in this package's Markdown, as in a chat reply).
+const welcomeText = "## Welcome to EdgeChat\n\n" +
+	"EdgeChat runs **Qwen3-0.6B** on this PC — on the NPU when there is one, otherwise on the CPU. " +
+	"Nothing you type leaves the machine. First it needs a model:\n\n" +
+	"**Find or download one:** EdgeChat looks for models that other tools (Hugging Face, Foundry " +
+	"Local, AI Toolkit, AI Dev Gallery) already put on this PC, and can download Qwen3-0.6B for you.\n\n" +
+	"**Or choose a folder:** a Qwen3-0.6B ONNX export, for example *onnx-community/Qwen3-0.6B-ONNX* " +
+	"from Hugging Face, with *config.json*, *tokenizer.json* and *onnx/model.onnx*."
 
-EdgeChat runs **Qwen3-0.6B** on this PC — on the NPU when there is one, otherwise on the CPU.
-Nothing you type leaves the machine. First it needs a model:
-
-**Find or download one:** EdgeChat looks for models that other tools (Hugging Face, Foundry
-Local, AI Toolkit, AI Dev Gallery) already put on this PC, and can download Qwen3-0.6B for you.
-
-**Or choose a folder:** a Qwen3-0.6B ONNX export, for example *onnx-community/Qwen3-0.6B-ONNX*
-from Hugging Face, with *config.json*, *tokenizer.json* and *onnx/model.onnx*.`
-
-const welcomeNPUText = `**For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the Windows ML
-toolkit into a folder, then choose that folder:`
+const welcomeNPUText = "**For the NPU** (Snapdragon X and other Copilot+ PCs): build an NPU model with the " +
+	"Windows ML toolkit into a folder, then choose that folder:"
 
 // WelcomeView shows what to download and offers the folder picker.
 type WelcomeView struct {
@@ -85,8 +84,9 @@ type WelcomeView struct {
 // NewWelcomeView builds the page; onSettings opens the settings pane.
 func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeView {
 	v := &WelcomeView{}
-	intro := widget.NewRichTextFromMarkdown(welcomeText)
-	intro.Wrapping = fyne.TextWrapWord
+	// As a reply is drawn (wraptext.go): every run on a whole pixel, where Fyne's own
+	// Markdown drew the text after a bold run lighter.
+	intro := newWrapText(markdownSegments(welcomeText))
 	scroll := container.NewVScroll(nil)
 	cmd := newCodeBlock(Block{Kind: BlockCode, Lang: "shell", Text: "winml build -m Qwen/Qwen3-0.6B --ep qnn --device npu -o qwen3-0.6b-npu"}, scroll)
 	errLabel := widget.NewLabelWithData(vm.Error)
@@ -108,8 +108,7 @@ func NewWelcomeView(vm *WelcomeVM, win fyne.Window, onSettings func()) *WelcomeV
 	v.Models.Importance = widget.HighImportance
 	v.Settings = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), onSettings)
 	buttons := container.NewHBox(v.Models, v.Choose, v.Settings)
-	npuText := widget.NewRichTextFromMarkdown(welcomeNPUText)
-	npuText.Wrapping = fyne.TextWrapWord
+	npuText := newWrapText(markdownSegments(welcomeNPUText))
 	v.NPU = container.NewVBox(npuText, cmd)
 	v.NoNPU = widget.NewLabel(noNPUText + ".")
 	v.NoNPU.Wrapping = fyne.TextWrapWord
@@ -140,6 +139,6 @@ func (c column) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	for _, o := range objs {
 		w := min(size.Width, c.max)
 		o.Resize(fyne.NewSize(w, max(size.Height, o.MinSize().Height)))
-		o.Move(fyne.NewPos((size.Width-w)/2, 0))
+		o.Move(fyne.NewPos(roundPixels((size.Width-w)/2, layoutScale(objs)), 0)) // text on whole pixels
 	}
 }

@@ -20,10 +20,11 @@ import (
 // each wrap point, recomputed when the width changes.
 type wrapText struct {
 	widget.BaseWidget
-	src   []widget.RichTextSegment // as rendered from Markdown, without wrap points
-	rt    *widget.RichText
-	width float32
-	links linkMenus // the links' right-click menus (linkmenu.go)
+	src    []widget.RichTextSegment // as rendered from Markdown, without wrap points
+	rt     *widget.RichText
+	width  float32
+	links  linkMenus                              // the links' right-click menus (linkmenu.go)
+	blocks map[widget.RichTextSegment]*pixelBlock // the blocks at whole-pixel heights (pixelalign.go)
 }
 
 func newWrapText(segs []widget.RichTextSegment) *wrapText {
@@ -37,6 +38,7 @@ func newWrapText(segs []widget.RichTextSegment) *wrapText {
 func (w *wrapText) set(segs []widget.RichTextSegment) {
 	w.src = segs
 	w.links = linkMenus{} // the old segments' links are gone
+	w.blocks = map[widget.RichTextSegment]*pixelBlock{}
 	w.rewrap()
 }
 
@@ -47,7 +49,7 @@ func (w *wrapText) rewrap() {
 		wr := &wrapper{width: w.width - pad - 1, measure: measureText}
 		segs = wr.segments(w.src)
 	}
-	w.rt.Segments = w.links.swap(alignRuns(segs, pixelScale(w)))
+	w.rt.Segments = w.links.swap(alignRuns(segs, pixelScale(w), w.blocks))
 	w.rt.Refresh()
 }
 

@@ -18,6 +18,8 @@ type Progress struct {
 	Problem string        `json:"problem,omitempty"`
 	// Stalled is how long no byte has arrived while downloading (0 while bytes flow).
 	Stalled time.Duration `json:"-"`
+	// Retries counts the tries of the current file after its first (0 on the first try).
+	Retries int `json:"retries,omitempty"`
 	// File is the file being fetched, FileDone and FileSize its bytes.
 	File     string `json:"file,omitempty"`
 	FileDone int64  `json:"file_bytes"`
@@ -119,6 +121,7 @@ func (t *tracker) add(n int64) {
 func (t *tracker) retrying(wait time.Duration, err error) {
 	t.update(true, func(p *Progress) {
 		p.State, p.Problem = "retrying", err.Error()
+		p.Retries++
 		t.retryAt = time.Now().Add(wait)
 	})
 }

@@ -163,7 +163,7 @@ func (c *Client) Pull(ctx context.Context, req Request, opt Options) (res Result
 		if st, err := d.root.Lstat(s.part(e.Path)); err == nil {
 			partSize = st.Size()
 		}
-		tr.update(true, func(pr *Progress) { pr.File, pr.FileSize, pr.FileDone = e.Path, e.Size, partSize })
+		tr.update(true, func(pr *Progress) { pr.File, pr.FileSize, pr.FileDone, pr.Retries = e.Path, e.Size, partSize, 0 })
 		if err := f.fetch(ctx, e, s.part(e.Path), s.done(e.Path)); err != nil {
 			return res, err
 		}

@@ -256,6 +256,16 @@ func TestPauseResume(t *testing.T) {
 	if diff := cmp.Diff([]Request{{Ref: testRepo, ModelsDir: dir}}, Pending(dir)); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
+	// What it left is counted: the partial file and the files before it, not the state.
+	var kept int64
+	for _, f := range findFiles(t, dir, "") {
+		if info, err := os.Stat(f); err == nil && info.Mode().IsRegular() && !strings.Contains(f, stateFile) && strings.Contains(f, stagingPrefix) {
+			kept += info.Size()
+		}
+	}
+	if in := Interruptions(dir); len(in) != 1 || in[0].OnDisk != kept || kept < size(t, file)/3 {
+		t.Errorf("interruptions %+v, want one with %d bytes on disk", in, kept)
+	}
 	res, err := NewClient("").Pull(context.Background(), Request{Ref: testRepo, ModelsDir: dir}, fastOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -444,9 +454,9 @@ func TestStallAndRetryProgress(t *testing.T) {
 		case p.State == "downloading" && p.Stalled >= time.Second && p.Speed == 0:
 			stalled = true
 		case p.State == "retrying" && p.RetryIn > 0 && p.Problem != "":
-			retrying = true
+			retrying = p.Retries == 1 // the try it counts
 		case retrying && p.State == "downloading" && p.Problem == "":
-			after = true
+			after = p.Retries == 1 || p.File != file // the next file starts again at 0
 		}
 	}
 	if !stalled || !retrying || !after {

@@ -177,6 +177,22 @@ func Discard(ctx context.Context, req Request) error {
 // closed or killed): pulling one again continues it.
 func Pending(modelsDir string) []Request {
 	var out []Request
+	for _, in := range Interruptions(modelsDir) {
+		out = append(out, in.Request)
+	}
+	return out
+}
+
+// Interrupted is a download that was interrupted and what it left on disk.
+type Interrupted struct {
+	Request
+	OnDisk int64 // bytes of its files already downloaded (kept for the resume)
+}
+
+// Interruptions lists the interrupted downloads into modelsDir (Pending) with the bytes each
+// left on disk.
+func Interruptions(modelsDir string) []Interrupted {
+	var out []Interrupted
 	repos, _ := os.ReadDir(modelsDir)
 	for _, r := range repos {
 		parts, _ := os.ReadDir(filepath.Join(modelsDir, r.Name()))
@@ -184,11 +200,31 @@ func Pending(modelsDir string) []Request {
 			if !p.IsDir() || !strings.HasPrefix(p.Name(), stagingPrefix) {
 				continue
 			}
-			st, ok := readState(filepath.Join(modelsDir, r.Name(), p.Name(), stateFile))
+			dir := filepath.Join(modelsDir, r.Name(), p.Name())
+			st, ok := readState(filepath.Join(dir, stateFile))
 			if ok && st.Ref != "" {
-				out = append(out, Request{Ref: st.Ref, Variant: st.Variant, Include: st.Include, NPU: st.NPU, ModelsDir: modelsDir})
+				out = append(out, Interrupted{
+					Request: Request{Ref: st.Ref, Variant: st.Variant, Include: st.Include, NPU: st.NPU, ModelsDir: modelsDir},
+					OnDisk:  filesSize(dir),
+				})
 			}
 		}
 	}
 	return out
+}
+
+// filesSize is the size of the regular files under dir but the state file (what a staging
+// folder holds of the model).
+func filesSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() || strings.HasPrefix(e.Name(), stateFile) {
+			return nil
+		}
+		if info, err := e.Info(); err == nil {
+			n += info.Size()
+		}
+		return nil
+	})
+	return n
 }

@@ -26,6 +26,9 @@ ENGINE_FLAGS="${ENGINE_FLAGS:-}"
 COMMIT=0123456789abcdef0123456789abcdef01234567 # a download's folder: ORG--NAME/<commit>
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 export LANG="${LANG:-en_US.UTF-8}"
+# The caches tools/setup.sh filled (ONNX Runtime, tokenizers), fixed before steps that run the
+# app with another HOME: else the picker's window opens with "cannot load ONNX Runtime".
+export EDGECHAT_CACHE="${EDGECHAT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edgechat}"
 [ "$LANG" = "C.UTF-8" ] && export LANG=en_US.UTF-8
 
 die() { printf 'screenshots: %s\n' "$*" >&2; exit 1; }
