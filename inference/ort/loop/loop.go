@@ -129,6 +129,8 @@ func Open(path string, o Options) (*Loop, error) {
 		l.elem, l.kvType = 2, ort.TensorElementDataTypeFloat16
 	case "int8": // GroupQueryAttention's quantized cache (onnx/optimize.QuantizeKV)
 		l.elem, l.kvType = 1, ort.TensorElementDataTypeInt8
+	case "uint8": // its 4-bit cache: two values a byte, head_dim / 2 bytes a row (QuantizeKVBits)
+		l.elem, l.kvType = 1, ort.TensorElementDataTypeUint8
 	default:
 		l.elem, l.kvType = 4, ort.TensorElementDataTypeFloat
 	}
