@@ -12,7 +12,10 @@
 // reading the cache — at 3,000 cached tokens (1 thread) the 4-bit cache costs ~1.1× the 8-bit
 // one, though it reads half the bytes.
 //
-//	go run ./inference/ort/kvbench --past 3000 --threads 1
+//	go run ./inference/ort/kvbench --past 3000 --threads 1 [--integer]
+//
+// --integer also times the attention's two products as ONNX MatMulInteger over an int8 cache
+// (integer.go): what an attention built from standard operators could cost.
 //
 // It lives under inference/ort because it calls ONNX Runtime directly (one node, its own
 // inputs), which only packages there may.
@@ -39,6 +42,7 @@ var (
 	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past)")
 	iters   = flag.Int("iters", 100, "timed runs of each kind")
 	threads = flag.Int("threads", 1, "intra-op threads")
+	integer = flag.Bool("integer", false, "also time the attention's two products as MatMulInteger on an int8 cache against float32 MatMul")
 )
 
 const heads, kvHeads, headDim = 16, 8, 128
@@ -156,6 +160,9 @@ func run() error {
 		cu := float64(c.cpu.Microseconds()) / float64(*iters)
 		fmt.Printf("  %-18s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
 			c.name(), us, us*28/1000, float64(c.spent)/float64(base.spent), cu, float64(c.cpu)/float64(base.cpu))
+	}
+	if *integer {
+		return integerProducts(dir)
 	}
 	return nil
 }
