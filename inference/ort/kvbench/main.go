@@ -39,7 +39,8 @@ import (
 
 var (
 	past    = flag.Int("past", 3000, "cached tokens")
-	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past)")
+	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past + new)")
+	newRows = flag.Int("new", 1, "new tokens a run (1: a decode step; more: a prompt chunk)")
 	iters   = flag.Int("iters", 100, "timed runs of each kind")
 	threads = flag.Int("threads", 1, "intra-op threads")
 	integer = flag.Bool("integer", false, "also time the attention's two products as MatMulInteger on an int8 cache against float32 MatMul")
@@ -61,6 +62,7 @@ type kind struct {
 	quant  string // a quantized cache's k_quant_type and v_quant_type
 	bits   int    // a quantized cache's kv_cache_bit_width: 8 (int8) or 4 (two values a uint8)
 	elem   int    // bytes a cached value (4-bit: 1 for a pair)
+	plain  bool   // a session on ONNX Runtime's plain attention path (env.WithoutGQAFlash), not its flash one
 	ortTyp ort.TensorElementDataType
 	sess   *ort.DynamicAdvancedSession
 	pk, pv ort.Value
@@ -69,8 +71,8 @@ type kind struct {
 }
 
 func run() error {
-	if *past < 1 || *rows <= *past {
-		return fmt.Errorf("need 0 < --past < --rows")
+	if *past < 1 || *newRows < 1 || *rows < *past+*newRows {
+		return fmt.Errorf("need 0 < --past, 0 < --new and --past + --new <= --rows")
 	}
 	if _, err := env.Init(""); err != nil {
 		return err
@@ -85,12 +87,14 @@ func run() error {
 		{typ: proto.Float16, elem: 2, ortTyp: ort.TensorElementDataTypeFloat16},
 		{typ: proto.Int8, quant: "PER_TENSOR", bits: 8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
 		{typ: proto.Int8, quant: "PER_CHANNEL", bits: 8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_CHANNEL", bits: 8, plain: true, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
 		{typ: proto.Uint8, quant: "PER_CHANNEL", bits: 4, elem: 1, ortTyp: ort.TensorElementDataTypeUint8},
+		{typ: proto.Uint8, quant: "PER_CHANNEL", bits: 4, plain: true, elem: 1, ortTyp: ort.TensorElementDataTypeUint8},
 	}
 	names := []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"}
 	outs := []string{"out", "present_key", "present_value"}
 	for _, k := range kinds {
-		path := filepath.Join(dir, k.name()+".onnx")
+		path := filepath.Join(dir, strings.ReplaceAll(k.name(), ",", "")+".onnx")
 		if err := attentionModel(k.typ, k.quant, k.bits).WriteFile(path, proto.WriteOptions{}); err != nil {
 			return err
 		}
@@ -104,7 +108,15 @@ func run() error {
 		if err := o.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return err
 		}
-		k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+		create := func() (err error) {
+			k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+			return err
+		}
+		if k.plain {
+			err = env.WithoutGQAFlash(create)
+		} else {
+			err = create()
+		}
 		o.Destroy()
 		if err != nil {
 			return fmt.Errorf("%s cache: %w", k.name(), err)
@@ -130,12 +142,13 @@ func run() error {
 		}
 		return v
 	}
-	q, _ := ort.NewTensor(ort.NewShape(1, 1, heads*headDim), vec(heads*headDim))
-	k, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
-	v, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
-	seqlens, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past)})
-	total, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + 1)})
-	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, heads*headDim))
+	S := int64(*newRows)
+	q, _ := ort.NewTensor(ort.NewShape(1, S, heads*headDim), vec(int(S)*heads*headDim))
+	k, _ := ort.NewTensor(ort.NewShape(1, S, kvHeads*headDim), vec(int(S)*kvHeads*headDim))
+	v, _ := ort.NewTensor(ort.NewShape(1, S, kvHeads*headDim), vec(int(S)*kvHeads*headDim))
+	seqlens, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + *newRows - 1)})
+	total, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + *newRows)})
+	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, S, heads*headDim))
 	if err != nil {
 		return err
 	}
@@ -154,11 +167,11 @@ func run() error {
 		}
 	}
 	base := kinds[0]
-	fmt.Printf("GroupQueryAttention, 1 new token after %d cached, %d threads, %d runs each:\n", *past, *threads, *iters)
+	fmt.Printf("GroupQueryAttention, %d new tokens after %d cached, %d threads, %d runs each:\n", *newRows, *past, *threads, *iters)
 	for _, c := range kinds {
 		us := float64(c.spent.Microseconds()) / float64(*iters)
 		cu := float64(c.cpu.Microseconds()) / float64(*iters)
-		fmt.Printf("  %-18s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
+		fmt.Printf("  %-25s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
 			c.name(), us, us*28/1000, float64(c.spent)/float64(base.spent), cu, float64(c.cpu)/float64(base.cpu))
 	}
 	if *integer {
@@ -176,7 +189,11 @@ func (k *kind) name() string {
 	if k.bits == 4 {
 		t = "4-bit"
 	}
-	return t + " " + strings.ToLower(strings.ReplaceAll(k.quant, "_", " "))
+	t += " " + strings.ToLower(strings.ReplaceAll(k.quant, "_", " "))
+	if k.plain {
+		t += ", plain"
+	}
+	return t
 }
 
 // cpuTime is the CPU time (user and system) this process has spent.

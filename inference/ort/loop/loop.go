@@ -14,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/env"
 	"edgechat/inference/sample"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
@@ -34,6 +35,9 @@ type Options struct {
 	// Profile, when set, makes ONNX Runtime write a JSON trace of every operator's time to a
 	// file whose name starts with it (written when the loop closes).
 	Profile string
+	// QuantFlash keeps ONNX Runtime's flash attention path for a quantized (int8 or 4-bit)
+	// cache; by default such a graph's session runs the plain path (env.WithoutGQAFlash).
+	QuantFlash bool
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -154,7 +158,16 @@ func Open(path string, o Options) (*Loop, error) {
 			return nil, fmt.Errorf("session option %s=%s: %w", k, v, err)
 		}
 	}
-	if l.s, err = ort.NewDynamicAdvancedSession(path, in, out, opts); err != nil {
+	create := func() (err error) {
+		l.s, err = ort.NewDynamicAdvancedSession(path, in, out, opts)
+		return err
+	}
+	if (l.kvType == ort.TensorElementDataTypeInt8 || l.kvType == ort.TensorElementDataTypeUint8) && !o.QuantFlash {
+		err = env.WithoutGQAFlash(create)
+	} else {
+		err = create()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	l.nIn, l.nOut = len(in), len(out)
