@@ -118,8 +118,12 @@ func main() {
 	}
 	n := float64(*rounds)
 	base := gs[0]
+	pre := fmt.Sprintf("prefill %d", *prompt)
+	if *decOnly { // the timed "prefill" ran the prompt's last token again
+		pre = fmt.Sprintf("1 token at %d", *prompt-1)
+	}
 	for _, x := range gs {
-		fmt.Printf("%-8s prefill %d: cpu %7.1f ms (%.3f×) wall %7.1f ms | decode: cpu %6.2f ms/token (%.3f×) wall %6.2f ms/token\n", x.name, *prompt,
+		fmt.Printf("%-8s %s: cpu %7.1f ms (%.3f×) wall %7.1f ms | decode: cpu %6.2f ms/token (%.3f×) wall %6.2f ms/token\n", x.name, pre,
 			x.pre.Seconds()*1000/n, x.pre.Seconds()/base.pre.Seconds(), x.preW.Seconds()*1000/n,
 			x.dec.Seconds()*1000/n/float64(*decode), x.dec.Seconds()/base.dec.Seconds(), x.decW.Seconds()*1000/n/float64(*decode))
 	}
