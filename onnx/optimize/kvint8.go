@@ -23,8 +23,16 @@ import (
 // PER_TENSOR one; a cached value is round(x / scale) clamped to [-128, 127]; past and present
 // may be one shared buffer; prompts (several rows at once, with or without cached rows) work.
 // Keys are stored after the rotation when the node rotates them.
+//
+// A 4-bit cache (kv_cache_bit_width 4, same scales and quant types) is uint8 with head_dim / 2
+// bytes a row: element 2i in the low nibble of byte i, 2i+1 in the high one, each stored as
+// round(x / scale) + 8 clamped to [0, 15] (checked in inference/ort/kvbench's tests). On this
+// project's x86-64 machines ONNX Runtime 1.30's 4-bit kernel is no faster than its 8-bit one
+// (inference/ort/kvbench): the quantized kernels are bound by their dequantising arithmetic,
+// not by reading the cache.
 
-// MetaKVInt8 is "per_channel" on a copy whose cache QuantizeKV made int8.
+// MetaKVInt8 is "per_channel" on a copy whose cache QuantizeKV made int8, "per_channel_4bit"
+// on one QuantizeKVBits made 4-bit.
 const MetaKVInt8 = "edgechat.kv_cache_int8"
 
 // KVScales are the float32 scales of an int8 cache, by the name of each layer's past input
@@ -97,6 +105,16 @@ func KVKeys(src []byte) (map[string]bool, error) {
 // seen keep their sign and size. A channel that never left zero gets the scale of a
 // thousandth of its tensor's largest value (or 1e-6), never 0.
 func ScalesFromMax(maxAbs KVMax, margin float64) KVScales {
+	return ScalesFromMaxBits(maxAbs, margin, 8)
+}
+
+// ScalesFromMaxBits is ScalesFromMax for a cache of bits bits (8 or 4): max × margin / 127, or
+// / 7 for 4 bits (whose values run from -8 to 7).
+func ScalesFromMaxBits(maxAbs KVMax, margin float64, bits int) KVScales {
+	levels := 127.0
+	if bits == 4 {
+		levels = 7
+	}
 	out := KVScales{}
 	for name, m := range maxAbs {
 		top := float32(0)
@@ -106,7 +124,7 @@ func ScalesFromMax(maxAbs KVMax, margin float64) KVScales {
 		floor := max(top/1000, 1e-6)
 		s := make([]float32, len(m))
 		for i, v := range m {
-			s[i] = float32(float64(max(v, floor)) * margin / 127)
+			s[i] = float32(float64(max(v, floor)) * margin / levels)
 		}
 		out[name] = s
 	}
@@ -119,6 +137,15 @@ func ScalesFromMax(maxAbs KVMax, margin float64) KVScales {
 // become int8. Every node must have its scales, and the graph must not already have a
 // quantized cache. The result is lossy: check it by the tokens it generates, not bit by bit.
 func QuantizeKV(src []byte, scales KVScales) ([]byte, error) {
+	return QuantizeKVBits(src, scales, 8)
+}
+
+// QuantizeKVBits is QuantizeKV with a cache of bits bits: 8 (int8) or 4 (uint8 tensors of
+// head_dim / 2 bytes a row, two values a byte; scales from ScalesFromMaxBits(…, 4)).
+func QuantizeKVBits(src []byte, scales KVScales, bits int) ([]byte, error) {
+	if bits != 8 && bits != 4 {
+		return nil, errf("a quantized KV cache has 8 or 4 bits, not %d", bits)
+	}
 	mfs, err := fields(src)
 	if err != nil {
 		return nil, errf("read model: %v", err)
@@ -129,16 +156,20 @@ func QuantizeKV(src []byte, scales KVScales) ([]byte, error) {
 			out = append(out, f.raw...)
 			continue
 		}
-		g, err := quantizeKVGraph(f.val, scales)
+		g, err := quantizeKVGraph(f.val, scales, bits)
 		if err != nil {
 			return nil, err
 		}
 		out = appendBytes(out, proto.FieldModelGraph, g)
 	}
-	return append(out, metadataEntry(MetaKVInt8, "per_channel")...), nil
+	meta := "per_channel"
+	if bits == 4 {
+		meta = "per_channel_4bit"
+	}
+	return append(out, metadataEntry(MetaKVInt8, meta)...), nil
 }
 
-func quantizeKVGraph(b []byte, scales KVScales) ([]byte, error) {
+func quantizeKVGraph(b []byte, scales KVScales, bits int) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, errf("read graph: %v", err)
@@ -197,13 +228,13 @@ func quantizeKVGraph(b []byte, scales KVScales) ([]byte, error) {
 			}
 			raw = appendBytes(raw, proto.FieldNodeAttr, withString("k_quant_type", "PER_CHANNEL"))
 			raw = appendBytes(raw, proto.FieldNodeAttr, withString("v_quant_type", "PER_CHANNEL"))
-			if raw, err = withIntAttr(raw, "kv_cache_bit_width", 8); err != nil {
+			if raw, err = withIntAttr(raw, "kv_cache_bit_width", int64(bits)); err != nil {
 				return nil, err
 			}
 			out = appendBytes(out, proto.FieldGraphNode, raw)
 			continue
 		case (f.num == proto.FieldGraphInput || f.num == proto.FieldGraphOutput) && f.typ == protowire.BytesType:
-			raw, err := valueInfoAsInt8(f.val, int8Names)
+			raw, err := valueInfoAsQuant(f.val, int8Names, bits)
 			if err != nil {
 				return nil, err
 			}
@@ -250,9 +281,9 @@ func withString(name, v string) nodeAttr {
 // attrString is AttributeProto.STRING.
 const attrString = 3
 
-// valueInfoAsInt8 returns the ValueInfoProto b with element type int8 when its name is in
-// names, else b.
-func valueInfoAsInt8(b []byte, names map[string]bool) ([]byte, error) {
+// valueInfoAsQuant returns the ValueInfoProto b as a cache of bits bits when its name is in
+// names (element type int8; for 4 bits uint8 with the last dimension halved), else b.
+func valueInfoAsQuant(b []byte, names map[string]bool, bits int) ([]byte, error) {
 	fs, err := fields(b)
 	if err != nil {
 		return nil, errf("read value info: %v", err)
@@ -279,11 +310,20 @@ func valueInfoAsInt8(b []byte, names map[string]bool) ([]byte, error) {
 			}
 			var o []byte
 			for _, t := range tfs {
-				if t.num == proto.FieldTensorElemType {
+				switch {
+				case t.num == proto.FieldTensorElemType && bits == 4:
+					o = appendVarint(o, proto.FieldTensorElemType, uint64(proto.Uint8))
+				case t.num == proto.FieldTensorElemType:
 					o = appendVarint(o, proto.FieldTensorElemType, uint64(proto.Int8))
-					continue
+				case t.num == proto.FieldTensorShape && t.typ == protowire.BytesType && bits == 4:
+					sh, err := halveLastDim(t.val)
+					if err != nil {
+						return nil, err
+					}
+					o = appendBytes(o, proto.FieldTensorShape, sh)
+				default:
+					o = append(o, t.raw...)
 				}
-				o = append(o, t.raw...)
 			}
 			return o, nil
 		})
@@ -291,6 +331,49 @@ func valueInfoAsInt8(b []byte, names map[string]bool) ([]byte, error) {
 			return nil, errf("value info %s: %v", name, err)
 		}
 		out = appendBytes(out, proto.FieldValueType, typ)
+	}
+	return out, nil
+}
+
+// halveLastDim returns the TensorShapeProto b with its last dimension's value halved (a
+// 4-bit cache's head_dim / 2 bytes a row).
+func halveLastDim(b []byte) ([]byte, error) {
+	fs, err := fields(b)
+	if err != nil {
+		return nil, err
+	}
+	last := -1
+	for i, f := range fs {
+		if f.num == proto.FieldShapeDim {
+			last = i
+		}
+	}
+	if last < 0 {
+		return b, nil
+	}
+	var out []byte
+	for i, f := range fs {
+		if i != last {
+			out = append(out, f.raw...)
+			continue
+		}
+		dfs, err := fields(f.val)
+		if err != nil {
+			return nil, err
+		}
+		var d []byte
+		for _, x := range dfs {
+			if x.num == proto.FieldDimValue && x.typ == protowire.VarintType {
+				v := x.v
+				if v%2 != 0 {
+					return nil, fmt.Errorf("head_dim %d is odd: no 4-bit cache", v)
+				}
+				d = appendVarint(d, proto.FieldDimValue, v/2)
+				continue
+			}
+			d = append(d, x.raw...)
+		}
+		out = appendBytes(out, proto.FieldShapeDim, d)
 	}
 	return out, nil
 }
@@ -328,7 +411,17 @@ var KVCalibrationText string
 // which names how the scales are found (text, margin). External data files are linked beside
 // it, as Cached does.
 func CachedKVInt8(path, cacheDir, calib string, scales func() (KVScales, error)) (string, error) {
-	abs, out, err := copyPath(path, cacheDir, "kv8\x00", calib)
+	return CachedKVBits(path, cacheDir, calib, 8, scales)
+}
+
+// CachedKVBits is CachedKVInt8 for a cache of bits bits (8 or 4, QuantizeKVBits); scales must
+// be for that width (ScalesFromMaxBits).
+func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScales, error)) (string, error) {
+	kind := "kv8\x00"
+	if bits == 4 {
+		kind = "kv4\x00"
+	}
+	abs, out, err := copyPath(path, cacheDir, kind, calib)
 	if err != nil {
 		return "", err
 	}
@@ -344,9 +437,9 @@ func CachedKVInt8(path, cacheDir, calib string, scales func() (KVScales, error))
 	if err != nil {
 		return "", err
 	}
-	b, err := QuantizeKV(src, s)
+	b, err := QuantizeKVBits(src, s, bits)
 	if err != nil {
-		return "", fmt.Errorf("int8 cache for %s: %w", path, err)
+		return "", fmt.Errorf("%d-bit cache for %s: %w", bits, path, err)
 	}
 	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
 	if err != nil {
@@ -357,7 +450,7 @@ func CachedKVInt8(path, cacheDir, calib string, scales func() (KVScales, error))
 	}
 	for _, x := range info.ExternalFiles {
 		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
-			return "", fmt.Errorf("link the weights %s beside the int8-cache copy: %w", x, err)
+			return "", fmt.Errorf("link the weights %s beside the %d-bit-cache copy: %w", x, bits, err)
 		}
 	}
 	tmp, err := os.CreateTemp(dir, ".partial-*")

@@ -6,6 +6,10 @@
 // a warm-up round; it also says when their greedy tokens differ.
 //
 //	go run ./tools/cpubench --prompt 428 --decode 32 base=/path/a.onnx new=/path/b.onnx
+//
+// A graph named as name=path.onnx,flash keeps ONNX Runtime's flash attention path for its
+// quantized KV cache (loop.Options.QuantFlash); the same graph without ,flash runs the plain
+// path, as the app does.
 package main
 
 import (
@@ -26,6 +30,7 @@ var (
 	rounds  = flag.Int("rounds", 3, "rounds")
 	threads = flag.Int("threads", 1, "threads")
 	chunk   = flag.Int("chunk", 0, "prefill in runs of this many tokens (0: one run)")
+	decOnly = flag.Bool("decode-only", false, "prefill each graph once, untimed, and time only the decode steps after it each round (the cache cut back to the prompt): decoding after a long history without paying its prefill every round")
 )
 
 // cpu is the CPU time (user and system) this process has spent.
@@ -55,7 +60,8 @@ func main() {
 	var gs []*g
 	for _, a := range graphs {
 		name, path, _ := strings.Cut(a, "=")
-		l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 2, SharedKV: true, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
+		path, flash := strings.CutSuffix(path, ",flash") // a quantized cache on ONNX Runtime's flash path
+		l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 2, SharedKV: true, QuantFlash: flash, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			os.Exit(1)
@@ -70,11 +76,13 @@ func main() {
 	for r := 0; r < *rounds+1; r++ {
 		for j := range gs {
 			x := gs[(j+r)%len(gs)]
-			x.l.Truncate(0)
 			c0, w0 := cpu(), time.Now()
 			var next []int
 			var err error
-			if *chunk > 0 {
+			if *decOnly && r > 0 { // the prompt's rows are still cached: its last token again
+				x.l.Truncate(len(ids) - 1)
+				next, err = x.l.Forward(ids[len(ids)-1:], 1)
+			} else if x.l.Truncate(0); *chunk > 0 {
 				for i := 0; i < len(ids); i += *chunk {
 					next, err = x.l.Forward(ids[i:min(i+*chunk, len(ids))], 1)
 				}
@@ -110,8 +118,12 @@ func main() {
 	}
 	n := float64(*rounds)
 	base := gs[0]
+	pre := fmt.Sprintf("prefill %d", *prompt)
+	if *decOnly { // the timed "prefill" ran the prompt's last token again
+		pre = fmt.Sprintf("1 token at %d", *prompt-1)
+	}
 	for _, x := range gs {
-		fmt.Printf("%-8s prefill %d: cpu %7.1f ms (%.3f×) wall %7.1f ms | decode: cpu %6.2f ms/token (%.3f×) wall %6.2f ms/token\n", x.name, *prompt,
+		fmt.Printf("%-8s %s: cpu %7.1f ms (%.3f×) wall %7.1f ms | decode: cpu %6.2f ms/token (%.3f×) wall %6.2f ms/token\n", x.name, pre,
 			x.pre.Seconds()*1000/n, x.pre.Seconds()/base.pre.Seconds(), x.preW.Seconds()*1000/n,
 			x.dec.Seconds()*1000/n/float64(*decode), x.dec.Seconds()/base.dec.Seconds(), x.decW.Seconds()*1000/n/float64(*decode))
 	}

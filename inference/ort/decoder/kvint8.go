@@ -21,7 +21,11 @@ import (
 // the first load (each channel's largest value × kvMargin, keys by their rotation-invariant
 // pair norms) and are written into a copy of that graph, cached beside it.
 //
-// Measured on the 28-layer Qwen3-0.6B-shaped q4 model (tools/cpubench, CPU time, 1 thread): a
+// Its session runs GroupQueryAttention's plain path (openIO, env.WithoutGQAFlash): after 3,000
+// tokens a decode step takes 48.0 ms against 60.4 on the flash path and 94.3 with the float32
+// cache (tools/cpubench --decode-only, 2 threads), ~0.64× the speed at 100 tokens.
+//
+// Measured before, on the flash path (28-layer Qwen3-0.6B-shaped q4, tools/cpubench, CPU time, 1 thread): a
 // decode step after 3,000 tokens costs 0.59× the float32 cache's, after ~100 the same; a
 // 3,000-token prompt 1.72× (ONNX Runtime's int8 path is slower in multi-row runs). stories260K
 // picks its reference token at 39 of 40 teacher-forced steps; random-weight models, whose

@@ -3,14 +3,18 @@ package decoder
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
 	"edgechat/internal/testkit/testenv"
 	"edgechat/models"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
 	"edgechat/reply"
 )
 
@@ -223,5 +227,59 @@ func TestKVInt8CorruptCopy(t *testing.T) {
 	}
 	if kv, notes := kvType(); kv != "int8" || len(notes) != 0 {
 		t.Fatalf("the load after: %s cache, notes %q", kv, notes)
+	}
+}
+
+// TestKVInt8PlainAttention: the app's session over an int8-cache copy runs ONNX Runtime's plain
+// GroupQueryAttention path, not its flash one (env.WithoutGQAFlash; the plain path decodes
+// faster on a quantized cache): after 200 tokens its logits are bit for bit those of a bare
+// session created the same way (loop, plain path) and not those of one on the flash path.
+func TestKVInt8PlainAttention(t *testing.T) {
+	initORT(t)
+	cache := t.TempDir()
+	m, err := loadModel(testenv.SharedModel(t, "stories260K"), inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: 1}, GraphCache: cache, MaxContext: 512, KVInt8: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d, ok := m.Decoder().(*dynamicDecoder)
+	if !ok || d.io.KVType != "int8" {
+		t.Fatalf("the decoder is %T, want a dynamic decoder with an int8 cache", m.Decoder())
+	}
+	ids := make([]int, 200)
+	for i := range ids {
+		ids[i] = 3 + (i*37)%500
+	}
+	got, err := d.Forward(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
+	copyPath := ""
+	for _, p := range copies {
+		if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaKVInt8] != "" {
+			copyPath = p
+		}
+	}
+	if copyPath == "" {
+		t.Fatalf("no int8-cache copy among %v", copies)
+	}
+	bare := func(flash bool) []float32 {
+		l, err := loop.Open(copyPath, loop.Options{Threads: 1, MaxTokens: 512, SharedKV: true, QuantFlash: flash})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		logits, err := l.Step(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return logits[len(logits)-len(got):]
+	}
+	if plain := bare(false); !slices.Equal(got, plain) {
+		t.Error("the app's int8 session and a bare one on the plain path give different logits")
+	}
+	if flash := bare(true); slices.Equal(got, flash) {
+		t.Error("the app's int8 session gives the flash path's logits, bit for bit")
 	}
 }

@@ -1,14 +1,21 @@
 // Command kvbench times one GroupQueryAttention node at Qwen3-0.6B's shapes (16 query heads,
 // 8 KV heads of 128, rotary inside, one shared KV buffer) with the cache in float32, float16
 // (queries, keys and values cast to float16 around the node, as a float16 KV cache on a
-// float32 graph would run) and int8 (ONNX Runtime's quantized cache: k_quant_type and
-// v_quant_type PER_TENSOR or PER_CHANNEL, kv_cache_bit_width 8, float32 queries; its semantics
-// are checked in this package's tests), one decode step after
-// --past cached tokens, the three alternating. It answers whether a smaller KV cache makes
+// float32 graph would run), int8 (ONNX Runtime's quantized cache: k_quant_type and
+// v_quant_type PER_TENSOR or PER_CHANNEL, kv_cache_bit_width 8, float32 queries) and 4-bit
+// (kv_cache_bit_width 4, PER_CHANNEL: uint8 tensors of head_dim / 2 bytes a row) — the
+// quantized caches' semantics are checked in this package's tests — one decode step after
+// --past cached tokens, the kinds alternating. It answers whether a smaller KV cache makes
 // decoding at long contexts faster on this machine's CPU kernels: on x86-64 without float16
-// arithmetic, ONNX Runtime converts a float16 cache to float32 on every call.
+// arithmetic, ONNX Runtime converts a float16 cache to float32 on every call; and ONNX Runtime
+// 1.30's quantized kernels dequantise as they go and are bound by that arithmetic, not by
+// reading the cache — at 3,000 cached tokens (1 thread) the 4-bit cache costs ~1.1× the 8-bit
+// one, though it reads half the bytes.
 //
-//	go run ./inference/ort/kvbench --past 3000 --threads 1
+//	go run ./inference/ort/kvbench --past 3000 --threads 1 [--integer]
+//
+// --integer also times the attention's two products as ONNX MatMulInteger over an int8 cache
+// (integer.go): what an attention built from standard operators could cost.
 //
 // It lives under inference/ort because it calls ONNX Runtime directly (one node, its own
 // inputs), which only packages there may.
@@ -32,9 +39,11 @@ import (
 
 var (
 	past    = flag.Int("past", 3000, "cached tokens")
-	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past)")
+	rows    = flag.Int("rows", 4096, "rows of the shared KV buffer (> past + new)")
+	newRows = flag.Int("new", 1, "new tokens a run (1: a decode step; more: a prompt chunk)")
 	iters   = flag.Int("iters", 100, "timed runs of each kind")
 	threads = flag.Int("threads", 1, "intra-op threads")
+	integer = flag.Bool("integer", false, "also time the attention's two products as MatMulInteger on an int8 cache against float32 MatMul")
 )
 
 const heads, kvHeads, headDim = 16, 8, 128
@@ -50,8 +59,10 @@ func main() {
 // kind is one cache type under test.
 type kind struct {
 	typ    proto.DataType
-	quant  string // the int8 cache's k_quant_type and v_quant_type
-	elem   int
+	quant  string // a quantized cache's k_quant_type and v_quant_type
+	bits   int    // a quantized cache's kv_cache_bit_width: 8 (int8) or 4 (two values a uint8)
+	elem   int    // bytes a cached value (4-bit: 1 for a pair)
+	plain  bool   // a session on ONNX Runtime's plain attention path (env.WithoutGQAFlash), not its flash one
 	ortTyp ort.TensorElementDataType
 	sess   *ort.DynamicAdvancedSession
 	pk, pv ort.Value
@@ -60,8 +71,8 @@ type kind struct {
 }
 
 func run() error {
-	if *past < 1 || *rows <= *past {
-		return fmt.Errorf("need 0 < --past < --rows")
+	if *past < 1 || *newRows < 1 || *rows < *past+*newRows {
+		return fmt.Errorf("need 0 < --past, 0 < --new and --past + --new <= --rows")
 	}
 	if _, err := env.Init(""); err != nil {
 		return err
@@ -74,14 +85,17 @@ func run() error {
 	kinds := []*kind{
 		{typ: proto.Float, elem: 4, ortTyp: ort.TensorElementDataTypeFloat},
 		{typ: proto.Float16, elem: 2, ortTyp: ort.TensorElementDataTypeFloat16},
-		{typ: proto.Int8, quant: "PER_TENSOR", elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
-		{typ: proto.Int8, quant: "PER_CHANNEL", elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_TENSOR", bits: 8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_CHANNEL", bits: 8, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Int8, quant: "PER_CHANNEL", bits: 8, plain: true, elem: 1, ortTyp: ort.TensorElementDataTypeInt8},
+		{typ: proto.Uint8, quant: "PER_CHANNEL", bits: 4, elem: 1, ortTyp: ort.TensorElementDataTypeUint8},
+		{typ: proto.Uint8, quant: "PER_CHANNEL", bits: 4, plain: true, elem: 1, ortTyp: ort.TensorElementDataTypeUint8},
 	}
 	names := []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"}
 	outs := []string{"out", "present_key", "present_value"}
 	for _, k := range kinds {
-		path := filepath.Join(dir, k.name()+".onnx")
-		if err := attentionModel(k.typ, k.quant).WriteFile(path, proto.WriteOptions{}); err != nil {
+		path := filepath.Join(dir, strings.ReplaceAll(k.name(), ",", "")+".onnx")
+		if err := attentionModel(k.typ, k.quant, k.bits).WriteFile(path, proto.WriteOptions{}); err != nil {
 			return err
 		}
 		o, err := ort.NewSessionOptions()
@@ -94,14 +108,26 @@ func run() error {
 		if err := o.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return err
 		}
-		k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+		create := func() (err error) {
+			k.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+			return err
+		}
+		if k.plain {
+			err = env.WithoutGQAFlash(create)
+		} else {
+			err = create()
+		}
 		o.Destroy()
 		if err != nil {
 			return fmt.Errorf("%s cache: %w", k.name(), err)
 		}
 		defer k.sess.Destroy()
-		shape := ort.NewShape(1, kvHeads, int64(*rows), headDim)
-		n := kvHeads * *rows * headDim * k.elem
+		last := int64(headDim)
+		if k.bits == 4 {
+			last = headDim / 2
+		}
+		shape := ort.NewShape(1, kvHeads, int64(*rows), last)
+		n := kvHeads * *rows * int(last) * k.elem
 		if k.pk, err = ort.NewCustomDataTensor(shape, cacheBytes(k.typ, n), k.ortTyp); err != nil {
 			return err
 		}
@@ -116,12 +142,13 @@ func run() error {
 		}
 		return v
 	}
-	q, _ := ort.NewTensor(ort.NewShape(1, 1, heads*headDim), vec(heads*headDim))
-	k, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
-	v, _ := ort.NewTensor(ort.NewShape(1, 1, kvHeads*headDim), vec(kvHeads*headDim))
-	seqlens, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past)})
-	total, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + 1)})
-	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 1, heads*headDim))
+	S := int64(*newRows)
+	q, _ := ort.NewTensor(ort.NewShape(1, S, heads*headDim), vec(int(S)*heads*headDim))
+	k, _ := ort.NewTensor(ort.NewShape(1, S, kvHeads*headDim), vec(int(S)*kvHeads*headDim))
+	v, _ := ort.NewTensor(ort.NewShape(1, S, kvHeads*headDim), vec(int(S)*kvHeads*headDim))
+	seqlens, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + *newRows - 1)})
+	total, _ := ort.NewTensor(ort.NewShape(1), []int32{int32(*past + *newRows)})
+	out, err := ort.NewEmptyTensor[float32](ort.NewShape(1, S, heads*headDim))
 	if err != nil {
 		return err
 	}
@@ -140,22 +167,33 @@ func run() error {
 		}
 	}
 	base := kinds[0]
-	fmt.Printf("GroupQueryAttention, 1 new token after %d cached, %d threads, %d runs each:\n", *past, *threads, *iters)
+	fmt.Printf("GroupQueryAttention, %d new tokens after %d cached, %d threads, %d runs each:\n", *newRows, *past, *threads, *iters)
 	for _, c := range kinds {
 		us := float64(c.spent.Microseconds()) / float64(*iters)
 		cu := float64(c.cpu.Microseconds()) / float64(*iters)
-		fmt.Printf("  %-18s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
+		fmt.Printf("  %-25s cache: wall %7.0f µs a call (%5.1f ms for 28 layers, %.2f× float32's); CPU %7.0f µs (%.2f×)\n",
 			c.name(), us, us*28/1000, float64(c.spent)/float64(base.spent), cu, float64(c.cpu)/float64(base.cpu))
+	}
+	if *integer {
+		return integerProducts(dir)
 	}
 	return nil
 }
 
-// name says the cache type (and an int8 cache's quantization).
+// name says the cache type (and a quantized cache's quantization).
 func (k *kind) name() string {
 	if k.quant == "" {
 		return k.typ.String()
 	}
-	return k.typ.String() + " " + strings.ToLower(strings.ReplaceAll(k.quant, "_", " "))
+	t := k.typ.String()
+	if k.bits == 4 {
+		t = "4-bit"
+	}
+	t += " " + strings.ToLower(strings.ReplaceAll(k.quant, "_", " "))
+	if k.plain {
+		t += ", plain"
+	}
+	return t
 }
 
 // cpuTime is the CPU time (user and system) this process has spent.
@@ -187,23 +225,27 @@ func cacheBytes(t proto.DataType, n int) []byte {
 
 // attentionModel is one GroupQueryAttention node with a cache of type t on float32 queries,
 // keys and values: cast to float16 around the node for a float16 cache, quantized by the node
-// itself for an int8 one.
-func attentionModel(t proto.DataType, quant string) *proto.Model {
+// itself to bits bits for an int8 one (8) or a 4-bit one (4: type uint8, two values a byte).
+func attentionModel(t proto.DataType, quant string, bits int) *proto.Model {
 	f := proto.Float
+	last := int64(headDim)
+	if bits == 4 {
+		last = headDim / 2
+	}
 	g := proto.Graph{Name: "kvbench"}
 	g.Inputs = []proto.ValueInfo{
 		{Name: "q", Type: f, Dims: proto.Dims(1, "s", heads*headDim)},
 		{Name: "k", Type: f, Dims: proto.Dims(1, "s", kvHeads*headDim)},
 		{Name: "v", Type: f, Dims: proto.Dims(1, "s", kvHeads*headDim)},
-		{Name: "past_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
-		{Name: "past_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+		{Name: "past_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", last)},
+		{Name: "past_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", last)},
 		{Name: "seqlens_k", Type: proto.Int32, Dims: proto.Dims(1)},
 		{Name: "total_sequence_length", Type: proto.Int32, Dims: proto.Dims(1)},
 	}
 	g.Outputs = []proto.ValueInfo{
 		{Name: "out", Type: f, Dims: proto.Dims(1, "s", heads*headDim)},
-		{Name: "present_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
-		{Name: "present_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", headDim)},
+		{Name: "present_key", Type: t, Dims: proto.Dims(1, kvHeads, "t", last)},
+		{Name: "present_value", Type: t, Dims: proto.Dims(1, kvHeads, "t", last)},
 	}
 	q, k, v, out := "q", "k", "v", "out"
 	rotary := proto.Float
@@ -229,7 +271,7 @@ func attentionModel(t proto.DataType, quant string) *proto.Model {
 	in := []string{q, k, v, "past_key", "past_value", "seqlens_k", "total_sequence_length", "cos", "sin"}
 	attrs := []proto.Attr{proto.IntAttr("num_heads", heads), proto.IntAttr("kv_num_heads", kvHeads),
 		proto.FloatAttr("scale", float32(1/math.Sqrt(headDim))), proto.IntAttr("do_rotary", 1)}
-	if t == proto.Int8 {
+	if bits != 0 {
 		scales := []float32{0.05}
 		if quant == "PER_CHANNEL" { // kv_heads × head_dim scales
 			scales = make([]float32, kvHeads*headDim)
@@ -239,7 +281,7 @@ func attentionModel(t proto.DataType, quant string) *proto.Model {
 		}
 		g.Initializers = append(g.Initializers, proto.FloatTensor("k_scale", []int64{int64(len(scales))}, scales), proto.FloatTensor("v_scale", []int64{int64(len(scales))}, scales))
 		in = append(in, "", "", "", "k_scale", "v_scale") // position_ids, attention_bias, head_sink omitted
-		attrs = append(attrs, proto.StringAttr("k_quant_type", quant), proto.StringAttr("v_quant_type", quant), proto.IntAttr("kv_cache_bit_width", 8))
+		attrs = append(attrs, proto.StringAttr("k_quant_type", quant), proto.StringAttr("v_quant_type", quant), proto.IntAttr("kv_cache_bit_width", int64(bits)))
 	}
 	g.Nodes = append(g.Nodes, proto.Node{Name: "attention", OpType: "GroupQueryAttention", Domain: "com.microsoft", Inputs: in, Outputs: []string{out, "present_key", "present_value"}, Attrs: attrs})
 	if t == proto.Float16 {

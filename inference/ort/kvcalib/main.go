@@ -1,7 +1,8 @@
-// Command kvcalib makes and checks the int8 KV cache copy of a decoder graph: it writes the
-// GroupQueryAttention copy the app runs (onnx/optimize with the decoder's rewrites, rotary
-// inside), runs it with a float32 cache over a calibration text (optimize.KVCalibrationText) to
-// find each channel's largest value, writes the int8-cache copy with scales of that × --margin,
+// Command kvcalib makes and checks the int8 (or, with --bits 4, 4-bit) KV cache copy of a
+// decoder graph: it writes the GroupQueryAttention copy the app runs (onnx/optimize with the
+// decoder's rewrites, rotary inside), runs it with a float32 cache over a calibration text
+// (optimize.KVCalibrationText) to find each channel's largest value, writes the quantized
+// copy with scales of that × --margin,
 // and compares the two: greedy tokens after a prompt and after --history tokens of context (the
 // first divergence, and the share of teacher-forced picks that agree, telling near ties apart).
 // It prints both copies' paths for tools/cpubench.
@@ -29,7 +30,8 @@ var (
 	graph   = flag.String("graph", "", "the decoder graph as published (.onnx)")
 	tokDir  = flag.String("tokenizer", "", "folder with tokenizer.json (default: the graph's folder or its parent)")
 	cache   = flag.String("cache", "", "folder for the copies (required)")
-	margin  = flag.Float64("margin", 1.25, "scale = channel maximum × margin / 127")
+	margin  = flag.Float64("margin", 1.25, "scale = channel maximum × margin / 127 (/ 7 with --bits 4)")
+	bits    = flag.Int("bits", 8, "cache bits: 8 (int8) or 4 (two values a byte)")
 	check   = flag.Int("check", 32, "greedy tokens compared")
 	history = flag.Int("history", 3000, "tokens of context before the long-context comparison (0: none)")
 	threads = flag.Int("threads", 2, "intra-op threads")
@@ -90,13 +92,13 @@ func run() error {
 	if err := f.EachKVRow(func(name string, head int, row []float32) { m.Add(name, head, row, keys[name]) }); err != nil {
 		return err
 	}
-	kv8, err := optimize.CachedKVInt8(gqa, *cache, fmt.Sprintf("kvcalib %d tokens, margin %g", len(calib), *margin), func() (optimize.KVScales, error) {
-		return optimize.ScalesFromMax(m, *margin), nil
+	kv8, err := optimize.CachedKVBits(gqa, *cache, fmt.Sprintf("kvcalib %d tokens, margin %g", len(calib), *margin), *bits, func() (optimize.KVScales, error) {
+		return optimize.ScalesFromMaxBits(m, *margin, *bits), nil
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("calibrated on %d tokens (margin %.2f)\nfloat32 cache: %s\nint8 cache:    %s\n", len(calib), *margin, gqa, kv8)
+	fmt.Printf("calibrated on %d tokens (margin %.2f)\nfloat32 cache: %s\n%d-bit cache:  %s\n", len(calib), *margin, gqa, *bits, kv8)
 	q, err := open(kv8, maxTokens)
 	if err != nil {
 		return err
@@ -208,7 +210,7 @@ func compare(what string, f, q *loop.Loop, context, prompt []int) error {
 	for same < len(free[0]) && free[0][same] == free[1][same] {
 		same++
 	}
-	fmt.Printf("%s: greedy tokens identical for the first %d of %d; teacher-forced picks agree %d/%d (%d of the others near ties); largest logit difference %.3g of the largest logit\n  float32 %v\n  int8    %v\n",
-		what, same, *check, agree, *check, ties, worst/scale, free[0], free[1])
+	fmt.Printf("%s: greedy tokens identical for the first %d of %d; teacher-forced picks agree %d/%d (%d of the others near ties); largest logit difference %.3g of the largest logit\n  float32 %v\n  %d-bit   %v\n",
+		what, same, *check, agree, *check, ties, worst/scale, free[0], *bits, free[1])
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/env"
 	"edgechat/inference/sample"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
@@ -37,6 +38,9 @@ type Options struct {
 	// Setup, when set, is called on the session options last, before the session is made
 	// (tools/kernbench registers a custom-operator library there).
 	Setup func(*ort.SessionOptions) error
+	// QuantFlash keeps ONNX Runtime's flash attention path for a quantized (int8 or 4-bit)
+	// cache; by default such a graph's session runs the plain path (env.WithoutGQAFlash).
+	QuantFlash bool
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -132,6 +136,8 @@ func Open(path string, o Options) (*Loop, error) {
 		l.elem, l.kvType = 2, ort.TensorElementDataTypeFloat16
 	case "int8": // GroupQueryAttention's quantized cache (onnx/optimize.QuantizeKV)
 		l.elem, l.kvType = 1, ort.TensorElementDataTypeInt8
+	case "uint8": // its 4-bit cache: two values a byte, head_dim / 2 bytes a row (QuantizeKVBits)
+		l.elem, l.kvType = 1, ort.TensorElementDataTypeUint8
 	default:
 		l.elem, l.kvType = 4, ort.TensorElementDataTypeFloat
 	}
@@ -160,7 +166,16 @@ func Open(path string, o Options) (*Loop, error) {
 			return nil, err
 		}
 	}
-	if l.s, err = ort.NewDynamicAdvancedSession(path, in, out, opts); err != nil {
+	create := func() (err error) {
+		l.s, err = ort.NewDynamicAdvancedSession(path, in, out, opts)
+		return err
+	}
+	if (l.kvType == ort.TensorElementDataTypeInt8 || l.kvType == ort.TensorElementDataTypeUint8) && !o.QuantFlash {
+		err = env.WithoutGQAFlash(create)
+	} else {
+		err = create()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	l.nIn, l.nOut = len(in), len(out)
