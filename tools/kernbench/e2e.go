@@ -105,24 +105,34 @@ func eachField(b []byte, base int, fn func(num protowire.Number, v []byte, off i
 	return nil
 }
 
-// endToEnd runs the app's optimized copy and its custom-operator twin in turn: a prefill of
-// --prefill tokens and --decode greedy tokens, --rounds times, each first in turn.
+// endToEnd runs the app's optimized copy and its custom-operator twin (or, with --vs, a second
+// graph) in turn: a prefill of --prefill tokens and --decode greedy tokens, --rounds times,
+// each first in turn.
 func endToEnd(graph string, decode int) error {
-	twin, n, err := opTwin(graph)
-	if err != nil {
-		return err
+	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
+	twin := *vsGraph
+	if twin == "" {
+		t, n, err := opTwin(graph)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(t)
+		twin = t
+		fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
+	} else {
+		names = [2]string{"--model", "--vs"}
+		fmt.Printf("--model %s\n--vs    %s\n", graph, twin)
 	}
-	defer os.Remove(twin)
-	fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
 	spinning := map[bool]string{true: "1", false: "0"}[*spin]
 	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
 	base := loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
 	withOps := base
 	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
 	var loops [2]*loop.Loop
+	var err error
 	for i, p := range []string{graph, twin} {
 		o := base
-		if i == 1 {
+		if i == 1 && *vsGraph == "" {
 			o = withOps
 		}
 		if loops[i], err = loop.Open(p, o); err != nil {
@@ -139,7 +149,7 @@ func endToEnd(graph string, decode int) error {
 		if err != nil {
 			return fmt.Errorf("open %s: %w", *refGraph, err)
 		}
-		for i, name := range []string{"MatMulNBits acc 4", "kernbench.ops kernel"} {
+		for i, name := range names {
 			fmt.Printf("  %s against the float-compute twin:", name)
 			if err := compareLogits([2]*loop.Loop{ref, loops[i]}, ids); err != nil {
 				ref.Close()
@@ -148,11 +158,10 @@ func endToEnd(graph string, decode int) error {
 		}
 		ref.Close()
 	}
-	fmt.Printf("  kernel against MatMulNBits acc 4:")
+	fmt.Printf("  %s against %s:", names[1], names[0])
 	if err := compareLogits(loops, ids); err != nil {
 		return err
 	}
-	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
 	// [side][prefill, decode step] seconds of wall-clock and of CPU time (user and system, all
 	// threads: with --spin=false it counts work, not waiting, which on a shared machine is
 	// the steadier measure).
@@ -180,7 +189,7 @@ func endToEnd(graph string, decode int) error {
 			names[i], slices.Min(wall[i][0]), rounds, median(wall[i][0]), median(cpuT[i][0]),
 			1e3*slices.Min(wall[i][1]), 1e3*median(wall[i][1]), 1e3*median(cpuT[i][1]))
 	}
-	fmt.Printf("  kernel/ort time: prefill %.2f× wall (best), %.2f× CPU (median); decode step %.2f× wall (best), %.2f× CPU (median)\n",
+	fmt.Printf("  %s/%s time: prefill %.2f× wall (best), %.2f× CPU (median); decode step %.2f× wall (best), %.2f× CPU (median)\n", names[1], names[0],
 		slices.Min(wall[1][0])/slices.Min(wall[0][0]), median(cpuT[1][0])/median(cpuT[0][0]),
 		slices.Min(wall[1][1])/slices.Min(wall[0][1]), median(cpuT[1][1])/median(cpuT[0][1]))
 	same := 0

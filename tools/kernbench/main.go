@@ -10,6 +10,7 @@
 //
 //	go run ./tools/kernbench [--threads 2] [--rounds 5] [--prefill 428] [--isa avx512|avx2]
 //	go run ./tools/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
+//	go run ./tools/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 package main
 
 /*
@@ -50,6 +51,7 @@ var (
 	stream    = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
 	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
 	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
+	vsGraph   = flag.String("vs", "", "--model without --ops: run this second graph (e.g. the --copy --float twin) against --model end to end instead of the kernel twin")
 	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
 	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
@@ -123,8 +125,10 @@ func run() error {
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)
 		}
+	} else if *e2e != "" && *vsGraph != "" {
+		return endToEnd(*e2e, *decodeN)
 	} else if *e2e != "" {
-		return errors.New("--model needs --ops")
+		return errors.New("--model needs --ops or --vs")
 	}
 	bw, err := bandwidth()
 	if err != nil {
