@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -130,6 +131,7 @@ func endToEnd(graph string, decode int) error {
 	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
 	var loops [2]*loop.Loop
 	var err error
+	fmt.Printf("  memory before the sessions: %s\n", memory())
 	for i, p := range []string{graph, twin} {
 		o := base
 		if i == 1 && *vsGraph == "" {
@@ -139,6 +141,7 @@ func endToEnd(graph string, decode int) error {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
 		defer loops[i].Close()
+		fmt.Printf("  memory with %s open: %s\n", names[i], memory())
 	}
 	ids := make([]int, *prefill)
 	for i := range ids {
@@ -165,6 +168,7 @@ func endToEnd(graph string, decode int) error {
 	// [side][prefill, decode step] seconds of wall-clock and of CPU time (user and system, all
 	// threads: with --spin=false it counts work, not waiting, which on a shared machine is
 	// the steadier measure).
+	fmt.Printf("  memory after both ran the prompt: %s\n", memory())
 	var wall, cpuT [2][2][]float64
 	var tokens [2][]int
 	rounds := max(3, *rounds/5)
@@ -256,6 +260,25 @@ func compareLogits(loops [2]*loop.Loop, ids []int) error {
 	fmt.Printf(" logits after the prompt: largest difference %.3g (%.2g of their standard deviation %.3g); gap between the top two %.3g\n",
 		maxd, maxd/sd, sd, float64(top[len(top)-1]-top[len(top)-2]))
 	return nil
+}
+
+// memory is this process's private memory (pages no other process maps: what a second
+// session really costs, unlike RSS, which also counts the shared file pages of mapped weights)
+// and RSS, from /proc/self/smaps_rollup.
+func memory() string {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return err.Error()
+	}
+	kb := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var k string
+		var v int
+		if n, _ := fmt.Sscanf(line, "%s %d kB", &k, &v); n == 2 {
+			kb[strings.TrimSuffix(k, ":")] = v
+		}
+	}
+	return fmt.Sprintf("private %d MB (dirty %d MB), RSS %d MB", (kb["Private_Clean"]+kb["Private_Dirty"])>>10, kb["Private_Dirty"]>>10, kb["Rss"]>>10)
 }
 
 func median(v []float64) float64 {

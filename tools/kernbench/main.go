@@ -10,6 +10,7 @@
 //
 //	go run ./tools/kernbench [--threads 2] [--rounds 5] [--prefill 428] [--isa avx512|avx2]
 //	go run ./tools/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
+//	go run ./tools/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./tools/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 package main
 
@@ -56,6 +57,7 @@ var (
 	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
+	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -109,6 +111,9 @@ func run() error {
 	}
 	if _, err := env.Init(""); err != nil {
 		return err
+	}
+	if *fusedFlag {
+		return fusedGateUp()
 	}
 	dir, err := os.MkdirTemp("", "kernbench-")
 	if err != nil {
