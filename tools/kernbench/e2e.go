@@ -289,3 +289,96 @@ func median(v []float64) float64 {
 	}
 	return s[len(s)/2]
 }
+
+// mixedCopy writes beside graph (an acc-4 copy, see --copy) a copy whose MatMulNBits nodes of
+// the shapes in ks ("KxN") run at accuracy level 0: their accuracy_level varint 4 becomes 0 (one
+// byte either way, so the graph is patched in place). It returns the copy's path and how many
+// nodes changed.
+func mixedCopy(graph string, ks []string) (string, int, error) {
+	b, err := os.ReadFile(graph)
+	if err != nil {
+		return "", 0, err
+	}
+	n := 0
+	// ModelProto.graph (7) → GraphProto.node (1) → NodeProto.op_type (4), attribute (5) →
+	// AttributeProto.name (1), i (3).
+	err = eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
+		if num != 7 {
+			return nil
+		}
+		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
+			if num != 1 {
+				return nil
+			}
+			var op string
+			ints := map[string]int64{}
+			accOff := -1
+			err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+				switch num {
+				case 4:
+					op = string(v)
+				case 5:
+					name, i, iOff, err := intAttr(v, off)
+					if err != nil {
+						return err
+					}
+					ints[name] = i
+					if name == "accuracy_level" {
+						accOff = iOff
+					}
+				}
+				return nil
+			})
+			if err != nil || op != "MatMulNBits" || !slices.Contains(ks, fmt.Sprintf("%dx%d", ints["K"], ints["N"])) {
+				return err
+			}
+			if accOff < 0 || ints["accuracy_level"] != 4 {
+				return fmt.Errorf("a %dx%d MatMulNBits node is not at accuracy level 4: not an acc-4 copy", ints["K"], ints["N"])
+			}
+			b[accOff] = 0
+			n++
+			return nil
+		})
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	out := filepath.Join(filepath.Dir(graph), "acc0-"+strings.ReplaceAll(strings.Join(ks, "-"), "x", "_")+"-"+filepath.Base(graph))
+	return out, n, os.WriteFile(out, b, 0o644)
+}
+
+// intAttr reads an AttributeProto (at offset base of the whole buffer): its name, its int
+// value and that value's offset.
+func intAttr(a []byte, base int) (name string, v int64, off int, err error) {
+	off = -1
+	for i := 0; i < len(a); {
+		num, typ, n := protowire.ConsumeTag(a[i:])
+		if n < 0 {
+			return "", 0, -1, protowire.ParseError(n)
+		}
+		i += n
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			s, m := protowire.ConsumeBytes(a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			name = string(s)
+			i += m
+		case num == 3 && typ == protowire.VarintType:
+			x, m := protowire.ConsumeVarint(a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			v, off = int64(x), base+i
+			i += m
+		default:
+			m := protowire.ConsumeFieldValue(num, typ, a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			i += m
+		}
+	}
+	return name, v, off, nil
+}

@@ -57,6 +57,7 @@ var (
 	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
+	mixFlag   = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
 	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
@@ -100,6 +101,13 @@ func run() error {
 			return err
 		}
 		fmt.Println(p)
+		if *mixFlag != "" {
+			m, n, err := mixedCopy(p, strings.Split(*mixFlag, ","))
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %d MatMulNBits nodes at accuracy level 0\n", m, n)
+		}
 		return nil
 	}
 	isa := map[string]int{"": 0, "avx2": 1, "avx512": 2}[*isaFlag]
