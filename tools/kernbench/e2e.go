@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -105,30 +106,42 @@ func eachField(b []byte, base int, fn func(num protowire.Number, v []byte, off i
 	return nil
 }
 
-// endToEnd runs the app's optimized copy and its custom-operator twin in turn: a prefill of
-// --prefill tokens and --decode greedy tokens, --rounds times, each first in turn.
+// endToEnd runs the app's optimized copy and its custom-operator twin (or, with --vs, a second
+// graph) in turn: a prefill of --prefill tokens and --decode greedy tokens, --rounds times,
+// each first in turn.
 func endToEnd(graph string, decode int) error {
-	twin, n, err := opTwin(graph)
-	if err != nil {
-		return err
+	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
+	twin := *vsGraph
+	if twin == "" {
+		t, n, err := opTwin(graph)
+		if err != nil {
+			return err
+		}
+		defer os.Remove(t)
+		twin = t
+		fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
+	} else {
+		names = [2]string{"--model", "--vs"}
+		fmt.Printf("--model %s\n--vs    %s\n", graph, twin)
 	}
-	defer os.Remove(twin)
-	fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
 	spinning := map[bool]string{true: "1", false: "0"}[*spin]
 	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
 	base := loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
 	withOps := base
 	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
 	var loops [2]*loop.Loop
+	var err error
+	fmt.Printf("  memory before the sessions: %s\n", memory())
 	for i, p := range []string{graph, twin} {
 		o := base
-		if i == 1 {
+		if i == 1 && *vsGraph == "" {
 			o = withOps
 		}
 		if loops[i], err = loop.Open(p, o); err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
 		defer loops[i].Close()
+		fmt.Printf("  memory with %s open: %s\n", names[i], memory())
 	}
 	ids := make([]int, *prefill)
 	for i := range ids {
@@ -139,7 +152,7 @@ func endToEnd(graph string, decode int) error {
 		if err != nil {
 			return fmt.Errorf("open %s: %w", *refGraph, err)
 		}
-		for i, name := range []string{"MatMulNBits acc 4", "kernbench.ops kernel"} {
+		for i, name := range names {
 			fmt.Printf("  %s against the float-compute twin:", name)
 			if err := compareLogits([2]*loop.Loop{ref, loops[i]}, ids); err != nil {
 				ref.Close()
@@ -148,14 +161,14 @@ func endToEnd(graph string, decode int) error {
 		}
 		ref.Close()
 	}
-	fmt.Printf("  kernel against MatMulNBits acc 4:")
+	fmt.Printf("  %s against %s:", names[1], names[0])
 	if err := compareLogits(loops, ids); err != nil {
 		return err
 	}
-	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
 	// [side][prefill, decode step] seconds of wall-clock and of CPU time (user and system, all
 	// threads: with --spin=false it counts work, not waiting, which on a shared machine is
 	// the steadier measure).
+	fmt.Printf("  memory after both ran the prompt: %s\n", memory())
 	var wall, cpuT [2][2][]float64
 	var tokens [2][]int
 	rounds := max(3, *rounds/5)
@@ -180,7 +193,7 @@ func endToEnd(graph string, decode int) error {
 			names[i], slices.Min(wall[i][0]), rounds, median(wall[i][0]), median(cpuT[i][0]),
 			1e3*slices.Min(wall[i][1]), 1e3*median(wall[i][1]), 1e3*median(cpuT[i][1]))
 	}
-	fmt.Printf("  kernel/ort time: prefill %.2f× wall (best), %.2f× CPU (median); decode step %.2f× wall (best), %.2f× CPU (median)\n",
+	fmt.Printf("  %s/%s time: prefill %.2f× wall (best), %.2f× CPU (median); decode step %.2f× wall (best), %.2f× CPU (median)\n", names[1], names[0],
 		slices.Min(wall[1][0])/slices.Min(wall[0][0]), median(cpuT[1][0])/median(cpuT[0][0]),
 		slices.Min(wall[1][1])/slices.Min(wall[0][1]), median(cpuT[1][1])/median(cpuT[0][1]))
 	same := 0
@@ -249,6 +262,25 @@ func compareLogits(loops [2]*loop.Loop, ids []int) error {
 	return nil
 }
 
+// memory is this process's private memory (pages no other process maps: what a second
+// session really costs, unlike RSS, which also counts the shared file pages of mapped weights)
+// and RSS, from /proc/self/smaps_rollup.
+func memory() string {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return err.Error()
+	}
+	kb := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var k string
+		var v int
+		if n, _ := fmt.Sscanf(line, "%s %d kB", &k, &v); n == 2 {
+			kb[strings.TrimSuffix(k, ":")] = v
+		}
+	}
+	return fmt.Sprintf("private %d MB (dirty %d MB), RSS %d MB", (kb["Private_Clean"]+kb["Private_Dirty"])>>10, kb["Private_Dirty"]>>10, kb["Rss"]>>10)
+}
+
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
@@ -256,4 +288,97 @@ func median(v []float64) float64 {
 		return math.NaN()
 	}
 	return s[len(s)/2]
+}
+
+// mixedCopy writes beside graph (an acc-4 copy, see --copy) a copy whose MatMulNBits nodes of
+// the shapes in ks ("KxN") run at accuracy level 0: their accuracy_level varint 4 becomes 0 (one
+// byte either way, so the graph is patched in place). It returns the copy's path and how many
+// nodes changed.
+func mixedCopy(graph string, ks []string) (string, int, error) {
+	b, err := os.ReadFile(graph)
+	if err != nil {
+		return "", 0, err
+	}
+	n := 0
+	// ModelProto.graph (7) → GraphProto.node (1) → NodeProto.op_type (4), attribute (5) →
+	// AttributeProto.name (1), i (3).
+	err = eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
+		if num != 7 {
+			return nil
+		}
+		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
+			if num != 1 {
+				return nil
+			}
+			var op string
+			ints := map[string]int64{}
+			accOff := -1
+			err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+				switch num {
+				case 4:
+					op = string(v)
+				case 5:
+					name, i, iOff, err := intAttr(v, off)
+					if err != nil {
+						return err
+					}
+					ints[name] = i
+					if name == "accuracy_level" {
+						accOff = iOff
+					}
+				}
+				return nil
+			})
+			if err != nil || op != "MatMulNBits" || !slices.Contains(ks, fmt.Sprintf("%dx%d", ints["K"], ints["N"])) {
+				return err
+			}
+			if accOff < 0 || ints["accuracy_level"] != 4 {
+				return fmt.Errorf("a %dx%d MatMulNBits node is not at accuracy level 4: not an acc-4 copy", ints["K"], ints["N"])
+			}
+			b[accOff] = 0
+			n++
+			return nil
+		})
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	out := filepath.Join(filepath.Dir(graph), "acc0-"+strings.ReplaceAll(strings.Join(ks, "-"), "x", "_")+"-"+filepath.Base(graph))
+	return out, n, os.WriteFile(out, b, 0o644)
+}
+
+// intAttr reads an AttributeProto (at offset base of the whole buffer): its name, its int
+// value and that value's offset.
+func intAttr(a []byte, base int) (name string, v int64, off int, err error) {
+	off = -1
+	for i := 0; i < len(a); {
+		num, typ, n := protowire.ConsumeTag(a[i:])
+		if n < 0 {
+			return "", 0, -1, protowire.ParseError(n)
+		}
+		i += n
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			s, m := protowire.ConsumeBytes(a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			name = string(s)
+			i += m
+		case num == 3 && typ == protowire.VarintType:
+			x, m := protowire.ConsumeVarint(a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			v, off = int64(x), base+i
+			i += m
+		default:
+			m := protowire.ConsumeFieldValue(num, typ, a[i:])
+			if m < 0 {
+				return "", 0, -1, protowire.ParseError(m)
+			}
+			i += m
+		}
+	}
+	return name, v, off, nil
 }

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -138,4 +140,80 @@ func TestCustomOpLibrary(t *testing.T) {
 		t.Errorf("optionsHandle: %v, %v", h, err)
 	}
 	_ = os.Remove(lib)
+}
+
+// TestMixedCopyPatchesOnlyTheShapesAsked runs a graph of a 1024→64 and a 1024→32 MatMulNBits
+// node at accuracy level 4, its --acc0 1024x64 copy, and the same graph written at level 0:
+// the copy's first output must be level 0's bit for bit and its second level 4's.
+func TestMixedCopyPatchesOnlyTheShapesAsked(t *testing.T) {
+	if _, err := env.Init(""); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const rows = 3
+	shapes := []shape{{K: 1024, N: 64}, {K: 1024, N: 32}}
+	write := func(path string, acc int64) {
+		g := proto.Graph{Name: "g", Inputs: []proto.ValueInfo{{Name: "A", Type: proto.Float, Dims: proto.Dims(rows, 1024)}}}
+		for i, s := range shapes {
+			w := newWeights(s, uint64(i+1))
+			b, sc, y := fmt.Sprint("B", i), fmt.Sprint("S", i), fmt.Sprint("Y", i)
+			g.Nodes = append(g.Nodes, proto.Node{Name: y, OpType: "MatMulNBits", Domain: "com.microsoft", Inputs: []string{"A", b, sc}, Outputs: []string{y},
+				Attrs: []proto.Attr{proto.IntAttr("K", int64(s.K)), proto.IntAttr("N", int64(s.N)), proto.IntAttr("bits", 4),
+					proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", acc)}})
+			g.Outputs = append(g.Outputs, proto.ValueInfo{Name: y, Type: proto.Float, Dims: proto.Dims(rows, s.N)})
+			g.Initializers = append(g.Initializers, &proto.Tensor{Name: b, DataType: proto.Uint8, Dims: []int64{int64(s.N), int64(s.K / 32), 16}, Raw: w.B},
+				proto.FloatTensor(sc, []int64{int64(len(w.S))}, w.S))
+		}
+		m := &proto.Model{IRVersion: 10, Opsets: []proto.Opset{{Domain: "", Version: 21}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+		if err := m.WriteFile(path, proto.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acc4, acc0 := filepath.Join(dir, "acc4.onnx"), filepath.Join(dir, "acc0.onnx")
+	write(acc4, 4)
+	write(acc0, 0)
+	mixed, n, err := mixedCopy(acc4, []string{"1024x64"})
+	if err != nil || n != 1 {
+		t.Fatalf("mixedCopy: %d nodes, %v", n, err)
+	}
+	x := make([]float32, rows*1024)
+	for i := range x {
+		x[i] = float32(i%29)/7 - 2
+	}
+	run := func(path string) [2][]float32 {
+		in, err := ort.NewTensor(ort.NewShape(rows, 1024), x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Destroy()
+		var ys []*ort.Tensor[float32]
+		var vals []ort.Value
+		for _, s := range shapes {
+			y, err := ort.NewEmptyTensor[float32](ort.NewShape(rows, int64(s.N)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer y.Destroy()
+			ys, vals = append(ys, y), append(vals, y)
+		}
+		s, err := ort.NewAdvancedSession(path, []string{"A"}, []string{"Y0", "Y1"}, []ort.Value{in}, vals, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Destroy()
+		if err := s.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return [2][]float32{slices.Clone(ys[0].GetData()), slices.Clone(ys[1].GetData())}
+	}
+	got, want0, want4 := run(mixed), run(acc0), run(acc4)
+	if slices.Equal(want0[0], want4[0]) {
+		t.Fatal("accuracy levels 0 and 4 give the same outputs: the test cannot tell them apart")
+	}
+	if !slices.Equal(got[0], want0[0]) {
+		t.Error("the 1024x64 node of the copy does not run at accuracy level 0")
+	}
+	if !slices.Equal(got[1], want4[1]) {
+		t.Error("the 1024x32 node of the copy does not run at accuracy level 4")
+	}
 }

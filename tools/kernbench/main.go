@@ -10,6 +10,8 @@
 //
 //	go run ./tools/kernbench [--threads 2] [--rounds 5] [--prefill 428] [--isa avx512|avx2]
 //	go run ./tools/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
+//	go run ./tools/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
+//	go run ./tools/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 package main
 
 /*
@@ -50,10 +52,13 @@ var (
 	stream    = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
 	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
 	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
+	vsGraph   = flag.String("vs", "", "--model without --ops: run this second graph (e.g. the --copy --float twin) against --model end to end instead of the kernel twin")
 	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
 	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
 	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
+	mixFlag   = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
+	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -96,6 +101,13 @@ func run() error {
 			return err
 		}
 		fmt.Println(p)
+		if *mixFlag != "" {
+			m, n, err := mixedCopy(p, strings.Split(*mixFlag, ","))
+			if err != nil {
+				return err
+			}
+			fmt.Printf("%s: %d MatMulNBits nodes at accuracy level 0\n", m, n)
+		}
 		return nil
 	}
 	isa := map[string]int{"": 0, "avx2": 1, "avx512": 2}[*isaFlag]
@@ -107,6 +119,9 @@ func run() error {
 	}
 	if _, err := env.Init(""); err != nil {
 		return err
+	}
+	if *fusedFlag {
+		return fusedGateUp()
 	}
 	dir, err := os.MkdirTemp("", "kernbench-")
 	if err != nil {
@@ -123,8 +138,10 @@ func run() error {
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)
 		}
+	} else if *e2e != "" && *vsGraph != "" {
+		return endToEnd(*e2e, *decodeN)
 	} else if *e2e != "" {
-		return errors.New("--model needs --ops")
+		return errors.New("--model needs --ops or --vs")
 	}
 	bw, err := bandwidth()
 	if err != nil {
