@@ -387,6 +387,9 @@ func lineText(l *line) string {
 	for i := range l.g {
 		g := &l.g[i]
 		if g.space {
+			if len(cur) > 0 && l.roomless(i, end) {
+				continue // no word break: the space takes no room
+			}
 			if len(cur) > 0 {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
@@ -422,6 +425,19 @@ func lineText(l *line) string {
 		placeLeftSigns(words[i])
 	}
 	return spell(words, l.rtl)
+}
+
+// roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
+// it: drawn and then taken back (XeTeX draws a zero-width non-joiner so, inside Kurdish and
+// Persian words, with the space glyph), the glyph after it starting no farther than a word
+// gap from end, where the glyph before it ends. pdftotext reads such words whole.
+func (l *line) roomless(i int, end float32) bool {
+	for j := i + 1; j < len(l.g); j++ {
+		if n := l.g[j]; !n.space {
+			return n.x-end <= wordGap*max(n.size, l.g[i].size) && n.x-end > -0.5*n.size
+		}
+	}
+	return false
 }
 
 // Letter-spaced lines, as pdftotext reads them: on a line whose words are all single

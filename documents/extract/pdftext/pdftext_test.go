@@ -52,6 +52,19 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <21> <0021> <2C> <002C> <41> <05D0> <42> <05D1> <61> <0061> <62> <0062> endbfchar",
 			// seen left to right: "ab !AB," — the Hebrew word בא between ! and ,
 			"BT /F1 10 Tf 72 700 Td (ab !BA, ab) Tj ET", "ab !אב, ab"},
+		{"a word mixing Latin and Arabic keeps its Latin letters in order", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <7B> <007B> endbfchar",
+			// seen left to right: "abcd", then "xy={" and the Arabic word سلا (drawn as alef,
+			// lam, sin) with no space between
+			"BT /F1 10 Tf 72 700 Td (abcd xy={CBA) Tj ET", "abcd xy={سلا"},
+		{"a number between right-to-left words in a left-to-right line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <05D0> <42> <05D1> <31> <0031> <32> <0032> endbfchar",
+			// seen left to right: "abc", then Hebrew בא 12 אב, read right to left: "אב 12 בא"
+			"BT /F1 10 Tf 72 700 Td (abcdef AB 12 BA) Tj ET", "abcdef אב 12 בא"},
+		{"a space drawn and taken back is no word break", simpleFont(""), "",
+			// XeTeX draws a zero-width non-joiner inside a Persian word as the space glyph
+			// moved back by its own width (500 units)
+			"BT /F1 10 Tf 72 700 Td [(ab ) 500 (cd) -500 (ef)] TJ ET", "abcd ef"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},

@@ -87,50 +87,148 @@ func isRTL(gs []glyph) bool {
 	return rtl > ltr
 }
 
-// spell writes a line's words, given left to right as drawn, in logical order: a
-// right-to-left word's glyphs backwards, a right-to-left line's words backwards but for
-// runs of left-to-right words, and runs of right-to-left words in a left-to-right line
-// backwards.
+// spell writes a line's words, given left to right as drawn, in logical order. Its glyphs
+// are taken as the bidirectional algorithm's levels make them: right-to-left letters, and
+// the punctuation and spaces between two of them, run backwards; left-to-right letters and
+// numbers forwards; punctuation between runs of two directions takes the line's. So a word
+// that mixes the two ("title={فضای" in a listing) keeps its Latin letters in order, and a
+// right-to-left word's punctuation turns with it in a right-to-left line but stays where it
+// stands in a left-to-right one ("אבגד," drawn so reads "דגבא,").
 func spell(words [][]glyph, rtl bool) string {
-	texts := make([]string, len(words))
-	dirs := make([]int, len(words))
+	var items []string // glyph texts, " " between words
 	for i, w := range words {
-		var b strings.Builder
-		dirs[i] = direction(glyphsText(w))
-		if dirs[i] == 1 {
-			// In a left-to-right line, punctuation at the word's ends stays where it stands
-			// ("אבגד," drawn so reads "דגבא,"); in a right-to-left line it turns with the word.
-			lo, hi := 0, len(w)
-			for !rtl && lo < hi && neutral(w[lo].text) {
-				lo++
+		if i > 0 {
+			items = append(items, " ")
+		}
+		for _, g := range w {
+			items = append(items, g.text)
+		}
+	}
+	levels := bidiLevels(items, rtl)
+	type item struct {
+		text  string
+		level int
+	}
+	seq := make([]item, len(items))
+	for i := range items {
+		seq[i] = item{items[i], levels[i]}
+	}
+	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
+		for i := 0; i < len(seq); {
+			if seq[i].level < min {
+				i++
+				continue
 			}
-			for !rtl && hi > lo && neutral(w[hi-1].text) {
-				hi--
+			j := i
+			for j < len(seq) && seq[j].level >= min {
+				j++
 			}
-			for _, g := range w[:lo] {
-				b.WriteString(g.text)
-			}
-			for j := hi - 1; j >= lo; j-- {
-				b.WriteString(w[j].text)
-			}
-			for _, g := range w[hi:] {
-				b.WriteString(g.text)
-			}
-		} else {
-			for _, g := range w {
-				b.WriteString(g.text)
+			slices.Reverse(seq[i:j])
+			i = j
+		}
+	}
+	var b strings.Builder
+	for _, it := range seq {
+		b.WriteString(it.text)
+	}
+	return b.String()
+}
+
+// Bidirectional classes of a glyph's text, as spell resolves them.
+const (
+	bidiNeutral = iota
+	bidiL       // a left-to-right letter
+	bidiR       // a right-to-left letter
+	bidiNum     // digits
+)
+
+func bidiClass(s string) int {
+	switch direction(s) {
+	case 1:
+		return bidiR
+	case -1:
+		return bidiL
+	}
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			return bidiNum
+		}
+	}
+	return bidiNeutral
+}
+
+// bidiLevels gives the items of a line, in drawing order, their embedding levels: 0 left to
+// right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
+// Numbers in a right-to-left context run forwards inside it (level 2); marks take their
+// letter's class; other neutrals take the class of the strong items around them when both
+// agree (numbers counting as right to left, as the algorithm's rule N1 has them), else the
+// line's.
+func bidiLevels(items []string, rtl bool) []int {
+	class := make([]int, len(items))
+	for i, t := range items {
+		class[i] = bidiClass(t)
+		if class[i] == bidiNeutral && i > 0 && t != " " && !neutral(t) {
+			class[i] = class[i-1] // a mark drawn on its letter
+		}
+	}
+	line := bidiL
+	if rtl {
+		line = bidiR
+	}
+	// strong returns the class of the nearest letter from i in direction step.
+	strong := func(i, step int) int {
+		for j := i + step; j >= 0 && j < len(class); j += step {
+			if c := class[j]; c == bidiL || c == bidiR {
+				return c
 			}
 		}
-		texts[i] = b.String()
+		return line
 	}
-	if rtl {
-		slices.Reverse(texts)
-		slices.Reverse(dirs)
-		reverseRuns(texts, func(i int) bool { return dirs[i] != 1 })
-	} else {
-		reverseRuns(texts, func(i int) bool { return dirs[i] == 1 })
+	// In a left-to-right line a number is right to left's when the letters on both
+	// sides are; in a right-to-left line, always.
+	num := make([]bool, len(items))
+	for i, c := range class {
+		if c == bidiNum {
+			num[i] = rtl || strong(i, -1) == bidiR && strong(i, 1) == bidiR
+		}
 	}
-	return strings.Join(texts, " ")
+	// side returns the resolved class of the nearest non-neutral item from i.
+	side := func(i, step int) int {
+		for j := i + step; j >= 0 && j < len(class); j += step {
+			switch c := class[j]; {
+			case c == bidiNum && num[j]:
+				return bidiR
+			case c != bidiNeutral:
+				return c
+			}
+		}
+		return line
+	}
+	levels := make([]int, len(items))
+	for i, c := range class {
+		switch c {
+		case bidiNum:
+			if num[i] {
+				levels[i] = 2
+			} else if rtl {
+				levels[i] = 2
+			}
+			continue
+		case bidiNeutral:
+			if l, r := side(i, -1), side(i, 1); l == r {
+				c = l
+			} else {
+				c = line
+			}
+		}
+		switch {
+		case c == bidiR:
+			levels[i] = 1
+		case rtl: // left to right inside a right-to-left line
+			levels[i] = 2
+		}
+	}
+	return levels
 }
 
 // neutral is true of text without letters or digits (punctuation, signs).
@@ -141,30 +239,6 @@ func neutral(s string) bool {
 		}
 	}
 	return true
-}
-
-// reverseRuns reverses each maximal run of texts whose index in is true.
-func reverseRuns(texts []string, in func(int) bool) {
-	for i := 0; i < len(texts); {
-		if !in(i) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(texts) && in(j) {
-			j++
-		}
-		slices.Reverse(texts[i:j])
-		i = j
-	}
-}
-
-func glyphsText(gs []glyph) string {
-	var b strings.Builder
-	for _, g := range gs {
-		b.WriteString(g.text)
-	}
-	return b.String()
 }
 
 // resolveHyphens joins the lines layout marked as ending in a hyphen: the hyphen goes
