@@ -420,21 +420,28 @@ func lineText(l *line) string {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
 	words = letterSpaced(words, drawn)
+	shaped := shapedLeftSigns(words)
 	for i, w := range words {
 		words[i] = reorderVisual(w)
 		placeLeftSigns(words[i])
+		if shaped {
+			placePreBaseSigns(words[i])
+		}
 	}
 	return spell(words, l.rtl)
 }
 
 // roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
-// it: drawn and then taken back (XeTeX draws a zero-width non-joiner so, inside Kurdish and
-// Persian words, with the space glyph), the glyph after it starting no farther than a word
-// gap from end, where the glyph before it ends. pdftotext reads such words whole.
+// it: drawn and then taken back by the TJ adjustment after it (XeTeX draws a zero-width
+// non-joiner so, inside Kurdish and Persian words, with the space glyph), the glyph after it
+// starting where the space starts and no farther than a word gap from end, where the glyph
+// before it ends. pdftotext reads such words whole. A space that other glyphs, placed by
+// their own moves, overlap (Nastaliq's wide letters in a list) still parts them.
 func (l *line) roomless(i int, end float32) bool {
 	for j := i + 1; j < len(l.g); j++ {
 		if n := l.g[j]; !n.space {
-			return n.x-end <= wordGap*max(n.size, l.g[i].size) && n.x-end > -0.5*n.size
+			sp := l.g[i]
+			return sp.takenBack && n.x-sp.x < 0.25*sp.w && n.x-end <= wordGap*max(n.size, sp.size) && n.x-end > -0.5*n.size
 		}
 	}
 	return false

@@ -65,6 +65,17 @@ func TestText(t *testing.T) {
 			// XeTeX draws a zero-width non-joiner inside a Persian word as the space glyph
 			// moved back by its own width (500 units)
 			"BT /F1 10 Tf 72 700 Td [(ab ) 500 (cd) -500 (ef)] TJ ET", "abcd ef"},
+		{"a number after Latin letters in a right-to-left line stays with them", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <55> <0055> <2D> <002D> <38> <0038> endbfchar",
+			// seen left to right: "U-8" then سلا twice: the line is right to left
+			"BT /F1 10 Tf 72 700 Td (U-8 CBA CBA) Tj ET", "سلا سلا U-8"},
+		{"a Devanagari i sign drawn before its conjunct comes after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0935> <42> <0948> <43> <0915> <44> <093F> <45> <0932094D> <46> <092A> endbfchar",
+			// drawn as seen: va, ai sign, ka, i sign, half la, pa, ka
+			"BT /F1 10 Tf 72 700 Td (ABCDEFC) Tj ET", "वैकल्पिक"},
+		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},

@@ -100,9 +100,7 @@ func spell(words [][]glyph, rtl bool) string {
 		if i > 0 {
 			items = append(items, " ")
 		}
-		for _, g := range w {
-			items = append(items, g.text)
-		}
+		items = appendClusters(items, w)
 	}
 	levels := bidiLevels(items, rtl)
 	type item struct {
@@ -132,6 +130,49 @@ func spell(words [][]glyph, rtl bool) string {
 		b.WriteString(it.text)
 	}
 	return b.String()
+}
+
+// appendClusters appends the texts of a word's glyphs, each right-to-left mark (an Arabic
+// or Hebrew vowel sign, a shadda) joined to the letter it is drawn on, after it: the glyph
+// before it when the mark stands within that glyph's advance, else the one after it. Turned
+// with its letter, it stays after it ("◌ِّ", "بِ"), where it would come before it as a glyph
+// of its own.
+func appendClusters(items []string, w []glyph) []string {
+	start := len(items)
+	var pending []string
+	var base *glyph
+	for i := range w {
+		g := &w[i]
+		if !rtlMark(g.text) {
+			items = append(items, g.text+strings.Join(pending, ""))
+			pending, base = pending[:0], g
+			continue
+		}
+		if base != nil && g.x >= base.x-0.05*g.size && g.x <= base.x+base.w+0.05*g.size {
+			items[len(items)-1] += g.text
+			continue
+		}
+		pending = append(pending, g.text)
+	}
+	if len(pending) > 0 {
+		if len(items) > start {
+			items[len(items)-1] += strings.Join(pending, "")
+		} else {
+			items = append(items, strings.Join(pending, ""))
+		}
+	}
+	return items
+}
+
+// rtlMark is true of a text of marks only, of right-to-left scripts.
+func rtlMark(s string) bool {
+	for _, r := range s {
+		// the blocks of Hebrew to Arabic Extended-A: their marks are of the Inherited script
+		if r < 0x0590 || r > 0x08FF || !unicode.Is(unicode.M, r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Bidirectional classes of a glyph's text, as spell resolves them.
@@ -184,12 +225,13 @@ func bidiLevels(items []string, rtl bool) []int {
 		}
 		return line
 	}
-	// In a left-to-right line a number is right to left's when the letters on both
-	// sides are; in a right-to-left line, always.
+	// A number is right to left's (rule N1) unless left-to-right letters come before it
+	// ("UTF-8", rule W7; drawn left to right, they stand on its left); in a left-to-right
+	// line, only when right-to-left letters stand on both sides.
 	num := make([]bool, len(items))
 	for i, c := range class {
 		if c == bidiNum {
-			num[i] = rtl || strong(i, -1) == bidiR && strong(i, 1) == bidiR
+			num[i] = strong(i, -1) == bidiR && (rtl || strong(i, 1) == bidiR)
 		}
 	}
 	// side returns the resolved class of the nearest non-neutral item from i.
@@ -198,6 +240,8 @@ func bidiLevels(items []string, rtl bool) []int {
 			switch c := class[j]; {
 			case c == bidiNum && num[j]:
 				return bidiR
+			case c == bidiNum:
+				return bidiL
 			case c != bidiNeutral:
 				return c
 			}
@@ -208,9 +252,7 @@ func bidiLevels(items []string, rtl bool) []int {
 	for i, c := range class {
 		switch c {
 		case bidiNum:
-			if num[i] {
-				levels[i] = 2
-			} else if rtl {
+			if num[i] || rtl {
 				levels[i] = 2
 			}
 			continue
