@@ -25,6 +25,9 @@ var preBaseSigns = map[rune]rune{
 
 // preBaseSign is the virama of a pre-base vowel sign's script, or 0 when s is not one.
 func preBaseSign(s string) rune {
+	if len(s) != 3 || s[0] != 0xE0 && s[0] != 0xE1 { // U+0800–U+1FFF
+		return 0
+	}
 	r, n := utf8.DecodeRuneInString(s)
 	if n != len(s) {
 		return 0

@@ -95,6 +95,25 @@ func isRTL(gs []glyph) bool {
 // right-to-left word's punctuation turns with it in a right-to-left line but stays where it
 // stands in a left-to-right one ("אבגד," drawn so reads "דגבא,").
 func spell(words [][]glyph, rtl bool) string {
+	if !rtl && !anyRTL(words) { // the common case, in drawing order
+		n := len(words)
+		for _, w := range words {
+			for _, g := range w {
+				n += len(g.text)
+			}
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for i, w := range words {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			for _, g := range w {
+				b.WriteString(g.text)
+			}
+		}
+		return b.String()
+	}
 	var items []string // glyph texts, " " between words
 	for i, w := range words {
 		if i > 0 {
@@ -130,6 +149,28 @@ func spell(words [][]glyph, rtl bool) string {
 		b.WriteString(it.text)
 	}
 	return b.String()
+}
+
+// anyRTL says whether a right-to-left letter or mark may be among the words' glyphs: a
+// character of U+0590–U+08FF (Hebrew to Arabic Extended-A) or of the presentation forms,
+// found by its UTF-8 lead bytes.
+func anyRTL(words [][]glyph) bool {
+	for _, w := range words {
+		for _, g := range w {
+			t := g.text
+			for i := 0; i < len(t); i++ {
+				switch c := t[i]; {
+				case c >= 0xD6 && c <= 0xDF:
+					return true
+				case c == 0xE0 && i+1 < len(t) && t[i+1] >= 0xA0 && t[i+1] <= 0xA3:
+					return true
+				case c == 0xEF && i+1 < len(t) && t[i+1] >= 0xAC && t[i+1] <= 0xBB:
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // appendClusters appends the texts of a word's glyphs, each right-to-left mark (an Arabic
