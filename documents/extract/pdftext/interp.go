@@ -53,6 +53,7 @@ type glyph struct {
 	rot           uint8   // 0–3: quarter turns of the text direction
 	space         bool    // a space character (a word break in itself)
 	takenBack     bool    // a space the next TJ adjustment moved back over (layout.go's roomless)
+	actual        bool    // the text of an ActualText span, placed where its first glyph is
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	text          string
 	// order is where a legacy Devanagari font draws the glyph relative to the text

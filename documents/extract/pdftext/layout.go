@@ -432,16 +432,19 @@ func lineText(l *line) string {
 }
 
 // roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
-// it: drawn and then taken back by the TJ adjustment after it (XeTeX draws a zero-width
-// non-joiner so, inside Kurdish and Persian words, with the space glyph), the glyph after it
-// starting where the space starts and no farther than a word gap from end, where the glyph
-// before it ends. pdftotext reads such words whole. A space that other glyphs, placed by
-// their own moves, overlap (Nastaliq's wide letters in a list) still parts them.
+// it: drawn and then taken back, by the TJ adjustment after it or by the next glyph's own
+// move to where the space starts or before (XeTeX and dvipdfmx draw a zero-width non-joiner so, inside
+// Kurdish and Persian words, with the space glyph), the glyph after it no farther than a word
+// gap from end, where the glyph before it ends. pdftotext reads such words whole. Text of an
+// ActualText span stands where its first glyph was drawn, not where it starts (Nastaliq's
+// letters in a list, drawn right to left over the spaces between them): it is not taken so.
 func (l *line) roomless(i int, end float32) bool {
 	for j := i + 1; j < len(l.g); j++ {
 		if n := l.g[j]; !n.space {
 			sp := l.g[i]
-			return sp.takenBack && n.x-sp.x < 0.25*sp.w && n.x-end <= wordGap*max(n.size, sp.size) && n.x-end > -0.5*n.size
+			// taken back by TJ, or by the next glyph's move, or drawn over the glyph before
+			back := sp.takenBack || !n.actual && !sp.actual && (n.x <= sp.x+0.05*n.size || sp.x+0.75*sp.w <= end)
+			return back && n.x-end <= wordGap*max(n.size, sp.size) && n.x-end > -0.5*n.size
 		}
 	}
 	return false

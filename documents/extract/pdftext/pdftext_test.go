@@ -76,6 +76,10 @@ func TestText(t *testing.T) {
 		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
+		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
+			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
+			// "cd" starts at 82
+			"BT /F1 10 Tf 72 700 Td (ab) Tj 5 0 Td ( ) Tj 5 0 Td (cd) Tj -10 -12 Td (a b) Tj ET", "abcd\na b"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
