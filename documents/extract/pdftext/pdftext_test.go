@@ -80,6 +80,10 @@ func TestText(t *testing.T) {
 			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
 			// "cd" starts at 82
 			"BT /F1 10 Tf 72 700 Td (ab) Tj 5 0 Td ( ) Tj 5 0 Td (cd) Tj -10 -12 Td (a b) Tj ET", "abcd\na b"},
+		{"signs between Latin and Arabic in a right-to-left line go with the Latin", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <5C> <005C> <5B> <005B> <5D> <005D> <78> <0078> endbfchar",
+			// seen left to right: "\\x[x]" between two Arabic words: the line is right to left
+			"BT /F1 10 Tf 72 700 Td (CBA \\\\x[x] CBA) Tj ET", "سلا \\x[x] سلا"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},

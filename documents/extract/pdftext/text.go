@@ -243,8 +243,9 @@ func bidiClass(s string) int {
 // right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
 // Numbers in a right-to-left context run forwards inside it (level 2); marks take their
 // letter's class; other neutrals take the class of the strong items around them when both
-// agree (numbers counting as right to left, as the algorithm's rule N1 has them), else the
-// line's.
+// agree (numbers counting as right to left, as the algorithm's rule N1 has them), else
+// spaces the line's and signs left to right's, as pdftotext reads them (the algorithm would take the line's: in an Arabic line
+// "\question[note]" would read "]question[note\", its brackets drawn mirrored).
 func bidiLevels(items []string, rtl bool) []int {
 	class := make([]int, len(items))
 	for i, t := range items {
@@ -300,8 +301,10 @@ func bidiLevels(items []string, rtl bool) []int {
 		case bidiNeutral:
 			if l, r := side(i, -1), side(i, 1); l == r {
 				c = l
-			} else {
+			} else if items[i] == " " {
 				c = line
+			} else {
+				c = bidiL // as pdftotext has them: "\question[note]" in an Arabic line
 			}
 		}
 		switch {
