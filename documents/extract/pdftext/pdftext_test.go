@@ -184,7 +184,10 @@ func TestFormText(t *testing.T) {
 
 // legacyFont is simpleFont with a legacy Devanagari font's glyph names at codes 200 up
 // (indic.go): ASCII reads as ASCII, codes 200–208 take the reordering paths.
-var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke] >>")
+// legacyFont has legacy Devanagari names at 200…, and at 1… right-to-left letters and marks,
+// a dotted circle and Indic letters and pre-base vowel signs for the bidi and cluster code.
+var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke " +
+	"1 /uni0633 /uni0644 /uni0627 /uni0650 /uni0651 /uni05D0 /uni25CC /uni0915 /uni093F /uni094D /uni09BF /uni0995 /uni06F4] >>")
 
 func FuzzContent(f *testing.F) {
 	for _, c := range []string{
@@ -193,6 +196,8 @@ func FuzzContent(f *testing.F) {
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td (\011\010\012\010 \013\014 \010\011) Tj 5 0 Td ( ) Tj 5 0 Td (\001) Tj ET",
 	} {
 		f.Add(c)
 	}
