@@ -52,7 +52,12 @@ func isPresentation(r rune) bool {
 var rtlScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko}
 
 func isRTLRune(r rune) bool {
-	// Arabic-Indic digits belong to the Arabic script but are written left to right.
+	// Arabic-Indic digits belong to the Arabic script but are written left to right. The
+	// blocks of Hebrew to Arabic Extended-A read right to left whole: their tatweel, comma
+	// and question mark are of the Common script, their marks of the Inherited.
+	if r >= 0x0590 && r <= 0x08FF {
+		return !unicode.IsDigit(r) && !unicode.Is(unicode.M, r)
+	}
 	return r >= 0x0590 && unicode.In(r, rtlScripts...) && !unicode.IsDigit(r)
 }
 
