@@ -408,8 +408,8 @@ func lineText(l *line) string {
 				cur, space = nil, false
 			}
 		}
-		if len(cur) > 0 && logicalMark(*g) {
-			end = max(end, g.x)
+		if len(cur) > 0 && (logicalMark(*g) || g.w <= 0.01*g.size && allMarks(g.text)) {
+			end = max(end, g.x+g.w) // a mark drawn on its letter ends nothing: "التِّينِ"
 		} else {
 			end = g.x + g.w
 		}

@@ -84,6 +84,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <5C> <005C> <5B> <005B> <5D> <005D> <78> <0078> endbfchar",
 			// seen left to right: "\\x[x]" between two Arabic words: the line is right to left
 			"BT /F1 10 Tf 72 700 Td (CBA \\\\x[x] CBA) Tj ET", "سلا \\x[x] سلا"},
+		{"a mark drawn on its letter does not part the word", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 67 /Widths [500 500 0] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0628> <42> <062A> <43> <0650> endbfchar",
+			// seen left to right: beh (72–77) with a kasra of no advance drawn at 74, then teh at 77
+			"BT /F1 10 Tf 72 700 Td [(A) 300 (C) -300 (B)] TJ ET", "تبِ"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
