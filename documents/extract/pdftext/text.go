@@ -93,12 +93,13 @@ func isRTL(gs []glyph) bool {
 }
 
 // spell writes a line's words, given left to right as drawn, in logical order. Its glyphs
-// are taken as the bidirectional algorithm's levels make them: right-to-left letters, and
-// the punctuation and spaces between two of them, run backwards; left-to-right letters and
-// numbers forwards; punctuation between runs of two directions takes the line's. So a word
-// that mixes the two ("title={فضای" in a listing) keeps its Latin letters in order, and a
-// right-to-left word's punctuation turns with it in a right-to-left line but stays where it
-// stands in a left-to-right one ("אבגד," drawn so reads "דגבא,").
+// are taken as the bidirectional algorithm's levels make them (bidiLevels): right-to-left
+// letters, and the punctuation and spaces between two of them, run backwards; left-to-right
+// letters and numbers forwards; between runs of two directions a space takes the line's
+// direction and a sign the Latin's. So a word that mixes the two ("title={فضای" in a
+// listing) keeps its Latin letters in order, and a right-to-left word's punctuation turns
+// with it in a right-to-left line but stays where it stands in a left-to-right one ("אבגד,"
+// drawn so reads "דגבא,"). Lines without right-to-left text are written as drawn.
 func spell(words [][]glyph, rtl bool) string {
 	if !rtl && !anyRTL(words) { // the common case, in drawing order
 		n := len(words)
