@@ -72,7 +72,7 @@ func (p *page) endMarked() error {
 	}
 	g := span.first
 	g.text, g.w = text, float32(math.Max(0, float64(span.x1-g.x)))
-	g.space = strings.TrimSpace(text) == ""
+	g.space, g.actual = strings.TrimSpace(text) == "", true
 	p.glyphs = append(p.glyphs, g)
 	return nil
 }

@@ -63,7 +63,7 @@ func trueTypeProgram(first int, names ...string) []byte {
 
 func TestLegacyDevanagari(t *testing.T) {
 	// Velthuis's dvnc10 names its glyphs so; codes A… as below, drawn in visual order
-	velthuis := simpleFont("/Encoding << /Differences [65 /a /imatra /halfga /na /va /ematra /repha /pa /uumatra /ka /rstroke /t_t /aamatra /ta. /zero /one /candrabindu /omatra] >>")
+	velthuis := simpleFont("/Encoding << /Differences [65 /a /imatra /halfga /na /va /ematra /repha /pa /uumatra /ka /rstroke /t_t /aamatra /ta. /zero /one /candrabindu /omatra /nukta /rr] >>")
 	tests := []struct{ name, font, content, want string }{
 		{"glyph names read as Devanagari, the i sign and reph in text order", velthuis,
 			// अ ि ग् न | प ू व े र् | क ्र | त्त ा | त ० १: the i sign drawn before ग्न, the
@@ -74,6 +74,9 @@ func TestLegacyDevanagari(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (EQM AR) Tj ET", "वाँ ओ"},
 		{"an i sign before a consonant alone", velthuis,
 			"BT /F1 10 Tf 72 700 Td (BN) Tj ET", "ति"},
+		{"Velthuis's rr is the vocalic r, its nukta after a digit a period", velthuis,
+			// ऋ, and the verse number १.१ drawn with the nukta as its dot
+			"BT /F1 10 Tf 72 700 Td (T PSP) Tj ET", "ऋ १.१"},
 		{"a few such names are not enough", simpleFont("/Encoding << /Differences [65 /ka /pa /ta] >>"),
 			"BT /F1 10 Tf 72 700 Td (ABC) Tj ET", "ABC"},
 		{"an e sign drawn back over its wide letter joins its word", velthuis,

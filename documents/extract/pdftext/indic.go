@@ -113,6 +113,9 @@ func devanagariGlyph(name string) (text string, order uint8, ok bool) {
 	if f, found := raForms[name]; found {
 		return f.text, f.order, true
 	}
+	if name == "rr" { // Velthuis's vocalic r; the glyph list reads it rra (ऱ)
+		return "\u090B", inOrder, true
+	}
 	if t := devaName(name); t != "" {
 		return t, inOrder, true
 	}
@@ -232,6 +235,9 @@ func reorderVisual(w []glyph) []glyph {
 		a, b := &w[i], &w[i+1]
 		if a.order == notLegacy || b.order == notLegacy {
 			continue
+		}
+		if r, n := utf8.DecodeRuneInString(a.text); b.text == "\u093C" && n == len(a.text) && r >= 0x0966 && r <= 0x096F {
+			b.text = "." // Velthuis's small fonts draw the period with their nukta: "१.१"
 		}
 		if v, ok := drawnVowels[a.text+b.text]; ok {
 			a.text, a.w = v, b.x+b.w-a.x

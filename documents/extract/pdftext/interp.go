@@ -52,6 +52,8 @@ type glyph struct {
 	x, y, w, size float32 // origin, advance and font size
 	rot           uint8   // 0–3: quarter turns of the text direction
 	space         bool    // a space character (a word break in itself)
+	takenBack     bool    // a space the next TJ adjustment moved back over (layout.go's roomless)
+	actual        bool    // the text of an ActualText span, placed where its first glyph is
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	text          string
 	// order is where a legacy Devanagari font draws the glyph relative to the text
@@ -231,14 +233,25 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 		if len(args) == 0 || args[len(args)-1].kind != kArray {
 			return nil
 		}
+		shown := -1 // the glyph the last string drew last
 		for _, a := range args[len(args)-1].arr {
 			switch a.kind {
 			case kString:
+				before := len(p.glyphs)
 				if err := p.show(a.str); err != nil {
 					return err
 				}
+				shown = -1
+				if len(p.glyphs) > before {
+					shown = len(p.glyphs) - 1
+				}
 			case kNum:
-				p.advance(-a.num / 1000 * g.size * g.scale)
+				back := a.num / 1000 * g.size * g.scale
+				if shown >= 0 && p.glyphs[shown].space && float32(back) >= 0.75*p.glyphs[shown].w {
+					p.glyphs[shown].takenBack = true
+				}
+				shown = -1
+				p.advance(-back)
 			}
 		}
 	case "Do":

@@ -387,6 +387,9 @@ func lineText(l *line) string {
 	for i := range l.g {
 		g := &l.g[i]
 		if g.space {
+			if len(cur) > 0 && l.roomless(i, end) {
+				continue // no word break: the space takes no room
+			}
 			if len(cur) > 0 {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
@@ -405,8 +408,8 @@ func lineText(l *line) string {
 				cur, space = nil, false
 			}
 		}
-		if len(cur) > 0 && logicalMark(*g) {
-			end = max(end, g.x)
+		if len(cur) > 0 && (logicalMark(*g) || g.w <= 0.01*g.size && allMarks(g.text)) {
+			end = max(end, g.x+g.w) // a mark drawn on its letter ends nothing: "التِّينِ"
 		} else {
 			end = g.x + g.w
 		}
@@ -417,11 +420,34 @@ func lineText(l *line) string {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
 	words = letterSpaced(words, drawn)
+	shaped := shapedLeftSigns(words)
 	for i, w := range words {
 		words[i] = reorderVisual(w)
 		placeLeftSigns(words[i])
+		if shaped {
+			placePreBaseSigns(words[i])
+		}
 	}
 	return spell(words, l.rtl)
+}
+
+// roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
+// it: drawn and then taken back, by the TJ adjustment after it or by the next glyph's own
+// move to where the space starts or before (XeTeX and dvipdfmx draw a zero-width non-joiner so, inside
+// Kurdish and Persian words, with the space glyph), the glyph after it no farther than a word
+// gap from end, where the glyph before it ends. pdftotext reads such words whole. Text of an
+// ActualText span stands where its first glyph was drawn, not where it starts (Nastaliq's
+// letters in a list, drawn right to left over the spaces between them): it is not taken so.
+func (l *line) roomless(i int, end float32) bool {
+	for j := i + 1; j < len(l.g); j++ {
+		if n := l.g[j]; !n.space {
+			sp := l.g[i]
+			// taken back by TJ, or by the next glyph's move, or drawn over the glyph before
+			back := sp.takenBack || !n.actual && !sp.actual && (n.x <= sp.x+0.05*n.size || sp.x+0.75*sp.w <= end)
+			return back && n.x-end <= wordGap*max(n.size, sp.size) && n.x-end > -0.5*n.size
+		}
+	}
+	return false
 }
 
 // Letter-spaced lines, as pdftotext reads them: on a line whose words are all single

@@ -52,6 +52,42 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <21> <0021> <2C> <002C> <41> <05D0> <42> <05D1> <61> <0061> <62> <0062> endbfchar",
 			// seen left to right: "ab !AB," — the Hebrew word בא between ! and ,
 			"BT /F1 10 Tf 72 700 Td (ab !BA, ab) Tj ET", "ab !אב, ab"},
+		{"a word mixing Latin and Arabic keeps its Latin letters in order", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <7B> <007B> endbfchar",
+			// seen left to right: "abcd", then "xy={" and the Arabic word سلا (drawn as alef,
+			// lam, sin) with no space between
+			"BT /F1 10 Tf 72 700 Td (abcd xy={CBA) Tj ET", "abcd xy={سلا"},
+		{"a number between right-to-left words in a left-to-right line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <05D0> <42> <05D1> <31> <0031> <32> <0032> endbfchar",
+			// seen left to right: "abc", then Hebrew בא 12 אב, read right to left: "אב 12 בא"
+			"BT /F1 10 Tf 72 700 Td (abcdef AB 12 BA) Tj ET", "abcdef אב 12 בא"},
+		{"a space drawn and taken back is no word break", simpleFont(""), "",
+			// XeTeX draws a zero-width non-joiner inside a Persian word as the space glyph
+			// moved back by its own width (500 units)
+			"BT /F1 10 Tf 72 700 Td [(ab ) 500 (cd) -500 (ef)] TJ ET", "abcd ef"},
+		{"a number after Latin letters in a right-to-left line stays with them", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <55> <0055> <2D> <002D> <38> <0038> endbfchar",
+			// seen left to right: "U-8" then سلا twice: the line is right to left
+			"BT /F1 10 Tf 72 700 Td (U-8 CBA CBA) Tj ET", "سلا سلا U-8"},
+		{"a Devanagari i sign drawn before its conjunct comes after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0935> <42> <0948> <43> <0915> <44> <093F> <45> <0932094D> <46> <092A> endbfchar",
+			// drawn as seen: va, ai sign, ka, i sign, half la, pa, ka
+			"BT /F1 10 Tf 72 700 Td (ABCDEFC) Tj ET", "वैकल्पिक"},
+		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
+		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
+			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
+			// "cd" starts at 82
+			"BT /F1 10 Tf 72 700 Td (ab) Tj 5 0 Td ( ) Tj 5 0 Td (cd) Tj -10 -12 Td (a b) Tj ET", "abcd\na b"},
+		{"signs between Latin and Arabic in a right-to-left line go with the Latin", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <5C> <005C> <5B> <005B> <5D> <005D> <78> <0078> endbfchar",
+			// seen left to right: "\\x[x]" between two Arabic words: the line is right to left
+			"BT /F1 10 Tf 72 700 Td (CBA \\\\x[x] CBA) Tj ET", "سلا \\x[x] سلا"},
+		{"a mark drawn on its letter does not part the word", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 67 /Widths [500 500 0] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0628> <42> <062A> <43> <0650> endbfchar",
+			// seen left to right: beh (72–77) with a kasra of no advance drawn at 74, then teh at 77
+			"BT /F1 10 Tf 72 700 Td [(A) 300 (C) -300 (B)] TJ ET", "تبِ"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -152,7 +188,10 @@ func TestFormText(t *testing.T) {
 
 // legacyFont is simpleFont with a legacy Devanagari font's glyph names at codes 200 up
 // (indic.go): ASCII reads as ASCII, codes 200–208 take the reordering paths.
-var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke] >>")
+// legacyFont has legacy Devanagari names at 200…, and at 1… right-to-left letters and marks,
+// a dotted circle and Indic letters and pre-base vowel signs for the bidi and cluster code.
+var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke " +
+	"1 /uni0633 /uni0644 /uni0627 /uni0650 /uni0651 /uni05D0 /uni25CC /uni0915 /uni093F /uni094D /uni09BF /uni0995 /uni06F4] >>")
 
 func FuzzContent(f *testing.F) {
 	for _, c := range []string{
@@ -161,6 +200,8 @@ func FuzzContent(f *testing.F) {
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td (\011\010\012\010 \013\014 \010\011) Tj 5 0 Td ( ) Tj 5 0 Td (\001) Tj ET",
 	} {
 		f.Add(c)
 	}

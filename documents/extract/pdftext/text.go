@@ -52,7 +52,12 @@ func isPresentation(r rune) bool {
 var rtlScripts = []*unicode.RangeTable{unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko}
 
 func isRTLRune(r rune) bool {
-	// Arabic-Indic digits belong to the Arabic script but are written left to right.
+	// Arabic-Indic digits belong to the Arabic script but are written left to right. The
+	// blocks of Hebrew to Arabic Extended-A read right to left whole: their tatweel, comma
+	// and question mark are of the Common script, their marks of the Inherited.
+	if r >= 0x0590 && r <= 0x08FF {
+		return !unicode.IsDigit(r) && !unicode.Is(unicode.M, r)
+	}
 	return r >= 0x0590 && unicode.In(r, rtlScripts...) && !unicode.IsDigit(r)
 }
 
@@ -87,50 +92,235 @@ func isRTL(gs []glyph) bool {
 	return rtl > ltr
 }
 
-// spell writes a line's words, given left to right as drawn, in logical order: a
-// right-to-left word's glyphs backwards, a right-to-left line's words backwards but for
-// runs of left-to-right words, and runs of right-to-left words in a left-to-right line
-// backwards.
+// spell writes a line's words, given left to right as drawn, in logical order. Its glyphs
+// are taken as the bidirectional algorithm's levels make them (bidiLevels): right-to-left
+// letters, and the punctuation and spaces between two of them, run backwards; left-to-right
+// letters and numbers forwards; between runs of two directions a space takes the line's
+// direction and a sign the Latin's. So a word that mixes the two ("title={فضای" in a
+// listing) keeps its Latin letters in order, and a right-to-left word's punctuation turns
+// with it in a right-to-left line but stays where it stands in a left-to-right one ("אבגד,"
+// drawn so reads "דגבא,"). Lines without right-to-left text are written as drawn.
 func spell(words [][]glyph, rtl bool) string {
-	texts := make([]string, len(words))
-	dirs := make([]int, len(words))
-	for i, w := range words {
+	if !rtl && !anyRTL(words) { // the common case, in drawing order
+		n := len(words)
+		for _, w := range words {
+			for _, g := range w {
+				n += len(g.text)
+			}
+		}
 		var b strings.Builder
-		dirs[i] = direction(glyphsText(w))
-		if dirs[i] == 1 {
-			// In a left-to-right line, punctuation at the word's ends stays where it stands
-			// ("אבגד," drawn so reads "דגבא,"); in a right-to-left line it turns with the word.
-			lo, hi := 0, len(w)
-			for !rtl && lo < hi && neutral(w[lo].text) {
-				lo++
+		b.Grow(n)
+		for i, w := range words {
+			if i > 0 {
+				b.WriteByte(' ')
 			}
-			for !rtl && hi > lo && neutral(w[hi-1].text) {
-				hi--
-			}
-			for _, g := range w[:lo] {
-				b.WriteString(g.text)
-			}
-			for j := hi - 1; j >= lo; j-- {
-				b.WriteString(w[j].text)
-			}
-			for _, g := range w[hi:] {
-				b.WriteString(g.text)
-			}
-		} else {
 			for _, g := range w {
 				b.WriteString(g.text)
 			}
 		}
-		texts[i] = b.String()
+		return b.String()
 	}
+	var items []string // glyph texts, " " between words
+	for i, w := range words {
+		if i > 0 {
+			items = append(items, " ")
+		}
+		items = appendClusters(items, w)
+	}
+	levels := bidiLevels(items, rtl)
+	type item struct {
+		text  string
+		level int
+	}
+	seq := make([]item, len(items))
+	for i := range items {
+		seq[i] = item{items[i], levels[i]}
+	}
+	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
+		for i := 0; i < len(seq); {
+			if seq[i].level < min {
+				i++
+				continue
+			}
+			j := i
+			for j < len(seq) && seq[j].level >= min {
+				j++
+			}
+			slices.Reverse(seq[i:j])
+			i = j
+		}
+	}
+	var b strings.Builder
+	for _, it := range seq {
+		b.WriteString(it.text)
+	}
+	return b.String()
+}
+
+// anyRTL says whether a right-to-left letter or mark may be among the words' glyphs: a
+// character of U+0590–U+08FF (Hebrew to Arabic Extended-A) or of the presentation forms,
+// found by its UTF-8 lead bytes.
+func anyRTL(words [][]glyph) bool {
+	for _, w := range words {
+		for _, g := range w {
+			t := g.text
+			for i := 0; i < len(t); i++ {
+				switch c := t[i]; {
+				case c >= 0xD6 && c <= 0xDF:
+					return true
+				case c == 0xE0 && i+1 < len(t) && t[i+1] >= 0xA0 && t[i+1] <= 0xA3:
+					return true
+				case c == 0xEF && i+1 < len(t) && t[i+1] >= 0xAC && t[i+1] <= 0xBB:
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// appendClusters appends the texts of a word's glyphs, each right-to-left mark (an Arabic
+// or Hebrew vowel sign, a shadda) joined to the letter it is drawn on, after it: the glyph
+// before it when the mark stands within that glyph's advance, else the one after it. Turned
+// with its letter, it stays after it ("◌ِّ", "بِ"), where it would come before it as a glyph
+// of its own.
+func appendClusters(items []string, w []glyph) []string {
+	start := len(items)
+	var pending []string
+	var base *glyph
+	for i := range w {
+		g := &w[i]
+		if !rtlMark(g.text) {
+			items = append(items, g.text+strings.Join(pending, ""))
+			pending, base = pending[:0], g
+			continue
+		}
+		if base != nil && g.x >= base.x-0.05*g.size && g.x <= base.x+base.w+0.05*g.size {
+			items[len(items)-1] += g.text
+			continue
+		}
+		pending = append(pending, g.text)
+	}
+	if len(pending) > 0 {
+		if len(items) > start {
+			items[len(items)-1] += strings.Join(pending, "")
+		} else {
+			items = append(items, strings.Join(pending, ""))
+		}
+	}
+	return items
+}
+
+// rtlMark is true of a text of marks only, of right-to-left scripts.
+func rtlMark(s string) bool {
+	for _, r := range s {
+		// the blocks of Hebrew to Arabic Extended-A: their marks are of the Inherited script
+		if r < 0x0590 || r > 0x08FF || !unicode.Is(unicode.M, r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Bidirectional classes of a glyph's text, as spell resolves them.
+const (
+	bidiNeutral = iota
+	bidiL       // a left-to-right letter
+	bidiR       // a right-to-left letter
+	bidiNum     // digits
+)
+
+func bidiClass(s string) int {
+	switch direction(s) {
+	case 1:
+		return bidiR
+	case -1:
+		return bidiL
+	}
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			return bidiNum
+		}
+	}
+	return bidiNeutral
+}
+
+// bidiLevels gives the items of a line, in drawing order, their embedding levels: 0 left to
+// right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
+// Numbers in a right-to-left context run forwards inside it (level 2); marks take their
+// letter's class; other neutrals take the class of the strong items around them when both
+// agree (numbers counting as right to left, as the algorithm's rule N1 has them), else
+// spaces the line's and signs left to right's, as pdftotext reads them (the algorithm would take the line's: in an Arabic line
+// "\question[note]" would read "]question[note\", its brackets drawn mirrored).
+func bidiLevels(items []string, rtl bool) []int {
+	class := make([]int, len(items))
+	for i, t := range items {
+		class[i] = bidiClass(t)
+		if class[i] == bidiNeutral && i > 0 && t != " " && !neutral(t) {
+			class[i] = class[i-1] // a mark drawn on its letter
+		}
+	}
+	line := bidiL
 	if rtl {
-		slices.Reverse(texts)
-		slices.Reverse(dirs)
-		reverseRuns(texts, func(i int) bool { return dirs[i] != 1 })
-	} else {
-		reverseRuns(texts, func(i int) bool { return dirs[i] == 1 })
+		line = bidiR
 	}
-	return strings.Join(texts, " ")
+	// strong returns the class of the nearest letter from i in direction step.
+	strong := func(i, step int) int {
+		for j := i + step; j >= 0 && j < len(class); j += step {
+			if c := class[j]; c == bidiL || c == bidiR {
+				return c
+			}
+		}
+		return line
+	}
+	// A number is right to left's (rule N1) unless left-to-right letters come before it
+	// ("UTF-8", rule W7; drawn left to right, they stand on its left); in a left-to-right
+	// line, only when right-to-left letters stand on both sides.
+	num := make([]bool, len(items))
+	for i, c := range class {
+		if c == bidiNum {
+			num[i] = strong(i, -1) == bidiR && (rtl || strong(i, 1) == bidiR)
+		}
+	}
+	// side returns the resolved class of the nearest non-neutral item from i.
+	side := func(i, step int) int {
+		for j := i + step; j >= 0 && j < len(class); j += step {
+			switch c := class[j]; {
+			case c == bidiNum && num[j]:
+				return bidiR
+			case c == bidiNum:
+				return bidiL
+			case c != bidiNeutral:
+				return c
+			}
+		}
+		return line
+	}
+	levels := make([]int, len(items))
+	for i, c := range class {
+		switch c {
+		case bidiNum:
+			if num[i] || rtl {
+				levels[i] = 2
+			}
+			continue
+		case bidiNeutral:
+			if l, r := side(i, -1), side(i, 1); l == r {
+				c = l
+			} else if items[i] == " " {
+				c = line
+			} else {
+				c = bidiL // as pdftotext has them: "\question[note]" in an Arabic line
+			}
+		}
+		switch {
+		case c == bidiR:
+			levels[i] = 1
+		case rtl: // left to right inside a right-to-left line
+			levels[i] = 2
+		}
+	}
+	return levels
 }
 
 // neutral is true of text without letters or digits (punctuation, signs).
@@ -141,30 +331,6 @@ func neutral(s string) bool {
 		}
 	}
 	return true
-}
-
-// reverseRuns reverses each maximal run of texts whose index in is true.
-func reverseRuns(texts []string, in func(int) bool) {
-	for i := 0; i < len(texts); {
-		if !in(i) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(texts) && in(j) {
-			j++
-		}
-		slices.Reverse(texts[i:j])
-		i = j
-	}
-}
-
-func glyphsText(gs []glyph) string {
-	var b strings.Builder
-	for _, g := range gs {
-		b.WriteString(g.text)
-	}
-	return b.String()
 }
 
 // resolveHyphens joins the lines layout marked as ending in a hyphen: the hyphen goes

@@ -1,0 +1,111 @@
+package pdftext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Vowel signs that Indic scripts draw left of the consonant (cluster) they follow in the
+// text (Unicode's Indic positional category Left), with their script's virama (or coeng).
+// A reader that takes glyphs by position meets them first: "िक" for "कि", "वैकिल्पक" for
+// "वैकल्पिक".
+var preBaseSigns = map[rune]rune{
+	0x093F: 0x094D, 0x094E: 0x094D, // Devanagari i, prishthamatra e
+	0x09BF: 0x09CD, 0x09C7: 0x09CD, 0x09C8: 0x09CD, // Bengali i, e, ai
+	0x0A3F: 0x0A4D,                                 // Gurmukhi i
+	0x0ABF: 0x0ACD,                                 // Gujarati i
+	0x0B47: 0x0B4D,                                 // Oriya e
+	0x0BC6: 0x0BCD, 0x0BC7: 0x0BCD, 0x0BC8: 0x0BCD, // Tamil e, ee, ai
+	0x0D46: 0x0D4D, 0x0D47: 0x0D4D, 0x0D48: 0x0D4D, // Malayalam e, ee, ai
+	0x0DD9: 0x0DCA, 0x0DDB: 0x0DCA, // Sinhala e, ai
+	0x1031: 0x1039,                                 // Myanmar e
+	0x17C1: 0x17D2, 0x17C2: 0x17D2, 0x17C3: 0x17D2, // Khmer e, ae, ai
+}
+
+// preBaseSign is the virama of a pre-base vowel sign's script, or 0 when s is not one.
+func preBaseSign(s string) rune {
+	if len(s) != 3 || s[0] != 0xE0 && s[0] != 0xE1 { // U+0800–U+1FFF
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n != len(s) {
+		return 0
+	}
+	return preBaseSigns[r]
+}
+
+// sameBlockLetter says whether s starts with a letter of the 128-code block of virama.
+func sameBlockLetter(s string, virama rune) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r>>7 == virama>>7 && unicode.IsLetter(r)
+}
+
+// shapedLeftSigns says whether a line's pre-base vowel signs are drawn where shapers put
+// them, left of their consonant: such a sign never ends a word there, and one that ends more
+// words than it starts was drawn in text order by a program that did not shape the script.
+func shapedLeftSigns(words [][]glyph) bool {
+	starts, ends := 0, 0
+	for _, w := range words {
+		if len(w) < 2 {
+			continue
+		}
+		if preBaseSign(w[0].text) != 0 {
+			starts++
+		}
+		if preBaseSign(w[len(w)-1].text) != 0 {
+			ends++
+		}
+	}
+	return ends <= starts
+}
+
+// placePreBaseSigns moves each pre-base vowel sign of a word, drawn before its consonant,
+// after that consonant and the consonants joined to it by a virama (half forms and
+// conjuncts, whatever glyphs draw them) and the marks under it (nukta, a ra stroke).
+// Words of legacy fonts, which reorderVisual has put in order, are left alone.
+func placePreBaseSigns(w []glyph) {
+	for _, g := range w {
+		if g.order != notLegacy {
+			return
+		}
+	}
+	for i := 0; i+1 < len(w); i++ {
+		virama := preBaseSign(w[i].text)
+		if virama == 0 || !sameBlockLetter(w[i+1].text, virama) {
+			continue
+		}
+		v := string(virama)
+		j := i + 1
+		for j < len(w) {
+			t := w[j].text
+			joined := strings.HasSuffix(t, v) // a half form or a consonant and its virama
+			j++
+			for j < len(w) && (strings.HasPrefix(w[j].text, v) || belowBase(w[j].text)) {
+				joined = strings.HasSuffix(w[j].text, v) // a virama, a nukta, a ra stroke
+				j++
+			}
+			if !joined || j >= len(w) || !sameBlockLetter(w[j].text, virama) {
+				break
+			}
+		}
+		g := w[i]
+		copy(w[i:j-1], w[i+1:j])
+		w[j-1] = g
+		i = j - 1
+	}
+}
+
+// belowBase is true of the marks a consonant takes before its vowel sign: a nukta, and
+// Myanmar's medial consonant signs.
+func belowBase(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	if n != len(s) {
+		return false
+	}
+	switch r {
+	case 0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C:
+		return true
+	}
+	return r >= 0x103B && r <= 0x103E
+}
