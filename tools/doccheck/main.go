@@ -412,9 +412,15 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
 // sides: they are not words; letters and their accents are compared composed (NFC: "ā"
 // and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
+// Tokens made only of control characters are not words either: pdftotext prints the codes
+// of glyphs it cannot read so (112 × U+0017 in lltjp-geometry's manual), which no reader of
+// the text would count.
 func words(text []byte, loose bool) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(string(text))) {
+		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsControl(r) }) < 0 {
+			continue
+		}
 		if loose {
 			w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 			if w == "" {
