@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -123,6 +123,14 @@ const variants = {
       pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
     added_tokens: [],
   },
+  // T5's file with byte_fallback set on its Unigram model (as some SentencePiece Unigram
+  // models are saved): T5 has no <0xNN> pieces, so an unknown run stays unk, not id 0.
+  t5_byte_fallback: {
+    base: 'real_t5',
+    set: {},
+    set_model: { byte_fallback: true },
+    added_tokens: [],
+  },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.
   wiki_scripts: {
@@ -172,6 +180,7 @@ function readTokenizer(name) {
   if (v) {
     const json = JSON.parse(raw);
     Object.assign(json, v.set);
+    if (v.set_model) Object.assign(json.model, v.set_model);
     json.added_tokens = [...json.added_tokens, ...v.added_tokens];
     return JSON.stringify(json);
   }
