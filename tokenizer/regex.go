@@ -347,9 +347,9 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 	case 'D':
 		return not(isDecimal), 0, nil
 	case 'w':
-		return isWordChar, 0, nil
+		return isRegexWord, 0, nil
 	case 'W':
-		return not(isWordChar), 0, nil
+		return not(isRegexWord), 0, nil
 	case 'p', 'P':
 		name := ""
 		if p.more() && p.src[p.pos] == '{' {
@@ -486,6 +486,19 @@ func (p *reParser) class() (func(rune) bool, error) {
 		}
 		return in != neg
 	}, nil
+}
+
+// isRegexWord is \w of the reference's regex engine (Oniguruma), not of its added-token
+// matching (isWordChar): without Join_Control (U+200C, U+200D), and with the Latin-1 digits
+// and fractions ², ³, ¹, ¼, ½, ¾ (No), which its table below U+0100 counts as word characters.
+func isRegexWord(r rune) bool {
+	switch r {
+	case 0xB2, 0xB3, 0xB9, 0xBC, 0xBD, 0xBE:
+		return true
+	case 0x200C, 0x200D:
+		return false
+	}
+	return isWordChar(r)
 }
 
 func isDecimal(r rune) bool { return r >= '0' && r <= '9' || r >= utf8.RuneSelf && class2(r)&c2Nd != 0 }
