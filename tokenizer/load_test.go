@@ -117,6 +117,13 @@ func TestLoadRefuses(t *testing.T) {
 		{"regex class", `unsupported class \p{Greek}`, true, func(m map[string]any) {
 			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\p{Greek}+`}
 		}},
+		// Oniguruma's POSIX classes and intersections, which a plain bracket reading gets wrong.
+		{"regex POSIX class", `unsupported POSIX class [:alpha:]`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `[[:alpha:]]+|\s+`}
+		}},
+		{"regex class intersection", `unsupported class intersection &&`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `[a-z&&[^aeiou]]+`}
+		}},
 		{"split without invert", "missing field invert", false, func(m map[string]any) { delete(preTokenizers(m)[0].(map[string]any), "invert") }},
 		{"byte-level without add_prefix_space", "missing field add_prefix_space", false, func(m map[string]any) {
 			delete(preTokenizers(m)[1].(map[string]any), "add_prefix_space")

@@ -431,6 +431,14 @@ func (p *reParser) class() (func(rune) bool, error) {
 		var lo rune
 		switch c {
 		case '[':
+			// Oniguruma reads [:alpha:] in a bracket expression as a POSIX class (its own
+			// Unicode sets) and && as an intersection; read as plain characters they would
+			// match other text, so they are refused.
+			if rest := p.src[p.pos:]; strings.HasPrefix(rest, "[:") {
+				if end := strings.Index(rest[2:], ":]"); end >= 0 {
+					return nil, fmt.Errorf("unsupported POSIX class %s", rest[:end+4])
+				}
+			}
 			sub, err := p.class()
 			if err != nil {
 				return nil, err
@@ -448,6 +456,9 @@ func (p *reParser) class() (func(rune) bool, error) {
 			}
 			lo = lit
 		default:
+			if strings.HasPrefix(p.src[p.pos:], "&&") {
+				return nil, fmt.Errorf("unsupported class intersection &&")
+			}
 			r, w := utf8.DecodeRuneInString(p.src[p.pos:])
 			p.pos += w
 			lo = r
