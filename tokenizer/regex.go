@@ -145,6 +145,7 @@ func (p *reParser) quantified() (reNode, error) {
 		return atom, nil
 	}
 	lo, hi := -1, -1
+	interval, fixed := false, false
 	switch p.src[p.pos] {
 	case '*':
 		lo, hi = 0, -1
@@ -162,10 +163,14 @@ func (p *reParser) quantified() (reNode, error) {
 		}
 		body := p.src[p.pos+1 : p.pos+end]
 		a, b, comma := strings.Cut(body, ",")
+		if a == "" && comma && b != "" {
+			a = "0" // {,n} is {0,n} in Oniguruma's Ruby syntax
+		}
 		x, err1 := strconv.Atoi(a)
 		if err1 != nil {
 			return atom, nil
 		}
+		interval, fixed = true, !comma
 		lo, hi = x, x
 		if comma {
 			hi = -1
@@ -181,9 +186,17 @@ func (p *reParser) quantified() (reNode, error) {
 	}
 	lazy := false
 	if p.more() && p.src[p.pos] == '?' {
+		if fixed { // Oniguruma's Ruby syntax: a{n}? is (?:a{n})?, not lazy
+			p.pos++
+			return repeatNode(repeatNode(atom, lo, hi, false), 0, 1, false), nil
+		}
 		lazy = true
 		p.pos++
 	} else if p.more() && p.src[p.pos] == '+' {
+		if interval { // and a{n,m}+ is (?:a{n,m})+, not possessive
+			p.pos++
+			return repeatNode(repeatNode(atom, lo, hi, false), 1, -1, false), nil
+		}
 		return nil, fmt.Errorf("possessive quantifiers are not supported")
 	}
 	return repeatNode(atom, lo, hi, lazy), nil
