@@ -124,6 +124,9 @@ func TestLoadRefuses(t *testing.T) {
 		{"regex class intersection", `unsupported class intersection &&`, true, func(m map[string]any) {
 			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `[a-z&&[^aeiou]]+`}
 		}},
+		{"regex reversed interval", `unsupported repetition {2,1}`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\d{2,1}|\D+`}
+		}},
 		{"split without invert", "missing field invert", false, func(m map[string]any) { delete(preTokenizers(m)[0].(map[string]any), "invert") }},
 		{"byte-level without add_prefix_space", "missing field add_prefix_space", false, func(m map[string]any) {
 			delete(preTokenizers(m)[1].(map[string]any), "add_prefix_space")

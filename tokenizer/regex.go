@@ -178,6 +178,9 @@ func (p *reParser) quantified() (reNode, error) {
 				if hi, err1 = strconv.Atoi(b); err1 != nil {
 					return nil, fmt.Errorf("bad repetition {%s}", body)
 				}
+				if hi < lo { // Oniguruma reads it as a possessive {m,n}
+					return nil, fmt.Errorf("unsupported repetition {%s} (upper bound below the lower)", body)
+				}
 			}
 		}
 		p.pos += end + 1
