@@ -51,6 +51,9 @@ func checkAddedTokens(t *testing.T, raw []byte) {
 	got, err := parseAddedTokens(raw)
 	var want []addedTokenJSON
 	wantErr := json.Unmarshal(raw, &want)
+	if wantErr == nil {
+		wantErr = checkAddedFields(raw)
+	}
 	if (err == nil) != (wantErr == nil) || err == nil && !reflect.DeepEqual(got, want) {
 		t.Errorf("%q: got %+v, %v; encoding/json gives %+v, %v", raw, got, err, want, wantErr)
 	}

@@ -55,7 +55,7 @@ var realNames = []string{"bert", "bert_zh", "chatglm3", "clip", "cohere", "falco
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.
-var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "wiki_scripts"),
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals"),
 	prefixed("real_", realNames)...)
 
 func prefixed(p string, names []string) []string {
@@ -93,7 +93,7 @@ func load(t testing.TB, name string) *Pipeline {
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "wiki_scripts":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals":
 		tk = loadVariant(t, name)
 	case "real_added_tokens":
 		_, err = parse(readReal(t, "added_tokens"))
@@ -162,7 +162,8 @@ func loadO200k(t testing.TB) *Pipeline {
 type variant struct {
 	Base        string
 	Set         map[string]json.RawMessage
-	AddedTokens []json.RawMessage `json:"added_tokens"`
+	SetModel    map[string]json.RawMessage `json:"set_model"` // keys of the model replaced
+	AddedTokens []json.RawMessage          `json:"added_tokens"`
 	Texts       []string
 }
 
@@ -181,7 +182,8 @@ func readVariants(t testing.TB) map[string]variant {
 }
 
 // loadVariant loads a base tokenizer.json with the edit testdata/variants.json describes
-// (top-level keys replaced, added tokens appended), as tools/tokref/golden.js does.
+// (top-level keys replaced, then set_model's keys of the model, added tokens appended), as
+// tools/tokref/golden.js does.
 func loadVariant(t testing.TB, name string) *Pipeline {
 	t.Helper()
 	v, ok := readVariants(t)[name]
@@ -200,6 +202,16 @@ func loadVariant(t testing.TB, name string) *Pipeline {
 		t.Fatal(err)
 	}
 	maps.Copy(doc, v.Set)
+	if len(v.SetModel) > 0 {
+		var model map[string]json.RawMessage
+		if err := json.Unmarshal(doc["model"], &model); err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(model, v.SetModel)
+		if doc["model"], err = json.Marshal(model); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var added []json.RawMessage
 	if err := json.Unmarshal(doc["added_tokens"], &added); err != nil {
 		t.Fatal(err)

@@ -110,7 +110,9 @@ func (f *fileJSON) build() (*Pipeline, error) {
 		return nil, err
 	}
 	var added []addedTokenJSON
-	if raw := f.top["added_tokens"]; !isNull(raw) {
+	if raw := f.top["added_tokens"]; raw != nil && isNull(raw) {
+		return nil, errors.New("added_tokens is null (the reference wants a list)")
+	} else if raw != nil {
 		var err error
 		if added, err = parseAddedTokens(raw); err != nil {
 			return nil, fmt.Errorf("added_tokens: %w", err)

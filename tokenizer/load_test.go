@@ -32,8 +32,8 @@ func tinyTokenizer(t *testing.T, edit func(m map[string]any)) string {
 	m := map[string]any{
 		"version": "1.0",
 		"added_tokens": []any{
-			map[string]any{"id": 260, "content": "<|end|>", "special": true, "normalized": false},
-			map[string]any{"id": 261, "content": "<x>", "special": false, "normalized": false},
+			map[string]any{"id": 260, "content": "<|end|>", "single_word": false, "lstrip": false, "rstrip": false, "special": true, "normalized": false},
+			map[string]any{"id": 261, "content": "<x>", "single_word": false, "lstrip": false, "rstrip": false, "special": false, "normalized": false},
 		},
 		"normalizer": map[string]any{"type": "NFC"},
 		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
@@ -117,6 +117,16 @@ func TestLoadRefuses(t *testing.T) {
 		{"regex class", `unsupported class \p{Greek}`, true, func(m map[string]any) {
 			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\p{Greek}+`}
 		}},
+		// Oniguruma's POSIX classes and intersections, which a plain bracket reading gets wrong.
+		{"regex POSIX class", `unsupported POSIX class [:alpha:]`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `[[:alpha:]]+|\s+`}
+		}},
+		{"regex class intersection", `unsupported class intersection &&`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `[a-z&&[^aeiou]]+`}
+		}},
+		{"regex reversed interval", `unsupported repetition {2,1}`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\d{2,1}|\D+`}
+		}},
 		{"split without invert", "missing field invert", false, func(m map[string]any) { delete(preTokenizers(m)[0].(map[string]any), "invert") }},
 		{"byte-level without add_prefix_space", "missing field add_prefix_space", false, func(m map[string]any) {
 			delete(preTokenizers(m)[1].(map[string]any), "add_prefix_space")
@@ -130,6 +140,24 @@ func TestLoadRefuses(t *testing.T) {
 		{"decoder", "decoder WordPiece: missing field prefix", false, func(m map[string]any) { m["decoder"] = map[string]any{"type": "WordPiece"} }},
 		{"post-processor", "post-processor BertProcessing: missing field sep", false, func(m map[string]any) { m["post_processor"] = map[string]any{"type": "BertProcessing"} }},
 		{"version", "unknown tokenizer.json version", false, func(m map[string]any) { m["version"] = "2.0" }},
+		// The reference's added tokens have no default fields (swift-transformers' test
+		// tokenizer.json lists tokens with id and content only).
+		{"added token without flags", `added_tokens: token 1 ("<x>"): missing field single_word`, false, func(m map[string]any) {
+			m["added_tokens"].([]any)[1] = map[string]any{"id": 261, "content": "<x>"}
+		}},
+		{"added token without special", `added_tokens: token 0 ("<|end|>"): missing field special`, false, func(m map[string]any) {
+			delete(m["added_tokens"].([]any)[0].(map[string]any), "special")
+		}},
+		{"added token null flag", `added_tokens: token 0: lstrip is null`, false, func(m map[string]any) {
+			m["added_tokens"].([]any)[0].(map[string]any)["lstrip"] = nil
+		}},
+		{"added token negative id", `added_tokens: token 0 ("<|end|>"): id -1 is not a u32`, false, func(m map[string]any) {
+			m["added_tokens"].([]any)[0].(map[string]any)["id"] = -1
+		}},
+		{"added token id beyond u32", `added_tokens: token 0 ("<|end|>"): id 4294967296 is not a u32`, false, func(m map[string]any) {
+			m["added_tokens"].([]any)[0].(map[string]any)["id"] = 1 << 32
+		}},
+		{"added tokens null", "added_tokens is null", false, func(m map[string]any) { m["added_tokens"] = nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

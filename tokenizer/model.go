@@ -95,8 +95,13 @@ func (v *vocabInfo) count() int {
 	return len(v.ids)
 }
 
+// lookup returns tok's id, or -1 when the vocabulary lacks it (get of a map-backed vocabulary,
+// Unigram's or WordLevel's, gives 0 then).
 func (v *vocabInfo) lookup(tok string) int32 {
-	id, _ := v.get(tok)
+	id, ok := v.get(tok)
+	if !ok {
+		return -1
+	}
 	return id
 }
 

@@ -145,6 +145,7 @@ func (p *reParser) quantified() (reNode, error) {
 		return atom, nil
 	}
 	lo, hi := -1, -1
+	interval, fixed := false, false
 	switch p.src[p.pos] {
 	case '*':
 		lo, hi = 0, -1
@@ -162,16 +163,23 @@ func (p *reParser) quantified() (reNode, error) {
 		}
 		body := p.src[p.pos+1 : p.pos+end]
 		a, b, comma := strings.Cut(body, ",")
+		if a == "" && comma && b != "" {
+			a = "0" // {,n} is {0,n} in Oniguruma's Ruby syntax
+		}
 		x, err1 := strconv.Atoi(a)
 		if err1 != nil {
 			return atom, nil
 		}
+		interval, fixed = true, !comma
 		lo, hi = x, x
 		if comma {
 			hi = -1
 			if b != "" {
 				if hi, err1 = strconv.Atoi(b); err1 != nil {
 					return nil, fmt.Errorf("bad repetition {%s}", body)
+				}
+				if hi < lo { // Oniguruma reads it as a possessive {m,n}
+					return nil, fmt.Errorf("unsupported repetition {%s} (upper bound below the lower)", body)
 				}
 			}
 		}
@@ -181,9 +189,17 @@ func (p *reParser) quantified() (reNode, error) {
 	}
 	lazy := false
 	if p.more() && p.src[p.pos] == '?' {
+		if fixed { // Oniguruma's Ruby syntax: a{n}? is (?:a{n})?, not lazy
+			p.pos++
+			return repeatNode(repeatNode(atom, lo, hi, false), 0, 1, false), nil
+		}
 		lazy = true
 		p.pos++
 	} else if p.more() && p.src[p.pos] == '+' {
+		if interval { // and a{n,m}+ is (?:a{n,m})+, not possessive
+			p.pos++
+			return repeatNode(repeatNode(atom, lo, hi, false), 1, -1, false), nil
+		}
 		return nil, fmt.Errorf("possessive quantifiers are not supported")
 	}
 	return repeatNode(atom, lo, hi, lazy), nil
@@ -347,9 +363,9 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 	case 'D':
 		return not(isDecimal), 0, nil
 	case 'w':
-		return isWordChar, 0, nil
+		return isRegexWord, 0, nil
 	case 'W':
-		return not(isWordChar), 0, nil
+		return not(isRegexWord), 0, nil
 	case 'p', 'P':
 		name := ""
 		if p.more() && p.src[p.pos] == '{' {
@@ -431,6 +447,14 @@ func (p *reParser) class() (func(rune) bool, error) {
 		var lo rune
 		switch c {
 		case '[':
+			// Oniguruma reads [:alpha:] in a bracket expression as a POSIX class (its own
+			// Unicode sets) and && as an intersection; read as plain characters they would
+			// match other text, so they are refused.
+			if rest := p.src[p.pos:]; strings.HasPrefix(rest, "[:") {
+				if end := strings.Index(rest[2:], ":]"); end >= 0 {
+					return nil, fmt.Errorf("unsupported POSIX class %s", rest[:end+4])
+				}
+			}
 			sub, err := p.class()
 			if err != nil {
 				return nil, err
@@ -448,6 +472,9 @@ func (p *reParser) class() (func(rune) bool, error) {
 			}
 			lo = lit
 		default:
+			if strings.HasPrefix(p.src[p.pos:], "&&") {
+				return nil, fmt.Errorf("unsupported class intersection &&")
+			}
 			r, w := utf8.DecodeRuneInString(p.src[p.pos:])
 			p.pos += w
 			lo = r
@@ -486,6 +513,19 @@ func (p *reParser) class() (func(rune) bool, error) {
 		}
 		return in != neg
 	}, nil
+}
+
+// isRegexWord is \w of the reference's regex engine (Oniguruma), not of its added-token
+// matching (isWordChar): without Join_Control (U+200C, U+200D), and with the Latin-1 digits
+// and fractions ², ³, ¹, ¼, ½, ¾ (No), which its table below U+0100 counts as word characters.
+func isRegexWord(r rune) bool {
+	switch r {
+	case 0xB2, 0xB3, 0xB9, 0xBC, 0xBD, 0xBE:
+		return true
+	case 0x200C, 0x200D:
+		return false
+	}
+	return isWordChar(r)
 }
 
 func isDecimal(r rune) bool { return r >= '0' && r <= '9' || r >= utf8.RuneSelf && class2(r)&c2Nd != 0 }

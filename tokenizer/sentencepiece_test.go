@@ -193,8 +193,8 @@ func TestTinySentencePiece(t *testing.T) {
 func tinySP(t *testing.T, edit func(m map[string]any)) string {
 	return tinyTokenizer(t, func(m map[string]any) {
 		m["added_tokens"] = []any{
-			map[string]any{"id": 0, "content": "<unk>", "special": true},
-			map[string]any{"id": 1, "content": "<s>", "special": true},
+			map[string]any{"id": 0, "content": "<unk>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+			map[string]any{"id": 1, "content": "<s>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true},
 		}
 		m["normalizer"] = map[string]any{"type": "Sequence", "normalizers": []any{
 			map[string]any{"type": "Prepend", "prepend": "▁"},

@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 'wiki_scripts', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -123,6 +123,29 @@ const variants = {
       pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true } },
     added_tokens: [],
   },
+  // T5's file with byte_fallback set on its Unigram model (as some SentencePiece Unigram
+  // models are saved): T5 has no <0xNN> pieces, so an unknown run stays unk, not id 0.
+  t5_byte_fallback: {
+    base: 'real_t5',
+    set: {},
+    set_model: { byte_fallback: true },
+    added_tokens: [],
+  },
+  // A Split on \w+, inverted, the rest removed, on the wiki BPE file: the reference's regex
+  // engine (Oniguruma) counts ² ³ ¹ ¼ ½ ¾ as word characters and U+200C/U+200D not.
+  wiki_word_split: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: '\\w+' }, behavior: 'Removed', invert: true } },
+    added_tokens: [],
+    texts: ['x\u00b2+y\u00b3=z\u00b9', '\u00bd \u00bc\u00be cup', 'a\u200cb c\u200dd', '\u2075\u2082 \u2153 \u0660\u0661'],
+  },
+  // A Split with Oniguruma's Ruby-syntax intervals on the wiki BPE file: {,n} is {0,n},
+  // a{n}? is (?:a{n})? (not lazy), a{n,m}+ is (?:a{n,m})+ (not possessive).
+  wiki_intervals: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: '\\d{,2}\\.|\\p{L}{2}?\\p{Ll}|[A-Z]{1,2}+|\\s+' }, behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+  },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.
   wiki_scripts: {
@@ -172,6 +195,7 @@ function readTokenizer(name) {
   if (v) {
     const json = JSON.parse(raw);
     Object.assign(json, v.set);
+    if (v.set_model) Object.assign(json.model, v.set_model);
     json.added_tokens = [...json.added_tokens, ...v.added_tokens];
     return JSON.stringify(json);
   }
