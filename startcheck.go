@@ -50,7 +50,7 @@ func modelProblems(s config.Settings) []ui.ModelProblem {
 	if _, err := env.Init(s.ORTLibrary); err != nil {
 		if why, ok := loadFailure(err); ok {
 			return append(out, ui.ModelProblem{Fix: ui.FixRuntime, Message: fmt.Sprintf(
-				"EdgeChat cannot load ONNX Runtime from %s (%s), so replies will fail — choose the %s of ONNX Runtime %s for this PC in Settings → Runtime.",
+				"EdgeChat could not open %s as its ONNX Runtime library (the system says: %s), so replies will fail — choose the %s of ONNX Runtime %s for this PC in Settings → Runtime.",
 				lib, why, paths.ORTLibraryName(), paths.ORTVersion)})
 		}
 		return append(out, runtimeProblem(err))

@@ -69,6 +69,12 @@ func TestModelProblems(t *testing.T) {
 				if got[i].Fix != w.fix || !strings.Contains(got[i].Message, w.text) {
 					t.Errorf("problem %d = %+v, want fix %d saying %q", i, got[i], w.fix, w.text)
 				}
+				// The loader's reason is the system's words, and the sentence says so.
+				if w.text == notLib && !strings.Contains(got[i].Message, "already loaded") {
+					if want := notLib + " as its ONNX Runtime library (the system says: file too short)"; !strings.Contains(got[i].Message, want) {
+						t.Errorf("problem %d = %q, want it to say %q", i, got[i].Message, want)
+					}
+				}
 			}
 		})
 	}

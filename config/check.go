@@ -179,9 +179,9 @@ func CheckEP(ep string) error {
 		return nil
 	}
 	if ep == "" {
-		return fmt.Errorf("choose an execution provider: one of %s", strings.Join(EPs, ", "))
+		return fmt.Errorf("choose an accelerator (ONNX Runtime execution provider): one of %s", strings.Join(EPs, ", "))
 	}
-	return fmt.Errorf("unknown execution provider %q: choose one of %s", ep, strings.Join(EPs, ", "))
+	return fmt.Errorf("unknown accelerator %q (ONNX Runtime execution provider): choose one of %s", ep, strings.Join(EPs, ", "))
 }
 
 // Validate returns every problem in s, in a fixed order, with messages for the settings pane.

@@ -95,9 +95,9 @@ func TestCheckORTLibrary(t *testing.T) {
 func TestCheckEP(t *testing.T) {
 	tests := []struct{ ep, want string }{
 		{"cpu", ""}, {"qnn", ""}, {"dml", ""}, {"webgpu", ""},
-		{"", "choose an execution provider: one of cpu, qnn, dml, webgpu"},
-		{"cuda", `unknown execution provider "cuda": choose one of cpu, qnn, dml, webgpu`},
-		{"CPU", `unknown execution provider "CPU": choose one of cpu, qnn, dml, webgpu`},
+		{"", "choose an accelerator (ONNX Runtime execution provider): one of cpu, qnn, dml, webgpu"},
+		{"cuda", `unknown accelerator "cuda" (ONNX Runtime execution provider): choose one of cpu, qnn, dml, webgpu`},
+		{"CPU", `unknown accelerator "CPU" (ONNX Runtime execution provider): choose one of cpu, qnn, dml, webgpu`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ep, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestValidate(t *testing.T) {
 		{"threads", func(s *Settings) { s.CPU.Threads = -2 }, []FieldError{{"cpu.threads", "threads must be from 0 (use all physical cores) to 1024"}}},
 		{"threads huge", func(s *Settings) { s.NPU.Threads = 1 << 30 }, []FieldError{{"npu.threads", "threads must be from 0 (use all physical cores) to 1024"}}},
 		{"prefill", func(s *Settings) { s.PrefillLimit = -1 }, []FieldError{{"prefill_limit", "prefill limit must be 0 (derive from the NPU model) or more"}}},
-		{"ep", func(s *Settings) { s.NPU.EP = "cuda" }, []FieldError{{"npu.ep", `unknown execution provider "cuda": choose one of cpu, qnn, dml, webgpu`}}},
+		{"ep", func(s *Settings) { s.NPU.EP = "cuda" }, []FieldError{{"npu.ep", `unknown accelerator "cuda" (ONNX Runtime execution provider): choose one of cpu, qnn, dml, webgpu`}}},
 		{"missing model", func(s *Settings) { s.NPU.Model = filepath.Join(root, "gone") },
 			[]FieldError{{"npu.model", filepath.Join(root, "gone") + " does not exist — choose the folder that holds your model"}}},
 		{"model file ok", func(s *Settings) { s.CPU.Model = model; s.CPU.ModelFile = "model.onnx" }, nil},

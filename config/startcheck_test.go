@@ -26,7 +26,7 @@ func TestOpenChecksValues(t *testing.T) {
 		{"max_tokens huge", "max_tokens: 2147483647\n", nil,
 			[]string{"max_tokens is 2147483647, but max tokens must be between 1 and 32768; using the default, 1024, instead"}},
 		{"unknown ep", "cpu:\n  ep: warp\n", nil,
-			[]string{`cpu.ep is warp, but unknown execution provider "warp": choose one of cpu, qnn, dml, webgpu; using the default, cpu, instead`}},
+			[]string{`cpu.ep is warp, but unknown accelerator "warp" (ONNX Runtime execution provider): choose one of cpu, qnn, dml, webgpu; using the default, cpu, instead`}},
 		{"repetition_penalty section", "repetition_penalty: {a: 1}\ntemperature: 0.2\n", func(s *Settings) { s.Temperature = 0.2 },
 			[]string{"repetition_penalty should be a number, not a section of settings; using the default instead"}},
 		{"section with two keys, reported once", "top_k:\n  a: 1\n  b: 2\n", nil,

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/config"
 	"edgechat/documents"
 	"edgechat/internal/testkit/testdocs"
 	"edgechat/reply"
@@ -196,4 +197,19 @@ func TestChatViewAttachmentsAndSources(t *testing.T) {
 	if n := vm.Attachments.Length(); n != 0 {
 		t.Errorf("%d attachments after remove", n)
 	}
+}
+
+// A file attached to a new chat names it, and the sidebar lists it at once under that name
+// (it listed the chat only after the first message, while the header already showed the name).
+func TestAttachListsConversation(t *testing.T) {
+	m, _ := newTestWindow(t, config.Defaults())
+	src, indexed := withFiles(t, m.Chat)
+	pdf := writeDoc(t, src, "report.pdf", testdocs.PDF([]string{"The code is 7341."}))
+	if err := m.Chat.Attach(pdf); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(m.Sidebar); len(got) != 1 || got[0] != "report.pdf" {
+		t.Errorf("sidebar = %v, want the chat named report.pdf", got)
+	}
+	waitIndexed(t, indexed)
 }

@@ -351,8 +351,8 @@ func (vm *ChatVM) startConversation(title string, first history.Message) {
 	_ = vm.Title.Set(title)
 }
 
-// ensureConversation opens a new, empty conversation named title when none is open: attaching
-// a file before the first message does this. Unlike a first message, nothing is lost when
+// ensureConversation opens a new, empty conversation named title when none is open, and the
+// sidebar lists it: attaching a file before the first message does this. Unlike a first message, nothing is lost when
 // this save fails, so the failure is reported and nothing is opened.
 func (vm *ChatVM) ensureConversation(title string) error {
 	if vm.saver != nil {
@@ -368,6 +368,9 @@ func (vm *ChatVM) ensureConversation(title string) error {
 	vm.openSaver(c)
 	_ = vm.CurrentID.Set(c.ID)
 	_ = vm.Title.Set(title)
+	// The chat has a name and content (the file): the sidebar lists it now, as chat apps do
+	// with a chat that has something in it, rather than after the first message.
+	vm.listChanged()
 	return nil
 }
 

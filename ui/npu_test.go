@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -152,5 +154,45 @@ func TestSettingsBackAsksAboutUnsavedEdits(t *testing.T) {
 	tap("Save")
 	if closed != 3 || st.s.MaxTokens != 512 {
 		t.Fatalf("Save: closed %d times, saved max tokens %d (%s)", closed, st.s.MaxTokens, get[string](vm.Summary))
+	}
+}
+
+// Settings' field labels and the words shown with them are a user's words, not the engine's
+// ("Execution provider", "EP options" were): the experts' term stays in the small hint under
+// the field. Checked with the NPU's settings shown, on every label, check box and form item.
+func TestSettingsLabelsHaveNoJargon(t *testing.T) {
+	test.NewTempApp(t)
+	vm := NewSettingsVM(&memSettings{s: config.Defaults()}, npuTester{has: true})
+	<-vm.npuChecked
+	w := test.NewTempWindow(t, nil)
+	v := NewSettingsView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(900, 600))
+	jargon := regexp.MustCompile(`(?i)\b(EPs?|execution provider|route|backend|session)\b`)
+	var shown []string
+	hints := 0
+	for _, o := range test.LaidOutObjects(v.Content) {
+		switch o := o.(type) {
+		case *widget.Form:
+			for _, it := range o.Items {
+				shown = append(shown, it.Text)
+			}
+		case *widget.Check:
+			shown = append(shown, o.Text)
+		case *widget.Label:
+			if strings.Contains(o.Text, "execution provider") {
+				hints++ // the expert's word, in the hint under the field
+				continue
+			}
+			shown = append(shown, o.Text)
+		}
+	}
+	for _, s := range shown {
+		if jargon.MatchString(s) {
+			t.Errorf("settings show %q", s)
+		}
+	}
+	if hints != 4 {
+		t.Errorf("%d hints name the execution provider, want 4 (NPU and CPU: accelerator and its options)", hints)
 	}
 }

@@ -53,8 +53,8 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.form(
 			v.item("Model", "npu.model", v.pathRow("npu.model", true, true, "npu")),
 			v.item("Model file", "npu.model_file", v.entry("npu.model_file", "model variant inside onnx/ (empty = best available)")),
-			v.item("Execution provider", "npu.ep", v.epRow("npu.ep")),
-			v.item("EP options", "npu.ep_options", v.entry("npu.ep_options", eps.FormatOptions(eps.WithDefaults("qnn", nil)))),
+			hint(v.item("Accelerator", "npu.ep", v.epRow("npu.ep")), epHint),
+			hint(v.item("Accelerator options", "npu.ep_options", v.entry("npu.ep_options", eps.FormatOptions(eps.WithDefaults("qnn", nil)))), epOptionsHint),
 		),
 		v.testResult("npu"),
 	)
@@ -85,8 +85,8 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 		v.form(
 			v.item("Model", "cpu.model", v.pathRow("cpu.model", true, true, "cpu")),
 			v.item("Model file", "cpu.model_file", v.entry("cpu.model_file", "model variant inside onnx/ (empty = best available)")),
-			v.item("Execution provider", "cpu.ep", v.epRow("cpu.ep")),
-			v.item("EP options", "cpu.ep_options", v.entry("cpu.ep_options", "key=value, key=value")),
+			hint(v.item("Accelerator", "cpu.ep", v.epRow("cpu.ep")), epHint),
+			hint(v.item("Accelerator options", "cpu.ep_options", v.entry("cpu.ep_options", "key=value, key=value")), epOptionsHint),
 			v.item("Threads", "cpu.threads", v.entry("cpu.threads", "0 = all physical cores")),
 		),
 		v.testResult("cpu"),
@@ -295,6 +295,22 @@ func (v *SettingsView) multiline(key string) *widget.Entry {
 	e.SetPlaceHolder("Optional instructions sent before every conversation")
 	v.entries[key] = e
 	return e
+}
+
+// The accelerator fields' labels are words a user knows; their hints say, for an expert, that
+// they are ONNX Runtime's execution provider (npu.ep, cpu.ep in the settings file) and its
+// provider options.
+const (
+	epHint        = "What runs the model: cpu, qnn (Qualcomm NPU), dml (DirectML GPU) or webgpu — ONNX Runtime's execution provider"
+	epOptionsHint = "Options passed to that execution provider as key=value pairs; empty = its defaults"
+)
+
+// hint adds a small wrapping line under a form item's field (not FormItem.HintText: that is
+// one unwrapped line, which would widen the pane to its length).
+func hint(it *widget.FormItem, text string) *widget.FormItem {
+	box := it.Widget.(*fyne.Container) // item's: the field, then its error and notes
+	box.Objects = append([]fyne.CanvasObject{box.Objects[0], caption(text)}, box.Objects[1:]...)
+	return it
 }
 
 func (v *SettingsView) epRow(key string) fyne.CanvasObject {

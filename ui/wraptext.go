@@ -25,6 +25,7 @@ type wrapText struct {
 	width  float32
 	links  linkMenus                              // the links' right-click menus (linkmenu.go)
 	blocks map[widget.RichTextSegment]*pixelBlock // the blocks at whole-pixel heights (pixelalign.go)
+	pieces map[linkPiece]*widget.HyperlinkSegment // links too long for a row, cut (splitLink)
 }
 
 func newWrapText(segs []widget.RichTextSegment) *wrapText {
@@ -39,6 +40,7 @@ func (w *wrapText) set(segs []widget.RichTextSegment) {
 	w.src = segs
 	w.links = linkMenus{} // the old segments' links are gone
 	w.blocks = map[widget.RichTextSegment]*pixelBlock{}
+	w.pieces = map[linkPiece]*widget.HyperlinkSegment{}
 	w.rewrap()
 }
 
@@ -46,7 +48,7 @@ func (w *wrapText) rewrap() {
 	pad := 2 * theme.InnerPadding()
 	segs := w.src
 	if w.width > pad {
-		wr := &wrapper{width: w.width - pad - 1, measure: measureText}
+		wr := &wrapper{width: w.width - pad - 1, measure: measureText, pieces: w.pieces}
 		segs = wr.segments(w.src)
 	}
 	w.rt.Segments = w.links.swap(alignRuns(segs, pixelScale(w), w.blocks))
@@ -89,11 +91,12 @@ func measureText(s string, st widget.RichTextStyle) float32 {
 type wrapper struct {
 	width   float32
 	measure func(string, widget.RichTextStyle) float32
-	x       float32        // width used on the current row
-	texts   []*pendingText // the text segments made, filled in by finish
-	brk     *breakAt       // the last place on this row where it may break
-	since   float32        // width of the row after brk
-	wide    bool           // the last character written was wide (a break may follow)
+	x       float32                                // width used on the current row
+	texts   []*pendingText                         // the text segments made, filled in by finish
+	brk     *breakAt                               // the last place on this row where it may break
+	since   float32                                // width of the row after brk
+	wide    bool                                   // the last character written was wide (a break may follow)
+	pieces  map[linkPiece]*widget.HyperlinkSegment // links cut to fit a row (splitLink)
 }
 
 type pendingText struct {
@@ -135,21 +138,23 @@ func (w *wrapper) walk(segs []widget.RichTextSegment) []widget.RichTextSegment {
 				w.newRow()
 			}
 		case *widget.HyperlinkSegment:
-			lw := w.measure(s.Text, widget.RichTextStyleInline) + 2*theme.InnerPadding()
-			if w.x > 0 && w.x+lw > w.width {
-				if w.brk != nil && w.since == 0 {
-					w.applyBreak()
-				} else {
-					nl := &pendingText{seg: &widget.TextSegment{Style: widget.RichTextStyleInline}, buf: []byte{'\n'}}
-					w.texts = append(w.texts, nl)
-					out = append(out, nl.seg)
-					w.newRow()
+			for _, s := range w.splitLink(s) {
+				lw := w.measure(s.Text, widget.RichTextStyleInline) + 2*theme.InnerPadding()
+				if w.x > 0 && w.x+lw > w.width {
+					if w.brk != nil && w.since == 0 {
+						w.applyBreak()
+					} else {
+						nl := &pendingText{seg: &widget.TextSegment{Style: widget.RichTextStyleInline}, buf: []byte{'\n'}}
+						w.texts = append(w.texts, nl)
+						out = append(out, nl.seg)
+						w.newRow()
+					}
 				}
+				out = append(out, s)
+				w.x += lw
+				w.since += lw
+				w.wide = false
 			}
-			out = append(out, s)
-			w.x += lw
-			w.since += lw
-			w.wide = false
 		default:
 			out = append(out, s)
 			if !s.Inline() {
@@ -158,6 +163,50 @@ func (w *wrapper) walk(segs []widget.RichTextSegment) []widget.RichTextSegment {
 		}
 	}
 	return out
+}
+
+// splitLink cuts a link wider than a whole row into links to the same place that each fit
+// one (at least one character each): a link is one unbreakable widget, and a long one (a
+// bare URL, or a run of U+FFFD in a random model's output) ran past the column's right edge.
+// The pieces are kept in w.pieces, so that the same cut gives the same segments (their
+// right-click menus are kept per segment).
+func (w *wrapper) splitLink(s *widget.HyperlinkSegment) []*widget.HyperlinkSegment {
+	pad := 2 * theme.InnerPadding()
+	if w.measure(s.Text, widget.RichTextStyleInline)+pad <= w.width {
+		return []*widget.HyperlinkSegment{s}
+	}
+	var out []*widget.HyperlinkSegment
+	for rest := s.Text; rest != ""; {
+		n := 0
+		for n < len(rest) {
+			_, size := utf8.DecodeRuneInString(rest[n:])
+			if n > 0 && w.measure(rest[:n+size], widget.RichTextStyleInline)+pad > w.width {
+				break
+			}
+			n += size
+		}
+		out = append(out, w.piece(s, rest[:n]))
+		rest = rest[n:]
+	}
+	return out
+}
+
+// linkPiece names a piece of a link cut by splitLink.
+type linkPiece struct {
+	link *widget.HyperlinkSegment
+	text string
+}
+
+func (w *wrapper) piece(s *widget.HyperlinkSegment, text string) *widget.HyperlinkSegment {
+	k := linkPiece{s, text}
+	if p := w.pieces[k]; p != nil {
+		return p
+	}
+	p := &widget.HyperlinkSegment{Alignment: s.Alignment, Text: text, URL: s.URL, OnTapped: s.OnTapped}
+	if w.pieces != nil {
+		w.pieces[k] = p
+	}
+	return p
 }
 
 func (w *wrapper) newRow() { w.x, w.brk, w.since, w.wide = 0, nil, 0, false }

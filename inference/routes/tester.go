@@ -131,7 +131,7 @@ func (Tester) CheckEP(ep string) error {
 		return nil // config.CheckEP reports unknown names
 	}
 	if err := env.CheckProvider(p.ORT, eps.WithDefaults(ep, nil)); err != nil {
-		return fmt.Errorf("%s is not usable in the ONNX Runtime at %s (%s): choose a build that has it (for the NPU a QNN-enabled onnxruntime) or another provider", p.Label, info.Path, firstLine(err.Error()))
+		return fmt.Errorf("%s is not usable in the ONNX Runtime at %s (%s): choose a build that has it (for the NPU a QNN-enabled onnxruntime) or another accelerator", p.Label, info.Path, firstLine(err.Error()))
 	}
 	return nil
 }
