@@ -160,25 +160,25 @@ func (vm *ChatVM) ifCurrentLoad(seq int, f func()) {
 // loadingLabel is the header while name loads: the name and the engine's words in a few
 // (reply.ShortStatus: "qwen3 · preparing for this PC 45%"), the name once when they say it.
 func loadingLabel(name, status string) string {
-	switch status = reply.ShortStatus(status); {
-	case status == "":
-		return "Loading " + name + "…"
-	case strings.Contains(status, name):
-		return status
-	}
-	return name + " · " + status
+	return withModelName(name, reply.ShortStatus(status), " · ")
 }
 
 // loadingDetail is the engine's full sentence with the name ("qwen3: Loading the model for
 // the CPU: starting ONNX Runtime (step 2 of 2)"): the header's tip while name loads.
 func loadingDetail(name, status string) string {
-	switch status = strings.TrimSpace(status); {
+	return withModelName(name, strings.TrimSpace(status), ": ")
+}
+
+// withModelName puts name before status with sep, once: a status that names the model
+// stands alone, and no status says the model is loading.
+func withModelName(name, status, sep string) string {
+	switch {
 	case status == "":
 		return "Loading " + name + "…"
 	case strings.Contains(status, name):
 		return status
 	}
-	return name + ": " + status
+	return name + sep + status
 }
 
 // waitLoad waits for the current load's goroutine, if any (tests, Close).
