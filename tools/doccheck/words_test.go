@@ -13,7 +13,7 @@ func TestWordsSkipsControlOnlyTokens(t *testing.T) {
 	}{
 		{"a \x17 b", false, []string{"a", "b"}},
 		{"\x17\x17 \x01", false, nil},
-		{"a\x17b c", false, []string{"a\x17b", "c"}}, // a control character inside a word stays part of it
+		{"a\x17b c", false, []string{"a\x17b", "c"}},   // a control character inside a word stays part of it
 		{"x \u0085\u0090 y", true, []string{"x", "y"}}, // C1 controls too
 		{"word.", true, []string{"word"}},
 	}
