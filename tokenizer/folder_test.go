@@ -38,6 +38,52 @@ func TestVocabMergesMatchesTokenizerJSON(t *testing.T) {
 	checkGolden(t, tk, "real_gpt2")
 }
 
+// robertaConfig is tokenizer_config.json as RobertaTokenizer saved it before added_tokens_decoder
+// existed: the special tokens by name only.
+const robertaConfig = `{"errors": "replace", "bos_token": "<s>", "eos_token": "</s>", "sep_token": "</s>", "cls_token": "<s>",
+ "unk_token": "<unk>", "pad_token": "<pad>", "mask_token": "<mask>", "add_prefix_space": false, "trim_offsets": true,
+ "model_max_length": 512, "tokenizer_class": "RobertaTokenizer"}`
+
+// robertaFolder writes RoBERTa's vocabulary and merges (from its tokenizer.json) as vocab.json
+// and merges.txt.
+func robertaFolder(t *testing.T) map[string][]byte {
+	t.Helper()
+	var f struct {
+		Model struct {
+			Vocab  map[string]int `json:"vocab"`
+			Merges []string       `json:"merges"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(readRealFile(t, "roberta.json.gz"), &f); err != nil {
+		t.Fatal(err)
+	}
+	vocab, err := json.Marshal(f.Model.Vocab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merges := "#version: 0.2\n" + strings.Join(f.Model.Merges, "\n") + "\n"
+	return map[string][]byte{"vocab.json": vocab, "merges.txt": []byte(merges)}
+}
+
+// TestRobertaVocabMergesMatchesTokenizerJSON loads RoBERTa's folder as saved without
+// tokenizer.json, named RobertaTokenizer by tokenizer_config.json or roberta by config.json's
+// model_type, and checks it against the reference's goldens of RoBERTa's tokenizer.json: <s> …
+// </s> around the text and pairs (RobertaProcessing), the named special tokens (<mask> taking the
+// space before it), decodes.
+func TestRobertaVocabMergesMatchesTokenizerJSON(t *testing.T) {
+	t.Run("tokenizer_class", func(t *testing.T) {
+		files := robertaFolder(t)
+		files["tokenizer_config.json"] = []byte(robertaConfig)
+		checkGolden(t, loadFiles(t, files), "real_roberta")
+	})
+	t.Run("model_type", func(t *testing.T) {
+		files := robertaFolder(t)
+		files["tokenizer_config.json"] = []byte(strings.Replace(robertaConfig, `"RobertaTokenizer"`, `""`, 1))
+		files["config.json"] = []byte(`{"model_type": "roberta", "vocab_size": 50265}`)
+		checkGolden(t, loadFiles(t, files), "real_roberta")
+	})
+}
+
 // loadFolder writes files, and a copy of the tokenizer_config.json at config, into a temporary
 // folder and loads the tokenizer from it.
 func loadFolder(t *testing.T, files map[string][]byte, config string) *Pipeline {
@@ -46,8 +92,14 @@ func loadFolder(t *testing.T, files map[string][]byte, config string) *Pipeline 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	files["tokenizer_config.json"] = cfg
+	return loadFiles(t, files)
+}
+
+// loadFiles writes files into a temporary folder and loads the tokenizer from it.
+func loadFiles(t *testing.T, files map[string][]byte) *Pipeline {
+	t.Helper()
+	dir := t.TempDir()
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 			t.Fatal(err)
