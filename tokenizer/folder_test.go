@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,6 +28,45 @@ func TestSentencePieceModelMatchesItsTokenizerJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareEncode(t, tk, "real_marian")
+}
+
+// TestT5SpieceModel loads a T5 folder as saved without tokenizer.json — the SentencePiece model
+// named spiece.model (Marian's Unigram model here), T5Tokenizer named by tokenizer_config.json or
+// t5 by config.json's model_type — and checks it against the reference's goldens of Marian's
+// tokenizer.json with T5's post-processor (marian_t5): </s> after the text and after each of a
+// pair, every type id 0.
+func TestT5SpieceModel(t *testing.T) {
+	for name, files := range map[string]map[string][]byte{
+		"tokenizer_class": {"tokenizer_config.json": []byte(`{"tokenizer_class": "T5Tokenizer", "eos_token": "</s>", "extra_ids": 0}`)},
+		"model_type":      {"tokenizer_config.json": []byte(`{"extra_ids": 0}`), "config.json": []byte(`{"model_type": "t5"}`)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files["spiece.model"] = readRealFile(t, "marian.spm.gz")
+			tk := loadFiles(t, files)
+			var corpus []string
+			readGz(t, "corpus.json.gz", &corpus)
+			var g goldenFile
+			readGz(t, "golden_marian_t5.json.gz", &g)
+			failed := 0
+			check := func(what string, want, got any) {
+				if diff := cmp.Diff(want, got); diff != "" && failed < 10 {
+					failed++
+					t.Errorf("%s (-want +got):\n%s", what, diff)
+				}
+			}
+			for i, c := range g.Cases {
+				check(fmt.Sprintf("Encode(%q)", corpus[i]), nonNil(c.IDs), nonNil(tk.Encode(corpus[i])))
+				if c.Special == nil && c.Post != nil { // no added token in the text
+					check(fmt.Sprintf("AddSpecialTokens(%q)", corpus[i]), nonNil(c.Post), nonNil(tk.AddSpecialTokens(c.IDs)))
+				}
+			}
+			for _, p := range g.Pairs {
+				got := tk.EncodePair(corpus[p.A], corpus[p.A+1])
+				check(fmt.Sprintf("EncodePair(%q, %q)", corpus[p.A], corpus[p.A+1]), Encoding{IDs: nonNil(p.IDs), TypeIDs: nonNil(p.TypeIDs)},
+					Encoding{IDs: nonNil(got.IDs), TypeIDs: nonNil(got.TypeIDs)})
+			}
+		})
+	}
 }
 
 // TestVocabMergesMatchesTokenizerJSON loads GPT-2's folder as saved without tokenizer.json

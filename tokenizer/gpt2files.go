@@ -96,6 +96,7 @@ type slowConfig struct {
 	AddEOS         *bool  `json:"add_eos_token"`
 	Legacy         *bool  `json:"legacy"`
 	TokenizerClass string `json:"tokenizer_class"`
+	ExtraIDs       *int   `json:"extra_ids"`
 	// modelType is config.json's model_type, which names the converter when
 	// tokenizer_config.json has no tokenizer_class.
 	modelType string

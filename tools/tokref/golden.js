@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'marian_t5', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -151,6 +151,18 @@ const variants = {
   wiki_scripts: {
     base: 'real_wiki',
     set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'UnicodeScripts' }, { type: 'FixedLength', length: 6 }] } },
+    added_tokens: [],
+  },
+  // Marian's file with T5's post-processor ($A </s>, $A </s> $B </s>, type ids 0), as
+  // transformers' T5Converter builds it: the golden of a T5 folder made of Marian's
+  // SentencePiece model named spiece.model.
+  marian_t5: {
+    base: 'real_marian',
+    set: { post_processor: { type: 'TemplateProcessing',
+      single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      special_tokens: { '</s>': { id: '</s>', ids: [0], tokens: ['</s>'] } } } },
     added_tokens: [],
   },
   llama2_metaspace: {
