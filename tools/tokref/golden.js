@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'marian_t5', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'marian_t5', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -145,6 +145,20 @@ const variants = {
     base: 'real_wiki',
     set: { pre_tokenizer: { type: 'Split', pattern: { Regex: '\\d{,2}\\.|\\p{L}{2}?\\p{Ll}|[A-Z]{1,2}+|\\s+' }, behavior: 'Isolated', invert: false } },
     added_tokens: [],
+  },
+  // A Split with Oniguruma's Unicode properties and anchors on the wiki BPE file: scripts
+  // (the Script property of Unicode 16.0: CJK Extension I is Han, "、" is Common, Garay
+  // exists), general categories short and long, unions with unassigned code points (\p{C}),
+  // Alphabetic, \A \z \Z \b \B, properties inside brackets.
+  wiki_props: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`\A\p{Lu}|\p{Han}+|\p{Hiragana}+|\p{Greek}+|\p{Cyrillic}+|\p{Garay}+|[\p{Katakana}\p{Nl}]+|\p{Mn}+|\p{Z}|\p{Sm}+|\p{Other}|\p{C}|\b\p{Alphabetic}+\b|\p{Nd}\z|\d\Z|\B\p{Po}|\p{Currency_Symbol}|\p{nonspacing mark}` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Hello \u4e16\u754c\u3001\u3053\u3093\u306b\u3061\u306f', '\u{2EBF0}\u{2EBF1}x\u{3134A}', '\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac \u1f00',
+      '\u041f\u0440\u0438\u0432\u0435\u0442 \u1c89\u1c8a', '\u{10D40}\u{10D41} \u{10D50}', 'e\u0301\u0345a \u0903', 'a\u2028b\u2029c\u00a0d\u3000e',
+      'x+y=z \u2211\u221e', '\u216b \u16ee \u3007 \u30ab\u30bf\u216b', '\x01\x7f\u0085\u00ad\u200b', '\ue000\u0378 \u{2FFFF}\u{E0001}',
+      'abc1\n', 'abc1', 'x1 y22\n\n', '$5 \u00a5 \u20ac', "don't a.b. .c", '\u00aa\u00ba \u02b0 \u0e31'],
   },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.
