@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +116,12 @@ func (p *reParser) alternation() (reNode, error) {
 func (p *reParser) concat() (reNode, error) {
 	var seq []reNode
 	for p.more() && p.src[p.pos] != '|' && p.src[p.pos] != ')' {
+		if p.fold {
+			if run := p.literalRun(); len(run) > 0 {
+				seq = append(seq, foldString(run))
+				continue
+			}
+		}
 		n, err := p.quantified()
 		if err != nil {
 			return nil, err
@@ -122,6 +129,68 @@ func (p *reParser) concat() (reNode, error) {
 		seq = append(seq, n)
 	}
 	return seqNode(seq), nil
+}
+
+// literalRun reads the plain characters ahead that no quantifier follows: under (?i) they
+// are one string, which Oniguruma matches with multi-character case folding ((?i:ss) matches
+// "ß", (?i:ß) "SS").
+func (p *reParser) literalRun() []rune {
+	var run []rune
+	for p.more() {
+		start := p.pos
+		r, w := utf8.DecodeRuneInString(p.src[p.pos:])
+		if r == '\\' { // an escaped character (\u00df) belongs to the string too
+			if p.pos+1 < len(p.src) && strings.IndexByte("AzZbB", p.src[p.pos+1]) >= 0 {
+				break
+			}
+			set, lit, err := p.escape()
+			w, p.pos = p.pos-start, start
+			if err != nil || set != nil {
+				break
+			}
+			r = lit
+		} else if r < utf8.RuneSelf && strings.IndexByte(`()[]{}.^$|*+?`, byte(r)) >= 0 {
+			break
+		}
+		if next := p.pos + w; next < len(p.src) && strings.IndexByte("*+?{", p.src[next]) >= 0 {
+			break
+		}
+		run = append(run, r)
+		p.pos += w
+	}
+	return run
+}
+
+// caseFold is the case folding of r: its full folding when that is more than one character,
+// else foldRune's.
+func caseFold(dst []rune, r rune) []rune {
+	if f, ok := fullFolds[r]; ok {
+		return append(dst, f...)
+	}
+	return append(dst, foldRune(r))
+}
+
+// foldString matches text whose characters' case foldings, end to end, are the run's.
+func foldString(run []rune) reNode {
+	var want []rune
+	for _, r := range run {
+		want = caseFold(want, r)
+	}
+	return func(s string, i int, k func(int) bool) bool {
+		var buf [4]rune
+		for q := 0; q < len(want); {
+			if i >= len(s) {
+				return false
+			}
+			r, w := utf8.DecodeRuneInString(s[i:])
+			f := caseFold(buf[:0], r)
+			if len(f) > len(want)-q || !slices.Equal(f, want[q:q+len(f)]) {
+				return false
+			}
+			q, i = q+len(f), i+w
+		}
+		return k(i)
+	}
 }
 
 func seqNode(seq []reNode) reNode {

@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'marian_t5', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'wiki_fold', 'marian_t5', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -159,6 +159,16 @@ const variants = {
       '\u041f\u0440\u0438\u0432\u0435\u0442 \u1c89\u1c8a', '\u{10D40}\u{10D41} \u{10D50}', 'e\u0301\u0345a \u0903', 'a\u2028b\u2029c\u00a0d\u3000e',
       'x+y=z \u2211\u221e', '\u216b \u16ee \u3007 \u30ab\u30bf\u216b', '\x01\x7f\u0085\u00ad\u200b', '\ue000\u0378 \u{2FFFF}\u{E0001}',
       'abc1\n', 'abc1', 'x1 y22\n\n', '$5 \u00a5 \u20ac', "don't a.b. .c", '\u00aa\u00ba \u02b0 \u0e31'],
+  },
+  // A Split with case-insensitive strings on the wiki BPE file: Oniguruma folds them with
+  // multi-character foldings ((?i:ss) matches "ß", (?i:ß) "SS", (?i:fi) "ﬁ").
+  wiki_fold: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`(?i:strasse|ss|st|\u00df|fi|ffi|\ufb00|\u01f0|k)|\p{L}|\s+|.` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Stra\u00dfe STRASSE strasse', '\ufb05op \ufb06 st ST', '\ufb01le FILE \ufb03 ffi FFI', '\u00dfs s\u00df sss \u1e9e SS',
+      '\u01f0 j\u030c J\u030c', 'Kelvin \u212a k', '\u017fs \u017ft \u017f\u017f', 'ff \ufb00 FF'],
   },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.
