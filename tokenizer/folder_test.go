@@ -69,6 +69,48 @@ func TestT5SpieceModel(t *testing.T) {
 	}
 }
 
+// TestSentencePieceUnkFromTrainerSpec loads Marian's SentencePiece model with the unk_id of its
+// trainer_spec removed: transformers' converter takes the field's default, 0, as the Unigram
+// model's unk_id (not the <unk> piece, 1), and so must the tokenizer built here (golden
+// marian_unk0: Marian's file with unk_id 0).
+func TestSentencePieceUnkFromTrainerSpec(t *testing.T) {
+	model := readRealFile(t, "marian.spm.gz")
+	var out []byte
+	r := protoReader{b: model}
+	for {
+		before := r.b
+		field, _, _, data, ok := r.next()
+		if !ok {
+			break
+		}
+		if field != 2 {
+			out = append(out, before[:len(before)-len(r.b)]...)
+			continue
+		}
+		var spec []byte
+		inner := protoReader{b: data}
+		for {
+			before := inner.b
+			f, _, _, _, ok := inner.next()
+			if !ok {
+				break
+			}
+			if f != 40 { // unk_id
+				spec = append(spec, before[:len(before)-len(inner.b)]...)
+			}
+		}
+		if len(spec) == len(data) {
+			t.Fatal("marian.spm has no trainer_spec unk_id to remove")
+		}
+		out = protoBytes(out, 2, spec)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	tk := loadFiles(t, map[string][]byte{"tokenizer.model": out})
+	compareEncode(t, tk, "marian_unk0")
+}
+
 // TestVocabMergesMatchesTokenizerJSON loads GPT-2's folder as saved without tokenizer.json
 // (vocab.json, merges.txt, tokenizer_config.json with its added token) and checks it against
 // the reference's goldens of GPT-2's tokenizer.json: encodes, special tokens, decodes.

@@ -232,13 +232,9 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 			score, _ := serdeFloat(strconv.FormatFloat(float64(p.score), 'g', -1, 64))
 			pieces[i] = scoredPiece{p.piece, score}
 		}
+		// As the converter reads it: trainer_spec's unk_id (0 when the field is absent), not the
+		// piece typed UNKNOWN.
 		unk := sp.unkID
-		for i, p := range sp.pieces {
-			if p.typ == 2 { // UNKNOWN: SentencePiece's own unk, whatever trainer_spec says
-				unk = int32(i)
-				break
-			}
-		}
 		// The converter leaves byte_fallback off for Unigram models.
 		mc := &component{kind: "model", Type: "Unigram", fields: map[string]json.RawMessage{
 			"unk_id": json.RawMessage(fmt.Sprint(unk))}}
