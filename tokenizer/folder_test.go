@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -267,4 +268,25 @@ func protoBytes(dst []byte, field int, b []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(field)<<3|2)
 	dst = binary.AppendUvarint(dst, uint64(len(b)))
 	return append(dst, b...)
+}
+
+// TestAddedTokensJSONSpecialOnlyWhenNamed loads GPT-2's vocab.json and merges.txt with an
+// added_tokens.json and no added_tokens_decoder: as transformers reads that file, a token is
+// special only when tokenizer_config.json or special_tokens_map.json names it (here
+// <|endoftext|> as eos_token, <extra> as an additional special token), so Decode skipping
+// special tokens keeps <s1> and drops the others.
+func TestAddedTokensJSONSpecialOnlyWhenNamed(t *testing.T) {
+	tk := loadFiles(t, map[string][]byte{
+		"vocab.json": readRealFile(t, "gpt2-vocab.json.gz"), "merges.txt": readRealFile(t, "gpt2-merges.txt.gz"),
+		"tokenizer_config.json":   []byte(`{"tokenizer_class": "GPT2Tokenizer", "eos_token": "<|endoftext|>"}`),
+		"special_tokens_map.json": []byte(`{"additional_special_tokens": ["<extra>"]}`),
+		"added_tokens.json":       []byte(`{"<|endoftext|>": 50256, "<s1>": 50257, "<extra>": 50258}`),
+	})
+	ids := tk.EncodeSpecial("a<s1>b<extra><|endoftext|>")
+	if !slices.Contains(ids, 50257) || !slices.Contains(ids, 50258) || !slices.Contains(ids, 50256) {
+		t.Fatalf("EncodeSpecial = %v, want the added tokens 50256, 50257 and 50258 among them", ids)
+	}
+	if got := tk.Decode(ids, true); got != "a<s1>b" {
+		t.Errorf("Decode(%v, skip special) = %q, want %q", ids, got, "a<s1>b")
+	}
 }

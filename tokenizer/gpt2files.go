@@ -157,42 +157,86 @@ func (c slowConfig) namedSpecials(inVocab func(string) bool) []addedTokenJSON {
 }
 
 // readSlowConfig reads the converter settings and added tokens of a folder without a
-// tokenizer.json: tokenizer_config.json's added_tokens_decoder, else added_tokens.json.
+// tokenizer.json: tokenizer_config.json's added_tokens_decoder, else added_tokens.json. The named
+// special tokens come from tokenizer_config.json, else special_tokens_map.json, as transformers
+// reads them.
 func readSlowConfig(dir string) (slowConfig, error) {
 	var c slowConfig
+	type named struct {
+		Decoder    map[string]addedTokenJSON `json:"added_tokens_decoder"`
+		BOS        json.RawMessage           `json:"bos_token"`
+		EOS        json.RawMessage           `json:"eos_token"`
+		UNK        json.RawMessage           `json:"unk_token"`
+		SEP        json.RawMessage           `json:"sep_token"`
+		PAD        json.RawMessage           `json:"pad_token"`
+		CLS        json.RawMessage           `json:"cls_token"`
+		Mask       json.RawMessage           `json:"mask_token"`
+		Additional []json.RawMessage         `json:"additional_special_tokens"`
+		Extra      json.RawMessage           `json:"extra_special_tokens"` // a list, or names to tokens
+	}
+	var raw named
+	if data, err := os.ReadFile(filepath.Join(dir, "special_tokens_map.json")); err == nil {
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return c, fmt.Errorf("special_tokens_map.json: %w", err)
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
 	if err == nil {
-		var raw struct {
-			Decoder map[string]addedTokenJSON `json:"added_tokens_decoder"`
-			BOS     json.RawMessage           `json:"bos_token"`
-			EOS     json.RawMessage           `json:"eos_token"`
-			UNK     json.RawMessage           `json:"unk_token"`
-			SEP     json.RawMessage           `json:"sep_token"`
-			PAD     json.RawMessage           `json:"pad_token"`
-			CLS     json.RawMessage           `json:"cls_token"`
-			Mask    json.RawMessage           `json:"mask_token"`
-		}
 		if err := json.Unmarshal(data, &c); err != nil {
 			return c, fmt.Errorf("tokenizer_config.json: %w", err)
 		}
-		if err := json.Unmarshal(data, &raw); err != nil {
+		var cfg named
+		if err := json.Unmarshal(data, &cfg); err != nil {
 			return c, fmt.Errorf("tokenizer_config.json: %w", err)
 		}
-		c.bos, _ = tokenString(raw.BOS)
-		c.eos, _ = tokenString(raw.EOS)
-		c.unk, _ = tokenString(raw.UNK)
-		c.sep, _ = tokenString(raw.SEP)
-		c.pad, _ = tokenString(raw.PAD)
-		c.cls, _ = tokenString(raw.CLS)
-		c.mask, _ = tokenString(raw.Mask)
-		for k, tok := range raw.Decoder {
-			id, err := strconv.Atoi(k)
-			if err != nil {
-				return c, fmt.Errorf("tokenizer_config.json: added_tokens_decoder key %q is not an id", k)
+		// A key of tokenizer_config.json wins over special_tokens_map.json's.
+		for _, f := range []struct{ to, from *json.RawMessage }{{&raw.BOS, &cfg.BOS}, {&raw.EOS, &cfg.EOS},
+			{&raw.UNK, &cfg.UNK}, {&raw.SEP, &cfg.SEP}, {&raw.PAD, &cfg.PAD}, {&raw.CLS, &cfg.CLS}, {&raw.Mask, &cfg.Mask}} {
+			if *f.from != nil {
+				*f.to = *f.from
 			}
-			tok.ID = id
-			c.added = append(c.added, tok)
 		}
+		if cfg.Additional != nil {
+			raw.Additional = cfg.Additional
+		}
+		if cfg.Extra != nil {
+			raw.Extra = cfg.Extra
+		}
+		raw.Decoder = cfg.Decoder
+	}
+	c.bos, _ = tokenString(raw.BOS)
+	c.eos, _ = tokenString(raw.EOS)
+	c.unk, _ = tokenString(raw.UNK)
+	c.sep, _ = tokenString(raw.SEP)
+	c.pad, _ = tokenString(raw.PAD)
+	c.cls, _ = tokenString(raw.CLS)
+	c.mask, _ = tokenString(raw.Mask)
+	special := map[string]bool{}
+	for _, s := range []string{c.bos, c.eos, c.unk, c.sep, c.pad, c.cls, c.mask} {
+		special[s] = s != ""
+	}
+	extra := raw.Additional
+	var list []json.RawMessage
+	var byName map[string]json.RawMessage
+	if json.Unmarshal(raw.Extra, &list) == nil {
+		extra = append(extra, list...)
+	} else if json.Unmarshal(raw.Extra, &byName) == nil {
+		for _, t := range byName {
+			extra = append(extra, t)
+		}
+	}
+	for _, t := range extra {
+		if s, _ := tokenString(t); s != "" {
+			special[s] = true
+		}
+	}
+	for k, tok := range raw.Decoder {
+		id, err := strconv.Atoi(k)
+		if err != nil {
+			return c, fmt.Errorf("tokenizer_config.json: added_tokens_decoder key %q is not an id", k)
+		}
+		tok.ID = id
+		c.added = append(c.added, tok)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "config.json")); err == nil {
 		var m struct {
@@ -208,8 +252,10 @@ func readSlowConfig(dir string) (slowConfig, error) {
 			if err := json.Unmarshal(data, &m); err != nil {
 				return c, fmt.Errorf("added_tokens.json: %w", err)
 			}
+			// Special when it is a named or additional special token, else normalized, as
+			// transformers reads the file.
 			for content, id := range m {
-				c.added = append(c.added, addedTokenJSON{ID: id, Content: content, Special: true})
+				c.added = append(c.added, addedTokenJSON{ID: id, Content: content, Special: special[content], Normalized: !special[content]})
 			}
 		}
 	}
