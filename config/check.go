@@ -66,7 +66,7 @@ func CheckModelPath(p string) error {
 }
 
 // hasTokenizer reports whether dir holds tokenizer files: tokenizer.json, or what the
-// tokenizer is built from (vocab.json with merges.txt, tokenizer.model).
+// tokenizer is built from (vocab.json with merges.txt, tokenizer.model, spiece.model).
 func hasTokenizer(dir string) bool {
 	return tokenizer.HasFiles(func(n string) bool { return fileExists(filepath.Join(dir, n)) })
 }

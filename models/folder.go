@@ -56,7 +56,7 @@ type Folder struct {
 	// Prefill and Gen are the static decoders of layout C.
 	Prefill, Gen string
 	// Tokenizer is the tokenizer's file: tokenizer.json, else vocab.json (with merges.txt
-	// beside it) or tokenizer.model, which the tokenizer is built from as transformers does.
+	// beside it) or tokenizer.model / spiece.model, which the tokenizer is built from as transformers does.
 	Tokenizer string
 	// TokenizerConfig is tokenizer_config.json, or "" if the folder has none.
 	TokenizerConfig string
@@ -265,7 +265,7 @@ func (f *Folder) findTokenizer() error {
 		}
 	}
 	if f.Tokenizer == "" {
-		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (it comes with the model; vocab.json with merges.txt, or tokenizer.model, also do)", f.Dir)
+		return fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (it comes with the model; vocab.json with merges.txt, or tokenizer.model or spiece.model, also do)", f.Dir)
 	}
 	if c := f.join("tokenizer_config.json"); exists(c) {
 		f.TokenizerConfig = c

@@ -181,21 +181,33 @@ type sourceKind uint8
 const (
 	sourceJSON       sourceKind = iota // tokenizer.json
 	sourceVocabMerge                   // vocab.json + merges.txt
-	sourceSPModel                      // tokenizer.model
+	sourceSPModel                      // tokenizer.model or spiece.model
 )
 
 // source is where Load found the tokenizer.
 type source struct {
 	kind sourceKind
 	dir  string
-	file string // tokenizer.json, vocab.json or tokenizer.model
+	file string // tokenizer.json, vocab.json, tokenizer.model or spiece.model
 }
 
 func (s source) describe() string { return s.file }
 
 // TokenizerFiles lists the file sets a tokenizer is read from, in order of preference:
-// tokenizer.json, vocab.json with merges.txt, tokenizer.model.
-var TokenizerFiles = [][]string{{"tokenizer.json"}, {"vocab.json", "merges.txt"}, {"tokenizer.model"}}
+// tokenizer.json, vocab.json with merges.txt, tokenizer.model, spiece.model (the SentencePiece
+// model as T5, ALBERT, XLNet, Pegasus and others name it).
+var TokenizerFiles = [][]string{{"tokenizer.json"}, {"vocab.json", "merges.txt"}, {"tokenizer.model"}, {"spiece.model"}}
+
+// kindOf names what the file a TokenizerFiles set starts with is read as.
+func kindOf(name string) sourceKind {
+	switch name {
+	case "vocab.json":
+		return sourceVocabMerge
+	case "tokenizer.model", "spiece.model":
+		return sourceSPModel
+	}
+	return sourceJSON
+}
 
 // HasFiles reports whether one of the TokenizerFiles sets is complete, has telling whether a
 // file is present.
@@ -219,25 +231,18 @@ func findSource(path string) (source, error) {
 		return source{}, fmt.Errorf("load tokenizer: %w", err)
 	}
 	if !st.IsDir() {
-		s := source{dir: filepath.Dir(path), file: path}
-		switch filepath.Base(path) {
-		case "vocab.json":
-			s.kind = sourceVocabMerge
-		case "tokenizer.model":
-			s.kind = sourceSPModel
-		}
-		return s, nil
+		return source{kind: kindOf(filepath.Base(path)), dir: filepath.Dir(path), file: path}, nil
 	}
-	for kind, files := range TokenizerFiles {
+	for _, files := range TokenizerFiles {
 		ok := true
 		for _, f := range files {
 			ok = ok && fileExists(filepath.Join(path, f))
 		}
 		if ok {
-			return source{kind: sourceKind(kind), dir: path, file: filepath.Join(path, files[0])}, nil
+			return source{kind: kindOf(files[0]), dir: path, file: filepath.Join(path, files[0])}, nil
 		}
 	}
-	return source{}, fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (or vocab.json with merges.txt, or tokenizer.model)", path)
+	return source{}, fmt.Errorf("tokenizer.json not found in %s — choose the folder that holds it (or vocab.json with merges.txt, or tokenizer.model or spiece.model)", path)
 }
 
 // build reads the source into a pipeline.

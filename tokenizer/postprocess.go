@@ -62,7 +62,6 @@ func (p *postProcessor) add(c *component) error {
 		if err := json.Unmarshal(cls[1], &clsID); err != nil {
 			return c.errorf("cls id: %v", err)
 		}
-		pairType := 1
 		if c.Type == "RobertaProcessing" {
 			var b bool
 			for _, f := range []string{"trim_offsets", "add_prefix_space"} {
@@ -70,15 +69,13 @@ func (p *postProcessor) add(c *component) error {
 					return err
 				}
 			}
-			pairType = 0 // RoBERTa's type ids are all 0
+			p.steps = append(p.steps, robertaStep(clsID, sepID))
+			return nil
 		}
+		const pairType = 1
 		st := postStep{kind: c.Type}
 		st.single = []templatePiece{{seq: -1, ids: []int{clsID}}, {seq: 0}, {seq: -1, ids: []int{sepID}}}
 		st.pair = append(append([]templatePiece{}, st.single...), []templatePiece{{seq: 1, typeID: pairType}, {seq: -1, ids: []int{sepID}, typeID: pairType}}...)
-		if c.Type == "RobertaProcessing" { // <s> A </s></s> B </s>
-			st.pair = []templatePiece{{seq: -1, ids: []int{clsID}}, {seq: 0}, {seq: -1, ids: []int{sepID}},
-				{seq: -1, ids: []int{sepID}}, {seq: 1}, {seq: -1, ids: []int{sepID}}}
-		}
 		p.steps = append(p.steps, st)
 		return nil
 	case "TemplateProcessing":
@@ -241,4 +238,12 @@ func (t *Pipeline) PostProcess(a, b []int, pair bool) Encoding {
 // around a pair.
 func (t *Pipeline) AddedTokens(pair bool) int {
 	return len(t.PostProcess(nil, nil, pair).IDs)
+}
+
+// robertaStep is RobertaProcessing: <s> A </s> and <s> A </s></s> B </s>, every type id 0.
+func robertaStep(clsID, sepID int) postStep {
+	return postStep{kind: "RobertaProcessing",
+		single: []templatePiece{{seq: -1, ids: []int{clsID}}, {seq: 0}, {seq: -1, ids: []int{sepID}}},
+		pair: []templatePiece{{seq: -1, ids: []int{clsID}}, {seq: 0}, {seq: -1, ids: []int{sepID}},
+			{seq: -1, ids: []int{sepID}}, {seq: 1}, {seq: -1, ids: []int{sepID}}}}
 }

@@ -2,6 +2,8 @@ package tokenizer
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -114,6 +116,12 @@ func (p *reParser) alternation() (reNode, error) {
 func (p *reParser) concat() (reNode, error) {
 	var seq []reNode
 	for p.more() && p.src[p.pos] != '|' && p.src[p.pos] != ')' {
+		if p.fold {
+			if run := p.literalRun(); len(run) > 0 {
+				seq = append(seq, foldString(run))
+				continue
+			}
+		}
 		n, err := p.quantified()
 		if err != nil {
 			return nil, err
@@ -121,6 +129,68 @@ func (p *reParser) concat() (reNode, error) {
 		seq = append(seq, n)
 	}
 	return seqNode(seq), nil
+}
+
+// literalRun reads the plain characters ahead that no quantifier follows: under (?i) they
+// are one string, which Oniguruma matches with multi-character case folding ((?i:ss) matches
+// "ß", (?i:ß) "SS").
+func (p *reParser) literalRun() []rune {
+	var run []rune
+	for p.more() {
+		start := p.pos
+		r, w := utf8.DecodeRuneInString(p.src[p.pos:])
+		if r == '\\' { // an escaped character (\u00df) belongs to the string too
+			if p.pos+1 < len(p.src) && strings.IndexByte("AzZbB", p.src[p.pos+1]) >= 0 {
+				break
+			}
+			set, lit, err := p.escape()
+			w, p.pos = p.pos-start, start
+			if err != nil || set != nil {
+				break
+			}
+			r = lit
+		} else if r < utf8.RuneSelf && strings.IndexByte(`()[]{}.^$|*+?`, byte(r)) >= 0 {
+			break
+		}
+		if next := p.pos + w; next < len(p.src) && strings.IndexByte("*+?{", p.src[next]) >= 0 {
+			break
+		}
+		run = append(run, r)
+		p.pos += w
+	}
+	return run
+}
+
+// caseFold is the case folding of r: its full folding when that is more than one character,
+// else foldRune's.
+func caseFold(dst []rune, r rune) []rune {
+	if f, ok := fullFolds[r]; ok {
+		return append(dst, f...)
+	}
+	return append(dst, foldRune(r))
+}
+
+// foldString matches text whose characters' case foldings, end to end, are the run's.
+func foldString(run []rune) reNode {
+	var want []rune
+	for _, r := range run {
+		want = caseFold(want, r)
+	}
+	return func(s string, i int, k func(int) bool) bool {
+		var buf [4]rune
+		for q := 0; q < len(want); {
+			if i >= len(s) {
+				return false
+			}
+			r, w := utf8.DecodeRuneInString(s[i:])
+			f := caseFold(buf[:0], r)
+			if len(f) > len(want)-q || !slices.Equal(f, want[q:q+len(f)]) {
+				return false
+			}
+			q, i = q+len(f), i+w
+		}
+		return k(i)
+	}
 }
 
 func seqNode(seq []reNode) reNode {
@@ -250,6 +320,9 @@ func (p *reParser) atom() (reNode, error) {
 			return (i == len(s) || s[i] == '\n') && k(i)
 		}, nil
 	case '\\':
+		if a := p.anchor(); a != nil {
+			return a, nil
+		}
 		set, lit, err := p.escape()
 		if err != nil {
 			return nil, err
@@ -342,6 +415,46 @@ func (p *reParser) group() (reNode, error) {
 		}, nil
 	}
 	return n, nil
+}
+
+// anchor reads \A (start of the text), \z (its end), \Z (its end or before a final
+// newline), \b and \B (at and not at a boundary of \w characters), as Oniguruma reads them
+// outside a bracket expression; nil if the escape is none of them.
+func (p *reParser) anchor() reNode {
+	if p.pos+1 >= len(p.src) {
+		return nil
+	}
+	var at func(s string, i int) bool
+	switch p.src[p.pos+1] {
+	case 'A':
+		at = func(s string, i int) bool { return i == 0 }
+	case 'z':
+		at = func(s string, i int) bool { return i == len(s) }
+	case 'Z':
+		at = func(s string, i int) bool { return i == len(s) || i == len(s)-1 && s[i] == '\n' }
+	case 'b':
+		at = wordBoundary
+	case 'B':
+		at = func(s string, i int) bool { return !wordBoundary(s, i) }
+	default:
+		return nil
+	}
+	p.pos += 2
+	return func(s string, i int, k func(int) bool) bool { return at(s, i) && k(i) }
+}
+
+// wordBoundary reports whether exactly one of the characters either side of i is a \w.
+func wordBoundary(s string, i int) bool {
+	before, after := false, false
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		before = isRegexWord(r)
+	}
+	if i < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		after = isRegexWord(r)
+	}
+	return before != after
 }
 
 // escape reads a backslash escape: a class (set) or a literal character.
@@ -542,5 +655,59 @@ func propertyClass(name string) (func(rune) bool, bool) {
 	if b, ok := bits2[name]; ok {
 		return func(r rune) bool { return class2(r)&b != 0 }, true
 	}
-	return nil, false
+	return propRangesClass(name)
+}
+
+// gcAliases maps the short names of general categories, and the unions of categories, to the
+// long names propRanges holds (Oniguruma's names, compared without case, spaces, "_" and "-").
+var gcAliases = map[string][]string{
+	"cc": {"control"}, "cf": {"format"}, "cn": {"unassigned"}, "co": {"privateuse"}, "cs": {"surrogate"},
+	"lu": {"uppercaseletter"}, "ll": {"lowercaseletter"}, "lt": {"titlecaseletter"}, "lm": {"modifierletter"}, "lo": {"otherletter"},
+	"mn": {"nonspacingmark"}, "mc": {"spacingmark"}, "me": {"enclosingmark"},
+	"nd": {"decimalnumber"}, "nl": {"letternumber"}, "no": {"othernumber"},
+	"pc": {"connectorpunctuation"}, "pd": {"dashpunctuation"}, "ps": {"openpunctuation"}, "pe": {"closepunctuation"},
+	"pi": {"initialpunctuation"}, "pf": {"finalpunctuation"}, "po": {"otherpunctuation"},
+	"sm": {"mathsymbol"}, "sc": {"currencysymbol"}, "sk": {"modifiersymbol"}, "so": {"othersymbol"},
+	"zs": {"spaceseparator"}, "zl": {"lineseparator"}, "zp": {"paragraphseparator"},
+	"c":  {"control", "format", "unassigned", "privateuse", "surrogate"},
+	"l":  {"uppercaseletter", "lowercaseletter", "titlecaseletter", "modifierletter", "otherletter"},
+	"lc": {"uppercaseletter", "lowercaseletter", "titlecaseletter"},
+	"m":  {"nonspacingmark", "spacingmark", "enclosingmark"},
+	"n":  {"decimalnumber", "letternumber", "othernumber"},
+	"p":  {"connectorpunctuation", "dashpunctuation", "openpunctuation", "closepunctuation", "initialpunctuation", "finalpunctuation", "otherpunctuation"},
+	"s":  {"mathsymbol", "currencysymbol", "modifiersymbol", "othersymbol"},
+	"z":  {"spaceseparator", "lineseparator", "paragraphseparator"},
+}
+
+func init() {
+	for short, long := range map[string]string{"other": "c", "letter": "l", "casedletter": "lc", "mark": "m", "combiningmark": "m",
+		"number": "n", "punctuation": "p", "symbol": "s", "separator": "z"} {
+		gcAliases[short] = gcAliases[long]
+	}
+}
+
+// propRangesClass is \p{name} for a script, a general category or Alphabetic, from the
+// Unicode 16.0 ranges of propRanges: the Unicode version of the reference's regex engine,
+// which Go's unicode tables (15.0) are not.
+func propRangesClass(name string) (func(rune) bool, bool) {
+	key := strings.ToLower(strings.NewReplacer(" ", "", "_", "", "-", "").Replace(name))
+	names := []string{key}
+	if long, ok := gcAliases[key]; ok {
+		names = long
+	}
+	var ranges [][2]int32
+	for _, n := range names {
+		flat, ok := propRanges[n]
+		if !ok {
+			return nil, false
+		}
+		for i := 0; i+1 < len(flat); i += 2 {
+			ranges = append(ranges, [2]int32{flat[i], flat[i+1]})
+		}
+	}
+	sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+	return func(r rune) bool {
+		i := sort.Search(len(ranges), func(i int) bool { return ranges[i][0] > r })
+		return i > 0 && r < ranges[i-1][1]
+	}, true
 }

@@ -8,8 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -230,13 +232,9 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 			score, _ := serdeFloat(strconv.FormatFloat(float64(p.score), 'g', -1, 64))
 			pieces[i] = scoredPiece{p.piece, score}
 		}
+		// As the converter reads it: trainer_spec's unk_id (0 when the field is absent), not the
+		// piece typed UNKNOWN.
 		unk := sp.unkID
-		for i, p := range sp.pieces {
-			if p.typ == 2 { // UNKNOWN: SentencePiece's own unk, whatever trainer_spec says
-				unk = int32(i)
-				break
-			}
-		}
 		// The converter leaves byte_fallback off for Unigram models.
 		mc := &component{kind: "model", Type: "Unigram", fields: map[string]json.RawMessage{
 			"unk_id": json.RawMessage(fmt.Sprint(unk))}}
@@ -265,18 +263,26 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 	}
 	voc := t.model.vocab()
 	addBOS, addEOS := cfg.AddBOS == nil || *cfg.AddBOS, cfg.AddEOS != nil && *cfg.AddEOS
+	eos := cfg.eos
+	if cfg.t5Family() {
+		// T5Converter: "$A </s>" and "$A </s> $B </s>", every type id 0, whatever the config
+		// says of BOS and EOS.
+		addBOS, addEOS, eos = false, true, "</s>"
+	}
 	var single []templatePiece
 	if id := voc.lookup(cfg.bos); addBOS && id >= 0 {
 		single = append(single, templatePiece{seq: -1, ids: []int{int(id)}})
 	}
 	single = append(single, templatePiece{seq: 0})
-	if id := voc.lookup(cfg.eos); addEOS && id >= 0 {
+	if id := voc.lookup(eos); addEOS && id >= 0 {
 		single = append(single, templatePiece{seq: -1, ids: []int{int(id)}})
 	}
 	if len(single) > 1 {
 		pair := append(append([]templatePiece{}, single...), single...)
 		for i := len(single); i < len(pair); i++ {
-			pair[i].typeID = 1
+			if !cfg.t5Family() {
+				pair[i].typeID = 1
+			}
 			if pair[i].seq == 0 {
 				pair[i].seq = 1
 			}
@@ -287,8 +293,20 @@ func loadSentencePiece(file string) (*Pipeline, error) {
 	for i := 0; i < min(3, len(sp.pieces)); i++ {
 		added = append(added, addedTokenJSON{ID: i, Content: sp.pieces[i].piece, Special: true})
 	}
+	added = append(added, cfg.added...)
+	if cfg.t5Family() && !slices.ContainsFunc(cfg.added, func(a addedTokenJSON) bool { return strings.HasPrefix(a.Content, "<extra_id_") }) {
+		// T5Tokenizer's sentinels, when the config does not list them: <extra_id_99> …
+		// <extra_id_0> after the pieces (extra_ids, default 100).
+		n := 100
+		if cfg.ExtraIDs != nil {
+			n = *cfg.ExtraIDs
+		}
+		for i := n - 1; i >= 0; i-- {
+			added = append(added, addedTokenJSON{Content: fmt.Sprintf("<extra_id_%d>", i), Special: true})
+		}
+	}
 	initClasses()
-	t.finish(append(added, cfg.added...))
+	t.finish(added)
 	return t, nil
 }
 

@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'wiki_fold', 'marian_t5', 'marian_unk0', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -146,11 +146,55 @@ const variants = {
     set: { pre_tokenizer: { type: 'Split', pattern: { Regex: '\\d{,2}\\.|\\p{L}{2}?\\p{Ll}|[A-Z]{1,2}+|\\s+' }, behavior: 'Isolated', invert: false } },
     added_tokens: [],
   },
+  // A Split with Oniguruma's Unicode properties and anchors on the wiki BPE file: scripts
+  // (the Script property of Unicode 16.0: CJK Extension I is Han, "、" is Common, Garay
+  // exists), general categories short and long, unions with unassigned code points (\p{C}),
+  // Alphabetic, \A \z \Z \b \B, properties inside brackets.
+  wiki_props: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`\A\p{Lu}|\p{Han}+|\p{Hiragana}+|\p{Greek}+|\p{Cyrillic}+|\p{Garay}+|[\p{Katakana}\p{Nl}]+|\p{Mn}+|\p{Z}|\p{Sm}+|\p{Other}|\p{C}|\b\p{Alphabetic}+\b|\p{Nd}\z|\d\Z|\B\p{Po}|\p{Currency_Symbol}|\p{nonspacing mark}` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Hello \u4e16\u754c\u3001\u3053\u3093\u306b\u3061\u306f', '\u{2EBF0}\u{2EBF1}x\u{3134A}', '\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac \u1f00',
+      '\u041f\u0440\u0438\u0432\u0435\u0442 \u1c89\u1c8a', '\u{10D40}\u{10D41} \u{10D50}', 'e\u0301\u0345a \u0903', 'a\u2028b\u2029c\u00a0d\u3000e',
+      'x+y=z \u2211\u221e', '\u216b \u16ee \u3007 \u30ab\u30bf\u216b', '\x01\x7f\u0085\u00ad\u200b', '\ue000\u0378 \u{2FFFF}\u{E0001}',
+      'abc1\n', 'abc1', 'x1 y22\n\n', '$5 \u00a5 \u20ac', "don't a.b. .c", '\u00aa\u00ba \u02b0 \u0e31'],
+  },
+  // A Split with case-insensitive strings on the wiki BPE file: Oniguruma folds them with
+  // multi-character foldings ((?i:ss) matches "ß", (?i:ß) "SS", (?i:fi) "ﬁ").
+  wiki_fold: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`(?i:strasse|ss|st|\u00df|fi|ffi|\ufb00|\u01f0|k)|\p{L}|\s+|.` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Stra\u00dfe STRASSE strasse', '\ufb05op \ufb06 st ST', '\ufb01le FILE \ufb03 ffi FFI', '\u00dfs s\u00df sss \u1e9e SS',
+      '\u01f0 j\u030c J\u030c', 'Kelvin \u212a k', '\u017fs \u017ft \u017f\u017f', 'ff \ufb00 FF'],
+  },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.
   wiki_scripts: {
     base: 'real_wiki',
     set: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'UnicodeScripts' }, { type: 'FixedLength', length: 6 }] } },
+    added_tokens: [],
+  },
+  // Marian's file with T5's post-processor ($A </s>, $A </s> $B </s>, type ids 0), as
+  // transformers' T5Converter builds it: the golden of a T5 folder made of Marian's
+  // SentencePiece model named spiece.model.
+  marian_t5: {
+    base: 'real_marian',
+    set: { post_processor: { type: 'TemplateProcessing',
+      single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      special_tokens: { '</s>': { id: '</s>', ids: [0], tokens: ['</s>'] } } } },
+    added_tokens: [],
+  },
+  // Marian's file with unk_id 0, as transformers converts a SentencePiece model whose
+  // trainer_spec has no unk_id (the field's default, 0), wherever its <unk> piece is.
+  marian_unk0: {
+    base: 'real_marian',
+    set: {},
+    set_model: { unk_id: 0 },
     added_tokens: [],
   },
   llama2_metaspace: {
