@@ -154,10 +154,16 @@ func Choose(files []Entry, variant string, include []string, npu bool) (Selectio
 		}
 	} else {
 		graph := variantFile(sel.Variant)
+		// A SentencePiece model is the tokenizer only where the repository has no tokenizer.json
+		// (Llama 2, Mistral and T5 era repositories): then it is fetched too, else it is skipped
+		// (megabytes EdgeChat would not read).
+		spm := !slices.ContainsFunc(files, func(f Entry) bool { return f.Path == "tokenizer.json" })
 		for _, f := range files {
 			dir, base := dirOf(f.Path), path.Base(f.Path)
 			switch {
 			case dir == "" && slices.Contains(supportFiles, base):
+				pick[f.Path] = true
+			case dir == "" && spm && (base == "tokenizer.model" || base == "spiece.model"):
 				pick[f.Path] = true
 			case (dir == "onnx" || dir == "") && (base == graph || strings.HasPrefix(base, graph+"_data") || strings.HasPrefix(base, graph+".data")):
 				pick[f.Path] = true

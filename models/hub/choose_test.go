@@ -51,6 +51,8 @@ func TestChoose(t *testing.T) {
 		{name: "genai: NPU build on an NPU machine", files: microsoftGenAI, npu: true, want: Selection{Dir: "qnn-npu", Variant: "qnn-npu", Files: microsoftGenAI[8:]}},
 		{name: "genai: folder by part of its name", files: microsoftGenAI, variant: "directml", want: Selection{Dir: "directml/directml-int4-awq-block-128", Variant: "directml/directml-int4-awq-block-128", Files: microsoftGenAI[6:8]}},
 		{name: "layout B at the root", files: tree("genai_config.json", "model.onnx", "model.onnx.data", "tokenizer.json", "sub/x.txt"), want: Selection{Variant: "genai", Files: tree("genai_config.json", "model.onnx", "model.onnx.data", "tokenizer.json")}},
+		{name: "a SentencePiece model where there is no tokenizer.json", files: tree("config.json", "onnx/model_q4.onnx", "spiece.model", "tokenizer_config.json"), want: Selection{Variant: "q4", Files: tree("config.json", "onnx/model_q4.onnx", "spiece.model", "tokenizer_config.json")}},
+		{name: "no SentencePiece model beside a tokenizer.json", files: tree("config.json", "onnx/model_q4.onnx", "tokenizer.json", "tokenizer.model"), want: Selection{Variant: "q4", Files: tree("config.json", "onnx/model_q4.onnx", "tokenizer.json")}},
 		{name: "no ONNX", files: tree("config.json", "model.safetensors"), wantErr: "holds no ONNX model"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
