@@ -92,6 +92,32 @@ func TestTinyTokenizer(t *testing.T) {
 	}
 }
 
+// A file saved with BPE dropout (a fine-tune's tokenizer.json) loads and tokenizes with every
+// merge, as the model runs at inference; inspect says the dropout is not applied.
+func TestBPEDropoutNotApplied(t *testing.T) {
+	plain, err := Load(tinyTokenizer(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop, err := Load(tinyTokenizer(t, func(m map[string]any) { modelOf(m)["dropout"] = 0.1 }))
+	if err != nil {
+		t.Fatalf("Load with dropout 0.1: %v", err)
+	}
+	for _, text := range []string{"hi the", " the hi thi", "<|end|>hi"} {
+		for range 20 { // a random skip would show within a few calls
+			if diff := cmp.Diff(plain.EncodeSpecial(text), drop.EncodeSpecial(text)); diff != "" {
+				t.Fatalf("EncodeSpecial(%q) with dropout (-without +with):\n%s", text, diff)
+			}
+		}
+	}
+	if got := drop.Components().Model; !strings.Contains(got, "dropout 0.1 not applied") {
+		t.Errorf("Components().Model = %q, want it to say the dropout is not applied", got)
+	}
+	if _, err := Load(tinyTokenizer(t, func(m map[string]any) { modelOf(m)["dropout"] = 1.5 })); err == nil || !strings.Contains(err.Error(), "not between 0 and 1") {
+		t.Errorf("Load with dropout 1.5: %v, want a refusal", err)
+	}
+}
+
 // TestLoadRefuses checks that a file is refused, naming the part, where the reference would
 // refuse it (a required field missing) or where this package does not implement the part.
 func TestLoadRefuses(t *testing.T) {
@@ -132,7 +158,6 @@ func TestLoadRefuses(t *testing.T) {
 			delete(preTokenizers(m)[1].(map[string]any), "add_prefix_space")
 		}},
 		{"model", "model Chars", true, func(m map[string]any) { modelOf(m)["type"] = "Chars" }},
-		{"dropout", "dropout", true, func(m map[string]any) { modelOf(m)["dropout"] = 0.1 }},
 		{"wordpiece without unk", `unk_token "[UNK]" is not in the vocab`, false, func(m map[string]any) {
 			modelOf(m)["type"], modelOf(m)["unk_token"], modelOf(m)["max_input_chars_per_word"] = "WordPiece", "[UNK]", 100
 		}},

@@ -133,6 +133,7 @@ type bpeModel struct {
 	prefix       string // continuing_subword_prefix ("" for none)
 	suffix       string // end_of_word_suffix
 	ignoreMerges bool
+	dropout      float64       // the file's BPE dropout, not applied (see newBPE)
 	cutMeta      bool          // pieces may be cut before "▁" (bpesplit.go)
 	metaJoin     map[rune]bool // not after these characters
 	joinsOnce    sync.Once     // joins is built when a long part first needs it
@@ -171,6 +172,9 @@ func (m *bpeModel) describe() string {
 	if m.ignoreMerges {
 		opts = append(opts, "ignore_merges")
 	}
+	if m.dropout != 0 {
+		opts = append(opts, fmt.Sprintf("dropout %v not applied (every merge, as at inference)", m.dropout))
+	}
 	return describeWith(fmt.Sprintf("BPE (%d tokens, %d merges)", m.table.len(), m.merges.n), opts)
 }
 
@@ -202,8 +206,12 @@ func newBPE(c *component, vocab *vocabTable, merges *mergeList, byteLevel bool) 
 	if dropout != nil && (*dropout < 0 || *dropout > 1) {
 		return nil, c.errorf("dropout %v is not between 0 and 1", *dropout)
 	}
-	if dropout != nil && float32(*dropout) != 0 {
-		return nil, unsupported("BPE dropout %v (random merges; only null or 0)", *dropout)
+	// BPE dropout skips merges at random, a regularisation for training: a file saved with it
+	// (a fine-tune's tokenizer.json) makes the Rust library tokenize differently at every call.
+	// The model is run as it is meant to be at inference, with every merge — the tokens the
+	// reference gives when no merge happens to be dropped — and inspect says so.
+	if dropout != nil {
+		m.dropout = *dropout
 	}
 	if prefix != nil {
 		m.prefix = *prefix
