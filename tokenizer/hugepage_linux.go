@@ -1,9 +1,8 @@
 package tokenizer
 
 import (
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // adviseHuge asks Linux to back the memory of s with 2 MB pages where it can (the system's
@@ -23,10 +22,14 @@ func adviseHuge[T any](s []T) {
 	if from >= to {
 		return
 	}
-	_ = unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, from-start)), to-from), unix.MADV_HUGEPAGE)
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, from-start)), to-from), madvHugePage)
 }
 
 const hugePage = 2 << 20
+
+// madvHugePage is Linux's MADV_HUGEPAGE, the same on every architecture (the standard
+// library's syscall package spells it only for some; the tokenizer imports no x/sys).
+const madvHugePage = 14
 
 // hugeMin is the size from which adviseHuge asks for large pages.
 const hugeMin = 2 << 20

@@ -4,8 +4,7 @@ package tokenizer
 
 import (
 	"os"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // readMapped returns the bytes of the file at path and a function that lets them go: nothing
@@ -24,8 +23,8 @@ func readMapped(path string) ([]byte, func(), error) {
 		return nil, nil, err
 	}
 	if size := st.Size(); st.Mode().IsRegular() && size >= minMapped && size == int64(int(size)) {
-		if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
-			return data, func() { _ = unix.Munmap(data) }, nil
+		if data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE); err == nil {
+			return data, func() { _ = syscall.Munmap(data) }, nil
 		}
 	}
 	data, err := os.ReadFile(path)

@@ -36,7 +36,7 @@ type Options struct {
 	// file whose name starts with it (written when the loop closes).
 	Profile string
 	// Setup, when set, is called on the session options last, before the session is made
-	// (tools/kernbench registers a custom-operator library there).
+	// (inference/ort/kernbench registers a custom-operator library there).
 	Setup func(*ort.SessionOptions) error
 	// QuantFlash keeps ONNX Runtime's flash attention path for a quantized (int8 or 4-bit)
 	// cache; by default such a graph's session runs the plain path (env.WithoutGQAFlash).

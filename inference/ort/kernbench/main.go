@@ -8,10 +8,10 @@
 // reference, and sums a decode step's and a prefill's matrix products over 28 layers. See
 // NOTES.md for the results and the trade-off.
 //
-//	go run ./tools/kernbench [--threads 2] [--rounds 5] [--prefill 428] [--isa avx512|avx2]
-//	go run ./tools/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
-//	go run ./tools/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
-//	go run ./tools/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
+//	go run ./inference/ort/kernbench [--threads 2] [--rounds 5] [--prefill 428] [--isa avx512|avx2]
+//	go run ./inference/ort/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
+//	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
+//	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 package main
 
 /*

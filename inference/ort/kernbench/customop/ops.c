@@ -1,5 +1,5 @@
 // ops.c: an ONNX Runtime custom-operator library, built by gcc (build.sh), for the plumbing
-// prototype of tools/kernbench (see ../NOTES.md). Domain "kernbench":
+// prototype of inference/ort/kernbench (see ../NOTES.md). Domain "kernbench":
 //
 //	Affine(X) = 2·X + 1                          the trivial operator that shows registration works
 //	Q4MatMul(A, B, scales; K, N) = A · Wᵀ        MatMulNBits' inputs (bits 4, block 32, no zero
