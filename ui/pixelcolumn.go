@@ -25,25 +25,22 @@ func newPixelColumn(objs ...fyne.CanvasObject) *fyne.Container {
 }
 
 func (pixelColumn) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var w, y float32
-	scale := layoutScale(objs)
-	first := true
-	for _, o := range objs {
-		if !o.Visible() {
-			continue
-		}
-		if !first {
-			y += theme.Padding()
-		}
-		first = false
-		m := o.MinSize()
-		w = max(w, m.Width)
-		y = ceilPixels(y+m.Height, scale)
-	}
-	return fyne.NewSize(w, y)
+	var w float32
+	h := stackPixels(objs, func(o fyne.CanvasObject, _, _ float32) { w = max(w, o.MinSize().Width) })
+	return fyne.NewSize(w, h)
 }
 
 func (pixelColumn) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	stackPixels(objs, func(o fyne.CanvasObject, y, h float32) {
+		o.Move(fyne.NewPos(0, y))
+		o.Resize(fyne.NewSize(size.Width, h))
+	})
+}
+
+// stackPixels walks objs' visible children as pixelColumn stacks them, calling place with each
+// one's top and height, and returns where the last ends: MinSize and Layout share it, so the
+// height a column asks for is the height it fills.
+func stackPixels(objs []fyne.CanvasObject, place func(o fyne.CanvasObject, y, h float32)) float32 {
 	var y float32
 	scale := layoutScale(objs)
 	first := true
@@ -56,10 +53,10 @@ func (pixelColumn) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		}
 		first = false
 		h := o.MinSize().Height
-		o.Move(fyne.NewPos(0, y))
-		o.Resize(fyne.NewSize(size.Width, h))
+		place(o, y, h)
 		y = ceilPixels(y+h, scale)
 	}
+	return y
 }
 
 // layoutScale is the device pixels per unit of the canvas showing objs (of the first window
