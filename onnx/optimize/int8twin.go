@@ -105,7 +105,11 @@ func (w *twinWriter) graph(b []byte, match string) ([]byte, error) {
 		if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) < 3 || len(ins) > 3 && ins[3] != "" {
 			continue
 		}
-		if bits, _ := nodeIntAttr(nfs, "bits"); bits == 4 && twinMatches(ins[1], match) {
+		bits, _, err := intAttr(f.val, "bits")
+		if err != nil {
+			return nil, err
+		}
+		if bits == 4 && twinMatches(ins[1], match) {
 			chosen[ins[1]] = true
 		}
 	}
@@ -118,7 +122,11 @@ func (w *twinWriter) graph(b []byte, match string) ([]byte, error) {
 				return nil, err
 			}
 			if ins := fieldStrings(nfs, proto.FieldNodeInput); len(ins) > 1 && chosen[ins[1]] && fieldStrings(nfs, proto.FieldNodeOpType)[0] == "MatMulNBits" {
-				g = appendBytes(g, proto.FieldGraphNode, eightBits(nfs))
+				node, err := withIntAttr(f.val, "bits", 8)
+				if err != nil {
+					return nil, err
+				}
+				g = appendBytes(g, proto.FieldGraphNode, node)
 				w.count++
 				continue
 			}
@@ -154,42 +162,6 @@ func twinMatches(name, match string) bool {
 		}
 	}
 	return false
-}
-
-func nodeIntAttr(nfs []field, name string) (int64, bool) {
-	for _, f := range nfs {
-		if f.num != proto.FieldNodeAttr || f.typ != protowire.BytesType {
-			continue
-		}
-		afs, err := fields(f.val)
-		if err != nil || len(fieldStrings(afs, proto.FieldAttrName)) != 1 || fieldStrings(afs, proto.FieldAttrName)[0] != name {
-			continue
-		}
-		for _, a := range afs {
-			if a.num == proto.FieldAttrI && a.typ == protowire.VarintType {
-				return int64(a.v), true
-			}
-		}
-	}
-	return 0, false
-}
-
-// eightBits is the node nfs with its bits attribute set to 8.
-func eightBits(nfs []field) []byte {
-	var out []byte
-	for _, f := range nfs {
-		if f.num == proto.FieldNodeAttr && f.typ == protowire.BytesType {
-			if afs, err := fields(f.val); err == nil && len(fieldStrings(afs, proto.FieldAttrName)) == 1 && fieldStrings(afs, proto.FieldAttrName)[0] == "bits" {
-				a := appendBytes(nil, proto.FieldAttrName, []byte("bits"))
-				a = protowire.AppendVarint(protowire.AppendTag(a, proto.FieldAttrI, protowire.VarintType), 8)
-				a = protowire.AppendVarint(protowire.AppendTag(a, proto.FieldAttrType, protowire.VarintType), 2) // INT
-				out = appendBytes(out, proto.FieldNodeAttr, a)
-				continue
-			}
-		}
-		out = append(out, f.raw...)
-	}
-	return out
 }
 
 // external reads a tensor's external_data entries.
