@@ -10,7 +10,7 @@ import (
 // Window shortcuts (Ctrl+N, Ctrl+,, Ctrl+L…) and F1 typed while it has focus are passed on.
 type composer struct {
 	widget.Entry
-	shift      bool
+	shiftKey
 	onSend     func()
 	onEscape   func()
 	onShortcut func(fyne.Shortcut) bool  // reports whether the window handled it
@@ -27,19 +27,34 @@ func newComposer() *composer {
 	return c
 }
 
-// KeyDown tracks Shift (desktop only) and lets the Entry select with it.
-func (c *composer) KeyDown(k *fyne.KeyEvent) {
-	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
-		c.shift = true
+// shiftKey tracks whether Shift is held while a widget has the keyboard (desktop only), from
+// its key-down and key-up events: Fyne gives Shift alone no modifier a widget can read.
+// Embedded, it is the widget's desktop.Keyable.
+type shiftKey struct{ shift bool }
+
+// KeyDown notes Shift.
+func (s *shiftKey) KeyDown(e *fyne.KeyEvent) {
+	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
+		s.shift = true
 	}
+}
+
+// KeyUp notes Shift's release.
+func (s *shiftKey) KeyUp(e *fyne.KeyEvent) {
+	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
+		s.shift = false
+	}
+}
+
+// KeyDown tracks Shift and lets the Entry select with it.
+func (c *composer) KeyDown(k *fyne.KeyEvent) {
+	c.shiftKey.KeyDown(k)
 	c.Entry.KeyDown(k)
 }
 
 // KeyUp tracks Shift.
 func (c *composer) KeyUp(k *fyne.KeyEvent) {
-	if k.Name == desktop.KeyShiftLeft || k.Name == desktop.KeyShiftRight {
-		c.shift = false
-	}
+	c.shiftKey.KeyUp(k)
 	c.Entry.KeyUp(k)
 }
 

@@ -59,7 +59,7 @@ func (unpadLayout) MinSize(o []fyne.CanvasObject) fyne.Size {
 // goroutine only.
 type menuLink struct {
 	widget.Hyperlink
-	shift bool // Shift is held while the link has the keyboard
+	shiftKey // Shift is held while the link has the keyboard (F10 then opens the menu)
 }
 
 func newMenuLink(text string, u *url.URL) *menuLink {
@@ -106,20 +106,6 @@ func (l *menuLink) showMenu(pos fyne.Position) {
 // The same menu by keyboard on a focused link, as desktop apps have it: the Menu key or
 // Shift+F10 (the window's key table lists them). A Shift with no Ctrl or Alt makes no
 // shortcut in Fyne: F10 reaches TypedKey alone, so the link notes Shift's key-down itself.
-
-// KeyDown notes Shift.
-func (l *menuLink) KeyDown(e *fyne.KeyEvent) {
-	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
-		l.shift = true
-	}
-}
-
-// KeyUp notes Shift's release.
-func (l *menuLink) KeyUp(e *fyne.KeyEvent) {
-	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
-		l.shift = false
-	}
-}
 
 // FocusLost forgets Shift: its key-up may go to another object.
 func (l *menuLink) FocusLost() {

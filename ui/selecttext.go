@@ -29,7 +29,7 @@ type selectText struct {
 
 	anchor, caret int // byte offsets in text; the selection is between them
 	focused       bool
-	shift         bool // Shift is held (desktop.Keyable)
+	shiftKey      // Shift is held: the arrows select (desktop.Keyable)
 
 	drag     dragScroll              // scrolls the transcript while a drag is past its edge
 	onEscape func()                  // Esc (nil: Esc goes to the window)
@@ -316,20 +316,6 @@ func (s *selectText) FocusLost() {
 
 // TypedRune ignores typing: the text is read-only.
 func (s *selectText) TypedRune(rune) {}
-
-// KeyDown notes Shift, which makes the arrows select.
-func (s *selectText) KeyDown(e *fyne.KeyEvent) {
-	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
-		s.shift = true
-	}
-}
-
-// KeyUp notes Shift released.
-func (s *selectText) KeyUp(e *fyne.KeyEvent) {
-	if e.Name == desktop.KeyShiftLeft || e.Name == desktop.KeyShiftRight {
-		s.shift = false
-	}
-}
 
 // TypedKey moves the caret (selecting with Shift); Esc calls onEscape.
 func (s *selectText) TypedKey(e *fyne.KeyEvent) {
