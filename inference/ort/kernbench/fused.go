@@ -140,19 +140,11 @@ func newSession(path string, x []float32, rows, k, n, outs int) (*ortSide, error
 		side.y = append(side.y, y)
 		vals, names = append(vals, y), append(names, fmt.Sprint([]string{"G", "U"}[i%2], i/2))
 	}
-	o, err := ort.NewSessionOptions()
+	o, err := benchOptions(nil)
 	if err != nil {
 		return nil, err
 	}
 	defer o.Destroy()
-	if err := o.SetIntraOpNumThreads(*threads); err != nil {
-		return nil, err
-	}
-	for k, v := range map[string]string{"session.intra_op.allow_spinning": "1", "session.force_spinning_stop": "1"} {
-		if err := o.AddSessionConfigEntry(k, v); err != nil {
-			return nil, err
-		}
-	}
 	if side.s, err = ort.NewAdvancedSession(path, []string{"A"}, names, []ort.Value{in}, vals, o); err != nil {
 		return nil, err
 	}

@@ -290,29 +290,43 @@ func newORT(dir string, s shape, ws []weights, x []float32, rows int, acc int64)
 		side.y = append(side.y, y)
 		outs, names = append(outs, y), append(names, fmt.Sprint("Y", i))
 	}
-	o, err := ort.NewSessionOptions()
+	var register func(*ort.SessionOptions) error
+	if acc < 0 {
+		register = ops.register
+	}
+	o, err := benchOptions(register)
 	if err != nil {
 		return nil, err
 	}
 	defer o.Destroy()
-	if err := o.SetIntraOpNumThreads(*threads); err != nil {
-		return nil, err
-	}
-	if acc < 0 {
-		if err := ops.register(o); err != nil {
-			return nil, err
-		}
-	}
-	// As the app runs its sessions: spinning while a run lasts, stopped after it.
-	for k, v := range map[string]string{"session.intra_op.allow_spinning": "1", "session.force_spinning_stop": "1"} {
-		if err := o.AddSessionConfigEntry(k, v); err != nil {
-			return nil, err
-		}
-	}
 	if side.s, err = ort.NewAdvancedSession(path, []string{"A"}, names, []ort.Value{in}, outs, o); err != nil {
 		return nil, err
 	}
 	return side, nil
+}
+
+// benchOptions are the one-node sessions' options: *threads intra-op threads, register (if
+// not nil) called on them, and spinning as the app runs its sessions — while a run lasts,
+// stopped after it.
+func benchOptions(register func(*ort.SessionOptions) error) (*ort.SessionOptions, error) {
+	o, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	err = o.SetIntraOpNumThreads(*threads)
+	if err == nil && register != nil {
+		err = register(o)
+	}
+	for k, v := range map[string]string{"session.intra_op.allow_spinning": "1", "session.force_spinning_stop": "1"} {
+		if err == nil {
+			err = o.AddSessionConfigEntry(k, v)
+		}
+	}
+	if err != nil {
+		o.Destroy()
+		return nil, err
+	}
+	return o, nil
 }
 
 // kernel holds the quantized activations' buffers.
