@@ -31,34 +31,26 @@ func opTwin(graph string) (string, int, error) {
 	}
 	const from, to = "com.microsoft", "kernbench.ops"
 	n := 0
-	// ModelProto.graph (7) → GraphProto.node (1) → NodeProto.op_type (4), domain (7).
-	err = eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
-		if num != 7 {
-			return nil
-		}
-		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
-			if num != 1 {
-				return nil
-			}
-			var op string
-			domOff := -1
-			err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
-				switch num {
-				case 4:
-					op = string(v)
-				case 7:
-					if string(v) == from {
-						domOff = off
-					}
+	// NodeProto.op_type (4), domain (7).
+	err = eachNode(b, func(node []byte, nOff int) error {
+		var op string
+		domOff := -1
+		err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+			switch num {
+			case 4:
+				op = string(v)
+			case 7:
+				if string(v) == from {
+					domOff = off
 				}
-				return nil
-			})
-			if err == nil && op == "MatMulNBits" && domOff >= 0 {
-				copy(b[domOff:], to)
-				n++
 			}
-			return err
+			return nil
 		})
+		if err == nil && op == "MatMulNBits" && domOff >= 0 {
+			copy(b[domOff:], to)
+			n++
+		}
+		return err
 	})
 	if err != nil {
 		return "", 0, err
@@ -75,6 +67,22 @@ func opTwin(graph string) (string, int, error) {
 	b = protowire.AppendBytes(b, opset)
 	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+filepath.Base(graph))
 	return out, n, os.WriteFile(out, b, 0o644)
+}
+
+// eachNode calls fn with every node of the model b (ModelProto.graph (7) → GraphProto.node
+// (1)) and the node's offset in b, for patching it in place.
+func eachNode(b []byte, fn func(node []byte, off int) error) error {
+	return eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
+		if num != 7 {
+			return nil
+		}
+		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
+			if num != 1 {
+				return nil
+			}
+			return fn(node, nOff)
+		})
+	})
 }
 
 // eachField calls fn with every length-delimited field of the message b (which starts at
@@ -300,45 +308,36 @@ func mixedCopy(graph string, ks []string) (string, int, error) {
 		return "", 0, err
 	}
 	n := 0
-	// ModelProto.graph (7) → GraphProto.node (1) → NodeProto.op_type (4), attribute (5) →
-	// AttributeProto.name (1), i (3).
-	err = eachField(b, 0, func(num protowire.Number, g []byte, gOff int) error {
-		if num != 7 {
-			return nil
-		}
-		return eachField(g, gOff, func(num protowire.Number, node []byte, nOff int) error {
-			if num != 1 {
-				return nil
-			}
-			var op string
-			ints := map[string]int64{}
-			accOff := -1
-			err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
-				switch num {
-				case 4:
-					op = string(v)
-				case 5:
-					name, i, iOff, err := intAttr(v, off)
-					if err != nil {
-						return err
-					}
-					ints[name] = i
-					if name == "accuracy_level" {
-						accOff = iOff
-					}
+	// NodeProto.op_type (4), attribute (5) → AttributeProto.name (1), i (3).
+	err = eachNode(b, func(node []byte, nOff int) error {
+		var op string
+		ints := map[string]int64{}
+		accOff := -1
+		err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+			switch num {
+			case 4:
+				op = string(v)
+			case 5:
+				name, i, iOff, err := intAttr(v, off)
+				if err != nil {
+					return err
 				}
-				return nil
-			})
-			if err != nil || op != "MatMulNBits" || !slices.Contains(ks, fmt.Sprintf("%dx%d", ints["K"], ints["N"])) {
-				return err
+				ints[name] = i
+				if name == "accuracy_level" {
+					accOff = iOff
+				}
 			}
-			if accOff < 0 || ints["accuracy_level"] != 4 {
-				return fmt.Errorf("a %dx%d MatMulNBits node is not at accuracy level 4: not an acc-4 copy", ints["K"], ints["N"])
-			}
-			b[accOff] = 0
-			n++
 			return nil
 		})
+		if err != nil || op != "MatMulNBits" || !slices.Contains(ks, fmt.Sprintf("%dx%d", ints["K"], ints["N"])) {
+			return err
+		}
+		if accOff < 0 || ints["accuracy_level"] != 4 {
+			return fmt.Errorf("a %dx%d MatMulNBits node is not at accuracy level 4: not an acc-4 copy", ints["K"], ints["N"])
+		}
+		b[accOff] = 0
+		n++
+		return nil
 	})
 	if err != nil {
 		return "", 0, err
