@@ -263,9 +263,7 @@ func reorderVisual(w []glyph) []glyph {
 		for j < len(w) && (strings.HasPrefix(w[j].text, devaVirama) || w[j].text == "\u093C") {
 			j++
 		}
-		g := w[i]
-		copy(w[i:j-1], w[i+1:j])
-		w[j-1] = g
+		moveLater(w, i, j-1)
 		w[j-1].order = inOrder
 		i = j - 1
 	}
@@ -344,9 +342,7 @@ func placeLeftSigns(w []glyph) {
 		for j < len(w) && (w[j].text == "\u1C24" || w[j].text == "\u1C25" || w[j].text == "\u1C37") {
 			j++
 		}
-		g := w[i]
-		copy(w[i:j-1], w[i+1:j])
-		w[j-1] = g
+		moveLater(w, i, j-1)
 		i = j - 1
 	}
 }

@@ -89,11 +89,17 @@ func placePreBaseSigns(w []glyph) {
 				break
 			}
 		}
-		g := w[i]
-		copy(w[i:j-1], w[i+1:j])
-		w[j-1] = g
+		moveLater(w, i, j-1)
 		i = j - 1
 	}
+}
+
+// moveLater moves w[i] to w[j] (j > i), the glyphs between one place back: a sign drawn
+// before the letters it follows in the text put after them.
+func moveLater(w []glyph, i, j int) {
+	g := w[i]
+	copy(w[i:j], w[i+1:j+1])
+	w[j] = g
 }
 
 // belowBase is true of the marks a consonant takes before its vowel sign: a nukta, and
