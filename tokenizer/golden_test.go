@@ -55,7 +55,7 @@ var realNames = []string{"bert", "bert_zh", "chatglm3", "clip", "cohere", "falco
 
 // goldenNames adds the stories260K model's tokenizer, edited files (see loadEdited) and the
 // real files.
-var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals", "wiki_props", "wiki_fold", "marian_t5", "marian_unk0"),
+var goldenNames = append(append(tokenizerNames, "qwen3_o200k", "stories260k", "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals", "wiki_props", "wiki_fold", "wiki_prop_names", "wiki_fold_class", "marian_t5", "marian_unk0"),
 	prefixed("real_", realNames)...)
 
 func prefixed(p string, names []string) []string {
@@ -93,7 +93,7 @@ func load(t testing.TB, name string) *Pipeline {
 		tk = loadO200k(t)
 	case "stories260k":
 		tk, err = Load(testenv.SharedModel(t, "stories260K"))
-	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals", "wiki_props", "wiki_fold", "marian_t5", "marian_unk0":
+	case "llama2_metaspace", "llama2_always", "gpt2_digits", "t5_first", "t5_bert_first", "t5_nfd_first", "t5_nfkc_first", "t5_byte_fallback", "wiki_scripts", "wiki_word_split", "wiki_intervals", "wiki_props", "wiki_fold", "wiki_prop_names", "wiki_fold_class", "marian_t5", "marian_unk0":
 		tk = loadVariant(t, name)
 	case "real_added_tokens":
 		_, err = parse(readReal(t, "added_tokens"))

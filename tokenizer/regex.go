@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -80,9 +81,10 @@ func (p *pattern) findAll(s string, f func(start, end int)) {
 type reNode func(s string, i int, k func(int) bool) bool
 
 type reParser struct {
-	src  string
-	pos  int
-	fold bool // inside (?i:…)
+	src    string
+	pos    int
+	fold   bool // inside (?i:…), or after (?i)
+	dotAll bool // (?m): in Oniguruma's Ruby syntax, "." matches a newline too
 }
 
 func (p *reParser) more() bool { return p.pos < len(p.src) }
@@ -143,7 +145,7 @@ func (p *reParser) literalRun() []rune {
 			if p.pos+1 < len(p.src) && strings.IndexByte("AzZbB", p.src[p.pos+1]) >= 0 {
 				break
 			}
-			set, lit, err := p.escape()
+			set, lit, err := p.escape(false)
 			w, p.pos = p.pos-start, start
 			if err != nil || set != nil {
 				break
@@ -162,12 +164,12 @@ func (p *reParser) literalRun() []rune {
 }
 
 // caseFold is the case folding of r: its full folding when that is more than one character,
-// else foldRune's.
+// else its simple one.
 func caseFold(dst []rune, r rune) []rune {
 	if f, ok := fullFolds[r]; ok {
 		return append(dst, f...)
 	}
-	return append(dst, foldRune(r))
+	return append(dst, simpleFold(r))
 }
 
 // foldString matches text whose characters' case foldings, end to end, are the run's.
@@ -301,13 +303,30 @@ func (p *reParser) atom() (reNode, error) {
 	case '(':
 		return p.group()
 	case '[':
-		set, err := p.class()
+		set, multi, err := p.class()
 		if err != nil {
 			return nil, err
 		}
-		return charNode(set), nil
+		if len(multi) == 0 {
+			return charNode(set), nil
+		}
+		alts := []reNode{charNode(set)}
+		for _, m := range multi {
+			alts = append(alts, foldString(m))
+		}
+		return func(s string, i int, k func(int) bool) bool {
+			for _, a := range alts {
+				if a(s, i, k) {
+					return true
+				}
+			}
+			return false
+		}, nil
 	case '.':
 		p.pos++
+		if p.dotAll {
+			return charNode(func(r rune) bool { return true }), nil
+		}
 		return charNode(func(r rune) bool { return r != '\n' }), nil
 	case '^':
 		p.pos++
@@ -323,7 +342,7 @@ func (p *reParser) atom() (reNode, error) {
 		if a := p.anchor(); a != nil {
 			return a, nil
 		}
-		set, lit, err := p.escape()
+		set, lit, err := p.escape(false)
 		if err != nil {
 			return nil, err
 		}
@@ -340,32 +359,48 @@ func (p *reParser) atom() (reNode, error) {
 }
 
 func (p *reParser) literal(want rune) reNode {
-	if p.fold {
-		return charNode(func(r rune) bool { return foldEq(r, want) })
+	if p.fold { // a whole character's folding: (?i)ß+ matches "ssss"
+		return foldString([]rune{want})
 	}
 	return charNode(func(r rune) bool { return r == want })
 }
 
-// foldEq is the case-insensitive comparison of (?i:…): simple case folding, with ſ folding
-// to s as the reference's does.
-func foldEq(a, b rune) bool {
-	if a == b {
-		return true
+// simpleFold is r's simple case folding (CaseFolding C and S, Unicode 16.0): K and k fold to
+// k, ſ to s, ẞ to ß.
+func simpleFold(r rune) rune {
+	if r < utf8.RuneSelf {
+		if r >= 'A' && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return r
 	}
-	fa, fb := foldRune(a), foldRune(b)
-	return fa == fb
-}
-
-func foldRune(r rune) rune {
-	if r == 0x17F {
-		return 's'
-	}
-	var b [8]byte
-	l := toLower(b[:0], r)
-	if x, n := utf8.DecodeRune(l); n == len(l) {
-		return x
+	i := sort.Search(len(simpleFolds), func(i int) bool { return simpleFolds[i][0] >= r })
+	if i < len(simpleFolds) && simpleFolds[i][0] == r {
+		return simpleFolds[i][1]
 	}
 	return r
+}
+
+var (
+	orbitsOnce sync.Once
+	orbits     map[rune][]rune // a simple folding → the characters that fold to it, itself first
+)
+
+// foldOrbit returns the characters whose simple case folding is r's, r among them.
+func foldOrbit(r rune) []rune {
+	orbitsOnce.Do(func() {
+		orbits = map[rune][]rune{}
+		for _, p := range simpleFolds {
+			if orbits[p[1]] == nil {
+				orbits[p[1]] = []rune{p[1]}
+			}
+			orbits[p[1]] = append(orbits[p[1]], p[0])
+		}
+	})
+	if o, ok := orbits[simpleFold(r)]; ok {
+		return o
+	}
+	return nil
 }
 
 func charNode(set func(rune) bool) reNode {
@@ -380,23 +415,30 @@ func charNode(set func(rune) bool) reNode {
 
 func (p *reParser) group() (reNode, error) {
 	p.pos++ // (
-	kind, fold := "", p.fold
+	kind, fold, dotAll := "", p.fold, p.dotAll
+	defer func() { p.fold, p.dotAll = fold, dotAll }()
 	if strings.HasPrefix(p.src[p.pos:], "?") {
 		switch {
 		case strings.HasPrefix(p.src[p.pos:], "?:"):
 			kind, p.pos = ":", p.pos+2
-		case strings.HasPrefix(p.src[p.pos:], "?i:"):
-			kind, p.pos, p.fold = ":", p.pos+3, true
 		case strings.HasPrefix(p.src[p.pos:], "?="):
 			kind, p.pos = "=", p.pos+2
 		case strings.HasPrefix(p.src[p.pos:], "?!"):
 			kind, p.pos = "!", p.pos+2
 		default:
-			return nil, fmt.Errorf("unsupported group %q", p.src[p.pos-1:min(len(p.src), p.pos+3)])
+			k, err := p.options()
+			if err != nil {
+				return nil, err
+			}
+			if k == ")" {
+				// (?i) applies to the rest of the enclosing group, alternatives included, as
+				// Oniguruma reads it: a(?i)b|c is a(?i:b|c).
+				return p.alternation()
+			}
+			kind = k
 		}
 	}
 	n, err := p.alternation()
-	p.fold = fold
 	if err != nil {
 		return nil, err
 	}
@@ -415,6 +457,39 @@ func (p *reParser) group() (reNode, error) {
 		}, nil
 	}
 	return n, nil
+}
+
+// options reads the options of a group after its "(": ?i, ?m, ?-i and so on, then ":" (a
+// group with them: returns ":") or ")" (they hold to the end of the enclosing group: returns
+// ")"). Options other than i (ignore case) and m (Ruby's: "." matches a newline) are refused.
+func (p *reParser) options() (string, error) {
+	start := p.pos - 1
+	on := true
+	for p.pos++; p.more(); p.pos++ {
+		switch c := p.src[p.pos]; c {
+		case 'i':
+			p.fold = on
+		case 'm':
+			p.dotAll = on
+		case '-':
+			if !on {
+				return "", fmt.Errorf("unsupported group %q", p.src[start:p.pos+1])
+			}
+			on = false
+		case ':', ')':
+			if p.pos == start+2 {
+				return "", fmt.Errorf("unsupported group %q", p.src[start:p.pos+1])
+			}
+			p.pos++
+			if c == ')' {
+				return ")", nil
+			}
+			return ":", nil
+		default:
+			return "", fmt.Errorf("unsupported group %q", p.src[start:min(len(p.src), p.pos+1)])
+		}
+	}
+	return "", fmt.Errorf("missing )")
 }
 
 // anchor reads \A (start of the text), \z (its end), \Z (its end or before a final
@@ -457,8 +532,10 @@ func wordBoundary(s string, i int) bool {
 	return before != after
 }
 
-// escape reads a backslash escape: a class (set) or a literal character.
-func (p *reParser) escape() (func(rune) bool, rune, error) {
+// escape reads a backslash escape: a class (set) or a literal character. bracket says whether
+// it stands in a bracket expression, where Oniguruma reads \b as a backspace and \w and the
+// POSIX \p{…} names from their Unicode sets alone (outside, from its Latin-1 table below U+0100).
+func (p *reParser) escape(bracket bool) (func(rune) bool, rune, error) {
 	p.pos++
 	if !p.more() {
 		return nil, 0, fmt.Errorf("trailing backslash")
@@ -471,13 +548,23 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 		return isWhitespace, 0, nil
 	case 'S':
 		return not(isWhitespace), 0, nil
+	case 'h': // Ruby syntax: a hexadecimal digit
+		return isHexDigit, 0, nil
+	case 'H':
+		return not(isHexDigit), 0, nil
 	case 'd':
 		return isDecimal, 0, nil
 	case 'D':
 		return not(isDecimal), 0, nil
 	case 'w':
+		if bracket {
+			return isUnicodeWord, 0, nil
+		}
 		return isRegexWord, 0, nil
 	case 'W':
+		if bracket {
+			return not(isUnicodeWord), 0, nil
+		}
 		return not(isRegexWord), 0, nil
 	case 'p', 'P':
 		name := ""
@@ -490,7 +577,7 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 		} else if p.more() {
 			name, p.pos = p.src[p.pos:p.pos+1], p.pos+1
 		}
-		f, ok := propertyClass(name)
+		f, ok := propertyClass(name, bracket)
 		if !ok {
 			return nil, 0, fmt.Errorf("unsupported class \\p{%s}", name)
 		}
@@ -498,6 +585,10 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 			f = not(f)
 		}
 		return f, 0, nil
+	case 'b':
+		if bracket {
+			return nil, '\b', nil
+		}
 	case 'n':
 		return nil, '\n', nil
 	case 'r':
@@ -536,8 +627,9 @@ func (p *reParser) escape() (func(rune) bool, rune, error) {
 	return nil, r, nil
 }
 
-// class reads a bracket expression.
-func (p *reParser) class() (func(rune) bool, error) {
+// class reads a bracket expression: the characters it matches, and under (?i) the strings
+// it matches too (multi).
+func (p *reParser) class() (set func(rune) bool, multi [][]rune, err error) {
 	p.pos++ // [
 	neg := false
 	if p.more() && p.src[p.pos] == '^' {
@@ -549,7 +641,7 @@ func (p *reParser) class() (func(rune) bool, error) {
 	first := true
 	for {
 		if !p.more() {
-			return nil, fmt.Errorf("missing ]")
+			return nil, nil, fmt.Errorf("missing ]")
 		}
 		c := p.src[p.pos]
 		if c == ']' && !first {
@@ -565,19 +657,19 @@ func (p *reParser) class() (func(rune) bool, error) {
 			// match other text, so they are refused.
 			if rest := p.src[p.pos:]; strings.HasPrefix(rest, "[:") {
 				if end := strings.Index(rest[2:], ":]"); end >= 0 {
-					return nil, fmt.Errorf("unsupported POSIX class %s", rest[:end+4])
+					return nil, nil, fmt.Errorf("unsupported POSIX class %s", rest[:end+4])
 				}
 			}
-			sub, err := p.class()
+			sub, _, err := p.class()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sets = append(sets, sub)
 			continue
 		case '\\':
-			set, lit, err := p.escape()
+			set, lit, err := p.escape(true)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if set != nil {
 				sets = append(sets, set)
@@ -586,7 +678,7 @@ func (p *reParser) class() (func(rune) bool, error) {
 			lo = lit
 		default:
 			if strings.HasPrefix(p.src[p.pos:], "&&") {
-				return nil, fmt.Errorf("unsupported class intersection &&")
+				return nil, nil, fmt.Errorf("unsupported class intersection &&")
 			}
 			r, w := utf8.DecodeRuneInString(p.src[p.pos:])
 			p.pos += w
@@ -596,9 +688,9 @@ func (p *reParser) class() (func(rune) bool, error) {
 		if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']' {
 			p.pos++
 			if p.src[p.pos] == '\\' {
-				set, lit, err := p.escape()
+				set, lit, err := p.escape(true)
 				if err != nil || set != nil {
-					return nil, fmt.Errorf("bad range")
+					return nil, nil, fmt.Errorf("bad range")
 				}
 				hi = lit
 			} else {
@@ -609,23 +701,48 @@ func (p *reParser) class() (func(rune) bool, error) {
 		}
 		ranges = append(ranges, [2]rune{lo, hi})
 	}
-	fold := p.fold
-	return func(r rune) bool {
-		in := false
+	in := func(r rune) bool {
 		for _, rg := range ranges {
-			if r >= rg[0] && r <= rg[1] || fold && foldRune(r) >= foldRune(rg[0]) && foldRune(r) <= foldRune(rg[1]) {
-				in = true
-				break
+			if r >= rg[0] && r <= rg[1] {
+				return true
 			}
 		}
 		for _, f := range sets {
-			if in {
-				break
+			if f(r) {
+				return true
 			}
-			in = f(r)
 		}
-		return in != neg
-	}, nil
+		return false
+	}
+	if !p.fold {
+		return func(r rune) bool { return in(r) != neg }, nil, nil
+	}
+	// Under (?i) the class holds the case variants of what it holds (K and k for [k]), and,
+	// unless negated, also matches the full foldings of the characters it holds as strings
+	// (after a character of its own: (?i)[ß] matches "ss", (?i)[ßs] "s" first).
+	folded := func(r rune) bool {
+		if in(r) {
+			return true
+		}
+		for _, o := range foldOrbit(r) {
+			if o != r && in(o) {
+				return true
+			}
+		}
+		return false
+	}
+	multi = nil
+	if !neg {
+		for _, c := range fullFoldChars() {
+			if folded(c) {
+				f := fullFolds[c]
+				if !slices.ContainsFunc(multi, func(m []rune) bool { return slices.Equal(m, f) }) {
+					multi = append(multi, f)
+				}
+			}
+		}
+	}
+	return func(r rune) bool { return folded(r) != neg }, multi, nil
 }
 
 // isRegexWord is \w of the reference's regex engine (Oniguruma), not of its added-token
@@ -641,73 +758,106 @@ func isRegexWord(r rune) bool {
 	return isWordChar(r)
 }
 
+// isUnicodeWord is Oniguruma's Unicode \w set (Alphabetic, M, Nd, Pc), as a bracket
+// expression reads it: without the Latin-1 No characters isRegexWord adds.
+func isUnicodeWord(r rune) bool { return r != 0x200C && r != 0x200D && isWordChar(r) }
+
+func isHexDigit(r rune) bool { return r >= '0' && r <= '9' || r|0x20 >= 'a' && r|0x20 <= 'f' }
+
 func isDecimal(r rune) bool { return r >= '0' && r <= '9' || r >= utf8.RuneSelf && class2(r)&c2Nd != 0 }
 
-// propertyClass is \p{name} for the classes the tables hold.
-func propertyClass(name string) (func(rune) bool, bool) {
-	bits := map[string]uint8{"L": cL, "Letter": cL, "N": cN, "Number": cN, "M": cM, "Mark": cM, "P": cP,
-		"Punctuation": cP, "S": cS, "Symbol": cS, "Ll": cLl, "Lowercase_Letter": cLl}
-	if b, ok := bits[name]; ok {
-		return func(r rune) bool { return class(r)&b != 0 }, true
+// propertyClass is \p{name} (\p{^name} negated) for every name Oniguruma takes: general
+// categories and their unions, scripts, binary properties, POSIX bracket names and blocks
+// (In_…), compared as it compares names (without case, spaces, "_" and "-"), with the code
+// points of Unicode 16.0, its version. bracket says whether the class stands in a bracket
+// expression: outside one, \p{Word} is \w, with Latin-1 characters its Unicode set lacks.
+func propertyClass(name string, bracket bool) (func(rune) bool, bool) {
+	neg := strings.HasPrefix(name, "^")
+	if neg {
+		name = name[1:]
 	}
-	bits2 := map[string]uint16{"Lu": c2Lu, "Uppercase_Letter": c2Lu, "Lt": c2Lt, "Titlecase_Letter": c2Lt,
-		"Lm": c2Lm, "Modifier_Letter": c2Lm, "Lo": c2Lo, "Other_Letter": c2Lo, "Nd": c2Nd, "Decimal_Number": c2Nd}
-	if b, ok := bits2[name]; ok {
-		return func(r rune) bool { return class2(r)&b != 0 }, true
-	}
-	return propRangesClass(name)
-}
-
-// gcAliases maps the short names of general categories, and the unions of categories, to the
-// long names propRanges holds (Oniguruma's names, compared without case, spaces, "_" and "-").
-var gcAliases = map[string][]string{
-	"cc": {"control"}, "cf": {"format"}, "cn": {"unassigned"}, "co": {"privateuse"}, "cs": {"surrogate"},
-	"lu": {"uppercaseletter"}, "ll": {"lowercaseletter"}, "lt": {"titlecaseletter"}, "lm": {"modifierletter"}, "lo": {"otherletter"},
-	"mn": {"nonspacingmark"}, "mc": {"spacingmark"}, "me": {"enclosingmark"},
-	"nd": {"decimalnumber"}, "nl": {"letternumber"}, "no": {"othernumber"},
-	"pc": {"connectorpunctuation"}, "pd": {"dashpunctuation"}, "ps": {"openpunctuation"}, "pe": {"closepunctuation"},
-	"pi": {"initialpunctuation"}, "pf": {"finalpunctuation"}, "po": {"otherpunctuation"},
-	"sm": {"mathsymbol"}, "sc": {"currencysymbol"}, "sk": {"modifiersymbol"}, "so": {"othersymbol"},
-	"zs": {"spaceseparator"}, "zl": {"lineseparator"}, "zp": {"paragraphseparator"},
-	"c":  {"control", "format", "unassigned", "privateuse", "surrogate"},
-	"l":  {"uppercaseletter", "lowercaseletter", "titlecaseletter", "modifierletter", "otherletter"},
-	"lc": {"uppercaseletter", "lowercaseletter", "titlecaseletter"},
-	"m":  {"nonspacingmark", "spacingmark", "enclosingmark"},
-	"n":  {"decimalnumber", "letternumber", "othernumber"},
-	"p":  {"connectorpunctuation", "dashpunctuation", "openpunctuation", "closepunctuation", "initialpunctuation", "finalpunctuation", "otherpunctuation"},
-	"s":  {"mathsymbol", "currencysymbol", "modifiersymbol", "othersymbol"},
-	"z":  {"spaceseparator", "lineseparator", "paragraphseparator"},
-}
-
-func init() {
-	for short, long := range map[string]string{"other": "c", "letter": "l", "casedletter": "lc", "mark": "m", "combiningmark": "m",
-		"number": "n", "punctuation": "p", "symbol": "s", "separator": "z"} {
-		gcAliases[short] = gcAliases[long]
-	}
-}
-
-// propRangesClass is \p{name} for a script, a general category or Alphabetic, from the
-// Unicode 16.0 ranges of propRanges: the Unicode version of the reference's regex engine,
-// which Go's unicode tables (15.0) are not.
-func propRangesClass(name string) (func(rune) bool, bool) {
 	key := strings.ToLower(strings.NewReplacer(" ", "", "_", "", "-", "").Replace(name))
-	names := []string{key}
-	if long, ok := gcAliases[key]; ok {
-		names = long
-	}
-	var ranges [][2]int32
-	for _, n := range names {
-		flat, ok := propRanges[n]
+	f := tableClass(key)
+	if f == nil {
+		i, ok := slices.BinarySearch(propKeys[:], key)
 		if !ok {
 			return nil, false
 		}
-		for i := 0; i+1 < len(flat); i += 2 {
-			ranges = append(ranges, [2]int32{flat[i], flat[i+1]})
+		set := int(propSetOf[i])
+		f = rangesClass(decodePropSet(propSets[set]))
+		if set == wordSet && !bracket { // ² ³ ¹ ¼ ½ ¾ from the Latin-1 table, as \w
+			f = func(r rune) bool { return isRegexWord(r) }
 		}
 	}
-	sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+	if neg {
+		g := f
+		f = func(r rune) bool { return !g(r) }
+	}
+	return f, true
+}
+
+// tableClass is \p{key} for the general categories the class tables hold, nil for others.
+func tableClass(key string) func(rune) bool {
+	bits := map[string]uint8{"l": cL, "letter": cL, "n": cN, "number": cN, "m": cM, "mark": cM, "combiningmark": cM,
+		"p": cP, "punct": cP, "punctuation": cP, "s": cS, "symbol": cS, "ll": cLl, "lowercaseletter": cLl}
+	if b, ok := bits[key]; ok {
+		return func(r rune) bool { return class(r)&b != 0 }
+	}
+	bits2 := map[string]uint16{"lu": c2Lu, "uppercaseletter": c2Lu, "lt": c2Lt, "titlecaseletter": c2Lt,
+		"lm": c2Lm, "modifierletter": c2Lm, "lo": c2Lo, "otherletter": c2Lo, "nd": c2Nd, "decimalnumber": c2Nd}
+	if b, ok := bits2[key]; ok {
+		return func(r rune) bool { return class2(r)&b != 0 }
+	}
+	return nil
+}
+
+// decodePropSet reads a propSets entry: the gap before each run and its length, alternately,
+// in setDigits.
+func decodePropSet(enc string) [][2]int32 {
+	var ranges [][2]int32
+	var nums [2]int32
+	last, n, v, shift := int32(0), 0, int32(0), 0
+	for i := 0; i < len(enc); i++ {
+		d := int32(strings.IndexByte(setDigits, enc[i]))
+		v |= (d & 31) << shift
+		if d >= 32 {
+			shift += 5
+			continue
+		}
+		nums[n], n, v, shift = v, n+1, 0, 0
+		if n == 2 {
+			start := last + nums[0]
+			last = start + nums[1]
+			ranges = append(ranges, [2]int32{start, last})
+			n = 0
+		}
+	}
+	return ranges
+}
+
+// setDigits are the digits of propSets' numbers (tools/tokref/unicode.js writes them).
+const setDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+// rangesClass reports whether r is in one of the sorted [start, end) ranges.
+func rangesClass(ranges [][2]int32) func(rune) bool {
 	return func(r rune) bool {
 		i := sort.Search(len(ranges), func(i int) bool { return ranges[i][0] > r })
 		return i > 0 && r < ranges[i-1][1]
-	}, true
+	}
+}
+
+var (
+	fullFoldOnce sync.Once
+	fullFoldList []rune
+)
+
+// fullFoldChars lists the characters with a multi-character case folding, in order.
+func fullFoldChars() []rune {
+	fullFoldOnce.Do(func() {
+		for c := range fullFolds {
+			fullFoldList = append(fullFoldList, c)
+		}
+		slices.Sort(fullFoldList)
+	})
+	return fullFoldList
 }

@@ -18,8 +18,9 @@
 // BPEDecoder, CTC, Replace, Strip, Fuse, ByteFallback, Sequence), and added tokens with
 // single_word, lstrip, rstrip and normalized. Load refuses anything else, naming it
 // (ErrUnsupported); truncation and padding settings are ignored. The reference's Unicode
-// versions are kept: its regex classes, \p{…} properties (scripts, general categories,
-// Alphabetic) and case foldings are Unicode 16.0 (unicode_tables.go, unicode_props.go), its
+// versions are kept: its regex classes, \p{…} properties (every name its regex engine takes:
+// scripts and their ISO 15924 codes, general categories, binary properties, POSIX names,
+// blocks) and case foldings are Unicode 16.0 (unicode_tables.go, unicode_props.go), its
 // NFC is Unicode 9.0 with no stream-safe limit (nfc.go), BERT's character classes Unicode 8.0.
 package tokenizer
 

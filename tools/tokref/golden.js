@@ -53,7 +53,7 @@ const real = ['added_tokens', 'bert', 'bert_zh', 'chatglm3', 'clip', 'cohere', '
 // The real files timed for BenchmarkEncodeReal: WordPiece, Unigram, GPT-2's byte-level BPE.
 const timedReal = new Set(['real_bert', 'real_t5', 'real_gpt2']);
 const names = ['qwen3', 'llama3', 'deepseek_v3', 'qwen3_o200k', 'llama2', 'gemma3', 'gemini', 'gpt4o', 'gpt35turbo', 'claude', 'gptoss', 'stories260k',
-  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'wiki_fold', 'marian_t5', 'marian_unk0', ...real.map(n => 'real_' + n)];
+  'llama2_metaspace', 'llama2_always', 'gpt2_digits', 't5_first', 't5_bert_first', 't5_nfd_first', 't5_nfkc_first', 't5_byte_fallback', 'wiki_scripts', 'wiki_word_split', 'wiki_intervals', 'wiki_props', 'wiki_fold', 'wiki_prop_names', 'wiki_fold_class', 'marian_t5', 'marian_unk0', ...real.map(n => 'real_' + n)];
 const spNames = new Set(['llama2', 'gemma3', 'gemini', 'stories260k', 'llama2_metaspace', 'llama2_always']);
 // qwen3_o200k is Qwen3's file with its Split regex replaced by GPT-4o's (o200k), to test that
 // regex on another vocabulary (GPT-4o's own file is tested too, as gpt4o). The Go test makes the same edit.
@@ -169,6 +169,30 @@ const variants = {
     added_tokens: [],
     texts: ['Stra\u00dfe STRASSE strasse', '\ufb05op \ufb06 st ST', '\ufb01le FILE \ufb03 ffi FFI', '\u00dfs s\u00df sss \u1e9e SS',
       '\u01f0 j\u030c J\u030c', 'Kelvin \u212a k', '\u017fs \u017ft \u017f\u017f', 'ff \ufb00 FF'],
+  },
+  // A Split with more of Oniguruma's \p{…} names on the wiki BPE file: ISO 15924 script codes,
+  // binary properties, POSIX names, blocks, negations (\P, \p{^…}), \h, and escapes read
+  // otherwise in a bracket expression ([\b] a backspace, [\w] and [\p{Word}] without ² ³ ¹ ¼ ½ ¾).
+  wiki_prop_names: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`\p{Hani}+|\p{Hira}+|\p{Kana}+|\p{Grek}+|\p{Cyrl}+|\p{Arab}+|\p{Emoji_Presentation}+|\p{ExtPict}|\p{Latn}+|\h+|[\w]+|\p{Word}+|\P{Assigned}+|[\b\t]+|\p{White_Space}+|\p{In_General_Punctuation}|\p{^Alnum}` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Hello \u043c\u0438\u0440 \u4e16\u754c \u3072\u3089\u304c\u306a \u30ab\u30bf\u30ab\u30ca \u0395\u03bb\u03bb\u03ac\u03b4\u03b1 \u0627\u0644\u0639\u0631\u0628\u064a\u0629',
+      '\u{1F600}\u{1F44D}\u{1F3FD} \u263a \u2708\ufe0f', 'x\u00b2+y\u00b3 \u00bd 0xFF deadBEEF 42', 'a\bb\tc\b\b', '\u2028\u2029 \u00a0x\u3000',
+      '\u0378\u0379 \u{E0080}\u{50000}', '\u00abquote\u00bb \u2014 \u2026 \u2020', '\u00b9\u00bc_z \u0660\u0661 \u0966'],
+  },
+  // A Split under (?i) with bracket expressions and quantified characters on the wiki BPE
+  // file: a class holds the case variants of its characters ([a-z] takes K and ſ, [^a-z] not)
+  // and the full foldings of them as strings ((?i)[ß] matches "ss"), ß+ matches "ssss"; (?m)
+  // lets "." take a newline; (?:q(?i)u|v) is q(?i:u|v).
+  wiki_fold_class: {
+    base: 'real_wiki',
+    set: { pre_tokenizer: { type: 'Split', pattern: { Regex: String.raw`(?m:<.+?>)|(?:q(?i)u|v)|(?i)[\u00df\ufb01]+|\u01f0+|[a-z]+|[^a-z\s]+|\s+` },
+      behavior: 'Isolated', invert: false } },
+    added_tokens: [],
+    texts: ['Stra\u00dfe STRASSE \u017ftra\u00dfe', '\ufb01le FILE \u01f0 J\u030c j\u030c', 'Kelvin \u212aELVIN', '\u00dfs\u00df \u1e9e ss', '\u03a9mega \u03c9 \u2126',
+      '<a\nb> <c>', 'qU QU qV V v', '\u0130stanbul \u0131 I i'],
   },
   // The UnicodeScripts pre-tokenizer (its pieces keep their spaces), then FixedLength, on the
   // wiki BPE file.

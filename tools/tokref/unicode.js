@@ -153,31 +153,172 @@ ${scriptBody}}
   await writeProps();
 }
 
-// writeProps writes tokenizer/unicode_props.go: the Unicode 16.0 ranges of the \p{…} names
-// the regex engine takes beyond its class tables — every script (Script, not
-// Script_Extensions), every general category that is not a union of others, and Alphabetic —
-// keyed by the name as Oniguruma compares names (lower case, without spaces, "_" and "-").
+// Short names Oniguruma takes besides each long one (PropertyValueAliases: ISO 15924 script
+// codes, general category and binary property abbreviations), compared as it compares names:
+// lower case, without spaces, "_" and "-".
+const aliases = `ASCII_Hex_Digit:ahex Adlam:adlm Anatolian_Hieroglyphs:hluw Arabic:arab Armenian:armn Avestan:avst
+Balinese:bali Bamum:bamu Bassa_Vah:bass Batak:batk Bengali:beng Bhaiksuki:bhks Bidi_Control:bidic Bopomofo:bopo Brahmi:brah
+Braille:brai Buginese:bugi Buhid:buhd C:other Canadian_Aboriginal:cans Carian:cari Case_Ignorable:ci Caucasian_Albanian:aghb
+Cc:control Cf:format Chakma:cakm Changes_When_Casefolded:cwcf Changes_When_Casemapped:cwcm Changes_When_Lowercased:cwl
+Changes_When_Titlecased:cwt Changes_When_Uppercased:cwu Cherokee:cher Chorasmian:chrs Cn:unassigned Co:privateuse Common:zyyy
+Coptic:copt,qaac Cs:surrogate Cuneiform:xsux Cypriot:cprt Cypro_Minoan:cpmn Cyrillic:cyrl Default_Ignorable_Code_Point:di
+Deprecated:dep Deseret:dsrt Devanagari:deva Diacritic:dia Dives_Akuru:diak Dogra:dogr Duployan:dupl Egyptian_Hieroglyphs:egyp
+Elbasan:elba Elymaic:elym Emoji_Component:ecomp Emoji_Modifier:emod Emoji_Modifier_Base:ebase Emoji_Presentation:epres
+Ethiopic:ethi Extended_Pictographic:extpict Extender:ext Garay:gara Georgian:geor Glagolitic:glag Gothic:goth Grantha:gran
+Grapheme_Base:grbase Grapheme_Extend:grext Grapheme_Link:grlink Greek:grek Gujarati:gujr Gunjala_Gondi:gong Gurmukhi:guru
+Gurung_Khema:gukh Han:hani Hangul:hang Hanifi_Rohingya:rohg Hanunoo:hano Hatran:hatr Hebrew:hebr Hex_Digit:hex Hiragana:hira
+IDS_Binary_Operator:idsb IDS_Trinary_Operator:idst IDS_Unary_Operator:idsu ID_Continue:idc ID_Start:ids Ideographic:ideo
+Imperial_Aramaic:armi Inherited:qaai,zinh Inscriptional_Pahlavi:phli Inscriptional_Parthian:prti Javanese:java
+Join_Control:joinc Kaithi:kthi Kannada:knda Katakana:kana Kayah_Li:kali Kharoshthi:khar Khitan_Small_Script:kits Khmer:khmr
+Khojki:khoj Khudawadi:sind Kirat_Rai:krai L:letter LC:casedletter Lao:laoo Latin:latn Lepcha:lepc Limbu:limb Linear_A:lina
+Linear_B:linb Ll:lowercaseletter Lm:modifierletter Lo:otherletter Logical_Order_Exception:loe Lt:titlecaseletter
+Lu:uppercaseletter Lycian:lyci Lydian:lydi M:combiningmark,mark Mahajani:mahj Makasar:maka Malayalam:mlym Mandaic:mand
+Manichaean:mani Marchen:marc Masaram_Gondi:gonm Mc:spacingmark Me:enclosingmark Medefaidrin:medf Meetei_Mayek:mtei
+Mende_Kikakui:mend Meroitic_Cursive:merc Meroitic_Hieroglyphs:mero Miao:plrd Mn:nonspacingmark Modifier_Combining_Mark:mcm
+Mongolian:mong Mro:mroo Multani:mult Myanmar:mymr N:number Nabataean:nbat Nag_Mundari:nagm Nandinagari:nand Nd:decimalnumber
+New_Tai_Lue:talu Nko:nkoo Nl:letternumber No:othernumber Noncharacter_Code_Point:nchar Nushu:nshu Nyiakeng_Puachue_Hmong:hmnp
+Ogham:ogam Ol_Chiki:olck Ol_Onal:onao Old_Hungarian:hung Old_Italic:ital Old_North_Arabian:narb Old_Permic:perm
+Old_Persian:xpeo Old_Sogdian:sogo Old_South_Arabian:sarb Old_Turkic:orkh Old_Uyghur:ougr Oriya:orya Osage:osge Osmanya:osma
+Other_Alphabetic:oalpha Other_Default_Ignorable_Code_Point:odi Other_Grapheme_Extend:ogrext Other_ID_Continue:oidc
+Other_ID_Start:oids Other_Lowercase:olower Other_Math:omath Other_Uppercase:oupper P:punct,punctuation Pahawh_Hmong:hmng
+Palmyrene:palm Pattern_Syntax:patsyn Pattern_White_Space:patws Pau_Cin_Hau:pauc Pc:connectorpunctuation Pd:dashpunctuation
+Pe:closepunctuation Pf:finalpunctuation Phags_Pa:phag Phoenician:phnx Pi:initialpunctuation Po:otherpunctuation
+Prepended_Concatenation_Mark:pcm Ps:openpunctuation Psalter_Pahlavi:phlp Quotation_Mark:qmark Regional_Indicator:ri
+Rejang:rjng Runic:runr S:symbol Samaritan:samr Saurashtra:saur Sc:currencysymbol Sentence_Terminal:sterm Sharada:shrd
+Shavian:shaw Siddham:sidd SignWriting:sgnw Sinhala:sinh Sk:modifiersymbol Sm:mathsymbol So:othersymbol Soft_Dotted:sd
+Sogdian:sogd Sora_Sompeng:sora Soyombo:soyo Sundanese:sund Sunuwar:sunu Syloti_Nagri:sylo Syriac:syrc Tagalog:tglg
+Tagbanwa:tagb Tai_Le:tale Tai_Tham:lana Tai_Viet:tavt Takri:takr Tamil:taml Tangsa:tnsa Tangut:tang Telugu:telu
+Terminal_Punctuation:term Thaana:thaa Tibetan:tibt Tifinagh:tfng Tirhuta:tirh Todhri:todr Tulu_Tigalari:tutg Ugaritic:ugar
+Unified_Ideograph:uideo Unknown:zzzz Vai:vaii Variation_Selector:vs Vithkuqi:vith Wancho:wcho Warang_Citi:wara
+White_Space:wspace XID_Continue:xidc XID_Start:xids Yezidi:yezi Yi:yiii Z:separator Zanabazar_Square:zanb Zl:lineseparator
+Zp:paragraphseparator Zs:spaceseparator`;
+
+// The binary properties Oniguruma takes (Unicode 16.0).
+const binary = ['ASCII_Hex_Digit', 'Alphabetic', 'Any', 'Assigned', 'Bidi_Control', 'Case_Ignorable', 'Cased',
+  'Changes_When_Casefolded', 'Changes_When_Casemapped', 'Changes_When_Lowercased', 'Changes_When_Titlecased',
+  'Changes_When_Uppercased', 'Dash', 'Default_Ignorable_Code_Point', 'Deprecated', 'Diacritic', 'Emoji', 'Emoji_Component',
+  'Emoji_Modifier', 'Emoji_Modifier_Base', 'Emoji_Presentation', 'Extended_Pictographic', 'Extender', 'Grapheme_Base',
+  'Grapheme_Extend', 'Grapheme_Link', 'Hex_Digit', 'Hyphen', 'IDS_Binary_Operator', 'IDS_Trinary_Operator',
+  'IDS_Unary_Operator', 'ID_Compat_Math_Continue', 'ID_Compat_Math_Start', 'ID_Continue', 'ID_Start', 'Ideographic', 'InCB',
+  'Join_Control', 'Logical_Order_Exception', 'Lowercase', 'Math', 'Modifier_Combining_Mark', 'Noncharacter_Code_Point',
+  'Other_Alphabetic', 'Other_Default_Ignorable_Code_Point', 'Other_Grapheme_Extend', 'Other_ID_Continue', 'Other_ID_Start',
+  'Other_Lowercase', 'Other_Math', 'Other_Uppercase', 'Pattern_Syntax', 'Pattern_White_Space',
+  'Prepended_Concatenation_Mark', 'Quotation_Mark', 'Radical', 'Regional_Indicator', 'Sentence_Terminal', 'Soft_Dotted',
+  'Terminal_Punctuation', 'Unified_Ideograph', 'Uppercase', 'Variation_Selector', 'White_Space', 'XID_Continue', 'XID_Start'];
+
+// The POSIX bracket names Oniguruma also takes as \p{…} names, as its Unicode tables define
+// them (checked against the reference over every code point).
+const posixNames = ['Alnum', 'Alpha', 'ASCII', 'Blank', 'Cntrl', 'Digit', 'Graph', 'Lower', 'NEWLINE', 'Print', 'PosixPunct',
+  'Space', 'Upper', 'Word', 'XDigit'];
+
+// setDigits are the digits of propSets' numbers, five bits each, least significant first:
+// the first 32 end a number, the others carry on (tokenizer/regex.go reads them).
+const setDigits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+const propKey = name => name.toLowerCase().replace(/[ _-]/g, '');
+
+// writeProps writes tokenizer/unicode_props.go: the Unicode 16.0 code points of every \p{…}
+// name the reference's regex engine (Oniguruma) takes — general categories and their unions,
+// scripts (Script, not Script_Extensions), binary properties, the POSIX bracket names and the
+// blocks (In_…) — keyed by the name as Oniguruma compares names, and the case foldings.
 async function writeProps() {
   const dir = path.dirname(require.resolve(`${pkg}/package.json`));
-  const unions = new Set(['Letter', 'Mark', 'Number', 'Punctuation', 'Symbol', 'Separator', 'Other', 'Cased_Letter']);
-  const props = [];
-  for (const gc of fs.readdirSync(path.join(dir, 'General_Category')).sort()) {
-    if (!unions.has(gc) && !gc.includes('.')) props.push(['General_Category', gc]);
+  const load = async p => (await import(`${pkg}/${p}/ranges.mjs`)).default;
+  const N = 0x110000;
+  const toSet = ranges => { const s = new Uint8Array(N); for (const r of ranges) for (let c = r.begin; c < r.end; c++) s[c] = 1; return s; };
+  const toRanges = s => {
+    const out = [];
+    for (let c = 0; c < N; c++) if (s[c] && (c === 0 || !s[c - 1])) { let e = c; while (e < N && s[e]) e++; out.push({ begin: c, end: e }); }
+    return out;
+  };
+  const sets = new Map(); // long name → ranges [{begin, end}]
+  const gcShort = { Lu: 'Uppercase_Letter', Ll: 'Lowercase_Letter', Lt: 'Titlecase_Letter', Lm: 'Modifier_Letter', Lo: 'Other_Letter',
+    Mn: 'Nonspacing_Mark', Mc: 'Spacing_Mark', Me: 'Enclosing_Mark', Nd: 'Decimal_Number', Nl: 'Letter_Number', No: 'Other_Number',
+    Pc: 'Connector_Punctuation', Pd: 'Dash_Punctuation', Ps: 'Open_Punctuation', Pe: 'Close_Punctuation', Pi: 'Initial_Punctuation',
+    Pf: 'Final_Punctuation', Po: 'Other_Punctuation', Sm: 'Math_Symbol', Sc: 'Currency_Symbol', Sk: 'Modifier_Symbol',
+    So: 'Other_Symbol', Zs: 'Space_Separator', Zl: 'Line_Separator', Zp: 'Paragraph_Separator', Cc: 'Control', Cf: 'Format',
+    Cs: 'Surrogate', Co: 'Private_Use', Cn: 'Unassigned', L: 'Letter', LC: 'Cased_Letter', M: 'Mark', N: 'Number',
+    P: 'Punctuation', S: 'Symbol', Z: 'Separator', C: 'Other' };
+  for (const [short, long] of Object.entries(gcShort)) sets.set(short, await load(`General_Category/${long}`));
+  for (const sc of fs.readdirSync(path.join(dir, 'Script')).filter(x => !x.includes('.')).sort()) sets.set(sc, await load(`Script/${sc}`));
+  for (const b of binary) sets.set(b, await load(`Binary_Property/${b}`));
+  // The reference's InCB table (its Oniguruma's) has, below U+0D4E, only the Linkers (the
+  // viramas): none of the Consonant and Extend characters there (measured over every code point).
+  const linkers = [0x94d, 0x9cd, 0xacd, 0xb4d, 0xc4d, 0xd4d];
+  const incb = toSet(sets.get('InCB'));
+  for (let c = 0; c < 0xd4e; c++) if (!linkers.includes(c)) incb[c] = 0;
+  sets.set('InCB', toRanges(incb));
+  const make = f => toRanges(Uint8Array.from({ length: N }, (_, c) => f(c) ? 1 : 0));
+  const [alpha, nd, zs, ws, cc, cs, cn, m, pc, p, sy] = ['Alphabetic', 'Nd', 'Zs', 'White_Space', 'Cc', 'Cs', 'Cn', 'M', 'Pc', 'P', 'S'].map(n => toSet(sets.get(n)));
+  const graph = c => !ws[c] && !cc[c] && !cs[c] && !cn[c];
+  const posix = {
+    Alnum: c => alpha[c] || nd[c],
+    Alpha: c => alpha[c],
+    ASCII: c => c < 0x80,
+    Blank: c => zs[c] || c === 9,
+    Cntrl: c => cc[c],
+    Digit: c => nd[c],
+    Graph: graph,
+    Lower: null,
+    NEWLINE: c => c === 10,
+    Print: c => graph(c) || zs[c],
+    PosixPunct: c => p[c] || sy[c],
+    Space: c => ws[c],
+    Upper: null,
+    Word: c => alpha[c] || m[c] || nd[c] || pc[c],
+    XDigit: c => c < 0x80 && /[0-9A-Fa-f]/.test(String.fromCharCode(c)),
+  };
+  for (const n of posixNames) sets.set(n, posix[n] ? make(posix[n]) : sets.get(n === 'Lower' ? 'Lowercase' : 'Uppercase'));
+  const blocks = fs.readdirSync(path.join(dir, 'Block')).filter(b => !b.includes('.')).sort();
+  const inBlock = new Uint8Array(N);
+  for (const b of blocks) {
+    const r = await load(`Block/${b}`);
+    for (const x of r) for (let c = x.begin; c < x.end; c++) inBlock[c] = 1;
+    sets.set('In_' + b, r);
   }
-  for (const sc of fs.readdirSync(path.join(dir, 'Script')).sort()) props.push(['Script', sc]);
-  props.push(['Binary_Property', 'Alphabetic']);
-  let body = '', count = 0;
-  for (const [kind, name] of props) {
-    const ranges = (await import(`${pkg}/${kind}/${name}/ranges.mjs`)).default;
-    const flat = ranges.flatMap(r => [r.begin, r.end]).map(x => '0x' + x.toString(16));
-    count += ranges.length;
-    const key = name.toLowerCase().replace(/[ _-]/g, '');
-    body += `\t${JSON.stringify(key)}: {${flat.join(', ')}},\n`;
+  sets.set('In_No_Block', make(c => !inBlock[c]));
+
+  // Each name and alias → the index of its set; the sets as runs.
+  const keys = new Map();
+  const names = [...sets.keys()];
+  for (const [i, n] of names.entries()) keys.set(propKey(n), i);
+  for (const entry of aliases.split(/\s+/)) {
+    const [long, short] = entry.split(':');
+    if (!sets.has(long)) throw new Error('alias of unknown set ' + long);
+    for (const s of short.split(',')) keys.set(s, names.indexOf(long));
   }
+  // A set is a string of uvarints: the gaps and lengths of its runs, alternately.
+  let setsBody = '', nranges = 0;
+  for (const n of names) {
+    const bytes = [];
+    const put = v => { while (v >= 32) { bytes.push(setDigits[32 + (v & 31)]); v >>>= 5; } bytes.push(setDigits[v]); };
+    let last = 0;
+    const rs = [...sets.get(n)].sort((a, b) => a.begin - b.begin);
+    for (let i = 0; i < rs.length; i++) {
+      let { begin, end } = rs[i];
+      while (i + 1 < rs.length && rs[i + 1].begin <= end) end = Math.max(end, rs[++i].end); // adjacent ranges as one run
+      put(begin - last); put(end - begin); last = end; nranges++;
+    }
+    setsBody += `\t"${bytes.join('')}", // ${n}\n`;
+  }
+  const sortedKeys = [...keys.keys()].sort();
+  let keysBody = '', idxBody = '';
+  for (let i = 0; i < sortedKeys.length; i += 8) {
+    keysBody += '\t' + sortedKeys.slice(i, i + 8).map(k => JSON.stringify(k)).join(', ') + ',\n';
+    idxBody += '\t' + sortedKeys.slice(i, i + 8).map(k => keys.get(k)).join(', ') + ',\n';
+  }
+  // Case foldings: the full ones (status F: ß → ss, ﬁ → fi, …), the simple ones (C and S).
   const full = (await import(`${pkg}/Case_Folding/F/code-points.mjs`)).default;
   let foldBody = '';
   for (const [c, f] of [...full].sort((a, b) => a[0] - b[0])) {
     foldBody += `\t0x${c.toString(16)}: {${f.map(x => '0x' + x.toString(16)).join(', ')}},\n`;
+  }
+  const simple = [];
+  for (const st of ['C', 'S']) for (const [c, f] of (await import(`${pkg}/Case_Folding/${st}/code-points.mjs`)).default) simple.push([c, f]);
+  simple.sort((a, b) => a[0] - b[0]);
+  let simpleBody = '';
+  for (let i = 0; i < simple.length; i += 8) {
+    simpleBody += '\t' + simple.slice(i, i + 8).map(([c, f]) => `{0x${c.toString(16)}, 0x${f.toString(16)}}`).join(', ') + ',\n';
   }
   const version = require(`${pkg}/package.json`).version;
   const src = `// Code generated by tools/tokref/unicode.js from ${pkg}@${version}; DO NOT EDIT.
@@ -189,16 +330,32 @@ package tokenizer
 var fullFolds = map[rune][]rune{
 ${foldBody}}
 
-// propRanges maps a \\p{…} name, as Oniguruma compares names (lower case, without spaces,
-// "_" and "-"), to its Unicode 16.0 code points as [start, end) pairs: the scripts (Script
-// property), the general categories that are not unions of others, and Alphabetic.
-var propRanges = map[string][]int32{
-${body}}
+// simpleFolds maps characters to their simple case folding (CaseFolding status C and S), sorted.
+var simpleFolds = [...][2]int32{
+${simpleBody}}
+
+// propKeys are the \\p{…} names Oniguruma takes, as it compares names (lower case, without
+// spaces, "_" and "-"), sorted; propSetOf[i] is the index in propSets of propKeys[i]'s set.
+var propKeys = [...]string{
+${keysBody}}
+
+var propSetOf = [...]uint16{
+${idxBody}}
+
+// propSets holds each set's Unicode 16.0 code points as numbers: the gap before each run and
+// its length, alternately, each written in setDigits (\${setDigits}: five bits a digit, least
+// significant first, the first 32 ending a number).
+var propSets = [...]string{
+${setsBody}}
+
+// wordSet is the index in propSets of \\p{Word}, which Oniguruma reads from its Latin-1 table
+// below U+0100 outside a bracket expression (the other POSIX names' tables agree with Unicode).
+const wordSet = ${names.indexOf('Word')}
 `;
   const out = path.resolve(__dirname, '..', '..', 'tokenizer', 'unicode_props.go');
   fs.writeFileSync(out, src);
   require('child_process').execFileSync('gofmt', ['-w', out]);
-  console.log(`${out}: ${props.length} properties, ${count} ranges`);
+  console.log(`${out}: ${names.length} sets, ${sortedKeys.length} names, ${nranges} ranges`);
 }
 
 main().catch(e => { console.error(e); process.exit(1); });
