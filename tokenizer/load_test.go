@@ -140,8 +140,11 @@ func TestLoadRefuses(t *testing.T) {
 		{"regex look-behind", `unsupported group "(?<="`, true, func(m map[string]any) {
 			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(?<=a)b`}
 		}},
-		{"regex class", `unsupported class \p{Emoji}`, true, func(m map[string]any) {
-			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\p{Emoji}+`}
+		{"regex extended option", `unsupported group "(?x)"`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `(?x) a b # c`}
+		}},
+		{"regex class", `unsupported class \p{Emoji_Keycap_Sequence}`, true, func(m map[string]any) {
+			preTokenizers(m)[0].(map[string]any)["pattern"] = map[string]any{"Regex": `\p{Emoji_Keycap_Sequence}+`}
 		}},
 		// Oniguruma's POSIX classes and intersections, which a plain bracket reading gets wrong.
 		{"regex POSIX class", `unsupported POSIX class [:alpha:]`, true, func(m map[string]any) {

@@ -486,7 +486,7 @@ func (p *reParser) options() (string, error) {
 			}
 			return ":", nil
 		default:
-			return "", fmt.Errorf("unsupported group %q", p.src[start:min(len(p.src), p.pos+1)])
+			return "", fmt.Errorf("unsupported group %q", p.src[start:min(len(p.src), max(start+4, p.pos+1))])
 		}
 	}
 	return "", fmt.Errorf("missing )")
