@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 	"testing"
 )
 
@@ -11,11 +12,15 @@ import (
 // (testdata/regex_props.json.gz, written by tools/tokref/props.js): for every name the tables
 // hold, over every code point of planes 0–3 and 14 and a sample of the others (unassigned or
 // private use throughout), and for escapes and names whose reading depends on the bracket
-// expression they stand in (\w, \p{Word}, [\b], negations …) over a sample.
+// expression they stand in (\w, \p{Word}, [\b], negations …) over a sample; and what (?i)[c]+
+// and (?i)c+ match, for every character c with a case folding, in a text of them all and of
+// the multi-character foldings.
 func TestRegexProperties(t *testing.T) {
 	var ref struct {
 		Names    map[string]string
 		Contexts map[string]string
+		FoldText string `json:"fold_text"`
+		Folds    map[string][2]string
 	}
 	readGz(t, "regex_props.json.gz", &ref)
 	initClasses()
@@ -74,6 +79,52 @@ func TestRegexProperties(t *testing.T) {
 		})
 		if got := runeDigest(cps); got != want {
 			t.Errorf("%s: digest %s, reference %s", re, got, want)
+		}
+	}
+	checkFolds(t, ref.FoldText, ref.Folds)
+}
+
+// checkFolds runs (?i)[c]+ and (?i)c+ once for each group of characters with the same full
+// and simple case folding (the engine's results depend on nothing else), after checking that
+// the reference's digests agree within the group.
+func checkFolds(t *testing.T, text string, folds map[string][2]string) {
+	if len(folds) < 2900 {
+		t.Fatalf("%d case-folding digests: rerun tools/tokref/props.js", len(folds))
+	}
+	groups := map[string]string{} // folding key → the first character's hex
+	for x, want := range folds {
+		c, err := strconv.ParseUint(x, 16, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := string(caseFold(nil, rune(c))) + "|" + string(simpleFold(rune(c)))
+		if y, ok := groups[key]; ok {
+			if folds[y] != want {
+				t.Errorf("U+%s and U+%s fold alike but the reference matches them differently: %v, %v", x, y, want, folds[y])
+			}
+			continue
+		}
+		groups[key] = x
+	}
+	for _, x := range groups {
+		for i, re := range []string{`(?i)[\x{` + x + `}]+`, `(?i)\x{` + x + `}+`} {
+			p, err := compilePattern(re)
+			if err != nil {
+				t.Errorf("%s: %v", re, err)
+				continue
+			}
+			h := sha256.New()
+			first := true
+			p.findAll(text, func(a, b int) {
+				if !first {
+					h.Write([]byte{0})
+				}
+				first = false
+				h.Write([]byte(text[a:b]))
+			})
+			if got, want := hex.EncodeToString(h.Sum(nil)[:8]), folds[x][i]; got != want {
+				t.Errorf("%s: digest %s, reference %s", re, got, want)
+			}
 		}
 	}
 }

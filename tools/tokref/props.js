@@ -9,7 +9,12 @@
 // use throughout), every 61st and the first two and last two of each plane; "sample" holds
 // every code point below U+3400 and every 61st above.
 //
-// Usage: (cd tools/tokref && npm install) && node tools/tokref/props.js   (about ten minutes)
+// "folds" holds, for every character with a case folding (tokenizer/unicode_props.go's
+// simpleFolds and fullFolds, either side), what (?i)[c]+ and (?i)c+ match in a text of all
+// those characters and of their multi-character foldings, lower and upper case (fold_text,
+// kept in the file), as a digest of the matched pieces.
+//
+// Usage: (cd tools/tokref && npm install) && node tools/tokref/props.js   (about fifteen minutes)
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -50,6 +55,32 @@ function digest(re, s) {
   return crypto.createHash('sha256').update(buf).digest('hex').slice(0, 16);
 }
 
+// piecesDigest is the first 8 bytes of the SHA-256 of the pieces re+ matches in s, joined
+// with U+0000, as hex.
+function piecesDigest(re, s) {
+  const tok = Tokenizer.fromString(JSON.stringify({ ...base,
+    pre_tokenizer: { type: 'Split', pattern: { Regex: re }, behavior: 'Removed', invert: true } }));
+  const pieces = tok.getPreTokenizer().preTokenizeString(s).map(p => p[0]);
+  return crypto.createHash('sha256').update(pieces.join('\0')).digest('hex').slice(0, 16);
+}
+
+// foldChars lists every character of the case foldings, and a text of them, then of each
+// multi-character folding in lower and upper case, separated by spaces.
+function foldChars(src) {
+  const simple = [...src.slice(src.indexOf('var simpleFolds')).split('\n}')[0].matchAll(/\{0x([0-9a-f]+), 0x([0-9a-f]+)\}/g)];
+  const full = [...src.slice(src.indexOf('var fullFolds')).split('\n}')[0].matchAll(/0x([0-9a-f]+): \{([^}]*)\}/g)];
+  const chars = new Set();
+  for (const m of simple) { chars.add(parseInt(m[1], 16)); chars.add(parseInt(m[2], 16)); }
+  const strs = [];
+  for (const m of full) {
+    chars.add(parseInt(m[1], 16));
+    strs.push(String.fromCodePoint(...m[2].split(', ').map(x => parseInt(x, 16))));
+  }
+  const sorted = [...chars].sort((a, b) => a - b);
+  const text = [...sorted.map(c => String.fromCodePoint(c)), ...strs, ...strs.map(x => x.toUpperCase())].join(' ');
+  return { chars: sorted, text };
+}
+
 function main() {
   const src = fs.readFileSync(path.join(root, 'tokenizer', 'unicode_props.go'), 'utf8');
   const keys = [...src.slice(src.indexOf('var propKeys')).split('}')[0].matchAll(/"([a-z0-9]+)"/g)].map(m => m[1]);
@@ -60,6 +91,13 @@ function main() {
     if (i % 100 === 0) console.log(i, keys.length, k);
   }
   for (const re of contexts) out.contexts[re] = digest(re, sample);
+  const { chars, text: foldText } = foldChars(src);
+  out.fold_text = foldText;
+  out.folds = {};
+  for (const c of chars) {
+    const x = c.toString(16);
+    out.folds[x] = [piecesDigest(`(?i)[\\x{${x}}]+`, foldText), piecesDigest(`(?i)\\x{${x}}+`, foldText)];
+  }
   fs.writeFileSync(path.join(root, 'tokenizer', 'testdata', 'regex_props.json.gz'),
     zlib.gzipSync(Buffer.from(JSON.stringify(out, null, 1) + '\n'), { level: 9 }));
 }
