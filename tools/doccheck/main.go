@@ -75,6 +75,25 @@ var morePackages = []string{
 	"texlive-lang-polish", "texlive-lang-czechslovak", "texlive-lang-cjk",
 }
 
+// sweepPackages holds Debian packages whose PDFs the reader had not been tried on before
+// issue 36's sweep round: R vignettes (Sweave, knitr), GAP's manuals, Sphinx's LaTeX
+// (ubuntu-packaging-guide in English, German, Ukrainian), dblatex and XeTeX in Simplified
+// Chinese, German, French and Italian (debian-reference, maint-guide), texinfo (bash,
+// gnu-standards, gmsh, mpich), doxygen (siscone), Grace, yodl, latex2html, and TeX Live's
+// documentation in Italian, Spanish, Portuguese, German, of MetaPost, XeTeX, the
+// humanities, games (chess, go, crosswords), music and the sciences.
+var sweepPackages = []string{
+	"freefem-doc", "ubuntu-packaging-guide-pdf", "siscone-doc-pdf", "ubuntu-packaging-guide-pdf-de",
+	"ubuntu-packaging-guide-pdf-uk", "texlive-fonts-recommended-doc", "r-cran-zoo", "r-cran-sandwich",
+	"r-cran-matrix", "r-cran-survival", "r-cran-lmtest", "r-cran-strucchange", "r-cran-mvtnorm", "gap-doc",
+	"yacas-doc", "mpich-doc", "debian-reference-zh-cn", "debian-reference-de", "debian-reference-fr",
+	"debian-reference-it", "maint-guide-zh-cn", "maint-guide-fr", "bash-doc", "gmsh-doc",
+	"fonts-sil-andikanewbasic", "grace", "gnu-standards", "yodl-doc", "latex2html", "texlive-metapost-doc",
+	"texlive-lang-italian", "texlive-humanities-doc", "texlive-lang-spanish", "texlive-lang-portuguese",
+	"texlive-xetex", "texlive-formats-extra", "texlive-lang-german", "texlive-games", "texlive-music",
+	"texlive-science-doc", "texlive-latex-recommended-doc", "lilypond-doc-pdf-de",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -88,7 +107,8 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts or more (more PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more or sweep (more PDFs) or office (DOCX, ODT, EPUB)")
+	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
@@ -107,6 +127,10 @@ func main() {
 	if *set == "more" && !isFlagSet("packages") {
 		*pkgs = strings.Join(morePackages, ",")
 	}
+	if *set == "sweep" && !isFlagSet("packages") {
+		*pkgs = strings.Join(sweepPackages, ",")
+	}
+	limit = *timeout
 	if *set == "office" {
 		kinds = []string{".docx", ".odt", ".epub"}
 		if !isFlagSet("packages") {
@@ -274,8 +298,12 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 type stat struct{ secs, mb float64 }
 
+// limit is the seconds each reader may take on one document (--timeout).
+var limit = 300
+
 // run runs a command and returns its output, wall time and peak resident memory (by GNU
-// time, which reads the command's own rusage; the Go parent's would count itself).
+// time, which reads the command's own rusage; the Go parent's would count itself). A command
+// still running after limit seconds is killed, and its error says so (signal: killed, 137).
 func run(name string, args ...string) ([]byte, stat, error) {
 	report, err := os.CreateTemp("", "doccheck-time")
 	if err != nil {
@@ -283,7 +311,8 @@ func run(name string, args ...string) ([]byte, stat, error) {
 	}
 	report.Close()
 	defer os.Remove(report.Name())
-	cmd := exec.Command("/usr/bin/time", append([]string{"-o", report.Name(), "-f", "%e %M", name}, args...)...)
+	cmd := exec.Command("/usr/bin/time", append([]string{"-o", report.Name(), "-f", "%e %M",
+		"timeout", "-s", "KILL", fmt.Sprint(limit), name}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
