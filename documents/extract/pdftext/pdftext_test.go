@@ -130,6 +130,11 @@ func TestText(t *testing.T) {
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
 			// word apart, whose mark is drawn over its letter's left half
 			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
+		{"TeX's T1 bitmap fonts: ligatures and accented letters by their codes", texBitmapFont("c\034\344\252 aegins"), "",
+			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä), "a170" (ł)
+			"BT /F1 10 Tf 72 700 Td (signi\034cance \344 \252) Tj ET", "significance ä ł"},
+		{"TeX's OT1 bitmap fonts: ligatures below 32", texBitmapFont("\014\033ndeuvr"), "",
+			"BT /F1 10 Tf 72 700 Td (\014nd \033uvre) Tj ET", "find œuvre"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
@@ -176,6 +181,18 @@ func type3Pixels() string {
 		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
 }
 
+// texBitmapFont is a Type3 font like dvips' and pdfTeX's of TeX's PK fonts: glyphs named
+// by their codes ("a28"), those of drawn's codes (and the space) in its CharProcs.
+func texBitmapFont(drawn string) string {
+	var names, procs strings.Builder
+	for _, c := range []byte(drawn + " ") {
+		fmt.Fprintf(&names, "%d /a%d ", c, c)
+		fmt.Fprintf(&procs, "/a%d null ", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 1000 1000]" +
+		" /CharProcs << " + procs.String() + ">> " + widths + strings.Repeat("500 ", 256) + "] /Encoding << /Differences [" + names.String() + "] >> >>"
+}
+
 func TestFormText(t *testing.T) {
 	pages, err := Read(testdocs.FormLoopPDF(), Options{})
 	if err != nil {
@@ -216,6 +233,7 @@ func FuzzFont(f *testing.F) {
 	f.Add([]byte{1, 0, 4, 1, 0, 0}, "g65")
 	f.Add(trueTypeProgram(0x21, "uni1780", "uni17CC.alt"), "uni178017B6.dotted")
 	f.Add(gsubTable(), "halfka")
+	f.Add([]byte{28}, "a28")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		m := parseCMap(data)
 		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
@@ -231,5 +249,11 @@ func FuzzFont(f *testing.F) {
 		trueTypeCodeNames(data)
 		sources := gsubSources(data)
 		substitutedText(map[uint16]string{1: "a", 2: "b"}, sources)
+		var names [256]string
+		for _, c := range data {
+			names[c] = name
+		}
+		var text encoding
+		texBitmapCodes(&text, &names, []string{name, "a28"})
 	})
 }
