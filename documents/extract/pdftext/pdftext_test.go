@@ -130,6 +130,10 @@ func TestText(t *testing.T) {
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
 			// word apart, whose mark is drawn over its letter's left half
 			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
+		{"a ToUnicode map's U+FFFF is no text: the encoding gives it", simpleFont("/ToUnicode 6 0 R /Encoding << /Differences [35 /angbracketleft /angbracketright] >>"),
+			// Quartz's map of Computer Modern's symbol font: ⟨ and ⟩ mapped to <ffff>
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfrange <21> <21> <2217> <23> <23> <ffff> <24> <24> <FFFF> endbfrange",
+			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
 		{"TeX's T1 bitmap fonts: ligatures and accented letters by their codes", texBitmapFont("c\034\344\252 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä), "a170" (ł)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344 \252) Tj ET", "significance ä ł"},
