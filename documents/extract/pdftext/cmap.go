@@ -217,7 +217,7 @@ func (m *cmap) text(c uint32, n int) (string, bool) {
 	t, ok := m.mapped(c, n)
 	if t == "\uffff" || t == "\ufffe" {
 		// Quartz maps the glyphs it has no character for (Computer Modern's ⟨ ⟩) to the
-		// noncharacter U+FFFF: no text, so the font's encoding gives it, as pdftotext reads it
+		// noncharacter U+FFFF: no text, so that the font's encoding gives it
 		return "", false
 	}
 	return t, ok
