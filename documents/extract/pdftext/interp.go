@@ -333,6 +333,12 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		scale /= math.Abs(g.size * g.scale)
 	}
 	x, y = turn(rot, x, y)
+	if mirrored(trm) {
+		// a glyph drawn mirrored in an upright line (\reflectbox: the E of the XeLaTeX
+		// logo) stands left of its origin, in the line, not in a line of its own running
+		// backwards
+		rot, x, y = 0, trm[4]-w*scale, trm[5]
+	}
 	g := glyph{
 		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
@@ -365,6 +371,13 @@ func (p *page) widen(trm matrix, w float64) {
 		return
 	}
 	last.w = float32(x+w*scale) - last.x
+}
+
+// mirrored says whether trm draws glyphs mirrored left to right and upright: advancing
+// to the left (dx < 0), their up still up (d > 0), as a reflection does and no turn does.
+func mirrored(trm matrix) bool {
+	a, b, c, d := trm[0], trm[1], trm[2], trm[3]
+	return a < 0 && math.Abs(a) >= math.Abs(b) && d > 0 && math.Abs(d) >= math.Abs(c) && a*d-b*c < 0
 }
 
 // turns is the quarter turns (0–3) of text running along (dx, dy).

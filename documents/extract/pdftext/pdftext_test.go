@@ -134,6 +134,11 @@ func TestText(t *testing.T) {
 			// Quartz's map of Computer Modern's symbol font: ⟨ and ⟩ mapped to <ffff>
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfrange <21> <21> <2217> <23> <23> <ffff> <24> <24> <FFFF> endbfrange",
 			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
+		{"a glyph drawn mirrored stays in its word", simpleFont(""), "",
+			// the XeLaTeX logo: X, the E reflected (\\reflectbox: x scale -1), LATEX; text rotated
+			// half a turn stays a line of its own
+			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
+				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET", "XELATEX\n\ndown"},
 		{"TeX's T1 bitmap fonts: ligatures and accented letters by their codes", texBitmapFont("c\034\344\252 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä), "a170" (ł)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344 \252) Tj ET", "significance ä ł"},
@@ -223,6 +228,7 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (\011\010\012\010 \013\014 \010\011) Tj 5 0 Td ( ) Tj 5 0 Td (\001) Tj ET",
+		"BT /F1 10 Tf (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT -1 0.5 0.2 1 9 9 Tm (LATEX) Tj ET",
 	} {
 		f.Add(c)
 	}
