@@ -139,11 +139,12 @@ func TestText(t *testing.T) {
 			// half a turn stays a line of its own
 			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
 				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET", "XELATEX\n\ndown"},
-		{"TeX's T1 bitmap fonts: ligatures and accented letters by their codes", texBitmapFont("c\034\344\252 aegins"), "",
-			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä), "a170" (ł)
-			"BT /F1 10 Tf 72 700 Td (signi\034cance \344 \252) Tj ET", "significance ä ł"},
-		{"TeX's OT1 bitmap fonts: ligatures below 32", texBitmapFont("\014\033ndeuvr"), "",
-			"BT /F1 10 Tf 72 700 Td (\014nd \033uvre) Tj ET", "find œuvre"},
+		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
+			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
+			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
+		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
+			// the math italic font's σ and τ at T1's ff and fi
+			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays

@@ -7,50 +7,21 @@ import (
 
 // TeX's bitmap fonts. dvips and pdfTeX put TeX's PK fonts into PDFs as Type 3 fonts whose
 // glyphs are named by their codes ("a28"), with no ToUnicode map; codes from 32 to 126 are
-// ASCII's letters and read as such, but below 32 stand the font encoding's ligatures, dotless
-// letters and accents, and in the Cork (T1) encoding of the EC fonts above 127 its accented
-// letters. pdftotext leaves those out or reads them as Latin-1 ("signi cance", "signicance"
-// for "significance"). texBitmapCodes reads them by the encoding the codes in use show.
+// ASCII's letters and read as such, and in the Cork (T1) encoding of the EC fonts 192–255
+// are Latin-1's letters, but the ligatures ff fi fl ffi ffl stand at 27–31, which pdftotext
+// leaves out or reads as a space ("signi cance", "signicance" for "significance").
+// texBitmapCodes reads them where the codes in use show a T1 text font. Other fonts' codes
+// below 32 (OT1's ligatures at 11–15 are Greek letters in the math italic font, T1's at
+// 27–31 are σ τ υ φ χ there) stay without text.
 
-// ot1Low are the glyph names of codes 0–31 in TeX's OT1 encoding (Computer Modern).
-var ot1Low = [32]string{
-	"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega",
-	"ff", "fi", "fl", "ffi", "ffl", "dotlessi", "dotlessj", "grave", "acute", "caron", "breve",
-	"macron", "ring", "cedilla", "germandbls", "ae", "oe", "oslash", "AE", "OE", "Oslash",
-}
+// t1Ligatures are the glyph names of codes 27–31 in TeX's T1 encoding.
+var t1Ligatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 
-// t1Names are the glyph names of TeX's T1 (Cork) encoding where it is not ASCII.
-var t1Names = func() (n [256]string) {
-	copy(n[:], []string{
-		"grave", "acute", "circumflex", "tilde", "dieresis", "hungarumlaut", "ring", "caron",
-		"breve", "macron", "dotaccent", "cedilla", "ogonek", "quotesinglbase", "guilsinglleft",
-		"guilsinglright", "quotedblleft", "quotedblright", "quotedblbase", "guillemotleft",
-		"guillemotright", "endash", "emdash", "", "", "dotlessi", "dotlessj", "ff", "fi", "fl",
-		"ffi", "ffl",
-	})
-	copy(n[128:], []string{
-		"Abreve", "Aogonek", "Cacute", "Ccaron", "Dcaron", "Ecaron", "Eogonek", "Gbreve",
-		"Lacute", "Lcaron", "Lslash", "Nacute", "Ncaron", "Eng", "Ohungarumlaut", "Racute",
-		"Rcaron", "Sacute", "Scaron", "Scedilla", "Tcaron", "Tcommaaccent", "Uhungarumlaut",
-		"Uring", "Ydieresis", "Zacute", "Zcaron", "Zdotaccent", "IJ", "Idotaccent", "dcroat",
-		"section", "abreve", "aogonek", "cacute", "ccaron", "dcaron", "ecaron", "eogonek",
-		"gbreve", "lacute", "lcaron", "lslash", "nacute", "ncaron", "eng", "ohungarumlaut",
-		"racute", "rcaron", "sacute", "scaron", "scedilla", "tcaron", "tcommaaccent",
-		"uhungarumlaut", "uring", "ydieresis", "zacute", "zcaron", "zdotaccent", "ij",
-		"exclamdown", "questiondown", "sterling",
-	})
-	// 192–255 are Latin-1's letters but for these
-	for c, name := range map[int]string{215: "OE", 223: "germandbls", 247: "oe", 255: "germandbls"} {
-		n[c] = name
-	}
-	return n
-}()
-
-// texBitmapCodes sets the text of a Type 3 font's codes below 32 (and, in the T1 encoding,
-// above 127) when all its glyphs are named by their codes ("a28", "a7") and drawn by its
-// CharProcs (procs: the glyph names it draws; the subset in use). The encoding is T1 when a
-// code above 127 is drawn, or the T1 ligatures' codes (27–31) are and OT1's (11–15) are
-// not; else OT1.
+// texBitmapCodes sets the text of a Type 3 font's codes 27–31 to T1's ligatures when all
+// its glyphs are named by their codes ("a28", "a7"), and its CharProcs (procs: the glyph
+// names it draws, the subset in use) draw a letter of T1's upper half (192–255: the EC
+// fonts' accented letters, which neither the math fonts nor OT1 fonts have) and none of
+// 11–15 (OT1's ligatures, T1's accents and quotes, which a T1 text rarely draws).
 func texBitmapCodes(t *encoding, names *[256]string, procs []string) {
 	var drawn [256]bool
 	byName := map[string]int{}
@@ -77,21 +48,12 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string) {
 		}
 		return false
 	}
-	if !used(0, 255) {
-		return // no glyph drawn that the names give: the codes in use are not known
+	if !used(192, 255) || used(11, 15) {
+		return
 	}
-	t1 := used(128, 255) || used(27, 31) && !used(11, 15)
-	for c := range names {
-		if !drawn[c] {
-			continue
-		}
-		switch {
-		case t1 && (c < 32 || c >= 128) && t1Names[c] != "":
-			t[c] = glyphText(t1Names[c])
-		case t1 && c >= 192:
-			t[c] = string(rune(c)) // Latin-1
-		case !t1 && c < 32:
-			t[c] = glyphText(ot1Low[c])
+	for c := 27; c <= 31; c++ {
+		if drawn[c] {
+			t[c] = t1Ligatures[c-27]
 		}
 	}
 }
