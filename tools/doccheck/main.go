@@ -94,6 +94,66 @@ var sweepPackages = []string{
 	"texlive-science-doc", "texlive-latex-recommended-doc", "lilypond-doc-pdf-de",
 }
 
+// sweepFiles are files of the sweep's packages picked by producer (pdfinfo's Producer and
+// Creator) rather than spread over each package: groff's gropdf and Ghostscript, pdftk and
+// iText, Quartz, Acrobat Distiller 3 to 8 and Acrobat Elements, Adobe PDF Library, BaKoMa
+// TeX, pyPdf, TeXShop, LilyPond, Philip's Music Writer, abcm2ps, Neevia, Inkscape, and
+// parallel texts in Russian, Hebrew and Syriac (eledmac, reledmac); paths under the cache's
+// root, the first part naming the package (--set sweep-files).
+var sweepFiles = []string{
+	"texlive-games/usr/share/doc/texlive-doc/latex/musikui/wari.pdf",
+	"texlive-games/usr/share/doc/texlive-doc/latex/musikui/kake.pdf",
+	"texlive-games/usr/share/doc/texlive-doc/latex/sgame/sgame.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/sample-pmw.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/sheet.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/abctab.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/m-tx/prepmx.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/musixtex/scripts/musixflx.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/musixtex/reference/musixre1.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/pmx/pmxab.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/correctmathalign/eqnarray-org.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/correctmathalign/aligned-org.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/textopo/textopo.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/nath/nathguide.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/bussproofs/BussGuide2.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemplants/chemplants-changes.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemplants/chemplants-doc.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemschemex/product.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/amstex/base/amstinst.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/mdwtools/mdwtab.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/pdfpages/dummy-l.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/memoir/setpage-example.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juraabbrev/juraabbrev.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/qtree/qarrows.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/eledmac/examples/3-eledpar_columns_different_languages.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/eledmac/examples/3-eledpar_pages_different_languages_lualatex.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/reledmac/examples/3-reledpar_columns_different_languages.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/reledmac/examples/3-reledpar_pages_different_languages_lualatex.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juramisc/doc/jmgerdoc.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juramisc/doc/jmgerdoc_scr.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/expeg.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/aamfigs.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/expressg.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/mpattern/mpattern_test.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/featpost/doc/otherinfo/Zpravodaj2009-4.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/base/grdemo.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/base/grdemo-doc.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/piechartmp/examples/wec-mfun.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/piechartmp/examples/wec.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/mp3d/tugboat-geometry-space.pdf",
+	"texlive-lang-german/usr/share/doc/texlive-doc/latex/translation-europecv-de/Beispiele/at.pdf",
+	"texlive-lang-german/usr/share/doc/texlive-doc/generic/german/gerdoc.pdf",
+	"texlive-xetex/usr/share/doc/texlive-doc/xelatex/cqubeamer/logo/cqulogo.pdf",
+	"texlive-xetex/usr/share/doc/texlive-doc/xelatex/cqubeamer/logo/cquname.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/tipografia.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/TeXworksPDF.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/Musica.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/integral.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/tabuleiro.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/lilytab.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/jingle.pdf",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -107,7 +167,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more or sweep (more PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs) or office (DOCX, ODT, EPUB)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -138,9 +198,12 @@ func main() {
 		}
 	}
 	var docs []string
+	if *set == "sweep-files" && *files == "" {
+		docs = cachedFiles(sweepFiles)
+	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
-	} else {
+	} else if docs == nil {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -223,6 +286,22 @@ func wordBoxes(doc string) ([]string, error) {
 		ws = append(ws, html.UnescapeString(string(m[1])))
 	}
 	return ws, nil
+}
+
+// cachedFiles downloads the packages that hold files (paths under the cache's root, the
+// first part naming the package) and returns the files' paths.
+func cachedFiles(files []string) []string {
+	root := filepath.Join(paths.CacheDir(), "doccheck", "root")
+	var out []string
+	for _, f := range files {
+		pkg, _, _ := strings.Cut(f, "/")
+		if _, err := packageDocs(pkg, []string{".pdf"}, 0, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "doccheck: %s: %v\n", pkg, err)
+			continue
+		}
+		out = append(out, filepath.Join(root, f))
+	}
+	return out
 }
 
 // packageDocs downloads a package into the cache once and lists its documents.
