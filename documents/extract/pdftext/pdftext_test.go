@@ -136,9 +136,10 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
 		{"a glyph drawn mirrored stays in its word", simpleFont(""), "",
 			// the XeLaTeX logo: X, the E reflected (\\reflectbox: x scale -1), LATEX; text rotated
-			// half a turn stays a line of its own
+			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
+			// their own, read in the order drawn
 			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
-				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET", "XELATEX\n\ndown"},
+				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\nOrigin\n\ndown"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
