@@ -75,6 +75,85 @@ var morePackages = []string{
 	"texlive-lang-polish", "texlive-lang-czechslovak", "texlive-lang-cjk",
 }
 
+// sweepPackages holds Debian packages whose PDFs the reader had not been tried on before
+// issue 36's sweep round: R vignettes (Sweave, knitr), GAP's manuals, Sphinx's LaTeX
+// (ubuntu-packaging-guide in English, German, Ukrainian), dblatex and XeTeX in Simplified
+// Chinese, German, French and Italian (debian-reference, maint-guide), texinfo (bash,
+// gnu-standards, gmsh, mpich), doxygen (siscone), Grace, yodl, latex2html, and TeX Live's
+// documentation in Italian, Spanish, Portuguese, German, of MetaPost, XeTeX, the
+// humanities, games (chess, go, crosswords), music and the sciences.
+var sweepPackages = []string{
+	"freefem-doc", "ubuntu-packaging-guide-pdf", "siscone-doc-pdf", "ubuntu-packaging-guide-pdf-de",
+	"ubuntu-packaging-guide-pdf-uk", "texlive-fonts-recommended-doc", "r-cran-zoo", "r-cran-sandwich",
+	"r-cran-matrix", "r-cran-survival", "r-cran-lmtest", "r-cran-strucchange", "r-cran-mvtnorm", "gap-doc",
+	"yacas-doc", "mpich-doc", "debian-reference-zh-cn", "debian-reference-de", "debian-reference-fr",
+	"debian-reference-it", "maint-guide-zh-cn", "maint-guide-fr", "bash-doc", "gmsh-doc",
+	"fonts-sil-andikanewbasic", "grace", "gnu-standards", "yodl-doc", "latex2html", "texlive-metapost-doc",
+	"texlive-lang-italian", "texlive-humanities-doc", "texlive-lang-spanish", "texlive-lang-portuguese",
+	"texlive-xetex", "texlive-formats-extra", "texlive-lang-german", "texlive-games", "texlive-music",
+	"texlive-science-doc", "texlive-latex-recommended-doc", "lilypond-doc-pdf-de",
+}
+
+// sweepFiles are files of the sweep's packages picked by producer (pdfinfo's Producer and
+// Creator) rather than spread over each package: groff's gropdf and Ghostscript, pdftk and
+// iText, Quartz, Acrobat Distiller 3 to 8 and Acrobat Elements, Adobe PDF Library, BaKoMa
+// TeX, pyPdf, TeXShop, LilyPond, Philip's Music Writer, abcm2ps, Neevia, Inkscape, and
+// parallel texts in Russian, Hebrew and Syriac (eledmac, reledmac); paths under the cache's
+// root, the first part naming the package (--set sweep-files).
+var sweepFiles = []string{
+	"texlive-games/usr/share/doc/texlive-doc/latex/musikui/wari.pdf",
+	"texlive-games/usr/share/doc/texlive-doc/latex/musikui/kake.pdf",
+	"texlive-games/usr/share/doc/texlive-doc/latex/sgame/sgame.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/sample-pmw.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/sheet.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/abctab.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/m-tx/prepmx.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/musixtex/scripts/musixflx.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/musixtex/reference/musixre1.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/generic/pmx/pmxab.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/correctmathalign/eqnarray-org.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/correctmathalign/aligned-org.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/textopo/textopo.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/nath/nathguide.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/bussproofs/BussGuide2.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemplants/chemplants-changes.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemplants/chemplants-doc.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/latex/chemschemex/product.pdf",
+	"texlive-science-doc/usr/share/doc/texlive-doc/amstex/base/amstinst.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/mdwtools/mdwtab.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/pdfpages/dummy-l.pdf",
+	"texlive-latex-recommended-doc/usr/share/doc/texlive-doc/latex/memoir/setpage-example.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juraabbrev/juraabbrev.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/qtree/qarrows.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/eledmac/examples/3-eledpar_columns_different_languages.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/eledmac/examples/3-eledpar_pages_different_languages_lualatex.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/reledmac/examples/3-reledpar_columns_different_languages.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/reledmac/examples/3-reledpar_pages_different_languages_lualatex.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juramisc/doc/jmgerdoc.pdf",
+	"texlive-humanities-doc/usr/share/doc/texlive-doc/latex/juramisc/doc/jmgerdoc_scr.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/expeg.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/aamfigs.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/expressg/expressg.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/mpattern/mpattern_test.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/featpost/doc/otherinfo/Zpravodaj2009-4.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/base/grdemo.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/base/grdemo-doc.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/piechartmp/examples/wec-mfun.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/piechartmp/examples/wec.pdf",
+	"texlive-metapost-doc/usr/share/doc/texlive-doc/metapost/mp3d/tugboat-geometry-space.pdf",
+	"texlive-lang-german/usr/share/doc/texlive-doc/latex/translation-europecv-de/Beispiele/at.pdf",
+	"texlive-lang-german/usr/share/doc/texlive-doc/generic/german/gerdoc.pdf",
+	"texlive-xetex/usr/share/doc/texlive-doc/xelatex/cqubeamer/logo/cqulogo.pdf",
+	"texlive-xetex/usr/share/doc/texlive-doc/xelatex/cqubeamer/logo/cquname.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/tipografia.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/TeXworksPDF.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/Musica.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/integral.pdf",
+	"texlive-lang-portuguese/usr/share/doc/texlive-doc/latex/cursolatex/tabuleiro.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/lilytab.pdf",
+	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/jingle.pdf",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -88,7 +167,8 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts or more (more PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs) or office (DOCX, ODT, EPUB)")
+	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
@@ -107,6 +187,10 @@ func main() {
 	if *set == "more" && !isFlagSet("packages") {
 		*pkgs = strings.Join(morePackages, ",")
 	}
+	if *set == "sweep" && !isFlagSet("packages") {
+		*pkgs = strings.Join(sweepPackages, ",")
+	}
+	limit = *timeout
 	if *set == "office" {
 		kinds = []string{".docx", ".odt", ".epub"}
 		if !isFlagSet("packages") {
@@ -114,9 +198,12 @@ func main() {
 		}
 	}
 	var docs []string
+	if *set == "sweep-files" && *files == "" {
+		docs = cachedFiles(sweepFiles)
+	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
-	} else {
+	} else if docs == nil {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -201,6 +288,22 @@ func wordBoxes(doc string) ([]string, error) {
 	return ws, nil
 }
 
+// cachedFiles downloads the packages that hold files (paths under the cache's root, the
+// first part naming the package) and returns the files' paths.
+func cachedFiles(files []string) []string {
+	root := filepath.Join(paths.CacheDir(), "doccheck", "root")
+	var out []string
+	for _, f := range files {
+		pkg, _, _ := strings.Cut(f, "/")
+		if _, err := packageDocs(pkg, []string{".pdf"}, 0, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "doccheck: %s: %v\n", pkg, err)
+			continue
+		}
+		out = append(out, filepath.Join(root, f))
+	}
+	return out
+}
+
 // packageDocs downloads a package into the cache once and lists its documents.
 func packageDocs(pkg string, kinds []string, limit int, maxBytes int64) ([]string, error) {
 	cache := filepath.Join(paths.CacheDir(), "doccheck")
@@ -274,8 +377,12 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 type stat struct{ secs, mb float64 }
 
+// limit is the seconds each reader may take on one document (--timeout).
+var limit = 300
+
 // run runs a command and returns its output, wall time and peak resident memory (by GNU
-// time, which reads the command's own rusage; the Go parent's would count itself).
+// time, which reads the command's own rusage; the Go parent's would count itself). A command
+// still running after limit seconds is killed, and its error says so (signal: killed, 137).
 func run(name string, args ...string) ([]byte, stat, error) {
 	report, err := os.CreateTemp("", "doccheck-time")
 	if err != nil {
@@ -283,7 +390,8 @@ func run(name string, args ...string) ([]byte, stat, error) {
 	}
 	report.Close()
 	defer os.Remove(report.Name())
-	cmd := exec.Command("/usr/bin/time", append([]string{"-o", report.Name(), "-f", "%e %M", name}, args...)...)
+	cmd := exec.Command("/usr/bin/time", append([]string{"-o", report.Name(), "-f", "%e %M",
+		"timeout", "-s", "KILL", fmt.Sprint(limit), name}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()

@@ -214,6 +214,17 @@ func (m *cmap) find(c uint32, n int) *mapRange {
 
 // text is the Unicode text of the n-byte code c, and whether the map has it.
 func (m *cmap) text(c uint32, n int) (string, bool) {
+	t, ok := m.mapped(c, n)
+	if t == "\uffff" || t == "\ufffe" {
+		// Quartz maps the glyphs it has no character for (Computer Modern's ⟨ ⟩) to the
+		// noncharacter U+FFFF: no text, so that the font's encoding gives it
+		return "", false
+	}
+	return t, ok
+}
+
+// mapped is the map's own text of the n-byte code c, and whether it has one.
+func (m *cmap) mapped(c uint32, n int) (string, bool) {
 	if t, ok := m.chars[c]; ok {
 		return t, true
 	}

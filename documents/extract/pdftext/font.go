@@ -163,6 +163,9 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if enc.Kind() == pdf.Dict {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
+	if sub == "Type3" && f.toUni == nil {
+		texBitmapCodes(&f.text, &names, v.Key("CharProcs").Keys()) // texenc.go
+	}
 	if f.toUni == nil {
 		if texts, order := devanagariNames(&names); texts != nil {
 			for c, t := range texts {

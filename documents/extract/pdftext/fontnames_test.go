@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+	"time"
 
 	"edgechat/internal/testkit/testdocs"
 )
@@ -195,5 +196,27 @@ func TestLeftSigns(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(pages[0].Text), "ᰀᰤᰨ ᰁᰨ"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestGSUBBounded: a GSUB table of 30 bytes whose one lookup names 65,535 subtables (their
+// offsets out of range: all read as the lookup itself, a single substitution covering all
+// 65,536 glyphs), as fuzzing found, is read within the work bound, not for minutes.
+func TestGSUBBounded(t *testing.T) {
+	var gsub []byte
+	for _, v := range []uint16{
+		1, 0, 0, 0, 10, // header: lookup list at 10
+		0xFFFF, 4, // 65,535 lookups, the first at 14, the others out of range
+		1, 8, 0xFFFF, 0, // lookup: single, coverage at 22 (as a subtable), 65,535 subtables
+		2, 1, 0, 0xFFFF, // coverage: one range, glyphs 0–65535
+	} {
+		gsub = binary.BigEndian.AppendUint16(gsub, v)
+	}
+	done := make(chan int)
+	go func() { done <- len(gsubSources(gsub)) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("gsubSources still reading after 20 s")
 	}
 }

@@ -6,13 +6,16 @@ import "encoding/binary"
 // single, and 4, ligature, also inside type 7 extensions): for each glyph a substitution
 // makes, the glyphs it is made from. A shaper draws such glyphs — a vowel sign's form for a
 // position, a ligature — which have no character of their own in the cmap; their sources
-// say what they spell. Bounded by the table: every offset is checked.
+// say what they spell. Bounded by the table: every offset is checked; and by maxGSUBWork
+// subtables and coverage entries in all, as a table of 90 bytes can name 65,535 lookups of
+// 65,535 subtables each (out-of-range offsets read as 0, all the same subtable).
 func gsubSources(gsub []byte) map[uint16][]uint16 {
 	t := otTable(gsub)
 	if len(gsub) < 10 {
 		return nil
 	}
 	out := map[uint16][]uint16{}
+	work := 0
 	lookups := t.u16(8)
 	for i := range t.u16(lookups) {
 		lookup := lookups + t.u16(lookups+2+2*i)
@@ -23,19 +26,24 @@ func gsubSources(gsub []byte) map[uint16][]uint16 {
 				k = t.u16(sub + 2)
 				sub += t.u32(sub + 4)
 			}
+			work++
 			switch k {
 			case 1:
-				t.single(sub, out)
+				work += t.single(sub, out)
 			case 4:
-				t.ligatures(sub, out)
+				work += t.ligatures(sub, out)
 			}
-			if len(out) > 1<<16 {
+			if len(out) > 1<<16 || work > maxGSUBWork {
 				return out
 			}
 		}
 	}
 	return out
 }
+
+// maxGSUBWork bounds the subtables and coverage entries gsubSources reads (a large font's
+// GSUB has some tens of thousands).
+const maxGSUBWork = 1 << 21
 
 // otTable reads big-endian values of an OpenType table; out of range reads as 0.
 type otTable []byte
@@ -73,8 +81,9 @@ func (t otTable) coverage(off int) []uint16 {
 	return out
 }
 
-// single reads a single substitution: glyph → its replacement.
-func (t otTable) single(off int, out map[uint16][]uint16) {
+// single reads a single substitution: glyph → its replacement. It returns the coverage's
+// length, the work done.
+func (t otTable) single(off int, out map[uint16][]uint16) int {
 	cov := t.coverage(off + t.u16(off+2))
 	switch t.u16(off) {
 	case 1:
@@ -96,18 +105,23 @@ func (t otTable) single(off int, out map[uint16][]uint16) {
 			}
 		}
 	}
+	return len(cov)
 }
 
 // ligatures reads a ligature substitution: the first glyph and the components after it →
-// the ligature.
-func (t otTable) ligatures(off int, out map[uint16][]uint16) {
+// the ligature. It returns the coverage's length and the ligatures read, the work done.
+func (t otTable) ligatures(off int, out map[uint16][]uint16) int {
 	cov := t.coverage(off + t.u16(off+2))
+	work := len(cov)
 	for i, first := range cov {
 		if i >= t.u16(off+4) {
 			break
 		}
 		set := off + t.u16(off+6+2*i)
 		for j := range t.u16(set) {
+			if work++; work > maxGSUBWork {
+				return work
+			}
 			lig := set + t.u16(set+2+2*j)
 			to := uint16(t.u16(lig))
 			n := t.u16(lig + 2)
@@ -123,6 +137,7 @@ func (t otTable) ligatures(off int, out map[uint16][]uint16) {
 			}
 		}
 	}
+	return work
 }
 
 // substitutedText gives glyphs made by substitutions the text of the glyphs they are made

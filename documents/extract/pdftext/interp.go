@@ -90,6 +90,9 @@ type page struct {
 	forms  []string     // the forms being drawn, outermost first (a form may not draw itself)
 	marked []markedSpan // open marked-content spans (actualtext.go)
 	ops    int
+	// single says the string being shown is one glyph: drawn mirrored, it is a letter
+	// reflected in its line (add), where a mirrored string reads in the order drawn
+	single bool
 }
 
 // resources are a content stream's named fonts and forms, looked up once each.
@@ -293,6 +296,7 @@ func (p *page) show(s string) error {
 		f = p.doc.fallbackFont()
 	}
 	var err error
+	p.single = len(s) == 1 || !f.simple && len(s) == 2
 	f.each(s, func(code uint32, n int, text string, w float64) {
 		if err != nil {
 			return
@@ -333,6 +337,12 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		scale /= math.Abs(g.size * g.scale)
 	}
 	x, y = turn(rot, x, y)
+	if p.single && mirrored(trm) {
+		// a glyph drawn mirrored in an upright line (\reflectbox: the E of the XeLaTeX
+		// logo) stands left of its origin, in the line, not in a line of its own running
+		// backwards; a string drawn mirrored stays such a line, read in the order drawn
+		rot, x, y = 0, trm[4]-w*scale, trm[5]
+	}
 	g := glyph{
 		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
@@ -365,6 +375,13 @@ func (p *page) widen(trm matrix, w float64) {
 		return
 	}
 	last.w = float32(x+w*scale) - last.x
+}
+
+// mirrored says whether trm draws glyphs mirrored left to right and upright: advancing
+// to the left (dx < 0), their up still up (d > 0), as a reflection does and no turn does.
+func mirrored(trm matrix) bool {
+	a, b, c, d := trm[0], trm[1], trm[2], trm[3]
+	return a < 0 && math.Abs(a) >= math.Abs(b) && d > 0 && math.Abs(d) >= math.Abs(c) && a*d-b*c < 0
 }
 
 // turns is the quarter turns (0–3) of text running along (dx, dy).

@@ -88,17 +88,21 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		data = bytes.Clone(data)
 		copy(data, "%PDF-1.7\n")
 	}
-	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, openError(err)
+	r, list, err := open(data, opt)
+	if err == nil && len(list) == 0 {
+		err = fmt.Errorf("%w: it has no pages", ErrDamaged)
 	}
-	r := &reader{opt: opt, pdf: pr, fonts: map[string]*font{}}
-	list, err := r.pageList()
+	if err != nil && errors.Is(err, ErrDamaged) && !errors.Is(err, ErrEncrypted) {
+		// a cross-reference section that is missing or points wrong: find the objects
+		// by scanning, as pdftotext does (repair.go)
+		if fixed, ok := rebuiltXref(data); ok {
+			if r2, list2, err2 := open(fixed, opt); err2 == nil && len(list2) > 0 {
+				r, list, err = r2, list2, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("%w: it has no pages", ErrDamaged)
 	}
 	pages = make([]Page, len(list))
 	for i, p := range list {
@@ -120,6 +124,22 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 	}
 	resolveHyphens(pages)
 	return pages, nil
+}
+
+// open opens the object reader on data and lists its pages.
+func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
+	defer func() {
+		if p := recover(); p != nil { // the object reader panics on some damaged files
+			r, list, err = nil, nil, damaged(p)
+		}
+	}()
+	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, nil, openError(err)
+	}
+	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}}
+	list, err = r.pageList()
+	return r, list, err
 }
 
 // fatal errors stop the whole document; others lose one page.

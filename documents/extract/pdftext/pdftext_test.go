@@ -130,6 +130,22 @@ func TestText(t *testing.T) {
 			// नेट क: न, the vowel sign े drawn without advance 0.1 pt past ट's origin, ट; then a
 			// word apart, whose mark is drawn over its letter's left half
 			"BT /F1 10 Tf 72 700 Td [(A) -10 (B) 10 (C) -500 (D) 400 (B) -400 (A)] TJ ET", "नेट केन"},
+		{"a ToUnicode map's U+FFFF is no text: the encoding gives it", simpleFont("/ToUnicode 6 0 R /Encoding << /Differences [35 /angbracketleft /angbracketright] >>"),
+			// Quartz's map of Computer Modern's symbol font: ⟨ and ⟩ mapped to <ffff>
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfrange <21> <21> <2217> <23> <23> <ffff> <24> <24> <FFFF> endbfrange",
+			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
+		{"a glyph drawn mirrored stays in its word", simpleFont(""), "",
+			// the XeLaTeX logo: X, the E reflected (\\reflectbox: x scale -1), LATEX; text rotated
+			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
+			// their own, read in the order drawn
+			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
+				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\nOrigin\n\ndown"},
+		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
+			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
+			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
+		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
+			// the math italic font's σ and τ at T1's ff and fi
+			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
@@ -176,6 +192,18 @@ func type3Pixels() string {
 		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
 }
 
+// texBitmapFont is a Type3 font like dvips' and pdfTeX's of TeX's PK fonts: glyphs named
+// by their codes ("a28"), those of drawn's codes (and the space) in its CharProcs.
+func texBitmapFont(drawn string) string {
+	var names, procs strings.Builder
+	for _, c := range []byte(drawn + " ") {
+		fmt.Fprintf(&names, "%d /a%d ", c, c)
+		fmt.Fprintf(&procs, "/a%d null ", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 1000 1000]" +
+		" /CharProcs << " + procs.String() + ">> " + widths + strings.Repeat("500 ", 256) + "] /Encoding << /Differences [" + names.String() + "] >> >>"
+}
+
 func TestFormText(t *testing.T) {
 	pages, err := Read(testdocs.FormLoopPDF(), Options{})
 	if err != nil {
@@ -202,6 +230,7 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (\011\010\012\010 \013\014 \010\011) Tj 5 0 Td ( ) Tj 5 0 Td (\001) Tj ET",
+		"BT /F1 10 Tf (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT -1 0.5 0.2 1 9 9 Tm (LATEX) Tj ET",
 	} {
 		f.Add(c)
 	}
@@ -216,6 +245,7 @@ func FuzzFont(f *testing.F) {
 	f.Add([]byte{1, 0, 4, 1, 0, 0}, "g65")
 	f.Add(trueTypeProgram(0x21, "uni1780", "uni17CC.alt"), "uni178017B6.dotted")
 	f.Add(gsubTable(), "halfka")
+	f.Add([]byte{28}, "a28")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		m := parseCMap(data)
 		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
@@ -231,5 +261,11 @@ func FuzzFont(f *testing.F) {
 		trueTypeCodeNames(data)
 		sources := gsubSources(data)
 		substitutedText(map[uint16]string{1: "a", 2: "b"}, sources)
+		var names [256]string
+		for _, c := range data {
+			names[c] = name
+		}
+		var text encoding
+		texBitmapCodes(&text, &names, []string{name, "a28"})
 	})
 }

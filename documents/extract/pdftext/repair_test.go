@@ -1,0 +1,94 @@
+package pdftext
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"strings"
+	"testing"
+
+	"edgechat/internal/testkit/testdocs"
+)
+
+// objectStreamPDF is a one-page PDF whose catalogue, page tree and page stand compressed in
+// an object stream (object 6), the content stream and font outside it, and no
+// cross-reference section at all: what is left of a PDF 1.5 file cut before its
+// cross-reference stream.
+func objectStreamPDF(content string) []byte {
+	members := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+	}
+	var index, body strings.Builder
+	for i, m := range members {
+		fmt.Fprintf(&index, "%d %d ", i+1, body.Len())
+		body.WriteString(m + "\n")
+	}
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	w.Write([]byte(index.String() + body.String()))
+	w.Close()
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	fmt.Fprintf(&b, "4 0 obj\n%s\nendobj\n", testdocs.Stream("", []byte(content)))
+	fmt.Fprintf(&b, "5 0 obj\n%s\nendobj\n", simpleFont(""))
+	fmt.Fprintf(&b, "6 0 obj\n%s\nendobj\n", testdocs.Stream(fmt.Sprintf("/Type /ObjStm /N 3 /First %d /Filter /FlateDecode", index.Len()), z.Bytes()))
+	return b.Bytes()
+}
+
+// TestDamagedXref: files whose cross-reference section is missing or points wrong are read
+// from their objects, found by scanning (repair.go), as pdftotext reads them; without the
+// scan each is "damaged".
+func TestDamagedXref(t *testing.T) {
+	whole := pdfWith(simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (the whole text) Tj ET")
+	header := bytes.IndexByte(whole, '\n') + 1
+	xref := bytes.LastIndex(whole, []byte("xref"))
+	startxref := bytes.LastIndex(whole, []byte("startxref"))
+	// an incremental update that replaces the content stream (object 4), its own
+	// cross-reference section lost
+	update := append(bytes.Clone(whole[:startxref]), "4 0 obj\n"+string(testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (the updated text) Tj ET")))+"\nendobj\n%%EOF\n"...)
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"offsets shifted by bytes after the header", append(append(bytes.Clone(whole[:header]), "% a line a gateway added\n"...), whole[header:]...), "the whole text"},
+		{"cut before its cross-reference table", whole[:xref], "the whole text"},
+		{"startxref pointing past the end", append(bytes.Clone(whole[:startxref]), "startxref\n999999\n%%EOF\n"...), "the whole text"},
+		{"line ends changed to CRLF", bytes.ReplaceAll(whole, []byte("\n"), []byte("\r\n")), "the whole text"},
+		{"an update's later object wins", update, "the updated text"},
+		{"objects inside an object stream", objectStreamPDF("BT /F1 10 Tf 72 700 Td (compressed objects) Tj ET"), "compressed objects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(tt.data, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDamagedXrefStillFails: a file without a catalogue stays damaged, with the reason.
+func TestDamagedXrefStillFails(t *testing.T) {
+	_, err := Read([]byte("%PDF-1.4\n1 0 obj\n<< /Type /Font >>\nendobj\n%%EOF\n"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("got %v, want it damaged", err)
+	}
+}
+
+func FuzzRebuiltXref(f *testing.F) {
+	whole := pdfWith(simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (text) Tj ET")
+	f.Add(whole[:bytes.LastIndex(whole, []byte("xref"))])
+	f.Add(objectStreamPDF("BT (x) Tj ET"))
+	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 1 0 R >> endobj 2 0 obj << /Type /ObjStm /N 9 /First 2 /Filter /FlateDecode >> stream\nx\x9c endstream trailer << /Root 7 0 R /ID [<00> (a)] >> /XRef"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if fixed, ok := rebuiltXref(data); ok {
+			Read(fixed, Options{MaxPages: 10}) // must not panic or hang
+		}
+	})
+}
