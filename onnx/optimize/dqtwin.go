@@ -192,19 +192,31 @@ func (w *twinWriter) tensorData(name string, tfs []field) ([]byte, error) {
 	return raw, nil
 }
 
-// perColumn requantizes a node's int4 weights (B [N][K/32][16], element 2i in the low nibble,
-// zero point 8; scales [N][K/32] float32) to int8 [K][N] with one scale a column.
+// perColumn is PerColumnInt8 of a node's weight and scale bytes as the graph stores them.
 func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
 	nb := n.k / 32
 	if len(b) != n.n*nb*16 || len(scales) != 4*n.n*nb {
 		return nil, nil, fmt.Errorf("%s: %d weight and %d scale bytes for K=%d N=%d", n.b, len(b), len(scales), n.k, n.n)
 	}
-	q, sc := make([]byte, n.k*n.n), make([]float32, n.n)
-	col := make([]float64, n.k)
-	for j := range n.n {
+	sc := make([]float32, n.n*nb)
+	for i := range sc {
+		sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(scales[4*i:]))
+	}
+	q, cs := PerColumnInt8(n.k, n.n, b, sc)
+	return q, cs, nil
+}
+
+// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][K/32][16],
+// element 2i in the low nibble, zero point 8; scales [N][K/32]) to int8 laid out [K][N] with
+// one scale a column (the column's largest |w| over 127), as DynamicQuantizeMatMul takes them.
+func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
+	nb := k / 32
+	q, sc := make([]byte, k*n), make([]float32, n)
+	col := make([]float64, k)
+	for j := range n {
 		var amax float64
 		for blk := range nb {
-			s := float64(math.Float32frombits(binary.LittleEndian.Uint32(scales[4*(j*nb+blk):])))
+			s := float64(scales[j*nb+blk])
 			for i := range 16 {
 				v := b[(j*nb+blk)*16+i]
 				col[blk*32+2*i], col[blk*32+2*i+1] = s*(float64(v&15)-8), s*(float64(v>>4)-8)
@@ -219,10 +231,10 @@ func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
 		}
 		sc[j] = float32(d)
 		for i, v := range col {
-			q[i*n.n+j] = byte(int8(math.Round(v / d)))
+			q[i*n+j] = byte(int8(math.Round(v / d)))
 		}
 	}
-	return q, sc, nil
+	return q, sc
 }
 
 // dqWeights writes a node's int8 weights to the data file and returns their initializer.

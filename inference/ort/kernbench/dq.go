@@ -12,6 +12,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
 )
 
@@ -112,7 +113,7 @@ func dqGraph(path string, s shape, w weights, rows, side int) error {
 			&proto.Tensor{Name: "B", DataType: proto.Uint8, Dims: []int64{int64(s.N), int64(nb), blob}, Raw: raw},
 			proto.FloatTensor("S", []int64{int64(len(w.S))}, w.S))
 	case 2:
-		q, sc := perColumnInt8(s.K, s.N, w)
+		q, sc := optimize.PerColumnInt8(s.K, s.N, w.B, w.S)
 		g.Nodes = append(g.Nodes, proto.Node{Name: "mm", OpType: "DynamicQuantizeMatMul", Domain: "com.microsoft",
 			Inputs: []string{"A", "B", "S"}, Outputs: []string{"Y0"}})
 		g.Initializers = append(g.Initializers,
@@ -122,37 +123,6 @@ func dqGraph(path string, s shape, w weights, rows, side int) error {
 	m := &proto.Model{IRVersion: 10, Producer: "kernbench",
 		Opsets: []proto.Opset{{Domain: "", Version: 21}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
 	return m.WriteFile(path, proto.WriteOptions{})
-}
-
-// perColumnInt8 requantizes MatMulNBits' int4 weights (block 32, zero point 8) to int8 laid out
-// [K][N] with one scale a column (the largest |w| of the column over 127), as
-// DynamicQuantizeMatMul takes them.
-func perColumnInt8(k, n int, w weights) ([]byte, []float32) {
-	nb := k / 32
-	q, sc := make([]byte, k*n), make([]float32, n)
-	col := make([]float64, k)
-	for j := range n {
-		var amax float64
-		for b := range nb {
-			s := float64(w.S[j*nb+b])
-			for i := range 16 {
-				v := w.B[(j*nb+b)*16+i]
-				col[b*32+2*i], col[b*32+2*i+1] = s*(float64(v&15)-8), s*(float64(v>>4)-8)
-			}
-		}
-		for _, v := range col {
-			amax = max(amax, math.Abs(v))
-		}
-		d := amax / 127
-		if d == 0 {
-			d = 1
-		}
-		sc[j] = float32(d)
-		for i, v := range col {
-			q[i*n+j] = byte(int8(math.Round(v / d)))
-		}
-	}
-	return q, sc
 }
 
 // dqSession opens a one-node graph with A bound to x and Y0 to a fresh output; spinning as
