@@ -103,7 +103,9 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3])}
 		byB[n.b], byScales[n.scales] = n, n
 	}
-	raws := map[string][]byte{}
+	// The tensors' fields (external data: offsets, not bytes); each node's weights are read,
+	// requantized and written one node at a time, so the Go heap holds one node's at most.
+	tensors := map[string][]field{}
 	for _, f := range gfs {
 		if f.num != proto.FieldGraphInitializer || f.typ != protowire.BytesType {
 			continue
@@ -113,10 +115,24 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			return nil, err
 		}
 		if name := fieldStrings(tfs, proto.FieldTensorName); len(name) == 1 && (byB[name[0]] != nil || byScales[name[0]] != nil) {
-			if raws[name[0]], err = w.tensorData(name[0], tfs); err != nil {
-				return nil, err
-			}
+			tensors[name[0]] = tfs
 		}
+	}
+	colScales := map[string][]float32{} // by scale name, once computed
+	requant := func(n *dqNode) ([]byte, []float32, error) {
+		b, err := w.tensorData(n.b, tensors[n.b])
+		if err != nil {
+			return nil, nil, err
+		}
+		sc, err := w.tensorData(n.scales, tensors[n.scales])
+		if err != nil {
+			return nil, nil, err
+		}
+		q, cs, err := perColumn(n, b, sc)
+		if err == nil {
+			colScales[n.scales] = cs
+		}
+		return q, cs, err
 	}
 	var g []byte
 	for _, f := range gfs {
@@ -141,8 +157,11 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			}
 			name := fieldStrings(tfs, proto.FieldTensorName)
 			if len(name) == 1 && byB[name[0]] != nil {
-				n := byB[name[0]]
-				t, err := w.dqWeights(n, raws[n.b], raws[n.scales])
+				q, _, err := requant(byB[name[0]])
+				if err != nil {
+					return nil, err
+				}
+				t, err := w.dqWeights(byB[name[0]], q)
 				if err != nil {
 					return nil, err
 				}
@@ -151,9 +170,11 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			}
 			if len(name) == 1 && byScales[name[0]] != nil {
 				n := byScales[name[0]]
-				_, sc, err := perColumn(n, raws[n.b], raws[n.scales])
-				if err != nil {
-					return nil, err
+				sc, ok := colScales[n.scales]
+				if !ok {
+					if _, sc, err = requant(n); err != nil {
+						return nil, err
+					}
 				}
 				g = appendBytes(g, proto.FieldGraphInitializer, initializer(proto.FloatTensor(n.scales, []int64{int64(n.n)}, sc)))
 				continue
@@ -237,12 +258,8 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 	return q, sc
 }
 
-// dqWeights writes a node's int8 weights to the data file and returns their initializer.
-func (w *twinWriter) dqWeights(n *dqNode, b, scales []byte) ([]byte, error) {
-	q, _, err := perColumn(n, b, scales)
-	if err != nil {
-		return nil, err
-	}
+// dqWeights writes a node's int8 weights q to the data file and returns their initializer.
+func (w *twinWriter) dqWeights(n *dqNode, q []byte) ([]byte, error) {
 	off := w.off
 	if _, err := w.data.Write(q); err != nil {
 		return nil, err

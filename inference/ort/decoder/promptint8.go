@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"edgechat/inference"
 	"edgechat/internal/eps"
@@ -35,6 +36,7 @@ func promptTwin(graph string) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	n, size, err := optimize.DQTwin(graph, tmp, 1<<16, "")
+	debug.FreeOSMemory() // the weights passed through the heap: give it back before the sessions load
 	if err != nil {
 		return "", err
 	}
