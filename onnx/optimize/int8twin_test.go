@@ -109,3 +109,77 @@ func logitsDiff(t *testing.T, a, b string) float64 {
 	}
 	return d
 }
+
+// TestDQTwin: the DynamicQuantizeMatMul twin of a q4 graph (weights inline or external) has
+// every layer's MatMulNBits rewritten (the LM head, above maxN, and the skipped names stay)
+// and its logits stay near the published graph's through a prompt and greedy steps: int8
+// weights with a scale a column and per-tensor uint8 activations are not exact, but a
+// transposed or misscaled weight would be far off.
+func TestDQTwin(t *testing.T) {
+	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		external bool
+		skip     string
+		want     int
+	}{
+		{"inline", false, "", 2 * 7},
+		{"external data", true, "", 2 * 7},
+		{"down_proj skipped", true, "down_proj", 2 * 6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := synth.Tiny()
+			o.Quant, o.ExternalData = synth.QuantQ4, c.external
+			o.Vocab = 2048
+			dir := t.TempDir()
+			if err := synth.Write(dir, o); err != nil {
+				t.Fatal(err)
+			}
+			src := filepath.Join(dir, "onnx", o.Quant.File())
+			out := t.TempDir()
+			n, _, err := optimize.DQTwin(src, out, 1024, c.skip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := filepath.Join(out, filepath.Base(src))
+			info, err := proto.ReadInfo(dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dq := info.Ops[proto.OpKey("com.microsoft", "DynamicQuantizeMatMul")]; n != c.want || dq != c.want {
+				t.Fatalf("%d nodes rewritten, %d DynamicQuantizeMatMul in the twin; want %d", n, dq, c.want)
+			}
+			if left := info.Ops[proto.OpKey("com.microsoft", "MatMulNBits")]; left != 2*7+1-c.want {
+				t.Fatalf("%d MatMulNBits left, want %d", left, 2*7+1-c.want)
+			}
+			d, sd := logitsDiffSD(t, src, dst)
+			t.Logf("largest logit difference %.3g, %.3g of their standard deviation", d, d/sd)
+			if d > 0.3*sd {
+				t.Fatalf("logits differ by %.3g, %.2g of their standard deviation", d, d/sd)
+			}
+		})
+	}
+}
+
+// logitsDiffSD is logitsDiff and the standard deviation of a's logits after the prompt.
+func logitsDiffSD(t *testing.T, a, b string) (float64, float64) {
+	t.Helper()
+	l, err := loop.Open(a, loop.Options{Threads: 1, MaxTokens: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	lg, err := l.Step([]int{1644, 872, 198, 1707, 11, 1879})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := lg[len(lg)-l.Vocab():]
+	var sum, sq float64
+	for _, v := range row {
+		sum, sq = sum+float64(v), sq+float64(v)*float64(v)
+	}
+	nv := float64(len(row))
+	return logitsDiff(t, a, b), math.Sqrt(sq/nv - (sum/nv)*(sum/nv))
+}

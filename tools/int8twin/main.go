@@ -22,15 +22,22 @@ func main() {
 	in := flag.String("in", "", "graph (.onnx) with 4-bit MatMulNBits")
 	out := flag.String("out", "", "folder of the twin")
 	match := flag.String("match", "", "comma-separated parts of weight names to re-encode (empty: all)")
+	dq := flag.Bool("dq", false, "write the DynamicQuantizeMatMul twin instead (optimize.DQTwin: int8 weights with one scale a column; the LM head stays 4-bit)")
+	skip := flag.String("skip", "", "--dq: comma-separated parts of weight names to leave 4-bit")
 	flag.Parse()
 	if *in == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "int8twin: --in and --out are required")
 		os.Exit(2)
 	}
-	n, size, err := optimize.Int8Twin(*in, *out, *match)
+	twin, what := optimize.Int8Twin, "MatMulNBits re-encoded as 8-bit"
+	if *dq {
+		twin = func(in, out, _ string) (int, int64, error) { return optimize.DQTwin(in, out, 1<<16, *skip) }
+		what = "MatMulNBits rewritten as DynamicQuantizeMatMul"
+	}
+	n, size, err := twin(*in, *out, *match)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "int8twin:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%d MatMulNBits re-encoded as 8-bit (%d MiB of weights) in %s\n", n, size>>20, filepath.Join(*out, filepath.Base(*in)))
+	fmt.Printf("%d %s (%d MiB of weights) in %s\n", n, what, size>>20, filepath.Join(*out, filepath.Base(*in)))
 }

@@ -70,6 +70,9 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		if err == nil && note != "" {
 			dd.notes = append(dd.notes, note)
 		}
+		if err == nil && o.PromptInt8 {
+			openPromptInt8(dd, g.Model, f.Model, o.EP)
+		}
 		d = dd
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {

@@ -66,10 +66,13 @@ const maxRows = 16
 type dynamicDecoder struct {
 	io      *models.DecoderIO
 	session *ort.DynamicAdvancedSession
-	run     *runner
-	kv      *kvBuffers
-	vocab   int
-	ids     []int // token ids in the cache
+	// prompt, when set, runs the runs of promptInt8Rows ids or more (an int8 twin of the
+	// graph on the same KV buffer: inference.LoadOptions.PromptInt8).
+	prompt *ort.DynamicAdvancedSession
+	run    *runner
+	kv     *kvBuffers
+	vocab  int
+	ids    []int // token ids in the cache
 	// notes are what a person should know about how the decoder was opened (LoadNotes).
 	notes []string
 
@@ -302,7 +305,11 @@ func (d *dynamicDecoder) step(ids []int, logits []float32, keep int) error {
 	if err := d.kv.present(L, d.outputs[1:]); err != nil {
 		return err
 	}
-	if err := d.session.RunWithOptions(d.inputs, d.outputs, d.run.opts); err != nil {
+	s := d.session
+	if d.prompt != nil && L >= promptInt8Rows {
+		s = d.prompt
+	}
+	if err := s.RunWithOptions(d.inputs, d.outputs, d.run.opts); err != nil {
 		return err
 	}
 	d.kv.advance(L)
@@ -331,5 +338,6 @@ func (d *dynamicDecoder) Close() error {
 	offheap.Free(d.rowsBuf)
 	d.rowsBuf = nil
 	defer d.run.close()
+	destroySession(d.prompt)
 	return destroySession(d.session)
 }

@@ -59,6 +59,7 @@ var (
 	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
 	mixFlag   = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
 	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
+	dqFlag    = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -122,6 +123,9 @@ func run() error {
 	}
 	if *fusedFlag {
 		return fusedGateUp()
+	}
+	if *dqFlag {
+		return dynQuant()
 	}
 	dir, err := os.MkdirTemp("", "kernbench-")
 	if err != nil {

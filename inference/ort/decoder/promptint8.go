@@ -1,0 +1,90 @@
+package decoder
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"edgechat/inference"
+	"edgechat/internal/eps"
+	"edgechat/onnx/optimize"
+)
+
+// promptInt8Rows is the fewest ids a run takes through the int8 prompt session
+// (inference.LoadOptions.PromptInt8): decoding steps and prompt-lookup checks (at most
+// maxRows) stay on the int4 session, whose block-32 quantization is the more exact.
+const promptInt8Rows = 32
+
+// promptInt8Dir is the folder of an optimized copy's int8 prompt twin, beside the copy: the
+// copy's cache key covers the twin too.
+const promptInt8Dir = "dqprompt"
+
+// promptTwin returns the int8 prompt twin of the optimized copy graph (optimize.DQTwin: the
+// layers' MatMulNBits as DynamicQuantizeMatMul, the LM head left 4-bit), writing it the
+// first time into a folder beside the copy (whole or not at all).
+func promptTwin(graph string) (string, error) {
+	dir := filepath.Join(filepath.Dir(graph), promptInt8Dir)
+	out := filepath.Join(dir, filepath.Base(graph))
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(graph), promptInt8Dir+"-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	n, size, err := optimize.DQTwin(graph, tmp, 1<<16, "")
+	debug.FreeOSMemory() // the weights passed through the heap: give it back before the sessions load
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", fmt.Errorf("no 4-bit MatMulNBits to run in int8")
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	slog.Info("wrote the int8 prompt twin of the graph", "copy", graph, "twin", out, "nodes", n, "int8_bytes", size)
+	return out, nil
+}
+
+// openPromptInt8 opens d's int8 prompt session on the twin of the optimized copy graph, when
+// it can help: the copy's attention keeps one shared KV buffer (both sessions read and write
+// it), and the CPU runs it. It logs and leaves d as it is when it cannot.
+func openPromptInt8(d *dynamicDecoder, graph, published string, ep inference.EP) {
+	if graph == published || !d.io.SharedKV || !eps.IsCPU(ep.Name) {
+		slog.Info("prompts run on the int4 graph: the int8 prompt session needs the CPU and the optimized copy's shared KV buffer", "graph", published)
+		return
+	}
+	twin, err := promptTwin(graph)
+	if err == nil {
+		err = d.openPrompt(twin, ep)
+	}
+	if err != nil {
+		slog.Warn("prompts run on the int4 graph: no int8 prompt session", "graph", published, "reason", err)
+		return
+	}
+	slog.Info("prompts run on an int8 twin of the graph (DynamicQuantizeMatMul), decoding on the int4 graph", "twin", twin, "rows_from", promptInt8Rows)
+}
+
+// openPrompt opens the session of prompt runs on the graph at path, which must have d's
+// inputs and outputs.
+func (d *dynamicDecoder) openPrompt(path string, ep inference.EP) error {
+	opts, err := newSessionOptions(ep)
+	if err != nil {
+		return err
+	}
+	defer opts.Destroy()
+	s, nIn, nOut, err := openIO(d.io, path, opts)
+	if err != nil {
+		return err
+	}
+	if nIn != len(d.inputs) || nOut != len(d.outputs) {
+		destroySession(s)
+		return fmt.Errorf("the twin's %d inputs and %d outputs are not the graph's %d and %d", nIn, nOut, len(d.inputs), len(d.outputs))
+	}
+	d.prompt = s
+	return nil
+}

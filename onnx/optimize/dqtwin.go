@@ -1,0 +1,285 @@
+package optimize
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"edgechat/onnx/proto"
+)
+
+// dqTwinData is the data file of a DynamicQuantizeMatMul twin's int8 weights.
+const dqTwinData = "dqtwin.data"
+
+// DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
+// nodes (block 32, no zero points, at most maxN outputs: the LM head stays) run as
+// com.microsoft DynamicQuantizeMatMul: the weights requantized to int8 laid out [K][N] with
+// one scale a column (the column's largest |w| over 127), the activations quantized per
+// tensor to uint8 by the operator. ONNX Runtime runs it as MLAS's u8s8 QGEMM with B packed
+// once, which at prompt rows is several times faster than MatMulNBits' int4×int8 path on
+// AVX-512 VNNI (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column
+// cannot hold block-32 scales. Weights whose name contains one of skip's comma-separated
+// strings stay 4-bit. It returns how many nodes it rewrote and the bytes of int8 weights
+// written.
+func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
+	src, err := os.ReadFile(in)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return 0, 0, err
+	}
+	data, err := os.Create(filepath.Join(out, dqTwinData))
+	if err != nil {
+		return 0, 0, err
+	}
+	w := &twinWriter{dir: filepath.Dir(in), out: out, data: bufio.NewWriterSize(data, 1<<20), linked: map[string]bool{}}
+	mfs, err := fields(src)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read model: %w", err)
+	}
+	var model []byte
+	for _, f := range mfs {
+		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+			model = append(model, f.raw...)
+			continue
+		}
+		g, err := w.dqGraph(f.val, maxN, skip)
+		if err != nil {
+			return 0, 0, err
+		}
+		model = appendBytes(model, proto.FieldModelGraph, g)
+	}
+	err = errors.Join(w.data.Flush(), data.Close())
+	if err == nil {
+		err = os.WriteFile(filepath.Join(out, filepath.Base(in)), model, 0o644)
+	}
+	return w.count, w.off, err
+}
+
+// dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.
+type dqNode struct {
+	b, scales string
+	k, n      int
+}
+
+// dqGraph returns the graph b with the chosen MatMulNBits as DynamicQuantizeMatMul and their
+// weights and scales re-encoded.
+func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) {
+	gfs, err := fields(b)
+	if err != nil {
+		return nil, err
+	}
+	byB, byScales := map[string]*dqNode{}, map[string]*dqNode{}
+	for _, f := range gfs {
+		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
+			continue
+		}
+		nfs, err := fields(f.val)
+		if err != nil {
+			return nil, err
+		}
+		ins := fieldStrings(nfs, proto.FieldNodeInput)
+		op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)
+		if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) != 3 {
+			continue
+		}
+		var v [4]int64
+		for i, name := range []string{"bits", "block_size", "K", "N"} {
+			if v[i], _, err = intAttr(f.val, name); err != nil {
+				return nil, err
+			}
+		}
+		if v[0] != 4 || v[1] != 32 || v[2]%32 != 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
+			continue
+		}
+		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3])}
+		byB[n.b], byScales[n.scales] = n, n
+	}
+	// The tensors' fields (external data: offsets, not bytes); each node's weights are read,
+	// requantized and written one node at a time, so the Go heap holds one node's at most.
+	tensors := map[string][]field{}
+	for _, f := range gfs {
+		if f.num != proto.FieldGraphInitializer || f.typ != protowire.BytesType {
+			continue
+		}
+		tfs, err := fields(f.val)
+		if err != nil {
+			return nil, err
+		}
+		if name := fieldStrings(tfs, proto.FieldTensorName); len(name) == 1 && (byB[name[0]] != nil || byScales[name[0]] != nil) {
+			tensors[name[0]] = tfs
+		}
+	}
+	colScales := map[string][]float32{} // by scale name, once computed
+	requant := func(n *dqNode) ([]byte, []float32, error) {
+		b, err := w.tensorData(n.b, tensors[n.b])
+		if err != nil {
+			return nil, nil, err
+		}
+		sc, err := w.tensorData(n.scales, tensors[n.scales])
+		if err != nil {
+			return nil, nil, err
+		}
+		q, cs, err := perColumn(n, b, sc)
+		if err == nil {
+			colScales[n.scales] = cs
+		}
+		return q, cs, err
+	}
+	var g []byte
+	for _, f := range gfs {
+		switch {
+		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
+			nfs, err := fields(f.val)
+			if err != nil {
+				return nil, err
+			}
+			ins := fieldStrings(nfs, proto.FieldNodeInput)
+			if len(ins) == 3 && byB[ins[1]] != nil && fieldStrings(nfs, proto.FieldNodeOpType)[0] == "MatMulNBits" {
+				name := append(fieldStrings(nfs, proto.FieldNodeName), "")
+				node := encodeNode(name[0], "DynamicQuantizeMatMul", ins, fieldStrings(nfs, proto.FieldNodeOutput))
+				g = appendBytes(g, proto.FieldGraphNode, append(node, appendBytes(nil, proto.FieldNodeDomain, []byte("com.microsoft"))...))
+				w.count++
+				continue
+			}
+		case f.num == proto.FieldGraphInitializer && f.typ == protowire.BytesType:
+			tfs, err := fields(f.val)
+			if err != nil {
+				return nil, err
+			}
+			name := fieldStrings(tfs, proto.FieldTensorName)
+			if len(name) == 1 && byB[name[0]] != nil {
+				q, _, err := requant(byB[name[0]])
+				if err != nil {
+					return nil, err
+				}
+				t, err := w.dqWeights(byB[name[0]], q)
+				if err != nil {
+					return nil, err
+				}
+				g = appendBytes(g, proto.FieldGraphInitializer, t)
+				continue
+			}
+			if len(name) == 1 && byScales[name[0]] != nil {
+				n := byScales[name[0]]
+				sc, ok := colScales[n.scales]
+				if !ok {
+					if _, sc, err = requant(n); err != nil {
+						return nil, err
+					}
+				}
+				g = appendBytes(g, proto.FieldGraphInitializer, initializer(proto.FloatTensor(n.scales, []int64{int64(n.n)}, sc)))
+				continue
+			}
+			if err := w.linkExternal(tfs); err != nil {
+				return nil, err
+			}
+		}
+		g = append(g, f.raw...)
+	}
+	return g, nil
+}
+
+// tensorData reads an initializer's bytes, inline or from its external data file.
+func (w *twinWriter) tensorData(name string, tfs []field) ([]byte, error) {
+	for _, f := range tfs {
+		if f.num == proto.FieldTensorRaw && f.typ == protowire.BytesType {
+			return f.val, nil
+		}
+	}
+	ext := externalRefs(tfs)
+	off, _ := strconv.ParseInt(ext["offset"], 10, 64)
+	length, err := strconv.ParseInt(ext["length"], 10, 64)
+	if err != nil || off < 0 || length < 0 || !filepath.IsLocal(ext["location"]) {
+		return nil, fmt.Errorf("%s: no raw data and bad external data %v", name, ext)
+	}
+	f, err := os.Open(filepath.Join(w.dir, ext["location"]))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw := make([]byte, length)
+	if _, err := f.ReadAt(raw, off); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return raw, nil
+}
+
+// perColumn is PerColumnInt8 of a node's weight and scale bytes as the graph stores them.
+func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
+	nb := n.k / 32
+	if len(b) != n.n*nb*16 || len(scales) != 4*n.n*nb {
+		return nil, nil, fmt.Errorf("%s: %d weight and %d scale bytes for K=%d N=%d", n.b, len(b), len(scales), n.k, n.n)
+	}
+	sc := make([]float32, n.n*nb)
+	for i := range sc {
+		sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(scales[4*i:]))
+	}
+	q, cs := PerColumnInt8(n.k, n.n, b, sc)
+	return q, cs, nil
+}
+
+// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][K/32][16],
+// element 2i in the low nibble, zero point 8; scales [N][K/32]) to int8 laid out [K][N] with
+// one scale a column (the column's largest |w| over 127), as DynamicQuantizeMatMul takes them.
+func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
+	nb := k / 32
+	q, sc := make([]byte, k*n), make([]float32, n)
+	col := make([]float64, k)
+	for j := range n {
+		var amax float64
+		for blk := range nb {
+			s := float64(scales[j*nb+blk])
+			for i := range 16 {
+				v := b[(j*nb+blk)*16+i]
+				col[blk*32+2*i], col[blk*32+2*i+1] = s*(float64(v&15)-8), s*(float64(v>>4)-8)
+			}
+		}
+		for _, v := range col {
+			amax = max(amax, math.Abs(v))
+		}
+		d := amax / 127
+		if d == 0 {
+			d = 1
+		}
+		sc[j] = float32(d)
+		for i, v := range col {
+			q[i*n+j] = byte(int8(math.Round(v / d)))
+		}
+	}
+	return q, sc
+}
+
+// dqWeights writes a node's int8 weights q to the data file and returns their initializer.
+func (w *twinWriter) dqWeights(n *dqNode, q []byte) ([]byte, error) {
+	off := w.off
+	if _, err := w.data.Write(q); err != nil {
+		return nil, err
+	}
+	w.off += int64(len(q))
+	if pad := (4096 - w.off%4096) % 4096; pad > 0 {
+		if _, err := w.data.Write(make([]byte, pad)); err != nil {
+			return nil, err
+		}
+		w.off += pad
+	}
+	var t []byte
+	for _, d := range []int64{int64(n.k), int64(n.n)} {
+		t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDims, protowire.VarintType), uint64(d))
+	}
+	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataType, protowire.VarintType), uint64(proto.Int8))
+	t = appendBytes(t, proto.FieldTensorName, []byte(n.b))
+	for _, kv := range [][2]string{{"location", dqTwinData}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.Itoa(len(q))}} {
+		e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
+		t = appendBytes(t, proto.FieldTensorExternal, e)
+	}
+	return protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal), nil
+}
