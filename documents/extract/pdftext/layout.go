@@ -377,6 +377,7 @@ func startsLower(s string) bool {
 // lineText spells a line: a space where glyphs are apart by more than a word gap or a
 // space is drawn, words in logical order.
 func lineText(l *line) string {
+	placeMarks(l.g)
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
 	var drawn []bool
@@ -398,7 +399,7 @@ func lineText(l *line) string {
 			prev = g
 			continue
 		}
-		if prev != nil && !prev.space && len(cur) > 0 {
+		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase {
 			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
@@ -408,7 +409,7 @@ func lineText(l *line) string {
 				cur, space = nil, false
 			}
 		}
-		if len(cur) > 0 && (logicalMark(*g) || g.w <= 0.01*g.size && allMarks(g.text)) {
+		if len(cur) > 0 && (logicalMark(*g) || g.onBase || g.w <= 0.01*g.size && allMarks(g.text)) {
 			end = max(end, g.x+g.w) // a mark drawn on its letter ends nothing: "التِّينِ"
 		} else {
 			end = g.x + g.w

@@ -88,6 +88,15 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0628> <42> <062A> <43> <0650> endbfchar",
 			// seen left to right: beh (72–77) with a kasra of no advance drawn at 74, then teh at 77
 			"BT /F1 10 Tf 72 700 Td [(A) 300 (C) -300 (B)] TJ ET", "تبِ"},
+		{"a mark goes with the letter drawn before it in a line drawn right to left", arabicMarks, arabicMarksMap,
+			// LuaTeX: beh at 77, its fatha at 75 (where teh, drawn next at 72, stands), teh
+			"BT /F1 10 Tf 77 700 Td (A) Tj -2 0 Td (C) Tj -3 0 Td (B) Tj ET", "بَت"},
+		{"a mark goes with the letter drawn after it in a line drawn left to right", arabicMarks, arabicMarksMap,
+			// XeTeX: teh at 72, then beh's fatha at 76.8 (within teh), then beh at 77
+			"BT /F1 10 Tf 72 700 Td [(B) 20 (C) -20 (A)] TJ ET", "بَت"},
+		{"alef and hamza above read composed", arabicMarks, arabicMarksMap,
+			// XeTeX: the hamza drawn first, over the end of lam, then alef
+			"BT /F1 10 Tf 72 700 Td [(F) 20 (E) -20 (D)] TJ ET", "أل"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -148,6 +157,13 @@ func TestText(t *testing.T) {
 		})
 	}
 }
+
+// arabicMarks draws beh (A), teh (B), alef (D) and lam (F) 500 wide, a fatha (C) and a
+// hamza above (E) without advance; arabicMarksMap says so.
+const (
+	arabicMarks    = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 70 /Widths [500 500 0 500 0 500] /ToUnicode 6 0 R >>"
+	arabicMarksMap = "1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0628> <42> <062A> <43> <064E> <44> <0627> <45> <0654> <46> <0644> endbfchar"
+)
 
 // zeroWidthB is simpleFont with code B (a mark) drawn without advance.
 var zeroWidthB = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /ToUnicode 6 0 R " + widths +

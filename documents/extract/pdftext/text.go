@@ -191,8 +191,15 @@ func appendClusters(items []string, w []glyph) []string {
 	for i := range w {
 		g := &w[i]
 		if !rtlMark(g.text) {
+			if base != nil && len(items) > start {
+				items[len(items)-1] = composed(items[len(items)-1])
+			}
 			items = append(items, g.text+strings.Join(pending, ""))
 			pending, base = pending[:0], g
+			continue
+		}
+		if base != nil && g.onBase {
+			items[len(items)-1] += g.text // placed after its letter (placeMarks)
 			continue
 		}
 		if base != nil && g.x >= base.x-0.05*g.size && g.x <= base.x+base.w+0.05*g.size {
@@ -208,7 +215,19 @@ func appendClusters(items []string, w []glyph) []string {
 			items = append(items, strings.Join(pending, ""))
 		}
 	}
+	if len(items) > start {
+		items[len(items)-1] = composed(items[len(items)-1])
+	}
 	return items
+}
+
+// composed is a letter and its marks in Unicode's composed form (NFC): alef and a hamza
+// above read "أ", shadda and fatha in their canonical order.
+func composed(s string) string {
+	if len(s) <= 2 || norm.NFC.IsNormalString(s) {
+		return s
+	}
+	return norm.NFC.String(s)
 }
 
 // rtlMark is true of a text of marks only, of right-to-left scripts.

@@ -1,0 +1,118 @@
+package pdftext
+
+import (
+	"cmp"
+	"slices"
+	"unicode"
+)
+
+// Right-to-left marks (Arabic harakat, shadda, hamza above and below, Hebrew points) are
+// drawn without advance on their letter, and their origin is no sure sign of which letter
+// that is: LuaTeX draws a mark after its letter in the order read and puts its origin where
+// the letter ends on the left, inside the next letter ("فَقَالَ": the fatha of ف stands
+// within ق); XeTeX and dvipdfmx draw each cluster turned, mark first, from left to right,
+// over a letter whose advance may hold the next mark too (the hamza of "الأخرى" within خ).
+// The order drawn tells: shapers keep a mark right after its letter in the order read, so
+// in a line drawn right to left the letter is the one drawn just before the mark, in one
+// drawn left to right the one drawn just after it.
+
+// placeMarks moves each right-to-left mark of gs (a line, left to right) whose letter the
+// order drawn tells right after that letter, marks on one letter in the order read, and
+// marks it onBase; other glyphs keep their order. gs is changed in place.
+func placeMarks(gs []glyph) {
+	marks := 0
+	for i := range gs {
+		if gs[i].w <= 0.01*gs[i].size && rtlMark(gs[i].text) {
+			marks++
+		}
+	}
+	if marks == 0 {
+		return
+	}
+	// Indices of gs in the order drawn.
+	bySeq := make([]int, len(gs))
+	for i := range bySeq {
+		bySeq[i] = i
+	}
+	slices.SortStableFunc(bySeq, func(a, b int) int { return cmp.Compare(gs[a].seq, gs[b].seq) })
+	isMark := func(i int) bool { return rtlMark(gs[i].text) }
+	base := make([]int, len(gs))
+	for i := range base {
+		base[i] = -1
+	}
+	found := false
+	for k, i := range bySeq {
+		m := gs[i]
+		if m.w > 0.01*m.size || !isMark(i) {
+			continue
+		}
+		// The letters drawn just before and after the mark, other marks between.
+		p, n := -1, -1
+		for j := k - 1; j >= 0 && m.seq-gs[bySeq[j]].seq <= 4; j-- {
+			if !isMark(bySeq[j]) {
+				p = bySeq[j]
+				break
+			}
+		}
+		for j := k + 1; j < len(bySeq) && gs[bySeq[j]].seq-m.seq <= 4; j++ {
+			if !isMark(bySeq[j]) {
+				n = bySeq[j]
+				break
+			}
+		}
+		b := n
+		switch {
+		case p >= 0 && (n < 0 || gs[p].x > gs[n].x):
+			b = p // drawn right to left
+		case p >= 0 && m.x < gs[n].x-0.15*m.size && m.x <= gs[p].x+gs[p].w:
+			b = p // drawn left to right, but on the letter before, well before the next
+		}
+		if b < 0 || gs[b].space || !rtlLetter(gs[b].text) {
+			continue
+		}
+		if l := gs[b]; m.x < l.x-0.6*m.size || m.x > l.x+l.w+0.6*m.size {
+			continue
+		}
+		base[i], found = b, true
+	}
+	if !found {
+		return
+	}
+	// Each letter's marks, in the order read: as drawn in a line drawn right to left,
+	// turned in one drawn left to right.
+	on := make([][]int, len(gs))
+	for _, i := range bySeq {
+		if b := base[i]; b >= 0 {
+			if gs[b].seq < gs[i].seq {
+				on[b] = append(on[b], i)
+			} else {
+				on[b] = append([]int{i}, on[b]...)
+			}
+		}
+	}
+	out := make([]glyph, 0, len(gs))
+	for i, g := range gs {
+		if base[i] >= 0 {
+			continue
+		}
+		out = append(out, g)
+		for _, j := range on[i] {
+			m := gs[j]
+			m.onBase, m.key = true, g.key
+			out = append(out, m)
+		}
+	}
+	copy(gs, out)
+}
+
+// rtlLetter says whether s has a letter of a right-to-left script.
+func rtlLetter(s string) bool {
+	for _, r := range s {
+		if isRTLRune(r) && !isMarkRune(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isMarkRune(r rune) bool { return unicode.Is(unicode.M, r) }
