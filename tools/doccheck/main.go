@@ -95,6 +95,7 @@ func main() {
 	maxMB := flag.Int("max-mb", 30, "skip documents larger than this")
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
+	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
 	flag.Parse()
 	kinds := []string{".pdf"}
@@ -418,6 +419,12 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 func words(text []byte, loose bool) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(string(text))) {
+		if rtlNorm {
+			if parts := rtlTokens(w); len(parts) != 1 || parts[0] != w {
+				out = append(out, words([]byte(strings.Join(parts, " ")), loose)...)
+				continue
+			}
+		}
 		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsControl(r) }) < 0 {
 			continue
 		}
