@@ -14,10 +14,14 @@ func gsubSources(gsub []byte) map[uint16][]uint16 {
 	}
 	out := map[uint16][]uint16{}
 	lookups := t.u16(8)
+	budget := maxGSUBSubtables
 	for i := range t.u16(lookups) {
 		lookup := lookups + t.u16(lookups+2+2*i)
 		kind := t.u16(lookup)
 		for j := range t.u16(lookup + 4) {
+			if budget--; budget < 0 {
+				return out
+			}
 			sub, k := lookup+t.u16(lookup+6+2*j), kind
 			if k == 7 {
 				k = t.u16(sub + 2)
@@ -36,6 +40,11 @@ func gsubSources(gsub []byte) map[uint16][]uint16 {
 	}
 	return out
 }
+
+// maxGSUBSubtables bounds the subtables gsubSources reads: real fonts have hundreds, a
+// damaged table's counts (read as up to 65,535 lookups of 65,535 subtables) would take
+// seconds.
+const maxGSUBSubtables = 1 << 14
 
 // otTable reads big-endian values of an OpenType table; out of range reads as 0.
 type otTable []byte
