@@ -56,6 +56,7 @@ type glyph struct {
 	actual        bool    // the text of an ActualText span, placed where its first glyph is
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	onBase        bool    // a right-to-left mark placed right after its letter (marks.go)
+	inked         bool    // a mark drawn without advance, x moved to its ink's middle (ink.go)
 	// order is where a legacy Devanagari font draws the glyph relative to the text
 	// (indic.go): in order, or before or after the letters it follows or precedes.
 	order uint8
@@ -309,7 +310,17 @@ func (p *page) show(s string) error {
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			before := len(p.glyphs)
+			inked := false
+			if w == 0 && rtlMark(text) {
+				var mid float64
+				if mid, inked = f.inkMiddle(code); inked { // a mark stands where its ink is (ink.go)
+					trm[4], trm[5] = trm[4]+mid*trm[0], trm[5]+mid*trm[1]
+				}
+			}
 			err = p.add(trm, w*g.size*g.scale, f, text)
+			if inked && len(p.glyphs) > before {
+				p.glyphs[before].inked = true
+			}
 			if f.order != nil && n == 1 && len(p.glyphs) > before {
 				p.glyphs[before].order = f.order[code]
 			}

@@ -14,7 +14,10 @@ import (
 // over a letter whose advance may hold the next mark too (the hamza of "الأخرى" within خ).
 // The order drawn tells: shapers keep a mark right after its letter in the order read, so
 // in a line drawn right to left the letter is the one drawn just before the mark, in one
-// drawn left to right the one drawn just after it.
+// drawn left to right (the order seen) the one drawn just after it — unless the producer
+// draws each letter and then its marks left to right (Word through Distiller: SIL's
+// specimens). Where the font says where a mark's ink lies (ink.go), the mark stands at its
+// ink's middle, and of the two letters drawn around it the one under it is taken.
 
 // placeMarks moves each right-to-left mark of gs (a line, left to right) whose letter the
 // order drawn tells right after that letter, marks on one letter in the order read, and
@@ -62,10 +65,12 @@ func placeMarks(gs []glyph) {
 		}
 		b := n
 		switch {
+		case m.inked && p >= 0 && n >= 0 && under(m, gs[p]) != under(m, gs[n]):
+			if under(m, gs[p]) {
+				b = p // the ink's middle over it
+			}
 		case p >= 0 && (n < 0 || gs[p].x > gs[n].x):
 			b = p // drawn right to left
-		case p >= 0 && m.x < gs[n].x-0.15*m.size && m.x <= gs[p].x+gs[p].w:
-			b = p // drawn left to right, but on the letter before, well before the next
 		}
 		if b < 0 || gs[b].space || !rtlLetter(gs[b].text) {
 			continue
@@ -116,3 +121,6 @@ func rtlLetter(s string) bool {
 }
 
 func isMarkRune(r rune) bool { return unicode.Is(unicode.M, r) }
+
+// under says whether mark m stands within the advance of letter l.
+func under(m, l glyph) bool { return m.x >= l.x && m.x <= l.x+l.w }

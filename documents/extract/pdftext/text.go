@@ -125,7 +125,7 @@ func spell(words [][]glyph, rtl bool) string {
 		if i > 0 {
 			items = append(items, " ")
 		}
-		items = appendClusters(items, w)
+		items = appendClusters(items, dropKashidas(w))
 	}
 	levels := bidiLevels(items, rtl)
 	type item struct {
@@ -228,6 +228,59 @@ func composed(s string) string {
 		return s
 	}
 	return norm.NFC.String(s)
+}
+
+// dropKashidas leaves out of a word the kashidas drawn inside it: tatweels (ـ) and the
+// kashida glyph some Persian fonts give U+061D (texnegar's justified "ک؝؝؝؝ه" for "که")
+// between two Arabic letters only stretch the word. A tatweel at a word's start or end
+// ("(Package) ـی", a suffix set apart) stays. w is not changed; a word with none is returned
+// as it is.
+func dropKashidas(w []glyph) []glyph {
+	var out []glyph
+	for i := range w {
+		if !kashida(w[i].text) {
+			if out != nil {
+				out = append(out, w[i])
+			}
+			continue
+		}
+		before, after := -1, -1
+		for j := i - 1; j >= 0; j-- {
+			if !kashida(w[j].text) && !rtlMark(w[j].text) {
+				before = j
+				break
+			}
+		}
+		for j := i + 1; j < len(w); j++ {
+			if !kashida(w[j].text) && !rtlMark(w[j].text) {
+				after = j
+				break
+			}
+		}
+		if before < 0 || after < 0 || !rtlLetter(w[before].text) || !rtlLetter(w[after].text) {
+			if out != nil {
+				out = append(out, w[i])
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]glyph, 0, len(w)), w[:i]...)
+		}
+	}
+	if out == nil {
+		return w
+	}
+	return out
+}
+
+// kashida is true of a text of tatweels and U+061D only.
+func kashida(s string) bool {
+	for _, r := range s {
+		if r != 0x0640 && r != 0x061D {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // rtlMark is true of a text of marks only, of right-to-left scripts.
