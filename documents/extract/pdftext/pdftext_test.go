@@ -102,6 +102,11 @@ func TestText(t *testing.T) {
 		{"kashidas inside a word are left out, a tatweel before a suffix stays", arabicMarks, arabicMarksMap + " 2 beginbfchar <47> <0640> <48> <061D> endbfchar",
 			// seen left to right: teh, a kashida glyph, tatweel, beh; a gap; tatweel, beh
 			"BT /F1 10 Tf 72 700 Td (BHGA) Tj 30 0 Td (GA) Tj ET", "بـ بت"},
+		{"brackets in right-to-left text read mirrored", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 66 /Widths [" + strings.Repeat("500 ", 35) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <28> <0028> <29> <0029> <41> <0628> <42> <062A> endbfchar",
+			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
+			// opening bracket, read first, drawn right of beh with the glyph of ")"
+			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},

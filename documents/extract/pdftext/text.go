@@ -135,6 +135,9 @@ func spell(words [][]glyph, rtl bool) string {
 	seq := make([]item, len(items))
 	for i := range items {
 		seq[i] = item{items[i], levels[i]}
+		if m, ok := mirrored[items[i]]; ok && levels[i] == 1 {
+			seq[i].text = m // drawn mirrored, as right-to-left text shows it (rule L4)
+		}
 	}
 	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
 		for i := 0; i < len(seq); {
@@ -155,6 +158,15 @@ func spell(words [][]glyph, rtl bool) string {
 		b.WriteString(it.text)
 	}
 	return b.String()
+}
+
+// mirrored maps the paired signs a right-to-left run draws mirrored (Unicode's
+// Bidi_Mirrored brackets and quotes) to their mirror: a line drawn right to left shows "("
+// with the glyph of ")", and producers name the glyph by its shape (XeTeX, dvipdfmx and
+// pdfTeX alike: "حاسوب (خاصة الخواديم) عليه" read ")خاصة الخواديم(" taken glyph by glyph).
+var mirrored = map[string]string{
+	"(": ")", ")": "(", "[": "]", "]": "[", "{": "}", "}": "{", "<": ">", ">": "<",
+	"«": "»", "»": "«", "‹": "›", "›": "‹",
 }
 
 // anyRTL says whether a right-to-left letter or mark may be among the words' glyphs: a
