@@ -424,7 +424,6 @@ func lineText(l *line) string {
 	shaped := shapedLeftSigns(words)
 	for i, w := range words {
 		words[i] = reorderVisual(w)
-		placeLeftSigns(words[i])
 		if shaped {
 			placePreBaseSigns(words[i])
 		}
