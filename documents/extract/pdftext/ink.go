@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -12,19 +13,17 @@ import (
 // where each glyph's ink lies (xMin, xMax); a mark is then taken to stand at its ink's middle
 // (show moves its x there), which lies over the letter it is drawn on whatever the producer.
 
-// inkBoxes holds a TrueType font's glyph extents across the advance: glyf's xMin and xMax
-// per glyph, in em.
+// inkBoxes holds the middle of each glyph's ink along its advance (glyf's xMin and xMax),
+// in em, NaN for glyphs without an outline; 4 bytes a glyph, the font program not kept.
 type inkBoxes struct {
-	glyf, loca []byte
-	longLoca   bool
-	unitsPerEm float64
-	gids       []byte // CIDToGIDMap, two bytes a CID; nil for Identity
+	mids []float32
+	gids []byte // CIDToGIDMap, two bytes a CID; nil for Identity
 }
 
 // middle is the middle of glyph cid's ink along its advance, in em from its origin; false
 // when the font does not say (no outline, out of range).
 func (b *inkBoxes) middle(cid uint32) (float64, bool) {
-	if b == nil || b.unitsPerEm <= 0 {
+	if b == nil {
 		return 0, false
 	}
 	gid := uint64(cid)
@@ -34,27 +33,10 @@ func (b *inkBoxes) middle(cid uint32) (float64, bool) {
 		}
 		gid = uint64(binary.BigEndian.Uint16(b.gids[2*gid:]))
 	}
-	var start, end uint64
-	if b.longLoca {
-		if 4*gid+8 > uint64(len(b.loca)) {
-			return 0, false
-		}
-		start, end = uint64(binary.BigEndian.Uint32(b.loca[4*gid:])), uint64(binary.BigEndian.Uint32(b.loca[4*gid+4:]))
-	} else {
-		if 2*gid+4 > uint64(len(b.loca)) {
-			return 0, false
-		}
-		start, end = 2*uint64(binary.BigEndian.Uint16(b.loca[2*gid:])), 2*uint64(binary.BigEndian.Uint16(b.loca[2*gid+2:]))
-	}
-	if end < start+10 || end > uint64(len(b.glyf)) {
+	if gid >= uint64(len(b.mids)) || b.mids[gid] != b.mids[gid] { // out of range, NaN
 		return 0, false
 	}
-	g := b.glyf[start:]
-	xMin, xMax := int16(binary.BigEndian.Uint16(g[2:])), int16(binary.BigEndian.Uint16(g[6:]))
-	if xMax < xMin {
-		return 0, false
-	}
-	return (float64(xMin) + float64(xMax)) / 2 / b.unitsPerEm, true
+	return float64(b.mids[gid]), true
 }
 
 // trueTypeInk reads the glyph extents of a CIDFontType2 font's embedded TrueType program;
@@ -83,13 +65,37 @@ func (r *reader) trueTypeInk(d pdf.Value) *inkBoxes {
 // inkOf reads the glyph extents of a TrueType program: nil without head, loca and glyf.
 func inkOf(data []byte) *inkBoxes {
 	t := sfntTables(data)
-	head := t["head"]
-	if len(head) < 54 || t["glyf"] == nil || t["loca"] == nil {
+	head, loca, glyf := t["head"], t["loca"], t["glyf"]
+	if len(head) < 54 || glyf == nil || loca == nil {
 		return nil
 	}
-	return &inkBoxes{
-		glyf: t["glyf"], loca: t["loca"],
-		longLoca:   binary.BigEndian.Uint16(head[50:]) == 1,
-		unitsPerEm: float64(binary.BigEndian.Uint16(head[18:])),
+	long := binary.BigEndian.Uint16(head[50:]) == 1
+	upem := float32(binary.BigEndian.Uint16(head[18:]))
+	if upem <= 0 {
+		return nil
 	}
+	n := len(loca)/2 - 1
+	if long {
+		n = len(loca)/4 - 1
+	}
+	n = min(max(n, 0), 1<<16)
+	b := &inkBoxes{mids: make([]float32, n)}
+	nan := float32(math.NaN())
+	for g := range n {
+		var start, end uint64
+		if long {
+			start, end = uint64(binary.BigEndian.Uint32(loca[4*g:])), uint64(binary.BigEndian.Uint32(loca[4*g+4:]))
+		} else {
+			start, end = 2*uint64(binary.BigEndian.Uint16(loca[2*g:])), 2*uint64(binary.BigEndian.Uint16(loca[2*g+2:]))
+		}
+		b.mids[g] = nan
+		if end < start+10 || end > uint64(len(glyf)) {
+			continue
+		}
+		xMin, xMax := int16(binary.BigEndian.Uint16(glyf[start+2:])), int16(binary.BigEndian.Uint16(glyf[start+6:]))
+		if xMax >= xMin {
+			b.mids[g] = (float32(xMin) + float32(xMax)) / 2 / upem
+		}
+	}
+	return b
 }

@@ -65,11 +65,20 @@ func TestMarkInk(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A damaged glyf or loca reads no ink, and nothing panics.
-	b := &inkBoxes{glyf: []byte{1, 2}, loca: []byte{0, 0, 0, 9}, unitsPerEm: 1000}
-	if _, ok := b.middle(0); ok {
+	prog := glyfProgram([2]int16{50, 450})
+	binary.BigEndian.PutUint32(prog[24:], 6) // glyf (the first table) cut inside glyph 1's header
+	b := inkOf(prog)
+	if b == nil {
+		t.Fatal("no ink boxes read")
+	}
+	if _, ok := b.middle(1); ok {
 		t.Error("ink read past glyf's end")
 	}
 	if _, ok := b.middle(7); ok {
 		t.Error("ink read past loca's end")
+	}
+	b.gids = []byte{0}
+	if _, ok := b.middle(1); ok {
+		t.Error("ink read past CIDToGIDMap's end")
 	}
 }
