@@ -15,7 +15,8 @@
 // list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
 // image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
 // TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
-// them; taken off both texts, so that shell lines with two dollars count alike). Pandoc 2.17 skips what stands inside an
+// them; taken off both texts, so that shell lines with two dollars count alike). With
+// --rtl-norm, right-to-left words are scored by their letters (rtlnorm.go). Pandoc 2.17 skips what stands inside an
 // ODT's text:section and stops at an EPUB whose spine names places inside chapters; it is
 // given copies with those wrappers and places taken off (see rewriteZip).
 package main
