@@ -378,6 +378,7 @@ func startsLower(s string) bool {
 // space is drawn, words in logical order.
 func lineText(l *line) string {
 	placeMarks(l.g)
+	tight := l.rtl && tightlyJoined(l.g)
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
 	var drawn []bool
@@ -403,6 +404,8 @@ func lineText(l *line) string {
 			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
+			} else if tight {
+				limit = tightGap
 			}
 			if gap > limit*max(prev.size, g.size) {
 				words, drawn = append(words, cur), append(drawn, space)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Right-to-left marks (Arabic harakat, shadda, hamza above and below, Hebrew points) are
@@ -124,3 +125,66 @@ func isMarkRune(r rune) bool { return unicode.Is(unicode.M, r) }
 
 // under says whether mark m stands within the advance of letter l.
 func under(m, l glyph) bool { return m.x >= l.x && m.x <= l.x+l.w }
+
+// Word gaps of a tight right-to-left line, in em: joined scripts draw a word's letters edge
+// to edge, and a line TeX shrank hard (AlkalamiSample: \tolerance=1600) parts its words by
+// gaps of 0.05 em, half the gap that parts words elsewhere: "تتعامل الحواسيب" read
+// "تتعاملالحواسيب". tightlyJoined finds such a line.
+const (
+	tightGap    = 0.02  // a wider gap parts words on a tight line
+	touchingGap = 0.005 // letters this near touch
+)
+
+// tightlyJoined says whether gs (a line, left to right) is of right-to-left letters drawn
+// edge to edge (at least 10 pairs touch, three times as many as are apart) whose few gaps
+// are all between tightGap and wordGap wide (at least 2), with no gap in between: its word
+// gaps are the narrow ones. Kerning, which leaves gaps of any width, rules it out. Only
+// gaps after a letter that joins the next count (lineText parts no other on a tight line):
+// after ر, و, ا a word may go on past a gap ("تصویر", "دریافت").
+func tightlyJoined(gs []glyph) bool {
+	touching, apart := 0, 0
+	var prev *glyph
+	for i := range gs {
+		g := &gs[i]
+		if g.space {
+			return false // its spaces are drawn
+		}
+		if g.w <= 0.01*g.size {
+			continue // a mark
+		}
+		if kashida(g.text) {
+			return false // a line stretched by kashidas is no tight line
+		}
+		if prev != nil && rtlLetter(prev.text) && joinsOn(g.text) {
+			gap := (g.x - prev.x - prev.w) / max(prev.size, g.size, 1)
+			switch {
+			case gap >= -touchingGap && gap <= touchingGap:
+				touching++
+			case gap >= tightGap && gap <= wordGap:
+				apart++
+			case gap > wordGap:
+			default:
+				return false
+			}
+		}
+		prev = g
+	}
+	return touching >= 10 && apart >= 2 && touching >= 3*apart
+}
+
+// joinsOn says whether text ends with an Arabic letter that joins the letter after it
+// (dual-joining: not alef, dal, thal, reh, zain, waw, teh marbuta and their kin, which end
+// a word's joined run without ending the word).
+func joinsOn(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(text)
+	switch {
+	case r < 0x0620 || r > 0x077F:
+		return false
+	case r == 0x0621 || r >= 0x0622 && r <= 0x0625 || r == 0x0627 || r == 0x0629 || r >= 0x062F && r <= 0x0632 || r == 0x0648,
+		r >= 0x0671 && r <= 0x0677 && r != 0x0674, r >= 0x0688 && r <= 0x0699, r == 0x06C0, r >= 0x06C3 && r <= 0x06CB,
+		r == 0x06CD, r == 0x06CF, r == 0x06D2, r == 0x06D3, r == 0x06D5, r == 0x06EE, r == 0x06EF,
+		r >= 0x0759 && r <= 0x075B, r == 0x076B, r == 0x076C, r == 0x0771, r == 0x0773, r == 0x0774, r == 0x0778, r == 0x0779:
+		return false
+	}
+	return unicode.IsLetter(r) && r != 0x0640
+}

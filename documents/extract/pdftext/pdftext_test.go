@@ -107,6 +107,11 @@ func TestText(t *testing.T) {
 			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
 			// opening bracket, read first, drawn right of beh with the glyph of ")"
 			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
+		{"a tight right-to-left line parts words at its narrow gaps", arabicMarks, arabicMarksMap,
+			// beh and teh drawn edge to edge, 0.05 em between three runs (AlkalamiSample)
+			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
+		{"a line with a kerned gap is not tight", arabicMarks, arabicMarksMap,
+			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -10 (ABAB)] TJ ET", "تبتبتبتبتبتبتبتب"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -245,6 +250,7 @@ func FuzzMarks(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td [(F) 20 (E) -20 (D)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (BHGA) Tj 30 0 Td (GA) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (CCECHG) Tj 0 0 Td (GHCEA) Tj -1 0 Td (C) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET",
 	} {
 		f.Add(c)
 	}
