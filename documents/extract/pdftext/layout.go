@@ -92,6 +92,10 @@ func fragments(gs []glyph) []*line {
 				cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
 				continue
 			}
+			if raisedMark(last, g) {
+				cur.add(g) // a mark raised or lowered off its letter's baseline (LuaTeX's dagger alef)
+				continue
+			}
 			if stacked(cur, last, g) {
 				cur.add(g)
 				continue

@@ -18,7 +18,9 @@ import (
 // drawn left to right (the order seen) the one drawn just after it — unless the producer
 // draws each letter and then its marks left to right (Word through Distiller: SIL's
 // specimens). Where the font says where a mark's ink lies (ink.go), the mark stands at its
-// ink's middle, and of the two letters drawn around it the one under it is taken.
+// ink's middle, and in a run drawn left to right the letter under it is taken of the two
+// drawn around it. In a run drawn right to left the order alone decides: a mark over a
+// narrow letter (the fatha of lam in "إِلَى") has its ink's middle over the next.
 
 // placeMarks moves each right-to-left mark of gs (a line, left to right) whose letter the
 // order drawn tells right after that letter, marks on one letter in the order read, and
@@ -66,12 +68,10 @@ func placeMarks(gs []glyph) {
 		}
 		b := n
 		switch {
-		case m.inked && p >= 0 && n >= 0 && under(m, gs[p]) != under(m, gs[n]):
-			if under(m, gs[p]) {
-				b = p // the ink's middle over it
-			}
 		case p >= 0 && (n < 0 || gs[p].x > gs[n].x):
-			b = p // drawn right to left
+			b = p // drawn right to left, in the order read: the mark follows its letter
+		case m.inked && p >= 0 && under(m, gs[p]) && !under(m, gs[n]):
+			b = p // drawn left to right, the ink's middle over the letter before
 		}
 		if b < 0 || gs[b].space || !rtlLetter(gs[b].text) {
 			continue
@@ -187,4 +187,13 @@ func joinsOn(text string) bool {
 		return false
 	}
 	return unicode.IsLetter(r) && r != 0x0640
+}
+
+// raisedMark says whether g, drawn right after last, is a right-to-left mark without
+// advance on last though off its baseline by more than a line's tolerance: LuaTeX draws
+// the dagger alef over a tatweel ("وَلـٰكِنَّهُ") 0.6 em off, which made a line of its own.
+func raisedMark(last, g glyph) bool {
+	size := max(last.size, 1)
+	return g.seq == last.seq+1 && g.w <= 0.01*g.size && abs(g.y-last.y) < size && abs(g.y-last.y) >= baselineTol*size &&
+		g.x >= last.x-0.6*size && g.x <= last.x+last.w+0.6*size && rtlMark(g.text) && rtlLetter(last.text)
 }

@@ -64,6 +64,16 @@ func TestMarkInk(t *testing.T) {
 	if got, want := strings.TrimSpace(pages[0].Text), "تبَ"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// LuaTeX's order: beh at 77, its fatha drawn next, origin 80, ink's middle 75.5 (over
+	// teh), then teh at 72. A run drawn right to left is read by the order drawn.
+	content = "BT /F1 10 Tf 77 700 Td <0001> Tj 3 0 Td <0003> Tj -8 0 Td <0002> Tj ET"
+	pages, err = Read(pdfWithFont(font, content, toUni, cid, desc, program), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(pages[0].Text), "بَت"; got != want {
+		t.Errorf("drawn right to left: got %q, want %q", got, want)
+	}
 	// A damaged glyf or loca reads no ink, and nothing panics.
 	prog := glyfProgram([2]int16{50, 450})
 	binary.BigEndian.PutUint32(prog[24:], 6) // glyf (the first table) cut inside glyph 1's header

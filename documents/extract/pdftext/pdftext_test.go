@@ -112,6 +112,9 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
 		{"a line with a kerned gap is not tight", arabicMarks, arabicMarksMap,
 			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -10 (ABAB)] TJ ET", "تبتبتبتبتبتبتبتب"},
+		{"a mark drawn off its letter's baseline stays with it", arabicMarks, arabicMarksMap,
+			// LuaTeX: beh at 77, its fatha drawn next 0.6 em above the baseline, then teh at 72
+			"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET", "بَت"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -251,6 +254,7 @@ func FuzzMarks(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (BHGA) Tj 30 0 Td (GA) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (CCECHG) Tj 0 0 Td (GHCEA) Tj -1 0 Td (C) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET",
+		"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET",
 	} {
 		f.Add(c)
 	}

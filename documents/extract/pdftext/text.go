@@ -250,8 +250,8 @@ func composed(s string) string {
 func dropKashidas(w []glyph) []glyph {
 	var out []glyph
 	for i := range w {
-		if !kashida(w[i].text) {
-			if out != nil {
+		if !kashida(w[i].text) || i+1 < len(w) && w[i+1].onBase {
+			if out != nil { // a letter, or a tatweel carrying a mark ("ولـٰكنه")
 				out = append(out, w[i])
 			}
 			continue
