@@ -15,7 +15,8 @@
 // list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
 // image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
 // TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
-// them; taken off both texts, so that shell lines with two dollars count alike). Pandoc 2.17 skips what stands inside an
+// them; taken off both texts, so that shell lines with two dollars count alike). With
+// --rtl-norm, right-to-left words are scored by their letters (rtlnorm.go). Pandoc 2.17 skips what stands inside an
 // ODT's text:section and stops at an EPUB whose spine names places inside chapters; it is
 // given copies with those wrappers and places taken off (see rewriteZip).
 package main
@@ -175,6 +176,7 @@ func main() {
 	maxMB := flag.Int("max-mb", 30, "skip documents larger than this")
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
+	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
 	flag.Parse()
 	kinds := []string{".pdf"}
@@ -526,6 +528,12 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 func words(text []byte, loose bool) []string {
 	var out []string
 	for _, w := range strings.Fields(normalize(string(text))) {
+		if rtlNorm {
+			if parts := rtlTokens(w); len(parts) != 1 || parts[0] != w {
+				out = append(out, words([]byte(strings.Join(parts, " ")), loose)...)
+				continue
+			}
+		}
 		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsControl(r) }) < 0 {
 			continue
 		}

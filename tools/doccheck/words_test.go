@@ -23,3 +23,25 @@ func TestWordsSkipsControlOnlyTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestRTLNormParts(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{".يشمل الحصر", []string{".", "يشمل", "الحصر"}},          // pdftotext's period before the next word
+		{"الحصر. يشمل", []string{"الحصر", ".", "يشمل"}},          // EdgeChat's after its own: the same words
+		{"َو ِب", []string{"و", "ب"}},                            // harakat dropped: a mark on the wrong letter counts as the letters do
+		{"ُ", nil},                                               // a mark alone is no word
+		{"\\ptextنووسراوە", []string{"\\", "ptext", "نووسراوە"}}, // a Latin term run into the next word
+		{"کـــــه", []string{"که"}},                              // tatweel
+		{"word. (Paragraph)", []string{"word.", "(Paragraph)"}},  // tokens without right-to-left letters stay whole
+	}
+	rtlNorm = true
+	defer func() { rtlNorm = false }()
+	for _, tt := range tests {
+		if got := words([]byte(tt.text), false); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("words(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,10 @@ type font struct {
 	// loadCIDText reads cidText when first needed: for a font whose ToUnicode map lacks
 	// some of the CIDs it draws.
 	loadCIDText func() map[uint32]string
+	// ink holds the embedded TrueType font's glyph extents (ink.go), read by loadInk when a
+	// mark drawn without advance first needs them; for Identity-encoded CIDFontType2 fonts.
+	ink     *inkBoxes
+	loadInk func() *inkBoxes
 
 	toUni *cmap // ToUnicode, nil when none
 	scale float64
@@ -318,6 +322,9 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		f.dw = dw.Float64() / 1000
 	}
 	f.cidW = cidWidths(d.Key("W"))
+	if f.codes == nil && d.Key("Subtype").Name() == "CIDFontType2" {
+		f.loadInk = func() *inkBoxes { return r.trueTypeInk(d) }
+	}
 	switch {
 	case f.unicode != 0:
 	case f.toUni == nil:
@@ -359,4 +366,13 @@ func cidWidths(w pdf.Value) map[uint32]float64 {
 		i += 3
 	}
 	return out
+}
+
+// inkMiddle is the middle of the ink of the glyph code draws, in em from its origin; false
+// when the font does not say (inkBoxes).
+func (f *font) inkMiddle(code uint32) (float64, bool) {
+	if f.loadInk != nil {
+		f.ink, f.loadInk = f.loadInk(), nil
+	}
+	return f.ink.middle(code)
 }

@@ -316,33 +316,3 @@ func allMarks(s string) bool {
 	}
 	return s != ""
 }
-
-// isLeftSign is true of vowel signs drawn left of the letter they follow in the text
-// (Unicode's Indic positional category Left) that a reader meets before their letter when it
-// reads glyphs by position: Lepcha's i, o and oo.
-func isLeftSign(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r >= 0x1C27 && r <= 0x1C29 && utf8.RuneCountInString(s) == 1
-}
-
-// isLepchaLetter is true of Lepcha's consonants.
-func isLepchaLetter(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r >= 0x1C00 && r <= 0x1C23 || r >= 0x1C4D && r <= 0x1C4F
-}
-
-// placeLeftSigns puts a vowel sign drawn left of its letter after that letter (and the
-// subjoined ya or ra and the nukta under it), where the text has it.
-func placeLeftSigns(w []glyph) {
-	for i := 0; i+1 < len(w); i++ {
-		if !isLeftSign(w[i].text) || !isLepchaLetter(w[i+1].text) {
-			continue
-		}
-		j := i + 2
-		for j < len(w) && (w[j].text == "\u1C24" || w[j].text == "\u1C25" || w[j].text == "\u1C37") {
-			j++
-		}
-		moveLater(w, i, j-1)
-		i = j - 1
-	}
-}

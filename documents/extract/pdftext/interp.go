@@ -55,14 +55,18 @@ type glyph struct {
 	takenBack     bool    // a space the next TJ adjustment moved back over (layout.go's roomless)
 	actual        bool    // the text of an ActualText span, placed where its first glyph is
 	loose         bool    // the font's widths are guessed: gaps are less sure
-	text          string
+	onBase        bool    // a right-to-left mark placed right after its letter (marks.go)
+	inked         bool    // a mark drawn without advance, x moved to its ink's middle (ink.go)
 	// order is where a legacy Devanagari font draws the glyph relative to the text
 	// (indic.go): in order, or before or after the letters it follows or precedes.
 	order uint8
+	text  string
 	// key is where the glyph sorts along its line (layout.go): its x, or for a glyph drawn
 	// without advance right after another (a Devanagari vowel sign or reph, which XeTeX
 	// draws in logical order, a hair past the next letter's origin), that glyph's key.
 	key float32
+	// seq is the glyph's place in the order drawn on its page (marks.go).
+	seq int32
 }
 
 // Bounds of drawing one page.
@@ -310,7 +314,17 @@ func (p *page) show(s string) error {
 		// A glyph without text still counts inside an ActualText span (actualtext.go).
 		if text = cleanText(text); text != "" || len(p.marked) > 0 && p.inActual() {
 			before := len(p.glyphs)
+			inked := false
+			if w == 0 && rtlMark(text) {
+				var mid float64
+				if mid, inked = f.inkMiddle(code); inked { // a mark stands where its ink is (ink.go)
+					trm[4], trm[5] = trm[4]+mid*trm[0], trm[5]+mid*trm[1]
+				}
+			}
 			err = p.add(trm, w*g.size*g.scale, f, text)
+			if inked && len(p.glyphs) > before {
+				p.glyphs[before].inked = true
+			}
 			if f.order != nil && n == 1 && len(p.glyphs) > before {
 				p.glyphs[before].order = f.order[code]
 			}
@@ -346,6 +360,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	g := glyph{
 		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
+		seq: int32(len(p.glyphs)),
 	}
 	if len(p.marked) > 0 && p.inActual() {
 		p.swallow(g)

@@ -92,6 +92,10 @@ func fragments(gs []glyph) []*line {
 				cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
 				continue
 			}
+			if raisedMark(last, g) {
+				cur.add(g) // a mark raised or lowered off its letter's baseline (LuaTeX's dagger alef)
+				continue
+			}
 			if stacked(cur, last, g) {
 				cur.add(g)
 				continue
@@ -377,6 +381,8 @@ func startsLower(s string) bool {
 // lineText spells a line: a space where glyphs are apart by more than a word gap or a
 // space is drawn, words in logical order.
 func lineText(l *line) string {
+	placeMarks(l.g)
+	tight := l.rtl && tightlyJoined(l.g)
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
 	var drawn []bool
@@ -398,17 +404,19 @@ func lineText(l *line) string {
 			prev = g
 			continue
 		}
-		if prev != nil && !prev.space && len(cur) > 0 {
+		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase {
 			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
+			} else if tight {
+				limit = tightGap
 			}
 			if gap > limit*max(prev.size, g.size) {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
 			}
 		}
-		if len(cur) > 0 && (logicalMark(*g) || g.w <= 0.01*g.size && allMarks(g.text)) {
+		if len(cur) > 0 && (logicalMark(*g) || g.onBase || g.w <= 0.01*g.size && allMarks(g.text)) {
 			end = max(end, g.x+g.w) // a mark drawn on its letter ends nothing: "التِّينِ"
 		} else {
 			end = g.x + g.w
@@ -423,7 +431,6 @@ func lineText(l *line) string {
 	shaped := shapedLeftSigns(words)
 	for i, w := range words {
 		words[i] = reorderVisual(w)
-		placeLeftSigns(words[i])
 		if shaped {
 			placePreBaseSigns(words[i])
 		}

@@ -86,8 +86,35 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (CBA \\\\x[x] CBA) Tj ET", "سلا \\x[x] سلا"},
 		{"a mark drawn on its letter does not part the word", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 67 /Widths [500 500 0] /ToUnicode 6 0 R >>",
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0628> <42> <062A> <43> <0650> endbfchar",
-			// seen left to right: beh (72–77) with a kasra of no advance drawn at 74, then teh at 77
-			"BT /F1 10 Tf 72 700 Td [(A) 300 (C) -300 (B)] TJ ET", "تبِ"},
+			// seen left to right: beh (72–77) with a kasra of no advance at 74, then teh at 77; drawn as
+			// XeTeX draws a cluster, the kasra first (a mark drawn after a letter of a line drawn
+			// left to right belongs to the next letter: Amiri's "استُخدِم")
+			"BT /F1 10 Tf 74 700 Td (C) Tj -2 0 Td (A) Tj 5 0 Td (B) Tj ET", "تبِ"},
+		{"a mark goes with the letter drawn before it in a line drawn right to left", arabicMarks, arabicMarksMap,
+			// LuaTeX: beh at 77, its fatha at 75 (where teh, drawn next at 72, stands), teh
+			"BT /F1 10 Tf 77 700 Td (A) Tj -2 0 Td (C) Tj -3 0 Td (B) Tj ET", "بَت"},
+		{"a mark goes with the letter drawn after it in a line drawn left to right", arabicMarks, arabicMarksMap,
+			// XeTeX: teh at 72, then beh's fatha at 76.8 (within teh), then beh at 77
+			"BT /F1 10 Tf 72 700 Td [(B) 20 (C) -20 (A)] TJ ET", "بَت"},
+		{"alef and hamza above read composed", arabicMarks, arabicMarksMap,
+			// XeTeX: the hamza drawn first, over the end of lam, then alef
+			"BT /F1 10 Tf 72 700 Td [(F) 20 (E) -20 (D)] TJ ET", "أل"},
+		{"kashidas inside a word are left out, a tatweel before a suffix stays", arabicMarks, arabicMarksMap + " 2 beginbfchar <47> <0640> <48> <061D> endbfchar",
+			// seen left to right: teh, a kashida glyph, tatweel, beh; a gap; tatweel, beh
+			"BT /F1 10 Tf 72 700 Td (BHGA) Tj 30 0 Td (GA) Tj ET", "بـ بت"},
+		{"brackets in right-to-left text read mirrored", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 66 /Widths [" + strings.Repeat("500 ", 35) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <28> <0028> <29> <0029> <41> <0628> <42> <062A> endbfchar",
+			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
+			// opening bracket, read first, drawn right of beh with the glyph of ")"
+			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
+		{"a tight right-to-left line parts words at its narrow gaps", arabicMarks, arabicMarksMap,
+			// beh and teh drawn edge to edge, 0.05 em between three runs (AlkalamiSample)
+			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
+		{"a line with a kerned gap is not tight", arabicMarks, arabicMarksMap,
+			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -10 (ABAB)] TJ ET", "تبتبتبتبتبتبتبتب"},
+		{"a mark drawn off its letter's baseline stays with it", arabicMarks, arabicMarksMap,
+			// LuaTeX: beh at 77, its fatha drawn next 0.6 em above the baseline, then teh at 72
+			"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET", "بَت"},
 		{"columns read one after the other", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -12 Td (left two) Tj 300 0 Td (right two) Tj ET",
 			"left one\nleft two\n\nright one\nright two"},
@@ -165,6 +192,13 @@ func TestText(t *testing.T) {
 	}
 }
 
+// arabicMarks draws beh (A), teh (B), alef (D) and lam (F) 500 wide, a fatha (C) and a
+// hamza above (E) without advance; arabicMarksMap says so.
+const (
+	arabicMarks    = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 72 /Widths [500 500 0 500 0 500 500 500] /ToUnicode 6 0 R >>"
+	arabicMarksMap = "1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0628> <42> <062A> <43> <064E> <44> <0627> <45> <0654> <46> <0644> endbfchar"
+)
+
 // zeroWidthB is simpleFont with code B (a mark) drawn without advance.
 var zeroWidthB = "<< /Type /Font /Subtype /Type1 /BaseFont /Test /ToUnicode 6 0 R " + widths +
 	strings.Repeat("500 ", 66) + "0 " + strings.Repeat("500 ", 189) + "] >>"
@@ -239,6 +273,26 @@ func FuzzContent(f *testing.F) {
 	})
 }
 
+// FuzzMarks draws right-to-left letters, marks without advance and kashidas (arabicMarks)
+// in any order and place: placeMarks, dropKashidas and the clusters must not panic.
+func FuzzMarks(f *testing.F) {
+	for _, c := range []string{
+		"BT /F1 10 Tf 77 700 Td (A) Tj -2 0 Td (C) Tj -3 0 Td (B) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(B) 20 (C) -20 (A)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td [(F) 20 (E) -20 (D)] TJ ET",
+		"BT /F1 10 Tf 72 700 Td (BHGA) Tj 30 0 Td (GA) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (CCECHG) Tj 0 0 Td (GHCEA) Tj -1 0 Td (C) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET",
+		"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET",
+	} {
+		f.Add(c)
+	}
+	font := strings.Replace(arabicMarks, "/LastChar 72 /Widths [500 500 0 500 0 500 500 500]", "/LastChar 72 /Widths [500 500 0 500 0 500 500 0]", 1)
+	f.Fuzz(func(t *testing.T, content string) {
+		Read(pdfWith(font, arabicMarksMap+" 2 beginbfchar <47> <0640> <48> <061D> endbfchar", content), Options{})
+	})
+}
+
 func FuzzFont(f *testing.F) {
 	f.Add([]byte("1 begincodespacerange <0000> <FFFF> endcodespacerange 1 beginbfrange <0000> <00FF> <0041> endbfrange"), "uni0041")
 	f.Add([]byte("/Encoding 256 array dup 65 /A put readonly def"), "f_f_i.sc")
@@ -246,7 +300,15 @@ func FuzzFont(f *testing.F) {
 	f.Add(trueTypeProgram(0x21, "uni1780", "uni17CC.alt"), "uni178017B6.dotted")
 	f.Add(gsubTable(), "halfka")
 	f.Add([]byte{28}, "a28")
+	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
+		if b := inkOf(data); b != nil {
+			for _, g := range []uint32{0, 1, 2, 1 << 15, 1<<32 - 1} {
+				b.middle(g)
+			}
+			b.gids = data
+			b.middle(1)
+		}
 		m := parseCMap(data)
 		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
 			c, n := m.next(s)

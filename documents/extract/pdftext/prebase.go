@@ -21,7 +21,12 @@ var preBaseSigns = map[rune]rune{
 	0x0DD9: 0x0DCA, 0x0DDB: 0x0DCA, // Sinhala e, ai
 	0x1031: 0x1039,                                 // Myanmar e
 	0x17C1: 0x17D2, 0x17C2: 0x17D2, 0x17C3: 0x17D2, // Khmer e, ae, ai
+	// Lepcha i, o, oo: Lepcha has no virama; U+1C38, unassigned in its block, stands for
+	// one, so that a sign moves over its one consonant and the marks under it.
+	0x1C27: lepchaNoVirama, 0x1C28: lepchaNoVirama, 0x1C29: lepchaNoVirama,
 }
+
+const lepchaNoVirama = 0x1C38
 
 // preBaseSign is the virama of a pre-base vowel sign's script, or 0 when s is not one.
 func preBaseSign(s string) rune {
@@ -103,7 +108,7 @@ func moveLater(w []glyph, i, j int) {
 }
 
 // belowBase is true of the marks a consonant takes before its vowel sign: a nukta, and
-// Myanmar's medial consonant signs.
+// Myanmar's and Lepcha's medial consonant signs.
 func belowBase(s string) bool {
 	r, n := utf8.DecodeRuneInString(s)
 	if n != len(s) {
@@ -111,6 +116,8 @@ func belowBase(s string) bool {
 	}
 	switch r {
 	case 0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C:
+		return true
+	case 0x1C24, 0x1C25, 0x1C37: // Lepcha's subjoined ya and ra, its nukta
 		return true
 	}
 	return r >= 0x103B && r <= 0x103E

@@ -125,7 +125,7 @@ func spell(words [][]glyph, rtl bool) string {
 		if i > 0 {
 			items = append(items, " ")
 		}
-		items = appendClusters(items, w)
+		items = appendClusters(items, dropKashidas(w))
 	}
 	levels := bidiLevels(items, rtl)
 	type item struct {
@@ -135,6 +135,9 @@ func spell(words [][]glyph, rtl bool) string {
 	seq := make([]item, len(items))
 	for i := range items {
 		seq[i] = item{items[i], levels[i]}
+		if m, ok := bidiMirror[items[i]]; ok && levels[i] == 1 {
+			seq[i].text = m // drawn mirrored, as right-to-left text shows it (rule L4)
+		}
 	}
 	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
 		for i := 0; i < len(seq); {
@@ -155,6 +158,15 @@ func spell(words [][]glyph, rtl bool) string {
 		b.WriteString(it.text)
 	}
 	return b.String()
+}
+
+// bidiMirror maps the paired signs a right-to-left run draws mirrored (Unicode's
+// Bidi_Mirrored brackets and quotes) to their mirror: a line drawn right to left shows "("
+// with the glyph of ")", and producers name the glyph by its shape (XeTeX, dvipdfmx and
+// pdfTeX alike: "حاسوب (خاصة الخواديم) عليه" read ")خاصة الخواديم(" taken glyph by glyph).
+var bidiMirror = map[string]string{
+	"(": ")", ")": "(", "[": "]", "]": "[", "{": "}", "}": "{", "<": ">", ">": "<",
+	"«": "»", "»": "«", "‹": "›", "›": "‹",
 }
 
 // anyRTL says whether a right-to-left letter or mark may be among the words' glyphs: a
@@ -191,8 +203,15 @@ func appendClusters(items []string, w []glyph) []string {
 	for i := range w {
 		g := &w[i]
 		if !rtlMark(g.text) {
+			if base != nil && len(items) > start {
+				items[len(items)-1] = composed(items[len(items)-1])
+			}
 			items = append(items, g.text+strings.Join(pending, ""))
 			pending, base = pending[:0], g
+			continue
+		}
+		if base != nil && g.onBase {
+			items[len(items)-1] += g.text // placed after its letter (placeMarks)
 			continue
 		}
 		if base != nil && g.x >= base.x-0.05*g.size && g.x <= base.x+base.w+0.05*g.size {
@@ -208,7 +227,72 @@ func appendClusters(items []string, w []glyph) []string {
 			items = append(items, strings.Join(pending, ""))
 		}
 	}
+	if len(items) > start {
+		items[len(items)-1] = composed(items[len(items)-1])
+	}
 	return items
+}
+
+// composed is a letter and its marks in Unicode's composed form (NFC): alef and a hamza
+// above read "أ", shadda and fatha in their canonical order.
+func composed(s string) string {
+	if len(s) <= 2 || norm.NFC.IsNormalString(s) {
+		return s
+	}
+	return norm.NFC.String(s)
+}
+
+// dropKashidas leaves out of a word the kashidas drawn inside it: tatweels (ـ) and the
+// kashida glyph some Persian fonts give U+061D (texnegar's justified "ک؝؝؝؝ه" for "که")
+// between two Arabic letters only stretch the word. A tatweel at a word's start or end
+// ("(Package) ـی", a suffix set apart) stays. w is not changed; a word with none is returned
+// as it is.
+func dropKashidas(w []glyph) []glyph {
+	var out []glyph
+	for i := range w {
+		if !kashida(w[i].text) || i+1 < len(w) && w[i+1].onBase {
+			if out != nil { // a letter, or a tatweel carrying a mark ("ولـٰكنه")
+				out = append(out, w[i])
+			}
+			continue
+		}
+		before, after := -1, -1
+		for j := i - 1; j >= 0; j-- {
+			if !kashida(w[j].text) && !rtlMark(w[j].text) {
+				before = j
+				break
+			}
+		}
+		for j := i + 1; j < len(w); j++ {
+			if !kashida(w[j].text) && !rtlMark(w[j].text) {
+				after = j
+				break
+			}
+		}
+		if before < 0 || after < 0 || !rtlLetter(w[before].text) || !rtlLetter(w[after].text) {
+			if out != nil {
+				out = append(out, w[i])
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]glyph, 0, len(w)), w[:i]...)
+		}
+	}
+	if out == nil {
+		return w
+	}
+	return out
+}
+
+// kashida is true of a text of tatweels and U+061D only.
+func kashida(s string) bool {
+	for _, r := range s {
+		if r != 0x0640 && r != 0x061D {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // rtlMark is true of a text of marks only, of right-to-left scripts.
