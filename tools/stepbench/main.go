@@ -7,7 +7,8 @@
 //
 //	go run ./tools/stepbench --threads 2 --steps 200 base=/path/a.onnx new=/path/b.onnx
 //
-// A graph named with the suffix -noflash runs ONNX Runtime's GroupQueryAttention without its
+// A graph named name@N gets KV buffers of N rows (default: the prompt and a few); one named
+// with the suffix -noflash runs ONNX Runtime's GroupQueryAttention without its
 // flash path (env.GQAFlashVar); STEPBENCH_CONFIG_<name>="key=value;key=value" adds session
 // config entries to that graph's session (e.g. session.dynamic_block_base=4).
 package main
@@ -18,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -124,7 +126,7 @@ func run(args []string) error {
 
 // open makes name's session on path (see the command's doc for the name suffix and the
 // config variable) and prefills ids, keeping the token the timed steps feed.
-func open(name, path string, ids []int) (*graph, error) {
+func open(name, path string, ids []int) (g *graph, err error) {
 	cfg := map[string]string{"session.intra_op.allow_spinning": "0"}
 	if *spin {
 		cfg["session.intra_op.allow_spinning"] = "1"
@@ -140,7 +142,13 @@ func open(name, path string, ids []int) (*graph, error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + 4, SharedKV: true, Config: cfg})
+	rows := *prompt + 4
+	if _, n, ok := strings.Cut(name, "@"); ok {
+		if rows, err = strconv.Atoi(n); err != nil || rows < *prompt+1 {
+			return nil, fmt.Errorf("%s: the rows after @ must be a number above the prompt's", name)
+		}
+	}
+	l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg})
 	if err != nil {
 		return nil, err
 	}
