@@ -1,7 +1,8 @@
 // Package optimize writes faster copies of decoder graphs, never touching the user's files:
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
-// layer after attention only for those rows), each RMSNorm as one node, and
+// layer after attention only for those rows), each RMSNorm as one node (with the residual
+// add before it), and
 // GroupQueryAttention in place of an export's concatenating attention, so that past and
 // present can share one KV buffer. Optimum's merged decoders are first made plain graphs
 // (their with-past branch), so that these rewrites apply to them too.
@@ -41,8 +42,8 @@ type Options struct {
 	// (see rmsnorm.go).
 	FuseRMSNorm bool
 	// FuseSkipNorm writes each residual Add and the SimplifiedLayerNormalization reading its
-	// sum as one com.microsoft SkipSimplifiedLayerNormalization (see skipnorm.go); with
-	// FuseRMSNorm, the norms it fuses count.
+	// sum (FuseRMSNorm's or the graph's own) as one com.microsoft
+	// SkipSimplifiedLayerNormalization (see skipnorm.go).
 	FuseSkipNorm bool
 	// LastLayerRows (with LastRows) also computes the last layer after attention (output
 	// projection, MLP, norms) for those rows only, where that part is recognised (see
