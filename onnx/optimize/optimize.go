@@ -1,10 +1,10 @@
 // Package optimize writes faster copies of decoder graphs, never touching the user's files:
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
-// layer after attention only for those rows), each RMSNorm as one node, and
-// GroupQueryAttention in place of an export's concatenating attention, so that past and
-// present can share one KV buffer. Optimum's merged decoders are first made plain graphs
-// (their with-past branch), so that these rewrites apply to them too.
+// layer after attention only for those rows), each RMSNorm as one node (with the residual
+// add before it), and GroupQueryAttention in place of an export's concatenating attention,
+// so that past and present can share one KV buffer. Optimum's merged decoders are first
+// made plain graphs (their with-past branch), so that these rewrites apply to them too.
 package optimize
 
 import (
@@ -40,6 +40,10 @@ type Options struct {
 	// FuseRMSNorm writes each float32 RMSNorm of six nodes as one SimplifiedLayerNormalization
 	// (see rmsnorm.go).
 	FuseRMSNorm bool
+	// FuseSkipNorm writes each residual Add and the SimplifiedLayerNormalization reading its
+	// sum (FuseRMSNorm's or the graph's own) as one com.microsoft
+	// SkipSimplifiedLayerNormalization (see skipnorm.go).
+	FuseSkipNorm bool
 	// LastLayerRows (with LastRows) also computes the last layer after attention (output
 	// projection, MLP, norms) for those rows only, where that part is recognised (see
 	// lastlayer.go); Report.LastLayerSkipped says why not otherwise.
@@ -93,6 +97,8 @@ type Report struct {
 	RotarySkipped string
 	// RMSNorms is how many RMSNorms FuseRMSNorm wrote as one node.
 	RMSNorms int
+	// SkipNorms is how many residual Adds FuseSkipNorm fused into the norm after them.
+	SkipNorms int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
@@ -155,10 +161,10 @@ func rewriteParts(src []byte, o Options) ([][]byte, Report, error) {
 		out = protowire.AppendVarint(out, uint64(size))
 		parts, out = append(append(parts, out), g...), nil
 	}
+	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0) && !hasMS {
+		out = append(out, msOpset()...)
+	}
 	if rep.AttentionLayers > 0 {
-		if !hasMS {
-			out = append(out, msOpset()...)
-		}
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
 		if rep.RotaryRows > 0 {
 			out = append(out, metadataEntry(MetaRotaryRows, strconv.Itoa(rep.RotaryRows))...)
@@ -269,6 +275,10 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 			slice := slices.IndexFunc(nodes, func(n node) bool { return n.name == headSlice })
 			nodes, rep.LastLayerNodes, rep.LastLayerSkipped = pruneLastLayer(nodes, gfs, info, slice)
 		}
+	}
+	if o.FuseSkipNorm {
+		// Last: the layer matching above reads residual Adds and norms as exports write them.
+		nodes, rep.SkipNorms = fuseSkipNorm(nodes, gfs, info)
 	}
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, err

@@ -9,8 +9,9 @@ import "edgechat/onnx/proto"
 // A decoder has two per layer, two more with Qwen3's per-head query and key norms, and one at
 // the end: a sixth of a 4-layer graph's nodes, each a pass over the activations and a kernel
 // launch. ONNX Runtime fuses the Pow form itself; fuseRMSNorm writes every form as its
-// SimplifiedLayerNormalization, which ONNX Runtime then also fuses with the residual Add
-// before it (SkipSimplifiedLayerNormalization).
+// SimplifiedLayerNormalization. ONNX Runtime does not fuse that with the residual Add before
+// it when the sum feeds the next residual Add too, as in every decoder layer: fuseSkipNorm
+// does (skipnorm.go).
 
 // rmsNorm is one matched norm: the nodes it replaces, its input, weight and ε.
 type rmsNorm struct {
