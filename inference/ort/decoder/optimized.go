@@ -121,6 +121,12 @@ func gqaOptions(maxCtx int, ep inference.EP) optimize.Options {
 	return o
 }
 
+// CPUCopyOptions are the rewrites of the optimized copy the app runs on the CPU for a cache
+// of up to maxCtx tokens, for tools that measure or calibrate that copy (kvcalib, kernbench).
+func CPUCopyOptions(maxCtx int) optimize.Options {
+	return gqaOptions(maxCtx, inference.EP{Name: "cpu"})
+}
+
 // rotaryRowsStep rounds the rotary caches' positions up: 8,192 positions of Qwen3-0.6B's
 // 128-wide heads take 4 MB (cos and sin).
 const rotaryRowsStep = 8192

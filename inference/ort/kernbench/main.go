@@ -36,6 +36,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/internal/paths"
 	"edgechat/onnx/optimize"
@@ -93,7 +94,7 @@ func main() {
 
 func run() error {
 	if *copyOf != "" {
-		o := optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true, SharedKVAttention: true, RotaryRows: 8192}
+		o := decoder.CPUCopyOptions(8192)
 		if *floatCopy {
 			o.AccuracyLevel, o.FloatCompute = 0, true
 		}

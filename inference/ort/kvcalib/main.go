@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
@@ -61,9 +62,7 @@ func run() error {
 	calib := tok.EncodeSpecial(optimize.KVCalibrationText)
 	calib = calib[:min(len(calib), *calibN)]
 	maxTokens := max(*history, len(calib)) + len(tok.EncodeSpecial(*prompt)) + *check + 16
-	o := optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true,
-		SharedKVAttention: true, RotaryRows: (maxTokens + 8191) / 8192 * 8192}
-	gqa, rep, err := optimize.Cached(*graph, *cache, o)
+	gqa, rep, err := optimize.Cached(*graph, *cache, decoder.CPUCopyOptions(maxTokens))
 	if err != nil {
 		return err
 	}
