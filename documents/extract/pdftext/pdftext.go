@@ -88,7 +88,31 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		data = bytes.Clone(data)
 		copy(data, "%PDF-1.7\n")
 	}
-	r, list, err := open(data, opt)
+	// encrypted files that open without a password (decrypt.go)
+	sec, secErr := openSecurity(data)
+	if errors.Is(secErr, errPassword) {
+		return nil, secErr
+	}
+	var r *reader
+	var list []pageRef
+	if sec != nil && !sec.libraryReadsIt {
+		var plain []byte
+		if plain, err = decryptedCopy(data, sec); err == nil {
+			r, list, err = open(plain, opt)
+		}
+	} else {
+		r, list, err = open(data, opt)
+		if err != nil && sec != nil {
+			if plain, err2 := decryptedCopy(data, sec); err2 == nil {
+				if r2, list2, err2 := open(plain, opt); err2 == nil && len(list2) > 0 {
+					r, list, err = r2, list2, nil
+				}
+			}
+		}
+	}
+	if err != nil && secErr != nil {
+		return nil, secErr
+	}
 	if err == nil && len(list) == 0 {
 		err = fmt.Errorf("%w: it has no pages", ErrDamaged)
 	}

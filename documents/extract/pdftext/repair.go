@@ -197,6 +197,9 @@ type member struct {
 func objectStreamMembers(data []byte, offset int) []member {
 	head := data[offset:min(len(data), offset+1024)]
 	s := bytes.Index(head, []byte("stream"))
+	if e := bytes.Index(head, []byte("endobj")); e >= 0 && e < s {
+		s = -1 // the object ends before: the stream is the next object's
+	}
 	if s < 0 || !objStmType.Match(head[:s]) || !bytes.Contains(head[:s], []byte("/FlateDecode")) {
 		return nil
 	}
