@@ -64,8 +64,9 @@ func openSecurity(data []byte) (*security, error) {
 	var dictAt []byte
 	if m[2] >= 0 {
 		s.encryptObj, _ = strconv.Atoi(string(trailers[m[2]:m[3]]))
-		at, ok := objectOffsets(data)[s.encryptObj]
-		if !ok {
+		gen, _ := strconv.Atoi(string(trailers[m[4]:m[5]]))
+		at := objectOffset(data, s.encryptObj, gen)
+		if at < 0 {
 			return nil, fmt.Errorf("%w (its encryption dictionary is missing)", ErrEncrypted)
 		}
 		dictAt = data[at:]
@@ -303,15 +304,32 @@ func (s *security) decrypt(m cryptMethod, num, gen int, data []byte) []byte {
 	return data
 }
 
-// objectOffsets maps each object number to the offset of its last definition in data.
-func objectOffsets(data []byte) map[int]int {
+// objectOffsets maps each object number of headers to the offset of its last definition.
+func objectOffsets(headers []header) map[int]int {
 	offs := map[int]int{}
-	for _, m := range objHeader.FindAllSubmatchIndex(data, -1) {
-		if num, err := strconv.Atoi(string(data[m[2]:m[3]])); err == nil {
-			offs[num] = m[2]
-		}
+	for _, h := range headers {
+		offs[h.num] = h.start
 	}
 	return offs
+}
+
+// objectOffset is the offset of the last "num gen obj" in data, or -1.
+func objectOffset(data []byte, num, gen int) int {
+	key := []byte(fmt.Sprintf("%d %d obj", num, gen))
+	for end := len(data); end > 0; {
+		i := bytes.LastIndex(data[:end], key)
+		if i < 0 {
+			break
+		}
+		if i == 0 || !('0' <= data[i-1] && data[i-1] <= '9') {
+			return i
+		}
+		end = i
+	}
+	if at, ok := objectOffsets(objectHeaders(data))[num]; ok { // other spaces than one
+		return at
+	}
+	return -1
 }
 
 // Stream dictionaries the copy treats apart.
@@ -325,23 +343,20 @@ var (
 // decrypted, the encryption dictionary and old cross-reference streams left out, and a
 // new cross-reference stream listing the objects.
 func decryptedCopy(data []byte, s *security) ([]byte, error) {
-	offsets := objectOffsets(data)
+	headers := objectHeaders(data)
+	offsets := objectOffsets(headers)
 	type object struct {
 		gen  int
 		text []byte
 	}
 	objects := map[int]object{}
 	pos := 0
-	for _, m := range objHeader.FindAllSubmatchIndex(data, -1) {
-		if m[2] < pos {
+	for _, h := range headers {
+		num, gen := h.num, h.gen
+		if h.start < pos || num <= 0 {
 			continue // inside the last object's stream
 		}
-		num, err1 := strconv.Atoi(string(data[m[2]:m[3]]))
-		gen, err2 := strconv.Atoi(string(data[m[4]:m[5]]))
-		if err1 != nil || err2 != nil || num <= 0 {
-			continue
-		}
-		text, end, keep := s.decryptObject(data, m[1], num, gen, offsets)
+		text, end, keep := s.decryptObject(data, h.end, num, gen, offsets)
 		pos = end
 		if num == s.encryptObj || !keep {
 			delete(objects, num)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,6 +89,16 @@ func FuzzRebuiltXref(f *testing.F) {
 	f.Add(objectStreamPDF("BT (x) Tj ET"))
 	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 1 0 R >> endobj 2 0 obj << /Type /ObjStm /N 9 /First 2 /Filter /FlateDecode >> stream\nx\x9c endstream trailer << /Root 7 0 R /ID [<00> (a)] >> /XRef"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// objectHeaders finds what the regular expression finds
+		var want []header
+		for _, m := range objHeader.FindAllSubmatchIndex(data, -1) {
+			num, _ := strconv.Atoi(string(data[m[2]:m[3]]))
+			gen, _ := strconv.Atoi(string(data[m[4]:m[5]]))
+			want = append(want, header{start: m[2], end: m[1], num: num, gen: gen})
+		}
+		if got := objectHeaders(data); !slices.Equal(got, want) {
+			t.Fatalf("objectHeaders %v, the expression %v", got, want)
+		}
 		if fixed, ok := rebuiltXref(data); ok {
 			Read(fixed, Options{MaxPages: 10}) // must not panic or hang
 		}
