@@ -3,7 +3,9 @@
 // encodings, glyph names and embedded font programs, then put into words, lines, blocks and
 // columns by their positions, with ligatures spelled out, hyphenated line ends rejoined and
 // right-to-left runs in logical order. Objects are read with github.com/ledongthuc/pdf;
-// content streams and fonts are interpreted here, within the caller's budgets.
+// content streams and fonts are interpreted here, within the caller's budgets. Files
+// encrypted with an empty user password that the object reader cannot decrypt are
+// decrypted here first (decrypt.go).
 package pdftext
 
 import (

@@ -61,6 +61,10 @@ func TestDamagedXref(t *testing.T) {
 		{"line ends changed to CRLF", bytes.ReplaceAll(whole, []byte("\n"), []byte("\r\n")), "the whole text"},
 		{"an update's later object wins", update, "the updated text"},
 		{"objects inside an object stream", objectStreamPDF("BT /F1 10 Tf 72 700 Td (compressed objects) Tj ET"), "compressed objects"},
+		// qpdf writes the catalogue, a short object, just before the object stream: the
+		// stream is not the catalogue's
+		{"a short object before the object stream", bytes.Replace(objectStreamPDF("BT /F1 10 Tf 72 700 Td (after a short object) Tj ET"),
+			[]byte("6 0 obj"), []byte("7 0 obj\n<< /Producer (x) >>\nendobj\n8 0 obj"), 1), "after a short object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
