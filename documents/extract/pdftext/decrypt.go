@@ -105,7 +105,7 @@ func openSecurity(data []byte) (*security, error) {
 		s.encryptMeta = false
 	}
 	o, u := []byte(dictGet(enc, "O").str), []byte(dictGet(enc, "U").str)
-	p := uint32(int32(dictGet(enc, "P").num))
+	p := uint32(int64(dictGet(enc, "P").num)) // -3904, or the same bits written unsigned
 	switch {
 	case v == 1 || v == 2:
 		s.strings, s.streams = cryptRC4, cryptRC4

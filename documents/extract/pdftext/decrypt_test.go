@@ -140,3 +140,31 @@ func FuzzDecryptedCopy(f *testing.F) {
 		}
 	})
 }
+
+// TestEncryptedUnsignedP: some producers write the permission bits /P unsigned
+// (4294967292 for -4); the key is made from the same four bytes.
+func TestEncryptedUnsignedP(t *testing.T) {
+	want, err := readText(t, "plain.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "encrypted", "rc4-40.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned := bytes.Replace(data, []byte("/P -4 "), []byte("/P 4294967292 "), 1)
+	if bytes.Equal(unsigned, data) {
+		t.Fatal("no /P -4 in rc4-40.pdf")
+	}
+	pages, err := Read(unsigned, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, p := range pages {
+		text = append(text, strings.TrimSpace(p.Text))
+	}
+	if got := strings.Join(text, "\n---\n"); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
