@@ -46,6 +46,7 @@ func TestEncryptedEmptyPassword(t *testing.T) {
 		"rc4-40.pdf", "rc4-40-objstm.pdf", "rc4-128.pdf", "rc4-128-objstm.pdf",
 		"aes-128.pdf", "aes-128-cleartext-metadata.pdf",
 		"aes-256.pdf", "aes-256-objstm.pdf", "aes-256-cleartext-metadata.pdf", "aes-256-r5.pdf",
+		"rc4-40-linearized.pdf", "aes-256-linearized.pdf",
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := readText(t, name)

@@ -14,5 +14,7 @@ enc aes-256.pdf --encrypt "" owner 256 --
 enc aes-256-objstm.pdf --object-streams=generate --encrypt "" owner 256 --
 enc aes-256-cleartext-metadata.pdf --encrypt "" owner 256 --cleartext-metadata --
 enc aes-256-r5.pdf --encrypt "" owner 256 --force-R5 --
+enc rc4-40-linearized.pdf --linearize --encrypt "" owner 40 --
+enc aes-256-linearized.pdf --linearize --encrypt "" owner 256 --
 enc user-password-40.pdf --encrypt user owner 40 --
 enc user-password-256.pdf --encrypt user owner 256 --
