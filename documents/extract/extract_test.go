@@ -82,6 +82,11 @@ c</pre></body></html>`),
 			want:   []extract.Section{{Page: 1, Text: "Page one says hello."}, {Page: 2, Text: "Page two says goodbye."}},
 		},
 		{
+			name: "restricted.pdf", data: testdocs.OwnerProtectedPDF([]string{"Anyone may read this.", "Nobody may copy it."}),
+			format: "pdf",
+			want:   []extract.Section{{Page: 1, Text: "Anyone may read this."}, {Page: 2, Text: "Nobody may copy it."}},
+		},
+		{
 			name: "noextension", data: []byte("just text"), format: "text",
 			want: []extract.Section{{Text: "just text"}},
 		},
@@ -134,7 +139,7 @@ func TestUnreadable(t *testing.T) {
 		says string
 	}{
 		{"scan.pdf", testdocs.ScannedPDF(3), extract.ErrNoText, "looks like a scan"},
-		{"locked.pdf", testdocs.EncryptedPDF(), extract.ErrEncrypted, "password"},
+		{"locked.pdf", testdocs.EncryptedPDF(), extract.ErrEncrypted, "Cannot read locked.pdf: it is protected by a password: it asks for a password to be opened — save a copy"},
 		{"cut.pdf", pdf[:len(pdf)/2], extract.ErrCorrupt, "damaged"},
 		{"garbage.pdf", []byte("%PDF-1.4\nnot really\n%%EOF\n"), extract.ErrCorrupt, "damaged"},
 		{"cut.docx", docx[:len(docx)/2], extract.ErrCorrupt, "damaged"},

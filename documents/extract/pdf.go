@@ -54,6 +54,10 @@ func pdfError(b *budget, err error) error {
 	}
 	switch {
 	case errors.Is(err, pdftext.ErrEncrypted):
+		// the same words: said once
+		if rest, found := strings.CutPrefix(err.Error(), pdftext.ErrEncrypted.Error()); found {
+			return fmt.Errorf("%w%s", ErrEncrypted, rest)
+		}
 		return fmt.Errorf("%w (%v)", ErrEncrypted, err)
 	case errors.Is(err, pdftext.ErrTooBig):
 		return fmt.Errorf("%w: %s", ErrTooBig, detail(err, pdftext.ErrTooBig))

@@ -3,7 +3,9 @@
 // encodings, glyph names and embedded font programs, then put into words, lines, blocks and
 // columns by their positions, with ligatures spelled out, hyphenated line ends rejoined and
 // right-to-left runs in logical order. Objects are read with github.com/ledongthuc/pdf;
-// content streams and fonts are interpreted here, within the caller's budgets.
+// content streams and fonts are interpreted here, within the caller's budgets. Files
+// encrypted with an empty user password that the object reader cannot decrypt are
+// decrypted here first (decrypt.go).
 package pdftext
 
 import (
@@ -88,7 +90,31 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		data = bytes.Clone(data)
 		copy(data, "%PDF-1.7\n")
 	}
-	r, list, err := open(data, opt)
+	// encrypted files that open without a password (decrypt.go)
+	sec, secErr := openSecurity(data)
+	if errors.Is(secErr, errPassword) {
+		return nil, secErr
+	}
+	var r *reader
+	var list []pageRef
+	if sec != nil && !sec.libraryReadsIt {
+		var plain []byte
+		if plain, err = decryptedCopy(data, sec); err == nil {
+			r, list, err = open(plain, opt)
+		}
+	} else {
+		r, list, err = open(data, opt)
+		if err != nil && sec != nil {
+			if plain, err2 := decryptedCopy(data, sec); err2 == nil {
+				if r2, list2, err2 := open(plain, opt); err2 == nil && len(list2) > 0 {
+					r, list, err = r2, list2, nil
+				}
+			}
+		}
+	}
+	if err != nil && secErr != nil {
+		return nil, secErr
+	}
 	if err == nil && len(list) == 0 {
 		err = fmt.Errorf("%w: it has no pages", ErrDamaged)
 	}

@@ -18,8 +18,74 @@ import (
 // new cross-reference stream that lists what it found, so the object reader can open the
 // file as if it had been saved whole.
 
-// objHeader is "N G obj" at a line start or after a delimiter.
+// objHeader is "N G obj" at a line start or after a delimiter; objectHeaders finds the same
+// matches several times faster (the regular expression took most of the time of
+// decryptedCopy on real files).
 var objHeader = regexp.MustCompile(`(?:^|[\r\n\s>\]])(\d{1,10})[ \t\r\n\f\x00]+(\d{1,5})[ \t\r\n\f\x00]+obj\b`)
+
+// header is one "N G obj": the offset of N, the offset after "obj", and N and G.
+type header struct {
+	start, end int
+	num, gen   int
+}
+
+// objectHeaders returns what objHeader.FindAllSubmatchIndex finds, in order: "obj" after
+// a generation of 1–5 digits and an object number of 1–10 digits, each followed by
+// spaces, the number at the start or after a space, '>' or ']', "obj" not followed by a
+// word character.
+func objectHeaders(data []byte) []header {
+	var hs []header
+	isWS := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == 0 }
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	for i := 0; ; i += 3 {
+		k := bytes.Index(data[i:], []byte("obj"))
+		if k < 0 {
+			return hs
+		}
+		i += k
+		if e := i + 3; e < len(data) {
+			if c := data[e]; isDigit(c) || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				continue
+			}
+		}
+		j := i
+		for j > 0 && isWS(data[j-1]) {
+			j--
+		}
+		if j == i {
+			continue
+		}
+		genEnd := j
+		for j > 0 && isDigit(data[j-1]) {
+			j--
+		}
+		if n := genEnd - j; n < 1 || n > 5 {
+			continue
+		}
+		genStart := j
+		for j > 0 && isWS(data[j-1]) {
+			j--
+		}
+		if j == genStart {
+			continue
+		}
+		numEnd := j
+		for j > 0 && isDigit(data[j-1]) {
+			j--
+		}
+		if n := numEnd - j; n < 1 || n > 10 {
+			continue
+		}
+		if j > 0 {
+			if c := data[j-1]; c != '\r' && c != '\n' && c != '\t' && c != '\f' && c != ' ' && c != '>' && c != ']' {
+				continue
+			}
+		}
+		num, _ := strconv.Atoi(string(data[j:numEnd]))
+		gen, _ := strconv.Atoi(string(data[genStart:genEnd]))
+		hs = append(hs, header{start: j, end: i + 3, num: num, gen: gen})
+	}
+}
 
 // trailerRef is a reference an old trailer or cross-reference stream gives for the new one.
 var trailerRef = regexp.MustCompile(`/(Root|Info|Encrypt)\s*(\d+)\s+(\d+)\s+R`)
@@ -49,14 +115,13 @@ func rebuiltXref(data []byte) (out []byte, ok bool) {
 	limit := min(maxRepairObjects, len(data)/4+64)
 	entries := map[int]xrefEntry{}
 	var catalog, catalogGen int = -1, 0
-	for _, m := range objHeader.FindAllSubmatchIndex(data, -1) {
-		num, err1 := strconv.Atoi(string(data[m[2]:m[3]]))
-		gen, err2 := strconv.Atoi(string(data[m[4]:m[5]]))
-		if err1 != nil || err2 != nil || num <= 0 || num >= limit {
+	for _, h := range objectHeaders(data) {
+		num, gen := h.num, h.gen
+		if num <= 0 || num >= limit {
 			continue
 		}
-		entries[num] = xrefEntry{offset: m[2], gen: gen}
-		head := data[m[1]:min(len(data), m[1]+1024)]
+		entries[num] = xrefEntry{offset: h.start, gen: gen}
+		head := data[h.end:min(len(data), h.end+1024)]
 		if end := bytes.Index(head, []byte("stream")); end >= 0 {
 			head = head[:end]
 		}
@@ -197,6 +262,9 @@ type member struct {
 func objectStreamMembers(data []byte, offset int) []member {
 	head := data[offset:min(len(data), offset+1024)]
 	s := bytes.Index(head, []byte("stream"))
+	if e := bytes.Index(head, []byte("endobj")); e >= 0 && e < s {
+		s = -1 // the object ends before: the stream is the next object's
+	}
 	if s < 0 || !objStmType.Match(head[:s]) || !bytes.Contains(head[:s], []byte("/FlateDecode")) {
 		return nil
 	}

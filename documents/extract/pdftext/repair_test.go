@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +61,10 @@ func TestDamagedXref(t *testing.T) {
 		{"line ends changed to CRLF", bytes.ReplaceAll(whole, []byte("\n"), []byte("\r\n")), "the whole text"},
 		{"an update's later object wins", update, "the updated text"},
 		{"objects inside an object stream", objectStreamPDF("BT /F1 10 Tf 72 700 Td (compressed objects) Tj ET"), "compressed objects"},
+		// qpdf writes the catalogue, a short object, just before the object stream: the
+		// stream is not the catalogue's
+		{"a short object before the object stream", bytes.Replace(objectStreamPDF("BT /F1 10 Tf 72 700 Td (after a short object) Tj ET"),
+			[]byte("6 0 obj"), []byte("7 0 obj\n<< /Producer (x) >>\nendobj\n8 0 obj"), 1), "after a short object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +93,16 @@ func FuzzRebuiltXref(f *testing.F) {
 	f.Add(objectStreamPDF("BT (x) Tj ET"))
 	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 1 0 R >> endobj 2 0 obj << /Type /ObjStm /N 9 /First 2 /Filter /FlateDecode >> stream\nx\x9c endstream trailer << /Root 7 0 R /ID [<00> (a)] >> /XRef"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// objectHeaders finds what the regular expression finds
+		var want []header
+		for _, m := range objHeader.FindAllSubmatchIndex(data, -1) {
+			num, _ := strconv.Atoi(string(data[m[2]:m[3]]))
+			gen, _ := strconv.Atoi(string(data[m[4]:m[5]]))
+			want = append(want, header{start: m[2], end: m[1], num: num, gen: gen})
+		}
+		if got := objectHeaders(data); !slices.Equal(got, want) {
+			t.Fatalf("objectHeaders %v, the expression %v", got, want)
+		}
 		if fixed, ok := rebuiltXref(data); ok {
 			Read(fixed, Options{MaxPages: 10}) // must not panic or hang
 		}

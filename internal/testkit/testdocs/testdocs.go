@@ -103,6 +103,14 @@ func EncryptedPDF() []byte {
 	})
 }
 
+// OwnerProtectedPDF is encrypted (40-bit RC4) with an empty user password and an owner
+// password that forbids printing: every reader opens it without asking.
+func OwnerProtectedPDF(pages []string) []byte {
+	return pdfWith(pages, func(f *fpdf.Fpdf) {
+		f.SetProtection(fpdf.CnProtectCopy, "", "owner")
+	})
+}
+
 // ScannedPDF has pages that hold only an image, as a scanner makes them.
 func ScannedPDF(pages int) []byte {
 	img := image.NewGray(image.Rect(0, 0, 64, 64))
