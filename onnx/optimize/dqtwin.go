@@ -1,9 +1,7 @@
 package optimize
 
 import (
-	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,39 +27,7 @@ const dqTwinData = "dqtwin.data"
 // strings stay 4-bit. It returns how many nodes it rewrote and the bytes of int8 weights
 // written.
 func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
-	src, err := os.ReadFile(in)
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return 0, 0, err
-	}
-	data, err := os.Create(filepath.Join(out, dqTwinData))
-	if err != nil {
-		return 0, 0, err
-	}
-	w := &twinWriter{dir: filepath.Dir(in), out: out, data: bufio.NewWriterSize(data, 1<<20), linked: map[string]bool{}}
-	mfs, err := fields(src)
-	if err != nil {
-		return 0, 0, fmt.Errorf("read model: %w", err)
-	}
-	var model []byte
-	for _, f := range mfs {
-		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
-			model = append(model, f.raw...)
-			continue
-		}
-		g, err := w.dqGraph(f.val, maxN, skip)
-		if err != nil {
-			return 0, 0, err
-		}
-		model = appendBytes(model, proto.FieldModelGraph, g)
-	}
-	err = errors.Join(w.data.Flush(), data.Close())
-	if err == nil {
-		err = os.WriteFile(filepath.Join(out, filepath.Base(in)), model, 0o644)
-	}
-	return w.count, w.off, err
+	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip) })
 }
 
 // dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.

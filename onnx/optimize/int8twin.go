@@ -42,6 +42,13 @@ func fieldStrings(fs []field, num protowire.Number) []string {
 
 // twin writes the twin of the graph at in into folder out.
 func int8Twin(in, out, match string) (int, int64, error) {
+	return writeTwin(in, out, int8TwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.graph(g, match) })
+}
+
+// writeTwin writes into folder out the model at in with its graph rewritten by graph, the
+// new weights going to out's data file dataName as graph writes them. It returns how many
+// nodes graph rewrote and the bytes of weights written.
+func writeTwin(in, out, dataName string, graph func(w *twinWriter, g []byte) ([]byte, error)) (int, int64, error) {
 	src, err := os.ReadFile(in)
 	if err != nil {
 		return 0, 0, err
@@ -49,7 +56,7 @@ func int8Twin(in, out, match string) (int, int64, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, 0, err
 	}
-	data, err := os.Create(filepath.Join(out, int8TwinData))
+	data, err := os.Create(filepath.Join(out, dataName))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -64,7 +71,7 @@ func int8Twin(in, out, match string) (int, int64, error) {
 			model = append(model, f.raw...)
 			continue
 		}
-		g, err := w.graph(f.val, match)
+		g, err := graph(w, f.val)
 		if err != nil {
 			return 0, 0, err
 		}
