@@ -102,8 +102,14 @@ func (p *reParser) alternation() (reNode, error) {
 		}
 		p.pos++
 	}
+	return anyOf(alts), nil
+}
+
+// anyOf matches the first of alts that matches (an alternation: Oniguruma tries them in
+// order and takes the first whose continuation k succeeds).
+func anyOf(alts []reNode) reNode {
 	if len(alts) == 1 {
-		return alts[0], nil
+		return alts[0]
 	}
 	return func(s string, i int, k func(int) bool) bool {
 		for _, a := range alts {
@@ -112,7 +118,7 @@ func (p *reParser) alternation() (reNode, error) {
 			}
 		}
 		return false
-	}, nil
+	}
 }
 
 func (p *reParser) concat() (reNode, error) {
@@ -314,14 +320,7 @@ func (p *reParser) atom() (reNode, error) {
 		for _, m := range multi {
 			alts = append(alts, foldString(m))
 		}
-		return func(s string, i int, k func(int) bool) bool {
-			for _, a := range alts {
-				if a(s, i, k) {
-					return true
-				}
-			}
-			return false
-		}, nil
+		return anyOf(alts), nil
 	case '.':
 		p.pos++
 		if p.dotAll {

@@ -120,16 +120,26 @@ func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
 	}
 }
 
-// trueTypeText maps the CIDs of a CIDFontType2 font to text, by the embedded TrueType font's
-// Unicode cmap, read backwards (CID to glyph by CIDToGIDMap), and its glyph substitutions
-// (gsub.go) for glyphs the cmap does not reach.
-func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
+// trueTypeProgram is the embedded TrueType program (FontFile2) of font descriptor's font d;
+// nil when it has none or it cannot be read.
+func (r *reader) trueTypeProgram(d pdf.Value) []byte {
 	ff := d.Key("FontDescriptor").Key("FontFile2")
 	if ff.Kind() != pdf.Stream {
 		return nil
 	}
 	data, err := r.stream(ff, "a font")
 	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// trueTypeText maps the CIDs of a CIDFontType2 font to text, by the embedded TrueType font's
+// Unicode cmap, read backwards (CID to glyph by CIDToGIDMap), and its glyph substitutions
+// (gsub.go) for glyphs the cmap does not reach.
+func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
+	data := r.trueTypeProgram(d)
+	if data == nil {
 		return nil
 	}
 	fnt, err := sfnt.Parse(data)

@@ -42,12 +42,8 @@ func (b *inkBoxes) middle(cid uint32) (float64, bool) {
 // trueTypeInk reads the glyph extents of a CIDFontType2 font's embedded TrueType program;
 // nil when it has none or they cannot be read.
 func (r *reader) trueTypeInk(d pdf.Value) *inkBoxes {
-	ff := d.Key("FontDescriptor").Key("FontFile2")
-	if ff.Kind() != pdf.Stream {
-		return nil
-	}
-	data, err := r.stream(ff, "a font")
-	if err != nil {
+	data := r.trueTypeProgram(d)
+	if data == nil {
 		return nil
 	}
 	b := inkOf(data)
@@ -55,6 +51,7 @@ func (r *reader) trueTypeInk(d pdf.Value) *inkBoxes {
 		return nil
 	}
 	if m := d.Key("CIDToGIDMap"); m.Kind() == pdf.Stream {
+		var err error
 		if b.gids, err = r.stream(m, "a CIDToGIDMap"); err != nil {
 			return nil
 		}
