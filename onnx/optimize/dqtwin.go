@@ -127,7 +127,8 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 				if err != nil {
 					return nil, err
 				}
-				t, err := w.dqWeights(byB[name[0]], q)
+				n := byB[name[0]]
+				t, err := w.externalTensor(n.b, []int64{int64(n.k), int64(n.n)}, proto.Int8, dqTwinData, q)
 				if err != nil {
 					return nil, err
 				}
@@ -222,30 +223,4 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 		}
 	}
 	return q, sc
-}
-
-// dqWeights writes a node's int8 weights q to the data file and returns their initializer.
-func (w *twinWriter) dqWeights(n *dqNode, q []byte) ([]byte, error) {
-	off := w.off
-	if _, err := w.data.Write(q); err != nil {
-		return nil, err
-	}
-	w.off += int64(len(q))
-	if pad := (4096 - w.off%4096) % 4096; pad > 0 {
-		if _, err := w.data.Write(make([]byte, pad)); err != nil {
-			return nil, err
-		}
-		w.off += pad
-	}
-	var t []byte
-	for _, d := range []int64{int64(n.k), int64(n.n)} {
-		t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDims, protowire.VarintType), uint64(d))
-	}
-	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataType, protowire.VarintType), uint64(proto.Int8))
-	t = appendBytes(t, proto.FieldTensorName, []byte(n.b))
-	for _, kv := range [][2]string{{"location", dqTwinData}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.Itoa(len(q))}} {
-		e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
-		t = appendBytes(t, proto.FieldTensorExternal, e)
-	}
-	return protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal), nil
 }

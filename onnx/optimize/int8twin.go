@@ -211,7 +211,6 @@ func (w *twinWriter) linkExternal(tfs []field) error {
 // element 2i low nibble) as its 8-bit twin ([N, blocks, 2×blob]) written to the data file.
 func (w *twinWriter) reencode(name string, tfs []field) ([]byte, error) {
 	var dims []int64
-	var raw []byte
 	for _, f := range tfs {
 		switch {
 		case f.num == proto.FieldTensorDims && f.typ == protowire.VarintType:
@@ -224,26 +223,11 @@ func (w *twinWriter) reencode(name string, tfs []field) ([]byte, error) {
 				}
 				dims, b = append(dims, int64(x)), b[n:]
 			}
-		case f.num == proto.FieldTensorRaw && f.typ == protowire.BytesType:
-			raw = f.val
 		}
 	}
-	if ext := externalRefs(tfs); raw == nil && ext["location"] != "" {
-		off, _ := strconv.ParseInt(ext["offset"], 10, 64)
-		length, err := strconv.ParseInt(ext["length"], 10, 64)
-		if err != nil || off < 0 || length < 0 || !filepath.IsLocal(ext["location"]) {
-			return nil, fmt.Errorf("%s: bad external data %v", name, ext)
-		}
-		f, err := os.Open(filepath.Join(w.dir, ext["location"]))
-		if err != nil {
-			return nil, err
-		}
-		raw = make([]byte, length)
-		_, err = f.ReadAt(raw, off)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+	raw, err := w.tensorData(name, tfs)
+	if err != nil {
+		return nil, err
 	}
 	if len(dims) != 3 || int64(len(raw)) != dims[0]*dims[1]*dims[2] {
 		return nil, fmt.Errorf("%s: %d bytes for weights of shape %v", name, len(raw), dims)
@@ -252,6 +236,13 @@ func (w *twinWriter) reencode(name string, tfs []field) ([]byte, error) {
 	for i, b := range raw {
 		q[2*i], q[2*i+1] = b&15+120, b>>4+120 // q8 - 128 == q4 - 8
 	}
+	return w.externalTensor(name, []int64{dims[0], dims[1], 2 * dims[2]}, proto.Uint8, int8TwinData, q)
+}
+
+// externalTensor appends q to the data file (named dataName in the twin's folder), padded to
+// a 4 KiB boundary, and returns the initializer of tensor name (dims, data type dtype) that
+// points at it.
+func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataType, dataName string, q []byte) ([]byte, error) {
 	off := w.off
 	if _, err := w.data.Write(q); err != nil {
 		return nil, err
@@ -264,15 +255,14 @@ func (w *twinWriter) reencode(name string, tfs []field) ([]byte, error) {
 		w.off += pad
 	}
 	var t []byte
-	for _, d := range []int64{dims[0], dims[1], 2 * dims[2]} {
+	for _, d := range dims {
 		t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDims, protowire.VarintType), uint64(d))
 	}
-	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataType, protowire.VarintType), uint64(proto.Uint8))
+	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataType, protowire.VarintType), uint64(dtype))
 	t = appendBytes(t, proto.FieldTensorName, []byte(name))
-	for _, kv := range [][2]string{{"location", int8TwinData}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.Itoa(len(q))}} {
+	for _, kv := range [][2]string{{"location", dataName}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.Itoa(len(q))}} {
 		e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
 		t = appendBytes(t, proto.FieldTensorExternal, e)
 	}
-	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal)
-	return t, nil
+	return protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal), nil
 }
