@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,10 @@ import (
 
 	"edgechat/internal/testkit/testdocs"
 )
+
+// objHeader is "N G obj" at a line start or after a delimiter, as a regular expression:
+// the reference objectHeaders is checked against (FuzzRebuiltXref).
+var objHeader = regexp.MustCompile(`(?:^|[\r\n\s>\]])(\d{1,10})[ \t\r\n\f\x00]+(\d{1,5})[ \t\r\n\f\x00]+obj\b`)
 
 // objectStreamPDF is a one-page PDF whose catalogue, page tree and page stand compressed in
 // an object stream (object 6), the content stream and font outside it, and no
