@@ -1,10 +1,6 @@
 package optimize
 
 import (
-	"math"
-
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"edgechat/onnx/proto"
 )
 
@@ -101,37 +97,4 @@ func (v *attnView) residualPart(t string) bool {
 		return len(n.inputs) > 1 && v.constant(n.inputs[1])
 	}
 	return false
-}
-
-// withDomain returns n with its domain set (n has none).
-func withDomain(n node, domain string) node {
-	n.raw = appendBytes(n.raw, proto.FieldNodeDomain, []byte(domain))
-	n.domain = domain
-	return n
-}
-
-// floatAttr reads a float attribute of a node; ok is false when it is absent or not a float.
-func floatAttr(raw []byte, name string) (float32, bool) {
-	attrs, err := nodeAttrs(raw)
-	if err != nil {
-		return 0, false
-	}
-	for _, afs := range attrs {
-		if attrNameOf(afs) != name {
-			continue
-		}
-		for _, a := range afs {
-			if a.num != proto.FieldAttrF || a.typ != protowire.Fixed32Type {
-				continue
-			}
-			_, _, n := protowire.ConsumeTag(a.raw)
-			bits, m := protowire.ConsumeFixed32(a.raw[n:])
-			if m < 0 {
-				return 0, false
-			}
-			return math.Float32frombits(bits), true
-		}
-		return 0, false
-	}
-	return 0, false
 }
