@@ -114,14 +114,12 @@ func placeMarks(gs []glyph) {
 // rtlLetter says whether s has a letter of a right-to-left script.
 func rtlLetter(s string) bool {
 	for _, r := range s {
-		if isRTLRune(r) && !isMarkRune(r) {
+		if isRTLRune(r) && !unicode.Is(unicode.M, r) {
 			return true
 		}
 	}
 	return false
 }
-
-func isMarkRune(r rune) bool { return unicode.Is(unicode.M, r) }
 
 // under says whether mark m stands within the advance of letter l.
 func under(m, l glyph) bool { return m.x >= l.x && m.x <= l.x+l.w }
