@@ -16,14 +16,20 @@ func readText(t *testing.T, name string) (string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pagesText(t, data)
+}
+
+// pagesText is the text Read gives of the PDF data, its pages apart; a page's error fails t.
+func pagesText(t *testing.T, data []byte) (string, error) {
+	t.Helper()
 	pages, err := Read(data, Options{})
 	if err != nil {
 		return "", err
 	}
 	var text []string
-	for _, p := range pages {
+	for i, p := range pages {
 		if p.Err != nil {
-			t.Errorf("%s: %v", name, p.Err)
+			t.Errorf("page %d: %v", i+1, p.Err)
 		}
 		text = append(text, strings.TrimSpace(p.Text))
 	}
@@ -69,15 +75,11 @@ func TestEncryptedEmptyPassword(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pages, err := Read(plain, Options{})
+			got, err = pagesText(t, plain)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var text []string
-			for _, p := range pages {
-				text = append(text, strings.TrimSpace(p.Text))
-			}
-			if got := strings.Join(text, "\n---\n"); got != want {
+			if got != want {
 				t.Errorf("decrypted copy: got %q\nwant %q", got, want)
 			}
 		})
@@ -157,15 +159,11 @@ func TestEncryptedUnsignedP(t *testing.T) {
 	if bytes.Equal(unsigned, data) {
 		t.Fatal("no /P -4 in rc4-40.pdf")
 	}
-	pages, err := Read(unsigned, Options{})
+	got, err := pagesText(t, unsigned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var text []string
-	for _, p := range pages {
-		text = append(text, strings.TrimSpace(p.Text))
-	}
-	if got := strings.Join(text, "\n---\n"); got != want {
+	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
