@@ -114,14 +114,15 @@ func fragments(gs []glyph) []*line {
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala): a vowel sign or a reph, which shapers draw in logical order after the letter it
-// belongs to, placed by its outline, its origin often a hair past the next letter's.
+// Sinhala, Lepcha): a vowel sign or a reph, which shapers draw in logical order after the
+// letter it belongs to, placed by its outline, its origin often a hair past the next
+// letter's (Lepcha's ran: past the space after its letter).
 func logicalMark(g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
-		return r >= 0x0900 && r <= 0x0DFF
+		return r >= 0x0900 && r <= 0x0DFF || lepchaMark(g)
 	}
 	return false
 }
@@ -404,7 +405,7 @@ func lineText(l *line) string {
 			prev = g
 			continue
 		}
-		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase {
+		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase && !lepchaMark(*g) {
 			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
@@ -435,7 +436,7 @@ func lineText(l *line) string {
 			placePreBaseSigns(words[i])
 		}
 	}
-	return spell(words, l.rtl)
+	return lepchaOrder(spell(words, l.rtl))
 }
 
 // roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
