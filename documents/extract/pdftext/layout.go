@@ -198,6 +198,7 @@ func mergeRows(frags []*line) []*line {
 		out = append(out, open...)
 		i = j
 	}
+	out = joinCascades(out)
 	for _, l := range out {
 		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.key, b.key) })
 		l.g = combineAccents(l.g)
@@ -383,6 +384,9 @@ func startsLower(s string) bool {
 // space is drawn, words in logical order.
 func lineText(l *line) string {
 	placeMarks(l.g)
+	if l.rtl {
+		spacesBeforeTails(l.g)
+	}
 	tight := l.rtl && tightlyJoined(l.g)
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].

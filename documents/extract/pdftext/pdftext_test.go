@@ -287,6 +287,7 @@ func FuzzMarks(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (CCECHG) Tj 0 0 Td (GHCEA) Tj -1 0 Td (C) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET",
 		"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (AB) Tj 10 8 Td (BA) Tj 10 -8 Td (A B) Tj -13 0 Td ( ) Tj 0 12 Td (ABAB) Tj ET",
 	} {
 		f.Add(c)
 	}
