@@ -6,14 +6,14 @@ import (
 )
 
 // Nastaliq draws a word's letters on a slope: the word starts high on the right and comes
-// down to the baseline at its end, so pieces of a word stand up to an em above its line, as
+// down to the baseline at its end, so pieces of a word stand up to 0.6 em above its line, as
 // lines of their own ("سمب" over "ا لی" for "اسمبلی"). Such a piece is Arabic letters only,
 // lies over its line's extent, and its glyphs fill gaps of that line: few stand over one of
 // the line's glyphs, as the glyphs of a line above would.
 
 // cascadeRise is how far above its line's baseline a piece of a Nastaliq word may stand, in
 // the size of its glyphs.
-const cascadeRise = 1.2
+const cascadeRise = 0.7
 
 // joinCascades moves each piece of Nastaliq words standing over a line below (above) into
 // that line. rows are the page's lines from top to bottom, as mergeRows orders them.

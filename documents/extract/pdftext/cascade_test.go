@@ -16,9 +16,9 @@ func TestNastaliqLines(t *testing.T) {
 		w[:4*' '] + "250 " + w[4*' '+4:4*'H'] + "600 " + w[4*'H'+4:] + "] /ToUnicode 6 0 R >>"
 	tests := []struct{ name, content, want string }{
 		{"a word's first letters drawn high on its right",
-			"1 0 0 1 72 700 Tm (AB) Tj 1 0 0 1 82 708 Tm (CD) Tj 1 0 0 1 92 700 Tm (E) Tj", "امستب"},
+			"1 0 0 1 72 700 Tm (AB) Tj 1 0 0 1 82 706 Tm (CD) Tj 1 0 0 1 92 700 Tm (E) Tj", "امستب"},
 		{"a line above is no piece of the line below",
-			"1 0 0 1 72 712 Tm (AB) Tj 1 0 0 1 72 700 Tm (CD) Tj", "تب\nمس"},
+			"1 0 0 1 72 706 Tm (AB) Tj 1 0 0 1 72 700 Tm (CD) Tj", "تب\nمس"},
 		{"a space drawn within the word's last letter, which reaches under it (each glyph an ActualText span)",
 			"1 0 0 1 66 700 Tm /Span << /ActualText <FEFF06A9> >> BDC (K) Tj EMC 1 0 0 1 72 700 Tm /Span << /ActualText <FEFF06C1> >> BDC (H) Tj EMC " +
 				"1 0 0 1 74 700 Tm /Span << /ActualText <FEFF0020> >> BDC ( ) Tj EMC 1 0 0 1 79 700 Tm /Span << /ActualText <FEFF0627> >> BDC (E) Tj EMC", "اہ ک"},
