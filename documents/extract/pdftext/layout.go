@@ -448,8 +448,9 @@ func lineText(l *line) string {
 // move to where the space starts or before (XeTeX and dvipdfmx draw a zero-width non-joiner so, inside
 // Kurdish and Persian words, with the space glyph), the glyph after it no farther than a word
 // gap from end, where the glyph before it ends. pdftotext reads such words whole. Text of an
-// ActualText span stands where its first glyph was drawn, not where it starts (Nastaliq's
-// letters in a list, drawn right to left over the spaces between them): it is not taken so.
+// ActualText span stands where its glyphs were drawn, not where the text state put it
+// (Nastaliq's letters in a list, drawn right to left over the spaces between them): it is
+// not taken so.
 func (l *line) roomless(i int, end float32) bool {
 	for j := i + 1; j < len(l.g); j++ {
 		if n := l.g[j]; !n.space {
