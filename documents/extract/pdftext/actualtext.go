@@ -12,8 +12,10 @@ import (
 // draw marks before their base, ligatures and contextual forms whose own characters come out
 // in the wrong order or not at all; LibreOffice and others then write each cluster's text as
 // ActualText. As poppler does, the glyphs drawn inside such a span are replaced by its text,
-// placed where the first glyph starts and as wide as the glyphs drawn; a span that draws no
-// glyph gives no text.
+// as wide as the glyphs drawn, on the first glyph's baseline from where the leftmost starts
+// (a Nastaliq letter drawn right to left, a piece without advance first, would otherwise
+// stand a letter's width right of its place and part its word); a span that draws no glyph
+// gives no text.
 
 // markedSpan is one open BDC/BMC; text is set for an ActualText span.
 type markedSpan struct {
@@ -21,7 +23,7 @@ type markedSpan struct {
 	text   string
 	drawn  bool    // a glyph was drawn inside
 	first  glyph   // the first glyph drawn inside (its place)
-	x1     float32 // where the last glyph drawn inside ends, along the text direction
+	x0, x1 float32 // where the glyphs drawn inside start and end, along the text direction
 }
 
 // beginMarked handles BDC (properties inline or named in the resources' /Properties) and BMC.
@@ -71,6 +73,7 @@ func (p *page) endMarked() error {
 		return errGlyphs
 	}
 	g := span.first
+	g.x = min(g.x, span.x0) // a cluster drawn right to left starts at its leftmost glyph
 	g.text, g.w = text, float32(math.Max(0, float64(span.x1-g.x)))
 	g.space, g.actual = strings.TrimSpace(text) == "", true
 	p.glyphs = append(p.glyphs, g)
@@ -92,8 +95,9 @@ func (p *page) swallow(g glyph) {
 	for i := range p.marked {
 		if s := &p.marked[i]; s.actual {
 			if !s.drawn {
-				s.drawn, s.first = true, g
+				s.drawn, s.first, s.x0 = true, g, g.x
 			}
+			s.x0 = min(s.x0, g.x)
 			s.x1 = max(s.x1, g.x+g.w)
 			return
 		}

@@ -185,17 +185,38 @@ func TestGSUBSources(t *testing.T) {
 	}
 }
 
-func TestLeftSigns(t *testing.T) {
-	lepcha := "1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <20> <0020> <41> <1C00> <42> <1C28> <43> <1C24> <44> <1C01> endbfchar"
-	pages, err := Read(pdfWith(simpleFont("/ToUnicode 6 0 R"), lepcha,
-		// the o sign drawn left of its letter (with the subjoined ya), then a letter with it
-		// drawn after: ᰀᰤᰨ ᰁᰨ
-		"BT /F1 10 Tf 72 700 Td (BAC DB) Tj ET"), Options{})
-	if err != nil {
-		t.Fatal(err)
+// TestLepchaClusters: Lepcha's dependent signs as a shaper draws them (Microsoft's Print to
+// PDF of SIL's Mingzat type sample) read in the order of the text.
+func TestLepchaClusters(t *testing.T) {
+	lepcha := "1 begincodespacerange <00> <FF> endcodespacerange 12 beginbfchar <20> <0020> " +
+		"<41> <1C00> <42> <1C28> <43> <1C24> <44> <1C01> <45> <1C1B> <46> <1C15> " +
+		"<48> <1C29> <52> <1C36> <4D> <1C2E> <61> <1C26> <4B> <1C291C2E> endbfchar"
+	// ran (R) and the final m (M) are drawn without advance
+	w := strings.Repeat("500 ", 256)
+	font := "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 0 /LastChar 255 /Widths [" +
+		w[:4*'M'] + "0 " + w[4*'M'+4:4*'R'] + "0 " + w[4*'R'+4:] + "] /ToUnicode 6 0 R >>"
+	tests := []struct{ name, content, want string }{
+		{"the o sign drawn left of its letter (with the subjoined ya), then a letter with it drawn after",
+			"(BAC DB) Tj", "ᰀᰤᰨ ᰁᰨ"},
+		{"ran drawn past its letter's advance, then the next letter's oo sign drawn left of it",
+			"[(E) -150 (R) 150 (HF)] TJ", "ᰛᰶᰕᰩ"},
+		{"ran drawn past the space after its letter (a chart of consonants with ran)",
+			"[(A) -130 (R) 130 ( D) -130 (R)] TJ", "ᰀᰶ ᰁᰶ"},
+		{"a glyph of oo and the final m drawn left of its letter",
+			"(AaKF) Tj", "ᰀᰦᰕᰩᰮ"},
+		{"the final m drawn before the vowel aa",
+			"(AMa) Tj", "ᰀᰦᰮ"},
 	}
-	if got, want := strings.TrimSpace(pages[0].Text), "ᰀᰤᰨ ᰁᰨ"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(pdfWith(font, lepcha, "BT /F1 10 Tf 72 700 Td "+tt.content+" ET"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -114,14 +114,15 @@ func fragments(gs []glyph) []*line {
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala): a vowel sign or a reph, which shapers draw in logical order after the letter it
-// belongs to, placed by its outline, its origin often a hair past the next letter's.
+// Sinhala, Lepcha): a vowel sign or a reph, which shapers draw in logical order after the
+// letter it belongs to, placed by its outline, its origin often a hair past the next
+// letter's (Lepcha's ran: past the space after its letter).
 func logicalMark(g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
-		return r >= 0x0900 && r <= 0x0DFF
+		return r >= 0x0900 && r <= 0x0DFF || lepchaMark(g)
 	}
 	return false
 }
@@ -197,6 +198,7 @@ func mergeRows(frags []*line) []*line {
 		out = append(out, open...)
 		i = j
 	}
+	out = joinCascades(out)
 	for _, l := range out {
 		slices.SortStableFunc(l.g, func(a, b glyph) int { return cmp.Compare(a.key, b.key) })
 		l.g = combineAccents(l.g)
@@ -382,6 +384,9 @@ func startsLower(s string) bool {
 // space is drawn, words in logical order.
 func lineText(l *line) string {
 	placeMarks(l.g)
+	if l.rtl {
+		spacesBeforeTails(l.g)
+	}
 	tight := l.rtl && tightlyJoined(l.g)
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
@@ -404,7 +409,7 @@ func lineText(l *line) string {
 			prev = g
 			continue
 		}
-		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase {
+		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase && !lepchaMark(*g) {
 			gap, limit := g.x-end, float32(wordGap)
 			if prev.loose || g.loose {
 				limit = guessGap
@@ -435,7 +440,7 @@ func lineText(l *line) string {
 			placePreBaseSigns(words[i])
 		}
 	}
-	return spell(words, l.rtl)
+	return lepchaOrder(spell(words, l.rtl))
 }
 
 // roomless says whether the space glyph l.g[i] leaves no room between the glyphs around
@@ -443,8 +448,9 @@ func lineText(l *line) string {
 // move to where the space starts or before (XeTeX and dvipdfmx draw a zero-width non-joiner so, inside
 // Kurdish and Persian words, with the space glyph), the glyph after it no farther than a word
 // gap from end, where the glyph before it ends. pdftotext reads such words whole. Text of an
-// ActualText span stands where its first glyph was drawn, not where it starts (Nastaliq's
-// letters in a list, drawn right to left over the spaces between them): it is not taken so.
+// ActualText span stands where its glyphs were drawn, not where the text state put it
+// (Nastaliq's letters in a list, drawn right to left over the spaces between them): it is
+// not taken so.
 func (l *line) roomless(i int, end float32) bool {
 	for j := i + 1; j < len(l.g); j++ {
 		if n := l.g[j]; !n.space {

@@ -251,9 +251,11 @@ func TestFormText(t *testing.T) {
 // legacyFont is simpleFont with a legacy Devanagari font's glyph names at codes 200 up
 // (indic.go): ASCII reads as ASCII, codes 200–208 take the reordering paths.
 // legacyFont has legacy Devanagari names at 200…, and at 1… right-to-left letters and marks,
-// a dotted circle and Indic letters and pre-base vowel signs for the bidi and cluster code.
+// a dotted circle and Indic letters and pre-base vowel signs for the bidi and cluster code,
+// at 20… Lepcha letters and signs (one glyph of two signs) for its clusters (lepcha.go).
 var legacyFont = simpleFont("/Encoding << /Differences [200 /a /imatra /repha /ka /halfka /ematra /candrabindu /aamatra /rstroke " +
-	"1 /uni0633 /uni0644 /uni0627 /uni0650 /uni0651 /uni05D0 /uni25CC /uni0915 /uni093F /uni094D /uni09BF /uni0995 /uni06F4] >>")
+	"1 /uni0633 /uni0644 /uni0627 /uni0650 /uni0651 /uni05D0 /uni25CC /uni0915 /uni093F /uni094D /uni09BF /uni0995 /uni06F4 " +
+	"20 /uni1C00 /uni1C29 /uni1C36 /uni1C2E /uni1C26 /uni1C291C2E /uni1C1B] >>")
 
 func FuzzContent(f *testing.F) {
 	for _, c := range []string{
@@ -265,6 +267,7 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (\011\010\012\010 \013\014 \010\011) Tj 5 0 Td ( ) Tj 5 0 Td (\001) Tj ET",
 		"BT /F1 10 Tf (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT -1 0.5 0.2 1 9 9 Tm (LATEX) Tj ET",
+		"BT /F1 10 Tf 72 700 Td [(\024\030\025\032) -150 (\026) 900 (\031\024\027) 400 (\025\026\030)] TJ ET",
 	} {
 		f.Add(c)
 	}
@@ -284,6 +287,7 @@ func FuzzMarks(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td (CCECHG) Tj 0 0 Td (GHCEA) Tj -1 0 Td (C) Tj ET",
 		"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET",
 		"BT /F1 10 Tf 77 700 Td (A) Tj 0 6 Td (C) Tj -5 -6 Td (B) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (AB) Tj 10 8 Td (BA) Tj 10 -8 Td (A B) Tj -13 0 Td ( ) Tj 0 12 Td (ABAB) Tj ET",
 	} {
 		f.Add(c)
 	}

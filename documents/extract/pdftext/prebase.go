@@ -31,6 +31,9 @@ const lepchaNoVirama = 0x1C38
 // preBaseSign is the virama of a pre-base vowel sign's script, or 0 when s is not one.
 func preBaseSign(s string) rune {
 	if len(s) != 3 || s[0] != 0xE0 && s[0] != 0xE1 { // U+0800–U+1FFF
+		if len(s) > 3 && s[0] == 0xE1 {
+			return lepchaLeftSign(s) // a glyph of two Lepcha signs, "ᰩᰮ"
+		}
 		return 0
 	}
 	r, n := utf8.DecodeRuneInString(s)
@@ -77,7 +80,20 @@ func placePreBaseSigns(w []glyph) {
 	}
 	for i := 0; i+1 < len(w); i++ {
 		virama := preBaseSign(w[i].text)
-		if virama == 0 || !sameBlockLetter(w[i+1].text, virama) {
+		if virama == 0 {
+			continue
+		}
+		// Marks drawn before the sign, sorted between it and its consonant (Lepcha's ran
+		// over the right edge of the consonant before), belong to that earlier consonant.
+		k := i + 1
+		for k < len(w) && w[k].seq < w[i].seq && allMarks(w[k].text) {
+			k++
+		}
+		if k > i+1 && k < len(w) && sameBlockLetter(w[k].text, virama) {
+			moveLater(w, i, k-1)
+			i = k - 1
+		}
+		if !sameBlockLetter(w[i+1].text, virama) {
 			continue
 		}
 		v := string(virama)
