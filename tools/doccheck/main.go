@@ -155,6 +155,37 @@ var sweepFiles = []string{
 	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/jingle.pdf",
 }
 
+// sweep2Packages holds Debian packages whose documents the reader had not been tried on
+// before issue 36's second sweep: test and example files of PDF libraries (pdftools' poppler
+// tests, gofpdf's Go-made reference files, PDF::Builder, CAM::PDF, TCPDF), SIL's font manuals
+// made from HTML (Charis, Doulos, Andika, Shimenkan in Chinese, Dai Banna's New Tai Lue,
+// Mondulkiri), the TeX Gyre and Latin Modern font notes, PyX's Sphinx manual, Haskell 98's
+// report, giac, latex2rtf's texinfo manual, LilyPond's Spanish manuals, TeX Live's French
+// documentation, LibreOffice's own ODT, ODS and Writer templates (.ott), calibre's quick-start
+// EPUBs in six languages, Sphinx's EPUBs in Spanish, French and Portuguese, and RTF written
+// by RTF::Writer and pandoc.
+var sweep2Packages = []string{
+	"r-cran-pdftools", "golang-github-jung-kurt-gofpdf-dev", "libpdf-builder-perl", "libcam-pdf-perl",
+	"php-tcpdf", "fonts-sil-charis", "fonts-sil-doulos", "fonts-sil-andika", "fonts-sil-shimenkan",
+	"fonts-sil-dai-banna", "fonts-sil-mondulkiri-extra", "tex-gyre", "lmodern", "python3-pyx-doc",
+	"haskell98-report", "giac-doc", "latex2rtf-doc", "lilypond-doc-pdf-es", "texlive-lang-french",
+	"libreoffice-common", "calibre", "ubuntu-packaging-guide-epub-es", "ubuntu-packaging-guide-epub-fr",
+	"ubuntu-packaging-guide-epub-pt-br", "librtf-writer-perl", "pandoc-data",
+}
+
+// sweep2Files are the second sweep's picks among many files of one producer: Debian's
+// installation guide (dblatex through XeTeX) in Japanese, Korean, Russian, Vietnamese,
+// Simplified Chinese, Czech and English (--set sweep2 reads them with the packages above).
+var sweep2Files = []string{
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ja/install.ja.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ko/install.ko.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ru/install.ru.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/vi/install.vi.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/zh_CN/install.zh_CN.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/cs/install.cs.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/en/install.en.pdf",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -168,7 +199,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB) or sweep2 (PDFs and office files)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -199,13 +230,22 @@ func main() {
 			*pkgs = strings.Join(officePackages, ",")
 		}
 	}
+	if *set == "sweep2" {
+		kinds = []string{".pdf", ".docx", ".odt", ".ott", ".epub", ".rtf"}
+		if !isFlagSet("packages") {
+			*pkgs = strings.Join(sweep2Packages, ",")
+		}
+	}
 	var docs []string
 	if *set == "sweep-files" && *files == "" {
 		docs = cachedFiles(sweepFiles)
 	}
+	if *set == "sweep2" && *files == "" {
+		docs = cachedFiles(sweep2Files)
+	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
-	} else if docs == nil {
+	} else if docs == nil || *set == "sweep2" {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -417,7 +457,7 @@ func reference(doc string) ([]byte, stat, error) {
 	}
 	var fix func(name string, b []byte) []byte
 	switch strings.ToLower(filepath.Ext(doc)) {
-	case ".odt":
+	case ".odt", ".ott":
 		fix = func(name string, b []byte) []byte {
 			if name == "content.xml" {
 				b = sectionTag.ReplaceAll(b, nil)
@@ -439,6 +479,9 @@ func reference(doc string) ([]byte, stat, error) {
 		}
 		defer os.Remove(fixed)
 		doc = fixed
+	}
+	if strings.EqualFold(filepath.Ext(doc), ".ott") { // a Writer template: pandoc knows it by content only
+		return run("pandoc", "-f", "odt", "-t", "plain", "--wrap=none", doc)
 	}
 	return run("pandoc", "-t", "plain", "--wrap=none", doc)
 }
