@@ -1,10 +1,13 @@
 package pdftext
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"edgechat/internal/testkit/testdocs"
 )
 
 // pathText is the text of the PDF file name in testdata/paths (made by its make.sh), its
@@ -77,4 +80,68 @@ func TestEmptyOwnerPassword(t *testing.T) {
 	if !strings.Contains(want, "restricts printing") {
 		t.Fatalf("plain.pdf reads %q", want)
 	}
+}
+
+// TestFormFields: a form's filled fields read as pdftotext reads them, in their place on the
+// page: with /NeedAppearances each field's value as made from it ("✓" for a checked box),
+// else the appearance streams drawn (the box's "X") and the value of a field without one;
+// an empty field adds nothing. The page's own text alone was read before.
+func TestFormFields(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "paths", "acroform.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := bytes.Replace(data, []byte("/NeedAppearances true"), []byte("/NeedAppearancez true"), 1)
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"made from values": {data, "Application form\nName: Ada Lovelace\n\nCity:\n\nMarylebone\n\nMember: ✓\n\nNotes:"},
+		"appearances":      {drawn, "Application form\nName: Ada Lovelace\n\nCity:\n\nMarylebone\n\nMember: X\n\nNotes:"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := pagesText(t, c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestFieldValueHelpers: a default appearance's font size (its first Tf; 0 to fit).
+func TestFieldValueHelpers(t *testing.T) {
+	for da, want := range map[string]float64{"0 0 0 rg /F3 12 Tf": 12, "/Helv 0 Tf 0 g": 0, "": 0, "/Helv Tf": 0, "/F1 9.5 Tf /F2 11 Tf": 9.5} {
+		if got := fontSize(da); got != want {
+			t.Errorf("fontSize(%q) = %v, want %v", da, got, want)
+		}
+	}
+}
+
+// FuzzAnnots reads a page whose one annotation's dictionary and appearance stream are
+// fuzzed, in a form that asks for appearances or not: drawAnnots, the appearance's
+// placement and fieldValue must not panic or hang.
+func FuzzAnnots(f *testing.F) {
+	f.Add("/Subtype /Widget /FT /Tx /V (Ada) /Rect [10 10 200 30] /AP << /N 5 0 R >> /DA (/F1 10 Tf)", "BT /F1 10 Tf 2 4 Td (x) Tj ET", true)
+	f.Add("/Subtype /Widget /FT /Btn /Ff 32768 /AS /On /Rect [0 0 0 0] /AP << /N << /On 5 0 R >> >>", "q 0 0 0 0 cm BT (y) Tj ET Q", false)
+	f.Add("/Subtype /Widget /Parent << /FT /Ch /V [(a) <FEFF0042> (c\rd\ne)] >> /Rect [5 5 1 1] /DA (/X 0 Tf)", "", true)
+	f.Add("/Subtype /FreeText /F 2 /Rect [1 2 3 4] /AP << /N 5 0 R >>", "BT /F1 1e30 Tf (z) Tj ET", false)
+	f.Add("/Subtype /Stamp /Rect [0 0 100 100] /AP << /N 5 0 R >>", "BT /F1 10 Tf (a) Tj ET", false)
+	f.Fuzz(func(t *testing.T, annot, ap string, need bool) {
+		form := ""
+		if need {
+			form = " /AcroForm << /NeedAppearances true >>"
+		}
+		data := testdocs.RawPDF(1,
+			[]byte("<< /Type /Catalog /Pages 2 0 R"+form+" >>"),
+			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+			[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 6 0 R >> >> /Annots [4 0 R] >>"),
+			[]byte("<< "+annot+" >>"),
+			testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 100 20] /Matrix [0 1 -1 0 0 0] /Resources << /Font << /F1 6 0 R >> >>", []byte(ap)),
+			[]byte(simpleFont("")),
+		)
+		Read(data, Options{MaxPages: 10}) // must not panic or hang
+	})
 }

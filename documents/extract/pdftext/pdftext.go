@@ -56,6 +56,10 @@ type reader struct {
 	pdf      *pdf.Reader
 	fonts    map[string]*font
 	fallback *font
+	field    *font // fieldFont's
+	// needAppear is 1 when the form asks for its fields' appearances to be made from
+	// their values, 2 when not, 0 before it is read (annots.go)
+	needAppear uint8
 }
 
 // maxFonts bounds the fonts kept parsed at once.
@@ -304,6 +308,9 @@ func (r *reader) page(p pageRef) (text string, err error) {
 	}
 	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity}
 	if e := pg.run(content, p.res); e != nil {
+		return "", e
+	}
+	if e := pg.drawAnnots(p.v.Key("Annots")); e != nil {
 		return "", e
 	}
 	return layout(pg.glyphs), err

@@ -74,7 +74,7 @@ def page(contents, parent=2, extra=b""):
 
 
 def text(*lines):
-    ops = b"BT /F1 12 Tf 72 700 Td 14 TL"
+    ops = b"BT /F1 12 Tf 72 714 Td 14 TL"  # each line ' moves down first
     for l in lines:
         ops += b" (" + l + b") '"
     return ops + b" ET"
@@ -112,15 +112,15 @@ def acroform():
         4: stream(text(b"Application form", b"Name:", b"", b"City:", b"", b"Member:", b"", b"Notes:")),
         5: page(4, extra=b" /Annots [6 0 R 8 0 R 9 0 R 11 0 R]"),
         6: b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (Ada Lovelace)"
-           b" /Rect [120 670 320 690] /P 5 0 R /AP << /N 7 0 R >> /DA (/F1 10 Tf 0 g) >>",
+           b" /Rect [120 681 320 697] /P 5 0 R /AP << /N 7 0 R >> /DA (/F1 10 Tf 0 g) >>",
         7: ap,
         8: b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (city) /V (Marylebone)"
-           b" /Rect [120 642 320 662] /P 5 0 R /DA (/F1 10 Tf 0 g) >>",
+           b" /Rect [120 653 320 669] /P 5 0 R /DA (/F1 10 Tf 0 g) >>",
         9: b"<< /Type /Annot /Subtype /Widget /FT /Btn /T (member) /V /Yes /AS /Yes"
-           b" /Rect [120 614 134 628] /P 5 0 R /AP << /N << /Yes 10 0 R >> >> >>",
+           b" /Rect [120 626 134 640] /P 5 0 R /AP << /N << /Yes 10 0 R >> >> >>",
         10: check,
         11: b"<< /Type /Annot /Subtype /Widget /FT /Tx /T (notes)"
-            b" /Rect [120 586 320 606] /P 5 0 R /DA (/F1 10 Tf 0 g) >>",
+            b" /Rect [120 597 320 613] /P 5 0 R /DA (/F1 10 Tf 0 g) >>",
     })
 
 

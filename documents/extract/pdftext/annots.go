@@ -1,0 +1,258 @@
+package pdftext
+
+import (
+	"math"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// Annotations are drawn on their page as pdftotext draws them (poppler draws each visible
+// annotation's appearance stream): the filled fields of a form, free text, stamps. A form
+// field with no appearance, or every field of a form that asks for appearances to be made
+// (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
+// value, a checked box "✓", a chosen radio button "●", a push button its caption.
+
+// Bounds of the annotations read on one page.
+const (
+	maxAnnots     = 10_000 // annotations of one page
+	maxFieldDepth = 32     // a field's parents, for its inherited type and value
+)
+
+// Annotation flags (ISO 32000-1 §12.5.3) that keep an annotation off the screen.
+const (
+	annotHidden = 1 << 1
+	annotNoView = 1 << 5
+)
+
+// needAppearances says whether the document's form asks readers to make its fields'
+// appearances from their values, read once.
+func (r *reader) needAppearances() bool {
+	if r.needAppear == 0 {
+		r.needAppear = 2
+		if r.pdf.Trailer().Key("Root").Key("AcroForm").Key("NeedAppearances").Bool() {
+			r.needAppear = 1
+		}
+	}
+	return r.needAppear == 1
+}
+
+// drawAnnots draws the visible annotations of a page.
+func (p *page) drawAnnots(annots pdf.Value) error {
+	if annots.Kind() != pdf.Array {
+		return nil
+	}
+	for i := range min(annots.Len(), maxAnnots) {
+		a := annots.Index(i)
+		if a.Kind() != pdf.Dict || a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
+			continue
+		}
+		rect, ok := annotRect(a.Key("Rect"))
+		if !ok {
+			continue
+		}
+		sub := a.Key("Subtype").Name()
+		if sub == "Popup" {
+			continue
+		}
+		ap := appearance(a)
+		if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
+			if err := p.fieldValue(a, rect); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.drawAppearance(ap, rect); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appearance is an annotation's normal appearance: its stream, or of a dictionary of
+// states the one its /AS names.
+func appearance(a pdf.Value) pdf.Value {
+	n := a.Key("AP").Key("N")
+	if n.Kind() == pdf.Dict {
+		n = n.Key(a.Key("AS").Name())
+	}
+	return n
+}
+
+// annotRect is an annotation's rectangle, its corners ordered.
+func annotRect(v pdf.Value) (r [4]float64, ok bool) {
+	if v.Kind() != pdf.Array || v.Len() != 4 {
+		return r, false
+	}
+	for i := range r {
+		r[i] = v.Index(i).Float64()
+	}
+	r[0], r[2] = min(r[0], r[2]), max(r[0], r[2])
+	r[1], r[3] = min(r[1], r[3]), max(r[1], r[3])
+	return r, true
+}
+
+// drawAppearance draws an appearance stream into rect (ISO 32000-1 §12.5.5): its bounding
+// box, transformed by its matrix, scaled and moved onto the rectangle.
+func (p *page) drawAppearance(ap pdf.Value, rect [4]float64) error {
+	if ap.Kind() != pdf.Stream {
+		return nil
+	}
+	m, _ := arrayMatrix(ap.Key("Matrix"))
+	box, ok := annotRect(ap.Key("BBox"))
+	if !ok {
+		return nil
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [][2]float64{{box[0], box[1]}, {box[2], box[1]}, {box[0], box[3]}, {box[2], box[3]}} {
+		x, y := c[0]*m[0]+c[1]*m[2]+m[4], c[0]*m[1]+c[1]*m[3]+m[5]
+		x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+	}
+	sx, sy := 1.0, 1.0
+	if x1 > x0 {
+		sx = (rect[2] - rect[0]) / (x1 - x0)
+	}
+	if y1 > y0 {
+		sy = (rect[3] - rect[1]) / (y1 - y0)
+	}
+	saved := p.gs
+	p.gs = gstate{ctm: matrix{sx, 0, 0, sy, rect[0] - x0*sx, rect[1] - y0*sy}, scale: 1}
+	err := p.drawForm(ap, pdf.Value{})
+	p.gs = saved
+	return err
+}
+
+// fieldKey is a form field's entry, inherited from its parent fields.
+func fieldKey(field pdf.Value, key string) pdf.Value {
+	for range maxFieldDepth {
+		if v := field.Key(key); v.Kind() != pdf.Null {
+			return v
+		}
+		if field = field.Key("Parent"); field.Kind() != pdf.Dict {
+			break
+		}
+	}
+	return pdf.Value{}
+}
+
+// Field flags (ISO 32000-1 §12.7.4) that change how a field's value shows.
+const (
+	fieldRadio      = 1 << 15
+	fieldPushButton = 1 << 16
+	fieldPassword   = 1 << 13
+)
+
+// fieldValue draws a form field's value into its rectangle as poppler makes its appearance.
+func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
+	flags := fieldKey(w, "Ff").Int64()
+	var lines []string
+	switch fieldKey(w, "FT").Name() {
+	case "Tx":
+		if flags&fieldPassword == 0 {
+			lines = valueLines(fieldKey(w, "V"))
+		}
+	case "Ch":
+		lines = valueLines(fieldKey(w, "V"))
+	case "Btn":
+		on := w.Key("AS").Name()
+		if on == "" {
+			on = fieldKey(w, "V").Name()
+		}
+		switch {
+		case flags&fieldPushButton != 0:
+			lines = valueLines(w.Key("MK").Key("CA"))
+		case on == "" || on == "Off":
+		case flags&fieldRadio != 0:
+			lines = []string{"●"}
+		default:
+			lines = []string{"✓"}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	size := fontSize(fieldKey(w, "DA").RawString())
+	if size <= 0 {
+		size = 12
+	}
+	f := p.doc.fieldFont()
+	saved := p.gs
+	p.gs = gstate{ctm: identity, scale: 1, size: size}
+	defer func() { p.gs = saved }()
+	y := rect[3] - size // the first line's baseline
+	if len(lines) == 1 {
+		y = rect[1] + (rect[3]-rect[1]-size)/2 + 0.2*size
+	}
+	for _, line := range lines {
+		x := rect[0] + 2
+		for _, r := range line {
+			if err := p.add(matrix{size, 0, 0, size, x, y}, 0.5*size, f, string(r)); err != nil {
+				return err
+			}
+			x += 0.5 * size
+		}
+		y -= 1.15 * size
+	}
+	return nil
+}
+
+// fieldFont draws the values of fields without an appearance: Latin text of half an em
+// a character, its gaps as sure as a real font's.
+func (r *reader) fieldFont() *font {
+	if r.field == nil {
+		f := *r.fallbackFont()
+		f.guessed = false
+		r.field = &f
+	}
+	return r.field
+}
+
+// valueLines is a field's value as the lines it shows: a text string, or each of an array's
+// (a choice field with several chosen).
+func valueLines(v pdf.Value) []string {
+	var texts []string
+	switch v.Kind() {
+	case pdf.String:
+		texts = []string{textString(v.RawString())}
+	case pdf.Array:
+		for i := range min(v.Len(), 1000) {
+			if e := v.Index(i); e.Kind() == pdf.String {
+				texts = append(texts, textString(e.RawString()))
+			}
+		}
+	}
+	var lines []string
+	for _, t := range texts {
+		t = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(t)
+		for _, l := range strings.Split(t, "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines
+}
+
+// fontSize is the size of a default appearance string's "Tf" ("/Helv 10 Tf 0 g"), 0 when
+// it has none or asks for the size to fit.
+func fontSize(da string) float64 {
+	l := &lexer{data: []byte(da)}
+	var stack []operand
+	for {
+		var op operand
+		kw, isOp, ok := l.nextShallow(&op)
+		if !ok {
+			return 0
+		}
+		if !isOp {
+			if len(stack) < maxStack {
+				stack = append(stack, op)
+			}
+			continue
+		}
+		if kw == "Tf" && len(stack) >= 1 && stack[len(stack)-1].kind == kNum {
+			return stack[len(stack)-1].num
+		}
+		stack = stack[:0]
+	}
+}
