@@ -166,7 +166,7 @@ func TestUnreadable(t *testing.T) {
 	})
 	t.Run("missing", func(t *testing.T) {
 		_, err := extract.File(context.Background(), filepath.Join(t.TempDir(), "gone.pdf"), nil)
-		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened")
+		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened: there is no such file")
 	})
 }
 
