@@ -455,21 +455,34 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
-	var fix func(name string, b []byte) []byte
+	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
 	case ".odt", ".ott":
-		fix = func(name string, b []byte) []byte {
+		fix = func(name string, b []byte) (string, []byte) {
 			if name == "content.xml" {
 				b = sectionTag.ReplaceAll(b, nil)
 			}
-			return b
+			return name, b
 		}
 	case ".epub":
-		fix = func(name string, b []byte) []byte {
-			if strings.HasSuffix(name, ".opf") {
+		fix = func(name string, b []byte) (string, []byte) {
+			switch {
+			case strings.HasSuffix(name, ".opf"):
 				b = fragmentItem.ReplaceAll(b, nil)
+				if dir := filepath.Dir(name); dir != "." {
+					// pandoc 2.17 looks "OEBPS/../text/a.xhtml" up as it stands (calibre's
+					// quick-start guides): the package document moves to the root (as the
+					// container says below), its hrefs named from there
+					b = relHref.ReplaceAllFunc(b, func(m []byte) []byte {
+						ref := string(relHref.FindSubmatch(m)[1])
+						return []byte(`href="` + filepath.Join(dir, ref) + `"`)
+					})
+					name = filepath.Base(name)
+				}
+			case name == "META-INF/container.xml":
+				b = opfPath.ReplaceAll(b, []byte(`full-path="$1"`))
 			}
-			return b
+			return name, b
 		}
 	}
 	if fix != nil {
@@ -496,6 +509,10 @@ var (
 	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
 	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
 	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
+	// relHref is a relative href of an OPF package document, and opfPath the place of one
+	// in a subfolder that its container names (calibre's EPUBs name their parts "../text/…")
+	relHref = regexp.MustCompile(`href="([^":#]+)"`)
+	opfPath = regexp.MustCompile(`full-path="[^"]*/([^"/]+\.opf)"`)
 )
 
 // unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
@@ -524,8 +541,9 @@ func unmark(text []byte, pandoc bool) []byte {
 // rewriteZip writes a copy of a zip-packed document with each file passed through fix:
 // the reference is given an ODT whose content.xml has its text:section tags taken off
 // (pandoc 2.17 skips sections' content) and an EPUB whose package document lists no
-// places inside chapters (pandoc 2.17 stops at them).
-func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, error) {
+// places inside chapters (pandoc 2.17 stops at them) and its package document at the root
+// (pandoc 2.17 cannot follow "../" out of its folder).
+func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (string, error) {
 	zr, err := zip.OpenReader(doc)
 	if err != nil {
 		return "", err
@@ -547,12 +565,12 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 		if err != nil {
 			return "", err
 		}
-		b = fix(f.Name, b)
+		name, b := fix(f.Name, b)
 		method := zip.Deflate
-		if f.Name == "mimetype" {
+		if name == "mimetype" {
 			method = zip.Store
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
 		if err != nil {
 			return "", err
 		}
