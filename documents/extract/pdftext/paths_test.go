@@ -23,7 +23,8 @@ func pathText(t *testing.T, name string) (string, error) {
 
 // TestIncrementalUpdates: a file saved twice by incremental updates (each with its own
 // xref section and /Prev) reads as its last version: page one's replaced content stream,
-// page two as first written, the page the second update added.
+// page two as first written, the page the second update added; and so does an update whose
+// cross-reference section is a stream.
 func TestIncrementalUpdates(t *testing.T) {
 	got, err := pathText(t, "incremental.pdf")
 	if err != nil {
@@ -32,6 +33,12 @@ func TestIncrementalUpdates(t *testing.T) {
 	want := "The updated page one, saved incrementally.\n---\nPage two stays as it was written first.\n---\nA third page added by the second update."
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}	// an update whose cross-reference section is a stream, over a classic table
+	if got, err = pathText(t, "incremental-xrefstm.pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Page one as an update with an xref stream left it."; got != want {
+		t.Errorf("xref stream update: got %q, want %q", got, want)
 	}
 }
 

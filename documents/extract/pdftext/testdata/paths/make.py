@@ -5,6 +5,8 @@ here; Python 3 with the cryptography package, Debian's python3-cryptography):
 incremental.pdf   a file saved twice more by incremental updates: the first replaces page
                   one's content stream (object 4, same number, new text) and the second
                   adds a third page; each update has its own xref section and /Prev.
+incremental-xrefstm.pdf  a classic file updated once by an update whose cross-reference
+                  section is a stream (/Type /XRef, /Prev): page one's content replaced.
 acroform.pdf      an AcroForm with a filled text field (/V and an appearance stream /AP),
                   a filled field without an appearance (NeedAppearances true), a checked
                   box and an empty field; page text around them.
@@ -97,6 +99,36 @@ def incremental():
         9: page(8),
     }, 10)
     return two
+
+
+def update_xref_stream(base, objects, size):
+    """base with an incremental update whose cross-reference section is a stream (PDF 1.5)."""
+    prev = int(base.rstrip().split(b"startxref")[-1].split()[0])
+    out = bytearray(base)
+    offsets = {}
+    for num in sorted(objects):
+        offsets[num] = len(out)
+        out += b"%d 0 obj\n" % num + objects[num] + b"\nendobj\n"
+    xnum = size
+    offsets[xnum] = len(out)
+    nums = sorted(offsets)
+    rows = b"".join(struct.pack(">BIH", 1, offsets[n], 0) for n in nums)
+    index = b" ".join(b"%d 1" % n for n in nums)
+    out += b"%d 0 obj\n" % xnum + stream(rows, b" /Type /XRef /W [1 4 2] /Index [%s] /Size %d /Root 1 0 R /Prev %d" % (index, xnum + 1, prev)) + b"\nendobj\n"
+    out += b"startxref\n%d\n%%%%EOF\n" % offsets[xnum]
+    return bytes(out)
+
+
+def incremental_xref_stream():
+    base = pdf({
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        3: FONT,
+        4: stream(text(b"Text the xref stream update replaces.")),
+        5: page(4),
+    })
+    return update_xref_stream(base, {6: stream(text(b"Page one as an update with an xref stream left it.")),
+                                     5: page(6)}, 7)
 
 
 def acroform():
@@ -237,6 +269,8 @@ def owner_empty_r3(name):
 if __name__ == "__main__":
     with open("incremental.pdf", "wb") as f:
         f.write(incremental())
+    with open("incremental-xrefstm.pdf", "wb") as f:
+        f.write(incremental_xref_stream())
     with open("acroform.pdf", "wb") as f:
         f.write(acroform())
     encrypted("crypt-identity.pdf", b"StdCF", identity_page)
