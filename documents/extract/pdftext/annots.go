@@ -1,7 +1,12 @@
 package pdftext
 
 import (
+	"bytes"
+	"compress/zlib"
+	"io"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -42,7 +47,11 @@ func (p *page) drawAnnots(annots pdf.Value) error {
 	if annots.Kind() != pdf.Array {
 		return nil
 	}
+	nums := annotNums(annots)
 	for i := range min(annots.Len(), maxAnnots) {
+		if i < len(nums) && p.doc.silentAnnots()[nums[i]] {
+			continue // a link: not read from its object stream (see silentAnnots)
+		}
 		a := annots.Index(i)
 		if a.Kind() != pdf.Dict || a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
 			continue
@@ -255,4 +264,100 @@ func fontSize(da string) float64 {
 		}
 		stack = stack[:0]
 	}
+}
+
+// annotRefs is an array of references as the object reader prints it ("[12 0 R 14 0 R]").
+var (
+	annotRefs = regexp.MustCompile(`^\[(?:\d+ \d+ R ?)*\]$`)
+	annotRef  = regexp.MustCompile(`(\d+) \d+ R`)
+)
+
+// annotNums are the object numbers of a page's annotations, nil unless each is a reference.
+func annotNums(annots pdf.Value) []int {
+	s := annots.String()
+	if !annotRefs.MatchString(s) {
+		return nil
+	}
+	var nums []int
+	for _, m := range annotRef.FindAllStringSubmatch(s, maxAnnots) {
+		n, _ := strconv.Atoi(m[1])
+		nums = append(nums, n)
+	}
+	return nums
+}
+
+// Bounds of reading object streams for silentAnnots.
+const (
+	maxStmBytes   = 16 << 20 // an object stream's data
+	maxStmsBytes  = 64 << 20 // all object streams' data
+	maxStmHeadLen = 1024     // an object stream's dictionary
+)
+
+var (
+	flateOnly  = regexp.MustCompile(`/Filter\s*(?:/FlateDecode|\[\s*/FlateDecode\s*\])`)
+	silentType = regexp.MustCompile(`/Subtype\s*/(?:Link|Popup)\b`)
+)
+
+// silentAnnots returns the numbers of the objects inside the file's object streams that are
+// annotations drawing nothing: links and pop-ups without an appearance. The object reader
+// inflates an object stream anew for each object it reads from it, so reading each of a
+// reference manual's thousands of links cost half again the time of its text; one pass
+// over the object streams finds them instead, and they are not read.
+func (r *reader) silentAnnots() map[int]bool {
+	if r.silent != nil {
+		return r.silent
+	}
+	r.silent = map[int]bool{}
+	data, total := r.data, 0
+	for _, h := range objectHeaders(data) {
+		head := data[h.end:min(len(data), h.end+maxStmHeadLen)]
+		k := bytes.Index(head, []byte("stream"))
+		if k < 0 || !objStmType.Match(head[:k]) || !flateOnly.Match(head[:k]) || bytes.Contains(head[:k], []byte("/DecodeParms")) {
+			continue
+		}
+		dict := head[:k]
+		n, first := objStmN.FindSubmatch(dict), objStmFirst.FindSubmatch(dict)
+		if n == nil || first == nil {
+			continue
+		}
+		count, _ := strconv.Atoi(string(n[1]))
+		at, _ := strconv.Atoi(string(first[1]))
+		body, _ := streamBody(data, h.end+k+len("stream"), dict, nil)
+		zr, err := zlib.NewReader(bytes.NewReader(body))
+		if err != nil {
+			continue
+		}
+		plain, _ := io.ReadAll(io.LimitReader(zr, maxStmBytes))
+		if total += len(plain); total > maxStmsBytes || r.alive() != nil {
+			break
+		}
+		if at > len(plain) {
+			continue
+		}
+		l := &lexer{data: plain[:at]}
+		var ids, offs []int
+		for range count {
+			var id, off operand
+			if _, isOp, ok := l.next(&id); !ok || isOp || id.kind != kNum {
+				break
+			}
+			if _, isOp, ok := l.next(&off); !ok || isOp || off.kind != kNum {
+				break
+			}
+			ids, offs = append(ids, int(id.num)), append(offs, at+int(off.num))
+		}
+		for i, id := range ids {
+			end := len(plain)
+			if i+1 < len(offs) {
+				end = offs[i+1]
+			}
+			if offs[i] < 0 || offs[i] > end || end > len(plain) {
+				continue
+			}
+			if text := plain[offs[i]:end]; silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
+				r.silent[id] = true
+			}
+		}
+	}
+	return r.silent
 }

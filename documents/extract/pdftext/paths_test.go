@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,8 @@ func TestIncrementalUpdates(t *testing.T) {
 	want := "The updated page one, saved incrementally.\n---\nPage two stays as it was written first.\n---\nA third page added by the second update."
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
-	}	// an update whose cross-reference section is a stream, over a classic table
+	}
+	// an update whose cross-reference section is a stream, over a classic table
 	if got, err = pathText(t, "incremental-xrefstm.pdf"); err != nil {
 		t.Fatal(err)
 	}
@@ -150,5 +152,51 @@ func FuzzAnnots(f *testing.F) {
 			[]byte(simpleFont("")),
 		)
 		Read(data, Options{MaxPages: 10}) // must not panic or hang
+	})
+}
+
+// TestAnnotsInObjectStream: annotations inside an object stream are read (a free-text note's
+// appearance) and the links among them are found without reading each from the stream
+// (silentAnnots): one pass lists the three links, and not the note.
+func TestAnnotsInObjectStream(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "paths", "annots-objstm.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pagesText(t, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Quarterly figures\nSee the appendix for the totals.\n\nReviewer note: check the totals"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	r, list, err := open(data, Options{Context: t.Context(), MaxPages: 10, MaxDepth: 10})
+	if err != nil || len(list) != 1 {
+		t.Fatal(err)
+	}
+	silent := r.silentAnnots()
+	nums := annotNums(list[0].v.Key("Annots"))
+	if len(nums) != 4 || len(silent) != 3 {
+		t.Fatalf("annotations %v, silent %v: want 4 and the 3 links", nums, silent)
+	}
+	for i, n := range nums {
+		if silent[n] != (i < 3) {
+			t.Errorf("annotation %d (object %d): silent %v", i, n, silent[n])
+		}
+	}
+}
+
+// FuzzSilentAnnots reads object streams of any file for silentAnnots: headers, offsets and
+// members out of order or out of range must not panic or hang.
+func FuzzSilentAnnots(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "paths", "annots-objstm.pdf"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte("1 0 obj << /Type /ObjStm /N 3 /First 4 /Filter /FlateDecode /Length 3 >> stream\nx\x9c\x03endstream"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := &reader{data: data, opt: Options{Context: context.Background()}}
+		r.silentAnnots()
 	})
 }

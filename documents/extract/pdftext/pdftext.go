@@ -56,7 +56,9 @@ type reader struct {
 	pdf      *pdf.Reader
 	fonts    map[string]*font
 	fallback *font
-	field    *font // fieldFont's
+	field    *font        // fieldFont's
+	data     []byte       // the file as the object reader reads it
+	silent   map[int]bool // silentAnnots'; nil before it is read
 	// needAppear is 1 when the form asks for its fields' appearances to be made from
 	// their values, 2 when not, 0 before it is read (annots.go)
 	needAppear uint8
@@ -167,7 +169,7 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 	if err != nil {
 		return nil, nil, openError(err)
 	}
-	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}}
+	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}, data: data}
 	list, err = r.pageList()
 	return r, list, err
 }

@@ -15,6 +15,8 @@ crypt-identity.pdf  AES-128 (V 4, R 4, empty user password) whose page 2 content
 crypt-named.pdf   AES-128 whose streams are Identity by default (/StmF /Identity) and whose
                   page 2 content stream is encrypted through /Filter [/Crypt /FlateDecode]
                   with /DecodeParms [<< /Name /StdCF >> null].
+annots-objstm.pdf (make.sh, qpdf, from annots.pdf): three links and a free-text note with
+                  its appearance, the annotations inside an object stream.
 owner-empty-r3.pdf  RC4-128 (R 3) with the user password "secret" and an empty owner
                   password, which opens it (pdftotext opens it so).
 owner-empty-r6.pdf (make.sh, qpdf): the same in AES-256 (R 6, with /Perms).
@@ -129,6 +131,27 @@ def incremental_xref_stream():
     })
     return update_xref_stream(base, {6: stream(text(b"Page one as an update with an xref stream left it.")),
                                      5: page(6)}, 7)
+
+
+def annotations():
+    """Three links and a free-text note with its appearance; make.sh puts the annotations
+    into an object stream (annots-objstm.pdf)."""
+    note = stream(b"BT /F1 9 Tf 2 6 Td (Reviewer note: check the totals) Tj ET",
+                  b" /Type /XObject /Subtype /Form /BBox [0 0 200 20] /Resources << /Font << /F1 3 0 R >> >>")
+    link = b"<< /Type /Annot /Subtype /Link /Rect [72 %d 200 %d] /Border [0 0 0] /A << /S /URI /URI (https://example.org/) >> >>"
+    return pdf({
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        3: FONT,
+        4: stream(text(b"Quarterly figures", b"See the appendix for the totals.")),
+        5: page(4, extra=b" /Annots [6 0 R 7 0 R 8 0 R 9 0 R]"),
+        6: link % (690, 700),
+        7: link % (676, 686),
+        8: link % (662, 672),
+        9: b"<< /Type /Annot /Subtype /FreeText /Rect [300 600 500 620] /Contents (Reviewer note: check the totals)"
+           b" /DA (/F1 9 Tf 0 g) /AP << /N 10 0 R >> >>",
+        10: note,
+    })
 
 
 def acroform():
@@ -271,6 +294,8 @@ if __name__ == "__main__":
         f.write(incremental())
     with open("incremental-xrefstm.pdf", "wb") as f:
         f.write(incremental_xref_stream())
+    with open("annots.pdf", "wb") as f:
+        f.write(annotations())
     with open("acroform.pdf", "wb") as f:
         f.write(acroform())
     encrypted("crypt-identity.pdf", b"StdCF", identity_page)
