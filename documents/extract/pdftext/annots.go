@@ -298,66 +298,142 @@ var (
 	silentType = regexp.MustCompile(`/Subtype\s*/(?:Link|Popup)\b`)
 )
 
-// silentAnnots returns the numbers of the objects inside the file's object streams that are
-// annotations drawing nothing: links and pop-ups without an appearance. The object reader
-// inflates an object stream anew for each object it reads from it, so reading each of a
-// reference manual's thousands of links cost half again the time of its text; one pass
-// over the object streams finds them instead, and they are not read.
+// silentAnnots returns the numbers of the objects that are annotations drawing nothing:
+// links and pop-ups without an appearance. Reading each of a reference manual's thousands
+// of links through the object reader cost half again the time of its text (for an object
+// inside an object stream it inflates the stream anew) and memory; one pass over the file
+// and its object streams finds them instead, and they are not read.
 func (r *reader) silentAnnots() map[int]bool {
 	if r.silent != nil {
 		return r.silent
 	}
 	r.silent = map[int]bool{}
-	data, total := r.data, 0
-	for _, h := range objectHeaders(data) {
-		head := data[h.end:min(len(data), h.end+maxStmHeadLen)]
-		k := bytes.Index(head, []byte("stream"))
-		if k < 0 || !objStmType.Match(head[:k]) || !flateOnly.Match(head[:k]) || bytes.Contains(head[:k], []byte("/DecodeParms")) {
+	data := r.data
+	// objects written out in the file
+	for _, kind := range []string{"/Link", "/Popup"} {
+		for i := 0; ; {
+			k := bytes.Index(data[i:], []byte(kind))
+			if k < 0 {
+				break
+			}
+			at := i + k
+			i = at + len(kind)
+			if num, text, ok := enclosingObject(data, at); ok && silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
+				r.silent[num] = true
+			}
+		}
+	}
+	// objects inside object streams
+	var plain bytes.Buffer
+	var zr io.ReadCloser
+	total := 0
+	for i := 0; ; {
+		k := bytes.Index(data[i:], []byte("/ObjStm"))
+		if k < 0 {
+			break
+		}
+		at := i + k
+		i = at + len("/ObjStm")
+		start := bytes.LastIndex(data[max(0, at-maxStmHeadLen):at], []byte("obj"))
+		end := bytes.Index(data[at:min(len(data), at+maxStmHeadLen)], []byte("stream"))
+		if start < 0 || end < 0 {
 			continue
 		}
-		dict := head[:k]
+		start += max(0, at-maxStmHeadLen) + len("obj")
+		dict := data[start : at+end]
+		if !objStmType.Match(dict) || !flateOnly.Match(dict) || bytes.Contains(dict, []byte("/DecodeParms")) {
+			continue
+		}
 		n, first := objStmN.FindSubmatch(dict), objStmFirst.FindSubmatch(dict)
 		if n == nil || first == nil {
 			continue
 		}
 		count, _ := strconv.Atoi(string(n[1]))
-		at, _ := strconv.Atoi(string(first[1]))
-		body, _ := streamBody(data, h.end+k+len("stream"), dict, nil)
-		zr, err := zlib.NewReader(bytes.NewReader(body))
+		body, _ := streamBody(data, at+end+len("stream"), dict, nil)
+		var err error
+		if zr == nil {
+			zr, err = zlib.NewReader(bytes.NewReader(body))
+		} else {
+			err = zr.(zlib.Resetter).Reset(bytes.NewReader(body), nil)
+		}
 		if err != nil {
+			zr = nil
 			continue
 		}
-		plain, _ := io.ReadAll(io.LimitReader(zr, maxStmBytes))
-		if total += len(plain); total > maxStmsBytes || r.alive() != nil {
+		plain.Reset()
+		plain.ReadFrom(io.LimitReader(zr, maxStmBytes))
+		if total += plain.Len(); total > maxStmsBytes || r.alive() != nil {
 			break
 		}
-		if at > len(plain) {
-			continue
-		}
-		l := &lexer{data: plain[:at]}
-		var ids, offs []int
-		for range count {
-			var id, off operand
-			if _, isOp, ok := l.next(&id); !ok || isOp || id.kind != kNum {
-				break
-			}
-			if _, isOp, ok := l.next(&off); !ok || isOp || off.kind != kNum {
-				break
-			}
-			ids, offs = append(ids, int(id.num)), append(offs, at+int(off.num))
-		}
-		for i, id := range ids {
-			end := len(plain)
-			if i+1 < len(offs) {
-				end = offs[i+1]
-			}
-			if offs[i] < 0 || offs[i] > end || end > len(plain) {
-				continue
-			}
-			if text := plain[offs[i]:end]; silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
-				r.silent[id] = true
-			}
-		}
+		r.silentMembers(plain.Bytes(), count, first[1])
 	}
 	return r.silent
+}
+
+// silentMembers adds the silent annotations among the count members of an object stream's
+// data, which start at first.
+func (r *reader) silentMembers(plain []byte, count int, first []byte) {
+	at, _ := strconv.Atoi(string(first))
+	if at > len(plain) {
+		return
+	}
+	l := &lexer{data: plain[:at]}
+	var ids, offs []int
+	for range count {
+		var id, off operand
+		if _, isOp, ok := l.next(&id); !ok || isOp || id.kind != kNum {
+			break
+		}
+		if _, isOp, ok := l.next(&off); !ok || isOp || off.kind != kNum {
+			break
+		}
+		ids, offs = append(ids, int(id.num)), append(offs, at+int(off.num))
+	}
+	for i, id := range ids {
+		end := len(plain)
+		if i+1 < len(offs) {
+			end = offs[i+1]
+		}
+		if offs[i] < 0 || offs[i] > end || end > len(plain) {
+			continue
+		}
+		if text := plain[offs[i]:end]; silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
+			r.silent[id] = true
+		}
+	}
+}
+
+// enclosingObject is the number and text of the object written out in data ("N G obj" …
+// "endobj") that holds data[at], when it is a dictionary of at most maxStmHeadLen bytes.
+func enclosingObject(data []byte, at int) (num int, text []byte, ok bool) {
+	from := max(0, at-maxStmHeadLen)
+	k := bytes.LastIndex(data[from:at], []byte("obj"))
+	if k < 0 {
+		return 0, nil, false
+	}
+	head := from + k // "obj" of "N G obj"
+	end := bytes.Index(data[at:min(len(data), at+maxStmHeadLen)], []byte("endobj"))
+	if end < 0 || bytes.Contains(data[head+3:at], []byte("endobj")) {
+		return 0, nil, false
+	}
+	// the two numbers before "obj"
+	j := head
+	for j > from && (data[j-1] == ' ' || data[j-1] == '\r' || data[j-1] == '\n') {
+		j--
+	}
+	for j > from && data[j-1] >= '0' && data[j-1] <= '9' {
+		j--
+	}
+	for j > from && (data[j-1] == ' ' || data[j-1] == '\r' || data[j-1] == '\n') {
+		j--
+	}
+	e := j
+	for j > from && data[j-1] >= '0' && data[j-1] <= '9' {
+		j--
+	}
+	if j == e {
+		return 0, nil, false
+	}
+	num, err := strconv.Atoi(string(data[j:e]))
+	return num, data[head+3 : at+end], err == nil
 }

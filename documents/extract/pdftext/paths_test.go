@@ -155,34 +155,39 @@ func FuzzAnnots(f *testing.F) {
 	})
 }
 
-// TestAnnotsInObjectStream: annotations inside an object stream are read (a free-text note's
-// appearance) and the links among them are found without reading each from the stream
-// (silentAnnots): one pass lists the three links, and not the note.
-func TestAnnotsInObjectStream(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "paths", "annots-objstm.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := pagesText(t, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "Quarterly figures\nSee the appendix for the totals.\n\nReviewer note: check the totals"; got != want {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	r, list, err := open(data, Options{Context: t.Context(), MaxPages: 10, MaxDepth: 10})
-	if err != nil || len(list) != 1 {
-		t.Fatal(err)
-	}
-	silent := r.silentAnnots()
-	nums := annotNums(list[0].v.Key("Annots"))
-	if len(nums) != 4 || len(silent) != 3 {
-		t.Fatalf("annotations %v, silent %v: want 4 and the 3 links", nums, silent)
-	}
-	for i, n := range nums {
-		if silent[n] != (i < 3) {
-			t.Errorf("annotation %d (object %d): silent %v", i, n, silent[n])
-		}
+// TestSilentAnnots: annotations written out in the file or inside an object stream are read
+// (a free-text note's appearance), and the links among them are found without reading
+// each through the object reader (silentAnnots): one pass lists the three links, not the
+// note.
+func TestSilentAnnots(t *testing.T) {
+	for _, name := range []string{"annots.pdf", "annots-objstm.pdf"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "paths", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pagesText(t, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "Quarterly figures\nSee the appendix for the totals.\n\nReviewer note: check the totals"; got != want {
+				t.Errorf("got %q\nwant %q", got, want)
+			}
+			r, list, err := open(data, Options{Context: t.Context(), MaxPages: 10, MaxDepth: 10})
+			if err != nil || len(list) != 1 {
+				t.Fatal(err)
+			}
+			silent := r.silentAnnots()
+			nums := annotNums(list[0].v.Key("Annots"))
+			if len(nums) != 4 || len(silent) != 3 {
+				t.Fatalf("annotations %v, silent %v: want 4 and the 3 links", nums, silent)
+			}
+			for i, n := range nums {
+				if silent[n] != (i < 3) {
+					t.Errorf("annotation %d (object %d): silent %v", i, n, silent[n])
+				}
+			}
+		})
 	}
 }
 

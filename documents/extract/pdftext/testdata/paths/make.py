@@ -15,8 +15,8 @@ crypt-identity.pdf  AES-128 (V 4, R 4, empty user password) whose page 2 content
 crypt-named.pdf   AES-128 whose streams are Identity by default (/StmF /Identity) and whose
                   page 2 content stream is encrypted through /Filter [/Crypt /FlateDecode]
                   with /DecodeParms [<< /Name /StdCF >> null].
-annots-objstm.pdf (make.sh, qpdf, from annots.pdf): three links and a free-text note with
-                  its appearance, the annotations inside an object stream.
+annots.pdf        three links and a free-text note with its appearance; annots-objstm.pdf
+                  (make.sh, qpdf) the same with the annotations inside an object stream.
 owner-empty-r3.pdf  RC4-128 (R 3) with the user password "secret" and an empty owner
                   password, which opens it (pdftotext opens it so).
 owner-empty-r6.pdf (make.sh, qpdf): the same in AES-256 (R 6, with /Perms).

@@ -5,5 +5,5 @@
 # random). Run it here.
 set -e
 python3 make.py
-qpdf --object-streams=generate annots.pdf annots-objstm.pdf && rm annots.pdf
+qpdf --object-streams=generate annots.pdf annots-objstm.pdf
 [ -f owner-empty-r6.pdf ] || qpdf --encrypt secret "" 256 --allow-insecure -- ../encrypted/plain.pdf owner-empty-r6.pdf
