@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"io"
 	"math"
 	"regexp"
@@ -42,8 +43,13 @@ func (r *reader) needAppearances() bool {
 	return r.needAppear == 1
 }
 
-// drawAnnots draws the visible annotations of a page.
-func (p *page) drawAnnots(annots pdf.Value) error {
+// drawAnnots draws the visible annotations of a page (its dictionary pg).
+func (p *page) drawAnnots(pg pdf.Value) error {
+	var annots pdf.Value
+	func() {
+		defer func() { recover() }() // an /Annots the object reader cannot read: none drawn
+		annots = pg.Key("Annots")
+	}()
 	if annots.Kind() != pdf.Array {
 		return nil
 	}
@@ -52,30 +58,44 @@ func (p *page) drawAnnots(annots pdf.Value) error {
 		if i < len(nums) && p.doc.silentAnnots()[nums[i]] {
 			continue // a link: not read from its object stream (see silentAnnots)
 		}
-		a := annots.Index(i)
-		if a.Kind() != pdf.Dict || a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
-			continue
-		}
-		rect, ok := annotRect(a.Key("Rect"))
-		if !ok {
-			continue
-		}
-		sub := a.Key("Subtype").Name()
-		if sub == "Popup" {
-			continue
-		}
-		ap := appearance(a)
-		if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
-			if err := p.fieldValue(a, rect); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := p.drawAppearance(ap, rect); err != nil {
+		if err := p.drawAnnot(annots, i); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// drawAnnot draws the i-th annotation of a page. One the object reader cannot read (a
+// string it rejects: visualFAQ-fr's "\p"), or whose appearance is damaged, loses itself only,
+// never the page's text; the budgets' errors stop the page.
+func (p *page) drawAnnot(annots pdf.Value, i int) (err error) {
+	gs, tm, tlm, forms, marked := p.gs, p.tm, p.tlm, len(p.forms), len(p.marked)
+	defer func() {
+		if e := recover(); e != nil {
+			err = nil
+		}
+		if err != nil && !errors.Is(err, ErrTooBig) && !errors.Is(err, errStopped) {
+			err = nil
+		}
+		p.gs, p.tm, p.tlm, p.forms, p.marked = gs, tm, tlm, p.forms[:forms], p.marked[:min(marked, len(p.marked))]
+	}()
+	a := annots.Index(i)
+	if a.Kind() != pdf.Dict || a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
+		return nil
+	}
+	rect, ok := annotRect(a.Key("Rect"))
+	if !ok {
+		return nil
+	}
+	sub := a.Key("Subtype").Name()
+	if sub == "Popup" {
+		return nil
+	}
+	ap := appearance(a)
+	if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
+		return p.fieldValue(a, rect)
+	}
+	return p.drawAppearance(ap, rect)
 }
 
 // appearance is an annotation's normal appearance: its stream, or of a dictionary of
@@ -381,10 +401,10 @@ func (r *reader) silentMembers(plain []byte, count int, first []byte) {
 	var ids, offs []int
 	for range count {
 		var id, off operand
-		if _, isOp, ok := l.next(&id); !ok || isOp || id.kind != kNum {
+		if _, isOp, ok := l.nextShallow(&id); !ok || isOp || id.kind != kNum {
 			break
 		}
-		if _, isOp, ok := l.next(&off); !ok || isOp || off.kind != kNum {
+		if _, isOp, ok := l.nextShallow(&off); !ok || isOp || off.kind != kNum {
 			break
 		}
 		ids, offs = append(ids, int(id.num)), append(offs, at+int(off.num))

@@ -129,6 +129,35 @@ func TestFieldValueHelpers(t *testing.T) {
 	}
 }
 
+// TestUnreadableAnnotation: an annotation the object reader cannot read (a string with an
+// escape it rejects, as visualFAQ-fr's pop-up notes hold: "\p") or with a damaged appearance
+// loses itself only; it lost its page's whole text ("invalid escape sequence \p").
+func TestUnreadableAnnotation(t *testing.T) {
+	for name, annot := range map[string]string{
+		"bad escape":          "<< /Type /Annot /Subtype /Text /Contents (see \\p here \\q) /Rect [0 0 10 10] /AP << /N 6 0 R >> >>",
+		"appearance not form": "<< /Type /Annot /Subtype /Stamp /Rect [0 0 10 10] /AP << /N 4 0 R >> >>",
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := testdocs.RawPDF(1,
+				[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+				[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+				[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 7 0 R >> >> /Contents 4 0 R /Annots [5 0 R] >>"),
+				testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (Text of the page) Tj ET")),
+				[]byte(annot),
+				testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 10 10]", []byte("BT /F1 10 Tf (note) Tj ET")),
+				[]byte(simpleFont("")),
+			)
+			got, err := pagesText(t, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(got, "Text of the page") {
+				t.Errorf("got %q, want the page's text", got)
+			}
+		})
+	}
+}
+
 // FuzzAnnots reads a page whose one annotation's dictionary and appearance stream are
 // fuzzed, in a form that asks for appearances or not: drawAnnots, the appearance's
 // placement and fieldValue must not panic or hang.

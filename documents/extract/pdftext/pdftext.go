@@ -312,7 +312,7 @@ func (r *reader) page(p pageRef) (text string, err error) {
 	if e := pg.run(content, p.res); e != nil {
 		return "", e
 	}
-	if e := pg.drawAnnots(p.v.Key("Annots")); e != nil {
+	if e := pg.drawAnnots(p.v); e != nil {
 		return "", e
 	}
 	return layout(pg.glyphs), err
