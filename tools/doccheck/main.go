@@ -175,7 +175,9 @@ var sweep2Packages = []string{
 
 // sweep2Files are the second sweep's picks among many files of one producer: Debian's
 // installation guide (dblatex through XeTeX) in Japanese, Korean, Russian, Vietnamese,
-// Simplified Chinese, Czech and English (--set sweep2 reads them with the packages above).
+// Simplified Chinese, Czech and English, and gofpdf's files of code pages, UTF-8 and
+// embedded fonts, HTML, columns, rotated, clipped and invisible text, tables and an
+// encrypted one (--set sweep2 reads them with the packages above).
 var sweep2Files = []string{
 	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ja/install.ja.pdf",
 	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ko/install.ko.pdf",
@@ -184,6 +186,21 @@ var sweep2Files = []string{
 	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/zh_CN/install.zh_CN.pdf",
 	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/cs/install.cs.pdf",
 	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/en/install.en.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_CellFormat_codepage.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_AddUTF8Font.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_HTMLBasicNew.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SetLeftMargin_multicolumn.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SubWrite.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_TextRenderingMode.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_WriteAligned.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SetProtection.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_RotateText.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_ClipText.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_MultiCell.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_EmbeddedFont.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_AddFont.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_CellFormat_tables.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_WrappedTableCells.pdf",
 }
 
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
