@@ -91,7 +91,8 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 	b.owned = owned
 	var doc *Document
 	var err error
-	switch format := FormatOf(name, data); format {
+	format := FormatOf(name, data)
+	switch format {
 	case "pdf":
 		doc, err = readPDF(b, data, progress)
 	case "docx":
@@ -119,6 +120,9 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 	}
 	doc.Sections = tidy(doc.Sections)
 	if len(doc.Sections) == 0 {
+		if format != "pdf" {
+			return nil, unreadable(name, errEmpty{}) // not a scan: the OCR advice is a PDF's
+		}
 		return nil, unreadable(name, ErrNoText)
 	}
 	return doc, nil
