@@ -49,6 +49,28 @@ type advised interface {
 	advice() string
 }
 
+// errStylesOnly is an OpenDocument file of styles only, without a body (content.xml):
+// LibreOffice's templates of page styles are so. ErrNoText, but no scan.
+type errStylesOnly struct{}
+
+func (errStylesOnly) Error() string {
+	return "it has no text to read: it holds only styles (a template), no document body"
+}
+func (errStylesOnly) Is(target error) bool { return target == ErrNoText }
+func (errStylesOnly) advice() string {
+	return "attach a document written with it instead"
+}
+
+// errEmpty is a document other than a PDF with nothing written in it (a blank template,
+// an empty file): ErrNoText, but no scan.
+type errEmpty struct{}
+
+func (errEmpty) Error() string        { return "it has no text to read: nothing is written in it" }
+func (errEmpty) Is(target error) bool { return target == ErrNoText }
+func (errEmpty) advice() string {
+	return "open it to check that it is the document you meant"
+}
+
 // errDRM is an EPUB whose chapters are encrypted: ErrEncrypted, but no password opens it.
 type errDRM struct{}
 

@@ -6,7 +6,9 @@ package extract
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +50,16 @@ func File(ctx context.Context, path string, progress Progress) (*Document, error
 	name := filepath.Base(path)
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, &Unreadable{File: name, Err: ErrMissing, Advice: "attach it again"}
+		// say why: a person who typed the path needs to know it is not there
+		why := err.Error()
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			why = "there is no such file"
+		case errors.As(err, &pe):
+			why = pe.Err.Error() // the path is the person's own
+		}
+		return nil, &Unreadable{File: name, Err: fmt.Errorf("%w: %s", ErrMissing, why), Advice: "check where it is and attach it again"}
 	}
 	if st.IsDir() {
 		return nil, &Unreadable{File: name, Err: ErrUnsupported, Advice: "attach the files inside the folder"}
@@ -80,7 +91,8 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 	b.owned = owned
 	var doc *Document
 	var err error
-	switch format := FormatOf(name, data); format {
+	format := FormatOf(name, data)
+	switch format {
 	case "pdf":
 		doc, err = readPDF(b, data, progress)
 	case "docx":
@@ -108,6 +120,9 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 	}
 	doc.Sections = tidy(doc.Sections)
 	if len(doc.Sections) == 0 {
+		if format != "pdf" {
+			return nil, unreadable(name, errEmpty{}) // not a scan: the OCR advice is a PDF's
+		}
 		return nil, unreadable(name, ErrNoText)
 	}
 	return doc, nil

@@ -166,8 +166,24 @@ func TestUnreadable(t *testing.T) {
 	})
 	t.Run("missing", func(t *testing.T) {
 		_, err := extract.File(context.Background(), filepath.Join(t.TempDir(), "gone.pdf"), nil)
-		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened")
+		checkUnreadable(t, err, "gone.pdf", extract.ErrMissing, "cannot be opened: there is no such file")
 	})
+}
+
+// TestEmptyIsNoScan: a document other than a PDF with nothing in it (LibreOffice's blank
+// report templates, an empty text file) has no text, without the advice to run text
+// recognition on a scan, which it was given.
+func TestEmptyIsNoScan(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"empty.txt":  []byte(" \n\n "),
+		"stl-01.ott": odf("application/vnd.oasis.opendocument.text-template", `<office:text><text:p/></office:text>`),
+	} {
+		_, err := extract.Bytes(context.Background(), name, data, nil)
+		checkUnreadable(t, err, name, extract.ErrNoText, "nothing is written in it")
+		if strings.Contains(err.Error(), "scan") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
 
 func checkUnreadable(t *testing.T, err error, file string, want error, says string) {

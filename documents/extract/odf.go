@@ -19,6 +19,9 @@ func readODF(b *budget, data []byte) (*Document, error) {
 		return nil, err
 	}
 	if !a.has("content.xml") {
+		if a.has("styles.xml") {
+			return nil, errStylesOnly{} // LibreOffice's page-style templates
+		}
 		return nil, fmt.Errorf("%w: content.xml is missing", ErrCorrupt)
 	}
 	if encrypted, err := odfEncrypted(a); err != nil || encrypted {

@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -116,6 +117,21 @@ func odf(mimetype, body string) []byte {
 		testdocs.File{Name: "styles.xml", Body: `<?xml version="1.0"?><office:document-styles ` + odfNS + `><office:master-styles><text:p>PAGE HEADER</text:p></office:master-styles></office:document-styles>`},
 		testdocs.File{Name: "content.xml", Body: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfNS + `><office:automatic-styles><text:p>STYLE</text:p></office:automatic-styles><office:body>` + body + `</office:body></office:document-content>`},
 	)
+}
+
+// TestODFStylesOnly: an OpenDocument template of styles only (no content.xml: LibreOffice's
+// Default.ott, Modern.ott, Simple.ott) has no text to read; it was called damaged.
+func TestODFStylesOnly(t *testing.T) {
+	data := testdocs.Zip(
+		testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text-template"},
+		testdocs.File{Name: "META-INF/manifest.xml", Body: `<?xml version="1.0"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0"/>`},
+		testdocs.File{Name: "styles.xml", Body: `<?xml version="1.0"?><office:document-styles ` + odfNS + `/>`},
+	)
+	_, err := extract.Bytes(context.Background(), "Default.ott", data, nil)
+	var u *extract.Unreadable
+	if !errors.As(err, &u) || !errors.Is(err, extract.ErrNoText) || errors.Is(err, extract.ErrCorrupt) || strings.Contains(err.Error(), "scan") || !strings.Contains(err.Error(), "only styles") {
+		t.Errorf("got %v, want no text: styles only", err)
+	}
 }
 
 // TestODF reads LibreOffice's text, spreadsheet and presentation documents; text inside

@@ -155,6 +155,54 @@ var sweepFiles = []string{
 	"texlive-music/usr/share/doc/texlive-doc/latex/latex4musicians/jingle.pdf",
 }
 
+// sweep2Packages holds Debian packages whose documents the reader had not been tried on
+// before issue 36's second sweep: test and example files of PDF libraries (pdftools' poppler
+// tests, gofpdf's Go-made reference files, PDF::Builder, CAM::PDF, TCPDF), SIL's font manuals
+// made from HTML (Charis, Doulos, Andika, Shimenkan in Chinese, Dai Banna's New Tai Lue,
+// Mondulkiri), the TeX Gyre and Latin Modern font notes, PyX's Sphinx manual, Haskell 98's
+// report, giac, latex2rtf's texinfo manual, LilyPond's Spanish manuals, TeX Live's French
+// documentation, LibreOffice's own ODT, ODS and Writer templates (.ott), calibre's quick-start
+// EPUBs in six languages, Sphinx's EPUBs in Spanish, French and Portuguese, and RTF written
+// by RTF::Writer and pandoc.
+var sweep2Packages = []string{
+	"r-cran-pdftools", "golang-github-jung-kurt-gofpdf-dev", "libpdf-builder-perl", "libcam-pdf-perl",
+	"php-tcpdf", "fonts-sil-charis", "fonts-sil-doulos", "fonts-sil-andika", "fonts-sil-shimenkan",
+	"fonts-sil-dai-banna", "fonts-sil-mondulkiri-extra", "tex-gyre", "lmodern", "python3-pyx-doc",
+	"haskell98-report", "giac-doc", "latex2rtf-doc", "lilypond-doc-pdf-es", "texlive-lang-french",
+	"libreoffice-common", "calibre", "ubuntu-packaging-guide-epub-es", "ubuntu-packaging-guide-epub-fr",
+	"ubuntu-packaging-guide-epub-pt-br", "librtf-writer-perl", "pandoc-data",
+}
+
+// sweep2Files are the second sweep's picks among many files of one producer: Debian's
+// installation guide (dblatex through XeTeX) in Japanese, Korean, Russian, Vietnamese,
+// Simplified Chinese, Czech and English, and gofpdf's files of code pages, UTF-8 and
+// embedded fonts, HTML, columns, rotated, clipped and invisible text, tables and an
+// encrypted one (--set sweep2 reads them with the packages above).
+var sweep2Files = []string{
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ja/install.ja.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ko/install.ko.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/ru/install.ru.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/vi/install.vi.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/zh_CN/install.zh_CN.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/cs/install.cs.pdf",
+	"installation-guide-amd64/usr/share/doc/installation-guide-amd64/en/install.en.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_CellFormat_codepage.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_AddUTF8Font.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_HTMLBasicNew.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SetLeftMargin_multicolumn.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SubWrite.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_TextRenderingMode.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_WriteAligned.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_SetProtection.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_RotateText.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_ClipText.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_MultiCell.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_EmbeddedFont.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/reference/Fpdf_AddFont.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_CellFormat_tables.pdf",
+	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_WrappedTableCells.pdf",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -168,7 +216,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs) or office (DOCX, ODT, EPUB)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB) or sweep2 (PDFs and office files)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -199,13 +247,22 @@ func main() {
 			*pkgs = strings.Join(officePackages, ",")
 		}
 	}
+	if *set == "sweep2" {
+		kinds = []string{".pdf", ".docx", ".odt", ".ott", ".epub", ".rtf"}
+		if !isFlagSet("packages") {
+			*pkgs = strings.Join(sweep2Packages, ",")
+		}
+	}
 	var docs []string
 	if *set == "sweep-files" && *files == "" {
 		docs = cachedFiles(sweepFiles)
 	}
+	if *set == "sweep2" && *files == "" {
+		docs = cachedFiles(sweep2Files)
+	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
-	} else if docs == nil {
+	} else if docs == nil || *set == "sweep2" {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -415,21 +472,34 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
-	var fix func(name string, b []byte) []byte
+	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
-	case ".odt":
-		fix = func(name string, b []byte) []byte {
+	case ".odt", ".ott":
+		fix = func(name string, b []byte) (string, []byte) {
 			if name == "content.xml" {
 				b = sectionTag.ReplaceAll(b, nil)
 			}
-			return b
+			return name, b
 		}
 	case ".epub":
-		fix = func(name string, b []byte) []byte {
-			if strings.HasSuffix(name, ".opf") {
+		fix = func(name string, b []byte) (string, []byte) {
+			switch {
+			case strings.HasSuffix(name, ".opf"):
 				b = fragmentItem.ReplaceAll(b, nil)
+				if dir := filepath.Dir(name); dir != "." {
+					// pandoc 2.17 looks "OEBPS/../text/a.xhtml" up as it stands (calibre's
+					// quick-start guides): the package document moves to the root (as the
+					// container says below), its hrefs named from there
+					b = relHref.ReplaceAllFunc(b, func(m []byte) []byte {
+						ref := string(relHref.FindSubmatch(m)[1])
+						return []byte(`href="` + filepath.Join(dir, ref) + `"`)
+					})
+					name = filepath.Base(name)
+				}
+			case name == "META-INF/container.xml":
+				b = opfPath.ReplaceAll(b, []byte(`full-path="$1"`))
 			}
-			return b
+			return name, b
 		}
 	}
 	if fix != nil {
@@ -439,6 +509,9 @@ func reference(doc string) ([]byte, stat, error) {
 		}
 		defer os.Remove(fixed)
 		doc = fixed
+	}
+	if strings.EqualFold(filepath.Ext(doc), ".ott") { // a Writer template: pandoc knows it by content only
+		return run("pandoc", "-f", "odt", "-t", "plain", "--wrap=none", doc)
 	}
 	return run("pandoc", "-t", "plain", "--wrap=none", doc)
 }
@@ -453,6 +526,10 @@ var (
 	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
 	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
 	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
+	// relHref is a relative href of an OPF package document, and opfPath the place of one
+	// in a subfolder that its container names (calibre's EPUBs name their parts "../text/…")
+	relHref = regexp.MustCompile(`href="([^":#]+)"`)
+	opfPath = regexp.MustCompile(`full-path="[^"]*/([^"/]+\.opf)"`)
 )
 
 // unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
@@ -481,8 +558,9 @@ func unmark(text []byte, pandoc bool) []byte {
 // rewriteZip writes a copy of a zip-packed document with each file passed through fix:
 // the reference is given an ODT whose content.xml has its text:section tags taken off
 // (pandoc 2.17 skips sections' content) and an EPUB whose package document lists no
-// places inside chapters (pandoc 2.17 stops at them).
-func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, error) {
+// places inside chapters (pandoc 2.17 stops at them) and its package document at the root
+// (pandoc 2.17 cannot follow "../" out of its folder).
+func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (string, error) {
 	zr, err := zip.OpenReader(doc)
 	if err != nil {
 		return "", err
@@ -504,12 +582,12 @@ func rewriteZip(doc string, fix func(name string, b []byte) []byte) (string, err
 		if err != nil {
 			return "", err
 		}
-		b = fix(f.Name, b)
+		name, b := fix(f.Name, b)
 		method := zip.Deflate
-		if f.Name == "mimetype" {
+		if name == "mimetype" {
 			method = zip.Store
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: method})
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
 		if err != nil {
 			return "", err
 		}

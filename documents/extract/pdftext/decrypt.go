@@ -43,7 +43,8 @@ type security struct {
 	strings        cryptMethod
 	streams        cryptMethod
 	encryptMeta    bool
-	encryptObj     int // the /Encrypt dictionary's object number, 0 when it is direct
+	encryptObj     int     // the /Encrypt dictionary's object number, 0 when it is direct
+	cf             operand // the crypt filters (/CF), which a stream's own /Crypt filter names
 	libraryReadsIt bool
 }
 
@@ -110,9 +111,9 @@ func openSecurity(data []byte) (*security, error) {
 	case v == 1 || v == 2:
 		s.strings, s.streams = cryptRC4, cryptRC4
 	case v == 4 || v == 5:
-		cf := dictGet(enc, "CF")
-		s.strings = filterMethod(cf, dictGet(enc, "StrF").str)
-		s.streams = filterMethod(cf, dictGet(enc, "StmF").str)
+		s.cf = dictGet(enc, "CF")
+		s.strings = filterMethod(s.cf, dictGet(enc, "StrF").str)
+		s.streams = filterMethod(s.cf, dictGet(enc, "StmF").str)
 	default:
 		return nil, fmt.Errorf("%w (by an unknown method, V %d)", ErrEncrypted, v)
 	}
@@ -125,30 +126,44 @@ func openSecurity(data []byte) (*security, error) {
 		if r == 2 {
 			n = 5
 		}
-		s.key = fileKeyRC4(o[:32], p, id, n, r, s.encryptMeta)
-		if !bytes.HasPrefix(u, userCheck(s.key, id, r)) {
-			return nil, errPassword
+		s.key = fileKeyRC4(passwordPad, o[:32], p, id, n, r, s.encryptMeta)
+		byUser := bytes.HasPrefix(u, userCheck(s.key, id, r))
+		if !byUser {
+			// an empty owner password opens it too (Algorithm 7: /O holds the user
+			// password encrypted with the owner password's key), as in pdftotext
+			s.key = fileKeyRC4(ownerUserPassword(o[:32], n, r), o[:32], p, id, n, r, s.encryptMeta)
+			if !bytes.HasPrefix(u, userCheck(s.key, id, r)) {
+				return nil, errPassword
+			}
 		}
-		s.libraryReadsIt = r >= 3 && n == 16 && s.encryptMeta && (v == 2 && s.strings == cryptRC4 ||
-			v == 4 && s.strings == cryptAES128 && s.streams == cryptAES128)
+		s.libraryReadsIt = byUser && r >= 3 && n == 16 && s.encryptMeta && (v == 2 && s.strings == cryptRC4 ||
+			v == 4 && s.strings == cryptAES128 && s.streams == cryptAES128) && !hasCryptFilter(data)
 	case r == 5 || r == 6:
-		ue := []byte(dictGet(enc, "UE").str)
+		ue, oe := []byte(dictGet(enc, "UE").str), []byte(dictGet(enc, "OE").str)
 		if len(u) < 48 || len(ue) < 32 {
 			return nil, fmt.Errorf("%w (its encryption dictionary is unreadable)", ErrEncrypted)
 		}
-		hash := func(salt []byte) []byte {
+		hash := func(salt, udata []byte) []byte {
 			if r == 5 {
-				h := sha256.Sum256(salt)
+				h := sha256.Sum256(append(bytes.Clone(salt), udata...))
 				return h[:]
 			}
-			return hash2B(salt)
+			return hash2B(salt, udata)
 		}
-		if !bytes.Equal(hash(u[32:40]), u[:32]) {
+		// the empty user password (Algorithm 11), else the empty owner password
+		// (Algorithm 12), which pdftotext also tries
+		var keyKey, wrapped []byte
+		switch {
+		case bytes.Equal(hash(u[32:40], nil), u[:32]):
+			keyKey, wrapped = hash(u[40:48], nil), ue
+		case len(o) >= 48 && len(oe) >= 32 && bytes.Equal(hash(o[32:40], u[:48]), o[:32]):
+			keyKey, wrapped = hash(o[40:48], u[:48]), oe
+		default:
 			return nil, errPassword
 		}
-		block, _ := aes.NewCipher(hash(u[40:48]))
+		block, _ := aes.NewCipher(keyKey)
 		s.key = make([]byte, 32)
-		cipher.NewCBCDecrypter(block, make([]byte, 16)).CryptBlocks(s.key, ue[:32])
+		cipher.NewCBCDecrypter(block, make([]byte, 16)).CryptBlocks(s.key, wrapped[:32])
 	default:
 		return nil, fmt.Errorf("%w (by an unknown method, R %d)", ErrEncrypted, r)
 	}
@@ -194,10 +209,11 @@ func dictGet(d operand, key string) operand {
 // passwordPad pads a password to 32 bytes (Algorithm 2, step a).
 var passwordPad = []byte("\x28\xbf\x4e\x5e\x4e\x75\x8a\x41\x64\x00\x4e\x56\xff\xfa\x01\x08\x2e\x2e\x00\xb6\xd0\x68\x3e\x80\x2f\x0c\xa9\xfe\x64\x53\x69\x7a")
 
-// fileKeyRC4 is Algorithm 2 for the empty password: the file key of n bytes.
-func fileKeyRC4(o []byte, p uint32, id []byte, n, r int, encryptMeta bool) []byte {
+// fileKeyRC4 is Algorithm 2 for the user password padded to 32 bytes (passwordPad for
+// the empty one): the file key of n bytes.
+func fileKeyRC4(padded, o []byte, p uint32, id []byte, n, r int, encryptMeta bool) []byte {
 	h := md5.New()
-	h.Write(passwordPad)
+	h.Write(padded)
 	h.Write(o)
 	h.Write([]byte{byte(p), byte(p >> 8), byte(p >> 16), byte(p >> 24)})
 	h.Write(id)
@@ -212,6 +228,35 @@ func fileKeyRC4(o []byte, p uint32, id []byte, n, r int, encryptMeta bool) []byt
 		}
 	}
 	return key[:n]
+}
+
+// ownerUserPassword is the padded user password that /O holds for the empty owner
+// password (Algorithm 7, steps a–b of Algorithm 3).
+func ownerUserPassword(o []byte, n, r int) []byte {
+	sum := md5.Sum(passwordPad)
+	key := sum[:]
+	if r >= 3 {
+		for range 50 {
+			sum = md5.Sum(key)
+			key = sum[:]
+		}
+	}
+	key = key[:n]
+	out := bytes.Clone(o)
+	if r == 2 {
+		c, _ := rc4.NewCipher(key)
+		c.XORKeyStream(out, out)
+		return out
+	}
+	k := make([]byte, n)
+	for i := 19; i >= 0; i-- {
+		for j := range key {
+			k[j] = key[j] ^ byte(i)
+		}
+		c, _ := rc4.NewCipher(k)
+		c.XORKeyStream(out, out)
+	}
+	return out
 }
 
 // userCheck is what /U starts with when key is the empty password's (Algorithms 4 and 5).
@@ -237,14 +282,14 @@ func userCheck(key, id []byte, r int) []byte {
 	return u
 }
 
-// hash2B is Algorithm 2.B (R 6) for the empty password and no user key: salt is the
-// validation or key salt.
-func hash2B(salt []byte) []byte {
-	k0 := sha256.Sum256(salt)
+// hash2B is Algorithm 2.B (R 6) for the empty password: salt is the validation or key
+// salt, udata the first 48 bytes of /U for the owner password (nil for the user's).
+func hash2B(salt, udata []byte) []byte {
+	k0 := sha256.Sum256(append(bytes.Clone(salt), udata...))
 	k := k0[:]
 	var e []byte
 	for i := 0; i < 64 || int(e[len(e)-1]) > i-32; i++ {
-		k1 := bytes.Repeat(k, 64) // password and user key are empty
+		k1 := bytes.Repeat(append(bytes.Clone(k), udata...), 64) // the password is empty
 		block, _ := aes.NewCipher(k[:16])
 		e = make([]byte, len(k1))
 		cipher.NewCBCEncrypter(block, k[16:32]).CryptBlocks(e, k1)
@@ -458,10 +503,15 @@ func (s *security) decryptObject(data []byte, at, num, gen int, offsets map[int]
 			if xrefType.Match(dict) {
 				return nil, after, false
 			}
-			if s.encryptMeta || !metadataType.Match(dict) {
+			head := out.Bytes()[:dictEnd]
+			if m, own := s.streamCrypt(dict); own {
+				// the stream's own /Crypt filter: decrypted as it names, and taken off
+				body = s.decrypt(m, num, gen, body)
+				head = withoutCrypt(head, dictStart)
+			} else if s.encryptMeta || !metadataType.Match(dict) {
 				body = s.decrypt(s.streams, num, gen, body)
 			}
-			text := withLength(out.Bytes()[:dictEnd], len(body))
+			text := withLength(head, len(body))
 			text = append(text, "\nstream\n"...)
 			text = append(text, body...)
 			text = append(text, "\nendstream"...)
@@ -470,6 +520,89 @@ func (s *security) decryptObject(data []byte, at, num, gen int, offsets map[int]
 		out.Write(data[start:l.pos])
 		out.WriteByte(' ')
 	}
+}
+
+// hasCryptFilter reports whether a stream of data names a /Crypt filter of its own (not
+// the /CryptFilter type of the encryption dictionary's filters).
+func hasCryptFilter(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte("/Crypt"))
+		if j < 0 {
+			return false
+		}
+		i += j + len("/Crypt")
+		if i >= len(data) || !isRegular(data[i]) {
+			return true
+		}
+	}
+}
+
+// isRegular reports whether c may stand inside a name (not white space or a delimiter).
+func isRegular(c byte) bool {
+	return !bytes.ContainsRune([]byte(" \t\r\n\f\x00()<>[]{}/%"), rune(c))
+}
+
+// streamCrypt is the method of a stream's own /Crypt filter (the first of its filters,
+// ISO 32000-1 §7.6.5), by the crypt filter its /DecodeParms /Name gives (Identity when
+// none); own is false when the stream has none.
+func (s *security) streamCrypt(dict []byte) (m cryptMethod, own bool) {
+	var d operand
+	if _, isOp, ok := (&lexer{data: dict}).nextShallow(&d); !ok || isOp || d.kind != kDict {
+		return cryptNone, false
+	}
+	f, params := dictGet(d, "Filter"), dictGet(d, "DecodeParms")
+	if f.kind == kArray && len(f.arr) > 0 {
+		f = f.arr[0]
+		if params.kind == kArray && len(params.arr) > 0 {
+			params = params.arr[0]
+		}
+	}
+	if f.kind != kName || f.str != "Crypt" {
+		return cryptNone, false
+	}
+	return filterMethod(s.cf, dictGet(params, "Name").str), true
+}
+
+// cryptFilterFirst matches a /Crypt filter, alone or first of an array, and
+// cryptParamsKey the key of its parameters.
+var (
+	cryptFilterFirst = regexp.MustCompile(`/Filter\s*(?:/Crypt\b|\[\s*/Crypt\b)`)
+	cryptParamsKey   = regexp.MustCompile(`/DecodeParms\s*`)
+)
+
+// withoutCrypt is the object text ending in a stream dictionary that starts at dictStart,
+// with the /Crypt filter and its parameters taken off its /Filter and /DecodeParms.
+func withoutCrypt(text []byte, dictStart int) []byte {
+	out := bytes.Clone(text)
+	dict := out[dictStart:]
+	m := cryptFilterFirst.FindIndex(dict)
+	if m == nil {
+		return out
+	}
+	if bytes.Contains(dict[m[0]:m[1]], []byte("[")) {
+		dict = slices.Delete(dict, m[1]-len("/Crypt"), m[1]) // [/Crypt /FlateDecode] → [ /FlateDecode]
+	} else {
+		dict = slices.Delete(dict, m[0], m[1]) // the key and its one filter
+	}
+	if p := cryptParamsKey.FindIndex(dict); p != nil {
+		// the parameters' value, or the first of their array
+		at := p[1]
+		inArray := at < len(dict) && dict[at] == '['
+		if inArray {
+			at++
+		}
+		l := &lexer{data: dict, pos: at}
+		l.skipSpace()
+		from := l.pos
+		var op operand
+		l.nextShallow(&op)
+		if inArray {
+			dict = slices.Delete(dict, from, l.pos)
+		} else {
+			dict = slices.Delete(dict, p[0], l.pos)
+		}
+	}
+	return append(out[:dictStart], dict...)
 }
 
 // withLength is the object text ending in a stream dictionary with its /Length (given

@@ -131,6 +131,14 @@ func FuzzDecryptedCopy(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// streams with their own /Crypt filter, and files opened by the empty owner password
+	for _, name := range []string{"crypt-identity.pdf", "crypt-named.pdf", "owner-empty-r3.pdf", "owner-empty-r6.pdf"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "paths", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Add([]byte("%PDF-1.4\n1 0 obj << /Filter /Standard /V 4 /R 4 /O <00> /U (x) /CF << /StdCF 2 0 R >> >> endobj trailer << /Encrypt 1 0 R /ID [<01> <02>] >>"))
 	f.Add([]byte("%PDF-1.4\ntrailer << /Encrypt << /Filter /Standard /V 5 /R 6 /U <0000> /UE (ab) >> >>"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -56,6 +56,12 @@ type reader struct {
 	pdf      *pdf.Reader
 	fonts    map[string]*font
 	fallback *font
+	field    *font        // fieldFont's
+	data     []byte       // the file as the object reader reads it
+	silent   map[int]bool // silentAnnots'; nil before it is read
+	// needAppear is 1 when the form asks for its fields' appearances to be made from
+	// their values, 2 when not, 0 before it is read (annots.go)
+	needAppear uint8
 }
 
 // maxFonts bounds the fonts kept parsed at once.
@@ -163,7 +169,7 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 	if err != nil {
 		return nil, nil, openError(err)
 	}
-	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}}
+	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}, data: data}
 	list, err = r.pageList()
 	return r, list, err
 }
@@ -304,6 +310,9 @@ func (r *reader) page(p pageRef) (text string, err error) {
 	}
 	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity}
 	if e := pg.run(content, p.res); e != nil {
+		return "", e
+	}
+	if e := pg.drawAnnots(p.v); e != nil {
 		return "", e
 	}
 	return layout(pg.glyphs), err

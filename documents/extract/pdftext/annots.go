@@ -1,0 +1,459 @@
+package pdftext
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// Annotations are drawn on their page as pdftotext draws them (poppler draws each visible
+// annotation's appearance stream): the filled fields of a form, free text, stamps. A form
+// field with no appearance, or every field of a form that asks for appearances to be made
+// (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
+// value, a checked box "✓", a chosen radio button "●", a push button its caption.
+
+// Bounds of the annotations read on one page.
+const (
+	maxAnnots     = 10_000 // annotations of one page
+	maxFieldDepth = 32     // a field's parents, for its inherited type and value
+)
+
+// Annotation flags (ISO 32000-1 §12.5.3) that keep an annotation off the screen.
+const (
+	annotHidden = 1 << 1
+	annotNoView = 1 << 5
+)
+
+// needAppearances says whether the document's form asks readers to make its fields'
+// appearances from their values, read once.
+func (r *reader) needAppearances() bool {
+	if r.needAppear == 0 {
+		r.needAppear = 2
+		if r.pdf.Trailer().Key("Root").Key("AcroForm").Key("NeedAppearances").Bool() {
+			r.needAppear = 1
+		}
+	}
+	return r.needAppear == 1
+}
+
+// drawAnnots draws the visible annotations of a page (its dictionary pg).
+func (p *page) drawAnnots(pg pdf.Value) error {
+	var annots pdf.Value
+	func() {
+		defer func() { recover() }() // an /Annots the object reader cannot read: none drawn
+		annots = pg.Key("Annots")
+	}()
+	if annots.Kind() != pdf.Array {
+		return nil
+	}
+	nums := annotNums(annots)
+	for i := range min(annots.Len(), maxAnnots) {
+		if i < len(nums) && p.doc.silentAnnots()[nums[i]] {
+			continue // a link: not read from its object stream (see silentAnnots)
+		}
+		if err := p.drawAnnot(annots, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawAnnot draws the i-th annotation of a page. One the object reader cannot read (a
+// string it rejects: visualFAQ-fr's "\p"), or whose appearance is damaged, loses itself only,
+// never the page's text; the budgets' errors stop the page.
+func (p *page) drawAnnot(annots pdf.Value, i int) (err error) {
+	gs, tm, tlm, forms, marked := p.gs, p.tm, p.tlm, len(p.forms), len(p.marked)
+	defer func() {
+		if e := recover(); e != nil {
+			err = nil
+		}
+		if err != nil && !errors.Is(err, ErrTooBig) && !errors.Is(err, errStopped) {
+			err = nil
+		}
+		p.gs, p.tm, p.tlm, p.forms, p.marked = gs, tm, tlm, p.forms[:forms], p.marked[:min(marked, len(p.marked))]
+	}()
+	a := annots.Index(i)
+	if a.Kind() != pdf.Dict || a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
+		return nil
+	}
+	rect, ok := annotRect(a.Key("Rect"))
+	if !ok {
+		return nil
+	}
+	sub := a.Key("Subtype").Name()
+	if sub == "Popup" {
+		return nil
+	}
+	ap := appearance(a)
+	if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
+		return p.fieldValue(a, rect)
+	}
+	return p.drawAppearance(ap, rect)
+}
+
+// appearance is an annotation's normal appearance: its stream, or of a dictionary of
+// states the one its /AS names.
+func appearance(a pdf.Value) pdf.Value {
+	n := a.Key("AP").Key("N")
+	if n.Kind() == pdf.Dict {
+		n = n.Key(a.Key("AS").Name())
+	}
+	return n
+}
+
+// annotRect is an annotation's rectangle, its corners ordered.
+func annotRect(v pdf.Value) (r [4]float64, ok bool) {
+	if v.Kind() != pdf.Array || v.Len() != 4 {
+		return r, false
+	}
+	for i := range r {
+		r[i] = v.Index(i).Float64()
+	}
+	r[0], r[2] = min(r[0], r[2]), max(r[0], r[2])
+	r[1], r[3] = min(r[1], r[3]), max(r[1], r[3])
+	return r, true
+}
+
+// drawAppearance draws an appearance stream into rect (ISO 32000-1 §12.5.5): its bounding
+// box, transformed by its matrix, scaled and moved onto the rectangle.
+func (p *page) drawAppearance(ap pdf.Value, rect [4]float64) error {
+	if ap.Kind() != pdf.Stream {
+		return nil
+	}
+	m, _ := arrayMatrix(ap.Key("Matrix"))
+	box, ok := annotRect(ap.Key("BBox"))
+	if !ok {
+		return nil
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [][2]float64{{box[0], box[1]}, {box[2], box[1]}, {box[0], box[3]}, {box[2], box[3]}} {
+		x, y := c[0]*m[0]+c[1]*m[2]+m[4], c[0]*m[1]+c[1]*m[3]+m[5]
+		x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+	}
+	sx, sy := 1.0, 1.0
+	if x1 > x0 {
+		sx = (rect[2] - rect[0]) / (x1 - x0)
+	}
+	if y1 > y0 {
+		sy = (rect[3] - rect[1]) / (y1 - y0)
+	}
+	saved := p.gs
+	p.gs = gstate{ctm: matrix{sx, 0, 0, sy, rect[0] - x0*sx, rect[1] - y0*sy}, scale: 1}
+	err := p.drawForm(ap, pdf.Value{})
+	p.gs = saved
+	return err
+}
+
+// fieldKey is a form field's entry, inherited from its parent fields.
+func fieldKey(field pdf.Value, key string) pdf.Value {
+	for range maxFieldDepth {
+		if v := field.Key(key); v.Kind() != pdf.Null {
+			return v
+		}
+		if field = field.Key("Parent"); field.Kind() != pdf.Dict {
+			break
+		}
+	}
+	return pdf.Value{}
+}
+
+// Field flags (ISO 32000-1 §12.7.4) that change how a field's value shows.
+const (
+	fieldRadio      = 1 << 15
+	fieldPushButton = 1 << 16
+	fieldPassword   = 1 << 13
+)
+
+// fieldValue draws a form field's value into its rectangle as poppler makes its appearance.
+func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
+	flags := fieldKey(w, "Ff").Int64()
+	var lines []string
+	switch fieldKey(w, "FT").Name() {
+	case "Tx":
+		if flags&fieldPassword == 0 {
+			lines = valueLines(fieldKey(w, "V"))
+		}
+	case "Ch":
+		lines = valueLines(fieldKey(w, "V"))
+	case "Btn":
+		on := w.Key("AS").Name()
+		if on == "" {
+			on = fieldKey(w, "V").Name()
+		}
+		switch {
+		case flags&fieldPushButton != 0:
+			lines = valueLines(w.Key("MK").Key("CA"))
+		case on == "" || on == "Off":
+		case flags&fieldRadio != 0:
+			lines = []string{"●"}
+		default:
+			lines = []string{"✓"}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	size := fontSize(fieldKey(w, "DA").RawString())
+	if size <= 0 {
+		size = 12
+	}
+	f := p.doc.fieldFont()
+	saved := p.gs
+	p.gs = gstate{ctm: identity, scale: 1, size: size}
+	defer func() { p.gs = saved }()
+	y := rect[3] - size // the first line's baseline
+	if len(lines) == 1 {
+		y = rect[1] + (rect[3]-rect[1]-size)/2 + 0.2*size
+	}
+	for _, line := range lines {
+		x := rect[0] + 2
+		for _, r := range line {
+			if err := p.add(matrix{size, 0, 0, size, x, y}, 0.5*size, f, string(r)); err != nil {
+				return err
+			}
+			x += 0.5 * size
+		}
+		y -= 1.15 * size
+	}
+	return nil
+}
+
+// fieldFont draws the values of fields without an appearance: Latin text of half an em
+// a character, its gaps as sure as a real font's.
+func (r *reader) fieldFont() *font {
+	if r.field == nil {
+		f := *r.fallbackFont()
+		f.guessed = false
+		r.field = &f
+	}
+	return r.field
+}
+
+// valueLines is a field's value as the lines it shows: a text string, or each of an array's
+// (a choice field with several chosen).
+func valueLines(v pdf.Value) []string {
+	var texts []string
+	switch v.Kind() {
+	case pdf.String:
+		texts = []string{textString(v.RawString())}
+	case pdf.Array:
+		for i := range min(v.Len(), 1000) {
+			if e := v.Index(i); e.Kind() == pdf.String {
+				texts = append(texts, textString(e.RawString()))
+			}
+		}
+	}
+	var lines []string
+	for _, t := range texts {
+		t = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(t)
+		for _, l := range strings.Split(t, "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines
+}
+
+// fontSize is the size of a default appearance string's "Tf" ("/Helv 10 Tf 0 g"), 0 when
+// it has none or asks for the size to fit.
+func fontSize(da string) float64 {
+	l := &lexer{data: []byte(da)}
+	var stack []operand
+	for {
+		var op operand
+		kw, isOp, ok := l.nextShallow(&op)
+		if !ok {
+			return 0
+		}
+		if !isOp {
+			if len(stack) < maxStack {
+				stack = append(stack, op)
+			}
+			continue
+		}
+		if kw == "Tf" && len(stack) >= 1 && stack[len(stack)-1].kind == kNum {
+			return stack[len(stack)-1].num
+		}
+		stack = stack[:0]
+	}
+}
+
+// annotRefs is an array of references as the object reader prints it ("[12 0 R 14 0 R]").
+var (
+	annotRefs = regexp.MustCompile(`^\[(?:\d+ \d+ R ?)*\]$`)
+	annotRef  = regexp.MustCompile(`(\d+) \d+ R`)
+)
+
+// annotNums are the object numbers of a page's annotations, nil unless each is a reference.
+func annotNums(annots pdf.Value) []int {
+	s := annots.String()
+	if !annotRefs.MatchString(s) {
+		return nil
+	}
+	var nums []int
+	for _, m := range annotRef.FindAllStringSubmatch(s, maxAnnots) {
+		n, _ := strconv.Atoi(m[1])
+		nums = append(nums, n)
+	}
+	return nums
+}
+
+// Bounds of reading object streams for silentAnnots.
+const (
+	maxStmBytes   = 16 << 20 // an object stream's data
+	maxStmsBytes  = 64 << 20 // all object streams' data
+	maxStmHeadLen = 1024     // an object stream's dictionary
+)
+
+var (
+	flateOnly  = regexp.MustCompile(`/Filter\s*(?:/FlateDecode|\[\s*/FlateDecode\s*\])`)
+	silentType = regexp.MustCompile(`/Subtype\s*/(?:Link|Popup)\b`)
+)
+
+// silentAnnots returns the numbers of the objects that are annotations drawing nothing:
+// links and pop-ups without an appearance. Reading each of a reference manual's thousands
+// of links through the object reader cost half again the time of its text (for an object
+// inside an object stream it inflates the stream anew) and memory; one pass over the file
+// and its object streams finds them instead, and they are not read.
+func (r *reader) silentAnnots() map[int]bool {
+	if r.silent != nil {
+		return r.silent
+	}
+	r.silent = map[int]bool{}
+	data := r.data
+	// objects written out in the file
+	for _, kind := range []string{"/Link", "/Popup"} {
+		for i := 0; ; {
+			k := bytes.Index(data[i:], []byte(kind))
+			if k < 0 {
+				break
+			}
+			at := i + k
+			i = at + len(kind)
+			if num, text, ok := enclosingObject(data, at); ok && silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
+				r.silent[num] = true
+			}
+		}
+	}
+	// objects inside object streams
+	var plain bytes.Buffer
+	var zr io.ReadCloser
+	total := 0
+	for i := 0; ; {
+		k := bytes.Index(data[i:], []byte("/ObjStm"))
+		if k < 0 {
+			break
+		}
+		at := i + k
+		i = at + len("/ObjStm")
+		start := bytes.LastIndex(data[max(0, at-maxStmHeadLen):at], []byte("obj"))
+		end := bytes.Index(data[at:min(len(data), at+maxStmHeadLen)], []byte("stream"))
+		if start < 0 || end < 0 {
+			continue
+		}
+		start += max(0, at-maxStmHeadLen) + len("obj")
+		dict := data[start : at+end]
+		if !objStmType.Match(dict) || !flateOnly.Match(dict) || bytes.Contains(dict, []byte("/DecodeParms")) {
+			continue
+		}
+		n, first := objStmN.FindSubmatch(dict), objStmFirst.FindSubmatch(dict)
+		if n == nil || first == nil {
+			continue
+		}
+		count, _ := strconv.Atoi(string(n[1]))
+		body, _ := streamBody(data, at+end+len("stream"), dict, nil)
+		var err error
+		if zr == nil {
+			zr, err = zlib.NewReader(bytes.NewReader(body))
+		} else {
+			err = zr.(zlib.Resetter).Reset(bytes.NewReader(body), nil)
+		}
+		if err != nil {
+			zr = nil
+			continue
+		}
+		plain.Reset()
+		plain.ReadFrom(io.LimitReader(zr, maxStmBytes))
+		if total += plain.Len(); total > maxStmsBytes || r.alive() != nil {
+			break
+		}
+		r.silentMembers(plain.Bytes(), count, first[1])
+	}
+	return r.silent
+}
+
+// silentMembers adds the silent annotations among the count members of an object stream's
+// data, which start at first.
+func (r *reader) silentMembers(plain []byte, count int, first []byte) {
+	at, _ := strconv.Atoi(string(first))
+	if at > len(plain) {
+		return
+	}
+	l := &lexer{data: plain[:at]}
+	var ids, offs []int
+	for range count {
+		var id, off operand
+		if _, isOp, ok := l.nextShallow(&id); !ok || isOp || id.kind != kNum {
+			break
+		}
+		if _, isOp, ok := l.nextShallow(&off); !ok || isOp || off.kind != kNum {
+			break
+		}
+		ids, offs = append(ids, int(id.num)), append(offs, at+int(off.num))
+	}
+	for i, id := range ids {
+		end := len(plain)
+		if i+1 < len(offs) {
+			end = offs[i+1]
+		}
+		if offs[i] < 0 || offs[i] > end || end > len(plain) {
+			continue
+		}
+		if text := plain[offs[i]:end]; silentType.Match(text) && !bytes.Contains(text, []byte("/AP")) {
+			r.silent[id] = true
+		}
+	}
+}
+
+// enclosingObject is the number and text of the object written out in data ("N G obj" …
+// "endobj") that holds data[at], when it is a dictionary of at most maxStmHeadLen bytes.
+func enclosingObject(data []byte, at int) (num int, text []byte, ok bool) {
+	from := max(0, at-maxStmHeadLen)
+	k := bytes.LastIndex(data[from:at], []byte("obj"))
+	if k < 0 {
+		return 0, nil, false
+	}
+	head := from + k // "obj" of "N G obj"
+	end := bytes.Index(data[at:min(len(data), at+maxStmHeadLen)], []byte("endobj"))
+	if end < 0 || bytes.Contains(data[head+3:at], []byte("endobj")) {
+		return 0, nil, false
+	}
+	// the two numbers before "obj"
+	j := head
+	for j > from && (data[j-1] == ' ' || data[j-1] == '\r' || data[j-1] == '\n') {
+		j--
+	}
+	for j > from && data[j-1] >= '0' && data[j-1] <= '9' {
+		j--
+	}
+	for j > from && (data[j-1] == ' ' || data[j-1] == '\r' || data[j-1] == '\n') {
+		j--
+	}
+	e := j
+	for j > from && data[j-1] >= '0' && data[j-1] <= '9' {
+		j--
+	}
+	if j == e {
+		return 0, nil, false
+	}
+	num, err := strconv.Atoi(string(data[j:e]))
+	return num, data[head+3 : at+end], err == nil
+}
