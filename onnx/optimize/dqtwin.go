@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -18,16 +19,28 @@ const dqTwinData = "dqtwin.data"
 
 // DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
 // nodes (block 32, no zero points, at most maxN outputs: the LM head stays) run as
-// com.microsoft DynamicQuantizeMatMul: the weights requantized to int8 laid out [K][N] with
-// one scale a column (the column's largest |w| over 127), the activations quantized per
-// tensor to uint8 by the operator. ONNX Runtime runs it as MLAS's u8s8 QGEMM with B packed
-// once, which at prompt rows is several times faster than MatMulNBits' int4×int8 path on
-// AVX-512 VNNI (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column
-// cannot hold block-32 scales. Weights whose name contains one of skip's comma-separated
-// strings stay 4-bit. It returns how many nodes it rewrote and the bytes of int8 weights
-// written.
+// com.microsoft MatMulIntegerToFloat over int8 weights laid out [K][N] with one scale a column
+// (the column's largest |w| over 127) and activations quantized to uint8 with one scale a row
+// (rowQuant: a row's largest |x| over 127, zero point 128), the column and row scales applied
+// to the int32 products. ONNX Runtime runs it as MLAS's u8s8 QGEMM with B packed once, which
+// at prompt rows is several times faster than MatMulNBits' int4×int8 path on AVX-512 VNNI
+// (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column cannot hold
+// block-32 scales, and one scale a row is coarser than MatMulNBits' one a block of 32; but a
+// row of large activations only costs its own precision. Weights whose name contains one of
+// skip's comma-separated strings stay 4-bit. It returns how many nodes it rewrote and the
+// bytes of int8 weights written.
 func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
-	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip) })
+	info, err := proto.ReadInfo(in)
+	if err != nil {
+		return 0, 0, err
+	}
+	axesInput := false // ReduceMax takes its axes as an input from opset 18
+	for _, o := range info.Opsets {
+		if o.Domain == "" || o.Domain == "ai.onnx" {
+			axesInput = o.Version >= 18
+		}
+	}
+	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip, axesInput) })
 }
 
 // dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.
@@ -36,9 +49,10 @@ type dqNode struct {
 	k, n      int
 }
 
-// dqGraph returns the graph b with the chosen MatMulNBits as DynamicQuantizeMatMul and their
+// dqGraph returns the graph b with the chosen MatMulNBits as per-row quantizers (one an
+// activation tensor, shared by the nodes that read it) and MatMulIntegerToFloat, and their
 // weights and scales re-encoded.
-func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) {
+func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, err
@@ -101,6 +115,8 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 		return q, cs, err
 	}
 	var g []byte
+	quantized := map[string][2]string{} // activation name → its uint8 rows and their scales
+	var ks []int64                      // row lengths quantized
 	for _, f := range gfs {
 		switch {
 		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
@@ -110,8 +126,21 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			}
 			ins := fieldStrings(nfs, proto.FieldNodeInput)
 			if len(ins) == 3 && byB[ins[1]] != nil && fieldStrings(nfs, proto.FieldNodeOpType)[0] == "MatMulNBits" {
+				n := byB[ins[1]]
+				xq, ok := quantized[ins[0]]
+				if !ok {
+					nodes, q, sc := rowQuant(ins[0], int64(n.k), axesInput)
+					for _, raw := range nodes {
+						g = appendBytes(g, proto.FieldGraphNode, raw)
+					}
+					xq = [2]string{q, sc}
+					quantized[ins[0]] = xq
+					if !slices.Contains(ks, int64(n.k)) {
+						ks = append(ks, int64(n.k))
+					}
+				}
 				name := append(fieldStrings(nfs, proto.FieldNodeName), "")
-				node := encodeNode(name[0], "DynamicQuantizeMatMul", ins, fieldStrings(nfs, proto.FieldNodeOutput))
+				node := encodeNode(name[0], "MatMulIntegerToFloat", []string{xq[0], n.b, xq[1], n.scales, rowqZP}, fieldStrings(nfs, proto.FieldNodeOutput))
 				g = appendBytes(g, proto.FieldGraphNode, append(node, appendBytes(nil, proto.FieldNodeDomain, []byte("com.microsoft"))...))
 				w.count++
 				continue
@@ -151,6 +180,11 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			}
 		}
 		g = append(g, f.raw...)
+	}
+	if len(quantized) > 0 {
+		for _, t := range rowQuantConsts(ks) {
+			g = appendBytes(g, proto.FieldGraphInitializer, t)
+		}
 	}
 	return g, nil
 }

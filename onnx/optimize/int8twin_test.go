@@ -148,8 +148,8 @@ func TestDQTwin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dq := info.Ops[proto.OpKey("com.microsoft", "DynamicQuantizeMatMul")]; n != c.want || dq != c.want {
-				t.Fatalf("%d nodes rewritten, %d DynamicQuantizeMatMul in the twin; want %d", n, dq, c.want)
+			if dq := info.Ops[proto.OpKey("com.microsoft", "MatMulIntegerToFloat")]; n != c.want || dq != c.want {
+				t.Fatalf("%d nodes rewritten, %d MatMulIntegerToFloat in the twin; want %d", n, dq, c.want)
 			}
 			if left := info.Ops[proto.OpKey("com.microsoft", "MatMulNBits")]; left != 2*7+1-c.want {
 				t.Fatalf("%d MatMulNBits left, want %d", left, 2*7+1-c.want)
