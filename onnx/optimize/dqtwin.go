@@ -77,7 +77,7 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 				return nil, err
 			}
 		}
-		if v[0] != 4 || v[1] != 32 || v[2]%32 != 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
+		if v[0] != 4 || v[1] != 32 || v[2] <= 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
 			continue
 		}
 		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3])}
@@ -216,7 +216,7 @@ func (w *twinWriter) tensorData(name string, tfs []field) ([]byte, error) {
 
 // perColumn is PerColumnInt8 of a node's weight and scale bytes as the graph stores them.
 func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
-	nb := n.k / 32
+	nb := (n.k + 31) / 32
 	if len(b) != n.n*nb*16 || len(scales) != 4*n.n*nb {
 		return nil, nil, fmt.Errorf("%s: %d weight and %d scale bytes for K=%d N=%d", n.b, len(b), len(scales), n.k, n.n)
 	}
@@ -228,13 +228,14 @@ func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
 	return q, cs, nil
 }
 
-// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][K/32][16],
-// element 2i in the low nibble, zero point 8; scales [N][K/32]) to int8 laid out [K][N] with
-// one scale a column (the column's largest |w| over 127), as DynamicQuantizeMatMul takes them.
+// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][⌈K/32⌉][16],
+// element 2i in the low nibble, zero point 8, the last block padded; scales [N][⌈K/32⌉]) to
+// int8 laid out [K][N] with one scale a column (the column's largest |w| over 127), as
+// MatMulIntegerToFloat takes them.
 func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
-	nb := k / 32
+	nb := (k + 31) / 32
 	q, sc := make([]byte, k*n), make([]float32, n)
-	col := make([]float64, k)
+	col := make([]float64, nb*32)
 	for j := range n {
 		var amax float64
 		for blk := range nb {
@@ -244,7 +245,7 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 				col[blk*32+2*i], col[blk*32+2*i+1] = s*(float64(v&15)-8), s*(float64(v>>4)-8)
 			}
 		}
-		for _, v := range col {
+		for _, v := range col[:k] {
 			amax = max(amax, math.Abs(v))
 		}
 		d := amax / 127
@@ -252,7 +253,7 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 			d = 1
 		}
 		sc[j] = float32(d)
-		for i, v := range col {
+		for i, v := range col[:k] {
 			q[i*n+j] = byte(int8(math.Round(v / d)))
 		}
 	}
