@@ -137,4 +137,3 @@ func stdDev(v []float32) float64 {
 	n := float64(len(v))
 	return math.Sqrt(sq/n - sum*sum/n/n)
 }
-
