@@ -2,8 +2,11 @@ package optimize_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
@@ -136,4 +139,80 @@ func stdDev(v []float32) float64 {
 	}
 	n := float64(len(v))
 	return math.Sqrt(sq/n - sum*sum/n/n)
+}
+
+// TestDQTwinRowScales: in a one-node graph (a 4-bit MatMulNBits over 8 rows, one of them
+// 1000× the others, as a trained model's first token can be), the twin's products for the
+// small rows stay within 2% of the int4 weights' exact products: each row has its own
+// activation scale. With one scale for the whole tensor (DynamicQuantizeMatMul) the small
+// rows' values fall below half a step and their products are lost (error ~100%).
+func TestDQTwinRowScales(t *testing.T) {
+	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
+		t.Fatal(err)
+	}
+	const rows, k, n = 8, 64, 32
+	r := rand.New(rand.NewPCG(1, 2))
+	b, s := make([]byte, n*(k/32)*16), make([]float32, n*(k/32))
+	for i := range b {
+		b[i] = byte(r.IntN(256))
+	}
+	for i := range s {
+		s[i] = 0.01 + 0.02*r.Float32()
+	}
+	g := proto.Graph{Name: "rows", Inputs: []proto.ValueInfo{{Name: "X", Type: proto.Float, Dims: proto.Dims(1, rows, k)}},
+		Outputs: []proto.ValueInfo{{Name: "Y", Type: proto.Float, Dims: proto.Dims(1, rows, n)}},
+		Nodes: []proto.Node{{Name: "mm", OpType: "MatMulNBits", Domain: "com.microsoft", Inputs: []string{"X", "B", "S"}, Outputs: []string{"Y"},
+			Attrs: []proto.Attr{proto.IntAttr("K", k), proto.IntAttr("N", n), proto.IntAttr("bits", 4), proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", 4)}}},
+		Initializers: []*proto.Tensor{{Name: "B", DataType: proto.Uint8, Dims: []int64{n, k / 32, 16}, Raw: b}, proto.FloatTensor("S", []int64{int64(len(s))}, s)}}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "mm.onnx")
+	m := &proto.Model{IRVersion: 10, Producer: "test", Opsets: []proto.Opset{{Domain: "", Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+	if err := m.WriteFile(src, proto.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := optimize.DQTwin(src, filepath.Join(dir, "twin"), 1<<16, ""); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, rows*k)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+		if i < k {
+			x[i] *= 1000
+		}
+	}
+	in, err := ort.NewTensor(ort.NewShape(1, rows, k), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Destroy()
+	y, err := ort.NewEmptyTensor[float32](ort.NewShape(1, rows, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Destroy()
+	sess, err := ort.NewAdvancedSession(filepath.Join(dir, "twin", "mm.onnx"), []string{"X"}, []string{"Y"}, []ort.Value{in}, []ort.Value{y}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Destroy()
+	if err := sess.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for row := range rows {
+		var num, den float64
+		for j := range n {
+			want := 0.0
+			for i := range k {
+				q := b[(j*(k/32)+i/32)*16+i%32/2] >> (4 * (i % 2)) & 15
+				want += float64(x[row*k+i]) * float64(s[j*(k/32)+i/32]) * (float64(q) - 8)
+			}
+			d := float64(y.GetData()[row*n+j]) - want
+			num, den = num+d*d, den+want*want
+		}
+		rel := math.Sqrt(num / den)
+		t.Logf("row %d: relative error %.3g", row, rel)
+		if rel > 0.02 {
+			t.Fatalf("row %d: relative error %.3g of the products: the row's activations lost to another row's scale", row, rel)
+		}
+	}
 }

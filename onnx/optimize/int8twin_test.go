@@ -110,11 +110,12 @@ func logitsDiff(t *testing.T, a, b string) float64 {
 	return d
 }
 
-// TestDQTwin: the DynamicQuantizeMatMul twin of a q4 graph (weights inline or external) has
-// every layer's MatMulNBits rewritten (the LM head, above maxN, and the skipped names stay)
-// and its logits stay near the published graph's through a prompt and greedy steps: int8
-// weights with a scale a column and per-tensor uint8 activations are not exact, but a
-// transposed or misscaled weight would be far off.
+// TestDQTwin: the int8 prompt twin of a q4 graph (weights inline or external) has every
+// layer's MatMulNBits rewritten as MatMulIntegerToFloat (the LM head, above maxN, and the
+// skipped names stay) and its logits stay near the published graph's through a prompt and
+// greedy steps: int8 weights with a scale a column and activations with a scale a row are not
+// exact, but a transposed or misscaled weight would be far off. TestDQTwinTrained checks the
+// activations' scales on a trained model.
 func TestDQTwin(t *testing.T) {
 	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
 		t.Fatal(err)
