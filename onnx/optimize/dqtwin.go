@@ -14,7 +14,7 @@ import (
 	"edgechat/onnx/proto"
 )
 
-// dqTwinData is the data file of a DynamicQuantizeMatMul twin's int8 weights.
+// dqTwinData is the data file of the int8 prompt twin's weights.
 const dqTwinData = "dqtwin.data"
 
 // DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
