@@ -182,7 +182,7 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 		g = append(g, f.raw...)
 	}
 	if len(quantized) > 0 {
-		for _, t := range rowQuantConsts(ks) {
+		for _, t := range rowQuantConsts(ks, axesInput) {
 			g = appendBytes(g, proto.FieldGraphInitializer, t)
 		}
 	}

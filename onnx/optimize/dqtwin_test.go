@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -145,11 +146,18 @@ func stdDev(v []float32) float64 {
 // 1000× the others, as a trained model's first token can be), the twin's products for the
 // small rows stay within 2% of the int4 weights' exact products: each row has its own
 // activation scale. With one scale for the whole tensor (DynamicQuantizeMatMul) the small
-// rows' values fall below half a step and their products are lost (error ~100%).
+// rows' values fall below half a step and their products are lost (error ~100%). Opsets 17
+// and 21: ReduceMax takes its axes as an attribute, then as an input.
 func TestDQTwinRowScales(t *testing.T) {
 	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
 		t.Fatal(err)
 	}
+	for _, opset := range []int64{17, 21} {
+		t.Run(fmt.Sprint("opset ", opset), func(t *testing.T) { rowScales(t, opset) })
+	}
+}
+
+func rowScales(t *testing.T, opset int64) {
 	const rows, k, n = 8, 64, 32
 	r := rand.New(rand.NewPCG(1, 2))
 	b, s := make([]byte, n*(k/32)*16), make([]float32, n*(k/32))
@@ -166,7 +174,7 @@ func TestDQTwinRowScales(t *testing.T) {
 		Initializers: []*proto.Tensor{{Name: "B", DataType: proto.Uint8, Dims: []int64{n, k / 32, 16}, Raw: b}, proto.FloatTensor("S", []int64{int64(len(s))}, s)}}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "mm.onnx")
-	m := &proto.Model{IRVersion: 10, Producer: "test", Opsets: []proto.Opset{{Domain: "", Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+	m := &proto.Model{IRVersion: 10, Producer: "test", Opsets: []proto.Opset{{Domain: "", Version: opset}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
 	if err := m.WriteFile(src, proto.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // Names of the constants the per-row quantizers share (rowQuant).
 const (
-	rowqTiny   = "rowq/tiny"    // float: the least |x| a row's scale is taken from (an all-zero row)
+	rowqTiny   = "rowq/tiny"    // float 1e-20: the least row maximum a scale is taken from (an all-zero row)
 	rowqInv127 = "rowq/inv127"  // float: 1/127
 	rowqFlat   = "rowq/flat"    // int64 [1]: -1, the scales as one axis
 	rowqZP     = "rowq/zp"      // uint8 [1]: 128, the activations' zero point
@@ -56,13 +56,15 @@ func rowQuant(x string, k int64, reduceAxesInput bool) (nodes [][]byte, q, scale
 func rowqRowsName(k int64) string { return rowqRows + "/" + strconv.FormatInt(k, 10) }
 
 // rowQuantConsts returns the initializers rowQuant's nodes read, for the row lengths ks.
-func rowQuantConsts(ks []int64) [][]byte {
+func rowQuantConsts(ks []int64, reduceAxesInput bool) [][]byte {
 	out := [][]byte{
 		initializer(proto.FloatTensor(rowqTiny, nil, []float32{1e-20})),
 		initializer(proto.FloatTensor(rowqInv127, nil, []float32{1.0 / 127})),
 		int64Initializer(rowqFlat, -1),
-		int64Initializer(rowqAxes, -1),
 		initializer(&proto.Tensor{Name: rowqZP, DataType: proto.Uint8, Dims: []int64{1}, Raw: []byte{128}}),
+	}
+	if reduceAxesInput {
+		out = append(out, int64Initializer(rowqAxes, -1))
 	}
 	for _, k := range ks {
 		out = append(out, int64Initializer(rowqRowsName(k), -1, k))
