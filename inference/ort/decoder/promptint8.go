@@ -21,6 +21,10 @@ const promptInt8Rows = 32
 // copy's cache key covers the twin too.
 const promptInt8Dir = "rowint8prompt"
 
+// oldPromptInt8Dir is the folder of the first twin (one activation scale for the whole
+// prompt), ~0.4 GB for a Qwen3-0.6B: removed when the new twin is written.
+const oldPromptInt8Dir = "dqprompt"
+
 // promptTwin returns the int8 prompt twin of the optimized copy graph (optimize.DQTwin: the
 // layers' MatMulNBits as MatMulIntegerToFloat over int8 weights with a scale a column and
 // activations quantized with a scale a row, the LM head left 4-bit), writing it the first time
@@ -47,6 +51,9 @@ func promptTwin(graph string) (string, error) {
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
+	}
+	if err := os.RemoveAll(filepath.Join(filepath.Dir(graph), oldPromptInt8Dir)); err != nil {
+		slog.Warn("could not remove the old int8 prompt twin", "reason", err)
 	}
 	slog.Info("wrote the int8 prompt twin of the graph", "copy", graph, "twin", out, "nodes", n, "int8_bytes", size)
 	return out, nil
