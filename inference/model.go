@@ -40,11 +40,13 @@ type LoadOptions struct {
 	// the memory, at the price of slightly different logits (a user's choice, off by default).
 	KVInt8 bool
 	// PromptInt8 runs prompts (runs of 32 tokens or more) on a second session whose layers'
-	// int4 matrices are int8 with one scale a column (ONNX Runtime's DynamicQuantizeMatMul,
-	// on the optimized copy's shared KV buffer): on an AVX-512 VNNI CPU the first token of a
-	// 428-token prompt takes ~0.4–0.5× the CPU time, at the price of ~0.5 GB more private
-	// memory for a Qwen3-0.6B and logits further from the float model's (per-tensor int8
-	// activations; inference/ort/kernbench/PREFILL.md). Off by default.
+	// int4 matrices are int8 with one scale a column and whose activations are quantized to
+	// int8 with one scale a row (ONNX Runtime's MatMulIntegerToFloat, on the optimized copy's
+	// shared KV buffer): on an AVX-512 VNNI CPU the first token of a 428-token prompt takes
+	// ~0.45× the CPU time, at the price of ~0.5 GB more private memory for a Qwen3-0.6B and
+	// logits further from the float model's than the int4 session's (~2.6× on a random-weight
+	// Qwen3-0.6B, ~1.7× on a trained model: one scale a row is coarser than MatMulNBits' one a
+	// block of 32; inference/ort/kernbench/PREFILL.md). Off by default.
 	PromptInt8 bool
 }
 

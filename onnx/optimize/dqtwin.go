@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -13,21 +14,33 @@ import (
 	"edgechat/onnx/proto"
 )
 
-// dqTwinData is the data file of a DynamicQuantizeMatMul twin's int8 weights.
+// dqTwinData is the data file of the int8 prompt twin's weights.
 const dqTwinData = "dqtwin.data"
 
 // DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
 // nodes (block 32, no zero points, at most maxN outputs: the LM head stays) run as
-// com.microsoft DynamicQuantizeMatMul: the weights requantized to int8 laid out [K][N] with
-// one scale a column (the column's largest |w| over 127), the activations quantized per
-// tensor to uint8 by the operator. ONNX Runtime runs it as MLAS's u8s8 QGEMM with B packed
-// once, which at prompt rows is several times faster than MatMulNBits' int4×int8 path on
-// AVX-512 VNNI (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column
-// cannot hold block-32 scales. Weights whose name contains one of skip's comma-separated
-// strings stay 4-bit. It returns how many nodes it rewrote and the bytes of int8 weights
-// written.
+// com.microsoft MatMulIntegerToFloat over int8 weights laid out [K][N] with one scale a column
+// (the column's largest |w| over 127) and activations quantized to uint8 with one scale a row
+// (rowQuant: a row's largest |x| over 127, zero point 128), the column and row scales applied
+// to the int32 products. ONNX Runtime runs it as MLAS's u8s8 QGEMM with B packed once, which
+// at prompt rows is several times faster than MatMulNBits' int4×int8 path on AVX-512 VNNI
+// (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column cannot hold
+// block-32 scales, and one scale a row is coarser than MatMulNBits' one a block of 32; but a
+// row of large activations only costs its own precision. Weights whose name contains one of
+// skip's comma-separated strings stay 4-bit. It returns how many nodes it rewrote and the
+// bytes of int8 weights written.
 func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
-	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip) })
+	info, err := proto.ReadInfo(in)
+	if err != nil {
+		return 0, 0, err
+	}
+	axesInput := false // ReduceMax takes its axes as an input from opset 18
+	for _, o := range info.Opsets {
+		if o.Domain == "" || o.Domain == "ai.onnx" {
+			axesInput = o.Version >= 18
+		}
+	}
+	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip, axesInput) })
 }
 
 // dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.
@@ -36,9 +49,10 @@ type dqNode struct {
 	k, n      int
 }
 
-// dqGraph returns the graph b with the chosen MatMulNBits as DynamicQuantizeMatMul and their
+// dqGraph returns the graph b with the chosen MatMulNBits as per-row quantizers (one an
+// activation tensor, shared by the nodes that read it) and MatMulIntegerToFloat, and their
 // weights and scales re-encoded.
-func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) {
+func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, err
@@ -63,7 +77,7 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 				return nil, err
 			}
 		}
-		if v[0] != 4 || v[1] != 32 || v[2]%32 != 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
+		if v[0] != 4 || v[1] != 32 || v[2] <= 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
 			continue
 		}
 		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3])}
@@ -101,6 +115,8 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 		return q, cs, err
 	}
 	var g []byte
+	quantized := map[string][2]string{} // activation name → its uint8 rows and their scales
+	var ks []int64                      // row lengths quantized
 	for _, f := range gfs {
 		switch {
 		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
@@ -110,8 +126,21 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 			}
 			ins := fieldStrings(nfs, proto.FieldNodeInput)
 			if len(ins) == 3 && byB[ins[1]] != nil && fieldStrings(nfs, proto.FieldNodeOpType)[0] == "MatMulNBits" {
+				n := byB[ins[1]]
+				xq, ok := quantized[ins[0]]
+				if !ok {
+					nodes, q, sc := rowQuant(ins[0], int64(n.k), axesInput)
+					for _, raw := range nodes {
+						g = appendBytes(g, proto.FieldGraphNode, raw)
+					}
+					xq = [2]string{q, sc}
+					quantized[ins[0]] = xq
+					if !slices.Contains(ks, int64(n.k)) {
+						ks = append(ks, int64(n.k))
+					}
+				}
 				name := append(fieldStrings(nfs, proto.FieldNodeName), "")
-				node := encodeNode(name[0], "DynamicQuantizeMatMul", ins, fieldStrings(nfs, proto.FieldNodeOutput))
+				node := encodeNode(name[0], "MatMulIntegerToFloat", []string{xq[0], n.b, xq[1], n.scales, rowqZP}, fieldStrings(nfs, proto.FieldNodeOutput))
 				g = appendBytes(g, proto.FieldGraphNode, append(node, appendBytes(nil, proto.FieldNodeDomain, []byte("com.microsoft"))...))
 				w.count++
 				continue
@@ -152,6 +181,11 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string) ([]byte, error) 
 		}
 		g = append(g, f.raw...)
 	}
+	if len(quantized) > 0 {
+		for _, t := range rowQuantConsts(ks, axesInput) {
+			g = appendBytes(g, proto.FieldGraphInitializer, t)
+		}
+	}
 	return g, nil
 }
 
@@ -182,7 +216,7 @@ func (w *twinWriter) tensorData(name string, tfs []field) ([]byte, error) {
 
 // perColumn is PerColumnInt8 of a node's weight and scale bytes as the graph stores them.
 func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
-	nb := n.k / 32
+	nb := (n.k + 31) / 32
 	if len(b) != n.n*nb*16 || len(scales) != 4*n.n*nb {
 		return nil, nil, fmt.Errorf("%s: %d weight and %d scale bytes for K=%d N=%d", n.b, len(b), len(scales), n.k, n.n)
 	}
@@ -194,13 +228,14 @@ func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
 	return q, cs, nil
 }
 
-// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][K/32][16],
-// element 2i in the low nibble, zero point 8; scales [N][K/32]) to int8 laid out [K][N] with
-// one scale a column (the column's largest |w| over 127), as DynamicQuantizeMatMul takes them.
+// PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][⌈K/32⌉][16],
+// element 2i in the low nibble, zero point 8, the last block padded; scales [N][⌈K/32⌉]) to
+// int8 laid out [K][N] with one scale a column (the column's largest |w| over 127), as
+// MatMulIntegerToFloat takes them.
 func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
-	nb := k / 32
+	nb := (k + 31) / 32
 	q, sc := make([]byte, k*n), make([]float32, n)
-	col := make([]float64, k)
+	col := make([]float64, nb*32)
 	for j := range n {
 		var amax float64
 		for blk := range nb {
@@ -210,7 +245,7 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 				col[blk*32+2*i], col[blk*32+2*i+1] = s*(float64(v&15)-8), s*(float64(v>>4)-8)
 			}
 		}
-		for _, v := range col {
+		for _, v := range col[:k] {
 			amax = max(amax, math.Abs(v))
 		}
 		d := amax / 127
@@ -218,7 +253,7 @@ func PerColumnInt8(k, n int, b []byte, scales []float32) ([]byte, []float32) {
 			d = 1
 		}
 		sc[j] = float32(d)
-		for i, v := range col {
+		for i, v := range col[:k] {
 			q[i*n+j] = byte(int8(math.Round(v / d)))
 		}
 	}

@@ -110,11 +110,12 @@ func logitsDiff(t *testing.T, a, b string) float64 {
 	return d
 }
 
-// TestDQTwin: the DynamicQuantizeMatMul twin of a q4 graph (weights inline or external) has
-// every layer's MatMulNBits rewritten (the LM head, above maxN, and the skipped names stay)
-// and its logits stay near the published graph's through a prompt and greedy steps: int8
-// weights with a scale a column and per-tensor uint8 activations are not exact, but a
-// transposed or misscaled weight would be far off.
+// TestDQTwin: the int8 prompt twin of a q4 graph (weights inline or external) has every
+// layer's MatMulNBits rewritten as MatMulIntegerToFloat (the LM head, above maxN, and the
+// skipped names stay) and its logits stay near the published graph's through a prompt and
+// greedy steps: int8 weights with a scale a column and activations with a scale a row are not
+// exact, but a transposed or misscaled weight would be far off. TestDQTwinTrained checks the
+// activations' scales on a trained model.
 func TestDQTwin(t *testing.T) {
 	if _, err := env.Init(testenv.ORTLibrary(t)); err != nil {
 		t.Fatal(err)
@@ -148,8 +149,8 @@ func TestDQTwin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dq := info.Ops[proto.OpKey("com.microsoft", "DynamicQuantizeMatMul")]; n != c.want || dq != c.want {
-				t.Fatalf("%d nodes rewritten, %d DynamicQuantizeMatMul in the twin; want %d", n, dq, c.want)
+			if dq := info.Ops[proto.OpKey("com.microsoft", "MatMulIntegerToFloat")]; n != c.want || dq != c.want {
+				t.Fatalf("%d nodes rewritten, %d MatMulIntegerToFloat in the twin; want %d", n, dq, c.want)
 			}
 			if left := info.Ops[proto.OpKey("com.microsoft", "MatMulNBits")]; left != 2*7+1-c.want {
 				t.Fatalf("%d MatMulNBits left, want %d", left, 2*7+1-c.want)

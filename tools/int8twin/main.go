@@ -22,7 +22,7 @@ func main() {
 	in := flag.String("in", "", "graph (.onnx) with 4-bit MatMulNBits")
 	out := flag.String("out", "", "folder of the twin")
 	match := flag.String("match", "", "comma-separated parts of weight names to re-encode (empty: all)")
-	dq := flag.Bool("dq", false, "write the DynamicQuantizeMatMul twin instead (optimize.DQTwin: int8 weights with one scale a column; the LM head stays 4-bit)")
+	dq := flag.Bool("dq", false, "write the int8 prompt twin instead (optimize.DQTwin: int8 weights with one scale a column, activations with one a row, MatMulIntegerToFloat; the LM head stays 4-bit)")
 	skip := flag.String("skip", "", "--dq: comma-separated parts of weight names to leave 4-bit")
 	flag.Parse()
 	if *in == "" || *out == "" {
@@ -32,7 +32,7 @@ func main() {
 	twin, what := optimize.Int8Twin, "MatMulNBits re-encoded as 8-bit"
 	if *dq {
 		twin = func(in, out, _ string) (int, int64, error) { return optimize.DQTwin(in, out, 1<<16, *skip) }
-		what = "MatMulNBits rewritten as DynamicQuantizeMatMul"
+		what = "MatMulNBits rewritten as per-row quantizers and MatMulIntegerToFloat"
 	}
 	n, size, err := twin(*in, *out, *match)
 	if err != nil {

@@ -19,11 +19,17 @@ const promptInt8Rows = 32
 
 // promptInt8Dir is the folder of an optimized copy's int8 prompt twin, beside the copy: the
 // copy's cache key covers the twin too.
-const promptInt8Dir = "dqprompt"
+const promptInt8Dir = "rowint8prompt"
+
+// oldPromptInt8Dir is the folder of the first twin (one activation scale for the whole
+// prompt), ~0.4 GB for a Qwen3-0.6B: removed when the new twin is written.
+const oldPromptInt8Dir = "dqprompt"
 
 // promptTwin returns the int8 prompt twin of the optimized copy graph (optimize.DQTwin: the
-// layers' MatMulNBits as DynamicQuantizeMatMul, the LM head left 4-bit), writing it the
-// first time into a folder beside the copy (whole or not at all).
+// layers' MatMulNBits as MatMulIntegerToFloat over int8 weights with a scale a column and
+// activations quantized with a scale a row, the LM head left 4-bit), writing it the first time
+// into a folder beside the copy (whole or not at all). The folder's name changed when the
+// activations went from one scale a tensor to one a row, so that no older twin is reused.
 func promptTwin(graph string) (string, error) {
 	dir := filepath.Join(filepath.Dir(graph), promptInt8Dir)
 	out := filepath.Join(dir, filepath.Base(graph))
@@ -46,6 +52,9 @@ func promptTwin(graph string) (string, error) {
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
 	}
+	if err := os.RemoveAll(filepath.Join(filepath.Dir(graph), oldPromptInt8Dir)); err != nil {
+		slog.Warn("could not remove the old int8 prompt twin", "reason", err)
+	}
 	slog.Info("wrote the int8 prompt twin of the graph", "copy", graph, "twin", out, "nodes", n, "int8_bytes", size)
 	return out, nil
 }
@@ -66,7 +75,7 @@ func openPromptInt8(d *dynamicDecoder, graph, published string, ep inference.EP)
 		slog.Warn("prompts run on the int4 graph: no int8 prompt session", "graph", published, "reason", err)
 		return
 	}
-	slog.Info("prompts run on an int8 twin of the graph (DynamicQuantizeMatMul), decoding on the int4 graph", "twin", twin, "rows_from", promptInt8Rows)
+	slog.Info("prompts run on an int8 twin of the graph (per-row int8 activations, MatMulIntegerToFloat), decoding on the int4 graph", "twin", twin, "rows_from", promptInt8Rows)
 }
 
 // openPrompt opens the session of prompt runs on the graph at path, which must have d's

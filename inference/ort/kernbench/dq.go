@@ -19,10 +19,12 @@ import (
 // dqSides are what --dq times at --prefill rows: the app's MatMulNBits (4 bits, accuracy level
 // 4), the same weights re-encoded to 8 bits (the int8 twin, exact), and ONNX Runtime's fused
 // dynamic-quantized op com.microsoft.DynamicQuantizeMatMul over int8 weights with one scale a
-// column (MLAS's u8s8 QGEMM with B packed once; per-tensor uint8 activations).
-var dqSides = []string{"nbits4", "nbits8", "dqmm"}
+// column (MLAS's u8s8 QGEMM with B packed once; per-tensor uint8 activations), and the app's
+// int8 prompt twin of side 0 (optimize.DQTwin: uint8 activations with a scale a row,
+// MatMulIntegerToFloat; PREFILL.md §5).
+var dqSides = []string{"nbits4", "nbits8", "dqmm", "rowq"}
 
-// dynQuant times the three sides of dqSides at every prefill shape, alternating, and prints
+// dynQuant times the four sides of dqSides at every prefill shape, alternating, and prints
 // the best wall-clock time, the CPU time a call (this process's, so spinning off counts work
 // only) and each side's largest error over the float64 reference of the int4 weights.
 func dynQuant() error {
@@ -32,9 +34,9 @@ func dynQuant() error {
 	}
 	defer os.RemoveAll(dir)
 	fmt.Printf("%d rows, %d threads, spinning %v, %d alternating rounds: best wall-clock ms | median CPU ms a call | max error / rms\n", *prefill, *threads, *spin, *rounds)
-	fmt.Printf("%-6s %5s %6s | %8s %8s %8s | %8s %8s %8s | %6s %6s | %7s %7s %7s\n", "shape", "K", "N",
-		"nbits4", "nbits8", "dqmm", "cpu n4", "cpu n8", "cpu dq", "n4/dq", "n4/n8", "err n4", "err n8", "err dq")
-	var sum [2][3]float64
+	fmt.Printf("%-6s %5s %6s | %8s %8s %8s %8s | %8s %8s %8s %8s | %6s %6s %6s | %7s %7s %7s %7s\n", "shape", "K", "N",
+		"nbits4", "nbits8", "dqmm", "rowq", "cpu n4", "cpu n8", "cpu dq", "cpu rq", "n4/dq", "n4/n8", "n4/rq", "err n4", "err n8", "err dq", "err rq")
+	var sum [2][4]float64
 	for _, s := range shapes {
 		if !s.Prefill {
 			continue
@@ -48,7 +50,13 @@ func dynQuant() error {
 		var sess []*ortSide
 		for i := range dqSides {
 			path := filepath.Join(dir, fmt.Sprintf("%s-%s.onnx", s.Name, dqSides[i]))
-			if err := dqGraph(path, s, w, *prefill, i); err != nil {
+			if i == 3 { // the twin of side 0's graph
+				src := filepath.Join(dir, fmt.Sprintf("%s-%s.onnx", s.Name, dqSides[0]))
+				if _, _, err := optimize.DQTwin(src, filepath.Join(dir, s.Name+"-rowq"), 1<<16, ""); err != nil {
+					return err
+				}
+				path = filepath.Join(dir, s.Name+"-rowq", filepath.Base(src))
+			} else if err := dqGraph(path, s, w, *prefill, i); err != nil {
 				return err
 			}
 			o, err := dqSession(path, x, *prefill, s)
@@ -61,8 +69,8 @@ func dynQuant() error {
 				return err
 			}
 		}
-		best := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
-		cpus := [3][]float64{}
+		best := [4]float64{math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)}
+		cpus := [4][]float64{}
 		for round := range *rounds {
 			for j := range sess {
 				i := (j + round) % len(sess)
@@ -75,18 +83,18 @@ func dynQuant() error {
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
-		var e, c [3]float64
+		var e, c [4]float64
 		for i := range sess {
 			e[i] = relErr(s, w, x, *prefill, sess[i].y[0].GetData())
 			c[i] = median(cpus[i])
 			sum[0][i] += float64(s.Count) * best[i]
 			sum[1][i] += float64(s.Count) * c[i]
 		}
-		fmt.Printf("%-6s %5d %6d | %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f | %6.2f %6.2f | %7.1e %7.1e %7.1e\n", s.Name, s.K, s.N,
-			best[0]*1e3, best[1]*1e3, best[2]*1e3, c[0]*1e3, c[1]*1e3, c[2]*1e3, c[0]/c[2], c[0]/c[1], e[0], e[1], e[2])
+		fmt.Printf("%-6s %5d %6d | %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f %8.3f | %6.2f %6.2f %6.2f | %7.1e %7.1e %7.1e %7.1e\n", s.Name, s.K, s.N,
+			best[0]*1e3, best[1]*1e3, best[2]*1e3, best[3]*1e3, c[0]*1e3, c[1]*1e3, c[2]*1e3, c[3]*1e3, c[0]/c[2], c[0]/c[1], c[0]/c[3], e[0], e[1], e[2], e[3])
 	}
-	fmt.Printf("28 layers: wall %.0f / %.0f / %.0f ms, CPU %.0f / %.0f / %.0f ms (nbits4 / nbits8 / dqmm); nbits4/dqmm CPU %.2f×\n",
-		sum[0][0]*1e3, sum[0][1]*1e3, sum[0][2]*1e3, sum[1][0]*1e3, sum[1][1]*1e3, sum[1][2]*1e3, sum[1][0]/sum[1][2])
+	fmt.Printf("28 layers: wall %.0f / %.0f / %.0f / %.0f ms, CPU %.0f / %.0f / %.0f / %.0f ms (nbits4 / nbits8 / dqmm / rowq); nbits4/dqmm CPU %.2f×, nbits4/rowq %.2f×\n",
+		sum[0][0]*1e3, sum[0][1]*1e3, sum[0][2]*1e3, sum[0][3]*1e3, sum[1][0]*1e3, sum[1][1]*1e3, sum[1][2]*1e3, sum[1][3]*1e3, sum[1][0]/sum[1][2], sum[1][0]/sum[1][3])
 	return nil
 }
 
