@@ -55,7 +55,7 @@ func layout(glyphs []glyph) string {
 		if len(gs) == 0 {
 			continue
 		}
-		lines := mergeRows(fragments(gs))
+		lines := splitGutters(mergeRows(fragments(gs)))
 		rtl := pageRTL(lines)
 		for _, block := range cut(lines, rtl, 0) {
 			writeBlock(&b, block)
