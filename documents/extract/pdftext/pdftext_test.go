@@ -107,6 +107,11 @@ func TestText(t *testing.T) {
 			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
 			// opening bracket, read first, drawn right of beh with the glyph of ")"
 			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
+		{"a bracket pair in right-to-left text reads as a pair", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 97 /Widths [" + strings.Repeat("500 ", 66) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <31> <0661> <32> <0662> <41> <0633> <42> <0644> <43> <0627> <5B> <005B> <5D> <005D> endbfchar",
+			// seen left to right: سلا, "[١٢a]" (a citation: its brackets drawn mirrored, the
+			// number and the Latin letter left to right inside), سلا
+			"BT /F1 10 Tf 72 700 Td (CBA [12a] CBA) Tj ET", "سلا [١٢a] سلا"},
 		{"a tight right-to-left line parts words at its narrow gaps", arabicMarks, arabicMarksMap,
 			// beh and teh drawn edge to edge, 0.05 em between three runs (AlkalamiSample)
 			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
@@ -260,6 +265,8 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (\001\002 [[\003\004] \\(\024\\)\\) \001) Tj ET",
+		columnsContent([][]string{{"ab|cd", "x y", "\001\002"}, {"ab", "", "\003"}, {"ab cd", "x y", "\001 \002"}}, []float64{72, 130, 188}, true),
 		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",

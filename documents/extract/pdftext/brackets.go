@@ -1,0 +1,129 @@
+package pdftext
+
+import (
+	"slices"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/bidi"
+)
+
+// maxBracketDepth is the bidirectional algorithm's bound on open brackets (BD16).
+const maxBracketDepth = 63
+
+// bracketPairs finds the bracket pairs among a line's items (glyph texts in drawing order)
+// as the bidirectional algorithm's BD16 does with Unicode's BidiBrackets data (from
+// golang.org/x/text/unicode/bidi), each as the indexes of its left and right member, by
+// left member. Drawn, a pair always shows its opening shape on the left: a pair read right
+// to left is drawn mirrored ("[٢٠٠٩a]" is drawn "[", the number, "]" whichever way it
+// reads), so pairs are matched on the drawn shapes.
+func bracketPairs(items []string) [][2]int {
+	type open struct {
+		at    int
+		close rune
+	}
+	var stack []open
+	var out [][2]int
+	for i, t := range items {
+		r, n := utf8.DecodeRuneInString(t)
+		if n != len(t) || r < '(' {
+			continue
+		}
+		p, _ := bidi.LookupRune(r)
+		if !p.IsBracket() {
+			continue
+		}
+		if p.IsOpeningBracket() {
+			if len(stack) == maxBracketDepth {
+				break // BD16: stop looking for pairs
+			}
+			stack = append(stack, open{i, closingBracket(r)})
+			continue
+		}
+		for k := len(stack) - 1; k >= 0; k-- {
+			if stack[k].close == r {
+				out = append(out, [2]int{stack[k].at, i})
+				stack = stack[:k]
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+// closingBracket is the Bidi_Paired_Bracket of an opening bracket: in BidiBrackets.txt
+// every one is closed by the first closing bracket of the two code points after it ("(" by
+// ")", "[" by "]"; TestClosingBracket checks all 64).
+func closingBracket(r rune) rune {
+	if p, _ := bidi.LookupRune(r + 1); p.IsBracket() && !p.IsOpeningBracket() {
+		return r + 1
+	}
+	return r + 2
+}
+
+// resolveBrackets gives both members of each bracket pair one class, as the bidirectional
+// algorithm's rule N0 does: the line's direction when the pair holds a strong letter of it
+// (numbers counting as right to left), else the other direction when the pair holds only
+// letters of that one and the text before its opening bracket reads that way too, else the
+// line's. What stands before the opening bracket in reading order is the text beside the
+// pair drawn on the side the other direction reads from: on the left in a right-to-left
+// line ("\question[note]": the Latin word, then its bracket), on the right in a
+// left-to-right one. Pairs without strong letters inside are left to the neutral rules.
+// class is bidiLevels'.
+func resolveBrackets(items []string, class []int, rtl bool) {
+	pairs := bracketPairs(items)
+	if len(pairs) == 0 {
+		return
+	}
+	line, other := bidiL, bidiR
+	if rtl {
+		line, other = bidiR, bidiL
+	}
+	strongAt := func(c int) int {
+		switch c {
+		case bidiL, bidiR:
+			return c
+		case bidiNum:
+			return bidiR // N0 takes numbers as right to left
+		}
+		return bidiNeutral
+	}
+	for _, p := range pairs {
+		inside := bidiNeutral
+		for j := p[0] + 1; j < p[1]; j++ {
+			if c := strongAt(class[j]); c == line {
+				inside = line
+				break
+			} else if c == other {
+				inside = other
+			}
+		}
+		if inside == bidiNeutral {
+			continue
+		}
+		pair := line
+		if inside == other {
+			// the first strong class before the opening bracket in reading order
+			before := line
+			if rtl {
+				for j := p[0] - 1; j >= 0; j-- {
+					if c := strongAt(class[j]); c != bidiNeutral {
+						before = c
+						break
+					}
+				}
+			} else {
+				for j := p[1] + 1; j < len(class); j++ {
+					if c := strongAt(class[j]); c != bidiNeutral {
+						before = c
+						break
+					}
+				}
+			}
+			if before == other {
+				pair = other
+			}
+		}
+		class[p[0]], class[p[1]] = pair, pair
+	}
+}
