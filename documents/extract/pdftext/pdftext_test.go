@@ -107,6 +107,16 @@ func TestText(t *testing.T) {
 			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
 			// opening bracket, read first, drawn right of beh with the glyph of ")"
 			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
+		{"a figure's small letters inside circles stay apart from them", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <42> <2022> <43> <25E6> <4C> <004C> <45> <0045> <56> <0056> endbfchar",
+			// textopo's helical wheel: each circle a 12-point "•" and "◦" drawn at one origin, a
+			// 3.3-point letter inside it, the next circle 4.6 points on, overlapping
+			"BT /F1 12 Tf 1 0 0 1 100 700 Tm (B) Tj 1 0 0 1 100 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 102 701.8 Tm (L) Tj" +
+				" /F1 12 Tf 1 0 0 1 104.6 700 Tm (B) Tj 1 0 0 1 104.6 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 106.6 701.8 Tm (E) Tj" +
+				" /F1 12 Tf 1 0 0 1 109.2 700 Tm (B) Tj 1 0 0 1 109.2 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 111.2 701.8 Tm (V) Tj ET",
+			// the letters a line of their own, each circle's two glyphs two words (pdftotext's
+			// "•" "◦" "◦•")
+			"L E V\n• ◦• ◦• ◦"},
 		{"a bracket pair in right-to-left text reads as a pair", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 97 /Widths [" + strings.Repeat("500 ", 66) + "] /ToUnicode 6 0 R >>",
 			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <31> <0661> <32> <0662> <41> <0633> <42> <0644> <43> <0627> <5B> <005B> <5D> <005D> endbfchar",
 			// seen left to right: سلا, "[١٢a]" (a citation: its brackets drawn mirrored, the
