@@ -10,12 +10,13 @@ import "slices"
 // were drawn: one column after the other (the glyphs on either side of the band are not
 // drawn one after the other), or in two directions (left to right on one side, right to
 // left on the other). Tables and listings are drawn row by row in one direction and stay
-// lines. Small line numbers beside a column (eledpar's) are parted from it too.
+// lines.
 const (
 	minGutter      = 0.5 // a band narrower than this (em) is no gutter
 	minGutterLines = 3   // lines a band must part, with the drawing or direction agreeing
 	gutterDrift    = 6   // a band ends after this many ems down without a line it parts
 	maxOpenBands   = 64
+	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
 )
 
 // gap is a white run inside a line: from where the ink before it ends to where the next
@@ -110,7 +111,7 @@ func splitGutters(lines []*line) []*line {
 				b.x0, b.x1 = max(b.x0, g.x0), min(b.x1, g.x1)
 				b.parts = append(b.parts, bandPart{l, g})
 				b.lastY = l.y
-				if drawnApart(l, g) || lineNumber(l, g) {
+				if drawnApart(l, g) {
 					b.drawn++
 				}
 				if twoWays(l, g) {
@@ -131,7 +132,7 @@ func splitGutters(lines []*line) []*line {
 		for i, g := range gaps {
 			if !used[i] && len(open) < maxOpenBands {
 				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
-					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g) || lineNumber(l, g)), twoWays: b2i(twoWays(l, g))})
+					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g))})
 			}
 		}
 	}
@@ -194,34 +195,15 @@ func crosses(l *line, b *band) bool {
 	return false
 }
 
-// drawnApart says whether the glyphs on either side of g were drawn in separate runs:
-// neither drawn within a few glyphs of the other, as when one column is drawn after the
-// other.
+// drawnApart says whether the glyphs on either side of g were drawn in separate runs, as
+// when one column is drawn after the other: more than a short line's glyphs (drawnApartMin)
+// drawn between them besides those on the line between them (a listing's space glyphs). A
+// few glyphs drawn in between on other lines (ruby over the words, the marks of a line
+// above) do not part a line.
 func drawnApart(l *line, g gap) bool {
 	d := l.g[g.right].seq - l.g[g.left].seq
-	return d > 3 || d < -3
-}
-
-// lineNumber says whether the glyphs on one side of g, up to the gap beside it, are a line
-// number: a few glyphs with a digit, smaller than the glyph across the gap (eledpar's
-// "3" and "3R" beside a parallel text's lines).
-func lineNumber(l *line, g gap) bool {
-	num := func(gs []glyph, other glyph) bool {
-		if len(gs) == 0 || len(gs) > 4 {
-			return false
-		}
-		digit := false
-		for _, x := range gs {
-			if x.size > 0.85*other.size {
-				return false
-			}
-			for _, r := range x.text {
-				digit = digit || r >= '0' && r <= '9'
-			}
-		}
-		return digit
-	}
-	return num(l.g[g.lo:g.right], l.g[g.right]) || num(l.g[g.right:g.hi], l.g[g.left])
+	near := int32(g.right-g.left) + drawnApartMin
+	return d > near || d < -near
 }
 
 // twoWays says whether the words on either side of g, up to the gaps beside it, read in opposite directions: left to

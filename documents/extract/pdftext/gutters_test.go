@@ -61,6 +61,9 @@ func TestGutters(t *testing.T) {
 	}{
 		{"columns drawn one after the other are read so", columnsContent(cells, xs, true), threeColumns},
 		{"a table drawn row by row stays rows", columnsContent(cells, xs, false), table},
+		{"a listing's aligned comments stay on their lines", "BT /F1 10 Tf 72 700 Td (x = 1;      // one) Tj 0 -12 Td (yy = 22;    // two) Tj" +
+			" 0 -12 Td (zzz = 333;  // three) Tj 0 -12 Td (w = 4;      // four) Tj ET",
+			"x = 1; // one\nyy = 22; // two\nzzz = 333; // three\nw = 4; // four"},
 		{"two rows are no gutter", columnsContent(cells[:2], xs, true),
 			"one alpha. two alpha. tre alpha.\nabcd efgh two bravo. tre bravo."},
 	}
