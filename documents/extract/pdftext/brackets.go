@@ -63,14 +63,15 @@ func closingBracket(r rune) rune {
 
 // resolveBrackets gives both members of each bracket pair one class, as the bidirectional
 // algorithm's rule N0 does: the line's direction when the pair holds a strong letter of it
-// (numbers counting as right to left), else the other direction when the pair holds only
+// (Arabic-Indic digits counting as right to left, other numbers too unless Latin letters
+// stand before them: "f(x0)"), else the other direction when the pair holds only
 // letters of that one and the text before its opening bracket reads that way too, else the
 // line's. What stands before the opening bracket in reading order is the text beside the
 // pair drawn on the side the other direction reads from: on the left in a right-to-left
 // line ("\question[note]": the Latin word, then its bracket), on the right in a
 // left-to-right one. Pairs without strong letters inside are left to the neutral rules.
-// class is bidiLevels'.
-func resolveBrackets(items []string, class []int, rtl bool) {
+// class and num are bidiLevels'.
+func resolveBrackets(items []string, class []int, num []bool, rtl bool) {
 	pairs := bracketPairs(items)
 	if len(pairs) == 0 {
 		return
@@ -79,19 +80,24 @@ func resolveBrackets(items []string, class []int, rtl bool) {
 	if rtl {
 		line, other = bidiR, bidiL
 	}
-	strongAt := func(c int) int {
-		switch c {
+	strongAt := func(j int) int {
+		switch c := class[j]; c {
 		case bidiL, bidiR:
 			return c
 		case bidiNum:
-			return bidiR // N0 takes numbers as right to left
+			// N0 takes numbers as right to left: Arabic-Indic digits (AN) always, others
+			// unless left-to-right letters stand before them (W7 made them L: "f(x0)")
+			if num[j] || arabicDigits(items[j]) {
+				return bidiR
+			}
+			return bidiL
 		}
 		return bidiNeutral
 	}
 	for _, p := range pairs {
 		inside := bidiNeutral
 		for j := p[0] + 1; j < p[1]; j++ {
-			if c := strongAt(class[j]); c == line {
+			if c := strongAt(j); c == line {
 				inside = line
 				break
 			} else if c == other {
@@ -107,14 +113,14 @@ func resolveBrackets(items []string, class []int, rtl bool) {
 			before := line
 			if rtl {
 				for j := p[0] - 1; j >= 0; j-- {
-					if c := strongAt(class[j]); c != bidiNeutral {
+					if c := strongAt(j); c != bidiNeutral {
 						before = c
 						break
 					}
 				}
 			} else {
 				for j := p[1] + 1; j < len(class); j++ {
-					if c := strongAt(class[j]); c != bidiNeutral {
+					if c := strongAt(j); c != bidiNeutral {
 						before = c
 						break
 					}
@@ -126,4 +132,15 @@ func resolveBrackets(items []string, class []int, rtl bool) {
 		}
 		class[p[0]], class[p[1]] = pair, pair
 	}
+}
+
+// arabicDigits says whether s holds Arabic-Indic digits (U+0660–0669, U+06F0–06F9), the
+// bidirectional algorithm's AN.
+func arabicDigits(s string) bool {
+	for _, r := range s {
+		if r >= 0x0660 && r <= 0x0669 || r >= 0x06F0 && r <= 0x06F9 {
+			return true
+		}
+	}
+	return false
 }

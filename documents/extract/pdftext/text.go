@@ -367,7 +367,7 @@ func bidiLevels(items []string, rtl bool) []int {
 			num[i] = strong(i, -1) == bidiR && (rtl || strong(i, 1) == bidiR)
 		}
 	}
-	resolveBrackets(items, class, rtl) // rule N0, after the numbers' rules (W)
+	resolveBrackets(items, class, num, rtl) // rule N0, after the numbers' rules (W)
 	// side returns the resolved class of the nearest non-neutral item from i.
 	side := func(i, step int) int {
 		for j := i + step; j >= 0 && j < len(class); j += step {
