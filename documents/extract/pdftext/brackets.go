@@ -64,21 +64,20 @@ func closingBracket(r rune) rune {
 // resolveBrackets gives both members of each bracket pair one class, as the bidirectional
 // algorithm's rule N0 does: the line's direction when the pair holds a strong letter of it
 // (Arabic-Indic digits counting as right to left, other numbers too unless Latin letters
-// stand before them: "f(x0)"), else the other direction when the pair holds only
-// letters of that one and the text before its opening bracket reads that way too, else the
-// line's. What stands before the opening bracket in reading order is the text beside the
-// pair drawn on the side the other direction reads from: on the left in a right-to-left
-// line ("\question[note]": the Latin word, then its bracket), on the right in a
-// left-to-right one. Pairs without strong letters inside are left to the neutral rules.
-// class and num are bidiLevels'.
+// stand before them: "f(x0)"), else the other direction when the pair holds letters of that
+// one only. N0 would give such a pair the line's direction when the text before it reads
+// the line's way; producers set a formula or a Latin term in a right-to-left line as a
+// left-to-right run ("الآتیة: (z − 4)(z2 − 2z + 4) = 0", "المنحنى (C f)"), whose brackets
+// are its own, and that a drawn line cannot tell apart from the other. Pairs without strong
+// letters inside are left to the neutral rules. class and num are bidiLevels'.
 func resolveBrackets(items []string, class []int, num []bool, rtl bool) {
 	pairs := bracketPairs(items)
 	if len(pairs) == 0 {
 		return
 	}
-	line, other := bidiL, bidiR
+	line := bidiL
 	if rtl {
-		line, other = bidiR, bidiL
+		line = bidiR
 	}
 	strongAt := func(j int) int {
 		switch c := class[j]; c {
@@ -100,36 +99,14 @@ func resolveBrackets(items []string, class []int, num []bool, rtl bool) {
 			if c := strongAt(j); c == line {
 				inside = line
 				break
-			} else if c == other {
-				inside = other
+			} else if c != bidiNeutral {
+				inside = c
 			}
 		}
 		if inside == bidiNeutral {
 			continue
 		}
-		pair := line
-		if inside == other {
-			// the first strong class before the opening bracket in reading order
-			before := line
-			if rtl {
-				for j := p[0] - 1; j >= 0; j-- {
-					if c := strongAt(j); c != bidiNeutral {
-						before = c
-						break
-					}
-				}
-			} else {
-				for j := p[1] + 1; j < len(class); j++ {
-					if c := strongAt(j); c != bidiNeutral {
-						before = c
-						break
-					}
-				}
-			}
-			if before == other {
-				pair = other
-			}
-		}
+		pair := inside
 		class[p[0]], class[p[1]] = pair, pair
 	}
 }

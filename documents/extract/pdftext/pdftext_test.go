@@ -126,6 +126,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <30> <0030> <41> <0633> <42> <0644> <43> <0627> <28> <0028> <29> <0029> <66> <0066> endbfchar",
 			// seen left to right: سلا, "f(x0)" (its number after a Latin letter), سلا
 			"BT /F1 10 Tf 72 700 Td (CBA f\\(x0\\) CBA) Tj ET", "سلا f(x0) سلا"},
+		{"a formula starting with a bracket in a right-to-left line keeps its order", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 122 /Widths [" + strings.Repeat("500 ", 91) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 9 beginbfchar <20> <0020> <30> <0030> <41> <0633> <42> <0644> <43> <0627> <28> <0028> <29> <0029> <78> <0078> <3D> <003D> endbfchar",
+			// seen left to right: سلا, "(x)(x0) = 0" (a left-to-right run, Arabic on its right), سلا
+			"BT /F1 10 Tf 72 700 Td (CBA \\(x\\)\\(x0\\) = 0 CBA) Tj ET", "سلا (x)(x0) = 0 سلا"},
 		{"a tight right-to-left line parts words at its narrow gaps", arabicMarks, arabicMarksMap,
 			// beh and teh drawn edge to edge, 0.05 em between three runs (AlkalamiSample)
 			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
