@@ -29,13 +29,12 @@ type gap struct {
 
 // band is a candidate gutter: the white run common to the lines it parts so far.
 type band struct {
-	x0, x1   float32
-	size     float32 // the em of its first line
-	lastY    float32
-	parts    []bandPart
-	drawn    int // lines whose two sides were drawn apart
-	twoWays  int // lines whose two sides read in opposite directions
-	accepted bool
+	x0, x1  float32
+	size    float32 // the em of its first line
+	lastY   float32
+	parts   []bandPart
+	drawn   int // lines whose two sides were drawn apart
+	twoWays int // lines whose two sides read in opposite directions
 }
 
 type bandPart struct {
@@ -77,7 +76,6 @@ func splitGutters(lines []*line) []*line {
 	var open, done []*band
 	closeBand := func(b *band) {
 		if len(b.parts) >= minGutterLines && (3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)) {
-			b.accepted = true
 			done = append(done, b)
 		}
 	}
