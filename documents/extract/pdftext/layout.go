@@ -55,7 +55,7 @@ func layout(glyphs []glyph) string {
 		if len(gs) == 0 {
 			continue
 		}
-		lines := mergeRows(fragments(gs))
+		lines := splitGutters(mergeRows(fragments(gs)))
 		rtl := pageRTL(lines)
 		for _, block := range cut(lines, rtl, 0) {
 			writeBlock(&b, block)
@@ -84,26 +84,28 @@ func fragments(gs []glyph) []*line {
 				cur.g[len(cur.g)-1].text = norm.NFC.String(last.text + "\u0323")
 				continue
 			}
-			if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
-				cur.add(g)
-				continue
-			}
-			if _, accent := combining[last.text]; accent && abs(g.y-cur.y) < baselineTol*size && g.x >= last.x-0.5*size && g.x < end {
-				cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
-				continue
-			}
-			if raisedMark(last, g) {
-				cur.add(g) // a mark raised or lowered off its letter's baseline (LuaTeX's dagger alef)
-				continue
-			}
-			if stacked(cur, last, g) {
-				cur.add(g)
-				continue
-			}
-			if overMark(cur, last, g) {
-				g.key = last.key // after its letter, however far back it starts
-				cur.add(g)
-				continue
+			if !overprinted(last, g) {
+				if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+					cur.add(g)
+					continue
+				}
+				if _, accent := combining[last.text]; accent && abs(g.y-cur.y) < baselineTol*size && g.x >= last.x-0.5*size && g.x < end {
+					cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
+					continue
+				}
+				if raisedMark(last, g) {
+					cur.add(g) // a mark raised or lowered off its letter's baseline (LuaTeX's dagger alef)
+					continue
+				}
+				if stacked(cur, last, g) {
+					cur.add(g)
+					continue
+				}
+				if overMark(cur, last, g) {
+					g.key = last.key // after its letter, however far back it starts
+					cur.add(g)
+					continue
+				}
 			}
 		}
 		cur = &line{}
@@ -111,6 +113,33 @@ func fragments(gs []glyph) []*line {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// overprintRatio: a glyph less than this fraction of the size of the glyph before or after
+// it, drawn over it, is not of its word (overprinted).
+const overprintRatio = 0.4
+
+// overprinted says whether g and the glyph drawn before it are of sizes too far apart for
+// one word (one less than overprintRatio of the other) and either overlap or go from the
+// small to the large: a figure's letter drawn small inside a circle glyph (textopo's helical
+// wheels, a 3-point "L" in a 12-point "•"), and the next circle drawn after that letter. They
+// are apart, as pdftotext has them, where the line would run them together ("•◦L•◦L•◦E"). A
+// mark or a superscript after its letter (at least half its size) and a drop cap's word
+// (small after large, apart) still join; pieces on one baseline are joined again by
+// mergeRows.
+func overprinted(last, g glyph) bool {
+	small, big := min(g.size, last.size), max(g.size, last.size)
+	if small >= overprintRatio*big || last.w <= 0 || g.w <= 0 {
+		return false
+	}
+	return g.size > last.size || g.x < last.x+last.w-0.05*small && g.x+g.w > last.x+0.05*small
+}
+
+// overprintedRow says whether the piece f stays apart from the line l of its row: of sizes
+// as far apart as overprinted's, overlapping or on baselines apart.
+func overprintedRow(l, f *line) bool {
+	small, big := min(l.size, f.size), max(l.size, f.size)
+	return small < overprintRatio*big && (f.x0 < l.x1 || abs(f.y-l.y) > 0.1*small)
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
@@ -171,7 +200,8 @@ func stacked(cur *line, last, g glyph) bool {
 }
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
-// line's glyphs left to right.
+// line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart
+// unless side by side on one baseline (a figure's small letters and the circles around them).
 func mergeRows(frags []*line) []*line {
 	slices.SortStableFunc(frags, func(a, b *line) int { return cmp.Compare(b.y, a.y) })
 	var out []*line
@@ -186,7 +216,7 @@ func mergeRows(frags []*line) []*line {
 	pieces:
 		for _, f := range row {
 			for _, l := range open {
-				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) {
+				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) && !overprintedRow(l, f) {
 					for _, g := range f.g {
 						l.add(g)
 					}
@@ -416,7 +446,7 @@ func lineText(l *line) string {
 			} else if tight {
 				limit = tightGap
 			}
-			if gap > limit*max(prev.size, g.size) {
+			if gap > limit*max(prev.size, g.size) || overstruck(*prev, *g) {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
 			}
@@ -441,6 +471,27 @@ func lineText(l *line) string {
 		}
 	}
 	return lepchaOrder(spell(words, l.rtl))
+}
+
+// overstruck says whether g is another symbol drawn right over prev, at its origin and as
+// wide: a figure's circle drawn as "•" and "◦" one over the other. pdftotext reads them
+// as two words; letters and marks drawn so (an accent, a vowel sign with an advance) are
+// left to the rules for them.
+func overstruck(prev, g glyph) bool {
+	if g.text == prev.text || g.w < 0.3*g.size || abs(g.x-prev.x) > 0.05*g.size || abs(g.w-prev.w) > 0.05*g.size || abs(g.size-prev.size) > 0.05*g.size {
+		return false
+	}
+	return symbolOnly(g.text) && symbolOnly(prev.text)
+}
+
+// symbolOnly is true of a text of symbols and punctuation (no letters, digits or marks).
+func symbolOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSymbol(r) && !unicode.IsPunct(r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // roomless says whether the space glyph l.g[i] leaves no room between the glyphs around

@@ -107,6 +107,29 @@ func TestText(t *testing.T) {
 			// seen left to right: teh, "(", beh, ")", teh, as the page shows "ت (ب) ت": the
 			// opening bracket, read first, drawn right of beh with the glyph of ")"
 			"BT /F1 10 Tf 72 700 Td (B \\(A\\) B) Tj ET", "ت (ب) ت"},
+		{"a figure's small letters inside circles stay apart from them", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <42> <2022> <43> <25E6> <4C> <004C> <45> <0045> <56> <0056> endbfchar",
+			// textopo's helical wheel: each circle a 12-point "•" and "◦" drawn at one origin, a
+			// 3.3-point letter inside it, the next circle 4.6 points on, overlapping
+			"BT /F1 12 Tf 1 0 0 1 100 700 Tm (B) Tj 1 0 0 1 100 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 102 701.8 Tm (L) Tj" +
+				" /F1 12 Tf 1 0 0 1 104.6 700 Tm (B) Tj 1 0 0 1 104.6 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 106.6 701.8 Tm (E) Tj" +
+				" /F1 12 Tf 1 0 0 1 109.2 700 Tm (B) Tj 1 0 0 1 109.2 700 Tm (C) Tj /F1 3.3 Tf 1 0 0 1 111.2 701.8 Tm (V) Tj ET",
+			// the letters a line of their own, each circle's two glyphs two words (pdftotext's
+			// "•" "◦" "◦•")
+			"L E V\n• ◦• ◦• ◦"},
+		{"a bracket pair in right-to-left text reads as a pair", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 97 /Widths [" + strings.Repeat("500 ", 66) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <31> <0661> <32> <0662> <41> <0633> <42> <0644> <43> <0627> <5B> <005B> <5D> <005D> endbfchar",
+			// seen left to right: سلا, "[١٢a]" (a citation: its brackets drawn mirrored, the
+			// number and the Latin letter left to right inside), سلا
+			"BT /F1 10 Tf 72 700 Td (CBA [12a] CBA) Tj ET", "سلا [١٢a] سلا"},
+		{"a formula's brackets in a right-to-left line stay in the formula", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 122 /Widths [" + strings.Repeat("500 ", 91) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <20> <0020> <30> <0030> <41> <0633> <42> <0644> <43> <0627> <28> <0028> <29> <0029> <66> <0066> endbfchar",
+			// seen left to right: سلا, "f(x0)" (its number after a Latin letter), سلا
+			"BT /F1 10 Tf 72 700 Td (CBA f\\(x0\\) CBA) Tj ET", "سلا f(x0) سلا"},
+		{"a formula starting with a bracket in a right-to-left line keeps its order", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 32 /LastChar 122 /Widths [" + strings.Repeat("500 ", 91) + "] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 9 beginbfchar <20> <0020> <30> <0030> <41> <0633> <42> <0644> <43> <0627> <28> <0028> <29> <0029> <78> <0078> <3D> <003D> endbfchar",
+			// seen left to right: سلا, "(x)(x0) = 0" (a left-to-right run, Arabic on its right), سلا
+			"BT /F1 10 Tf 72 700 Td (CBA \\(x\\)\\(x0\\) = 0 CBA) Tj ET", "سلا (x)(x0) = 0 سلا"},
 		{"a tight right-to-left line parts words at its narrow gaps", arabicMarks, arabicMarksMap,
 			// beh and teh drawn edge to edge, 0.05 em between three runs (AlkalamiSample)
 			"BT /F1 10 Tf 72 700 Td [(ABABAB) -50 (ABABAB) -50 (ABAB)] TJ ET", "تبتب تبتبتب تبتبتب"},
@@ -262,6 +285,8 @@ func FuzzContent(f *testing.F) {
 		"BT /F1 10 Tf 72 700 Td [(a)-300(b)] TJ ET", "q 1 0 0 1 5 5 cm BT (x) ' ET Q Q Q",
 		"BI /W 1 /H 1 ID \x00\xff EI BT (after) Tj ET", "[[[[ << /A [1 2 (x)] >> ]]]] TJ", "(unclosed",
 		"/Span << /ActualText <FEFF0041> >> BDC BT (x) Tj EMC EMC EMC /P /Name BDC (y) Tj ET",
+		"BT /F1 10 Tf 72 700 Td (\001\002 [[\003\004] \\(\024\\)\\) \001) Tj ET",
+		columnsContent([][]string{{"ab|cd", "x y", "\001\002"}, {"ab", "", "\003"}, {"ab cd", "x y", "\001 \002"}}, []float64{72, 130, 188}, true),
 		"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) (`) 900 (\257)] TJ /F1 7 Tf 60 3 Td (new) Tj -0.5 -5 Td (k) Tj ET",
 		"BT /F1 10 Tf 72 700 Td (\310\311\314\313\317\312\315\316 \311 \312\322) Tj -2 Ts [500 (.)] TJ ET",
 		"BT /F1 10 Tf 72 700 Td (ab={\003\002\001\004 \006[x] \015\015 \007\005) Tj [(\003 ) 500 (\002)] TJ ET",

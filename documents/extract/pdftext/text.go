@@ -332,8 +332,9 @@ func bidiClass(s string) int {
 // bidiLevels gives the items of a line, in drawing order, their embedding levels: 0 left to
 // right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
 // Numbers in a right-to-left context run forwards inside it (level 2); marks take their
-// letter's class; other neutrals take the class of the strong items around them when both
-// agree (numbers counting as right to left, as the algorithm's rule N1 has them), else
+// letter's class; bracket pairs take one class (resolveBrackets, rule N0); other neutrals
+// take the class of the strong items around them when both agree (numbers counting as
+// right to left, as the algorithm's rule N1 has them), else
 // spaces the line's and signs left to right's, as pdftotext reads them (the algorithm would take the line's: in an Arabic line
 // "\question[note]" would read "]question[note\", its brackets drawn mirrored).
 func bidiLevels(items []string, rtl bool) []int {
@@ -366,6 +367,7 @@ func bidiLevels(items []string, rtl bool) []int {
 			num[i] = strong(i, -1) == bidiR && (rtl || strong(i, 1) == bidiR)
 		}
 	}
+	resolveBrackets(items, class, num, rtl) // rule N0, after the numbers' rules (W)
 	// side returns the resolved class of the nearest non-neutral item from i.
 	side := func(i, step int) int {
 		for j := i + step; j >= 0 && j < len(class); j += step {

@@ -1,0 +1,230 @@
+package pdftext
+
+import "slices"
+
+// Column gutters narrower than maxLineGap: a newspaper's three columns a little under an em
+// apart, or a parallel text's Russian column and the Hebrew one beside it, are joined into
+// one line by mergeRows, where a justified line's stretched word spaces may be wider than
+// the gutter. A gutter is told from word spaces by a white band lined up over consecutive
+// lines, and from a table's or a code listing's aligned white space by how the two sides
+// were drawn: one column after the other (the glyphs on either side of the band are not
+// drawn one after the other), or in two directions (left to right on one side, right to
+// left on the other). Tables and listings are drawn row by row in one direction and stay
+// lines.
+const (
+	minGutter      = 0.5 // a band narrower than this (em) is no gutter
+	minGutterLines = 3   // lines a band must part, with the drawing or direction agreeing
+	gutterDrift    = 6   // a band ends after this many ems down without a line it parts
+	maxOpenBands   = 64
+	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
+)
+
+// gap is a white run inside a line: from where the ink before it ends to where the next
+// glyph starts, and the two glyphs around it.
+type gap struct {
+	x0, x1      float32
+	left, right int // indexes into the line's glyphs
+	lo, hi      int // the glyphs l.g[lo:right] and l.g[right:hi] stand between g and the gaps beside it
+}
+
+// band is a candidate gutter: the white run common to the lines it parts so far.
+type band struct {
+	x0, x1  float32
+	size    float32 // the em of its first line
+	lastY   float32
+	parts   []bandPart
+	drawn   int // lines whose two sides were drawn apart
+	twoWays int // lines whose two sides read in opposite directions
+}
+
+type bandPart struct {
+	l *line
+	g gap
+}
+
+// lineGaps lists the white runs of a line at least minGutter wide.
+func lineGaps(l *line) []gap {
+	var out []gap
+	end, last := float32(0), -1
+	for i := range l.g {
+		g := &l.g[i]
+		if g.space || g.w <= 0 {
+			continue
+		}
+		if last >= 0 && g.x-end >= minGutter*max(g.size, l.g[last].size, 1) {
+			out = append(out, gap{x0: end, x1: g.x, left: last, right: i})
+		}
+		if last < 0 || g.x+g.w > end {
+			end, last = g.x+g.w, i
+		}
+	}
+	for i := range out {
+		out[i].hi = len(l.g)
+		if i > 0 {
+			out[i].lo = out[i-1].right
+		}
+		if i+1 < len(out) {
+			out[i].hi = out[i+1].right
+		}
+	}
+	return out
+}
+
+// splitGutters parts lines at the gutters found among them; lines is in mergeRows' order
+// (top to bottom).
+func splitGutters(lines []*line) []*line {
+	var open, done []*band
+	closeBand := func(b *band) {
+		if len(b.parts) >= minGutterLines && (3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)) {
+			done = append(done, b)
+		}
+	}
+	for _, l := range lines {
+		if len(l.g) < 2 {
+			continue
+		}
+		gaps := lineGaps(l)
+		used := make([]bool, len(gaps))
+		keep := open[:0]
+		for _, b := range open {
+			if b.lastY-l.y > gutterDrift*b.size {
+				closeBand(b)
+				continue
+			}
+			if l.x1 <= b.x0 || l.x0 >= b.x1 {
+				keep = append(keep, b) // the line stands on one side
+				continue
+			}
+			best, bestW := -1, float32(0)
+			for i, g := range gaps {
+				if w := min(g.x1, b.x1) - max(g.x0, b.x0); w > bestW {
+					best, bestW = i, w
+				}
+			}
+			em := max(l.size, 1)
+			switch {
+			case best >= 0 && bestW >= minGutter*em:
+				g := gaps[best]
+				used[best] = true
+				b.x0, b.x1 = max(b.x0, g.x0), min(b.x1, g.x1)
+				b.parts = append(b.parts, bandPart{l, g})
+				b.lastY = l.y
+				if drawnApart(l, g) {
+					b.drawn++
+				}
+				if twoWays(l, g) {
+					b.twoWays++
+				}
+				keep = append(keep, b)
+			case l.x1 < b.x1 && l.x1-b.x0 < b.x1-b.x0 && b.x1-l.x1 >= minGutter*em && !crosses(l, b):
+				b.x0 = l.x1 // the line ends inside the band, which narrows
+				keep = append(keep, b)
+			case l.x0 > b.x0 && b.x1-l.x0 < b.x1-b.x0 && l.x0-b.x0 >= minGutter*em && !crosses(l, b):
+				b.x1 = l.x0
+				keep = append(keep, b)
+			default:
+				closeBand(b) // ink across the band
+			}
+		}
+		open = keep
+		for i, g := range gaps {
+			if !used[i] && len(open) < maxOpenBands {
+				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
+					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g))})
+			}
+		}
+	}
+	for _, b := range open {
+		closeBand(b)
+	}
+	if len(done) == 0 {
+		return lines
+	}
+	// Cut each parted line at its gaps' middles.
+	cuts := map[*line][]float32{}
+	for _, b := range done {
+		for _, p := range b.parts {
+			cuts[p.l] = append(cuts[p.l], (max(p.g.x0, b.x0)+min(p.g.x1, b.x1))/2)
+		}
+	}
+	out := make([]*line, 0, len(lines)+len(cuts))
+	for _, l := range lines {
+		xs, ok := cuts[l]
+		if !ok {
+			out = append(out, l)
+			continue
+		}
+		slices.Sort(xs)
+		parts := make([]*line, len(xs)+1)
+		for _, g := range l.g {
+			k, _ := slices.BinarySearch(xs, g.x+g.w/2)
+			if g.w <= 0 {
+				k, _ = slices.BinarySearch(xs, g.x)
+			}
+			if parts[k] == nil {
+				parts[k] = &line{}
+			}
+			parts[k].add(g)
+		}
+		for _, p := range parts {
+			if p != nil {
+				p.rtl = isRTL(p.g)
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// crosses says whether a glyph of l lies inside the band.
+func crosses(l *line, b *band) bool {
+	for _, g := range l.g {
+		if !g.space && g.w > 0 && g.x < b.x1 && g.x+g.w > b.x0 {
+			return true
+		}
+	}
+	return false
+}
+
+// drawnApart says whether the glyphs on either side of g were drawn in separate runs, as
+// when one column is drawn after the other: more than a short line's glyphs (drawnApartMin)
+// drawn between them besides those on the line between them (a listing's space glyphs). A
+// few glyphs drawn in between on other lines (ruby over the words, the marks of a line
+// above) do not part a line.
+func drawnApart(l *line, g gap) bool {
+	d := l.g[g.right].seq - l.g[g.left].seq
+	near := int32(g.right-g.left) + drawnApartMin
+	return d > near || d < -near
+}
+
+// twoWays says whether the words on either side of g, up to the gaps beside it, read in opposite directions: left to
+// right letters on one side, right to left on the other.
+func twoWays(l *line, g gap) bool {
+	side := func(gs []glyph) int {
+		rtl, ltr := 0, 0
+		for _, x := range gs {
+			switch direction(x.text) {
+			case 1:
+				rtl++
+			case -1:
+				ltr++
+			}
+		}
+		switch {
+		case rtl > ltr:
+			return 1
+		case ltr > rtl:
+			return -1
+		}
+		return 0
+	}
+	a, b := side(l.g[g.lo:g.right]), side(l.g[g.right:g.hi])
+	return a != 0 && b != 0 && a != b
+}

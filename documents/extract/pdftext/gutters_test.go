@@ -1,0 +1,95 @@
+package pdftext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// columnsContent draws rows of cells (each cell's text at its x) either column by column
+// or row by row, 12 points apart, with the 10-point font of simpleFont (5 points a glyph).
+func columnsContent(cells [][]string, xs []float64, byColumn bool) string {
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	show := func(r, c int) {
+		if cells[r][c] == "" {
+			return
+		}
+		// a cell's text: words apart by TJ moves ("a|b" stretches the space to the cell's end)
+		text := cells[r][c]
+		if left, right, ok := strings.Cut(text, "|"); ok {
+			fmt.Fprintf(&b, "1 0 0 1 %g %d Tm (%s) Tj 1 0 0 1 %g %d Tm (%s) Tj ",
+				xs[c], 700-12*r, left, xs[c]+50-5*float64(len(right)), 700-12*r, right)
+			return
+		}
+		fmt.Fprintf(&b, "1 0 0 1 %g %d Tm (%s) Tj ", xs[c], 700-12*r, text)
+	}
+	if byColumn {
+		for c := range xs {
+			for r := range cells {
+				show(r, c)
+			}
+		}
+	} else {
+		for r := range cells {
+			for c := range xs {
+				show(r, c)
+			}
+		}
+	}
+	return b.String() + "ET"
+}
+
+func TestGutters(t *testing.T) {
+	// Three columns 50 points wide, 8 points (0.8 em) apart; a justified line's stretched
+	// space ("abcd|efgh": 30 points) is wider than the gutters.
+	xs := []float64{72, 130, 188}
+	cells := [][]string{
+		{"one alpha.", "two alpha.", "tre alpha."},
+		{"abcd|efgh", "two bravo.", "tre bravo."},
+		{"one charly", "two charly", "tre charly"},
+		{"one delta.", "two delta.", "tre delta."},
+	}
+	threeColumns := "one alpha.\nabcd efgh\none charly\none delta.\n\n" +
+		"two alpha.\ntwo bravo.\ntwo charly\ntwo delta.\n\n" +
+		"tre alpha.\ntre bravo.\ntre charly\ntre delta."
+	// a table drawn row by row with the same white space
+	table := "one alpha. two alpha. tre alpha.\nabcd efgh two bravo. tre bravo.\n" +
+		"one charly two charly tre charly\none delta. two delta. tre delta."
+	tests := []struct {
+		name, content, want string
+	}{
+		{"columns drawn one after the other are read so", columnsContent(cells, xs, true), threeColumns},
+		{"a table drawn row by row stays rows", columnsContent(cells, xs, false), table},
+		{"a listing's aligned comments stay on their lines", "BT /F1 10 Tf 72 700 Td (x = 1;      // one) Tj 0 -12 Td (yy = 22;    // two) Tj" +
+			" 0 -12 Td (zzz = 333;  // three) Tj 0 -12 Td (w = 4;      // four) Tj ET",
+			"x = 1; // one\nyy = 22; // two\nzzz = 333; // three\nw = 4; // four"},
+		{"two rows are no gutter", columnsContent(cells[:2], xs, true),
+			"one alpha. two alpha. tre alpha.\nabcd efgh two bravo. tre bravo."},
+	}
+	// A parallel text drawn row by row: Latin on the left, Hebrew (A, B: alef, bet) on the
+	// right, 8 points apart.
+	parallel := [][]string{{"one alpha.", "AAB BBA AB"}, {"one bravo.", "BBA AAB BA"}, {"one charly", "AB AB AB"}}
+	hebrew := "1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <41> <05D0> <42> <05D1> endbfchar"
+	tests = append(tests, []struct{ name, content, want string }{
+		{"a parallel text's two directions are two columns", columnsContent(parallel, xs[:2], false),
+			"one alpha.\none bravo.\none charly\n\nבא אבב באא\nאב באא אבב\nבא בא בא"},
+		{"two rows of a parallel text are no gutter", columnsContent(parallel[:2], xs[:2], false),
+			"one alpha. בא אבב באא\none bravo. אב באא אבב"},
+	}...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			font, toUnicode := simpleFont(""), ""
+			if strings.Contains(tt.content, "(A") {
+				font, toUnicode = simpleFont("/ToUnicode 6 0 R"), hebrew
+			}
+			pages, err := Read(pdfWith(font, toUnicode, tt.content), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
