@@ -9,7 +9,9 @@
 //
 // A graph named name@N gets KV buffers of N rows (default: the prompt and a few); one named
 // name#P (after any @N) takes its timed step after P tokens instead of --prompt's, so that
-// short#100=a.onnx long#3000=a.onnx pairs one graph's step at two context lengths; one named
+// short#100=a.onnx long#3000=a.onnx pairs one graph's step at two context lengths; a bare loop
+// whose name contains -mempattern keeps ONNX Runtime's memory patterns on (the loop, as the
+// app's decoder, turns them off); one named
 // with the suffix -noflash runs ONNX Runtime's GroupQueryAttention without its
 // flash path (env.GQAFlashVar); STEPBENCH_CONFIG_<name>="key=value;key=value" adds session
 // config entries to that graph's session (e.g. session.dynamic_block_base=4).
@@ -245,7 +247,7 @@ func open(name, path string) (g *graph, err error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		l = app{m: m, ctx: ctx, cancel: cancel}
 	} else {
-		lp, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg})
+		lp, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg, MemPattern: strings.Contains(name, "-mempattern")})
 		if err != nil {
 			return nil, err
 		}
