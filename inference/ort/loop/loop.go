@@ -42,9 +42,10 @@ type Options struct {
 	// cache; by default such a graph's session runs the plain path (env.WithoutGQAFlash).
 	QuantFlash bool
 	// MemPattern leaves ONNX Runtime's memory patterns on. The loop turns them off, as the
-	// app's decoder does (inference/ort/decoder's newSessionOptions): a decoder's shapes
-	// change every run, and with them on a 28-layer int4 decode step took ~1.1× the CPU time
-	// (tools/stepbench bare-mempattern against bare, paired).
+	// app's decoder does (inference/ort/decoder's newSessionOptions: a decoder's shapes
+	// change every run), so that the two run alike. On a 28-layer int4 decode step they
+	// made no clear difference (tools/stepbench --greedy 64 bare-mempattern against bare,
+	// paired CPU time: median 0.998× over 8 runs; 1.12× over 6 in a noisier one).
 	MemPattern bool
 }
 
