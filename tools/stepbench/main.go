@@ -9,18 +9,20 @@
 //
 // A graph named name@N gets KV buffers of N rows (default: the prompt and a few); one named
 // name#P (after any @N) takes its timed step after P tokens instead of --prompt's, so that
-// short#100=a.onnx long#3000=a.onnx pairs one graph's step at two context lengths; a bare loop
-// whose name contains -mempattern keeps ONNX Runtime's memory patterns on (the loop, as the
-// app's decoder, turns them off); one named
-// with the suffix -noflash runs ONNX Runtime's GroupQueryAttention without its
-// flash path (env.GQAFlashVar); STEPBENCH_CONFIG_<name>="key=value;key=value" adds session
-// config entries to that graph's session (e.g. session.dynamic_block_base=4).
+// short#100=a.onnx long#3000=a.onnx pairs one graph's step at two context lengths. A name
+// containing -noflash runs ONNX Runtime's GroupQueryAttention without its flash path
+// (env.GQAFlashVar); a bare loop's containing -mempattern keeps ONNX Runtime's memory
+// patterns on (the loop, as the app's decoder, turns them off).
+// STEPBENCH_CONFIG_<name>="key=value;key=value" adds session config entries to that graph's
+// session (e.g. session.dynamic_block_base=4).
 //
 // A name=path whose path is a model folder (not an .onnx file) runs the app's own decoder on
 // it instead of the bare loop: inference.LoadModel with the ONNX Runtime decoder, its
 // optimized copy from the graph cache, the decoder's session options (spinning as --spin
 // says) and its Forward with a cancellable context, as edgechat bench times it. Set against a
 // bare loop on the same copy it shows what the app's decode path costs above the bare step.
+// Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting;
+// its first load calibrates the copy).
 package main
 
 import (
@@ -238,7 +240,7 @@ func open(name, path string) (g *graph, err error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		cfg[eps.SpinKey] = cfg["session.intra_op.allow_spinning"]
 		m, err := inference.LoadModel(path, inference.LoadOptions{MaxContext: rows, GraphCache: paths.GraphCacheDir(),
-			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}}, decoder.Open)
+			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8")}, decoder.Open)
 		if err != nil {
 			return nil, err
 		}
