@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/loop"
 	"edgechat/internal/membw"
 	"edgechat/internal/paths"
@@ -139,7 +140,10 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 		return err
 	}
 	shared := info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
-	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1, SharedKV: shared})
+	// Spinning as EdgeChat's sessions get it: ONNX Runtime's default (on) starved the loop's
+	// threads on a busy machine (2 tokens/s against EdgeChat's 21 at load 18).
+	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1, SharedKV: shared,
+		Config: decoder.SessionConfig(o.EP.Options)})
 	if err != nil {
 		return err
 	}
