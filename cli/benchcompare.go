@@ -148,12 +148,6 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 		return err
 	}
 	defer l.Close()
-	// Warmed up as EdgeChat's figures are (its prefill runs come first, and its first token
-	// is the better of two): a new session's first runs pay for touching its buffers, which
-	// made the loop's first token 3–10× EdgeChat's on this shared machine.
-	if _, err := l.Greedy(first.PromptIDs, min(o.DecodeTokens, 4)); err != nil {
-		return err
-	}
 	r, err := l.Greedy(first.PromptIDs, o.DecodeTokens)
 	if err != nil {
 		return err
