@@ -133,15 +133,15 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 		return err
 	}
 	// The cache kept as the app keeps it: one buffer appended in place where the graph's
-	// attention is GroupQueryAttention (the optimized copy), else ping-pong. Without it the
-	// loop copied the whole cache every step and decoded at ~0.65× the app's speed: no floor.
+	// attention is GroupQueryAttention (the optimized copy), else ping-pong, which copies the
+	// whole cache every step.
 	info, err := proto.ReadInfo(first.ModelFile)
 	if err != nil {
 		return err
 	}
 	shared := info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
-	// Spinning as EdgeChat's sessions get it: ONNX Runtime's default (on) starved the loop's
-	// threads on a busy machine (2 tokens/s against EdgeChat's 21 at load 18).
+	// Spinning as EdgeChat's sessions get it (ONNX Runtime's default spins even on a busy
+	// machine, where spinning threads starve).
 	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1, SharedKV: shared,
 		Config: decoder.SessionConfig(o.EP.Options)})
 	if err != nil {
