@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/loop"
 	"edgechat/internal/membw"
 	"edgechat/internal/paths"
@@ -131,7 +132,18 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 	if err := loop.Warm(first.ModelFile); err != nil {
 		return err
 	}
-	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1})
+	// The cache kept as the app keeps it: one buffer appended in place where the graph's
+	// attention is GroupQueryAttention (the optimized copy), else ping-pong, which copies the
+	// whole cache every step.
+	info, err := proto.ReadInfo(first.ModelFile)
+	if err != nil {
+		return err
+	}
+	shared := info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	// Spinning as EdgeChat's sessions get it (ONNX Runtime's default spins even on a busy
+	// machine, where spinning threads starve).
+	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1, SharedKV: shared,
+		Config: decoder.SessionConfig(o.EP.Options)})
 	if err != nil {
 		return err
 	}

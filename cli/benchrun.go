@@ -103,6 +103,9 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	}
 	ids := benchPrompt(m, o.SeqLen)
 	r.ModelFile, r.PromptIDs = m.Folder.Model, ids
+	if g, ok := dec.(inference.GraphFiler); ok { // the optimized copy, not the folder's file
+		r.ModelFile = g.GraphFile()
+	}
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -27,6 +27,12 @@ type Decoder interface {
 	Close() error
 }
 
+// GraphFiler is a Decoder that runs one graph file, which may be an optimized copy of the
+// folder's own: benchmarks run their peers on the same file.
+type GraphFiler interface {
+	GraphFile() string
+}
+
 // Sliding is a Decoder whose cache is a window that slides: the oldest tokens fall out, so a
 // reply may run past Capacity.
 type Sliding interface {

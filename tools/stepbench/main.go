@@ -8,24 +8,43 @@
 //	go run ./tools/stepbench --threads 2 --steps 200 base=/path/a.onnx new=/path/b.onnx
 //
 // A graph named name@N gets KV buffers of N rows (default: the prompt and a few); one named
-// with the suffix -noflash runs ONNX Runtime's GroupQueryAttention without its
-// flash path (env.GQAFlashVar); STEPBENCH_CONFIG_<name>="key=value;key=value" adds session
-// config entries to that graph's session (e.g. session.dynamic_block_base=4).
+// name#P (after any @N) takes its timed step after P tokens instead of --prompt's, so that
+// short#100=a.onnx long#3000=a.onnx pairs one graph's step at two context lengths. A name
+// containing -noflash runs ONNX Runtime's GroupQueryAttention without its flash path
+// (env.GQAFlashVar); a bare loop's containing -mempattern keeps ONNX Runtime's memory
+// patterns on (the loop, as the app's decoder, turns them off).
+// STEPBENCH_CONFIG_<name>="key=value;key=value" adds session config entries to that graph's
+// session (e.g. session.dynamic_block_base=4).
+//
+// A name=path whose path is a model folder (not an .onnx file) runs the app's own decoder on
+// it instead of the bare loop: inference.LoadModel with the ONNX Runtime decoder, its
+// optimized copy from the graph cache, the decoder's session options (spinning as --spin
+// says) and its Forward with a cancellable context, as edgechat bench times it. Set against a
+// bare loop on the same copy it shows what the app's decode path costs above the bare step.
+// Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting;
+// its first load calibrates the copy).
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"edgechat/inference"
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
+	"edgechat/inference/sample"
+	"edgechat/internal/eps"
+	"edgechat/internal/paths"
 )
 
 var (
@@ -33,6 +52,8 @@ var (
 	steps   = flag.Int("steps", 100, "timed steps per graph (after 3 untimed)")
 	threads = flag.Int("threads", 1, "intra-op threads")
 	spin    = flag.Bool("spin", false, "let ONNX Runtime's threads spin-wait")
+	greedy  = flag.Int("greedy", 1, "decode steps a timed sample takes, each feeding the last one's greedy token (64 after 428 tokens is edgechat bench's decode run); its figure is their mean")
+	profile = flag.String("cpuprofile", "", "write a Go CPU profile of the timed steps to this file (the Go side and its cgo calls; ONNX Runtime's own threads are not sampled)")
 )
 
 // rusageThread is RUSAGE_THREAD (Linux).
@@ -50,12 +71,56 @@ func cpu(thread bool) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// graph is one graph's session and its timings in ms.
+// stepper is one side: a bare loop or the app's decoder.
+type stepper interface {
+	Truncate(n int)
+	// prefill runs the prompt in one call and step feeds one token; both return the next
+	// greedy token.
+	prefill(ids []int) (int, error)
+	step(id int) (int, error)
+	Close() error
+}
+
+// graph is one side's session and its timings in ms.
 type graph struct {
 	name      string
-	l         *loop.Loop
+	prompt    int // tokens before the timed step
+	l         stepper
 	next      int
 	cpu, wall []float64
+}
+
+// bare is a bare loop side.
+type bare struct{ *loop.Loop }
+
+func (b bare) step(id int) (int, error) { return b.prefill([]int{id}) }
+func (b bare) prefill(ids []int) (int, error) {
+	next, err := b.Forward(ids, 1)
+	if err != nil {
+		return 0, err
+	}
+	return next[0], nil
+}
+
+// app is the app's decoder side.
+type app struct {
+	m      *inference.Model
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (a app) Truncate(n int) { a.m.Decoder().Truncate(n) }
+func (a app) Close() error {
+	a.cancel()
+	return a.m.Close()
+}
+func (a app) step(id int) (int, error) { return a.prefill([]int{id}) }
+func (a app) prefill(ids []int) (int, error) {
+	logits, err := a.m.Decoder().Forward(a.ctx, ids)
+	if err != nil {
+		return 0, err
+	}
+	return sample.Argmax(logits), nil
 }
 
 func main() {
@@ -74,17 +139,13 @@ func run(args []string) error {
 	if _, err := env.Init(""); err != nil {
 		return err
 	}
-	ids := make([]int, *prompt)
-	for i := range ids {
-		ids[i] = 100 + (i*7919)%5000
-	}
 	var gs []*graph
 	for _, a := range args {
 		name, path, ok := strings.Cut(a, "=")
 		if !ok {
 			return fmt.Errorf("%q is not name=path.onnx", a)
 		}
-		g, err := open(name, path, ids)
+		g, err := open(name, path)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -92,24 +153,40 @@ func run(args []string) error {
 		gs = append(gs, g)
 	}
 	one := *threads == 1
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for r := 0; r < *steps+3; r++ {
 		for j := range gs {
 			g := gs[(j+r)%len(gs)] // each graph first in turn
-			g.l.Truncate(*prompt)
+			g.l.Truncate(g.prompt)
 			c0, w0 := cpu(one), time.Now()
-			if _, err := g.l.Forward([]int{g.next}, 1); err != nil {
-				return fmt.Errorf("%s: %w", g.name, err)
+			next := g.next
+			for range max(*greedy, 1) {
+				var err error
+				if next, err = g.l.step(next); err != nil {
+					return fmt.Errorf("%s: %w", g.name, err)
+				}
 			}
-			c, w := cpu(one)-c0, time.Since(w0)
+			n := float64(max(*greedy, 1))
+			c, w := (cpu(one)-c0).Seconds()/n, time.Since(w0).Seconds()/n
 			if r >= 3 {
-				g.cpu = append(g.cpu, c.Seconds()*1000)
-				g.wall = append(g.wall, w.Seconds()*1000)
+				g.cpu = append(g.cpu, c*1000)
+				g.wall = append(g.wall, w*1000)
 			}
 		}
 	}
-	fmt.Printf("one decode step after %d tokens, %d threads, %d steps each\n", *prompt, *threads, *steps)
+	fmt.Printf("one decode step (the mean of %d greedy ones), %d threads, %d samples each\n", max(*greedy, 1), *threads, *steps)
 	for _, g := range gs {
-		fmt.Printf("%-14s cpu ms min %6.2f p25 %6.2f median %6.2f | wall ms min %6.2f p25 %6.2f median %6.2f\n", g.name,
+		fmt.Printf("%-14s after %5d tokens: cpu ms min %6.2f p25 %6.2f median %6.2f | wall ms min %6.2f p25 %6.2f median %6.2f\n", g.name, g.prompt,
 			quantile(g.cpu, 0), quantile(g.cpu, .25), quantile(g.cpu, .5), quantile(g.wall, 0), quantile(g.wall, .25), quantile(g.wall, .5))
 	}
 	for _, g := range gs[1:] {
@@ -126,7 +203,17 @@ func run(args []string) error {
 
 // open makes name's session on path (see the command's doc for the name suffix and the
 // config variable) and prefills ids, keeping the token the timed steps feed.
-func open(name, path string, ids []int) (g *graph, err error) {
+func open(name, path string) (g *graph, err error) {
+	n := *prompt
+	if i := strings.LastIndex(name, "#"); i >= 0 {
+		if n, err = strconv.Atoi(name[i+1:]); err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: the tokens after # must be a positive number", name)
+		}
+	}
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = 100 + (i*7919)%5000
+	}
 	cfg := map[string]string{"session.intra_op.allow_spinning": "0"}
 	if *spin {
 		cfg["session.intra_op.allow_spinning"] = "1"
@@ -136,28 +223,44 @@ func open(name, path string, ids []int) (g *graph, err error) {
 			cfg[k] = v
 		}
 	}
-	if _, set := os.LookupEnv(env.GQAFlashVar); !set && strings.HasSuffix(name, "-noflash") {
+	if _, set := os.LookupEnv(env.GQAFlashVar); !set && strings.Contains(name, "-noflash") {
 		if err := os.Setenv(env.GQAFlashVar, "1"); err != nil {
 			return nil, err
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	rows := *prompt + 4
-	if _, n, ok := strings.Cut(name, "@"); ok {
-		if rows, err = strconv.Atoi(n); err != nil || rows < *prompt+1 {
+	rows := n + 4
+	if _, at, ok := strings.Cut(name, "@"); ok {
+		at, _, _ = strings.Cut(at, "#")
+		if rows, err = strconv.Atoi(at); err != nil || rows < n+1 {
 			return nil, fmt.Errorf("%s: the rows after @ must be a number above the prompt's", name)
 		}
 	}
-	l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg})
-	if err != nil {
-		return nil, err
+	var l stepper
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		cfg[eps.SpinKey] = cfg["session.intra_op.allow_spinning"]
+		m, err := inference.LoadModel(path, inference.LoadOptions{MaxContext: rows, GraphCache: paths.GraphCacheDir(),
+			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8")}, decoder.Open)
+		if err != nil {
+			return nil, err
+		}
+		// As edgechat bench runs it: a context that can be cancelled (the decoder then arms
+		// run-option termination around every run).
+		ctx, cancel := context.WithCancel(context.Background())
+		l = app{m: m, ctx: ctx, cancel: cancel}
+	} else {
+		lp, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg, MemPattern: strings.Contains(name, "-mempattern")})
+		if err != nil {
+			return nil, err
+		}
+		l = bare{lp}
 	}
-	next, err := l.Forward(ids, 1)
+	next, err := l.prefill(ids)
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	return &graph{name: name, l: l, next: next[0]}, nil
+	return &graph{name: name, prompt: n, l: l, next: next}, nil
 }
 
 // quantile is the q-quantile of v (nearest rank below).

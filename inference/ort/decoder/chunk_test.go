@@ -63,3 +63,28 @@ func TestGrown(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptLeavesRoomToDecode: a prompt's buffer has room for the reply's first tokens, so the
+// first decoded token does not grow the cache and copy every row the prompt cached.
+func TestPromptLeavesRoomToDecode(t *testing.T) {
+	for _, tc := range []struct{ max, prompt, want int }{
+		{4096, 428, 512},
+		{4096, 100, 256},
+		{4096, 600, 1024},
+		{492, 428, 492}, // edgechat bench --seq-len 428 --decode-tokens 64
+	} {
+		kv := newKVBuffers(1, 1, 8, "float32", tc.max, true)
+		if err := kv.ensure(tc.prompt); err != nil {
+			t.Fatal(err)
+		}
+		kv.advance(tc.prompt)
+		before := &kv.bufs[0][0][0]
+		if err := kv.ensure(tc.prompt + 1); err != nil {
+			t.Fatal(err)
+		}
+		if kv.capTokens != tc.want || &kv.bufs[0][0][0] != before {
+			t.Errorf("%d-token prompt (max %d): capacity %d, want %d without growing for the next token", tc.prompt, tc.max, kv.capTokens, tc.want)
+		}
+		kv.free()
+	}
+}

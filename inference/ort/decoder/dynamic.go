@@ -64,6 +64,7 @@ const maxRows = 16
 // tokens and the past, and returns logits and the past extended by the new rows (see
 // kvBuffers for the two ways the cache is kept). One goroutine at a time may use it.
 type dynamicDecoder struct {
+	path    string // the graph file the session runs
 	io      *models.DecoderIO
 	session *ort.DynamicAdvancedSession
 	// prompt, when set, runs the runs of promptInt8Rows ids or more (an int8 twin of the
@@ -101,7 +102,7 @@ func newDynamicDecoder(path string, io *models.DecoderIO, opts *ort.SessionOptio
 		return nil, err
 	}
 	d := &dynamicDecoder{
-		io: io, session: s, run: run, vocab: io.Vocab,
+		path: path, io: io, session: s, run: run, vocab: io.Vocab,
 		kv:      newKVBuffers(io.Layers(), io.KVHeads, io.HeadDim, io.KVType, maxTokens, io.SharedKV),
 		idBuf:   make([]int64, max(prefillChunk, lastRowChunk)),
 		idBuf32: make([]int32, max(prefillChunk, lastRowChunk)),
@@ -122,7 +123,11 @@ var (
 	_ inference.Decoder       = (*dynamicDecoder)(nil)
 	_ inference.Snapshotter   = (*dynamicDecoder)(nil)
 	_ inference.RowsForwarder = (*dynamicDecoder)(nil)
+	_ inference.GraphFiler    = (*dynamicDecoder)(nil)
 )
+
+// GraphFile is the graph the session runs: the optimized copy where one was made.
+func (d *dynamicDecoder) GraphFile() string { return d.path }
 
 func (d *dynamicDecoder) Vocab() int      { return d.vocab }
 func (d *dynamicDecoder) Runtime() string { return runtimeName() }

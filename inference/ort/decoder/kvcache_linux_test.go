@@ -25,7 +25,7 @@ func resident(t *testing.T, b []byte) int {
 }
 
 // Growing the cache copies the cached rows of every head to their new places and touches no
-// other page: the memory it takes is the rows cached, not the capacity (twice them here)
+// other page: the memory it takes is the rows cached, not the capacity (over three times them here)
 // nor, with ping-pong, the second set, which the next run writes.
 func TestKVGrowthTouchesOnlyCachedRows(t *testing.T) {
 	const layers, heads, headDim, n = 4, 8, 128, 600
@@ -43,11 +43,14 @@ func TestKVGrowthTouchesOnlyCachedRows(t *testing.T) {
 			if err := kv.load(rows, n); err != nil {
 				t.Fatal(err)
 			}
-			if err := kv.ensure(n + 500); err != nil { // 600 → 1200 rows
+			if kv.capTokens != 1024 {
+				t.Fatalf("capacity %d for %d rows, want 1024", kv.capTokens, n)
+			}
+			if err := kv.ensure(1100); err != nil { // 1024 → 2048 rows
 				t.Fatal(err)
 			}
-			if kv.capTokens != 2*n {
-				t.Fatalf("capacity %d, want %d", kv.capTokens, 2*n)
+			if kv.capTokens != 2048 {
+				t.Fatalf("capacity %d, want 2048", kv.capTokens)
 			}
 			got := 0
 			for s := range kv.bufs {

@@ -132,6 +132,19 @@ func spinDefault() string {
 	return spin
 }
 
+// SessionConfig is the ONNX Runtime session config entries ("session.*") a CPU session of
+// the app gets for the route's options opts: spinning as the app decides it now (see
+// spinDefault) and stopped at the end of every run. Benchmarks give their peers the same.
+func SessionConfig(opts map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range withSessionDefaults(opts) {
+		if strings.HasPrefix(k, "session.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // withSessionDefaults returns opts with the session defaults filled in where opts has no
 // value: spinning (spinDefault) and stopping it when a run ends.
 func withSessionDefaults(opts map[string]string) map[string]string {

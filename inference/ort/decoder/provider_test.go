@@ -64,4 +64,10 @@ func TestSpinningDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("with the route's choice (-want +got):\n%s", diff)
 	}
+	// What a benchmark's peer session gets: the same, without the provider's options.
+	got = SessionConfig(map[string]string{spinKey: "0", "backend_path": "QnnHtp.dll"})
+	want = map[string]string{spinKey: "0", spinStopKey: "1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("session config (-want +got):\n%s", diff)
+	}
 }

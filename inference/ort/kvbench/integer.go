@@ -24,7 +24,8 @@ type product struct {
 // tokens (the query heads of a KV head as rows) as ONNX MatMulInteger on an int8 cache against
 // float32 MatMul: q·Kᵀ with the queries as uint8 and the keys stored transposed
 // [kv, head_dim, past] (or K·qᵀ with the keys as uint8 in their usual layout), and P·V with
-// the probabilities as uint8. ONNX Runtime runs
+// the probabilities as uint8; and, in float32, K·qᵀ and Vᵀ·Pᵀ, where the cache is the
+// product's first operand and the queries or probabilities the small second one. ONNX Runtime runs
 // MatMulInteger on MLAS's integer kernels (VNNI where the CPU has it); the figures bound what an
 // attention made of standard operators over an int8 cache could cost, before the softmax, the
 // quantising of q and P, and the cache's upkeep.
@@ -36,6 +37,8 @@ func integerProducts(dir string) error {
 		{"q·Kᵀ u8×s8", "MatMulInteger", []int64{kvHeads, g, headDim}, []int64{kvHeads, headDim, T}, proto.Uint8, proto.Int8, ort.TensorElementDataTypeUint8, ort.TensorElementDataTypeInt8},
 		{"K·qᵀ u8×s8", "MatMulInteger", []int64{kvHeads, T, headDim}, []int64{kvHeads, headDim, g}, proto.Uint8, proto.Int8, ort.TensorElementDataTypeUint8, ort.TensorElementDataTypeInt8},
 		{"P·V float32", "MatMul", []int64{kvHeads, g, T}, []int64{kvHeads, T, headDim}, proto.Float, proto.Float, ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeFloat},
+		{"K·qᵀ float32", "MatMul", []int64{kvHeads, T, headDim}, []int64{kvHeads, headDim, g}, proto.Float, proto.Float, ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeFloat},
+		{"Vᵀ·Pᵀ float32", "MatMul", []int64{kvHeads, headDim, T}, []int64{kvHeads, T, g}, proto.Float, proto.Float, ort.TensorElementDataTypeFloat, ort.TensorElementDataTypeFloat},
 		{"P·V u8×s8", "MatMulInteger", []int64{kvHeads, g, T}, []int64{kvHeads, T, headDim}, proto.Uint8, proto.Int8, ort.TensorElementDataTypeUint8, ort.TensorElementDataTypeInt8},
 	}
 	fmt.Printf("The products of one decode step's attention after %d cached tokens, %d threads, %d runs each:\n", *past, *threads, *iters)

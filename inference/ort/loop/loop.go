@@ -41,6 +41,12 @@ type Options struct {
 	// QuantFlash keeps ONNX Runtime's flash attention path for a quantized (int8 or 4-bit)
 	// cache; by default such a graph's session runs the plain path (env.WithoutGQAFlash).
 	QuantFlash bool
+	// MemPattern leaves ONNX Runtime's memory patterns on. The loop turns them off, as the
+	// app's decoder does (inference/ort/decoder's newSessionOptions: a decoder's shapes
+	// change every run), so that the two run alike. On a 28-layer int4 decode step they
+	// made no clear difference (tools/stepbench --greedy 64 bare-mempattern against bare,
+	// paired CPU time: median 0.998× over 8 runs; 1.12× over 6 in a noisier one).
+	MemPattern bool
 }
 
 // Loop runs one decoder session. It is not safe for concurrent use.
@@ -148,6 +154,11 @@ func Open(path string, o Options) (*Loop, error) {
 	defer opts.Destroy()
 	if o.Threads > 0 {
 		if err := opts.SetIntraOpNumThreads(o.Threads); err != nil {
+			return nil, err
+		}
+	}
+	if !o.MemPattern {
+		if err := opts.SetMemPattern(false); err != nil {
 			return nil, err
 		}
 	}
