@@ -15,11 +15,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
+	"edgechat/internal/cpuprof"
 	"edgechat/internal/paths"
 	"edgechat/reply"
 )
@@ -86,17 +86,11 @@ func run() error {
 		return err
 	}
 	fmt.Printf("first token: %.0f ms free, %.0f ms for the first constrained reply (vocabulary trie built then)\n", plain.TTFTMillis(), first.TTFTMillis())
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := cpuprof.Start(*profile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	tps := make([][]float64, len(cases))
 	for r := range *rounds {
 		for i, c := range cases {

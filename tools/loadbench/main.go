@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
+	"edgechat/internal/cpuprof"
 	"edgechat/models"
 )
 
@@ -175,17 +175,10 @@ func one() error {
 
 // profiled runs f, with a CPU profile written to path unless path is "".
 func profiled(path string, f func() error) error {
-	if path == "" {
-		return f()
-	}
-	pf, err := os.Create(path)
+	stop, err := cpuprof.Start(path)
 	if err != nil {
 		return err
 	}
-	defer pf.Close()
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		return err
-	}
-	defer pprof.StopCPUProfile()
+	defer stop()
 	return f()
 }

@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +42,7 @@ import (
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
+	"edgechat/internal/cpuprof"
 	"edgechat/internal/eps"
 	"edgechat/internal/paths"
 )
@@ -153,17 +153,11 @@ func run(args []string) error {
 		gs = append(gs, g)
 	}
 	one := *threads == 1
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := cpuprof.Start(*profile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	for r := 0; r < *steps+3; r++ {
 		for j := range gs {
 			g := gs[(j+r)%len(gs)] // each graph first in turn

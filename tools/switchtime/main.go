@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -37,6 +36,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/history"
+	"edgechat/internal/cpuprof"
 	"edgechat/reply"
 	"edgechat/ui"
 )
@@ -45,20 +45,15 @@ func main() {
 	runs := flag.Int("runs", 10, "switches (and new chats) to measure")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "switchtime:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := cpuprof.Start(*profile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "switchtime:", err)
+		os.Exit(1)
 	}
+	defer stop()
 	if err := run(*runs); err != nil {
 		fmt.Fprintln(os.Stderr, "switchtime:", err)
-		pprof.StopCPUProfile()
+		stop()
 		os.Exit(1)
 	}
 }
