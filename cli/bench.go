@@ -44,7 +44,6 @@ func runBench(env Env) error {
 		lookupPrompts = append(lookupPrompts, s)
 		return nil
 	})
-	promptInt8 := fs.Bool("prompt-int8", false, "run prompts on an int8 twin of the graph (inference.LoadOptions.PromptInt8)")
 	epOpts := map[string]string{}
 	fs.Func("ep-option", "execution provider or session option key=value, repeatable (e.g. session.disable_prepacking=1)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -66,7 +65,7 @@ func runBench(env Env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bo := BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: *promptInt8},
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: mf.promptInt8},
 		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {

@@ -67,10 +67,14 @@ type Settings struct {
 	PromptLookup bool `mapstructure:"prompt_lookup"`
 	// KVInt8 keeps the CPU model's KV cache in 8 bits (where its attention allows): faster
 	// decoding late in long chats, slightly different replies. Off by default.
-	KVInt8  bool   `mapstructure:"kv_int8"`
-	Theme   string `mapstructure:"theme"`    // "system", "light", "dark"
-	DataDir string `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
-	Server  Server `mapstructure:"server"`
+	KVInt8 bool `mapstructure:"kv_int8"`
+	// PromptInt8 runs the CPU model's prompts on 8-bit weights (inference.LoadOptions.PromptInt8):
+	// the first word about twice as soon, slightly different replies, ~0.5 GB more memory and
+	// disk. Off by default.
+	PromptInt8 bool   `mapstructure:"prompt_int8"`
+	Theme      string `mapstructure:"theme"`    // "system", "light", "dark"
+	DataDir    string `mapstructure:"data_dir"` // conversations; "" = DefaultDataDir()
+	Server     Server `mapstructure:"server"`
 	// ModelsDir receives downloaded models ("" = DefaultModelsDir()); ModelFolders lists
 	// more folders to look for models in, separated by the system's list separator (";" on
 	// Windows, ":" elsewhere).

@@ -35,6 +35,8 @@ type SettingsVM struct {
 	Lookup binding.Bool
 	// KVInt8 keeps the CPU model's KV cache in 8 bits.
 	KVInt8 binding.Bool
+	// PromptInt8 runs the CPU model's prompts on 8-bit weights.
+	PromptInt8 binding.Bool
 	// RemoteLong sends long prompts to the remote server instead of the CPU.
 	RemoteLong binding.Bool
 	// ServerOn runs the OpenAI-compatible local server next to the window.
@@ -69,7 +71,7 @@ type SettingsVM struct {
 func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 	vm := &SettingsVM{
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
-		Thinking: binding.NewBool(), Lookup: binding.NewBool(), KVInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
+		Thinking: binding.NewBool(), Lookup: binding.NewBool(), KVInt8: binding.NewBool(), PromptInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), store: store, tester: tester,
@@ -137,6 +139,7 @@ func (vm *SettingsVM) Reset() {
 	_ = vm.Thinking.Set(s.Thinking)
 	_ = vm.Lookup.Set(s.PromptLookup)
 	_ = vm.KVInt8.Set(s.KVInt8)
+	_ = vm.PromptInt8.Set(s.PromptInt8)
 	_ = vm.RemoteLong.Set(s.Remote.UseForLongPrompts)
 	_ = vm.ServerOn.Set(s.Server.Enabled)
 	vm.setSummary(SummaryError, "")
@@ -156,7 +159,7 @@ func (vm *SettingsVM) values() []string {
 	for _, k := range keys {
 		out = append(out, k+"="+get[string](vm.Fields[k]))
 	}
-	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.RemoteLong, vm.ServerOn} {
+	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.PromptInt8, vm.RemoteLong, vm.ServerOn} {
 		out = append(out, strconv.FormatBool(get[bool](b)))
 	}
 	return out
@@ -215,6 +218,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.Thinking = get[bool](vm.Thinking)
 	s.PromptLookup = get[bool](vm.Lookup)
 	s.KVInt8 = get[bool](vm.KVInt8)
+	s.PromptInt8 = get[bool](vm.PromptInt8)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)
 	s.Server.Enabled, s.Server.Addr, s.Server.APIKey = get[bool](vm.ServerOn), str("server.addr"), str("server.api_key")

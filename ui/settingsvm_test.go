@@ -122,12 +122,13 @@ func TestSettingsVMSave(t *testing.T) {
 	_ = vm.Fields["theme"].Set("dark")
 	_ = vm.Thinking.Set(false)
 	_ = vm.KVInt8.Set(true)
+	_ = vm.PromptInt8.Set(true)
 	_ = vm.Fields["power.mode"].Set("saver")
 	_ = vm.Fields["power.saver_htp_mode"].Set("power_saver")
 	if err := vm.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if st.s.Theme != "dark" || st.s.Thinking || !st.s.KVInt8 || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" ||
+	if st.s.Theme != "dark" || st.s.Thinking || !st.s.KVInt8 || !st.s.PromptInt8 || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" ||
 		st.s.Power != (config.Power{Mode: "saver", SaverHTPMode: "power_saver"}) {
 		t.Errorf("saved %+v", st.s)
 	}

@@ -22,6 +22,8 @@ type Local struct {
 	MaxContext int
 	// KVInt8 keeps the KV cache in 8 bits where the model allows (see inference.LoadOptions).
 	KVInt8 bool
+	// PromptInt8 runs prompts on 8-bit weights (see inference.LoadOptions).
+	PromptInt8 bool
 }
 
 // Spec is what the routes are built from: settings in the window, flags on the command line.
@@ -52,7 +54,7 @@ func Build(s Spec) inference.Config {
 		Power: inference.PowerConfig{Mode: s.PowerMode, SaverHTPMode: s.SaverHTPMode, Watch: host.WatchPower}}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
-			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache, KVInt8: l.KVInt8,
+			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache, KVInt8: l.KVInt8, PromptInt8: l.PromptInt8,
 			EP: inference.EP{Name: l.EP, Options: l.EPOptions, Threads: l.Threads},
 		}}
 	}
@@ -92,7 +94,8 @@ func FromSettings(s config.Settings) Spec {
 	}
 	spec.NPU, spec.CPU = local(s.NPU), local(s.CPU)
 	if spec.CPU != nil {
-		spec.CPU.KVInt8 = s.KVInt8 // the int8 cache runs on the CPU only
+		spec.CPU.KVInt8 = s.KVInt8 // the int8 cache and prompt twin run on the CPU only
+		spec.CPU.PromptInt8 = s.PromptInt8
 	}
 	if s.Remote.BaseURL != "" {
 		spec.Remote = &remote.Config{BaseURL: s.Remote.BaseURL, Model: s.Remote.Model, APIKey: s.Remote.APIKey}

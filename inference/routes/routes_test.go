@@ -61,14 +61,19 @@ func TestBuildCarriesOptions(t *testing.T) {
 	}
 }
 
-// TestKVInt8OnTheCPURoute: the 8-bit KV cache setting reaches the CPU route's load options,
-// never the NPU's (its providers have no int8 cache).
-func TestKVInt8OnTheCPURoute(t *testing.T) {
-	s := config.Defaults()
-	s.CPU.Model, s.NPU.Model, s.KVInt8 = "/models/cpu", "/models/npu", true
-	cfg := Build(FromSettings(s))
-	if len(cfg.Routes) != 2 || cfg.Routes[0].KVInt8 || !cfg.Routes[1].KVInt8 {
-		t.Errorf("routes %+v", cfg.Routes)
+// TestInt8OnTheCPURoute: the 8-bit KV cache and 8-bit prompt settings reach the CPU route's
+// load options, never the NPU's (its providers have neither), each on its own.
+func TestInt8OnTheCPURoute(t *testing.T) {
+	for _, kv := range []bool{false, true} {
+		for _, prompt := range []bool{false, true} {
+			s := config.Defaults()
+			s.CPU.Model, s.NPU.Model, s.KVInt8, s.PromptInt8 = "/models/cpu", "/models/npu", kv, prompt
+			cfg := Build(FromSettings(s))
+			if len(cfg.Routes) != 2 || cfg.Routes[0].KVInt8 || cfg.Routes[0].PromptInt8 ||
+				cfg.Routes[1].KVInt8 != kv || cfg.Routes[1].PromptInt8 != prompt {
+				t.Errorf("kv %v prompt %v: routes %+v", kv, prompt, cfg.Routes)
+			}
+		}
 	}
 }
 
@@ -93,6 +98,7 @@ func TestFromSettingsRebuildsOnlyForRoutes(t *testing.T) {
 		{"power mode", func(s *config.Settings) { s.Power.Mode = "saver" }, true},
 		{"battery saver's QNN mode", func(s *config.Settings) { s.Power.SaverHTPMode = "power_saver" }, true},
 		{"8-bit KV cache", func(s *config.Settings) { s.KVInt8 = true }, true},
+		{"8-bit prompts", func(s *config.Settings) { s.PromptInt8 = true }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
