@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,6 +26,9 @@ const promptInt8Dir = "rowint8prompt"
 // prompt), ~0.4 GB for a Qwen3-0.6B: removed when the new twin is written.
 const oldPromptInt8Dir = "dqprompt"
 
+// errNoInt4 says the graph has no 4-bit MatMulNBits for an int8 prompt twin to replace.
+var errNoInt4 = errors.New("no 4-bit MatMulNBits to run in int8")
+
 // promptTwin returns the int8 prompt twin of the optimized copy graph (optimize.DQTwin: the
 // layers' MatMulNBits as MatMulIntegerToFloat over int8 weights with a scale a column and
 // activations quantized with a scale a row, the LM head left 4-bit), writing it the first time
@@ -47,7 +51,7 @@ func promptTwin(graph string) (string, error) {
 		return "", err
 	}
 	if n == 0 {
-		return "", fmt.Errorf("no 4-bit MatMulNBits to run in int8")
+		return "", errNoInt4
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
@@ -70,6 +74,10 @@ func openPromptInt8(d *dynamicDecoder, graph, published string, ep inference.EP)
 	twin, err := promptTwin(graph)
 	if err == nil {
 		err = d.openPrompt(twin, ep)
+	}
+	if errors.Is(err, errNoInt4) {
+		slog.Info("prompts run on the model's own graph: it has no 4-bit weights for an int8 prompt twin", "graph", published)
+		return
 	}
 	if err != nil {
 		slog.Warn("prompts run on the int4 graph: no int8 prompt session", "graph", published, "reason", err)
