@@ -122,7 +122,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
 			widget.NewFormItem("Prompt lookup", widget.NewCheckWithData("Copy repeated text from the conversation in one step (same replies, faster quotes and edits)", vm.Lookup)),
 			widget.NewFormItem("KV cache", widget.NewCheckWithData("8-bit on the CPU: faster late in long chats, slightly different replies", vm.KVInt8)),
-			widget.NewFormItem("Prompts", widget.NewCheckWithData("8-bit on the CPU: first word about twice as soon, slightly different replies, ~0.5 GB more memory and disk (int4 models, not with the 8-bit KV cache)", vm.PromptInt8)),
+			widget.NewFormItem("Prompts", widget.NewCheckWithData("8-bit on the CPU: replies start about twice as soon, ~0.5 GB more memory", vm.PromptInt8)),
 		),
 		section("Remote server (optional)"),
 		v.form(
