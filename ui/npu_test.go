@@ -196,3 +196,31 @@ func TestSettingsLabelsHaveNoJargon(t *testing.T) {
 		t.Errorf("%d hints name the execution provider, want 4 (NPU and CPU: accelerator and its options)", hints)
 	}
 }
+
+// On a processor whose 8-bit kernels overflow (x86 without VNNI) the Prompts switch is off
+// and says why; elsewhere it can be turned on.
+func TestPromptInt8SwitchSaysWhyItIsOff(t *testing.T) {
+	test.NewTempApp(t)
+	for _, refused := range []string{"", "no VNNI (played)"} {
+		vm := NewSettingsVM(&memSettings{s: config.Defaults()}, nil)
+		vm.Int8Refused = refused
+		w := test.NewTempWindow(t, nil)
+		v := NewSettingsView(vm, w, func() {})
+		w.SetContent(v.Content)
+		var check *widget.Check
+		for _, o := range test.LaidOutObjects(v.Content) {
+			if c, ok := o.(*widget.Check); ok && (strings.Contains(c.Text, "replies start") || strings.Contains(c.Text, "processor")) {
+				check = c
+			}
+		}
+		if check == nil {
+			t.Fatalf("refused %q: no Prompts switch", refused)
+		}
+		if got := check.Disabled(); got != (refused != "") {
+			t.Errorf("refused %q: switch disabled %v", refused, got)
+		}
+		if refused != "" && !strings.Contains(check.Text, "VNNI") {
+			t.Errorf("the refused switch says %q, not why", check.Text)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
 			widget.NewFormItem("Prompt lookup", widget.NewCheckWithData("Copy repeated text from the conversation in one step (same replies, faster quotes and edits)", vm.Lookup)),
 			widget.NewFormItem("KV cache", widget.NewCheckWithData("8-bit on the CPU: faster late in long chats, slightly different replies", vm.KVInt8)),
-			widget.NewFormItem("Prompts", widget.NewCheckWithData("8-bit on the CPU: replies start about twice as soon, ~0.5 GB more memory", vm.PromptInt8)),
+			widget.NewFormItem("Prompts", promptInt8Check(vm)),
 		),
 		section("Remote server (optional)"),
 		v.form(
@@ -380,4 +380,15 @@ func startIn(d *dialog.FileDialog, current string) {
 	if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 		d.SetLocation(l)
 	}
+}
+
+// promptInt8Check is the Prompts switch, off and saying why where the processor's 8-bit
+// kernels are not exact (SettingsVM.Int8Refused).
+func promptInt8Check(vm *SettingsVM) *widget.Check {
+	c := widget.NewCheckWithData("8-bit on the CPU: replies start about twice as soon, ~0.5 GB more memory", vm.PromptInt8)
+	if vm.Int8Refused != "" {
+		c.Text = "8-bit: not on this processor (it lacks VNNI, its 8-bit sums overflow)"
+		c.Disable()
+	}
+	return c
 }

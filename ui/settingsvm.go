@@ -13,6 +13,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/internal/eps"
+	"edgechat/internal/host"
 )
 
 // Setting keys the pane edits: config's keys, plus "*.ep_options" as "key=value, key=value".
@@ -37,6 +38,9 @@ type SettingsVM struct {
 	KVInt8 binding.Bool
 	// PromptInt8 runs the CPU model's prompts on 8-bit weights.
 	PromptInt8 binding.Bool
+	// Int8Refused says why this processor cannot run PromptInt8 ("" where it can): the
+	// engine then runs prompts on the 4-bit weights whatever the setting says.
+	Int8Refused string
 	// RemoteLong sends long prompts to the remote server instead of the CPU.
 	RemoteLong binding.Bool
 	// ServerOn runs the OpenAI-compatible local server next to the window.
@@ -74,7 +78,7 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		Thinking: binding.NewBool(), Lookup: binding.NewBool(), KVInt8: binding.NewBool(), PromptInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
-		NPUFound: binding.NewBool(), store: store, tester: tester,
+		NPUFound: binding.NewBool(), Int8Refused: host.Int8PromptsRefused(), store: store, tester: tester,
 	}
 	vm.npuChecked = findNPU(tester, vm.NPUFound)
 	for _, k := range settingKeys {

@@ -70,3 +70,22 @@ func TestCPUBusy(t *testing.T) {
 		t.Errorf("with every CPU spinning: busy %.2f, ok %v; want > 0.5", busy, ok)
 	}
 }
+
+func TestInt8Refusal(t *testing.T) {
+	for _, tc := range []struct {
+		arch            string
+		avx512, avxVNNI bool
+		refused         bool
+	}{
+		{"amd64", false, false, true},
+		{"amd64", true, false, false},
+		{"amd64", false, true, false},
+		{"386", false, false, true},
+		{"arm64", false, false, false},
+		{"riscv64", false, false, false},
+	} {
+		if got := int8Refusal(tc.arch, tc.avx512, tc.avxVNNI); (got != "") != tc.refused {
+			t.Errorf("int8Refusal(%s, avx512vnni %v, avxvnni %v) = %q, refused want %v", tc.arch, tc.avx512, tc.avxVNNI, got, tc.refused)
+		}
+	}
+}

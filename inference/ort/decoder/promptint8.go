@@ -10,6 +10,7 @@ import (
 
 	"edgechat/inference"
 	"edgechat/internal/eps"
+	"edgechat/internal/host"
 	"edgechat/onnx/optimize"
 )
 
@@ -25,6 +26,10 @@ const promptInt8Dir = "rowint8prompt"
 // oldPromptInt8Dir is the folder of the first twin (one activation scale for the whole
 // prompt), ~0.4 GB for a Qwen3-0.6B: removed when the new twin is written.
 const oldPromptInt8Dir = "dqprompt"
+
+// int8Refusal says why this processor cannot run the int8 prompt twin exactly ("" where it
+// can); a variable so that tests can play a processor without VNNI.
+var int8Refusal = host.Int8PromptsRefused
 
 // errNoInt4 says the graph has no 4-bit MatMulNBits for an int8 prompt twin to replace.
 var errNoInt4 = errors.New("no 4-bit MatMulNBits to run in int8")
@@ -65,10 +70,15 @@ func promptTwin(graph string) (string, error) {
 
 // openPromptInt8 opens d's int8 prompt session on the twin of the optimized copy graph, when
 // it can help: the copy's attention keeps one shared KV buffer (both sessions read and write
-// it), and the CPU runs it. It logs and leaves d as it is when it cannot.
+// it), and the CPU runs it exactly (host.Int8PromptsRefused). It logs and leaves d as it is
+// when it cannot.
 func openPromptInt8(d *dynamicDecoder, graph, published string, ep inference.EP) {
 	if graph == published || !d.io.SharedKV || !eps.IsCPU(ep.Name) {
 		slog.Info("prompts run on the int4 graph: the int8 prompt session needs the CPU and the optimized copy's shared KV buffer", "graph", published)
+		return
+	}
+	if why := int8Refusal(); why != "" {
+		slog.Warn("prompts run on the int4 graph: 8-bit prompts are off on this processor", "reason", why)
 		return
 	}
 	twin, err := promptTwin(graph)

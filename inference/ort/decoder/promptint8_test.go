@@ -19,6 +19,9 @@ import (
 // 2-layer model at 64 ids with int8 activations a row at a time, 0.32 with one scale for the
 // whole prompt); a misplaced weight is ~6.
 func TestPromptInt8(t *testing.T) {
+	if why := int8Refusal(); why != "" {
+		t.Skipf("8-bit prompts are refused here (%s): TestPromptInt8Refused covers this processor", why)
+	}
 	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
 	cache := t.TempDir()
 	var ds [2]*dynamicDecoder
@@ -103,5 +106,33 @@ func TestPromptInt8(t *testing.T) {
 	}
 	if _, err := os.Stat(twins[0]); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPromptInt8Refused plays a processor without VNNI: the setting loads the model as
+// without it (no prompt session, no twin written) instead of computing prompts wrongly.
+func TestPromptInt8Refused(t *testing.T) {
+	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
+	cache := t.TempDir()
+	saved := int8Refusal
+	int8Refusal = func() string { return "no VNNI (played)" }
+	t.Cleanup(func() { int8Refusal = saved })
+	m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d, ok := m.Decoder().(*dynamicDecoder)
+	if !ok || !d.io.SharedKV {
+		t.Fatalf("the decoder is %T, want a dynamic decoder on a shared KV buffer", m.Decoder())
+	}
+	if d.prompt != nil {
+		t.Fatal("the int8 prompt session was opened on a processor that refuses it")
+	}
+	if twins, _ := filepath.Glob(filepath.Join(cache, "*", "*", promptInt8Dir+"*")); len(twins) > 0 {
+		t.Fatalf("a twin was written on a processor that refuses it: %v", twins)
+	}
+	if _, err := d.Forward(context.Background(), make([]int, 2*promptInt8Rows)); err != nil {
+		t.Fatalf("a prompt on the int4 session: %v", err)
 	}
 }
