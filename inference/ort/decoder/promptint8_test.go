@@ -37,15 +37,7 @@ func TestPromptInt8(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: on})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		d, ok := m.Decoder().(*dynamicDecoder)
-		if !ok || !d.io.SharedKV {
-			t.Fatalf("the decoder is %T, want a dynamic decoder on a shared KV buffer", m.Decoder())
-		}
+		d := loadSharedKV(t, model, cache, on)
 		if (d.prompt != nil) != on {
 			t.Fatalf("PromptInt8 %v: prompt session open %v", on, d.prompt != nil)
 		}
@@ -117,15 +109,7 @@ func TestPromptInt8Refused(t *testing.T) {
 	saved := int8Refusal
 	int8Refusal = func() string { return "no VNNI (played)" }
 	t.Cleanup(func() { int8Refusal = saved })
-	m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	d, ok := m.Decoder().(*dynamicDecoder)
-	if !ok || !d.io.SharedKV {
-		t.Fatalf("the decoder is %T, want a dynamic decoder on a shared KV buffer", m.Decoder())
-	}
+	d := loadSharedKV(t, model, cache, true)
 	if d.prompt != nil {
 		t.Fatal("the int8 prompt session was opened on a processor that refuses it")
 	}
@@ -135,4 +119,20 @@ func TestPromptInt8Refused(t *testing.T) {
 	if _, err := d.Forward(context.Background(), make([]int, 2*promptInt8Rows)); err != nil {
 		t.Fatalf("a prompt on the int4 session: %v", err)
 	}
+}
+
+// loadSharedKV loads model on the CPU with the prompt setting promptInt8 (closed when the test
+// ends) and returns its decoder, which must be a dynamic one on a shared KV buffer.
+func loadSharedKV(t *testing.T, model, cache string, promptInt8 bool) *dynamicDecoder {
+	t.Helper()
+	m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: promptInt8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	d, ok := m.Decoder().(*dynamicDecoder)
+	if !ok || !d.io.SharedKV {
+		t.Fatalf("the decoder is %T, want a dynamic decoder on a shared KV buffer", m.Decoder())
+	}
+	return d
 }
