@@ -515,7 +515,7 @@ func (l *line) roomless(i int, end float32) bool {
 }
 
 // Letter-spaced lines, as pdftotext reads them: on a line whose words are all single
-// glyphs (a character chart, s p a c e d headings), a gap is a word break only when it is
+// glyphs of one character each (a character chart, s p a c e d headings), a gap is a word break only when it is
 // wider than 1.3 times the narrowest gap, and at most 0.4 em.
 const (
 	wideSpacingMul = 1.3
@@ -532,8 +532,8 @@ func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
 	}
 	minGap, size := float32(-1), float32(0)
 	for i, w := range words {
-		if len(w) != 1 {
-			return words
+		if len(w) != 1 || utf8.RuneCountInString(w[0].text) > 1 {
+			return words // a glyph of two characters (a chart's "ff") is no letter, as in pdftotext
 		}
 		size = max(size, w[0].size)
 		if i > 0 {
