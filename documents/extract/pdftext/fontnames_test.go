@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,20 +47,82 @@ func trueTypeProgram(first int, names ...string) []byte {
 		post.WriteByte(byte(len(n)))
 		post.WriteString(n)
 	}
+	return sfntOf(sfntTable{"cmap", cmap.Bytes()}, sfntTable{"post", post.Bytes()})
+}
+
+type sfntTable struct {
+	tag  string
+	data []byte
+}
+
+// sfntOf packs tables into a TrueType program.
+func sfntOf(tables ...sfntTable) []byte {
 	var font bytes.Buffer
-	be(&font, uint32(0x00010000), uint16(2), uint16(32), uint16(1), uint16(0))
-	off := 12 + 2*16
-	for _, t := range []struct {
-		tag  string
-		data []byte
-	}{{"cmap", cmap.Bytes()}, {"post", post.Bytes()}} {
+	be := func(v ...any) {
+		for _, x := range v {
+			binary.Write(&font, binary.BigEndian, x)
+		}
+	}
+	be(uint32(0x00010000), uint16(len(tables)), uint16(32), uint16(1), uint16(0))
+	off := 12 + 16*len(tables)
+	for _, t := range tables {
 		font.WriteString(t.tag)
-		be(&font, uint32(0), uint32(off), uint32(len(t.data)))
+		be(uint32(0), uint32(off), uint32(len(t.data)))
 		off += len(t.data)
 	}
-	font.Write(cmap.Bytes())
-	font.Write(post.Bytes())
+	for _, t := range tables {
+		font.Write(t.data)
+	}
 	return font.Bytes()
+}
+
+// withOutlines adds head, loca (short) and glyf to the program trueTypeProgram made of
+// glyphs 1…len(blank): a glyph blank has no outline, the others 4 bytes each.
+func withOutlines(first int, names []string, blank []bool) []byte {
+	prog := trueTypeProgram(first, names...)
+	tables := []sfntTable{}
+	for tag, data := range sfntTables(prog) {
+		tables = append(tables, sfntTable{tag, data})
+	}
+	head := make([]byte, 54) // indexToLocFormat 0 at 50: short offsets
+	var loca, glyf bytes.Buffer
+	binary.Write(&loca, binary.BigEndian, uint16(0)) // .notdef, empty
+	binary.Write(&loca, binary.BigEndian, uint16(0))
+	for _, b := range blank {
+		if !b {
+			glyf.Write([]byte{0, 1, 0, 0})
+		}
+		binary.Write(&loca, binary.BigEndian, uint16(glyf.Len()/2))
+	}
+	tables = append(tables, sfntTable{"head", head}, sfntTable{"loca", loca.Bytes()}, sfntTable{"glyf", glyf.Bytes()})
+	slices.SortFunc(tables, func(a, b sfntTable) int { return strings.Compare(a.tag, b.tag) })
+	return sfntOf(tables...)
+}
+
+// TestBlankVisibleSpace: a TrueType font's code named visiblespace reads as a space when
+// its glyph has no outline (PrimoPDF's subsets of Washra's Ethiopic fonts), as ␣ when it
+// draws one (TeX's T1 fonts).
+func TestBlankVisibleSpace(t *testing.T) {
+	font := "<< /Type /Font /Subtype /TrueType /BaseFont /WPJHTU+EthiopicWashRaBold /FirstChar 65 /LastChar 67 /Widths [600 272 600]" +
+		" /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [65 /uni1235 /visiblespace /uni1245] >> /FontDescriptor 7 0 R >>"
+	desc := []byte("<< /Type /FontDescriptor /FontName /WPJHTU+EthiopicWashRaBold /Flags 32 /FontFile2 8 0 R >>")
+	names := []string{"uni1235", "visiblespace", "uni1245"}
+	for _, tt := range []struct {
+		name  string
+		blank bool
+		want  string
+	}{{"a blank glyph is a space", true, "ስ ቅ"}, {"a drawn one is ␣", false, "ስ␣ቅ"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := withOutlines(65, names, []bool{false, tt.blank, false})
+			pages, err := Read(pdfWithFont(font, "BT /F1 10 Tf 72 700 Td (ABC) Tj ET", []byte("null"), desc, testdocs.Stream("", prog)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestLegacyDevanagari(t *testing.T) {

@@ -333,7 +333,12 @@ func FuzzFont(f *testing.F) {
 	f.Add(gsubTable(), "halfka")
 	f.Add([]byte{28}, "a28")
 	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
+	f.Add(withOutlines(0x41, []string{"uni1235", "visiblespace"}, []bool{false, true}), "visiblespace")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
+		tables := sfntTables(data)
+		for _, g := range []uint16{0, 1, 2, 1<<16 - 1} {
+			emptyGlyph(tables, g)
+		}
 		if b := inkOf(data); b != nil {
 			for _, g := range []uint32{0, 1, 2, 1 << 15, 1<<32 - 1} {
 				b.middle(g)
