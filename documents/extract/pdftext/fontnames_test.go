@@ -304,3 +304,56 @@ func TestGSUBBounded(t *testing.T) {
 		t.Fatal("gsubSources still reading after 20 s")
 	}
 }
+
+// cffWithCharset is a bare CFF program whose glyphs 1… are named by the standard strings
+// sids and drawn by the codes (encoding format 0), with no strings of its own.
+func cffWithCharset(sids, codes []int) []byte {
+	var b bytes.Buffer
+	be := func(v ...any) {
+		for _, x := range v {
+			binary.Write(&b, binary.BigEndian, x)
+		}
+	}
+	n := len(sids) + 1
+	const top = 18 // three operators, each a 5-byte number and its byte
+	charStrings := 4 + 6 + (2 + 1 + 2 + top) + 2
+	charset := charStrings + 2 + 1 + (n + 1) + n
+	encoding := charset + 1 + 2*len(sids)
+	be(uint8(1), uint8(0), uint8(4), uint8(1))              // header
+	be(uint16(1), uint8(1), uint8(1), uint8(2), uint8('F')) // names
+	be(uint16(1), uint8(1), uint8(1), uint8(1+top))         // Top DICT
+	be(uint8(29), int32(charset), uint8(15), uint8(29), int32(encoding), uint8(16))
+	be(uint8(29), int32(charStrings), uint8(17))
+	be(uint16(0))           // strings
+	be(uint16(n), uint8(1)) // CharStrings
+	for i := range n + 1 {
+		be(uint8(i + 1))
+	}
+	for range n {
+		be(uint8(14)) // endchar
+	}
+	be(uint8(0))
+	for _, s := range sids {
+		be(uint16(s))
+	}
+	be(uint8(0), uint8(len(codes)))
+	for _, c := range codes {
+		be(uint8(c))
+	}
+	return b.Bytes()
+}
+
+// TestCFFExpertNames: Ghostscript's Type1C fonts name the ligatures ff ffi ffl by the
+// expert set's standard strings (266–268), not by strings of their own (TUGboat's article
+// in alqalam read "dierent").
+func TestCFFExpertNames(t *testing.T) {
+	names := cffNames(cffWithCharset([]int{266, 109, 267, 268, 66}, []int{11, 12, 14, 15, 97}))
+	if names == nil {
+		t.Fatal("not read")
+	}
+	for code, want := range map[int]string{11: "ff", 12: "fi", 14: "ffi", 15: "ffl", 97: "a"} {
+		if names[code] != want {
+			t.Errorf("code %d: %q, want %q", code, names[code], want)
+		}
+	}
+}

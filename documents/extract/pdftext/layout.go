@@ -431,8 +431,9 @@ func endsHyphen(s string) bool {
 }
 
 // continuesWord says whether next, the line after text (which ends in a hyphen), may
-// continue text's last word: it starts in lower case, or in a capital after a word written
-// in capitals ("LIMIT-" "ED" in a licence's disclaimer, which pdftotext rejoins too).
+// continue text's last word: it starts in lower case, or in a capital after a line written
+// all in capitals ("LIMIT-" "ED" in a licence's disclaimer, which pdftotext rejoins too; an
+// acronym's compound in a line of lower case, "CNF-" "SAT", is left as it stands).
 func continuesWord(text, next string) bool {
 	first, _ := utf8.DecodeRuneInString(next)
 	if unicode.IsLower(first) {
@@ -441,9 +442,8 @@ func continuesWord(text, next string) bool {
 	if !unicode.IsUpper(first) {
 		return false
 	}
-	word := text[strings.LastIndexAny(text, " \t")+1:]
 	letters := 0
-	for _, r := range word {
+	for _, r := range text {
 		if unicode.IsLower(r) {
 			return false
 		}
@@ -451,7 +451,7 @@ func continuesWord(text, next string) bool {
 			letters++
 		}
 	}
-	return letters >= 2
+	return letters >= 8
 }
 
 // lineText spells a line: a space where glyphs are apart by more than a word gap or a
