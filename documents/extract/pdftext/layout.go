@@ -566,6 +566,17 @@ const (
 	maxWideSpacing = 0.4
 )
 
+// letterCount is the characters of a glyph's text but the marks on them (ϑ̇ is one).
+func letterCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.Is(unicode.Mn, r) {
+			n++
+		}
+	}
+	return n
+}
+
 // letterSpaced joins the words of a letter-spaced line whose gaps are no wider than its
 // letter spacing (the narrowest gap, drawn spaces' included); words split at a drawn space
 // stay apart (pdftotext writes them without a space between: a character chart drawn as
@@ -576,7 +587,7 @@ func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
 	}
 	minGap, size := float32(-1), float32(0)
 	for i, w := range words {
-		if len(w) != 1 || utf8.RuneCountInString(w[0].text) > 1 {
+		if len(w) != 1 || letterCount(w[0].text) > 1 {
 			return words // a glyph of two characters (a chart's "ff") is no letter, as in pdftotext
 		}
 		size = max(size, w[0].size)
