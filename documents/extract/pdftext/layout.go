@@ -420,7 +420,12 @@ func hyphenContinues(a []*line, at []string, b []*line, bt []string) bool {
 	l, n := a[len(a)-1], b[0]
 	size := max(l.size, n.size, 1)
 	gap := l.bottom() - n.top()
-	return endsHyphen(at[len(at)-1]) && continuesWord(at[len(at)-1], bt[0]) &&
+	text := at[len(at)-1]
+	word := strings.TrimRight(text[strings.LastIndexAny(text, " \t")+1:], "-\u2010\u00AD")
+	if strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) }) >= 0 {
+		return false // a code line's "-value-,-default-" before a paragraph, not a broken word
+	}
+	return endsHyphen(text) && continuesWord(text, bt[0]) &&
 		gap >= 0 && gap <= size && abs(l.size-n.size) < 0.2*size && n.x0 < l.x1 && n.x1 > l.x0
 }
 
