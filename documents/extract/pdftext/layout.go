@@ -422,6 +422,7 @@ func hyphenContinues(a []*line, at []string, b []*line, bt []string) bool {
 	gap := l.bottom() - n.top()
 	text := at[len(at)-1]
 	word := strings.TrimRight(text[strings.LastIndexAny(text, " \t")+1:], "-\u2010\u00AD")
+	word = strings.TrimLeftFunc(word, func(r rune) bool { return unicode.IsPunct(r) }) // «та-
 	if strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) }) >= 0 {
 		return false // a code line's "-value-,-default-" before a paragraph, not a broken word
 	}

@@ -41,7 +41,7 @@ func TestText(t *testing.T) {
 		{"hyphenated line ends rejoin", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
 		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
-			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -15.5 Td (ated word) Tj ET", "a hyphenated word"},
+			"BT /F1 10 Tf 72 700 Td (a \"hyphen-) Tj 0 -15.5 Td (ated\" word) Tj ET", "a \"hyphenated\" word"},
 		{"nor after a word of code", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
 		{"but not across a paragraph's gap", simpleFont(""), "",
