@@ -7,7 +7,7 @@
 #   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
 #   - the npm API clients and reference MCP servers the tests drive (tools/npmclients, tools/mcpservers);
 #   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
-#     pdftotext, pandoc) and GNU time.
+#     pdftotext, pandoc; odt2txt for ODS and ODP, which pandoc does not read) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
 # Usage: tools/setup.sh [--no-apt] [--doccheck]
@@ -74,7 +74,7 @@ install_tokenizer() {
 }
 
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
-[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc time
+[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc odt2txt time
 install_ort
 install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63

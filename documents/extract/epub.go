@@ -16,11 +16,11 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	opf := ""
-	if a.has("META-INF/container.xml") {
-		err := a.walkXML("META-INF/container.xml", func(tok xml.Token) error {
+	opf, root := "", bookRoot(a)
+	if container := root + "META-INF/container.xml"; a.has(container) {
+		err := a.walkXML(container, func(tok xml.Token) error {
 			if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "rootfile" && opf == "" {
-				opf = resolve("", attr(t, "full-path"))
+				opf = resolve(root, attr(t, "full-path"))
 			}
 			return nil
 		})
@@ -51,7 +51,7 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	encrypted, err := encryptedParts(a)
+	encrypted, err := encryptedParts(a, root)
 	if err != nil {
 		return nil, err
 	}
@@ -81,18 +81,40 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 
 // encryptedParts lists the files META-INF/encryption.xml says are encrypted (fonts are,
 // harmlessly, in many books; chapters are under DRM).
-func encryptedParts(a *archive) (map[string]bool, error) {
+func encryptedParts(a *archive, root string) (map[string]bool, error) {
 	parts := map[string]bool{}
-	if !a.has("META-INF/encryption.xml") {
+	if !a.has(root + "META-INF/encryption.xml") {
 		return parts, nil
 	}
-	err := a.walkXML("META-INF/encryption.xml", func(tok xml.Token) error {
+	err := a.walkXML(root+"META-INF/encryption.xml", func(tok xml.Token) error {
 		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "CipherReference" {
-			parts[resolve("", attr(t, "URI"))] = true
+			parts[resolve(root, attr(t, "URI"))] = true
 		}
 		return nil
 	})
 	return parts, err
+}
+
+// bookRoot is the folder the book's files are packed under: "" as the format has it, or the
+// one folder that holds META-INF/container.xml where the archive has none at its root
+// (Debian Edu's manuals zip their build folder: "epub/META-INF/container.xml",
+// "epub/OEBPS/…"; pandoc and EPUB readers that go by the format refuse them).
+func bookRoot(a *archive) string {
+	if a.has("META-INF/container.xml") {
+		return ""
+	}
+	root := ""
+	for name := range a.files {
+		dir, ok := strings.CutSuffix(name, "META-INF/container.xml")
+		if !ok || strings.Count(dir, "/") != 1 || !strings.HasSuffix(dir, "/") {
+			continue
+		}
+		if root != "" && root != dir {
+			return "" // two books in one archive: which one is meant is not known
+		}
+		root = dir
+	}
+	return root
 }
 
 // epubItem is a file of the book's manifest.

@@ -229,6 +229,28 @@ func TestEPUB(t *testing.T) {
 	if _, err := extract.Bytes(context.Background(), "bad.epub", epub(), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
 		t.Errorf("an EPUB without its package document: %v", err)
 	}
+	// a book zipped with the folder it was built in (Debian Edu's manuals: every part
+	// under "epub/") reads from that folder; with two such folders it is not guessed
+	container := `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`
+	folder := []testdocs.File{
+		{Name: "epub/mimetype", Body: "application/epub+zip"},
+		{Name: "epub/META-INF/container.xml", Body: container},
+		{Name: "epub/OEBPS/content.opf", Body: opf},
+		{Name: "epub/OEBPS/Text/one.xhtml", Body: page("Chapter two", "Second in the archive, read second.")},
+		{Name: "epub/OEBPS/Text/two words.xhtml", Body: page("Chapter one", "Read first.")},
+	}
+	doc, err = extract.Bytes(context.Background(), "folder.epub", testdocs.Zip(folder...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "epub", []extract.Section{
+		{Heading: "Chapter one", Text: "Read first."},
+		{Heading: "Chapter two", Text: "Second in the archive, read second."},
+	})
+	two := append(folder, testdocs.File{Name: "other/META-INF/container.xml", Body: container})
+	if _, err := extract.Bytes(context.Background(), "two.epub", testdocs.Zip(two...), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
+		t.Errorf("an EPUB with two books in folders: %v", err)
+	}
 	drm := epub(
 		testdocs.File{Name: "META-INF/encryption.xml", Body: `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="OEBPS/Text/one.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`},
 		testdocs.File{Name: "OEBPS/content.opf", Body: opf},

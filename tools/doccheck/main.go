@@ -2,7 +2,8 @@
 // reference readers: poppler's pdftotext for PDFs, pandoc for DOCX, ODT and EPUB. It
 // downloads Debian documentation packages into the cache (apt-get download, dpkg-deb -x),
 // finds the documents in them, and prints per file the word recall and precision against
-// the reference, and both readers' time and peak memory. For PDFs it also compares with the
+// the reference, and both readers' time and peak memory. ODS and ODP, which pandoc does not
+// read, are compared with odt2txt's text. For PDFs it also compares with the
 // words of pdftotext's own word boxes (-bbox, "box r"/"box p"), which keep apart single
 // characters its plain text runs together on character charts.
 //
@@ -203,6 +204,34 @@ var sweep2Files = []string{
 	"golang-github-jung-kurt-gofpdf-dev/usr/share/gocode/src/github.com/jung-kurt/gofpdf/pdf/Fpdf_WrappedTableCells.pdf",
 }
 
+// sweep3Packages holds Debian packages whose documents the reader had not been tried on
+// before issue 36's third sweep: Word documents printed through PScript5 to Acrobat Distiller
+// 9 and Ghostscript 8 and 9 and an Acrobat Web Capture page (grcompiler), PowerPoint 2016
+// (LXGW WenKai's Chinese demo), PrimoPDF (Ethiopic test of Washra), OpenOffice.org 1.1 to 3.2
+// and LibreOffice 4.2 to 6.4 (cwTeX's Traditional Chinese, Manchu in Mongolian script, aprx,
+// coco, TECkit, bibledit's Hebrew lexicon), Scribus (PoDoFo's sample), Apache FOP 2.1 and 2.5
+// (Publican, X.Org's DocBook), camlpdf, Acrobat Distiller 5 from dvipsk (TIPA's IPA faces),
+// Ghostscript 7 and 8 from dvips (alqalam's TUGboat Arabic article, ChaSen's Japanese),
+// MiKTeX's pdfTeX 1.20a (alqalam's Quran samples), dvipdfmx of 2003 and 2009 (m17n's doxygen
+// manual, JUMAN), xdvipdfmx (Malayalam eyes17 manual and its Indic cover pages, debmake in six
+// languages, Debian Edu in Japanese), XeTeX in Russian (INSTEAD), LuaTeX in French (TeXworks),
+// pdfTeX with dblatex (CxxTest) and the Ada 2012 reference manuals (1,918 and 3,338 pages);
+// office files: ODT in Hebrew (hspell), Ge'ez (Washra) and Manchu, Calligra Words templates,
+// DAViCal's guide, ODT, ODS and ODP templates of relatorio and EFL's loader tests, Greek ODS
+// (LibreOffice's help), DOCX of python-docx (finalcif), TopPIC's Word documents, EPUBs of
+// debmake (asciidoc: de, en, ja, ru, zh-cn, zh-tw), developers-reference in German, Mini-XML,
+// CxxTest, Debian Edu in Japanese and the French and Malayalam eyes17 manuals, and RTF
+// written by GNUstep (GWorkspace's help) and cxref.
+var sweep3Packages = []string{
+	"grcompiler", "fonts-lxgw-wenkai-doc", "fonts-senamirmir-washra", "fonts-cwtex-docs", "fonts-manchufont",
+	"aprx", "coco-doc", "teckit", "bibledit-data", "libpodofo-utils", "publican", "xorg-docs",
+	"libcamlpdf-ocaml-dev", "tipa-doc", "alqalam", "chasen", "m17n-docs", "juman", "eyes17-manuals-ml",
+	"eyes17", "debmake-doc", "debian-edu-doc-ja", "instead-doc-ru", "texworks-help-fr", "cxxtest",
+	"ada-reference-manual-2012", "hspell", "calligrawords-data", "davical-doc", "python3-relatorio",
+	"libevas-loaders", "libreoffice-help-el", "finalcif", "toppic-common", "developers-reference-de",
+	"libmxml-dev", "eyes17-manuals-fr", "gworkspace-common", "cxref-doc",
+}
+
 // officePackages holds Debian packages with DOCX, ODT and EPUB files made by Word,
 // LibreOffice, OpenOffice.org, SiSU and Sphinx, in several languages and scripts.
 var officePackages = []string{
@@ -216,7 +245,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB) or sweep2 (PDFs and office files)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -251,6 +280,12 @@ func main() {
 		kinds = []string{".pdf", ".docx", ".odt", ".ott", ".epub", ".rtf"}
 		if !isFlagSet("packages") {
 			*pkgs = strings.Join(sweep2Packages, ",")
+		}
+	}
+	if *set == "sweep3" {
+		kinds = []string{".pdf", ".docx", ".odt", ".ott", ".ods", ".odp", ".epub", ".rtf"}
+		if !isFlagSet("packages") {
+			*pkgs = strings.Join(sweep3Packages, ",")
 		}
 	}
 	var docs []string
@@ -472,6 +507,10 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
+	switch strings.ToLower(filepath.Ext(doc)) {
+	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
+		return run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+	}
 	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
 	case ".odt", ".ott":
@@ -482,7 +521,9 @@ func reference(doc string) ([]byte, stat, error) {
 			return name, b
 		}
 	case ".epub":
+		folder := epubFolder(doc)
 		fix = func(name string, b []byte) (string, []byte) {
+			name = strings.TrimPrefix(name, folder)
 			switch {
 			case strings.HasSuffix(name, ".opf"):
 				b = fragmentItem.ReplaceAll(b, nil)
@@ -555,11 +596,33 @@ func unmark(text []byte, pandoc bool) []byte {
 	return []byte(strings.Join(out, "\n"))
 }
 
+// epubFolder is the folder an EPUB's parts are packed under where its archive has no
+// META-INF/container.xml at the root but one folder holds it (Debian Edu's manuals: "epub/");
+// pandoc 2.17 reads the book only with that folder taken off its parts' names.
+func epubFolder(doc string) string {
+	zr, err := zip.OpenReader(doc)
+	if err != nil {
+		return ""
+	}
+	defer zr.Close()
+	folder := ""
+	for _, f := range zr.File {
+		if f.Name == "META-INF/container.xml" {
+			return ""
+		}
+		if dir, ok := strings.CutSuffix(f.Name, "META-INF/container.xml"); ok && strings.Count(dir, "/") == 1 && strings.HasSuffix(dir, "/") {
+			folder = dir
+		}
+	}
+	return folder
+}
+
 // rewriteZip writes a copy of a zip-packed document with each file passed through fix:
 // the reference is given an ODT whose content.xml has its text:section tags taken off
 // (pandoc 2.17 skips sections' content) and an EPUB whose package document lists no
-// places inside chapters (pandoc 2.17 stops at them) and its package document at the root
-// (pandoc 2.17 cannot follow "../" out of its folder).
+// places inside chapters (pandoc 2.17 stops at them), its package document at the root
+// (pandoc 2.17 cannot follow "../" out of its folder) and its parts out of the folder they
+// were zipped in (epubFolder).
 func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (string, error) {
 	zr, err := zip.OpenReader(doc)
 	if err != nil {
@@ -658,7 +721,9 @@ func median(xs []float64) float64 {
 }
 
 func short(p string) string {
-	if i := strings.Index(p, "/root/"); i >= 0 {
+	if i := strings.Index(p, "/doccheck/root/"); i >= 0 { // the cache may itself lie under /root
+		p = p[i+len("/doccheck/root/"):]
+	} else if i := strings.Index(p, "/root/"); i >= 0 {
 		p = p[i+len("/root/"):]
 	}
 	p = strings.Replace(p, "/usr/share/doc/", ":", 1)

@@ -17,12 +17,13 @@ import (
 // it cannot say whether EdgeChat is right. Some documents come with the same text in a
 // format both EdgeChat and pandoc read exactly (LibreOffice's ODT, Word's DOCX, which
 // SIL's type specimens ship next to their PDFs; InDesign's IDML, whose stories' text
-// doccheck reads itself: idmlText) or is its source (a Velthuis .dn file, TeX
+// doccheck reads itself: idmlText; an EPUB made from the same source, as eyes17's manuals ship
+// beside their PDFs) or is its source (a Velthuis .dn file, TeX
 // with Devanagari in transliteration: velthuis.go); --truth scores the PDF against that
 // sibling too, EdgeChat's text and pdftotext's alike, by the same words (composed, NFC).
 
 // siblingKinds are the formats a sibling truth may have, in the order they are looked for.
-var siblingKinds = []string{".odt", ".docx", ".idml", ".dn"}
+var siblingKinds = []string{".odt", ".docx", ".idml", ".dn", ".epub"}
 
 // sibling is the document next to a PDF with its name and another format, "" when none.
 func sibling(pdf string) string {

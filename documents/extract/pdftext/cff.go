@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// cffStandardStrings are CFF's standard strings 0–228 (the names of Adobe's standard Latin
-// set; 229–390, the expert set's small capitals and old-style figures, are left out).
+// cffStandardStrings are CFF's 391 standard strings: the names of Adobe's standard Latin
+// set (0–228) and of its expert set (229–378: small capitals, old-style figures, superior
+// and inferior letters, and the ligatures ff ffi ffl at 266–268, which Ghostscript's Type1C
+// fonts name by these strings: TUGboat's "different" read "dierent" without them), then
+// the weights (379–390).
 var cffStandardStrings = strings.Fields(`.notdef space exclam quotedbl numbersign dollar percent
 ampersand quoteright parenleft parenright asterisk plus comma hyphen period slash zero one two
 three four five six seven eight nine colon semicolon less equal greater question at A B C D E F G
@@ -24,7 +27,27 @@ Icircumflex Idieresis Igrave Ntilde Oacute Ocircumflex Odieresis Ograve Otilde S
 Ucircumflex Udieresis Ugrave Yacute Ydieresis Zcaron aacute acircumflex adieresis agrave aring
 atilde ccedilla eacute ecircumflex edieresis egrave iacute icircumflex idieresis igrave ntilde
 oacute ocircumflex odieresis ograve otilde scaron uacute ucircumflex udieresis ugrave yacute
-ydieresis zcaron`)
+ydieresis zcaron exclamsmall Hungarumlautsmall dollaroldstyle dollarsuperior ampersandsmall
+Acutesmall parenleftsuperior parenrightsuperior twodotenleader onedotenleader zerooldstyle
+oneoldstyle twooldstyle threeoldstyle fouroldstyle fiveoldstyle sixoldstyle sevenoldstyle
+eightoldstyle nineoldstyle commasuperior threequartersemdash periodsuperior questionsmall
+asuperior bsuperior centsuperior dsuperior esuperior isuperior lsuperior msuperior nsuperior
+osuperior rsuperior ssuperior tsuperior ff ffi ffl parenleftinferior parenrightinferior
+Circumflexsmall hyphensuperior Gravesmall Asmall Bsmall Csmall Dsmall Esmall Fsmall Gsmall Hsmall
+Ismall Jsmall Ksmall Lsmall Msmall Nsmall Osmall Psmall Qsmall Rsmall Ssmall Tsmall Usmall Vsmall
+Wsmall Xsmall Ysmall Zsmall colonmonetary onefitted rupiah Tildesmall exclamdownsmall centoldstyle
+Lslashsmall Scaronsmall Zcaronsmall Dieresissmall Brevesmall Caronsmall Dotaccentsmall Macronsmall
+figuredash hypheninferior Ogoneksmall Ringsmall Cedillasmall questiondownsmall oneeighth
+threeeighths fiveeighths seveneighths onethird twothirds zerosuperior foursuperior fivesuperior
+sixsuperior sevensuperior eightsuperior ninesuperior zeroinferior oneinferior twoinferior
+threeinferior fourinferior fiveinferior sixinferior seveninferior eightinferior nineinferior
+centinferior dollarinferior periodinferior commainferior Agravesmall Aacutesmall Acircumflexsmall
+Atildesmall Adieresissmall Aringsmall AEsmall Ccedillasmall Egravesmall Eacutesmall
+Ecircumflexsmall Edieresissmall Igravesmall Iacutesmall Icircumflexsmall Idieresissmall Ethsmall
+Ntildesmall Ogravesmall Oacutesmall Ocircumflexsmall Otildesmall Odieresissmall OEsmall
+Oslashsmall Ugravesmall Uacutesmall Ucircumflexsmall Udieresissmall Yacutesmall Thornsmall
+Ydieresissmall 001.000 001.001 001.002 001.003 Black Bold Book Light Medium Regular Roman
+Semibold`)
 
 // cff reads the parts of a bare CFF font program (FontFile3/Type1C) that name its glyphs.
 type cff struct {

@@ -183,6 +183,9 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if flags := desc.Key("Flags").Int64(); sub == "TrueType" && flags&4 != 0 {
 		r.nameTrueTypeCodes(f, desc)
 	}
+	if sub == "TrueType" {
+		r.blankVisibleSpaces(f, desc)
+	}
 	// Widths, scaled for Type3 by the font matrix.
 	scale := 0.001
 	var fm matrix

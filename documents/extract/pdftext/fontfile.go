@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,66 @@ func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
 		}
 		f.text[c] = glyphText(name)
 	}
+}
+
+// blankVisibleSpaces reads as a space each code of a TrueType font whose text is "␣" (the
+// glyph name visiblespace) but whose glyph in the embedded program has no outline: PrimoPDF
+// names the word space of its subsets so (Washra's Ethiopic test, where other subsets of
+// the same font map that code to U+0020), while TeX's T1 fonts draw a real ␣ there.
+func (r *reader) blankVisibleSpaces(f *font, desc pdf.Value) {
+	var codes []int
+	for c, t := range f.text {
+		if t != "\u2423" {
+			continue
+		}
+		if f.toUni != nil {
+			if _, mapped := f.toUni.text(uint32(c), 1); mapped {
+				continue
+			}
+		}
+		codes = append(codes, c)
+	}
+	if len(codes) == 0 {
+		return
+	}
+	ff := desc.Key("FontFile2")
+	if ff.Kind() != pdf.Stream {
+		return
+	}
+	data, err := r.stream(ff, "a font")
+	if err != nil {
+		return
+	}
+	tables := sfntTables(data)
+	glyphs, ok := codeGlyphs(tables["cmap"])
+	if !ok {
+		return
+	}
+	for _, c := range codes {
+		if g := glyphs[c]; g > 0 && emptyGlyph(tables, g) {
+			f.text[c] = " "
+		}
+	}
+}
+
+// emptyGlyph says whether glyph g of a TrueType program's tables has no outline (its loca
+// entries equal: a space); false when the tables cannot say.
+func emptyGlyph(tables map[string][]byte, g uint16) bool {
+	head, loca := tables["head"], tables["loca"]
+	if len(head) < 54 || tables["glyf"] == nil {
+		return false
+	}
+	i := int(g)
+	if binary.BigEndian.Uint16(head[50:]) == 1 {
+		if 4*i+8 > len(loca) {
+			return false
+		}
+		return binary.BigEndian.Uint32(loca[4*i:]) == binary.BigEndian.Uint32(loca[4*i+4:])
+	}
+	if 2*i+4 > len(loca) {
+		return false
+	}
+	return binary.BigEndian.Uint16(loca[2*i:]) == binary.BigEndian.Uint16(loca[2*i+2:])
 }
 
 // trueTypeProgram is the embedded TrueType program (FontFile2) of font descriptor's font d;

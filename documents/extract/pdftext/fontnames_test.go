@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,20 +47,82 @@ func trueTypeProgram(first int, names ...string) []byte {
 		post.WriteByte(byte(len(n)))
 		post.WriteString(n)
 	}
+	return sfntOf(sfntTable{"cmap", cmap.Bytes()}, sfntTable{"post", post.Bytes()})
+}
+
+type sfntTable struct {
+	tag  string
+	data []byte
+}
+
+// sfntOf packs tables into a TrueType program.
+func sfntOf(tables ...sfntTable) []byte {
 	var font bytes.Buffer
-	be(&font, uint32(0x00010000), uint16(2), uint16(32), uint16(1), uint16(0))
-	off := 12 + 2*16
-	for _, t := range []struct {
-		tag  string
-		data []byte
-	}{{"cmap", cmap.Bytes()}, {"post", post.Bytes()}} {
+	be := func(v ...any) {
+		for _, x := range v {
+			binary.Write(&font, binary.BigEndian, x)
+		}
+	}
+	be(uint32(0x00010000), uint16(len(tables)), uint16(32), uint16(1), uint16(0))
+	off := 12 + 16*len(tables)
+	for _, t := range tables {
 		font.WriteString(t.tag)
-		be(&font, uint32(0), uint32(off), uint32(len(t.data)))
+		be(uint32(0), uint32(off), uint32(len(t.data)))
 		off += len(t.data)
 	}
-	font.Write(cmap.Bytes())
-	font.Write(post.Bytes())
+	for _, t := range tables {
+		font.Write(t.data)
+	}
 	return font.Bytes()
+}
+
+// withOutlines adds head, loca (short) and glyf to the program trueTypeProgram made of
+// glyphs 1…len(blank): a glyph blank has no outline, the others 4 bytes each.
+func withOutlines(first int, names []string, blank []bool) []byte {
+	prog := trueTypeProgram(first, names...)
+	tables := []sfntTable{}
+	for tag, data := range sfntTables(prog) {
+		tables = append(tables, sfntTable{tag, data})
+	}
+	head := make([]byte, 54) // indexToLocFormat 0 at 50: short offsets
+	var loca, glyf bytes.Buffer
+	binary.Write(&loca, binary.BigEndian, uint16(0)) // .notdef, empty
+	binary.Write(&loca, binary.BigEndian, uint16(0))
+	for _, b := range blank {
+		if !b {
+			glyf.Write([]byte{0, 1, 0, 0})
+		}
+		binary.Write(&loca, binary.BigEndian, uint16(glyf.Len()/2))
+	}
+	tables = append(tables, sfntTable{"head", head}, sfntTable{"loca", loca.Bytes()}, sfntTable{"glyf", glyf.Bytes()})
+	slices.SortFunc(tables, func(a, b sfntTable) int { return strings.Compare(a.tag, b.tag) })
+	return sfntOf(tables...)
+}
+
+// TestBlankVisibleSpace: a TrueType font's code named visiblespace reads as a space when
+// its glyph has no outline (PrimoPDF's subsets of Washra's Ethiopic fonts), as ␣ when it
+// draws one (TeX's T1 fonts).
+func TestBlankVisibleSpace(t *testing.T) {
+	font := "<< /Type /Font /Subtype /TrueType /BaseFont /WPJHTU+EthiopicWashRaBold /FirstChar 65 /LastChar 67 /Widths [600 272 600]" +
+		" /Encoding << /BaseEncoding /WinAnsiEncoding /Differences [65 /uni1235 /visiblespace /uni1245] >> /FontDescriptor 7 0 R >>"
+	desc := []byte("<< /Type /FontDescriptor /FontName /WPJHTU+EthiopicWashRaBold /Flags 32 /FontFile2 8 0 R >>")
+	names := []string{"uni1235", "visiblespace", "uni1245"}
+	for _, tt := range []struct {
+		name  string
+		blank bool
+		want  string
+	}{{"a blank glyph is a space", true, "ስ ቅ"}, {"a drawn one is ␣", false, "ስ␣ቅ"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := withOutlines(65, names, []bool{false, tt.blank, false})
+			pages, err := Read(pdfWithFont(font, "BT /F1 10 Tf 72 700 Td (ABC) Tj ET", []byte("null"), desc, testdocs.Stream("", prog)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestLegacyDevanagari(t *testing.T) {
@@ -239,5 +302,58 @@ func TestGSUBBounded(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("gsubSources still reading after 20 s")
+	}
+}
+
+// cffWithCharset is a bare CFF program whose glyphs 1… are named by the standard strings
+// sids and drawn by the codes (encoding format 0), with no strings of its own.
+func cffWithCharset(sids, codes []int) []byte {
+	var b bytes.Buffer
+	be := func(v ...any) {
+		for _, x := range v {
+			binary.Write(&b, binary.BigEndian, x)
+		}
+	}
+	n := len(sids) + 1
+	const top = 18 // three operators, each a 5-byte number and its byte
+	charStrings := 4 + 6 + (2 + 1 + 2 + top) + 2
+	charset := charStrings + 2 + 1 + (n + 1) + n
+	encoding := charset + 1 + 2*len(sids)
+	be(uint8(1), uint8(0), uint8(4), uint8(1))              // header
+	be(uint16(1), uint8(1), uint8(1), uint8(2), uint8('F')) // names
+	be(uint16(1), uint8(1), uint8(1), uint8(1+top))         // Top DICT
+	be(uint8(29), int32(charset), uint8(15), uint8(29), int32(encoding), uint8(16))
+	be(uint8(29), int32(charStrings), uint8(17))
+	be(uint16(0))           // strings
+	be(uint16(n), uint8(1)) // CharStrings
+	for i := range n + 1 {
+		be(uint8(i + 1))
+	}
+	for range n {
+		be(uint8(14)) // endchar
+	}
+	be(uint8(0))
+	for _, s := range sids {
+		be(uint16(s))
+	}
+	be(uint8(0), uint8(len(codes)))
+	for _, c := range codes {
+		be(uint8(c))
+	}
+	return b.Bytes()
+}
+
+// TestCFFExpertNames: Ghostscript's Type1C fonts name the ligatures ff ffi ffl by the
+// expert set's standard strings (266–268), not by strings of their own (TUGboat's article
+// in alqalam read "dierent").
+func TestCFFExpertNames(t *testing.T) {
+	names := cffNames(cffWithCharset([]int{266, 109, 267, 268, 66}, []int{11, 12, 14, 15, 97}))
+	if names == nil {
+		t.Fatal("not read")
+	}
+	for code, want := range map[int]string{11: "ff", 12: "fi", 14: "ffi", 15: "ffl", 97: "a"} {
+		if names[code] != want {
+			t.Errorf("code %d: %q, want %q", code, names[code], want)
+		}
 	}
 }

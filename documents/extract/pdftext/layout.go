@@ -57,8 +57,16 @@ func layout(glyphs []glyph) string {
 		}
 		lines := splitGutters(mergeRows(fragments(gs)))
 		rtl := pageRTL(lines)
-		for _, block := range cut(lines, rtl, 0) {
-			writeBlock(&b, block)
+		blocks := cut(lines, rtl, 0)
+		texts := make([][]string, len(blocks))
+		for i, block := range blocks {
+			texts[i] = make([]string, len(block))
+			for j, l := range block {
+				texts[i][j] = lineText(l)
+			}
+		}
+		for i, block := range blocks {
+			writeBlock(&b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
 		}
 	}
 	return b.String()
@@ -378,23 +386,48 @@ func splitBlocks(lines []*line) [][]*line {
 // resolveHyphens decides.
 const hyphenMark = "\x02"
 
-// writeBlock writes a block's lines, a blank line after it.
-func writeBlock(b *strings.Builder, block []*line) {
-	texts := make([]string, len(block))
-	for i, l := range block {
-		texts[i] = lineText(l)
+// writeBlock writes a block's lines (texts), a blank line after it; joined, its last line's
+// hyphen is marked and the next block follows without the blank line (hyphenContinues).
+func writeBlock(b *strings.Builder, texts []string, joined bool) {
+	last := len(texts) - 1
+	for last >= 0 && texts[last] == "" {
+		last--
 	}
 	for i, text := range texts {
 		if text == "" {
 			continue
 		}
 		b.WriteString(text)
-		if i+1 < len(block) && endsHyphen(text) && startsLower(texts[i+1]) {
+		if i < last && endsHyphen(text) && continuesWord(text, texts[i+1]) || i == last && joined {
 			b.WriteString(hyphenMark)
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteByte('\n')
+	if !joined {
+		b.WriteByte('\n')
+	}
+}
+
+// hyphenContinues says whether block a's last line ends in a hyphen that the next block's
+// first line continues: that line right below it (its baseline at most two ems down: a
+// text set one and a half spaced, whose lines splitBlocks parts, as INSTEAD's Russian
+// manuals are), overlapping it across, of about its size, starting in lower case (or in
+// capitals after a word in capitals). pdftotext rejoins such words across its blocks.
+func hyphenContinues(a []*line, at []string, b []*line, bt []string) bool {
+	if len(a) == 0 || len(b) == 0 || at[len(at)-1] == "" || bt[0] == "" {
+		return false
+	}
+	l, n := a[len(a)-1], b[0]
+	size := max(l.size, n.size, 1)
+	gap := l.bottom() - n.top()
+	text := at[len(at)-1]
+	word := strings.TrimRight(text[strings.LastIndexAny(text, " \t")+1:], "-\u2010\u00AD")
+	word = strings.TrimLeftFunc(word, func(r rune) bool { return unicode.IsPunct(r) }) // «та-
+	if strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) }) >= 0 {
+		return false // a code line's "-value-,-default-" before a paragraph, not a broken word
+	}
+	return endsHyphen(text) && continuesWord(text, bt[0]) &&
+		gap >= 0 && gap <= size && abs(l.size-n.size) < 0.2*size && n.x0 < l.x1 && n.x1 > l.x0
 }
 
 func endsHyphen(s string) bool {
@@ -403,11 +436,28 @@ func endsHyphen(s string) bool {
 	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010' || r[n-1] == '\u00AD') && unicode.IsLetter(r[n-2])
 }
 
-func startsLower(s string) bool {
-	for _, r := range s {
-		return unicode.IsLower(r)
+// continuesWord says whether next, the line after text (which ends in a hyphen), may
+// continue text's last word: it starts in lower case, or in a capital after a line written
+// all in capitals ("LIMIT-" "ED" in a licence's disclaimer, which pdftotext rejoins too; an
+// acronym's compound in a line of lower case, "CNF-" "SAT", is left as it stands).
+func continuesWord(text, next string) bool {
+	first, _ := utf8.DecodeRuneInString(next)
+	if unicode.IsLower(first) {
+		return true
 	}
-	return false
+	if !unicode.IsUpper(first) {
+		return false
+	}
+	letters := 0
+	for _, r := range text {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters >= 8
 }
 
 // lineText spells a line: a space where glyphs are apart by more than a word gap or a
@@ -515,12 +565,23 @@ func (l *line) roomless(i int, end float32) bool {
 }
 
 // Letter-spaced lines, as pdftotext reads them: on a line whose words are all single
-// glyphs (a character chart, s p a c e d headings), a gap is a word break only when it is
+// glyphs of one character each (a character chart, s p a c e d headings), a gap is a word break only when it is
 // wider than 1.3 times the narrowest gap, and at most 0.4 em.
 const (
 	wideSpacingMul = 1.3
 	maxWideSpacing = 0.4
 )
+
+// letterCount is the characters of a glyph's text but the marks on them (ϑ̇ is one).
+func letterCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.Is(unicode.Mn, r) {
+			n++
+		}
+	}
+	return n
+}
 
 // letterSpaced joins the words of a letter-spaced line whose gaps are no wider than its
 // letter spacing (the narrowest gap, drawn spaces' included); words split at a drawn space
@@ -532,8 +593,8 @@ func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
 	}
 	minGap, size := float32(-1), float32(0)
 	for i, w := range words {
-		if len(w) != 1 {
-			return words
+		if len(w) != 1 || letterCount(w[0].text) > 1 {
+			return words // a glyph of two characters (a chart's "ff") is no letter, as in pdftotext
 		}
 		size = max(size, w[0].size)
 		if i > 0 {

@@ -40,6 +40,16 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
 		{"hyphenated line ends rejoin", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
+		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (a \"hyphen-) Tj 0 -15.5 Td (ated\" word) Tj ET", "a \"hyphenated\" word"},
+		{"nor after a word of code", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
+		{"but not across a paragraph's gap", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -40 Td (ated word) Tj ET", "a hyphen-\n\nated word"},
+		{"a word in capitals rejoins (a licence's disclaimer)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (BUT NOT LIMIT-) Tj 0 -12 Td (ED WARRANTY) Tj ET", "BUT NOT LIMITED WARRANTY"},
+		{"a capital after a line in lower case does not (an acronym's compound)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (the corresponding CNF-) Tj 0 -12 Td (SAT instance) Tj ET", "the corresponding CNF-\nSAT instance"},
 		{"right to left in logical order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
 			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
@@ -143,6 +153,12 @@ func TestText(t *testing.T) {
 			"left one\nleft two\n\nright one\nright two"},
 		{"a letter-spaced line is one word, as pdftotext reads it", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td [(a) -300 (b) -300 (c) -300 (d) -900 (e)] TJ ET", "abcd e"},
+		{"a chart line with a glyph of two characters is not letter-spaced (pdftotext: tipaman's T1 chart)", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 5 beginbfchar <41> <0061> <42> <0062> <43> <0063> <44> <00660066> <45> <0065> endbfchar",
+			"BT /F1 10 Tf 72 700 Td [(A) -300 (B) -300 (C) -300 (D) -300 (E)] TJ ET", "a b c ff e"},
+		{"a letter with its mark counts as one in a letter-spaced line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0061> <42> <03D10307> <43> <0063> endbfchar",
+			"BT /F1 10 Tf 72 700 Td [(A) -300 (B) -300 (C)] TJ ET", "aϑ̇c"},
 		{"a heading letter-spaced by Tc is a word", simpleFont(""), "",
 			"BT /F1 10 Tf 3 Tc 72 700 Td (SUMMARY) Tj 0 Tc 0 -14 Td (body text) Tj ET", "SUMMARY\nbody text"},
 		{"single letters apart by drawn spaces stay apart", simpleFont(""), "",
@@ -330,7 +346,13 @@ func FuzzFont(f *testing.F) {
 	f.Add(gsubTable(), "halfka")
 	f.Add([]byte{28}, "a28")
 	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
+	f.Add(withOutlines(0x41, []string{"uni1235", "visiblespace"}, []bool{false, true}), "visiblespace")
+	f.Add(cffWithCharset([]int{266, 267}, []int{11, 14}), "ff")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
+		tables := sfntTables(data)
+		for _, g := range []uint16{0, 1, 2, 1<<16 - 1} {
+			emptyGlyph(tables, g)
+		}
 		if b := inkOf(data); b != nil {
 			for _, g := range []uint32{0, 1, 2, 1 << 15, 1<<32 - 1} {
 				b.middle(g)
