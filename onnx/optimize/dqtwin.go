@@ -3,6 +3,7 @@ package optimize
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 const dqTwinData = "dqtwin.data"
 
 // DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
-// nodes (block 32, no zero points, at most maxN outputs: the LM head stays) run as
+// nodes (block 32, no zero points, at most o.MaxN outputs: the LM head stays) run as
 // com.microsoft MatMulIntegerToFloat over int8 weights laid out [K][N] with one scale a column
 // (the column's largest |w| over 127) and activations quantized to uint8 with one scale a row
 // (rowQuant: a row's largest |x| over 127, zero point 128), the column and row scales applied
@@ -27,9 +28,11 @@ const dqTwinData = "dqtwin.data"
 // (inference/ort/kernbench/PREFILL.md). It is not exact: one scale a column cannot hold
 // block-32 scales, and one scale a row is coarser than MatMulNBits' one a block of 32; but a
 // row of large activations only costs its own precision. Weights whose name contains one of
-// skip's comma-separated strings stay 4-bit. It returns how many nodes it rewrote and the
+// o.Skip's comma-separated strings stay 4-bit; o.GroupWidth gives the activations of the
+// products o.GroupOnly names one scale a row and group of columns (groupQuant), and their
+// weights one scale a column and group of rows. It returns how many nodes it rewrote and the
 // bytes of int8 weights written.
-func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
+func DQTwin(in, out string, o DQOptions) (int, int64, error) {
 	info, err := proto.ReadInfo(in)
 	if err != nil {
 		return 0, 0, err
@@ -40,19 +43,31 @@ func DQTwin(in, out string, maxN int64, skip string) (int, int64, error) {
 			axesInput = o.Version >= 18
 		}
 	}
-	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, maxN, skip, axesInput) })
+	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, o, axesInput) })
+}
+
+// DQOptions says which MatMulNBits nodes DQTwin rewrites and how finely it quantizes.
+type DQOptions struct {
+	MaxN int64  // nodes with more outputs stay 4-bit (1<<16: all but a large vocabulary's LM head)
+	Skip string // comma-separated parts of weight names that stay 4-bit
+	// GroupWidth, when above 0, quantizes the activations of the products whose weight names
+	// contain one of GroupOnly's comma-separated parts ("": all) with one scale a row and
+	// group of GroupWidth columns, for products with more inputs than that.
+	GroupWidth int64
+	GroupOnly  string
 }
 
 // dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.
 type dqNode struct {
 	b, scales string
 	k, n      int
+	w         int // the activations' group width (0: one scale a row)
 }
 
 // dqGraph returns the graph b with the chosen MatMulNBits as per-row quantizers (one an
 // activation tensor, shared by the nodes that read it) and MatMulIntegerToFloat, and their
 // weights and scales re-encoded.
-func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) ([]byte, error) {
+func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, err
@@ -77,10 +92,10 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 				return nil, err
 			}
 		}
-		if v[0] != 4 || v[1] != 32 || v[2] <= 0 || v[3] <= 0 || v[3] > maxN || skip != "" && twinMatches(ins[1], skip) {
+		if v[0] != 4 || v[1] != 32 || v[2] <= 0 || v[3] <= 0 || v[3] > o.MaxN || o.Skip != "" && twinMatches(ins[1], o.Skip) {
 			continue
 		}
-		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3])}
+		n := &dqNode{b: ins[1], scales: ins[2], k: int(v[2]), n: int(v[3]), w: int(o.groupWidth(ins[1], v[2]))}
 		byB[n.b], byScales[n.scales] = n, n
 	}
 	// The tensors' fields (external data: offsets, not bytes); each node's weights are read,
@@ -98,8 +113,8 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 			tensors[name[0]] = tfs
 		}
 	}
-	colScales := map[string][]float32{} // by scale name, once computed
-	requant := func(n *dqNode) ([]byte, []float32, error) {
+	colScales := map[string][][]float32{} // by scale name, once computed: a group's each
+	requant := func(n *dqNode) ([][]byte, [][]float32, error) {
 		b, err := w.tensorData(n.b, tensors[n.b])
 		if err != nil {
 			return nil, nil, err
@@ -115,8 +130,10 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 		return q, cs, err
 	}
 	var g []byte
-	quantized := map[string][2]string{} // activation name → its uint8 rows and their scales
-	var ks []int64                      // row lengths quantized
+	quantized := map[string][2]string{}    // activation name → its uint8 rows and their scales
+	grouped := map[string]groupQuantized{} // activation name and group width → its groups
+	var ks []int64                         // row lengths quantized
+	consts := map[string][]byte{}          // groupQuant's and groupProduct's initializers
 	for _, f := range gfs {
 		switch {
 		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
@@ -127,6 +144,29 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 			ins := fieldStrings(nfs, proto.FieldNodeInput)
 			if len(ins) == 3 && byB[ins[1]] != nil && fieldStrings(nfs, proto.FieldNodeOpType)[0] == "MatMulNBits" {
 				n := byB[ins[1]]
+				if n.w > 0 {
+					key := ins[0] + "\x00" + strconv.Itoa(n.w)
+					xg, ok := grouped[key]
+					if !ok {
+						var nodes [][]byte
+						var cs map[string][]byte
+						nodes, cs, xg = groupQuant(ins[0], int64(n.k), int64(n.w), axesInput)
+						for _, raw := range nodes {
+							g = appendBytes(g, proto.FieldGraphNode, raw)
+						}
+						maps.Copy(consts, cs)
+						grouped[key] = xg
+					}
+					name := append(fieldStrings(nfs, proto.FieldNodeName), "")
+					gn := len(xg.q)
+					nodes, cs := groupProduct(name[0], xg, groupNames(n.b, gn), groupNames(n.scales, gn), int64(n.n), fieldStrings(nfs, proto.FieldNodeOutput)[0])
+					for _, raw := range nodes {
+						g = appendBytes(g, proto.FieldGraphNode, raw)
+					}
+					maps.Copy(consts, cs)
+					w.count++
+					continue
+				}
 				xq, ok := quantized[ins[0]]
 				if !ok {
 					nodes, q, sc := rowQuant(ins[0], int64(n.k), axesInput)
@@ -157,11 +197,17 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 					return nil, err
 				}
 				n := byB[name[0]]
-				t, err := w.externalTensor(n.b, []int64{int64(n.k), int64(n.n)}, proto.Int8, dqTwinData, q)
-				if err != nil {
-					return nil, err
+				names, rows := []string{n.b}, n.k
+				if n.w > 0 {
+					names, rows = groupNames(n.b, len(q)), n.w
 				}
-				g = appendBytes(g, proto.FieldGraphInitializer, t)
+				for i, part := range q {
+					t, err := w.externalTensor(names[i], []int64{int64(rows), int64(n.n)}, proto.Int8, dqTwinData, part)
+					if err != nil {
+						return nil, err
+					}
+					g = appendBytes(g, proto.FieldGraphInitializer, t)
+				}
 				continue
 			}
 			if len(name) == 1 && byScales[name[0]] != nil {
@@ -172,7 +218,13 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 						return nil, err
 					}
 				}
-				g = appendBytes(g, proto.FieldGraphInitializer, initializer(proto.FloatTensor(n.scales, []int64{int64(n.n)}, sc)))
+				names := []string{n.scales}
+				if n.w > 0 {
+					names = groupNames(n.scales, len(sc))
+				}
+				for i, part := range sc {
+					g = appendBytes(g, proto.FieldGraphInitializer, initializer(proto.FloatTensor(names[i], []int64{int64(n.n)}, part)))
+				}
 				continue
 			}
 			if err := w.linkExternal(tfs); err != nil {
@@ -181,10 +233,16 @@ func (w *twinWriter) dqGraph(b []byte, maxN int64, skip string, axesInput bool) 
 		}
 		g = append(g, f.raw...)
 	}
-	if len(quantized) > 0 {
-		for _, t := range rowQuantConsts(ks, axesInput) {
+	if len(quantized) > 0 || len(grouped) > 0 {
+		for _, t := range rowQuantConsts(nil, axesInput) {
 			g = appendBytes(g, proto.FieldGraphInitializer, t)
 		}
+	}
+	for _, k := range ks {
+		consts[rowqRowsName(k)] = int64Initializer(rowqRowsName(k), -1, k)
+	}
+	for _, name := range slices.Sorted(maps.Keys(consts)) {
+		g = appendBytes(g, proto.FieldGraphInitializer, consts[name])
 	}
 	return g, nil
 }
@@ -214,8 +272,9 @@ func (w *twinWriter) tensorData(name string, tfs []field) ([]byte, error) {
 	return raw, nil
 }
 
-// perColumn is PerColumnInt8 of a node's weight and scale bytes as the graph stores them.
-func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
+// perColumn is PerColumnInt8 (PerGroupColumnInt8 for a grouped node) of a node's weight and
+// scale bytes as the graph stores them.
+func perColumn(n *dqNode, b, scales []byte) ([][]byte, [][]float32, error) {
 	nb := (n.k + 31) / 32
 	if len(b) != n.n*nb*16 || len(scales) != 4*n.n*nb {
 		return nil, nil, fmt.Errorf("%s: %d weight and %d scale bytes for K=%d N=%d", n.b, len(b), len(scales), n.k, n.n)
@@ -224,8 +283,12 @@ func perColumn(n *dqNode, b, scales []byte) ([]byte, []float32, error) {
 	for i := range sc {
 		sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(scales[4*i:]))
 	}
+	if n.w > 0 {
+		q, cs := PerGroupColumnInt8(n.k, n.n, n.w, b, sc)
+		return q, cs, nil
+	}
 	q, cs := PerColumnInt8(n.k, n.n, b, sc)
-	return q, cs, nil
+	return [][]byte{q}, [][]float32{cs}, nil
 }
 
 // PerColumnInt8 requantizes MatMulNBits' 4-bit weights of a K×N product (b [N][⌈K/32⌉][16],

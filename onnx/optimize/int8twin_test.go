@@ -140,7 +140,7 @@ func TestDQTwin(t *testing.T) {
 			}
 			src := filepath.Join(dir, "onnx", o.Quant.File())
 			out := t.TempDir()
-			n, _, err := optimize.DQTwin(src, out, 1024, c.skip)
+			n, _, err := optimize.DQTwin(src, out, optimize.DQOptions{MaxN: 1024, Skip: c.skip})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,8 @@ func main() {
 	match := flag.String("match", "", "comma-separated parts of weight names to re-encode (empty: all)")
 	dq := flag.Bool("dq", false, "write the int8 prompt twin instead (optimize.DQTwin: int8 weights with one scale a column, activations with one a row, MatMulIntegerToFloat; the LM head stays 4-bit)")
 	skip := flag.String("skip", "", "--dq: comma-separated parts of weight names to leave 4-bit")
+	group := flag.Int64("group", 0, "--dq: quantize activations with one scale a row and group of this many columns (0: one a row)")
+	groupOnly := flag.String("group-only", "", "--dq --group: comma-separated parts of weight names whose activations are grouped (empty: all)")
 	flag.Parse()
 	if *in == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "int8twin: --in and --out are required")
@@ -31,7 +33,9 @@ func main() {
 	}
 	twin, what := optimize.Int8Twin, "MatMulNBits re-encoded as 8-bit"
 	if *dq {
-		twin = func(in, out, _ string) (int, int64, error) { return optimize.DQTwin(in, out, 1<<16, *skip) }
+		twin = func(in, out, _ string) (int, int64, error) {
+			return optimize.DQTwin(in, out, optimize.DQOptions{MaxN: 1 << 16, Skip: *skip, GroupWidth: *group, GroupOnly: *groupOnly})
+		}
 		what = "MatMulNBits rewritten as per-row quantizers and MatMulIntegerToFloat"
 	}
 	n, size, err := twin(*in, *out, *match)

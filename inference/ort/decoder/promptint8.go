@@ -50,7 +50,7 @@ func promptTwin(graph string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	n, size, err := optimize.DQTwin(graph, tmp, 1<<16, "")
+	n, size, err := optimize.DQTwin(graph, tmp, optimize.DQOptions{MaxN: 1 << 16})
 	debug.FreeOSMemory() // the weights passed through the heap: give it back before the sessions load
 	if err != nil {
 		return "", err

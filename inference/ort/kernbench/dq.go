@@ -52,7 +52,7 @@ func dynQuant() error {
 			path := filepath.Join(dir, fmt.Sprintf("%s-%s.onnx", s.Name, dqSides[i]))
 			if i == 3 { // the twin of side 0's graph
 				src := filepath.Join(dir, fmt.Sprintf("%s-%s.onnx", s.Name, dqSides[0]))
-				if _, _, err := optimize.DQTwin(src, filepath.Join(dir, s.Name+"-rowq"), 1<<16, ""); err != nil {
+				if _, _, err := optimize.DQTwin(src, filepath.Join(dir, s.Name+"-rowq"), optimize.DQOptions{MaxN: 1 << 16}); err != nil {
 					return err
 				}
 				path = filepath.Join(dir, s.Name+"-rowq", filepath.Base(src))
