@@ -93,12 +93,8 @@ func type1Names(data []byte) *[256]string {
 // (none in its ToUnicode map, which alone gives such a font's text) the text of the glyph
 // names they draw in the embedded font program.
 func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
-	ff := desc.Key("FontFile2")
-	if ff.Kind() != pdf.Stream {
-		return
-	}
-	data, err := r.stream(ff, "a font")
-	if err != nil {
+	data := r.trueTypeProgram(desc)
+	if data == nil {
 		return
 	}
 	names, ok := trueTypeCodeNames(data)
@@ -106,19 +102,20 @@ func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
 		return
 	}
 	for c, name := range names {
-		if name == "" {
+		if name == "" || f.text[c] != "" || f.toUnicodeMaps(c) {
 			continue
-		}
-		if f.text[c] != "" {
-			continue
-		}
-		if f.toUni != nil {
-			if _, mapped := f.toUni.text(uint32(c), 1); mapped {
-				continue
-			}
 		}
 		f.text[c] = glyphText(name)
 	}
+}
+
+// toUnicodeMaps says whether the font's ToUnicode map gives code c a text.
+func (f *font) toUnicodeMaps(c int) bool {
+	if f.toUni == nil {
+		return false
+	}
+	_, mapped := f.toUni.text(uint32(c), 1)
+	return mapped
 }
 
 // blankVisibleSpaces reads as a space each code of a TrueType font whose text is "␣" (the
@@ -128,25 +125,15 @@ func (r *reader) nameTrueTypeCodes(f *font, desc pdf.Value) {
 func (r *reader) blankVisibleSpaces(f *font, desc pdf.Value) {
 	var codes []int
 	for c, t := range f.text {
-		if t != "\u2423" {
-			continue
+		if t == "\u2423" && !f.toUnicodeMaps(c) {
+			codes = append(codes, c)
 		}
-		if f.toUni != nil {
-			if _, mapped := f.toUni.text(uint32(c), 1); mapped {
-				continue
-			}
-		}
-		codes = append(codes, c)
 	}
 	if len(codes) == 0 {
 		return
 	}
-	ff := desc.Key("FontFile2")
-	if ff.Kind() != pdf.Stream {
-		return
-	}
-	data, err := r.stream(ff, "a font")
-	if err != nil {
+	data := r.trueTypeProgram(desc)
+	if data == nil {
 		return
 	}
 	tables := sfntTables(data)
@@ -181,10 +168,10 @@ func emptyGlyph(tables map[string][]byte, g uint16) bool {
 	return binary.BigEndian.Uint16(loca[2*i:]) == binary.BigEndian.Uint16(loca[2*i+2:])
 }
 
-// trueTypeProgram is the embedded TrueType program (FontFile2) of font descriptor's font d;
-// nil when it has none or it cannot be read.
-func (r *reader) trueTypeProgram(d pdf.Value) []byte {
-	ff := d.Key("FontDescriptor").Key("FontFile2")
+// trueTypeProgram is the embedded TrueType program (FontFile2) of font descriptor desc; nil
+// when it has none or it cannot be read.
+func (r *reader) trueTypeProgram(desc pdf.Value) []byte {
+	ff := desc.Key("FontFile2")
 	if ff.Kind() != pdf.Stream {
 		return nil
 	}
@@ -199,7 +186,7 @@ func (r *reader) trueTypeProgram(d pdf.Value) []byte {
 // Unicode cmap, read backwards (CID to glyph by CIDToGIDMap), and its glyph substitutions
 // (gsub.go) for glyphs the cmap does not reach.
 func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
-	data := r.trueTypeProgram(d)
+	data := r.trueTypeProgram(d.Key("FontDescriptor"))
 	if data == nil {
 		return nil
 	}

@@ -42,7 +42,7 @@ func (b *inkBoxes) middle(cid uint32) (float64, bool) {
 // trueTypeInk reads the glyph extents of a CIDFontType2 font's embedded TrueType program;
 // nil when it has none or they cannot be read.
 func (r *reader) trueTypeInk(d pdf.Value) *inkBoxes {
-	data := r.trueTypeProgram(d)
+	data := r.trueTypeProgram(d.Key("FontDescriptor"))
 	if data == nil {
 		return nil
 	}
