@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -264,9 +265,20 @@ func shapeError(v any, room int) error {
 			return fmt.Errorf("%w: it makes a value nested more than %d deep (or holding itself)", ErrLimit, maxValueDepth)
 		}
 		if n > room {
-			return fmt.Errorf("%w: it makes a value of more than %d items", ErrLimit, room)
+			return tooMany(room)
 		}
 		push := func(x any) { stack = append(stack, item{x, it.d + 1}) }
+		// fits says whether k more items leave the walk within room: every item on the stack
+		// is still to be counted, so a list that does not fit fails before it is pushed (a
+		// doubled list of millions was pushed item by item, then counted, under -race for
+		// seconds).
+		fits := func(k int) bool {
+			if n+len(stack)+k > room {
+				return false
+			}
+			stack = slices.Grow(stack, k)
+			return true
+		}
 		switch x := it.v.(type) {
 		case nil, string, bool, int, float64:
 		case *exec.Value:
@@ -274,11 +286,17 @@ func shapeError(v any, room int) error {
 				stack = append(stack, item{x.Interface(), it.d})
 			}
 		case exec.Dict:
+			if !fits(len(x.Pairs)) {
+				return tooMany(room)
+			}
 			for _, p := range x.Pairs {
 				push(p.Value)
 			}
 		case *exec.Dict:
 			if x != nil {
+				if !fits(len(x.Pairs)) {
+					return tooMany(room)
+				}
 				for _, p := range x.Pairs {
 					push(p.Value)
 				}
@@ -290,12 +308,18 @@ func shapeError(v any, room int) error {
 				if rv.Type().Elem().Kind() == reflect.Uint8 {
 					continue
 				}
+				if !fits(rv.Len()) {
+					return tooMany(room)
+				}
 				for i := range rv.Len() {
 					if e := rv.Index(i); e.CanInterface() {
 						push(e.Interface())
 					}
 				}
 			case reflect.Map:
+				if !fits(rv.Len()) {
+					return tooMany(room)
+				}
 				iter := rv.MapRange()
 				for iter.Next() {
 					if e := iter.Value(); e.CanInterface() {
@@ -310,4 +334,9 @@ func shapeError(v any, room int) error {
 		}
 	}
 	return nil
+}
+
+// tooMany is shapeError's error for a value of more than room items.
+func tooMany(room int) error {
+	return fmt.Errorf("%w: it makes a value of more than %d items", ErrLimit, room)
 }
