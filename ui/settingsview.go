@@ -19,13 +19,13 @@ import (
 // SettingsView shows a SettingsVM as a form with pickers, inline errors, Test and Save.
 type SettingsView struct {
 	binder
-	vm      *SettingsVM
-	win     fyne.Window
-	Save    *widget.Button
-	Close   *widget.Button
-	Models  *widget.Button // opens the Models view (the window sets its action)
+	vm     *SettingsVM
+	win    fyne.Window
+	Save   *widget.Button
+	Close  *widget.Button
+	Models *widget.Button // opens the Models view (the window sets its action)
 	// OCR is the switch of text recognition for scanned PDFs (settingsocr.go).
-	OCR *widget.Check
+	OCR     *widget.Check
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
