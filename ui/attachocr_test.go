@@ -60,10 +60,7 @@ func TestChatVMAttachScan(t *testing.T) {
 			return []extract.Section{{Page: 1, Text: "Recognized words of page one."}, {Page: 2, Text: "And of page two."}}, nil
 		}}
 	})
-	vm.NewChat()
-	if err := vm.Attach(scan); err != nil {
-		t.Fatal(err)
-	}
+	vm.RetryFailed() // the settings were saved
 	items, _ := vm.Attachments.Get()
 	waitStatus(t, items[0], "Recognizing text in scan.pdf: page 1 of 2")
 	close(release)
@@ -72,7 +69,7 @@ func TestChatVMAttachScan(t *testing.T) {
 		t.Errorf("on: failed=%v status %q, want it read", get[bool](a.Failed), s)
 	}
 
-	// Closing the conversation cancels a recognition under way.
+	// Removing the file cancels a recognition under way; so does closing the conversation.
 	stopped := make(chan error, 1)
 	fakeScans(vm, func() documents.Scans {
 		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, progress func(done, total int)) ([]extract.Section, error) {
@@ -82,19 +79,28 @@ func TestChatVMAttachScan(t *testing.T) {
 			return nil, ctx.Err()
 		}}
 	})
-	vm.NewChat()
-	if err := vm.Attach(writeDoc(t, src, "scan2.pdf", testdocs.ScannedPDF(2))); err != nil {
-		t.Fatal(err)
-	}
-	items, _ = vm.Attachments.Get()
-	waitStatus(t, items[0], "Recognizing text in scan2.pdf")
-	vm.NewChat()
-	select {
-	case err := <-stopped:
-		if err == nil {
-			t.Error("recognition stopped without the context's error")
+	for _, stop := range []func(a *AttachmentVM){
+		func(a *AttachmentVM) {
+			if err := vm.Detach(a); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func(*AttachmentVM) { vm.NewChat() },
+	} {
+		if err := vm.Attach(writeDoc(t, src, "scan2.pdf", testdocs.ScannedPDF(2))); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("closing the conversation did not stop the recognition")
+		items, _ = vm.Attachments.Get()
+		last := items[len(items)-1]
+		waitStatus(t, last, "Recognizing text in scan2.pdf")
+		stop(last)
+		select {
+		case err := <-stopped:
+			if err == nil {
+				t.Error("recognition stopped without the context's error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the recognition did not stop")
+		}
 	}
 }

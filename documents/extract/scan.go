@@ -18,6 +18,9 @@ func (e errScan) Error() string {
 }
 func (errScan) Is(target error) bool { return target == ErrNoText }
 
+// Scan says the error is a scan's, for callers that do not import this package.
+func (errScan) Scan() bool { return true }
+
 // IsScan reports whether err says a PDF holds no text, only images or drawings (a scan).
 func IsScan(err error) bool { return errors.As(err, new(errScan)) }
 
