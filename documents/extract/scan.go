@@ -29,7 +29,8 @@ type Image = pdftext.Image
 
 // PDFImages hands each image the pages of the PDF in data draw to each, page by page in
 // the order drawn, within the budgets (MaxPartBytes and the others); the time each takes
-// does not count against Deadline, the reading's own time does. An error from each stops
+// does not count against Deadline, the reading's own time does, and MaxUnpackedBytes
+// counts from one image to the next (a scan's pages unpack to megabytes each). An error from each stops
 // the reading and is returned; errors a person should see are *Unreadable.
 func PDFImages(ctx context.Context, name string, data []byte, each func(Image) error) error {
 	if int64(len(data)) > MaxFileBytes {
@@ -47,6 +48,7 @@ func PDFImages(ctx context.Context, name string, data []byte, each func(Image) e
 		t := time.Now()
 		eachErr = each(img)
 		away += time.Since(t)
+		b.unpacked = 0
 		return eachErr
 	})
 	switch {
