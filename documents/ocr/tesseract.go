@@ -105,10 +105,10 @@ func run(ctx context.Context, limit time.Duration, prog string, args ...string) 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 2 * time.Second
 	if os.Getenv("OMP_THREAD_LIMIT") == "" {
-		// Half the cores, as documents are embedded: a reply being written keeps the rest
-		// (and on 2 busy cores one thread read a page in 13 s against 17 s with tesseract's
-		// own choice).
-		cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT="+strconv.Itoa(max(1, runtime.NumCPU()/2)))
+		// One thread: tesseract's OpenMP threads spin when the cores are busy (a reply
+		// being written, other programs); on 2 busy cores a page took 56–66 s with 2
+		// threads and 6.8–7.5 s with 1. ocrmypdf runs it so too.
+		cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	}
 	hideWindow(cmd)
 	err := cmd.Run()
