@@ -159,6 +159,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	v.entries["ort_library"].SetPlaceHolder("empty: the ONNX Runtime that came with EdgeChat")
 	v.entries["data_dir"].SetPlaceHolder("empty: " + config.DefaultDataDir())
+	v.entries["ocr.tesseract"].SetPlaceHolder("empty: the tesseract on PATH (on Windows also in C:\\Program Files\\Tesseract-OCR)")
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord
