@@ -58,7 +58,7 @@ func decodeImage(info imageInfo, raw []byte, limit func(io.Reader, string) io.Re
 			}
 			r = predicted(zr, f)
 		case "LZWDecode", "LZW":
-			r = predicted(lzwReader(r, f.earlyChange), f)
+			r = predicted(imageLZW(r, f.earlyChange), f)
 		case "ASCIIHexDecode", "AHx":
 			r = hex.NewDecoder(hexDigits{bufio.NewReader(r)})
 		case "ASCII85Decode", "A85":
@@ -357,9 +357,9 @@ func jpegImage(info imageInfo, r io.Reader) (string, []byte, error) {
 	return "png", buf.Bytes(), nil
 }
 
-// lzwReader is PDF's LZW: TIFF's variant (codes widen one code early) unless EarlyChange
+// imageLZW is PDF's LZW: TIFF's variant (codes widen one code early) unless EarlyChange
 // is 0, which is the GIF-like variant.
-func lzwReader(r io.Reader, earlyChange int) io.Reader {
+func imageLZW(r io.Reader, earlyChange int) io.Reader {
 	if earlyChange == 0 {
 		return errReader{fmt.Errorf("%w: LZW without early change is not read", ErrImage)}
 	}

@@ -75,7 +75,7 @@ func (p *page) drawImage(x pdf.Value) error {
 	}
 	if err == nil {
 		var raw []byte
-		if raw, err = p.doc.rawStream(x); err == nil {
+		if raw, err = p.doc.imageData(x); err == nil {
 			img.Format, img.Data, err = decodeImage(info, raw, p.doc.opt.Limit)
 		}
 	}
@@ -202,9 +202,9 @@ func (r *reader) colorSpace(cs pdf.Value, info *imageInfo, depth int) error {
 	return fmt.Errorf("%w: its colors are %s", ErrImage, cs)
 }
 
-// rawStream is a stream's data as stored, before its filters: the object reader prints a
+// imageData is a stream's data as stored, before its filters: the object reader prints a
 // stream as "<<dictionary>>@offset" of its data in the file it reads.
-func (r *reader) rawStream(x pdf.Value) ([]byte, error) {
+func (r *reader) imageData(x pdf.Value) ([]byte, error) {
 	if r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Dict {
 		return nil, fmt.Errorf("%w: the images of an encrypted PDF are not read", ErrImage)
 	}
