@@ -64,6 +64,18 @@ c</pre></body></html>`),
 			},
 		},
 		{
+			// Images read as their alt text in brackets, as pandoc prints them; a figure
+			// with a caption reads as the caption; empty alt and script text read as nothing.
+			name: "images.html",
+			data: []byte(`<h1>Cats <img src="i.png" alt="(icon)"></h1><p>See<img src="a.png" alt=" a cat on a mat ">here.<img src="deco.png" alt=""><img src="_images/x.png" alt="_images/x.png"></p>` +
+				`<figure><img src="b.png" alt="a chart"></figure><figure><img src="c.png" alt="hidden alt"><figcaption>Sales by year</figcaption></figure>` +
+				`<script>document.write('<img alt="no">')</script><noscript><img src="p.gif" alt="pixel"></noscript>`),
+			format: "html",
+			want: []extract.Section{
+				{Heading: "Cats [(icon)]", Text: "See[a cat on a mat]here.\n\n[a chart]\n\nSales by year"},
+			},
+		},
+		{
 			name: "letter.docx",
 			data: testdocs.DOCX([]testdocs.Para{
 				{Text: "Preface."}, {Style: "Title", Text: "Letter"}, {Text: "Dear reader,\nhello."},

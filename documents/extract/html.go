@@ -13,7 +13,9 @@ import (
 )
 
 // readHTML takes the visible text of an HTML page, split at its h1–h6 headings. Scripts,
-// styles, forms' hidden parts and the head (but its title) are skipped. It walks the
+// styles, forms' hidden parts and the head (but its title) are skipped. An image reads as
+// its alt text in brackets, as pandoc prints it ("[a chart]"); a figure with a caption reads
+// as the caption alone. It walks the
 // tokens as they come, in time and memory linear in the page (a tree builder spends time
 // quadratic in the depth of a page of nested elements).
 func readHTML(b *budget, data []byte) (*Document, error) {
@@ -48,6 +50,11 @@ type htmlWalker struct {
 	headingText strings.Builder
 	// inTitle is true inside the head's title.
 	inTitle bool
+	// figures counts the open figure elements; figureAlt is the alt text of the images in
+	// the outermost one, written at its end unless it had a caption.
+	figures    int
+	figureAlt  strings.Builder
+	figureCapt bool
 	// pending is the last heading's level and words while no text has come under it:
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
@@ -108,9 +115,13 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 				return err
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			w.start(a, z.Token().Type == html.SelfClosingTagToken)
+			t := z.Token()
+			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
+			if t.DataAtom == atom.Img {
+				if err := w.image(t.Attr); err != nil {
+					return err
+				}
+			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			w.end(atom.Lookup(name))
@@ -173,6 +184,46 @@ func (w *htmlWalker) start(a atom.Atom, selfClosing bool) {
 	case blocks[a]:
 		w.cur.WriteString("\n")
 	}
+	switch a {
+	case atom.Figure:
+		if w.figures == 0 {
+			w.figureAlt.Reset()
+			w.figureCapt = false
+		}
+		w.figures++
+	case atom.Figcaption:
+		if w.figures > 0 {
+			w.figureCapt = true
+		}
+	}
+}
+
+// image writes an img's alt text in brackets where the image stands; inside a figure it
+// waits for the figure's end, where a caption replaces it.
+func (w *htmlWalker) image(attrs []html.Attribute) error {
+	if len(w.skip) > 0 {
+		return nil
+	}
+	var alt, src string
+	for _, at := range attrs {
+		switch at.Key {
+		case "alt":
+			alt = strings.TrimSpace(at.Val)
+		case "src":
+			src = at.Val
+		}
+	}
+	if alt == "" || isFileName(alt, src) {
+		return nil
+	}
+	alt = "[" + alt + "]"
+	if w.figures > 0 && w.heading == 0 {
+		if w.figureAlt.Len()+len(alt) <= maxHeadingBytes {
+			w.figureAlt.WriteString(" " + alt)
+		}
+		return nil
+	}
+	return w.text(alt)
 }
 
 func (w *htmlWalker) end(a atom.Atom) {
@@ -188,6 +239,12 @@ func (w *htmlWalker) end(a atom.Atom) {
 		w.title = strings.TrimSpace(w.title)
 	case a == atom.Head:
 		w.inHead = false
+	case a == atom.Figure && w.figures > 0:
+		w.figures--
+		if w.figures == 0 && !w.figureCapt && w.figureAlt.Len() > 0 {
+			w.cur.WriteString("\n" + strings.TrimSpace(w.figureAlt.String()))
+		}
+		w.cur.WriteString("\n")
 	case headingLevel[a] > 0:
 		w.endHeading()
 	case blocks[a]:
@@ -250,4 +307,11 @@ func foldSpaces(b *strings.Builder, s string) {
 		space = false
 		b.WriteRune(r)
 	}
+}
+
+// isFileName reports whether an image's alt text is only its source, as generators write
+// when the author gave none (Sphinx: alt="_images/scope.png"): pandoc leaves it out too.
+// A bare file name ("jackdsetup.png" for "./images/jackdsetup.png") is kept, as pandoc keeps it.
+func isFileName(alt, src string) bool {
+	return alt == src || "./"+alt == src || alt == "./"+src
 }

@@ -237,13 +237,32 @@ func (m *cmap) mapped(c uint32, n int) (string, bool) {
 			return r.arr[i], true
 		}
 		return "", false
+	case len(r.dst) == 1:
+		v := r.dst[0] + uint16(c-r.lo)
+		if v < 0x80 {
+			return asciiText[v], true
+		}
+		if !utf16.IsSurrogate(rune(v)) {
+			return string(rune(v)), true
+		}
+		return "\ufffd", true
 	case len(r.dst) > 0:
-		u := slices.Clone(r.dst)
+		var buf [8]uint16
+		u := append(buf[:0], r.dst...)
 		u[len(u)-1] += uint16(c - r.lo)
 		return utf16Text(u), true
 	}
 	return "", false
 }
+
+// asciiText holds the one-character strings of ASCII, which most ranges of most CMaps map
+// to: a glyph's text costs no allocation.
+var asciiText = func() (t [0x80]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
 
 // cid is the CID of the n-byte code c.
 func (m *cmap) cid(c uint32, n int) (uint32, bool) {

@@ -45,15 +45,24 @@ func (l *line) bottom() float32 { return l.y - 0.25*l.size }
 // by a blank line, hyphenated line ends marked for resolveHyphens.
 func layout(glyphs []glyph) string {
 	var b strings.Builder
-	for rot := range uint8(4) {
-		var gs []glyph
-		for _, g := range glyphs {
-			if g.rot == rot {
-				gs = append(gs, g)
-			}
+	var count [4]int
+	for _, g := range glyphs {
+		if g.rot < 4 {
+			count[g.rot]++
 		}
-		if len(gs) == 0 {
+	}
+	for rot := range uint8(4) {
+		if count[rot] == 0 {
 			continue
+		}
+		gs := glyphs // all in one direction (most pages): laid out where they are
+		if count[rot] < len(glyphs) {
+			gs = make([]glyph, 0, count[rot])
+			for _, g := range glyphs {
+				if g.rot == rot {
+					gs = append(gs, g)
+				}
+			}
 		}
 		lines := splitGutters(mergeRows(fragments(gs)))
 		rtl := pageRTL(lines)
@@ -257,8 +266,13 @@ var combining = map[string]string{
 // letter's width) onto the letter, as one character where Unicode has one: "´" over "e"
 // reads "é", "¯" over "ı" reads "ı̄", where the words would otherwise break at the accent.
 func combineAccents(gs []glyph) []glyph {
-	var out []glyph
-	for i := 0; i < len(gs); i++ {
+	first := slices.IndexFunc(gs, func(g glyph) bool { _, ok := combining[g.text]; return ok })
+	if first < 0 {
+		return gs // no accent drawn apart: most lines
+	}
+	out := make([]glyph, first, len(gs))
+	copy(out, gs[:first])
+	for i := first; i < len(gs); i++ {
 		g := gs[i]
 		mark, ok := combining[g.text]
 		if !ok {
@@ -471,6 +485,9 @@ func lineText(l *line) string {
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
 	var drawn []bool
+	// The words are carved out of one buffer, each capped at its end so that a later
+	// append to one copies it instead of writing over the next.
+	buf := make([]glyph, 0, len(l.g))
 	var cur []glyph
 	var prev *glyph
 	var end float32 // where the glyphs before g end: a mark without advance ends nothing
@@ -506,7 +523,8 @@ func lineText(l *line) string {
 		} else {
 			end = g.x + g.w
 		}
-		cur = append(cur, *g)
+		buf = append(buf, *g)
+		cur = buf[len(buf)-len(cur)-1 : len(buf) : len(buf)]
 		prev = g
 	}
 	if len(cur) > 0 {

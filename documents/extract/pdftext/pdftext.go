@@ -66,7 +66,12 @@ type reader struct {
 	// needAppear is 1 when the form asks for its fields' appearances to be made from
 	// their values, 2 when not, 0 before it is read (annots.go)
 	needAppear uint8
+	// glyphs is the last page's glyph buffer, kept for the next page to draw into.
+	glyphs []glyph
 }
+
+// keptGlyphs bounds the glyph buffer a reader keeps from page to page (~3.5 MB).
+const keptGlyphs = 1 << 16
 
 // maxFonts bounds the fonts kept parsed at once.
 const maxFonts = 4096
@@ -313,12 +318,17 @@ func (r *reader) page(p pageRef) (text string, err error) {
 	if err != nil && fatal(err) {
 		return "", err
 	}
-	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity}
+	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0]}
 	if e := pg.run(content, p.res); e != nil {
 		return "", e
 	}
 	if e := pg.drawAnnots(p.v); e != nil {
 		return "", e
 	}
-	return layout(pg.glyphs), err
+	text = layout(pg.glyphs)
+	if cap(pg.glyphs) <= keptGlyphs {
+		clear(pg.glyphs) // let go of the page's strings
+		r.glyphs = pg.glyphs[:0]
+	}
+	return text, err
 }
