@@ -103,6 +103,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 	// first needs it, on that document's indexing goroutine.
 	library.SetEmbedder(embedmodel.Opener(settings.Settings(), settings.Settings().EmbeddingModel))
 	library.SetReranker(embedmodel.RerankOpener(settings.Settings(), settings.Settings().RerankerModel))
+	library.SetScans(scansFor(settings.Settings())) // scans.go: text recognition of scanned PDFs
 	files := &documents.Store{Dir: dir, Library: library}
 	// Attached documents' passages go into the question before the engine sees it.
 	withDocuments := &documents.Engine{Next: engine, Library: library, Background: true, Budget: func() documents.Budget { return documentBudget(settings.Settings()) }}
@@ -137,6 +138,7 @@ func (st *starter) open(dir string, conversations *history.Store) {
 			if embedmodel.Changed(saved, s) {
 				library.SetEmbedder(embedmodel.Opener(s, s.EmbeddingModel))
 			}
+			library.SetScans(scansFor(s))
 			if embedmodel.RerankerChanged(saved, s) {
 				library.SetReranker(embedmodel.RerankOpener(s, s.RerankerModel))
 			}

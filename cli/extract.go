@@ -33,13 +33,20 @@ func runExtract(env Env) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	asJSON := fs.Bool("json", false, "print the pages or headings and their text as JSON (with the reason when it cannot be read)")
+	useOCR := fs.Bool("ocr", false, "read a scanned PDF (pages of images) with text recognition (tesseract), page by page")
+	tesseract := fs.String("tesseract", "", "the tesseract program for --ocr (default: the one on PATH)")
+	langs := fs.String("ocr-langs", "eng", "tesseract's languages for --ocr, joined by + (eng+deu)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: edgechat extract [--json] FILE")
+		fmt.Fprintln(fs.Output(), "usage: edgechat extract [--json] [--ocr [--tesseract PATH] [--ocr-langs eng]] FILE")
 		fmt.Fprintln(fs.Output(), "Prints the text EdgeChat reads from FILE: PDF pages end with a form feed, as pdftotext")
 		fmt.Fprintln(fs.Output(), "writes them; other formats print each heading before its text.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(reorderFlags(env.Args)); err != nil {
+		return errUsage
+	}
+	if v := fs.Lookup("tesseract").Value.String() + fs.Lookup("ocr-langs").Value.String(); !*useOCR && v != "eng" {
+		fmt.Fprintln(fs.Output(), "--tesseract and --ocr-langs go with --ocr")
 		return errUsage
 	}
 	if fs.NArg() != 1 {
@@ -50,6 +57,9 @@ func runExtract(env Env) error {
 	defer stop()
 	path := fs.Arg(0)
 	doc, err := extract.File(ctx, path, nil)
+	if *useOCR && extract.IsScan(err) {
+		doc, err = recognize(ctx, env.Stderr, path, *tesseract, *langs) // extractocr.go
+	}
 	if *asJSON {
 		out := extractJSON{File: path}
 		if err != nil {

@@ -47,6 +47,18 @@ type Server struct {
 	APIKey  string `mapstructure:"api_key"`
 }
 
+// OCR is text recognition of scanned PDFs with the tesseract program, off by default.
+type OCR struct {
+	// Enabled reads a scanned PDF (pages of images, no text) with tesseract when it is
+	// attached.
+	Enabled bool `mapstructure:"enabled"`
+	// Tesseract is the program ("" = the one on PATH, on Windows also
+	// C:\Program Files\Tesseract-OCR).
+	Tesseract string `mapstructure:"tesseract"`
+	// Languages are tesseract's language codes joined by "+" ("" = "eng").
+	Languages string `mapstructure:"languages"`
+}
+
 // Settings is everything the user can configure. The zero value is not useful; start from
 // Defaults or Store.Settings.
 type Settings struct {
@@ -93,6 +105,8 @@ type Settings struct {
 	// MCPConfig is an mcp.json naming the MCP servers whose tools the chat may call
 	// ("" = none: tools are off until the user adds a server). Each call asks approval.
 	MCPConfig string `mapstructure:"mcp_config"`
+	// OCR reads scanned PDFs with text recognition (off by default).
+	OCR OCR `mapstructure:"ocr"`
 }
 
 // EmbeddingOff is the EmbeddingModel value that turns ranking by meaning off, and the

@@ -52,6 +52,8 @@ type Library struct {
 	// bg bounds embeddings started for questions that do not wait; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
+	// scans is SetScans' (scans.go); mu guards it.
+	scans func() Scans
 }
 
 // embedJob is one document being embedded: progress for questions that do not wait, and
@@ -241,6 +243,9 @@ func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, 
 			status(fmt.Sprintf("Reading %s: page %d of %d", a.Name, done, total))
 		}
 	})
+	if extract.IsScan(err) {
+		doc, err = l.readScan(ctx, a, err, status) // scans.go
+	}
 	if err != nil {
 		return nil, err
 	}

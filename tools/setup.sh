@@ -6,6 +6,8 @@
 #     Claude) used as test data;
 #   - staticcheck (for make vet), built from the Go module proxy into the cache's bin/;
 #   - the npm API clients and reference MCP servers the tests drive (tools/npmclients, tools/mcpservers);
+#   - tesseract (text recognition) with its English data, for the OCR tests: Debian's packages
+#     unpacked into the cache with a wrapper script, so no system-wide install is needed;
 #   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
 #     pdftotext, pandoc; odt2txt for ODS and ODP, which pandoc does not read) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
@@ -73,7 +75,39 @@ install_tokenizer() {
   say "tokenizer $name at $dir"
 }
 
+# install_tesseract: Debian's tesseract 5 and its libraries unpacked (apt-get download + dpkg -x,
+# no root) into $CACHE/tesseract, and $CACHE/tesseract/bin/tesseract, a wrapper that points the
+# program at them (LD_LIBRARY_PATH, TESSDATA_PREFIX). Libraries the system has are not fetched.
+TESSERACT_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd libtesseract5 liblept5 libarchive13)
+install_tesseract() {
+  local dir="$CACHE/tesseract" want="${TESSERACT_PACKAGES[*]}"
+  if [ -x "$dir/bin/tesseract" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$want" ] &&
+     "$dir/bin/tesseract" --list-langs 2>/dev/null | grep -qx eng; then
+    return 0
+  fi
+  local tmp; tmp="$(mktemp -d)"
+  (cd "$tmp" && apt-get download -qq "${TESSERACT_PACKAGES[@]}" 2>/dev/null) ||
+    { $(sudo_if_needed) apt-get update -qq && (cd "$tmp" && apt-get download -qq "${TESSERACT_PACKAGES[@]}" 2>/dev/null); } ||
+    { rm -rf "$tmp"; die "apt-get download ${TESSERACT_PACKAGES[*]} failed"; }
+  rm -rf "$dir"; mkdir -p "$dir/bin"
+  local deb; for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$dir/root"; done
+  rm -rf "$tmp"
+  local lib; lib="$(dirname "$(find "$dir/root" -name 'libtesseract.so.5*' | head -1)")"
+  local data; data="$(dirname "$(find "$dir/root" -name eng.traineddata | head -1)")"
+  cat >"$dir/bin/tesseract" <<WRAP
+#!/bin/sh
+LD_LIBRARY_PATH="$lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" TESSDATA_PREFIX="$data" exec "$dir/root/usr/bin/tesseract" "\$@"
+WRAP
+  chmod +x "$dir/bin/tesseract"
+  local missing; missing="$(LD_LIBRARY_PATH="$lib" ldd "$dir/root/usr/bin/tesseract" | awk '/not found/ {print $1}' | sort -u | tr '\n' ' ')"
+  [ -z "$missing" ] || die "tesseract needs libraries this system lacks: $missing(install them with apt-get)"
+  "$dir/bin/tesseract" --list-langs 2>/dev/null | grep -qx eng || die "the tesseract unpacked in $dir does not run"
+  echo "$want" >"$dir/.installed"
+  say "tesseract $("$dir/bin/tesseract" --version 2>/dev/null | head -1 | cut -d' ' -f2) at $dir/bin/tesseract"
+}
+
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
+[ "$NO_APT" = 1 ] || install_tesseract
 [ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc odt2txt time
 install_ort
 install_staticcheck

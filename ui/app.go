@@ -338,6 +338,7 @@ func (m *MainWindow) settingsSaved(s config.Settings) {
 	m.CheckModel()
 	_ = m.Chat.Thinking.Set(s.Thinking)
 	m.Chat.RefreshModel()
+	m.Chat.RetryFailed() // text recognition turned on reads a scan
 	switch {
 	case problem != "":
 		m.Settings.setSummary(SummaryWarning, "Saved, but "+problem)

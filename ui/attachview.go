@@ -66,6 +66,9 @@ func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
 		if get[bool](a.Failed) {
 			status.Importance = widget.DangerImportance
 			icon.SetResource(theme.ErrorIcon())
+		} else { // read again (RetryFailed)
+			status.Importance = widget.MediumImportance
+			icon.SetResource(theme.FileTextIcon())
 		}
 		status.Refresh()
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2/data/binding"
 
@@ -19,6 +20,10 @@ type AttachmentVM struct {
 	history.Attachment
 	Status binding.String
 	Failed binding.Bool
+	// stop cancels its reading (Detach); main goroutine only.
+	stop context.CancelFunc
+	// scan is set when it failed as a scanned PDF, which other settings may read.
+	scan atomic.Bool
 }
 
 func newAttachmentVM(a history.Attachment) *AttachmentVM {
@@ -106,6 +111,9 @@ func (vm *ChatVM) Detach(a *AttachmentVM) error {
 		}
 	})
 	_ = vm.Attachments.Remove(a)
+	if a.stop != nil {
+		a.stop() // a scan being recognized, a long file being read
+	}
 	if err := vm.deps.Files.Remove(get[string](vm.CurrentID), a.Attachment); err != nil {
 		err = fmt.Errorf("could not delete the copy of %s: %w", a.Name, err)
 		_ = vm.Error.Set(err.Error())
@@ -132,13 +140,19 @@ func (vm *ChatVM) showAttachments(c *history.Conversation) {
 
 // index reads and indexes an attachment on its own goroutine, reporting to its Status.
 func (vm *ChatVM) index(id string, a *AttachmentVM) {
-	ctx := vm.att.context()
+	ctx, stop := context.WithCancel(vm.att.context())
+	if a.stop != nil {
+		a.stop()
+	}
+	a.stop = stop
 	_ = a.Status.Set("Reading…")
 	go func() {
+		defer stop()
 		err := vm.deps.Files.Index(ctx, id, a.Attachment, func(msg string) { _ = a.Status.Set(msg) })
 		switch {
 		case ctx.Err() != nil:
 		case err != nil:
+			a.scan.Store(errors.As(err, new(interface{ Scan() bool })))
 			_ = a.Failed.Set(true)
 			_ = a.Status.Set(err.Error())
 		default:

@@ -19,11 +19,13 @@ import (
 // SettingsView shows a SettingsVM as a form with pickers, inline errors, Test and Save.
 type SettingsView struct {
 	binder
-	vm      *SettingsVM
-	win     fyne.Window
-	Save    *widget.Button
-	Close   *widget.Button
-	Models  *widget.Button // opens the Models view (the window sets its action)
+	vm     *SettingsVM
+	win    fyne.Window
+	Save   *widget.Button
+	Close  *widget.Button
+	Models *widget.Button // opens the Models view (the window sets its action)
+	// OCR is the switch of text recognition for scanned PDFs (settingsocr.go).
+	OCR     *widget.Check
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
@@ -46,6 +48,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	scroll := container.NewVScroll(nil)
 	runtimeHead := section("Runtime")
 	v.runtime = runtimeHead
+	ocrCheck, ocrFound := v.ocrCheck() // settingsocr.go
 	// The NPU's settings only where this PC has an NPU runtime (or an NPU model is set);
 	// elsewhere one line says the CPU is used.
 	npu := container.NewVBox(
@@ -101,6 +104,13 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("Reranker", "reranker_model", v.pathRow("reranker_model", true, false, "")),
 		),
 		caption("The embedding model ranks attached documents' passages by meaning as well as by keywords (e.g. all-MiniLM-L6-v2, bge-small or Qwen3-Embedding-0.6B ONNX); the reranker, a cross-encoder (e.g. ms-marco-MiniLM-L-6-v2 or bge-reranker-base ONNX), re-orders the best of them. Empty: use one found on this PC; \"off\": none."),
+		section("Documents"),
+		v.form(
+			widget.NewFormItem("Scanned PDFs", ocrCheck),
+			widget.NewFormItem("", ocrFound),
+			v.item("Tesseract", "ocr.tesseract", v.pathRow("ocr.tesseract", false, true, "")),
+			v.item("Languages", "ocr.languages", v.entry("ocr.languages", "eng (tesseract's codes joined by +, e.g. eng+deu)")),
+		),
 		v.toolsSection(),
 		runtimeHead,
 		v.form(
@@ -149,6 +159,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 	v.entries["models_dir"].SetPlaceHolder(config.DefaultModelsDir())
 	v.entries["ort_library"].SetPlaceHolder("empty: the ONNX Runtime that came with EdgeChat")
 	v.entries["data_dir"].SetPlaceHolder("empty: " + config.DefaultDataDir())
+	v.entries["ocr.tesseract"].SetPlaceHolder("empty: the tesseract on PATH (on Windows also in C:\\Program Files\\Tesseract-OCR)")
 	summary := widget.NewLabelWithData(vm.Summary)
 	v.Summary = summary
 	summary.Wrapping = fyne.TextWrapWord

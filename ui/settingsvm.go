@@ -24,6 +24,7 @@ var settingKeys = []string{
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
 	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "reranker_model", "mcp_config",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
+	"ocr.tesseract", "ocr.languages",
 }
 
 // SettingsVM edits a copy of the settings as text fields with inline validation, tests a
@@ -57,6 +58,8 @@ type SettingsVM struct {
 	npuChecked <-chan struct{}
 	// ToolsList is what "Show tools" found: each server's tools with descriptions.
 	ToolsList binding.String
+	// ocrState is text recognition: the switch and which tesseract was found (settingsocr.go).
+	ocrState
 
 	// Overridden maps setting keys to the EDGECHAT_* variable that sets them for this run.
 	Overridden map[string]string
@@ -79,6 +82,7 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), Int8Refused: host.Int8PromptsRefused(), store: store, tester: tester,
+		ocrState: newOCRState(),
 	}
 	vm.npuChecked = findNPU(tester, vm.NPUFound)
 	for _, k := range settingKeys {
@@ -95,6 +99,7 @@ func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 		}
 	}
 	vm.Reset()
+	vm.FindOCR()
 	for _, k := range settingKeys {
 		vm.Fields[k].AddListener(binding.NewDataListener(func() { vm.Validate() }))
 	}
@@ -140,6 +145,9 @@ func (vm *SettingsVM) Reset() {
 	f("remote.api_key", s.Remote.APIKey)
 	f("server.addr", s.Server.Addr)
 	f("server.api_key", s.Server.APIKey)
+	f("ocr.tesseract", s.OCR.Tesseract)
+	f("ocr.languages", s.OCR.Languages)
+	_ = vm.OCR.Set(s.OCR.Enabled)
 	_ = vm.Thinking.Set(s.Thinking)
 	_ = vm.Lookup.Set(s.PromptLookup)
 	_ = vm.KVInt8.Set(s.KVInt8)
@@ -163,7 +171,7 @@ func (vm *SettingsVM) values() []string {
 	for _, k := range keys {
 		out = append(out, k+"="+get[string](vm.Fields[k]))
 	}
-	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.PromptInt8, vm.RemoteLong, vm.ServerOn} {
+	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.PromptInt8, vm.RemoteLong, vm.ServerOn, vm.OCR} {
 		out = append(out, strconv.FormatBool(get[bool](b)))
 	}
 	return out
@@ -226,6 +234,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)
 	s.Server.Enabled, s.Server.Addr, s.Server.APIKey = get[bool](vm.ServerOn), str("server.addr"), str("server.api_key")
+	s.OCR = config.OCR{Enabled: get[bool](vm.OCR), Tesseract: str("ocr.tesseract"), Languages: str("ocr.languages")}
 	return s, errs
 }
 
@@ -315,6 +324,7 @@ func (vm *SettingsVM) Save() error {
 	vm.base = s
 	vm.shown = vm.values()
 	vm.setSummary(SummarySuccess, "Saved.")
+	vm.FindOCR() // its path may have changed
 	if vm.OnSaved != nil {
 		vm.OnSaved(s)
 	}

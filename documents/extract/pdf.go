@@ -42,7 +42,7 @@ func readPDF(b *budget, data []byte, progress Progress) (*Document, error) {
 	case !letters && bad != nil:
 		return nil, fmt.Errorf("%w: %s", ErrCorrupt, detail(bad, pdftext.ErrDamaged))
 	case !letters:
-		return nil, fmt.Errorf("%w: its %d pages hold no text, only images or drawings — it looks like a scan or a drawing", ErrNoText, len(pages))
+		return nil, errScan{len(pages)}
 	}
 	return doc, nil
 }

@@ -427,6 +427,9 @@ func turn(rot uint8, x, y float64) (float64, float64) {
 
 // drawForm draws a form XObject (images and others draw no text).
 func (p *page) drawForm(x, res pdf.Value) error {
+	if p.doc.opt.images != nil && x.Kind() == pdf.Stream && x.Key("Subtype").Name() == "Image" {
+		return p.drawImage(x) // images.go
+	}
 	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return nil
 	}

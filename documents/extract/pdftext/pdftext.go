@@ -41,6 +41,8 @@ type Options struct {
 	MaxPages, MaxDepth int
 	// Text is told the bytes of text of each page read; an error stops the reading.
 	Text func(n int) error
+	// images is given each image the pages draw (ReadImages, images.go).
+	images func(Image) error
 }
 
 // Page is the text of one page. Err says why it could not be read, when it could not (the
@@ -59,6 +61,8 @@ type reader struct {
 	field    *font        // fieldFont's
 	data     []byte       // the file as the object reader reads it
 	silent   map[int]bool // silentAnnots'; nil before it is read
+	// imgs is the page being read, for ReadImages (images.go).
+	imgs imagePage
 	// needAppear is 1 when the form asks for its fields' appearances to be made from
 	// their values, 2 when not, 0 before it is read (annots.go)
 	needAppear uint8
@@ -146,6 +150,7 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		if err := r.alive(); err != nil {
 			return nil, err
 		}
+		r.imgs = imagePage{page: i + 1, pages: len(list)}
 		pages[i].Text, pages[i].Err = r.page(p)
 		if pages[i].Err != nil && fatal(pages[i].Err) {
 			return nil, pages[i].Err

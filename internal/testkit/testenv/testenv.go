@@ -176,3 +176,17 @@ func Gunzip(t testing.TB, file string) []byte {
 	}
 	return data
 }
+
+// Tesseract returns the tesseract program: $EDGECHAT_TESSERACT, else the one tools/setup.sh
+// unpacked into the cache.
+func Tesseract(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("EDGECHAT_TESSERACT")
+	if p == "" {
+		p = filepath.Join(paths.CacheDir(), "tesseract", "bin", "tesseract")
+	}
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "tesseract ("+p+")")
+	}
+	return p
+}

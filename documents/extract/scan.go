@@ -1,0 +1,63 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"edgechat/documents/extract/pdftext"
+)
+
+// errScan is a PDF whose pages hold no text, only images or drawings: ErrNoText, and what
+// text recognition (OCR) may read.
+type errScan struct{ pages int }
+
+func (e errScan) Error() string {
+	return fmt.Sprintf("%v: its %d pages hold no text, only images or drawings — it looks like a scan or a drawing", ErrNoText, e.pages)
+}
+func (errScan) Is(target error) bool { return target == ErrNoText }
+
+// Scan says the error is a scan's, for callers that do not import this package.
+func (errScan) Scan() bool { return true }
+
+// IsScan reports whether err says a PDF holds no text, only images or drawings (a scan).
+func IsScan(err error) bool { return errors.As(err, new(errScan)) }
+
+// Image is one image a PDF page draws, ready for a text recognizer (pdftext.Image).
+type Image = pdftext.Image
+
+// PDFImages hands each image the pages of the PDF in data draw to each, page by page in
+// the order drawn, within the budgets (MaxPartBytes and the others); the time each takes
+// does not count against Deadline, the reading's own time does, and MaxUnpackedBytes
+// counts from one image to the next (a scan's pages unpack to megabytes each). An error from each stops
+// the reading and is returned; errors a person should see are *Unreadable.
+func PDFImages(ctx context.Context, name string, data []byte, each func(Image) error) error {
+	if int64(len(data)) > MaxFileBytes {
+		return TooBig(name, int64(len(data)))
+	}
+	// The deadline is kept here, less the time spent in each.
+	b := newBudgetUntil(ctx, time.Now().AddDate(1, 0, 0))
+	defer b.stop()
+	start, away := time.Now(), time.Duration(0)
+	var eachErr error
+	_, err := pdftext.ReadImages(data, pdftext.Options{Context: b.ctx, Limit: b.limit, MaxPages: MaxPages, MaxDepth: MaxDepth}, func(img Image) error {
+		if time.Since(start)-away > Deadline {
+			return errDeadline
+		}
+		t := time.Now()
+		eachErr = each(img)
+		away += time.Since(t)
+		b.unpacked = 0
+		return eachErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case eachErr == errDeadline:
+		return unreadable(name, eachErr)
+	case eachErr != nil && errors.Is(err, eachErr):
+		return eachErr
+	}
+	return unreadable(name, pdfError(b, err))
+}

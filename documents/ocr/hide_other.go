@@ -1,0 +1,7 @@
+//go:build !windows
+
+package ocr
+
+import "os/exec"
+
+func hideWindow(*exec.Cmd) {}

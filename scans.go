@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"edgechat/config"
+	"edgechat/documents"
+	"edgechat/documents/extract"
+	"edgechat/documents/ocr"
+)
+
+// scansFor tells the document library what to do with a scanned PDF under settings s:
+// read it with tesseract when text recognition is on and tesseract is found, else say how
+// to have it read. It looks for tesseract each time a scan is met (on the indexing
+// goroutine), so installing it needs no restart.
+func scansFor(s config.Settings) func() documents.Scans {
+	return func() documents.Scans {
+		eng, err := ocr.Find(context.Background(), s.OCR.Tesseract)
+		switch {
+		case err != nil:
+			return documents.Scans{Advice: "to read it, install tesseract (text recognition): " + ocr.InstallAdvice() + "; then turn on Settings → Documents → Read scanned PDFs"}
+		case !s.OCR.Enabled:
+			return documents.Scans{Advice: fmt.Sprintf("turn on Settings → Documents → Read scanned PDFs with text recognition (tesseract %s is installed) to read it, or paste the text", eng.Version)}
+		}
+		langs := s.OCR.Languages
+		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, progress func(done, total int)) ([]extract.Section, error) {
+			return eng.ReadPDF(ctx, name, data, langs, progress)
+		}}
+	}
+}
+
+// FindOCR says which tesseract the settings would use (Settings → Documents shows it).
+func (runtimeTester) FindOCR(path string) (string, error) {
+	eng, err := ocr.Find(context.Background(), path)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("tesseract %s (%s)", eng.Version, eng.Path), nil
+}
