@@ -100,7 +100,13 @@ LD_LIBRARY_PATH="$lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" TESSDATA_PREFIX="$
 WRAP
   chmod +x "$dir/bin/tesseract"
   local missing; missing="$(LD_LIBRARY_PATH="$lib" ldd "$dir/root/usr/bin/tesseract" | awk '/not found/ {print $1}' | sort -u | tr '\n' ' ')"
-  [ -z "$missing" ] || die "tesseract needs libraries this system lacks: $missing(install them with apt-get)"
+  if [ -n "$missing" ]; then
+    # Libraries this system lacks (a machine without the image libraries imagemagick
+    # brings): install Debian's tesseract system-wide instead, with all it depends on.
+    say "tesseract needs libraries this system lacks ($missing): installing it with apt-get"
+    apt_ensure tesseract-ocr tesseract-ocr-eng
+    printf '#!/bin/sh\nexec /usr/bin/tesseract "$@"\n' >"$dir/bin/tesseract"
+  fi
   "$dir/bin/tesseract" --list-langs 2>/dev/null | grep -qx eng || die "the tesseract unpacked in $dir does not run"
   echo "$want" >"$dir/.installed"
   say "tesseract $("$dir/bin/tesseract" --version 2>/dev/null | head -1 | cut -d' ' -f2) at $dir/bin/tesseract"
