@@ -11,8 +11,10 @@ import (
 // readDOCX reads a DOCX (Office Open XML) archive: word/document.xml's paragraphs in
 // order, split at headings (styles Title and Heading1–9, or any style or paragraph with
 // an outline level, from word/styles.xml), text boxes and captions where they stand, tables
-// row by row, then the footnotes and endnotes. Comments, deleted text, field codes and
-// headers and footers are left out, as pandoc leaves them.
+// row by row, a picture's description (its alt text) in brackets where the picture stands
+// ("[Cow in pasture]", as pandoc prints it), then the
+// footnotes and endnotes. Comments, deleted text, field codes and headers and footers are
+// left out, as pandoc leaves them.
 func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
@@ -238,6 +240,16 @@ func (w *wordWalker) start(t xml.StartElement) {
 		w.para().text.WriteByte('\n')
 	case "noBreakHyphen":
 		w.para().text.WriteByte('-')
+	case "docPr":
+		// a drawing's description, Word's alt text, in brackets as pandoc prints it and
+		// as an HTML image reads (a drawing's fallback, which repeats it, is skipped above)
+		if alt := strings.Join(strings.Fields(attr(t, "descr")), " "); alt != "" && t.Name.Space == "wp" {
+			p := w.para()
+			if s := p.text.String(); s != "" && !strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, "\t") {
+				p.text.WriteByte(' ')
+			}
+			p.text.WriteString("[" + alt + "] ")
+		}
 	case "tr":
 		w.startRow()
 	case "tc":

@@ -90,6 +90,35 @@ func TestDOCX(t *testing.T) {
 	checkSections(t, doc, "docx", want)
 }
 
+// TestDOCXAltText: a picture's description (wp:docPr descr, Word's alt text) reads where
+// the picture stands, in brackets as pandoc prints it ("[Cow in pasture]"), once when a fallback
+// repeats the drawing; a picture without one adds nothing, nor does a text box's name.
+func TestDOCXAltText(t *testing.T) {
+	const ns = wordNS + ` xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"`
+	drawing := func(attrs string) string {
+		return `<w:r><w:drawing><wp:inline><wp:docPr id="1" name="Picture 1"` + attrs + `/></wp:inline></w:drawing></w:r>`
+	}
+	text := func(s string) string { return `<w:r><w:t xml:space="preserve">` + s + `</w:t></w:r>` }
+	for _, c := range []struct{ name, body, want string }{
+		{"alone", `<w:p>` + drawing(` descr="Cow in pasture"`) + `</w:p><w:p>` + text("Caption 1") + `</w:p>`, "[Cow in pasture]\n\nCaption 1"},
+		{"inline", `<w:p>` + text("See") + drawing(` descr=" A  chart&#xA;of sales "`) + text("below.") + `</w:p>`, "See [A chart of sales] below."},
+		{"after a space", `<w:p>` + text("Logo: ") + drawing(` descr="EdgeChat"`) + `</w:p>`, "Logo: [EdgeChat]"},
+		{"none", `<w:p>` + text("Plain") + drawing(``) + drawing(` descr=""`) + `</w:p>`, "Plain"},
+		{"fallback", `<w:p><w:r><mc:AlternateContent><mc:Choice Requires="wps">` + drawing(` descr="Shown once"`) +
+			`</mc:Choice><mc:Fallback>` + drawing(` descr="Shown once"`) + `</mc:Fallback></mc:AlternateContent></w:r></w:p>`, "[Shown once]"},
+		{"in a cell", `<w:tbl><w:tr><w:tc><w:p>` + drawing(` descr="Map"`) + `</w:p></w:tc><w:tc><w:p>` + text("North") + `</w:p></w:tc></w:tr></w:tbl>`, "[Map]\tNorth"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + ns + `><w:body>` + c.body + `</w:body></w:document>`})
+			doc, err := extract.Bytes(context.Background(), "pictures.docx", data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "docx", []extract.Section{{Text: c.want}})
+		})
+	}
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
