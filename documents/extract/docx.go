@@ -240,6 +240,10 @@ func (w *wordWalker) start(t xml.StartElement) {
 		w.para().text.WriteByte('\n')
 	case "noBreakHyphen":
 		w.para().text.WriteByte('-')
+	case "sym":
+		if t.Name.Space == "w" {
+			w.para().text.WriteString(symbolChar(attr(t, "font"), attr(t, "char")))
+		}
 	case "docPr":
 		// a drawing's description, Word's alt text, in brackets as pandoc prints it and
 		// as an HTML image reads (a drawing's fallback, which repeats it, is skipped above)

@@ -119,6 +119,38 @@ func TestDOCXAltText(t *testing.T) {
 	}
 }
 
+// TestDOCXSymbols: Word's Insert Symbol writes w:sym, a font and a code; the Symbol font's
+// codes read as the Unicode characters they show (as pandoc reads them), a text font's code
+// as itself, and a picture font's (Wingdings) as nothing.
+func TestDOCXSymbols(t *testing.T) {
+	for _, c := range []struct{ font, char, want string }{
+		{"Symbol", "F061", "α"},
+		{"Symbol", "F0A7", "♣"},
+		{"Symbol", "F0B3", "≥"},
+		{"Symbol", "0057", "Ω"},
+		{"Symbol", "03B1", "α"}, // a Unicode code, past the font's byte codes
+		{"Times New Roman", "2014", "—"},
+		{"Wingdings", "F0FC", ""},
+		{"Symbol", "F0FF", ""},
+		{"Symbol", "zz", ""},
+		{"Arial", "D800", ""},
+	} {
+		body := `<w:p><w:r><w:t xml:space="preserve">x </w:t></w:r><w:r><w:sym w:font="` + c.font + `" w:char="` + c.char + `"/></w:r><w:r><w:t xml:space="preserve"> y</w:t></w:r></w:p>`
+		data := testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`})
+		doc, err := extract.Bytes(context.Background(), "symbols.docx", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "x " + c.want + " y"
+		if c.want == "" {
+			want = "x  y"
+		}
+		if len(doc.Sections) != 1 || doc.Sections[0].Text != want {
+			t.Errorf("%s %s: got %+v, want %q", c.font, c.char, doc.Sections, want)
+		}
+	}
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
@@ -324,6 +356,7 @@ func FuzzOfficeXML(f *testing.F) {
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`)
+	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:r><w:sym w:font="Symbol" w:char="F061"/><w:drawing><wp:docPr descr="alt"/></w:drawing></w:r></w:p></w:body></w:document>`)
 	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
 	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
