@@ -13,7 +13,7 @@ import (
 // npmOfficeFiles are office files that npm packages ship as test fixtures, examples and
 // templates (--set npm-office): DOCX of mammoth's tests (Word; footnotes, endnotes, text
 // boxes, comments, tables, lists, Strict OOXML, a byte-order mark; Adobe's fork's tracked
-// changes, Word online), docx4js (a Word sampler of every kind of content), docxtemplater
+// changes, Word 365), docx4js (a Word sampler of every kind of content), docxtemplater
 // and its link module, docximager, carbone, libreoffice-convert, docx-to-pdf, python-docx's
 // templates (docxyz: a .docx and Word's Quick Styles .dotx) and BlockNote's exporters;
 // ODT, ODS and Writer templates (.ott) of carbone, odt and BlockNote; EPUB 2 books of epub
