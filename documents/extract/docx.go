@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,7 @@ import (
 // an outline level, from word/styles.xml), text boxes and captions where they stand, tables
 // row by row, a picture's description (its alt text) in brackets where the picture stands
 // ("[Cow in pasture]", as pandoc prints it), then the
-// footnotes and endnotes. Comments, deleted text, field codes and headers and footers are
+// footnotes and endnotes in the order the text cites them. Comments, deleted text, field codes and headers and footers are
 // left out, as pandoc leaves them.
 func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
@@ -31,7 +32,7 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 	if main == "" || !a.has(main) {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	w := &wordWalker{b: b, levels: map[string]int{}}
+	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}}
 	w.doc = &Document{Format: "docx"}
 	if a.has("word/styles.xml") {
 		if err := w.readStyles(a, "word/styles.xml"); err != nil {
@@ -86,6 +87,19 @@ type wordWalker struct {
 	// fallback, which repeats its choice; deleted runs; comments' marks).
 	skip   int
 	inText bool
+	// cited numbers the footnotes and endnotes in the order the text cites them
+	// ("footnote 7"); note is the note being read, notes those read, put in that order
+	// when their part ends (Word numbers them so, and pandoc lists them so).
+	cited     map[string]int
+	note      *strings.Builder
+	notes     []wordNote
+	noteBytes int
+}
+
+// wordNote is a footnote's or endnote's text and its place among those the text cites.
+type wordNote struct {
+	order int
+	text  string
 }
 
 type wordPara struct {
@@ -175,6 +189,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			case "footnote", "endnote":
 				typ := attr(t, "type")
 				noteSkip = typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice"
+				if notes != "" && !noteSkip && w.skip == 0 && w.note == nil {
+					w.startNote(t.Name.Local, attr(t, "id"))
+				}
 			case "Fallback", "del", "moveFrom":
 				w.skip++
 			}
@@ -189,6 +206,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				return nil
 			case "footnote", "endnote":
 				noteSkip = false
+				if w.note != nil && w.skip == 0 {
+					w.endNote()
+				}
 			}
 			if noteSkip || w.skip > 0 {
 				return nil
@@ -199,7 +219,7 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				w.paras[len(w.paras)-1].text.Write(t)
 			}
 		}
-		if w.body.Len() > MaxTextBytes {
+		if w.body.Len()+w.noteBytes+w.noteLen() > MaxTextBytes {
 			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
 		}
 		return nil
@@ -207,8 +227,50 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if err != nil {
 		return err
 	}
+	w.endNote() // a note left open by a truncated part
+	slices.SortStableFunc(w.notes, func(a, b wordNote) int { return a.order - b.order })
+	for _, n := range w.notes {
+		w.body.WriteString(n.text)
+	}
+	w.notes, w.noteBytes = nil, 0
 	w.finish()
 	return nil
+}
+
+// startNote begins reading a footnote or endnote of the given kind and id; its text
+// waits for the end of its part, to be put in the order the text cites the notes in.
+func (w *wordWalker) startNote(kind, id string) {
+	order, ok := w.cited[kind+" "+id]
+	if !ok { // cited nowhere: after those cited, in the part's order
+		order = 1<<30 + len(w.notes)
+	}
+	w.note = &strings.Builder{}
+	w.notes = append(w.notes, wordNote{order: order})
+}
+
+// endNote ends the note being read, if any.
+func (w *wordWalker) endNote() {
+	if w.note == nil {
+		return
+	}
+	w.notes[len(w.notes)-1].text = w.note.String()
+	w.noteBytes += w.note.Len()
+	w.note = nil
+}
+
+func (w *wordWalker) noteLen() int {
+	if w.note == nil {
+		return 0
+	}
+	return w.note.Len()
+}
+
+// out is where a finished paragraph or table row goes: the note being read, else the body.
+func (w *wordWalker) out() *strings.Builder {
+	if w.note != nil {
+		return w.note
+	}
+	return &w.body
 }
 
 func (w *wordWalker) para() *wordPara {
@@ -254,6 +316,12 @@ func (w *wordWalker) start(t xml.StartElement) {
 			}
 			p.text.WriteString("[" + alt + "] ")
 		}
+	case "footnoteReference", "endnoteReference":
+		if kind := strings.TrimSuffix(t.Name.Local, "Reference"); w.cited != nil {
+			if _, ok := w.cited[kind+" "+attr(t, "id")]; !ok {
+				w.cited[kind+" "+attr(t, "id")] = len(w.cited)
+			}
+		}
 	case "tr":
 		w.startRow()
 	case "tc":
@@ -280,7 +348,7 @@ func (w *wordWalker) end(t xml.EndElement) {
 		}
 	case "tbl":
 		if !w.inCell() {
-			w.body.WriteString("\n")
+			w.out().WriteString("\n")
 		}
 	}
 }
@@ -296,7 +364,7 @@ func (w *wordWalker) endPara(p *wordPara) {
 	if level == 0 {
 		level = styleLevel(p.style)
 	}
-	if level > 0 && !w.inCell() && len(w.paras) == 0 && strings.TrimSpace(text) != "" {
+	if level > 0 && !w.inCell() && len(w.paras) == 0 && w.note == nil && strings.TrimSpace(text) != "" {
 		w.heading(level, strings.Join(strings.Fields(text), " "))
 		return
 	}
@@ -309,12 +377,13 @@ func (w *wordWalker) endPara(p *wordPara) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	w.body.WriteString(text)
-	w.body.WriteString("\n\n")
+	out := w.out()
+	out.WriteString(text)
+	out.WriteString("\n\n")
 }
 
 // write adds text to the innermost open cell, else the body.
-func (w *wordWalker) write(s string) { w.tables.write(&w.body, s) }
+func (w *wordWalker) write(s string) { w.tables.write(w.out(), s) }
 
 func attr(t xml.StartElement, local string) string {
 	for _, a := range t.Attr {

@@ -151,6 +151,34 @@ func TestDOCXSymbols(t *testing.T) {
 	}
 }
 
+// TestDOCXNoteOrder: footnotes read in the order the text cites them, as Word numbers them
+// and pandoc lists them, not in footnotes.xml's order (a note written first may be cited
+// last); a note cited nowhere comes after; a note's table and a heading-styled paragraph in
+// it stay the note's text.
+func TestDOCXNoteOrder(t *testing.T) {
+	ref := func(id string) string { return `<w:r><w:footnoteReference w:id="` + id + `"/></w:r>` }
+	body := `<w:p><w:r><w:t>Cites the later note first.</w:t></w:r>` + ref("2") + `</w:p>` +
+		`<w:p><w:r><w:t>Then the earlier.</w:t></w:r>` + ref("1") + ref("2") + `</w:p>`
+	note := func(id, inner string) string { return `<w:footnote w:id="` + id + `">` + inner + `</w:footnote>` }
+	p := func(text string) string { return `<w:p><w:r><w:t>` + text + `</w:t></w:r></w:p>` }
+	footnotes := `<w:footnotes ` + wordNS + `>` + `<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>` +
+		note("1", p("Written first.")+`<w:tbl><w:tr><w:tc>`+p("cell")+`</w:tc><w:tc>`+p("two")+`</w:tc></w:tr></w:tbl>`) +
+		note("2", `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Written second.</w:t></w:r></w:p>`) +
+		note("3", p("Cited nowhere.")) + `</w:footnotes>`
+	data := testdocs.Zip(
+		testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+		testdocs.File{Name: "word/footnotes.xml", Body: footnotes},
+	)
+	doc, err := extract.Bytes(context.Background(), "notes.docx", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "docx", []extract.Section{
+		{Text: "Cites the later note first.\n\nThen the earlier."},
+		{Heading: "Footnotes", Text: "Written second.\n\nWritten first.\n\ncell\ttwo\n\nCited nowhere."},
+	})
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
