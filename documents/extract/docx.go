@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,9 +14,10 @@ import (
 // order, split at headings (styles Title and Heading1–9, or any style or paragraph with
 // an outline level, from word/styles.xml), text boxes and captions where they stand, tables
 // row by row, a picture's description (its alt text) in brackets where the picture stands
-// ("[Cow in pasture]", as pandoc prints it), then the
-// footnotes and endnotes in the order the text cites them. Comments, deleted text, field codes and headers and footers are
-// left out, as pandoc leaves them.
+// ("[Cow in pasture]", as pandoc prints it), symbols, then the footnotes and endnotes in the
+// order the text cites them. Comments, deleted text, field codes and headers and footers
+// are left out, as pandoc leaves them. A damaged styles or notes part costs only what it
+// holds: the document's text is still read.
 func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
@@ -35,7 +37,9 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}}
 	w.doc = &Document{Format: "docx"}
 	if a.has("word/styles.xml") {
-		if err := w.readStyles(a, "word/styles.xml"); err != nil {
+		// damaged styles cost only the headings they name: the text is read without them
+		// (Word offers to repair such a file); budgets and deadlines still stop the reading
+		if err := w.readStyles(a, "word/styles.xml"); err != nil && !errors.Is(err, ErrCorrupt) {
 			return nil, err
 		}
 	}
@@ -50,10 +54,40 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 			continue
 		}
 		if err := w.walk(a, notes.part, notes.heading); err != nil {
-			return nil, err
+			if !errors.Is(err, ErrCorrupt) {
+				return nil, err
+			}
+			w.dropPart() // damaged notes are left out, the document's text kept
 		}
 	}
 	return w.doc, nil
+}
+
+// closeOpen ends the paragraphs, table cells and rows a part cut short left open, so that
+// their text is kept and the next part's does not go into them.
+func (w *wordWalker) closeOpen() {
+	for len(w.paras) > 0 || w.inCell() || len(w.rows) > 0 {
+		switch n := len(w.paras); {
+		case n > 0:
+			p := w.paras[n-1]
+			w.paras = w.paras[:n-1]
+			w.endPara(p)
+		case w.inCell():
+			w.endCell()
+		default:
+			if row := w.endRow(); row != "" {
+				w.write(row)
+			}
+		}
+	}
+	w.skip, w.inText = 0, false
+}
+
+// dropPart forgets what a part that turned out damaged had begun.
+func (w *wordWalker) dropPart() {
+	w.note, w.notes, w.noteBytes = nil, nil, 0
+	w.paras, w.tables, w.skip, w.inText = nil, tables{}, 0, false
+	w.body.Reset()
 }
 
 // officeDocumentPart finds the main part through the package relationships, for
@@ -227,7 +261,8 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if err != nil {
 		return err
 	}
-	w.endNote() // a note left open by a truncated part
+	w.closeOpen()
+	w.endNote() // a note left open by a part cut short
 	slices.SortStableFunc(w.notes, func(a, b wordNote) int { return a.order - b.order })
 	for _, n := range w.notes {
 		w.body.WriteString(n.text)

@@ -179,6 +179,51 @@ func TestDOCXNoteOrder(t *testing.T) {
 	})
 }
 
+// TestDOCXDamagedStyles: a styles.xml that is not XML, or nests too deep, costs only the
+// heading levels it names (Heading1 by its id still reads as a heading), and damaged
+// footnotes only the notes; the text is read.
+func TestDOCXDamagedStyles(t *testing.T) {
+	body := `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Title</w:t></w:r></w:p><w:p><w:pPr><w:pStyle w:val="Kop2"/></w:pPr><w:r><w:t>Kept text.</w:t></w:r></w:p>`
+	for name, styles := range map[string]string{
+		"syntax": `<w:styles ` + wordNS + `><w:style w:type="paragraph" w:styleId="Kop2"><w:name w:val="heading 2"/></w:style><w:style w:styleId="<"`,
+		"depth":  strings.Repeat("<a>", 200) + strings.Repeat("</a>", 200),
+	} {
+		data := testdocs.Zip(
+			testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+			testdocs.File{Name: "word/styles.xml", Body: styles},
+		)
+		doc, err := extract.Bytes(context.Background(), "damaged.docx", data, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkSections(t, doc, "docx", []extract.Section{{Heading: "Title", Text: "Kept text."}})
+	}
+	for _, c := range []struct {
+		footnotes string
+		want      []extract.Section
+	}{
+		{ // not XML: the footnotes are left out
+			`<w:footnotes ` + wordNS + `><w:footnote w:id="1"><w:p><w:r><w:t>Lost note.</w:t></w:r></w:p></w:footnote><w:footnote w:id="<"`,
+			[]extract.Section{{Heading: "Title", Text: "Kept text."}, {Heading: "Endnotes", Text: "An endnote."}},
+		},
+		{ // cut short: what it holds is read, and the endnotes do not fall into its open table
+			`<w:footnotes ` + wordNS + `><w:footnote w:id="1"><w:p><w:r><w:t>Half a note.</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>cell`,
+			[]extract.Section{{Heading: "Title", Text: "Kept text."}, {Heading: "Footnotes", Text: "Half a note.\n\ncell"}, {Heading: "Endnotes", Text: "An endnote."}},
+		},
+	} {
+		data := testdocs.Zip(
+			testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+			testdocs.File{Name: "word/footnotes.xml", Body: c.footnotes},
+			testdocs.File{Name: "word/endnotes.xml", Body: `<w:endnotes ` + wordNS + `><w:endnote w:id="1"><w:p><w:r><w:t>An endnote.</w:t></w:r></w:p></w:endnote></w:endnotes>`},
+		)
+		doc, err := extract.Bytes(context.Background(), "damaged.docx", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSections(t, doc, "docx", c.want)
+	}
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
