@@ -3,7 +3,9 @@ package extract
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,8 +13,11 @@ import (
 // readDOCX reads a DOCX (Office Open XML) archive: word/document.xml's paragraphs in
 // order, split at headings (styles Title and Heading1–9, or any style or paragraph with
 // an outline level, from word/styles.xml), text boxes and captions where they stand, tables
-// row by row, then the footnotes and endnotes. Comments, deleted text, field codes and
-// headers and footers are left out, as pandoc leaves them.
+// row by row, a picture's description (its alt text) in brackets where the picture stands
+// ("[Cow in pasture]", as pandoc prints it), symbols, then the footnotes and endnotes in the
+// order the text cites them. Comments, deleted text, field codes and headers and footers
+// are left out, as pandoc leaves them. A damaged styles or notes part costs only what it
+// holds: the document's text is still read.
 func readDOCX(b *budget, data []byte) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
@@ -29,10 +34,12 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 	if main == "" || !a.has(main) {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	w := &wordWalker{b: b, levels: map[string]int{}}
+	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}}
 	w.doc = &Document{Format: "docx"}
 	if a.has("word/styles.xml") {
-		if err := w.readStyles(a, "word/styles.xml"); err != nil {
+		// damaged styles cost only the headings they name: the text is read without them
+		// (Word offers to repair such a file); budgets and deadlines still stop the reading
+		if err := w.readStyles(a, "word/styles.xml"); err != nil && !errors.Is(err, ErrCorrupt) {
 			return nil, err
 		}
 	}
@@ -47,10 +54,40 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 			continue
 		}
 		if err := w.walk(a, notes.part, notes.heading); err != nil {
-			return nil, err
+			if !errors.Is(err, ErrCorrupt) {
+				return nil, err
+			}
+			w.dropPart() // damaged notes are left out, the document's text kept
 		}
 	}
 	return w.doc, nil
+}
+
+// closeOpen ends the paragraphs, table cells and rows a part cut short left open, so that
+// their text is kept and the next part's does not go into them.
+func (w *wordWalker) closeOpen() {
+	for len(w.paras) > 0 || w.inCell() || len(w.rows) > 0 {
+		switch n := len(w.paras); {
+		case n > 0:
+			p := w.paras[n-1]
+			w.paras = w.paras[:n-1]
+			w.endPara(p)
+		case w.inCell():
+			w.endCell()
+		default:
+			if row := w.endRow(); row != "" {
+				w.write(row)
+			}
+		}
+	}
+	w.skip, w.inText = 0, false
+}
+
+// dropPart forgets what a part that turned out damaged had begun.
+func (w *wordWalker) dropPart() {
+	w.note, w.notes, w.noteBytes = nil, nil, 0
+	w.paras, w.tables, w.skip, w.inText = nil, tables{}, 0, false
+	w.body.Reset()
 }
 
 // officeDocumentPart finds the main part through the package relationships, for
@@ -84,6 +121,19 @@ type wordWalker struct {
 	// fallback, which repeats its choice; deleted runs; comments' marks).
 	skip   int
 	inText bool
+	// cited numbers the footnotes and endnotes in the order the text cites them
+	// ("footnote 7"); note is the note being read, notes those read, put in that order
+	// when their part ends (Word numbers them so, and pandoc lists them so).
+	cited     map[string]int
+	note      *strings.Builder
+	notes     []wordNote
+	noteBytes int
+}
+
+// wordNote is a footnote's or endnote's text and its place among those the text cites.
+type wordNote struct {
+	order int
+	text  string
 }
 
 type wordPara struct {
@@ -173,6 +223,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			case "footnote", "endnote":
 				typ := attr(t, "type")
 				noteSkip = typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice"
+				if notes != "" && !noteSkip && w.skip == 0 && w.note == nil {
+					w.startNote(t.Name.Local, attr(t, "id"))
+				}
 			case "Fallback", "del", "moveFrom":
 				w.skip++
 			}
@@ -187,6 +240,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				return nil
 			case "footnote", "endnote":
 				noteSkip = false
+				if w.note != nil && w.skip == 0 {
+					w.endNote()
+				}
 			}
 			if noteSkip || w.skip > 0 {
 				return nil
@@ -197,7 +253,7 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				w.paras[len(w.paras)-1].text.Write(t)
 			}
 		}
-		if w.body.Len() > MaxTextBytes {
+		if w.body.Len()+w.noteBytes+w.noteLen() > MaxTextBytes {
 			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
 		}
 		return nil
@@ -205,8 +261,51 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if err != nil {
 		return err
 	}
+	w.closeOpen()
+	w.endNote() // a note left open by a part cut short
+	slices.SortStableFunc(w.notes, func(a, b wordNote) int { return a.order - b.order })
+	for _, n := range w.notes {
+		w.body.WriteString(n.text)
+	}
+	w.notes, w.noteBytes = nil, 0
 	w.finish()
 	return nil
+}
+
+// startNote begins reading a footnote or endnote of the given kind and id; its text
+// waits for the end of its part, to be put in the order the text cites the notes in.
+func (w *wordWalker) startNote(kind, id string) {
+	order, ok := w.cited[kind+" "+id]
+	if !ok { // cited nowhere: after those cited, in the part's order
+		order = 1<<30 + len(w.notes)
+	}
+	w.note = &strings.Builder{}
+	w.notes = append(w.notes, wordNote{order: order})
+}
+
+// endNote ends the note being read, if any.
+func (w *wordWalker) endNote() {
+	if w.note == nil {
+		return
+	}
+	w.notes[len(w.notes)-1].text = w.note.String()
+	w.noteBytes += w.note.Len()
+	w.note = nil
+}
+
+func (w *wordWalker) noteLen() int {
+	if w.note == nil {
+		return 0
+	}
+	return w.note.Len()
+}
+
+// out is where a finished paragraph or table row goes: the note being read, else the body.
+func (w *wordWalker) out() *strings.Builder {
+	if w.note != nil {
+		return w.note
+	}
+	return &w.body
 }
 
 func (w *wordWalker) para() *wordPara {
@@ -238,6 +337,26 @@ func (w *wordWalker) start(t xml.StartElement) {
 		w.para().text.WriteByte('\n')
 	case "noBreakHyphen":
 		w.para().text.WriteByte('-')
+	case "sym":
+		if t.Name.Space == "w" {
+			w.para().text.WriteString(symbolChar(attr(t, "font"), attr(t, "char")))
+		}
+	case "docPr":
+		// a drawing's description, Word's alt text, in brackets as pandoc prints it and
+		// as an HTML image reads (a drawing's fallback, which repeats it, is skipped above)
+		if alt := strings.Join(strings.Fields(attr(t, "descr")), " "); alt != "" && t.Name.Space == "wp" {
+			p := w.para()
+			if s := p.text.String(); s != "" && !strings.HasSuffix(s, " ") && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, "\t") {
+				p.text.WriteByte(' ')
+			}
+			p.text.WriteString("[" + alt + "] ")
+		}
+	case "footnoteReference", "endnoteReference":
+		if kind := strings.TrimSuffix(t.Name.Local, "Reference"); w.cited != nil {
+			if _, ok := w.cited[kind+" "+attr(t, "id")]; !ok {
+				w.cited[kind+" "+attr(t, "id")] = len(w.cited)
+			}
+		}
 	case "tr":
 		w.startRow()
 	case "tc":
@@ -264,7 +383,7 @@ func (w *wordWalker) end(t xml.EndElement) {
 		}
 	case "tbl":
 		if !w.inCell() {
-			w.body.WriteString("\n")
+			w.out().WriteString("\n")
 		}
 	}
 }
@@ -280,7 +399,7 @@ func (w *wordWalker) endPara(p *wordPara) {
 	if level == 0 {
 		level = styleLevel(p.style)
 	}
-	if level > 0 && !w.inCell() && len(w.paras) == 0 && strings.TrimSpace(text) != "" {
+	if level > 0 && !w.inCell() && len(w.paras) == 0 && w.note == nil && strings.TrimSpace(text) != "" {
 		w.heading(level, strings.Join(strings.Fields(text), " "))
 		return
 	}
@@ -293,12 +412,13 @@ func (w *wordWalker) endPara(p *wordPara) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	w.body.WriteString(text)
-	w.body.WriteString("\n\n")
+	out := w.out()
+	out.WriteString(text)
+	out.WriteString("\n\n")
 }
 
 // write adds text to the innermost open cell, else the body.
-func (w *wordWalker) write(s string) { w.tables.write(&w.body, s) }
+func (w *wordWalker) write(s string) { w.tables.write(w.out(), s) }
 
 func attr(t xml.StartElement, local string) string {
 	for _, a := range t.Attr {

@@ -90,6 +90,140 @@ func TestDOCX(t *testing.T) {
 	checkSections(t, doc, "docx", want)
 }
 
+// TestDOCXAltText: a picture's description (wp:docPr descr, Word's alt text) reads where
+// the picture stands, in brackets as pandoc prints it ("[Cow in pasture]"), once when a fallback
+// repeats the drawing; a picture without one adds nothing, nor does a text box's name.
+func TestDOCXAltText(t *testing.T) {
+	const ns = wordNS + ` xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"`
+	drawing := func(attrs string) string {
+		return `<w:r><w:drawing><wp:inline><wp:docPr id="1" name="Picture 1"` + attrs + `/></wp:inline></w:drawing></w:r>`
+	}
+	text := func(s string) string { return `<w:r><w:t xml:space="preserve">` + s + `</w:t></w:r>` }
+	for _, c := range []struct{ name, body, want string }{
+		{"alone", `<w:p>` + drawing(` descr="Cow in pasture"`) + `</w:p><w:p>` + text("Caption 1") + `</w:p>`, "[Cow in pasture]\n\nCaption 1"},
+		{"inline", `<w:p>` + text("See") + drawing(` descr=" A  chart&#xA;of sales "`) + text("below.") + `</w:p>`, "See [A chart of sales] below."},
+		{"after a space", `<w:p>` + text("Logo: ") + drawing(` descr="EdgeChat"`) + `</w:p>`, "Logo: [EdgeChat]"},
+		{"none", `<w:p>` + text("Plain") + drawing(``) + drawing(` descr=""`) + `</w:p>`, "Plain"},
+		{"fallback", `<w:p><w:r><mc:AlternateContent><mc:Choice Requires="wps">` + drawing(` descr="Shown once"`) +
+			`</mc:Choice><mc:Fallback>` + drawing(` descr="Shown once"`) + `</mc:Fallback></mc:AlternateContent></w:r></w:p>`, "[Shown once]"},
+		{"in a cell", `<w:tbl><w:tr><w:tc><w:p>` + drawing(` descr="Map"`) + `</w:p></w:tc><w:tc><w:p>` + text("North") + `</w:p></w:tc></w:tr></w:tbl>`, "[Map]\tNorth"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + ns + `><w:body>` + c.body + `</w:body></w:document>`})
+			doc, err := extract.Bytes(context.Background(), "pictures.docx", data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "docx", []extract.Section{{Text: c.want}})
+		})
+	}
+}
+
+// TestDOCXSymbols: Word's Insert Symbol writes w:sym, a font and a code; the Symbol font's
+// codes read as the Unicode characters they show (as pandoc reads them), a text font's code
+// as itself, and a picture font's (Wingdings) as nothing.
+func TestDOCXSymbols(t *testing.T) {
+	for _, c := range []struct{ font, char, want string }{
+		{"Symbol", "F061", "α"},
+		{"Symbol", "F0A7", "♣"},
+		{"Symbol", "F0B3", "≥"},
+		{"Symbol", "0057", "Ω"},
+		{"Symbol", "03B1", "α"}, // a Unicode code, past the font's byte codes
+		{"Times New Roman", "2014", "—"},
+		{"Wingdings", "F0FC", ""},
+		{"Symbol", "F0FF", ""},
+		{"Symbol", "zz", ""},
+		{"Arial", "D800", ""},
+	} {
+		body := `<w:p><w:r><w:t xml:space="preserve">x </w:t></w:r><w:r><w:sym w:font="` + c.font + `" w:char="` + c.char + `"/></w:r><w:r><w:t xml:space="preserve"> y</w:t></w:r></w:p>`
+		data := testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`})
+		doc, err := extract.Bytes(context.Background(), "symbols.docx", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "x " + c.want + " y"
+		if c.want == "" {
+			want = "x  y"
+		}
+		if len(doc.Sections) != 1 || doc.Sections[0].Text != want {
+			t.Errorf("%s %s: got %+v, want %q", c.font, c.char, doc.Sections, want)
+		}
+	}
+}
+
+// TestDOCXNoteOrder: footnotes read in the order the text cites them, as Word numbers them
+// and pandoc lists them, not in footnotes.xml's order (a note written first may be cited
+// last); a note cited nowhere comes after; a note's table and a heading-styled paragraph in
+// it stay the note's text.
+func TestDOCXNoteOrder(t *testing.T) {
+	ref := func(id string) string { return `<w:r><w:footnoteReference w:id="` + id + `"/></w:r>` }
+	body := `<w:p><w:r><w:t>Cites the later note first.</w:t></w:r>` + ref("2") + `</w:p>` +
+		`<w:p><w:r><w:t>Then the earlier.</w:t></w:r>` + ref("1") + ref("2") + `</w:p>`
+	note := func(id, inner string) string { return `<w:footnote w:id="` + id + `">` + inner + `</w:footnote>` }
+	p := func(text string) string { return `<w:p><w:r><w:t>` + text + `</w:t></w:r></w:p>` }
+	footnotes := `<w:footnotes ` + wordNS + `>` + `<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>` +
+		note("1", p("Written first.")+`<w:tbl><w:tr><w:tc>`+p("cell")+`</w:tc><w:tc>`+p("two")+`</w:tc></w:tr></w:tbl>`) +
+		note("2", `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Written second.</w:t></w:r></w:p>`) +
+		note("3", p("Cited nowhere.")) + `</w:footnotes>`
+	data := testdocs.Zip(
+		testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+		testdocs.File{Name: "word/footnotes.xml", Body: footnotes},
+	)
+	doc, err := extract.Bytes(context.Background(), "notes.docx", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "docx", []extract.Section{
+		{Text: "Cites the later note first.\n\nThen the earlier."},
+		{Heading: "Footnotes", Text: "Written second.\n\nWritten first.\n\ncell\ttwo\n\nCited nowhere."},
+	})
+}
+
+// TestDOCXDamagedStyles: a styles.xml that is not XML, or nests too deep, costs only the
+// heading levels it names (Heading1 by its id still reads as a heading), and damaged
+// footnotes only the notes; the text is read.
+func TestDOCXDamagedStyles(t *testing.T) {
+	body := `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Title</w:t></w:r></w:p><w:p><w:pPr><w:pStyle w:val="Kop2"/></w:pPr><w:r><w:t>Kept text.</w:t></w:r></w:p>`
+	for name, styles := range map[string]string{
+		"syntax": `<w:styles ` + wordNS + `><w:style w:type="paragraph" w:styleId="Kop2"><w:name w:val="heading 2"/></w:style><w:style w:styleId="<"`,
+		"depth":  strings.Repeat("<a>", 200) + strings.Repeat("</a>", 200),
+	} {
+		data := testdocs.Zip(
+			testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+			testdocs.File{Name: "word/styles.xml", Body: styles},
+		)
+		doc, err := extract.Bytes(context.Background(), "damaged.docx", data, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkSections(t, doc, "docx", []extract.Section{{Heading: "Title", Text: "Kept text."}})
+	}
+	for _, c := range []struct {
+		footnotes string
+		want      []extract.Section
+	}{
+		{ // not XML: the footnotes are left out
+			`<w:footnotes ` + wordNS + `><w:footnote w:id="1"><w:p><w:r><w:t>Lost note.</w:t></w:r></w:p></w:footnote><w:footnote w:id="<"`,
+			[]extract.Section{{Heading: "Title", Text: "Kept text."}, {Heading: "Endnotes", Text: "An endnote."}},
+		},
+		{ // cut short: what it holds is read, and the endnotes do not fall into its open table
+			`<w:footnotes ` + wordNS + `><w:footnote w:id="1"><w:p><w:r><w:t>Half a note.</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>cell`,
+			[]extract.Section{{Heading: "Title", Text: "Kept text."}, {Heading: "Footnotes", Text: "Half a note.\n\ncell"}, {Heading: "Endnotes", Text: "An endnote."}},
+		},
+	} {
+		data := testdocs.Zip(
+			testdocs.File{Name: "word/document.xml", Body: `<?xml version="1.0"?><w:document ` + wordNS + `><w:body>` + body + `</w:body></w:document>`},
+			testdocs.File{Name: "word/footnotes.xml", Body: c.footnotes},
+			testdocs.File{Name: "word/endnotes.xml", Body: `<w:endnotes ` + wordNS + `><w:endnote w:id="1"><w:p><w:r><w:t>An endnote.</w:t></w:r></w:p></w:endnote></w:endnotes>`},
+		)
+		doc, err := extract.Bytes(context.Background(), "damaged.docx", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSections(t, doc, "docx", c.want)
+	}
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
@@ -295,6 +429,7 @@ func FuzzOfficeXML(f *testing.F) {
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`)
+	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:r><w:sym w:font="Symbol" w:char="F061"/><w:drawing><wp:docPr descr="alt"/></w:drawing></w:r></w:p></w:body></w:document>`)
 	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
 	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)

