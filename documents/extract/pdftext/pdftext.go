@@ -226,9 +226,21 @@ func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
 			data, err = nil, damaged(p)
 		}
 	}()
-	rc := v.Reader()
-	defer rc.Close()
-	var rd io.Reader = taggedReader{rc}
+	var rd io.Reader
+	if r.ownFilters(v) { // LZW, ASCIIHex, RunLength (filters.go)
+		raw, err := r.rawStream(v)
+		if err == nil {
+			rd, err = decodeFilters(raw, v)
+		}
+		if err != nil {
+			return nil, damaged(err)
+		}
+	} else {
+		rc := v.Reader()
+		defer rc.Close()
+		rd = rc
+	}
+	rd = taggedReader{rd}
 	if r.opt.Limit != nil {
 		rd = r.opt.Limit(rd, what)
 	}
