@@ -2,9 +2,9 @@ package pdftext
 
 import (
 	"bufio"
-	"context"
 	"bytes"
 	"compress/lzw"
+	"context"
 	"encoding/ascii85"
 	"io"
 	"strings"
