@@ -55,7 +55,7 @@ func layout(glyphs []glyph) string {
 		if len(gs) == 0 {
 			continue
 		}
-		lines := splitGutters(mergeRows(fragments(gs)))
+		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
 		texts := make([][]string, len(blocks))

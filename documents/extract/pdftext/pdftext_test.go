@@ -41,6 +41,11 @@ func TestText(t *testing.T) {
 		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
 			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
+		{"a line drawn four times a third of a point apart reads once (Quartz's fake bold)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (Subject:) Tj ET BT /F1 10 Tf 72.33 700 Td (Subject:) Tj ET BT /F1 10 Tf 72.33 700 Td (Subject:) Tj ET " +
+				"BT /F1 10 Tf 72.67 700 Td (Subject:) Tj ET BT /F1 10 Tf 120 700 Td (Re: mail) Tj ET", "Subject: Re: mail"},
+		{"a letter drawn twice keeps the width of both (a Scrabble tile and its score)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (C) Tj ET BT /F1 10 Tf 72.8 700 Td (C) Tj ET BT /F1 10 Tf 78.2 700 Td (3) Tj ET", "C3"},
 		{"hyphenated line ends rejoin", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
 		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
