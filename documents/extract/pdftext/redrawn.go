@@ -7,39 +7,63 @@ import "math"
 // (pdftotext's bounds for duplicates). Quartz's fake bold draws each bold line four times
 // a third of a point apart (Outlook's mails printed to PDF on the Mac), often after other
 // text of the line, so that each copy made a line of its own. The glyph kept reaches over
-// the copies dropped, so that the gaps after it stay as drawn (a Scrabble tile's letter,
-// drawn twice, and its score still read "C3"). frags hold the glyphs in the order drawn.
+// the copies dropped, so that the gaps after it stay as drawn. frags hold the glyphs in the
+// order drawn. The glyphs are found by a grid of cells a fifth of their size wide and two
+// fifths high (a copy lies in the cell of the glyph or the nearer neighbour each way), each
+// cell's glyphs chained (head, next), which costs no allocation per glyph.
 func dropRedrawn(frags []*line) []*line {
-	type at struct{ l, i int }
-	type key struct {
-		text   string
-		cx, cy int32 // the cell of a grid a fifth of the size wide
+	n := 0
+	for _, l := range frags {
+		n += len(l.g)
 	}
-	seen := map[key][]at{}
-	var gone map[at]bool
+	type at struct{ l, i int32 }
+	where := make([]at, 0, n)
+	next := make([]int32, 0, n)
+	head := make(map[uint64]int32, n)
+	var gone []bool
+	key := func(cx, cy int32) uint64 { return uint64(uint32(cx))<<32 | uint64(uint32(cy)) }
+	base := 0 // the glyphs of the lines before l
 	for li, l := range frags {
-		for gi, g := range l.g {
+		if li > 0 {
+			base += len(frags[li-1].g)
+		}
+		for gi := range l.g {
+			g := &l.g[gi]
 			if g.w <= 0 || g.size <= 0 || g.space {
 				continue
 			}
-			cell := 0.2 * float64(g.size)
-			cx, cy := int32(math.Floor(float64(g.x)/cell)), int32(math.Floor(float64(g.y)/cell))
+			fx, fy := float64(g.x)/(0.2*float64(g.size)), float64(g.y)/(0.4*float64(g.size))
+			cx, cy := int32(math.Floor(fx)), int32(math.Floor(fy))
+			nx, ny := cx+1, cy+1
+			if fx-math.Floor(fx) < 0.5 {
+				nx = cx - 1
+			}
+			if fy-math.Floor(fy) < 0.5 {
+				ny = cy - 1
+			}
 			var first *glyph
 			var firstLine *line
-			for dx := int32(-1); dx <= 1 && first == nil; dx++ {
-				for dy := int32(-1); dy <= 1 && first == nil; dy++ {
-					for _, p := range seen[key{g.text, cx + dx, cy + dy}] {
-						o := &frags[p.l].g[p.i]
-						if abs(o.x-g.x) < 0.1*g.size && abs(o.y-g.y) < 0.2*g.size && abs(o.size-g.size) < 0.1*g.size {
-							first, firstLine = o, frags[p.l]
-							break
-						}
+			for _, c := range [4]uint64{key(cx, cy), key(nx, cy), key(cx, ny), key(nx, ny)} {
+				k, ok := head[c]
+				for ; ok && k >= 0 && first == nil; k = next[k] {
+					p := where[k]
+					o := &frags[p.l].g[p.i]
+					if o.text == g.text && abs(o.x-g.x) < 0.1*g.size && abs(o.y-g.y) < 0.2*g.size && abs(o.size-g.size) < 0.1*g.size {
+						first, firstLine = o, frags[p.l]
 					}
+				}
+				if first != nil {
+					break
 				}
 			}
 			if first == nil {
-				k := key{g.text, cx, cy}
-				seen[k] = append(seen[k], at{li, gi})
+				c := key(cx, cy)
+				prev, ok := head[c]
+				if !ok {
+					prev = -1
+				}
+				head[c] = int32(len(where))
+				where, next = append(where, at{int32(li), int32(gi)}), append(next, prev)
 				continue
 			}
 			if end := g.x + g.w; end > first.x+first.w {
@@ -47,21 +71,23 @@ func dropRedrawn(frags []*line) []*line {
 				firstLine.x1 = max(firstLine.x1, end)
 			}
 			if gone == nil {
-				gone = map[at]bool{}
+				gone = make([]bool, n)
 			}
-			gone[at{li, gi}] = true
+			gone[base+gi] = true
 		}
 	}
 	if gone == nil {
 		return frags
 	}
 	out := frags[:0]
-	for li, l := range frags {
+	k := 0
+	for _, l := range frags {
 		kept := &line{rtl: l.rtl}
-		for gi, g := range l.g {
-			if !gone[at{li, gi}] {
+		for _, g := range l.g {
+			if !gone[k] {
 				kept.add(g)
 			}
+			k++
 		}
 		if len(kept.g) > 0 {
 			out = append(out, kept)
