@@ -62,6 +62,7 @@ type reader struct {
 	// needAppear is 1 when the form asks for its fields' appearances to be made from
 	// their values, 2 when not, 0 before it is read (annots.go)
 	needAppear uint8
+	ocg        hiddenLayers // the layers turned off (optional.go)
 }
 
 // maxFonts bounds the fonts kept parsed at once.

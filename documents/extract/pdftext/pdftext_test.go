@@ -288,6 +288,36 @@ func texBitmapFont(drawn string) string {
 		" /CharProcs << " + procs.String() + ">> " + widths + strings.Repeat("500 ", 256) + "] /Encoding << /Differences [" + names.String() + "] >> >>"
 }
 
+// TestLayers: text in a layer the default configuration turns off is not read, in marked
+// content or a form XObject; a layer turned on, or one of /ON under /BaseState /OFF, is.
+func TestLayers(t *testing.T) {
+	layered := func(d, content string) []byte {
+		return testdocs.RawPDF(1,
+			[]byte("<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R 7 0 R] /D "+d+" >> >>"),
+			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+			[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> /Properties << /Off 6 0 R /On 7 0 R >> "+
+				"/XObject << /X 8 0 R >> >> /Contents 4 0 R >>"),
+			testdocs.Stream("", []byte(content)),
+			[]byte(simpleFont("")),
+			[]byte("<< /Type /OCG /Name (Labels) >>"),
+			[]byte("<< /Type /OCG /Name (Art) >>"),
+			testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 600 800] /OC 6 0 R /Resources << /Font << /F1 5 0 R >> >>",
+				[]byte("BT /F1 10 Tf 72 600 Td (form) Tj ET")))
+	}
+	content := "BT /F1 10 Tf 72 700 Td (seen) Tj ET /OC /Off BDC BT /F1 10 Tf 72 680 Td (hidden) Tj ET EMC " +
+		"/OC /On BDC BT /F1 10 Tf 72 660 Td (shown) Tj ET EMC /X Do"
+	for _, tt := range []struct{ d, want string }{
+		{"<< /OFF [6 0 R] >>", "seen\n\nshown"},
+		{"<< /BaseState /OFF /ON [7 0 R] >>", "seen\n\nshown"},
+		{"<< >>", "seen\n\nhidden\n\nshown\n\nform"},
+	} {
+		pages, err := Read(layered(tt.d, content), Options{})
+		if err != nil || len(pages) != 1 || strings.TrimSpace(pages[0].Text) != tt.want {
+			t.Errorf("%s: %v %q, want %q", tt.d, err, pages, tt.want)
+		}
+	}
+}
+
 func TestFormText(t *testing.T) {
 	pages, err := Read(testdocs.FormLoopPDF(), Options{})
 	if err != nil {
