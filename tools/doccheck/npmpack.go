@@ -15,13 +15,15 @@ import (
 )
 
 // npmPDFPackages are npm packages (name@version) that ship real PDFs as test fixtures or
-// manuals, used by no earlier set (issue 36's npm round, --set npm): IRS forms made with
-// Adobe LiveCycle/Acrobat (pdf2json 0.7), a pdfTeX paper, Word/Distiller and scanned
-// documents (pdf-parse 1.1, pdf-extract), Prince and Chrome prints, Skia, Quartz, iText,
-// Word files (pdf-merger-js, node-signpdf, hummus-recipe, pdfreader), camlpdf's manuals
-// (coherentpdf), and PDFTron's sample documents (a newsletter, a scientific paper, a US
-// patent, invoices, forms, tables); versions are pinned, since later releases of most of
-// them ship no fixtures.
+// manuals, used by no earlier set (issue 36's npm round, --set npm): IRS forms of Adobe
+// LiveCycle Designer (pdf2json 0.7), the TraceMonkey paper in pdfeTeX, QuarkXPress through
+// Distiller 8 and Word 2016 (pdf-parse 1.1), Skia, InDesign and Quartz (pdfreader), DVIPSONE
+// through Distiller 4 and scans (pdf-extract), cairo, LibreOffice, ABBYY FineReader and
+// Prince (pdf-merger-js), camlpdf's manuals (coherentpdf), OpenOffice.org, PDFKit and
+// MuhammaraJS (node-signpdf), Chinese Word through DocuCom (pdf-table-extractor),
+// Illustrator and pdftk/iText (hummus-recipe), and PDFTron's sample documents (a 1997
+// QuarkXPress newsletter with LZW streams, a scientific paper, invoices, forms, an Outlook
+// mail). Versions are pinned: later releases of most of them ship no fixtures.
 var npmPDFPackages = []string{
 	"pdf-parse@1.1.1", "pdf2json@0.7.1", "pdfreader@1.0.0", "pdf-extract@1.0.11", "pdf-image@2.0.0",
 	"pdf-merger-js@5.1.2", "pdf2pic@3.2.0", "coherentpdf@2.5.5", "node-signpdf@1.5.1",
