@@ -6,8 +6,7 @@ import "math"
 // the same place and size, within a tenth of the size along the line and a fifth across
 // (pdftotext's bounds for duplicates). Quartz's fake bold draws each bold line four times
 // a third of a point apart (Outlook's mails printed to PDF on the Mac), often after other
-// text of the line, so that each copy made a line of its own. The glyph kept reaches over
-// the copies dropped, so that the gaps after it stay as drawn. frags hold the glyphs in the
+// text of the line, so that each copy made a line of its own. frags hold the glyphs in the
 // order drawn. The glyphs are found by a grid of cells a fifth of their size wide and two
 // fifths high (a copy lies in the cell of the glyph or the nearer neighbour each way), each
 // cell's glyphs chained (head, next), which costs no allocation per glyph.
@@ -42,14 +41,13 @@ func dropRedrawn(frags []*line) []*line {
 				ny = cy - 1
 			}
 			var first *glyph
-			var firstLine *line
 			for _, c := range [4]uint64{key(cx, cy), key(nx, cy), key(cx, ny), key(nx, ny)} {
 				k, ok := head[c]
 				for ; ok && k >= 0 && first == nil; k = next[k] {
 					p := where[k]
 					o := &frags[p.l].g[p.i]
 					if o.text == g.text && abs(o.x-g.x) < 0.1*g.size && abs(o.y-g.y) < 0.2*g.size && abs(o.size-g.size) < 0.1*g.size {
-						first, firstLine = o, frags[p.l]
+						first = o
 					}
 				}
 				if first != nil {
@@ -65,10 +63,6 @@ func dropRedrawn(frags []*line) []*line {
 				head[c] = int32(len(where))
 				where, next = append(where, at{int32(li), int32(gi)}), append(next, prev)
 				continue
-			}
-			if end := g.x + g.w; end > first.x+first.w {
-				first.w = end - first.x
-				firstLine.x1 = max(firstLine.x1, end)
 			}
 			if gone == nil {
 				gone = make([]bool, n)
