@@ -17,7 +17,7 @@ FUZZ_TARGETS := tokenizer:FuzzRoundTrip tokenizer:FuzzWordPiece tokenizer:FuzzUn
 	onnx/proto:FuzzParse server:FuzzDecodeChatRequest server:FuzzParsePrompt inference/remote:FuzzReadStream \
 	config:FuzzOpen history:FuzzOpenFile ui:FuzzSplitter ui:FuzzMarkdown ui:FuzzWrapRows \
 	models/hub:FuzzParseRef models/hub:FuzzChoose models/hub:FuzzPaths internal/safepath:FuzzRel server:FuzzJSONWireError \
-	documents/extract:FuzzBytes documents/extract:FuzzOfficeXML documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/extract/pdftext:FuzzDecodeImage documents/extract/pdftext:FuzzMarks documents/extract/pdftext:FuzzRebuiltXref documents/extract/pdftext:FuzzDecryptedCopy documents/extract/pdftext:FuzzAnnots documents/extract/pdftext:FuzzSilentAnnots documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName models:FuzzSentenceConfig \
+	documents/extract:FuzzBytes documents/extract:FuzzOfficeXML documents/extract:FuzzTidy documents/extract/pdftext:FuzzContent documents/extract/pdftext:FuzzFont documents/extract/pdftext:FuzzDecodeImage documents/extract/pdftext:FuzzFilters documents/extract/pdftext:FuzzMarks documents/extract/pdftext:FuzzRebuiltXref documents/extract/pdftext:FuzzDecryptedCopy documents/extract/pdftext:FuzzAnnots documents/extract/pdftext:FuzzSilentAnnots documents/index:FuzzSplitSearch documents/index:FuzzRead documents:FuzzVectors documents:FuzzSafeName models:FuzzSentenceConfig \
 	inference/ort/env:FuzzFixedFileVersion internal/gguf:FuzzRead inference/lookup:FuzzGreedy inference/lookup:FuzzMatch \
 	inference/sample/grammar:FuzzCompile inference/toolcall:FuzzAssembler mcp:FuzzReadMessage mcp:FuzzReadSSE \
 	internal/testkit/tinygpt:FuzzParse

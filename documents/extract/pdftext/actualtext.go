@@ -22,6 +22,7 @@ type markedSpan struct {
 	actual bool
 	text   string
 	drawn  bool    // a glyph was drawn inside
+	hidden bool    // optional content turned off (optional.go)
 	first  glyph   // the first glyph drawn inside (its place)
 	x0, x1 float32 // where the glyphs drawn inside start and end, along the text direction
 }
@@ -31,7 +32,10 @@ func (p *page) beginMarked(op string, args []operand, rs *resources) {
 	if len(p.marked) >= maxNesting {
 		return
 	}
-	span := markedSpan{}
+	span := markedSpan{hidden: p.inHidden()}
+	if op == "BDC" && len(args) >= 2 && args[0].kind == kName && args[0].str == "OC" && args[1].kind == kName {
+		span.hidden = span.hidden || p.doc.hidden(rs.v.Key("Properties").Key(args[1].str))
+	}
 	if op == "BDC" && len(args) >= 1 {
 		props := args[len(args)-1]
 		switch props.kind {
@@ -81,6 +85,11 @@ func (p *page) endMarked() error {
 }
 
 // inActual reports whether glyphs drawn now are inside an ActualText span.
+// inHidden says whether the glyphs drawn now are in a layer turned off.
+func (p *page) inHidden() bool {
+	return len(p.marked) > 0 && p.marked[len(p.marked)-1].hidden
+}
+
 func (p *page) inActual() bool {
 	for i := range p.marked {
 		if p.marked[i].actual {

@@ -264,7 +264,11 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 	case "Do":
 		if len(args) > 0 && args[len(args)-1].kind == kName {
 			rs.look()
-			return p.drawForm(rs.forms.Key(args[len(args)-1].str), rs.v)
+			form := rs.forms.Key(args[len(args)-1].str)
+			if p.doc.hidden(form.Key("OC")) {
+				return nil // a layer turned off (optional.go)
+			}
+			return p.drawForm(form, rs.v)
 		}
 	case "BDC", "BMC":
 		p.beginMarked(op, args, rs)
@@ -340,6 +344,9 @@ func (p *page) show(s string) error {
 func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	if len(p.glyphs) >= maxGlyphs {
 		return errGlyphs
+	}
+	if p.inHidden() {
+		return nil // a layer turned off (optional.go)
 	}
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]

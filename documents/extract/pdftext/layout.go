@@ -64,7 +64,7 @@ func layout(glyphs []glyph) string {
 				}
 			}
 		}
-		lines := splitGutters(mergeRows(fragments(gs)))
+		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
 		texts := make([][]string, len(blocks))
@@ -397,8 +397,18 @@ func splitBlocks(lines []*line) [][]*line {
 }
 
 // hyphenMark follows a line's final hyphen that may join the next line's first word;
-// resolveHyphens decides.
-const hyphenMark = "\x02"
+// resolveHyphens decides. capitalMark follows one before a word in capitals after a line
+// in lower case, which joins only into a word the document writes so elsewhere ("Trace-"
+// "Monkey" where it writes "TraceMonkey"; an acronym's compound, "CNF-" "SAT", stays).
+const (
+	hyphenMark  = "\x02"
+	capitalMark = "\x03"
+)
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
 
 // writeBlock writes a block's lines (texts), a blank line after it; joined, its last line's
 // hyphen is marked and the next block follows without the blank line (hyphenContinues).
@@ -412,8 +422,11 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 			continue
 		}
 		b.WriteString(text)
-		if i < last && endsHyphen(text) && continuesWord(text, texts[i+1]) || i == last && joined {
+		switch {
+		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
+		case i < last && endsHyphen(text) && startsUpper(texts[i+1]):
+			b.WriteString(capitalMark)
 		}
 		b.WriteByte('\n')
 	}

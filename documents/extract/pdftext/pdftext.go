@@ -66,6 +66,7 @@ type reader struct {
 	// needAppear is 1 when the form asks for its fields' appearances to be made from
 	// their values, 2 when not, 0 before it is read (annots.go)
 	needAppear uint8
+	ocg        hiddenLayers // the layers turned off (optional.go)
 	// glyphs is the last page's glyph buffer, kept for the next page to draw into.
 	glyphs []glyph
 }
@@ -236,9 +237,21 @@ func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
 			data, err = nil, damaged(p)
 		}
 	}()
-	rc := v.Reader()
-	defer rc.Close()
-	var rd io.Reader = taggedReader{rc}
+	var rd io.Reader
+	if r.ownFilters(v) { // LZW, ASCIIHex, RunLength (filters.go)
+		raw, err := r.rawStream(v)
+		if err == nil {
+			rd, err = decodeFilters(raw, v)
+		}
+		if err != nil {
+			return nil, damaged(err)
+		}
+	} else {
+		rc := v.Reader()
+		defer rc.Close()
+		rd = rc
+	}
+	rd = taggedReader{rd}
 	if r.opt.Limit != nil {
 		rd = r.opt.Limit(rd, what)
 	}

@@ -38,6 +38,14 @@ func TestText(t *testing.T) {
 		{"ToUnicode ligature and presentation forms", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <FB01> <42> <0065> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
+		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
+			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
+		{"a line drawn four times a third of a point apart reads once (Quartz's fake bold)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (Subject:) Tj ET BT /F1 10 Tf 72.33 700 Td (Subject:) Tj ET BT /F1 10 Tf 72.33 700 Td (Subject:) Tj ET " +
+				"BT /F1 10 Tf 72.67 700 Td (Subject:) Tj ET BT /F1 10 Tf 120 700 Td (Re: mail) Tj ET", "Subject: Re: mail"},
+		{"a word drawn again over itself after other text reads once", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (Ab) Tj 13 0 Td (cd) Tj ET BT /F1 10 Tf 72.8 700 Td (Ab) Tj ET", "Ab cd"},
 		{"hyphenated line ends rejoin", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
 		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
@@ -50,6 +58,9 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (BUT NOT LIMIT-) Tj 0 -12 Td (ED WARRANTY) Tj ET", "BUT NOT LIMITED WARRANTY"},
 		{"a capital after a line in lower case does not (an acronym's compound)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (the corresponding CNF-) Tj 0 -12 Td (SAT instance) Tj ET", "the corresponding CNF-\nSAT instance"},
+		{"a capital after a hyphen joins into a word the document writes so (TraceMonkey)", simpleFont(""), "",
+			"BT /F1 10 Tf 72 700 Td (TraceMonkey runs. We call it Trace-) Tj 0 -12 Td (Monkey and Sun-) Tj 0 -12 Td (Spider) Tj ET",
+			"TraceMonkey runs. We call it TraceMonkey and Sun-\nSpider"},
 		{"right to left in logical order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
 			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
@@ -275,6 +286,36 @@ func texBitmapFont(drawn string) string {
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 1000 1000]" +
 		" /CharProcs << " + procs.String() + ">> " + widths + strings.Repeat("500 ", 256) + "] /Encoding << /Differences [" + names.String() + "] >> >>"
+}
+
+// TestLayers: text in a layer the default configuration turns off is not read, in marked
+// content or a form XObject; a layer turned on, or one of /ON under /BaseState /OFF, is.
+func TestLayers(t *testing.T) {
+	layered := func(d, content string) []byte {
+		return testdocs.RawPDF(1,
+			[]byte("<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R 7 0 R] /D "+d+" >> >>"),
+			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+			[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> /Properties << /Off 6 0 R /On 7 0 R >> "+
+				"/XObject << /X 8 0 R >> >> /Contents 4 0 R >>"),
+			testdocs.Stream("", []byte(content)),
+			[]byte(simpleFont("")),
+			[]byte("<< /Type /OCG /Name (Labels) >>"),
+			[]byte("<< /Type /OCG /Name (Art) >>"),
+			testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 600 800] /OC 6 0 R /Resources << /Font << /F1 5 0 R >> >>",
+				[]byte("BT /F1 10 Tf 72 600 Td (form) Tj ET")))
+	}
+	content := "BT /F1 10 Tf 72 700 Td (seen) Tj ET /OC /Off BDC BT /F1 10 Tf 72 680 Td (hidden) Tj ET EMC " +
+		"/OC /On BDC BT /F1 10 Tf 72 660 Td (shown) Tj ET EMC /X Do"
+	for _, tt := range []struct{ d, want string }{
+		{"<< /OFF [6 0 R] >>", "seen\n\nshown"},
+		{"<< /BaseState /OFF /ON [7 0 R] >>", "seen\n\nshown"},
+		{"<< >>", "seen\n\nhidden\n\nshown\n\nform"},
+	} {
+		pages, err := Read(layered(tt.d, content), Options{})
+		if err != nil || len(pages) != 1 || strings.TrimSpace(pages[0].Text) != tt.want {
+			t.Errorf("%s: %v %q, want %q", tt.d, err, pages, tt.want)
+		}
+	}
 }
 
 func TestFormText(t *testing.T) {

@@ -16,8 +16,10 @@ func abs(x float32) float32 {
 }
 
 // cleanText is a glyph's text as it should read: presentation forms (the ﬁ ligatures,
-// Arabic and Hebrew contextual forms) spelled with ordinary letters (NFKC), and what cannot
-// be read dropped (control characters, U+FFFD).
+// Arabic and Hebrew contextual forms) spelled with ordinary letters (NFKC), the white-space
+// controls (tab, line feed, …) a space, as poppler takes a tab, and what cannot be read
+// dropped (other control characters, U+FFFD). Word for the Mac's PDFs map Calibri's space
+// glyph to a tab in their ToUnicode maps: dropped, its words ran together.
 func cleanText(s string) string {
 	clean := true
 	for _, r := range s {
@@ -32,6 +34,8 @@ func cleanText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
+		case r >= '\t' && r <= '\r':
+			b.WriteByte(' ')
 		case r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0xFFFD:
 		case isPresentation(r):
 			b.WriteString(norm.NFKC.String(string(r)))
@@ -421,7 +425,9 @@ func neutral(s string) bool {
 
 // resolveHyphens joins the lines layout marked as ending in a hyphen: the hyphen goes
 // when the joined word is used elsewhere in the document or the hyphenated one is not
-// (typesetting's hyphenation), and stays in a compound the document writes with it.
+// (typesetting's hyphenation), and stays in a compound the document writes with it. A
+// break before a capital (capitalMark) joins only into a word used elsewhere, and else
+// stays a line break.
 func resolveHyphens(pages []Page) {
 	// The words to look for: each marked break's joined and hyphenated spellings.
 	counts := map[string]int{}
@@ -435,7 +441,7 @@ func resolveHyphens(pages []Page) {
 	}
 	for _, p := range pages {
 		for w := range strings.FieldsSeq(p.Text) {
-			if k := wordKey(w); !strings.Contains(w, hyphenMark) {
+			if k := wordKey(w); !strings.Contains(w, hyphenMark) && !strings.Contains(w, capitalMark) {
 				if _, ok := counts[k]; ok {
 					counts[k]++
 				}
@@ -444,21 +450,24 @@ func resolveHyphens(pages []Page) {
 	}
 	for i := range pages {
 		t := pages[i].Text
-		if !strings.Contains(t, hyphenMark) {
+		if !strings.Contains(t, hyphenMark) && !strings.Contains(t, capitalMark) {
 			continue
 		}
 		var b strings.Builder
 		for {
-			k := strings.Index(t, hyphenMark+"\n")
+			k, capital := nextBreak(t)
 			if k < 0 {
 				b.WriteString(t)
 				break
 			}
 			before, after := t[:k], t[k+len(hyphenMark)+1:]
 			left, right, stem := breakWords(before, after)
-			if counts[wordKey(stem+right)] > 0 || counts[wordKey(left+right)] == 0 {
+			switch {
+			case counts[wordKey(stem+right)] > 0 || !capital && counts[wordKey(left+right)] == 0:
 				b.WriteString(before[:len(before)-len(left)+len(stem)])
-			} else {
+			case capital:
+				b.WriteString(before + "\n")
+			default:
 				b.WriteString(before)
 			}
 			t = after
@@ -467,10 +476,20 @@ func resolveHyphens(pages []Page) {
 	}
 }
 
+// nextBreak is where text's first marked break is (-1: none) and whether it is one
+// before a capital.
+func nextBreak(text string) (int, bool) {
+	k, c := strings.Index(text, hyphenMark+"\n"), strings.Index(text, capitalMark+"\n")
+	if c >= 0 && (k < 0 || c < k) {
+		return c, true
+	}
+	return k, false
+}
+
 // eachBreak calls f with the words around each marked break of text.
 func eachBreak(text string, f func(left, right, stem string)) {
 	for {
-		k := strings.Index(text, hyphenMark+"\n")
+		k, _ := nextBreak(text)
 		if k < 0 {
 			return
 		}
