@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/ascii85"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -15,7 +14,6 @@ import (
 	"io"
 
 	"golang.org/x/image/ccitt"
-	"golang.org/x/image/tiff/lzw"
 )
 
 // imageInfo is what decoding an image needs from its dictionary.
@@ -58,13 +56,13 @@ func decodeImage(info imageInfo, raw []byte, limit func(io.Reader, string) io.Re
 			}
 			r = predicted(zr, f)
 		case "LZWDecode", "LZW":
-			r = predicted(imageLZW(r, f.earlyChange), f)
+			r = predicted(newLZWReader(bufio.NewReader(r), f.earlyChange), f)
 		case "ASCIIHexDecode", "AHx":
-			r = hex.NewDecoder(hexDigits{bufio.NewReader(r)})
+			r = &hexReader{r: bufio.NewReader(r)}
 		case "ASCII85Decode", "A85":
-			r = ascii85.NewDecoder(a85Digits{bufio.NewReader(r)})
+			r = ascii85.NewDecoder(&cleanReader{r: bufio.NewReader(r), end: '~'})
 		case "RunLengthDecode", "RL":
-			r = &runLength{r: bufio.NewReader(r)}
+			r = &runLengthReader{r: bufio.NewReader(r)}
 		case "DCTDecode", "DCT":
 			if !last {
 				return "", nil, fmt.Errorf("%w: a filter after DCTDecode", ErrImage)
@@ -357,15 +355,6 @@ func jpegImage(info imageInfo, r io.Reader) (string, []byte, error) {
 	return "png", buf.Bytes(), nil
 }
 
-// imageLZW is PDF's LZW: TIFF's variant (codes widen one code early) unless EarlyChange
-// is 0, which is the GIF-like variant.
-func imageLZW(r io.Reader, earlyChange int) io.Reader {
-	if earlyChange == 0 {
-		return errReader{fmt.Errorf("%w: LZW without early change is not read", ErrImage)}
-	}
-	return lzw.NewReader(r, lzw.MSB, 8)
-}
-
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
@@ -509,96 +498,4 @@ func (r *rowReader) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return 0, r.err
-}
-
-// hexDigits reads ASCIIHexDecode's digits: white space dropped, ">" the end.
-type hexDigits struct{ r io.ByteReader }
-
-func (h hexDigits) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c, err := h.r.ReadByte()
-		if err != nil {
-			if n > 0 {
-				return n, nil
-			}
-			return 0, err
-		}
-		switch {
-		case c == '>':
-			if n > 0 {
-				return n, nil
-			}
-			return 0, io.EOF
-		case c <= ' ':
-			continue
-		}
-		p[n] = c
-		n++
-	}
-	return n, nil
-}
-
-// a85Digits reads ASCII85Decode's characters: white space dropped, "~>" the end.
-type a85Digits struct{ r io.ByteReader }
-
-func (a a85Digits) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c, err := a.r.ReadByte()
-		if err != nil || c == '~' {
-			if n > 0 {
-				return n, nil
-			}
-			if err == nil {
-				err = io.EOF
-			}
-			return 0, err
-		}
-		if c <= ' ' {
-			continue
-		}
-		p[n] = c
-		n++
-	}
-	return n, nil
-}
-
-// runLength is RunLengthDecode.
-type runLength struct {
-	r    *bufio.Reader
-	pend []byte
-	buf  [128]byte
-	done bool
-}
-
-func (r *runLength) Read(p []byte) (int, error) {
-	for len(r.pend) == 0 {
-		if r.done {
-			return 0, io.EOF
-		}
-		n, err := r.r.ReadByte()
-		if err != nil || n == 128 {
-			r.done = true
-			continue
-		}
-		if n < 128 {
-			m, _ := io.ReadFull(r.r, r.buf[:int(n)+1])
-			r.pend = r.buf[:m]
-			continue
-		}
-		c, err := r.r.ReadByte()
-		if err != nil {
-			r.done = true
-			continue
-		}
-		k := 257 - int(n)
-		for i := range k {
-			r.buf[i] = c
-		}
-		r.pend = r.buf[:k]
-	}
-	m := copy(p, r.pend)
-	r.pend = r.pend[m:]
-	return m, nil
 }

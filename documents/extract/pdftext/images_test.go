@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/ascii85"
 	"errors"
 	"fmt"
 	"image"
@@ -260,4 +261,36 @@ func FuzzDecodeImage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeImageSharedFilters runs images through the stream readers filters.go shares with
+// content streams: LZW with and without early change, and ASCII85.
+func TestDecodeImageSharedFilters(t *testing.T) {
+	pix := bytes.Repeat([]byte("abcd"), 16) // 8×8: rows of a b c d a b c d
+	var want [][]uint8
+	for range 8 {
+		want = append(want, []uint8{'a', 'b', 'c', 'd', 'a', 'b', 'c', 'd'})
+	}
+	a85 := make([]byte, ascii85.MaxEncodedLen(len(pix)))
+	a85 = append(a85[:ascii85.Encode(a85, pix)], "~>"...)
+	for _, c := range []struct {
+		name string
+		f    filter
+		raw  []byte
+	}{
+		{"LZW, early change", filter{name: "LZWDecode", earlyChange: 1}, lzwEncode(t, pix, true)},
+		{"LZW, no early change", filter{name: "LZW", earlyChange: 0}, lzwEncode(t, pix, false)},
+		{"ASCII85", filter{name: "ASCII85Decode"}, a85},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			info := imageInfo{width: 8, height: 8, bpc: 8, comps: 1, filters: []filter{c.f}}
+			format, data, err := decodeImage(info, c.raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, grayPix(t, format, data)); diff != "" {
+				t.Errorf("pixels (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
