@@ -450,7 +450,6 @@ type rowReader struct {
 	r         io.Reader
 	tag       bool
 	cur, prev []byte
-	row       []byte // the undone row, being handed out
 	pend      []byte
 	undo      func(cur, prev []byte) error
 	err       error
