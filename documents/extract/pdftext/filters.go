@@ -69,39 +69,54 @@ func (r *reader) rawStream(v pdf.Value) ([]byte, error) {
 // decodeFilters returns a reader of raw decoded by v's filters, in their order.
 func decodeFilters(raw []byte, v pdf.Value) (io.Reader, error) {
 	var rd io.Reader = bytes.NewReader(raw)
-	filter, params := v.Key("Filter"), v.Key("DecodeParms")
-	for i, name := range filterNames(filter) {
-		param := params
-		if filter.Kind() == pdf.Array {
-			param = params.Index(i)
+	for _, f := range streamFilters(v) {
+		if f.predictor > 1 {
+			return nil, fmt.Errorf("%w: %s with predictor %d", errFilter, f.name, f.predictor)
 		}
-		if p := param.Key("Predictor").Int64(); p > 1 {
-			return nil, fmt.Errorf("%w: %s with predictor %d", errFilter, name, p)
+		next, ok, err := decodeStage(rd, f)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%w: %s", errFilter, f.name)
+		case err != nil:
+			return nil, decodeError{err}
 		}
-		switch name {
-		case "FlateDecode", "Fl":
-			zr, err := zlib.NewReader(rd)
-			if err != nil {
-				return nil, decodeError{err}
-			}
-			rd = zr
-		case "ASCII85Decode", "A85":
-			rd = ascii85.NewDecoder(&cleanReader{r: bufio.NewReader(rd), end: '~'})
-		case "ASCIIHexDecode", "AHx":
-			rd = &hexReader{r: bufio.NewReader(rd)}
-		case "LZWDecode", "LZW":
-			early := 1
-			if e := param.Key("EarlyChange"); e.Kind() == pdf.Integer {
-				early = int(e.Int64())
-			}
-			rd = newLZWReader(bufio.NewReader(rd), early)
-		case "RunLengthDecode", "RL":
-			rd = &runLengthReader{r: bufio.NewReader(rd)}
-		default:
-			return nil, fmt.Errorf("%w: %s", errFilter, name)
-		}
+		rd = next
 	}
 	return rd, nil
+}
+
+// streamFilters is v's filters in their order, each with the decode parameters it reads.
+func streamFilters(v pdf.Value) []filter {
+	names, params := v.Key("Filter"), v.Key("DecodeParms")
+	var out []filter
+	for i, name := range filterNames(names) {
+		param := params
+		if names.Kind() == pdf.Array {
+			param = params.Index(i)
+		}
+		out = append(out, filterOf(name, param))
+	}
+	return out
+}
+
+// decodeStage puts r through f when f is one of the general filters content streams and
+// images share (Flate, LZW, ASCIIHex, ASCII85, run-length; predictors are the caller's);
+// ok is false for any other.
+func decodeStage(r io.Reader, f filter) (out io.Reader, ok bool, err error) {
+	switch f.name {
+	case "FlateDecode", "Fl":
+		zr, err := zlib.NewReader(r)
+		return zr, true, err
+	case "LZWDecode", "LZW":
+		return newLZWReader(bufio.NewReader(r), f.earlyChange), true, nil
+	case "ASCIIHexDecode", "AHx":
+		return &hexReader{r: bufio.NewReader(r)}, true, nil
+	case "ASCII85Decode", "A85":
+		return ascii85.NewDecoder(&cleanReader{r: bufio.NewReader(r), end: '~'}), true, nil
+	case "RunLengthDecode", "RL":
+		return &runLengthReader{r: bufio.NewReader(r)}, true, nil
+	}
+	return nil, false, nil
 }
 
 // cleanReader passes r's bytes but white space, up to end (ASCII85's "~>").

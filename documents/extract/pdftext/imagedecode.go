@@ -1,10 +1,7 @@
 package pdftext
 
 import (
-	"bufio"
 	"bytes"
-	"compress/zlib"
-	"encoding/ascii85"
 	"errors"
 	"fmt"
 	"image"
@@ -48,21 +45,18 @@ func decodeImage(info imageInfo, raw []byte, limit func(io.Reader, string) io.Re
 	var r io.Reader = bytes.NewReader(raw)
 	for i, f := range info.filters {
 		last := i == len(info.filters)-1
-		switch f.name {
-		case "FlateDecode", "Fl":
-			zr, err := zlib.NewReader(r)
+		if next, ok, err := decodeStage(r, f); ok {
 			if err != nil {
 				return "", nil, fmt.Errorf("%w: %v", ErrImage, err)
 			}
-			r = predicted(zr, f)
-		case "LZWDecode", "LZW":
-			r = predicted(newLZWReader(bufio.NewReader(r), f.earlyChange), f)
-		case "ASCIIHexDecode", "AHx":
-			r = &hexReader{r: bufio.NewReader(r)}
-		case "ASCII85Decode", "A85":
-			r = ascii85.NewDecoder(&cleanReader{r: bufio.NewReader(r), end: '~'})
-		case "RunLengthDecode", "RL":
-			r = &runLengthReader{r: bufio.NewReader(r)}
+			r = next
+			if f.name == "FlateDecode" || f.name == "Fl" || f.name == "LZWDecode" || f.name == "LZW" {
+				r = predicted(r, f) // the filters with predictors
+			}
+			r = tagged(r)
+			continue
+		}
+		switch f.name {
 		case "DCTDecode", "DCT":
 			if !last {
 				return "", nil, fmt.Errorf("%w: a filter after DCTDecode", ErrImage)

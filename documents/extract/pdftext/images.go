@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -104,13 +102,7 @@ func (r *reader) imageInfo(x pdf.Value) (info imageInfo, err error) {
 	for i := range x.Key("Decode").Len() {
 		info.decode = append(info.decode, x.Key("Decode").Index(i).Float64())
 	}
-	filters, params := x.Key("Filter"), x.Key("DecodeParms")
-	if filters.Kind() == pdf.Name {
-		info.filters = append(info.filters, filterOf(filters.Name(), params))
-	}
-	for i := range filters.Len() {
-		info.filters = append(info.filters, filterOf(filters.Index(i).Name(), params.Index(i)))
-	}
+	info.filters = streamFilters(x)
 	return info, nil
 }
 
@@ -202,18 +194,14 @@ func (r *reader) colorSpace(cs pdf.Value, info *imageInfo, depth int) error {
 	return fmt.Errorf("%w: its colors are %s", ErrImage, cs)
 }
 
-// imageData is a stream's data as stored, before its filters: the object reader prints a
-// stream as "<<dictionary>>@offset" of its data in the file it reads.
+// imageData is a stream's data as stored, before its filters.
 func (r *reader) imageData(x pdf.Value) ([]byte, error) {
 	if r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Dict {
 		return nil, fmt.Errorf("%w: the images of an encrypted PDF are not read", ErrImage)
 	}
-	s := x.String()
-	at := strings.LastIndexByte(s, '@')
-	off, err := strconv.ParseInt(s[at+1:], 10, 64)
-	n := x.Key("Length").Int64()
-	if at < 0 || err != nil || off < 0 || n < 0 || off > int64(len(r.data)) {
+	data, err := r.rawStream(x)
+	if err != nil {
 		return nil, fmt.Errorf("%w: its data cannot be found", ErrImage)
 	}
-	return r.data[off:min(off+n, int64(len(r.data)))], nil
+	return data, nil
 }
