@@ -45,7 +45,7 @@ func runExtract(env Env) error {
 	if err := fs.Parse(reorderFlags(env.Args)); err != nil {
 		return errUsage
 	}
-	if v := fs.Lookup("tesseract").Value.String() + fs.Lookup("ocr-langs").Value.String(); !*useOCR && v != "eng" {
+	if !*useOCR && (*tesseract != "" || *langs != "eng") {
 		fmt.Fprintln(fs.Output(), "--tesseract and --ocr-langs go with --ocr")
 		return errUsage
 	}
