@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -250,7 +251,12 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int) ([]byte, error) {
 }
 
 // kvScaleName is the initializer holding the scales of the cache input past.
-func kvScaleName(past string) string { return "edgechat_kv8/" + past + "/scale" }
+func kvScaleName(past string) string { return kvScalePrefix + past + kvScaleSuffix }
+
+const (
+	kvScalePrefix = "edgechat_kv8/"
+	kvScaleSuffix = "/scale"
+)
 
 // withInputs returns node bytes whose inputs are in (the other fields kept, in order).
 func withInputs(raw []byte, in []string) ([]byte, error) {
@@ -464,6 +470,48 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 	if err != nil {
 		os.Remove(tmp.Name())
 		return "", err
+	}
+	return out, nil
+}
+
+// ReadKVScales returns the scales of the int8 cache of src, a copy QuantizeKV wrote: by the
+// name of each past input, as QuantizeKV took them. A graph without them is an error.
+func ReadKVScales(src []byte) (KVScales, error) {
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, errf("read model: %v", err)
+	}
+	out := KVScales{}
+	for _, f := range mfs {
+		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+			continue
+		}
+		gfs, err := fields(f.val)
+		if err != nil {
+			return nil, errf("read graph: %v", err)
+		}
+		for _, g := range gfs {
+			if g.num != proto.FieldGraphInitializer || g.typ != protowire.BytesType {
+				continue
+			}
+			name, _, ok := tensorHeader(g.val)
+			past, found := strings.CutPrefix(name, kvScalePrefix)
+			if !ok || !found || !strings.HasSuffix(past, kvScaleSuffix) {
+				continue
+			}
+			_, v, _, ok := tensorValuesUpTo(g.val, 1<<20)
+			if !ok || len(v) == 0 {
+				return nil, errf("the cache scales %s cannot be read", name)
+			}
+			s := make([]float32, len(v))
+			for i, x := range v {
+				s[i] = float32(x)
+			}
+			out[strings.TrimSuffix(past, kvScaleSuffix)] = s
+		}
+	}
+	if len(out) == 0 {
+		return nil, errf("the graph has no int8 cache scales")
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -209,5 +210,49 @@ func TestKVMax(t *testing.T) {
 	near := func(a float32, b float64) bool { return math.Abs(float64(a)-b) < 1e-6*b }
 	if got := s["v"]; !near(got[0], 3*1.27/127) || !near(got[4], 4*1.27/127/1000) {
 		t.Errorf("scales of v: %v", got)
+	}
+}
+
+// ReadKVScales gives back the scales QuantizeKV wrote, by past input, and refuses a graph
+// without them.
+func TestReadKVScales(t *testing.T) {
+	path := filepath.Join(testenv.SharedModel(t, "stories260K"), "onnx", "model.onnx")
+	gqa, rep, err := optimize.Cached(path, t.TempDir(), optimize.Options{SharedKVAttention: true, RotaryRows: 256, AccuracyLevel: 4, LastRows: true, KeepInput: true})
+	if err != nil || rep.AttentionLayers == 0 {
+		t.Fatalf("GroupQueryAttention copy: %v %+v", err, rep)
+	}
+	src, err := os.ReadFile(gqa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := optimize.ReadKVScales(src); err == nil {
+		t.Error("a float cache's graph gave scales")
+	}
+	keys, err := optimize.KVKeys(src)
+	if err != nil || len(keys) != 5 {
+		t.Fatalf("rotated cache inputs %v: %v", keys, err)
+	}
+	var names []string
+	for name := range keys {
+		names = append(names, name, strings.Replace(name, ".key", ".value", 1))
+	}
+	want := optimize.KVScales{}
+	for i, name := range names {
+		s := make([]float32, 4*8)
+		for j := range s {
+			s[j] = float32(i+1) / float32(j+3)
+		}
+		want[name] = s
+	}
+	q, err := optimize.QuantizeKV(src, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := optimize.ReadKVScales(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scales read back:\n%v\nwant\n%v", got, want)
 	}
 }

@@ -58,6 +58,7 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		if kv8 != "" {
 			var q *dynamicDecoder
 			if q, note = openKVInt8(f, kv8, o); q != nil {
+				attachFloatPrompt(q, f, graph, kv8, o)
 				return q, nil
 			}
 		}

@@ -70,10 +70,13 @@ type dynamicDecoder struct {
 	// prompt, when set, runs the runs of promptInt8Rows ids or more (an int8 twin of the
 	// graph on the same KV buffer: inference.LoadOptions.PromptInt8).
 	prompt *ort.DynamicAdvancedSession
-	run    *runner
-	kv     *kvBuffers
-	vocab  int
-	ids    []int // token ids in the cache
+	// float, when set, runs the runs of promptInt8Rows ids or more of an int8 cache on a
+	// float32 shadow of it (floatprompt.go).
+	float *floatPrompt
+	run   *runner
+	kv    *kvBuffers
+	vocab int
+	ids   []int // token ids in the cache
 	// notes are what a person should know about how the decoder was opened (LoadNotes).
 	notes []string
 
@@ -134,6 +137,9 @@ func (d *dynamicDecoder) Runtime() string { return runtimeName() }
 func (d *dynamicDecoder) Capacity() int   { return d.kv.maxTokens }
 func (d *dynamicDecoder) Cached() []int   { return d.ids }
 func (d *dynamicDecoder) KVBytes() int64 {
+	if d.float != nil {
+		return d.kv.held() + d.float.d.kv.held()
+	}
 	return d.kv.held()
 }
 
@@ -141,6 +147,9 @@ func (d *dynamicDecoder) KVBytes() int64 {
 func (d *dynamicDecoder) Truncate(n int) {
 	d.kv.truncate(n)
 	d.ids = d.ids[:min(n, len(d.ids))]
+	if d.float != nil {
+		d.float.d.Truncate(n)
+	}
 }
 
 // MaxRows is the most ids ForwardRows takes; 0 for a graph whose LM head was cut to the last
@@ -246,6 +255,9 @@ func (d *dynamicDecoder) ForwardRows(ctx context.Context, ids []int) ([]float32,
 // rows (or of all of them on a graph that cannot choose; see outRows) to logits. On error
 // the cache is unchanged.
 func (d *dynamicDecoder) step(ids []int, logits []float32, keep int) error {
+	if d.float != nil && len(ids) >= promptInt8Rows {
+		return d.float.step(d, ids, logits, keep)
+	}
 	past, L := d.kv.n, len(ids)
 	if err := d.kv.ensure(past + L); err != nil {
 		return err
@@ -343,6 +355,7 @@ func (d *dynamicDecoder) Close() error {
 	offheap.Free(d.rowsBuf)
 	d.rowsBuf = nil
 	defer d.run.close()
+	detachFloat(d)
 	destroySession(d.prompt)
 	return destroySession(d.session)
 }

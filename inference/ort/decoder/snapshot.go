@@ -29,6 +29,9 @@ func (d *dynamicDecoder) Restore(s inference.State) {
 		return
 	}
 	d.ids = append(d.ids[:0], st.ids...)
+	if d.float != nil {
+		d.float.d.Truncate(0) // the shadow catches up at the next prompt
+	}
 }
 
 // staticState is a saved composite cache: the whole right-aligned window and its ids.
