@@ -97,7 +97,6 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	if r.Threads == 0 {
 		r.Threads = host.PhysicalCores()
 	}
-	r.KVType = kvType(m.Folder)
 	if o.SeqLen > dec.Capacity() {
 		return nil, fmt.Errorf("seq-len %d exceeds the model's context of %d tokens", o.SeqLen, dec.Capacity())
 	}
@@ -106,6 +105,7 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	if g, ok := dec.(inference.GraphFiler); ok { // the optimized copy, not the folder's file
 		r.ModelFile = g.GraphFile()
 	}
+	r.KVType = kvType(m.Folder, r.ModelFile)
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -134,16 +134,17 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	return r, nil
 }
 
-// kvType is the KV cache's element type of a dynamic-shape model ("" for other layouts).
-func kvType(f *models.Folder) string {
+// kvType is the KV cache's element type of a dynamic-shape model's graph that ran (the int8
+// copy's with --kv-int8; "" for other layouts).
+func kvType(f *models.Folder, graph string) string {
 	if f.Layout != models.LayoutHF && f.Layout != models.LayoutGenAI {
 		return ""
 	}
-	info, err := models.ReadGraph(f.Model)
+	info, err := models.ReadGraph(graph)
 	if err != nil {
 		return ""
 	}
-	io, err := models.DescribeDecoder(f.Model, info.Inputs, info.Outputs, f.GenAINames())
+	io, err := models.DescribeDecoder(graph, info.Inputs, info.Outputs, f.GenAINames())
 	if err != nil {
 		return ""
 	}
