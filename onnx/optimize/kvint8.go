@@ -72,30 +72,21 @@ func (m KVMax) Add(name string, head int, row []float32, rotated bool) {
 // KVKeys names the past key inputs of the GroupQueryAttention nodes of src (the inputs whose
 // rows KVMax.Add takes as rotated).
 func KVKeys(src []byte) (map[string]bool, error) {
-	mfs, err := fields(src)
+	gfs, err := graphFields(src)
 	if err != nil {
-		return nil, errf("read model: %v", err)
+		return nil, err
 	}
 	keys := map[string]bool{}
-	for _, f := range mfs {
-		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+	for _, g := range gfs {
+		if g.num != proto.FieldGraphNode || g.typ != protowire.BytesType {
 			continue
 		}
-		gfs, err := fields(f.val)
+		n, err := parseNode(g.val)
 		if err != nil {
-			return nil, errf("read graph: %v", err)
+			return nil, errf("read node: %v", err)
 		}
-		for _, g := range gfs {
-			if g.num != proto.FieldGraphNode || g.typ != protowire.BytesType {
-				continue
-			}
-			n, err := parseNode(g.val)
-			if err != nil {
-				return nil, errf("read node: %v", err)
-			}
-			if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" && len(n.inputs) > 3 {
-				keys[n.inputs[3]] = true
-			}
+		if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" && len(n.inputs) > 3 {
+			keys[n.inputs[3]] = true
 		}
 	}
 	return keys, nil
@@ -477,41 +468,50 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 // ReadKVScales returns the scales of the int8 cache of src, a copy QuantizeKV wrote: by the
 // name of each past input, as QuantizeKV took them. A graph without them is an error.
 func ReadKVScales(src []byte) (KVScales, error) {
-	mfs, err := fields(src)
+	gfs, err := graphFields(src)
 	if err != nil {
-		return nil, errf("read model: %v", err)
+		return nil, err
 	}
 	out := KVScales{}
-	for _, f := range mfs {
-		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
+	for _, g := range gfs {
+		if g.num != proto.FieldGraphInitializer || g.typ != protowire.BytesType {
 			continue
 		}
-		gfs, err := fields(f.val)
-		if err != nil {
-			return nil, errf("read graph: %v", err)
+		name, _, ok := tensorHeader(g.val)
+		past, found := strings.CutPrefix(name, kvScalePrefix)
+		if !ok || !found || !strings.HasSuffix(past, kvScaleSuffix) {
+			continue
 		}
-		for _, g := range gfs {
-			if g.num != proto.FieldGraphInitializer || g.typ != protowire.BytesType {
-				continue
-			}
-			name, _, ok := tensorHeader(g.val)
-			past, found := strings.CutPrefix(name, kvScalePrefix)
-			if !ok || !found || !strings.HasSuffix(past, kvScaleSuffix) {
-				continue
-			}
-			_, v, _, ok := tensorValuesUpTo(g.val, 1<<20)
-			if !ok || len(v) == 0 {
-				return nil, errf("the cache scales %s cannot be read", name)
-			}
-			s := make([]float32, len(v))
-			for i, x := range v {
-				s[i] = float32(x)
-			}
-			out[strings.TrimSuffix(past, kvScaleSuffix)] = s
+		_, v, _, ok := tensorValuesUpTo(g.val, 1<<20)
+		if !ok || len(v) == 0 {
+			return nil, errf("the cache scales %s cannot be read", name)
 		}
+		s := make([]float32, len(v))
+		for i, x := range v {
+			s[i] = float32(x)
+		}
+		out[strings.TrimSuffix(past, kvScaleSuffix)] = s
 	}
 	if len(out) == 0 {
 		return nil, errf("the graph has no int8 cache scales")
 	}
 	return out, nil
+}
+
+// graphFields returns the fields of model src's graph.
+func graphFields(src []byte) ([]field, error) {
+	mfs, err := fields(src)
+	if err != nil {
+		return nil, errf("read model: %v", err)
+	}
+	for _, f := range mfs {
+		if f.num == proto.FieldModelGraph && f.typ == protowire.BytesType {
+			gfs, err := fields(f.val)
+			if err != nil {
+				return nil, errf("read graph: %v", err)
+			}
+			return gfs, nil
+		}
+	}
+	return nil, errf("the model has no graph")
 }
