@@ -14,7 +14,9 @@ import (
 //
 // A load with the 8-bit KV cache calibrates it on its first use, after the preparation and
 // before StepLoading (StepCalibrating): a float32 run over a calibration text, then the int8
-// copy written. Its Fraction is the share of the calibration done, again from 0 to 1.
+// copy written. Its Fraction is the share of the calibration done, again from 0 to 1. A load
+// with 8-bit prompts writes their 8-bit copy of the weights on its first use, before
+// StepLoading too (StepPrompts), with the share of the weights written.
 type Progress struct {
 	Step     string  `json:"step"`
 	Fraction float64 `json:"fraction"`
@@ -30,7 +32,9 @@ const (
 	// StepCalibrating: the 8-bit KV cache's first load runs the copy over a calibration
 	// text and writes the int8 copy.
 	StepCalibrating = "calibrating"
-	StepLoading     = "loading" // ONNX Runtime creates the session
+	// StepPrompts: the 8-bit prompts' first load writes the 8-bit copy of the weights.
+	StepPrompts = "prompts"
+	StepLoading = "loading" // ONNX Runtime creates the session
 )
 
 // Percent is Fraction in whole percent, 0 to 100.
@@ -45,6 +49,8 @@ const (
 	preparingShort   = "preparing for this PC "
 	calibratingLong  = "Preparing the 8-bit cache: "
 	calibratingShort = "preparing the 8-bit cache "
+	promptsLong      = "Preparing 8-bit prompts: "
+	promptsShort     = "preparing 8-bit prompts "
 	loadingPrefix    = "Loading the model for the "
 )
 
@@ -62,6 +68,8 @@ func (p Progress) Label(loading string) string {
 		return what + ": " + loadingWords + " (step 2 of 2)"
 	case StepCalibrating:
 		return fmt.Sprintf("%s%d%%", calibratingLong, p.Percent())
+	case StepPrompts:
+		return fmt.Sprintf("%s%d%%", promptsLong, p.Percent())
 	}
 	return fmt.Sprintf("%s%d%%", preparingLong, p.Percent())
 }
@@ -77,6 +85,8 @@ func (p Progress) Short() string {
 		return loadingWords + " (2 of 2)"
 	case StepCalibrating:
 		return fmt.Sprintf("%s%d%%", calibratingShort, p.Percent())
+	case StepPrompts:
+		return fmt.Sprintf("%s%d%%", promptsShort, p.Percent())
 	}
 	return fmt.Sprintf("%s%d%%", preparingShort, p.Percent())
 }
@@ -95,6 +105,8 @@ func ShortStatus(status string) string {
 		return percentWords(status, preparingLong, preparingShort)
 	case strings.HasPrefix(status, calibratingLong):
 		return percentWords(status, calibratingLong, calibratingShort)
+	case strings.HasPrefix(status, promptsLong):
+		return percentWords(status, promptsLong, promptsShort)
 	case strings.HasPrefix(status, loadingPrefix) && strings.HasSuffix(status, "…"):
 		return "loading for the " + strings.TrimSuffix(strings.TrimPrefix(status, loadingPrefix), "…")
 	}

@@ -14,6 +14,7 @@ func TestProgressShortStatus(t *testing.T) {
 		{Progress{Step: StepVerifying, Fraction: 0.45}, "Preparing this model for your PC: 45%", "preparing for this PC 45%"},
 		{Progress{Step: StepVerifying, Fraction: 1}, "Preparing this model for your PC: 100%", "preparing for this PC 100%"},
 		{Progress{Step: StepCalibrating, Fraction: 0.6}, "Preparing the 8-bit cache: 60%", "preparing the 8-bit cache 60%"},
+		{Progress{Step: StepPrompts, Fraction: 0.25}, "Preparing 8-bit prompts: 25%", "preparing 8-bit prompts 25%"},
 		{Progress{Step: StepLoading, Fraction: 1}, "Loading the model for the CPU: starting ONNX Runtime (step 2 of 2)", "starting ONNX Runtime (2 of 2)"},
 	} {
 		if got := tc.p.Label(loading); got != tc.label {

@@ -55,6 +55,9 @@ type DQOptions struct {
 	// group of GroupWidth columns, for products with more inputs than that.
 	GroupWidth int64
 	GroupOnly  string
+	// Progress, when set, hears the share of the rewritten nodes' weights written (0 to 1),
+	// after each node's.
+	Progress func(done float64)
 }
 
 // dqNode is a MatMulNBits node DQTwin rewrites: its weight and scale names and sizes.
@@ -130,6 +133,7 @@ func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, err
 		return q, cs, err
 	}
 	var g []byte
+	written := 0
 	quantized := map[string][2]string{}    // activation name → its uint8 rows and their scales
 	grouped := map[string]groupQuantized{} // activation name and group width → its groups
 	var ks []int64                         // row lengths quantized
@@ -207,6 +211,9 @@ func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, err
 						return nil, err
 					}
 					g = appendBytes(g, proto.FieldGraphInitializer, t)
+				}
+				if written++; o.Progress != nil {
+					o.Progress(float64(written) / float64(len(byB)))
 				}
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -48,9 +49,13 @@ func TestDQTwinTrained(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "twin")
-	n, _, err := optimize.DQTwin(q4[4], out, optimize.DQOptions{MaxN: 1 << 16})
+	var heard []float64 // the share of weights written, node by node
+	n, _, err := optimize.DQTwin(q4[4], out, optimize.DQOptions{MaxN: 1 << 16, Progress: func(d float64) { heard = append(heard, d) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(heard) != 35 || heard[len(heard)-1] != 1 || !slices.IsSorted(heard) {
+		t.Errorf("progress %v: want 35 rising shares ending at 1", heard)
 	}
 	twin := filepath.Join(out, filepath.Base(q4[4]))
 	info, err := proto.ReadInfo(twin)

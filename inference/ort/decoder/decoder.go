@@ -49,16 +49,19 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		pr := newPrepProgress(o.Progress)
 		graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, pr)
 		pr.done()
-		kv8 := ""
+		kv8, twin := "", ""
 		if o.KVInt8 { // its first load calibrates before the session starts
 			kv8 = kvInt8Copy(f, graph, o)
+		}
+		if o.PromptInt8 { // its first load writes the twin before the sessions start
+			twin = int8PromptTwin(f, graph, o)
 		}
 		starting()
 		note := ""
 		if kv8 != "" {
 			var q *dynamicDecoder
 			if q, note = openKVInt8(f, kv8, o); q != nil {
-				attachFloatPrompt(q, f, graph, kv8, o)
+				attachFloatPrompt(q, f, twin, kv8, o.EP)
 				return q, nil
 			}
 		}
@@ -71,8 +74,8 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		if err == nil && note != "" {
 			dd.notes = append(dd.notes, note)
 		}
-		if err == nil && o.PromptInt8 {
-			openPromptInt8(dd, g.Model, f.Model, o.EP)
+		if err == nil && g.Model == graph { // not when the copy failed and the published graph runs
+			openPromptInt8(dd, twin, o.EP)
 		}
 		d = dd
 	case models.LayoutComposite:

@@ -43,25 +43,19 @@ type floatPrompt struct {
 	scales [][]float32
 }
 
-// attachFloatPrompt gives q, the int8-cache decoder of graph's copy kv8, its prompt path on
-// the int8 prompt twin of graph (the optimized copy kv8 was made from) when o asks for 8-bit
-// prompts and this processor runs them exactly. It logs and leaves q as it is when it cannot.
-func attachFloatPrompt(q *dynamicDecoder, f *models.Folder, graph, kv8 string, o inference.LoadOptions) {
-	if !o.PromptInt8 {
+// attachFloatPrompt gives q, the int8-cache decoder of the copy kv8, its prompt path on twin,
+// the int8 prompt twin of the optimized copy kv8 was made from (int8PromptTwin; "" for none).
+// It logs and leaves q as it is when it cannot.
+func attachFloatPrompt(q *dynamicDecoder, f *models.Folder, twin, kv8 string, ep inference.EP) {
+	if twin == "" {
 		return
 	}
-	if why := int8Refusal(); why != "" {
-		slog.Warn("prompts run on the int8 cache's graph: 8-bit prompts are off on this processor", "reason", why)
-		return
-	}
-	twin, err := promptTwin(graph)
-	if err == nil {
-		q.float, err = openFloatPrompt(q, f, twin, kv8, o.EP)
-	}
+	p, err := openFloatPrompt(q, f, twin, kv8, ep)
 	if err != nil {
 		slog.Warn("prompts run on the int8 cache's graph: no int8 prompt session", "graph", f.Model, "reason", err)
 		return
 	}
+	q.float = p
 	slog.Info("prompts run on an int8 twin of the graph on a float32 cache, decoding on the int8 cache", "twin", twin, "rows_from", promptInt8Rows)
 }
 

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"edgechat/inference"

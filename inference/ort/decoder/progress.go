@@ -72,20 +72,31 @@ func (p *prepProgress) copyProgress() optimize.Progress {
 }
 
 // calibProgress turns the int8 KV cache's calibration progress (0 to 1) into
-// reply.StepCalibrating reports to report, sent when the whole percent changes and never
-// going back; nil when report is.
+// reply.StepCalibrating reports to report.
 func calibProgress(report func(reply.Progress)) func(float64) {
+	return stepProgress(reply.StepCalibrating, report)
+}
+
+// stepProgress turns a load step's progress (0 to 1) into reports of step to report, sent when
+// the whole percent changes and never going back; nil when report is.
+func stepProgress(step string, report func(reply.Progress)) func(float64) {
 	if report == nil {
 		return nil
 	}
 	var last reply.Progress
 	sent := false
 	return func(done float64) {
-		next := reply.Progress{Step: reply.StepCalibrating, Fraction: max(min(max(done, 0), 1), last.Fraction)}
+		next := reply.Progress{Step: step, Fraction: max(min(max(done, 0), 1), last.Fraction)}
 		if sent && next.Percent() == last.Percent() {
 			return
 		}
 		last, sent = next, true
 		report(next)
 	}
+}
+
+// twinProgress turns the share of the int8 prompt twin's weights written into
+// reply.StepPrompts reports to report, as calibProgress does for the calibration.
+func twinProgress(report func(reply.Progress)) func(float64) {
+	return stepProgress(reply.StepPrompts, report)
 }

@@ -11,7 +11,9 @@ import (
 	"edgechat/inference"
 	"edgechat/internal/eps"
 	"edgechat/internal/host"
+	"edgechat/models"
 	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
 )
 
 // promptInt8Rows is the fewest ids a run takes through the int8 prompt session
@@ -39,7 +41,7 @@ var errNoInt4 = errors.New("no 4-bit MatMulNBits to run in int8")
 // activations quantized with a scale a row, the LM head left 4-bit), writing it the first time
 // into a folder beside the copy (whole or not at all). The folder's name changed when the
 // activations went from one scale a tensor to one a row, so that no older twin is reused.
-func promptTwin(graph string) (string, error) {
+func promptTwin(graph string, progress func(float64)) (string, error) {
 	dir := filepath.Join(filepath.Dir(graph), promptInt8Dir)
 	out := filepath.Join(dir, filepath.Base(graph))
 	if _, err := os.Stat(out); err == nil {
@@ -50,7 +52,7 @@ func promptTwin(graph string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	n, size, err := optimize.DQTwin(graph, tmp, optimize.DQOptions{MaxN: 1 << 16})
+	n, size, err := optimize.DQTwin(graph, tmp, optimize.DQOptions{MaxN: 1 << 16, Progress: progress})
 	debug.FreeOSMemory() // the weights passed through the heap: give it back before the sessions load
 	if err != nil {
 		return "", err
@@ -68,29 +70,44 @@ func promptTwin(graph string) (string, error) {
 	return out, nil
 }
 
-// openPromptInt8 opens d's int8 prompt session on the twin of the optimized copy graph, when
-// it can help: the copy's attention keeps one shared KV buffer (both sessions read and write
-// it), and the CPU runs it exactly (host.Int8PromptsRefused). It logs and leaves d as it is
-// when it cannot.
-func openPromptInt8(d *dynamicDecoder, graph, published string, ep inference.EP) {
-	if graph == published || !d.io.SharedKV || !eps.IsCPU(ep.Name) {
+// int8PromptTwin returns the int8 prompt twin of graph, the optimized copy of f's graph, where
+// 8-bit prompts can run (the CPU runs them exactly: host.Int8PromptsRefused; the copy's
+// attention keeps one shared KV buffer, which both sessions read and write), writing it on
+// first use with its progress reported as reply.StepPrompts; "" (logged) where there is none.
+func int8PromptTwin(f *models.Folder, graph string, o inference.LoadOptions) string {
+	published := f.Model
+	if graph == published || !eps.IsCPU(o.EP.Name) {
 		slog.Info("prompts run on the int4 graph: the int8 prompt session needs the CPU and the optimized copy's shared KV buffer", "graph", published)
-		return
+		return ""
+	}
+	if info, err := proto.ReadInfo(graph); err != nil || info.Metadata[optimize.MetaAttention] == "" {
+		slog.Info("prompts run on the int4 graph: the int8 prompt session needs the optimized copy's shared KV buffer", "graph", published)
+		return ""
 	}
 	if why := int8Refusal(); why != "" {
 		slog.Warn("prompts run on the int4 graph: 8-bit prompts are off on this processor", "reason", why)
-		return
+		return ""
 	}
-	twin, err := promptTwin(graph)
-	if err == nil {
-		err = d.openPrompt(twin, ep)
-	}
+	twin, err := promptTwin(graph, twinProgress(o.Progress))
 	if errors.Is(err, errNoInt4) {
 		slog.Info("prompts run on the model's own graph: it has no 4-bit weights for an int8 prompt twin", "graph", published)
-		return
+		return ""
 	}
 	if err != nil {
-		slog.Warn("prompts run on the int4 graph: no int8 prompt session", "graph", published, "reason", err)
+		slog.Warn("prompts run on the int4 graph: no int8 prompt twin", "graph", published, "reason", err)
+		return ""
+	}
+	return twin
+}
+
+// openPromptInt8 opens d's int8 prompt session on twin (int8PromptTwin; "" for none). It logs
+// and leaves d as it is when it cannot.
+func openPromptInt8(d *dynamicDecoder, twin string, ep inference.EP) {
+	if twin == "" {
+		return
+	}
+	if err := d.openPrompt(twin, ep); err != nil {
+		slog.Warn("prompts run on the int4 graph: no int8 prompt session", "twin", twin, "reason", err)
 		return
 	}
 	slog.Info("prompts run on an int8 twin of the graph (per-row int8 activations, MatMulIntegerToFloat), decoding on the int4 graph", "twin", twin, "rows_from", promptInt8Rows)

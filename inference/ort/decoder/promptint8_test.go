@@ -5,10 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"edgechat/inference"
 	"edgechat/internal/testkit/synth"
+	"edgechat/reply"
 )
 
 // TestPromptInt8: with LoadOptions.PromptInt8 a q4 model's decoder opens a second session on
@@ -135,4 +138,49 @@ func loadSharedKV(t *testing.T, model, cache string, promptInt8 bool) *dynamicDe
 		t.Fatalf("the decoder is %T, want a dynamic decoder on a shared KV buffer", m.Decoder())
 	}
 	return d
+}
+
+// TestPromptInt8Progress: the first load with 8-bit prompts says it writes their twin — after
+// the preparation of the optimized copy and before ONNX Runtime starts, reply.StepPrompts
+// rising to 1 — and the second load, the twin cached, does not.
+func TestPromptInt8Progress(t *testing.T) {
+	if why := int8Refusal(); why != "" {
+		t.Skipf("8-bit prompts are refused here (%s)", why)
+	}
+	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
+	cache := t.TempDir()
+	for load := range 2 {
+		var ps []reply.Progress
+		m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: true,
+			Progress: func(p reply.Progress) { ps = append(ps, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := m.Decoder().(*dynamicDecoder)
+		open := d.prompt != nil
+		m.Close()
+		if !open {
+			t.Fatalf("load %d: no prompt session", load)
+		}
+		var twin []float64
+		for i, p := range ps {
+			if p.Step != reply.StepPrompts {
+				continue
+			}
+			twin = append(twin, p.Fraction)
+			if next := ps[i+1].Step; next != reply.StepPrompts && next != reply.StepLoading {
+				t.Errorf("load %d: %s after the twin's progress", load, next)
+			}
+			if got := p.Label("Loading the model for the CPU…"); !strings.HasPrefix(got, "Preparing 8-bit prompts: ") {
+				t.Errorf("label %q", got)
+			}
+		}
+		t.Logf("load %d: twin progress %v", load, twin)
+		switch {
+		case load == 0 && (len(twin) < 2 || twin[len(twin)-1] != 1 || !slices.IsSorted(twin)):
+			t.Errorf("first load: twin progress %v, want rising to 1", twin)
+		case load == 1 && len(twin) > 0:
+			t.Errorf("cached twin: progress %v, want none", twin)
+		}
+	}
 }
