@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -106,14 +105,9 @@ func npmOfficeDocs(specs []string) []string {
 		dir := filepath.Join(cache, "root", "npm", pkg)
 		doc := filepath.Join(dir, file)
 		if _, err := os.Stat(doc); err != nil {
-			tgz, err := npmOfficePack(tarballs, pkg)
+			tgz, err := npmPack(tarballs, pkg)
 			if err == nil {
-				os.MkdirAll(dir, 0o755)
-				var msg []byte
-				msg, err = exec.Command("tar", "-xzf", tgz, "-C", dir, file).CombinedOutput()
-				if err != nil {
-					err = fmt.Errorf("tar: %v: %s", err, firstLine(string(msg)))
-				}
+				err = untar(tgz, dir, file)
 			}
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "doccheck: %s: %v\n", spec, err)
@@ -123,27 +117,4 @@ func npmOfficeDocs(specs []string) []string {
 		out = append(out, doc)
 	}
 	return out
-}
-
-// npmOfficePack fetches pkg ("name@version") into dir once and returns the tarball's path.
-func npmOfficePack(dir, pkg string) (string, error) {
-	at := strings.LastIndex(pkg, "@")
-	if at <= 0 {
-		return "", fmt.Errorf("%s: no version", pkg)
-	}
-	// npm names a scoped package's tarball scope-name-version.tgz
-	name := strings.ReplaceAll(strings.TrimPrefix(pkg[:at], "@"), "/", "-") + "-" + pkg[at+1:] + ".tgz"
-	tgz := filepath.Join(dir, name)
-	if _, err := os.Stat(tgz); err == nil {
-		return tgz, nil
-	}
-	cmd := exec.Command("npm", "pack", "--silent", pkg)
-	cmd.Dir = dir
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm pack: %v: %s", err, firstLine(string(msg)))
-	}
-	if _, err := os.Stat(tgz); err != nil {
-		return "", fmt.Errorf("npm pack wrote no %s", name)
-	}
-	return tgz, nil
 }

@@ -42,7 +42,11 @@ func npmDocs(pkgs []string, kinds []string, limit int, maxBytes int64) []string 
 	for _, pkg := range pkgs {
 		root := filepath.Join(cache, pkg)
 		if _, err := os.Stat(root); err != nil {
-			if err := npmUnpack(pkg, tgz, root); err != nil {
+			file, err := npmPack(tgz, pkg)
+			if err == nil {
+				err = untar(file, root)
+			}
+			if err != nil {
 				fmt.Fprintf(os.Stderr, "doccheck: %s: %v\n", pkg, err)
 				os.RemoveAll(root)
 				continue
@@ -70,22 +74,39 @@ func npmDocs(pkgs []string, kinds []string, limit int, maxBytes int64) []string 
 	return out
 }
 
-// npmUnpack fetches one package's tarball with npm's own client into dir and unpacks it
-// into root.
-func npmUnpack(pkg, dir, root string) error {
-	cmd := exec.Command("npm", "pack", pkg, "--silent", "--pack-destination", dir)
-	b, err := cmd.Output()
+// npmPack fetches the tarball of pkg ("name@version", or a name alone for its latest) with
+// npm's own client into dir, once: a tarball of that name and version already there is
+// taken as it is. It returns the tarball's path.
+func npmPack(dir, pkg string) (string, error) {
+	if at := strings.LastIndex(pkg, "@"); at > 0 {
+		// npm names a scoped package's tarball scope-name-version.tgz
+		tgz := filepath.Join(dir, strings.ReplaceAll(strings.TrimPrefix(pkg[:at], "@"), "/", "-")+"-"+pkg[at+1:]+".tgz")
+		if _, err := os.Stat(tgz); err == nil {
+			return tgz, nil
+		}
+	}
+	b, err := exec.Command("npm", "pack", pkg, "--silent", "--pack-destination", dir).Output()
 	if err != nil {
-		return fmt.Errorf("npm pack: %v", err)
+		var msg []byte
+		if e, ok := err.(*exec.ExitError); ok {
+			msg = e.Stderr
+		}
+		return "", fmt.Errorf("npm pack: %v: %s", err, firstLine(string(msg)))
 	}
-	lines := strings.Fields(strings.TrimSpace(string(b)))
-	if len(lines) == 0 {
-		return fmt.Errorf("npm pack named no tarball")
+	names := strings.Fields(string(b))
+	if len(names) == 0 {
+		return "", fmt.Errorf("npm pack named no tarball")
 	}
-	os.MkdirAll(root, 0o755)
-	if out, err := exec.Command("tar", "-xzf", filepath.Join(dir, lines[len(lines)-1]), "-C", root,
-		"--warning=no-unknown-keyword", "--no-same-owner").CombinedOutput(); err != nil {
-		return fmt.Errorf("tar: %v: %s", err, out)
+	return filepath.Join(dir, names[len(names)-1]), nil
+}
+
+// untar unpacks the files named of the gzipped tarball tgz into dir, or all of it when
+// none are named.
+func untar(tgz, dir string, files ...string) error {
+	os.MkdirAll(dir, 0o755)
+	args := append([]string{"-xzf", tgz, "-C", dir, "--warning=no-unknown-keyword", "--no-same-owner"}, files...)
+	if msg, err := exec.Command("tar", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v: %s", err, firstLine(string(msg)))
 	}
 	return nil
 }
