@@ -39,7 +39,7 @@ func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs str
 		text.Reset()
 	}
 	total := 0
-	err := extract.PDFImages(ctx, name, data, func(img extract.Image) error {
+	err := extract.PDFImages(ctx, name, data, nil, func(img extract.Image) error {
 		if img.Page != page {
 			flush()
 			if page > 0 {
