@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 	"unicode"
 
@@ -93,4 +95,40 @@ func PDFImages(ctx context.Context, name string, data []byte, pages []int, each 
 		return eachErr
 	}
 	return unreadable(name, pdfError(b, err))
+}
+
+// WithRecognized returns a PDF's sections (one a page, in page order) with the text
+// recognized on its scanned pages put in those pages' places: a page's own short text (its
+// number, a stamp) follows what was recognized on it.
+func WithRecognized(sections, recognized []Section) []Section {
+	out := make([]Section, 0, len(sections)+len(recognized))
+	i := 0
+	for _, r := range recognized {
+		for ; i < len(sections) && sections[i].Page < r.Page; i++ {
+			out = append(out, sections[i])
+		}
+		if i < len(sections) && sections[i].Page == r.Page {
+			r.Text += "\n\n" + sections[i].Text
+			i++
+		}
+		out = append(out, r)
+	}
+	return append(out, sections[i:]...)
+}
+
+// DescribeScanned is "page 4 is a scanned image", "2 pages (2 and 4) are scanned images".
+func DescribeScanned(pages []int) string {
+	if len(pages) == 1 {
+		return fmt.Sprintf("page %d is a scanned image", pages[0])
+	}
+	const shown = 8
+	nums := make([]string, 0, shown)
+	for _, p := range pages[:min(len(pages), shown)] {
+		nums = append(nums, strconv.Itoa(p))
+	}
+	list := strings.Join(nums, ", ") + ", …"
+	if len(pages) <= shown {
+		list = strings.Join(nums[:len(nums)-1], ", ") + " and " + nums[len(nums)-1]
+	}
+	return fmt.Sprintf("%d pages (%s) are scanned images", len(pages), list)
 }

@@ -114,3 +114,34 @@ func TestMixedPDF(t *testing.T) {
 		t.Errorf("a text PDF: %v, scanned pages %v", err, doc.Scanned)
 	}
 }
+
+func TestWithRecognized(t *testing.T) {
+	sections := []Section{{Page: 1, Text: "one"}, {Page: 3, Text: "three"}, {Page: 4, Text: "4"}, {Page: 6, Text: "six"}}
+	recognized := []Section{{Page: 2, Text: "read on two"}, {Page: 4, Text: "read on four"}, {Page: 5, Text: "read on five"}, {Page: 7, Text: "read on seven"}}
+	want := []Section{
+		{Page: 1, Text: "one"}, {Page: 2, Text: "read on two"}, {Page: 3, Text: "three"}, {Page: 4, Text: "read on four\n\n4"},
+		{Page: 5, Text: "read on five"}, {Page: 6, Text: "six"}, {Page: 7, Text: "read on seven"},
+	}
+	if diff := cmp.Diff(want, WithRecognized(sections, recognized)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(sections, WithRecognized(sections, nil)); diff != "" {
+		t.Errorf("nothing recognized (-want +got):\n%s", diff)
+	}
+}
+
+func TestDescribeScanned(t *testing.T) {
+	for _, c := range []struct {
+		pages []int
+		want  string
+	}{
+		{[]int{4}, "page 4 is a scanned image"},
+		{[]int{2, 4}, "2 pages (2 and 4) are scanned images"},
+		{[]int{2, 4, 7}, "3 pages (2, 4 and 7) are scanned images"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "10 pages (1, 2, 3, 4, 5, 6, 7, 8, …) are scanned images"},
+	} {
+		if got := DescribeScanned(c.pages); got != c.want {
+			t.Errorf("DescribeScanned(%v) = %q, want %q", c.pages, got, c.want)
+		}
+	}
+}
