@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"edgechat/documents/extract"
 	"edgechat/documents/index"
@@ -106,7 +107,11 @@ func (l *Library) readScannedPages(ctx context.Context, a reply.Attachment, doc 
 	if ctx.Err() != nil {
 		return nil, "", ctx.Err()
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, extract.ErrNoText): // their images cannot be decoded (JBIG2): nothing to check
+		why := strings.TrimPrefix(err.Error(), extract.ErrNoText.Error()+": ")
+		return pages, fmt.Sprintf("%s: %s, not read: %s", a.Name, extract.DescribeScanned(pages), why), nil
+	case err != nil:
 		return pages, fmt.Sprintf("%s: %s, not read: text recognition failed: %v — check tesseract in Settings → Documents", a.Name, extract.DescribeScanned(pages), err), nil
 	}
 	doc.Sections = extract.WithRecognized(doc.Sections, sections)

@@ -3,6 +3,7 @@ package documents_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -138,6 +139,13 @@ func TestMixedPDFRecognitionFails(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{1, 3}, pagesOf(d)); diff != "" {
 		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+
+	// Images text recognition cannot decode: said so, with no advice to check tesseract.
+	jbig2 := attach(writeFile(t, t.TempDir(), "jbig2.pdf", mixedPDF()))[0]
+	rec.err = fmt.Errorf("%w: text recognition cannot read its images (page 2: the image cannot be read: JBIG2)", extract.ErrNoText)
+	if d, err := lib.Open(context.Background(), jbig2, nil); err != nil || d.Note != "jbig2.pdf: page 2 is a scanned image, not read: text recognition cannot read its images (page 2: the image cannot be read: JBIG2)" {
+		t.Errorf("JBIG2: %v, note %q", err, d.Note)
 	}
 
 	b := attach(writeFile(t, t.TempDir(), "other.pdf", mixedPDF()))[0]
