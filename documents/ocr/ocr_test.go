@@ -203,3 +203,15 @@ func BenchmarkReadPDFPage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadPDFScannedPage is the scanned page of a two-page PDF with text (the page of
+// BenchmarkReadPDFPage after a page of type) read by the real tesseract.
+func BenchmarkReadPDFScannedPage(b *testing.B) {
+	e := engine(b)
+	pdf := testdocs.ScanPDF(testdocs.ScanPage{Text: []string{"A page of type."}}, testdocs.ScanPage{Lines: scanLines(1)})
+	for b.Loop() {
+		if _, err := e.ReadPDF(context.Background(), "mixed.pdf", pdf, "eng", []int{2}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
