@@ -99,7 +99,7 @@ func (l *Library) readScannedPages(ctx context.Context, a reply.Attachment, doc 
 	if err != nil {
 		return pages, fmt.Sprintf("%s: %s, not read: %v — remove it and attach it again", a.Name, extract.DescribeScanned(pages), err), nil
 	}
-	status(fmt.Sprintf("%s: %s: recognizing their text…", a.Name, extract.DescribeScanned(pages)))
+	status(fmt.Sprintf("%s: %s: recognizing text…", a.Name, extract.DescribeScanned(pages)))
 	sections, err := sc.Read(ctx, a.Name, data, pages, func(done, total int) {
 		i := min(done, total-1, len(pages)-1)
 		status(fmt.Sprintf("Recognizing text in %s: page %d of %d (page %d of the PDF)", a.Name, i+1, total, pages[max(i, 0)]))
