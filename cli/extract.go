@@ -23,7 +23,12 @@ type extractJSON struct {
 	Format   string            `json:"format,omitempty"`
 	Pages    int               `json:"pages,omitempty"`
 	Sections []extract.Section `json:"sections,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	// Scanned are the scanned pages of a PDF with text (images without text of their own);
+	// Unread are those whose text was not recognized (no --ocr), and Note says so.
+	Scanned []int  `json:"scanned_pages,omitempty"`
+	Unread  []int  `json:"unread_pages,omitempty"`
+	Note    string `json:"note,omitempty"`
+	Error   string `json:"error,omitempty"`
 	// Reason is the short cause of Error: unsupported, too_big, too_slow, no_text,
 	// encrypted, damaged or missing.
 	Reason string `json:"reason,omitempty"`
@@ -33,7 +38,7 @@ func runExtract(env Env) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	asJSON := fs.Bool("json", false, "print the pages or headings and their text as JSON (with the reason when it cannot be read)")
-	useOCR := fs.Bool("ocr", false, "read a scanned PDF (pages of images) with text recognition (tesseract), page by page")
+	useOCR := fs.Bool("ocr", false, "read a scanned PDF (pages of images), or the scanned pages of a PDF with text, with text recognition (tesseract), page by page")
 	tesseract := fs.String("tesseract", "", "the tesseract program for --ocr (default: the one on PATH)")
 	langs := fs.String("ocr-langs", "eng", "tesseract's languages for --ocr, joined by + (eng+deu)")
 	fs.Usage = func() {
@@ -57,8 +62,16 @@ func runExtract(env Env) error {
 	defer stop()
 	path := fs.Arg(0)
 	doc, err := extract.File(ctx, path, nil)
-	if *useOCR && extract.IsScan(err) {
-		doc, err = recognize(ctx, env.Stderr, path, *tesseract, *langs) // extractocr.go
+	var unread []int
+	note := ""
+	switch {
+	case *useOCR && extract.IsScan(err):
+		var sections []extract.Section
+		if sections, err = recognize(ctx, env.Stderr, path, *tesseract, *langs, nil); err == nil { // extractocr.go
+			doc = &extract.Document{Format: "pdf", Sections: sections}
+		}
+	case err == nil:
+		unread, note, err = readScanned(ctx, env.Stderr, doc, path, *useOCR, *tesseract, *langs)
 	}
 	if *asJSON {
 		out := extractJSON{File: path}
@@ -66,6 +79,7 @@ func runExtract(env Env) error {
 			out.Error, out.Reason = err.Error(), reasonOf(err)
 		} else {
 			out.Format, out.Sections = doc.Format, doc.Sections
+			out.Scanned, out.Unread, out.Note = doc.Scanned, unread, note
 			if doc.Format == "pdf" && len(doc.Sections) > 0 {
 				out.Pages = doc.Sections[len(doc.Sections)-1].Page
 			}
@@ -80,6 +94,9 @@ func runExtract(env Env) error {
 	}
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(env.Stderr, note)
 	}
 	_, err = io.WriteString(env.Stdout, plainText(doc))
 	return err

@@ -329,7 +329,7 @@ func TestStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := s.Requests("c1", []history.Attachment{a1, a2})
-	if err := s.Index(context.Background(), "c1", a1, nil); err != nil {
+	if _, err := s.Index(context.Background(), "c1", a1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(reqs[0].IndexPath); err != nil {

@@ -232,7 +232,7 @@ func TestBrokenEmbeddingModelFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Index(context.Background(), "c1", h, nil); err != nil {
+	if _, err := s.Index(context.Background(), "c1", h, nil); err != nil {
 		t.Errorf("Index with a broken embedding model: %v", err)
 	}
 }
@@ -329,7 +329,10 @@ func TestQuestionDoesNotWaitForVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexed := make(chan error, 1)
-	go func() { indexed <- s.Index(context.Background(), "c1", h, nil) }() // as the window does on attach
+	go func() { // as the window does on attach
+		_, err := s.Index(context.Background(), "c1", h, nil)
+		indexed <- err
+	}()
 	<-emb.started
 	e := &documents.Engine{Library: lib, Background: true, Budget: func() documents.Budget { return documents.Budget{Context: 1400} }}
 	req := question(vehicleQuestion, s.Requests("c1", []history.Attachment{h}))

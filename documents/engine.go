@@ -37,8 +37,9 @@ type Engine struct {
 type Prepared struct {
 	Request reply.Request
 	Sources []reply.Source
-	// Problems are sentences for the person: the attachments that could not be read, and
-	// why passages were ranked by keywords only when an embedding model is set but failed.
+	// Problems are sentences for the person: the attachments that could not be read, or
+	// were read in part (Doc.Note), and why passages were ranked by keywords only when an
+	// embedding model is set but failed.
 	Problems []string
 	// Ranking says how the passages were chosen, for the status line ("" when the documents
 	// were given whole or there were none).
@@ -83,6 +84,9 @@ func (e *Engine) Prepare(ctx context.Context, req reply.Request, status Status) 
 		if err != nil {
 			p.Problems = append(p.Problems, err.Error())
 			continue
+		}
+		if d.Note != "" {
+			p.Problems = append(p.Problems, d.Note)
 		}
 		if made, total := lib.Embedding(a); total > 0 && d.Vectors == nil {
 			pending = append(pending, fmt.Sprintf("%s is being embedded: %d%%", a.Name, made*100/total))

@@ -24,6 +24,11 @@ type Doc struct {
 	// VectorsBy is its Identity.
 	Vectors   *Vectors
 	VectorsBy string
+	// Note tells the person what of the file was left unread and how to have it read (a
+	// PDF's scanned pages, text recognition being off); "" when all of it was read.
+	Note string
+	// scans is the generation of the library's Scans it was read under (SetScans).
+	scans int
 }
 
 // WholeBytes bounds the documents whose whole text is kept for the fit-whole case: more
@@ -52,8 +57,9 @@ type Library struct {
 	// bg bounds embeddings started for questions that do not wait; Close cancels it.
 	bg     context.Context
 	stopBG context.CancelFunc
-	// scans is SetScans' (scans.go); mu guards it.
-	scans func() Scans
+	// scans is SetScans' (scans.go), scansGen counts its calls; mu guards them.
+	scans    func() Scans
+	scansGen int
 }
 
 // embedJob is one document being embedded: progress for questions that do not wait, and
@@ -232,12 +238,19 @@ func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, 
 		return d, nil
 	}
 	if a.IndexPath != "" {
-		if ix, err := index.Load(a.IndexPath, st); err == nil {
-			return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
-		} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, index.ErrStale) {
+		ix, err := index.Load(a.IndexPath, st)
+		switch {
+		case err == nil:
+			if d := l.loaded(a, ix); d != nil { // scans.go
+				return l.store(a, st, d), nil
+			}
+		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, index.ErrStale):
 			slog.Warn("rebuilding a damaged document index", "path", a.IndexPath, "err", err)
 		}
 	}
+	l.mu.Lock()
+	gen := l.scansGen
+	l.mu.Unlock()
 	doc, err := extract.File(ctx, a.Path, func(done, total int) {
 		if done%10 == 0 || done == total {
 			status(fmt.Sprintf("Reading %s: page %d of %d", a.Name, done, total))
@@ -248,6 +261,13 @@ func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, 
 	}
 	if err != nil {
 		return nil, err
+	}
+	var unread []int
+	note := ""
+	if len(doc.Scanned) > 0 {
+		if unread, note, err = l.readScannedPages(ctx, a, doc, status); err != nil { // scans.go
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -261,12 +281,13 @@ func (l *Library) read(ctx context.Context, a reply.Attachment, st index.Stamp, 
 	if doc.Len() <= WholeBytes {
 		ix.Sections = doc.Sections
 	}
+	ix.Unread = unread
 	if _, err := os.Stat(a.Path); err == nil && a.IndexPath != "" { // not removed meanwhile
 		if err := ix.Save(a.IndexPath, st); err != nil {
 			slog.Warn("could not save a document index; it will be rebuilt next time", "path", a.IndexPath, "err", err)
 		}
 	}
-	return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections}), nil
+	return l.store(a, st, &Doc{Name: a.Name, Index: ix, Sections: ix.Sections, Note: note, scans: gen}), nil
 }
 
 // ErrNoEmbedding wraps the reason a document got no vectors (the embedding model cannot be
@@ -407,8 +428,8 @@ func (l *Library) cached(path string, st index.Stamp) *Doc {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.cache[path]
-	if c == nil || c.stamp != st {
-		return nil
+	if c == nil || c.stamp != st || len(c.doc.Index.Unread) > 0 && c.doc.scans != l.scansGen {
+		return nil // changed, or scanned pages left unread under other Scans
 	}
 	l.clock++
 	c.used = l.clock

@@ -133,19 +133,23 @@ func (s *Store) request(id string, a history.Attachment) (reply.Attachment, bool
 }
 
 // Index reads, indexes and embeds a now (call it off the UI goroutine), so the first
-// question does not wait; status reports progress. An embedding model that fails is not an
-// error here: the question that uses the document says so.
-func (s *Store) Index(ctx context.Context, id string, a history.Attachment, status func(msg string)) error {
+// question does not wait; status reports progress. It returns the document's Note: what
+// was left unread (a PDF's scanned pages) and how to have it read. An embedding model that
+// fails is not an error here: the question that uses the document says so.
+func (s *Store) Index(ctx context.Context, id string, a history.Attachment, status func(msg string)) (note string, err error) {
 	lib := s.Library
 	if lib == nil {
-		return nil
+		return "", nil
 	}
 	r, _ := s.request(id, a)
-	_, err := lib.Open(ctx, r, status)
+	d, err := lib.Open(ctx, r, status)
 	if errors.Is(err, ErrNoEmbedding) {
-		return nil
+		err = nil
 	}
-	return err
+	if err != nil {
+		return "", err
+	}
+	return d.Note, nil
 }
 
 // safeName keeps a file name usable on every system: characters Windows refuses and control

@@ -48,7 +48,7 @@ func TestChatVMAttachScan(t *testing.T) {
 
 	release := make(chan struct{})
 	fakeScans(vm, func() documents.Scans {
-		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, progress func(done, total int)) ([]extract.Section, error) {
+		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, pages []int, progress func(done, total int)) ([]extract.Section, error) {
 			progress(0, 2)
 			select {
 			case <-release:
@@ -72,7 +72,7 @@ func TestChatVMAttachScan(t *testing.T) {
 	// Removing the file cancels a recognition under way; so does closing the conversation.
 	stopped := make(chan error, 1)
 	fakeScans(vm, func() documents.Scans {
-		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, progress func(done, total int)) ([]extract.Section, error) {
+		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, pages []int, progress func(done, total int)) ([]extract.Section, error) {
 			progress(0, 2)
 			<-ctx.Done()
 			stopped <- ctx.Err()
@@ -102,5 +102,47 @@ func TestChatVMAttachScan(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the recognition did not stop")
 		}
+	}
+}
+
+// A PDF with a scanned page, text recognition off, is read (not failed) and its chip says
+// which page is a scan and how to have it read; with text recognition turned on, that page
+// is recognized, its progress naming it, and the note goes.
+func TestChatVMAttachMixedPDF(t *testing.T) {
+	vm, _, _ := newTestChat(t, script(reply.Summary{FinishReason: "stop"}))
+	src, indexed := withFiles(t, vm)
+	pdf := writeDoc(t, src, "report.pdf", testdocs.ScanPDF(
+		testdocs.ScanPage{Text: []string{"The water board met in March."}},
+		testdocs.ScanPage{Lines: []string{"Dear board, the pumps are fixed."}},
+	))
+	const advice = "turn on Settings → Documents → Read scanned PDFs with text recognition to read its scanned pages"
+	fakeScans(vm, func() documents.Scans { return documents.Scans{Advice: advice} })
+	if err := vm.Attach(pdf); err != nil {
+		t.Fatal(err)
+	}
+	a := waitIndexed(t, indexed)
+	if s := get[string](a.Status); get[bool](a.Failed) || s != "report.pdf: page 2 is a scanned image, not read — "+advice {
+		t.Errorf("off: failed=%v status %q, want the scanned page and the advice", get[bool](a.Failed), s)
+	}
+
+	release := make(chan struct{})
+	fakeScans(vm, func() documents.Scans {
+		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, pages []int, progress func(done, total int)) ([]extract.Section, error) {
+			progress(0, len(pages))
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			progress(len(pages), len(pages))
+			return []extract.Section{{Page: 2, Text: "Dear board, the pumps are fixed."}}, nil
+		}}
+	})
+	vm.RetryFailed() // the settings were saved
+	waitStatus(t, a, "Recognizing text in report.pdf: page 1 of 1 (page 2 of the PDF)")
+	close(release)
+	a = waitIndexed(t, indexed)
+	if s := get[string](a.Status); get[bool](a.Failed) || s != "" {
+		t.Errorf("on: failed=%v status %q, want it read", get[bool](a.Failed), s)
 	}
 }

@@ -1,14 +1,15 @@
 package ui
 
-// RetryFailed reads again the open conversation's scanned PDFs that could not be read,
-// after the settings changed: text recognition may be on now. Main goroutine only.
+// RetryFailed reads again the open conversation's scanned PDFs that could not be read, and
+// the PDFs whose scanned pages were left unread, after the settings changed: text
+// recognition may be on now. Main goroutine only.
 func (vm *ChatVM) RetryFailed() {
 	if vm.deps.Files == nil {
 		return
 	}
 	items, _ := vm.Attachments.Get()
 	for _, a := range items {
-		if get[bool](a.Failed) && a.scan.Load() {
+		if a.scan.Load() {
 			_ = a.Failed.Set(false)
 			vm.index(get[string](vm.CurrentID), a)
 		}

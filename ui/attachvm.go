@@ -14,15 +14,17 @@ import (
 )
 
 // AttachmentVM is one file attached to the open conversation, as its chip above the composer
-// shows it. Status is "" when the file is ready, progress while it is read and indexed, or
-// why it cannot be read (then Failed is set).
+// shows it. Status is "" when the file is ready, progress while it is read and indexed, why
+// it cannot be read (then Failed is set), or, read, what of it was left unread (a PDF's
+// scanned pages) and how to have it read.
 type AttachmentVM struct {
 	history.Attachment
 	Status binding.String
 	Failed binding.Bool
 	// stop cancels its reading (Detach); main goroutine only.
 	stop context.CancelFunc
-	// scan is set when it failed as a scanned PDF, which other settings may read.
+	// scan is set when it failed as a scanned PDF, or left scanned pages unread, which other
+	// settings may read.
 	scan atomic.Bool
 }
 
@@ -148,7 +150,7 @@ func (vm *ChatVM) index(id string, a *AttachmentVM) {
 	_ = a.Status.Set("Reading…")
 	go func() {
 		defer stop()
-		err := vm.deps.Files.Index(ctx, id, a.Attachment, func(msg string) { _ = a.Status.Set(msg) })
+		note, err := vm.deps.Files.Index(ctx, id, a.Attachment, func(msg string) { _ = a.Status.Set(msg) })
 		switch {
 		case ctx.Err() != nil:
 		case err != nil:
@@ -156,7 +158,8 @@ func (vm *ChatVM) index(id string, a *AttachmentVM) {
 			_ = a.Failed.Set(true)
 			_ = a.Status.Set(err.Error())
 		default:
-			_ = a.Status.Set("")
+			a.scan.Store(note != "")
+			_ = a.Status.Set(note)
 		}
 		if vm.onIndexed != nil {
 			vm.onIndexed(a)

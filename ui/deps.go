@@ -46,8 +46,9 @@ type AttachmentFiles interface {
 	Remove(conversationID string, a history.Attachment) error
 	// Requests are the attachments as the engine takes them.
 	Requests(conversationID string, as []history.Attachment) []reply.Attachment
-	// Index reads and indexes a file ahead of the first question, reporting progress.
-	Index(ctx context.Context, conversationID string, a history.Attachment, status func(msg string)) error
+	// Index reads and indexes a file ahead of the first question, reporting progress. Its
+	// note says what was left unread (a PDF's scanned pages) and how to have it read.
+	Index(ctx context.Context, conversationID string, a history.Attachment, status func(msg string)) (note string, err error)
 }
 
 // SettingsStore reads and writes the settings file.

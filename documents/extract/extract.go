@@ -29,6 +29,10 @@ type Document struct {
 	// "code" or "text".
 	Format   string
 	Sections []Section
+	// Scanned are the pages of a PDF with text that hold no text of their own but an image
+	// as big as the page (scanned pages: ScannedPage), 1-based; text recognition may read
+	// them.
+	Scanned []int
 }
 
 // Len is the number of bytes of text.

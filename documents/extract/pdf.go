@@ -35,6 +35,9 @@ func readPDF(b *budget, data []byte, progress Progress) (*Document, error) {
 			bad = cmp.Or(bad, p.Err)
 		} else {
 			letters = letters || hasLetters(p.Text)
+			if ScannedPage(p.Text, p.ImageCover) {
+				doc.Scanned = append(doc.Scanned, i+1)
+			}
 		}
 		doc.Sections[i] = Section{Page: i + 1, Text: text}
 	}

@@ -13,7 +13,9 @@ import (
 )
 
 // formatVersion changes whenever the file layout or the analysis (and so the terms) do.
-const formatVersion = 2
+// 3: the header names a PDF's scanned pages left unread (indexes of PDFs with scanned pages
+// made before did not know them).
+const formatVersion = 3
 
 // Stamp identifies the source an index was built from; Load refuses an index whose stamp
 // differs (the file changed, or another chunking).
@@ -41,6 +43,7 @@ type header struct {
 	Version                 int
 	Stamp                   Stamp
 	Chunks, Sections, Terms int
+	Unread                  []int
 }
 
 const batch = 512
@@ -53,7 +56,7 @@ func (ix *Index) Save(path string, st Stamp) error {
 	}
 	return atomicfile.WriteStream(path, func(w io.Writer) error {
 		enc := gob.NewEncoder(w)
-		h := header{Version: formatVersion, Stamp: st, Chunks: len(ix.Chunks), Sections: len(ix.Sections), Terms: len(terms)}
+		h := header{Version: formatVersion, Stamp: st, Chunks: len(ix.Chunks), Sections: len(ix.Sections), Terms: len(terms), Unread: ix.Unread}
 		if err := enc.Encode(&h); err != nil {
 			return err
 		}
@@ -127,7 +130,7 @@ func Read(r io.Reader, st Stamp) (*Index, error) {
 	if h.Chunks < 0 || h.Chunks > maxChunks || h.Sections < 0 || h.Terms < 0 {
 		return nil, errors.New("impossible sizes")
 	}
-	ix := &Index{}
+	ix := &Index{Unread: h.Unread}
 	var err error
 	if ix.Chunks, err = decodeBatches[Chunk](dec, h.Chunks); err != nil {
 		return nil, err

@@ -15,6 +15,10 @@ type Index struct {
 	// Sections is the document's whole text when the caller keeps it (small documents are
 	// given whole when they fit); Save and Load carry it.
 	Sections []extract.Section
+	// Unread are the scanned pages of a PDF with text whose text was not recognized (text
+	// recognition was off, or failed): what reading it again with text recognition adds.
+	// Save and Load carry them.
+	Unread []int
 
 	terms map[string]int32 // term → row of post
 	// post holds, per term, the chunks that have it: chunk<<8 | min(frequency, 255).

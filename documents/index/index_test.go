@@ -107,6 +107,7 @@ func TestSearchFindsTheNeedle(t *testing.T) {
 
 func TestSaveLoad(t *testing.T) {
 	ix := needleIndex(t, 260)
+	ix.Unread = []int{3, 9}
 	path := filepath.Join(t.TempDir(), "doc.idx")
 	st := index.Stamp{Size: 10, ModTime: 20, Chunk: index.ChunkBytes}
 	if err := ix.Save(path, st); err != nil {
@@ -121,6 +122,9 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if diff := cmp.Diff(ix.Chunks, back.Chunks); diff != "" {
 		t.Errorf("chunks after loading (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ix.Unread, back.Unread); diff != "" {
+		t.Errorf("unread pages after loading (-want +got):\n%s", diff)
 	}
 	st.ModTime++
 	if _, err := index.Load(path, st); !errors.Is(err, index.ErrStale) {

@@ -77,12 +77,12 @@ func TestReadPDF(t *testing.T) {
 	}
 	var progress [][2]int
 	start := time.Now()
-	got, err := e.ReadPDF(context.Background(), "scan.pdf", pdf, "eng", func(done, total int) { progress = append(progress, [2]int{done, total}) })
+	got, err := e.ReadPDF(context.Background(), "scan.pdf", pdf, "eng", nil, func(done, total int) { progress = append(progress, [2]int{done, total}) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("tesseract %s: %.2f s per page", e.Version, time.Since(start).Seconds()/2)
-	if diff := cmp.Diff([][2]int{{1, 2}, {2, 2}}, progress); diff != "" {
+	if diff := cmp.Diff([][2]int{{0, 2}, {1, 2}, {2, 2}}, progress); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 	if len(got) != 2 {
@@ -100,13 +100,80 @@ func TestReadPDF(t *testing.T) {
 	}
 }
 
+// TestReadPDFPages runs the real tesseract on the scanned pages of a PDF with text: a
+// report whose second page is a scanned letter and whose fourth a scanned appendix (JPEG)
+// with a page number set in type.
+func TestReadPDFPages(t *testing.T) {
+	e := engine(t)
+	scans := map[int][]string{2: scanLines(3), 4: scanLines(4)}
+	pdf := testdocs.ScanPDF(
+		testdocs.ScanPage{Text: []string{"Annual report of the water board.", "The letter that follows was scanned."}},
+		testdocs.ScanPage{Lines: scans[2]},
+		testdocs.ScanPage{Text: []string{"The appendix that follows was scanned too."}},
+		testdocs.ScanPage{Lines: scans[4], JPEG: true, Text: []string{"4"}},
+	)
+	doc, err := extract.Bytes(context.Background(), "report.pdf", pdf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{2, 4}, doc.Scanned); diff != "" {
+		t.Fatalf("scanned pages (-want +got):\n%s", diff)
+	}
+	var progress [][2]int
+	start := time.Now()
+	got, err := e.ReadPDF(context.Background(), "report.pdf", pdf, "eng", doc.Scanned, func(done, total int) { progress = append(progress, [2]int{done, total}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tesseract %s: %.2f s per scanned page", e.Version, time.Since(start).Seconds()/2)
+	if diff := cmp.Diff([][2]int{{0, 2}, {1, 2}, {2, 2}}, progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	sections := extract.WithRecognized(doc.Sections, got)
+	var pages []int
+	for _, s := range sections {
+		pages = append(pages, s.Page)
+		if lines, ok := scans[s.Page]; ok {
+			r := recall(strings.Join(lines, " "), s.Text)
+			t.Logf("page %d: word recall %.3f", s.Page, r)
+			if r < 0.9 {
+				t.Errorf("page %d: word recall %.3f < 0.9; read:\n%s", s.Page, r, s.Text)
+			}
+		}
+	}
+	if diff := cmp.Diff([]int{1, 2, 3, 4}, pages); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if last := sections[len(sections)-1].Text; !strings.HasSuffix(last, "\n\n4") {
+		t.Errorf("page 4 lost its page number: ...%q", last[max(0, len(last)-40):])
+	}
+
+	// A scanned page that is a picture without text is no error.
+	blank := testdocs.ScanPDF(testdocs.ScanPage{Text: []string{"A page of type."}}, testdocs.ScanPage{Lines: []string{""}})
+	if got, err := e.ReadPDF(context.Background(), "photo.pdf", blank, "eng", []int{2}, nil); err != nil || got != nil {
+		t.Errorf("a blank scanned page: %v, %+v; want nothing and no error", err, got)
+	}
+}
+
 func TestReadPDFCancel(t *testing.T) {
 	e := engine(t)
 	pdf := testdocs.ScanPDF(testdocs.ScanPage{Lines: scanLines(1)}, testdocs.ScanPage{Lines: scanLines(2)})
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := e.ReadPDF(ctx, "scan.pdf", pdf, "eng", func(done, total int) { cancel() })
+	_, err := e.ReadPDF(ctx, "scan.pdf", pdf, "eng", nil, func(done, total int) { cancel() })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	mixed := testdocs.ScanPDF(testdocs.ScanPage{Text: []string{"Type."}}, testdocs.ScanPage{Lines: scanLines(1)}, testdocs.ScanPage{Lines: scanLines(2)})
+	ctx, cancel = context.WithCancel(context.Background())
+	var progress [][2]int
+	_, err = e.ReadPDF(ctx, "mixed.pdf", mixed, "eng", []int{2, 3}, func(done, total int) {
+		progress = append(progress, [2]int{done, total})
+		if done == 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || len(progress) != 2 {
+		t.Errorf("mixed: err = %v after progress %v, want context.Canceled at the second page", err, progress)
 	}
 }
 
@@ -121,7 +188,7 @@ func TestFindAndLanguages(t *testing.T) {
 	if err := e.CheckLanguages(context.Background(), "eng"); err != nil {
 		t.Errorf("CheckLanguages(eng) = %v", err)
 	}
-	if _, err := e.ReadPDF(context.Background(), "scan.pdf", testdocs.ScannedPDF(1), "xyz", nil); !errors.Is(err, ErrNoLanguage) {
+	if _, err := e.ReadPDF(context.Background(), "scan.pdf", testdocs.ScannedPDF(1), "xyz", nil, nil); !errors.Is(err, ErrNoLanguage) {
 		t.Errorf("ReadPDF with a missing language: %v", err)
 	}
 }
@@ -131,7 +198,19 @@ func BenchmarkReadPDFPage(b *testing.B) {
 	e := engine(b)
 	pdf := testdocs.ScanPDF(testdocs.ScanPage{Lines: scanLines(1)})
 	for b.Loop() {
-		if _, err := e.ReadPDF(context.Background(), "scan.pdf", pdf, "eng", nil); err != nil {
+		if _, err := e.ReadPDF(context.Background(), "scan.pdf", pdf, "eng", nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadPDFScannedPage is the scanned page of a two-page PDF with text (the page of
+// BenchmarkReadPDFPage after a page of type) read by the real tesseract.
+func BenchmarkReadPDFScannedPage(b *testing.B) {
+	e := engine(b)
+	pdf := testdocs.ScanPDF(testdocs.ScanPage{Text: []string{"A page of type."}}, testdocs.ScanPage{Lines: scanLines(1)})
+	for b.Loop() {
+		if _, err := e.ReadPDF(context.Background(), "mixed.pdf", pdf, "eng", []int{2}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

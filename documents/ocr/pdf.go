@@ -4,18 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"edgechat/documents/extract"
 )
 
-// Progress is told pages recognized of all.
+// Progress is told, as each page is begun, the pages recognized of all (done < total), and
+// total of total at the end.
 type Progress func(done, total int)
 
 // ReadPDF recognizes the text of a scanned PDF (data, named name), page by page: one
-// section per page that holds text, its Page kept. A page's images that cannot be decoded
-// are left out; when no page gives text it says why.
-func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs string, progress Progress) ([]extract.Section, error) {
+// section per page that holds text, its Page kept. With pages, only those pages (1-based,
+// in order) are read: the scanned pages of a PDF with text (extract.Document.Scanned); then
+// a reading that finds no text is no error, their pages being pictures. A page's images
+// that cannot be decoded are left out; when no page gives text it says why.
+func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs string, pages []int, progress Progress) ([]extract.Section, error) {
 	if langs == "" {
 		langs = "eng"
 	}
@@ -31,6 +35,7 @@ func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs str
 		text     strings.Builder
 		bad      error // the first image that cannot be read
 		images   int
+		total    = len(pages)
 	)
 	flush := func() {
 		if t := strings.TrimSpace(text.String()); t != "" {
@@ -38,14 +43,16 @@ func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs str
 		}
 		text.Reset()
 	}
-	total := 0
-	err := extract.PDFImages(ctx, name, data, func(img extract.Image) error {
+	err := extract.PDFImages(ctx, name, data, pages, func(img extract.Image) error {
 		if img.Page != page {
 			flush()
-			if page > 0 {
-				progress(page, img.Pages)
+			page = img.Page
+			if pages == nil {
+				total = img.Pages
+				progress(page-1, total)
+			} else {
+				progress(slices.Index(pages, page), total)
 			}
-			page, total = img.Page, img.Pages
 		}
 		images++
 		if img.Err != nil {
@@ -76,6 +83,8 @@ func (e Engine) ReadPDF(ctx context.Context, name string, data []byte, langs str
 		switch {
 		case bad != nil:
 			return nil, fmt.Errorf("%w: text recognition cannot read its images (%v)", extract.ErrNoText, bad)
+		case pages != nil:
+			return nil, nil
 		case images == 0:
 			return nil, fmt.Errorf("%w: its pages hold no images to recognize (drawings only)", extract.ErrNoText)
 		}

@@ -142,7 +142,7 @@ func TestFilters(t *testing.T) {
 	}
 	pages, err := Read(pdfWithStream("/Filter /LZWDecode", lzwEncode(t, []byte(content), true)), Options{})
 	if err != nil || len(pages) != 1 || strings.TrimSpace(pages[0].Text) != "LZW coded content, as Distiller 3 wrote it" {
-		t.Errorf("a page of LZW-coded content: %v %q", err, pages)
+		t.Errorf("a page of LZW-coded content: %v %+v", err, pages)
 	}
 }
 

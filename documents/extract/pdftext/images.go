@@ -52,6 +52,9 @@ func ReadImages(data []byte, opt Options, each func(Image) error) ([]Page, error
 // drawImage hands an image XObject on to the reading's images.
 func (p *page) drawImage(x pdf.Value) error {
 	st := &p.doc.imgs
+	if want := p.doc.opt.ImagePage; want != nil && !want(st.page) {
+		return nil
+	}
 	key := x.String()
 	for _, k := range st.seen {
 		if k == key {

@@ -97,6 +97,9 @@ type page struct {
 	// single says the string being shown is one glyph: drawn mirrored, it is a letter
 	// reflected in its line (add), where a mirrored string reads in the order drawn
 	single bool
+	// box is the page's visible area; cover the share of it images cover (cover.go).
+	box   [4]float64
+	cover float64
 }
 
 // resources are a content stream's named fonts and forms, looked up once each.
@@ -434,8 +437,12 @@ func turn(rot uint8, x, y float64) (float64, float64) {
 
 // drawForm draws a form XObject (images and others draw no text).
 func (p *page) drawForm(x, res pdf.Value) error {
-	if p.doc.opt.images != nil && x.Kind() == pdf.Stream && x.Key("Subtype").Name() == "Image" {
-		return p.drawImage(x) // images.go
+	if x.Kind() == pdf.Stream && x.Key("Subtype").Name() == "Image" {
+		p.coverImage(x) // cover.go
+		if p.doc.opt.images != nil {
+			return p.drawImage(x) // images.go
+		}
+		return nil
 	}
 	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return nil

@@ -6,9 +6,11 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// pageRef is a page and the resources it draws with (its own or inherited).
+// pageRef is a page, the resources it draws with and its boxes (its own or inherited).
 type pageRef struct {
 	v, res pdf.Value
+	// media and crop are its MediaBox and CropBox (cover.go)
+	media, crop pdf.Value
 }
 
 // pageList walks the page tree from the root, within bounds (depth, pages listed), passing
@@ -19,8 +21,8 @@ func (r *reader) pageList() ([]pageRef, error) {
 	errLoop := fmt.Errorf("%w: its page tree loops or is too deep", ErrDamaged)
 	errPages := fmt.Errorf("%w: it has more than %d pages", ErrTooBig, r.opt.MaxPages)
 	var path []string // the Pages nodes above, which a kid may not be
-	var walk func(v, res pdf.Value, depth int) error
-	walk = func(v, res pdf.Value, depth int) error {
+	var walk func(v pdf.Value, up pageRef, depth int) error
+	walk = func(v pdf.Value, up pageRef, depth int) error {
 		if visits++; visits%1024 == 0 {
 			if err := r.alive(); err != nil {
 				return err
@@ -30,14 +32,21 @@ func (r *reader) pageList() ([]pageRef, error) {
 			return errLoop
 		}
 		if own := v.Key("Resources"); own.Kind() == pdf.Dict {
-			res = own
+			up.res = own
+		}
+		if own := v.Key("MediaBox"); own.Kind() == pdf.Array {
+			up.media = own
+		}
+		if own := v.Key("CropBox"); own.Kind() == pdf.Array {
+			up.crop = own
 		}
 		kids := v.Key("Kids")
 		if v.Key("Type").Name() == "Page" || kids.Kind() != pdf.Array {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
-			out = append(out, pageRef{v: v, res: res})
+			up.v = v
+			out = append(out, up)
 			return nil
 		}
 		key := v.String()
@@ -52,7 +61,7 @@ func (r *reader) pageList() ([]pageRef, error) {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
-			if err := walk(kids.Index(i), res, depth+1); err != nil {
+			if err := walk(kids.Index(i), up, depth+1); err != nil {
 				return err
 			}
 		}
@@ -62,7 +71,7 @@ func (r *reader) pageList() ([]pageRef, error) {
 	if root.IsNull() {
 		return nil, fmt.Errorf("%w: it has no page tree", ErrDamaged)
 	}
-	if err := walk(root, pdf.Value{}, 0); err != nil {
+	if err := walk(root, pageRef{}, 0); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -41,6 +41,8 @@ type Options struct {
 	MaxPages, MaxDepth int
 	// Text is told the bytes of text of each page read; an error stops the reading.
 	Text func(n int) error
+	// ImagePage says which pages' images ReadImages hands on (nil: every page's).
+	ImagePage func(page int) bool
 	// images is given each image the pages draw (ReadImages, images.go).
 	images func(Image) error
 }
@@ -50,6 +52,9 @@ type Options struct {
 type Page struct {
 	Text string
 	Err  error
+	// ImageCover is the share of the page (0–1) its images cover where they could hold
+	// text to recognize (cover.go): about 1 for a scanned page.
+	ImageCover float64
 }
 
 // reader is one document being read.
@@ -152,7 +157,7 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 			return nil, err
 		}
 		r.imgs = imagePage{page: i + 1, pages: len(list)}
-		pages[i].Text, pages[i].Err = r.page(p)
+		pages[i].Text, pages[i].ImageCover, pages[i].Err = r.page(p)
 		if pages[i].Err != nil && fatal(pages[i].Err) {
 			return nil, pages[i].Err
 		}
@@ -303,7 +308,7 @@ func (r *reader) fallbackFont() *font {
 }
 
 // page reads one page: its content streams in order, then its glyphs laid out as text.
-func (r *reader) page(p pageRef) (text string, err error) {
+func (r *reader) page(p pageRef) (text string, cover float64, err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			text, err = "", damaged(e)
@@ -329,19 +334,19 @@ func (r *reader) page(p pageRef) (text string, err error) {
 		}
 	}
 	if err != nil && fatal(err) {
-		return "", err
+		return "", 0, err
 	}
-	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0]}
+	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0], box: pageBox(p)}
 	if e := pg.run(content, p.res); e != nil {
-		return "", e
+		return "", 0, e
 	}
 	if e := pg.drawAnnots(p.v); e != nil {
-		return "", e
+		return "", 0, e
 	}
 	text = layout(pg.glyphs)
 	if cap(pg.glyphs) <= keptGlyphs {
 		clear(pg.glyphs) // let go of the page's strings
 		r.glyphs = pg.glyphs[:0]
 	}
-	return text, err
+	return text, min(pg.cover, 1), err
 }

@@ -313,7 +313,7 @@ func TestLayers(t *testing.T) {
 	} {
 		pages, err := Read(layered(tt.d, content), Options{})
 		if err != nil || len(pages) != 1 || strings.TrimSpace(pages[0].Text) != tt.want {
-			t.Errorf("%s: %v %q, want %q", tt.d, err, pages, tt.want)
+			t.Errorf("%s: %v %+v, want %q", tt.d, err, pages, tt.want)
 		}
 	}
 }

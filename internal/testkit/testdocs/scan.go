@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/draw"
 	"image/jpeg"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/goregular"
@@ -15,10 +16,12 @@ import (
 )
 
 // ScanPage is one page of ScanPDF: lines of text drawn as pixels, stored as a Flate gray
-// image or, with JPEG, as a JPEG.
+// image or, with JPEG, as a JPEG; and Text, lines of text set in Helvetica (over the image,
+// when there is one). A page of Text alone is a page of a PDF made from a text document.
 type ScanPage struct {
 	Lines []string
 	JPEG  bool
+	Text  []string
 }
 
 // Scan page size: US Letter at 200 dpi, text at 30 px (about 11 pt).
@@ -49,7 +52,8 @@ func ScanImage(lines []string) *image.Gray {
 }
 
 // ScanPDF writes a PDF whose pages are images of text, as a scanner makes them: no text
-// layer, each page one full-page image.
+// layer, each page one full-page image; pages of Text make it a PDF that mixes text pages
+// and scanned ones.
 func ScanPDF(pages ...ScanPage) []byte {
 	objs := [][]byte{
 		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
@@ -57,6 +61,14 @@ func ScanPDF(pages ...ScanPage) []byte {
 	}
 	var kids bytes.Buffer
 	for _, p := range pages {
+		if p.Lines == nil {
+			n := len(objs) + 1
+			fmt.Fprintf(&kids, "%d 0 R ", n)
+			objs = append(objs,
+				[]byte(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>", n+1)),
+				Stream("", textContent(p.Text)))
+			continue
+		}
 		img := ScanImage(p.Lines)
 		var data bytes.Buffer
 		dict := fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /BitsPerComponent 8 /ColorSpace /DeviceGray", scanW, scanH)
@@ -74,11 +86,26 @@ func ScanPDF(pages ...ScanPage) []byte {
 		n := len(objs) + 1 // the page; its content and image follow
 		fmt.Fprintf(&kids, "%d 0 R ", n)
 		objs = append(objs,
-			[]byte(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", n+2, n+1)),
-			Stream("", []byte("q 612 0 0 792 0 0 cm /Im0 Do Q")),
+			[]byte(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>", n+2, n+1)),
+			Stream("", append([]byte("q 612 0 0 792 0 0 cm /Im0 Do Q\n"), textContent(p.Text)...)),
 			Stream(dict, data.Bytes()),
 		)
 	}
 	objs[1] = []byte(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", kids.String(), len(pages)))
 	return RawPDF(1, objs...)
+}
+
+// textContent sets lines in Helvetica, 11 pt, from the top left of a letter page down.
+func textContent(lines []string) []byte {
+	if len(lines) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString("BT /F1 11 Tf 14 TL 72 720 Td\n")
+	esc := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`)
+	for _, l := range lines {
+		fmt.Fprintf(&b, "(%s) Tj T*\n", esc.Replace(l))
+	}
+	b.WriteString("ET")
+	return b.Bytes()
 }
