@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"edgechat/documents/extract"
@@ -82,6 +83,9 @@ func runExtract(env Env) error {
 			out.Scanned, out.Unread, out.Note = doc.Scanned, unread, note
 			if doc.Format == "pdf" && len(doc.Sections) > 0 {
 				out.Pages = doc.Sections[len(doc.Sections)-1].Page
+			}
+			if doc.Format == "pdf" { // a last page left unread as a scan counts too
+				out.Pages = max(out.Pages, slices.Max(append([]int{0}, doc.Scanned...)))
 			}
 		}
 		if werr := writeJSON(env.Stdout, out); werr != nil {

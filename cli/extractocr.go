@@ -44,7 +44,11 @@ func recognize(ctx context.Context, w io.Writer, path, tesseract, langs string, 
 		return nil, &extract.Unreadable{File: name, Err: err, Advice: "check tesseract and its language data (tesseract --list-langs)"}
 	}
 	took := time.Since(start)
-	fmt.Fprintf(w, "tesseract %s read %d pages in %.1f s (%.2f s a page)\n", eng.Version, read, took.Seconds(), took.Seconds()/float64(max(read, 1)))
+	noun := "pages"
+	if read == 1 {
+		noun = "page"
+	}
+	fmt.Fprintf(w, "tesseract %s read %d %s in %.1f s (%.2f s a page)\n", eng.Version, read, noun, took.Seconds(), took.Seconds()/float64(max(read, 1)))
 	return sections, nil
 }
 

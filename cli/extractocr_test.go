@@ -68,7 +68,7 @@ func TestExtractOCRMixed(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := extractJSON{File: p, Format: "pdf", Pages: 1, Sections: []extract.Section{{Page: 1, Text: "Minutes of the board."}}, Scanned: []int{2}, Unread: []int{2}, Note: note}
+	want := extractJSON{File: p, Format: "pdf", Pages: 2, Sections: []extract.Section{{Page: 1, Text: "Minutes of the board."}}, Scanned: []int{2}, Unread: []int{2}, Note: note}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("--json (-want +got):\n%s", diff)
 	}
