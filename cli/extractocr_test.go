@@ -87,7 +87,7 @@ func TestExtractOCRMixed(t *testing.T) {
 		got.Pages != 2 || got.Note != "" || got.Unread != nil || !slices.Equal(got.Scanned, []int{2}) {
 		t.Errorf("--ocr --json: %+v", got)
 	}
-	if !strings.Contains(errOut.String(), "recognizing text: page 1 of 1 (page 2 of the PDF)\n") || !strings.Contains(errOut.String(), "read 1 pages in") {
+	if !strings.Contains(errOut.String(), "recognizing text: page 1 of 1 (page 2 of the PDF)\n") || !strings.Contains(errOut.String(), "read 1 page in") {
 		t.Errorf("--ocr: stderr %q", errOut.String())
 	}
 }
