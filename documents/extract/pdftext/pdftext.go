@@ -176,6 +176,9 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 			r, list, err = nil, nil, damaged(p)
 		}
 	}()
+	if xrefOversized(data) { // the object reader's table would not fit in memory (xrefsize.go)
+		return nil, nil, fmt.Errorf("%w: its cross-reference section numbers objects beyond what the file holds", ErrDamaged)
+	}
 	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, nil, openError(err)
