@@ -93,6 +93,7 @@ type page struct {
 	glyphs []glyph
 	forms  []string     // the forms being drawn, outermost first (a form may not draw itself)
 	marked []markedSpan // open marked-content spans (actualtext.go)
+	box    pageBox      // glyphs wholly outside are dropped (pagebox.go)
 	ops    int
 	// single says the string being shown is one glyph: drawn mirrored, it is a letter
 	// reflected in its line (add), where a mirrored string reads in the order drawn
@@ -347,6 +348,9 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	}
 	if p.inHidden() {
 		return nil // a layer turned off (optional.go)
+	}
+	if p.outside(trm, w) {
+		return nil // off the page, as pdftotext drops it (pagebox.go)
 	}
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]

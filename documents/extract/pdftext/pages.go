@@ -6,9 +6,10 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// pageRef is a page and the resources it draws with (its own or inherited).
+// pageRef is a page and the resources it draws with and its media box (its own or
+// inherited).
 type pageRef struct {
-	v, res pdf.Value
+	v, res, box pdf.Value
 }
 
 // pageList walks the page tree from the root, within bounds (depth, pages listed), passing
@@ -19,8 +20,8 @@ func (r *reader) pageList() ([]pageRef, error) {
 	errLoop := fmt.Errorf("%w: its page tree loops or is too deep", ErrDamaged)
 	errPages := fmt.Errorf("%w: it has more than %d pages", ErrTooBig, r.opt.MaxPages)
 	var path []string // the Pages nodes above, which a kid may not be
-	var walk func(v, res pdf.Value, depth int) error
-	walk = func(v, res pdf.Value, depth int) error {
+	var walk func(v, res, box pdf.Value, depth int) error
+	walk = func(v, res, box pdf.Value, depth int) error {
 		if visits++; visits%1024 == 0 {
 			if err := r.alive(); err != nil {
 				return err
@@ -32,12 +33,15 @@ func (r *reader) pageList() ([]pageRef, error) {
 		if own := v.Key("Resources"); own.Kind() == pdf.Dict {
 			res = own
 		}
+		if own := v.Key("MediaBox"); own.Kind() == pdf.Array {
+			box = own
+		}
 		kids := v.Key("Kids")
 		if v.Key("Type").Name() == "Page" || kids.Kind() != pdf.Array {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
-			out = append(out, pageRef{v: v, res: res})
+			out = append(out, pageRef{v: v, res: res, box: box})
 			return nil
 		}
 		key := v.String()
@@ -52,7 +56,7 @@ func (r *reader) pageList() ([]pageRef, error) {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
-			if err := walk(kids.Index(i), res, depth+1); err != nil {
+			if err := walk(kids.Index(i), res, box, depth+1); err != nil {
 				return err
 			}
 		}
@@ -62,7 +66,7 @@ func (r *reader) pageList() ([]pageRef, error) {
 	if root.IsNull() {
 		return nil, fmt.Errorf("%w: it has no page tree", ErrDamaged)
 	}
-	if err := walk(root, pdf.Value{}, 0); err != nil {
+	if err := walk(root, pdf.Value{}, pdf.Value{}, 0); err != nil {
 		return nil, err
 	}
 	return out, nil
