@@ -241,7 +241,7 @@ func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
 		}
 	}()
 	var rd io.Reader
-	if r.ownFilters(v) { // LZW, ASCIIHex, RunLength (filters.go)
+	if r.ownFilters(v) || r.misMeasured(v) { // LZW, ASCIIHex, RunLength (filters.go); a wrong /Length (streamlen.go)
 		raw, err := r.rawStream(v)
 		if err == nil {
 			rd, err = decodeFilters(raw, v)
@@ -334,7 +334,7 @@ func (r *reader) page(p pageRef) (text string, err error) {
 	if err != nil && fatal(err) {
 		return "", err
 	}
-	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0]}
+	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0], box: mediaBox(p.box)}
 	if e := pg.run(content, p.res); e != nil {
 		return "", e
 	}
