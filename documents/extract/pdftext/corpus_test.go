@@ -11,7 +11,8 @@ import (
 // TestReaderCorpusFiles: what the test files of PDF readers (pdf.js, pdfium) showed the
 // reader missing or reading wrong, each as pdftotext reads it. Each case fails without its
 // fix: an empty ToUnicode map (font.go), a page's media box (pagebox.go), a stream's /Length
-// (streamlen.go), an Adobe-Identity font without a map or a program (font.go).
+// (streamlen.go), an Adobe-Identity font without a map or a program (font.go), a negative
+// font size (interp.go).
 func TestReaderCorpusFiles(t *testing.T) {
 	emptyToUnicode := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n" +
 		"1 begincodespacerange <00> <ff> endcodespacerange\n0 beginbfchar\n\nendbfchar\nendcmap end end"
@@ -61,6 +62,8 @@ func TestReaderCorpusFiles(t *testing.T) {
 		{"a content stream of /Length 0", content("<< /Length 0 >>"), "measured to its end"},
 		{"a content stream of /Length too long", content("<< /Length 70 >>"), "measured to its end"},
 		{"an Adobe-Identity font without ToUnicode or program reads its CIDs as Unicode", identity(""), "Привет"},
+		{"a negative font size turns words, it does not part their letters", pdfWith(simpleFont(""), "",
+			"BT /F1 -10 Tf 1 0 0 1 300 700 Tm (Authority) Tj 1 0 0 1 300 680 Tm (This agreement) Tj ET"), "Authority This agreement"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

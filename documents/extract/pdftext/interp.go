@@ -369,7 +369,10 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		rot, x, y = 0, trm[4]-w*scale, trm[5]
 	}
 	g := glyph{
-		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
+		// the advance as a length: a negative font size or horizontal scale turns the text
+		// half a turn (rot), it does not make each glyph end before it starts (pdf.js's
+		// issue14415.pdf, "-15 Tf": its words read as letters apart)
+		x: float32(x), y: float32(y), w: float32(math.Abs(w * scale)), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
 		seq: int32(len(p.glyphs)),
 	}
@@ -385,7 +388,8 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 // say what it spells) reach over it, so that the gap it fills does not part a word: "e?ectively"
 // reads "eectively", as pdftotext reads it, not "e ectively".
 func (p *page) widen(trm matrix, w float64) {
-	if len(p.glyphs) == 0 || w <= 0 {
+	w = math.Abs(w) // a negative size or scale turns the text, its advance stays a length
+	if len(p.glyphs) == 0 || w == 0 {
 		return
 	}
 	last := &p.glyphs[len(p.glyphs)-1]
