@@ -12,7 +12,7 @@ import (
 // reader missing or reading wrong, each as pdftotext reads it. Each case fails without its
 // fix: an empty ToUnicode map (font.go), a page's media box (pagebox.go), a stream's /Length
 // (streamlen.go), an Adobe-Identity font without a map or a program (font.go), a negative
-// font size (interp.go).
+// font size (interp.go), ZapfDingbats without an encoding (dingbats.go).
 func TestReaderCorpusFiles(t *testing.T) {
 	emptyToUnicode := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n" +
 		"1 begincodespacerange <00> <ff> endcodespacerange\n0 beginbfchar\n\nendbfchar\nendcmap end end"
@@ -62,6 +62,8 @@ func TestReaderCorpusFiles(t *testing.T) {
 		{"a content stream of /Length 0", content("<< /Length 0 >>"), "measured to its end"},
 		{"a content stream of /Length too long", content("<< /Length 70 >>"), "measured to its end"},
 		{"an Adobe-Identity font without ToUnicode or program reads its CIDs as Unicode", identity(""), "Привет"},
+		{"ZapfDingbats' codes read as their dingbats", pdfWith("<< /Type /Font /Subtype /Type1 /BaseFont /ZapfDingbats >>", "",
+			"BT /F1 10 Tf 72 700 Td (34l\\254 \\250n) Tj ET"), "✓✔●① ♣■"},
 		{"a negative font size turns words, it does not part their letters", pdfWith(simpleFont(""), "",
 			"BT /F1 -10 Tf 1 0 0 1 300 700 Tm (Authority) Tj 1 0 0 1 300 680 Tm (This agreement) Tj ET"), "Authority This agreement"},
 	}

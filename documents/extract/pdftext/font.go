@@ -299,7 +299,7 @@ func (r *reader) builtinEncoding(base, sub string) *encoding {
 	case strings.HasPrefix(base, "Symbol"):
 		return symbolEncoding
 	case strings.HasPrefix(base, "ZapfDingbats"), strings.HasPrefix(base, "Dingbats"):
-		return &encoding{}
+		return zapfDingbatsEncoding // dingbats.go
 	case sub == "TrueType":
 		return winAnsiEncoding
 	}
