@@ -1,6 +1,8 @@
 package pdftext
 
 import (
+	"bytes"
+	"compress/zlib"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +14,7 @@ import (
 // reader missing or reading wrong, each as pdftotext reads it. Each case fails without its
 // fix: an empty ToUnicode map (font.go), a page's media box (pagebox.go), a stream's /Length
 // (streamlen.go), an Adobe-Identity font without a map or a program (font.go), a negative
-// font size (interp.go), ZapfDingbats without an encoding (dingbats.go).
+// font size (interp.go), ZapfDingbats without an encoding (dingbats.go), /Predictor 1 (filters.go).
 func TestReaderCorpusFiles(t *testing.T) {
 	emptyToUnicode := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n" +
 		"1 begincodespacerange <00> <ff> endcodespacerange\n0 beginbfchar\n\nendbfchar\nendcmap end end"
@@ -44,6 +46,19 @@ func TestReaderCorpusFiles(t *testing.T) {
 			[]byte(simpleFont("")),
 		)
 	}
+	// AutoCAD writes /DecodeParms << /Predictor 1 >> (no prediction) on its Flate streams
+	// (pdf.js's Test-plusminus.pdf)
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("BT /F1 10 Tf 72 700 Td (no prediction) Tj ET"))
+	zw.Close()
+	predictorOne := testdocs.RawPDF(1,
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
+		testdocs.Stream("/Filter /FlateDecode /DecodeParms << /Predictor 1 >>", z.Bytes()),
+		[]byte(simpleFont("")),
+	)
 	identity := func(descriptor string) []byte {
 		return pdfWithFont("<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [6 0 R] >>",
 			"BT 3 Tr /F1 10 Tf 72 700 Td <041F04400438043204350442> Tj ET", // "Привет", drawn invisible
@@ -64,6 +79,7 @@ func TestReaderCorpusFiles(t *testing.T) {
 		{"an Adobe-Identity font without ToUnicode or program reads its CIDs as Unicode", identity(""), "Привет"},
 		{"ZapfDingbats' codes read as their dingbats", pdfWith("<< /Type /Font /Subtype /Type1 /BaseFont /ZapfDingbats >>", "",
 			"BT /F1 10 Tf 72 700 Td (34l\\254 \\250n) Tj ET"), "✓✔●① ♣■"},
+		{"a Flate stream of /Predictor 1", predictorOne, "no prediction"},
 		{"a negative font size turns words, it does not part their letters", pdfWith(simpleFont(""), "",
 			"BT /F1 -10 Tf 1 0 0 1 300 700 Tm (Authority) Tj 1 0 0 1 300 680 Tm (This agreement) Tj ET"), "Authority This agreement"},
 	}

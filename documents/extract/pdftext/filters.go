@@ -25,12 +25,19 @@ import (
 var errFilter = errors.New("unknown stream filter")
 
 // ownFilters reports whether v's filters are to be decoded here: it names one the object
-// reader does not know, and the file is not encrypted (the object reader decrypts).
+// reader does not know, or gives /Predictor 1 ("none", which the object reader refuses with
+// a panic, "pred": AutoCAD's PDFs, pdf.js's Test-plusminus.pdf), and the file is not
+// encrypted (the object reader decrypts).
 func (r *reader) ownFilters(v pdf.Value) bool {
 	names := filterNames(v.Key("Filter"))
 	for _, n := range names {
 		switch n {
 		case "LZWDecode", "LZW", "ASCIIHexDecode", "AHx", "RunLengthDecode", "RL":
+			return r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Null
+		}
+	}
+	for _, f := range streamFilters(v) {
+		if f.predictor == 1 {
 			return r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Null
 		}
 	}
