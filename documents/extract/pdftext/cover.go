@@ -13,9 +13,9 @@ const minCoverDPI = 50
 // letter is US Letter in points, for a page that names no box.
 var letter = [4]float64{0, 0, 612, 792}
 
-// pageBox is the area of page p a reader sees: its CropBox within its MediaBox (both may be
+// visibleBox is the area of page p a reader sees: its CropBox within its MediaBox (both may be
 // inherited), else its MediaBox, else US Letter.
-func pageBox(p pageRef) [4]float64 {
+func visibleBox(p pageRef) [4]float64 {
 	media, ok := annotRect(p.media)
 	if !ok || area(media) <= 0 {
 		media = letter
@@ -51,8 +51,8 @@ func (p *page) coverImage(x pdf.Value) {
 		}
 		drawn = [4]float64{min(drawn[0], x), min(drawn[1], y), max(drawn[2], x), max(drawn[3], y)}
 	}
-	if page := area(p.box); page > 0 {
-		p.cover += area(intersect(drawn, p.box)) / page
+	if page := area(p.visible); page > 0 {
+		p.cover += area(intersect(drawn, p.visible)) / page
 	}
 }
 

@@ -25,12 +25,19 @@ import (
 var errFilter = errors.New("unknown stream filter")
 
 // ownFilters reports whether v's filters are to be decoded here: it names one the object
-// reader does not know, and the file is not encrypted (the object reader decrypts).
+// reader does not know, or gives /Predictor 1 ("none", which the object reader refuses with
+// a panic, "pred": AutoCAD's PDFs, pdf.js's Test-plusminus.pdf), and the file is not
+// encrypted (the object reader decrypts).
 func (r *reader) ownFilters(v pdf.Value) bool {
 	names := filterNames(v.Key("Filter"))
 	for _, n := range names {
 		switch n {
 		case "LZWDecode", "LZW", "ASCIIHexDecode", "AHx", "RunLengthDecode", "RL":
+			return r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Null
+		}
+	}
+	for _, f := range streamFilters(v) {
+		if f.predictor == 1 {
 			return r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Null
 		}
 	}
@@ -52,18 +59,29 @@ func filterNames(f pdf.Value) []string {
 }
 
 // rawStream is v's data as the file holds them, before its filters.
+// Where its /Length does not end the data, they run to its "endstream" (streamlen.go).
 func (r *reader) rawStream(v pdf.Value) ([]byte, error) {
-	s := v.String()
-	at := strings.LastIndexByte(s, '@')
-	off, err := strconv.ParseInt(s[at+1:], 10, 64)
-	if at < 0 || err != nil {
+	off, ok := streamOffset(v)
+	if !ok {
 		return nil, fmt.Errorf("%w: no stream offset", errFilter)
 	}
-	n := v.Key("Length").Int64()
+	n, _ := storedLength(r.data, off, v.Key("Length"))
 	if off < 0 || n < 0 || off > int64(len(r.data)) {
 		return nil, fmt.Errorf("%w: stream outside the file", errFilter)
 	}
 	return r.data[off:min(off+n, int64(len(r.data)))], nil
+}
+
+// streamOffset is where v's data start in the file, as the object reader names it in v's
+// String ("…@offset").
+func streamOffset(v pdf.Value) (int64, bool) {
+	s := v.String()
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return 0, false
+	}
+	off, err := strconv.ParseInt(s[at+1:], 10, 64)
+	return off, err == nil
 }
 
 // decodeFilters returns a reader of raw decoded by v's filters, in their order.

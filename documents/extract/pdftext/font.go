@@ -129,6 +129,12 @@ func (r *reader) loadFont(v pdf.Value) *font {
 		return f
 	}
 	f.simple = true
+	if f.toUni != nil && !f.toUni.maps() {
+		// A ToUnicode map that maps no code (iText wrote "0 beginbfchar endbfchar" for
+		// symbolic TrueType fonts, pdf.js's issue1350.pdf) tells nothing: the codes read by
+		// the encoding, as pdftotext reads them, not as a map that gives the font's text alone.
+		f.toUni = nil
+	}
 	r.loadSimple(f, v)
 	return f
 }
@@ -293,7 +299,7 @@ func (r *reader) builtinEncoding(base, sub string) *encoding {
 	case strings.HasPrefix(base, "Symbol"):
 		return symbolEncoding
 	case strings.HasPrefix(base, "ZapfDingbats"), strings.HasPrefix(base, "Dingbats"):
-		return &encoding{}
+		return zapfDingbatsEncoding // dingbats.go
 	case sub == "TrueType":
 		return winAnsiEncoding
 	}
@@ -325,6 +331,13 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		f.dw = dw.Float64() / 1000
 	}
 	f.cidW = cidWidths(d.Key("W"))
+	if f.codes == nil && f.toUni == nil && identityCollection(d) && !embedsProgram(d.Key("FontDescriptor")) && !glyphNumbered(f.cidW) {
+		// Without a ToUnicode map or a font program to name the glyphs, the CIDs of an
+		// Adobe-Identity font are read as UTF-16 codes, as pdftotext reads them: what
+		// writers of such fonts mean (an OCR layer in invisible text, pdfium's bug_921.pdf),
+		// where nothing else gives the text.
+		f.unicode = 2
+	}
 	if f.codes == nil && d.Key("Subtype").Name() == "CIDFontType2" {
 		f.loadInk = func() *inkBoxes { return r.trueTypeInk(d) }
 	}
@@ -337,6 +350,37 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		// signs in their drawn forms) out of the ToUnicode map: those read by the font.
 		f.loadCIDText = func() map[uint32]string { return r.trueTypeText(d) }
 	}
+}
+
+// identityCollection says whether a CIDFont's character collection is Adobe-Identity or
+// Adobe-UCS, whose CIDs pdftotext takes for Unicode when nothing maps them.
+func identityCollection(d pdf.Value) bool {
+	info := d.Key("CIDSystemInfo")
+	o := info.Key("Ordering").Text()
+	return info.Key("Registry").Text() == "Adobe" && (o == "Identity" || o == "UCS")
+}
+
+// glyphNumbered says whether a CIDFont's widths are given for CIDs below 32, control
+// characters as Unicode: its CIDs number the glyphs of a system font (Word's Arabic in
+// Traditional Arabic, not embedded, its space glyph 3, pdf.js's ThuluthFeatures.pdf), and
+// read as Unicode they would be letters of no script the page shows.
+func glyphNumbered(w map[uint32]float64) bool {
+	for cid := range w {
+		if cid < 32 {
+			return true
+		}
+	}
+	return false
+}
+
+// embedsProgram says whether a font descriptor holds the font's program.
+func embedsProgram(desc pdf.Value) bool {
+	for _, k := range []string{"FontFile", "FontFile2", "FontFile3"} {
+		if desc.Key(k).Kind() == pdf.Stream {
+			return true
+		}
+	}
+	return false
 }
 
 // maxCIDWidths bounds a W array's entries.

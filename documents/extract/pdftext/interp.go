@@ -93,13 +93,14 @@ type page struct {
 	glyphs []glyph
 	forms  []string     // the forms being drawn, outermost first (a form may not draw itself)
 	marked []markedSpan // open marked-content spans (actualtext.go)
+	box    pageBox      // glyphs wholly outside are dropped (pagebox.go)
 	ops    int
 	// single says the string being shown is one glyph: drawn mirrored, it is a letter
 	// reflected in its line (add), where a mirrored string reads in the order drawn
 	single bool
-	// box is the page's visible area; cover the share of it images cover (cover.go).
-	box   [4]float64
-	cover float64
+	// visible is the page's visible area; cover the share of it images cover (cover.go).
+	visible [4]float64
+	cover   float64
 }
 
 // resources are a content stream's named fonts and forms, looked up once each.
@@ -351,6 +352,9 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	if p.inHidden() {
 		return nil // a layer turned off (optional.go)
 	}
+	if p.outside(trm, w) {
+		return nil // off the page, as pdftotext drops it (pagebox.go)
+	}
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
@@ -368,7 +372,10 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		rot, x, y = 0, trm[4]-w*scale, trm[5]
 	}
 	g := glyph{
-		x: float32(x), y: float32(y), w: float32(w * scale), size: float32(size),
+		// the advance as a length: a negative font size or horizontal scale turns the text
+		// half a turn (rot), it does not make each glyph end before it starts (pdf.js's
+		// issue14415.pdf, "-15 Tf": its words read as letters apart)
+		x: float32(x), y: float32(y), w: float32(math.Abs(w * scale)), size: float32(size),
 		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
 		seq: int32(len(p.glyphs)),
 	}
@@ -384,7 +391,8 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 // say what it spells) reach over it, so that the gap it fills does not part a word: "e?ectively"
 // reads "eectively", as pdftotext reads it, not "e ectively".
 func (p *page) widen(trm matrix, w float64) {
-	if len(p.glyphs) == 0 || w <= 0 {
+	w = math.Abs(w) // a negative size or scale turns the text, its advance stays a length
+	if len(p.glyphs) == 0 || w == 0 {
 		return
 	}
 	last := &p.glyphs[len(p.glyphs)-1]

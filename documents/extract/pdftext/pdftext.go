@@ -181,6 +181,9 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 			r, list, err = nil, nil, damaged(p)
 		}
 	}()
+	if xrefOversized(data) { // the object reader's table would not fit in memory (xrefsize.go)
+		return nil, nil, fmt.Errorf("%w: its cross-reference section numbers objects beyond what the file holds", ErrDamaged)
+	}
 	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, nil, openError(err)
@@ -243,7 +246,7 @@ func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
 		}
 	}()
 	var rd io.Reader
-	if r.ownFilters(v) { // LZW, ASCIIHex, RunLength (filters.go)
+	if r.ownFilters(v) || r.misMeasured(v) { // LZW, ASCIIHex, RunLength (filters.go); a wrong /Length (streamlen.go)
 		raw, err := r.rawStream(v)
 		if err == nil {
 			rd, err = decodeFilters(raw, v)
@@ -336,7 +339,7 @@ func (r *reader) page(p pageRef) (text string, cover float64, err error) {
 	if err != nil && fatal(err) {
 		return "", 0, err
 	}
-	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0], box: pageBox(p)}
+	pg := &page{doc: r, gs: gstate{ctm: identity, scale: 1}, tm: identity, tlm: identity, glyphs: r.glyphs[:0], box: mediaBox(p.media), visible: visibleBox(p)}
 	if e := pg.run(content, p.res); e != nil {
 		return "", 0, e
 	}
