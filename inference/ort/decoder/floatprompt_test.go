@@ -161,6 +161,70 @@ func TestKVInt8FloatPrompt(t *testing.T) {
 	}
 }
 
+// TestKVInt8FloatPromptFails: a prompt whose run fails on the float32 path (an id past the
+// vocabulary, which ONNX Runtime's Gather refuses) leaves the int8 cache as it was, and the
+// next prompt gives the logits and rows it would have given without the failure.
+func TestKVInt8FloatPromptFails(t *testing.T) {
+	initORT(t)
+	cache := t.TempDir()
+	dir := testenv.SharedModel(t, "stories260K")
+	f, err := models.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() *dynamicDecoder {
+		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		d := m.Decoder().(*dynamicDecoder)
+		gqa := ""
+		copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
+		for _, p := range copies {
+			if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaAttention] != "" && info.Metadata[optimize.MetaKVInt8] == "" {
+				gqa = p
+			}
+		}
+		if d.float, err = openFloatPrompt(d, f, gqa, d.path, inference.EP{Name: "cpu"}); err != nil {
+			t.Fatalf("float prompt path on %q: %v", gqa, err)
+		}
+		return d
+	}
+	failed, clean := open(), open()
+	ref := append(append([]int(nil), testenv.StoriesPromptIDs...), testenv.StoriesIDs...)
+	forward(t, failed, ref[:35])
+	forward(t, clean, ref[:35])
+	for i := 35; i < 40; i++ { // decoded rows the shadow has not caught up with
+		forward(t, failed, ref[i:i+1])
+		forward(t, clean, ref[i:i+1])
+	}
+	before := failed.kv.save()
+	bad := append([]int(nil), ref[:33]...)
+	bad[20] = failed.Vocab() + 5
+	if _, err := failed.Forward(context.Background(), bad); err == nil {
+		t.Fatal("a prompt with an id past the vocabulary ran")
+	}
+	if failed.kv.n != 40 || len(failed.ids) != 40 {
+		t.Fatalf("after the failed prompt the cache holds %d rows and %d ids, want 40", failed.kv.n, len(failed.ids))
+	}
+	for i, rows := range failed.kv.save() {
+		if !bytes.Equal(rows, before[i]) {
+			t.Fatalf("tensor %d changed under the failed prompt", i)
+		}
+	}
+	next := vocabIDs(33, 3, failed.Vocab())
+	a := append([]float32(nil), forward(t, failed, next)...)
+	if b := forward(t, clean, next); !slices.Equal(a, b) {
+		t.Error("the prompt after a failed one gives other logits than without the failure")
+	}
+	for i, rows := range failed.kv.save() {
+		if !bytes.Equal(rows, clean.kv.save()[i]) {
+			t.Fatalf("tensor %d differs from the cache without the failure", i)
+		}
+	}
+}
+
 // TestKVInt8PromptInt8: with both 8-bit options on a q4 model, the int8-cache decoder runs its
 // prompts on the int8 prompt twin over a float32 shadow: a prompt's logits are bit for bit
 // those of the 8-bit prompts alone (the same session on the same float32 rows), the decoding
