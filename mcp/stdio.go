@@ -70,7 +70,7 @@ func startStdio(s ServerConfig) (*stdio, error) {
 		time.Sleep(time.Second) // then a grandchild holding the output open does not keep the reader
 		stdout.Close()
 	}()
-	t := newStdio(s.Name, stdout, stdin)
+	t := unstarted(s.Name, stdin) // the fields its reader reads are set before it starts
 	t.stderr = errTail
 	t.exited = func() (error, bool) {
 		select {
@@ -97,14 +97,20 @@ func startStdio(s ServerConfig) (*stdio, error) {
 		<-exited
 		return nil
 	}
+	go t.read(stdout)
 	return t, nil
 }
 
 // newStdio runs the transport over r and w (a process's pipes, or an in-process server's).
 func newStdio(name string, r io.Reader, w io.WriteCloser) *stdio {
-	t := &stdio{name: name, w: w, pending: map[string]chan *message{}, done: make(chan struct{})}
+	t := unstarted(name, w)
 	go t.read(r)
 	return t
+}
+
+// unstarted is a transport writing to w whose reader is not running yet.
+func unstarted(name string, w io.WriteCloser) *stdio {
+	return &stdio{name: name, w: w, pending: map[string]chan *message{}, done: make(chan struct{})}
 }
 
 // read hands each response to its caller and answers the server's requests, until the
