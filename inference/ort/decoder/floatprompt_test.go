@@ -44,22 +44,7 @@ func TestKVInt8FloatPrompt(t *testing.T) {
 		return d
 	}
 	d, own := open(), open()
-	// stories260K has no 4-bit weights for an int8 prompt twin: its float32-cache copy stands
-	// in for the twin.
-	f, err := models.Open(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gqa := ""
-	copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
-	for _, p := range copies {
-		if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaAttention] != "" && info.Metadata[optimize.MetaKVInt8] == "" {
-			gqa = p
-		}
-	}
-	if d.float, err = openFloatPrompt(d, f, gqa, d.path, inference.EP{Name: "cpu"}); err != nil {
-		t.Fatalf("float prompt path on %q: %v", gqa, err)
-	}
+	attachFloatCopy(t, d, dir, cache)
 	kv := d.kv
 	// at is the offset of row r of head h in a tensor of kv.
 	at := func(kv *kvBuffers, h, r int) int { return (h*kv.capTokens + r) * kv.rowBytes() }
@@ -168,10 +153,6 @@ func TestKVInt8FloatPromptFails(t *testing.T) {
 	initORT(t)
 	cache := t.TempDir()
 	dir := testenv.SharedModel(t, "stories260K")
-	f, err := models.Open(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	open := func() *dynamicDecoder {
 		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
 		if err != nil {
@@ -179,16 +160,7 @@ func TestKVInt8FloatPromptFails(t *testing.T) {
 		}
 		t.Cleanup(func() { m.Close() })
 		d := m.Decoder().(*dynamicDecoder)
-		gqa := ""
-		copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
-		for _, p := range copies {
-			if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaAttention] != "" && info.Metadata[optimize.MetaKVInt8] == "" {
-				gqa = p
-			}
-		}
-		if d.float, err = openFloatPrompt(d, f, gqa, d.path, inference.EP{Name: "cpu"}); err != nil {
-			t.Fatalf("float prompt path on %q: %v", gqa, err)
-		}
+		attachFloatCopy(t, d, dir, cache)
 		return d
 	}
 	failed, clean := open(), open()
@@ -222,6 +194,27 @@ func TestKVInt8FloatPromptFails(t *testing.T) {
 		if !bytes.Equal(rows, clean.kv.save()[i]) {
 			t.Fatalf("tensor %d differs from the cache without the failure", i)
 		}
+	}
+}
+
+// attachFloatCopy gives d, the int8-cache decoder of the model in dir, a float32 prompt path on
+// the model's float32-cache copy in cache: stories260K has no 4-bit weights for an int8 prompt
+// twin, so its copy stands in for the twin.
+func attachFloatCopy(t *testing.T, d *dynamicDecoder, dir, cache string) {
+	t.Helper()
+	f, err := models.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gqa := ""
+	copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
+	for _, p := range copies {
+		if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaAttention] != "" && info.Metadata[optimize.MetaKVInt8] == "" {
+			gqa = p
+		}
+	}
+	if d.float, err = openFloatPrompt(d, f, gqa, d.path, inference.EP{Name: "cpu"}); err != nil {
+		t.Fatalf("float prompt path on %q: %v", gqa, err)
 	}
 }
 
