@@ -2,9 +2,14 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"edgechat/documents"
 	"edgechat/documents/extract"
@@ -144,5 +149,56 @@ func TestChatVMAttachMixedPDF(t *testing.T) {
 	a = waitIndexed(t, indexed)
 	if s := get[string](a.Status); get[bool](a.Failed) || s != "" {
 		t.Errorf("on: failed=%v status %q, want it read", get[bool](a.Failed), s)
+	}
+}
+
+// A text recognition that fails leaves the chip failed with the reason and a button that
+// reads the file again; once it reads, the button goes. A file that was read has none.
+func TestChatViewRetryFailedAttachment(t *testing.T) {
+	vm, _, _ := newTestChat(t, script(reply.Summary{FinishReason: "stop"}))
+	src, indexed := withFiles(t, vm)
+	w := test.NewTempWindow(t, nil)
+	v := NewChatView(vm, w, func() {})
+	w.SetContent(v.Content)
+	w.Resize(fyne.NewSize(700, 600))
+
+	var fail atomic.Bool
+	fail.Store(true)
+	fakeScans(vm, func() documents.Scans {
+		return documents.Scans{Read: func(ctx context.Context, name string, data []byte, pages []int, progress func(done, total int)) ([]extract.Section, error) {
+			if fail.Load() {
+				return nil, errors.New("tesseract was stopped (out of memory)")
+			}
+			return []extract.Section{{Page: 1, Text: "Recognized words of page one."}}, nil
+		}}
+	})
+	if err := vm.Attach(writeDoc(t, src, "scan.pdf", testdocs.ScannedPDF(1))); err != nil {
+		t.Fatal(err)
+	}
+	a := waitIndexed(t, indexed)
+	chip := v.Files.chips[0]
+	if s := get[string](a.Status); !get[bool](a.Failed) || !strings.Contains(s, "out of memory") {
+		t.Fatalf("failed=%v status %q, want the recognizer's error", get[bool](a.Failed), s)
+	}
+	if !chip.Retry.Visible() || chip.Retry.Tip != "Read scan.pdf again" {
+		t.Fatalf("retry button visible=%v tip %q on a failed file", chip.Retry.Visible(), chip.Retry.Tip)
+	}
+
+	fail.Store(false) // the user closed the program that held the memory
+	test.Tap(chip.Retry)
+	a = waitIndexed(t, indexed)
+	if s := get[string](a.Status); get[bool](a.Failed) || s != "" {
+		t.Errorf("after retry: failed=%v status %q, want it read", get[bool](a.Failed), s)
+	}
+	if chip.Retry.Visible() {
+		t.Error("the retry button stays on a file that was read")
+	}
+
+	if err := vm.Attach(writeDoc(t, src, "notes.txt", []byte("Plain notes."))); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, indexed)
+	if c := v.Files.chips[1]; c.Retry.Visible() {
+		t.Error("a file that was read shows a retry button")
 	}
 }

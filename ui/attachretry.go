@@ -10,8 +10,21 @@ func (vm *ChatVM) RetryFailed() {
 	items, _ := vm.Attachments.Get()
 	for _, a := range items {
 		if a.scan.Load() {
-			_ = a.Failed.Set(false)
-			vm.index(get[string](vm.CurrentID), a)
+			vm.reread(a)
 		}
 	}
+}
+
+// Retry reads a failed attachment of the open conversation again (its chip's button): a
+// text recognition that failed or was stopped, a file that was busy. Main goroutine only.
+func (vm *ChatVM) Retry(a *AttachmentVM) {
+	if vm.deps.Files == nil || !get[bool](a.Failed) {
+		return
+	}
+	vm.reread(a)
+}
+
+func (vm *ChatVM) reread(a *AttachmentVM) {
+	_ = a.Failed.Set(false)
+	vm.index(get[string](vm.CurrentID), a)
 }

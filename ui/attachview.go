@@ -40,7 +40,7 @@ func (b *attachmentsBar) rebuild() {
 			if err := b.vm.Detach(a); err != nil {
 				_ = b.vm.Error.Set(err.Error())
 			}
-		})
+		}, func() { b.vm.Retry(a) })
 		b.chips = append(b.chips, c)
 		objs = append(objs, c.content)
 	}
@@ -48,21 +48,26 @@ func (b *attachmentsBar) rebuild() {
 	b.box.Refresh()
 }
 
-// attachmentChip is one attached file: icon, name and size, its state, a remove button.
+// attachmentChip is one attached file: icon, name and size, its state, a button that reads
+// it again when reading it failed, a remove button.
 type attachmentChip struct {
 	binder
 	content fyne.CanvasObject
+	Retry   *tipButton
 	Remove  *tipButton
 }
 
-func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
+func newAttachmentChip(a *AttachmentVM, onRemove, onRetry func()) *attachmentChip {
 	c := &attachmentChip{}
 	name := widget.NewLabel(fmt.Sprintf("%s · %s", a.Name, humanSize(a.Size)))
 	status := c.label(a.Status)
 	status.SizeName = theme.SizeNameCaptionText
 	status.Truncation = fyne.TextTruncateEllipsis
 	icon := widget.NewIcon(theme.FileTextIcon())
+	c.Retry = newTipButton(theme.ViewRefreshIcon(), "Read "+a.Name+" again", onRetry)
+	c.Retry.Importance = widget.LowImportance
 	c.on(a.Failed, func() {
+		showIf(c.Retry, get[bool](a.Failed))
 		if get[bool](a.Failed) {
 			status.Importance = widget.DangerImportance
 			icon.SetResource(theme.ErrorIcon())
@@ -76,7 +81,7 @@ func newAttachmentChip(a *AttachmentVM, onRemove func()) *attachmentChip {
 	c.Remove = newTipButton(theme.CancelIcon(), "Remove "+a.Name, onRemove)
 	c.Remove.Importance = widget.LowImportance
 	bg := newThemedRect(theme.ColorNameInputBackground, theme.InputRadiusSize())
-	row := container.NewBorder(nil, nil, container.NewHBox(icon, name), c.Remove, status)
+	row := container.NewBorder(nil, nil, container.NewHBox(icon, name), container.NewHBox(c.Retry, c.Remove), status)
 	c.content = container.NewStack(bg, row)
 	return c
 }
