@@ -80,13 +80,11 @@ func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, err
 		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
 			continue
 		}
-		nfs, err := fields(f.val)
+		ins, ok, err := plainMatMulNBits(f.val)
 		if err != nil {
 			return nil, err
 		}
-		ins := fieldStrings(nfs, proto.FieldNodeInput)
-		op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)
-		if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) != 3 {
+		if !ok {
 			continue
 		}
 		var v [4]int64

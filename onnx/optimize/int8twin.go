@@ -103,13 +103,11 @@ func (w *twinWriter) graph(b []byte, match string) ([]byte, error) {
 		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
 			continue
 		}
-		nfs, err := fields(f.val)
+		ins, ok, err := plainMatMulNBits(f.val)
 		if err != nil {
 			return nil, err
 		}
-		ins := fieldStrings(nfs, proto.FieldNodeInput)
-		op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)
-		if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) < 3 || len(ins) > 3 && ins[3] != "" {
+		if !ok {
 			continue
 		}
 		bits, _, err := intAttr(f.val, "bits")
@@ -265,4 +263,25 @@ func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataT
 		t = appendBytes(t, proto.FieldTensorExternal, e)
 	}
 	return protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal), nil
+}
+
+// plainMatMulNBits returns the inputs of node (a NodeProto's bytes) when it is a
+// com.microsoft MatMulNBits with weights and scales alone (the inputs after the third, zero
+// points, group indices and bias, absent or empty): the nodes the twins re-encode.
+func plainMatMulNBits(node []byte) (ins []string, ok bool, err error) {
+	nfs, err := fields(node)
+	if err != nil {
+		return nil, false, err
+	}
+	ins = fieldStrings(nfs, proto.FieldNodeInput)
+	op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)
+	if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) < 3 {
+		return nil, false, nil
+	}
+	for _, in := range ins[3:] {
+		if in != "" {
+			return nil, false, nil
+		}
+	}
+	return ins, true, nil
 }
