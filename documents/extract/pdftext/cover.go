@@ -31,7 +31,11 @@ func visibleBox(p pageRef) [4]float64 {
 // coverImage adds the share of the page the image XObject x covers, as the CTM draws it, to
 // p.cover: images smaller than 16 pixels a side or under minCoverDPI as drawn add nothing.
 func (p *page) coverImage(x pdf.Value) {
-	w, h := float64(x.Key("Width").Int64()), float64(x.Key("Height").Int64())
+	p.coverPixels(float64(x.Key("Width").Int64()), float64(x.Key("Height").Int64()))
+}
+
+// coverPixels is coverImage for an image of w×h pixels.
+func (p *page) coverPixels(w, h float64) {
 	if w < minImageSide || h < minImageSide {
 		return
 	}

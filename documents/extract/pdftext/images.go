@@ -51,33 +51,49 @@ func ReadImages(data []byte, opt Options, each func(Image) error) ([]Page, error
 
 // drawImage hands an image XObject on to the reading's images.
 func (p *page) drawImage(x pdf.Value) error {
-	st := &p.doc.imgs
-	if want := p.doc.opt.ImagePage; want != nil && !want(st.page) {
+	if !p.wantImage(x.String()) {
 		return nil
 	}
-	key := x.String()
+	info, err := p.doc.imageInfo(x)
+	return p.handImage(info, err, func() ([]byte, error) { return p.doc.imageData(x) })
+}
+
+// wantImage reports whether the image known as key, drawn now, is to be handed on: its page
+// is one asked for, it was not handed on before, and the page has handed on fewer than
+// maxImagesPage.
+func (p *page) wantImage(key string) bool {
+	st := &p.doc.imgs
+	if want := p.doc.opt.ImagePage; want != nil && !want(st.page) {
+		return false
+	}
 	for _, k := range st.seen {
 		if k == key {
-			return nil
+			return false
 		}
 	}
 	if len(st.seen) >= maxImagesPage {
-		return nil
+		return false
 	}
 	st.seen = append(st.seen, key)
-	info, err := p.doc.imageInfo(x)
+	return true
+}
+
+// handImage decodes an image drawn now (info as its dictionary gave it, or why it could not,
+// infoErr; raw its data as stored) and hands it on to the reading's images.
+func (p *page) handImage(info imageInfo, err error, raw func() ([]byte, error)) error {
 	if err == nil && (info.width < minImageSide || info.height < minImageSide) {
 		return nil
 	}
+	st := &p.doc.imgs
 	img := Image{Page: st.page, Pages: st.pages, Width: info.width, Height: info.height}
 	// The image fills the unit square of the CTM: its sides' lengths in points give the dpi.
 	if h := math.Hypot(p.gs.ctm[2], p.gs.ctm[3]); h > 1 && info.height > 0 {
 		img.DPI = int(math.Round(float64(info.height) / (h / 72)))
 	}
 	if err == nil {
-		var raw []byte
-		if raw, err = p.doc.imageData(x); err == nil {
-			img.Format, img.Data, err = decodeImage(info, raw, p.doc.opt.Limit)
+		var data []byte
+		if data, err = raw(); err == nil {
+			img.Format, img.Data, err = decodeImage(info, data, p.doc.opt.Limit)
 		}
 	}
 	if err != nil {
@@ -111,29 +127,37 @@ func (r *reader) imageInfo(x pdf.Value) (info imageInfo, err error) {
 
 // filterOf is a filter and the decode parameters it uses.
 func filterOf(name string, p pdf.Value) filter {
-	f := filter{name: name, predictor: int(p.Key("Predictor").Int64()), colors: 1, bpc: 8, columns: 1, earlyChange: 1}
-	if v := p.Key("Colors"); v.Kind() == pdf.Integer {
-		f.colors = int(v.Int64())
-	}
-	if v := p.Key("BitsPerComponent"); v.Kind() == pdf.Integer {
-		f.bpc = int(v.Int64())
-	}
-	if v := p.Key("Columns"); v.Kind() == pdf.Integer {
-		f.columns = int(v.Int64())
-	}
-	if v := p.Key("EarlyChange"); v.Kind() == pdf.Integer {
-		f.earlyChange = int(v.Int64())
-	}
-	f.k = int(p.Key("K").Int64())
-	f.blackIs1 = p.Key("BlackIs1").Bool()
-	f.byteAlign = p.Key("EncodedByteAlign").Bool()
-	if v := p.Key("Columns"); name == "CCITTFaxDecode" || name == "CCF" {
-		f.columns = 1728
-		if v.Kind() == pdf.Integer {
-			f.columns = int(v.Int64())
+	return filterWith(name, func(key string) (float64, bool) {
+		v := p.Key(key)
+		switch v.Kind() {
+		case pdf.Integer, pdf.Real:
+			return v.Float64(), true
+		case pdf.Bool:
+			if v.Bool() {
+				return 1, true
+			}
+			return 0, true
 		}
+		return 0, false
+	})
+}
+
+// filterWith is a filter and the decode parameters it uses, as param gives them (numbers;
+// booleans as 1 and 0; ok false for a key that is absent or of another type): a stream's
+// dictionary or an inline image's.
+func filterWith(name string, param func(key string) (float64, bool)) filter {
+	num := func(key string, def int) int {
+		if v, ok := param(key); ok {
+			return int(v)
+		}
+		return def
 	}
-	f.rows = int(p.Key("Rows").Int64())
+	f := filter{name: name, predictor: num("Predictor", 0), colors: num("Colors", 1), bpc: num("BitsPerComponent", 8),
+		columns: num("Columns", 1), earlyChange: num("EarlyChange", 1), k: num("K", 0), rows: num("Rows", 0),
+		blackIs1: num("BlackIs1", 0) == 1, byteAlign: num("EncodedByteAlign", 0) == 1}
+	if name == "CCITTFaxDecode" || name == "CCF" {
+		f.columns = num("Columns", 1728)
+	}
 	return f
 }
 

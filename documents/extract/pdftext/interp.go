@@ -279,7 +279,7 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 	case "EMC":
 		return p.endMarked()
 	case "ID":
-		l.skipInlineImage()
+		return p.inlineImage(args, rs, l) // inlineimage.go
 	}
 	return nil
 }

@@ -300,17 +300,30 @@ func (l *lexer) literal() string {
 	return string(b)
 }
 
-// skipInlineImage moves past an inline image's data, after its ID operator: to the EI that
-// stands alone between white space.
-func (l *lexer) skipInlineImage() {
+// inlineImage returns an inline image's data, after its ID operator, and moves past its EI:
+// length bytes when the image's dictionary gave them (L, PDF 2.0) and an EI follows them,
+// else up to the EI that stands alone between white space.
+func (l *lexer) inlineImage(length int) []byte {
 	if l.pos < len(l.data) && isSpace(l.data[l.pos]) {
 		l.pos++
 	}
-	for i := l.pos; i+2 < len(l.data); i++ {
-		if l.data[i] == 'E' && l.data[i+1] == 'I' && isSpace(l.data[i-1]) && (i+2 == len(l.data) || isSpace(l.data[i+2]) || isDelim(l.data[i+2])) {
+	start := l.pos
+	if end := start + length; length > 0 && end <= len(l.data) {
+		i := end
+		for i < len(l.data) && isSpace(l.data[i]) {
+			i++
+		}
+		if i+1 < len(l.data) && l.data[i] == 'E' && l.data[i+1] == 'I' {
 			l.pos = i + 2
-			return
+			return l.data[start:end]
+		}
+	}
+	for i := l.pos; i+2 <= len(l.data); i++ {
+		if l.data[i] == 'E' && l.data[i+1] == 'I' && i > 0 && isSpace(l.data[i-1]) && (i+2 == len(l.data) || isSpace(l.data[i+2]) || isDelim(l.data[i+2])) {
+			l.pos = i + 2
+			return l.data[start:max(start, i-1)]
 		}
 	}
 	l.pos = len(l.data)
+	return l.data[start:]
 }
