@@ -101,14 +101,14 @@ func TestReadPDF(t *testing.T) {
 }
 
 // TestReadPDFPages runs the real tesseract on the scanned pages of a PDF with text: a
-// report whose second page is a scanned letter and whose fourth a scanned appendix (JPEG)
-// with a page number set in type.
+// report whose second page is a scanned letter (an inline image, BI … EI) and whose fourth a
+// scanned appendix (a JPEG image XObject) with a page number set in type.
 func TestReadPDFPages(t *testing.T) {
 	e := engine(t)
 	scans := map[int][]string{2: scanLines(3), 4: scanLines(4)}
 	pdf := testdocs.ScanPDF(
 		testdocs.ScanPage{Text: []string{"Annual report of the water board.", "The letter that follows was scanned."}},
-		testdocs.ScanPage{Lines: scans[2]},
+		testdocs.ScanPage{Lines: scans[2], Inline: true},
 		testdocs.ScanPage{Text: []string{"The appendix that follows was scanned too."}},
 		testdocs.ScanPage{Lines: scans[4], JPEG: true, Text: []string{"4"}},
 	)

@@ -21,7 +21,9 @@ import (
 type ScanPage struct {
 	Lines []string
 	JPEG  bool
-	Text  []string
+	// Inline stores the scan inline in the page's content (BI … EI), as some scanners do.
+	Inline bool
+	Text   []string
 }
 
 // Scan page size: US Letter at 200 dpi, text at 30 px (about 11 pt).
@@ -85,6 +87,17 @@ func ScanPDF(pages ...ScanPage) []byte {
 		}
 		n := len(objs) + 1 // the page; its content and image follow
 		fmt.Fprintf(&kids, "%d 0 R ", n)
+		if p.Inline {
+			var content bytes.Buffer
+			fmt.Fprintf(&content, "q 612 0 0 792 0 0 cm BI /W %d /H %d /BPC 8 /CS /G /F %s ID ", scanW, scanH, map[bool]string{true: "/DCT", false: "/Fl"}[p.JPEG])
+			content.Write(data.Bytes())
+			content.WriteString("\nEI Q\n")
+			content.Write(textContent(p.Text))
+			objs = append(objs,
+				[]byte(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>", n+1)),
+				Stream("", content.Bytes()))
+			continue
+		}
 		objs = append(objs,
 			[]byte(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 %d 0 R >> /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> /Contents %d 0 R >>", n+2, n+1)),
 			Stream("", append([]byte("q 612 0 0 792 0 0 cm /Im0 Do Q\n"), textContent(p.Text)...)),
