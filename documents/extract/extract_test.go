@@ -152,9 +152,9 @@ func TestUnreadable(t *testing.T) {
 	}{
 		{"scan.pdf", testdocs.ScannedPDF(3), extract.ErrNoText, "looks like a scan"},
 		{"locked.pdf", testdocs.EncryptedPDF(), extract.ErrEncrypted, "Cannot read locked.pdf: it is protected by a password: it asks for a password to be opened — save a copy"},
-		{"cut.pdf", pdf[:len(pdf)/2], extract.ErrCorrupt, "damaged"},
+		{"cut.pdf", pdf[:len(pdf)/2], extract.ErrCorrupt, "damaged: its end is cut off"},
 		{"garbage.pdf", []byte("%PDF-1.4\nnot really\n%%EOF\n"), extract.ErrCorrupt, "damaged"},
-		{"cut.docx", docx[:len(docx)/2], extract.ErrCorrupt, "damaged"},
+		{"cut.docx", docx[:len(docx)/2], extract.ErrCorrupt, "damaged: its end is cut off"},
 		{"locked.docx", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), extract.ErrEncrypted, "password"},
 		{"photo.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), extract.ErrUnsupported, "not supported"},
 		{"empty.txt", []byte(" \n\n "), extract.ErrNoText, "no text"},

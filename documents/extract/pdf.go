@@ -22,7 +22,11 @@ func readPDF(b *budget, data []byte, progress Progress) (*Document, error) {
 		Text:     b.addText,
 	})
 	if err != nil {
-		return nil, pdfError(b, err)
+		err = pdfError(b, err)
+		if errors.Is(err, ErrCorrupt) && cutOff("pdf", data) {
+			return nil, errCutOff{}
+		}
+		return nil, err
 	}
 	doc := &Document{Format: "pdf", Sections: make([]Section, len(pages))}
 	letters := false
@@ -43,6 +47,9 @@ func readPDF(b *budget, data []byte, progress Progress) (*Document, error) {
 	}
 	switch {
 	case !letters && bad != nil:
+		if cutOff("pdf", data) {
+			return nil, errCutOff{}
+		}
 		return nil, fmt.Errorf("%w: %s", ErrCorrupt, detail(bad, pdftext.ErrDamaged))
 	case !letters:
 		return nil, errScan{len(pages)}

@@ -24,6 +24,9 @@ type archive struct {
 func openArchive(b *budget, data []byte) (*archive, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
+		if cutOff("zip", data) && bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+			return nil, errCutOff{}
+		}
 		return nil, fmt.Errorf("%w: not a zip archive (%v)", ErrCorrupt, err)
 	}
 	if len(zr.File) > MaxZipEntries {
