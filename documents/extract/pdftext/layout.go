@@ -110,6 +110,10 @@ func fragments(gs []glyph) []*line {
 					cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
 					continue
 				}
+				if accentOn(last, g) && abs(g.y-cur.y) < size {
+					cur.add(g) // an accent drawn after its letter, over it (moved up to it, or back)
+					continue
+				}
 				if raisedMark(last, g) {
 					cur.add(g) // a mark raised or lowered off its letter's baseline (LuaTeX's dagger alef)
 					continue
@@ -260,6 +264,17 @@ var combining = map[string]string{
 	"`": "\u0300", "\u00B4": "\u0301", "\u02C6": "\u0302", "\u02DC": "\u0303", "\u00AF": "\u0304",
 	"\u02D8": "\u0306", "\u02D9": "\u0307", "\u00A8": "\u0308", "\u02DA": "\u030A", "\u02DD": "\u030B",
 	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
+}
+
+// accentOn says whether g is a spacing accent (combining) whose middle stands over the
+// letter last, as combineAccents joins them.
+func accentOn(last, g glyph) bool {
+	if _, accent := combining[g.text]; !accent || last.space || last.w <= 0 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(last.text)
+	mid := g.x + g.w/2
+	return unicode.IsLetter(r) && mid > last.x && mid < last.x+last.w
 }
 
 // combineAccents puts each spacing accent drawn on a letter (its middle within the

@@ -228,6 +228,12 @@ func TestText(t *testing.T) {
 			// bold accent drawn first; an acute standing alone stays
 			"BT /F1 10 Tf 72 700 Td [(caf) (\264) 500 (e) -500 (a) 500 (\257) (b)] TJ /F1 14 Tf 0 -20 Td [(\257) 600 (a) -500 (\264)] TJ ET",
 			"café āb\nā ´"},
+		{"an accent raised over the letter before it, starting before it, makes one letter", simpleFont("/Encoding << /Differences [202 /ring] >>"), "",
+			// 3B2 through Distiller (govdocs1 020747): "Ny A", the ring moved up a quarter em
+			// to stand over the A, then back down for "lesund"; it read "˚ lesund" as a
+			// line above "Ny A"
+			"BT /F1 10 Tf 72 700 Td [(Ny) -250 (A)] TJ 12 2.6 Td (\312) Tj 5.5 -2.6 Td (lesund) Tj -17.5 -14 Td (the next line) Tj ET",
+			"Ny Ålesund\nthe next line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
