@@ -195,7 +195,7 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 				break
 			}
 		}
-		lines = valueLines(fieldKey(w, "V"))
+		lines = shownValues(valueLines(fieldKey(w, "V")), fieldKey(w, "Opt"))
 	case "Btn":
 		on := w.Key("AS").Name()
 		if on == "" {
@@ -279,6 +279,25 @@ func listOptions(w, opts pdf.Value, height, size float64) []string {
 		lines[i] = strings.NewReplacer("\r", " ", "\n", " ").Replace(t) // one line each; an empty one keeps its place
 	}
 	return lines
+}
+
+// shownValues are a combo box's chosen values as it shows them: a value that is the export
+// text of an /Opt pair ([export text, display text]) shows as the pair's display text
+// (a list of countries by code: "CA" shows "Canada"); another (typed into an editable box)
+// as itself.
+func shownValues(values []string, opts pdf.Value) []string {
+	if opts.Kind() != pdf.Array {
+		return values
+	}
+	for i, v := range values {
+		for j := range min(opts.Len(), 10_000) {
+			if o := opts.Index(j); o.Kind() == pdf.Array && o.Len() == 2 && textString(o.Index(0).RawString()) == v {
+				values[i] = textString(o.Index(1).RawString())
+				break
+			}
+		}
+	}
+	return values
 }
 
 // firstChosen is the index of a list box's first chosen option, by its /I indices or

@@ -8,11 +8,11 @@ import (
 )
 
 // TestListBox: a list box without an appearance reads as the options its box shows: from
-// its top index as many as fit (a 30-point box at 12 points: two), scrolled just far
-// enough to show the first chosen option when it has no top index and that option is
-// below the box; a combo box
-// and a list without options read as their value. Only the chosen value was read before
-// (pdfium's listbox_form.pdf), never the options the page shows.
+// its top index as many as fit (a 30-point box at 12 points: two), scrolled just far enough
+// to show the first chosen option when it has no top index and that option is below the
+// box. Only the chosen value was read before (pdfium's listbox_form.pdf), never the
+// options the page shows. A combo box and a list without options read as their value, a
+// combo box's export text as its display text ("CA" read, "Canada" shown, before).
 func TestListBox(t *testing.T) {
 	fruit := "/Opt [(Apple) (Banana) (Cherry) (Date) (Elderberry)]"
 	for _, c := range []struct {
@@ -29,6 +29,8 @@ func TestListBox(t *testing.T) {
 		{"taller box", "/FT /Ch /Rect [100 600 200 660] " + fruit + " %", "Apple\nBanana\nCherry\nDate"},
 		{"inherited from the parent", "/Parent << /FT /Ch " + fruit + " >>", "Apple\nBanana"},
 		{"combo box", "/FT /Ch /Ff 131072 /V (Cherry) " + fruit, "Cherry"},
+		{"combo box, export text", "/FT /Ch /Ff 131072 /V (CA) /Opt [[(BE) (Belgium)] [(CA) (Canada)]]", "Canada"},
+		{"combo box, typed value", "/FT /Ch /Ff 393216 /V (Chile) /Opt [[(BE) (Belgium)] [(CA) (Canada)]]", "Chile"},
 		{"no options", "/FT /Ch /V (Fig)", "Fig"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
