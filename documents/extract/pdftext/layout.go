@@ -46,9 +46,12 @@ func (l *line) bottom() float32 { return l.y - 0.25*l.size }
 func layout(glyphs []glyph) string {
 	var b strings.Builder
 	var count [4]int
+	slanted := 0
 	for _, g := range glyphs {
 		if g.rot < 4 {
 			count[g.rot]++
+		} else {
+			slanted++
 		}
 	}
 	for rot := range uint8(4) {
@@ -64,6 +67,20 @@ func layout(glyphs []glyph) string {
 				}
 			}
 		}
+		layoutDirection(&b, gs)
+	}
+	if slanted > 0 {
+		for _, gs := range slantGroups(glyphs, slanted) {
+			layoutDirection(&b, gs)
+		}
+	}
+	return b.String()
+}
+
+// layoutDirection writes the text of glyphs that run in one direction, turned so that it
+// runs along +x.
+func layoutDirection(b *strings.Builder, gs []glyph) {
+	{
 		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
@@ -75,10 +92,9 @@ func layout(glyphs []glyph) string {
 			}
 		}
 		for i, block := range blocks {
-			writeBlock(&b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
+			writeBlock(b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
 		}
 	}
-	return b.String()
 }
 
 // fragments groups glyphs in the order drawn into runs along one baseline.
