@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,8 @@ import (
 // annotation's appearance stream): the filled fields of a form, free text, stamps. A form
 // field with no appearance, or every field of a form that asks for appearances to be made
 // (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
-// value, a checked box "✓", a chosen radio button "●", a push button its caption.
+// value, a checked box "✓", a chosen radio button "●", a push button its caption, a list
+// box the options that fit in its box (listOptions).
 
 // Bounds of the annotations read on one page.
 const (
@@ -169,19 +171,31 @@ const (
 	fieldRadio      = 1 << 15
 	fieldPushButton = 1 << 16
 	fieldPassword   = 1 << 13
+	fieldCombo      = 1 << 17
 )
 
 // fieldValue draws a form field's value into its rectangle as poppler makes its appearance.
 func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 	flags := fieldKey(w, "Ff").Int64()
+	size := fontSize(fieldKey(w, "DA").RawString())
+	if size <= 0 {
+		size = 12
+	}
 	var lines []string
+	step := 1.15 * size // between the baselines of a value's lines
 	switch fieldKey(w, "FT").Name() {
 	case "Tx":
 		if flags&fieldPassword == 0 {
 			lines = valueLines(fieldKey(w, "V"))
 		}
 	case "Ch":
-		lines = valueLines(fieldKey(w, "V"))
+		if flags&fieldCombo == 0 {
+			if opts := fieldKey(w, "Opt"); opts.Kind() == pdf.Array && opts.Len() > 0 {
+				lines, step = listOptions(w, opts, rect[3]-rect[1], size), listStep*size
+				break
+			}
+		}
+		lines = shownValues(valueLines(fieldKey(w, "V")), fieldKey(w, "Opt"))
 	case "Btn":
 		on := w.Key("AS").Name()
 		if on == "" {
@@ -200,16 +214,14 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	size := fontSize(fieldKey(w, "DA").RawString())
-	if size <= 0 {
-		size = 12
-	}
 	f := p.doc.fieldFont()
 	saved := p.gs
 	p.gs = gstate{ctm: identity, scale: 1, size: size}
 	defer func() { p.gs = saved }()
 	y := rect[3] - size // the first line's baseline
-	if len(lines) == 1 {
+	if step == listStep*size {
+		y = rect[3] - step
+	} else if len(lines) == 1 {
 		y = rect[1] + (rect[3]-rect[1]-size)/2 + 0.2*size
 	}
 	for _, line := range lines {
@@ -220,9 +232,93 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 			}
 			x += 0.5 * size
 		}
-		y -= 1.15 * size
+		y -= step
 	}
 	return nil
+}
+
+// listStep is the distance between a list box's options, in ems of its font (poppler's
+// drawListBox).
+const listStep = 1.1
+
+// listOptions are the options a list box without an appearance shows: from its top index
+// (/TI, the first option visible) as many as fit in its height at listStep apart, each by
+// its display text (an /Opt entry is a text or an [export text, display text] pair). A box
+// without /TI that has an option chosen below what fits is shown scrolled just far enough
+// to show it, as viewers show it. poppler draws every option from the top index on, past
+// the box's bottom, and pdftotext reads those the box hides too (pdfium's listbox_form.pdf:
+// 37 of its 52 words are options no viewer shows); the chosen value alone, read before,
+// left out the options the page shows (recall 0.154, now 0.288 with precision 1.000).
+func listOptions(w, opts pdf.Value, height, size float64) []string {
+	var shown, export []string
+	for i := range min(opts.Len(), 10_000) {
+		o := opts.Index(i)
+		e, d := o, o
+		if o.Kind() == pdf.Array && o.Len() == 2 {
+			e, d = o.Index(0), o.Index(1)
+		}
+		export, shown = append(export, textString(e.RawString())), append(shown, textString(d.RawString()))
+	}
+	rows := height / (listStep * size)
+	if !(rows >= 1) || len(shown) == 0 {
+		return nil // not one option fits (or a size that is no number)
+	}
+	fit := int(min(rows, float64(len(shown))))
+	top := -1
+	if ti := fieldKey(w, "TI"); ti.Kind() == pdf.Integer {
+		top = int(ti.Int64())
+	}
+	if top < 0 || top >= len(shown) {
+		top = 0
+		if first := firstChosen(w, export, shown); first >= fit {
+			top = first - fit + 1 // scrolled just far enough to show it
+		}
+	}
+	lines := slices.Clone(shown[top:min(len(shown), top+fit)])
+	for i, t := range lines {
+		lines[i] = strings.NewReplacer("\r", " ", "\n", " ").Replace(t) // one line each; an empty one keeps its place
+	}
+	return lines
+}
+
+// shownValues are a combo box's chosen values as it shows them: a value that is the export
+// text of an /Opt pair ([export text, display text]) shows as the pair's display text
+// (a list of countries by code: "CA" shows "Canada"); another (typed into an editable box)
+// as itself.
+func shownValues(values []string, opts pdf.Value) []string {
+	if opts.Kind() != pdf.Array {
+		return values
+	}
+	for i, v := range values {
+		for j := range min(opts.Len(), 10_000) {
+			if o := opts.Index(j); o.Kind() == pdf.Array && o.Len() == 2 && textString(o.Index(0).RawString()) == v {
+				values[i] = textString(o.Index(1).RawString())
+				break
+			}
+		}
+	}
+	return values
+}
+
+// firstChosen is the index of a list box's first chosen option, by its /I indices or
+// its value (/V: texts naming options by export or display text), -1 when none is chosen.
+func firstChosen(w pdf.Value, export, shown []string) int {
+	first := -1
+	if is := fieldKey(w, "I"); is.Kind() == pdf.Array {
+		for i := range min(is.Len(), 10_000) {
+			if n := int(is.Index(i).Int64()); n >= 0 && n < len(export) && (first < 0 || n < first) {
+				first = n
+			}
+		}
+	}
+	for _, v := range valueLines(fieldKey(w, "V")) {
+		for i := range export {
+			if (export[i] == v || shown[i] == v) && (first < 0 || i < first) {
+				first = i
+			}
+		}
+	}
+	return first
 }
 
 // fieldFont draws the values of fields without an appearance: Latin text of half an em

@@ -50,7 +50,8 @@ type gstate struct {
 // glyph is one character drawn, in the page's space turned so its text runs along +x.
 type glyph struct {
 	x, y, w, size float32 // origin, advance and font size
-	rot           uint8   // 0–3: quarter turns of the text direction
+	rot           uint8   // 0–3: quarter turns of the text direction; slantRot: slanted (slant.go)
+	angle         int16   // a slanted glyph's direction in whole degrees, 0–359 (slant.go)
 	space         bool    // a space character (a word break in itself)
 	takenBack     bool    // a space the next TJ adjustment moved back over (layout.go's roomless)
 	actual        bool    // the text of an ActualText span, placed where its first glyph is
@@ -358,13 +359,11 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
-	rot := turns(dx, dy)
-	x, y := trm[4], trm[5]
+	rot, angle, x, y := place(dx, dy, trm[4], trm[5])
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
 	}
-	x, y = turn(rot, x, y)
 	if p.single && mirrored(trm) {
 		// a glyph drawn mirrored in an upright line (\reflectbox: the E of the XeLaTeX
 		// logo) stands left of its origin, in the line, not in a line of its own running
@@ -376,7 +375,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		// half a turn (rot), it does not make each glyph end before it starts (pdf.js's
 		// issue14415.pdf, "-15 Tf": its words read as letters apart)
 		x: float32(x), y: float32(y), w: float32(math.Abs(w * scale)), size: float32(size),
-		rot: rot, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
+		rot: rot, angle: angle, space: strings.TrimSpace(text) == "", loose: f.guessed, text: text,
 		seq: int32(len(p.glyphs)),
 	}
 	if len(p.marked) > 0 && p.inActual() {
@@ -397,14 +396,13 @@ func (p *page) widen(trm matrix, w float64) {
 	}
 	last := &p.glyphs[len(p.glyphs)-1]
 	dx, dy := trm[0], trm[1]
-	rot := turns(dx, dy)
+	rot, angle, x, y := place(dx, dy, trm[4], trm[5])
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
 	}
-	x, y := turn(rot, trm[4], trm[5])
 	end, tol := last.x+last.w, 0.05*float64(last.size)
-	if last.space || last.rot != rot || math.Abs(y-float64(last.y)) > tol || math.Abs(x-float64(end)) > tol {
+	if last.space || last.rot != rot || last.angle != angle || math.Abs(y-float64(last.y)) > tol || math.Abs(x-float64(end)) > tol {
 		return
 	}
 	last.w = float32(x+w*scale) - last.x

@@ -46,9 +46,12 @@ func (l *line) bottom() float32 { return l.y - 0.25*l.size }
 func layout(glyphs []glyph) string {
 	var b strings.Builder
 	var count [4]int
+	slanted := 0
 	for _, g := range glyphs {
 		if g.rot < 4 {
 			count[g.rot]++
+		} else {
+			slanted++
 		}
 	}
 	for rot := range uint8(4) {
@@ -64,6 +67,20 @@ func layout(glyphs []glyph) string {
 				}
 			}
 		}
+		layoutDirection(&b, gs)
+	}
+	if slanted > 0 {
+		for _, gs := range slantGroups(glyphs, slanted) {
+			layoutDirection(&b, gs)
+		}
+	}
+	return b.String()
+}
+
+// layoutDirection writes the text of glyphs that run in one direction, turned so that it
+// runs along +x.
+func layoutDirection(b *strings.Builder, gs []glyph) {
+	{
 		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
@@ -75,10 +92,9 @@ func layout(glyphs []glyph) string {
 			}
 		}
 		for i, block := range blocks {
-			writeBlock(&b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
+			writeBlock(b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
 		}
 	}
-	return b.String()
 }
 
 // fragments groups glyphs in the order drawn into runs along one baseline.
@@ -164,15 +180,16 @@ func overprintedRow(l, f *line) bool {
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala, Lepcha): a vowel sign or a reph, which shapers draw in logical order after the
-// letter it belongs to, placed by its outline, its origin often a hair past the next
-// letter's (Lepcha's ran: past the space after its letter).
+// Sinhala, Thai and Lao, Lepcha): a vowel sign, a tone mark or a reph, which shapers draw
+// in logical order after the letter it belongs to, placed by its outline, its origin often
+// a hair past the next letter's (Lepcha's ran: past the space after its letter; a Thai
+// tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted "คอื", not "คือ").
 func logicalMark(g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
-		return r >= 0x0900 && r <= 0x0DFF || lepchaMark(g)
+		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g)
 	}
 	return false
 }

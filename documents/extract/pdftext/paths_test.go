@@ -165,6 +165,7 @@ func FuzzAnnots(f *testing.F) {
 	f.Add("/Subtype /Widget /FT /Tx /V (Ada) /Rect [10 10 200 30] /AP << /N 5 0 R >> /DA (/F1 10 Tf)", "BT /F1 10 Tf 2 4 Td (x) Tj ET", true)
 	f.Add("/Subtype /Widget /FT /Btn /Ff 32768 /AS /On /Rect [0 0 0 0] /AP << /N << /On 5 0 R >> >>", "q 0 0 0 0 cm BT (y) Tj ET Q", false)
 	f.Add("/Subtype /Widget /Parent << /FT /Ch /V [(a) <FEFF0042> (c\rd\ne)] >> /Rect [5 5 1 1] /DA (/X 0 Tf)", "", true)
+	f.Add("/Subtype /Widget /FT /Ch /TI 1 /I [3 -1 99] /V [(b) 7] /Opt [(a) [(b) (B)] [(c)] 5] /Rect [0 0 50 1e9] /DA (/H 1e-9 Tf)", "", false)
 	f.Add("/Subtype /FreeText /F 2 /Rect [1 2 3 4] /AP << /N 5 0 R >>", "BT /F1 1e30 Tf (z) Tj ET", false)
 	f.Add("/Subtype /Stamp /Rect [0 0 100 100] /AP << /N 5 0 R >>", "BT /F1 10 Tf (a) Tj ET", false)
 	f.Fuzz(func(t *testing.T, annot, ap string, need bool) {

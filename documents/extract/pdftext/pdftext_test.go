@@ -65,6 +65,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
 			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
 			"BT /F1 10 Tf 72 700 Td (CBA) Tj ET", "سلا"},
+		{"a Thai mark drawn without advance stays after its letter, its origin a hair past the next", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 67 /Widths [500 0 500] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0E04> <42> <0E37> <43> <0E2D> endbfchar",
+			// ค, the mark ื and อ, the TJ adjustment drawing อ a hair back: คือ, not คอื
+			"BT /F1 10 Tf 72 700 Td [(AB) 0.01 (C)] TJ ET", "คือ"},
 		{"digits in right-to-left text keep their order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
 			// seen left to right: the number ۴۵ (read left to right), then سلا
