@@ -126,7 +126,7 @@ func fragments(gs []glyph) []*line {
 					cur.add(g) // the letter under an accent drawn first (\=a), however wide the accent
 					continue
 				}
-				if accentOn(last, g) && abs(g.y-cur.y) < size {
+				if accentOn(last, g) && g.y >= last.y && g.y-last.y < baselineTol*size && abs(g.y-cur.y) < baselineTol*size {
 					cur.add(g) // an accent drawn after its letter, over it (moved up to it, or back)
 					continue
 				}
@@ -291,7 +291,7 @@ func accentOn(last, g glyph) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(last.text)
 	mid := g.x + g.w/2
-	return unicode.IsLetter(r) && mid > last.x && mid < last.x+last.w
+	return unicode.IsLetter(r) && mid > last.x && mid < last.x+last.w && abs(g.size-last.size) < 0.3*last.size
 }
 
 // combineAccents puts each spacing accent drawn on a letter (its middle within the
