@@ -267,6 +267,9 @@ func (r *reader) stream(v pdf.Value, what string) (data []byte, err error) {
 	if errors.As(err, new(decodeError)) {
 		err = nil // keep what decompressed before the damage, as readers do
 	}
+	if err == nil && v.Key("Filter").Kind() == pdf.Null && looksZlib(data) {
+		data, err = r.inflateUnfiltered(data, what) // nofilter.go
+	}
 	if err == nil {
 		err = r.alive()
 	}
