@@ -1,0 +1,54 @@
+package pdftext
+
+import (
+	"strings"
+	"testing"
+
+	"edgechat/internal/testkit/testdocs"
+)
+
+// twoFonts is a one-page PDF whose content draws with F1 (font1) and F2 (font2).
+func twoFonts(font1, font2, content string) []byte {
+	return testdocs.RawPDF(1,
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>"),
+		testdocs.Stream("", []byte(content)),
+		[]byte(font1),
+		[]byte(font2),
+	)
+}
+
+// TestTableCellFiles: faults found in the table-heavy corpora (tabula, camelot) and
+// pdfcpu's samples, each as the producer wrote it.
+func TestTableCellFiles(t *testing.T) {
+	times := "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Italic >>"
+	symbol := "<< /Type /Font /Subtype /Type1 /BaseFont /Symbol >>"
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		// tabula's eu-025.pdf: "v = 2, p < 0.0005", the standard Symbol font's "=" and "<"
+		// (no Widths) each set by its own Tm a quarter em after a Times letter, the "2,"
+		// and "0.0005" after them; read with the Symbol font's own widths
+		{"the standard Symbol font's widths", twoFonts(times, symbol,
+			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (v) Tj 14 0 Td (2,) Tj ET BT /F2 10 Tf 1 0 0 1 107.1 700 Tm (=) Tj ET"+
+				"BT /F1 10 Tf 1 0 0 1 100 688 Tm (p) Tj 15 0 Td (0.05) Tj ET BT /F2 10 Tf 1 0 0 1 107.6 688 Tm (<) Tj ET"),
+			"v = 2,\np < 0.05"},
+		{"the Symbol font's widths move a TJ's glyphs", twoFonts(times, symbol,
+			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (v) Tj 14 0 Td (2,) Tj 0 -12 Td (6) Tj ET BT /F2 10 Tf 1 0 0 1 90 700 Tm [(=) -1161 (=)] TJ ET"),
+			"= v = 2,\n6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(tt.data, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
