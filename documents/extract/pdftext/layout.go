@@ -13,7 +13,7 @@ import (
 // Layout thresholds, in units of the font size (an em).
 const (
 	wordGap     = 0.1 // a gap wider than this between glyphs is a space (pdftotext's)
-	guessGap    = 0.3 // the same for fonts whose widths are guessed
+	guessGap    = 0.3 // the same after a glyph whose width is guessed
 	maxLineGap  = 1.5 // a wider gap on one baseline starts another line (a column, a cell)
 	baselineTol = 0.5 // glyphs whose baselines differ by less share a line (super- and subscripts)
 	rowTol      = 0.2 // pieces of lines whose baselines differ by less are merged
@@ -520,8 +520,10 @@ func lineText(l *line) string {
 			continue
 		}
 		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase && !lepchaMark(*g) {
+			// the gap runs from where prev ends, by its width, to g's origin, which is
+			// exact: only prev's guessed width makes it unsure
 			gap, limit := g.x-end, float32(wordGap)
-			if prev.loose || g.loose {
+			if prev.loose {
 				limit = guessGap
 			} else if tight {
 				limit = tightGap

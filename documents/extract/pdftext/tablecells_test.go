@@ -24,6 +24,7 @@ func twoFonts(font1, font2, content string) []byte {
 func TestTableCellFiles(t *testing.T) {
 	times := "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Italic >>"
 	symbol := "<< /Type /Font /Subtype /Type1 /BaseFont /Symbol >>"
+	unknown := "<< /Type /Font /Subtype /Type1 /BaseFont /Unknown >>" // no Widths: guessed
 	tests := []struct {
 		name string
 		data []byte
@@ -39,6 +40,15 @@ func TestTableCellFiles(t *testing.T) {
 		{"the Symbol font's widths move a TJ's glyphs", twoFonts(times, symbol,
 			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (v) Tj 14 0 Td (2,) Tj 0 -12 Td (6) Tj ET BT /F2 10 Tf 1 0 0 1 90 700 Tm [(=) -1161 (=)] TJ ET"),
 			"= v = 2,\n6"},
+		// the gap to a glyph whose width is guessed runs from where the glyph before it
+		// ends, by a width that is sure, to its origin: a word gap as for any font
+		{"a glyph of guessed width after a known one: the gap is sure", twoFonts(times, unknown,
+			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (v) Tj 20 0 Td (2,) Tj ET BT /F2 10 Tf 1 0 0 1 107.1 700 Tm (x) Tj ET"),
+			"v x 2,"},
+		// after a glyph of guessed width it is not: a quarter em by the guess stays a word
+		{"a glyph after one of guessed width: the gap is unsure", twoFonts(unknown, times,
+			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (ab) Tj ET BT /F2 10 Tf 1 0 0 1 112.5 700 Tm (cd) Tj ET"),
+			"abcd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
