@@ -40,6 +40,11 @@ func TestTableCellFiles(t *testing.T) {
 		{"the Symbol font's widths move a TJ's glyphs", twoFonts(times, symbol,
 			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (v) Tj 14 0 Td (2,) Tj 0 -12 Td (6) Tj ET BT /F2 10 Tf 1 0 0 1 90 700 Tm [(=) -1161 (=)] TJ ET"),
 			"= v = 2,\n6"},
+		// pdfcpu's fonts/core/Symbol.pdf: the Symbol encoding's whole chart; "∼", the
+		// fraktur letters, set relations and angle brackets read as nothing before
+		{"the Symbol font's whole encoding", twoFonts(times, symbol,
+			"BT /F2 10 Tf 1 0 0 1 100 700 Tm (\\176\\301\\304\\314\\341) Tj ET"),
+			"∼ℑ⊗⊂\u2329"}, // U+2329, as pdftotext prints it
 		// the gap to a glyph whose width is guessed runs from where the glyph before it
 		// ends, by a width that is sure, to its origin: a word gap as for any font
 		{"a glyph of guessed width after a known one: the gap is sure", twoFonts(times, unknown,
