@@ -14,7 +14,8 @@ import (
 )
 
 // Annotations are drawn on their page as pdftotext draws them (poppler draws each visible
-// annotation's appearance stream): the filled fields of a form, free text, stamps. A form
+// annotation's appearance stream): the filled fields of a form, free text, stamps. A free
+// text note without an appearance shows its /Contents, as poppler makes its appearance. A form
 // field with no appearance, or every field of a form that asks for appearances to be made
 // (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
 // value, a checked box "✓", a chosen radio button "●", a push button its caption.
@@ -94,6 +95,11 @@ func (p *page) drawAnnot(annots pdf.Value, i int) (err error) {
 	ap := appearance(a)
 	if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
 		return p.fieldValue(a, rect)
+	}
+	if sub == "FreeText" && ap.Kind() != pdf.Stream {
+		// a note without an appearance shows its text, as poppler makes it (10 pt unless
+		// its default appearance sets a size)
+		return p.drawLines(valueLines(a.Key("Contents")), fontSize(a.Key("DA").RawString()), 10, rect)
 	}
 	return p.drawAppearance(ap, rect)
 }
@@ -197,12 +203,17 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 			lines = []string{"✓"}
 		}
 	}
+	return p.drawLines(lines, fontSize(fieldKey(w, "DA").RawString()), 12, rect)
+}
+
+// drawLines draws the lines of a value made into an appearance into rect, at size (dflt
+// when not above 0): from the top, or one line in the middle.
+func (p *page) drawLines(lines []string, size, dflt float64, rect [4]float64) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	size := fontSize(fieldKey(w, "DA").RawString())
 	if size <= 0 {
-		size = 12
+		size = dflt
 	}
 	f := p.doc.fieldFont()
 	saved := p.gs

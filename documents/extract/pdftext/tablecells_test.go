@@ -55,6 +55,29 @@ func TestTableCellFiles(t *testing.T) {
 			"BT /F1 10 Tf 1 0 0 1 100 700 Tm (ab) Tj ET BT /F2 10 Tf 1 0 0 1 112.5 700 Tm (cd) Tj ET"),
 			"abcd"},
 	}
+	// pdfcpu's annotations/FreeTextAnnotation.pdf: a free text note without an appearance
+	// stream, on a page of lines only (refused as "no text")
+	freeText := func(ap string) []byte {
+		return testdocs.RawPDF(1,
+			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 595 842] >>"),
+			[]byte("<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Annots [5 0 R] >>"),
+			testdocs.Stream("", []byte("0 0 m 595 842 l s")),
+			[]byte("<< /Type /Annot /Subtype /FreeText /Rect [200 300 400 500] /DA ( 0 1 0 rg)"+ap+
+				" /Contents <feff004e006f00740065000a006c0069006e00650020> >>"),
+			testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 200 200] /Resources << /Font << /F1 7 0 R >> >>",
+				[]byte("BT /F1 10 Tf 2 180 Td (Drawn) Tj ET")),
+			[]byte(simpleFont("")),
+		)
+	}
+	tests = append(tests, []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"a free text note without an appearance shows its text", freeText(""), "Note\nline"},
+		{"one with an appearance shows that", freeText(" /AP << /N 6 0 R >>"), "Drawn"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pages, err := Read(tt.data, Options{})
