@@ -67,11 +67,22 @@ func layout(glyphs []glyph) string {
 		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
+		// words first, for the page's count of words that pre-base vowel signs start
+		// and end (leftSigns), which decides lines that have none
+		words := make([][][][]glyph, len(blocks))
+		var page leftSigns
+		for i, block := range blocks {
+			words[i] = make([][][]glyph, len(block))
+			for j, l := range block {
+				words[i][j] = lineWords(l)
+				page.add(countLeftSigns(words[i][j]))
+			}
+		}
 		texts := make([][]string, len(blocks))
 		for i, block := range blocks {
 			texts[i] = make([]string, len(block))
 			for j, l := range block {
-				texts[i][j] = lineText(l)
+				texts[i][j] = spellLine(l, words[i][j], countLeftSigns(words[i][j]).shaped(page))
 			}
 		}
 		for i, block := range blocks {
@@ -487,9 +498,9 @@ func continuesWord(text, next string) bool {
 	return letters >= 8
 }
 
-// lineText spells a line: a space where glyphs are apart by more than a word gap or a
-// space is drawn, words in logical order.
-func lineText(l *line) string {
+// lineWords carves a line into words: a word break where glyphs are apart by more than a
+// word gap or a space is drawn.
+func lineWords(l *line) [][]glyph {
 	placeMarks(l.g)
 	if l.rtl {
 		spacesBeforeTails(l.g)
@@ -545,8 +556,12 @@ func lineText(l *line) string {
 	if len(cur) > 0 {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
-	words = letterSpaced(words, drawn)
-	shaped := shapedLeftSigns(words)
+	return letterSpaced(words, drawn)
+}
+
+// spellLine spells a line's words in logical order; shaped says its pre-base vowel signs
+// are drawn left of their consonants, where shapers put them.
+func spellLine(l *line, words [][]glyph, shaped bool) string {
 	for i, w := range words {
 		words[i] = reorderVisual(w)
 		if shaped {

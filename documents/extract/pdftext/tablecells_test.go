@@ -70,11 +70,24 @@ func TestTableCellFiles(t *testing.T) {
 			[]byte(simpleFont("")),
 		)
 	}
+	// pdfcpu's form/demo/bangla.pdf and hindi.pdf, stamp/text/utf8/Hindi.pdf: Unifont drawn
+	// in text order, unshaped; a line whose vowel sign ends a word ("कि") tells, and the
+	// page's other lines, whose signs are inside words ("महिला"), were reordered as if
+	// shaped ("महलिा")
+	devanagari := "/ToUnicode 6 0 R"
+	unshaped := pdfWith(simpleFont(devanagari),
+		"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0915> <42> <093F> <43> <092E> <44> <0939> <45> <0932> <46> <093E> endbfchar",
+		"BT /F1 10 Tf 72 700 Td (CDBEF) Tj 0 -12 Td (AB) Tj ET")
+	shaped := pdfWith(simpleFont(devanagari),
+		"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0915> <42> <093F> <43> <092E> <44> <0939> <45> <0932> <46> <093E> endbfchar",
+		"BT /F1 10 Tf 72 700 Td (CBDEF) Tj 0 -12 Td (BA) Tj ET")
 	tests = append(tests, []struct {
 		name string
 		data []byte
 		want string
 	}{
+		{"a page drawn in text order leaves signs inside words where they are", unshaped, "महिला\nकि"},
+		{"a page drawn shaped has them moved after their consonant", shaped, "महिला\nकि"},
 		{"a free text note without an appearance shows its text", freeText(""), "Note\nline"},
 		{"one with an appearance shows that", freeText(" /AP << /N 6 0 R >>"), "Drawn"},
 	}...)
