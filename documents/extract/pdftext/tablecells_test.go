@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,25 @@ func TestTableCellFiles(t *testing.T) {
 	shaped := pdfWith(simpleFont(devanagari),
 		"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0915> <42> <093F> <43> <092E> <44> <0939> <45> <0932> <46> <093E> endbfchar",
 		"BT /F1 10 Tf 72 700 Td (CBDEF) Tj 0 -12 Td (BA) Tj ET")
+	// tabula's labor.pdf: two columns 9 pt apart, drawn one after the other, and a drop cap
+	// three lines high on the left one's third baseline; the drop cap's em made the gutter
+	// too narrow on that line, the band closed there, and the columns were read across,
+	// line by line ("underis stood")
+	var cols strings.Builder
+	cols.WriteString("BT /F1 48 Tf 1 0 0 1 70 661 Tm (T) Tj /F1 11 Tf 1 0 0 1 100 700 Tm 13 TL")
+	for i := range 8 {
+		fmt.Fprintf(&cols, " (left line %d of it) '", i+1)
+	}
+	cols.WriteString(" 1 0 0 1 203 700 Tm")
+	for i := range 8 {
+		fmt.Fprintf(&cols, " (right line %d of it) '", i+1)
+	}
+	cols.WriteString(" ET")
+	var left, right []string
+	for i := range 8 {
+		left, right = append(left, fmt.Sprintf("left line %d of it", i+1)), append(right, fmt.Sprintf("right line %d of it", i+1))
+	}
+	left[2] = "T " + left[2]
 	tests = append(tests, []struct {
 		name string
 		data []byte
@@ -88,6 +108,8 @@ func TestTableCellFiles(t *testing.T) {
 	}{
 		{"a page drawn in text order leaves signs inside words where they are", unshaped, "महिला\nकि"},
 		{"a page drawn shaped has them moved after their consonant", shaped, "महिला\nकि"},
+		{"a drop cap does not hide a narrow gutter", pdfWith(simpleFont(""), "", cols.String()),
+			strings.Join(left, "\n") + "\n\n" + strings.Join(right, "\n")},
 		{"a free text note without an appearance shows its text", freeText(""), "Note\nline"},
 		{"one with an appearance shows that", freeText(" /AP << /N 6 0 R >>"), "Drawn"},
 	}...)
