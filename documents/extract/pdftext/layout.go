@@ -113,7 +113,11 @@ func fragments(gs []glyph) []*line {
 				continue
 			}
 			if !overprinted(last, g) {
-				if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+				// on the line's baseline, or on the glyph before's when that one ends the
+				// line: a superscript's second letter ("1st"), raised by more than half its
+				// own size (not a text drawn over the line, which goes on inside it)
+				inLine := abs(g.y-cur.y) < baselineTol*size || abs(g.y-last.y) < 0.05*size && end >= cur.x1-0.05*size
+				if inLine && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
 					cur.add(g)
 					continue
 				}

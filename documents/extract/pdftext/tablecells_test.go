@@ -110,6 +110,13 @@ func TestTableCellFiles(t *testing.T) {
 		{"a page drawn shaped has them moved after their consonant", shaped, "महिला\nकि"},
 		{"a drop cap does not hide a narrow gutter", pdfWith(simpleFont(""), "", cols.String()),
 			strings.Join(left, "\n") + "\n\n" + strings.Join(right, "\n")},
+		// tabula's offense.pdf: a table cell's "1st degree", its "st" a 6.48-point
+		// superscript 3.5 points up, past half its size: the "t" started a line of its own
+		// with "degree" ("1s" / "t degree")
+		{"a superscript's letters stay on their line", pdfWith("<< /Type /Font /Subtype /TrueType /BaseFont /TimesNewRomanPSMT >>", "",
+			"BT 9.96 0 0 9.96 120 631.92 Tm /F1 1 Tf (physical, 1) Tj ET BT 6.48 0 0 6.48 163.44 635.4 Tm /F1 1 Tf (st) Tj ET"+
+				"BT 9.96 0 0 9.96 167.76 631.92 Tm /F1 1 Tf ( ) Tj ET BT 9.96 0 0 9.96 170.28 631.92 Tm /F1 1 Tf (degree) Tj ET"),
+			"physical, 1st degree"},
 		{"a free text note without an appearance shows its text", freeText(""), "Note\nline"},
 		{"one with an appearance shows that", freeText(" /AP << /N 6 0 R >>"), "Drawn"},
 	}...)
