@@ -15,7 +15,8 @@ import (
 )
 
 // Annotations are drawn on their page as pdftotext draws them (poppler draws each visible
-// annotation's appearance stream): the filled fields of a form, free text, stamps. A form
+// annotation's appearance stream): the filled fields of a form, free text, stamps. A free
+// text note without an appearance shows its /Contents, as poppler makes its appearance. A form
 // field with no appearance, or every field of a form that asks for appearances to be made
 // (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
 // value, a checked box "✓", a chosen radio button "●", a push button its caption, a list
@@ -96,6 +97,15 @@ func (p *page) drawAnnot(annots pdf.Value, i int) (err error) {
 	ap := appearance(a)
 	if sub == "Widget" && (ap.Kind() != pdf.Stream || p.doc.needAppearances()) {
 		return p.fieldValue(a, rect)
+	}
+	if sub == "FreeText" && ap.Kind() != pdf.Stream {
+		// a note without an appearance shows its text, as poppler makes it (10 pt unless
+		// its default appearance sets a size)
+		size := fontSize(a.Key("DA").RawString())
+		if size <= 0 {
+			size = 10
+		}
+		return p.drawLines(valueLines(a.Key("Contents")), size, 1.15*size, false, rect)
 	}
 	return p.drawAppearance(ap, rect)
 }
@@ -211,6 +221,12 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 			lines = []string{"✓"}
 		}
 	}
+	return p.drawLines(lines, size, step, step == listStep*size, rect)
+}
+
+// drawLines draws the lines of a value made into an appearance into rect at size, step
+// apart: from the top (a list box's options from one step down), or one line in the middle.
+func (p *page) drawLines(lines []string, size, step float64, list bool, rect [4]float64) error {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -219,7 +235,7 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 	p.gs = gstate{ctm: identity, scale: 1, size: size}
 	defer func() { p.gs = saved }()
 	y := rect[3] - size // the first line's baseline
-	if step == listStep*size {
+	if list {
 		y = rect[3] - step
 	} else if len(lines) == 1 {
 		y = rect[1] + (rect[3]-rect[1]-size)/2 + 0.2*size

@@ -26,7 +26,9 @@ var standardHigh = map[byte]string{
 	0xF8: "lslash", 0xF9: "oslash", 0xFA: "oe", 0xFB: "germandbls",
 }
 
-// symbolNames are the Symbol font's own encoding where it is not ASCII.
+// symbolNames are the Symbol font's own encoding where it is not ASCII (Adobe's Symbol AFM;
+// the pieces of large brackets and integrals are the Adobe Glyph List's private-use code
+// points, as pdftotext prints them).
 var symbolNames = map[byte]string{
 	0x22: "universal", 0x24: "existential", 0x27: "suchthat", 0x2A: "asteriskmath",
 	0x2D: "minus", 0x40: "congruent", 0x5C: "therefore", 0x5E: "perpendicular", 0x60: "radicalex",
@@ -40,7 +42,18 @@ var symbolNames = map[byte]string{
 	0xD0: "angle", 0xD1: "gradient", 0xD5: "product", 0xD6: "radical", 0xD7: "dotmath",
 	0xD8: "logicalnot", 0xD9: "logicaland", 0xDA: "logicalor", 0xDB: "arrowdblboth",
 	0xDC: "arrowdblleft", 0xDE: "arrowdblright", 0xE0: "lozenge", 0xE5: "summation",
-	0xF2: "integral",
+	0xF2: "integral", 0x7E: "similar", 0xA0: "Euro", 0xBD: "arrowvertex", 0xBE: "arrowhorizex",
+	0xBF: "carriagereturn", 0xC1: "Ifraktur", 0xC2: "Rfraktur", 0xC3: "weierstrass",
+	0xC4: "circlemultiply", 0xC9: "propersuperset", 0xCA: "reflexsuperset", 0xCB: "notsubset",
+	0xCC: "propersubset", 0xCD: "reflexsubset", 0xD2: "registerserif", 0xD3: "copyrightserif",
+	0xD4: "trademarkserif", 0xDD: "arrowdblup", 0xDF: "arrowdbldown", 0xE1: "angleleft",
+	0xE2: "registersans", 0xE3: "copyrightsans", 0xE4: "trademarksans", 0xE6: "parenlefttp",
+	0xE7: "parenleftex", 0xE8: "parenleftbt", 0xE9: "bracketlefttp", 0xEA: "bracketleftex",
+	0xEB: "bracketleftbt", 0xEC: "bracelefttp", 0xED: "braceleftmid", 0xEE: "braceleftbt",
+	0xEF: "braceex", 0xF1: "angleright", 0xF3: "integraltp", 0xF4: "integralex",
+	0xF5: "integralbt", 0xF6: "parenrighttp", 0xF7: "parenrightex", 0xF8: "parenrightbt",
+	0xF9: "bracketrighttp", 0xFA: "bracketrightex", 0xFB: "bracketrightbt", 0xFC: "bracerighttp",
+	0xFD: "bracerightmid", 0xFE: "bracerightbt",
 }
 
 // symbolLetters are the Symbol font's Greek letters at the Latin letters' codes.

@@ -244,9 +244,13 @@ var (
 )
 
 // standardWidths gives a standard (base 14) font without a Widths array the widths of its
-// metrics (fpdf carries Adobe's core font metrics), by the text of each code; false when
-// base is not one of them.
+// metrics (fpdf carries Adobe's core font metrics, symbolwidths.go the Symbol font's), by
+// the text of each code; false when base is not one of them.
 func standardWidths(f *font, base string) bool {
+	if strings.HasPrefix(base, "Symbol") {
+		symbolFontWidths(f)
+		return true
+	}
 	family, style := coreFont(base)
 	if family == "" {
 		for c := range f.width {
@@ -273,6 +277,24 @@ func standardWidths(f *font, base string) bool {
 		}
 	}
 	return true
+}
+
+// symbolFontWidths gives the standard Symbol font its widths (symbolWidths), by the text
+// of each code as its own encoding spells it.
+func symbolFontWidths(f *font) {
+	byText := map[string]float64{}
+	for c, t := range symbolEncoding {
+		if t != "" && symbolWidths[c] > 0 {
+			byText[t] = float64(symbolWidths[c]) / 1000
+		}
+	}
+	for c, t := range f.text {
+		if v, ok := byText[t]; ok {
+			f.width[c] = v
+		} else {
+			f.width[c] = 0.5
+		}
+	}
 }
 
 // coreFont names fpdf's core font for a base font name ("Helvetica-BoldOblique" → helvetica, BI).

@@ -102,6 +102,12 @@ func splitGutters(lines []*line) []*line {
 				}
 			}
 			em := max(l.size, 1)
+			if best >= 0 {
+				// the em of the glyphs around the gap: a drop cap elsewhere on the line
+				// (three lines high) does not make the gutter too narrow for it
+				g := gaps[best]
+				em = max(l.g[g.left].size, l.g[g.right].size, 1)
+			}
 			switch {
 			case best >= 0 && bestW >= minGutter*em:
 				g := gaps[best]

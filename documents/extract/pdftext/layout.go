@@ -13,7 +13,7 @@ import (
 // Layout thresholds, in units of the font size (an em).
 const (
 	wordGap     = 0.1 // a gap wider than this between glyphs is a space (pdftotext's)
-	guessGap    = 0.3 // the same for fonts whose widths are guessed
+	guessGap    = 0.3 // the same after a glyph whose width is guessed
 	maxLineGap  = 1.5 // a wider gap on one baseline starts another line (a column, a cell)
 	baselineTol = 0.5 // glyphs whose baselines differ by less share a line (super- and subscripts)
 	rowTol      = 0.2 // pieces of lines whose baselines differ by less are merged
@@ -84,11 +84,22 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 		lines := splitGutters(mergeRows(dropRedrawn(fragments(gs))))
 		rtl := pageRTL(lines)
 		blocks := cut(lines, rtl, 0)
+		// words first, for the page's count of words that pre-base vowel signs start
+		// and end (leftSigns), which decides lines that have none
+		words := make([][][][]glyph, len(blocks))
+		var page leftSigns
+		for i, block := range blocks {
+			words[i] = make([][][]glyph, len(block))
+			for j, l := range block {
+				words[i][j] = lineWords(l)
+				page.add(countLeftSigns(words[i][j]))
+			}
+		}
 		texts := make([][]string, len(blocks))
 		for i, block := range blocks {
 			texts[i] = make([]string, len(block))
 			for j, l := range block {
-				texts[i][j] = lineText(l)
+				texts[i][j] = spellLine(l, words[i][j], countLeftSigns(words[i][j]).shaped(page))
 			}
 		}
 		for i, block := range blocks {
@@ -118,7 +129,11 @@ func fragments(gs []glyph) []*line {
 				continue
 			}
 			if !overprinted(last, g) {
-				if abs(g.y-cur.y) < baselineTol*size && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+				// on the line's baseline, or on the glyph before's when that one ends the
+				// line: a superscript's second letter ("1st"), raised by more than half its
+				// own size (not a text drawn over the line, which goes on inside it)
+				inLine := abs(g.y-cur.y) < baselineTol*size || abs(g.y-last.y) < 0.05*size && end >= cur.x1-0.05*size
+				if inLine && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
 					cur.add(g)
 					continue
 				}
@@ -519,9 +534,9 @@ func continuesWord(text, next string) bool {
 	return letters >= 8
 }
 
-// lineText spells a line: a space where glyphs are apart by more than a word gap or a
-// space is drawn, words in logical order.
-func lineText(l *line) string {
+// lineWords carves a line into words: a word break where glyphs are apart by more than a
+// word gap or a space is drawn.
+func lineWords(l *line) [][]glyph {
 	placeMarks(l.g)
 	if l.rtl {
 		spacesBeforeTails(l.g)
@@ -552,8 +567,10 @@ func lineText(l *line) string {
 			continue
 		}
 		if prev != nil && !prev.space && len(cur) > 0 && !g.onBase && !lepchaMark(*g) {
+			// the gap runs from where prev ends, by its width, to g's origin, which is
+			// exact: only prev's guessed width makes it unsure
 			gap, limit := g.x-end, float32(wordGap)
-			if prev.loose || g.loose {
+			if prev.loose {
 				limit = guessGap
 			} else if tight {
 				limit = tightGap
@@ -575,8 +592,12 @@ func lineText(l *line) string {
 	if len(cur) > 0 {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
-	words = letterSpaced(words, drawn)
-	shaped := shapedLeftSigns(words)
+	return letterSpaced(words, drawn)
+}
+
+// spellLine spells a line's words in logical order; shaped says its pre-base vowel signs
+// are drawn left of their consonants, where shapers put them.
+func spellLine(l *line, words [][]glyph, shaped bool) string {
 	for i, w := range words {
 		words[i] = reorderVisual(w)
 		if shaped {

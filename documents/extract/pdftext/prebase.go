@@ -49,23 +49,39 @@ func sameBlockLetter(s string, virama rune) bool {
 	return r>>7 == virama>>7 && unicode.IsLetter(r)
 }
 
-// shapedLeftSigns says whether a line's pre-base vowel signs are drawn where shapers put
-// them, left of their consonant: such a sign never ends a word there, and one that ends more
-// words than it starts was drawn in text order by a program that did not shape the script.
-func shapedLeftSigns(words [][]glyph) bool {
-	starts, ends := 0, 0
+// leftSigns counts the words of a line or page that a pre-base vowel sign starts and ends.
+// Where shapers put them, left of their consonant, such a sign never ends a word; drawn in
+// text order by a program that did not shape the script, it never starts one.
+type leftSigns struct{ starts, ends int }
+
+func (c *leftSigns) add(o leftSigns) { c.starts, c.ends = c.starts+o.starts, c.ends+o.ends }
+
+// countLeftSigns counts a line's words that pre-base vowel signs start and end.
+func countLeftSigns(words [][]glyph) leftSigns {
+	var c leftSigns
 	for _, w := range words {
 		if len(w) < 2 {
 			continue
 		}
 		if preBaseSign(w[0].text) != 0 {
-			starts++
+			c.starts++
 		}
 		if preBaseSign(w[len(w)-1].text) != 0 {
-			ends++
+			c.ends++
 		}
 	}
-	return ends <= starts
+	return c
+}
+
+// shaped says whether a line's pre-base vowel signs are drawn where shapers put them: one
+// that ends more words than it starts was drawn in text order. A line where none starts
+// or ends a word (the signs inside words: a form's labels, "নামের") goes by its page's
+// count; a page's producer shapes all its lines or none.
+func (c leftSigns) shaped(page leftSigns) bool {
+	if c.starts == 0 && c.ends == 0 {
+		c = page
+	}
+	return c.ends <= c.starts
 }
 
 // placePreBaseSigns moves each pre-base vowel sign of a word, drawn before its consonant,
