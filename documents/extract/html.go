@@ -61,11 +61,11 @@ type htmlWalker struct {
 	pendingLevel int
 }
 
-// skipped elements hold no readable text.
+// skipped elements hold no readable text. An object's content is read: it is what shows
+// where the object cannot be shown (EPUB 3's bindings: a quiz as its list of questions).
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true, atom.Select: true,
-	atom.Button: true,
+	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Select: true, atom.Button: true,
 }
 
 // blocks start on a new line.
