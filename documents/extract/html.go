@@ -59,13 +59,16 @@ type htmlWalker struct {
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
 	pendingLevel int
+	// foreign is the state inside inline SVG and MathML (foreign.go).
+	foreign
 }
 
 // skipped elements hold no readable text. An object's content is read: it is what shows
 // where the object cannot be shown (EPUB 3's bindings: a quiz as its list of questions).
+// SVG and MathML are read by foreign.go.
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Select: true, atom.Button: true,
+	atom.Iframe: true, atom.Select: true, atom.Button: true,
 }
 
 // blocks start on a new line.
@@ -111,11 +114,18 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 			return z.Err()
 		case html.TextToken:
-			if err := w.text(string(z.Text())); err != nil {
+			s := string(z.Text())
+			if len(w.skip) == 0 && w.inForeign() {
+				s = w.foreignText(s)
+			}
+			if err := w.text(s); err != nil {
 				return err
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
+			if len(w.skip) == 0 && w.foreignStart(t) {
+				continue
+			}
 			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
 			if t.DataAtom == atom.Img {
 				if err := w.image(t.Attr); err != nil {
@@ -124,6 +134,9 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
+			if len(w.skip) == 0 && w.foreignEnd(string(name)) {
+				continue
+			}
 			w.end(atom.Lookup(name))
 		}
 	}
