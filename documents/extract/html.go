@@ -19,20 +19,28 @@ import (
 // tokens as they come, in time and memory linear in the page (a tree builder spends time
 // quadratic in the depth of a page of nested elements).
 func readHTML(b *budget, data []byte) (*Document, error) {
+	doc, title, err := readHTMLBody(b, data)
+	if err == nil && len(doc.Sections) == 0 && title != "" {
+		doc.Sections = []Section{{Text: title}}
+	}
+	return doc, err
+}
+
+// readHTMLBody reads a page's body, and returns its title apart: a page without text
+// reads as its title, but an EPUB's chapter, whose title is most often the book's, does
+// not (fixed-layout books have blank pages and pages that are only a picture).
+func readHTMLBody(b *budget, data []byte) (*Document, string, error) {
 	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	w := &htmlWalker{doc: &Document{Format: "html"}, b: b, inHead: true}
 	if err := w.read(html.NewTokenizer(r)); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	w.flush()
 	w.keepPending()
-	if len(w.doc.Sections) == 0 && w.title != "" {
-		w.doc.Sections = []Section{{Text: w.title}}
-	}
-	return w.doc, nil
+	return w.doc, w.title, nil
 }
 
 type htmlWalker struct {

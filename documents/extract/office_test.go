@@ -385,6 +385,23 @@ func TestEPUB(t *testing.T) {
 	if _, err := extract.Bytes(context.Background(), "two.epub", testdocs.Zip(two...), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
 		t.Errorf("an EPUB with two books in folders: %v", err)
 	}
+	// a fixed-layout book's blank page and picture page read as nothing and their alt
+	// text, not as the title every page repeats (IDPF's page-blanche.epub)
+	fixed := `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata/><manifest>
+<item id="p0" href="p0.xhtml" media-type="application/xhtml+xml"/><item id="p1" href="p1.xhtml" media-type="application/xhtml+xml"/>
+</manifest><spine><itemref idref="p0"/><itemref idref="p1"/></spine></package>`
+	fixedPage := func(body string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>La Page Blanche</title></head><body><div class="page">` + body + `</div></body></html>`
+	}
+	doc, err = extract.Bytes(context.Background(), "fixed.epub", epub(
+		testdocs.File{Name: "OEBPS/content.opf", Body: fixed},
+		testdocs.File{Name: "OEBPS/p0.xhtml", Body: fixedPage("")},
+		testdocs.File{Name: "OEBPS/p1.xhtml", Body: fixedPage(`<img src="p1.jpg" alt="page 1"/>`)},
+	), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "epub", []extract.Section{{Text: "[page 1]"}})
 	drm := epub(
 		testdocs.File{Name: "META-INF/encryption.xml", Body: `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="OEBPS/Text/one.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`},
 		testdocs.File{Name: "OEBPS/content.opf", Body: opf},
