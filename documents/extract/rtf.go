@@ -99,6 +99,7 @@ func (r *rtfReader) read(b *budget) error {
 			continue
 		case '}':
 			r.pos++
+			r.skipChars = 0 // a \uN's fallback ends with its group
 			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
 				r.endStyle()
 			}
