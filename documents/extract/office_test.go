@@ -508,3 +508,21 @@ func TestRTFUnicodeFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestRTFHidden: hidden text (\v) is neither shown nor printed, and pandoc leaves it out
+// (pandoc's formatting.rtf: "This is hidden: secret." read the secret).
+func TestRTFHidden(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"group", `{\rtf1\ansi \pard This is hidden: {\v secret}.\par}`, "This is hidden: ."},
+		{"switched off", `{\rtf1\ansi \pard a\v b\v0 c {\v d\plain e} f\par}`, "ac e f"},
+		{"code page and unicode", `{\rtf1\ansi \pard x{\v \'e9\u8212-}y\par}`, "xy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}

@@ -14,7 +14,8 @@ import (
 // or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
 // an \outlinelevel). Font, colour and style tables, document information, pictures,
 // embedded objects, field instructions, headers and footers and any ignorable
-// destination (\*) are skipped. It is a reader for text, not a renderer.
+// destination (\*) are skipped, and so is hidden text (\v), as pandoc skips it. It is a
+// reader for text, not a renderer.
 func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
@@ -38,6 +39,8 @@ type rtfGroup struct {
 	uc             int
 	// styleSheet says the group is the stylesheet or an entry of it.
 	styleSheet bool
+	// hidden says the text is hidden (\v: not shown or printed).
+	hidden bool
 }
 
 type rtfReader struct {
@@ -210,6 +213,10 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		r.skipChars = r.cur.uc
 	case word == "pard":
 		r.cur.style, r.cur.outline = 0, 0
+	case word == "v":
+		r.cur.hidden = !hasNum || num != 0
+	case word == "plain": // character formatting back to the default
+		r.cur.hidden = false
 	case word == "s" && hasNum:
 		r.cur.style = num
 	case word == "outlinelevel" && hasNum && num >= 0 && num <= 8:
@@ -232,7 +239,7 @@ func (r *rtfReader) char(c byte) {
 		r.entry.WriteByte(c)
 		return
 	}
-	if r.cur.skip {
+	if r.cur.skip || r.cur.hidden {
 		return
 	}
 	r.flushBytes()
@@ -248,14 +255,14 @@ func (r *rtfReader) byte(c byte) {
 		r.skipChars--
 		return
 	}
-	if r.cur.skip || r.cur.styleSheet {
+	if r.cur.skip || r.cur.styleSheet || r.cur.hidden {
 		return
 	}
 	r.pending = append(r.pending, c)
 }
 
 func (r *rtfReader) text(s string) {
-	if r.cur.skip || r.cur.styleSheet {
+	if r.cur.skip || r.cur.styleSheet || r.cur.hidden {
 		return
 	}
 	r.flushBytes()
