@@ -482,7 +482,8 @@ func TestRTF(t *testing.T) {
 	}
 	checkSections(t, doc, "rtf", []extract.Section{
 		{Heading: "Café report", Text: "Prices rose by 5\u202f% in Zürich the city."},
-		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really.Note text."},
+		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really."},
+		{Heading: "Footnotes", Text: "Note text."},
 	})
 	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
 		t.Errorf("deep groups: %v", err)
@@ -525,4 +526,21 @@ func TestRTFHidden(t *testing.T) {
 			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
 		})
 	}
+}
+
+// TestRTFNotes: footnotes and endnotes go after the text, as a DOCX's, and the paragraph a
+// note stands in reads on (pandoc's footnote.rtf read "annotated.See Sahlins").
+func TestRTFNotes(t *testing.T) {
+	const mead = `{\rtf1\ansi \ftnbj\ftnrestart \pard\plain {\pu6 Mead's study has been annotated.\chftn
+{\footnote \pard\plain \s246 \fs20 {\up6\chftn }
+See Sahlins.\par And Geertz.} It was her \'e9tude.\chftn{\footnote\ftnalt \pard{\up6\chftn} An endnote.} Then.}\par Next paragraph.\par}`
+	doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(mead), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "rtf", []extract.Section{
+		{Text: "Mead's study has been annotated. It was her étude. Then.\n\nNext paragraph."},
+		{Heading: "Footnotes", Text: "See Sahlins.\n\nAnd Geertz."},
+		{Heading: "Endnotes", Text: "An endnote."},
+	})
 }

@@ -12,7 +12,8 @@ import (
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
 // table rows (\cell, \row), characters given as \'hh in the document's code page (\ansicpg)
 // or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
-// an \outlinelevel). Font, colour and style tables, document information, pictures,
+// an \outlinelevel), then the footnotes and endnotes, as a DOCX's are read (a note stands
+// in its paragraph where it is cited). Font, colour and style tables, document information, pictures,
 // embedded objects, field instructions, headers and footers and any ignorable
 // destination (\*) are skipped, and so is hidden text (\v), as pandoc skips it. It is a
 // reader for text, not a renderer.
@@ -27,6 +28,16 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	}
 	r.endPara()
 	r.finish()
+	for _, notes := range []struct {
+		heading string
+		text    *strings.Builder
+	}{{"Footnotes", &r.notes}, {"Endnotes", &r.endnotes}} {
+		if notes.text.Len() > 0 {
+			r.restart(notes.heading)
+			r.body.WriteString(notes.text.String())
+			r.finish()
+		}
+	}
 	return r.doc, nil
 }
 
@@ -41,6 +52,8 @@ type rtfGroup struct {
 	styleSheet bool
 	// hidden says the text is hidden (\v: not shown or printed).
 	hidden bool
+	// note says the group is a footnote or endnote (\footnote, with \ftnalt an endnote).
+	note, endnote bool
 }
 
 type rtfReader struct {
@@ -61,6 +74,10 @@ type rtfReader struct {
 	entry     strings.Builder
 	entryNum  int
 	destStart bool
+	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
+	// the text of the paragraph a note stands in, read on after the note.
+	notes, endnotes strings.Builder
+	outer           string
 }
 
 // rtfSkipped destinations hold no text of the document.
@@ -106,6 +123,9 @@ func (r *rtfReader) read(b *budget) error {
 			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
 				r.endStyle()
 			}
+			if r.cur.note && len(r.stack) > 0 && !r.stack[len(r.stack)-1].note {
+				r.endNote()
+			}
 			if len(r.stack) > 0 {
 				r.cur = r.stack[len(r.stack)-1]
 				r.stack = r.stack[:len(r.stack)-1]
@@ -123,7 +143,7 @@ func (r *rtfReader) read(b *budget) error {
 			}
 		}
 		r.destStart = false
-		if r.para.Len()+r.body.Len() > MaxTextBytes {
+		if r.para.Len()+r.body.Len()+r.notes.Len()+r.endnotes.Len() > MaxTextBytes {
 			return fmt.Errorf("%w: it holds more than %s of text", ErrTooBig, mb(MaxTextBytes))
 		}
 	}
@@ -200,6 +220,15 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		return
 	case rtfSkipped[word] && destStart:
 		r.cur.skip = true
+		return
+	case word == "footnote" && destStart && !r.cur.skip && !r.cur.note:
+		r.flushBytes()
+		r.outer = r.para.String()
+		r.para.Reset()
+		r.cur.note = true
+		return
+	case word == "ftnalt" && r.cur.note:
+		r.cur.endnote = true
 		return
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
@@ -293,11 +322,32 @@ func (r *rtfReader) endStyle() {
 	r.entryNum = 0
 }
 
-// endPara ends the paragraph: a heading starts a section, other text goes to the body.
+// endNote ends a note: its last paragraph goes among the notes, and the paragraph it
+// stands in is read on.
+func (r *rtfReader) endNote() {
+	r.endPara()
+	r.para.Reset()
+	r.para.WriteString(r.outer)
+	r.outer = ""
+}
+
+// endPara ends the paragraph: in a note, among the notes; a heading starts a section,
+// other text goes to the body.
 func (r *rtfReader) endPara() {
 	r.flushBytes()
 	text := r.para.String()
 	r.para.Reset()
+	if r.cur.note {
+		notes := &r.notes
+		if r.cur.endnote {
+			notes = &r.endnotes
+		}
+		if strings.TrimSpace(text) != "" {
+			notes.WriteString(strings.TrimSpace(text))
+			notes.WriteString("\n\n")
+		}
+		return
+	}
 	level := r.cur.outline
 	if level == 0 {
 		level = r.styles[r.cur.style]
