@@ -20,7 +20,8 @@ import (
 // into the next without a break ("res-" "tait" → "res-tait"), as pandoc reads it.
 //
 // A formula (MathML) reads as its tokens' text run together ("x=c2"), as pandoc reads an
-// EPUB's; its annotations, which repeat it in another notation, are left out.
+// EPUB's; its annotations, which repeat it in another notation, and its invisible
+// operators (U+2061–2064) are left out. Names may carry a prefix ("m:math").
 type foreign struct {
 	// svg counts the open svg elements, svgText the text elements open inside them and
 	// foreignObject their open foreignObject elements; svgY is the baseline (y) of the
@@ -47,7 +48,12 @@ func (f *foreign) foreignText(s string) string {
 	case f.mtext > 0:
 		return s
 	}
-	return strings.TrimSpace(s)
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r >= '\u2061' && r <= '\u2064' { // invisible times, function application…
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // foreignStart takes a start tag that begins or stands inside SVG or MathML; it reports
@@ -55,14 +61,18 @@ func (f *foreign) foreignText(s string) string {
 // a foreignObject's HTML).
 func (w *htmlWalker) foreignStart(t html.Token) bool {
 	open := t.Type != html.SelfClosingTagToken
+	name, a := localName(t.Data), t.DataAtom
+	if name != t.Data { // a prefixed name: "m:math", "svg:text"
+		a = atom.Lookup([]byte(name))
+	}
 	switch {
-	case t.DataAtom == atom.Svg:
+	case a == atom.Svg:
 		w.inHead = false
 		if open {
 			w.svg++
 		}
 		return true
-	case t.DataAtom == atom.Math && w.svg == 0:
+	case a == atom.Math && w.svg == 0:
 		w.inHead = false
 		if open {
 			if w.math++; w.math == 1 {
@@ -76,7 +86,7 @@ func (w *htmlWalker) foreignStart(t html.Token) bool {
 	}
 	switch {
 	case w.svg > 0 && w.foreignObject == 0:
-		switch t.Data {
+		switch name {
 		case "style", "script":
 			return false
 		case "text":
@@ -100,10 +110,10 @@ func (w *htmlWalker) foreignStart(t html.Token) bool {
 		}
 		return true
 	case w.math > 0:
-		switch t.DataAtom {
+		switch a {
 		case atom.Annotation, atom.AnnotationXml:
 			if open {
-				w.skip = append(w.skip, t.DataAtom)
+				w.skip = append(w.skip, a)
 			}
 		case atom.Mtext:
 			if open {
@@ -119,6 +129,7 @@ func (w *htmlWalker) foreignStart(t html.Token) bool {
 // foreignEnd takes an end tag inside SVG or MathML, reporting false for those the HTML
 // walker handles.
 func (w *htmlWalker) foreignEnd(name string) bool {
+	name = localName(name)
 	switch {
 	case name == "svg" && w.svg > 0:
 		if w.svg--; w.svg == 0 {
@@ -164,6 +175,14 @@ func (w *htmlWalker) svgLine() {
 		}
 	}
 	w.text("\n")
+}
+
+// localName is an element's name without its namespace prefix.
+func localName(name string) string {
+	if i := strings.LastIndexByte(name, ':'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 func tokenAttr(t html.Token, key string) string {

@@ -39,6 +39,13 @@ func TestHTMLForeignContent(t *testing.T) {
 				`<math display="block"><mi>f</mi><mo>=</mo><mn>1</mn><mtext>if x</mtext><mo>&gt;</mo><mn>0</mn></math><p>Done.</p>`,
 			want: "Energy E=mc2 holds.\n\nf=1 if x >0\n\nDone.",
 		},
+		{
+			// pandoc's features.epub: a prefixed formula read as text, "2\u2061x" with its invisible times
+			name: "prefixed",
+			body: `<p>Sum <m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mrow><m:mn>2</m:mn><m:mo> &#x2061;</m:mo><m:mi>x</m:mi></m:mrow>` +
+				`<m:annotation>2x</m:annotation></m:math> and <svg:svg xmlns:svg="http://www.w3.org/2000/svg"><svg:title>T</svg:title><svg:text>drawn</svg:text></svg:svg>.</p>`,
+			want: "Sum 2x and\ndrawn\n.",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

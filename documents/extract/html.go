@@ -145,7 +145,11 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			if len(w.skip) == 0 && w.foreignEnd(string(name)) {
 				continue
 			}
-			w.end(atom.Lookup(name))
+			a := atom.Lookup(name)
+			if a == 0 && len(w.skip) > 0 { // a skipped element of a prefixed name: "m:annotation"
+				a = atom.Lookup([]byte(localName(string(name))))
+			}
+			w.end(a)
 		}
 	}
 }
