@@ -11,7 +11,8 @@ import (
 
 // TestHTMLForeignContent reads the text of inline SVG drawings (IDPF's sous-le-vent.epub
 // draws every line of its pages as SVG text: recall 0.015 when it was skipped) and of
-// formulas (MathML), both of which pandoc reads.
+// formulas (MathML), both of which pandoc reads, and of an EPUB 3.0 epub:switch the form
+// that pandoc and a reading system that renders MathML and SVG show.
 func TestHTMLForeignContent(t *testing.T) {
 	tests := []struct {
 		name, body, want string
@@ -45,6 +46,17 @@ func TestHTMLForeignContent(t *testing.T) {
 			body: `<p>Sum <m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mrow><m:mn>2</m:mn><m:mo> &#x2061;</m:mo><m:mi>x</m:mi></m:mrow>` +
 				`<m:annotation>2x</m:annotation></m:math> and <svg:svg xmlns:svg="http://www.w3.org/2000/svg"><svg:title>T</svg:title><svg:text>drawn</svg:text></svg:svg>.</p>`,
 			want: "Sum 2x and\ndrawn\n.",
+		},
+		{
+			// IDPF's switch tests (pandoc's features.epub): the first case in MathML or SVG, else
+			// the default; "FAIL" marks what a reading system leaves out
+			name: "epub:switch",
+			body: `<p>One</p><epub:switch><epub:case required-namespace="http://example.com/unsupported"><p>FAIL</p><epub:case><p>FAIL</p></epub:case></epub:case>` +
+				`<epub:default><p>PASS</p></epub:default></epub:switch>` +
+				`<epub:switch><epub:case required-namespace="http://www.w3.org/1998/Math/MathML"><math><mi>x</mi></math></epub:case>` +
+				`<epub:case required-namespace="http://www.w3.org/2000/svg"><p>FAIL</p></epub:case><epub:default><p>FAIL</p></epub:default></epub:switch><p>Two</p>` +
+				`<epub:case required-namespace="http://www.w3.org/2000/svg"><p>Stray</p></epub:case>`,
+			want: "One\n\nPASS\nx\nTwo\n\nStray",
 		},
 	}
 	for _, tt := range tests {

@@ -67,8 +67,10 @@ type htmlWalker struct {
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
 	pendingLevel int
-	// foreign is the state inside inline SVG and MathML (foreign.go).
+	// foreign is the state inside inline SVG and MathML (foreign.go), epubSwitch inside
+	// EPUB 3.0's epub:switch (epubswitch.go).
 	foreign
+	epubSwitch
 }
 
 // skipped elements hold no readable text. An object's content is read: it is what shows
@@ -122,6 +124,9 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 			return z.Err()
 		case html.TextToken:
+			if w.passing > 0 { // a form of an epub:switch left out
+				continue
+			}
 			s := string(z.Text())
 			if len(w.skip) == 0 && w.inForeign() {
 				s = w.foreignText(s)
@@ -131,7 +136,7 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
-			if len(w.skip) == 0 && w.foreignStart(t) {
+			if w.switchStart(t) || len(w.skip) == 0 && w.foreignStart(t) {
 				continue
 			}
 			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
@@ -142,7 +147,7 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			if len(w.skip) == 0 && w.foreignEnd(string(name)) {
+			if w.switchEnd(string(name)) || len(w.skip) == 0 && w.foreignEnd(string(name)) {
 				continue
 			}
 			a := atom.Lookup(name)

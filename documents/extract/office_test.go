@@ -452,7 +452,7 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
 	f.Add(uint8(4), opf)
 	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
-	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object></p>`)
+	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object><epub:switch><epub:case required-namespace="http://www.w3.org/2000/svg"><epub:case>e</epub:case></epub:case><epub:default>f</epub:default></epub:switch></p>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		name, data := build(kind, xml)
 		checkReadOrRefused(t, name, data)
