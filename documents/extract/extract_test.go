@@ -76,6 +76,17 @@ c</pre></body></html>`),
 			},
 		},
 		{
+			// inline markup inside a heading does not part its words (IDPF's jlreq-in-japanese.epub:
+			// "使用する<span>文字</span>" read "使用する 文字"); a line break does
+			name:   "headings.html",
+			data:   []byte(`<h1>Edge<em>Chat</em> <a href="#x">guide</a></h1><p>Text.</p><h2>日本語組版に使用する<span class="index">文字</span><br>Part<sup>2</sup></h2><p>More.</p>`),
+			format: "html",
+			want: []extract.Section{
+				{Heading: "EdgeChat guide", Text: "Text."},
+				{Heading: "EdgeChat guide › 日本語組版に使用する文字 Part2", Text: "More."},
+			},
+		},
+		{
 			name: "letter.docx",
 			data: testdocs.DOCX([]testdocs.Para{
 				{Text: "Preface."}, {Style: "Title", Text: "Letter"}, {Text: "Dear reader,\nhello."},

@@ -208,7 +208,11 @@ func (w *htmlWalker) start(a atom.Atom, selfClosing bool) {
 		w.flush()
 		w.heading = headingLevel[a]
 	case w.heading > 0:
-		w.headingText.WriteByte(' ')
+		// a line break or block inside a heading parts words; inline markup does not
+		// ("<h4>使用する<span>文字</span></h4>", "<h2>Edge<em>Chat</em></h2>")
+		if blocks[a] || a == atom.Td || a == atom.Th {
+			w.headingText.WriteByte(' ')
+		}
 	case a == atom.Td || a == atom.Th:
 		w.cur.WriteString("\t")
 	case blocks[a]:
