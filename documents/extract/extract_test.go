@@ -87,6 +87,21 @@ c</pre></body></html>`),
 			},
 		},
 		{
+			// an XHTML page's XML declaration gives its encoding, UTF-8 by default: HTML's
+			// rules took a page whose first 1,024 bytes are ASCII for Windows-1252 (Project
+			// Gutenberg's EPUBs in pymupdf's test_3687.epub: "Adamsâ€™")
+			name:   "gutenberg.xhtml",
+			data:   []byte("<?xml version='1.0' encoding='utf-8'?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>T</title><style>" + strings.Repeat("p{}", 400) + "</style></head><body><p>Adams’ “balloon”</p></body></html>"),
+			format: "html",
+			want:   []extract.Section{{Text: "Adams’ “balloon”"}},
+		},
+		{
+			name:   "latin1.xhtml",
+			data:   []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?><html><body><p>caf\xe9</p></body></html>"),
+			format: "html",
+			want:   []extract.Section{{Text: "café"}},
+		},
+		{
 			name: "letter.docx",
 			data: testdocs.DOCX([]testdocs.Para{
 				{Text: "Preface."}, {Style: "Title", Text: "Letter"}, {Text: "Dear reader,\nhello."},
@@ -227,6 +242,7 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.rtf", []byte(`{\rtf1\ansi{\stylesheet{\s1 heading 1;}}\pard\s1 T\par\pard x\'e9\u8212?{\*\x y}\cell\row\par}`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi\uc1 a{\footnote\ftnalt n\par m{\footnote o}}{\v h\plain p}{\listtext\u8226 }b\par}`))
 	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))
+	f.Add("a.xhtml", []byte("\ufeff <?xml version='1.0' encoding = \"utf-16\"?><p>y’</p>"))
 	f.Add("a.md", []byte("# x\n\ny\n===\n"))
 	f.Add("a.txt", []byte("text"))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {

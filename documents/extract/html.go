@@ -30,7 +30,11 @@ func readHTML(b *budget, data []byte) (*Document, error) {
 // reads as its title, but an EPUB's chapter, whose title is most often the book's, does
 // not (fixed-layout books have blank pages and pages that are only a picture).
 func readHTMLBody(b *budget, data []byte) (*Document, string, error) {
-	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
+	contentType := "text/html"
+	if enc, ok := xmlEncoding(data); ok {
+		contentType += "; charset=" + enc
+	}
+	r, err := charset.NewReader(bytes.NewReader(data), contentType)
 	if err != nil {
 		return nil, "", err
 	}
@@ -348,4 +352,34 @@ func foldSpaces(b *strings.Builder, s string) {
 // A bare file name ("jackdsetup.png" for "./images/jackdsetup.png") is kept, as pandoc keeps it.
 func isFileName(alt, src string) bool {
 	return alt == src || "./"+alt == src || alt == "./"+src
+}
+
+// xmlEncoding is the encoding an XML declaration ("<?xml version='1.0' encoding='utf-8'?>")
+// gives an XHTML page, UTF-8 where it names none, as XML has it; ok is false without one.
+// HTML's own rules look only for a meta charset and, failing one in the first 1,024 bytes,
+// take bytes that are all ASCII there for Windows-1252 (Project Gutenberg's EPUBs read
+// "Adamsâ€™" for "Adams’").
+func xmlEncoding(data []byte) (enc string, ok bool) {
+	head := bytes.TrimLeft(bytes.TrimPrefix(data[:min(len(data), 512)], []byte("\ufeff")), " \t\r\n")
+	if !bytes.HasPrefix(head, []byte("<?xml")) {
+		return "", false
+	}
+	decl, _, found := bytes.Cut(head, []byte("?>"))
+	if !found {
+		return "", false
+	}
+	_, rest, found := bytes.Cut(decl, []byte("encoding"))
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if !found || !bytes.HasPrefix(rest, []byte("=")) {
+		return "utf-8", true
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) < 2 || rest[0] != '"' && rest[0] != '\'' {
+		return "utf-8", true
+	}
+	name, _, found := bytes.Cut(rest[1:], rest[:1])
+	if !found || len(name) == 0 {
+		return "utf-8", true
+	}
+	return string(name), true
 }
