@@ -81,12 +81,18 @@ func (w *wordWalker) closeOpen() {
 		}
 	}
 	w.skip, w.inText = 0, false
+	if w.dropCap != "" { // a drop cap that ends its part: its text is kept
+		p := &wordPara{}
+		p.text.WriteString(w.dropCap)
+		w.dropCap = ""
+		w.endPara(p)
+	}
 }
 
 // dropPart forgets what a part that turned out damaged had begun.
 func (w *wordWalker) dropPart() {
 	w.note, w.notes, w.noteBytes = nil, nil, 0
-	w.paras, w.tables, w.skip, w.inText = nil, tables{}, 0, false
+	w.paras, w.tables, w.skip, w.inText, w.dropCap = nil, tables{}, 0, false, ""
 	w.body.Reset()
 }
 
@@ -128,6 +134,9 @@ type wordWalker struct {
 	note      *strings.Builder
 	notes     []wordNote
 	noteBytes int
+	// dropCap is the text of a drop cap (a paragraph framed as the large first letter of
+	// the next), which begins the next paragraph.
+	dropCap string
 }
 
 // wordNote is a footnote's or endnote's text and its place among those the text cites.
@@ -141,6 +150,8 @@ type wordPara struct {
 	style string
 	// outline is the paragraph's own outline level plus one (0: none).
 	outline int
+	// dropCap says the paragraph is a drop cap.
+	dropCap bool
 }
 
 // readStyles maps paragraph styles to heading levels: a style's outline level, else its
@@ -318,7 +329,14 @@ func (w *wordWalker) para() *wordPara {
 func (w *wordWalker) start(t xml.StartElement) {
 	switch t.Name.Local {
 	case "p":
-		w.paras = append(w.paras, &wordPara{})
+		p := &wordPara{}
+		p.text.WriteString(w.dropCap)
+		w.dropCap = ""
+		w.paras = append(w.paras, p)
+	case "framePr":
+		if d := attr(t, "dropCap"); (d == "drop" || d == "margin") && len(w.paras) > 0 {
+			w.para().dropCap = true
+		}
 	case "pStyle":
 		if len(w.paras) > 0 {
 			w.para().style = attr(t, "val")
@@ -392,6 +410,10 @@ func (w *wordWalker) end(t xml.EndElement) {
 // goes to the table cell, the paragraph around it (a text box's) or the body.
 func (w *wordWalker) endPara(p *wordPara) {
 	text := p.text.String()
+	if p.dropCap && len(w.paras) == 0 && !w.inCell() {
+		w.dropCap = strings.TrimSpace(text)
+		return
+	}
 	level := p.outline
 	if l := w.levels[p.style]; l > 0 && level == 0 {
 		level = l

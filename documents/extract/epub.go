@@ -10,7 +10,8 @@ import (
 // readEPUB reads an EPUB: the package document (OPF) named by META-INF/container.xml
 // lists the book's XHTML files in reading order (its spine), and each is read as HTML.
 // Items marked non-linear (shown only when a link leads there: other languages' copies,
-// answer pages) are left out, as pandoc leaves them.
+// answer pages) are left out, as pandoc leaves them, and so are the titles of chapters
+// without text (blank pages, pictures without alt text), which pandoc does not print.
 func readEPUB(b *budget, data []byte) (*Document, error) {
 	a, err := openArchive(b, data)
 	if err != nil {
@@ -70,7 +71,7 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 		if err != nil {
 			return nil, err
 		}
-		part, err := readHTML(b, chapter)
+		part, _, err := readHTMLBody(b, chapter)
 		if err != nil {
 			return nil, partError(it.href, err)
 		}

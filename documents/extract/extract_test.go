@@ -76,6 +76,32 @@ c</pre></body></html>`),
 			},
 		},
 		{
+			// inline markup inside a heading does not part its words (IDPF's jlreq-in-japanese.epub:
+			// "使用する<span>文字</span>" read "使用する 文字"); a line break does
+			name:   "headings.html",
+			data:   []byte(`<h1>Edge<em>Chat</em> <a href="#x">guide</a></h1><p>Text.</p><h2>日本語組版に使用する<span class="index">文字</span><br>Part<sup>2</sup></h2><p>More.</p>`),
+			format: "html",
+			want: []extract.Section{
+				{Heading: "EdgeChat guide", Text: "Text."},
+				{Heading: "EdgeChat guide › 日本語組版に使用する文字 Part2", Text: "More."},
+			},
+		},
+		{
+			// an XHTML page's XML declaration gives its encoding, UTF-8 by default: HTML's
+			// rules took a page whose first 1,024 bytes are ASCII for Windows-1252 (Project
+			// Gutenberg's EPUBs in pymupdf's test_3687.epub: "Adamsâ€™")
+			name:   "gutenberg.xhtml",
+			data:   []byte("<?xml version='1.0' encoding='utf-8'?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>T</title><style>" + strings.Repeat("p{}", 400) + "</style></head><body><p>Adams’ “balloon”</p></body></html>"),
+			format: "html",
+			want:   []extract.Section{{Text: "Adams’ “balloon”"}},
+		},
+		{
+			name:   "latin1.xhtml",
+			data:   []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?><html><body><p>caf\xe9</p></body></html>"),
+			format: "html",
+			want:   []extract.Section{{Text: "café"}},
+		},
+		{
 			name: "letter.docx",
 			data: testdocs.DOCX([]testdocs.Para{
 				{Text: "Preface."}, {Style: "Title", Text: "Letter"}, {Text: "Dear reader,\nhello."},
@@ -214,7 +240,9 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.docx", testdocs.DOCX([]testdocs.Para{{Style: "Heading1", Text: "H"}, {Text: "x"}}))
 	f.Add("a.odt", odf("application/vnd.oasis.opendocument.text", `<office:document-content><office:body><office:text><text:p>x</text:p></office:text></office:body></office:document-content>`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi{\stylesheet{\s1 heading 1;}}\pard\s1 T\par\pard x\'e9\u8212?{\*\x y}\cell\row\par}`))
+	f.Add("a.rtf", []byte(`{\rtf1\ansi\uc1 a{\footnote\ftnalt n\par m{\footnote o}}{\v h\plain p}{\listtext\u8226 }b\par}`))
 	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))
+	f.Add("a.xhtml", []byte("\ufeff <?xml version='1.0' encoding = \"utf-16\"?><p>y’</p>"))
 	f.Add("a.md", []byte("# x\n\ny\n===\n"))
 	f.Add("a.txt", []byte("text"))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {

@@ -19,20 +19,32 @@ import (
 // tokens as they come, in time and memory linear in the page (a tree builder spends time
 // quadratic in the depth of a page of nested elements).
 func readHTML(b *budget, data []byte) (*Document, error) {
-	r, err := charset.NewReader(bytes.NewReader(data), "text/html")
+	doc, title, err := readHTMLBody(b, data)
+	if err == nil && len(doc.Sections) == 0 && title != "" {
+		doc.Sections = []Section{{Text: title}}
+	}
+	return doc, err
+}
+
+// readHTMLBody reads a page's body, and returns its title apart: a page without text
+// reads as its title, but an EPUB's chapter, whose title is most often the book's, does
+// not (fixed-layout books have blank pages and pages that are only a picture).
+func readHTMLBody(b *budget, data []byte) (*Document, string, error) {
+	contentType := "text/html"
+	if enc, ok := xmlEncoding(data); ok {
+		contentType += "; charset=" + enc
+	}
+	r, err := charset.NewReader(bytes.NewReader(data), contentType)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	w := &htmlWalker{doc: &Document{Format: "html"}, b: b, inHead: true}
 	if err := w.read(html.NewTokenizer(r)); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	w.flush()
 	w.keepPending()
-	if len(w.doc.Sections) == 0 && w.title != "" {
-		w.doc.Sections = []Section{{Text: w.title}}
-	}
-	return w.doc, nil
+	return w.doc, w.title, nil
 }
 
 type htmlWalker struct {
@@ -59,13 +71,18 @@ type htmlWalker struct {
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
 	pendingLevel int
+	// foreign is the state inside inline SVG and MathML (foreign.go), epubSwitch inside
+	// EPUB 3.0's epub:switch (epubswitch.go).
+	foreign
+	epubSwitch
 }
 
-// skipped elements hold no readable text.
+// skipped elements hold no readable text. An object's content is read: it is what shows
+// where the object cannot be shown (EPUB 3's bindings: a quiz as its list of questions).
+// SVG and MathML are read by foreign.go.
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Math: true, atom.Iframe: true, atom.Object: true, atom.Select: true,
-	atom.Button: true,
+	atom.Iframe: true, atom.Select: true, atom.Button: true,
 }
 
 // blocks start on a new line.
@@ -111,11 +128,21 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 			return z.Err()
 		case html.TextToken:
-			if err := w.text(string(z.Text())); err != nil {
+			if w.passing > 0 { // a form of an epub:switch left out
+				continue
+			}
+			s := string(z.Text())
+			if len(w.skip) == 0 && w.inForeign() {
+				s = w.foreignText(s)
+			}
+			if err := w.text(s); err != nil {
 				return err
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
+			if w.switchStart(t) || len(w.skip) == 0 && w.foreignStart(t) {
+				continue
+			}
 			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
 			if t.DataAtom == atom.Img {
 				if err := w.image(t.Attr); err != nil {
@@ -124,7 +151,14 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			w.end(atom.Lookup(name))
+			if w.switchEnd(string(name)) || len(w.skip) == 0 && w.foreignEnd(string(name)) {
+				continue
+			}
+			a := atom.Lookup(name)
+			if a == 0 && len(w.skip) > 0 { // a skipped element of a prefixed name: "m:annotation"
+				a = atom.Lookup([]byte(localName(string(name))))
+			}
+			w.end(a)
 		}
 	}
 }
@@ -178,7 +212,11 @@ func (w *htmlWalker) start(a atom.Atom, selfClosing bool) {
 		w.flush()
 		w.heading = headingLevel[a]
 	case w.heading > 0:
-		w.headingText.WriteByte(' ')
+		// a line break or block inside a heading parts words; inline markup does not
+		// ("<h4>使用する<span>文字</span></h4>", "<h2>Edge<em>Chat</em></h2>")
+		if blocks[a] || a == atom.Td || a == atom.Th {
+			w.headingText.WriteByte(' ')
+		}
 	case a == atom.Td || a == atom.Th:
 		w.cur.WriteString("\t")
 	case blocks[a]:
@@ -314,4 +352,34 @@ func foldSpaces(b *strings.Builder, s string) {
 // A bare file name ("jackdsetup.png" for "./images/jackdsetup.png") is kept, as pandoc keeps it.
 func isFileName(alt, src string) bool {
 	return alt == src || "./"+alt == src || alt == "./"+src
+}
+
+// xmlEncoding is the encoding an XML declaration ("<?xml version='1.0' encoding='utf-8'?>")
+// gives an XHTML page, UTF-8 where it names none, as XML has it; ok is false without one.
+// HTML's own rules look only for a meta charset and, failing one in the first 1,024 bytes,
+// take bytes that are all ASCII there for Windows-1252 (Project Gutenberg's EPUBs read
+// "Adamsâ€™" for "Adams’").
+func xmlEncoding(data []byte) (enc string, ok bool) {
+	head := bytes.TrimLeft(bytes.TrimPrefix(data[:min(len(data), 512)], []byte("\ufeff")), " \t\r\n")
+	if !bytes.HasPrefix(head, []byte("<?xml")) {
+		return "", false
+	}
+	decl, _, found := bytes.Cut(head, []byte("?>"))
+	if !found {
+		return "", false
+	}
+	_, rest, found := bytes.Cut(decl, []byte("encoding"))
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if !found || !bytes.HasPrefix(rest, []byte("=")) {
+		return "utf-8", true
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) < 2 || rest[0] != '"' && rest[0] != '\'' {
+		return "utf-8", true
+	}
+	name, _, found := bytes.Cut(rest[1:], rest[:1])
+	if !found || len(name) == 0 {
+		return "utf-8", true
+	}
+	return string(name), true
 }

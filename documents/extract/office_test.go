@@ -385,6 +385,23 @@ func TestEPUB(t *testing.T) {
 	if _, err := extract.Bytes(context.Background(), "two.epub", testdocs.Zip(two...), nil); err == nil || !strings.Contains(err.Error(), "container.xml does not name") {
 		t.Errorf("an EPUB with two books in folders: %v", err)
 	}
+	// a fixed-layout book's blank page and picture page read as nothing and their alt
+	// text, not as the title every page repeats (IDPF's page-blanche.epub)
+	fixed := `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata/><manifest>
+<item id="p0" href="p0.xhtml" media-type="application/xhtml+xml"/><item id="p1" href="p1.xhtml" media-type="application/xhtml+xml"/>
+</manifest><spine><itemref idref="p0"/><itemref idref="p1"/></spine></package>`
+	fixedPage := func(body string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>La Page Blanche</title></head><body><div class="page">` + body + `</div></body></html>`
+	}
+	doc, err = extract.Bytes(context.Background(), "fixed.epub", epub(
+		testdocs.File{Name: "OEBPS/content.opf", Body: fixed},
+		testdocs.File{Name: "OEBPS/p0.xhtml", Body: fixedPage("")},
+		testdocs.File{Name: "OEBPS/p1.xhtml", Body: fixedPage(`<img src="p1.jpg" alt="page 1"/>`)},
+	), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "epub", []extract.Section{{Text: "[page 1]"}})
 	drm := epub(
 		testdocs.File{Name: "META-INF/encryption.xml", Body: `<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData><enc:CipherReference URI="OEBPS/Text/one.xhtml"/></enc:CipherData></enc:EncryptedData></encryption>`},
 		testdocs.File{Name: "OEBPS/content.opf", Body: opf},
@@ -435,6 +452,7 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
 	f.Add(uint8(4), opf)
 	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
+	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object><epub:switch><epub:case required-namespace="http://www.w3.org/2000/svg"><epub:case>e</epub:case></epub:case><epub:default>f</epub:default></epub:switch></p>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		name, data := build(kind, xml)
 		checkReadOrRefused(t, name, data)
@@ -464,9 +482,65 @@ func TestRTF(t *testing.T) {
 	}
 	checkSections(t, doc, "rtf", []extract.Section{
 		{Heading: "Café report", Text: "Prices rose by 5\u202f% in Zürich the city."},
-		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really.Note text."},
+		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really."},
+		{Heading: "Footnotes", Text: "Note text."},
 	})
 	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
 		t.Errorf("deep groups: %v", err)
 	}
+}
+
+// TestRTFUnicodeFallback: the characters skipped after a \uN (its fallback for readers
+// without Unicode) end with the group: a list bullet's {\listtext\tab \u8226 \tab} took the
+// first letter of the item after it (pandoc's list_multiparagraph.rtf: "irst item").
+func TestRTFUnicodeFallback(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"bullet group", `{\rtf1\ansi\uc1 \pard{\listtext\tab \u8226 \tab}First item.\par}`, "First item."},
+		{"fallback skipped", `{\rtf1\ansi\uc1 \pard Here\u8217's it.\par}`, "Here’s it."},
+		{"two fallback bytes", `{\rtf1\ansi\uc2 \pard a\u8212\'97\'97b.\par}`, "a—b."},
+		{"fallback cut by a group", `{\rtf1\ansi\uc2 \pard{x\u8212-}y.\par}`, "x—y."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}
+
+// TestRTFHidden: hidden text (\v) is neither shown nor printed, and pandoc leaves it out
+// (pandoc's formatting.rtf: "This is hidden: secret." read the secret).
+func TestRTFHidden(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"group", `{\rtf1\ansi \pard This is hidden: {\v secret}.\par}`, "This is hidden: ."},
+		{"switched off", `{\rtf1\ansi \pard a\v b\v0 c {\v d\plain e} f\par}`, "ac e f"},
+		{"code page and unicode", `{\rtf1\ansi \pard x{\v \'e9\u8212-}y\par}`, "xy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}
+
+// TestRTFNotes: footnotes and endnotes go after the text, as a DOCX's, and the paragraph a
+// note stands in reads on (pandoc's footnote.rtf read "annotated.See Sahlins").
+func TestRTFNotes(t *testing.T) {
+	const mead = `{\rtf1\ansi \ftnbj\ftnrestart \pard\plain {\pu6 Mead's study has been annotated.\chftn
+{\footnote \pard\plain \s246 \fs20 {\up6\chftn }
+See Sahlins.\par And Geertz.} It was her \'e9tude.\chftn{\footnote\ftnalt \pard{\up6\chftn} An endnote.} Then.}\par Next paragraph.\par}`
+	doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(mead), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "rtf", []extract.Section{
+		{Text: "Mead's study has been annotated. It was her étude. Then.\n\nNext paragraph."},
+		{Heading: "Footnotes", Text: "See Sahlins.\n\nAnd Geertz."},
+		{Heading: "Endnotes", Text: "An endnote."},
+	})
 }

@@ -12,9 +12,11 @@ import (
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
 // table rows (\cell, \row), characters given as \'hh in the document's code page (\ansicpg)
 // or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
-// an \outlinelevel). Font, colour and style tables, document information, pictures,
+// an \outlinelevel), then the footnotes and endnotes, as a DOCX's are read (a note stands
+// in its paragraph where it is cited). Font, colour and style tables, document information, pictures,
 // embedded objects, field instructions, headers and footers and any ignorable
-// destination (\*) are skipped. It is a reader for text, not a renderer.
+// destination (\*) are skipped, and so is hidden text (\v), as pandoc skips it. It is a
+// reader for text, not a renderer.
 func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
@@ -26,6 +28,16 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	}
 	r.endPara()
 	r.finish()
+	for _, notes := range []struct {
+		heading string
+		text    *strings.Builder
+	}{{"Footnotes", &r.notes}, {"Endnotes", &r.endnotes}} {
+		if notes.text.Len() > 0 {
+			r.restart(notes.heading)
+			r.body.WriteString(notes.text.String())
+			r.finish()
+		}
+	}
 	return r.doc, nil
 }
 
@@ -38,6 +50,10 @@ type rtfGroup struct {
 	uc             int
 	// styleSheet says the group is the stylesheet or an entry of it.
 	styleSheet bool
+	// hidden says the text is hidden (\v: not shown or printed).
+	hidden bool
+	// note says the group is a footnote or endnote (\footnote, with \ftnalt an endnote).
+	note, endnote bool
 }
 
 type rtfReader struct {
@@ -58,6 +74,10 @@ type rtfReader struct {
 	entry     strings.Builder
 	entryNum  int
 	destStart bool
+	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
+	// the text of the paragraph a note stands in, read on after the note.
+	notes, endnotes strings.Builder
+	outer           string
 }
 
 // rtfSkipped destinations hold no text of the document.
@@ -99,8 +119,12 @@ func (r *rtfReader) read(b *budget) error {
 			continue
 		case '}':
 			r.pos++
+			r.skipChars = 0 // a \uN's fallback ends with its group
 			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
 				r.endStyle()
+			}
+			if r.cur.note && len(r.stack) > 0 && !r.stack[len(r.stack)-1].note {
+				r.endNote()
 			}
 			if len(r.stack) > 0 {
 				r.cur = r.stack[len(r.stack)-1]
@@ -119,7 +143,7 @@ func (r *rtfReader) read(b *budget) error {
 			}
 		}
 		r.destStart = false
-		if r.para.Len()+r.body.Len() > MaxTextBytes {
+		if r.para.Len()+r.body.Len()+r.notes.Len()+r.endnotes.Len() > MaxTextBytes {
 			return fmt.Errorf("%w: it holds more than %s of text", ErrTooBig, mb(MaxTextBytes))
 		}
 	}
@@ -197,6 +221,15 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case rtfSkipped[word] && destStart:
 		r.cur.skip = true
 		return
+	case word == "footnote" && destStart && !r.cur.skip && !r.cur.note:
+		r.flushBytes()
+		r.outer = r.para.String()
+		r.para.Reset()
+		r.cur.note = true
+		return
+	case word == "ftnalt" && r.cur.note:
+		r.cur.endnote = true
+		return
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
 	case word == "uc" && hasNum && num >= 0 && num < 10:
@@ -209,6 +242,10 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		r.skipChars = r.cur.uc
 	case word == "pard":
 		r.cur.style, r.cur.outline = 0, 0
+	case word == "v":
+		r.cur.hidden = !hasNum || num != 0
+	case word == "plain": // character formatting back to the default
+		r.cur.hidden = false
 	case word == "s" && hasNum:
 		r.cur.style = num
 	case word == "outlinelevel" && hasNum && num >= 0 && num <= 8:
@@ -231,7 +268,7 @@ func (r *rtfReader) char(c byte) {
 		r.entry.WriteByte(c)
 		return
 	}
-	if r.cur.skip {
+	if r.cur.skip || r.cur.hidden {
 		return
 	}
 	r.flushBytes()
@@ -247,14 +284,14 @@ func (r *rtfReader) byte(c byte) {
 		r.skipChars--
 		return
 	}
-	if r.cur.skip || r.cur.styleSheet {
+	if r.cur.skip || r.cur.styleSheet || r.cur.hidden {
 		return
 	}
 	r.pending = append(r.pending, c)
 }
 
 func (r *rtfReader) text(s string) {
-	if r.cur.skip || r.cur.styleSheet {
+	if r.cur.skip || r.cur.styleSheet || r.cur.hidden {
 		return
 	}
 	r.flushBytes()
@@ -285,11 +322,32 @@ func (r *rtfReader) endStyle() {
 	r.entryNum = 0
 }
 
-// endPara ends the paragraph: a heading starts a section, other text goes to the body.
+// endNote ends a note: its last paragraph goes among the notes, and the paragraph it
+// stands in is read on.
+func (r *rtfReader) endNote() {
+	r.endPara()
+	r.para.Reset()
+	r.para.WriteString(r.outer)
+	r.outer = ""
+}
+
+// endPara ends the paragraph: in a note, among the notes; a heading starts a section,
+// other text goes to the body.
 func (r *rtfReader) endPara() {
 	r.flushBytes()
 	text := r.para.String()
 	r.para.Reset()
+	if r.cur.note {
+		notes := &r.notes
+		if r.cur.endnote {
+			notes = &r.endnotes
+		}
+		if strings.TrimSpace(text) != "" {
+			notes.WriteString(strings.TrimSpace(text))
+			notes.WriteString("\n\n")
+		}
+		return
+	}
 	level := r.cur.outline
 	if level == 0 {
 		level = r.styles[r.cur.style]
