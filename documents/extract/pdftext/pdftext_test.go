@@ -194,6 +194,10 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a small line right under a heading's start is no script of it", simpleFont(""), "",
+			// font-size-test.pdf (pdfminer.six): a 34-point heading, then a 6-point "5" under its
+			// first letter, its baseline less than half the heading's size lower
+			"BT /F1 34 Tf 72 700 Td (Arial font) Tj /F1 6 Tf 0 -12 Td (5) Tj ET", "Arial font\n5"},
 		{"a fraction's denominator is not a stacked script", simpleFont(""), "",
 			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
 			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",
