@@ -17,6 +17,10 @@ const (
 	gutterDrift    = 6   // a band ends after this many ems down without a line it parts
 	maxOpenBands   = 64
 	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
+	// edgeTol: ink this far (em) into a band does not cross it: a justified column's right
+	// edge, set by rounding, wanders by hundredths of a point, and the band, narrowed to the
+	// leftmost of its gaps' starts, would close on the next line that ends past it.
+	edgeTol = 0.05
 )
 
 // gap is a white run inside a line: from where the ink before it ends to where the next
@@ -91,7 +95,8 @@ func splitGutters(lines []*line) []*line {
 				closeBand(b)
 				continue
 			}
-			if l.x1 <= b.x0 || l.x0 >= b.x1 {
+			em := max(l.size, 1)
+			if l.x1 <= b.x0+edgeTol*em || l.x0 >= b.x1-edgeTol*em {
 				keep = append(keep, b) // the line stands on one side
 				continue
 			}
@@ -101,7 +106,6 @@ func splitGutters(lines []*line) []*line {
 					best, bestW = i, w
 				}
 			}
-			em := max(l.size, 1)
 			switch {
 			case best >= 0 && bestW >= minGutter*em:
 				g := gaps[best]
