@@ -67,6 +67,7 @@ func TestGutters(t *testing.T) {
 		{"two rows are no gutter", columnsContent(cells[:2], xs, true),
 			"one alpha. two alpha. tre alpha.\nabcd efgh two bravo. tre bravo."},
 		{"a justified column's line ending a hair into the gutter does not close it", justifiedColumns(), justifiedWant},
+		{"a gutter goes on past lines on one side of it", footnoteColumns(), footnoteWant},
 	}
 	// A parallel text drawn row by row: Latin on the left, Hebrew (A, B: alef, bet) on the
 	// right, 8 points apart.
@@ -119,3 +120,22 @@ func justifiedColumns() string {
 
 const justifiedWant = "left 0 row\nleft 1 row\nleft 2 row\nleft 3 row\nleft 4 row\nleft 5 row\nleft 6 row\nleft 7 row\n\n" +
 	"right 0 ro\nright 1 ro\n\nright 3 ro\nright 4 ro\n\nright 6 ro\nright 7 ro"
+
+// footnoteColumns draws two columns 8 points apart, the left one first: four rows of both,
+// then eight of the right column beside white space (a figure, a footnote's rule), then
+// a footnote on the left beside the right column's last row (the first page of an IEEE
+// paper of pdfminer.six's samples).
+func footnoteColumns() string {
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	for _, r := range []int{0, 1, 2, 3, 12} {
+		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (left %02d ro) Tj ", 700-12*r, r)
+	}
+	for r := range 13 {
+		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %02d r) Tj ", 700-12*r, r)
+	}
+	return b.String() + "ET"
+}
+
+var footnoteWant = "left 00 ro\nleft 01 ro\nleft 02 ro\nleft 03 ro\n\nleft 12 ro\n\n" +
+	"right 00 r\nright 01 r\nright 02 r\nright 03 r\nright 04 r\nright 05 r\nright 06 r\nright 07 r\nright 08 r\nright 09 r\nright 10 r\nright 11 r\nright 12 r"
