@@ -50,8 +50,13 @@ func (m *cmap) mapsText() bool {
 	return false
 }
 
-// maxCMapEntries bounds one CMap (a hostile one can list millions).
-const maxCMapEntries = 1 << 20
+// maxCMapEntries bounds one CMap (a hostile one can list millions); maxCMapOperands the
+// operands of one block: producers write thousands of entries to a block where the PDF
+// reference asks for 100 at most (PyPDF2's merges: 1,821).
+const (
+	maxCMapEntries  = 1 << 20
+	maxCMapOperands = 3 << 16
+)
 
 // parseCMap reads a CMap stream.
 func parseCMap(data []byte) *cmap {
@@ -66,7 +71,7 @@ func parseCMap(data []byte) *cmap {
 			break
 		}
 		if !isOp {
-			if len(stack) < 3*maxStack {
+			if len(stack) < maxCMapOperands {
 				stack = append(stack, op)
 			}
 			continue
