@@ -28,9 +28,6 @@ type mapRange struct {
 	isCID  bool
 }
 
-// maps says whether the CMap maps any code, to text or to a CID.
-func (m *cmap) maps() bool { return len(m.chars) > 0 || len(m.cids) > 0 || len(m.ranges) > 0 }
-
 // mapsText says whether the map gives any code a text other than U+0000: one that maps
 // codes to U+0000 alone gives no text.
 func (m *cmap) mapsText() bool {
