@@ -302,8 +302,10 @@ func combineAccents(gs []glyph) []glyph {
 }
 
 // collides says whether the glyphs of f overprint those of l: two texts drawn over each
-// other stay apart, a word drawn into a gap left for it joins. Spaces overprint nothing:
-// Acrobat's touch-up draws a space back over the words before it ahead of each word's rest.
+// other stay apart, a word drawn into a gap left for it joins. A space drawn over a space
+// overprints nothing: Acrobat's touch-up draws a space back over the space before a word
+// ahead of the word's rest. (A space over letters still does: Excel's date cells, padded
+// with spaces, stay apart.)
 func collides(l, f *line) bool {
 	if f.x0 >= l.x1-0.2*f.size || len(l.g)*len(f.g) > 1<<16 {
 		return false
@@ -311,7 +313,7 @@ func collides(l, f *line) bool {
 	for _, a := range f.g {
 		for _, b := range l.g {
 			lo, hi := max(a.x, b.x), min(a.x+a.w, b.x+b.w)
-			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 && !a.space && !b.space {
+			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 && !(a.space && b.space) {
 				return true
 			}
 		}
