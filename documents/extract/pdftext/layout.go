@@ -203,11 +203,11 @@ func overMark(cur *line, last, g glyph) bool {
 // then the other back at the base's end, on another baseline than the first script's.
 // The second script starts where the first does (both hang on the base's end); a fraction's
 // denominator, centred under a narrower numerator, starts before it and is not taken; nor
-// is a small line under a heading whose last glyph, on the heading's baseline, is no script.
+// is a line under a heading at less than overprintRatio of its size (no script is so small).
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
 	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
-		abs(g.y-last.y) > 0.15*size && abs(last.y-cur.y) > 0.05*size && g.x >= cur.x0 && g.x < last.x+last.w) {
+		abs(g.y-last.y) > 0.15*size && g.size >= overprintRatio*cur.size && g.x >= cur.x0 && g.x < last.x+last.w) {
 		return false
 	}
 	start := last.x // where the first script's run starts
