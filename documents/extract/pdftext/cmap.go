@@ -28,11 +28,32 @@ type mapRange struct {
 	isCID  bool
 }
 
-// maps says whether the CMap maps any code, to text or to a CID.
-func (m *cmap) maps() bool { return len(m.chars) > 0 || len(m.cids) > 0 || len(m.ranges) > 0 }
+// mapsText says whether the map gives any code a text other than U+0000: one that maps
+// codes to U+0000 alone gives no text.
+func (m *cmap) mapsText() bool {
+	for _, t := range m.chars {
+		for _, r := range t {
+			if r != 0 {
+				return true
+			}
+		}
+	}
+	for _, r := range m.ranges {
+		// a range counts up from its last unit
+		if !r.isCID && (len(r.arr) > 0 || len(r.dst) > 1 || len(r.dst) == 1 && (r.dst[0] != 0 || r.hi > r.lo)) {
+			return true
+		}
+	}
+	return false
+}
 
-// maxCMapEntries bounds one CMap (a hostile one can list millions).
-const maxCMapEntries = 1 << 20
+// maxCMapEntries bounds one CMap (a hostile one can list millions); maxCMapOperands the
+// operands of one block: producers write thousands of entries to a block where the PDF
+// reference asks for 100 at most (PyPDF2's merges: 1,821).
+const (
+	maxCMapEntries  = 1 << 20
+	maxCMapOperands = 3 << 16
+)
 
 // parseCMap reads a CMap stream.
 func parseCMap(data []byte) *cmap {
@@ -47,7 +68,7 @@ func parseCMap(data []byte) *cmap {
 			break
 		}
 		if !isOp {
-			if len(stack) < 3*maxStack {
+			if len(stack) < maxCMapOperands {
 				stack = append(stack, op)
 			}
 			continue

@@ -18,6 +18,11 @@ import (
 func TestReaderCorpusFiles(t *testing.T) {
 	emptyToUnicode := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n" +
 		"1 begincodespacerange <00> <ff> endcodespacerange\n0 beginbfchar\n\nendbfchar\nendcmap end end"
+	// pypdf's rewrite of a New York tax form (PyMuPDF's test_2954.pdf): the map of every
+	// Arial font maps codes 0–2 to U+0000 and nothing else
+	nulToUnicode := strings.ReplaceAll("/CIDInit /ProcSet findresource begin|12 dict begin|begincmap|/CMapName /Adobe-Identity-UCS def|/CMapType 2 def|"+
+		"1 begincodespacerange|<0000> <FFFF>|endcodespacerange|3 beginbfchar|<0000> <0000>|<0001> <0000>|<0002> <0000>|endbfchar|endcmap|"+
+		"CMapName currentdict /CMap|defineresource pop|end end|", "|", "\r")
 	symbolicTrueType := func(toUnicode string) []byte {
 		return pdfWithFont("<< /Type /Font /Subtype /TrueType /BaseFont /X /Encoding /WinAnsiEncoding "+widths+strings.Repeat("500 ", 256)+
 			"] /FontDescriptor 7 0 R /ToUnicode 6 0 R >>",
@@ -70,6 +75,7 @@ func TestReaderCorpusFiles(t *testing.T) {
 		want string
 	}{
 		{"a symbolic TrueType font whose ToUnicode maps nothing reads by its encoding", symbolicTrueType(emptyToUnicode), "Voucher"},
+		{"a symbolic TrueType font whose ToUnicode maps only codes to U+0000 reads by its encoding", symbolicTrueType(nulToUnicode), "Voucher"},
 		{"text off the media box is dropped", framed("/MediaBox [0 0 612 400]"), "shown"},
 		{"the media box's corners in any order", framed("/MediaBox [612 400 0 0]"), "shown"},
 		{"without a media box nothing is dropped", framed(""), "above the page left of it right of it shown"},

@@ -129,10 +129,11 @@ func (r *reader) loadFont(v pdf.Value) *font {
 		return f
 	}
 	f.simple = true
-	if f.toUni != nil && !f.toUni.maps() {
+	if f.toUni != nil && !f.toUni.mapsText() {
 		// A ToUnicode map that maps no code (iText wrote "0 beginbfchar endbfchar" for
-		// symbolic TrueType fonts, pdf.js's issue1350.pdf) tells nothing: the codes read by
-		// the encoding, as pdftotext reads them, not as a map that gives the font's text alone.
+		// symbolic TrueType fonts, pdf.js's issue1350.pdf), or maps codes to U+0000 alone
+		// (pypdf's rewrites: PyMuPDF's test_2954.pdf), tells nothing: the codes read by the
+		// encoding, as pdftotext reads them, not as a map that gives the font's text alone.
 		f.toUni = nil
 	}
 	r.loadSimple(f, v)

@@ -14,9 +14,13 @@ import "slices"
 const (
 	minGutter      = 0.5 // a band narrower than this (em) is no gutter
 	minGutterLines = 3   // lines a band must part, with the drawing or direction agreeing
-	gutterDrift    = 6   // a band ends after this many ems down without a line it parts
+	gutterDrift    = 6   // a band ends after this many ems down without a line it parts (a gutter: beside it)
 	maxOpenBands   = 64
 	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
+	// edgeTol: ink this far (em) into a band does not cross it: a justified column's right
+	// edge, set by rounding, wanders by hundredths of a point, and the band, narrowed to the
+	// leftmost of its gaps' starts, would close on the next line that ends past it.
+	edgeTol = 0.05
 )
 
 // gap is a white run inside a line: from where the ink before it ends to where the next
@@ -75,7 +79,7 @@ func lineGaps(l *line) []gap {
 func splitGutters(lines []*line) []*line {
 	var open, done []*band
 	closeBand := func(b *band) {
-		if len(b.parts) >= minGutterLines && (3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)) {
+		if b.gutter() {
 			done = append(done, b)
 		}
 	}
@@ -91,7 +95,11 @@ func splitGutters(lines []*line) []*line {
 				closeBand(b)
 				continue
 			}
-			if l.x1 <= b.x0 || l.x0 >= b.x1 {
+			em := max(l.size, 1)
+			if l.x1 <= b.x0+edgeTol*em || l.x0 >= b.x1-edgeTol*em {
+				if b.gutter() {
+					b.lastY = l.y // a gutter goes on while white beside one column's lines
+				}
 				keep = append(keep, b) // the line stands on one side
 				continue
 			}
@@ -101,7 +109,6 @@ func splitGutters(lines []*line) []*line {
 					best, bestW = i, w
 				}
 			}
-			em := max(l.size, 1)
 			if best >= 0 {
 				// the em of the glyphs around the gap: a drop cap elsewhere on the line
 				// (three lines high) does not make the gutter too narrow for it
@@ -180,6 +187,12 @@ func splitGutters(lines []*line) []*line {
 		}
 	}
 	return out
+}
+
+// gutter says whether the band has parted enough lines, drawn apart or in two directions,
+// to be a gutter between columns.
+func (b *band) gutter() bool {
+	return len(b.parts) >= minGutterLines && (3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts))
 }
 
 func b2i(b bool) int {

@@ -66,6 +66,8 @@ func TestGutters(t *testing.T) {
 			"x = 1; // one\nyy = 22; // two\nzzz = 333; // three\nw = 4; // four"},
 		{"two rows are no gutter", columnsContent(cells[:2], xs, true),
 			"one alpha. two alpha. tre alpha.\nabcd efgh two bravo. tre bravo."},
+		{"a justified column's line ending a hair into the gutter does not close it", justifiedColumns(), justifiedWant},
+		{"a gutter goes on past lines on one side of it", footnoteColumns(), footnoteWant},
 	}
 	// A parallel text drawn row by row: Latin on the left, Hebrew (A, B: alef, bet) on the
 	// right, 8 points apart.
@@ -93,3 +95,47 @@ func TestGutters(t *testing.T) {
 		})
 	}
 }
+
+// justifiedColumns draws two columns 8 points apart, the left one first, on one baseline
+// grid; rows 2 and 5 have no right-hand line, and their left-hand lines end 0.05 points
+// past the others (a justified column's edge, set by rounding: an IEEE paper of
+// pdfminer.six's samples, whose left column ends between 291.70 and 291.76).
+func justifiedColumns() string {
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	for r := range 8 {
+		x := 72.0
+		if r == 2 || r == 5 {
+			x = 72.05
+		}
+		fmt.Fprintf(&b, "1 0 0 1 %g %d Tm (left %d row) Tj ", x, 700-12*r, r)
+	}
+	for r := range 8 {
+		if r != 2 && r != 5 {
+			fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %d ro) Tj ", 700-12*r, r)
+		}
+	}
+	return b.String() + "ET"
+}
+
+const justifiedWant = "left 0 row\nleft 1 row\nleft 2 row\nleft 3 row\nleft 4 row\nleft 5 row\nleft 6 row\nleft 7 row\n\n" +
+	"right 0 ro\nright 1 ro\n\nright 3 ro\nright 4 ro\n\nright 6 ro\nright 7 ro"
+
+// footnoteColumns draws two columns 8 points apart, the left one first: four rows of both,
+// then eight of the right column beside white space (a figure, a footnote's rule), then
+// a footnote on the left beside the right column's last row (the first page of an IEEE
+// paper of pdfminer.six's samples).
+func footnoteColumns() string {
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	for _, r := range []int{0, 1, 2, 3, 12} {
+		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (left %02d ro) Tj ", 700-12*r, r)
+	}
+	for r := range 13 {
+		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %02d r) Tj ", 700-12*r, r)
+	}
+	return b.String() + "ET"
+}
+
+var footnoteWant = "left 00 ro\nleft 01 ro\nleft 02 ro\nleft 03 ro\n\nleft 12 ro\n\n" +
+	"right 00 r\nright 01 r\nright 02 r\nright 03 r\nright 04 r\nright 05 r\nright 06 r\nright 07 r\nright 08 r\nright 09 r\nright 10 r\nright 11 r\nright 12 r"

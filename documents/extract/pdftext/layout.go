@@ -238,11 +238,12 @@ func overMark(cur *line, last, g glyph) bool {
 // draws x with both a superscript and a subscript (S_k^new) as the base, the one script,
 // then the other back at the base's end, on another baseline than the first script's.
 // The second script starts where the first does (both hang on the base's end); a fraction's
-// denominator, centred under a narrower numerator, starts before it and is not taken.
+// denominator, centred under a narrower numerator, starts before it and is not taken; nor
+// is a line under a heading at less than overprintRatio of its size (no script is so small).
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
 	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
-		abs(g.y-last.y) > 0.15*size && g.x >= cur.x0 && g.x < last.x+last.w) {
+		abs(g.y-last.y) > 0.15*size && g.size >= overprintRatio*cur.size && g.x >= cur.x0 && g.x < last.x+last.w) {
 		return false
 	}
 	start := last.x // where the first script's run starts
@@ -348,7 +349,10 @@ func combineAccents(gs []glyph) []glyph {
 }
 
 // collides says whether the glyphs of f overprint those of l: two texts drawn over each
-// other stay apart, a word drawn into a gap left for it joins.
+// other stay apart, a word drawn into a gap left for it joins. A space drawn over a space
+// overprints nothing: Acrobat's touch-up draws a space back over the space before a word
+// ahead of the word's rest. (A space over letters still does: Excel's date cells, padded
+// with spaces, stay apart.)
 func collides(l, f *line) bool {
 	if f.x0 >= l.x1-0.2*f.size || len(l.g)*len(f.g) > 1<<16 {
 		return false
@@ -356,7 +360,7 @@ func collides(l, f *line) bool {
 	for _, a := range f.g {
 		for _, b := range l.g {
 			lo, hi := max(a.x, b.x), min(a.x+a.w, b.x+b.w)
-			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 {
+			if hi-lo > 0.3*min(a.w, b.w) && a.w > 0 && b.w > 0 && !(a.space && b.space) {
 				return true
 			}
 		}

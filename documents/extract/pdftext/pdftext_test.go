@@ -198,6 +198,19 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a space drawn back over its line's earlier words does not keep the rest apart", simpleFont(""), "",
+			// Acrobat's touch-up of a Wells Fargo report (PyMuPDF's test_3725.pdf): a word's
+			// rest drawn after a space drawn back over the space before the word ("in loa",
+			// " " back over the first space, "ns"; "a", " ", "ft"); read apart, the pieces
+			// went to lines of their own
+			"BT /F1 6 Tf 1 0 0 1 170 700 Tm (i) Tj 1 0 0 1 173 700 Tm (n) Tj 1 0 0 1 176 700 Tm ( ) Tj 1 0 0 1 179 700 Tm (l) Tj 1 0 0 1 182 700 Tm (o) Tj 1 0 0 1 185 700 Tm (a) Tj 1 0 0 1 175.99 700 Tm ( ) Tj 1 0 0 1 188 700 Tm (n) Tj 1 0 0 1 191 700 Tm (s) Tj 1 0 0 1 194 700 Tm ( ) Tj 1 0 0 1 197 700 Tm (a) Tj 1 0 0 1 193.99 700 Tm ( ) Tj 1 0 0 1 200 700 Tm (f) Tj 1 0 0 1 203 700 Tm (t) Tj ET", "in loans aft"},
+		{"a small line right under a heading's start is no script of it", simpleFont(""), "",
+			// font-size-test.pdf (pdfminer.six): a 34-point heading, then a 6-point "5" under its
+			// first letter, its baseline less than half the heading's size lower
+			"BT /F1 34 Tf 72 700 Td (Arial font) Tj /F1 6 Tf 0 -12 Td (5) Tj ET", "Arial font\n5"},
+		{"a footnote mark drawn back after its line stays in its word", simpleFont(""), "",
+			// dmca.pdf (pdfminer.six): the line, then its superscript mark back after "(DMCA)"
+			"BT /F1 10 Tf 72 700 Td [(Act \\(DMCA\\)) -400 ( was signed)] TJ /F1 6 Tf 50.5 4 Td (1) Tj ET", "Act (DMCA)1 was signed"},
 		{"a fraction's denominator is not a stacked script", simpleFont(""), "",
 			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
 			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",

@@ -1,0 +1,73 @@
+package pdftext
+
+import "bytes"
+
+// Unknown escapes in literal strings. A backslash before a character the string syntax does
+// not name ("\ " in AutoCAD's pdfplot: "(Visible\ Edges)", a page's /VP measure "(\ )") is
+// to be ignored (ISO 32000-1 §7.3.4.2), but the object reader rejects it, and an object
+// holding one cannot be read: a page object holding one loses the whole document, where
+// pdftotext reads it. withoutUnknownEscapes drops such backslashes from the strings outside
+// streams; the offsets move, so the file is opened again through rebuiltXref's scan.
+
+// withoutUnknownEscapes returns a copy of data without the backslashes of unknown escapes in
+// literal strings outside streams and comments, and whether it dropped any.
+func withoutUnknownEscapes(data []byte) ([]byte, bool) {
+	var out []byte // nil until the first backslash dropped
+	kept := 0      // data[:kept] is in out
+	depth := 0     // parentheses open: inside a literal string when > 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if depth == 0 {
+			switch {
+			case c == '(':
+				depth = 1
+			case c == '%':
+				for i < len(data) && data[i] != '\r' && data[i] != '\n' {
+					i++
+				}
+			case c == 's' && streamKeyword(data, i):
+				end := bytes.Index(data[i:], []byte("endstream"))
+				if end < 0 {
+					i = len(data)
+				} else {
+					i += end + len("endstream") - 1
+				}
+			}
+			continue
+		}
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case '\\':
+			if i+1 >= len(data) {
+				continue
+			}
+			switch n := data[i+1]; {
+			case bytes.IndexByte([]byte("nrtbf()\\\r\n"), n) >= 0, n >= '0' && n <= '7':
+				i++ // a known escape: its character is no delimiter
+			default:
+				out = append(out, data[kept:i]...)
+				kept = i + 1
+			}
+		}
+	}
+	if out == nil {
+		return data, false
+	}
+	return append(out, data[kept:]...), true
+}
+
+// streamKeyword says whether data[i:] starts the keyword "stream" that opens a stream's data:
+// after white space or ">>" and followed by a line end.
+func streamKeyword(data []byte, i int) bool {
+	if !bytes.HasPrefix(data[i:], []byte("stream")) || i == 0 {
+		return false
+	}
+	if e := i + len("stream"); e >= len(data) || data[e] != '\r' && data[e] != '\n' {
+		return false
+	}
+	p := data[i-1]
+	return p == '>' || p == ' ' || p == '\r' || p == '\n' || p == '\t'
+}
