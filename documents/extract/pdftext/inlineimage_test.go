@@ -107,18 +107,7 @@ func TestReadInlineImages(t *testing.T) {
 		{"EI inside, length given", "/W 16 /H 16 /BPC 8 /CS /G /L 256", withEI, func(x, y int) uint8 { return withEI[y*16+x] }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			content := append(inline(0, 0, 612, 792, c.dict, c.data), footer...)
-			var got []Image
-			pages, err := ReadImages(inlinePDF(content), Options{}, func(img Image) error {
-				got = append(got, img)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if txt := strings.TrimSpace(pages[0].Text); txt != "Scanned by the front desk" {
-				t.Errorf("text %q, want the footer after the image", txt)
-			}
+			got := readInline(t, c.dict, c.data)
 			if len(got) != 1 || got[0].Err != nil {
 				t.Fatalf("images %+v, want one read", got)
 			}
@@ -151,22 +140,29 @@ func TestReadInlineImageRefused(t *testing.T) {
 		"/W 16 /H 16 /BPC 1 /IM true /F /JBIG2Decode", // no JBIG2 decoder
 		"/W 16 /H 16 /BPC 8",                          // no color space
 	} {
-		content := append(inline(0, 0, 612, 792, dict, bytes.Repeat([]byte{7}, 256)), footer...)
-		var got []Image
-		pages, err := ReadImages(inlinePDF(content), Options{}, func(img Image) error {
-			got = append(got, img)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 1 || got[0].Err == nil {
+		if got := readInline(t, dict, bytes.Repeat([]byte{7}, 256)); len(got) != 1 || got[0].Err == nil {
 			t.Errorf("%s: images %+v, want one with its reason", dict, got)
 		}
-		if txt := strings.TrimSpace(pages[0].Text); txt != "Scanned by the front desk" {
-			t.Errorf("%s: text %q", dict, txt)
-		}
 	}
+}
+
+// readInline reads a page that draws an inline image of dict and data over the whole page,
+// the footer after it, and returns the images handed on; the footer must read.
+func readInline(t *testing.T, dict string, data []byte) []Image {
+	t.Helper()
+	content := append(inline(0, 0, 612, 792, dict, data), footer...)
+	var got []Image
+	pages, err := ReadImages(inlinePDF(content), Options{}, func(img Image) error {
+		got = append(got, img)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := strings.TrimSpace(pages[0].Text); txt != "Scanned by the front desk" {
+		t.Errorf("%s: text %q, want the footer after the image", dict, txt)
+	}
+	return got
 }
 
 // FuzzInlineImage reads inline images of any dictionary and data, handed on to a

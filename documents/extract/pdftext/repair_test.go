@@ -73,11 +73,11 @@ func TestDamagedXref(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pages, err := Read(tt.data, Options{})
+			got, err := pagesText(t, tt.data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
