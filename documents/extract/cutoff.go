@@ -29,8 +29,9 @@ func cutOff(kind string, data []byte) bool {
 	case "zip":
 		// the end of central directory record, 22 bytes from its signature, and after it
 		// a comment of up to 65,535 bytes
-		i := bytes.LastIndex(data[max(0, len(data)-22-65535):], []byte("PK\x05\x06"))
-		return i < 0 || i+22 > len(data[max(0, len(data)-22-65535):])
+		tail := data[max(0, len(data)-22-65535):]
+		i := bytes.LastIndex(tail, []byte("PK\x05\x06"))
+		return i < 0 || i+22 > len(tail)
 	}
 	return false
 }

@@ -299,8 +299,8 @@ var combining = map[string]string{
 	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
 }
 
-// accentOn says whether g is a spacing accent (combining) whose middle stands over the
-// letter last, as combineAccents joins them.
+// accentOn says whether g is a spacing accent (combining) of about the size of the letter
+// last whose middle stands over it: the pairs combineAccents joins.
 func accentOn(last, g glyph) bool {
 	if _, accent := combining[g.text]; !accent || last.space || last.w <= 0 {
 		return false
@@ -327,18 +327,13 @@ func combineAccents(gs []glyph) []glyph {
 			out = append(out, g)
 			continue
 		}
-		mid := g.x + g.w/2
-		on := func(b glyph) bool {
-			r, _ := utf8.DecodeRuneInString(b.text)
-			return !b.space && b.w > 0 && mid > b.x && mid < b.x+b.w && abs(b.size-g.size) < 0.3*b.size && unicode.IsLetter(r)
-		}
 		switch {
-		case i+1 < len(gs) && on(gs[i+1]):
+		case i+1 < len(gs) && accentOn(gs[i+1], g):
 			b := gs[i+1]
 			b.text = norm.NFC.String(b.text + mark)
 			out = append(out, b)
 			i++
-		case len(out) > 0 && on(out[len(out)-1]):
+		case len(out) > 0 && accentOn(out[len(out)-1], g):
 			b := &out[len(out)-1]
 			b.text = norm.NFC.String(b.text + mark)
 		default:
