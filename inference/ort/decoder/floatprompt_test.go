@@ -18,6 +18,23 @@ import (
 	"edgechat/onnx/proto"
 )
 
+// openInt8Stories loads the stories260K model in dir with the 8-bit KV cache
+// alone, closed when the test ends, and returns its decoder: an int8 cache
+// with no float prompt path yet.
+func openInt8Stories(t *testing.T, dir, cache string) *dynamicDecoder {
+	t.Helper()
+	m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	d := m.Decoder().(*dynamicDecoder)
+	if d.io.KVType != "int8" || d.float != nil {
+		t.Fatalf("a %s cache, float prompt path %v without 8-bit prompts", d.io.KVType, d.float != nil)
+	}
+	return d
+}
+
 // TestKVInt8FloatPrompt: with the int8 cache, prompts of promptInt8Rows tokens or more run on
 // a float32 shadow of the cache, whose new rows are then quantized into it. On the real
 // stories260K model:
@@ -31,19 +48,7 @@ func TestKVInt8FloatPrompt(t *testing.T) {
 	initORT(t)
 	cache := t.TempDir()
 	dir := testenv.SharedModel(t, "stories260K")
-	open := func() *dynamicDecoder {
-		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		d := m.Decoder().(*dynamicDecoder)
-		if d.io.KVType != "int8" || d.float != nil {
-			t.Fatalf("a %s cache, float prompt path %v without 8-bit prompts", d.io.KVType, d.float != nil)
-		}
-		return d
-	}
-	d, own := open(), open()
+	d, own := openInt8Stories(t, dir, cache), openInt8Stories(t, dir, cache)
 	attachFloatCopy(t, d, dir, cache)
 	kv := d.kv
 	// at is the offset of row r of head h in a tensor of kv.
@@ -154,12 +159,7 @@ func TestKVInt8FloatPromptFails(t *testing.T) {
 	cache := t.TempDir()
 	dir := testenv.SharedModel(t, "stories260K")
 	open := func() *dynamicDecoder {
-		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		d := m.Decoder().(*dynamicDecoder)
+		d := openInt8Stories(t, dir, cache)
 		attachFloatCopy(t, d, dir, cache)
 		return d
 	}
