@@ -1,6 +1,9 @@
 package pdftext
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Unknown escapes in literal strings. A backslash before a character the string syntax does
 // not name ("\ " in AutoCAD's pdfplot: "(Visible\ Edges)", a page's /VP measure "(\ )") is
@@ -70,4 +73,91 @@ func streamKeyword(data []byte, i int) bool {
 	}
 	p := data[i-1]
 	return p == '>' || p == ' ' || p == '\r' || p == '\n' || p == '\t'
+}
+
+// Odd hexadecimal strings. "<0>" has an odd number of digits, and its last digit is to be
+// taken as followed by 0 (ISO 32000-1 §7.3.4.3), but the object reader rejects it
+// ("malformed hex string"): LaTeX's hyperref wrote /ID [<0> <0>] in the cross-reference
+// stream of libtommath's bn.pdf, and the whole document was lost where pdftotext reads it.
+// withEvenHexStrings writes the 0; the offsets move, so the file is opened again through
+// rebuiltXref's scan, as for unknown escapes.
+
+// withEvenHexStrings returns a copy of data whose hexadecimal strings outside streams,
+// comments and literal strings all have an even number of digits, a 0 written after the
+// last digit of each odd one, and whether it wrote any.
+func withEvenHexStrings(data []byte) ([]byte, bool) {
+	var out []byte // nil until the first 0 written
+	kept := 0      // data[:kept] is in out
+	depth := 0     // parentheses open: inside a literal string when > 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if depth > 0 {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case '\\':
+				i++
+			}
+			continue
+		}
+		switch {
+		case c == '(':
+			depth = 1
+		case c == '%':
+			for i < len(data) && data[i] != '\r' && data[i] != '\n' {
+				i++
+			}
+		case c == 's' && streamKeyword(data, i):
+			end := bytes.Index(data[i:], []byte("endstream"))
+			if end < 0 {
+				i = len(data)
+			} else {
+				i += end + len("endstream") - 1
+			}
+		case c == '<' && i+1 < len(data) && data[i+1] == '<':
+			i++ // a dictionary's opening
+		case c == '<':
+			end, digits := hexStringEnd(data, i+1)
+			if end < 0 {
+				continue
+			}
+			if digits%2 == 1 {
+				out = append(out, data[kept:end]...)
+				out = append(out, '0')
+				kept = end
+			}
+			i = end
+		}
+	}
+	if out == nil {
+		return data, false
+	}
+	return append(out, data[kept:]...), true
+}
+
+// hexStringEnd returns the offset of the '>' that closes the hexadecimal string whose digits
+// start at data[from:], and how many digits it holds; end is -1 when a byte other than a
+// digit or white space comes first.
+func hexStringEnd(data []byte, from int) (end, digits int) {
+	for i := from; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '>':
+			return i, digits
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+			digits++
+		case c == ' ', c == '\t', c == '\r', c == '\n', c == '\f', c == 0:
+		default:
+			return -1, 0
+		}
+	}
+	return -1, 0
+}
+
+// rejectedString says whether err is the object reader's rejection of a string that
+// withoutUnknownEscapes or withEvenHexStrings mends.
+func rejectedString(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "invalid escape sequence") || strings.Contains(msg, "malformed hex string")
 }
