@@ -174,9 +174,6 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if enc.Kind() == pdf.Dict {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
-	if sub == "Type3" && f.toUni == nil {
-		texBitmapCodes(&f.text, &names, v.Key("CharProcs").Keys()) // texenc.go
-	}
 	if f.toUni == nil {
 		if texts, order := devanagariNames(&names); texts != nil {
 			for c, t := range texts {
@@ -216,9 +213,12 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 		if fm[0] != 0 {
 			f.scale = type3Em(f, fm)
 		}
-		return
+	} else {
+		f.guessed = !standardWidths(f, base)
 	}
-	f.guessed = !standardWidths(f, base)
+	if sub == "Type3" && f.toUni == nil {
+		texBitmapCodes(&f.text, &names, v.Key("CharProcs").Keys(), &f.width) // texenc.go
+	}
 }
 
 // type3Em is a Type3 font's em in units of its size. Its glyph space has no set em (TeX's

@@ -240,6 +240,15 @@ func TestText(t *testing.T) {
 		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
 			// the math italic font's σ and τ at T1's ff and fi
 			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
+		{"TeX's T1 bitmap fonts of English text: ligatures by their widths", texBitmapFontWidths("\033\034fiapr", map[byte]int{'f': 2979, 'i': 2708, 27: 5688, 28: 5417}), "",
+			// cohomcalg's manual (dvips, ecrm at 600 dpi): no accented letter drawn, but the
+			// codes 27 and 28 advance as far as ff and fi less TeX's kern
+			"BT /F1 1 Tf 72 700 Td (speci\034ed e\033ect) Tj ET", "specified effect"},
+		{"codes 27–31 as wide as OT1's letters there stay without text", texBitmapFontWidths("\034\033fipe", map[byte]int{'f': 3056, 'i': 2778, 27: 7778, 28: 5000}), "",
+			// cmr10's œ and ø: œ wider than f and f, ø 0.27 of an f narrower than f and i
+			"BT /F1 1 Tf 72 700 Td (\034p\033 fi) Tj ET", "p fi"},
+		{"codes 27–31 whose letters are not drawn stay without text", texBitmapFontWidths("\034aps", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
+			"BT /F1 1 Tf 72 700 Td (a\034s) Tj ET", "as"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
@@ -309,6 +318,24 @@ func texBitmapFont(drawn string) string {
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 1000 1000]" +
 		" /CharProcs << " + procs.String() + ">> " + widths + strings.Repeat("500 ", 256) + "] /Encoding << /Differences [" + names.String() + "] >> >>"
+}
+
+// texBitmapFontWidths is texBitmapFont with some codes' widths set, in 1/100 of a unit of
+// its size (the rest are 5 units wide), and codes between those in use named .notdef, as
+// Ghostscript writes them.
+func texBitmapFontWidths(drawn string, w map[byte]int) string {
+	font := texBitmapFont(drawn)
+	var ws strings.Builder
+	for c := range 256 {
+		if v, ok := w[byte(c)]; ok {
+			fmt.Fprintf(&ws, "%d ", v*10)
+		} else {
+			ws.WriteString("5000 ")
+		}
+	}
+	font = strings.Replace(font, strings.Repeat("500 ", 256), ws.String(), 1)
+	font = strings.Replace(font, "/Differences [", "/Differences [29 /.notdef 200 /.notdef ", 1)
+	return strings.Replace(font, "/FontMatrix [0.001 0 0 0.001 0 0]", "/FontMatrix [0.0001 0 0 0.0001 0 0]", 1)
 }
 
 // TestLayers: text in a layer the default configuration turns off is not read, in marked
@@ -443,6 +470,10 @@ func FuzzFont(f *testing.F) {
 			names[c] = name
 		}
 		var text encoding
-		texBitmapCodes(&text, &names, []string{name, "a28"})
+		var width [256]float64
+		for i, c := range data {
+			width[c] = float64(i)
+		}
+		texBitmapCodes(&text, &names, []string{name, "a28", "a102", "a105"}, &width)
 	})
 }

@@ -10,9 +10,10 @@ import (
 // ASCII's letters and read as such, and in the Cork (T1) encoding of the EC fonts 192–255
 // are Latin-1's letters, but the ligatures ff fi fl ffi ffl stand at 27–31, which pdftotext
 // leaves out or reads as a space ("signi cance", "signicance" for "significance").
-// texBitmapCodes reads them where the codes in use show a T1 text font. Other fonts' codes
-// below 32 (OT1's ligatures at 11–15 are Greek letters in the math italic font, T1's at
-// 27–31 are σ τ υ φ χ there) stay without text.
+// texBitmapCodes reads them where the codes in use show a T1 text font, or where the
+// glyphs' widths show ligatures. Other fonts' codes below 32 (OT1's ligatures at 11–15 are
+// Greek letters in the math italic font, T1's at 27–31 are σ τ υ φ χ there, and œ ø Æ Œ Ø
+// in OT1's text fonts) stay without text.
 
 // t1Ligatures are the glyph names of codes 27–31 in TeX's T1 encoding.
 var t1Ligatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
@@ -21,12 +22,14 @@ var t1Ligatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 // its glyphs are named by their codes ("a28", "a7"), and its CharProcs (procs: the glyph
 // names it draws, the subset in use) draw a letter of T1's upper half (192–255: the EC
 // fonts' accented letters, which neither the math fonts nor OT1 fonts have) and none of
-// 11–15 (OT1's ligatures, T1's accents and quotes, which a T1 text rarely draws).
-func texBitmapCodes(t *encoding, names *[256]string, procs []string) {
+// 11–15 (OT1's ligatures, T1's accents and quotes, which a T1 text rarely draws). An English
+// text draws no letter of the upper half; there the widths (width, a code's advance) decide,
+// by ligatureWidths.
+func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256]float64) {
 	var drawn [256]bool
 	byName := map[string]int{}
 	for c, n := range names {
-		if n == "" {
+		if n == "" || n == ".notdef" { // Ghostscript names the codes between those in use so
 			continue
 		}
 		digits := strings.TrimLeft(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -48,7 +51,7 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string) {
 		}
 		return false
 	}
-	if !used(192, 255) || used(11, 15) {
+	if used(11, 15) || !used(192, 255) && !ligatureWidths(&drawn, width) {
 		return
 	}
 	for c := 27; c <= 31; c++ {
@@ -56,4 +59,32 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string) {
 			t[c] = t1Ligatures[c-27]
 		}
 	}
+}
+
+// ligatureWidths says whether the drawn codes 27–31 advance as T1's ligatures do: each as far
+// as its letters together less a little (TeX's fonts set a ligature's width so; ecrm1000's
+// fi is 0.556 em where f and i are 0.306 and 0.278), at most 0.18 of an f a joint, with at
+// least one of ff, fi, fl among them. The Greek letters of the math italic font there, and
+// OT1's œ ø Æ Œ Ø, are narrower or wider than that (cmr10's ø is 0.5 em: 0.27 of an f less
+// than f and i). The letters must be drawn too, or nothing is known.
+func ligatureWidths(drawn *[256]bool, width *[256]float64) bool {
+	two := false
+	for c := 27; c <= 31; c++ {
+		if !drawn[c] {
+			continue
+		}
+		sum, f := 0.0, width['f']
+		for _, l := range []byte(t1Ligatures[c-27]) {
+			if !drawn[l] || width[l] <= 0 {
+				return false
+			}
+			sum += width[l]
+		}
+		joints := float64(len(t1Ligatures[c-27]) - 1)
+		if w := width[c]; w > sum+0.02*f || w < sum-0.18*f*joints {
+			return false
+		}
+		two = two || joints == 1
+	}
+	return two
 }
