@@ -21,21 +21,10 @@ func withoutUnknownEscapes(data []byte) ([]byte, bool) {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if depth == 0 {
-			switch {
-			case c == '(':
+			if c == '(' {
 				depth = 1
-			case c == '%':
-				for i < len(data) && data[i] != '\r' && data[i] != '\n' {
-					i++
-				}
-			case c == 's' && streamKeyword(data, i):
-				end := bytes.Index(data[i:], []byte("endstream"))
-				if end < 0 {
-					i = len(data)
-				} else {
-					i += end + len("endstream") - 1
-				}
 			}
+			i = skipped(data, i)
 			continue
 		}
 		switch c {
@@ -60,6 +49,27 @@ func withoutUnknownEscapes(data []byte) ([]byte, bool) {
 		return data, false
 	}
 	return append(out, data[kept:]...), true
+}
+
+// skipped returns where the comment or the stream's data that starts at data[i] ends (its
+// last byte, or the line end after a comment), or i when none starts there.
+func skipped(data []byte, i int) int {
+	switch {
+	case data[i] == '%':
+		for i < len(data) && data[i] != '\r' && data[i] != '\n' {
+			i++
+		}
+		if i == len(data) {
+			i-- // the comment ends the data: no line end follows
+		}
+	case data[i] == 's' && streamKeyword(data, i):
+		end := bytes.Index(data[i:], []byte("endstream"))
+		if end < 0 {
+			return len(data) - 1
+		}
+		i += end + len("endstream") - 1
+	}
+	return i
 }
 
 // streamKeyword says whether data[i:] starts the keyword "stream" that opens a stream's data:
@@ -102,20 +112,13 @@ func withEvenHexStrings(data []byte) ([]byte, bool) {
 			}
 			continue
 		}
+		if j := skipped(data, i); j != i {
+			i = j
+			continue
+		}
 		switch {
 		case c == '(':
 			depth = 1
-		case c == '%':
-			for i < len(data) && data[i] != '\r' && data[i] != '\n' {
-				i++
-			}
-		case c == 's' && streamKeyword(data, i):
-			end := bytes.Index(data[i:], []byte("endstream"))
-			if end < 0 {
-				i = len(data)
-			} else {
-				i += end + len("endstream") - 1
-			}
 		case c == '<' && i+1 < len(data) && data[i+1] == '<':
 			i++ // a dictionary's opening
 		case c == '<':
