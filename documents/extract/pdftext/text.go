@@ -335,7 +335,8 @@ func bidiClass(s string) int {
 
 // bidiLevels gives the items of a line, in drawing order, their embedding levels: 0 left to
 // right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
-// Numbers in a right-to-left context run forwards inside it (level 2); marks take their
+// Numbers, with the signs the algorithm joins to them (joinNumbers), run forwards inside a
+// right-to-left context (level 2); marks take their
 // letter's class; bracket pairs take one class (resolveBrackets, rule N0); other neutrals
 // take the class of the strong items around them when both agree (numbers counting as
 // right to left, as the algorithm's rule N1 has them), else
@@ -349,6 +350,7 @@ func bidiLevels(items []string, rtl bool) []int {
 			class[i] = class[i-1] // a mark drawn on its letter
 		}
 	}
+	joinNumbers(items, class) // rules W4 and W5
 	line := bidiL
 	if rtl {
 		line = bidiR
