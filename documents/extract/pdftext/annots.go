@@ -225,7 +225,8 @@ func (p *page) fieldValue(w pdf.Value, rect [4]float64) error {
 }
 
 // drawLines draws the lines of a value made into an appearance into rect at size, step
-// apart: from the top (a list box's options from one step down), or one line in the middle.
+// apart: from the top (a list box's options from one step down), or one line in the middle;
+// each line in the order a viewer shows it (visualOrder).
 func (p *page) drawLines(lines []string, size, step float64, list bool, rect [4]float64) error {
 	if len(lines) == 0 {
 		return nil
@@ -242,8 +243,8 @@ func (p *page) drawLines(lines []string, size, step float64, list bool, rect [4]
 	}
 	for _, line := range lines {
 		x := rect[0] + 2
-		for _, r := range line {
-			if err := p.add(matrix{size, 0, 0, size, x, y}, 0.5*size, f, string(r)); err != nil {
+		for _, t := range visualOrder(line) {
+			if err := p.add(matrix{size, 0, 0, size, x, y}, 0.5*size, f, t); err != nil {
 				return err
 			}
 			x += 0.5 * size

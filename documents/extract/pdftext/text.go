@@ -1,7 +1,6 @@
 package pdftext
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 
@@ -131,35 +130,9 @@ func spell(words [][]glyph, rtl bool) string {
 		}
 		items = appendClusters(items, dropKashidas(w))
 	}
-	levels := bidiLevels(items, rtl)
-	type item struct {
-		text  string
-		level int
-	}
-	seq := make([]item, len(items))
-	for i := range items {
-		seq[i] = item{items[i], levels[i]}
-		if m, ok := bidiMirror[items[i]]; ok && levels[i] == 1 {
-			seq[i].text = m // drawn mirrored, as right-to-left text shows it (rule L4)
-		}
-	}
-	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
-		for i := 0; i < len(seq); {
-			if seq[i].level < min {
-				i++
-				continue
-			}
-			j := i
-			for j < len(seq) && seq[j].level >= min {
-				j++
-			}
-			slices.Reverse(seq[i:j])
-			i = j
-		}
-	}
 	var b strings.Builder
-	for _, it := range seq {
-		b.WriteString(it.text)
+	for _, t := range reorderLevels(items, bidiLevels(items, rtl)) {
+		b.WriteString(t)
 	}
 	return b.String()
 }
