@@ -16,8 +16,10 @@ import (
 
 // Annotations are drawn on their page as pdftotext draws them (poppler draws each visible
 // annotation's appearance stream): the filled fields of a form, free text, stamps. A free
-// text note without an appearance shows its /Contents, as poppler makes its appearance. A form
-// field with no appearance, or every field of a form that asks for appearances to be made
+// text note without an appearance shows its /Contents, as poppler makes its appearance, and
+// a line without one its caption (lineCaption); poppler's appearances of the other kinds
+// (squares, circles, polygons, ink, stamps' icons) hold no text. A form field with no
+// appearance, or every field of a form that asks for appearances to be made
 // (/NeedAppearances), shows its value as poppler makes it: a text or choice field its
 // value, a checked box "✓", a chosen radio button "●", a push button its caption, a list
 // box the options that fit in its box (listOptions).
@@ -106,6 +108,9 @@ func (p *page) drawAnnot(annots pdf.Value, i int) (err error) {
 			size = 10
 		}
 		return p.drawLines(valueLines(a.Key("Contents")), size, 1.15*size, false, rect)
+	}
+	if sub == "Line" && ap.Kind() != pdf.Stream && a.Key("Cap").Bool() {
+		return p.lineCaption(a)
 	}
 	return p.drawAppearance(ap, rect)
 }
@@ -230,7 +235,6 @@ func (p *page) drawLines(lines []string, size, step float64, list bool, rect [4]
 	if len(lines) == 0 {
 		return nil
 	}
-	f := p.doc.fieldFont()
 	saved := p.gs
 	p.gs = gstate{ctm: identity, scale: 1, size: size}
 	defer func() { p.gs = saved }()
@@ -241,14 +245,24 @@ func (p *page) drawLines(lines []string, size, step float64, list bool, rect [4]
 		y = rect[1] + (rect[3]-rect[1]-size)/2 + 0.2*size
 	}
 	for _, line := range lines {
-		x := rect[0] + 2
-		for _, r := range line {
-			if err := p.add(matrix{size, 0, 0, size, x, y}, 0.5*size, f, string(r)); err != nil {
-				return err
-			}
-			x += 0.5 * size
+		if err := p.drawString(line, size, rect[0]+2, y, 1, 0); err != nil {
+			return err
 		}
 		y -= step
+	}
+	return nil
+}
+
+// drawString draws a line of text made into an appearance, at size in the field font (half
+// an em a character), from (x, y) in page space along the direction (cos, sin), in the
+// order a viewer shows it (visualOrder). The graphics state is drawLines'.
+func (p *page) drawString(line string, size, x, y, cos, sin float64) error {
+	f := p.doc.fieldFont()
+	for _, t := range visualOrder(line) {
+		if err := p.add(matrix{size * cos, size * sin, -size * sin, size * cos, x, y}, 0.5*size, f, t); err != nil {
+			return err
+		}
+		x, y = x+0.5*size*cos, y+0.5*size*sin
 	}
 	return nil
 }

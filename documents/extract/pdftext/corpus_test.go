@@ -64,11 +64,15 @@ func TestReaderCorpusFiles(t *testing.T) {
 		testdocs.Stream("/Filter /FlateDecode /DecodeParms << /Predictor 1 >>", z.Bytes()),
 		[]byte(simpleFont("")),
 	)
-	identity := func(descriptor string) []byte {
-		return pdfWithFont("<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [6 0 R] >>",
+	identityTo := func(toUnicode, descriptor string, more ...[]byte) []byte {
+		return pdfWithFont("<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding /Identity-H /DescendantFonts [6 0 R]"+toUnicode+" >>",
 			"BT 3 Tr /F1 10 Tf 72 700 Td <041F04400438043204350442> Tj ET", // "Привет", drawn invisible
-			[]byte("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /DW 500 /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >>"+descriptor+" >>"))
+			append([][]byte{[]byte("<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /DW 500 /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >>" + descriptor + " >>")}, more...)...)
 	}
+	identity := func(descriptor string) []byte { return identityTo("", descriptor) }
+	// a subset embedded without a cmap, its ToUnicode entry the name of the identity CMap
+	// (Solid Converter PDF: PDFBox's sample_fonts_solidconvertor.pdf)
+	namedIdentity := identityTo(" /ToUnicode /Identity-H", " /FontDescriptor << /FontFile2 7 0 R >>", testdocs.Stream("", []byte("not a font")))
 	tests := []struct {
 		name string
 		data []byte
@@ -83,6 +87,7 @@ func TestReaderCorpusFiles(t *testing.T) {
 		{"a content stream of /Length 0", content("<< /Length 0 >>"), "measured to its end"},
 		{"a content stream of /Length too long", content("<< /Length 70 >>"), "measured to its end"},
 		{"an Adobe-Identity font without ToUnicode or program reads its CIDs as Unicode", identity(""), "Привет"},
+		{"a ToUnicode entry naming Identity-H reads the codes as Unicode", namedIdentity, "Привет"},
 		{"ZapfDingbats' codes read as their dingbats", pdfWith("<< /Type /Font /Subtype /Type1 /BaseFont /ZapfDingbats >>", "",
 			"BT /F1 10 Tf 72 700 Td (34l\\254 \\250n) Tj ET"), "✓✔●① ♣■"},
 		{"a Flate stream of /Predictor 1", predictorOne, "no prediction"},

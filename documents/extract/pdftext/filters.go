@@ -25,14 +25,15 @@ import (
 var errFilter = errors.New("unknown stream filter")
 
 // ownFilters reports whether v's filters are to be decoded here: it names one the object
-// reader does not know, or gives /Predictor 1 ("none", which the object reader refuses with
+// reader does not know (the abbreviations of inline images among them, which poppler takes
+// in any stream: "A85", "Fl"), or gives /Predictor 1 ("none", which the object reader refuses with
 // a panic, "pred": AutoCAD's PDFs, pdf.js's Test-plusminus.pdf), and the file is not
 // encrypted (the object reader decrypts).
 func (r *reader) ownFilters(v pdf.Value) bool {
 	names := filterNames(v.Key("Filter"))
 	for _, n := range names {
 		switch n {
-		case "LZWDecode", "LZW", "ASCIIHexDecode", "AHx", "RunLengthDecode", "RL":
+		case "LZWDecode", "LZW", "ASCIIHexDecode", "AHx", "RunLengthDecode", "RL", "A85", "Fl":
 			return r.pdf.Trailer().Key("Encrypt").Kind() == pdf.Null
 		}
 	}

@@ -123,6 +123,10 @@ func TestFilters(t *testing.T) {
 		{"a chain: ASCIIHex over LZW", "/Filter [/ASCIIHexDecode /LZWDecode]",
 			[]byte("800B6050 220C0C85 01>"), "-----A---B"},
 		{"a chain: ASCII85 over RunLength", "/Filter [/ASCII85Decode /RL]", a85([]byte{2, 'a', 'b', 'c', 128}), "abc"},
+		// the abbreviations of inline images, which poppler takes in any stream (PDFBox's
+		// rendering/source.pdf: content streams under /A85, refused as damaged)
+		{"ASCII85Decode abbreviated", "/Filter /A85", a85([]byte("abc")), "abc"},
+		{"FlateDecode abbreviated", "/Filter [/A85 /Fl]", a85(flate([]byte("abc"))), "abc"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

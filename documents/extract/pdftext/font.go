@@ -339,6 +339,13 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		// where nothing else gives the text.
 		f.unicode = 2
 	}
+	if tu := v.Key("ToUnicode").Name(); f.codes == nil && f.toUni == nil && (tu == "Identity-H" || tu == "Identity-V") {
+		// A ToUnicode entry that names the identity CMap instead of holding a map says
+		// the codes are Unicode's, as PDFBox and pdftotext read them: Solid Converter PDF
+		// writes it so for embedded subsets that have no cmap of their own (PDFBox's
+		// sample_fonts_solidconvertor.pdf: its Verdana lines read as nothing).
+		f.unicode = 2
+	}
 	if f.codes == nil && d.Key("Subtype").Name() == "CIDFontType2" {
 		f.loadInk = func() *inkBoxes { return r.trueTypeInk(d) }
 	}

@@ -38,13 +38,7 @@ func TestListBox(t *testing.T) {
 			if strings.HasSuffix(field, " %") {
 				field, rect = strings.TrimSuffix(field, " %"), "" // the case's own box
 			}
-			data := testdocs.RawPDF(1,
-				[]byte("<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>"),
-				[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-				[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>"),
-				[]byte("<< /Type /Annot /Subtype /Widget /DA (0 g /Helv 12 Tf) "+rect+" "+field+" >>"),
-			)
-			got, err := pagesText(t, data)
+			got, err := pagesText(t, widgetPDF(rect+" "+field))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,4 +47,15 @@ func TestListBox(t *testing.T) {
 			}
 		})
 	}
+}
+
+// widgetPDF is a one-page PDF with one form field without an appearance: field is its
+// dictionary's entries after /DA (12 points), /Rect among them.
+func widgetPDF(field string) []byte {
+	return testdocs.RawPDF(1,
+		[]byte("<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R] >> >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>"),
+		[]byte("<< /Type /Annot /Subtype /Widget /DA (0 g /Helv 12 Tf) "+field+" >>"),
+	)
 }

@@ -1,7 +1,6 @@
 package pdftext
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 
@@ -131,35 +130,9 @@ func spell(words [][]glyph, rtl bool) string {
 		}
 		items = appendClusters(items, dropKashidas(w))
 	}
-	levels := bidiLevels(items, rtl)
-	type item struct {
-		text  string
-		level int
-	}
-	seq := make([]item, len(items))
-	for i := range items {
-		seq[i] = item{items[i], levels[i]}
-		if m, ok := bidiMirror[items[i]]; ok && levels[i] == 1 {
-			seq[i].text = m // drawn mirrored, as right-to-left text shows it (rule L4)
-		}
-	}
-	for min := 1; min <= 2; min++ { // the algorithm's rule L2, which is its own inverse here
-		for i := 0; i < len(seq); {
-			if seq[i].level < min {
-				i++
-				continue
-			}
-			j := i
-			for j < len(seq) && seq[j].level >= min {
-				j++
-			}
-			slices.Reverse(seq[i:j])
-			i = j
-		}
-	}
 	var b strings.Builder
-	for _, it := range seq {
-		b.WriteString(it.text)
+	for _, t := range reorderLevels(items, bidiLevels(items, rtl)) {
+		b.WriteString(t)
 	}
 	return b.String()
 }
@@ -335,7 +308,8 @@ func bidiClass(s string) int {
 
 // bidiLevels gives the items of a line, in drawing order, their embedding levels: 0 left to
 // right in a left-to-right line, 1 right to left, 2 left to right inside right to left.
-// Numbers in a right-to-left context run forwards inside it (level 2); marks take their
+// Numbers, with the signs the algorithm joins to them (joinNumbers), run forwards inside a
+// right-to-left context (level 2); marks take their
 // letter's class; bracket pairs take one class (resolveBrackets, rule N0); other neutrals
 // take the class of the strong items around them when both agree (numbers counting as
 // right to left, as the algorithm's rule N1 has them), else
@@ -349,6 +323,7 @@ func bidiLevels(items []string, rtl bool) []int {
 			class[i] = class[i-1] // a mark drawn on its letter
 		}
 	}
+	joinNumbers(items, class) // rules W4 and W5
 	line := bidiL
 	if rtl {
 		line = bidiR
