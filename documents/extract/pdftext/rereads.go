@@ -13,7 +13,8 @@ type syntaxRepair struct {
 }
 
 var syntaxRepairs = []syntaxRepair{
-	{"stream keyword not followed by newline", withStreamLineEnds}, // streameol.go
+	{"stream keyword not followed by newline", withStreamLineEnds},   // streameol.go
+	{"missing endobj after indirect object definition", withEndobjs}, // endobj.go
 }
 
 // repairFor is the repair of the fault err names, if any.
