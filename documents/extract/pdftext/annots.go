@@ -144,6 +144,9 @@ func (p *page) drawAppearance(ap pdf.Value, rect [4]float64) error {
 	if ap.Kind() != pdf.Stream {
 		return nil
 	}
+	if sub := ap.Key("Subtype").Name(); sub != "Form" && sub != "" {
+		return nil // an image or other stream where an appearance should be
+	}
 	m, _ := arrayMatrix(ap.Key("Matrix"))
 	box, ok := annotRect(ap.Key("BBox"))
 	if !ok {
@@ -163,7 +166,7 @@ func (p *page) drawAppearance(ap pdf.Value, rect [4]float64) error {
 	}
 	saved := p.gs
 	p.gs = gstate{ctm: matrix{sx, 0, 0, sy, rect[0] - x0*sx, rect[1] - y0*sy}, scale: 1}
-	err := p.drawForm(ap, pdf.Value{})
+	err := p.runForm(ap, pdf.Value{})
 	p.gs = saved
 	return err
 }

@@ -453,6 +453,13 @@ func (p *page) drawForm(x, res pdf.Value) error {
 	if x.Kind() != pdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return nil
 	}
+	return p.runForm(x, res)
+}
+
+// runForm draws the content of a form XObject, or of an annotation's appearance stream,
+// which is one whether or not its dictionary says so (/Subtype /Form is often left out of
+// appearances: poppler, like Acrobat, draws them all).
+func (p *page) runForm(x, res pdf.Value) error {
 	key := x.String()
 	for _, open := range p.forms {
 		if open == key {

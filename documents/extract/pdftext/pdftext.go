@@ -161,6 +161,12 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 			}
 		}
 	}
+	if f, ok := repairFor(err); ok && sec == nil {
+		// a fault of syntax pdftotext passes over: opened again without it (rereads.go)
+		if r2, list2, ok := f.repairedOpen(data, opt); ok {
+			r, list, err = r2, list2, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +187,13 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		}
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(list))
+		}
+	}
+	if sec == nil {
+		// pages lost to a fault of syntax pdftotext passes over are read again from a
+		// copy without it (rereads.go)
+		if err := rereadPages(data, opt, list, pages); err != nil {
+			return nil, err
 		}
 	}
 	resolveHyphens(pages)

@@ -58,7 +58,7 @@ func TestTableCellFiles(t *testing.T) {
 	}
 	// pdfcpu's annotations/FreeTextAnnotation.pdf: a free text note without an appearance
 	// stream, on a page of lines only (refused as "no text")
-	freeText := func(ap string) []byte {
+	freeTextDrawn := func(ap, formDict string) []byte {
 		return testdocs.RawPDF(1,
 			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
 			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 595 842] >>"),
@@ -66,10 +66,13 @@ func TestTableCellFiles(t *testing.T) {
 			testdocs.Stream("", []byte("0 0 m 595 842 l s")),
 			[]byte("<< /Type /Annot /Subtype /FreeText /Rect [200 300 400 500] /DA ( 0 1 0 rg)"+ap+
 				" /Contents <feff004e006f00740065000a006c0069006e00650020> >>"),
-			testdocs.Stream("/Type /XObject /Subtype /Form /BBox [0 0 200 200] /Resources << /Font << /F1 7 0 R >> >>",
+			testdocs.Stream(formDict+"/BBox [0 0 200 200] /Resources << /Font << /F1 7 0 R >> >>",
 				[]byte("BT /F1 10 Tf 2 180 Td (Drawn) Tj ET")),
 			[]byte(simpleFont("")),
 		)
+	}
+	freeText := func(ap string) []byte {
+		return freeTextDrawn(ap, "/Type /XObject /Subtype /Form ")
 	}
 	// pdfcpu's form/demo/bangla.pdf and hindi.pdf, stamp/text/utf8/Hindi.pdf: Unifont drawn
 	// in text order, unshaped; a line whose vowel sign ends a word ("कि") tells, and the
@@ -119,6 +122,10 @@ func TestTableCellFiles(t *testing.T) {
 			"physical, 1st degree"},
 		{"a free text note without an appearance shows its text", freeText(""), "Note\nline"},
 		{"one with an appearance shows that", freeText(" /AP << /N 6 0 R >>"), "Drawn"},
+		// pdf-lib's sample_form.pdf (Acrobat): seven filled fields' appearance streams
+		// hold /BBox, /Resources and /Length only; poppler draws them as forms
+		{"an appearance without /Subtype /Form shows too", freeTextDrawn(" /AP << /N 6 0 R >>", ""), "Drawn"},
+		{"an image where an appearance should be does not", freeTextDrawn(" /AP << /N 6 0 R >>", "/Subtype /Image "), ""},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
