@@ -1,9 +1,6 @@
 package pdftext
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // Unknown escapes in literal strings. A backslash before a character the string syntax does
 // not name ("\ " in AutoCAD's pdfplot: "(Visible\ Edges)", a page's /VP measure "(\ )") is
@@ -156,11 +153,4 @@ func hexStringEnd(data []byte, from int) (end, digits int) {
 		}
 	}
 	return -1, 0
-}
-
-// rejectedString says whether err is the object reader's rejection of a string that
-// withoutUnknownEscapes or withEvenHexStrings mends.
-func rejectedString(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "invalid escape sequence") || strings.Contains(msg, "malformed hex string")
 }

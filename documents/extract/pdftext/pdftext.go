@@ -148,19 +148,6 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 			}
 		}
 	}
-	if err != nil && sec == nil && rejectedString(err) {
-		// a string the object reader rejects: opened again without its backslash, or with
-		// its hexadecimal digits made even (escapes.go)
-		plain, escapes := withoutUnknownEscapes(data)
-		plain, hex := withEvenHexStrings(plain)
-		if escapes || hex {
-			if fixed, ok := rebuiltXref(plain); ok {
-				if r2, list2, err2 := open(fixed, opt); err2 == nil && len(list2) > 0 {
-					r, list, err = r2, list2, nil
-				}
-			}
-		}
-	}
 	if f, ok := repairFor(err); ok && sec == nil {
 		// a fault of syntax pdftotext passes over: opened again without it (rereads.go)
 		if r2, list2, ok := f.repairedOpen(data, opt); ok {

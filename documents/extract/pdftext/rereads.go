@@ -15,6 +15,8 @@ type syntaxRepair struct {
 var syntaxRepairs = []syntaxRepair{
 	{"stream keyword not followed by newline", withStreamLineEnds},   // streameol.go
 	{"missing endobj after indirect object definition", withEndobjs}, // endobj.go
+	{"invalid escape sequence", withoutUnknownEscapes},               // escapes.go
+	{"malformed hex string", withEvenHexStrings},                     // escapes.go
 }
 
 // repairFor is the repair of the fault err names, if any.
