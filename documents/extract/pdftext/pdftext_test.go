@@ -233,7 +233,19 @@ func TestText(t *testing.T) {
 			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
 			// their own, read in the order drawn
 			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
-				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\nOrigin\n\ndown"},
+				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\ndown\n\nOrigin"},
+		{"mirrored text reads in the order its glyphs advance, its lines as its glyphs' up tells", simpleFont(""), "",
+			// Ghostscript's text mirrored (pdfplumber's issue-848.pdf): x flipped, each glyph
+			// a string of its own in a TJ array with its kerning; y flipped, its next line
+			// higher on the page; turned a quarter and mirrored, its next line to its left
+			"BT /F1 10 Tf -1 0 0 1 300 700 Tm [(T) 0 (h) 0 (e) -300 (e) 0 (n) 0 (d)] TJ 0 -12 Td [(t) (w) (o)] TJ ET" +
+				" BT /F1 10 Tf 1 0 0 -1 72 100 Tm (first line) Tj 0 -12 Td (second) Tj ET" +
+				" BT /F1 10 Tf 0 1 1 0 400 100 Tm (up the page) Tj 0 -12 Td (next) Tj ET",
+			"The end\ntwo\n\nfirst line\nsecond\n\nup the page\nnext"},
+		{"a Type3 font whose matrix mirrors its glyphs back reads upright", strings.Replace(type3Pixels(), "[0.012 0 0 0.012 0 0]", "[0.012 0 0 -0.012 0 0]", 1), "",
+			// a page space flipped top to bottom (y down, as a screen's) and a font matrix
+			// flipping its glyphs back up: lines go down the page as text space's y grows
+			"1 0 0 -1 0 792 cm BT /F1 10 Tf 72 100 Td (over) Tj 0 12 Td (under) Tj ET", "over\nunder"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
