@@ -256,7 +256,14 @@ func stacked(cur *line, last, g glyph) bool {
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
 // line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart
 // unless side by side on one baseline (a figure's small letters and the circles around them).
+//
+// Space glyphs are no ink: a piece of nothing but spaces is dropped, and the gap between
+// two pieces is measured between their inked glyphs. A column whose letters have no text
+// (a font without a Unicode mapping: PyMuPDF's test_2635.pdf) leaves its word spaces, whose
+// trailing ones otherwise bridge the gutter to the next column's line ("ve-" "respon-"
+// "ramente" read across two columns); pdftotext keeps no space glyph either.
 func mergeRows(frags []*line) []*line {
+	frags = slices.DeleteFunc(frags, func(f *line) bool { return !inked(f) })
 	slices.SortStableFunc(frags, func(a, b *line) int { return cmp.Compare(b.y, a.y) })
 	var out []*line
 	for i := 0; i < len(frags); {
@@ -270,7 +277,8 @@ func mergeRows(frags []*line) []*line {
 	pieces:
 		for _, f := range row {
 			for _, l := range open {
-				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) && !overprintedRow(l, f) {
+				gap := maxLineGap * max(l.size, f.size)
+				if f.x0-l.x1 <= gap && inkStart(f)-inkEnd(l) <= gap && !collides(l, f) && !overprintedRow(l, f) {
 					for _, g := range f.g {
 						l.add(g)
 					}
@@ -289,6 +297,32 @@ func mergeRows(frags []*line) []*line {
 		l.rtl = isRTL(l.g)
 	}
 	return out
+}
+
+// inked says whether l holds a glyph other than a space.
+func inked(l *line) bool {
+	return slices.ContainsFunc(l.g, func(g glyph) bool { return !g.space })
+}
+
+// inkStart and inkEnd are where l's glyphs other than spaces start and end.
+func inkStart(l *line) float32 {
+	x := l.x1
+	for _, g := range l.g {
+		if !g.space {
+			x = min(x, g.x)
+		}
+	}
+	return x
+}
+
+func inkEnd(l *line) float32 {
+	x := l.x0
+	for _, g := range l.g {
+		if !g.space {
+			x = max(x, g.x+g.w)
+		}
+	}
+	return x
 }
 
 // combining maps the spacing accents TeX draws over or under a letter (\'e is "´" and "e"

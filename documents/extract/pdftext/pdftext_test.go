@@ -246,6 +246,11 @@ func TestText(t *testing.T) {
 			// a page space flipped top to bottom (y down, as a screen's) and a font matrix
 			// flipping its glyphs back up: lines go down the page as text space's y grows
 			"1 0 0 -1 0 792 cm BT /F1 10 Tf 72 100 Td (over) Tj 0 12 Td (under) Tj ET", "over\nunder"},
+		{"spaces at a line's end do not bridge a gutter", simpleFont(""), "",
+			// a column whose letters have no text leaves its word spaces (PyMuPDF's
+			// test_2635.pdf): the gap to the next column counts from the last letter
+			"BT /F1 10 Tf 72 700 Td (left  ) Tj 0 -12 Td (side  ) Tj ET BT /F1 10 Tf 114 700 Td (right) Tj 0 -12 Td (hand) Tj ET",
+			"left\nside\n\nright\nhand"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
