@@ -198,6 +198,9 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 	if err != nil {
 		return nil, nil, openError(err)
 	}
+	if objectStreamLoop(pr) { // asking for any of its objects would overflow the stack (objstmloop.go)
+		return nil, nil, fmt.Errorf("%w: an object stream is listed as stored in itself", ErrDamaged)
+	}
 	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}, data: data}
 	list, err = r.pageList()
 	return r, list, err
