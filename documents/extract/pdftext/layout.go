@@ -431,7 +431,50 @@ func cut(lines []*line, rtl bool, depth int) [][]*line {
 		}
 		return out
 	}
+	if head, rest := headOverColumns(lines); head != nil {
+		return append([][]*line{head}, cut(rest, rtl, depth+1)...)
+	}
 	return [][]*line{sortLines(lines)}
+}
+
+// minColumnLines and minColumnEms are the fewest lines, and the width in ems of the widest
+// line, of each column headOverColumns parts from its heading: columns of running text, not
+// a table's column of short cells (read row by row, as pdftotext reads it).
+const (
+	minColumnLines = 3
+	minColumnEms   = 15
+)
+
+// narrow says whether a column's lines are too few or too narrow for running text.
+func narrow(col []*line) bool {
+	widest := float32(0)
+	for _, l := range col {
+		widest = max(widest, (l.x1-l.x0)/max(l.size, 1))
+	}
+	return len(col) < minColumnLines || widest < minColumnEms
+}
+
+// maxHeadLines is the most lines headOverColumns takes off the top.
+const maxHeadLines = 2
+
+// headOverColumns parts a heading set close above columns of running text, across their
+// gutter (less than blockGap of its size above them, so no horizontal cut frees it), from
+// the columns: the top one or two lines, when the lines under them part into columns of
+// at least minColumnLines lines minColumnEms wide and they do not. Read
+// with the columns, the whole block reads row by row across the columns (PyMuPDF's
+// test_2635.pdf: a 15-point heading 6 points above two columns of 9.5-point text).
+func headOverColumns(lines []*line) (head, rest []*line) {
+	s := slices.Clone(lines)
+	slices.SortStableFunc(s, func(a, b *line) int { return cmp.Compare(b.top(), a.top()) })
+	for n := 1; n <= maxHeadLines && len(s)-n >= 4; n++ {
+		if s[n].top() > s[n-1].bottom() {
+			return nil, nil // the next line stands beside the head, not under it
+		}
+		if cols := splitColumns(s[n:]); len(cols) > 1 && slices.IndexFunc(cols, narrow) < 0 {
+			return sortLines(s[:n]), s[n:]
+		}
+	}
+	return nil, nil
 }
 
 func sortLines(lines []*line) []*line {

@@ -255,6 +255,21 @@ func TestText(t *testing.T) {
 			// test_2635.pdf): the gap to the next column counts from the last letter
 			"BT /F1 10 Tf 72 700 Td (left  ) Tj 0 -12 Td (side  ) Tj ET BT /F1 10 Tf 114 700 Td (right) Tj 0 -12 Td (hand) Tj ET",
 			"left\nside\n\nright\nhand"},
+		{"a heading close above two columns is read before them, the columns one after the other", simpleFont(""), "",
+			// PyMuPDF's test_2635.pdf: a 15-point heading across the gutter, less than half
+			// its size above the columns
+			"BT /F1 15 Tf 72 720 Td (a heading over both columns of this page) Tj ET" +
+				" BT /F1 10 Tf 72 706 Td (the left column of running text, line one) Tj 0 -12 Td (the left column of running text, line two) Tj 0 -12 Td (the left column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 310 706 Td (the right column of running text, line one) Tj 0 -12 Td (the right column of running text, line two) Tj 0 -12 Td (the right column of running text, line three) Tj ET",
+			"a heading over both columns of this page\n\nthe left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three" +
+				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three"},
+		{"a heading close above a table is read before it, the table row by row", simpleFont(""), "",
+			// R-intro.pdf: a heading over a table of labels and short cells ("no") stays read
+			// row by row, as pdftotext reads it
+			"BT /F1 15 Tf 72 720 Td (a heading over the table) Tj ET" +
+				" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
+				" BT /F1 10 Tf 150 706 Td (no) Tj 0 -12 Td (yes) Tj 0 -12 Td (no) Tj ET",
+			"a heading over the table\nlabel one\nno\nlabel two\nyes\nlabel three\nno"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
