@@ -38,6 +38,10 @@ func TestText(t *testing.T) {
 		{"ToUnicode ligature and presentation forms", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <FB01> <42> <0065> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
+		{"a ToUnicode map's block ends written onto the next token", simpleFont("/ToUnicode 6 0 R"),
+			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
+			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",
+			"BT /F1 10 Tf 72 700 Td (ABmardus) Tj ET", "Üämardus"},
 		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
 			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
