@@ -682,7 +682,13 @@ const scriptGap = 0.03
 // (by more than half a point) than prev's, as a footnote mark raised and smaller does:
 // "estimated" and its mark "16" half a point after it (the ICDAR set's eu-010.pdf) are two
 // words for pdftotext, where a mark touching its word ("(DMCA)1") stays in it.
+// A combining mark (a Devanagari vowel sign set lower, as refcard-hi-a4.pdf's ू) stays with
+// its letter.
 func scriptChange(prev, g glyph) bool {
+	r, _ := utf8.DecodeRuneInString(g.text)
+	if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+		return false
+	}
 	return abs(g.size-prev.size) >= 0.05*max(g.size, prev.size) || abs(g.y-prev.y) > 0.5
 }
 
