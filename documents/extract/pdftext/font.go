@@ -37,10 +37,9 @@ type font struct {
 	scale float64
 	// guessed says the widths are not in the file (a standard font without Widths).
 	guessed bool
-	// flipped says a Type3 font's matrix mirrors its glyphs (a negative determinant, as
-	// [1 0 0 -1 0 0] under a page space flipped top to bottom): drawn through a mirrored
-	// text matrix, its glyphs stand upright (slant.go's place).
-	flipped bool
+	// type3 says the font is a Type3 font: whether its glyphs are drawn mirrored is up to
+	// their procedures (slant.go's place).
+	type3 bool
 }
 
 // em is the font's size unit relative to a 1000-unit em (Type3 fonts set their own).
@@ -203,8 +202,8 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if sub == "Type3" {
 		if m, ok := arrayMatrix(v.Key("FontMatrix")); ok && m[0] != 0 {
 			scale, fm = m[0], m
-			f.flipped = m[0]*m[3]-m[1]*m[2] < 0
 		}
+		f.type3 = true
 	}
 	widths := v.Key("Widths")
 	first := int(v.Key("FirstChar").Int64())

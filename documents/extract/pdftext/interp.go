@@ -372,7 +372,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
-	rot, angle, x, y := place(trm, f.flipped)
+	rot, angle, x, y := place(trm, f.type3)
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
@@ -408,7 +408,7 @@ func (p *page) widen(trm matrix, w float64, f *font) {
 		return
 	}
 	last := &p.glyphs[len(p.glyphs)-1]
-	rot, angle, x, y := place(trm, f.flipped)
+	rot, angle, x, y := place(trm, f.type3)
 	scale := math.Hypot(trm[0], trm[1])
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)

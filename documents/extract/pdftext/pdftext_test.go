@@ -250,9 +250,10 @@ func TestText(t *testing.T) {
 				" BT /F1 10 Tf 1 0 0 -1 72 100 Tm (first line) Tj 0 -12 Td (second) Tj ET" +
 				" BT /F1 10 Tf 0 1 1 0 400 100 Tm (up the page) Tj 0 -12 Td (next) Tj ET",
 			"The end\ntwo\n\nfirst line\nsecond\n\nup the page\nnext"},
-		{"a Type3 font whose matrix mirrors its glyphs back reads upright", strings.Replace(type3Pixels(), "[0.012 0 0 0.012 0 0]", "[0.012 0 0 -0.012 0 0]", 1), "",
-			// a page space flipped top to bottom (y down, as a screen's) and a font matrix
-			// flipping its glyphs back up: lines go down the page as text space's y grows
+		{"a Type3 font's text is not taken for mirrored", strings.Replace(type3Pixels(), "[0.012 0 0 0.012 0 0]", "[0.012 0 0 -0.012 0 0]", 1), "",
+			// its procedures may draw its glyphs either way: a page space flipped top to
+			// bottom (y down, as a screen's) and a font matrix flipping them back up; lines
+			// go down the page as text space's y grows
 			"1 0 0 -1 0 792 cm BT /F1 10 Tf 72 100 Td (over) Tj 0 12 Td (under) Tj ET", "over\nunder"},
 		{"spaces at a line's end do not bridge a gutter", simpleFont(""), "",
 			// a column whose letters have no text leaves its word spaces (PyMuPDF's

@@ -33,12 +33,15 @@ const mirrorAngle = 360
 // own baseline, its lines in the order its glyphs' up tells, as the text reads in a mirror:
 // the page is reflected top to bottom first, which makes the glyphs' frame a turn of the
 // upright one, and the text is laid out after the page's other text (slantRot, its angle
-// plus mirrorAngle). A font whose own matrix is mirrored (flipped) mirrors its glyphs back.
+// plus mirrorAngle). A Type3 font's text is never taken for mirrored: its glyph procedures
+// may draw it either way (Ghostscript's bitmap fonts: a FontMatrix [1 0 0 -1 0 0] whose
+// images are flipped back inside each glyph, PdfPig's caly-issues-56-1.pdf), and it is read as
+// before.
 // pdftotext prints x-flipped text reversed letter by letter ("ehT eivom")
 // and y-flipped lines last to first; neither is what the page shows.
-func place(trm matrix, flipped bool) (rot uint8, angle int16, px, py float64) {
+func place(trm matrix, type3 bool) (rot uint8, angle int16, px, py float64) {
 	dx, dy, x, y := trm[0], trm[1], trm[4], trm[5]
-	mirror := trm[0]*trm[3]-trm[1]*trm[2] < 0 != flipped
+	mirror := trm[0]*trm[3]-trm[1]*trm[2] < 0 && !type3
 	if mirror {
 		dy, y = -dy, -y
 	}
