@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"slices"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -55,6 +56,21 @@ const (
 	maxCMapOperands = 3 << 16
 )
 
+// cmapEnds are the keywords that close a CMap's blocks.
+var cmapEnds = []string{"endcodespacerange", "endbfchar", "endbfrange", "endcidrange", "endcidchar"}
+
+// gluedEnd is the block end kw starts with when the next token is written onto it without
+// a space ("endbfcharendcmap", "endcodespacerange4": PdfPig's issue_1331.pdf, whose ToUnicode
+// maps of Ü, ä, õ, ü were lost), as pdftotext reads them; else kw.
+func gluedEnd(kw string) string {
+	for _, k := range cmapEnds {
+		if len(kw) > len(k) && strings.HasPrefix(kw, k) {
+			return k
+		}
+	}
+	return kw
+}
+
 // parseCMap reads a CMap stream.
 func parseCMap(data []byte) *cmap {
 	m := &cmap{chars: map[uint32]string{}, cids: map[uint32]uint32{}}
@@ -73,7 +89,7 @@ func parseCMap(data []byte) *cmap {
 			}
 			continue
 		}
-		switch kw {
+		switch kw = gluedEnd(kw); kw {
 		case "endcodespacerange":
 			for i := 0; i+1 < len(stack); i += 2 {
 				lo, hi := stack[i].str, stack[i+1].str

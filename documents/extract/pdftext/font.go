@@ -37,6 +37,9 @@ type font struct {
 	scale float64
 	// guessed says the widths are not in the file (a standard font without Widths).
 	guessed bool
+	// type3 says the font is a Type3 font: whether its glyphs are drawn mirrored is up to
+	// their procedures (slant.go's place).
+	type3 bool
 }
 
 // em is the font's size unit relative to a 1000-unit em (Type3 fonts set their own).
@@ -197,6 +200,7 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 		if m, ok := arrayMatrix(v.Key("FontMatrix")); ok && m[0] != 0 {
 			scale, fm = m[0], m
 		}
+		f.type3 = true
 	}
 	widths := v.Key("Widths")
 	first := int(v.Key("FirstChar").Int64())

@@ -99,6 +99,11 @@ type page struct {
 	// single says the string being shown is one glyph: drawn mirrored, it is a letter
 	// reflected in its line (add), where a mirrored string reads in the order drawn
 	single bool
+	// inArray says the string being shown is one of several strings of a TJ array: a
+	// one-glyph string there is a letter of a mirrored line drawn glyph by glyph with
+	// its kerning between (Ghostscript's text turned and mirrored: pdfplumber's
+	// issue-848.pdf), not a letter reflected on its own
+	inArray bool
 	// visible is the page's visible area; cover the share of it images cover (cover.go).
 	visible [4]float64
 	cover   float64
@@ -246,6 +251,14 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 			return nil
 		}
 		shown := -1 // the glyph the last string drew last
+		strs := 0
+		for _, a := range args[len(args)-1].arr {
+			if a.kind == kString && a.str != "" {
+				strs++
+			}
+		}
+		p.inArray = strs > 1
+		defer func() { p.inArray = false }()
 		for _, a := range args[len(args)-1].arr {
 			switch a.kind {
 			case kString:
@@ -309,7 +322,7 @@ func (p *page) show(s string) error {
 		f = p.doc.fallbackFont()
 	}
 	var err error
-	p.single = len(s) == 1 || !f.simple && len(s) == 2
+	p.single = !p.inArray && (len(s) == 1 || !f.simple && len(s) == 2)
 	f.each(s, func(code uint32, n int, text string, w float64) {
 		if err != nil {
 			return
@@ -338,7 +351,7 @@ func (p *page) show(s string) error {
 				p.glyphs[before].order = f.order[code]
 			}
 		} else if f.simple {
-			p.widen(trm, w*g.size*g.scale)
+			p.widen(trm, w*g.size*g.scale, f)
 		}
 		p.advance(adv)
 	})
@@ -359,7 +372,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 	// The text direction and the glyph's height in page space.
 	dx, dy := trm[0], trm[1]
 	size := math.Hypot(trm[2], trm[3]) * f.em()
-	rot, angle, x, y := place(dx, dy, trm[4], trm[5])
+	rot, angle, x, y := place(trm, f.type3)
 	scale := math.Hypot(dx, dy)
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
@@ -368,7 +381,7 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 		// a glyph drawn mirrored in an upright line (\reflectbox: the E of the XeLaTeX
 		// logo) stands left of its origin, in the line, not in a line of its own running
 		// backwards; a string drawn mirrored stays such a line, read in the order drawn
-		rot, x, y = 0, trm[4]-w*scale, trm[5]
+		rot, angle, x, y = 0, 0, trm[4]-w*scale, trm[5]
 	}
 	g := glyph{
 		// the advance as a length: a negative font size or horizontal scale turns the text
@@ -389,15 +402,14 @@ func (p *page) add(trm matrix, w float64, f *font, text string) error {
 // widen lets the glyph before one drawn without text (a ligature of a font that does not
 // say what it spells) reach over it, so that the gap it fills does not part a word: "e?ectively"
 // reads "eectively", as pdftotext reads it, not "e ectively".
-func (p *page) widen(trm matrix, w float64) {
+func (p *page) widen(trm matrix, w float64, f *font) {
 	w = math.Abs(w) // a negative size or scale turns the text, its advance stays a length
 	if len(p.glyphs) == 0 || w == 0 {
 		return
 	}
 	last := &p.glyphs[len(p.glyphs)-1]
-	dx, dy := trm[0], trm[1]
-	rot, angle, x, y := place(dx, dy, trm[4], trm[5])
-	scale := math.Hypot(dx, dy)
+	rot, angle, x, y := place(trm, f.type3)
+	scale := math.Hypot(trm[0], trm[1])
 	if g := p.gs; g.size != 0 && g.scale != 0 {
 		scale /= math.Abs(g.size * g.scale)
 	}

@@ -256,7 +256,14 @@ func stacked(cur *line, last, g glyph) bool {
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
 // line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart
 // unless side by side on one baseline (a figure's small letters and the circles around them).
+//
+// Space glyphs are no ink: a piece of nothing but spaces is dropped, and the gap between
+// two pieces is measured between their inked glyphs. A column whose letters have no text
+// (a font without a Unicode mapping: PyMuPDF's test_2635.pdf) leaves its word spaces, whose
+// trailing ones otherwise bridge the gutter to the next column's line ("ve-" "respon-"
+// "ramente" read across two columns); pdftotext keeps no space glyph either.
 func mergeRows(frags []*line) []*line {
+	frags = slices.DeleteFunc(frags, func(f *line) bool { return !inked(f) })
 	slices.SortStableFunc(frags, func(a, b *line) int { return cmp.Compare(b.y, a.y) })
 	var out []*line
 	for i := 0; i < len(frags); {
@@ -270,7 +277,8 @@ func mergeRows(frags []*line) []*line {
 	pieces:
 		for _, f := range row {
 			for _, l := range open {
-				if f.x0-l.x1 <= maxLineGap*max(l.size, f.size) && !collides(l, f) && !overprintedRow(l, f) {
+				gap := maxLineGap * max(l.size, f.size)
+				if f.x0-l.x1 <= gap && inkStart(f)-inkEnd(l) <= gap && !collides(l, f) && !overprintedRow(l, f) {
 					for _, g := range f.g {
 						l.add(g)
 					}
@@ -289,6 +297,32 @@ func mergeRows(frags []*line) []*line {
 		l.rtl = isRTL(l.g)
 	}
 	return out
+}
+
+// inked says whether l holds a glyph other than a space.
+func inked(l *line) bool {
+	return slices.ContainsFunc(l.g, func(g glyph) bool { return !g.space })
+}
+
+// inkStart and inkEnd are where l's glyphs other than spaces start and end.
+func inkStart(l *line) float32 {
+	x := l.x1
+	for _, g := range l.g {
+		if !g.space {
+			x = min(x, g.x)
+		}
+	}
+	return x
+}
+
+func inkEnd(l *line) float32 {
+	x := l.x0
+	for _, g := range l.g {
+		if !g.space {
+			x = max(x, g.x+g.w)
+		}
+	}
+	return x
 }
 
 // combining maps the spacing accents TeX draws over or under a letter (\'e is "´" and "e"
@@ -397,7 +431,50 @@ func cut(lines []*line, rtl bool, depth int) [][]*line {
 		}
 		return out
 	}
+	if head, rest := headOverColumns(lines); head != nil {
+		return append([][]*line{head}, cut(rest, rtl, depth+1)...)
+	}
 	return [][]*line{sortLines(lines)}
+}
+
+// minColumnLines and minColumnEms are the fewest lines, and the width in ems of the widest
+// line, of each column headOverColumns parts from its heading: columns of running text, not
+// a table's column of short cells (read row by row, as pdftotext reads it).
+const (
+	minColumnLines = 3
+	minColumnEms   = 15
+)
+
+// narrow says whether a column's lines are too few or too narrow for running text.
+func narrow(col []*line) bool {
+	widest := float32(0)
+	for _, l := range col {
+		widest = max(widest, (l.x1-l.x0)/max(l.size, 1))
+	}
+	return len(col) < minColumnLines || widest < minColumnEms
+}
+
+// maxHeadLines is the most lines headOverColumns takes off the top.
+const maxHeadLines = 2
+
+// headOverColumns parts a heading set close above columns of running text, across their
+// gutter (less than blockGap of its size above them, so no horizontal cut frees it), from
+// the columns: the top one or two lines, when the lines under them part into columns of
+// at least minColumnLines lines minColumnEms wide and they do not. Read
+// with the columns, the whole block reads row by row across the columns (PyMuPDF's
+// test_2635.pdf: a 15-point heading 6 points above two columns of 9.5-point text).
+func headOverColumns(lines []*line) (head, rest []*line) {
+	s := slices.Clone(lines)
+	slices.SortStableFunc(s, func(a, b *line) int { return cmp.Compare(b.top(), a.top()) })
+	for n := 1; n <= maxHeadLines && len(s)-n >= 4; n++ {
+		if s[n].top() > s[n-1].bottom() {
+			return nil, nil // the next line stands beside the head, not under it
+		}
+		if cols := splitColumns(s[n:]); len(cols) > 1 && slices.IndexFunc(cols, narrow) < 0 {
+			return sortLines(s[:n]), s[n:]
+		}
+	}
+	return nil, nil
 }
 
 func sortLines(lines []*line) []*line {
@@ -573,6 +650,8 @@ func lineWords(l *line) [][]glyph {
 				limit = guessGap
 			} else if tight {
 				limit = tightGap
+			} else if scriptChange(*prev, *g) {
+				limit = scriptGap
 			}
 			if gap > limit*max(prev.size, g.size) || overstruck(*prev, *g) {
 				words, drawn = append(words, cur), append(drawn, space)
@@ -592,6 +671,25 @@ func lineWords(l *line) [][]glyph {
 		words, drawn = append(words, cur), append(drawn, space)
 	}
 	return letterSpaced(words, drawn)
+}
+
+// scriptGap is the word gap, in ems, between glyphs of different sizes or baselines
+// (scriptChange): pdftotext's, whose words end at such a change and are written with a
+// space between when at least 0.03 of the line's font size apart.
+const scriptGap = 0.03
+
+// scriptChange says whether g starts a run of another size (by 5% or more) or baseline
+// (by more than half a point) than prev's, as a footnote mark raised and smaller does:
+// "estimated" and its mark "16" half a point after it (the ICDAR set's eu-010.pdf) are two
+// words for pdftotext, where a mark touching its word ("(DMCA)1") stays in it.
+// A combining mark (a Devanagari vowel sign set lower, as refcard-hi-a4.pdf's ू) stays with
+// its letter.
+func scriptChange(prev, g glyph) bool {
+	r, _ := utf8.DecodeRuneInString(g.text)
+	if unicode.In(r, unicode.Mn, unicode.Mc, unicode.Me) {
+		return false
+	}
+	return abs(g.size-prev.size) >= 0.05*max(g.size, prev.size) || abs(g.y-prev.y) > 0.5
 }
 
 // spellLine spells a line's words in logical order; shaped says its pre-base vowel signs

@@ -31,17 +31,17 @@ func (r *reader) pageList() ([]pageRef, error) {
 		if depth > r.opt.MaxDepth {
 			return errLoop
 		}
-		if own := v.Key("Resources"); own.Kind() == pdf.Dict {
+		if own := r.readableKey(v, "Resources"); own.Kind() == pdf.Dict {
 			up.res = own
 		}
-		if own := v.Key("MediaBox"); own.Kind() == pdf.Array {
+		if own := r.readableKey(v, "MediaBox"); own.Kind() == pdf.Array {
 			up.media = own
 		}
-		if own := v.Key("CropBox"); own.Kind() == pdf.Array {
+		if own := r.readableKey(v, "CropBox"); own.Kind() == pdf.Array {
 			up.crop = own
 		}
-		kids := v.Key("Kids")
-		if v.Key("Type").Name() == "Page" || kids.Kind() != pdf.Array {
+		kids := r.readableKey(v, "Kids")
+		if r.readableKey(v, "Type").Name() == "Page" || kids.Kind() != pdf.Array {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
@@ -61,7 +61,15 @@ func (r *reader) pageList() ([]pageRef, error) {
 			if len(out) >= r.opt.MaxPages {
 				return errPages
 			}
-			if err := walk(kids.Index(i), up, depth+1); err != nil {
+			kid, why := readable(kids, i)
+			if why != nil {
+				r.lost = fmt.Sprint(why)
+				// an object the object reader cannot read (bytes damaged inside it): a page
+				// without text, the others read, as pdftotext reads them
+				out = append(out, up)
+				continue
+			}
+			if err := walk(kid, up, depth+1); err != nil {
 				return err
 			}
 		}
@@ -75,4 +83,29 @@ func (r *reader) pageList() ([]pageRef, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readable is the i-th element of the array a, and why the object reader panicked reading
+// it (nil when it did not). A page tree's object damaged inside (PdfPig's
+// FailedToParseContentForPage32.pdf: bytes changed in a page's resources, "103 0 obj4</Font<<",
+// "/M<diaBox") loses its page (readable) or what that object holds (readableKey), not the
+// whole document; Read tries its repairs first (r.lost).
+func readable(a pdf.Value, i int) (v pdf.Value, why any) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, why = pdf.Value{}, p
+		}
+	}()
+	v = a.Index(i)
+	return v, nil
+}
+
+// readableKey is v's entry key, null when the object reader panics reading it (r.lost).
+func (r *reader) readableKey(v pdf.Value, key string) (e pdf.Value) {
+	defer func() {
+		if p := recover(); p != nil {
+			e, r.lost = pdf.Value{}, fmt.Sprint(p)
+		}
+	}()
+	return v.Key(key)
 }

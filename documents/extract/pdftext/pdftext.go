@@ -74,6 +74,8 @@ type reader struct {
 	ocg        hiddenLayers // the layers turned off (optional.go)
 	// glyphs is the last page's glyph buffer, kept for the next page to draw into.
 	glyphs []glyph
+	// lost says why the page tree lost a page or a page's entry (pages.go), "" if none.
+	lost string
 }
 
 // keptGlyphs bounds the glyph buffer a reader keeps from page to page (~3.5 MB).
@@ -139,20 +141,31 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 	if err == nil && len(list) == 0 {
 		err = fmt.Errorf("%w: it has no pages", ErrDamaged)
 	}
+	// a page tree that lost an object it could not read (pages.go): the repairs below
+	// may read it; if they do not, the pages read stand
+	var partial *reader
+	var partialList []pageRef
+	if err == nil && r.lost != "" {
+		partial, partialList = r, list
+		err = fmt.Errorf("%w: %s", ErrDamaged, r.lost)
+	}
 	if err != nil && errors.Is(err, ErrDamaged) && !errors.Is(err, ErrEncrypted) {
 		// a cross-reference section that is missing or points wrong: find the objects
 		// by scanning, as pdftotext does (repair.go)
 		if fixed, ok := rebuiltXref(data); ok {
-			if r2, list2, err2 := open(fixed, opt); err2 == nil && len(list2) > 0 {
+			if r2, list2, err2 := open(fixed, opt); err2 == nil && len(list2) > 0 && (partial == nil || r2.lost == "") {
 				r, list, err = r2, list2, nil
 			}
 		}
 	}
 	if f, ok := repairFor(err); ok && sec == nil {
 		// a fault of syntax pdftotext passes over: opened again without it (rereads.go)
-		if r2, list2, ok := f.repairedOpen(data, opt); ok {
+		if r2, list2, ok := f.repairedOpen(data, opt); ok && (partial == nil || r2.lost == "") {
 			r, list, err = r2, list2, nil
 		}
+	}
+	if err != nil && partial != nil {
+		r, list, err = partial, partialList, nil
 	}
 	if err != nil {
 		return nil, err
@@ -200,6 +213,9 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, nil, openError(err)
+	}
+	if objectStreamLoop(pr) { // asking for any of its objects would overflow the stack (objstmloop.go)
+		return nil, nil, fmt.Errorf("%w: an object stream is listed as stored in itself", ErrDamaged)
 	}
 	r = &reader{opt: opt, pdf: pr, fonts: map[string]*font{}, data: data}
 	list, err = r.pageList()

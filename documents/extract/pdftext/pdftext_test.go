@@ -38,6 +38,10 @@ func TestText(t *testing.T) {
 		{"ToUnicode ligature and presentation forms", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <FB01> <42> <0065> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
+		{"a ToUnicode map's block ends written onto the next token", simpleFont("/ToUnicode 6 0 R"),
+			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
+			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",
+			"BT /F1 10 Tf 72 700 Td (ABmardus) Tj ET", "Üämardus"},
 		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
 			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
@@ -210,7 +214,11 @@ func TestText(t *testing.T) {
 			"BT /F1 34 Tf 72 700 Td (Arial font) Tj /F1 6 Tf 0 -12 Td (5) Tj ET", "Arial font\n5"},
 		{"a footnote mark drawn back after its line stays in its word", simpleFont(""), "",
 			// dmca.pdf (pdfminer.six): the line, then its superscript mark back after "(DMCA)"
-			"BT /F1 10 Tf 72 700 Td [(Act \\(DMCA\\)) -400 ( was signed)] TJ /F1 6 Tf 50.5 4 Td (1) Tj ET", "Act (DMCA)1 was signed"},
+			"BT /F1 10 Tf 72 700 Td [(Act \\(DMCA\\)) -400 ( was signed)] TJ /F1 6 Tf 50.02 4 Td (1) Tj ET", "Act (DMCA)1 was signed"},
+		{"a footnote mark raised and smaller half a point after its word is a word of its own", simpleFont(""), "",
+			// the ICDAR set's eu-010.pdf (iText): "estimated" and its mark "16" 0.05 em apart,
+			// as pdftotext writes them ("estimated 16"); touching, as above, they stay one
+			"BT /F1 10 Tf 72 700 Td (is estimated) Tj /F1 6.5 Tf 60.5 4 Td (16) Tj /F1 10 Tf 7 -4 Td ( to allow) Tj ET", "is estimated 16 to allow"},
 		{"a fraction's denominator is not a stacked script", simpleFont(""), "",
 			// 2 d/dp f inline: the numerator d raised, the wider denominator dp centred under it
 			"BT /F1 10 Tf 72 700 Td (2 ) Tj /F1 7 Tf 10 3 Td (d) Tj -1.75 -5 Td (dp) Tj /F1 10 Tf 8.75 2 Td ( f) Tj ET",
@@ -233,7 +241,40 @@ func TestText(t *testing.T) {
 			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
 			// their own, read in the order drawn
 			"BT /F1 10 Tf 72 700 Td (X) Tj ET q -1 0 0 1 164 0 cm BT /F1 10 Tf 82 700 Td (E) Tj ET Q BT /F1 10 Tf 82 700 Td (LATEX) Tj ET" +
-				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\nOrigin\n\ndown"},
+				" BT /F1 10 Tf -1 0 0 -1 300 600 Tm (down) Tj ET q -1 0 0 1 400 0 cm BT /F1 10 Tf 100 500 Td (Origin) Tj ET Q", "XELATEX\n\ndown\n\nOrigin"},
+		{"mirrored text reads in the order its glyphs advance, its lines as its glyphs' up tells", simpleFont(""), "",
+			// Ghostscript's text mirrored (pdfplumber's issue-848.pdf): x flipped, each glyph
+			// a string of its own in a TJ array with its kerning; y flipped, its next line
+			// higher on the page; turned a quarter and mirrored, its next line to its left
+			"BT /F1 10 Tf -1 0 0 1 300 700 Tm [(T) 0 (h) 0 (e) -300 (e) 0 (n) 0 (d)] TJ 0 -12 Td [(t) (w) (o)] TJ ET" +
+				" BT /F1 10 Tf 1 0 0 -1 72 100 Tm (first line) Tj 0 -12 Td (second) Tj ET" +
+				" BT /F1 10 Tf 0 1 1 0 400 100 Tm (up the page) Tj 0 -12 Td (next) Tj ET",
+			"The end\ntwo\n\nfirst line\nsecond\n\nup the page\nnext"},
+		{"a Type3 font's text is not taken for mirrored", strings.Replace(type3Pixels(), "[0.012 0 0 0.012 0 0]", "[0.012 0 0 -0.012 0 0]", 1), "",
+			// its procedures may draw its glyphs either way: a page space flipped top to
+			// bottom (y down, as a screen's) and a font matrix flipping them back up; lines
+			// go down the page as text space's y grows
+			"1 0 0 -1 0 792 cm BT /F1 10 Tf 72 100 Td (over) Tj 0 12 Td (under) Tj ET", "over\nunder"},
+		{"spaces at a line's end do not bridge a gutter", simpleFont(""), "",
+			// a column whose letters have no text leaves its word spaces (PyMuPDF's
+			// test_2635.pdf): the gap to the next column counts from the last letter
+			"BT /F1 10 Tf 72 700 Td (left  ) Tj 0 -12 Td (side  ) Tj ET BT /F1 10 Tf 114 700 Td (right) Tj 0 -12 Td (hand) Tj ET",
+			"left\nside\n\nright\nhand"},
+		{"a heading close above two columns is read before them, the columns one after the other", simpleFont(""), "",
+			// PyMuPDF's test_2635.pdf: a 15-point heading across the gutter, less than half
+			// its size above the columns
+			"BT /F1 15 Tf 72 720 Td (a heading over both columns of this page) Tj ET" +
+				" BT /F1 10 Tf 72 706 Td (the left column of running text, line one) Tj 0 -12 Td (the left column of running text, line two) Tj 0 -12 Td (the left column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 310 706 Td (the right column of running text, line one) Tj 0 -12 Td (the right column of running text, line two) Tj 0 -12 Td (the right column of running text, line three) Tj ET",
+			"a heading over both columns of this page\n\nthe left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three" +
+				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three"},
+		{"a heading close above a table is read before it, the table row by row", simpleFont(""), "",
+			// R-intro.pdf: a heading over a table of labels and short cells ("no") stays read
+			// row by row, as pdftotext reads it
+			"BT /F1 15 Tf 72 720 Td (a heading over the table) Tj ET" +
+				" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
+				" BT /F1 10 Tf 150 706 Td (no) Tj 0 -12 Td (yes) Tj 0 -12 Td (no) Tj ET",
+			"a heading over the table\nlabel one\nno\nlabel two\nyes\nlabel three\nno"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},

@@ -113,3 +113,33 @@ func FuzzRebuiltXref(f *testing.F) {
 		}
 	})
 }
+
+// TestDamagedPageObjects: a page whose resources object or whose own object has bytes
+// damaged inside it (PdfPig's FailedToParseContentForPage32.pdf: "103 0 obj4</Font<<",
+// "/M<diaBox") loses its own text at most; the document's other pages are read, as
+// pdftotext reads them. The whole document was "damaged".
+func TestDamagedPageObjects(t *testing.T) {
+	data := testdocs.RawPDF(1,
+		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
+		[]byte("<< /Type /Pages /Kids [3 0 R 7 0 R 9 0 R] /Count 3 >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources 6 0 R /Contents 4 0 R >>"),
+		testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (page one) Tj ET")),
+		[]byte(simpleFont("")),
+		[]byte("4</Font << /F1 5 0 R >> >>"),
+		[]byte("<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 8 0 R >>"),
+		testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (page two) Tj ET")),
+		[]byte("<< /Type /Page /Parent 2 0 R /M<diaBox [0 0 612 792] /Contents 4 0 R >>"))
+	pages, err := Read(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 3 {
+		t.Fatalf("%d pages, want 3", len(pages))
+	}
+	if got := strings.TrimSpace(pages[1].Text); got != "page two" {
+		t.Errorf("page 2: got %q", got)
+	}
+	if got := strings.TrimSpace(pages[2].Text); got != "" {
+		t.Errorf("page 3: got %q, want nothing", got)
+	}
+}

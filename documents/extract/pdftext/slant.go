@@ -19,14 +19,35 @@ const slantRot = 4
 // too little to come apart.
 const slantMin = 3.0
 
-// place is where a glyph drawn at (x, y) whose text runs along (dx, dy) stands: along an
-// axis, its quarter turns and the point turned so that the text runs along +x; slanted,
+// mirrorAngle is added to the angle of a glyph drawn mirrored, so that mirrored text is
+// laid out as a group of its own, never mixed with text that runs the same way unmirrored.
+const mirrorAngle = 360
+
+// place is where a glyph drawn with the text rendering matrix trm stands: along an axis,
+// its quarter turns and the point turned so that the text runs along +x; slanted,
 // slantRot, its direction in whole degrees and the point turned by that direction exactly
 // (so a string's glyphs share one baseline).
-func place(dx, dy, x, y float64) (rot uint8, angle int16, px, py float64) {
+//
+// Mirrored text (trm's determinant negative: x or y flipped, as Ghostscript draws text
+// mirrored, pdfplumber's issue-848.pdf) is read in the order its glyphs advance along their
+// own baseline, its lines in the order its glyphs' up tells, as the text reads in a mirror:
+// the page is reflected top to bottom first, which makes the glyphs' frame a turn of the
+// upright one, and the text is laid out after the page's other text (slantRot, its angle
+// plus mirrorAngle). A Type3 font's text is never taken for mirrored: its glyph procedures
+// may draw it either way (Ghostscript's bitmap fonts: a FontMatrix [1 0 0 -1 0 0] whose
+// images are flipped back inside each glyph, PdfPig's caly-issues-56-1.pdf), and it is read as
+// before.
+// pdftotext prints x-flipped text reversed letter by letter ("ehT eivom")
+// and y-flipped lines last to first; neither is what the page shows.
+func place(trm matrix, type3 bool) (rot uint8, angle int16, px, py float64) {
+	dx, dy, x, y := trm[0], trm[1], trm[4], trm[5]
+	mirror := trm[0]*trm[3]-trm[1]*trm[2] < 0 && !type3
+	if mirror {
+		dy, y = -dy, -y
+	}
 	rot = turns(dx, dy)
 	deg := math.Atan2(dy, dx) * 180 / math.Pi
-	if off := math.Abs(deg - 90*math.Round(deg/90)); !(off > slantMin) {
+	if off := math.Abs(deg - 90*math.Round(deg/90)); !(off > slantMin) && !mirror {
 		px, py = turn(rot, x, y)
 		return rot, 0, px, py
 	}
@@ -35,6 +56,9 @@ func place(dx, dy, x, y float64) (rot uint8, angle int16, px, py float64) {
 	a := int16(math.Round(deg)) % 360
 	if a < 0 {
 		a += 360
+	}
+	if mirror {
+		a += mirrorAngle
 	}
 	return slantRot, a, x*c + y*s, -x*s + y*c
 }
