@@ -421,17 +421,18 @@ func FuzzOfficeXML(f *testing.F) {
 			"word/document.xml":  `<w:document ` + wordNS + `><w:body><w:p><w:r><w:t>x</w:t></w:r></w:p></w:body></w:document>`,
 			"word/styles.xml":    `<w:styles ` + wordNS + `/>`,
 			"word/footnotes.xml": `<w:footnotes ` + wordNS + `/>`,
+			"word/numbering.xml": `<w:numbering ` + wordNS + `/>`,
 		}
 		files[part] = xml
 		var zf []testdocs.File
-		for _, n := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml"} {
+		for _, n := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml", "word/numbering.xml"} {
 			zf = append(zf, testdocs.File{Name: n, Body: files[n]})
 		}
 		return testdocs.Zip(zf...)
 	}
 	opf := `<package><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`
 	build := func(kind uint8, xml string) (string, []byte) {
-		switch kind % 6 {
+		switch kind % 7 {
 		case 0:
 			return "a.docx", docx("word/document.xml", xml)
 		case 1:
@@ -442,6 +443,8 @@ func FuzzOfficeXML(f *testing.F) {
 			return "a.odt", odf("application/vnd.oasis.opendocument.text", xml)
 		case 4:
 			return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: xml}, testdocs.File{Name: "OEBPS/c.xhtml", Body: "<p>x</p>"})
+		case 6:
+			return "a.docx", docx("word/numbering.xml", xml)
 		}
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
@@ -451,6 +454,7 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
 	f.Add(uint8(4), opf)
+	f.Add(uint8(6), `<w:numbering><w:abstractNum w:abstractNumId="0"><w:numStyleLink w:val="S"/><w:lvl w:ilvl="0"><w:start w:val="-3"/><w:numFmt w:val="upperRoman"/><w:lvlText w:val="%1.%9%"/><w:lvlRestart w:val="0"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="99999"/></w:lvlOverride></w:num></w:numbering>`)
 	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
 	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object><epub:switch><epub:case required-namespace="http://www.w3.org/2000/svg"><epub:case>e</epub:case></epub:case><epub:default>f</epub:default></epub:switch></p>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
