@@ -132,8 +132,9 @@ type wordWalker struct {
 	numbering *wordNumbering
 	styleNums map[string]wordNumRef
 	numStyles map[string]string
-	// pPrChange counts the open records of formatting before a tracked change.
-	pPrChange int
+	// pPrChange counts the open records of formatting before a tracked change, tabStops
+	// the open lists of tab stops.
+	pPrChange, tabStops int
 	// paras is the paragraphs open, innermost last: a text box's paragraphs stand inside
 	// a paragraph of the text around it.
 	paras []*wordPara
@@ -401,8 +402,11 @@ func (w *wordWalker) start(t xml.StartElement) {
 		}
 	case "t":
 		w.inText = t.Name.Space == "w" || t.Name.Space == "m" || t.Name.Space == ""
+	case "tabs":
+		w.tabStops++
 	case "tab", "ptab":
-		if t.Name.Space == "w" && len(w.paras) > 0 {
+		// a tab character, not a tab stop of the paragraph's properties (w:tabs/w:tab)
+		if t.Name.Space == "w" && len(w.paras) > 0 && w.tabStops == 0 {
 			w.para().text.WriteByte('\t')
 		}
 	case "br", "cr":
@@ -441,7 +445,9 @@ func (w *wordWalker) end(t xml.EndElement) {
 	case "t":
 		w.inText = false
 	case "pPrChange":
-		w.pPrChange--
+		w.pPrChange = max(0, w.pPrChange-1)
+	case "tabs":
+		w.tabStops = max(0, w.tabStops-1)
 	case "p":
 		if len(w.paras) == 0 {
 			return
