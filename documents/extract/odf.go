@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // readODF reads an OpenDocument text, spreadsheet or presentation (ODT, ODS, ODP) from
 // its content.xml: paragraphs in order, split at headings (text:h and its outline level),
-// frames' text boxes and captions where they stand, tables row by row (a spreadsheet's
+// list items with the labels LibreOffice draws before them (odfnum.go), frames' text
+// boxes and captions where they stand, tables row by row (a spreadsheet's
 // sheets under their names, a presentation's slides under theirs), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
 // headers and footers of styles.xml are left out, as pandoc leaves them.
@@ -32,6 +34,21 @@ func readODF(b *budget, data []byte) (*Document, error) {
 	}
 	w := &odfWalker{tables: tables{dropEmpty: true}}
 	w.doc = &Document{Format: "odf"}
+	if a.has("styles.xml") {
+		// the named list styles; damaged styles cost only the list labels
+		err := a.walkXML("styles.xml", func(tok xml.Token) error {
+			switch t := tok.(type) {
+			case xml.StartElement:
+				w.lists.styles.element(t)
+			case xml.EndElement:
+				w.lists.styles.end(t)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
 	err = a.walkXML("content.xml", func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -91,6 +108,8 @@ type odfWalker struct {
 	inBody       bool
 	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
 	spreadsheet bool
+	// lists numbers the list items.
+	lists odfLists
 }
 
 type odfPara struct {
@@ -114,6 +133,7 @@ func (w *odfWalker) start(t xml.StartElement) {
 		w.inBody = true
 	}
 	if !w.inBody {
+		w.lists.styles.element(t) // content.xml's automatic styles
 		return
 	}
 	if name == "spreadsheet" && t.Name.Space == "office" {
@@ -126,6 +146,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 	switch name {
 	case "p", "h":
 		p := &odfPara{space: true}
+		if label := w.lists.label(len(w.paras)); label != "" {
+			p.text.WriteString(label + " ")
+		}
 		if name == "h" {
 			p.level = 1
 			if n, err := strconv.Atoi(attr(t, "outline-level")); err == nil && n >= 1 && n <= 9 {
@@ -154,6 +177,14 @@ func (w *odfWalker) start(t xml.StartElement) {
 		}
 	case "note-body":
 		w.inNote++
+	case "list":
+		if t.Name.Space == "text" {
+			w.lists.startList(t)
+		}
+	case "list-item", "list-header":
+		if t.Name.Space == "text" {
+			w.lists.startItem(t, len(w.paras))
+		}
 	case "table":
 		if name := attr(t, "name"); name != "" && w.spreadsheet && !w.inCell() && len(w.paras) == 0 && t.Name.Space == "table" {
 			w.sheet(name)
@@ -201,6 +232,7 @@ func (w *odfWalker) text(data []byte) {
 
 func (w *odfWalker) end(t xml.EndElement) {
 	if !w.inBody {
+		w.lists.styles.end(t)
 		return
 	}
 	if w.skip > 0 {
@@ -219,6 +251,14 @@ func (w *odfWalker) end(t xml.EndElement) {
 		w.endPara(p)
 	case "note-body":
 		w.inNote--
+	case "list":
+		if t.Name.Space == "text" {
+			w.lists.endList()
+		}
+	case "list-item", "list-header":
+		if t.Name.Space == "text" {
+			w.lists.endItem()
+		}
 	case "table-cell", "covered-table-cell":
 		w.endCell()
 	case "table-row":
