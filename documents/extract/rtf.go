@@ -7,6 +7,10 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 )
 
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
@@ -21,7 +25,7 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
 	}
-	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1}, styles: map[int]int{}}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}}
 	r.doc = &Document{Format: "rtf"}
 	if err := r.read(b); err != nil {
 		return nil, err
@@ -54,6 +58,10 @@ type rtfGroup struct {
 	hidden bool
 	// note says the group is a footnote or endnote (\footnote, with \ftnalt an endnote).
 	note, endnote bool
+	// font is the font in force (\fN; -1: the default font, \deffN), whose character set
+	// decodes the bytes of its text; fontTable says the group is the font table or in it.
+	font      int
+	fontTable bool
 }
 
 type rtfReader struct {
@@ -74,6 +82,10 @@ type rtfReader struct {
 	entry     strings.Builder
 	entryNum  int
 	destStart bool
+	// fontPages maps fonts to the code pages of their character sets (\fcharsetN, \cpgN);
+	// fontEntry is the font table's entry being read, defaultFont \deffN.
+	fontPages              map[int]int
+	fontEntry, defaultFont int
 	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
 	// the text of the paragraph a note stands in, read on after the note.
 	notes, endnotes strings.Builder
@@ -119,6 +131,7 @@ func (r *rtfReader) read(b *budget) error {
 			continue
 		case '}':
 			r.pos++
+			r.flushBytes()  // the group's bytes, in its font's code page
 			r.skipChars = 0 // a \uN's fallback ends with its group
 			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
 				r.endStyle()
@@ -218,6 +231,28 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.styleSheet && (word == "outlinelevel") && hasNum && num >= 0 && num <= 8:
 		r.styles[r.entryNum] = num + 1
 		return
+	case word == "fonttbl":
+		r.cur.skip, r.cur.fontTable = true, true
+		return
+	case r.cur.fontTable && hasNum && word == "f":
+		r.fontEntry = num
+		return
+	case r.cur.fontTable && hasNum && (word == "fcharset" || word == "cpg"):
+		if cp := charsetPage(num); word == "cpg" || cp != 0 {
+			if word == "cpg" {
+				cp = num
+			}
+			r.fontPages[r.fontEntry] = cp
+		}
+		return
+	case word == "deff" && hasNum:
+		r.defaultFont = num
+	case word == "f" && hasNum && !r.cur.styleSheet:
+		r.flushBytes()
+		r.cur.font = num
+	case word == "plain": // character formatting back to the default
+		r.flushBytes()
+		r.cur.hidden, r.cur.font = false, -1
 	case rtfSkipped[word] && destStart:
 		r.cur.skip = true
 		return
@@ -244,8 +279,6 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		r.cur.style, r.cur.outline = 0, 0
 	case word == "v":
 		r.cur.hidden = !hasNum || num != 0
-	case word == "plain": // character formatting back to the default
-		r.cur.hidden = false
 	case word == "s" && hasNum:
 		r.cur.style = num
 	case word == "outlinelevel" && hasNum && num >= 0 && num <= 8:
@@ -302,7 +335,15 @@ func (r *rtfReader) flushBytes() {
 	if len(r.pending) == 0 {
 		return
 	}
-	out, err := r.dec.NewDecoder().Bytes(r.pending)
+	dec := r.dec
+	font := r.cur.font
+	if font < 0 {
+		font = r.defaultFont
+	}
+	if cp, ok := r.fontPages[font]; ok {
+		dec = codePage(cp)
+	}
+	out, err := dec.NewDecoder().Bytes(r.pending)
 	if err != nil {
 		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))
 	}
@@ -365,9 +406,55 @@ func (r *rtfReader) endPara() {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+// charsetPage is the Windows code page of an RTF font's character set (\fcharsetN), 0 for
+// the document's own (ANSI, default, symbol and unknown sets).
+func charsetPage(charset int) int {
+	switch charset {
+	case 77:
+		return 10000
+	case 128:
+		return 932
+	case 129:
+		return 949
+	case 134:
+		return 936
+	case 136:
+		return 950
+	case 161:
+		return 1253
+	case 162:
+		return 1254
+	case 163:
+		return 1258
+	case 177:
+		return 1255
+	case 178:
+		return 1256
+	case 186:
+		return 1257
+	case 204:
+		return 1251
+	case 222:
+		return 874
+	case 238:
+		return 1250
+	case 254:
+		return 437
+	}
+	return 0
+}
+
 // codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
 func codePage(n int) encoding.Encoding {
 	switch n {
+	case 932:
+		return japanese.ShiftJIS
+	case 936:
+		return simplifiedchinese.GBK
+	case 949:
+		return korean.EUCKR
+	case 950:
+		return traditionalchinese.Big5
 	case 437:
 		return charmap.CodePage437
 	case 850:
