@@ -501,7 +501,7 @@ func TestRTF(t *testing.T) {
 // first letter of the item after it (pandoc's list_multiparagraph.rtf: "irst item").
 func TestRTFUnicodeFallback(t *testing.T) {
 	for _, c := range []struct{ name, rtf, want string }{
-		{"bullet group", `{\rtf1\ansi\uc1 \pard{\listtext\tab \u8226 \tab}First item.\par}`, "First item."},
+		{"bullet group", `{\rtf1\ansi\uc1 \pard{\listtext\tab \u8226 \tab}First item.\par}`, "• First item."},
 		{"fallback skipped", `{\rtf1\ansi\uc1 \pard Here\u8217's it.\par}`, "Here’s it."},
 		{"two fallback bytes", `{\rtf1\ansi\uc2 \pard a\u8212\'97\'97b.\par}`, "a—b."},
 		{"fallback cut by a group", `{\rtf1\ansi\uc2 \pard{x\u8212-}y.\par}`, "x—y."},

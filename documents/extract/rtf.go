@@ -1,9 +1,11 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -17,7 +19,8 @@ import (
 // table rows (\cell, \row), characters given as \'hh in the document's code page (\ansicpg)
 // or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
 // an \outlinelevel), then the footnotes and endnotes, as a DOCX's are read (a note stands
-// in its paragraph where it is cited). Font, colour and style tables, document information, pictures,
+// in its paragraph where it is cited), list items with the labels the writer put before them
+// (\listtext: "2.", "•"). Font, colour and style tables, document information, pictures,
 // embedded objects, field instructions, headers and footers and any ignorable
 // destination (\*) are skipped, and so is hidden text (\v), as pandoc skips it. It is a
 // reader for text, not a renderer.
@@ -62,6 +65,9 @@ type rtfGroup struct {
 	// decodes the bytes of its text; fontTable says the group is the font table or in it.
 	font      int
 	fontTable bool
+	// listText says the group is a list item's label as the writer drew it (\listtext,
+	// \pntext: "2.", "•", "iv)"), which is read; its tabs are spaces.
+	listText bool
 }
 
 type rtfReader struct {
@@ -100,8 +106,8 @@ var rtfSkipped = map[string]bool{
 	"listtable": true, "listoverridetable": true, "rsidtbl": true, "generator": true,
 	"themedata": true, "colorschememapping": true, "latentstyles": true, "datastore": true,
 	"xmlnstbl": true, "filetbl": true, "revtbl": true, "pgdsctbl": true, "bkmkstart": true,
-	"bkmkend": true, "annotation": true, "atnid": true, "atnauthor": true, "listtext": true,
-	"pntext": true, "pntxta": true, "pntxtb": true, "xe": true, "tc": true, "nonshppict": true,
+	"bkmkend": true, "annotation": true, "atnid": true, "atnauthor": true,
+	"pntxta": true, "pntxtb": true, "xe": true, "tc": true, "nonshppict": true,
 	"blipuid": true, "mmathPr": true, "wgrffmtfilter": true, "fchars": true, "lchars": true,
 }
 
@@ -231,6 +237,12 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.styleSheet && (word == "outlinelevel") && hasNum && num >= 0 && num <= 8:
 		r.styles[r.entryNum] = num + 1
 		return
+	case (word == "listtext" || word == "pntext") && destStart:
+		r.cur.listText = true
+		return
+	case word == "tab" && r.cur.listText:
+		r.listSpace()
+		return
 	case word == "fonttbl":
 		r.cur.skip, r.cur.fontTable = true, true
 		return
@@ -305,11 +317,27 @@ func (r *rtfReader) char(c byte) {
 		return
 	}
 	r.flushBytes()
+	if r.cur.listText && (c == '\t' || c == ' ') {
+		r.listSpace()
+		return
+	}
 	if c == '\t' {
 		r.para.WriteByte('\t')
 		return
 	}
 	r.para.WriteByte(c)
+}
+
+// listSpace writes a list label's tab or space as a space: none at the start of a line, nor
+// two.
+func (r *rtfReader) listSpace() {
+	if r.cur.skip || r.cur.hidden {
+		return
+	}
+	r.flushBytes()
+	if s := r.para.String(); s != "" && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, " ") {
+		r.para.WriteByte(' ')
+	}
 }
 
 func (r *rtfReader) byte(c byte) {
@@ -340,10 +368,14 @@ func (r *rtfReader) flushBytes() {
 	if font < 0 {
 		font = r.defaultFont
 	}
-	if cp, ok := r.fontPages[font]; ok {
-		dec = codePage(cp)
-	}
 	out, err := dec.NewDecoder().Bytes(r.pending)
+	if cp, ok := r.fontPages[font]; ok {
+		// a font's character set, unless its bytes are not of it (LibreOffice gives
+		// OpenSymbol \fcharset128 and writes its bullets as single bytes)
+		if o, e := codePage(cp).NewDecoder().Bytes(r.pending); e == nil && !bytes.ContainsRune(o, utf8.RuneError) {
+			out, err = o, nil
+		}
+	}
 	if err != nil {
 		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))
 	}
