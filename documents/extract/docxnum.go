@@ -13,7 +13,8 @@ import (
 // numbering share its counters (a list Word continues), unless an instance overrides a
 // level's start (w:lvlOverride/w:startOverride: a list Word restarts), which then counts
 // from there when it is first used. A level starts again after an item of a level above it
-// (w:lvlRestart says after which, 0: never).
+// (w:lvlRestart says after which, 0: never); a level above an item that no item used counts
+// as at its start (w:start, 0 when left out), and the next item there comes after it.
 type wordNumbering struct {
 	nums      map[string]*wordNum
 	abstracts map[string]*wordAbstract
@@ -87,7 +88,7 @@ func readNumbering(a *archive, part string) (*wordNumbering, error) {
 					num.start[override] = s
 				}
 			case "lvl":
-				lvl = &wordLevel{start: 1, format: "decimal"}
+				lvl = &wordLevel{format: "decimal"} // w:start left out: 0
 				i := levelIndex(attr(t, "ilvl"))
 				switch {
 				case i < 0:
@@ -226,6 +227,11 @@ func (n *wordNumbering) label(numID string, ilvl int, style string, numStyles ma
 	} else {
 		c.n[ilvl], c.used[ilvl] = lvl.start, true
 	}
+	for i := range ilvl { // levels above that no item used count as at their start
+		if l := num.level(abs, i); l != nil && !c.used[i] {
+			c.n[i], c.used[i] = l.start, true
+		}
+	}
 	for i := ilvl + 1; i < 9; i++ {
 		if l := num.level(abs, i); l == nil || l.restart == 0 || ilvl < l.restart-1 {
 			c.used[i] = false
@@ -267,7 +273,7 @@ func (n *wordNumbering) label(numID string, ilvl int, style string, numStyles ma
 // "1", "a", "A", "i", "I" are mapped onto them); formats of other scripts read as decimal.
 func numberText(n int, format string) string {
 	switch format {
-	case "none", "":
+	case "none", "", "bullet": // a bullet level named in another's text draws nothing
 		return ""
 	case "decimalZero":
 		if n >= 0 && n < 10 {

@@ -8,9 +8,12 @@ import (
 	"edgechat/internal/testkit/testdocs"
 )
 
-// wordLevel is a w:lvl of numbering.xml.
+// wordLevel is a w:lvl of numbering.xml ("" leaves w:start out).
 func wordLevel(ilvl, start, format, text string, extra string) string {
-	return `<w:lvl w:ilvl="` + ilvl + `"><w:start w:val="` + start + `"/><w:numFmt w:val="` + format + `"/><w:lvlText w:val="` + text + `"/>` + extra +
+	if start != "" {
+		start = `<w:start w:val="` + start + `"/>`
+	}
+	return `<w:lvl w:ilvl="` + ilvl + `">` + start + `<w:numFmt w:val="` + format + `"/><w:lvlText w:val="` + text + `"/>` + extra +
 		`<w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr><w:rPr><w:rFonts w:ascii="Symbol"/></w:rPr></w:lvl>`
 }
 
@@ -41,6 +44,8 @@ func TestDOCXListNumbers(t *testing.T) {
 <w:abstractNum w:abstractNumId="2">` + wordLevel("0", "1", "decimal", "%1", "") + wordLevel("1", "1", "decimal", "%1.%2", "") + wordLevel("2", "1", "decimal", "%1.%2.%3", "") + `</w:abstractNum>
 <w:abstractNum w:abstractNumId="3">` + wordLevel("0", "3", "upperRoman", "%1.", "") + wordLevel("1", "1", "decimal", "Step %2:", `<w:lvlRestart w:val="0"/>`) + wordLevel("2", "1", "upperLetter", "%1.%3", `<w:isLgl/>`) + `</w:abstractNum>
 <w:abstractNum w:abstractNumId="4"><w:numStyleLink w:val="OutlineList"/></w:abstractNum>
+<w:abstractNum w:abstractNumId="5">` + wordLevel("0", "", "decimalZero", "%1", "") + wordLevel("1", "1", "lowerLetter", "%1.%2", "") + wordLevel("2", "1", "upperRoman", "%1.%2.%3", "") +
+		wordLevel("3", "1", "bullet", "o", "") + wordLevel("4", "1", "decimal", "%1.%4.%5", "") + `</w:abstractNum>
 <w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
 <w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
 <w:num w:numId="3"><w:abstractNumId w:val="2"/></w:num>
@@ -49,6 +54,7 @@ func TestDOCXListNumbers(t *testing.T) {
 <w:num w:numId="6"><w:abstractNumId w:val="0"/></w:num>
 <w:num w:numId="7"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="5"/><w:lvl w:ilvl="0"><w:start w:val="5"/><w:numFmt w:val="upperLetter"/><w:lvlText w:val="%1."/></w:lvl></w:lvlOverride></w:num>
 <w:num w:numId="8"><w:abstractNumId w:val="4"/></w:num>
+<w:num w:numId="9"><w:abstractNumId w:val="5"/></w:num>
 </w:numbering>`
 	styles := `<?xml version="1.0"?><w:styles ` + wordNS + `>
 <w:style w:type="paragraph" w:styleId="ListNumber"><w:name w:val="List Number"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>
@@ -88,6 +94,11 @@ func TestDOCXListNumbers(t *testing.T) {
 		// an instance that redefines a level; a list linked to a numbering style
 		{"override and style link", wordItem("7", "0", "", "Fifth") + wordItem("7", "0", "", "Sixth") + wordItem("8", "0", "", "Linked") + wordItem("8", "1", "", "Linked sub"),
 			[]extract.Section{{Text: "E. Fifth\n\nF. Sixth\n\n1 Linked\n\n1.1 Linked sub"}}},
+		// w:start left out is 0; an item under a level no item used (Tika's
+		// testWORD_override_list_numbering: "2.a.I" then "2.b", not "2.a"); a bullet level
+		// named in another's text draws nothing there
+		{"skipped levels", wordItem("9", "0", "", "Zero") + wordItem("9", "2", "", "Deep") + wordItem("9", "1", "", "Next") + wordItem("9", "4", "", "Under a bullet") + wordItem("9", "0", "", "One"),
+			[]extract.Section{{Text: "00 Zero\n\n00.a.I Deep\n\n00.b Next\n\n00..1 Under a bullet\n\n01 One"}}},
 		// an instance numbering.xml does not define, and a level it does not: no label
 		{"undefined", wordItem("99", "0", "", "Loose") + wordItem("2", "5", "", "Deep"),
 			[]extract.Section{{Text: "Loose\n\nDeep"}}},
