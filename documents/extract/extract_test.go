@@ -244,6 +244,7 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.rtf", []byte(`{\rtf1\ansi\deff1{\fonttbl{\f1\fcharset128 G;}{\f-2\cpg99999 X;}}\pard{\f1\'83\'5d\'83}\f-2\'ff\plain\'83\par}`))
 	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))
 	f.Add("a.xhtml", []byte("\ufeff <?xml version='1.0' encoding = \"utf-16\"?><p>y’</p>"))
+	f.Add("a.xhtml", []byte("<!DOCTYPE html [ <!ENTITY e \"]>\"> ] ><p>&e;</p>"))
 	f.Add("a.md", []byte("# x\n\ny\n===\n"))
 	f.Add("a.txt", []byte("text"))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
