@@ -476,8 +476,9 @@ func (w *wordWalker) endPara(p *wordPara) {
 		w.dropCap = strings.TrimSpace(text)
 		return
 	}
-	if label := w.listLabel(p); label != "" && strings.TrimSpace(text) != "" {
-		text = label + " " + strings.TrimLeft(text, " \t")
+	if label := w.listLabel(p); label != "" && (strings.TrimSpace(text) != "" || label != "•") {
+		// an empty item keeps its number: tables put the numbers in a column of their own
+		text = strings.TrimRight(label+" "+strings.TrimLeft(text, " \t"), " ")
 	}
 	level := p.outline
 	if l := w.levels[p.style]; l > 0 && level == 0 {

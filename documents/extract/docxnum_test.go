@@ -102,9 +102,12 @@ func TestDOCXListNumbers(t *testing.T) {
 		// an instance numbering.xml does not define, and a level it does not: no label
 		{"undefined", wordItem("99", "0", "", "Loose") + wordItem("2", "5", "", "Deep"),
 			[]extract.Section{{Text: "Loose\n\nDeep"}}},
-		// a table cell's items
-		{"table", `<w:tbl><w:tr><w:tc>` + wordItem("1", "0", "", "Cut") + wordItem("1", "0", "", "Fold") + `</w:tc></w:tr></w:tbl>`,
-			[]extract.Section{{Text: "1. Cut 2. Fold"}}},
+		// a table cell's items; a column of empty numbered paragraphs numbers the rows
+		// (Tika's 014760.docx), an empty bullet item draws nothing
+		{"table", `<w:tbl><w:tr><w:tc>` + wordItem("1", "0", "", "Cut") + wordItem("1", "0", "", "Fold") + `</w:tc></w:tr>` +
+			`<w:tr><w:tc>` + wordItem("3", "0", "", "") + `</w:tc><w:tc><w:p>` + wordRun("Crew meets standards") + `</w:p></w:tc></w:tr>` +
+			`<w:tr><w:tc>` + wordItem("3", "0", "", "") + `</w:tc><w:tc>` + wordItem("2", "0", "", "") + `<w:p>` + wordRun("Radios") + `</w:p></w:tc></w:tr></w:tbl>`,
+			[]extract.Section{{Text: "1. Cut 2. Fold\n1\tCrew meets standards\n2\tRadios"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := testdocs.Zip(
