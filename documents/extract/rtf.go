@@ -188,7 +188,11 @@ func (r *rtfReader) control() {
 				}
 			}
 		case '*':
-			r.cur.skip = r.cur.skip || !r.cur.styleSheet
+			// an ignorable destination only where a group begins: StarWriter writes
+			// "\*\cs7" amid a run's formatting, before the run's text
+			if start {
+				r.cur.skip = r.cur.skip || !r.cur.styleSheet
+			}
 			r.destStart = start
 		case '~':
 			r.text("\u00a0")

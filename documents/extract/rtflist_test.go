@@ -30,3 +30,21 @@ func TestRTFListLabels(t *testing.T) {
 		})
 	}
 }
+
+// TestRTFStarredMidGroup: "\*" marks an ignorable destination only at the start of a group;
+// StarWriter writes it amid a run's formatting (Tika's testRTFIgnoredControlWord.rtf, whose
+// only sentence was skipped: "no text").
+func TestRTFStarredMidGroup(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"mid group", `{\rtf1\ansi\pard{\loch\f2\fs24\i0\b0\*\cs7\cf0\rtlch\ltrch The quick brown fox}\par}`, "The quick brown fox"},
+		{"destination", `{\rtf1\ansi\pard{\*\generator Writer;}{\*\unknown SKIPPED}Kept\par}`, "Kept"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}
