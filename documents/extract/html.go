@@ -68,6 +68,8 @@ type htmlWalker struct {
 	figures    int
 	figureAlt  strings.Builder
 	figureCapt bool
+	// lists are the open ol and ul elements, innermost last (htmllist.go).
+	lists []htmlList
 	// pending is the last heading's level and words while no text has come under it:
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
@@ -145,6 +147,11 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 				continue
 			}
 			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
+			if len(w.skip) == 0 && (t.DataAtom == atom.Ol || t.DataAtom == atom.Ul || t.DataAtom == atom.Li) && t.Type != html.SelfClosingTagToken {
+				if err := w.listStart(t); err != nil {
+					return err
+				}
+			}
 			if t.DataAtom == atom.Img {
 				if err := w.image(t.Attr); err != nil {
 					return err
@@ -288,6 +295,9 @@ func (w *htmlWalker) end(a atom.Atom) {
 		w.endHeading()
 	case blocks[a]:
 		w.cur.WriteString("\n")
+	}
+	if (a == atom.Ol || a == atom.Ul) && len(w.lists) > 0 {
+		w.lists = w.lists[:len(w.lists)-1]
 	}
 }
 
