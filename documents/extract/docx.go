@@ -34,8 +34,16 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 	if main == "" || !a.has(main) {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}}
+	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}, styleNums: map[string]wordNumRef{}, numStyles: map[string]string{}}
 	w.doc = &Document{Format: "docx"}
+	if a.has("word/numbering.xml") {
+		// damaged numbering costs only the list labels
+		n, err := readNumbering(a, "word/numbering.xml")
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		w.numbering = n
+	}
 	if a.has("word/styles.xml") {
 		// damaged styles cost only the headings they name: the text is read without them
 		// (Word offers to repair such a file); budgets and deadlines still stop the reading
@@ -119,6 +127,14 @@ type wordWalker struct {
 	b *budget
 	// levels maps paragraph style ids to heading levels (1–9).
 	levels map[string]int
+	// numbering is the list numbering (nil: none); styleNums the numbering paragraph
+	// styles give their paragraphs, numStyles the instances numbering styles name.
+	numbering *wordNumbering
+	styleNums map[string]wordNumRef
+	numStyles map[string]string
+	// pPrChange counts the open records of formatting before a tracked change, tabStops
+	// the open lists of tab stops.
+	pPrChange, tabStops int
 	// paras is the paragraphs open, innermost last: a text box's paragraphs stand inside
 	// a paragraph of the text around it.
 	paras []*wordPara
@@ -148,6 +164,8 @@ type wordNote struct {
 type wordPara struct {
 	text  strings.Builder
 	style string
+	// num is the paragraph's own list numbering (w:numPr), if any.
+	num wordNumRef
 	// outline is the paragraph's own outline level plus one (0: none).
 	outline int
 	// dropCap says the paragraph is a drop cap.
@@ -155,13 +173,16 @@ type wordPara struct {
 }
 
 // readStyles maps paragraph styles to heading levels: a style's outline level, else its
-// name ("heading 3", "Title"), else the level of the style it is based on.
+// name ("heading 3", "Title"), else the level of the style it is based on; and to the list
+// numbering they or the styles they are based on give (w:numPr), and numbering styles to
+// their numbering instances.
 func (w *wordWalker) readStyles(a *archive, part string) error {
 	type style struct {
 		name, basedOn string
 		outline       int
+		num           wordNumRef
 	}
-	styles := map[string]*style{}
+	styles, numbering := map[string]*style{}, map[string]*style{}
 	var cur *style
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
@@ -169,9 +190,21 @@ func (w *wordWalker) readStyles(a *archive, part string) error {
 			switch t.Name.Local {
 			case "style":
 				cur = nil
-				if attr(t, "type") == "paragraph" {
-					cur = &style{}
+				switch attr(t, "type") {
+				case "paragraph":
+					cur = &style{num: wordNumRef{level: -1}}
 					styles[attr(t, "styleId")] = cur
+				case "numbering":
+					cur = &style{num: wordNumRef{level: -1}}
+					numbering[attr(t, "styleId")] = cur
+				}
+			case "numId":
+				if cur != nil {
+					cur.num.id, cur.num.set = attr(t, "val"), true
+				}
+			case "ilvl":
+				if cur != nil {
+					cur.num.level = levelIndex(attr(t, "val"))
 				}
 			case "name":
 				if cur != nil {
@@ -192,8 +225,19 @@ func (w *wordWalker) readStyles(a *archive, part string) error {
 	if err != nil {
 		return err
 	}
+	for id, s := range numbering {
+		w.numStyles[id] = s.num.id
+	}
 	for id := range styles {
 		s := styles[id]
+		for i := 0; s != nil && i < 20; i++ { // a chain of basedOn, bounded (it may loop)
+			if s.num.set {
+				w.styleNums[id] = s.num
+				break
+			}
+			s = styles[s.basedOn]
+		}
+		s = styles[id]
 		for range 20 { // a chain of basedOn, bounded (it may loop)
 			if s.outline > 0 {
 				w.levels[id] = s.outline
@@ -329,7 +373,7 @@ func (w *wordWalker) para() *wordPara {
 func (w *wordWalker) start(t xml.StartElement) {
 	switch t.Name.Local {
 	case "p":
-		p := &wordPara{}
+		p := &wordPara{num: wordNumRef{level: -1}}
 		p.text.WriteString(w.dropCap)
 		w.dropCap = ""
 		w.paras = append(w.paras, p)
@@ -345,10 +389,24 @@ func (w *wordWalker) start(t xml.StartElement) {
 		if len(w.paras) > 0 {
 			w.para().outline = outlineLevel(attr(t, "val"))
 		}
+	case "pPrChange":
+		w.pPrChange++
+	case "numId":
+		if len(w.paras) > 0 && w.pPrChange == 0 {
+			p := w.para()
+			p.num.id, p.num.set = attr(t, "val"), true
+		}
+	case "ilvl":
+		if len(w.paras) > 0 && w.pPrChange == 0 {
+			w.para().num.level = levelIndex(attr(t, "val"))
+		}
 	case "t":
 		w.inText = t.Name.Space == "w" || t.Name.Space == "m" || t.Name.Space == ""
+	case "tabs":
+		w.tabStops++
 	case "tab", "ptab":
-		if t.Name.Space == "w" && len(w.paras) > 0 {
+		// a tab character, not a tab stop of the paragraph's properties (w:tabs/w:tab)
+		if t.Name.Space == "w" && len(w.paras) > 0 && w.tabStops == 0 {
 			w.para().text.WriteByte('\t')
 		}
 	case "br", "cr":
@@ -386,6 +444,10 @@ func (w *wordWalker) end(t xml.EndElement) {
 	switch t.Name.Local {
 	case "t":
 		w.inText = false
+	case "pPrChange":
+		w.pPrChange = max(0, w.pPrChange-1)
+	case "tabs":
+		w.tabStops = max(0, w.tabStops-1)
 	case "p":
 		if len(w.paras) == 0 {
 			return
@@ -414,6 +476,10 @@ func (w *wordWalker) endPara(p *wordPara) {
 		w.dropCap = strings.TrimSpace(text)
 		return
 	}
+	if label := w.listLabel(p); label != "" && (strings.TrimSpace(text) != "" || label != "•") {
+		// an empty item keeps its number: tables put the numbers in a column of their own
+		text = strings.TrimRight(label+" "+strings.TrimLeft(text, " \t"), " ")
+	}
 	level := p.outline
 	if l := w.levels[p.style]; l > 0 && level == 0 {
 		level = l
@@ -437,6 +503,37 @@ func (w *wordWalker) endPara(p *wordPara) {
 	out := w.out()
 	out.WriteString(text)
 	out.WriteString("\n\n")
+}
+
+// wordNumRef is a paragraph's or style's w:numPr: a numbering instance and a level
+// (-1: not given).
+type wordNumRef struct {
+	id    string
+	level int
+	set   bool
+}
+
+// listLabel counts a paragraph in its list and returns the label Word draws before it,
+// "" if it is not numbered. Its own w:numPr wins over its style's; a level it does not
+// give is its style's.
+func (w *wordWalker) listLabel(p *wordPara) string {
+	if w.numbering == nil {
+		return ""
+	}
+	ref, style := p.num, w.styleNums[p.style]
+	if !ref.set {
+		level := ref.level
+		ref = style
+		if level >= 0 {
+			ref.level = level
+		}
+	} else if ref.level < 0 && style.set {
+		ref.level = style.level
+	}
+	if !ref.set {
+		return ""
+	}
+	return w.numbering.label(ref.id, ref.level, p.style, w.numStyles)
 }
 
 // write adds text to the innermost open cell, else the body.

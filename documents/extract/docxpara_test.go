@@ -27,6 +27,10 @@ func TestDOCXParagraphs(t *testing.T) {
 		{"drop cap", dropCap("drop", "D") + `<w:p>` + wordRun("rop cap.") + `</w:p>` + dropCap("margin", "D") + `<w:p>` + wordRun("rop cap in margin.") + `</w:p>` +
 			`<w:p><w:pPr><w:framePr w:dropCap="none" w:wrap="around"/></w:pPr>` + wordRun("A framed note.") + `</w:p>` + dropCap("drop", "E"),
 			"Drop cap.\n\nDrop cap in margin.\n\nA framed note.\n\nE"},
+		// a paragraph's tab stops (w:pPr/w:tabs/w:tab) are not tab characters (pandoc's
+		// lists_restarting.docx read "\tInterruption"); a run's w:tab is
+		{"tab stops", `<w:p>` + wordRun("Before.") + `</w:p><w:p><w:pPr><w:tabs><w:tab w:val="left" w:pos="250"/><w:tab w:val="right" w:pos="900"/></w:tabs></w:pPr>` + wordRun("Interruption") + `<w:r><w:tab/></w:r>` + wordRun("here") + `</w:p>`,
+			"Before.\n\nInterruption\there"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			doc, err := extract.Bytes(context.Background(), "a.docx", wordBody(c.body), nil)

@@ -8,7 +8,8 @@ import (
 )
 
 // readEPUB reads an EPUB: the package document (OPF) named by META-INF/container.xml
-// lists the book's XHTML files in reading order (its spine), and each is read as HTML.
+// lists the book's XHTML files in reading order (its spine), and each is read as HTML (SVG
+// pages too, as inline SVG; other kinds through their manifest fallbacks).
 // Items marked non-linear (shown only when a link leads there: other languages' copies,
 // answer pages) are left out, as pandoc leaves them, and so are the titles of chapters
 // without text (blank pages, pictures without alt text), which pandoc does not print.
@@ -41,7 +42,7 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 		}
 		switch t.Name.Local {
 		case "item":
-			items[attr(t, "id")] = epubItem{resolve(opf, attr(t, "href")), attr(t, "media-type")}
+			items[attr(t, "id")] = epubItem{resolve(opf, attr(t, "href")), attr(t, "media-type"), attr(t, "fallback")}
 		case "itemref":
 			if attr(t, "linear") != "no" {
 				spine = append(spine, attr(t, "idref"))
@@ -60,7 +61,12 @@ func readEPUB(b *budget, data []byte) (*Document, error) {
 	seen := map[string]bool{}
 	for _, id := range spine {
 		it, ok := items[id]
-		if !ok || seen[it.href] || !a.has(it.href) || !isXHTML(it) {
+		// a spine item of another kind stands for the first of its fallbacks that is a
+		// content document (EPUB 3's foreign resources)
+		for i := 0; ok && !isXHTML(it) && !isSVG(it) && it.fallback != "" && i < 10; i++ {
+			it, ok = items[it.fallback]
+		}
+		if !ok || seen[it.href] || !a.has(it.href) || !isXHTML(it) && !isSVG(it) {
 			continue
 		}
 		seen[it.href] = true
@@ -118,8 +124,15 @@ func bookRoot(a *archive) string {
 	return root
 }
 
-// epubItem is a file of the book's manifest.
-type epubItem struct{ href, mediaType string }
+// epubItem is a file of the book's manifest: where it is, its media type and the item that
+// stands for it where it cannot be shown (its fallback).
+type epubItem struct{ href, mediaType, fallback string }
+
+// isSVG says an item is an SVG content document, which EPUB 3 books may have in their spine
+// (a page drawn as SVG): its text elements are read as an HTML page's inline SVG.
+func isSVG(it epubItem) bool {
+	return it.mediaType == "image/svg+xml" || it.mediaType == "" && strings.EqualFold(path.Ext(it.href), ".svg")
+}
 
 func isXHTML(it epubItem) bool {
 	switch it.mediaType {

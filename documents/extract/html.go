@@ -30,6 +30,7 @@ func readHTML(b *budget, data []byte) (*Document, error) {
 // reads as its title, but an EPUB's chapter, whose title is most often the book's, does
 // not (fixed-layout books have blank pages and pages that are only a picture).
 func readHTMLBody(b *budget, data []byte) (*Document, string, error) {
+	data = dropDoctypeSubset(data)
 	contentType := "text/html"
 	if enc, ok := xmlEncoding(data); ok {
 		contentType += "; charset=" + enc
@@ -67,6 +68,8 @@ type htmlWalker struct {
 	figures    int
 	figureAlt  strings.Builder
 	figureCapt bool
+	// lists are the open ol and ul elements, innermost last (htmllist.go).
+	lists []htmlList
 	// pending is the last heading's level and words while no text has come under it:
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
@@ -144,6 +147,11 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 				continue
 			}
 			w.start(t.DataAtom, t.Type == html.SelfClosingTagToken)
+			if len(w.skip) == 0 && (t.DataAtom == atom.Ol || t.DataAtom == atom.Ul || t.DataAtom == atom.Li) && t.Type != html.SelfClosingTagToken {
+				if err := w.listStart(t); err != nil {
+					return err
+				}
+			}
 			if t.DataAtom == atom.Img {
 				if err := w.image(t.Attr); err != nil {
 					return err
@@ -288,6 +296,9 @@ func (w *htmlWalker) end(a atom.Atom) {
 	case blocks[a]:
 		w.cur.WriteString("\n")
 	}
+	if (a == atom.Ol || a == atom.Ul) && len(w.lists) > 0 {
+		w.lists = w.lists[:len(w.lists)-1]
+	}
 }
 
 // endHeading sets the open heading, if any, as the path's level.
@@ -382,4 +393,33 @@ func xmlEncoding(data []byte) (enc string, ok bool) {
 		return "utf-8", true
 	}
 	return string(name), true
+}
+
+// dropDoctypeSubset takes an XML document type's internal subset off an XHTML page
+// (<!DOCTYPE html [ <!ENTITY …> ]>): HTML's tokenizer ends the doctype at the subset's first
+// ">", and the rest ("]>") was read as the page's first words, the head's title after them.
+func dropDoctypeSubset(data []byte) []byte {
+	head := data[:min(len(data), 4096)]
+	i := bytes.Index(bytes.ToUpper(head), []byte("<!DOCTYPE"))
+	if i < 0 {
+		return data
+	}
+	open := bytes.IndexAny(data[i:], "[>")
+	if open < 0 || data[i+open] != '[' {
+		return data
+	}
+	open += i
+	for j := open + 1; j < len(data) && j < open+65536; j++ {
+		if data[j] != ']' {
+			continue
+		}
+		k := j + 1
+		for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r' || data[k] == '\n') {
+			k++
+		}
+		if k < len(data) && data[k] == '>' {
+			return append(data[:open:open], data[j+1:]...)
+		}
+	}
+	return data
 }

@@ -19,7 +19,7 @@ func TestHTMLObjectFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []extract.Section{{Text: "Text."}, {Heading: "Quiz", Text: "Which planet is largest?"}}
+	want := []extract.Section{{Text: "Text."}, {Heading: "Quiz", Text: "1. Which planet is largest?"}}
 	if diff := cmp.Diff(want, doc.Sections); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}

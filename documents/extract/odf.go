@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // readODF reads an OpenDocument text, spreadsheet or presentation (ODT, ODS, ODP) from
 // its content.xml: paragraphs in order, split at headings (text:h and its outline level),
-// frames' text boxes and captions where they stand, tables row by row (a spreadsheet's
+// list items with the labels LibreOffice draws before them (odfnum.go), frames' text
+// boxes, captions and LibreOffice Math formulas (odfmath.go) where they stand, tables row by row (a spreadsheet's
 // sheets under their names, a presentation's slides under theirs), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
 // headers and footers of styles.xml are left out, as pandoc leaves them.
@@ -30,8 +32,23 @@ func readODF(b *budget, data []byte) (*Document, error) {
 		}
 		return nil, err
 	}
-	w := &odfWalker{tables: tables{dropEmpty: true}}
+	w := &odfWalker{tables: tables{dropEmpty: true}, a: a}
 	w.doc = &Document{Format: "odf"}
+	if a.has("styles.xml") {
+		// the named list styles; damaged styles cost only the list labels
+		err := a.walkXML("styles.xml", func(tok xml.Token) error {
+			switch t := tok.(type) {
+			case xml.StartElement:
+				w.lists.styles.element(t)
+			case xml.EndElement:
+				w.lists.styles.end(t)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
 	err = a.walkXML("content.xml", func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -40,6 +57,9 @@ func readODF(b *budget, data []byte) (*Document, error) {
 			w.end(t)
 		case xml.CharData:
 			w.text(t)
+		}
+		if w.err != nil {
+			return w.err
 		}
 		if w.body.Len() > MaxTextBytes || w.notes.Len() > MaxTextBytes {
 			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
@@ -91,13 +111,21 @@ type odfWalker struct {
 	inBody       bool
 	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
 	spreadsheet bool
+	// lists numbers the list items.
+	lists odfLists
+	// a is the document's archive, whose embedded objects hold formulas; math is the
+	// MathML formula open in the text; err the first error met reading an object.
+	a    *archive
+	math *mathText
+	err  error
 }
 
 type odfPara struct {
 	text  strings.Builder
 	level int
-	// space says the text ends in a space (ODF folds runs of white space).
-	space bool
+	// space says the text ends in a space (ODF folds runs of white space); afterMath that
+	// it ends in a formula, which a word after it is kept apart from.
+	space, afterMath bool
 }
 
 // odfSkipped elements hold no text the document shows as its own (svg:title and svg:desc
@@ -114,6 +142,11 @@ func (w *odfWalker) start(t xml.StartElement) {
 		w.inBody = true
 	}
 	if !w.inBody {
+		w.lists.styles.element(t) // content.xml's automatic styles
+		return
+	}
+	if w.math != nil {
+		w.math.start(t)
 		return
 	}
 	if name == "spreadsheet" && t.Name.Space == "office" {
@@ -126,6 +159,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 	switch name {
 	case "p", "h":
 		p := &odfPara{space: true}
+		if label := w.lists.label(len(w.paras)); label != "" {
+			p.text.WriteString(label + " ")
+		}
 		if name == "h" {
 			p.level = 1
 			if n, err := strconv.Atoi(attr(t, "outline-level")); err == nil && n >= 1 && n <= 9 {
@@ -152,8 +188,27 @@ func (w *odfWalker) start(t xml.StartElement) {
 			p.text.WriteByte('\n')
 			p.space = true
 		}
+	case "object": // an embedded object: LibreOffice Math's formulas are read
+		if t.Name.Space == "draw" {
+			text, err := odfObjectMath(w.a, attr(t, "href"))
+			if err != nil {
+				w.err = err
+			}
+			w.addMath(text)
+		}
+	case "math": // MathML written into the text (flat ODF)
+		w.math = &mathText{}
+		w.math.start(t)
 	case "note-body":
 		w.inNote++
+	case "list":
+		if t.Name.Space == "text" {
+			w.lists.startList(t)
+		}
+	case "list-item", "list-header":
+		if t.Name.Space == "text" {
+			w.lists.startItem(t, len(w.paras))
+		}
 	case "table":
 		if name := attr(t, "name"); name != "" && w.spreadsheet && !w.inCell() && len(w.paras) == 0 && t.Name.Space == "table" {
 			w.sheet(name)
@@ -182,11 +237,19 @@ func (w *odfWalker) para() *odfPara {
 }
 
 func (w *odfWalker) text(data []byte) {
+	if w.math != nil {
+		w.math.text(data)
+		return
+	}
 	p := w.para()
 	if p == nil || w.skip > 0 {
 		return
 	}
 	for _, r := range string(data) {
+		if p.afterMath && !p.space && !strings.ContainsRune(" \t\n\r.,;:!?)]}", r) {
+			p.text.WriteByte(' ')
+		}
+		p.afterMath = false
 		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
 			if !p.space {
 				p.text.WriteByte(' ')
@@ -201,6 +264,15 @@ func (w *odfWalker) text(data []byte) {
 
 func (w *odfWalker) end(t xml.EndElement) {
 	if !w.inBody {
+		w.lists.styles.end(t)
+		return
+	}
+	if w.math != nil {
+		if w.math.end(t) {
+			text := w.math.String()
+			w.math = nil
+			w.addMath(text)
+		}
 		return
 	}
 	if w.skip > 0 {
@@ -219,6 +291,14 @@ func (w *odfWalker) end(t xml.EndElement) {
 		w.endPara(p)
 	case "note-body":
 		w.inNote--
+	case "list":
+		if t.Name.Space == "text" {
+			w.lists.endList()
+		}
+	case "list-item", "list-header":
+		if t.Name.Space == "text" {
+			w.lists.endItem()
+		}
 	case "table-cell", "covered-table-cell":
 		w.endCell()
 	case "table-row":

@@ -421,17 +421,18 @@ func FuzzOfficeXML(f *testing.F) {
 			"word/document.xml":  `<w:document ` + wordNS + `><w:body><w:p><w:r><w:t>x</w:t></w:r></w:p></w:body></w:document>`,
 			"word/styles.xml":    `<w:styles ` + wordNS + `/>`,
 			"word/footnotes.xml": `<w:footnotes ` + wordNS + `/>`,
+			"word/numbering.xml": `<w:numbering ` + wordNS + `/>`,
 		}
 		files[part] = xml
 		var zf []testdocs.File
-		for _, n := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml"} {
+		for _, n := range []string{"word/document.xml", "word/styles.xml", "word/footnotes.xml", "word/numbering.xml"} {
 			zf = append(zf, testdocs.File{Name: n, Body: files[n]})
 		}
 		return testdocs.Zip(zf...)
 	}
 	opf := `<package><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`
 	build := func(kind uint8, xml string) (string, []byte) {
-		switch kind % 6 {
+		switch kind % 7 {
 		case 0:
 			return "a.docx", docx("word/document.xml", xml)
 		case 1:
@@ -442,6 +443,8 @@ func FuzzOfficeXML(f *testing.F) {
 			return "a.odt", odf("application/vnd.oasis.opendocument.text", xml)
 		case 4:
 			return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: xml}, testdocs.File{Name: "OEBPS/c.xhtml", Body: "<p>x</p>"})
+		case 6:
+			return "a.docx", docx("word/numbering.xml", xml)
 		}
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
@@ -450,7 +453,10 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
 	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
+	f.Add(uint8(3), `<office:document-content><office:automatic-styles><text:list-style style:name="L"><text:list-level-style-number text:level="2" text:display-levels="9" style:num-format="a" text:start-value="-2"/></text:list-style></office:automatic-styles><office:body><office:text><text:list text:style-name="L" text:continue-list="x"><text:list-item text:start-value="99999"><text:list><text:list-header><text:p>a</text:p></text:list-header><text:list-item><text:h>b</text:h></text:list-item></text:list></text:list-item></text:list></office:text></office:body></office:document-content>`)
+	f.Add(uint8(3), `<office:text><text:p>a<draw:frame><draw:object xlink:href="./Object 1"><math:math><math:semantics><math:mi>x</math:mi><math:mtext> t </math:mtext><math:annotation>x</math:annotation></math:semantics></math:math></draw:object></draw:frame>.</text:p></office:text>`)
 	f.Add(uint8(4), opf)
+	f.Add(uint8(6), `<w:numbering><w:abstractNum w:abstractNumId="0"><w:numStyleLink w:val="S"/><w:lvl w:ilvl="0"><w:start w:val="-3"/><w:numFmt w:val="upperRoman"/><w:lvlText w:val="%1.%9%"/><w:lvlRestart w:val="0"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="99999"/></w:lvlOverride></w:num></w:numbering>`)
 	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
 	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object><epub:switch><epub:case required-namespace="http://www.w3.org/2000/svg"><epub:case>e</epub:case></epub:case><epub:default>f</epub:default></epub:switch></p>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
@@ -495,7 +501,7 @@ func TestRTF(t *testing.T) {
 // first letter of the item after it (pandoc's list_multiparagraph.rtf: "irst item").
 func TestRTFUnicodeFallback(t *testing.T) {
 	for _, c := range []struct{ name, rtf, want string }{
-		{"bullet group", `{\rtf1\ansi\uc1 \pard{\listtext\tab \u8226 \tab}First item.\par}`, "First item."},
+		{"bullet group", `{\rtf1\ansi\uc1 \pard{\listtext\tab \u8226 \tab}First item.\par}`, "• First item."},
 		{"fallback skipped", `{\rtf1\ansi\uc1 \pard Here\u8217's it.\par}`, "Here’s it."},
 		{"two fallback bytes", `{\rtf1\ansi\uc2 \pard a\u8212\'97\'97b.\par}`, "a—b."},
 		{"fallback cut by a group", `{\rtf1\ansi\uc2 \pard{x\u8212-}y.\par}`, "x—y."},

@@ -1,19 +1,26 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 )
 
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
 // table rows (\cell, \row), characters given as \'hh in the document's code page (\ansicpg)
 // or as \uN, split at headings (paragraphs whose style is named "heading N" or that have
 // an \outlinelevel), then the footnotes and endnotes, as a DOCX's are read (a note stands
-// in its paragraph where it is cited). Font, colour and style tables, document information, pictures,
+// in its paragraph where it is cited), list items with the labels the writer put before them
+// (\listtext: "2.", "•"). Font, colour and style tables, document information, pictures,
 // embedded objects, field instructions, headers and footers and any ignorable
 // destination (\*) are skipped, and so is hidden text (\v), as pandoc skips it. It is a
 // reader for text, not a renderer.
@@ -21,7 +28,7 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
 	}
-	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1}, styles: map[int]int{}}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}}
 	r.doc = &Document{Format: "rtf"}
 	if err := r.read(b); err != nil {
 		return nil, err
@@ -54,6 +61,13 @@ type rtfGroup struct {
 	hidden bool
 	// note says the group is a footnote or endnote (\footnote, with \ftnalt an endnote).
 	note, endnote bool
+	// font is the font in force (\fN; -1: the default font, \deffN), whose character set
+	// decodes the bytes of its text; fontTable says the group is the font table or in it.
+	font      int
+	fontTable bool
+	// listText says the group is a list item's label as the writer drew it (\listtext,
+	// \pntext: "2.", "•", "iv)"), which is read; its tabs are spaces.
+	listText bool
 }
 
 type rtfReader struct {
@@ -74,6 +88,10 @@ type rtfReader struct {
 	entry     strings.Builder
 	entryNum  int
 	destStart bool
+	// fontPages maps fonts to the code pages of their character sets (\fcharsetN, \cpgN);
+	// fontEntry is the font table's entry being read, defaultFont \deffN.
+	fontPages              map[int]int
+	fontEntry, defaultFont int
 	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
 	// the text of the paragraph a note stands in, read on after the note.
 	notes, endnotes strings.Builder
@@ -88,8 +106,8 @@ var rtfSkipped = map[string]bool{
 	"listtable": true, "listoverridetable": true, "rsidtbl": true, "generator": true,
 	"themedata": true, "colorschememapping": true, "latentstyles": true, "datastore": true,
 	"xmlnstbl": true, "filetbl": true, "revtbl": true, "pgdsctbl": true, "bkmkstart": true,
-	"bkmkend": true, "annotation": true, "atnid": true, "atnauthor": true, "listtext": true,
-	"pntext": true, "pntxta": true, "pntxtb": true, "xe": true, "tc": true, "nonshppict": true,
+	"bkmkend": true, "annotation": true, "atnid": true, "atnauthor": true,
+	"pntxta": true, "pntxtb": true, "xe": true, "tc": true, "nonshppict": true,
 	"blipuid": true, "mmathPr": true, "wgrffmtfilter": true, "fchars": true, "lchars": true,
 }
 
@@ -119,6 +137,7 @@ func (r *rtfReader) read(b *budget) error {
 			continue
 		case '}':
 			r.pos++
+			r.flushBytes()  // the group's bytes, in its font's code page
 			r.skipChars = 0 // a \uN's fallback ends with its group
 			if r.cur.styleSheet && len(r.stack) > 0 && r.stack[len(r.stack)-1].styleSheet {
 				r.endStyle()
@@ -169,7 +188,11 @@ func (r *rtfReader) control() {
 				}
 			}
 		case '*':
-			r.cur.skip = r.cur.skip || !r.cur.styleSheet
+			// an ignorable destination only where a group begins: StarWriter writes
+			// "\*\cs7" amid a run's formatting, before the run's text
+			if start {
+				r.cur.skip = r.cur.skip || !r.cur.styleSheet
+			}
 			r.destStart = start
 		case '~':
 			r.text("\u00a0")
@@ -218,6 +241,34 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.styleSheet && (word == "outlinelevel") && hasNum && num >= 0 && num <= 8:
 		r.styles[r.entryNum] = num + 1
 		return
+	case (word == "listtext" || word == "pntext") && destStart:
+		r.cur.listText = true
+		return
+	case word == "tab" && r.cur.listText:
+		r.listSpace()
+		return
+	case word == "fonttbl":
+		r.cur.skip, r.cur.fontTable = true, true
+		return
+	case r.cur.fontTable && hasNum && word == "f":
+		r.fontEntry = num
+		return
+	case r.cur.fontTable && hasNum && (word == "fcharset" || word == "cpg"):
+		if cp := charsetPage(num); word == "cpg" || cp != 0 {
+			if word == "cpg" {
+				cp = num
+			}
+			r.fontPages[r.fontEntry] = cp
+		}
+		return
+	case word == "deff" && hasNum:
+		r.defaultFont = num
+	case word == "f" && hasNum && !r.cur.styleSheet:
+		r.flushBytes()
+		r.cur.font = num
+	case word == "plain": // character formatting back to the default
+		r.flushBytes()
+		r.cur.hidden, r.cur.font = false, -1
 	case rtfSkipped[word] && destStart:
 		r.cur.skip = true
 		return
@@ -244,8 +295,6 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		r.cur.style, r.cur.outline = 0, 0
 	case word == "v":
 		r.cur.hidden = !hasNum || num != 0
-	case word == "plain": // character formatting back to the default
-		r.cur.hidden = false
 	case word == "s" && hasNum:
 		r.cur.style = num
 	case word == "outlinelevel" && hasNum && num >= 0 && num <= 8:
@@ -272,11 +321,27 @@ func (r *rtfReader) char(c byte) {
 		return
 	}
 	r.flushBytes()
+	if r.cur.listText && (c == '\t' || c == ' ') {
+		r.listSpace()
+		return
+	}
 	if c == '\t' {
 		r.para.WriteByte('\t')
 		return
 	}
 	r.para.WriteByte(c)
+}
+
+// listSpace writes a list label's tab or space as a space: none at the start of a line, nor
+// two.
+func (r *rtfReader) listSpace() {
+	if r.cur.skip || r.cur.hidden {
+		return
+	}
+	r.flushBytes()
+	if s := r.para.String(); s != "" && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, " ") {
+		r.para.WriteByte(' ')
+	}
 }
 
 func (r *rtfReader) byte(c byte) {
@@ -302,7 +367,19 @@ func (r *rtfReader) flushBytes() {
 	if len(r.pending) == 0 {
 		return
 	}
-	out, err := r.dec.NewDecoder().Bytes(r.pending)
+	dec := r.dec
+	font := r.cur.font
+	if font < 0 {
+		font = r.defaultFont
+	}
+	out, err := dec.NewDecoder().Bytes(r.pending)
+	if cp, ok := r.fontPages[font]; ok {
+		// a font's character set, unless its bytes are not of it (LibreOffice gives
+		// OpenSymbol \fcharset128 and writes its bullets as single bytes)
+		if o, e := codePage(cp).NewDecoder().Bytes(r.pending); e == nil && !bytes.ContainsRune(o, utf8.RuneError) {
+			out, err = o, nil
+		}
+	}
 	if err != nil {
 		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))
 	}
@@ -365,9 +442,55 @@ func (r *rtfReader) endPara() {
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+// charsetPage is the Windows code page of an RTF font's character set (\fcharsetN), 0 for
+// the document's own (ANSI, default, symbol and unknown sets).
+func charsetPage(charset int) int {
+	switch charset {
+	case 77:
+		return 10000
+	case 128:
+		return 932
+	case 129:
+		return 949
+	case 134:
+		return 936
+	case 136:
+		return 950
+	case 161:
+		return 1253
+	case 162:
+		return 1254
+	case 163:
+		return 1258
+	case 177:
+		return 1255
+	case 178:
+		return 1256
+	case 186:
+		return 1257
+	case 204:
+		return 1251
+	case 222:
+		return 874
+	case 238:
+		return 1250
+	case 254:
+		return 437
+	}
+	return 0
+}
+
 // codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
 func codePage(n int) encoding.Encoding {
 	switch n {
+	case 932:
+		return japanese.ShiftJIS
+	case 936:
+		return simplifiedchinese.GBK
+	case 949:
+		return korean.EUCKR
+	case 950:
+		return traditionalchinese.Big5
 	case 437:
 		return charmap.CodePage437
 	case 850:

@@ -14,7 +14,8 @@
 // Words are compared as multisets of white-space separated tokens (--loose: lower case,
 // without the punctuation around them). Pandoc's plain text marks up what it read, and the
 // marks are not words of the document: table rules and borders (tokens of | + - = : only),
-// list markers at the start of a line ("-", "·", "1.", "a)"; from both texts), note marks
+// list markers at the start of a line ("-", "·", "–", "1.", "a)", "2.1"; from both texts: EdgeChat
+// writes the labels Word and LibreOffice draw, "2.1" where pandoc writes "1."), note marks
 // ("[1]"), image placeholders ("[]"), strike-out marks ("~~") and sub- and superscript marks
 // ("_(2)") are dropped (a picture's alt text keeps its brackets, as EdgeChat prints it), and so is
 // TeX between dollars on one line (pandoc writes formulas as TeX; EdgeChat does not read
@@ -588,7 +589,7 @@ func reference(doc string) ([]byte, stat, error) {
 
 var (
 	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
-	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•·]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)])\s+`)
+	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•·–◦▪‣⁃]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)]|\d+(?:\.\d+)+[.)]?)\s+`)
 	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
 	texMath    = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
 	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts

@@ -54,6 +54,8 @@ func TestUnmarkPandoc(t *testing.T) {
 		{"Carroll [EBook #19033]\n[1]", "Carroll [EBook #19033]\n"},
 		{"{d[i].movieName} symbol[♣] tab[ ].", "{d[i].movieName} symbol[♣] tab[ ]."}, // brackets inside words are text
 		{"· It is the 1st row", "It is the 1st row"},
+		{"2.1. Flour\n  1.1 Terms\n(iv) Dry\n2019 was\n3.14 is pi", "Flour\nTerms\nDry\n2019 was\nis pi"}, // outline labels as EdgeChat writes them
+		{"– first\n◦ sub\n⁃ item\n–5 °C", "first\nsub\nitem\n–5 °C"},                                      // bullets Word and TextEdit draw
 	}
 	for _, tt := range tests {
 		if got := string(unmark([]byte(tt.in), true)); got != tt.want {

@@ -1,0 +1,220 @@
+package extract
+
+import (
+	"encoding/xml"
+	"strconv"
+	"strings"
+)
+
+// odfListStyle is a list style's levels 1–10 (text:list-style, in content.xml's automatic
+// styles or styles.xml's): a bullet or a number format with what stands before and after
+// it, how many levels' numbers the label shows and where the count starts.
+type odfListStyle [10]*odfListLevel
+
+type odfListLevel struct {
+	bullet                 bool
+	format, prefix, suffix string
+	display, start         int
+}
+
+// odfListStyles reads list styles: text:list-style elements, whose levels follow.
+type odfListStyles struct {
+	styles map[string]*odfListStyle
+	cur    *odfListStyle
+}
+
+// element takes one start element of a styles part.
+func (s *odfListStyles) element(t xml.StartElement) {
+	switch t.Name.Local {
+	case "list-style":
+		s.cur = &odfListStyle{}
+		if s.styles == nil {
+			s.styles = map[string]*odfListStyle{}
+		}
+		s.styles[attr(t, "name")] = s.cur
+	case "list-level-style-number", "list-level-style-bullet", "list-level-style-image":
+		n, err := strconv.Atoi(attr(t, "level"))
+		if s.cur == nil || err != nil || n < 1 || n > 10 {
+			return
+		}
+		l := &odfListLevel{bullet: t.Name.Local != "list-level-style-number", format: attr(t, "num-format"),
+			prefix: attr(t, "num-prefix"), suffix: attr(t, "num-suffix"), display: 1, start: 1}
+		if d, err := strconv.Atoi(attr(t, "display-levels")); err == nil && d >= 1 {
+			l.display = min(d, n)
+		}
+		if v, err := strconv.Atoi(attr(t, "start-value")); err == nil {
+			l.start = v
+		}
+		s.cur[n-1] = l
+	}
+}
+
+// end takes one end element of a styles part.
+func (s *odfListStyles) end(t xml.EndElement) {
+	if t.Name.Local == "list-style" {
+		s.cur = nil
+	}
+}
+
+// odfCount is a list's counters, which a later list may continue.
+type odfCount struct {
+	n    [10]int
+	used [10]bool
+}
+
+// odfList is an open text:list: its style (its own or the list's around it) and counters.
+type odfList struct {
+	style string
+	count *odfCount
+}
+
+// odfItem is an open text:list-item or text:list-header: whether its first paragraph,
+// which takes the label, is still to come, and how many paragraphs were open around it.
+type odfItem struct {
+	first, header bool
+	start         int // text:start-value, -1: none
+	paras         int
+}
+
+// odfLists counts an ODF document's list items as LibreOffice numbers them: a list's
+// levels are its nesting, its style the nearest list's text:style-name; a list starts
+// counting afresh unless it continues the last list of its style (text:continue-numbering)
+// or the one it names (text:continue-list); an item's text:start-value sets its number, a
+// list header has none; an item of a level starts the levels below it again.
+type odfLists struct {
+	styles  odfListStyles
+	open    []*odfList
+	items   []*odfItem
+	byStyle map[string]*odfCount
+	byID    map[string]*odfCount
+}
+
+func (l *odfLists) startList(t xml.StartElement) {
+	list := &odfList{style: attr(t, "style-name")}
+	if n := len(l.open); n > 0 {
+		if list.style == "" {
+			list.style = l.open[n-1].style
+		}
+		list.count = l.open[n-1].count
+	} else {
+		if l.byStyle == nil {
+			l.byStyle, l.byID = map[string]*odfCount{}, map[string]*odfCount{}
+		}
+		switch {
+		case l.byID[attr(t, "continue-list")] != nil:
+			list.count = l.byID[attr(t, "continue-list")]
+		case attr(t, "continue-numbering") == "true" && l.byStyle[list.style] != nil:
+			list.count = l.byStyle[list.style]
+		default:
+			list.count = &odfCount{}
+		}
+		l.byStyle[list.style] = list.count
+		if id := attr(t, "id"); id != "" {
+			l.byID[id] = list.count
+		}
+	}
+	if n := len(l.items); n > 0 {
+		l.items[n-1].first = false // an item that opens with a list has no label of its own
+	}
+	l.open = append(l.open, list)
+}
+
+func (l *odfLists) endList() {
+	if n := len(l.open); n > 0 {
+		l.open = l.open[:n-1]
+	}
+}
+
+func (l *odfLists) startItem(t xml.StartElement, paras int) {
+	item := &odfItem{first: true, header: t.Name.Local == "list-header", start: -1, paras: paras}
+	if v, err := strconv.Atoi(attr(t, "start-value")); err == nil {
+		item.start = v
+	}
+	l.items = append(l.items, item)
+}
+
+func (l *odfLists) endItem() {
+	if n := len(l.items); n > 0 {
+		l.items = l.items[:n-1]
+	}
+}
+
+// label counts a paragraph that begins when paras paragraphs are open and returns the
+// label drawn before it: "" unless it is its list item's first.
+func (l *odfLists) label(paras int) string {
+	ni, nl := len(l.items), len(l.open)
+	if ni == 0 || nl == 0 {
+		return ""
+	}
+	item := l.items[ni-1]
+	if !item.first || item.paras != paras {
+		return ""
+	}
+	item.first = false
+	if item.header {
+		return ""
+	}
+	level := min(nl, 10) - 1
+	list := l.open[nl-1]
+	style := l.styles.styles[list.style]
+	var lvl *odfListLevel
+	if style != nil {
+		lvl = style[level]
+	}
+	start := 1
+	if lvl != nil {
+		start = lvl.start
+	}
+	c := list.count
+	switch {
+	case item.start >= 0:
+		c.n[level], c.used[level] = item.start, true
+	case c.used[level]:
+		c.n[level]++
+	default:
+		c.n[level], c.used[level] = start, true
+	}
+	for i := level + 1; i < 10; i++ {
+		c.used[i] = false
+	}
+	if lvl == nil {
+		return ""
+	}
+	if lvl.bullet {
+		return "•"
+	}
+	var nums []string
+	for i := level - lvl.display + 1; i <= level; i++ {
+		v, f := 1, lvl.format
+		if style[i] != nil {
+			v, f = style[i].start, style[i].format
+		}
+		if c.used[i] {
+			v = c.n[i]
+		}
+		if s := numberText(v, odfFormat(f)); s != "" {
+			nums = append(nums, s)
+		}
+	}
+	if len(nums) == 0 {
+		return "" // num-format "": no number, nor what stands around it
+	}
+	return strings.TrimSpace(lvl.prefix + strings.Join(nums, ".") + lvl.suffix)
+}
+
+// odfFormat maps ODF's style:num-format onto Word's w:numFmt names numberText takes.
+func odfFormat(f string) string {
+	switch f {
+	case "":
+		return "none"
+	case "a":
+		return "lowerLetter"
+	case "A":
+		return "upperLetter"
+	case "i":
+		return "lowerRoman"
+	case "I":
+		return "upperRoman"
+	}
+	return "decimal"
+}

@@ -1,0 +1,30 @@
+package extract_test
+
+import (
+	"context"
+	"testing"
+
+	"edgechat/documents/extract"
+)
+
+// TestRTFFontCharsets decodes the bytes of a font's text in its character set's code page
+// (\fcharsetN, \cpgN), not only the document's (\ansicpgN): Tika's testRTFJapanese.rtf,
+// Shift-JIS in fonts of \fcharset128, read as Windows-1252 ("ƒ]ƒ‹ƒQ" for "ゾルゲ").
+func TestRTFFontCharsets(t *testing.T) {
+	const fonts = `{\fonttbl{\f0\froman\fcharset0 Times New Roman;}{\f1\fmodern\fprq1\fcharset128 MS Gothic{\*\falt MS ????};}{\f2\fswiss\fcharset204 Arial;}{\f3\fnil\fcharset2 Symbol;}{\f4\fnil\cpg936 SimSun;}{\f5\fnil\fcharset136 MingLiU;}}`
+	for _, c := range []struct{ name, rtf, want string }{
+		{"japanese", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard\plain {\f1 \'83\'5d\'83\'8b\'83\'51}\par}`, "ゾルゲ"},
+		{"cyrillic, back to the default font", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard {\f2 \'cf\'f0\'e8\'e2\'e5\'f2} caf\'e9 \f2\'ec\'e8\'f0\plain\'e9\par}`, "Привет café мирé"},
+		{"default font", `{\rtf1\ansi\ansicpg1252\deff2` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
+		{"code page, big5", `{\rtf1\ansi\deff0` + fonts + `\pard {\f4 \'d6\'d0\'ce\'c4}{\f5 \'a4\'a4\'a4\'e5}\par}`, "中文中文"},
+		{"symbol set: the document's", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard {\f3 \'e9}\par}`, "é"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}

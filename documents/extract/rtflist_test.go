@@ -1,0 +1,50 @@
+package extract_test
+
+import (
+	"context"
+	"testing"
+
+	"edgechat/documents/extract"
+)
+
+// TestRTFListLabels reads the labels RTF writers put before list items (\listtext, the
+// older \pntext) as Word and LibreOffice draw them: Tika's testRTFListMicrosoftWord.rtf and
+// testRTFListLibreOffice.rtf read "one", "two" without their "1.", "2.".
+func TestRTFListLabels(t *testing.T) {
+	const fonts = `{\fonttbl{\f0\fswiss\fcharset0 Arial;}{\f3\fnil\fprq0\fcharset128 OpenSymbol;}}`
+	for _, c := range []struct{ name, rtf, want string }{
+		{"word", `{\rtf1\ansi\deff0` + fonts + `\pard{\listtext\pard\plain\f0 2.\tab}Two\par{\listtext\pard\plain\f0 a.\tab}Sub\par}`, "2. Two\n\na. Sub"},
+		// LibreOffice's: a space before the number; a bullet byte of OpenSymbol, which it
+		// calls Shift-JIS, read in the document's code page
+		{"libreoffice", `{\rtf1\ansi\deff0` + fonts + `\pard{\listtext\pard\plain  1.\tab}one\par{\listtext\pard\plain \hich\af3\dbch\af3\loch\f3 \'96\tab}first\par}`, "1. one\n\n– first"},
+		// TextEdit's: tabs around the bullet, lines ended by a backslash
+		{"cocoa", "{\\rtf1\\ansi\\pard{\\listtext\t\\uc0\\u8226 \t}one\\\n{\\listtext\t\\uc0\\u8259 \t}sub\\par}", "• one\n⁃ sub"},
+		{"legacy", `{\rtf1\ansi\deff0` + fonts + `\pard{\pntext\pard\plain\f0 iv)\tab}{\*\pn\pnlvlbody\pnlcrm{\pntxta )}}Fourth\par}`, "iv) Fourth"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}
+
+// TestRTFStarredMidGroup: "\*" marks an ignorable destination only at the start of a group;
+// StarWriter writes it amid a run's formatting (Tika's testRTFIgnoredControlWord.rtf, whose
+// only sentence was skipped: "no text").
+func TestRTFStarredMidGroup(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"mid group", `{\rtf1\ansi\pard{\loch\f2\fs24\i0\b0\*\cs7\cf0\rtlch\ltrch The quick brown fox}\par}`, "The quick brown fox"},
+		{"destination", `{\rtf1\ansi\pard{\*\generator Writer;}{\*\unknown SKIPPED}Kept\par}`, "Kept"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
+		})
+	}
+}
