@@ -3,28 +3,14 @@ package pdftext
 import (
 	"bytes"
 	"testing"
-
-	"edgechat/internal/testkit/testdocs"
 )
 
 // TestUnknownEscapes: a page object holding "(\ )" (AutoCAD's pdfplot writes its viewport's
 // measure so: pypdf's AutoCad_Diagram.pdf) lost the whole document ("invalid escape
 // sequence"); without the backslash it reads as pdftotext reads it.
 func TestUnknownEscapes(t *testing.T) {
-	data := testdocs.RawPDF(1,
-		[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
-		[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-		[]byte("<< /Type /Page /Parent 2 0 R /VP [<< /Measure << /Subtype /RL /R (\\ ) >> >>] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
-		testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (Strip the\\ cable) Tj ET")),
-		[]byte(simpleFont("")),
-	)
-	got, err := pagesText(t, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != "Strip the cable" {
-		t.Errorf("got %q, want %q", got, "Strip the cable")
-	}
+	data := onePagePDF(`Strip the\ cable`, `/VP [<< /Measure << /Subtype /RL /R (\ ) >> >>] `)
+	readsAs(t, "", data, "Strip the cable")
 }
 
 // TestOddHexStrings: "<0>" has an odd number of digits, its last one followed by an implied
@@ -32,30 +18,16 @@ func TestUnknownEscapes(t *testing.T) {
 // "malformed hex string" lost the whole document where pdftotext reads it. The same string
 // in a trailer and in a page object.
 func TestOddHexStrings(t *testing.T) {
-	page := func(extra string) []byte {
-		return testdocs.RawPDF(1,
-			[]byte("<< /Type /Catalog /Pages 2 0 R >>"),
-			[]byte("<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
-			[]byte("<< /Type /Page /Parent 2 0 R "+extra+"/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"),
-			testdocs.Stream("", []byte("BT /F1 10 Tf 72 700 Td (Odd digits <0>) Tj ET")),
-			[]byte(simpleFont("")),
-		)
-	}
 	for name, data := range map[string][]byte{
-		"trailer":     bytes.Replace(page(""), []byte("trailer\n<<"), []byte("trailer\n<< /ID [<0> <0>]"), 1),
-		"page object": page("/PieceInfo << /X << /Private <ABC> >> >> "),
+		"trailer":     bytes.Replace(onePagePDF("Odd digits <0>", ""), []byte("trailer\n<<"), []byte("trailer\n<< /ID [<0> <0>]"), 1),
+		"page object": onePagePDF("Odd digits <0>", "/PieceInfo << /X << /Private <ABC> >> >> "),
 	} {
-		got, err := pagesText(t, data)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		} else if got != "Odd digits <0>" {
-			t.Errorf("%s: got %q, want %q", name, got, "Odd digits <0>")
-		}
+		readsAs(t, name, data, "Odd digits <0>")
 	}
 }
 
 func TestWithEvenHexStrings(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
+	checkRepair(t, "withEvenHexStrings", withEvenHexStrings, []repairCase{
 		{"/ID [<0> <0>]", "/ID [<00> <00>]"},
 		{"<< /A <abc> /B <a b\nc d> >>", "<< /A <abc0> /B <a b\nc d> >>"},
 		{"<</A<1>>>", "<</A<10>>>"},
@@ -65,16 +37,11 @@ func TestWithEvenHexStrings(t *testing.T) {
 		{"% <1>\n<1>", "% <1>\n<10>"},
 		{"1 < 2 > 3 <12> <1", "1 < 2 0> 3 <12> <1"},
 		{"<x1>", "<x1>"},
-	} {
-		got, changed := withEvenHexStrings([]byte(tt.in))
-		if string(got) != tt.want || changed != (tt.in != tt.want) {
-			t.Errorf("withEvenHexStrings(%q) = %q, %v, want %q", tt.in, got, changed, tt.want)
-		}
-	}
+	})
 }
 
 func TestWithoutUnknownEscapes(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
+	checkRepair(t, "withoutUnknownEscapes", withoutUnknownEscapes, []repairCase{
 		{`<< /Name (Visible\ Edges\(ISO\)) >>`, `<< /Name (Visible Edges\(ISO\)) >>`},
 		{`(a (nested\ x) \q) (\\ ok)`, `(a (nested x) q) (\\ ok)`},
 		{"(known \\n\\r\\t\\b\\f\\(\\)\\\\\\053\\\nend)", "(known \\n\\r\\t\\b\\f\\(\\)\\\\\\053\\\nend)"},
@@ -82,12 +49,7 @@ func TestWithoutUnknownEscapes(t *testing.T) {
 		{"% a comment (\\ \n(\\ )", "% a comment (\\ \n( )"},
 		{"<</Subtype/Image>>stream\r\n)(\\x endstream(\\y)", "<</Subtype/Image>>stream\r\n)(\\x endstream(y)"},
 		{`(a\`, `(a\`},
-	} {
-		got, changed := withoutUnknownEscapes([]byte(tt.in))
-		if string(got) != tt.want || changed != (tt.in != tt.want) {
-			t.Errorf("withoutUnknownEscapes(%q) = %q, %v, want %q", tt.in, got, changed, tt.want)
-		}
-	}
+	})
 }
 
 // FuzzUnknownEscapes: withoutUnknownEscapes only drops backslashes, withEvenHexStrings only
@@ -97,22 +59,7 @@ func FuzzUnknownEscapes(f *testing.F) {
 	f.Add([]byte("<< >>\nstream\n(\\ \nendstream % (\\ \n(\\"))
 	f.Add([]byte("trailer << /ID [<0> <0>] >> (<1>) <a b c>"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, changed := withoutUnknownEscapes(data)
-		if !changed && !bytes.Equal(got, data) {
-			t.Fatal("changed without saying so")
-		}
-		if !bytes.Equal(bytes.ReplaceAll(got, []byte(`\`), nil), bytes.ReplaceAll(data, []byte(`\`), nil)) {
-			t.Fatal("changed more than backslashes")
-		}
-		even, changed := withEvenHexStrings(got)
-		if !changed && !bytes.Equal(even, got) {
-			t.Fatal("hex strings changed without saying so")
-		}
-		if !bytes.Equal(bytes.ReplaceAll(even, []byte("0"), nil), bytes.ReplaceAll(got, []byte("0"), nil)) {
-			t.Fatal("changed more than zeros")
-		}
-		if fixed, ok := rebuiltXref(even); ok {
-			Read(fixed, Options{MaxPages: 10}) // must not panic or hang
-		}
+		plain := fuzzRepair(t, data, withoutUnknownEscapes, without(`\`))
+		fuzzRepair(t, plain, withEvenHexStrings, without("0"))
 	})
 }
