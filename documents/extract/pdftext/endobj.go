@@ -12,10 +12,9 @@ import "bytes"
 // next object, or into "xref", "trailer" or "startxref", without one, and whether it put any.
 func withEndobjs(data []byte) ([]byte, bool) {
 	hs := objectHeaders(data)
-	var out []byte // nil until the first keyword put
-	kept := 0      // data[:kept] is in out
+	w := rewrite{data: data}
 	for k, h := range hs {
-		if h.end < kept {
+		if h.end < w.kept {
 			continue // a header inside the previous one's text
 		}
 		next := len(data)
@@ -38,12 +37,7 @@ func withEndobjs(data []byte) ([]byte, bool) {
 		if bytes.Contains(body[:at], []byte("stream")) && !bytes.Contains(body[:at], []byte("endstream")) {
 			continue // a stream cut short: not for this repair
 		}
-		out = append(out, data[kept:h.end+at]...)
-		out = append(out, "\nendobj\n"...)
-		kept = h.end + at
+		w.insert(h.end+at, "\nendobj\n")
 	}
-	if out == nil {
-		return data, false
-	}
-	return append(out, data[kept:]...), true
+	return w.result()
 }

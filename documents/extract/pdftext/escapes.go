@@ -12,9 +12,8 @@ import "bytes"
 // withoutUnknownEscapes returns a copy of data without the backslashes of unknown escapes in
 // literal strings outside streams and comments, and whether it dropped any.
 func withoutUnknownEscapes(data []byte) ([]byte, bool) {
-	var out []byte // nil until the first backslash dropped
-	kept := 0      // data[:kept] is in out
-	depth := 0     // parentheses open: inside a literal string when > 0
+	w := rewrite{data: data}
+	depth := 0 // parentheses open: inside a literal string when > 0
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if depth == 0 {
@@ -37,15 +36,11 @@ func withoutUnknownEscapes(data []byte) ([]byte, bool) {
 			case bytes.IndexByte([]byte("nrtbf()\\\r\n"), n) >= 0, n >= '0' && n <= '7':
 				i++ // a known escape: its character is no delimiter
 			default:
-				out = append(out, data[kept:i]...)
-				kept = i + 1
+				w.cut(i, i+1)
 			}
 		}
 	}
-	if out == nil {
-		return data, false
-	}
-	return append(out, data[kept:]...), true
+	return w.result()
 }
 
 // skipped returns where the comment or the stream's data that starts at data[i] ends (its
@@ -93,9 +88,8 @@ func streamKeyword(data []byte, i int) bool {
 // comments and literal strings all have an even number of digits, a 0 written after the
 // last digit of each odd one, and whether it wrote any.
 func withEvenHexStrings(data []byte) ([]byte, bool) {
-	var out []byte // nil until the first 0 written
-	kept := 0      // data[:kept] is in out
-	depth := 0     // parentheses open: inside a literal string when > 0
+	w := rewrite{data: data}
+	depth := 0 // parentheses open: inside a literal string when > 0
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if depth > 0 {
@@ -124,17 +118,12 @@ func withEvenHexStrings(data []byte) ([]byte, bool) {
 				continue
 			}
 			if digits%2 == 1 {
-				out = append(out, data[kept:end]...)
-				out = append(out, '0')
-				kept = end
+				w.insert(end, "0")
 			}
 			i = end
 		}
 	}
-	if out == nil {
-		return data, false
-	}
-	return append(out, data[kept:]...), true
+	return w.result()
 }
 
 // hexStringEnd returns the offset of the '>' that closes the hexadecimal string whose digits

@@ -87,3 +87,31 @@ func rereadPages(data []byte, opt Options, list []pageRef, pages []Page) error {
 	}
 	return nil
 }
+
+// rewrite makes a repair's copy of data, with bytes cut out or written in from left to
+// right; data is not copied unless something changes.
+type rewrite struct {
+	data, out []byte
+	kept      int  // data[:kept] is in out
+	changed   bool // out holds the copy so far
+}
+
+// cut leaves data[from:to] out of the copy.
+func (w *rewrite) cut(from, to int) {
+	w.out = append(w.out, w.data[w.kept:from]...)
+	w.kept, w.changed = to, true
+}
+
+// insert writes text into the copy before data[at].
+func (w *rewrite) insert(at int, text string) {
+	w.out = append(append(w.out, w.data[w.kept:at]...), text...)
+	w.kept, w.changed = at, true
+}
+
+// result is the copy, and whether it differs from data.
+func (w *rewrite) result() ([]byte, bool) {
+	if !w.changed {
+		return w.data, false
+	}
+	return append(w.out, w.data[w.kept:]...), true
+}

@@ -14,8 +14,7 @@ import "bytes"
 // keyword (after ">>" or white space) and its line end, and whether it dropped any. A
 // stream's data is passed over up to its "endstream".
 func withStreamLineEnds(data []byte) ([]byte, bool) {
-	var out []byte // nil until the first space dropped
-	kept := 0      // data[:kept] is in out
+	w := rewrite{data: data}
 	for i := 0; ; {
 		k := bytes.Index(data[i:], []byte("stream"))
 		if k < 0 {
@@ -32,8 +31,7 @@ func withStreamLineEnds(data []byte) ([]byte, bool) {
 			j++
 		}
 		if j > e && j < len(data) && (data[j] == '\r' || data[j] == '\n') {
-			out = append(out, data[kept:e]...)
-			kept = j
+			w.cut(e, j)
 		}
 		end := bytes.Index(data[j:], []byte("endstream"))
 		if end < 0 {
@@ -41,10 +39,7 @@ func withStreamLineEnds(data []byte) ([]byte, bool) {
 		}
 		i = j + end + len("endstream")
 	}
-	if out == nil {
-		return data, false
-	}
-	return append(out, data[kept:]...), true
+	return w.result()
 }
 
 // isStreamLead says whether c may stand before a stream keyword: the end of its dictionary or
