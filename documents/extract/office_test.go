@@ -224,6 +224,16 @@ func TestDOCXDamagedStyles(t *testing.T) {
 	}
 }
 
+// checkRTF checks that the RTF document rtf reads as one section of text want.
+func checkRTF(t *testing.T, rtf, want string) {
+	t.Helper()
+	doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(rtf), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSections(t, doc, "rtf", []extract.Section{{Text: want}})
+}
+
 func checkSections(t *testing.T, doc *extract.Document, format string, want []extract.Section) {
 	t.Helper()
 	if doc.Format != format {
@@ -506,13 +516,7 @@ func TestRTFUnicodeFallback(t *testing.T) {
 		{"two fallback bytes", `{\rtf1\ansi\uc2 \pard a\u8212\'97\'97b.\par}`, "a—b."},
 		{"fallback cut by a group", `{\rtf1\ansi\uc2 \pard{x\u8212-}y.\par}`, "x—y."},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
-		})
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }
 
@@ -524,13 +528,7 @@ func TestRTFHidden(t *testing.T) {
 		{"switched off", `{\rtf1\ansi \pard a\v b\v0 c {\v d\plain e} f\par}`, "ac e f"},
 		{"code page and unicode", `{\rtf1\ansi \pard x{\v \'e9\u8212-}y\par}`, "xy"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
-		})
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }
 

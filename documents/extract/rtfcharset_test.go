@@ -1,11 +1,6 @@
 package extract_test
 
-import (
-	"context"
-	"testing"
-
-	"edgechat/documents/extract"
-)
+import "testing"
 
 // TestRTFFontCharsets decodes the bytes of a font's text in its character set's code page
 // (\fcharsetN, \cpgN), not only the document's (\ansicpgN): Tika's testRTFJapanese.rtf,
@@ -19,12 +14,6 @@ func TestRTFFontCharsets(t *testing.T) {
 		{"code page, big5", `{\rtf1\ansi\deff0` + fonts + `\pard {\f4 \'d6\'d0\'ce\'c4}{\f5 \'a4\'a4\'a4\'e5}\par}`, "中文中文"},
 		{"symbol set: the document's", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard {\f3 \'e9}\par}`, "é"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
-		})
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }

@@ -1,11 +1,6 @@
 package extract_test
 
-import (
-	"context"
-	"testing"
-
-	"edgechat/documents/extract"
-)
+import "testing"
 
 // TestRTFListLabels reads the labels RTF writers put before list items (\listtext, the
 // older \pntext) as Word and LibreOffice draw them: Tika's testRTFListMicrosoftWord.rtf and
@@ -21,13 +16,7 @@ func TestRTFListLabels(t *testing.T) {
 		{"cocoa", "{\\rtf1\\ansi\\pard{\\listtext\t\\uc0\\u8226 \t}one\\\n{\\listtext\t\\uc0\\u8259 \t}sub\\par}", "• one\n⁃ sub"},
 		{"legacy", `{\rtf1\ansi\deff0` + fonts + `\pard{\pntext\pard\plain\f0 iv)\tab}{\*\pn\pnlvlbody\pnlcrm{\pntxta )}}Fourth\par}`, "iv) Fourth"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
-		})
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }
 
@@ -39,12 +28,6 @@ func TestRTFStarredMidGroup(t *testing.T) {
 		{"mid group", `{\rtf1\ansi\pard{\loch\f2\fs24\i0\b0\*\cs7\cf0\rtlch\ltrch The quick brown fox}\par}`, "The quick brown fox"},
 		{"destination", `{\rtf1\ansi\pard{\*\generator Writer;}{\*\unknown SKIPPED}Kept\par}`, "Kept"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := extract.Bytes(context.Background(), "a.rtf", []byte(c.rtf), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSections(t, doc, "rtf", []extract.Section{{Text: c.want}})
-		})
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }

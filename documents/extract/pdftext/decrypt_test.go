@@ -36,6 +36,17 @@ func pagesText(t *testing.T, data []byte) (string, error) {
 	return strings.Join(text, "\n---\n"), nil
 }
 
+// readsAs checks that data reads as want.
+func readsAs(t *testing.T, name string, data []byte, want string) {
+	t.Helper()
+	got, err := pagesText(t, data)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+	} else if got != want {
+		t.Errorf("%s: got %q, want %q", name, got, want)
+	}
+}
+
 // TestEncryptedEmptyPassword: files encrypted by qpdf with an empty user password (an
 // owner password restricting printing, as Acrobat, Word and LibreOffice make them;
 // testdata/encrypted/make.sh) read the same text as the unencrypted file. The object reader

@@ -72,15 +72,7 @@ func TestDamagedXref(t *testing.T) {
 			[]byte("6 0 obj"), []byte("7 0 obj\n<< /Producer (x) >>\nendobj\n8 0 obj"), 1), "after a short object"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, tt.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { readsAs(t, "", tt.data, tt.want) })
 	}
 }
 

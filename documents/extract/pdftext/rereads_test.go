@@ -19,17 +19,6 @@ func onePagePDF(text, extra string) []byte {
 	)
 }
 
-// readsAs checks that data reads as want.
-func readsAs(t *testing.T, name string, data []byte, want string) {
-	t.Helper()
-	got, err := pagesText(t, data)
-	if err != nil {
-		t.Errorf("%s: %v", name, err)
-	} else if got != want {
-		t.Errorf("%s: got %q, want %q", name, got, want)
-	}
-}
-
 // repairCase is a repair's input and the copy it should make.
 type repairCase struct{ in, want string }
 

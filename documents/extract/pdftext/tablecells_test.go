@@ -128,14 +128,6 @@ func TestTableCellFiles(t *testing.T) {
 		{"an image where an appearance should be does not", freeTextDrawn(" /AP << /N 6 0 R >>", "/Subtype /Image "), ""},
 	}...)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, tt.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { readsAs(t, "", tt.data, tt.want) })
 	}
 }
