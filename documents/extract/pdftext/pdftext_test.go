@@ -102,6 +102,12 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0935> <42> <0948> <43> <0915> <44> <093F> <45> <0932094D> <46> <092A> endbfchar",
 			// drawn as seen: va, ai sign, ka, i sign, half la, pa, ka
 			"BT /F1 10 Tf 72 700 Td (ABCDEFC) Tj ET", "वैकल्पिक"},
+		{"a Devanagari vowel sign set lower after its letter stays in its word", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0926> <42> <0942> <43> <0938> <44> <0930> endbfchar",
+			// refcard-hi-a4.pdf (XeTeX): da, then its uu sign a hair after it and a point
+			// lower, then sa, ra: one word, where a footnote mark so placed would be a word
+			// of its own
+			"BT /F1 10 Tf 72 700 Td (A) Tj -1 Ts [-50 (B)] TJ 0 Ts (CD) Tj ET", "दूसर"},
 		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
