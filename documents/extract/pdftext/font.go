@@ -215,7 +215,7 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 			}
 		}
 		if fm[0] != 0 {
-			f.scale = type3Em(f, fm)
+			f.scale = type3Em(f, &names, table, fm)
 		}
 	} else {
 		f.guessed = !standardWidths(f, base)
@@ -227,34 +227,45 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 
 // type3Em is a Type3 font's em in units of its size. Its glyph space has no set em (TeX's
 // bitmap fonts draw in pixels, a FontMatrix of 0.012; others in 1/1000s), so the em is
-// guessed from the widths as pdftotext guesses it: an "m" is 0.6 em wide, another letter
-// or any other glyph 0.5 em.
-func type3Em(f *font, fm matrix) float64 {
-	w, per := 0.0, 0.5
-	for c, t := range f.text {
+// guessed from the widths as pdftotext guesses it, by the glyphs' names (names[c], else the
+// base encoding's character at c): the glyph named "m" is 0.6 em wide, else the first named
+// with one letter 0.5 em, else the first named glyph with a width. Names, not the text the
+// codes read as: a font whose glyphs are named by their codes ("a109", dvips' and pdfTeX's
+// bitmap fonts, ngspice's manual in monospace) has its em from its first glyph, as there.
+func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
+	m, letter, any := -1, -1, -1
+	for c := range 256 {
+		n := names[c]
+		if n == "" && len(base[c]) == 1 {
+			n = base[c] // a base encoding's letter names itself: "m" is /m
+		} else if n == "" && base[c] != "" {
+			n = "?" // named by the base encoding, not with one letter
+		}
 		switch {
-		case f.width[c] <= 0:
-		case t == "m":
-			w, per = f.width[c], 0.6
-		case w == 0 && len(t) == 1 && (t[0]|0x20 >= 'a' && t[0]|0x20 <= 'z'):
-			w = f.width[c]
+		case n == "":
+			continue
+		case n == "m":
+			m = c
 		}
-		if per == 0.6 {
-			break
+		if letter < 0 && len(n) == 1 && (n[0]|0x20 >= 'a' && n[0]|0x20 <= 'z') {
+			letter = c
 		}
-	}
-	if w == 0 {
-		for c := range f.width {
-			if f.width[c] > 0 && f.text[c] != "" {
-				w = f.width[c]
-				break
-			}
+		if any < 0 && f.width[c] > 0 {
+			any = c
 		}
 	}
-	if w == 0 {
+	var em float64
+	switch {
+	case m >= 0 && f.width[m] > 0:
+		em = f.width[m] / 0.6
+	case letter >= 0 && f.width[letter] > 0:
+		em = f.width[letter] / 0.5
+	case any >= 0:
+		em = f.width[any] / 0.5
+	default:
 		return 1
 	}
-	return w / per * math.Abs(fm[3]/fm[0])
+	return em * math.Abs(fm[3]/fm[0])
 }
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].

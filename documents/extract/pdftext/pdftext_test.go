@@ -202,6 +202,11 @@ func TestText(t *testing.T) {
 		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(), "",
 			// TeX's bitmap fonts: glyph space in pixels (FontMatrix 0.012), an "m" 83 pixels wide
 			"BT /F1 17.2 Tf 72 700 Td [(a)-313(word)-313(and)-313(more)] TJ ET", "a word and more"},
+		{"a monospaced Type3 font named by codes takes its em from its first glyph, as pdftotext", type3Mono(), "",
+			// ngspice's manual (pdfTeX, a bitmap typewriter font: glyphs /a16…/a126 all 51.24
+			// wide at 0.01004): letters 0.086 em apart are one word, 0.8 em apart two; an em
+			// guessed from the "m" as 0.6 em split every letter ("P O WE R")
+			"BT /F1 11.9552 Tf 72 700 Td [(P)-86(O)-86(W)-85(E)-86(R)-796(A)-92(M)-93(P)] TJ ET", "POWER AMP"},
 		{"a ligature without text does not part its word", type3Pixels(), "",
 			"BT /F1 10 Tf 72 700 Td [(e\013ectively)-313(done)] TJ ET", "eectively done"},
 		{"a script stacked under a superscript stays in its word", simpleFont(""), "",
@@ -353,6 +358,18 @@ func type3Pixels() string {
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.012 0 0 0.012 0 0] /FontBBox [0 0 83 83] /CharProcs << >>" +
 		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
+}
+
+// type3Mono is a Type3 font of a monospaced bitmap font as pdfTeX embeds one: glyphs named
+// by their codes, /a16 to /a126, each 51.24 units wide in a glyph space of 0.01004.
+func type3Mono() string {
+	var w, names strings.Builder
+	for c := 16; c <= 126; c++ {
+		w.WriteString("51.24 ")
+		fmt.Fprintf(&names, "/a%d", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.01004 0 0 0.01004 0 0] /FontBBox [0 -24 52 69] /CharProcs << >>" +
+		" /FirstChar 16 /LastChar 126 /Widths [" + w.String() + "] /Encoding << /Differences [16 " + names.String() + "] >> >>"
 }
 
 // texBitmapFont is a Type3 font like dvips' and pdfTeX's of TeX's PK fonts: glyphs named
