@@ -66,3 +66,42 @@ func TestPredefinedCJKCMaps(t *testing.T) {
 		})
 	}
 }
+
+// TestCJKTables: every record of cjkcmaps.bin reads, each CMap maps the codes of its
+// codespace's first range, and each collection's map reads its first CIDs.
+func TestCJKTables(t *testing.T) {
+	records := cjkRecords()
+	if len(records) < 90 {
+		t.Fatalf("%d records, want the CMaps of four collections", len(records))
+	}
+	for name := range records {
+		if strings.HasPrefix(name, "Adobe-") {
+			u := collectionText(name)
+			if u == nil || len(u.runs) < 1000 {
+				t.Errorf("%s: no CID to Unicode map", name)
+			} else if s, _ := u.text(34); s != "A" && name != "Adobe-CNS1" && name != "Adobe-GB1" {
+				t.Errorf("%s: CID 34 reads %q, want A", name, s)
+			}
+			continue
+		}
+		m := predefinedCMap(name)
+		if m == nil || !m.hasSpace() {
+			t.Errorf("%s: no CMap", name)
+		}
+	}
+	for _, tc := range []struct {
+		cmap string
+		code uint32
+		n    int
+		cid  uint32
+	}{
+		{"90ms-RKSJ-H", 0x93FA, 2, 3284},
+		{"90ms-RKSJ-V", 0x8141, 2, 7887}, // vertical form, from its own entries
+		{"90ms-RKSJ-V", 0x93FA, 2, 3284}, // by its base, 90ms-RKSJ-H
+		{"90msp-RKSJ-H", 0x41, 1, 34},
+	} {
+		if got, _ := predefinedCMap(tc.cmap).cid(tc.code, tc.n); got != tc.cid {
+			t.Errorf("%s: code %X is CID %d, want %d", tc.cmap, tc.code, got, tc.cid)
+		}
+	}
+}
