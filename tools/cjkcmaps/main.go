@@ -9,7 +9,8 @@
 // poppler-data's cidToUnicode files (GPL-2) are not read: the CID to Unicode direction comes
 // from Adobe's own Adobe-*-UCS2 CMaps.
 //
-// Run it with `go generate ./documents/extract/pdftext/`.
+// Run it with `go generate ./documents/extract/pdftext/`; with CJKSIZES=1 in the environment it
+// prints each record's compressed size and the sibling it is stored against.
 //
 // The file starts with a text header (the source and licence) ended by a NUL byte; a
 // DEFLATE stream follows, holding records (all integers unsigned or zigzag varints):
