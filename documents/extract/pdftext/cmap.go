@@ -13,6 +13,11 @@ type cmap struct {
 	chars  map[uint32]string
 	cids   map[uint32]uint32
 	ranges []mapRange // sorted by lo
+	// base is the CMap this one builds on (usecmap, or a predefined CMap stored as its
+	// differences from another): the codes this one leaves unmapped map by it.
+	base *cmap
+	// use is the name of the CMap a stream's usecmap names, "" when none.
+	use string
 }
 
 // codeRange is a codespace range, byte by byte.
@@ -90,6 +95,10 @@ func parseCMap(data []byte) *cmap {
 			continue
 		}
 		switch kw = gluedEnd(kw); kw {
+		case "usecmap":
+			if n := len(stack); n > 0 && stack[n-1].kind == kName {
+				m.use = stack[n-1].str
+			}
 		case "endcodespacerange":
 			for i := 0; i+1 < len(stack); i += 2 {
 				lo, hi := stack[i].str, stack[i+1].str
@@ -153,7 +162,13 @@ func parseCMap(data []byte) *cmap {
 		}
 		stack = stack[:0]
 	}
-	slices.SortStableFunc(m.ranges, func(a, b mapRange) int {
+	sortRanges(m.ranges)
+	return m
+}
+
+// sortRanges sorts ranges by their first code, keeping the order of those that start alike.
+func sortRanges(ranges []mapRange) {
+	slices.SortStableFunc(ranges, func(a, b mapRange) int {
 		switch {
 		case a.lo < b.lo:
 			return -1
@@ -162,7 +177,6 @@ func parseCMap(data []byte) *cmap {
 		}
 		return 0
 	})
-	return m
 }
 
 func newRange(lo, hi operand) (mapRange, bool) {
@@ -304,6 +318,18 @@ var asciiText = func() (t [0x80]string) {
 	return t
 }()
 
+// useBase makes base the CMap this one uses: its codespace joins this one's, and the
+// codes this one leaves unmapped map by it.
+func (m *cmap) useBase(base *cmap) {
+	if base == nil {
+		return
+	}
+	m.base = base
+	for n := range m.space {
+		m.space[n] = append(m.space[n], base.space[n]...)
+	}
+}
+
 // cid is the CID of the n-byte code c.
 func (m *cmap) cid(c uint32, n int) (uint32, bool) {
 	if v, ok := m.cids[c]; ok {
@@ -311,6 +337,9 @@ func (m *cmap) cid(c uint32, n int) (uint32, bool) {
 	}
 	if r := m.find(c, n); r != nil && r.isCID {
 		return r.cid + (c - r.lo), true
+	}
+	if m.base != nil {
+		return m.base.cid(c, n)
 	}
 	return 0, false
 }

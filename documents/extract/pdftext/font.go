@@ -3,8 +3,6 @@ package pdftext
 import (
 	"math"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -20,11 +18,16 @@ type font struct {
 	order *[256]uint8
 
 	// Composite (Type0) fonts.
-	codes   *cmap // the encoding CMap: code lengths and CIDs; nil for Identity
-	unicode int   // the predefined CMap's codes are Unicode: 2 (UCS-2/UTF-16) or 0
-	cidW    map[uint32]float64
-	dw      float64
-	cidText map[uint32]string // CID (= glyph) to text, from the embedded TrueType font
+	codes *cmap // the encoding CMap: code lengths and CIDs; nil for Identity
+	// unicode says the predefined CMap's codes are Unicode, and in which form: 2 (UCS-2),
+	// 16 (UTF-16), 8 (UTF-8), 32 (UTF-32); 0 when they are not.
+	unicode int
+	// collText is the CID to Unicode map of the CIDFont's character collection (Adobe-Japan1
+	// and the other CJK ones), read for codes without a ToUnicode entry; nil for others.
+	collText *cidUnicode
+	cidW     map[uint32]float64
+	dw       float64
+	cidText  map[uint32]string // CID (= glyph) to text, from the embedded TrueType font
 	// loadCIDText reads cidText when first needed: for a font whose ToUnicode map lacks
 	// some of the CIDs it draws.
 	loadCIDText func() map[uint32]string
@@ -80,12 +83,7 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 		} else {
 			c, n = uint32(s[0]), 1
 		}
-		cid := c
-		if f.codes != nil {
-			if v, ok := f.codes.cid(c, n); ok {
-				cid = v
-			}
-		}
+		cid := f.cid(c, n)
 		text, ok := "", false
 		if f.toUni != nil {
 			text, ok = f.toUni.text(c, n)
@@ -102,15 +100,35 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 	}
 }
 
+// cid is the CID of a composite font's n-byte code c: by its encoding CMap, by the
+// collection's CID of the code point a Unicode CMap's code writes, else the code itself.
+func (f *font) cid(c uint32, n int) uint32 {
+	if f.codes != nil {
+		if v, ok := f.codes.cid(c, n); ok {
+			return v
+		}
+	}
+	if f.unicode > 0 && f.collText != nil {
+		if r, ok := codePoint(f.unicode, c, n); ok {
+			if v, ok := f.collText.cidOf(r); ok {
+				return v
+			}
+		}
+	}
+	return c
+}
+
 // fallbackText is a composite font's text for a code without a ToUnicode entry: by a
-// Unicode CMap's code, else by the embedded TrueType font.
+// Unicode CMap's code, else by the CIDFont's collection, else by the embedded TrueType font.
 func (f *font) fallbackText(c uint32, n int, cid uint32) string {
 	if f.unicode > 0 {
-		if n == 4 {
-			return string(utf16.Decode([]uint16{uint16(c >> 16), uint16(c)}))
-		}
-		if r := rune(c); utf8.ValidRune(r) {
+		if r, ok := codePoint(f.unicode, c, n); ok {
 			return string(r)
+		}
+	}
+	if f.collText != nil {
+		if t, ok := f.collText.text(cid); ok {
+			return t
 		}
 	}
 	if f.loadCIDText != nil {
@@ -325,23 +343,40 @@ func (r *reader) builtinEncoding(base, sub string) *encoding {
 // loadComposite reads a Type0 font: its CMap, its descendant's widths and, without a
 // ToUnicode map, the embedded TrueType font's own map from glyphs to Unicode.
 func (r *reader) loadComposite(f *font, v pdf.Value) {
+	d := v.Key("DescendantFonts").Index(0)
+	info := d.Key("CIDSystemInfo")
+	coll := cjkCollection(info.Key("Registry").Text(), info.Key("Ordering").Text())
 	enc := v.Key("Encoding")
 	switch enc.Kind() {
 	case pdf.Name:
 		name := enc.Name()
-		switch {
+		switch form, named := unicodeForm(name); {
 		case name == "Identity-H" || name == "Identity-V":
-		case strings.Contains(name, "UCS2") || strings.Contains(name, "UTF16"):
-			f.unicode = 2
-			f.codes = &cmap{}
-			f.codes.space[1] = []codeRange{{hi: [4]byte{0xFF, 0xFF}}}
+		case form != 0:
+			f.unicode = form
+			f.codes = unicodeSpace(form)
+			if coll == "" {
+				coll = named
+			}
+		default:
+			// a predefined CMap of a CJK collection: 90ms-RKSJ-H, GBK-EUC-H, …
+			f.codes = predefinedCMap(name)
 		}
 	case pdf.Stream:
 		if data, err := r.stream(enc, "a CMap"); err == nil {
 			f.codes = parseCMap(data)
+			use := f.codes.use
+			if u := enc.Key("UseCMap"); u.Kind() == pdf.Name {
+				use = u.Name()
+			}
+			if use != "" {
+				f.codes.useBase(predefinedCMap(use))
+			}
 		}
 	}
-	d := v.Key("DescendantFonts").Index(0)
+	if coll != "" {
+		f.collText = collectionText(coll)
+	}
 	f.dw = 1
 	if dw := d.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
 		f.dw = dw.Float64() / 1000
@@ -366,7 +401,7 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 	}
 	switch {
 	case f.unicode != 0:
-	case f.toUni == nil:
+	case f.toUni == nil && f.collText == nil:
 		f.cidText = r.trueTypeText(d)
 	default:
 		// Microsoft's Print to PDF leaves the glyphs a shaper substituted (Lepcha's vowel

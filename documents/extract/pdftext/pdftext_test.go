@@ -503,6 +503,7 @@ func FuzzFont(f *testing.F) {
 	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
 	f.Add(withOutlines(0x41, []string{"uni1235", "visiblespace"}, []bool{false, true}), "visiblespace")
 	f.Add(cffWithCharset([]int{266, 267}, []int{11, 14}), "ff")
+	f.Add([]byte("/90ms-RKSJ-H usecmap 1 begincidchar <967B> 1125 endcidchar"), "90ms-RKSJ-V")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		tables := sfntTables(data)
 		for _, g := range []uint16{0, 1, 2, 1<<16 - 1} {
@@ -516,10 +517,14 @@ func FuzzFont(f *testing.F) {
 			b.middle(1)
 		}
 		m := parseCMap(data)
-		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff"} {
+		m.useBase(predefinedCMap(name))
+		for _, s := range []string{"\x00\x41", "A", "\xff\xff\xff\xff", "\x93\xfa", "\xd8\x40\xdc\x0b"} {
 			c, n := m.next(s)
 			m.text(c, n)
 			m.cid(c, n)
+			for _, form := range []int{2, 8, 16, 32} {
+				codePoint(form, c, n)
+			}
 		}
 		type1Encoding(data)
 		cffEncoding(data)
