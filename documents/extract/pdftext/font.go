@@ -43,6 +43,9 @@ type font struct {
 	// type3 says the font is a Type3 font: whether its glyphs are drawn mirrored is up to
 	// their procedures (slant.go's place).
 	type3 bool
+	// vert holds a Type0 font's vertical metrics in vertical writing mode, nil in
+	// horizontal mode (vertical.go).
+	vert *vertical
 }
 
 // em is the font's size unit relative to a 1000-unit em (Type3 fonts set their own).
@@ -382,6 +385,7 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		f.dw = dw.Float64() / 1000
 	}
 	f.cidW = cidWidths(d.Key("W"))
+	f.vert = r.writingMode(v, d) // vertical.go
 	if f.codes == nil && f.toUni == nil && identityCollection(d) && !embedsProgram(d.Key("FontDescriptor")) && !glyphNumbered(f.cidW) {
 		// Without a ToUnicode map or a font program to name the glyphs, the CIDs of an
 		// Adobe-Identity font are read as UTF-16 codes, as pdftotext reads them: what

@@ -39,6 +39,9 @@ type band struct {
 	parts   []bandPart
 	drawn   int // lines whose two sides were drawn apart
 	twoWays int // lines whose two sides read in opposite directions
+	// beside counts the lines that stand wholly left of the band and wholly right of it
+	// while it is open: a column's lines beside the gutter, on both sides
+	beside [2]int
 }
 
 type bandPart struct {
@@ -97,6 +100,7 @@ func splitGutters(lines []*line) []*line {
 			}
 			em := max(l.size, 1)
 			if l.x1 <= b.x0+edgeTol*em || l.x0 >= b.x1-edgeTol*em {
+				b.beside[b2i(l.x0 >= b.x1-edgeTol*em)]++
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
 				}
@@ -191,8 +195,16 @@ func splitGutters(lines []*line) []*line {
 
 // gutter says whether the band has parted enough lines, drawn apart or in two directions,
 // to be a gutter between columns.
+//
+// A band that parts fewer lines is a gutter when each line it parts was drawn apart and
+// lines stand beside it on both sides, minGutterLines each: two columns whose lines share a
+// baseline once (Distiller's two-column CFR pages in Tika's testPDF_bad_page_303226.pdf,
+// "by whatany quantity" read across the gutter).
 func (b *band) gutter() bool {
-	return len(b.parts) >= minGutterLines && (3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts))
+	if len(b.parts) >= minGutterLines {
+		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)
+	}
+	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
 }
 
 func b2i(b bool) int {

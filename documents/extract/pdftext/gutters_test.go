@@ -139,3 +139,41 @@ func footnoteColumns() string {
 
 var footnoteWant = "left 00 ro\nleft 01 ro\nleft 02 ro\nleft 03 ro\n\nleft 12 ro\n\n" +
 	"right 00 r\nright 01 r\nright 02 r\nright 03 r\nright 04 r\nright 05 r\nright 06 r\nright 07 r\nright 08 r\nright 09 r\nright 10 r\nright 11 r\nright 12 r"
+
+// TestGutterOneSharedBaseline: two columns 8 points apart, drawn one after the other on
+// baselines that meet once (Distiller's two-column CFR pages, Tika's
+// testPDF_bad_page_303226.pdf): the one line of each column on the shared baseline is
+// merged across the gutter, which parts no other line; the columns' lines beside it, three
+// and more on each side, make it a gutter.
+func TestGutterOneSharedBaseline(t *testing.T) {
+	left := []int{700, 688, 676, 664, 652, 640, 628}
+	right := []int{694, 682, 664, 646, 634, 622}
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	var want []string
+	for i, y := range left {
+		s := fmt.Sprintf("left %c end", 'a'+i)
+		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", y, s)
+		want = append(want, s)
+	}
+	for i, y := range right {
+		s := fmt.Sprintf("right %c", 'a'+i)
+		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
+		want = append(want, s)
+	}
+	b.WriteString("ET")
+	got, err := pagesText(t, pdfWith(simpleFont(""), "", b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (the right column's wider leads around its shared line part it into blocks)
+	if w := strings.Join(want[:len(left)], "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"; got != w {
+		t.Errorf("got %q, want %q", got, w)
+	}
+	// Fewer lines beside it than minGutterLines on one side: no gutter, the line stays whole.
+	b.Reset()
+	b.WriteString("BT /F1 10 Tf 1 0 0 1 72 700 Tm (left a end) Tj 1 0 0 1 72 688 Tm (left b end) Tj 1 0 0 1 130 700 Tm (right a) Tj ET")
+	if got, _ := pagesText(t, pdfWith(simpleFont(""), "", b.String())); got != "left a end right a\nleft b end" {
+		t.Errorf("two lines beside: got %q", got)
+	}
+}

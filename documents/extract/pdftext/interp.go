@@ -92,6 +92,7 @@ type page struct {
 	tm     matrix // text matrix
 	tlm    matrix // text line matrix
 	glyphs []glyph
+	verts  []vertGlyph  // the glyphs drawn in vertical writing mode (vertical.go)
 	forms  []string     // the forms being drawn, outermost first (a form may not draw itself)
 	marked []markedSpan // open marked-content spans (actualtext.go)
 	box    pageBox      // glyphs wholly outside are dropped (pagebox.go)
@@ -271,6 +272,10 @@ func (p *page) do(op string, args []operand, rs *resources, l *lexer) error {
 					shown = len(p.glyphs) - 1
 				}
 			case kNum:
+				if g.font != nil && g.font.vert != nil { // vertical mode: the adjustment moves down
+					p.tm = matrix{1, 0, 0, 1, 0, -a.num / 1000 * g.size}.mul(p.tm)
+					continue
+				}
 				back := a.num / 1000 * g.size * g.scale
 				if shown >= 0 && p.glyphs[shown].space && float32(back) >= 0.75*p.glyphs[shown].w {
 					p.glyphs[shown].takenBack = true
@@ -328,6 +333,12 @@ func (p *page) show(s string) error {
 			return
 		}
 		trm := matrix{g.size * g.scale, 0, 0, g.size, 0, g.rise}.mul(p.tm).mul(g.ctm)
+		if f.vert != nil { // vertical writing mode (vertical.go)
+			var ty float64
+			ty, err = p.showVertical(trm, f, code, n, cleanText(text), w)
+			p.tm = matrix{1, 0, 0, 1, 0, ty}.mul(p.tm)
+			return
+		}
 		adv := w*g.size + g.char
 		if n == 1 && code == 32 {
 			adv += g.word

@@ -378,6 +378,7 @@ func (r *reader) page(p pageRef) (text string, cover float64, err error) {
 	if e := pg.drawAnnots(p.v); e != nil {
 		return "", 0, e
 	}
+	pg.settleVertical() // vertical.go
 	text = layout(pg.glyphs)
 	if cap(pg.glyphs) <= keptGlyphs {
 		clear(pg.glyphs) // let go of the page's strings
