@@ -117,18 +117,6 @@ func (vt *vertical) metric(cid uint32, w0 float64) vmetric {
 // maxPosition bounds a believed position vector's parts, in em.
 const maxPosition = 3
 
-// codeCID is the CID a composite font's code c of n bytes selects by its encoding CMap.
-// (Branch cjk's font.cid, which also maps a Unicode CMap's codes, does this and more: once
-// both are merged, showVertical can call it and this can go.)
-func (f *font) codeCID(c uint32, n int) uint32 {
-	if f.codes != nil {
-		if v, ok := f.codes.cid(c, n); ok {
-			return v
-		}
-	}
-	return c
-}
-
 // vertGlyph is a glyph drawn in vertical mode (index into the page's glyphs): its
 // displacement down the column and its position vector's vy, in page space.
 type vertGlyph struct {
@@ -140,7 +128,7 @@ type vertGlyph struct {
 // returns how far the current point moves along text space's y (down: negative).
 func (p *page) showVertical(trm matrix, f *font, code uint32, n int, text string, w float64) (ty float64, err error) {
 	g := &p.gs
-	m := f.vert.metric(f.codeCID(code, n), w)
+	m := f.vert.metric(f.cid(code, n), w)
 	ty = m.w1*g.size + g.char
 	if n == 1 && code == 32 {
 		ty += g.word
