@@ -38,6 +38,11 @@ func TestText(t *testing.T) {
 		{"ToUnicode ligature and presentation forms", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <FB01> <42> <0065> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (AB) Tj ET", "fie"},
+		{"vertical forms of punctuation read as their horizontal characters", simpleFont("/ToUnicode 6 0 R"),
+			// Distiller's VFont notice (PDFBox's PDFBOX-3127): "Section 38-3-110(5)" drawn
+			// with the vertical parentheses ︵ ︶ of a Japanese font
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <FE35> <42> <FE36> <43> <FE11> <35> <0035> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (A5BC) Tj ET", "(5)、"},
 		{"a ToUnicode map's block ends written onto the next token", simpleFont("/ToUnicode 6 0 R"),
 			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
 			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",

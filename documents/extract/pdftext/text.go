@@ -46,9 +46,11 @@ func cleanText(s string) string {
 }
 
 // isPresentation is true of Unicode's presentation forms: Latin, Armenian and Hebrew
-// ligatures and forms (U+FB00–FB4F) and Arabic forms A and B.
+// ligatures and forms (U+FB00–FB4F), Arabic forms A and B, and the vertical forms of
+// punctuation (U+FE10–FE19, FE30–FE4F: a vertical font's "︵5︶" reads "(5)", as its
+// horizontal twin's does).
 func isPresentation(r rune) bool {
-	return r >= 0xFB00 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF
+	return r >= 0xFB00 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF || r >= 0xFE10 && r <= 0xFE19 || r >= 0xFE30 && r <= 0xFE4F
 }
 
 // rtlScripts read right to left.
