@@ -207,8 +207,8 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 			r, list, err = nil, nil, damaged(p)
 		}
 	}()
-	if xrefOversized(data) { // the object reader's table would not fit in memory (xrefsize.go)
-		return nil, nil, fmt.Errorf("%w: its cross-reference section numbers objects beyond what the file holds", ErrDamaged)
+	if fault := xrefFault(data); fault != "" { // the object reader's table would not fit in memory, or its walk would not end (xrefsize.go)
+		return nil, nil, fmt.Errorf("%w: %s", ErrDamaged, fault)
 	}
 	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
