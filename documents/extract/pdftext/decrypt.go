@@ -117,6 +117,11 @@ func openSecurity(data []byte) (*security, error) {
 	default:
 		return nil, fmt.Errorf("%w (by an unknown method, V %d)", ErrEncrypted, v)
 	}
+	// Strings and streams under the Identity filter (/StmF and /StrF, /EFF naming a filter
+	// of attachments only, as Acrobat encrypts attachments alone): the document reads without
+	// the key, which the password guards for the attachments. pdftotext reads it; it asked
+	// for a password (qpdf's encrypted-attachments, unfilterable-with-crypt).
+	plain := s.strings == cryptNone && s.streams == cryptNone
 	switch {
 	case r >= 2 && r <= 4:
 		if len(o) < 32 || len(u) < 16 {
@@ -133,6 +138,10 @@ func openSecurity(data []byte) (*security, error) {
 			// password encrypted with the owner password's key), as in pdftotext
 			s.key = fileKeyRC4(ownerUserPassword(o[:32], n, r), o[:32], p, id, n, r, s.encryptMeta)
 			if !bytes.HasPrefix(u, userCheck(s.key, id, r)) {
+				if plain {
+					s.key = nil
+					return s, nil
+				}
 				return nil, errPassword
 			}
 		}
@@ -158,6 +167,8 @@ func openSecurity(data []byte) (*security, error) {
 			keyKey, wrapped = hash(u[40:48], nil), ue
 		case len(o) >= 48 && len(oe) >= 32 && bytes.Equal(hash(o[32:40], u[:48]), o[:32]):
 			keyKey, wrapped = hash(o[40:48], u[:48]), oe
+		case plain:
+			return s, nil
 		default:
 			return nil, errPassword
 		}
@@ -326,8 +337,12 @@ func (s *security) objectKey(m cryptMethod, num, gen int) []byte {
 	return h.Sum(nil)[:min(len(s.key)+5, 16)]
 }
 
-// decrypt returns data decrypted by method m for object num, gen.
+// decrypt returns data decrypted by method m for object num, gen; without the key (a file
+// whose strings and streams are not encrypted, opened without its password) data as it is.
 func (s *security) decrypt(m cryptMethod, num, gen int, data []byte) []byte {
+	if s.key == nil {
+		return data
+	}
 	switch m {
 	case cryptRC4:
 		c, _ := rc4.NewCipher(s.objectKey(m, num, gen))

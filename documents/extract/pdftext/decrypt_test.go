@@ -3,6 +3,7 @@ package pdftext
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +185,33 @@ func TestEncryptedUnsignedP(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestEncryptedAttachmentsOnly: a file whose strings and streams are under the Identity
+// filter, its password guarding attachments alone (/EFF, as Acrobat encrypts them; qpdf's
+// encrypted-attachments.pdf), reads without the password, as pdftotext reads it; with its
+// streams encrypted the same file asks for the password.
+func TestEncryptedAttachmentsOnly(t *testing.T) {
+	whole := pdfWith(simpleFont(""), "", "BT /F1 10 Tf 72 700 Td (the document itself) Tj ET")
+	hex := func(n int, b byte) string { return "<" + strings.Repeat(fmt.Sprintf("%02x", b), n) + ">" }
+	withEncrypt := func(enc string) []byte {
+		return bytes.Replace(whole, []byte("trailer\n<<"), []byte("trailer\n<< /ID [<0102> <0102>] /Encrypt << /Filter /Standard "+enc+" >>"), 1)
+	}
+	v5 := "/V 5 /R 6 /Length 256 /P -1028 /CF << /StdCF << /AuthEvent /EFOpen /CFM /AESV3 /Length 32 >> >> /EFF /StdCF" +
+		" /O " + hex(48, 0x11) + " /OE " + hex(32, 0x22) + " /U " + hex(48, 0x33) + " /UE " + hex(32, 0x44)
+	v4 := "/V 4 /R 4 /Length 128 /P -1028 /CF << /StdCF << /AuthEvent /EFOpen /CFM /AESV2 /Length 16 >> >> /EFF /StdCF" +
+		" /O " + hex(32, 0x11) + " /U " + hex(32, 0x33)
+	for _, tt := range []struct{ name, enc string }{
+		{"AES-256, /StmF and /StrF Identity", v5 + " /StmF /Identity /StrF /Identity"},
+		{"AES-256, no /StmF nor /StrF", v5},
+		{"AES-128, /StmF and /StrF Identity", v4 + " /StmF /Identity /StrF /Identity"},
+	} {
+		readsAs(t, tt.name, withEncrypt(tt.enc), "the document itself")
+	}
+	for _, enc := range []string{v5 + " /StmF /StdCF /StrF /Identity", v4 + " /StmF /Identity /StrF /StdCF"} {
+		if _, err := pagesText(t, withEncrypt(enc)); !errors.Is(err, ErrEncrypted) || !strings.Contains(err.Error(), "asks for a password") {
+			t.Errorf("%s: got %v, want it protected by a password", enc, err)
+		}
 	}
 }

@@ -198,6 +198,9 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if enc.Kind() == pdf.Dict {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
+	if isZapfDingbats(base) {
+		dingbatNames(&f.text, &names) // dingbats.go
+	}
 	if f.toUni == nil {
 		if texts, order := devanagariNames(&names); texts != nil {
 			for c, t := range texts {
@@ -335,7 +338,7 @@ func (r *reader) builtinEncoding(base, sub string) *encoding {
 	switch {
 	case strings.HasPrefix(base, "Symbol"):
 		return symbolEncoding
-	case strings.HasPrefix(base, "ZapfDingbats"), strings.HasPrefix(base, "Dingbats"):
+	case isZapfDingbats(base):
 		return zapfDingbatsEncoding // dingbats.go
 	case sub == "TrueType":
 		return winAnsiEncoding

@@ -298,8 +298,16 @@ func symbolFontWidths(f *font) {
 }
 
 // coreFont names fpdf's core font for a base font name ("Helvetica-BoldOblique" → helvetica, BI).
+// A TrueType font not embedded names its style after a comma ("TimesNewRoman,Italic", as
+// Acrobat and Windows' printer drivers write them; pdftotext's table of the standard fonts has
+// them): read as no standard font, its letters were guessed half an em wide, wider than its
+// words' advances, and words drawn one by one ran together ("propertiesof" in Unstructured's
+// a1977-backus-p21.pdf).
 func coreFont(base string) (family, style string) {
 	name, variant, _ := strings.Cut(base, "-")
+	if n, v, ok := strings.Cut(base, ","); ok && len(n) < len(name) {
+		name, variant = n, v
+	}
 	name = strings.ToLower(strings.TrimSuffix(name, "MT"))
 	switch name {
 	case "helvetica", "arial", "arialmt":

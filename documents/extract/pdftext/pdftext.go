@@ -149,16 +149,25 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		partial, partialList = r, list
 		err = fmt.Errorf("%w: %s", ErrDamaged, r.lost)
 	}
+	var scanErr error // why the copy found by scanning did not open
 	if err != nil && errors.Is(err, ErrDamaged) && !errors.Is(err, ErrEncrypted) {
 		// a cross-reference section that is missing or points wrong: find the objects
 		// by scanning, as pdftotext does (repair.go)
 		if fixed, ok := rebuiltXref(data); ok {
-			if r2, list2, err2 := open(fixed, opt); err2 == nil && len(list2) > 0 && (partial == nil || r2.lost == "") {
+			r2, list2, err2 := open(fixed, opt)
+			if err2 == nil && len(list2) > 0 && (partial == nil || r2.lost == "") {
 				r, list, err = r2, list2, nil
 			}
+			scanErr = err2
 		}
 	}
-	if f, ok := repairFor(err); ok && sec == nil {
+	f, ok := repairFor(err)
+	if !ok && err != nil {
+		// a fault of syntax behind the cross-reference section's (qpdf's bad*.pdf: a table
+		// that points wrong, and objects without their endobj)
+		f, ok = repairFor(scanErr)
+	}
+	if ok && sec == nil {
 		// a fault of syntax pdftotext passes over: opened again without it (rereads.go)
 		if r2, list2, ok := f.repairedOpen(data, opt); ok && (partial == nil || r2.lost == "") {
 			r, list, err = r2, list2, nil
@@ -207,8 +216,8 @@ func open(data []byte, opt Options) (r *reader, list []pageRef, err error) {
 			r, list, err = nil, nil, damaged(p)
 		}
 	}()
-	if xrefOversized(data) { // the object reader's table would not fit in memory (xrefsize.go)
-		return nil, nil, fmt.Errorf("%w: its cross-reference section numbers objects beyond what the file holds", ErrDamaged)
+	if fault := xrefFault(data); fault != "" { // the object reader's table would not fit in memory, or its walk would not end (xrefsize.go)
+		return nil, nil, fmt.Errorf("%w: %s", ErrDamaged, fault)
 	}
 	pr, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

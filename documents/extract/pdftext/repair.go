@@ -255,14 +255,20 @@ type member struct {
 }
 
 // objectStreamMembers returns the objects an object stream at offset holds, in order, or
-// nil when the object there is not a Flate-compressed object stream.
+// nil when the object there is not an object stream, Flate-compressed or stored as it is
+// (qpdf's QDF files keep their object streams so: tiff-predictor.pdf, whose cross-reference
+// stream the object reader cannot decode, lost the objects in its object stream).
 func objectStreamMembers(data []byte, offset int) []member {
 	head := data[offset:min(len(data), offset+1024)]
 	s := bytes.Index(head, []byte("stream"))
 	if e := bytes.Index(head, []byte("endobj")); e >= 0 && e < s {
 		s = -1 // the object ends before: the stream is the next object's
 	}
-	if s < 0 || !objStmType.Match(head[:s]) || !bytes.Contains(head[:s], []byte("/FlateDecode")) {
+	if s < 0 || !objStmType.Match(head[:s]) {
+		return nil
+	}
+	flate := bytes.Contains(head[:s], []byte("/FlateDecode"))
+	if !flate && bytes.Contains(head[:s], []byte("/Filter")) {
 		return nil
 	}
 	nm, fm := objStmN.FindSubmatch(head[:s]), objStmFirst.FindSubmatch(head[:s])
@@ -281,12 +287,21 @@ func objectStreamMembers(data []byte, offset int) []member {
 	if body < len(data) && data[body] == '\n' {
 		body++
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(data[body:]))
-	if err != nil {
-		return nil
-	}
 	// the index, and the members' text up to a bound: enough to find the catalogue
-	all, _ := io.ReadAll(io.LimitReader(zr, int64(first)+1<<20))
+	bound := int64(first) + 1<<20
+	var all []byte
+	if flate {
+		zr, err := zlib.NewReader(bytes.NewReader(data[body:]))
+		if err != nil {
+			return nil
+		}
+		all, _ = io.ReadAll(io.LimitReader(zr, bound))
+	} else {
+		all = data[body:min(int64(len(data)), int64(body)+bound)]
+		if e := bytes.Index(all, []byte("endstream")); e >= 0 {
+			all = all[:e]
+		}
+	}
 	if len(all) < first {
 		return nil
 	}

@@ -21,7 +21,10 @@ var objHeader = regexp.MustCompile(`(?:^|[\r\n\s>\]])(\d{1,10})[ \t\r\n\f\x00]+(
 // an object stream (object 6), the content stream and font outside it, and no
 // cross-reference section at all: what is left of a PDF 1.5 file cut before its
 // cross-reference stream.
-func objectStreamPDF(content string) []byte {
+func objectStreamPDF(content string) []byte { return objectStreamPDFWith(content, true) }
+
+// objectStreamPDFWith is objectStreamPDF with its object stream Flate-compressed or stored.
+func objectStreamPDFWith(content string, flate bool) []byte {
 	members := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -33,14 +36,20 @@ func objectStreamPDF(content string) []byte {
 		body.WriteString(m + "\n")
 	}
 	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
-	w.Write([]byte(index.String() + body.String()))
-	w.Close()
+	filter := ""
+	if flate {
+		w := zlib.NewWriter(&z)
+		w.Write([]byte(index.String() + body.String()))
+		w.Close()
+		filter = " /Filter /FlateDecode"
+	} else {
+		z.WriteString(index.String() + body.String())
+	}
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.7\n")
 	fmt.Fprintf(&b, "4 0 obj\n%s\nendobj\n", testdocs.Stream("", []byte(content)))
 	fmt.Fprintf(&b, "5 0 obj\n%s\nendobj\n", simpleFont(""))
-	fmt.Fprintf(&b, "6 0 obj\n%s\nendobj\n", testdocs.Stream(fmt.Sprintf("/Type /ObjStm /N 3 /First %d /Filter /FlateDecode", index.Len()), z.Bytes()))
+	fmt.Fprintf(&b, "6 0 obj\n%s\nendobj\n", testdocs.Stream(fmt.Sprintf("/Type /ObjStm /N 3 /First %d%s", index.Len(), filter), z.Bytes()))
 	return b.Bytes()
 }
 
@@ -66,6 +75,8 @@ func TestDamagedXref(t *testing.T) {
 		{"line ends changed to CRLF", bytes.ReplaceAll(whole, []byte("\n"), []byte("\r\n")), "the whole text"},
 		{"an update's later object wins", update, "the updated text"},
 		{"objects inside an object stream", objectStreamPDF("BT /F1 10 Tf 72 700 Td (compressed objects) Tj ET"), "compressed objects"},
+		// qpdf's QDF files keep object streams without a filter (tiff-predictor.pdf)
+		{"objects inside a stored object stream", objectStreamPDFWith("BT /F1 10 Tf 72 700 Td (stored objects) Tj ET", false), "stored objects"},
 		// qpdf writes the catalogue, a short object, just before the object stream: the
 		// stream is not the catalogue's
 		{"a short object before the object stream", bytes.Replace(objectStreamPDF("BT /F1 10 Tf 72 700 Td (after a short object) Tj ET"),

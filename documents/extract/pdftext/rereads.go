@@ -17,6 +17,7 @@ var syntaxRepairs = []syntaxRepair{
 	{"missing endobj after indirect object definition", withEndobjs}, // endobj.go
 	{"invalid escape sequence", withoutUnknownEscapes},               // escapes.go
 	{"malformed hex string", withEvenHexStrings},                     // escapes.go
+	{"unknown filter", withFullFilterNames},                          // filternames.go
 }
 
 // repairFor is the repair of the fault err names, if any.

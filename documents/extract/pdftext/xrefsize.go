@@ -10,9 +10,9 @@ import (
 // reader makes its table of objects as long as the largest number a section lists: a
 // subsection "4294967296 3" (a fuzzed file of pdf.js's tests), an /Index or a /Size of
 // billions, asks for gigabytes, and the allocation ends the whole program (Go's "out of
-// memory" is fatal, no recover catches it). xrefOversized reads the sections the object
-// reader would read, from the last startxref along /Prev, before it does; a file it flags is
-// read from its objects found by scanning (repair.go), as pdftotext reads it.
+// memory" is fatal, no recover catches it). xrefFault reads the sections the object
+// reader would read, from the last startxref along /Prev, before it does (xrefFault); a file
+// it flags is read from its objects found by scanning (repair.go), as pdftotext reads it.
 
 // xrefLimit is the largest object count a file of n bytes is taken to hold before its
 // sections are distrusted: a table that long costs the object reader 32 bytes an object, so
@@ -20,20 +20,27 @@ import (
 // objects.
 func xrefLimit(n int) int64 { return int64(min(maxRepairObjects, max(n, 1<<20))) }
 
-// maxXrefSections bounds the /Prev chain xrefOversized follows.
+// maxXrefSections bounds the /Prev chain xrefFault follows.
 const maxXrefSections = 1000
 
-// xrefOversized says whether a cross-reference section of data lists an object numbered at
-// or beyond xrefLimit.
-func xrefOversized(data []byte) bool {
+// xrefFault says what is wrong with the cross-reference sections of data that the object
+// reader cannot survive, "" when nothing: a section that lists an object numbered at or
+// beyond xrefLimit, or a /Prev that leads back to a section read before. The object reader
+// follows /Prev without end there (qpdf's issue-149.pdf and append-xref-loop.pdf, two
+// sections each naming the other: it hung until it was killed); pdftotext stops at the
+// section read before and reads the file.
+func xrefFault(data []byte) string {
 	limit := xrefLimit(len(data))
 	i := bytes.LastIndex(data, []byte("startxref"))
 	if i < 0 {
-		return false
+		return ""
 	}
 	off, ok := leadingInt(data[i+len("startxref"):])
 	seen := map[int64]bool{}
-	for n := 0; ok && n < maxXrefSections && !seen[off] && 0 <= off && off < int64(len(data)); n++ {
+	for n := 0; ok && n < maxXrefSections && 0 <= off && off < int64(len(data)); n++ {
+		if seen[off] {
+			return "its cross-reference sections' /Prev entries loop"
+		}
 		seen[off] = true
 		var over bool
 		section := bytes.TrimLeft(data[off:], pdfSpace)
@@ -43,10 +50,10 @@ func xrefOversized(data []byte) bool {
 			over, off, ok = streamOversized(section, limit)
 		}
 		if over {
-			return true
+			return "its cross-reference section numbers objects beyond what the file holds"
 		}
 	}
-	return false
+	return ""
 }
 
 // pdfSpace is the PDF's white space.
