@@ -18,7 +18,10 @@ import (
 // order the text cites them. Comments, deleted text, field codes and headers and footers
 // are left out, as pandoc leaves them. A damaged styles or notes part costs only what it
 // holds: the document's text is still read.
-func readDOCX(b *budget, data []byte) (*Document, error) {
+func readDOCX(b *budget, data []byte) (*Document, error) { return readWord(b, data, 0) }
+
+// readWord reads a DOCX, or one an alt-chunk of depth-1 others holds (docxchunk.go).
+func readWord(b *budget, data []byte, depth int) (*Document, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		// An OLE compound file: an encrypted Office document (or an old binary .doc).
 		return nil, fmt.Errorf("%w (or it is an old .doc file; save it as .docx without a password)", ErrEncrypted)
@@ -34,7 +37,7 @@ func readDOCX(b *budget, data []byte) (*Document, error) {
 	if main == "" || !a.has(main) {
 		return nil, fmt.Errorf("%w: word/document.xml is missing", ErrCorrupt)
 	}
-	w := &wordWalker{b: b, levels: map[string]int{}, cited: map[string]int{}, styleNums: map[string]wordNumRef{}, numStyles: map[string]string{}}
+	w := &wordWalker{b: b, depth: depth, levels: map[string]int{}, cited: map[string]int{}, styleNums: map[string]wordNumRef{}, numStyles: map[string]string{}}
 	w.doc = &Document{Format: "docx"}
 	if a.has("word/numbering.xml") {
 		// damaged numbering costs only the list labels
@@ -153,6 +156,10 @@ type wordWalker struct {
 	// dropCap is the text of a drop cap (a paragraph framed as the large first letter of
 	// the next), which begins the next paragraph.
 	dropCap string
+	// depth is how many alt-chunks hold the document; rels the main part's relationships
+	// (docxchunk.go).
+	depth int
+	rels  map[string]string
 }
 
 // wordNote is a footnote's or endnote's text and its place among those the text cites.
@@ -286,6 +293,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			}
 			if noteSkip || w.skip > 0 {
 				return nil
+			}
+			if t.Name.Local == "altChunk" && notes == "" {
+				return w.altChunk(a, part, attr(t, "id"))
 			}
 			w.start(t)
 		case xml.EndElement:

@@ -245,6 +245,7 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))
 	f.Add("a.xhtml", []byte("\ufeff <?xml version='1.0' encoding = \"utf-16\"?><p>y’</p>"))
 	f.Add("a.xhtml", []byte("<!DOCTYPE html [ <!ENTITY e \"]>\"> ] ><p>&e;</p>"))
+	f.Add("a.html", []byte("<style>/* x */ ol.a#b, li { list-style: upper-roman !important } @media x { ul { list-style-type: decimal } }</style><ol class=\"a\" id=\"b\"><li style=\"list-style-type:none\">x<li>y</ol><ul style=\"list-style:decimal-leading-zero\"><li>z</ul>"))
 	f.Add("a.html", []byte(`<ol reversed start="-2147483648" type="i"><li value="x">a<ol><li value="4000">b</ol></li><li>c</ol><ul><li>d</ul></ol></ol>`))
 	f.Add("a.md", []byte("# x\n\ny\n===\n"))
 	f.Add("a.txt", []byte("text"))

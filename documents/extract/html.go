@@ -68,8 +68,12 @@ type htmlWalker struct {
 	figures    int
 	figureAlt  strings.Builder
 	figureCapt bool
-	// lists are the open ol and ul elements, innermost last (htmllist.go).
-	lists []htmlList
+	// lists are the open ol and ul elements, innermost last (htmllist.go); css the text of
+	// the page's style elements so far, cssRules their rules that set list markers
+	// (htmlcss.go).
+	lists    []htmlList
+	css      strings.Builder
+	cssRules []cssRule
 	// pending is the last heading's level and words while no text has come under it:
 	// a heading replaced before any text keeps its words as a section of its own.
 	pending      string
@@ -135,6 +139,9 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 				continue
 			}
 			s := string(z.Text())
+			if n := len(w.skip); n > 0 && w.skip[n-1] == atom.Style && w.css.Len()+len(s) <= maxCSSBytes {
+				w.css.WriteString(s)
+			}
 			if len(w.skip) == 0 && w.inForeign() {
 				s = w.foreignText(s)
 			}
@@ -165,6 +172,9 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			a := atom.Lookup(name)
 			if a == 0 && len(w.skip) > 0 { // a skipped element of a prefixed name: "m:annotation"
 				a = atom.Lookup([]byte(localName(string(name))))
+			}
+			if a == atom.Style && w.css.Len() > 0 {
+				w.cssRules = cssListRules(w.css.String())
 			}
 			w.end(a)
 		}

@@ -18,8 +18,9 @@ type htmlList struct {
 
 // listStart takes an ol, ul or li start tag: an ordered list's item reads with the number a
 // browser draws before it ("3.", "c.", "iv."; start, reversed, type and an item's value
-// honoured), as Word's and LibreOffice's list items do; an unordered list's items read as
-// they are.
+// honoured, and CSS list-style-type from the style attribute or the page's style
+// elements, htmlcss.go), as Word's and LibreOffice's list items do; an unordered list's
+// items read as they are.
 func (w *htmlWalker) listStart(t html.Token) error {
 	attr := func(key string) (string, bool) {
 		for _, a := range t.Attr {
@@ -43,6 +44,12 @@ func (w *htmlWalker) listStart(t html.Token) error {
 		if v, ok := attr("type"); ok && strings.ContainsAny(v, "1aAiI") && len(v) == 1 {
 			l.format = v
 		}
+		if m, ok := w.cssMarkerOf(t); ok { // CSS list-style-type: over the type attribute
+			l.ordered = m != "" && m != "•"
+			if l.ordered {
+				l.format = m
+			}
+		}
 		if len(w.lists) < MaxDepth {
 			w.lists = append(w.lists, l)
 		}
@@ -52,6 +59,10 @@ func (w *htmlWalker) listStart(t html.Token) error {
 		return nil
 	}
 	l := &w.lists[len(w.lists)-1]
+	format := l.format
+	if m, ok := w.cssMarkerOf(t); ok { // an item's own marker: none and bullets draw no number
+		format = strings.TrimPrefix(m, "•")
+	}
 	switch v, ok := attr("value"); {
 	case ok && strings.TrimSpace(v) != "":
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
@@ -66,7 +77,12 @@ func (w *htmlWalker) listStart(t html.Token) error {
 		return nil // reversed without a start: the count of its items is not known yet
 	}
 	l.started = true
-	label := numberText(l.n, odfFormat(l.format))
+	if format == "01" {
+		format = "decimalZero"
+	} else {
+		format = odfFormat(format)
+	}
+	label := numberText(l.n, format)
 	if label == "" {
 		return nil
 	}

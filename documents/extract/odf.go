@@ -124,8 +124,9 @@ type odfPara struct {
 	text  strings.Builder
 	level int
 	// space says the text ends in a space (ODF folds runs of white space); afterMath that
-	// it ends in a formula, which a word after it is kept apart from.
-	space, afterMath bool
+	// it ends in a formula, which a word after it is kept apart from; labelled that it
+	// begins with the label its list or the heading numbering draws.
+	space, afterMath, labelled bool
 }
 
 // odfSkipped elements hold no text the document shows as its own (svg:title and svg:desc
@@ -152,21 +153,29 @@ func (w *odfWalker) start(t xml.StartElement) {
 	if name == "spreadsheet" && t.Name.Space == "office" {
 		w.spreadsheet = true
 	}
-	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") {
+	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") ||
+		name == "number" && t.Name.Space == "text" && w.para() != nil && w.para().labelled {
+		// text:number is the label as the writer drew it, for readers that count none
 		w.skip++
 		return
 	}
 	switch name {
 	case "p", "h":
 		p := &odfPara{space: true}
-		if label := w.lists.label(len(w.paras)); label != "" {
-			p.text.WriteString(label + " ")
-		}
+		label := w.lists.label(len(w.paras))
 		if name == "h" {
 			p.level = 1
-			if n, err := strconv.Atoi(attr(t, "outline-level")); err == nil && n >= 1 && n <= 9 {
+			n, err := strconv.Atoi(attr(t, "outline-level"))
+			if err == nil && n >= 1 && n <= 9 {
 				p.level = n
 			}
+			if len(w.lists.open) == 0 && t.Name.Space == "text" {
+				label = w.lists.heading(t, max(n, 1))
+			}
+		}
+		if label != "" {
+			p.text.WriteString(label + " ")
+			p.labelled = true
 		}
 		w.paras = append(w.paras, p)
 	case "s":
@@ -291,6 +300,11 @@ func (w *odfWalker) end(t xml.EndElement) {
 		w.endPara(p)
 	case "note-body":
 		w.inNote--
+	case "number": // a stored label (text:number), read: apart from the text after it
+		if p := w.para(); p != nil && t.Name.Space == "text" && !p.space {
+			p.text.WriteByte(' ')
+			p.space = true
+		}
 	case "list":
 		if t.Name.Space == "text" {
 			w.lists.endList()

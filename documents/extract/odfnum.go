@@ -17,27 +17,38 @@ type odfListLevel struct {
 	display, start         int
 }
 
-// odfListStyles reads list styles: text:list-style elements, whose levels follow.
+// odfListStyles reads list styles: text:list-style elements, whose levels follow, the
+// heading numbering (text:outline-style, outline.go) and the paragraph styles' list styles.
 type odfListStyles struct {
-	styles map[string]*odfListStyle
-	cur    *odfListStyle
+	styles  map[string]*odfListStyle
+	cur     *odfListStyle
+	outline *odfListStyle
+	paras   map[string]odfParaStyle
 }
 
 // element takes one start element of a styles part.
 func (s *odfListStyles) element(t xml.StartElement) {
 	switch t.Name.Local {
-	case "list-style":
+	case "list-style", "outline-style":
 		s.cur = &odfListStyle{}
 		if s.styles == nil {
 			s.styles = map[string]*odfListStyle{}
 		}
-		s.styles[attr(t, "name")] = s.cur
-	case "list-level-style-number", "list-level-style-bullet", "list-level-style-image":
+		if name := attr(t, "name"); name != "" || t.Name.Local == "list-style" {
+			s.styles[name] = s.cur
+		}
+		if t.Name.Local == "outline-style" {
+			s.outline = s.cur
+		}
+	case "style":
+		s.paraStyle(t)
+	case "list-level-style-number", "list-level-style-bullet", "list-level-style-image", "outline-level-style":
 		n, err := strconv.Atoi(attr(t, "level"))
 		if s.cur == nil || err != nil || n < 1 || n > 10 {
 			return
 		}
-		l := &odfListLevel{bullet: t.Name.Local != "list-level-style-number", format: attr(t, "num-format"),
+		number := t.Name.Local == "list-level-style-number" || t.Name.Local == "outline-level-style"
+		l := &odfListLevel{bullet: !number, format: attr(t, "num-format"),
 			prefix: attr(t, "num-prefix"), suffix: attr(t, "num-suffix"), display: 1, start: 1}
 		if d, err := strconv.Atoi(attr(t, "display-levels")); err == nil && d >= 1 {
 			l.display = min(d, n)
@@ -51,7 +62,7 @@ func (s *odfListStyles) element(t xml.StartElement) {
 
 // end takes one end element of a styles part.
 func (s *odfListStyles) end(t xml.EndElement) {
-	if t.Name.Local == "list-style" {
+	if t.Name.Local == "list-style" || t.Name.Local == "outline-style" {
 		s.cur = nil
 	}
 }
@@ -87,6 +98,8 @@ type odfLists struct {
 	items   []*odfItem
 	byStyle map[string]*odfCount
 	byID    map[string]*odfCount
+	// outline counts the headings that the heading numbering numbers (odfoutline.go).
+	outline odfCount
 }
 
 func (l *odfLists) startList(t xml.StartElement) {
@@ -157,13 +170,9 @@ func (l *odfLists) label(paras int) string {
 	level := min(nl, 10) - 1
 	list := l.open[nl-1]
 	style := l.styles.styles[list.style]
-	var lvl *odfListLevel
-	if style != nil {
-		lvl = style[level]
-	}
 	start := 1
-	if lvl != nil {
-		start = lvl.start
+	if style != nil && style[level] != nil {
+		start = style[level].start
 	}
 	c := list.count
 	switch {
@@ -177,14 +186,21 @@ func (l *odfLists) label(paras int) string {
 	for i := level + 1; i < 10; i++ {
 		c.used[i] = false
 	}
-	if lvl == nil {
+	return style.labelText(level, c)
+}
+
+// labelText is the label a style's level draws for the counts c: "•" for a bullet, else
+// the numbers of the levels it displays, joined by ".", with its prefix and suffix.
+func (style *odfListStyle) labelText(level int, c *odfCount) string {
+	if style == nil || style[level] == nil {
 		return ""
 	}
+	lvl := style[level]
 	if lvl.bullet {
 		return "•"
 	}
 	var nums []string
-	for i := level - lvl.display + 1; i <= level; i++ {
+	for i := max(level-lvl.display+1, 0); i <= level; i++ {
 		v, f := 1, lvl.format
 		if style[i] != nil {
 			v, f = style[i].start, style[i].format

@@ -442,7 +442,7 @@ func FuzzOfficeXML(f *testing.F) {
 	}
 	opf := `<package><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`
 	build := func(kind uint8, xml string) (string, []byte) {
-		switch kind % 7 {
+		switch kind % 8 {
 		case 0:
 			return "a.docx", docx("word/document.xml", xml)
 		case 1:
@@ -455,6 +455,11 @@ func FuzzOfficeXML(f *testing.F) {
 			return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: xml}, testdocs.File{Name: "OEBPS/c.xhtml", Body: "<p>x</p>"})
 		case 6:
 			return "a.docx", docx("word/numbering.xml", xml)
+		case 7: // an alt-chunk's MHT web archive
+			return "a.docx", testdocs.Zip(
+				testdocs.File{Name: "word/document.xml", Body: `<w:document ` + wordNS + `><w:body><w:altChunk r:id="c"/></w:body></w:document>`},
+				testdocs.File{Name: "word/_rels/document.xml.rels", Body: `<Relationships><Relationship Id="c" Target="c.mht"/></Relationships>`},
+				testdocs.File{Name: "word/c.mht", Body: xml})
 		}
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
@@ -465,10 +470,12 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)
 	f.Add(uint8(3), `<office:document-content><office:automatic-styles><text:list-style style:name="L"><text:list-level-style-number text:level="2" text:display-levels="9" style:num-format="a" text:start-value="-2"/></text:list-style></office:automatic-styles><office:body><office:text><text:list text:style-name="L" text:continue-list="x"><text:list-item text:start-value="99999"><text:list><text:list-header><text:p>a</text:p></text:list-header><text:list-item><text:h>b</text:h></text:list-item></text:list></text:list-item></text:list></office:text></office:body></office:document-content>`)
 	f.Add(uint8(3), `<office:text><text:p>a<draw:frame><draw:object xlink:href="./Object 1"><math:math><math:semantics><math:mi>x</math:mi><math:mtext> t </math:mtext><math:annotation>x</math:annotation></math:semantics></math:math></draw:object></draw:frame>.</text:p></office:text>`)
+	f.Add(uint8(3), `<office:document-content><office:automatic-styles><text:outline-style><text:outline-level-style text:level="10" text:display-levels="99" style:num-format="I" text:start-value="-1"/></text:outline-style><style:style style:name="P" style:family="paragraph" style:parent-style-name="P"/></office:automatic-styles><office:body><office:text><text:h text:outline-level="12" text:restart-numbering="true" text:start-value="4000" text:style-name="P"><text:number>1</text:number>H</text:h></office:text></office:body></office:document-content>`)
 	f.Add(uint8(4), opf)
 	f.Add(uint8(6), `<w:numbering><w:abstractNum w:abstractNumId="0"><w:numStyleLink w:val="S"/><w:lvl w:ilvl="0"><w:start w:val="-3"/><w:numFmt w:val="upperRoman"/><w:lvlText w:val="%1.%9%"/><w:lvlRestart w:val="0"/></w:lvl></w:abstractNum><w:num w:numId="1"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="99999"/></w:lvlOverride></w:num></w:numbering>`)
 	f.Add(uint8(5), `<html><body><h1>T</h1><p>text</p></body></html>`)
 	f.Add(uint8(5), `<p><svg><text y="1"><tspan y="2">a-</tspan><tspan dy="1em">b</tspan></text><foreignObject><p>c</p></foreignObject><svg/></svg><math display="block"><mi>x</mi><mtext>if</mtext><annotation>x</annotation></math><object><p>d</p></object><epub:switch><epub:case required-namespace="http://www.w3.org/2000/svg"><epub:case>e</epub:case></epub:case><epub:default>f</epub:default></epub:switch></p>`)
+	f.Add(uint8(7), "Content-Type: multipart/related; boundary=\"B\"\r\n\r\n--B\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>caf=E9</p>\r\n--B--\r\n")
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		name, data := build(kind, xml)
 		checkReadOrRefused(t, name, data)

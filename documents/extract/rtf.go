@@ -151,8 +151,9 @@ func (r *rtfReader) read(b *budget) error {
 			}
 		case '\\':
 			r.control()
-		case '\r', '\n':
+		case '\r', '\n': // no text, and not the end of a group's start: "{\n\*\latentstyles"
 			r.pos++
+			continue
 		default:
 			r.pos++
 			if c >= 0x80 { // a byte of the code page written as it is, not as \'hh

@@ -27,6 +27,10 @@ func TestRTFStarredMidGroup(t *testing.T) {
 	for _, c := range []struct{ name, rtf, want string }{
 		{"mid group", `{\rtf1\ansi\pard{\loch\f2\fs24\i0\b0\*\cs7\cf0\rtlch\ltrch The quick brown fox}\par}`, "The quick brown fox"},
 		{"destination", `{\rtf1\ansi\pard{\*\generator Writer;}{\*\unknown SKIPPED}Kept\par}`, "Kept"},
+		// a line break between the brace and "\*" is no text: it still starts the group
+		// (Aspose.Words writes "{\n\*\latentstyles …}" and "{\n\*\wgrffmtfilter 013f}";
+		// unstructured's eng_spa_mult.rtf read 130 latent style names and "013f")
+		{"after a line break", "{\\rtf1\\ansi{\r\n\\*\\latentstyles\\lsdstimax267{\\lsdpriority0 Normal;}}{\n\\*\\wgrffmtfilter 013f}\\pard Kept\\par}", "Kept"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
