@@ -259,22 +259,29 @@ func (r *cjkReader) byte() byte {
 
 func (r *cjkReader) uvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCJKData, nil
+	if !r.skip(n) {
 		return 0
 	}
-	r.b = r.b[n:]
 	return v
 }
 
 func (r *cjkReader) varint() int64 {
 	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err, r.b = errCJKData, nil
+	if !r.skip(n) {
 		return 0
 	}
-	r.b = r.b[n:]
 	return v
+}
+
+// skip moves past a varint of n bytes; n ≤ 0 (binary's answer for a short or overlong one)
+// marks the data damaged.
+func (r *cjkReader) skip(n int) bool {
+	if n <= 0 {
+		r.err, r.b = errCJKData, nil
+		return false
+	}
+	r.b = r.b[n:]
+	return true
 }
 
 func (r *cjkReader) str() string {
