@@ -701,7 +701,7 @@ func spellLine(l *line, words [][]glyph, shaped bool) string {
 			placePreBaseSigns(words[i])
 		}
 	}
-	return lepchaOrder(spell(words, l.rtl))
+	return strayJoiners(lepchaOrder(spell(words, l.rtl)))
 }
 
 // overstruck says whether g is another symbol drawn right over prev, at its origin and as

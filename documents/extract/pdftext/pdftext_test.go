@@ -43,6 +43,11 @@ func TestText(t *testing.T) {
 			// with the vertical parentheses ︵ ︶ of a Japanese font
 			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <FE35> <42> <FE36> <43> <FE11> <35> <0035> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (A5BC) Tj ET", "(5)、"},
+		{"a zero-width non-joiner between CJK and Latin text joins nothing", simpleFont("/ToUnicode 6 0 R"),
+			// zxjafont.pdf (xdvipdfmx): xeCJK's boundary glyph, mapped to U+200C, drawn on
+			// both sides of a Latin word in Japanese text
+			"1 begincodespacerange <00> <FF> endcodespacerange 8 beginbfchar <41> <65E5> <42> <672C> <5A> <200C> <69> <0069> <70> <0070> <61> <0061> <65> <0065> <78> <0078> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (AB ZipaexZ BA) Tj ET", "日本 ipaex 本日"},
 		{"a ToUnicode map's block ends written onto the next token", simpleFont("/ToUnicode 6 0 R"),
 			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
 			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",
