@@ -693,7 +693,8 @@ func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (s
 
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
-// sides: they are not words; letters and their accents are compared composed (NFC: "ā"
+// sides: they are not words (vertical punctuation forms too: "︵" is "("); nor are
+// zero-width non-joiners that join nothing (strayJoiners); letters and their accents are compared composed (NFC: "ā"
 // and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
 // Tokens made only of control characters are not words either: pdftotext prints the codes
 // of glyphs it cannot read so (112 × U+0017 in lltjp-geometry's manual), which no reader of
@@ -777,13 +778,35 @@ func normalize(s string) string {
 	for _, r := range s {
 		switch {
 		case r >= 0x202A && r <= 0x202E, r == 0x200E, r == 0x200F, r >= 0x2066 && r <= 0x2069:
-		case r >= 0xFB00 && r <= 0xFDFF, r >= 0xFE70 && r <= 0xFEFF:
+		case r >= 0xFB00 && r <= 0xFDFF, r >= 0xFE70 && r <= 0xFEFF, r >= 0xFE10 && r <= 0xFE19, r >= 0xFE30 && r <= 0xFE4F:
 			b.WriteString(norm.NFKC.String(string(r)))
 		default:
 			b.WriteRune(r)
 		}
 	}
-	return norm.NFC.String(b.String())
+	return strayJoiners(norm.NFC.String(b.String()))
+}
+
+// strayJoiners drops the zero-width non-joiners (U+200C) that join nothing — not between two
+// letters, or beside a CJK character — as EdgeChat's reader drops them: xdvipdfmx writes
+// xeCJK's boundary glyph as one, which pdftotext glues to the word or punctuation beside it
+// ("\\Uchar\u200c,") or prints alone. Between two letters (Persian) it stays.
+func strayJoiners(s string) string {
+	if !strings.ContainsRune(s, '\u200c') {
+		return s
+	}
+	rs := []rune(s)
+	joins := func(r rune) bool {
+		return (unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)) && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	}
+	out := rs[:0:0]
+	for i, r := range rs {
+		if r == '\u200c' && (i == 0 || i == len(rs)-1 || !joins(rs[i-1]) || !joins(rs[i+1])) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
 }
 
 // producer names the program that made a document, shortened: a PDF's Producer (or

@@ -16,6 +16,9 @@ func TestWordsSkipsControlOnlyTokens(t *testing.T) {
 		{"a\x17b c", false, []string{"a\x17b", "c"}},   // a control character inside a word stays part of it
 		{"x \u0085\u0090 y", true, []string{"x", "y"}}, // C1 controls too
 		{"word.", true, []string{"word"}},
+		{"\\par\u200c \u200c ipaex \\Uchar\u200c,", false, []string{"\\par", "ipaex", "\\Uchar,"}}, // a non-joiner that joins nothing is not part of a word
+		{"\u0645\u06cc\u200c\u062e", false, []string{"\u0645\u06cc\u200c\u062e"}},                  // inside a Persian word it is
+		{"\ufe35 5 \ufe36", false, []string{"(", "5", ")"}},                                        // vertical forms as their characters
 	}
 	for _, tt := range tests {
 		if got := words([]byte(tt.text), tt.loose); !reflect.DeepEqual(got, tt.want) {
