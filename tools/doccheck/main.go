@@ -44,6 +44,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"edgechat/internal/joiners"
 	"edgechat/internal/paths"
 )
 
@@ -694,7 +695,7 @@ func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (s
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
 // sides: they are not words (vertical punctuation forms too: "︵" is "("); nor are
-// zero-width non-joiners that join nothing (strayJoiners); letters and their accents are compared composed (NFC: "ā"
+// zero-width non-joiners that join nothing (joiners.DropStray); letters and their accents are compared composed (NFC: "ā"
 // and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
 // Tokens made only of control characters are not words either: pdftotext prints the codes
 // of glyphs it cannot read so (112 × U+0017 in lltjp-geometry's manual), which no reader of
@@ -784,29 +785,7 @@ func normalize(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return strayJoiners(norm.NFC.String(b.String()))
-}
-
-// strayJoiners drops the zero-width non-joiners (U+200C) that join nothing — not between two
-// letters, or beside a CJK character — as EdgeChat's reader drops them: xdvipdfmx writes
-// xeCJK's boundary glyph as one, which pdftotext glues to the word or punctuation beside it
-// ("\\Uchar\u200c,") or prints alone. Between two letters (Persian) it stays.
-func strayJoiners(s string) string {
-	if !strings.ContainsRune(s, '\u200c') {
-		return s
-	}
-	rs := []rune(s)
-	joins := func(r rune) bool {
-		return (unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)) && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-	}
-	out := rs[:0:0]
-	for i, r := range rs {
-		if r == '\u200c' && (i == 0 || i == len(rs)-1 || !joins(rs[i-1]) || !joins(rs[i+1])) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return string(out)
+	return joiners.DropStray(norm.NFC.String(b.String()))
 }
 
 // producer names the program that made a document, shortened: a PDF's Producer (or

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"edgechat/internal/joiners"
 )
 
 // Layout thresholds, in units of the font size (an em).
@@ -701,7 +703,7 @@ func spellLine(l *line, words [][]glyph, shaped bool) string {
 			placePreBaseSigns(words[i])
 		}
 	}
-	return strayJoiners(lepchaOrder(spell(words, l.rtl)))
+	return joiners.DropStray(lepchaOrder(spell(words, l.rtl)))
 }
 
 // overstruck says whether g is another symbol drawn right over prev, at its origin and as

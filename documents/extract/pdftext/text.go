@@ -489,28 +489,3 @@ func breakWords(before, after string) (left, right, stem string) {
 func wordKey(w string) string {
 	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 }
-
-// strayJoiners drops the zero-width non-joiners (U+200C) of a line that join nothing: at a
-// word's start or end, or beside a CJK character. xdvipdfmx writes xeCJK's boundary glyph
-// between Japanese and Latin text as one ("日本語 \u200cipaex\u200c という", zxjafont.pdf), which
-// left the Latin words unfindable; between two letters (Persian's "می\u200cخواهم") it stays.
-func strayJoiners(s string) string {
-	if !strings.ContainsRune(s, zwnj) {
-		return s
-	}
-	rs := []rune(s)
-	joins := func(r rune) bool {
-		return (unicode.IsLetter(r) || unicode.In(r, unicode.Mn, unicode.Mc)) && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-	}
-	out := rs[:0:0]
-	for i, r := range rs {
-		if r == zwnj && (i == 0 || i == len(rs)-1 || !joins(rs[i-1]) || !joins(rs[i+1])) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
-
-// zwnj is the zero-width non-joiner.
-const zwnj = '\u200c'

@@ -1,8 +1,8 @@
-package pdftext
+package joiners
 
 import "testing"
 
-func TestStrayJoiners(t *testing.T) {
+func TestDropStray(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"Persian keeps its non-joiner between letters", "می\u200cخواهم", "می\u200cخواهم"},
 		{"Devanagari keeps it after a virama", "क्\u200cष", "क्\u200cष"},
@@ -13,8 +13,8 @@ func TestStrayJoiners(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := strayJoiners(tt.in); got != tt.want {
-				t.Errorf("strayJoiners(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := DropStray(tt.in); got != tt.want {
+				t.Errorf("DropStray(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
