@@ -18,6 +18,8 @@ type cmap struct {
 	base *cmap
 	// use is the name of the CMap a stream's usecmap names, "" when none.
 	use string
+	// vertical says the CMap's program sets /WMode 1 (vertical writing, vertical.go).
+	vertical bool
 }
 
 // codeRange is a codespace range, byte by byte.
@@ -98,6 +100,10 @@ func parseCMap(data []byte) *cmap {
 		case "usecmap":
 			if n := len(stack); n > 0 && stack[n-1].kind == kName {
 				m.use = stack[n-1].str
+			}
+		case "def":
+			if n := len(stack); n >= 2 && stack[n-2].kind == kName && stack[n-2].str == "WMode" && stack[n-1].kind == kNum {
+				m.vertical = stack[n-1].num == 1
 			}
 		case "endcodespacerange":
 			for i := 0; i+1 < len(stack); i += 2 {

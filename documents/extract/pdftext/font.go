@@ -388,7 +388,7 @@ func (r *reader) loadComposite(f *font, v pdf.Value) {
 		f.dw = dw.Float64() / 1000
 	}
 	f.cidW = cidWidths(d.Key("W"))
-	f.vert = r.writingMode(v, d) // vertical.go
+	f.vert = writingMode(enc, f.codes, d) // vertical.go
 	if f.codes == nil && f.toUni == nil && identityCollection(d) && !embedsProgram(d.Key("FontDescriptor")) && !glyphNumbered(f.cidW) {
 		// Without a ToUnicode map or a font program to name the glyphs, the CIDs of an
 		// Adobe-Identity font are read as UTF-16 codes, as pdftotext reads them: what

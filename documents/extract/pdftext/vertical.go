@@ -1,7 +1,6 @@
 package pdftext
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/ledongthuc/pdf"
@@ -37,10 +36,10 @@ type vmetric struct{ w1, vx, vy float64 }
 const maxW2 = 1 << 17
 
 // writingMode reads a Type0 font's writing mode from its Encoding (a predefined CMap named
-// …-V or V, or an embedded CMap with WMode 1) and, in vertical mode, its descendant d's
+// …-V or V, or an embedded CMap with WMode 1 in its dictionary or, without the entry there,
+// its program: codes is that CMap parsed) and, in vertical mode, its descendant d's
 // vertical metrics (DW2, W2); nil in horizontal mode.
-func (r *reader) writingMode(v, d pdf.Value) *vertical {
-	enc := v.Key("Encoding")
+func writingMode(enc pdf.Value, codes *cmap, d pdf.Value) *vertical {
 	switch enc.Kind() {
 	case pdf.Name:
 		if n := enc.Name(); n != "V" && !strings.HasSuffix(n, "-V") {
@@ -51,7 +50,7 @@ func (r *reader) writingMode(v, d pdf.Value) *vertical {
 			if w.Int64() != 1 {
 				return nil
 			}
-		} else if data, err := r.stream(enc, "a CMap"); err != nil || !cmapVertical(data) {
+		} else if codes == nil || !codes.vertical {
 			return nil
 		}
 	default:
@@ -63,16 +62,6 @@ func (r *reader) writingMode(v, d pdf.Value) *vertical {
 	}
 	vt.w2 = verticalWidths(d.Key("W2"))
 	return vt
-}
-
-// cmapVertical says whether an embedded CMap's program sets WMode 1.
-func cmapVertical(data []byte) bool {
-	i := bytes.Index(data, []byte("/WMode"))
-	if i < 0 {
-		return false
-	}
-	rest := bytes.TrimLeft(data[i+len("/WMode"):], " \t\r\n")
-	return len(rest) > 0 && rest[0] == '1'
 }
 
 // verticalWidths reads a CIDFont's W2 array: c [w1 vx vy w1 vx vy …] and cFirst cLast w1 vx vy.
