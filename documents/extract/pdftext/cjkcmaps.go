@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -229,11 +230,8 @@ func codePoint(form int, c uint32, n int) (rune, bool) {
 		r, size := utf8.DecodeRune(b[4-n:])
 		return r, r != utf8.RuneError && size == n
 	case n == 4 && form == 16:
-		hi, lo := rune(c>>16), rune(c&0xFFFF)
-		if hi < 0xD800 || hi > 0xDBFF || lo < 0xDC00 || lo > 0xDFFF {
-			return 0, false
-		}
-		return 0x10000 + (hi-0xD800)<<10 + (lo - 0xDC00), true
+		r := utf16.DecodeRune(rune(c>>16), rune(c&0xFFFF)) // U+FFFD unless a surrogate pair
+		return r, r != utf8.RuneError
 	}
 	r := rune(c)
 	return r, utf8.ValidRune(r)
