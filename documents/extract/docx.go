@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,18 +111,43 @@ func (w *wordWalker) dropPart() {
 // officeDocumentPart finds the main part through the package relationships, for
 // archives that do not name it word/document.xml.
 func officeDocumentPart(a *archive) string {
-	target := ""
-	if !a.has("_rels/.rels") {
-		return ""
+	for _, r := range relationships(a, "") {
+		if strings.HasSuffix(r.typ, "/officeDocument") {
+			return r.target
+		}
 	}
-	a.walkXML("_rels/.rels", func(tok xml.Token) error {
-		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "Relationship" &&
-			strings.HasSuffix(attr(t, "Type"), "/officeDocument") && target == "" {
-			target = resolve("", attr(t, "Target"))
+	return ""
+}
+
+// relationship is one Relationship of an OPC package part: its id, type and target (the
+// archive path, resolved against the part; external ones as written).
+type relationship struct {
+	id, typ, target string
+	external        bool
+}
+
+// relationships reads the relationships of part ("" for the package's own, _rels/.rels); a
+// damaged relationships part gives those read before the damage.
+func relationships(a *archive, part string) []relationship {
+	rels := "_rels/.rels"
+	if part != "" {
+		rels = path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
+	}
+	if !a.has(rels) {
+		return nil
+	}
+	var out []relationship
+	a.walkXML(rels, func(tok xml.Token) error {
+		if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "Relationship" {
+			r := relationship{id: attr(t, "Id"), typ: attr(t, "Type"), target: attr(t, "Target"), external: attr(t, "TargetMode") == "External"}
+			if !r.external {
+				r.target = resolve(part, r.target)
+			}
+			out = append(out, r)
 		}
 		return nil
 	})
-	return target
+	return out
 }
 
 // wordWalker reads WordprocessingML parts into doc.

@@ -3,7 +3,6 @@ package extract
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/xml"
 	"errors"
 	"io"
 	"mime"
@@ -80,15 +79,11 @@ func chunkErr(b *budget, err error) error {
 // external one).
 func (w *wordWalker) relTarget(a *archive, part, id string) string {
 	if w.rels == nil {
-		w.rels = map[string]string{}
-		rels := path.Join(path.Dir(part), "_rels", path.Base(part)+".rels")
-		if a.has(rels) {
-			a.walkXML(rels, func(tok xml.Token) error { // damaged relationships: no chunks
-				if t, ok := tok.(xml.StartElement); ok && t.Name.Local == "Relationship" && attr(t, "TargetMode") != "External" {
-					w.rels[attr(t, "Id")] = resolve(part, attr(t, "Target"))
-				}
-				return nil
-			})
+		w.rels = map[string]string{} // damaged relationships: no chunks
+		for _, r := range relationships(a, part) {
+			if !r.external {
+				w.rels[r.id] = r.target
+			}
 		}
 	}
 	return w.rels[id]

@@ -11,7 +11,7 @@ import (
 // subsection "4294967296 3" (a fuzzed file of pdf.js's tests), an /Index or a /Size of
 // billions, asks for gigabytes, and the allocation ends the whole program (Go's "out of
 // memory" is fatal, no recover catches it). xrefFault reads the sections the object
-// reader would read, from the last startxref along /Prev, before it does (xrefFault); a file
+// reader would read, from the last startxref along /Prev, before it does; a file
 // it flags is read from its objects found by scanning (repair.go), as pdftotext reads it.
 
 // xrefLimit is the largest object count a file of n bytes is taken to hold before its
