@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -148,11 +149,7 @@ func (w *htmlWalker) cssMarkerOf(t html.Token) (string, bool) {
 		}
 		all := true
 		for _, c := range r.classes {
-			found := false
-			for _, have := range classes {
-				found = found || have == c
-			}
-			all = all && found
+			all = all && slices.Contains(classes, c)
 		}
 		if all {
 			marker, best = r.marker, r.specificity

@@ -167,22 +167,28 @@ func (l *odfLists) label(paras int) string {
 	if item.header {
 		return ""
 	}
-	level := min(nl, 10) - 1
 	list := l.open[nl-1]
-	style := l.styles.styles[list.style]
+	return l.styles.styles[list.style].count(min(nl, 10)-1, list.count, item.start, item.start >= 0, false)
+}
+
+// count counts an item of level (0–9) in c and returns the label the style draws before
+// it (labelText): the item takes value where it has one, else the level's start value
+// when restart says so or the level has not counted since one above it, else the next
+// number; the levels below start again.
+func (style *odfListStyle) count(level int, c *odfCount, value int, hasValue, restart bool) string {
 	start := 1
 	if style != nil && style[level] != nil {
 		start = style[level].start
 	}
-	c := list.count
 	switch {
-	case item.start >= 0:
-		c.n[level], c.used[level] = item.start, true
-	case c.used[level]:
-		c.n[level]++
+	case hasValue:
+		c.n[level] = value
+	case restart || !c.used[level]:
+		c.n[level] = start
 	default:
-		c.n[level], c.used[level] = start, true
+		c.n[level]++
 	}
+	c.used[level] = true
 	for i := level + 1; i < 10; i++ {
 		c.used[i] = false
 	}

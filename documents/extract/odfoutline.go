@@ -61,24 +61,6 @@ func (l *odfLists) heading(t xml.StartElement, level int) string {
 	if style == nil || attr(t, "is-list-header") == "true" || !l.styles.headingNumbered(attr(t, "style-name")) {
 		return ""
 	}
-	i := min(max(level, 1), 10) - 1
-	start := 1
-	if style[i] != nil {
-		start = style[i].start
-	}
-	c := &l.outline
 	v, err := strconv.Atoi(attr(t, "start-value"))
-	switch {
-	case err == nil:
-		c.n[i] = v
-	case attr(t, "restart-numbering") == "true" || !c.used[i]:
-		c.n[i] = start
-	default:
-		c.n[i]++
-	}
-	c.used[i] = true
-	for j := i + 1; j < 10; j++ {
-		c.used[j] = false
-	}
-	return style.labelText(i, c)
+	return style.count(min(max(level, 1), 10)-1, &l.outline, v, err == nil, attr(t, "restart-numbering") == "true")
 }
