@@ -44,8 +44,8 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"edgechat/internal/joiners"
 	"edgechat/internal/paths"
+	"edgechat/internal/textnorm"
 )
 
 // Packages holds Debian packages whose documentation has PDFs from many producers and
@@ -695,7 +695,7 @@ func rewriteZip(doc string, fix func(name string, b []byte) (string, []byte)) (s
 // words splits text into tokens. Directional formatting characters (which pdftotext puts
 // around right-to-left runs) are dropped and presentation forms spelled out (NFKC) on both
 // sides: they are not words (vertical punctuation forms too: "︵" is "("); nor are
-// zero-width non-joiners that join nothing (joiners.DropStray); letters and their accents are compared composed (NFC: "ā"
+// zero-width non-joiners that join nothing (textnorm.DropStrayJoiners); letters and their accents are compared composed (NFC: "ā"
 // and "a" with a combining macron, which pdftotext writes for TeX's accents, are one word).
 // Tokens made only of control characters are not words either: pdftotext prints the codes
 // of glyphs it cannot read so (112 × U+0017 in lltjp-geometry's manual), which no reader of
@@ -779,13 +779,13 @@ func normalize(s string) string {
 	for _, r := range s {
 		switch {
 		case r >= 0x202A && r <= 0x202E, r == 0x200E, r == 0x200F, r >= 0x2066 && r <= 0x2069:
-		case r >= 0xFB00 && r <= 0xFDFF, r >= 0xFE70 && r <= 0xFEFF, r >= 0xFE10 && r <= 0xFE19, r >= 0xFE30 && r <= 0xFE4F:
+		case textnorm.IsPresentation(r):
 			b.WriteString(norm.NFKC.String(string(r)))
 		default:
 			b.WriteRune(r)
 		}
 	}
-	return joiners.DropStray(norm.NFC.String(b.String()))
+	return textnorm.DropStrayJoiners(norm.NFC.String(b.String()))
 }
 
 // producer names the program that made a document, shortened: a PDF's Producer (or

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"edgechat/internal/joiners"
+	"edgechat/internal/textnorm"
 )
 
 // Layout thresholds, in units of the font size (an em).
@@ -703,7 +703,7 @@ func spellLine(l *line, words [][]glyph, shaped bool) string {
 			placePreBaseSigns(words[i])
 		}
 	}
-	return joiners.DropStray(lepchaOrder(spell(words, l.rtl)))
+	return textnorm.DropStrayJoiners(lepchaOrder(spell(words, l.rtl)))
 }
 
 // overstruck says whether g is another symbol drawn right over prev, at its origin and as

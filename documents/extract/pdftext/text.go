@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"edgechat/internal/textnorm"
 )
 
 func abs(x float32) float32 {
@@ -22,7 +24,7 @@ func abs(x float32) float32 {
 func cleanText(s string) string {
 	clean := true
 	for _, r := range s {
-		if r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0xFFFD || isPresentation(r) {
+		if r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0xFFFD || textnorm.IsPresentation(r) {
 			clean = false
 			break
 		}
@@ -36,21 +38,13 @@ func cleanText(s string) string {
 		case r >= '\t' && r <= '\r':
 			b.WriteByte(' ')
 		case r < 0x20 || (r >= 0x7F && r < 0xA0) || r == 0xFFFD:
-		case isPresentation(r):
+		case textnorm.IsPresentation(r):
 			b.WriteString(norm.NFKC.String(string(r)))
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
-}
-
-// isPresentation is true of Unicode's presentation forms: Latin, Armenian and Hebrew
-// ligatures and forms (U+FB00–FB4F), Arabic forms A and B, and the vertical forms of
-// punctuation (U+FE10–FE19, FE30–FE4F: a vertical font's "︵5︶" reads "(5)", as its
-// horizontal twin's does).
-func isPresentation(r rune) bool {
-	return r >= 0xFB00 && r <= 0xFDFF || r >= 0xFE70 && r <= 0xFEFF || r >= 0xFE10 && r <= 0xFE19 || r >= 0xFE30 && r <= 0xFE4F
 }
 
 // rtlScripts read right to left.

@@ -1,8 +1,8 @@
-package joiners
+package textnorm
 
 import "testing"
 
-func TestDropStray(t *testing.T) {
+func TestDropStrayJoinersJoiners(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"Persian keeps its non-joiner between letters", "می\u200cخواهم", "می\u200cخواهم"},
 		{"Devanagari keeps it after a virama", "क्\u200cष", "क्\u200cष"},
@@ -13,8 +13,8 @@ func TestDropStray(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DropStray(tt.in); got != tt.want {
-				t.Errorf("DropStray(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := DropStrayJoiners(tt.in); got != tt.want {
+				t.Errorf("DropStrayJoiners(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
