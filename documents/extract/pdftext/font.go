@@ -244,7 +244,7 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	} else {
 		f.guessed = !standardWidths(f, base)
 	}
-	if sub == "Type3" && f.toUni == nil {
+	if sub == "Type3" { // a ToUnicode map, Ghostscript's of the letters only, still wins
 		texBitmapCodes(&f.text, &names, v.Key("CharProcs").Keys(), &f.width) // texenc.go
 	}
 }

@@ -309,6 +309,13 @@ func TestText(t *testing.T) {
 		{"codes 27–31 as wide as OT1's letters there stay without text", texBitmapFontWidths("\034\033fipe", map[byte]int{'f': 3056, 'i': 2778, 27: 7778, 28: 5000}), "",
 			// cmr10's œ and ø: œ wider than f and f, ø 0.27 of an f narrower than f and i
 			"BT /F1 1 Tf 72 700 Td (\034p\033 fi) Tj ET", "p fi"},
+		{"Ghostscript's dvips fonts: OT1's ligatures at 11–15 by their widths", ghostscriptBitmapFont("\013\014\015\016filaegnoctdr", map[byte]int{'f': 2800, 'i': 2600, 'l': 2600, 11: 5300, 12: 5100, 13: 5100, 14: 7600}), "",
+			// ifeffit's autobk.pdf (dvips, Ghostscript 10): glyphs named "\x0e", "f"; a
+			// ToUnicode map for the letters only; pdftotext prints "coe\x0ecient"
+			"BT /F1 1 Tf 72 700 Td (coe\016cient \014le e\013ect \015ag) Tj ET", "coefficient file effect flag"},
+		{"codes 11–15 as wide as the math italic's Greek letters stay without text", ghostscriptBitmapFont("\013\014fiab", map[byte]int{'f': 4902, 'i': 3445, 11: 6403, 12: 5663}), "",
+			// cmmi10's α and β: far narrower than f and f, f and i of that font
+			"BT /F1 1 Tf 72 700 Td (a\013b \014) Tj ET", "ab"},
 		{"codes 27–31 whose letters are not drawn stay without text", texBitmapFontWidths("\034aps", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
 			"BT /F1 1 Tf 72 700 Td (a\034s) Tj ET", "as"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
@@ -410,6 +417,16 @@ func texBitmapFontWidths(drawn string, w map[byte]int) string {
 	font = strings.Replace(font, strings.Repeat("500 ", 256), ws.String(), 1)
 	font = strings.Replace(font, "/Differences [", "/Differences [29 /.notdef 200 /.notdef ", 1)
 	return strings.Replace(font, "/FontMatrix [0.001 0 0 0.001 0 0]", "/FontMatrix [0.0001 0 0 0.0001 0 0]", 1)
+}
+
+// ghostscriptBitmapFont is texBitmapFontWidths with its glyphs named as Ghostscript names
+// those of dvips' PostScript: by the code's byte ("/#0c" for code 12, "/#66" is f).
+func ghostscriptBitmapFont(drawn string, w map[byte]int) string {
+	font := texBitmapFontWidths(drawn, w)
+	for _, c := range []byte(drawn + " ") {
+		font = strings.ReplaceAll(font, fmt.Sprintf("/a%d ", c), fmt.Sprintf("/#%02x ", c))
+	}
+	return font
 }
 
 // TestLayers: text in a layer the default configuration turns off is not read, in marked

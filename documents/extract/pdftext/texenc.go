@@ -6,30 +6,37 @@ import (
 )
 
 // TeX's bitmap fonts. dvips and pdfTeX put TeX's PK fonts into PDFs as Type 3 fonts whose
-// glyphs are named by their codes ("a28"), with no ToUnicode map; codes from 32 to 126 are
-// ASCII's letters and read as such, and in the Cork (T1) encoding of the EC fonts 192–255
-// are Latin-1's letters, but the ligatures ff fi fl ffi ffl stand at 27–31, which pdftotext
-// leaves out or reads as a space ("signi cance", "signicance" for "significance").
+// glyphs are named by their codes ("a28"; Ghostscript, distilling dvips' PostScript, names
+// them by the code's byte, "\x0c"), with no ToUnicode map or one for the letters only;
+// codes from 32 to 126 are ASCII's letters and read as such, and in the Cork (T1) encoding
+// of the EC fonts 192–255 are Latin-1's letters, but the ligatures ff fi fl ffi ffl stand at
+// 27–31 (T1) or 11–15 (OT1, the CM fonts), which pdftotext leaves out, reads as a space or
+// prints as control characters ("signi cance", "signicance", "coe\x0ecient").
 // texBitmapCodes reads them where the codes in use show a T1 text font, or where the
-// glyphs' widths show ligatures. Other fonts' codes below 32 (OT1's ligatures at 11–15 are
-// Greek letters in the math italic font, T1's at 27–31 are σ τ υ φ χ there, and œ ø Æ Œ Ø
-// in OT1's text fonts) stay without text.
+// glyphs' widths show ligatures. Where they do not, those codes stay without text: OT1's
+// ligatures' codes are Greek letters in the math italic font, T1's 27–31 are σ τ υ φ χ there,
+// and œ ø Æ Œ Ø in OT1's text fonts.
 
-// t1Ligatures are the glyph names of codes 27–31 in TeX's T1 encoding.
-var t1Ligatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
+// texLigatures are the glyph names of codes 27–31 in TeX's T1 encoding, 11–15 in OT1.
+var texLigatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 
-// texBitmapCodes sets the text of a Type 3 font's codes 27–31 to T1's ligatures when all
-// its glyphs are named by their codes ("a28", "a7"), and its CharProcs (procs: the glyph
-// names it draws, the subset in use) draw a letter of T1's upper half (192–255: the EC
-// fonts' accented letters, which neither the math fonts nor OT1 fonts have) and none of
-// 11–15 (OT1's ligatures, T1's accents and quotes, which a T1 text rarely draws). An English
-// text draws no letter of the upper half; there the widths (width, a code's advance) decide,
-// by ligatureWidths.
+// texBitmapCodes sets the text of a Type 3 font's ligature codes when all its glyphs are
+// named by their codes ("a28", "a7", or the code's byte), and its CharProcs (procs: the
+// glyph names it draws, the subset in use) show which: codes 27–31 as T1's ligatures when it
+// draws a letter of T1's upper half (192–255: the EC fonts' accented letters, which neither
+// the math fonts nor OT1 fonts have) and none of 11–15 (OT1's ligatures, T1's accents and
+// quotes, which a T1 text rarely draws), or when their widths (width, a code's advance) are
+// those of ligatures, by ligatureWidths; else codes 11–15 as OT1's ligatures, by their
+// widths. A ToUnicode map that gives a code text still wins over these.
 func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256]float64) {
 	var drawn [256]bool
 	byName := map[string]int{}
 	for c, n := range names {
 		if n == "" || n == ".notdef" { // Ghostscript names the codes between those in use so
+			continue
+		}
+		if len(n) == 1 && int(n[0]) == c {
+			byName[n] = c
 			continue
 		}
 		digits := strings.TrimLeft(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -51,36 +58,43 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 		}
 		return false
 	}
-	if used(11, 15) || !used(192, 255) && !ligatureWidths(&drawn, width) {
+	first := 0
+	switch {
+	case !used(11, 15) && (used(192, 255) || ligatureWidths(&drawn, width, 27)):
+		first = 27 // T1
+	case ligatureWidths(&drawn, width, 11):
+		first = 11 // OT1
+	default:
 		return
 	}
-	for c := 27; c <= 31; c++ {
+	for c := first; c < first+len(texLigatures); c++ {
 		if drawn[c] {
-			t[c] = t1Ligatures[c-27]
+			t[c] = texLigatures[c-first]
 		}
 	}
 }
 
-// ligatureWidths says whether the drawn codes 27–31 advance as T1's ligatures do: each as far
-// as its letters together less a little (TeX's fonts set a ligature's width so; ecrm1000's
+// ligatureWidths says whether the drawn codes first…first+4 (27 in T1, 11 in OT1) advance
+// as ff fi fl ffi ffl do: each as far as its letters together less a little (TeX's fonts
+// set a ligature's width so; ecrm1000's
 // fi is 0.556 em where f and i are 0.306 and 0.278), at most 0.18 of an f a joint, with at
 // least one of ff, fi, fl among them. The Greek letters of the math italic font there, and
 // OT1's œ ø Æ Œ Ø, are narrower or wider than that (cmr10's ø is 0.5 em: 0.27 of an f less
 // than f and i). The letters must be drawn too, or nothing is known.
-func ligatureWidths(drawn *[256]bool, width *[256]float64) bool {
+func ligatureWidths(drawn *[256]bool, width *[256]float64, first int) bool {
 	two := false
-	for c := 27; c <= 31; c++ {
+	for c := first; c < first+len(texLigatures); c++ {
 		if !drawn[c] {
 			continue
 		}
 		sum, f := 0.0, width['f']
-		for _, l := range []byte(t1Ligatures[c-27]) {
+		for _, l := range []byte(texLigatures[c-first]) {
 			if !drawn[l] || width[l] <= 0 {
 				return false
 			}
 			sum += width[l]
 		}
-		joints := float64(len(t1Ligatures[c-27]) - 1)
+		joints := float64(len(texLigatures[c-first]) - 1)
 		if w := width[c]; w > sum+0.02*f || w < sum-0.18*f*joints {
 			return false
 		}
