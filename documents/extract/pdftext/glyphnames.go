@@ -28,6 +28,34 @@ var extraNames = map[string]string{
 	"negationslash": "\u0338", "mapsto": "\u21A6", "minusplus": "\u2213",
 }
 
+// texMathNames are the glyph names of TeX's math extension fonts (cmex, and the fonts made
+// like them), which the Adobe Glyph List lacks: the big operators in their text and display
+// sizes, and delimiters and radicals in their growing sizes. pdfTeX's glyphtounicode table
+// gives them the same characters; without them a formula set with a font without a
+// ToUnicode map lost its ∑ and ∫ (pdftotext reads them by their codes: "X", "Z").
+var texMathNames = map[string]string{
+	"summation": "\u2211", "integral": "\u222B", "contintegral": "\u222E", "product": "\u220F",
+	"coproduct": "\u2210", "union": "\u22C3", "intersection": "\u22C2", "unionmulti": "\u2A04",
+	"logicaland": "\u22C0", "logicalor": "\u22C1", "circleplus": "\u2A01", "circlemultiply": "\u2A02",
+	"circledot": "\u2A00", "unionsq": "\u2A06",
+}
+
+// texOperatorSizes and texDelimiterSizes are the sizes texMathNames' operators and
+// texDelimiterNames' delimiters come in: "summationdisplay", "parenleftBig".
+var (
+	texOperatorSizes  = []string{"text", "display"}
+	texDelimiterSizes = []string{"big", "Big", "bigg", "Bigg"}
+)
+
+// texDelimiterNames are the delimiters of TeX's math extension fonts by their names' stems
+// ("parenleft" in "parenleftbigg").
+var texDelimiterNames = map[string]string{
+	"parenleft": "(", "parenright": ")", "bracketleft": "[", "bracketright": "]",
+	"braceleft": "{", "braceright": "}", "angbracketleft": "\u27E8", "angbracketright": "\u27E9",
+	"floorleft": "\u230A", "floorright": "\u230B", "ceilingleft": "\u2308", "ceilingright": "\u2309",
+	"slash": "/", "backslash": "\\", "radical": "\u221A",
+}
+
 func loadAGL() {
 	agl = make(map[string]string, 4400)
 	for line := range strings.Lines(glyphList) {
@@ -45,6 +73,16 @@ func loadAGL() {
 			}
 		}
 		agl[name] = b.String()
+	}
+	for op, t := range texMathNames {
+		for _, size := range texOperatorSizes {
+			agl[op+size] = t
+		}
+	}
+	for d, t := range texDelimiterNames {
+		for _, size := range texDelimiterSizes {
+			agl[d+size] = t
+		}
 	}
 	for k, v := range extraNames { // the list's ligatures are given as letters, as they read
 		agl[k] = v

@@ -318,6 +318,9 @@ func TestText(t *testing.T) {
 			"BT /F1 1 Tf 72 700 Td (a\013b \014) Tj ET", "ab"},
 		{"codes 27–31 whose letters are not drawn stay without text", texBitmapFontWidths("\034aps", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
 			"BT /F1 1 Tf 72 700 Td (a\034s) Tj ET", "as"},
+		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
+			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
+			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
