@@ -1,6 +1,11 @@
 package pdftext
 
-import "slices"
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Column gutters narrower than maxLineGap: a newspaper's three columns a little under an em
 // apart, or a parallel text's Russian column and the Hebrew one beside it, are joined into
@@ -212,8 +217,8 @@ func (b *band) gutter() bool {
 }
 
 // side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1
-// neither. One glyph at the line's end (or start) may hang into the band by hangTol em,
-// leaving minGutter em of it white: the band narrows to that glyph.
+// neither. One punctuation glyph at the line's end (or start) may hang into the band by
+// hangTol em, leaving minGutter em of it white: the band narrows to that glyph.
 func (b *band) side(l *line, em float32) int {
 	switch {
 	case l.x1 <= b.x0+edgeTol*em:
@@ -232,12 +237,12 @@ func (b *band) side(l *line, em float32) int {
 		if g.x+g.w > left {
 			inLeft++
 			end = max(end, g.x+g.w)
-			hangsLeft = hangsLeft && g.x <= left
+			hangsLeft = hangsLeft && g.x <= left && hangs(g.text, true)
 		}
 		if g.x < right {
 			inRight++
 			start = min(start, g.x)
-			hangsRight = hangsRight && g.x+g.w >= right
+			hangsRight = hangsRight && g.x+g.w >= right && hangs(g.text, false)
 		}
 	}
 	switch {
@@ -249,6 +254,22 @@ func (b *band) side(l *line, em float32) int {
 		return 1
 	}
 	return -1
+}
+
+// hangs says whether s is punctuation that hangs into a margin, at a line's end (a hyphen,
+// a dash, a stop, a comma, a closing quotation mark) or at its start (an opening quotation
+// mark), as microtype protrudes them. Not letters (a margin note longer than the others
+// reaching into the gutter closes it), brackets or backslashes (a listing's "}", a command
+// name set in the margin).
+func hangs(s string, end bool) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || n != len(s) {
+		return false
+	}
+	if end {
+		return unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Pf, r) || strings.ContainsRune(".,:;!?'\"’”", r)
+	}
+	return unicode.Is(unicode.Pi, r) || strings.ContainsRune("`'\"‘“", r)
 }
 
 func b2i(b bool) int {
