@@ -3,6 +3,8 @@ package pdftext
 import (
 	"math"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -256,9 +258,18 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 // with one letter 0.5 em, else the first named glyph with a width. Names, not the text the
 // codes read as: a font whose glyphs are named by their codes ("a109", dvips' and pdfTeX's
 // bitmap fonts, ngspice's manual in monospace) has its em from its first glyph, as there.
+//
+// Before that last guess, a glyph that reads as an ideograph (kana, Hangul) is 1 em wide,
+// as in every CJK font. pdftotext takes it for half an em: Skia's Type3 fonts of Chinese
+// text (glyphs named g0, g1, …; MinerU's Xmind mind map) were read at twice their size,
+// their lines half an em apart, and a line's first word taken for a script stacked on the
+// line above ("简式化分子线性输入规范").
 func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
-	m, letter, any := -1, -1, -1
+	m, letter, any, wide := -1, -1, -1, -1
 	for c := range 256 {
+		if wide < 0 && f.width[c] > 0 && ideograph(f.codeText(c)) {
+			wide = c
+		}
 		n := names[c]
 		if n == "" && len(base[c]) == 1 {
 			n = base[c] // a base encoding's letter names itself: "m" is /m
@@ -284,12 +295,33 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 		em = f.width[m] / 0.6
 	case letter >= 0 && f.width[letter] > 0:
 		em = f.width[letter] / 0.5
+	case wide >= 0:
+		em = f.width[wide] // an ideograph is one em wide
 	case any >= 0:
 		em = f.width[any] / 0.5
 	default:
 		return 1
 	}
 	return em * math.Abs(fm[3]/fm[0])
+}
+
+// codeText is what a simple font's code reads as: its ToUnicode map's text, else its
+// encoding's.
+func (f *font) codeText(c int) string {
+	if f.toUni != nil {
+		if t, ok := f.toUni.text(uint32(c), 1); ok {
+			return t
+		}
+	}
+	return f.text[c]
+}
+
+// ideograph says whether s is one Han, kana or Hangul character, not a halfwidth form: a
+// glyph an em wide in any CJK font.
+func ideograph(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n > 0 && n == len(s) && (r < 0xFF00 || r > 0xFFEF) &&
+		unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].

@@ -1,6 +1,11 @@
 package pdftext
 
-import "slices"
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Column gutters narrower than maxLineGap: a newspaper's three columns a little under an em
 // apart, or a parallel text's Russian column and the Hebrew one beside it, are joined into
@@ -21,6 +26,10 @@ const (
 	// edge, set by rounding, wanders by hundredths of a point, and the band, narrowed to the
 	// leftmost of its gaps' starts, would close on the next line that ends past it.
 	edgeTol = 0.05
+	// hangTol: one glyph this far (em) into a band does not cross it either: a justified
+	// column's hyphens and stops hang into its margin (microtype's character protrusion,
+	// optical margin alignment), 0.17 em past the other lines' ends in a pdfTeX paper.
+	hangTol = 0.4
 )
 
 // gap is a white run inside a line: from where the ink before it ends to where the next
@@ -99,8 +108,8 @@ func splitGutters(lines []*line) []*line {
 				continue
 			}
 			em := max(l.size, 1)
-			if l.x1 <= b.x0+edgeTol*em || l.x0 >= b.x1-edgeTol*em {
-				b.beside[b2i(l.x0 >= b.x1-edgeTol*em)]++
+			if side := b.side(l, em); side >= 0 {
+				b.beside[side]++
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
 				}
@@ -205,6 +214,62 @@ func (b *band) gutter() bool {
 		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)
 	}
 	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
+}
+
+// side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1
+// neither. One punctuation glyph at the line's end (or start) may hang into the band by
+// hangTol em, leaving minGutter em of it white: the band narrows to that glyph.
+func (b *band) side(l *line, em float32) int {
+	switch {
+	case l.x1 <= b.x0+edgeTol*em:
+		return 0
+	case l.x0 >= b.x1-edgeTol*em:
+		return 1
+	}
+	left, right := b.x0+edgeTol*em, b.x1-edgeTol*em
+	var end, start float32 = left, right
+	inLeft, inRight := 0, 0 // glyphs reaching past the band's left edge, and before its right one
+	hangsLeft, hangsRight := true, true
+	for _, g := range l.g {
+		if g.space || g.w <= 0 {
+			continue
+		}
+		if g.x+g.w > left {
+			inLeft++
+			end = max(end, g.x+g.w)
+			hangsLeft = hangsLeft && g.x <= left && hangs(g.text, true)
+		}
+		if g.x < right {
+			inRight++
+			start = min(start, g.x)
+			hangsRight = hangsRight && g.x+g.w >= right && hangs(g.text, false)
+		}
+	}
+	switch {
+	case inLeft == 1 && hangsLeft && end <= b.x0+hangTol*em && b.x1-end >= minGutter*em:
+		b.x0 = max(b.x0, end)
+		return 0
+	case inRight == 1 && hangsRight && start >= b.x1-hangTol*em && start-b.x0 >= minGutter*em:
+		b.x1 = min(b.x1, start)
+		return 1
+	}
+	return -1
+}
+
+// hangs says whether s is punctuation that hangs into a margin, at a line's end (a hyphen,
+// a dash, a stop, a comma, a closing quotation mark) or at its start (an opening quotation
+// mark), as microtype protrudes them. Not letters (a margin note longer than the others
+// reaching into the gutter closes it), brackets or backslashes (a listing's "}", a command
+// name set in the margin).
+func hangs(s string, end bool) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || n != len(s) {
+		return false
+	}
+	if end {
+		return unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Pf, r) || strings.ContainsRune(".,:;!?'\"’”", r)
+	}
+	return unicode.Is(unicode.Pi, r) || strings.ContainsRune("`'\"‘“", r)
 }
 
 func b2i(b bool) int {

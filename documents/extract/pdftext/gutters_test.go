@@ -177,3 +177,46 @@ func TestGutterOneSharedBaseline(t *testing.T) {
 		t.Errorf("two lines beside: got %q", got)
 	}
 }
+
+// TestGutterHangingHyphen: the columns of TestGutterOneSharedBaseline, with hyphens at the
+// ends of two of the left column's lines below the shared line hanging 1.7 points (0.17
+// em) past the others' ends into the gutter, as microtype's protrusion sets a pdfTeX paper
+// (MinerU's demo3.pdf, an arXiv paper whose section heading shares a baseline with the
+// other column's line: its page 2 read interleaved, "as andataset, ... the effecswer.").
+func TestGutterHangingHyphen(t *testing.T) {
+	left := []int{700, 688, 676, 664, 652, 640, 628}
+	right := []int{694, 682, 664, 646, 634, 622}
+	var b strings.Builder
+	b.WriteString("BT /F1 10 Tf ")
+	var want []string
+	for i, y := range left {
+		s := fmt.Sprintf("left %c end", 'a'+i)
+		if i == 4 || i == 5 {
+			// "left e 5" ends 1.7 points short of the others, the hyphen 1.7 past them
+			s = fmt.Sprintf("left %c 5", 'a'+i)
+			fmt.Fprintf(&b, "1 0 0 1 78.7 %d Tm (%s-) Tj ", y, s)
+			want = append(want, s+"-")
+			continue
+		}
+		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", y, s)
+		want = append(want, s)
+	}
+	for i, y := range right {
+		s := fmt.Sprintf("right %c", 'a'+i)
+		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
+		want = append(want, s)
+	}
+	b.WriteString("ET")
+	got, err := pagesText(t, pdfWith(simpleFont(""), "", b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(want[:len(left)], "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"; got != w {
+		t.Errorf("got %q,\nwant %q", got, w)
+	}
+	// A hyphen hanging deeper than hangTol closes the band: no gutter, the shared line stays whole.
+	got, _ = pagesText(t, pdfWith(simpleFont(""), "", strings.ReplaceAll(b.String(), "78.7", "82")))
+	if !strings.Contains(got, "left d end right c") {
+		t.Errorf("a hyphen 0.5 em into the gutter: got %q", got)
+	}
+}

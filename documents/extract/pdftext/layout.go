@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -56,6 +57,8 @@ func layout(glyphs []glyph) string {
 			slanted++
 		}
 	}
+	foot := footLine(glyphs, count)
+	var after []glyph // horizontal lines under a page of turned text: written after it
 	for rot := range uint8(4) {
 		if count[rot] == 0 {
 			continue
@@ -64,12 +67,19 @@ func layout(glyphs []glyph) string {
 		if count[rot] < len(glyphs) {
 			gs = make([]glyph, 0, count[rot])
 			for _, g := range glyphs {
-				if g.rot == rot {
+				switch {
+				case g.rot != rot:
+				case rot == 0 && g.y+0.75*g.size <= foot:
+					after = append(after, g)
+				default:
 					gs = append(gs, g)
 				}
 			}
 		}
 		layoutDirection(&b, gs)
+	}
+	if len(after) > 0 {
+		layoutDirection(&b, after)
 	}
 	if slanted > 0 {
 		for _, gs := range slantGroups(glyphs, slanted) {
@@ -77,6 +87,41 @@ func layout(glyphs []glyph) string {
 		}
 	}
 	return b.String()
+}
+
+// footLine is where on the page (its y) the text of a page written mostly in another
+// direction than left to right ends at the foot: a page of vertical columns (Japanese
+// books), a landscape table turned on its page. Horizontal lines wholly under it, as a
+// folio or a footer stands under the columns, read after them; those above it and beside
+// it (a running head, a title) before. On a page mostly horizontal it is below the page
+// (-Inf): a turned label or an arXiv stamp in the margin keeps the page's lines together.
+func footLine(glyphs []glyph, count [4]int) float32 {
+	most := uint8(0)
+	for rot := range uint8(4) {
+		if count[rot] > count[most] {
+			most = rot
+		}
+	}
+	foot := float32(math.Inf(-1))
+	if most == 0 || count[0] == 0 {
+		return foot
+	}
+	foot = float32(math.Inf(1))
+	for _, g := range glyphs {
+		if g.rot != most || g.space {
+			continue
+		}
+		// the glyph's lowest point on the page (turn's inverse)
+		switch most {
+		case 1:
+			foot = min(foot, g.x)
+		case 2:
+			foot = min(foot, -(g.y + 0.75*g.size))
+		case 3:
+			foot = min(foot, -(g.x + g.w))
+		}
+	}
+	return foot
 }
 
 // layoutDirection writes the text of glyphs that run in one direction, turned so that it

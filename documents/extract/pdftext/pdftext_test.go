@@ -217,6 +217,14 @@ func TestText(t *testing.T) {
 			// wide at 0.01004): letters 0.086 em apart are one word, 0.8 em apart two; an em
 			// guessed from the "m" as 0.6 em split every letter ("P O WE R")
 			"BT /F1 11.9552 Tf 72 700 Td [(P)-86(O)-86(W)-85(E)-86(R)-796(A)-92(M)-93(P)] TJ ET", "POWER AMP"},
+		{"a Type3 font of ideographs takes them for an em wide", type3Ideographs(), type3IdeographsMap,
+			// Skia's Type3 fonts of Xmind's Chinese mind map (MinerU's introduction.pdf): a
+			// 13.5-point heading beside a node of two 10.5-point lines 15 points apart, the
+			// first 8.6 above the heading's baseline. Taken for half an em, the glyphs were
+			// twice their size: the first line joined the heading as a superscript and the
+			// second line's first glyph was stacked into it ("简式化表示")
+			"BT /F1 13.5 Tf 1 0 0 1 72 700 Tm <4445> Tj /F1 10.5 Tf 1 0 0 1 133.5 708.6 Tm <41424647> Tj" +
+				" 1 0 0 1 133.5 693.6 Tm <43> Tj ET", "线性\n\n简化表示\n式"},
 		{"a ligature without text does not part its word", type3Pixels(), "",
 			"BT /F1 10 Tf 72 700 Td [(e\013ectively)-313(done)] TJ ET", "eectively done"},
 		{"a script stacked under a superscript stays in its word", simpleFont(""), "",
@@ -379,6 +387,18 @@ func type3Pixels() string {
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.012 0 0 0.012 0 0] /FontBBox [0 0 83 83] /CharProcs << >>" +
 		" /FirstChar 0 /LastChar 255 /Widths [" + w.String() + "] /Encoding << /Differences [0 " + names.String() + "] >> >>"
 }
+
+// type3Ideographs is a Type3 font as Skia writes one for Chinese text: glyphs named g1…g7
+// for codes A…G, each 1000 units wide in a glyph space of 0.001, which type3IdeographsMap
+// maps to ideographs.
+func type3Ideographs() string {
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 -120 1000 880] /CharProcs << >>" +
+		" /FirstChar 65 /LastChar 71 /Widths [1000 1000 1000 1000 1000 1000 1000]" +
+		" /Encoding << /Differences [65 /g1 /g2 /g3 /g4 /g5 /g6 /g7] >> /ToUnicode 6 0 R >>"
+}
+
+const type3IdeographsMap = "1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar" +
+	" <41> <7B80> <42> <5316> <43> <5F0F> <44> <7EBF> <45> <6027> <46> <8868> <47> <793A> endbfchar"
 
 // type3Mono is a Type3 font of a monospaced bitmap font as pdfTeX embeds one: glyphs named
 // by their codes, /a16 to /a126, each 51.24 units wide in a glyph space of 0.01004.

@@ -70,6 +70,11 @@ func TestVerticalWriting(t *testing.T) {
 		{"a horizontal line on the page keeps its order", "Identity-V", "",
 			"BT /F2 10 Tf 72 740 Td (Title line) Tj ET BT /F1 10 Tf 300 700 Td <000100020003> Tj 260 700 Td ET BT /F2 10 Tf 72 600 Td (After) Tj ET",
 			"Title line\n\nAfter\n\n日本語", nil},
+		{"a page of columns: its folio under them reads after them, its head before", "Identity-V", "",
+			// pTeX's vertical books (pxrubrica's test-sf.pdf): the folio "1" was the page's first line
+			"BT /F2 10 Tf 72 740 Td (Head) Tj ET BT /F2 10 Tf 300 100 Td (7) Tj ET" +
+				" BT /F1 10 Tf 260 700 Td <000700080009> Tj 20 0 Td <000400050006> Tj ET BT /F1 10 Tf 300 700 Td <000100020003> Tj ET",
+			"Head\n\n日本語\n\n一二三\n\n四五六\n\n7", nil},
 		{"one TJ string with adjustments spacing the column", "Identity-V", "",
 			"BT /F1 10 Tf 300 700 Td [<0001> -100 <0002> -100 <0003> 1000 <0004>] TJ ET", "日本語 一", nil},
 		{"a predefined -V CMap's name", "UniJIS-UCS2-V", "",
