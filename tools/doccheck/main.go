@@ -3,7 +3,8 @@
 // downloads Debian documentation packages into the cache (apt-get download, dpkg-deb -x),
 // finds the documents in them, and prints per file the word recall and precision against
 // the reference, and both readers' time and peak memory. ODS and ODP, which pandoc does not
-// read, are compared with odt2txt's text. For PDFs it also compares with the
+// read, are compared with odt2txt's text (without the frame names it prints as "[-- Image:
+// … --]"). For PDFs it also compares with the
 // words of pdftotext's own word boxes (-bbox, "box r"/"box p"), which keep apart single
 // characters its plain text runs together on character charts.
 //
@@ -540,7 +541,8 @@ func reference(doc string) ([]byte, stat, error) {
 	}
 	switch strings.ToLower(filepath.Ext(doc)) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
-		return run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+		out, st, err := run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+		return framePlaceholder.ReplaceAll(out, []byte(" ")), st, err
 	}
 	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
@@ -589,13 +591,23 @@ func reference(doc string) ([]byte, stat, error) {
 }
 
 var (
-	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
-	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•·–◦▪‣⁃]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)]|\d+(?:\.\d+)+[.)]?)\s+`)
-	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
-	texMath    = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
-	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
-	strikeMark = regexp.MustCompile(`~~`)                 // struck-out text
-	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
+	ruleToken = regexp.MustCompile(`^[|+=:\-]+$`)
+	// listMarker is a run of list labels at a line's start: pandoc writes one for each level
+	// of nested lists whose outer items hold no paragraph ("1.  1.  a)  vier"), where the
+	// writer draws one; a label alone on its line is an empty item's.
+	listMarker = regexp.MustCompile(`(?m)^([ \t]*)(?:(?:[-*•·–◦▪‣⁃]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)]|\d+(?:\.\d+)+[.)]?)(?:[ \t]+|[ \t]*$))+`)
+	// bulletToken is a bullet standing alone inside a line: a list's label in a table cell,
+	// which pandoc draws as a grid rule's "-" (taken off as a rule) and EdgeChat as the bullet.
+	bulletToken = regexp.MustCompile(`^[•◦▪‣⁃●○■□►▸➢]$`)
+	noteMark    = regexp.MustCompile(`\[\d+\]|\[\]`)
+	texMath     = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
+	scriptMark  = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
+	strikeMark  = regexp.MustCompile(`~~`)                 // struck-out text
+	// framePlaceholder is what odt2txt prints for a drawing frame: its draw:name, the name
+	// LibreOffice's Navigator lists ("[-- Image: Title text9 --]", "[-- Image: Chart 7 --]"),
+	// which no slide or sheet shows; pandoc's "[]" for an image, with a name.
+	framePlaceholder = regexp.MustCompile(`\[-- Image: .*? --\]`)
+	sectionTag       = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
 	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
 	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
 	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
@@ -620,7 +632,7 @@ func unmark(text []byte, pandoc bool) []byte {
 	for _, line := range strings.Split(string(text), "\n") {
 		var kept []string
 		for _, w := range strings.Fields(line) {
-			if !ruleToken.MatchString(w) {
+			if !ruleToken.MatchString(w) && !bulletToken.MatchString(w) {
 				kept = append(kept, w)
 			}
 		}
