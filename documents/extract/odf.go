@@ -14,7 +14,8 @@ import (
 // boxes, captions and LibreOffice Math formulas (odfmath.go) where they stand, tables row by row (a spreadsheet's
 // sheets under their names, a presentation's slides under theirs), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
-// headers and footers of styles.xml are left out, as pandoc leaves them.
+// headers and footers of styles.xml are left out, as pandoc leaves them, but for the
+// comments a spreadsheet shows beside their cells (shownNote).
 func readODF(b *budget, data []byte) (*Document, error) {
 	a, err := openArchive(b, data)
 	if err != nil {
@@ -108,7 +109,11 @@ type odfWalker struct {
 	// skip counts the open elements whose text is not read; notes the open note bodies.
 	skip, inNote int
 	notes        strings.Builder
-	inBody       bool
+	// shown counts the open comments a sheet shows (shownNote); shownText holds their
+	// text until their cell ends.
+	shown     int
+	shownText strings.Builder
+	inBody    bool
 	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
 	spreadsheet bool
 	// lists numbers the list items.
@@ -137,6 +142,17 @@ var odfSkipped = map[string]bool{
 	"title": true,
 }
 
+// odfNoteMeta are a comment's author and dates, not its text.
+var odfNoteMeta = map[string]bool{"dc:creator": true, "dc:date": true, "meta:date-string": true}
+
+// shownNote says whether t is a spreadsheet cell's comment that the sheet shows beside
+// its cell (office:display, Calc's Show Comment), not only on hovering: read in the cell,
+// after its text. Other comments are left out, as pandoc leaves them.
+func (w *odfWalker) shownNote(t xml.StartElement) bool {
+	return t.Name.Space == "office" && t.Name.Local == "annotation" && w.spreadsheet && w.inCell() &&
+		attr(t, "display") == "true"
+}
+
 func (w *odfWalker) start(t xml.StartElement) {
 	name := t.Name.Local
 	if name == "body" && t.Name.Space == "office" {
@@ -153,13 +169,16 @@ func (w *odfWalker) start(t xml.StartElement) {
 	if name == "spreadsheet" && t.Name.Space == "office" {
 		w.spreadsheet = true
 	}
-	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") ||
+	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") && !w.shownNote(t) ||
+		w.shown > 0 && odfNoteMeta[t.Name.Space+":"+name] ||
 		name == "number" && t.Name.Space == "text" && w.para() != nil && w.para().labelled {
 		// text:number is the label as the writer drew it, for readers that count none
 		w.skip++
 		return
 	}
 	switch name {
+	case "annotation":
+		w.shown++
 	case "p", "h":
 		p := &odfPara{space: true}
 		label := w.lists.label(len(w.paras))
@@ -300,6 +319,8 @@ func (w *odfWalker) end(t xml.EndElement) {
 		w.endPara(p)
 	case "note-body":
 		w.inNote--
+	case "annotation":
+		w.shown--
 	case "number": // a stored label (text:number), read: apart from the text after it
 		if p := w.para(); p != nil && t.Name.Space == "text" && !p.space {
 			p.text.WriteByte(' ')
@@ -314,6 +335,10 @@ func (w *odfWalker) end(t xml.EndElement) {
 			w.lists.endItem()
 		}
 	case "table-cell", "covered-table-cell":
+		if w.shownText.Len() > 0 && w.inCell() {
+			w.cell().WriteString(w.shownText.String())
+			w.shownText.Reset()
+		}
 		w.endCell()
 	case "table-row":
 		if row := w.endRow(); row != "" {
@@ -335,6 +360,8 @@ func (w *odfWalker) endPara(p *odfPara) {
 	case w.inNote > 0:
 		w.notes.WriteString(text)
 		w.notes.WriteString("\n\n")
+	case w.shown > 0:
+		w.shownText.WriteString(text + " ")
 	case w.inCell():
 		w.cell().WriteString(text + " ")
 	case p.level > 0 && len(w.paras) == 0:
