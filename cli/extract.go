@@ -142,11 +142,16 @@ func plainText(doc *extract.Document) string {
 		if s.Heading == "" {
 			path = nil
 		}
-		for i, h := range path {
-			if i >= len(prev) || prev[i] != h {
-				b.WriteString(h)
-				b.WriteString("\n\n")
-			}
+		same := 0 // the levels this section shares with the one before, not written again
+		for same < len(path) && same < len(prev) && path[same] == prev[same] {
+			same++
+		}
+		if same > 0 && same == len(path) && len(path) == len(prev) {
+			same-- // a heading with the same words as the one before: a section starts only at a heading
+		}
+		for _, h := range path[same:] {
+			b.WriteString(h)
+			b.WriteString("\n\n")
 		}
 		prev = path
 		b.WriteString(s.Text)
