@@ -12,7 +12,7 @@ import (
 // its content.xml: paragraphs in order, split at headings (text:h and its outline level),
 // list items with the labels LibreOffice draws before them (odfnum.go), frames' text
 // boxes, captions and LibreOffice Math formulas (odfmath.go) where they stand, tables row by row (a spreadsheet's
-// sheets under their names, a presentation's slides under theirs), notes gathered under
+// sheets under their names, a presentation's slides under theirs or, unnamed, "Slide N" as Impress shows them), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
 // headers and footers of styles.xml are left out, as pandoc leaves them, but for the
 // comments a spreadsheet shows beside their cells (shownNote).
@@ -116,6 +116,10 @@ type odfWalker struct {
 	inBody    bool
 	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
 	spreadsheet bool
+	// pages counts a presentation's or drawing's pages so far; drawing says the body is a
+	// drawing's (Draw), whose pages LibreOffice calls "Page", not "Slide".
+	pages   int
+	drawing bool
 	// lists numbers the list items.
 	lists odfLists
 	// a is the document's archive, whose embedded objects hold formulas; math is the
@@ -168,6 +172,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 	}
 	if name == "spreadsheet" && t.Name.Space == "office" {
 		w.spreadsheet = true
+	}
+	if name == "drawing" && t.Name.Space == "office" {
+		w.drawing = true
 	}
 	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") && !w.shownNote(t) ||
 		w.shown > 0 && odfNoteMeta[t.Name.Space+":"+name] ||
@@ -242,14 +249,30 @@ func (w *odfWalker) start(t xml.StartElement) {
 			w.sheet(name)
 		}
 	case "page": // a presentation's slide
-		if name := attr(t, "name"); name != "" && t.Name.Space == "draw" {
-			w.sheet(name)
+		if t.Name.Space == "draw" {
+			w.pages++
+			if name := odfPageName(attr(t, "name"), w.pages, w.drawing); name != "" {
+				w.sheet(name)
+			}
 		}
 	case "table-row":
 		w.startRow()
 	case "table-cell", "covered-table-cell":
 		w.startCell()
 	}
+}
+
+// odfPageName is the name LibreOffice shows for the nth page of a presentation or drawing
+// named name: a page the user did not name is stored under the API's name for it, "page"
+// and its number ("page3"), and shown as "Slide 3" (Impress) or "Page 3" (Draw).
+func odfPageName(name string, n int, drawing bool) string {
+	if name != "page"+strconv.Itoa(n) {
+		return name
+	}
+	if drawing {
+		return "Page " + strconv.Itoa(n)
+	}
+	return "Slide " + strconv.Itoa(n)
 }
 
 // sheet starts a section under a spreadsheet's sheet or a slide.
