@@ -261,6 +261,7 @@ func main() {
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
+	expected := flag.Bool("expected", false, "score each document against the text file beside it (its name with .txt for its extension: a corpus's own expected output, such as textract's tests) instead of the reference reader's text")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
 	flag.Parse()
 	kinds := []string{".pdf"}
@@ -345,13 +346,16 @@ func main() {
 			continue
 		}
 		ref, refStat, err := reference(d)
+		if *expected {
+			ref, err = os.ReadFile(strings.TrimSuffix(d, filepath.Ext(d)) + ".txt")
+		}
 		if err != nil {
 			refFails++
 			fmt.Printf("%-58s  reference: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
-			ref, ours = unmark(ref, true), unmark(ours, false)
+			ref, ours = unmark(ref, !*expected), unmark(ours, false)
 		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
