@@ -607,6 +607,11 @@ var (
 	texMath     = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
 	scriptMark  = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
 	strikeMark  = regexp.MustCompile(`~~`)                 // struck-out text
+	// scriptDigits spells super- and subscript digits as digits, on both sides: pandoc
+	// writes a raised or lowered run of digits with them ("Km²", "H₂O"), EdgeChat, which
+	// keeps no formatting, the digits ("Km2", "H2O"), as pdftotext does.
+	scriptDigits = strings.NewReplacer("⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9",
+		"₀", "0", "₁", "1", "₂", "2", "₃", "3", "₄", "4", "₅", "5", "₆", "6", "₇", "7", "₈", "8", "₉", "9")
 	// framePlaceholder is what odt2txt prints for a drawing frame: its draw:name, the name
 	// LibreOffice's Navigator lists ("[-- Image: Title text9 --]", "[-- Image: Chart 7 --]"),
 	// which no slide or sheet shows; pandoc's "[]" for an image, with a name.
@@ -627,6 +632,7 @@ var (
 func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
 	text = texMath.ReplaceAll(text, []byte(" "))
+	text = []byte(scriptDigits.Replace(string(text)))
 	if pandoc {
 		text = noteMark.ReplaceAll(text, nil) // "Ouch[1]." is "Ouch."
 		text = scriptMark.ReplaceAll(text, []byte("$1"))
