@@ -146,9 +146,6 @@ func plainText(doc *extract.Document) string {
 		for same < len(path) && same < len(prev) && path[same] == prev[same] {
 			same++
 		}
-		if same > 0 && same == len(path) && len(path) == len(prev) {
-			same-- // a heading with the same words as the one before: a section starts only at a heading
-		}
 		for _, h := range path[same:] {
 			b.WriteString(h)
 			b.WriteString("\n\n")
