@@ -142,11 +142,13 @@ func plainText(doc *extract.Document) string {
 		if s.Heading == "" {
 			path = nil
 		}
-		for i, h := range path {
-			if i >= len(prev) || prev[i] != h {
-				b.WriteString(h)
-				b.WriteString("\n\n")
-			}
+		same := 0 // the levels this section shares with the one before, not written again
+		for same < len(path) && same < len(prev) && path[same] == prev[same] {
+			same++
+		}
+		for _, h := range path[same:] {
+			b.WriteString(h)
+			b.WriteString("\n\n")
 		}
 		prev = path
 		b.WriteString(s.Text)

@@ -12,9 +12,10 @@ import (
 // its content.xml: paragraphs in order, split at headings (text:h and its outline level),
 // list items with the labels LibreOffice draws before them (odfnum.go), frames' text
 // boxes, captions and LibreOffice Math formulas (odfmath.go) where they stand, tables row by row (a spreadsheet's
-// sheets under their names, a presentation's slides under theirs), notes gathered under
+// sheets under their names, a presentation's slides under theirs or, unnamed, "Slide N" as Impress shows them), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
-// headers and footers of styles.xml are left out, as pandoc leaves them.
+// headers and footers of styles.xml are left out, as pandoc leaves them, but for the
+// comments a spreadsheet shows beside their cells (shownNote).
 func readODF(b *budget, data []byte) (*Document, error) {
 	a, err := openArchive(b, data)
 	if err != nil {
@@ -108,9 +109,17 @@ type odfWalker struct {
 	// skip counts the open elements whose text is not read; notes the open note bodies.
 	skip, inNote int
 	notes        strings.Builder
-	inBody       bool
+	// shown counts the open comments a sheet shows (shownNote); shownText holds their
+	// text until their cell ends.
+	shown     int
+	shownText strings.Builder
+	inBody    bool
 	// spreadsheet says the body is a spreadsheet's: its tables are sheets, with names.
 	spreadsheet bool
+	// pages counts a presentation's or drawing's pages so far; drawing says the body is a
+	// drawing's (Draw), whose pages LibreOffice calls "Page", not "Slide".
+	pages   int
+	drawing bool
 	// lists numbers the list items.
 	lists odfLists
 	// a is the document's archive, whose embedded objects hold formulas; math is the
@@ -137,6 +146,17 @@ var odfSkipped = map[string]bool{
 	"title": true,
 }
 
+// odfNoteMeta are a comment's author and dates, not its text.
+var odfNoteMeta = map[string]bool{"dc:creator": true, "dc:date": true, "meta:date-string": true}
+
+// shownNote says whether t is a spreadsheet cell's comment that the sheet shows beside
+// its cell (office:display, Calc's Show Comment), not only on hovering: read in the cell,
+// after its text. Other comments are left out, as pandoc leaves them.
+func (w *odfWalker) shownNote(t xml.StartElement) bool {
+	return t.Name.Space == "office" && t.Name.Local == "annotation" && w.spreadsheet && w.inCell() &&
+		attr(t, "display") == "true"
+}
+
 func (w *odfWalker) start(t xml.StartElement) {
 	name := t.Name.Local
 	if name == "body" && t.Name.Space == "office" {
@@ -153,13 +173,19 @@ func (w *odfWalker) start(t xml.StartElement) {
 	if name == "spreadsheet" && t.Name.Space == "office" {
 		w.spreadsheet = true
 	}
-	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") ||
+	if name == "drawing" && t.Name.Space == "office" {
+		w.drawing = true
+	}
+	if w.skip > 0 || odfSkipped[name] && (t.Name.Space != "text" || name != "title") && !w.shownNote(t) ||
+		w.shown > 0 && odfNoteMeta[t.Name.Space+":"+name] ||
 		name == "number" && t.Name.Space == "text" && w.para() != nil && w.para().labelled {
 		// text:number is the label as the writer drew it, for readers that count none
 		w.skip++
 		return
 	}
 	switch name {
+	case "annotation":
+		w.shown++
 	case "p", "h":
 		p := &odfPara{space: true}
 		label := w.lists.label(len(w.paras))
@@ -223,14 +249,30 @@ func (w *odfWalker) start(t xml.StartElement) {
 			w.sheet(name)
 		}
 	case "page": // a presentation's slide
-		if name := attr(t, "name"); name != "" && t.Name.Space == "draw" {
-			w.sheet(name)
+		if t.Name.Space == "draw" {
+			w.pages++
+			if name := odfPageName(attr(t, "name"), w.pages, w.drawing); name != "" {
+				w.sheet(name)
+			}
 		}
 	case "table-row":
 		w.startRow()
 	case "table-cell", "covered-table-cell":
 		w.startCell()
 	}
+}
+
+// odfPageName is the name LibreOffice shows for the nth page of a presentation or drawing
+// named name: a page the user did not name is stored under the API's name for it, "page"
+// and its number ("page3"), and shown as "Slide 3" (Impress) or "Page 3" (Draw).
+func odfPageName(name string, n int, drawing bool) string {
+	if name != "page"+strconv.Itoa(n) {
+		return name
+	}
+	if drawing {
+		return "Page " + strconv.Itoa(n)
+	}
+	return "Slide " + strconv.Itoa(n)
 }
 
 // sheet starts a section under a spreadsheet's sheet or a slide.
@@ -300,6 +342,8 @@ func (w *odfWalker) end(t xml.EndElement) {
 		w.endPara(p)
 	case "note-body":
 		w.inNote--
+	case "annotation":
+		w.shown--
 	case "number": // a stored label (text:number), read: apart from the text after it
 		if p := w.para(); p != nil && t.Name.Space == "text" && !p.space {
 			p.text.WriteByte(' ')
@@ -314,6 +358,10 @@ func (w *odfWalker) end(t xml.EndElement) {
 			w.lists.endItem()
 		}
 	case "table-cell", "covered-table-cell":
+		if w.shownText.Len() > 0 && w.inCell() {
+			w.cell().WriteString(w.shownText.String())
+			w.shownText.Reset()
+		}
 		w.endCell()
 	case "table-row":
 		if row := w.endRow(); row != "" {
@@ -335,6 +383,8 @@ func (w *odfWalker) endPara(p *odfPara) {
 	case w.inNote > 0:
 		w.notes.WriteString(text)
 		w.notes.WriteString("\n\n")
+	case w.shown > 0:
+		w.shownText.WriteString(text + " ")
 	case w.inCell():
 		w.cell().WriteString(text + " ")
 	case p.level > 0 && len(w.paras) == 0:

@@ -3,7 +3,8 @@
 // downloads Debian documentation packages into the cache (apt-get download, dpkg-deb -x),
 // finds the documents in them, and prints per file the word recall and precision against
 // the reference, and both readers' time and peak memory. ODS and ODP, which pandoc does not
-// read, are compared with odt2txt's text. For PDFs it also compares with the
+// read, are compared with odt2txt's text (without the frame names it prints as "[-- Image:
+// … --]"). For PDFs it also compares with the
 // words of pdftotext's own word boxes (-bbox, "box r"/"box p"), which keep apart single
 // characters its plain text runs together on character charts.
 //
@@ -260,6 +261,7 @@ func main() {
 	loose := flag.Bool("loose", false, "compare words lower-cased, without punctuation around them")
 	keep := flag.String("keep", "", "write each reader's text to this folder")
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
+	expected := flag.Bool("expected", false, "score each document against the text file beside it (its name with .txt for its extension: a corpus's own expected output, such as textract's tests) instead of the reference reader's text")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
 	flag.Parse()
 	kinds := []string{".pdf"}
@@ -344,13 +346,16 @@ func main() {
 			continue
 		}
 		ref, refStat, err := reference(d)
+		if *expected {
+			ref, err = os.ReadFile(strings.TrimSuffix(d, filepath.Ext(d)) + ".txt")
+		}
 		if err != nil {
 			refFails++
 			fmt.Printf("%-58s  reference: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
-			ref, ours = unmark(ref, true), unmark(ours, false)
+			ref, ours = unmark(ref, !*expected), unmark(ours, false)
 		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
@@ -540,7 +545,8 @@ func reference(doc string) ([]byte, stat, error) {
 	}
 	switch strings.ToLower(filepath.Ext(doc)) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
-		return run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+		out, st, err := run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+		return framePlaceholder.ReplaceAll(out, []byte(" ")), st, err
 	}
 	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
@@ -589,13 +595,28 @@ func reference(doc string) ([]byte, stat, error) {
 }
 
 var (
-	ruleToken  = regexp.MustCompile(`^[|+=:\-]+$`)
-	listMarker = regexp.MustCompile(`(?m)^(\s*)(?:[-*•·–◦▪‣⁃]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)]|\d+(?:\.\d+)+[.)]?)\s+`)
-	noteMark   = regexp.MustCompile(`\[\d+\]|\[\]`)
-	texMath    = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
-	scriptMark = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
-	strikeMark = regexp.MustCompile(`~~`)                 // struck-out text
-	sectionTag = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
+	ruleToken = regexp.MustCompile(`^[|+=:\-]+$`)
+	// listMarker is a run of list labels at a line's start: pandoc writes one for each level
+	// of nested lists whose outer items hold no paragraph ("1.  1.  a)  vier"), where the
+	// writer draws one; a label alone on its line is an empty item's.
+	listMarker = regexp.MustCompile(`(?m)^([ \t]*)(?:(?:[-*•·–◦▪‣⁃]|\(?(?:\d+|[a-zA-Z]|[ivxlcIVXLC]+)[.)]|\d+(?:\.\d+)+[.)]?)(?:[ \t]+|[ \t]*$))+`)
+	// bulletToken is a bullet standing alone inside a line: a list's label in a table cell,
+	// which pandoc draws as a grid rule's "-" (taken off as a rule) and EdgeChat as the bullet.
+	bulletToken = regexp.MustCompile(`^[•◦▪‣⁃●○■□►▸➢]$`)
+	noteMark    = regexp.MustCompile(`\[\d+\]|\[\]`)
+	texMath     = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
+	scriptMark  = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
+	strikeMark  = regexp.MustCompile(`~~`)                 // struck-out text
+	// scriptDigits spells super- and subscript digits as digits, on both sides: pandoc
+	// writes a raised or lowered run of digits with them ("Km²", "H₂O"), EdgeChat, which
+	// keeps no formatting, the digits ("Km2", "H2O"), as pdftotext does.
+	scriptDigits = strings.NewReplacer("⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9",
+		"₀", "0", "₁", "1", "₂", "2", "₃", "3", "₄", "4", "₅", "5", "₆", "6", "₇", "7", "₈", "8", "₉", "9")
+	// framePlaceholder is what odt2txt prints for a drawing frame: its draw:name, the name
+	// LibreOffice's Navigator lists ("[-- Image: Title text9 --]", "[-- Image: Chart 7 --]"),
+	// which no slide or sheet shows; pandoc's "[]" for an image, with a name.
+	framePlaceholder = regexp.MustCompile(`\[-- Image: .*? --\]`)
+	sectionTag       = regexp.MustCompile(`</?text:section(?:\s[^>]*)?>`)
 	// fragmentItem is an OPF manifest item or spine itemref naming a place in a chapter
 	// (href="a.xhtml#o8"), which pandoc 2.17 cannot open.
 	fragmentItem = regexp.MustCompile(`<item(?:ref)?\s[^>]*(?:href|idref)="[^"]*#[^"]*"[^>]*>`)
@@ -611,6 +632,7 @@ var (
 func unmark(text []byte, pandoc bool) []byte {
 	text = listMarker.ReplaceAll(text, []byte("$1"))
 	text = texMath.ReplaceAll(text, []byte(" "))
+	text = []byte(scriptDigits.Replace(string(text)))
 	if pandoc {
 		text = noteMark.ReplaceAll(text, nil) // "Ouch[1]." is "Ouch."
 		text = scriptMark.ReplaceAll(text, []byte("$1"))
@@ -620,7 +642,7 @@ func unmark(text []byte, pandoc bool) []byte {
 	for _, line := range strings.Split(string(text), "\n") {
 		var kept []string
 		for _, w := range strings.Fields(line) {
-			if !ruleToken.MatchString(w) {
+			if !ruleToken.MatchString(w) && !bulletToken.MatchString(w) {
 				kept = append(kept, w)
 			}
 		}

@@ -59,10 +59,21 @@ func TestUnmarkPandoc(t *testing.T) {
 		{"· It is the 1st row", "It is the 1st row"},
 		{"2.1. Flour\n  1.1 Terms\n(iv) Dry\n2019 was\n3.14 is pi", "Flour\nTerms\nDry\n2019 was\nis pi"}, // outline labels as EdgeChat writes them
 		{"– first\n◦ sub\n⁃ item\n–5 °C", "first\nsub\nitem\n–5 °C"},                                      // bullets Word and TextEdit draw
+		{"1.  1.  a)  vier\n\n4.  \n\n5.  \n\n6.  sechs", "vier\n\n\n\n\n\nsechs"},                        // pandoc's nested and empty items
+		{"Aa • one • two | bb", "Aa one two bb"},
+		{"Km² and H₂O", "Km2 and H2O"}, // pandoc's sub- and superscript digits                                                          // bullets in a table row
 	}
 	for _, tt := range tests {
 		if got := string(unmark([]byte(tt.in), true)); got != tt.want {
 			t.Errorf("unmark(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestFramePlaceholder(t *testing.T) {
+	in := "[-- Image: Title text9 --][-- Image: embedded object (OLE)2 --]\n\n[-- Image: Chart 15 --]PIE CHART"
+	want := "  \n\n PIE CHART"
+	if got := framePlaceholder.ReplaceAllString(in, " "); got != want {
+		t.Errorf("framePlaceholder took %q to %q, want %q", in, got, want)
 	}
 }
