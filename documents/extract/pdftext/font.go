@@ -37,7 +37,10 @@ type font struct {
 	loadInk func() *inkBoxes
 
 	toUni *cmap // ToUnicode, nil when none
-	scale float64
+	// cluster is the text of the code last shown when its ToUnicode entry spells more than
+	// one character (a shaped cluster), "" after any other mapped code (unmapped.go).
+	cluster string
+	scale   float64
 	// guessed says the widths are not in the file (a standard font without Widths).
 	guessed bool
 	// type3 says the font is a Type3 font: whether its glyphs are drawn mirrored is up to
@@ -91,8 +94,11 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 		if f.toUni != nil {
 			text, ok = f.toUni.text(c, n)
 		}
-		if !ok {
+		if ok {
+			f.cluster = clusterText(text)
+		} else {
 			text = f.fallbackText(c, n, cid)
+			text = clusterRest(f.cluster, text)
 		}
 		w, known := f.cidW[cid]
 		if !known {
