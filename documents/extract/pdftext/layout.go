@@ -197,16 +197,19 @@ func overprintedRow(l, f *line) bool {
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala, Thai and Lao, Lepcha): a vowel sign, a tone mark or a reph, which shapers draw
-// in logical order after the letter it belongs to, placed by its outline, its origin often
-// a hair past the next letter's (Lepcha's ran: past the space after its letter; a Thai
-// tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted "คอื", not "คือ").
+// Sinhala, Thai and Lao, Lepcha, Khmer's marks): a vowel sign, a tone mark or a reph, which
+// shapers draw in logical order after the letter it belongs to, placed by its outline, its
+// origin often a hair past the next letter's (Lepcha's ran: past the space after its
+// letter; a Thai tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted
+// "คอื", not "คือ"; fpdf2's Khmer vowel signs by their HarfBuzz offsets: "ស" "ួ" "ស" sorted
+// "សសួ", not "សួស").
 func logicalMark(g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
-		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g)
+		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g) ||
+			r >= 0x1780 && r <= 0x17FF && unicode.Is(unicode.M, r)
 	}
 	return false
 }

@@ -83,6 +83,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0E04> <42> <0E37> <43> <0E2D> endbfchar",
 			// ค, the mark ื and อ, the TJ adjustment drawing อ a hair back: คือ, not คอื
 			"BT /F1 10 Tf 72 700 Td [(AB) 0.01 (C)] TJ ET", "คือ"},
+		{"a Khmer vowel sign drawn without advance a hair past the next letter's origin stays after its letter", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [500 0] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <179F> <42> <17BD> endbfchar",
+			// fpdf2's KhmerOS line: ស, the sign ួ placed 0.5 pt past its advance, ស: សួស, not សសួ
+			"BT /F1 10 Tf 72 700 Td (A) Tj 1 0 0 1 77.5 700 Tm (B) Tj 1 0 0 1 77 700 Tm (A) Tj ET", "សួស"},
 		{"digits in right-to-left text keep their order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
 			// seen left to right: the number ۴۵ (read left to right), then سلا
