@@ -125,6 +125,15 @@ func TestText(t *testing.T) {
 		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
+		{"an i sign inside a word, drawn in text order, stays where a second vowel follows the cluster", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0939> <42> <093F> <43> <0928> <44> <094D> <45> <0926> <46> <0940> endbfchar",
+			// fpdf2 with its shaping off: ha, i sign, na, virama, da, ii sign (हिन्दी); moved
+			// over न्द the i sign would give that cluster two vowels: हन्दिी
+			"BT /F1 10 Tf 72 700 Td (ABCDEF) Tj ET", "हिन्दी"},
+		{"a Bengali e sign drawn before its letter joins the aa sign after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <09C7> <42> <0995> <43> <09BE> endbfchar",
+			// as shaped: e sign, ka, aa sign: কো
+			"BT /F1 10 Tf 72 700 Td (ABC) Tj ET", "\u0995\u09C7\u09BE"},
 		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
 			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
 			// "cd" starts at 82
