@@ -3,8 +3,10 @@ package pdftext
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/text/width"
 )
 
 // font decodes the strings a PDF font shows: each character code's text and advance.
@@ -262,8 +264,10 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 // with one letter 0.5 em, else the first named glyph with a width. Names, not the text the
 // codes read as: a font whose glyphs are named by their codes ("a109", dvips' and pdfTeX's
 // bitmap fonts, ngspice's manual in monospace) has its em from its first glyph, as there.
+// A font without letters whose glyphs are named as wide characters (emoji) has its em
+// from the first of those, which is an em wide.
 func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
-	m, letter, any := -1, -1, -1
+	m, letter, any, wide := -1, -1, -1, -1
 	for c := range 256 {
 		n := names[c]
 		if n == "" && len(base[c]) == 1 {
@@ -283,6 +287,9 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 		if any < 0 && f.width[c] > 0 {
 			any = c
 		}
+		if wide < 0 && f.width[c] > 0 && wideGlyph(n) {
+			wide = c
+		}
 	}
 	var em float64
 	switch {
@@ -290,6 +297,12 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 		em = f.width[m] / 0.6
 	case letter >= 0 && f.width[letter] > 0:
 		em = f.width[letter] / 0.5
+	case wide >= 0:
+		// a font of emoji (fpdf2's color emoji: glyphs named u1F92F… about 1.25 em
+		// wide, a .notdef as wide first): each glyph is an em wide, not two, as taking
+		// it for a letter would make it, and the line it stands in twice as tall as it
+		// is (the next line's first letter read into it: "vmisuals")
+		em = f.width[wide]
 	case any >= 0:
 		em = f.width[any] / 0.5
 	default:
@@ -493,4 +506,16 @@ func (f *font) inkMiddle(code uint32) (float64, bool) {
 		f.ink, f.loadInk = f.loadInk(), nil
 	}
 	return f.ink.middle(code)
+}
+
+// wideGlyph says whether a glyph name reads as one East Asian wide or fullwidth
+// character (emoji, CJK), which fonts draw an em wide.
+func wideGlyph(name string) bool {
+	t := glyphText(name)
+	r, n := utf8.DecodeRuneInString(t)
+	if n == 0 || n != len(t) {
+		return false
+	}
+	k := width.LookupRune(r).Kind()
+	return k == width.EastAsianWide || k == width.EastAsianFullwidth
 }
