@@ -134,6 +134,12 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <09C7> <42> <0995> <43> <09BE> endbfchar",
 			// as shaped: e sign, ka, aa sign: কো
 			"BT /F1 10 Tf 72 700 Td (ABC) Tj ET", "\u0995\u09C7\u09BE"},
+		{"brackets a producer names by the characters they stand for, drawn mirrored in a right-to-left line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 11 beginbfchar <20> <0020> <28> <0028> <29> <0029> <3A> <003A> <45> <0045> <6E> <006E> " +
+				"<41> <05D0> <42> <05D1> <43> <05D2> <44> <05D3> <48> <05D4> endbfchar",
+			// fpdf2's "אב (גד: En) ה" as HarfBuzz lays it out, left to right: ה, ")", "En", ":",
+			// דג, "(", בא, its mirrored brackets mapped to "(" and ")" as the text has them
+			"BT /F1 10 Tf 72 700 Td (H \\)En :DC\\( BA) Tj ET", "אב (גד: En) ה"},
 		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
 			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
 			// "cd" starts at 82
