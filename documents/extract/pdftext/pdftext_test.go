@@ -140,6 +140,10 @@ func TestText(t *testing.T) {
 			// fpdf2's "אב (גד: En) ה" as HarfBuzz lays it out, left to right: ה, ")", "En", ":",
 			// דג, "(", בא, its mirrored brackets mapped to "(" and ")" as the text has them
 			"BT /F1 10 Tf 72 700 Td (H \\)En :DC\\( BA) Tj ET", "אב (גד: En) ה"},
+		{"such brackets around a Latin run in a right-to-left line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <28> <0028> <29> <0029> <45> <0045> <6E> <006E> <41> <05D0> <42> <05D1> endbfchar",
+			// "בבב (En) אאא": fpdf2's Arabic lorem ipsum's "(Cicero)"
+			"BT /F1 10 Tf 72 700 Td (AAA \\)En\\( BBB) Tj ET", "בבב (En) אאא"},
 		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
 			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
 			// "cd" starts at 82
