@@ -123,7 +123,7 @@ func fragments(gs []glyph) []*line {
 			}
 			size := max(g.size, last.size, 1)
 			end := last.x + last.w
-			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
+			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size && !nextByAdvance(&last, &g) {
 				continue // drawn twice (fake bold, a shadow)
 			}
 			if dotBelow(last, g) {

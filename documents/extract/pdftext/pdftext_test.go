@@ -83,6 +83,11 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0E04> <42> <0E37> <43> <0E2D> endbfchar",
 			// ค, the mark ื and อ, the TJ adjustment drawing อ a hair back: คือ, not คอื
 			"BT /F1 10 Tf 72 700 Td [(AB) 0.01 (C)] TJ ET", "คือ"},
+		{"a narrow glyph drawn twice by its advance is two glyphs, not a redraw", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [116 500] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <0648> <42> <0635> endbfchar",
+			// docling's right_to_left_02.pdf (Word): the glyph its ToUnicode maps to و, 1.5 pt
+			// wide, drawn again 0.54 pt back from its advance: both read, as pdftotext reads them
+			"BT /F1 12.96 Tf 72 700 Td [(BA) 42 (A)] TJ ET", "ووص"},
 		{"a Khmer vowel sign drawn without advance a hair past the next letter's origin stays after its letter", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [500 0] /ToUnicode 6 0 R >>",
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <179F> <42> <17BD> endbfchar",
 			// fpdf2's KhmerOS line: ស, the sign ួ placed 0.5 pt past its advance, ស: សួស, not សសួ
