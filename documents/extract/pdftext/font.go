@@ -42,7 +42,10 @@ type font struct {
 	// cluster is the text of the code last shown when its ToUnicode entry spells more than
 	// one character (a shaped cluster), "" after any other mapped code (unmapped.go).
 	cluster string
-	scale   float64
+	// rest says the code last shown is a glyph of that cluster without an entry of its
+	// own, whose text the cluster holds: it gives none and widens the glyph before.
+	rest  bool
+	scale float64
 	// guessed says the widths are not in the file (a standard font without Widths).
 	guessed bool
 	// type3 says the font is a Type3 font: whether its glyphs are drawn mirrored is up to
@@ -96,11 +99,12 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 		if f.toUni != nil {
 			text, ok = f.toUni.text(c, n)
 		}
+		f.rest = false
 		if ok {
 			f.cluster = clusterText(text)
-		} else {
-			text = f.fallbackText(c, n, cid)
+		} else if text = f.fallbackText(c, n, cid); text != "" {
 			text = clusterRest(f.cluster, text)
+			f.rest = text == ""
 		}
 		w, known := f.cidW[cid]
 		if !known {

@@ -361,8 +361,8 @@ func (p *page) show(s string) error {
 			if f.order != nil && n == 1 && len(p.glyphs) > before {
 				p.glyphs[before].order = f.order[code]
 			}
-		} else if f.simple || f.cluster != "" {
-			// (a composite font's glyph left out of its ToUnicode map after a cluster's:
+		} else if f.simple || f.rest {
+			// (a composite font's glyph of a cluster left out of its ToUnicode map:
 			// unmapped.go)
 			p.widen(trm, w*g.size*g.scale, f)
 		}

@@ -13,7 +13,9 @@ import (
 // only the ToUnicode map, leaves them out. A glyph without an entry whose text the
 // cluster just read already holds (beyond ASCII, where Latin ligatures would be cut) is
 // taken as part of it and gives no text; glyphs the map leaves out for other reasons (a
-// shaper's substituted forms of Microsoft's Print to PDF) are still read by the font.
+// shaper's substituted forms of Microsoft's Print to PDF) are still read by the font. The
+// glyph left out widens the one before over its place, so that it parts no word; a glyph
+// that nothing names (XeTeX's Malayalam conjuncts) leaves its gap, as pdftotext reads it.
 
 // clusterText is the text of a mapped code when it spells a cluster (more than one
 // character), else "".

@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -35,19 +36,32 @@ func TestClusterRest(t *testing.T) {
 	}
 }
 
-// TestClusterRestJoins: the unmapped glyph of a cluster (here without a font program, so
-// without any text) fills its place in the word, as a simple font's textless glyph does:
-// "हिन", not "हि न".
+// TestClusterRestJoins: the glyph of a cluster left out of the ToUnicode map, its text
+// (here by the CIDFont's collection, Adobe-Japan1) held by the cluster, fills its place in
+// the word: "いあう", not "いあ う"; a glyph that nothing names leaves its gap.
 func TestClusterRestJoins(t *testing.T) {
-	font := "<< /Type /Font /Subtype /Type0 /BaseFont /Mangal /Encoding /Identity-H /ToUnicode 6 0 R" +
-		" /DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Mangal" +
-		" /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /W [1 [500 500 500 500]] >>] >>"
-	toUni := "1 begincodespacerange <0000> <FFFF> endcodespacerange 2 beginbfchar <0004> <0939093F> <0002> <0928> endbfchar"
-	pages, err := Read(pdfWith(font, toUni, "BT /F1 10 Tf 72 700 Td <000400010002> Tj ET"), Options{})
-	if err != nil {
-		t.Fatal(err)
+	coll := collectionText("Adobe-Japan1")
+	if coll == nil {
+		t.Skip("no Adobe-Japan1 table")
 	}
-	if got, want := strings.TrimSpace(pages[0].Text), "हिन"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	a, _ := coll.cidOf('あ')
+	i, _ := coll.cidOf('い')
+	font := "<< /Type /Font /Subtype /Type0 /BaseFont /Test /Encoding /Identity-H /ToUnicode 6 0 R" +
+		" /DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /Test" +
+		" /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 6 >> /DW 500 >>] >>"
+	toUni := fmt.Sprintf("1 begincodespacerange <0000> <FFFF> endcodespacerange 2 beginbfchar <%04X> <30443042> <0001> <3046> endbfchar", i)
+	for _, tt := range []struct{ name, codes, want string }{
+		{"held by the cluster", fmt.Sprintf("<%04X%04X0001>", i, a), "いあう"},
+		{"named by nothing", fmt.Sprintf("<%04XFFF00001>", i), "いあ う"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pages, err := Read(pdfWith(font, toUni, "BT /F1 10 Tf 72 700 Td "+tt.codes+" Tj ET"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(pages[0].Text); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
