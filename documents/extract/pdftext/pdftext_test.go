@@ -139,6 +139,10 @@ func TestText(t *testing.T) {
 			// fpdf2 with its shaping off: ha, i sign, na, virama, da, ii sign (हिन्दी); moved
 			// over न्द the i sign would give that cluster two vowels: हन्दिी
 			"BT /F1 10 Tf 72 700 Td (ABCDEF) Tj ET", "हिन्दी"},
+		{"a Malayalam e sign drawn before its letter, the next cluster's e sign after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0D46> <42> <0D33> <43> <0D2F> endbfchar",
+			// as shaped: e sign, lla, e sign, ya: ളെയെ
+			"BT /F1 10 Tf 72 700 Td (ABAC) Tj ET", "\u0D33\u0D46\u0D2F\u0D46"},
 		{"a Bengali e sign drawn before its letter joins the aa sign after it", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <09C7> <42> <0995> <43> <09BE> endbfchar",
 			// as shaped: e sign, ka, aa sign: কো

@@ -142,6 +142,9 @@ func placePreBaseSigns(w []glyph) {
 // was drawn in text order after its consonant, by a program that did not shape the
 // script (fpdf2 with its shaping off: "ह" "ि" "न" "्" "द" "ी"), and it stays.
 func secondVowel(sign, next string) bool {
+	if preBaseSign(next) != 0 {
+		return false // the next cluster's pre-base sign, drawn before it: Malayalam "െളെയ"
+	}
 	r, _ := utf8.DecodeRuneInString(next)
 	if r < 0x0900 || r > 0x0D7F || r&0x7F < 0x3E || r&0x7F > 0x4C || !unicode.Is(unicode.M, r) {
 		return false
