@@ -121,3 +121,43 @@ func arabicDigits(s string) bool {
 	}
 	return false
 }
+
+// shapeBrackets names by their drawn shapes the brackets of a line whose producer named
+// them by the characters they stand for: fpdf2 maps the glyph HarfBuzz drew mirrored in a
+// right-to-left run to the text's character, so "אנגלית (באנגלית: English) ה" is drawn
+// "ה )English :תילגנאב( תילגנא", its pairs drawn closing bracket first, which no drawing of
+// shape-named glyphs shows. A closing bracket that no opening one before it pairs, whose
+// mirror pairs with the mirror of an unpaired opening bracket after it, with a
+// right-to-left letter between them or in a right-to-left line (rtl: "(Richard
+// McClintock)" in Arabic), is such a pair: both members are turned to their mirrors, as
+// other producers (TeX's, which name glyphs by their shapes) draw them, for the
+// bidirectional reading to turn back.
+func shapeBrackets(items []string, rtl bool) {
+	paired := map[int]bool{}
+	for _, p := range bracketPairs(items) {
+		paired[p[0]], paired[p[1]] = true, true
+	}
+	var mirrored []string
+	for i, t := range items {
+		if m, ok := bidiMirror[t]; ok && !paired[i] {
+			if mirrored == nil {
+				mirrored = slices.Clone(items)
+			}
+			mirrored[i] = m
+		}
+	}
+	if mirrored == nil {
+		return
+	}
+	for _, p := range bracketPairs(mirrored) {
+		if paired[p[0]] || paired[p[1]] || items[p[0]] == mirrored[p[0]] || items[p[1]] == mirrored[p[1]] {
+			continue
+		}
+		for j := p[0] + 1; j < p[1]; j++ {
+			if r, _ := utf8.DecodeRuneInString(items[j]); rtl || isRTLRune(r) {
+				items[p[0]], items[p[1]] = mirrored[p[0]], mirrored[p[1]]
+				break
+			}
+		}
+	}
+}

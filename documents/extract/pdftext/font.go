@@ -3,10 +3,10 @@ package pdftext
 import (
 	"math"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/text/width"
 )
 
 // font decodes the strings a PDF font shows: each character code's text and advance.
@@ -39,6 +39,12 @@ type font struct {
 	loadInk func() *inkBoxes
 
 	toUni *cmap // ToUnicode, nil when none
+	// cluster is the text of the code last shown when its ToUnicode entry spells more than
+	// one character (a shaped cluster), "" after any other mapped code (unmapped.go).
+	cluster string
+	// rest says the code last shown is a glyph of that cluster without an entry of its
+	// own, whose text the cluster holds: it gives none and widens the glyph before.
+	rest  bool
 	scale float64
 	// guessed says the widths are not in the file (a standard font without Widths).
 	guessed bool
@@ -93,8 +99,12 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 		if f.toUni != nil {
 			text, ok = f.toUni.text(c, n)
 		}
-		if !ok {
-			text = f.fallbackText(c, n, cid)
+		f.rest = false
+		if ok {
+			f.cluster = clusterText(text)
+		} else if text = f.fallbackText(c, n, cid); text != "" {
+			text = clusterRest(f.cluster, text)
+			f.rest = text == ""
 		}
 		w, known := f.cidW[cid]
 		if !known {
@@ -259,15 +269,17 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 // codes read as: a font whose glyphs are named by their codes ("a109", dvips' and pdfTeX's
 // bitmap fonts, ngspice's manual in monospace) has its em from its first glyph, as there.
 //
-// Before that last guess, a glyph that reads as an ideograph (kana, Hangul) is 1 em wide,
-// as in every CJK font. pdftotext takes it for half an em: Skia's Type3 fonts of Chinese
-// text (glyphs named g0, g1, …; MinerU's Xmind mind map) were read at twice their size,
-// their lines half an em apart, and a line's first word taken for a script stacked on the
-// line above ("简式化分子线性输入规范").
+// Before that last guess, a glyph one em wide in every font is taken at that width: one
+// that reads as an ideograph, kana or Hangul, or is named as an emoji (wideText). pdftotext
+// takes it for half an em: Skia's Type3 fonts of Chinese text (glyphs named g0, g1, …;
+// MinerU's Xmind mind map) were read at twice their size, their lines half an em apart, and
+// a line's first word taken for a script stacked on the line above ("简式化分子线性输入规范");
+// fpdf2's color emoji (glyphs named u1F92F…) made their line twice as tall as it is, and the
+// next line's first letter was read into it ("vmisuals").
 func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 	m, letter, any, wide := -1, -1, -1, -1
 	for c := range 256 {
-		if wide < 0 && f.width[c] > 0 && ideograph(f.codeText(c)) {
+		if wide < 0 && f.width[c] > 0 && (wideText(f.codeText(c)) || wideText(glyphText(names[c]))) {
 			wide = c
 		}
 		n := names[c]
@@ -296,7 +308,7 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 	case letter >= 0 && f.width[letter] > 0:
 		em = f.width[letter] / 0.5
 	case wide >= 0:
-		em = f.width[wide] // an ideograph is one em wide
+		em = f.width[wide] // an ideograph or an emoji is one em wide
 	case any >= 0:
 		em = f.width[any] / 0.5
 	default:
@@ -316,12 +328,15 @@ func (f *font) codeText(c int) string {
 	return f.text[c]
 }
 
-// ideograph says whether s is one Han, kana or Hangul character, not a halfwidth form: a
-// glyph an em wide in any CJK font.
-func ideograph(s string) bool {
+// wideText says whether s is one East Asian wide or fullwidth character (an ideograph,
+// kana, Hangul, an emoji), which fonts draw an em wide; not a halfwidth form.
+func wideText(s string) bool {
 	r, n := utf8.DecodeRuneInString(s)
-	return n > 0 && n == len(s) && (r < 0xFF00 || r > 0xFFEF) &&
-		unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	if n == 0 || n != len(s) {
+		return false
+	}
+	k := width.LookupRune(r).Kind()
+	return k == width.EastAsianWide || k == width.EastAsianFullwidth
 }
 
 // applyDifferences sets the codes a Differences array names: [code /name /name … code …].

@@ -361,7 +361,9 @@ func (p *page) show(s string) error {
 			if f.order != nil && n == 1 && len(p.glyphs) > before {
 				p.glyphs[before].order = f.order[code]
 			}
-		} else if f.simple {
+		} else if f.simple || f.rest {
+			// (a composite font's glyph of a cluster left out of its ToUnicode map:
+			// unmapped.go)
 			p.widen(trm, w*g.size*g.scale, f)
 		}
 		p.advance(adv)
@@ -428,7 +430,9 @@ func (p *page) widen(trm matrix, w float64, f *font) {
 	if last.space || last.rot != rot || last.angle != angle || math.Abs(y-float64(last.y)) > tol || math.Abs(x-float64(end)) > tol {
 		return
 	}
-	last.w = float32(x+w*scale) - last.x
+	if reach := float32(x+w*scale) - last.x; reach > last.w {
+		last.w = reach
+	}
 }
 
 // mirrored says whether trm draws glyphs mirrored left to right and upright: advancing

@@ -168,7 +168,7 @@ func fragments(gs []glyph) []*line {
 			}
 			size := max(g.size, last.size, 1)
 			end := last.x + last.w
-			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size {
+			if g.text == last.text && abs(g.x-last.x) < 0.1*size && abs(g.y-last.y) < 0.1*size && !nextByAdvance(&last, &g) {
 				continue // drawn twice (fake bold, a shadow)
 			}
 			if dotBelow(last, g) {
@@ -242,18 +242,32 @@ func overprintedRow(l, f *line) bool {
 }
 
 // logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala, Thai and Lao, Lepcha): a vowel sign, a tone mark or a reph, which shapers draw
-// in logical order after the letter it belongs to, placed by its outline, its origin often
-// a hair past the next letter's (Lepcha's ran: past the space after its letter; a Thai
-// tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted "คอื", not "คือ").
+// Sinhala, Thai and Lao, Lepcha, Khmer's marks) or is a combining mark of Latin, Greek
+// or Cyrillic (combiningMark): a vowel sign, a tone mark or a reph, which
+// shapers draw in logical order after the letter it belongs to, placed by its outline, its
+// origin often a hair past the next letter's (Lepcha's ran: past the space after its
+// letter; a Thai tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted
+// "คอื", not "คือ"; fpdf2's Khmer vowel signs by their HarfBuzz offsets: "ស" "ួ" "ស" sorted
+// "សសួ", not "សួស").
 func logicalMark(g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
-		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g)
+		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g) ||
+			r >= 0x1780 && r <= 0x17FF && unicode.Is(unicode.M, r) || combiningMark(r)
 	}
 	return false
+}
+
+// combiningMark says whether r is a combining mark of the blocks that Latin, Greek and
+// Cyrillic text takes them from (Combining Diacritical Marks and its Supplement, the
+// Cyrillic titlo and its kin, combining half marks). XeTeX draws Church Slavonic's titlo
+// without advance after its letter, its origin a hair past the next letter's: "Бл҃гословѝ"
+// sorted "Блг҃ословѝ".
+func combiningMark(r rune) bool {
+	return (r >= 0x0300 && r <= 0x036F || r >= 0x0483 && r <= 0x0489 || r >= 0x1DC0 && r <= 0x1DFF || r >= 0xFE20 && r <= 0xFE2F) &&
+		unicode.Is(unicode.Mn, r)
 }
 
 // dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below

@@ -83,6 +83,19 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0E04> <42> <0E37> <43> <0E2D> endbfchar",
 			// ค, the mark ื and อ, the TJ adjustment drawing อ a hair back: คือ, not คอื
 			"BT /F1 10 Tf 72 700 Td [(AB) 0.01 (C)] TJ ET", "คือ"},
+		{"a Cyrillic titlo drawn without advance a hair past the next letter's origin stays after its letter", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 68 /Widths [500 500 0 500] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0411> <42> <043B> <43> <0483> <44> <0433> endbfchar",
+			// XeTeX's Church Slavonic: Б, л, the titlo 0.15 pt past the advance, г: Бл҃г, not Блг҃
+			"BT /F1 10 Tf 72 700 Td (AB) Tj 1 0 0 1 82.15 700 Tm (C) Tj 1 0 0 1 82 700 Tm (D) Tj ET", "Бл҃г"},
+		{"a narrow glyph drawn twice by its advance is two glyphs, not a redraw", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [116 500] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <0648> <42> <0635> endbfchar",
+			// docling's right_to_left_02.pdf (Word): the glyph its ToUnicode maps to و, 1.5 pt
+			// wide, drawn again 0.54 pt back from its advance: both read, as pdftotext reads them
+			"BT /F1 12.96 Tf 72 700 Td [(BA) 42 (A)] TJ ET", "ووص"},
+		{"a Khmer vowel sign drawn without advance a hair past the next letter's origin stays after its letter", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [500 0] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <179F> <42> <17BD> endbfchar",
+			// fpdf2's KhmerOS line: ស, the sign ួ placed 0.5 pt past its advance, ស: សួស, not សសួ
+			"BT /F1 10 Tf 72 700 Td (A) Tj 1 0 0 1 77.5 700 Tm (B) Tj 1 0 0 1 77 700 Tm (A) Tj ET", "សួស"},
 		{"digits in right-to-left text keep their order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <20> <0020> <41> <0633> <42> <0644> <43> <0627> <44> <06F4> <45> <06F5> endbfchar",
 			// seen left to right: the number ۴۵ (read left to right), then سلا
@@ -121,6 +134,29 @@ func TestText(t *testing.T) {
 		{"i signs drawn in text order by a program that did not shape stay", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <20> <0020> <43> <0915> <44> <093F> endbfchar",
 			"BT /F1 10 Tf 72 700 Td (CD CDC) Tj ET", "कि किक"},
+		{"an i sign inside a word, drawn in text order, stays where a second vowel follows the cluster", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 6 beginbfchar <41> <0939> <42> <093F> <43> <0928> <44> <094D> <45> <0926> <46> <0940> endbfchar",
+			// fpdf2 with its shaping off: ha, i sign, na, virama, da, ii sign (हिन्दी); moved
+			// over न्द the i sign would give that cluster two vowels: हन्दिी
+			"BT /F1 10 Tf 72 700 Td (ABCDEF) Tj ET", "हिन्दी"},
+		{"a Malayalam e sign drawn before its letter, the next cluster's e sign after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0D46> <42> <0D33> <43> <0D2F> endbfchar",
+			// as shaped: e sign, lla, e sign, ya: ളെയെ
+			"BT /F1 10 Tf 72 700 Td (ABAC) Tj ET", "\u0D33\u0D46\u0D2F\u0D46"},
+		{"a Bengali e sign drawn before its letter joins the aa sign after it", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <09C7> <42> <0995> <43> <09BE> endbfchar",
+			// as shaped: e sign, ka, aa sign: কো
+			"BT /F1 10 Tf 72 700 Td (ABC) Tj ET", "\u0995\u09C7\u09BE"},
+		{"brackets a producer names by the characters they stand for, drawn mirrored in a right-to-left line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 11 beginbfchar <20> <0020> <28> <0028> <29> <0029> <3A> <003A> <45> <0045> <6E> <006E> " +
+				"<41> <05D0> <42> <05D1> <43> <05D2> <44> <05D3> <48> <05D4> endbfchar",
+			// fpdf2's "אב (גד: En) ה" as HarfBuzz lays it out, left to right: ה, ")", "En", ":",
+			// דג, "(", בא, its mirrored brackets mapped to "(" and ")" as the text has them
+			"BT /F1 10 Tf 72 700 Td (H \\)En :DC\\( BA) Tj ET", "אב (גד: En) ה"},
+		{"such brackets around a Latin run in a right-to-left line", simpleFont("/ToUnicode 6 0 R"),
+			"1 begincodespacerange <00> <FF> endcodespacerange 7 beginbfchar <20> <0020> <28> <0028> <29> <0029> <45> <0045> <6E> <006E> <41> <05D0> <42> <05D1> endbfchar",
+			// "בבב (En) אאא": fpdf2's Arabic lorem ipsum's "(Cicero)"
+			"BT /F1 10 Tf 72 700 Td (AAA \\)En\\( BBB) Tj ET", "בבב (En) אאא"},
 		{"a space drawn over the glyph before it, the next glyph abutting that one, is no word break", simpleFont(""), "",
 			// dvipdfmx places the glyphs by moves: "ab" ends at 82, the space is drawn at 77,
 			// "cd" starts at 82

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Vowel signs that Indic scripts draw left of the consonant (cluster) they follow in the
@@ -126,9 +128,28 @@ func placePreBaseSigns(w []glyph) {
 				break
 			}
 		}
+		if j < len(w) && secondVowel(w[i].text, w[j].text) {
+			continue // drawn in text order, after its consonant: "हिन्दी", not "हन्दिी"
+		}
 		moveLater(w, i, j-1)
 		i = j - 1
 	}
+}
+
+// secondVowel says whether next, the glyph after the cluster a pre-base sign would move
+// over, starts with a vowel sign of its own (Devanagari to Malayalam) that does not join
+// the sign into one vowel (Bengali ে and া: ো). A cluster takes one vowel, so the sign
+// was drawn in text order after its consonant, by a program that did not shape the
+// script (fpdf2 with its shaping off: "ह" "ि" "न" "्" "द" "ी"), and it stays.
+func secondVowel(sign, next string) bool {
+	if preBaseSign(next) != 0 {
+		return false // the next cluster's pre-base sign, drawn before it: Malayalam "െളെയ"
+	}
+	r, _ := utf8.DecodeRuneInString(next)
+	if r < 0x0900 || r > 0x0D7F || r&0x7F < 0x3E || r&0x7F > 0x4C || !unicode.Is(unicode.M, r) {
+		return false
+	}
+	return utf8.RuneCountInString(norm.NFC.String(sign+string(r))) != 1
 }
 
 // moveLater moves w[i] to w[j] (j > i), the glyphs between one place back: a sign drawn

@@ -126,6 +126,7 @@ func spell(words [][]glyph, rtl bool) string {
 		}
 		items = appendClusters(items, dropKashidas(w))
 	}
+	shapeBrackets(items, rtl) // brackets.go
 	var b strings.Builder
 	for _, t := range reorderLevels(items, bidiLevels(items, rtl)) {
 		b.WriteString(t)
