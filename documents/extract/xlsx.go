@@ -1,0 +1,438 @@
+package extract
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets in the
+// workbook's order (xl/workbook.xml, through its relationships), hidden ones too, each a
+// section under the sheet's name; a sheet's rows in order, a row's cells separated by tabs
+// and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
+// holds (shared strings with their rich runs joined, inline strings; phonetic guides left
+// out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
+// formula), a number as written in the file, or, where its number format is a date or time
+// (the built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
+// ("2023-03-15", "2023-03-15 08:30", "08:30:15") in the workbook's 1900 or 1904 date
+// system. Charts, chart sheets, drawings' text boxes, comments and headers and footers are
+// left out. A damaged styles or shared strings part costs what it holds; a damaged workbook
+// or worksheet refuses the file.
+func readXLSX(b *budget, data []byte) (*Document, error) {
+	a, main, err := openOOXML(b, data, xlsxKind)
+	if err != nil {
+		return nil, err
+	}
+	sheets, date1904, err := workbookSheets(a, main)
+	if err != nil {
+		return nil, err
+	}
+	x := &xlsxReader{b: b, a: a, date1904: date1904, tables: tables{dropEmpty: true}}
+	x.doc = &Document{Format: "xlsx"}
+	part := partOfType(a, main, "sharedStrings")
+	if part == "" && a.has("xl/sharedStrings.xml") {
+		part = "xl/sharedStrings.xml"
+	}
+	if part != "" {
+		if err := x.readSharedStrings(part); err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
+	if part := partOfType(a, main, "styles"); part != "" {
+		if err := x.readStyles(part); err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
+	for _, s := range sheets {
+		x.heading(1, s.name)
+		if err := x.readSheet(s.part); err != nil {
+			return nil, err
+		}
+	}
+	x.finish()
+	return x.doc, nil
+}
+
+// xlsxSheet is a worksheet of a workbook: its name and part.
+type xlsxSheet struct{ name, part string }
+
+// workbookSheets lists the worksheets of the workbook part main in its order (chart sheets
+// and sheets whose part is missing left out) and says whether dates count from 1904.
+func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
+	rels := map[string]relationship{}
+	for _, r := range relationships(a, main) {
+		rels[r.id] = r
+	}
+	var sheets []xlsxSheet
+	date1904 := false
+	err := a.walkXML(main, func(tok xml.Token) error {
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch t.Name.Local {
+		case "workbookPr":
+			v := attr(t, "date1904")
+			date1904 = v == "1" || v == "true"
+		case "sheet":
+			r, ok := rels[relID(t)]
+			if ok && !r.external && strings.HasSuffix(r.typ, "/worksheet") && a.has(r.target) {
+				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
+			}
+		}
+		return nil
+	})
+	return sheets, date1904, err
+}
+
+// xlsxReader reads a workbook's parts into doc.
+type xlsxReader struct {
+	sectioner
+	tables
+	b *budget
+	a *archive
+	// strings is the shared strings table; dates the kind of date each cell style's number
+	// format gives (by the style's index; xlsxNumber for none).
+	strings  []string
+	dates    []xlsxDateKind
+	date1904 bool
+}
+
+// readSharedStrings reads the shared strings table: each string item's text, its rich
+// runs joined, its phonetic guide (rPh, a reading of its Japanese) left out. A damaged
+// table keeps the strings read before the damage.
+func (x *xlsxReader) readSharedStrings(part string) error {
+	var cur strings.Builder
+	inText, phonetic, size := false, 0, 0
+	return x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "si":
+				cur.Reset()
+			case "t":
+				inText = phonetic == 0
+			case "rPh":
+				phonetic++
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "si":
+				s := unescapeXString(cur.String())
+				size += len(s)
+				x.strings = append(x.strings, s)
+			case "t":
+				inText = false
+			case "rPh":
+				phonetic--
+			}
+		case xml.CharData:
+			if inText {
+				cur.Write(t)
+			}
+		}
+		if size > MaxTextBytes {
+			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
+		}
+		return nil
+	})
+}
+
+// xlsxDateKind is what a number format makes of a number: the number itself, a date, a
+// date and time, or a time of day.
+type xlsxDateKind uint8
+
+const (
+	xlsxNumber xlsxDateKind = iota
+	xlsxDate
+	xlsxDateTime
+	xlsxTime
+	// xlsxElapsed is a duration in hours ([h]:mm), which may pass 24.
+	xlsxElapsed
+)
+
+// readStyles reads the number format of each cell style (cellXfs) as the kind of date it
+// writes, from the built-in formats' ids and the custom formats' codes.
+func (x *xlsxReader) readStyles(part string) error {
+	custom := map[string]string{}
+	var ids []string
+	inCellXfs := false
+	err := x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				custom[attr(t, "numFmtId")] = attr(t, "formatCode")
+			case "cellXfs":
+				inCellXfs = true
+			case "xf":
+				if inCellXfs {
+					ids = append(ids, attr(t, "numFmtId"))
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				inCellXfs = false
+			}
+		}
+		return nil
+	})
+	kinds := map[string]xlsxDateKind{}
+	for _, id := range ids {
+		k, ok := kinds[id]
+		if !ok {
+			if code, ok := custom[id]; ok {
+				k = formatDateKind(code)
+			} else {
+				k = builtinDateKind(id)
+			}
+			kinds[id] = k
+		}
+		x.dates = append(x.dates, k)
+	}
+	return err
+}
+
+// builtinDateKind is the kind of date a built-in number format writes: 14–17 dates, 18–21
+// times, 22 a date and time, 45–47 minutes and seconds, and the East Asian locales'
+// 27–36 and 50–58 (their dates, and 32–35 their times).
+func builtinDateKind(id string) xlsxDateKind {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return xlsxNumber
+	}
+	switch {
+	case n >= 14 && n <= 17, n >= 27 && n <= 31, n == 36, n >= 50 && n <= 58:
+		return xlsxDate
+	case n >= 18 && n <= 21, n >= 32 && n <= 35, n >= 45 && n <= 47:
+		return xlsxTime
+	case n == 22:
+		return xlsxDateTime
+	}
+	return xlsxNumber
+}
+
+// formatDateKind is the kind of date a custom number format code writes, from the codes of
+// its first section (before any ";") outside quoted text, escaped characters, the
+// characters after _ and * (spacing, fill) and brackets ([Red], [$-409]; [h] is elapsed
+// time): y and d are a date's, h and s a time's, m a month's unless it stands with h or s
+// or elapsed time.
+func formatDateKind(code string) xlsxDateKind {
+	var b strings.Builder
+	elapsed := false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch c {
+		case '"':
+			if j := strings.IndexByte(code[i+1:], '"'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(code)
+			}
+			continue
+		case '\\', '_', '*':
+			i++
+			continue
+		case '[':
+			j := strings.IndexByte(code[i:], ']')
+			if j < 0 {
+				i = len(code)
+				continue
+			}
+			if in := strings.ToLower(code[i+1 : i+j]); strings.Trim(in, "hms") == "" && in != "" {
+				elapsed = true
+			}
+			i += j
+			continue
+		case ';':
+			i = len(code)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	s := strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(strings.ToLower(b.String()))
+	hasY, hasD := strings.ContainsRune(s, 'y'), strings.ContainsRune(s, 'd')
+	hasH, hasS, hasM := strings.ContainsRune(s, 'h'), strings.ContainsRune(s, 's'), strings.ContainsRune(s, 'm')
+	date := hasY || hasD || hasM && !hasH && !hasS && !elapsed
+	clock := hasH || hasS || elapsed
+	switch {
+	case elapsed && !date:
+		return xlsxElapsed
+	case date && clock:
+		return xlsxDateTime
+	case date:
+		return xlsxDate
+	case clock:
+		return xlsxTime
+	}
+	return xlsxNumber
+}
+
+// readSheet reads a worksheet's rows into the current section.
+func (x *xlsxReader) readSheet(part string) error {
+	var val strings.Builder
+	typ, style := "", 0
+	inValue, inInline, phonetic := false, false, 0
+	err := x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "row":
+				x.startRow()
+			case "c":
+				if x.inCell() { // a cell left open: damage
+					return fmt.Errorf("%w: %s: a cell inside a cell", ErrCorrupt, part)
+				}
+				typ, style = attr(t, "t"), -1
+				if s, err := strconv.Atoi(attr(t, "s")); err == nil {
+					style = s
+				}
+				val.Reset()
+				x.startCell()
+			case "v":
+				inValue = x.inCell()
+			case "is":
+				inInline = x.inCell()
+			case "t":
+				inValue = inInline && phonetic == 0
+			case "rPh":
+				phonetic++
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "v", "t":
+				inValue = false
+			case "is":
+				inInline = false
+			case "rPh":
+				phonetic--
+			case "c":
+				if x.inCell() {
+					x.cell().WriteString(x.cellText(typ, style, val.String()))
+					x.endCell()
+				}
+			case "row":
+				if row := x.endRow(); row != "" {
+					x.body.WriteString(row)
+					if err := x.b.addText(len(row)); err != nil {
+						return err
+					}
+				}
+			}
+		case xml.CharData:
+			if inValue {
+				val.Write(t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if x.body.Len() > 0 {
+		x.body.WriteString("\n")
+	}
+	return nil
+}
+
+// cellText is what a cell of type typ and style style holding value v reads as.
+func (x *xlsxReader) cellText(typ string, style int, v string) string {
+	switch typ {
+	case "s":
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n >= len(x.strings) {
+			return ""
+		}
+		return x.strings[n]
+	case "inlineStr", "str":
+		return unescapeXString(v)
+	case "b":
+		switch strings.TrimSpace(v) {
+		case "1", "true":
+			return "TRUE"
+		case "0", "false":
+			return "FALSE"
+		}
+		return v
+	case "e", "d":
+		return v
+	}
+	if style < 0 || style >= len(x.dates) || x.dates[style] == xlsxNumber {
+		return v
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return v
+	}
+	return serialDate(f, x.date1904, x.dates[style])
+}
+
+// serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
+// (1900 system, with Lotus 1-2-3's 29 February 1900, which Excel keeps: serial 60; below it
+// the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction.
+// Serials out of Excel's range (negative, after 9999) are written as numbers.
+func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
+	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
+		return strconv.FormatFloat(serial, 'f', -1, 64)
+	}
+	days := math.Floor(serial)
+	secs := math.Round((serial - days) * 86400)
+	if secs >= 86400 {
+		days, secs = days+1, 0
+	}
+	hours := int(secs) / 3600
+	if kind == xlsxElapsed {
+		hours += int(days) * 24
+	}
+	clock := fmt.Sprintf("%02d:%02d", hours, int(secs)/60%60)
+	if s := int(secs) % 60; s != 0 {
+		clock += fmt.Sprintf(":%02d", s)
+	}
+	if kind == xlsxTime || kind == xlsxElapsed {
+		return clock
+	}
+	var date string
+	switch {
+	case date1904:
+		date = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
+	case days == 60:
+		date = "1900-02-29"
+	case days < 60:
+		date = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
+	default:
+		date = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
+	}
+	if kind == xlsxDateTime {
+		return date + " " + clock
+	}
+	return date
+}
+
+// unescapeXString undoes the _xHHHH_ escapes spreadsheet strings write characters XML
+// cannot hold with (_x000D_ a carriage return, _x005F_ an underscore); control characters
+// read as spaces.
+func unescapeXString(s string) string {
+	if !strings.Contains(s, "_x") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+6 < len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				if r := rune(n); r < 0x20 || r == 0x7f {
+					b.WriteByte(' ')
+				} else {
+					b.WriteRune(r)
+				}
+				i += 6
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
