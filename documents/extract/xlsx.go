@@ -16,9 +16,10 @@ import (
 // and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
 // holds (shared strings with their rich runs joined, inline strings; phonetic guides left
 // out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
-// formula), a number as written in the file, or, where its number format is a date or time
-// (the built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
-// ("2023-03-15", "2023-03-15 08:30", "08:30:15") in the workbook's 1900 or 1904 date
+// formula), a number as written in the file (to the 15 significant digits Excel shows),
+// or, where its number format is a date or time (the built-in ones and custom codes such
+// as "dd.mm.yyyy"), the date or time it counts ("2023-03-15", "2023-03-15 08:30",
+// "08:30:15", seconds where the format shows them) in the workbook's 1900 or 1904 date
 // system. Charts, chart sheets, drawings' text boxes, comments and headers and footers are
 // left out. A damaged styles or shared strings part costs what it holds; a damaged workbook
 // or worksheet refuses the file.
@@ -142,17 +143,16 @@ func (x *xlsxReader) readSharedStrings(part string) error {
 	})
 }
 
-// xlsxDateKind is what a number format makes of a number: the number itself, a date, a
-// date and time, or a time of day.
+// xlsxDateKind is what a number format makes of a number: the number itself (0), or
+// what of a date and time it shows.
 type xlsxDateKind uint8
 
 const (
-	xlsxNumber xlsxDateKind = iota
-	xlsxDate
-	xlsxDateTime
-	xlsxTime
-	// xlsxElapsed is a duration in hours ([h]:mm), which may pass 24.
-	xlsxElapsed
+	xlsxNumber  xlsxDateKind = 0
+	xlsxDate    xlsxDateKind = 1 << iota // the day
+	xlsxClock                            // hours and minutes
+	xlsxSeconds                          // and seconds
+	xlsxElapsed                          // hours counted past 24 ([h]:mm)
 )
 
 // readStyles reads the number format of each cell style (cellXfs) as the kind of date it
@@ -197,9 +197,10 @@ func (x *xlsxReader) readStyles(part string) error {
 	return err
 }
 
-// builtinDateKind is the kind of date a built-in number format writes: 14–17 dates, 18–21
-// times, 22 a date and time, 45–47 minutes and seconds, and the East Asian locales'
-// 27–36 and 50–58 (their dates, and 32–35 their times).
+// builtinDateKind is the kind of date a built-in number format writes: 14–17 dates,
+// 18–21 times (19 and 21 with seconds), 22 a date and time, 45–47 minutes and seconds (46
+// elapsed hours), and the East Asian locales' 27–36 and 50–58 (their dates, and 32–35 their
+// times).
 func builtinDateKind(id string) xlsxDateKind {
 	n, err := strconv.Atoi(id)
 	if err != nil {
@@ -208,10 +209,14 @@ func builtinDateKind(id string) xlsxDateKind {
 	switch {
 	case n >= 14 && n <= 17, n >= 27 && n <= 31, n == 36, n >= 50 && n <= 58:
 		return xlsxDate
-	case n >= 18 && n <= 21, n >= 32 && n <= 35, n >= 45 && n <= 47:
-		return xlsxTime
+	case n == 18, n == 20, n == 32, n == 34:
+		return xlsxClock
+	case n == 19, n == 21, n == 33, n == 35, n == 45, n == 47:
+		return xlsxClock | xlsxSeconds
+	case n == 46:
+		return xlsxClock | xlsxSeconds | xlsxElapsed
 	case n == 22:
-		return xlsxDateTime
+		return xlsxDate | xlsxClock
 	}
 	return xlsxNumber
 }
@@ -245,6 +250,7 @@ func formatDateKind(code string) xlsxDateKind {
 			}
 			if in := strings.ToLower(code[i+1 : i+j]); strings.Trim(in, "hms") == "" && in != "" {
 				elapsed = true
+				b.WriteString(in)
 			}
 			i += j
 			continue
@@ -255,21 +261,21 @@ func formatDateKind(code string) xlsxDateKind {
 		b.WriteByte(c)
 	}
 	s := strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(strings.ToLower(b.String()))
-	hasY, hasD := strings.ContainsRune(s, 'y'), strings.ContainsRune(s, 'd')
 	hasH, hasS, hasM := strings.ContainsRune(s, 'h'), strings.ContainsRune(s, 's'), strings.ContainsRune(s, 'm')
-	date := hasY || hasD || hasM && !hasH && !hasS && !elapsed
-	clock := hasH || hasS || elapsed
-	switch {
-	case elapsed && !date:
-		return xlsxElapsed
-	case date && clock:
-		return xlsxDateTime
-	case date:
-		return xlsxDate
-	case clock:
-		return xlsxTime
+	var k xlsxDateKind
+	if strings.ContainsAny(s, "yd") || hasM && !hasH && !hasS && !elapsed {
+		k |= xlsxDate
 	}
-	return xlsxNumber
+	if hasH || hasS || elapsed {
+		k |= xlsxClock
+	}
+	if hasS {
+		k |= xlsxSeconds
+	}
+	if elapsed {
+		k |= xlsxElapsed
+	}
+	return k
 }
 
 // readSheet reads a worksheet's rows into the current section.
@@ -361,55 +367,78 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case "e", "d":
 		return v
 	}
-	if style < 0 || style >= len(x.dates) || x.dates[style] == xlsxNumber {
-		return v
-	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return v
 	}
+	if style < 0 || style >= len(x.dates) || x.dates[style] == xlsxNumber {
+		return cellNumber(v, f)
+	}
 	return serialDate(f, x.date1904, x.dates[style])
+}
+
+// cellNumber writes a number as the file stores it, but to the 15 significant digits
+// Excel shows at most: the binary noise of a stored 19.989999999999998 reads 19.99.
+func cellNumber(v string, f float64) string {
+	digits := 0
+	for i := 0; i < len(v) && v[i] != 'e' && v[i] != 'E'; i++ {
+		if v[i] >= '0' && v[i] <= '9' {
+			digits++
+		}
+	}
+	if digits <= 15 || strings.ContainsAny(v, "eE") {
+		return v
+	}
+	if g := strconv.FormatFloat(f, 'g', 15, 64); !strings.Contains(g, "e") {
+		return g
+	}
+	return v
 }
 
 // serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
 // (1900 system, with Lotus 1-2-3's 29 February 1900, which Excel keeps: serial 60; below it
-// the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction.
-// Serials out of Excel's range (negative, after 9999) are written as numbers.
+// the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
+// rounded to the second (and shown to the minute where the format shows no seconds, as
+// Excel shows it). Serials out of Excel's range (negative, after 9999) are written as
+// numbers.
 func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
 	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
 		return strconv.FormatFloat(serial, 'f', -1, 64)
 	}
 	days := math.Floor(serial)
-	secs := math.Round((serial - days) * 86400)
+	secs := int(math.Round((serial - days) * 86400))
 	if secs >= 86400 {
 		days, secs = days+1, 0
 	}
-	hours := int(secs) / 3600
-	if kind == xlsxElapsed {
-		hours += int(days) * 24
+	var out []string
+	if kind&xlsxDate != 0 {
+		var d time.Time
+		switch {
+		case date1904:
+			d = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		case days == 60:
+			out = append(out, "1900-02-29")
+		case days < 60:
+			d = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		default:
+			d = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		}
+		if !d.IsZero() {
+			out = append(out, d.Format("2006-01-02"))
+		}
 	}
-	clock := fmt.Sprintf("%02d:%02d", hours, int(secs)/60%60)
-	if s := int(secs) % 60; s != 0 {
-		clock += fmt.Sprintf(":%02d", s)
+	if kind&xlsxClock != 0 {
+		hours := secs / 3600
+		if kind&xlsxElapsed != 0 {
+			hours += int(days) * 24
+		}
+		clock := fmt.Sprintf("%02d:%02d", hours, secs/60%60)
+		if kind&xlsxSeconds != 0 {
+			clock += fmt.Sprintf(":%02d", secs%60)
+		}
+		out = append(out, clock)
 	}
-	if kind == xlsxTime || kind == xlsxElapsed {
-		return clock
-	}
-	var date string
-	switch {
-	case date1904:
-		date = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
-	case days == 60:
-		date = "1900-02-29"
-	case days < 60:
-		date = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
-	default:
-		date = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days)).Format("2006-01-02")
-	}
-	if kind == xlsxDateTime {
-		return date + " " + clock
-	}
-	return date
+	return strings.Join(out, " ")
 }
 
 // unescapeXString undoes the _xHHHH_ escapes spreadsheet strings write characters XML
