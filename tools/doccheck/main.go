@@ -357,8 +357,8 @@ func main() {
 			continue
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
-			ref, ours = unmark(ref, true), unmark(ours, false)
 			ref, ours = unmarkOOXML(d, ref, ours)
+			ref, ours = unmark(ref, true), unmark(ours, false)
 		}
 		if *keep != "" {
 			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
