@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -67,13 +68,29 @@ func openOOXML(b *budget, data []byte, kind ooxmlKind) (*archive, string, error)
 		typ = def
 	}
 	if typ != kind.contentType {
-		what := strings.TrimSuffix(typ[strings.LastIndexByte(typ, '/')+1:], "+xml")
+		what := ooxmlKinds[typ]
 		if what == "" {
-			what = "none"
+			what = "of content type " + strconv.Quote(typ)
 		}
-		return nil, "", fmt.Errorf("%w: it is not %s but %s (save it as %s)", ErrUnsupported, kind.name, what, kind.name)
+		return nil, "", fmt.Errorf("%w: it is %s, not %s", ErrUnsupported, what, kind.name)
 	}
 	return a, main, nil
+}
+
+// ooxmlKinds names the other kinds of workbook and presentation by their main part's
+// content type.
+var ooxmlKinds = map[string]string{
+	"application/vnd.ms-excel.sheet.macroEnabled.main+xml":                            "a macro-enabled workbook (.xlsm)",
+	"application/vnd.ms-excel.template.macroEnabled.main+xml":                         "a macro-enabled Excel template (.xltm)",
+	"application/vnd.ms-excel.sheet.binary.macroEnabled.main":                         "a binary workbook (.xlsb)",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml":   "an Excel template (.xltx)",
+	"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml":                "a macro-enabled presentation (.pptm)",
+	"application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml":                   "a macro-enabled slide show (.ppsm)",
+	"application/vnd.ms-powerpoint.template.macroEnabled.main+xml":                    "a macro-enabled PowerPoint template (.potm)",
+	"application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": "a slide show (.ppsx)",
+	"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml":  "a PowerPoint template (.potx)",
+	xlsxKind.contentType: xlsxKind.name,
+	pptxKind.contentType: pptxKind.name,
 }
 
 // partOfType is the first relationship of part whose type ends in /suffix, as its

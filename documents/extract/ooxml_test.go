@@ -206,10 +206,10 @@ func TestOOXMLRefused(t *testing.T) {
 		want error
 		says string
 	}{
-		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml", ok), extract.ErrUnsupported, "not an Excel workbook (.xlsx) but vnd.ms-excel.sheet.macroEnabled.main"},
-		{"template.xlsx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml", ok), extract.ErrUnsupported, "spreadsheetml.template.main"},
+		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml", ok), extract.ErrUnsupported, "it is a macro-enabled workbook (.xlsm), not an Excel workbook (.xlsx)"},
+		{"template.xlsx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml", ok), extract.ErrUnsupported, "it is an Excel template (.xltx)"},
 		{"show.pptx", ooxmlPackage("ppt/presentation.xml", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
-			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `/>`}), extract.ErrUnsupported, "not a PowerPoint presentation (.pptx)"},
+			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `/>`}), extract.ErrUnsupported, "it is a slide show (.ppsx), not a PowerPoint presentation (.pptx)"},
 		{"notypes.xlsx", testdocs.Zip(testdocs.File{Name: "xl/workbook.xml", Body: `<workbook/>`}), extract.ErrCorrupt, "[Content_Types].xml is missing"},
 		{"nomain.pptx", ooxmlPackage("ppt/presentation.xml", presentType), extract.ErrCorrupt, "ppt/presentation.xml is missing"},
 		{"damaged.xlsx", book(sheetType, sheet(`<row><c t="inlineStr"><is><t>x</t></is></c></row><row><c`)), extract.ErrCorrupt, "sheet1.xml"},
