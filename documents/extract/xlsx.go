@@ -16,8 +16,9 @@ import (
 // and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
 // holds (shared strings with their rich runs joined, inline strings; phonetic guides left
 // out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
-// formula), a number as written in the file (to the 15 significant digits Excel shows),
-// or, where its number format is a date or time (the built-in ones and custom codes such
+// formula), a number with the decimals its fixed-point format shows (0.00: 19.99 for a
+// stored 19.989999999999998; thousands separators and currency signs left out), any other
+// number as written in the file, or, where its number format is a date or time (the built-in ones and custom codes such
 // as "dd.mm.yyyy"), the date or time it counts ("2023-03-15", "2023-03-15 08:30",
 // "08:30:15", seconds where the format shows them) in the workbook's 1900 or 1904 date
 // system. Charts, chart sheets, drawings' text boxes, comments and headers and footers are
@@ -96,10 +97,10 @@ type xlsxReader struct {
 	tables
 	b *budget
 	a *archive
-	// strings is the shared strings table; dates the kind of date each cell style's number
-	// format gives (by the style's index; xlsxNumber for none).
+	// strings is the shared strings table; formats what each cell style's number format
+	// shows (by the style's index).
 	strings  []string
-	dates    []xlsxDateKind
+	formats  []xlsxFormat
 	date1904 bool
 }
 
@@ -181,20 +182,55 @@ func (x *xlsxReader) readStyles(part string) error {
 		}
 		return nil
 	})
-	kinds := map[string]xlsxDateKind{}
+	formats := map[string]xlsxFormat{}
 	for _, id := range ids {
-		k, ok := kinds[id]
+		f, ok := formats[id]
 		if !ok {
 			if code, ok := custom[id]; ok {
-				k = formatDateKind(code)
+				f = xlsxFormat{formatDateKind(code), fixedDecimals(code)}
 			} else {
-				k = builtinDateKind(id)
+				f = xlsxFormat{builtinDateKind(id), builtinDecimals[id]}
+				if _, ok := builtinDecimals[id]; !ok {
+					f.decimals = -1
+				}
 			}
-			kinds[id] = k
+			formats[id] = f
 		}
-		x.dates = append(x.dates, k)
+		x.formats = append(x.formats, f)
 	}
 	return err
+}
+
+// xlsxFormat is what a number format shows: a date or time, or a number with a fixed
+// count of decimals (-1: as the file stores it).
+type xlsxFormat struct {
+	date     xlsxDateKind
+	decimals int
+}
+
+// builtinDecimals are the decimals of the built-in fixed-point formats: 1 "0", 2 "0.00",
+// 3 "#,##0", 4 "#,##0.00", 37–40 the accounting ones.
+var builtinDecimals = map[string]int{"1": 0, "2": 2, "3": 0, "4": 2, "37": 0, "38": 0, "39": 2, "40": 2}
+
+// fixedDecimals is the count of decimals a custom fixed-point format code shows ("0.00",
+// "#,##0.0000", "\"$\"#,##0.00_)"), -1 for any other (General, percentages, fractions,
+// scientific notation, dates, text).
+func fixedDecimals(code string) int {
+	s, _ := formatCodes(code)
+	if !strings.ContainsAny(s, "0#") || strings.ContainsAny(s, "%/e@") || strings.ContainsAny(s, "abcdfghijklmnopqrstuvwxyz") {
+		return -1
+	}
+	_, frac, ok := strings.Cut(s, ".")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, c := range frac {
+		if c == '0' || c == '#' || c == '?' {
+			n++
+		}
+	}
+	return n
 }
 
 // builtinDateKind is the kind of date a built-in number format writes: 14–17 dates,
@@ -221,12 +257,10 @@ func builtinDateKind(id string) xlsxDateKind {
 	return xlsxNumber
 }
 
-// formatDateKind is the kind of date a custom number format code writes, from the codes of
-// its first section (before any ";") outside quoted text, escaped characters, the
-// characters after _ and * (spacing, fill) and brackets ([Red], [$-409]; [h] is elapsed
-// time): y and d are a date's, h and s a time's, m a month's unless it stands with h or s
-// or elapsed time.
-func formatDateKind(code string) xlsxDateKind {
+// formatCodes is a number format code's first section (before any ";") lower-cased,
+// without quoted text, escaped characters, the characters after _ and * (spacing, fill)
+// and brackets ([Red], [$-409]) other than elapsed time's ([h], [mm]), which it reports.
+func formatCodes(code string) (string, bool) {
 	var b strings.Builder
 	elapsed := false
 	for i := 0; i < len(code); i++ {
@@ -260,7 +294,17 @@ func formatDateKind(code string) xlsxDateKind {
 		}
 		b.WriteByte(c)
 	}
-	s := strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(strings.ToLower(b.String()))
+	return strings.ToLower(b.String()), elapsed
+}
+
+// formatDateKind is the kind of date a custom number format code writes, from the codes of
+// its first section (before any ";") outside quoted text, escaped characters, the
+// characters after _ and * (spacing, fill) and brackets ([Red], [$-409]; [h] is elapsed
+// time): y and d are a date's, h and s a time's, m a month's unless it stands with h or s
+// or elapsed time.
+func formatDateKind(code string) xlsxDateKind {
+	s, elapsed := formatCodes(code)
+	s = strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(s)
 	hasH, hasS, hasM := strings.ContainsRune(s, 'h'), strings.ContainsRune(s, 's'), strings.ContainsRune(s, 'm')
 	var k xlsxDateKind
 	if strings.ContainsAny(s, "yd") || hasM && !hasH && !hasS && !elapsed {
@@ -371,26 +415,18 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	if err != nil {
 		return v
 	}
-	if style < 0 || style >= len(x.dates) || x.dates[style] == xlsxNumber {
-		return cellNumber(v, f)
-	}
-	return serialDate(f, x.date1904, x.dates[style])
-}
-
-// cellNumber writes a number as the file stores it, but to the 15 significant digits
-// Excel shows at most: the binary noise of a stored 19.989999999999998 reads 19.99.
-func cellNumber(v string, f float64) string {
-	digits := 0
-	for i := 0; i < len(v) && v[i] != 'e' && v[i] != 'E'; i++ {
-		if v[i] >= '0' && v[i] <= '9' {
-			digits++
-		}
-	}
-	if digits <= 15 || strings.ContainsAny(v, "eE") {
+	if style < 0 || style >= len(x.formats) {
 		return v
 	}
-	if g := strconv.FormatFloat(f, 'g', 15, 64); !strings.Contains(g, "e") {
-		return g
+	switch format := x.formats[style]; {
+	case format.date != xlsxNumber:
+		return serialDate(f, x.date1904, format.date)
+	case format.decimals >= 0 && !math.IsInf(f, 0) && math.Abs(f) < 1e15:
+		n := strconv.FormatFloat(f, 'f', format.decimals, 64)
+		if strings.Trim(n, "-0.") == "" {
+			n = strings.TrimPrefix(n, "-") // -0.001 shown as 0.00
+		}
+		return n
 	}
 	return v
 }
