@@ -261,7 +261,12 @@ func main() {
 	keep := flag.String("keep", "", "write each reader's text to this folder")
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
+	rescoreDir := flag.String("rescore", "", "score again the texts a run's --keep wrote to this folder, XLSX numbers at 6 decimals (ooxmlref.go), and stop")
 	flag.Parse()
+	if *rescoreDir != "" {
+		rescore(*rescoreDir, *loose)
+		return
+	}
 	kinds := []string{".pdf"}
 	if *pkgs == "" {
 		*pkgs = strings.Join(defaultPackages, ",")

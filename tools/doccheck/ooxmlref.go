@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"edgechat/internal/paths"
 )
@@ -39,11 +42,12 @@ var (
 )
 
 // unmarkOOXML takes a reader's marks off an XLSX's or PPTX's text: xlsx2csv's sheet
-// separators, EdgeChat's slide labels.
+// separators, EdgeChat's slide labels; and writes an XLSX's decimal numbers alike.
 func unmarkOOXML(doc string, ref, ours []byte) ([]byte, []byte) {
 	switch filepath.Ext(doc) {
 	case ".xlsx", ".XLSX":
 		ref = sheetLine.ReplaceAll(ref, nil)
+		ref, ours = sameDecimals(ref), sameDecimals(ours)
 	case ".pptx", ".PPTX":
 		ours = slideHeading.ReplaceAll(ours, nil)
 	}
@@ -58,4 +62,44 @@ func haveOOXMLReferences() bool {
 		}
 	}
 	return true
+}
+
+// decimalToken is a number with decimals standing as a word of its own.
+var decimalToken = regexp.MustCompile(`(^|\s)(-?\d+\.\d+)(\s|$)`)
+
+// sameDecimals writes every decimal number of an XLSX's text to 6 decimals, trailing zeros
+// taken off: xlsx2csv writes a General number with printf's %f (38437509.329317) where
+// EdgeChat writes it as the file stores it (38437509.329316579), the same value.
+func sameDecimals(text []byte) []byte {
+	for range 2 { // a second pass for numbers whose white space the first took
+		text = decimalToken.ReplaceAllFunc(text, func(m []byte) []byte {
+			sub := decimalToken.FindSubmatch(m)
+			f, err := strconv.ParseFloat(string(sub[2]), 64)
+			if err != nil {
+				return m
+			}
+			n := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 6, 64), "0"), ".")
+			return []byte(string(sub[1]) + n + string(sub[3]))
+		})
+	}
+	return text
+}
+
+// rescore scores again the texts --keep wrote to dir (NAME.ours.txt beside NAME.ref.txt),
+// with XLSX numbers compared at 6 decimals, without running the readers again.
+func rescore(dir string, loose bool) {
+	refs, _ := filepath.Glob(filepath.Join(dir, "*.ref.txt"))
+	for _, ref := range refs {
+		name := strings.TrimSuffix(ref, ".ref.txt")
+		r, err1 := os.ReadFile(ref)
+		o, err2 := os.ReadFile(name + ".ours.txt")
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if strings.EqualFold(filepath.Ext(name), ".xlsx") {
+			r, o = sameDecimals(r), sameDecimals(o)
+		}
+		recall, precision := compare(words(r, loose), words(o, loose))
+		fmt.Printf("%7.3f %7.3f %6d %s\n", recall, precision, len(words(r, false)), filepath.Base(name))
+	}
 }
