@@ -91,7 +91,7 @@ func TestXLSX(t *testing.T) {
 		`<cellXfs><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="20"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="4"/><xf numFmtId="167"/><xf numFmtId="10"/></cellXfs>`
 	data := sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c></row>` +
 		`<row r="2" s="1" customFormat="1"/><row r="3"><c r="A3" s="1"/><c r="B3" s="2"/></row>` +
-		`<row r="4"><c r="A4"><v>3.14159265358979</v></c><c><v>19.989999999999998</v></c><c s="6"><v>19.989999999999998</v></c><c s="7"><v>245764.86650000303</v></c><c s="6"><v>-0.001</v></c><c s="8"><v>0.1234</v></c><c><v>1.5E-3</v></c><c r="B4" t="b"><v>1</v></c><c r="C4" t="e"><v>#N/A</v></c><c r="D4" t="inlineStr"><is><r><t>in</t></r><r><t>line</t></r></is></c></row>` +
+		`<row r="4"><c r="A4"><v>3.14159265358979</v></c><c><v>19.989999999999998</v></c><c s="6"><v>19.989999999999998</v></c><c s="7"><v>245764.86650000303</v></c><c s="6"><v>-0.001</v></c><c s="8"><v>0.1234</v></c><c><v>1.5E-3</v></c><c><v>1700.0</v></c><c s="0"><v>-2.50</v></c><c><v>1E+300</v></c><c r="B4" t="b"><v>1</v></c><c r="C4" t="e"><v>#N/A</v></c><c r="D4" t="inlineStr"><is><r><t>in</t></r><r><t>line</t></r></is></c></row>` +
 		`<row r="5"><c r="A5"><f>SUM(A4:A4)*2</f><v>6.28</v></c><c r="B5" t="str"><f>"a"&amp;"b"</f><v>ab</v></c><c r="C5" t="s"><v>3</v></c><c r="D5" t="s"><v>99</v></c></row>` +
 		`<row r="6"><c r="A6" s="1"><v>45000</v></c><c r="B6" s="2"><v>45000.75</v></c><c r="C6" s="3"><v>0.5208333333333334</v></c><c r="D6" s="4"><v>12</v></c><c r="E6" s="5"><v>1.5</v></c><c r="F6" s="1"><v>60</v></c><c r="G6" t="d"><v>2024-02-29</v></c></row>`)
 	hidden := sheet(`<row r="1"><c r="A1" t="inlineStr"><is><t>secret but read</t></is></c></row>`)
@@ -102,7 +102,7 @@ func TestXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSections(t, doc, "xlsx", []extract.Section{
-		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.989999999999998\t19.99\t245764.8665\t0.00\t0.1234\t1.5E-3\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12\t36:00\t1900-02-29\t2024-02-29"},
+		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.99\t19.99\t245764.8665\t0.00\t0.1234\t0.0015\t1700\t-2.5\t1E+300\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12\t36:00\t1900-02-29\t2024-02-29"},
 		{Heading: "Old", Text: "secret but read"},
 	})
 	// the 1904 date system counts from 1904-01-01

@@ -16,14 +16,15 @@ import (
 // and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
 // holds (shared strings with their rich runs joined, inline strings; phonetic guides left
 // out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
-// formula), a number with the decimals its fixed-point format shows (0.00: 19.99 for a
-// stored 19.989999999999998; thousands separators and currency signs left out), any other
-// number as written in the file, or, where its number format is a date or time (the built-in ones and custom codes such
-// as "dd.mm.yyyy"), the date or time it counts ("2023-03-15", "2023-03-15 08:30",
-// "08:30:15", seconds where the format shows them) in the workbook's 1900 or 1904 date
-// system. Charts, chart sheets, drawings' text boxes, comments and headers and footers are
-// left out. A damaged styles or shared strings part costs what it holds; a damaged workbook
-// or worksheet refuses the file.
+// formula), a number with the decimals its fixed-point format shows (#,##0.00: 1024143.41
+// for a stored 1024143.4067; thousands separators and currency signs left out), any other
+// number as the file stores it in its shortest form (1700.0 reads 1700, 19.989999999999998
+// reads 19.99, the same double), or, where its number format is a date or time (the
+// built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
+// ("2023-03-15", "2023-03-15 08:30", "08:30:15", seconds where the format shows them) in the
+// workbook's 1900 or 1904 date system. Charts, chart sheets, drawings' text boxes, comments
+// and headers and footers are left out. A damaged styles or shared strings part costs what
+// it holds; a damaged workbook or worksheet refuses the file.
 func readXLSX(b *budget, data []byte) (*Document, error) {
 	a, main, err := openOOXML(b, data, xlsxKind)
 	if err != nil {
@@ -416,7 +417,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 		return v
 	}
 	if style < 0 || style >= len(x.formats) {
-		return v
+		return generalNumber(v, f)
 	}
 	switch format := x.formats[style]; {
 	case format.date != xlsxNumber:
@@ -428,7 +429,18 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 		}
 		return n
 	}
-	return v
+	return generalNumber(v, f)
+}
+
+// generalNumber writes a number of no fixed-point format as the file stores it, in its
+// shortest form (the same double): the 1700.0 some writers store (Python's repr) reads
+// 1700, as Excel shows it; one that form would write with many zeros (1e308, 1.5E-9) stays
+// as written.
+func generalNumber(v string, f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e15) || math.IsNaN(f) {
+		return v
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
