@@ -64,25 +64,27 @@ func haveOOXMLReferences() bool {
 	return true
 }
 
-// decimalToken is a number with decimals standing as a word of its own.
-var decimalToken = regexp.MustCompile(`(^|\s)(-?\d+\.\d+)(\s|$)`)
+// wordToken is a run of characters other than white space; decimalWord a number with
+// decimals.
+var (
+	wordToken   = regexp.MustCompile(`\S+`)
+	decimalWord = regexp.MustCompile(`^-?\d+\.\d+$`)
+)
 
 // sameDecimals writes every decimal number of an XLSX's text to 6 decimals, trailing zeros
 // taken off: xlsx2csv writes a General number with printf's %f (38437509.329317) where
 // EdgeChat writes it as the file stores it (38437509.329316579), the same value.
 func sameDecimals(text []byte) []byte {
-	for range 2 { // a second pass for numbers whose white space the first took
-		text = decimalToken.ReplaceAllFunc(text, func(m []byte) []byte {
-			sub := decimalToken.FindSubmatch(m)
-			f, err := strconv.ParseFloat(string(sub[2]), 64)
-			if err != nil {
-				return m
-			}
-			n := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 6, 64), "0"), ".")
-			return []byte(string(sub[1]) + n + string(sub[3]))
-		})
-	}
-	return text
+	return wordToken.ReplaceAllFunc(text, func(w []byte) []byte {
+		if !decimalWord.Match(w) {
+			return w
+		}
+		f, err := strconv.ParseFloat(string(w), 64)
+		if err != nil {
+			return w
+		}
+		return []byte(strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 6, 64), "0"), "."))
+	})
 }
 
 // rescore scores again the texts --keep wrote to dir (NAME.ours.txt beside NAME.ref.txt),
