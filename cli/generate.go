@@ -200,7 +200,7 @@ func runGenerate(env Env) error {
 	fs.BoolVar(&g.printPrompt, "print-prompt", false, "print the rendered prompt and exit")
 	fs.BoolVar(&g.asJSON, "json", false, "print one JSON object per event per line")
 	fs.BoolVar(&g.noLookup, "no-lookup", false, "decode one token per run: no prompt-lookup drafts (the reply is the same, only slower where it repeats its prompt)")
-	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX, ODT, EPUB, RTF or HTML (repeat for more)")
+	fs.Var(&g.attach, "attach", "a document to ask about: text, Markdown, code, PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF or HTML (repeat for more)")
 	fs.StringVar(&g.embeddingModel, "embedding-model", "", "with --attach: the text-embedding model folder that ranks passages by meaning as well, or off (default: the settings' embedding_model, else one found on this PC)")
 	fs.StringVar(&g.rerankerModel, "reranker-model", "", "with --attach: the cross-encoder reranker folder that re-orders the best passages, or off (default: the settings' reranker_model, else one found on this PC)")
 	g.registerTools(fs.StringVar)

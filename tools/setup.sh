@@ -9,7 +9,8 @@
 #   - tesseract (text recognition) with its English data, for the OCR tests: Debian's packages
 #     unpacked into the cache with a wrapper script, so no system-wide install is needed;
 #   - with --doccheck, the reference readers tools/doccheck compares against (poppler's
-#     pdftotext, pandoc; odt2txt for ODS and ODP, which pandoc does not read) and GNU time.
+#     pdftotext, pandoc; odt2txt for ODS and ODP, which pandoc does not read; Debian's xlsx2csv
+#     for XLSX and npm's officeparser for PPTX, unpacked into the cache) and GNU time.
 # Everything downloaded lives in the cache folder ($EDGECHAT_CACHE, default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/edgechat), never in the repository.
 # Usage: tools/setup.sh [--no-apt] [--doccheck]
@@ -115,6 +116,23 @@ WRAP
 [ "$NO_APT" = 1 ] || apt_ensure "${APT_PACKAGES[@]}"
 [ "$NO_APT" = 1 ] || install_tesseract
 [ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || apt_ensure poppler-utils pandoc odt2txt time
+# install_ooxml_refs puts doccheck's XLSX and PPTX readers in the cache (tools/doccheck/ooxmlref.go):
+# Debian's xlsx2csv unpacked (a Python script) and npm's officeparser, run with node.
+install_ooxml_refs() {
+  local dir="$CACHE/doccheck"
+  mkdir -p "$dir"
+  if [ ! -x "$dir/xlsx2csv/usr/bin/xlsx2csv" ]; then
+    local tmp; tmp="$(mktemp -d)"
+    (cd "$tmp" && apt-get download xlsx2csv >/dev/null 2>&1) || die "apt-get download xlsx2csv failed"
+    dpkg -x "$tmp"/xlsx2csv_*.deb "$dir/xlsx2csv"
+    rm -rf "$tmp"
+  fi
+  if [ ! -f "$dir/officeparser/node_modules/officeparser/dist/cli.js" ]; then
+    npm install --silent --no-audit --no-fund --prefix "$dir/officeparser" officeparser@8.1.1 >/dev/null || die "npm install officeparser failed"
+  fi
+}
+
+[ "$NO_APT" = 1 ] || [ "$DOCCHECK" = 0 ] || install_ooxml_refs
 install_ort
 install_staticcheck
 install_tokenizer qwen3 aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4 5a7303fcb1a27ede63134a2cbd61d5282c247ca6d769ce4746d4ffa124aedd63

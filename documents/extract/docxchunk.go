@@ -79,12 +79,7 @@ func chunkErr(b *budget, err error) error {
 // external one).
 func (w *wordWalker) relTarget(a *archive, part, id string) string {
 	if w.rels == nil {
-		w.rels = map[string]string{} // damaged relationships: no chunks
-		for _, r := range relationships(a, part) {
-			if !r.external {
-				w.rels[r.id] = r.target
-			}
-		}
+		w.rels = relTargets(a, part) // damaged relationships: no chunks
 	}
 	return w.rels[id]
 }

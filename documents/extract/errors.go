@@ -7,7 +7,7 @@ import (
 
 // Why a file could not be read; an *Unreadable wraps one of them.
 var (
-	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX, ODT, EPUB, RTF or HTML)")
+	ErrUnsupported = errors.New("this kind of file is not supported (use text, Markdown, source code, PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF or HTML)")
 	ErrTooBig      = errors.New("the file is too big")
 	ErrNoText      = errors.New("it has no text to read")
 	ErrEncrypted   = errors.New("it is protected by a password")

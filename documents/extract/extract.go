@@ -1,4 +1,4 @@
-// Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX,
+// Package extract turns a document file (plain text, Markdown, source code, PDF, DOCX, XLSX, PPTX,
 // OpenDocument, EPUB, RTF, HTML) into plain-text sections that remember where they came
 // from: a PDF page or the heading above them. It runs no external program and needs no network.
 package extract
@@ -25,7 +25,7 @@ type Section struct {
 
 // Document is the text of one file.
 type Document struct {
-	// Format is "pdf", "docx", "odf" (ODT, ODS, ODP), "epub", "rtf", "html", "markdown",
+	// Format is "pdf", "docx", "xlsx", "pptx", "odf" (ODT, ODS, ODP), "epub", "rtf", "html", "markdown",
 	// "code" or "text".
 	Format   string
 	Sections []Section
@@ -103,6 +103,10 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 		doc, err = readDOCX(b, data)
 	case "odf":
 		doc, err = readODF(b, data)
+	case "xlsx":
+		doc, err = readXLSX(b, data)
+	case "pptx":
+		doc, err = readPPTX(b, data)
 	case "epub":
 		doc, err = readEPUB(b, data)
 	case "rtf":
@@ -134,7 +138,7 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 
 // Extensions by format; anything else is sniffed.
 var formats = map[string]string{
-	".pdf": "pdf", ".docx": "docx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
+	".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx", ".pptx": "pptx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
 	".epub": "epub", ".rtf": "rtf", ".html": "html", ".htm": "html", ".xhtml": "html",
 	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
 	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",
@@ -175,6 +179,10 @@ func FormatOf(name string, data []byte) string {
 		return "epub"
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 200)], []byte("mimetypeapplication/vnd.oasis.opendocument.")):
 		return "odf"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("xl/")):
+		return "xlsx"
+	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("ppt/")):
+		return "pptx"
 	}
 	head := data[:min(len(data), 8192)]
 	if looksHTML(head) {

@@ -22,7 +22,7 @@ const (
 	MaxPartBytes = 100_000_000
 	// MaxPages bounds a PDF's pages, counted as listed (a page listed twice counts twice).
 	MaxPages = 20_000
-	// MaxZipEntries bounds the files packed in a DOCX, ODT or EPUB (10,000).
+	// MaxZipEntries bounds the files packed in a DOCX, XLSX, PPTX, ODT or EPUB (10,000).
 	MaxZipEntries = 10_000
 	// MaxDepth bounds nesting: PDF arrays and dictionaries and page tree levels, XML
 	// elements (100).

@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// archive is a zip-packed document (DOCX, ODT/ODS/ODP, EPUB) read within the document's
+// archive is a zip-packed document (DOCX, XLSX, PPTX, ODT/ODS/ODP, EPUB) read within the document's
 // budgets: at most MaxZipEntries entries, each part unpacked through budget.limit (so a
 // zip bomb stops at MaxPartBytes or MaxUnpackedBytes whatever its headers claim), XML
 // nested at most MaxDepth deep.

@@ -250,7 +250,7 @@ var officePackages = []string{
 
 func main() {
 	pkgs := flag.String("packages", "", "Debian packages to take documents from (default: the set's)")
-	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), npm (PDFs that npm packages ship; --packages takes name@version)")
+	set := flag.String("set", "pdf", "the documents to check: pdf (PDFs), scripts, more, sweep or sweep-files (more PDFs), office (DOCX, ODT, EPUB), sweep2 or sweep3 (PDFs and office files), ooxml (XLSX and PPTX, with --dir or --files), npm (PDFs that npm packages ship; --packages takes name@version)")
 	timeout := flag.Int("timeout", 300, "seconds each reader may take on a document before it is stopped (a hang)")
 	files := flag.String("files", "", "documents to check instead of packages' (comma-separated)")
 	dir := flag.String("dir", "", "check every document of the set's kinds in this folder and its subfolders instead of packages' (PDFs unless --set names office kinds)")
@@ -263,7 +263,12 @@ func main() {
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
 	expected := flag.Bool("expected", false, "score each document against the text file beside it (its name with .txt for its extension: a corpus's own expected output, such as textract's tests) instead of the reference reader's text")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
+	rescoreDir := flag.String("rescore", "", "score again the texts a run's --keep wrote to this folder, XLSX numbers at 6 decimals (ooxmlref.go), and stop")
 	flag.Parse()
+	if *rescoreDir != "" {
+		rescore(*rescoreDir, *loose)
+		return
+	}
 	kinds := []string{".pdf"}
 	if *pkgs == "" {
 		*pkgs = strings.Join(defaultPackages, ",")
@@ -282,6 +287,13 @@ func main() {
 		kinds = []string{".docx", ".odt", ".epub"}
 		if !isFlagSet("packages") {
 			*pkgs = strings.Join(officePackages, ",")
+		}
+	}
+	if *set == "ooxml" { // XLSX and PPTX, with --dir or --files (ooxmlref.go)
+		kinds = []string{".xlsx", ".pptx"}
+		if !haveOOXMLReferences() {
+			fmt.Fprintln(os.Stderr, "doccheck: xlsx2csv or officeparser is not in the cache: run tools/setup.sh --doccheck")
+			os.Exit(1)
 		}
 	}
 	if *set == "sweep2" {
@@ -355,6 +367,7 @@ func main() {
 			continue
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
+			ref, ours = unmarkOOXML(d, ref, ours)
 			ref, ours = unmark(ref, !*expected), unmark(ours, false)
 		}
 		if *keep != "" {
@@ -547,6 +560,12 @@ func reference(doc string) ([]byte, stat, error) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
 		out, st, err := run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
 		return framePlaceholder.ReplaceAll(out, []byte(" ")), st, err
+	case ".xlsx": // nor Office Open XML's (ooxmlref.go)
+		cmd := xlsxReference(doc)
+		return run(cmd[0], cmd[1:]...)
+	case ".pptx":
+		cmd := pptxReference(doc)
+		return run(cmd[0], cmd[1:]...)
 	}
 	var fix func(name string, b []byte) (string, []byte)
 	switch strings.ToLower(filepath.Ext(doc)) {

@@ -77,3 +77,13 @@ func TestFramePlaceholder(t *testing.T) {
 		t.Errorf("framePlaceholder took %q to %q, want %q", in, got, want)
 	}
 }
+
+// TestSameDecimals: every decimal number of a row is written at 6 decimals, the words
+// around them as they are.
+func TestSameDecimals(t *testing.T) {
+	in := "Item\t38437509.329316579\t30488438.491809256\t1700.0\t-0.5\t2023-03-15\tv1.2.3\n"
+	want := "Item\t38437509.329317\t30488438.491809\t1700\t-0.5\t2023-03-15\tv1.2.3\n"
+	if got := string(sameDecimals([]byte(in))); got != want {
+		t.Errorf("sameDecimals = %q, want %q", got, want)
+	}
+}

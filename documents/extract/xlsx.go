@@ -1,0 +1,515 @@
+package extract
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets in the
+// workbook's order (xl/workbook.xml, through its relationships), hidden ones too, each a
+// section under the sheet's name; a sheet's rows in order, a row's cells separated by tabs
+// and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
+// holds (shared strings with their rich runs joined, inline strings; phonetic guides left
+// out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
+// formula), a number with the decimals its fixed-point format shows (#,##0.00: 1024143.41
+// for a stored 1024143.4067; thousands separators and currency signs left out), any other
+// number as the file stores it in its shortest form (1700.0 reads 1700, 19.989999999999998
+// reads 19.99, the same double), or, where its number format is a date or time (the
+// built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
+// ("2023-03-15", "2023-03-15 08:30", "08:30:15", seconds where the format shows them) in the
+// workbook's 1900 or 1904 date system. Charts, chart sheets, drawings' text boxes, comments
+// and headers and footers are left out. A damaged styles or shared strings part costs what
+// it holds; a damaged workbook or worksheet refuses the file.
+func readXLSX(b *budget, data []byte) (*Document, error) {
+	a, main, err := openOOXML(b, data, xlsxKind)
+	if err != nil {
+		return nil, err
+	}
+	sheets, date1904, err := workbookSheets(a, main)
+	if err != nil {
+		return nil, err
+	}
+	x := &xlsxReader{b: b, a: a, date1904: date1904, tables: tables{dropEmpty: true}}
+	x.doc = &Document{Format: "xlsx"}
+	part := partOfType(a, main, "sharedStrings")
+	if part == "" && a.has("xl/sharedStrings.xml") {
+		part = "xl/sharedStrings.xml"
+	}
+	if part != "" {
+		if err := x.readSharedStrings(part); err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
+	if part := partOfType(a, main, "styles"); part != "" {
+		if err := x.readStyles(part); err != nil && !errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+	}
+	for _, s := range sheets {
+		x.heading(1, s.name)
+		if err := x.readSheet(s.part); err != nil {
+			return nil, err
+		}
+	}
+	x.finish()
+	return x.doc, nil
+}
+
+// xlsxSheet is a worksheet of a workbook: its name and part.
+type xlsxSheet struct{ name, part string }
+
+// workbookSheets lists the worksheets of the workbook part main in its order (chart sheets
+// and sheets whose part is missing left out) and says whether dates count from 1904.
+func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
+	rels := map[string]relationship{}
+	for _, r := range relationships(a, main) {
+		rels[r.id] = r
+	}
+	var sheets []xlsxSheet
+	date1904 := false
+	err := a.walkXML(main, func(tok xml.Token) error {
+		t, ok := tok.(xml.StartElement)
+		if !ok {
+			return nil
+		}
+		switch t.Name.Local {
+		case "workbookPr":
+			v := attr(t, "date1904")
+			date1904 = v == "1" || v == "true"
+		case "sheet":
+			r, ok := rels[relID(t)]
+			if ok && !r.external && strings.HasSuffix(r.typ, "/worksheet") && a.has(r.target) {
+				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
+			}
+		}
+		return nil
+	})
+	return sheets, date1904, err
+}
+
+// xlsxReader reads a workbook's parts into doc.
+type xlsxReader struct {
+	sectioner
+	tables
+	b *budget
+	a *archive
+	// strings is the shared strings table; formats what each cell style's number format
+	// shows (by the style's index).
+	strings  []string
+	formats  []xlsxFormat
+	date1904 bool
+}
+
+// readSharedStrings reads the shared strings table: each string item's text, its rich
+// runs joined, its phonetic guide (rPh, a reading of its Japanese) left out. A damaged
+// table keeps the strings read before the damage.
+func (x *xlsxReader) readSharedStrings(part string) error {
+	var cur strings.Builder
+	inText, phonetic, size := false, 0, 0
+	return x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "si":
+				cur.Reset()
+			case "t":
+				inText = phonetic == 0
+			case "rPh":
+				phonetic++
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "si":
+				s := unescapeXString(cur.String())
+				size += len(s)
+				x.strings = append(x.strings, s)
+			case "t":
+				inText = false
+			case "rPh":
+				phonetic--
+			}
+		case xml.CharData:
+			if inText {
+				cur.Write(t)
+			}
+		}
+		if size > MaxTextBytes {
+			return fmt.Errorf("%w: more than %s of text", ErrTooBig, mb(MaxTextBytes))
+		}
+		return nil
+	})
+}
+
+// xlsxDateKind is what a number format makes of a number: the number itself (0), or
+// what of a date and time it shows.
+type xlsxDateKind uint8
+
+const (
+	xlsxNumber  xlsxDateKind = 0
+	xlsxDate    xlsxDateKind = 1 << iota // the day
+	xlsxClock                            // hours and minutes
+	xlsxSeconds                          // and seconds
+	xlsxElapsed                          // hours counted past 24 ([h]:mm)
+)
+
+// readStyles reads the number format of each cell style (cellXfs) as the kind of date it
+// writes, from the built-in formats' ids and the custom formats' codes.
+func (x *xlsxReader) readStyles(part string) error {
+	custom := map[string]string{}
+	var ids []string
+	inCellXfs := false
+	err := x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				custom[attr(t, "numFmtId")] = attr(t, "formatCode")
+			case "cellXfs":
+				inCellXfs = true
+			case "xf":
+				if inCellXfs {
+					ids = append(ids, attr(t, "numFmtId"))
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				inCellXfs = false
+			}
+		}
+		return nil
+	})
+	formats := map[string]xlsxFormat{}
+	for _, id := range ids {
+		f, ok := formats[id]
+		if !ok {
+			if code, ok := custom[id]; ok {
+				f = xlsxFormat{formatDateKind(code), fixedDecimals(code)}
+			} else {
+				f = xlsxFormat{builtinDateKind(id), builtinDecimals[id]}
+				if _, ok := builtinDecimals[id]; !ok {
+					f.decimals = -1
+				}
+			}
+			formats[id] = f
+		}
+		x.formats = append(x.formats, f)
+	}
+	return err
+}
+
+// xlsxFormat is what a number format shows: a date or time, or a number with a fixed
+// count of decimals (-1: as the file stores it).
+type xlsxFormat struct {
+	date     xlsxDateKind
+	decimals int
+}
+
+// builtinDecimals are the decimals of the built-in fixed-point formats: 1 "0", 2 "0.00",
+// 3 "#,##0", 4 "#,##0.00", 37–40 the accounting ones.
+var builtinDecimals = map[string]int{"1": 0, "2": 2, "3": 0, "4": 2, "37": 0, "38": 0, "39": 2, "40": 2}
+
+// fixedDecimals is the count of decimals a custom fixed-point format code shows ("0.00",
+// "#,##0.0000", "\"$\"#,##0.00_)"), -1 for any other (General, percentages, fractions,
+// scientific notation, dates, text).
+func fixedDecimals(code string) int {
+	s, _ := formatCodes(code)
+	if !strings.ContainsAny(s, "0#") || strings.ContainsAny(s, "%/e@") || strings.ContainsAny(s, "abcdfghijklmnopqrstuvwxyz") {
+		return -1
+	}
+	_, frac, ok := strings.Cut(s, ".")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, c := range frac {
+		if c == '0' || c == '#' || c == '?' {
+			n++
+		}
+	}
+	return n
+}
+
+// builtinDateKind is the kind of date a built-in number format writes: 14–17 dates,
+// 18–21 times (19 and 21 with seconds), 22 a date and time, 45–47 minutes and seconds (46
+// elapsed hours), and the East Asian locales' 27–36 and 50–58 (their dates, and 32–35 their
+// times).
+func builtinDateKind(id string) xlsxDateKind {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return xlsxNumber
+	}
+	switch {
+	case n >= 14 && n <= 17, n >= 27 && n <= 31, n == 36, n >= 50 && n <= 58:
+		return xlsxDate
+	case n == 18, n == 20, n == 32, n == 34:
+		return xlsxClock
+	case n == 19, n == 21, n == 33, n == 35, n == 45, n == 47:
+		return xlsxClock | xlsxSeconds
+	case n == 46:
+		return xlsxClock | xlsxSeconds | xlsxElapsed
+	case n == 22:
+		return xlsxDate | xlsxClock
+	}
+	return xlsxNumber
+}
+
+// formatCodes is a number format code's first section (before any ";") lower-cased,
+// without quoted text, escaped characters, the characters after _ and * (spacing, fill)
+// and brackets ([Red], [$-409]) other than elapsed time's ([h], [mm]), which it reports.
+func formatCodes(code string) (string, bool) {
+	var b strings.Builder
+	elapsed := false
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch c {
+		case '"':
+			if j := strings.IndexByte(code[i+1:], '"'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(code)
+			}
+			continue
+		case '\\', '_', '*':
+			i++
+			continue
+		case '[':
+			j := strings.IndexByte(code[i:], ']')
+			if j < 0 {
+				i = len(code)
+				continue
+			}
+			if in := strings.ToLower(code[i+1 : i+j]); strings.Trim(in, "hms") == "" && in != "" {
+				elapsed = true
+				b.WriteString(in)
+			}
+			i += j
+			continue
+		case ';':
+			i = len(code)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return strings.ToLower(b.String()), elapsed
+}
+
+// formatDateKind is the kind of date a custom number format code writes, from the codes of
+// its first section (before any ";") outside quoted text, escaped characters, the
+// characters after _ and * (spacing, fill) and brackets ([Red], [$-409]; [h] is elapsed
+// time): y and d are a date's, h and s a time's, m a month's unless it stands with h or s
+// or elapsed time.
+func formatDateKind(code string) xlsxDateKind {
+	s, elapsed := formatCodes(code)
+	s = strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(s)
+	hasH, hasS, hasM := strings.ContainsRune(s, 'h'), strings.ContainsRune(s, 's'), strings.ContainsRune(s, 'm')
+	var k xlsxDateKind
+	if strings.ContainsAny(s, "yd") || hasM && !hasH && !hasS && !elapsed {
+		k |= xlsxDate
+	}
+	if hasH || hasS || elapsed {
+		k |= xlsxClock
+	}
+	if hasS {
+		k |= xlsxSeconds
+	}
+	if elapsed {
+		k |= xlsxElapsed
+	}
+	return k
+}
+
+// readSheet reads a worksheet's rows into the current section.
+func (x *xlsxReader) readSheet(part string) error {
+	var val strings.Builder
+	typ, style := "", 0
+	inValue, inInline, phonetic := false, false, 0
+	err := x.a.walkXML(part, func(tok xml.Token) error {
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "row":
+				x.startRow()
+			case "c":
+				if x.inCell() { // a cell left open: damage
+					return fmt.Errorf("%w: %s: a cell inside a cell", ErrCorrupt, part)
+				}
+				typ, style = attr(t, "t"), -1
+				if s, err := strconv.Atoi(attr(t, "s")); err == nil {
+					style = s
+				}
+				val.Reset()
+				x.startCell()
+			case "v":
+				inValue = x.inCell()
+			case "is":
+				inInline = x.inCell()
+			case "t":
+				inValue = inInline && phonetic == 0
+			case "rPh":
+				phonetic++
+			}
+		case xml.EndElement:
+			switch t.Name.Local {
+			case "v", "t":
+				inValue = false
+			case "is":
+				inInline = false
+			case "rPh":
+				phonetic--
+			case "c":
+				if x.inCell() {
+					x.cell().WriteString(x.cellText(typ, style, val.String()))
+					x.endCell()
+				}
+			case "row":
+				if row := x.endRow(); row != "" {
+					x.body.WriteString(row)
+					if err := x.b.addText(len(row)); err != nil {
+						return err
+					}
+				}
+			}
+		case xml.CharData:
+			if inValue {
+				val.Write(t)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if x.body.Len() > 0 {
+		x.body.WriteString("\n")
+	}
+	return nil
+}
+
+// cellText is what a cell of type typ and style style holding value v reads as.
+func (x *xlsxReader) cellText(typ string, style int, v string) string {
+	switch typ {
+	case "s":
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n >= len(x.strings) {
+			return ""
+		}
+		return x.strings[n]
+	case "inlineStr", "str":
+		return unescapeXString(v)
+	case "b":
+		switch strings.TrimSpace(v) {
+		case "1", "true":
+			return "TRUE"
+		case "0", "false":
+			return "FALSE"
+		}
+		return v
+	case "e", "d":
+		return v
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return v
+	}
+	if style < 0 || style >= len(x.formats) {
+		return generalNumber(v, f)
+	}
+	switch format := x.formats[style]; {
+	case format.date != xlsxNumber:
+		return serialDate(f, x.date1904, format.date)
+	case format.decimals >= 0 && !math.IsInf(f, 0) && math.Abs(f) < 1e15:
+		n := strconv.FormatFloat(f, 'f', format.decimals, 64)
+		if strings.Trim(n, "-0.") == "" {
+			n = strings.TrimPrefix(n, "-") // -0.001 shown as 0.00
+		}
+		return n
+	}
+	return generalNumber(v, f)
+}
+
+// generalNumber writes a number of no fixed-point format as the file stores it, in its
+// shortest form (the same double): the 1700.0 some writers store (Python's repr) reads
+// 1700, as Excel shows it; one that form would write with many zeros (1e308, 1.5E-9) stays
+// as written.
+func generalNumber(v string, f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e15) || math.IsNaN(f) {
+		return v
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
+// (1900 system, with Lotus 1-2-3's 29 February 1900, which Excel keeps: serial 60; below it
+// the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
+// rounded to the second (and shown to the minute where the format shows no seconds, as
+// Excel shows it). Serials out of Excel's range (negative, after 9999) are written as
+// numbers.
+func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
+	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
+		return strconv.FormatFloat(serial, 'f', -1, 64)
+	}
+	days := math.Floor(serial)
+	secs := int(math.Round((serial - days) * 86400))
+	if secs >= 86400 {
+		days, secs = days+1, 0
+	}
+	var out []string
+	if kind&xlsxDate != 0 {
+		var d time.Time
+		switch {
+		case date1904:
+			d = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		case days == 60:
+			out = append(out, "1900-02-29")
+		case days < 60:
+			d = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		default:
+			d = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
+		}
+		if !d.IsZero() {
+			out = append(out, d.Format("2006-01-02"))
+		}
+	}
+	if kind&xlsxClock != 0 {
+		hours := secs / 3600
+		if kind&xlsxElapsed != 0 {
+			hours += int(days) * 24
+		}
+		clock := fmt.Sprintf("%02d:%02d", hours, secs/60%60)
+		if kind&xlsxSeconds != 0 {
+			clock += fmt.Sprintf(":%02d", secs%60)
+		}
+		out = append(out, clock)
+	}
+	return strings.Join(out, " ")
+}
+
+// unescapeXString undoes the _xHHHH_ escapes spreadsheet strings write characters XML
+// cannot hold with (_x000D_ a carriage return, _x005F_ an underscore); control characters
+// read as spaces.
+func unescapeXString(s string) string {
+	if !strings.Contains(s, "_x") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i+6 < len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+				if r := rune(n); r < 0x20 || r == 0x7f {
+					b.WriteByte(' ')
+				} else {
+					b.WriteRune(r)
+				}
+				i += 6
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
