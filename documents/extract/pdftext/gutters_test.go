@@ -146,32 +146,16 @@ var footnoteWant = "left 00 ro\nleft 01 ro\nleft 02 ro\nleft 03 ro\n\nleft 12 ro
 // merged across the gutter, which parts no other line; the columns' lines beside it, three
 // and more on each side, make it a gutter.
 func TestGutterOneSharedBaseline(t *testing.T) {
-	left := []int{700, 688, 676, 664, 652, 640, 628}
-	right := []int{694, 682, 664, 646, 634, 622}
-	var b strings.Builder
-	b.WriteString("BT /F1 10 Tf ")
-	var want []string
-	for i, y := range left {
-		s := fmt.Sprintf("left %c end", 'a'+i)
-		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", y, s)
-		want = append(want, s)
-	}
-	for i, y := range right {
-		s := fmt.Sprintf("right %c", 'a'+i)
-		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
-		want = append(want, s)
-	}
-	b.WriteString("ET")
-	got, err := pagesText(t, pdfWith(simpleFont(""), "", b.String()))
+	content, want := sharedBaselineColumns(func(i int) (float64, string) { return 72, fmt.Sprintf("left %c end", 'a'+i) })
+	got, err := pagesText(t, pdfWith(simpleFont(""), "", content))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (the right column's wider leads around its shared line part it into blocks)
-	if w := strings.Join(want[:len(left)], "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"; got != w {
-		t.Errorf("got %q, want %q", got, w)
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 	// Fewer lines beside it than minGutterLines on one side: no gutter, the line stays whole.
-	b.Reset()
+	var b strings.Builder
 	b.WriteString("BT /F1 10 Tf 1 0 0 1 72 700 Tm (left a end) Tj 1 0 0 1 72 688 Tm (left b end) Tj 1 0 0 1 130 700 Tm (right a) Tj ET")
 	if got, _ := pagesText(t, pdfWith(simpleFont(""), "", b.String())); got != "left a end right a\nleft b end" {
 		t.Errorf("two lines beside: got %q", got)
@@ -184,39 +168,46 @@ func TestGutterOneSharedBaseline(t *testing.T) {
 // (MinerU's demo3.pdf, an arXiv paper whose section heading shares a baseline with the
 // other column's line: its page 2 read interleaved, "as andataset, ... the effecswer.").
 func TestGutterHangingHyphen(t *testing.T) {
+	content, want := sharedBaselineColumns(func(i int) (float64, string) {
+		if i == 4 || i == 5 {
+			// "left e 5" ends 1.7 points short of the others, the hyphen 1.7 past them
+			return 78.7, fmt.Sprintf("left %c 5-", 'a'+i)
+		}
+		return 72, fmt.Sprintf("left %c end", 'a'+i)
+	})
+	got, err := pagesText(t, pdfWith(simpleFont(""), "", content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("got %q,\nwant %q", got, want)
+	}
+	// A hyphen hanging deeper than hangTol closes the band: no gutter, the shared line stays whole.
+	got, _ = pagesText(t, pdfWith(simpleFont(""), "", strings.ReplaceAll(content, "78.7", "82")))
+	if !strings.Contains(got, "left d end right c") {
+		t.Errorf("a hyphen 0.5 em into the gutter: got %q", got)
+	}
+}
+
+// sharedBaselineColumns is the content of a page of two columns whose lines share one
+// baseline (y 664): the left column's seven lines, each at the x and with the text
+// leftLine gives, and the right column's six at x 130 on wider leads; and the text a
+// reader gives of it, the left column first (the right column's wider leads around its
+// shared line part it into blocks).
+func sharedBaselineColumns(leftLine func(i int) (x float64, s string)) (content, want string) {
 	left := []int{700, 688, 676, 664, 652, 640, 628}
 	right := []int{694, 682, 664, 646, 634, 622}
 	var b strings.Builder
 	b.WriteString("BT /F1 10 Tf ")
-	var want []string
+	var lines []string
 	for i, y := range left {
-		s := fmt.Sprintf("left %c end", 'a'+i)
-		if i == 4 || i == 5 {
-			// "left e 5" ends 1.7 points short of the others, the hyphen 1.7 past them
-			s = fmt.Sprintf("left %c 5", 'a'+i)
-			fmt.Fprintf(&b, "1 0 0 1 78.7 %d Tm (%s-) Tj ", y, s)
-			want = append(want, s+"-")
-			continue
-		}
-		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", y, s)
-		want = append(want, s)
+		x, s := leftLine(i)
+		fmt.Fprintf(&b, "1 0 0 1 %g %d Tm (%s) Tj ", x, y, s)
+		lines = append(lines, s)
 	}
 	for i, y := range right {
-		s := fmt.Sprintf("right %c", 'a'+i)
-		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
-		want = append(want, s)
+		fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %c) Tj ", y, 'a'+i)
 	}
 	b.WriteString("ET")
-	got, err := pagesText(t, pdfWith(simpleFont(""), "", b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := strings.Join(want[:len(left)], "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"; got != w {
-		t.Errorf("got %q,\nwant %q", got, w)
-	}
-	// A hyphen hanging deeper than hangTol closes the band: no gutter, the shared line stays whole.
-	got, _ = pagesText(t, pdfWith(simpleFont(""), "", strings.ReplaceAll(b.String(), "78.7", "82")))
-	if !strings.Contains(got, "left d end right c") {
-		t.Errorf("a hyphen 0.5 em into the gutter: got %q", got)
-	}
+	return b.String(), strings.Join(lines, "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"
 }
