@@ -163,7 +163,7 @@ func fragments(gs []glyph) []*line {
 		g.key = g.x
 		if cur != nil {
 			last := cur.g[len(cur.g)-1]
-			if logicalMark(g) {
+			if logicalMark(g) && (!combiningMark(firstRune(g.text)) || letterGlyph(last)) {
 				g.key = last.key // a mark keeps its place after its base
 			}
 			size := max(g.size, last.size, 1)
@@ -268,6 +268,22 @@ func logicalMark(g glyph) bool {
 func combiningMark(r rune) bool {
 	return (r >= 0x0300 && r <= 0x036F || r >= 0x0483 && r <= 0x0489 || r >= 0x1DC0 && r <= 0x1DFF || r >= 0xFE20 && r <= 0xFE2F) &&
 		unicode.Is(unicode.Mn, r)
+}
+
+// firstRune is s's first character (utf8.RuneError when s is empty).
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// letterGlyph says whether g reads as a letter or a mark (Church Slavonic's combining
+// letters carry a titlo too), the base a combining mark drawn after it belongs to. TeX's
+// math accents are drawn before their letter, over it ("(", the macron, then 𝑧 for (z̄)):
+// a Latin combining mark after a glyph that is neither is placed by its position instead,
+// which puts it after the letter it stands over.
+func letterGlyph(g glyph) bool {
+	r := firstRune(g.text)
+	return unicode.IsLetter(r) || unicode.IsMark(r)
 }
 
 // dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below

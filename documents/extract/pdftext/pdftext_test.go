@@ -87,6 +87,10 @@ func TestText(t *testing.T) {
 			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <41> <0411> <42> <043B> <43> <0483> <44> <0433> endbfchar",
 			// XeTeX's Church Slavonic: Б, л, the titlo 0.15 pt past the advance, г: Бл҃г, not Блг҃
 			"BT /F1 10 Tf 72 700 Td (AB) Tj 1 0 0 1 82.15 700 Tm (C) Tj 1 0 0 1 82 700 Tm (D) Tj ET", "Бл҃г"},
+		{"a math accent drawn before its letter, over it, reads after it", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 67 /Widths [400 0 500] /ToUnicode 6 0 R >>",
+			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0028> <42> <0304> <43> <007A> endbfchar",
+			// exam-zh's firstpage.pdf (XeTeX, \bar z): "(", the macron past z's origin, then z: (z̄, not ( ̄z
+			"BT /F1 10 Tf 72 700 Td (A) Tj 1 0 0 1 78.5 700 Tm (B) Tj 1 0 0 1 76 700 Tm (C) Tj ET", "(z\u0304"},
 		{"a narrow glyph drawn twice by its advance is two glyphs, not a redraw", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 65 /LastChar 66 /Widths [116 500] /ToUnicode 6 0 R >>",
 			"1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <41> <0648> <42> <0635> endbfchar",
 			// docling's right_to_left_02.pdf (Word): the glyph its ToUnicode maps to و, 1.5 pt
