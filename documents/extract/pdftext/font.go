@@ -70,13 +70,7 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 	if f.simple {
 		for i := 0; i < len(s); i++ {
 			c := s[i]
-			text := f.text[c]
-			if f.toUni != nil {
-				if t, ok := f.toUni.text(uint32(c), 1); ok {
-					text = t
-				}
-			}
-			fn(uint32(c), 1, text, f.width[c])
+			fn(uint32(c), 1, f.codeText(int(c)), f.width[c])
 		}
 		return
 	}
