@@ -163,7 +163,7 @@ func fragments(gs []glyph) []*line {
 		g.key = g.x
 		if cur != nil {
 			last := cur.g[len(cur.g)-1]
-			if logicalMark(g) && (!combiningMark(firstRune(g.text)) || letterGlyph(last)) {
+			if logicalMark(last, g) {
 				g.key = last.key // a mark keeps its place after its base
 			}
 			size := max(g.size, last.size, 1)
@@ -241,21 +241,22 @@ func overprintedRow(l, f *line) bool {
 	return small < overprintRatio*big && (f.x0 < l.x1 || abs(f.y-l.y) > 0.1*small)
 }
 
-// logicalMark says whether g is drawn without advance in an Indic script (Devanagari to
-// Sinhala, Thai and Lao, Lepcha, Khmer's marks) or is a combining mark of Latin, Greek
-// or Cyrillic (combiningMark): a vowel sign, a tone mark or a reph, which
+// logicalMark says whether g, drawn after base, is drawn without advance in an Indic
+// script (Devanagari to Sinhala, Thai and Lao, Lepcha, Khmer's marks) or is a combining
+// mark of Latin, Greek or Cyrillic (combiningMark) after a letter or a mark (letterGlyph):
+// a vowel sign, a tone mark or a reph, which
 // shapers draw in logical order after the letter it belongs to, placed by its outline, its
 // origin often a hair past the next letter's (Lepcha's ran: past the space after its
 // letter; a Thai tone mark's by a rounding of the TJ adjustments: "ค" "ื" "อ" sorted
 // "คอื", not "คือ"; fpdf2's Khmer vowel signs by their HarfBuzz offsets: "ស" "ួ" "ស" sorted
 // "សសួ", not "សួស").
-func logicalMark(g glyph) bool {
+func logicalMark(base, g glyph) bool {
 	if g.w > 0.01*g.size {
 		return false
 	}
 	for _, r := range g.text {
 		return r >= 0x0900 && r <= 0x0DFF || r >= 0x0E00 && r <= 0x0EFF || lepchaMark(g) ||
-			r >= 0x1780 && r <= 0x17FF && unicode.Is(unicode.M, r) || combiningMark(r)
+			r >= 0x1780 && r <= 0x17FF && unicode.Is(unicode.M, r) || combiningMark(r) && letterGlyph(base)
 	}
 	return false
 }
@@ -735,7 +736,7 @@ func lineWords(l *line) [][]glyph {
 				cur, space = nil, false
 			}
 		}
-		if len(cur) > 0 && (logicalMark(*g) || g.onBase || g.w <= 0.01*g.size && allMarks(g.text)) {
+		if len(cur) > 0 && (logicalMark(*prev, *g) || g.onBase || g.w <= 0.01*g.size && allMarks(g.text)) {
 			end = max(end, g.x+g.w) // a mark drawn on its letter ends nothing: "التِّينِ"
 		} else {
 			end = g.x + g.w
