@@ -52,6 +52,14 @@ func TestText(t *testing.T) {
 			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
 			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",
 			"BT /F1 10 Tf 72 700 Td (ABmardus) Tj ET", "Üämardus"},
+		{"the Symbol font's Private Use code points read as its characters", strings.Replace(simpleFont("/ToUnicode 6 0 R"), "/Test", "/JFBJJA+SymbolMT", 1),
+			// rtklib's manual (Word, Distiller 9.5): SymbolMT's ToUnicode maps codes to U+F000
+			// plus the code; pdftotext prints "\uf06c" for λ
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <6C> <F06C> <2B> <F02B> <66> <F066> <B4> <F0B4> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (l + f \264 f) Tj ET", "λ + φ × φ"},
+		{"another font's Private Use code points stay", strings.Replace(simpleFont("/ToUnicode 6 0 R"), "/Test", "/Wingdings-Regular", 1),
+			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <6C> <F06C> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (l) Tj ET", "\uf06c"},
 		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
 			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
