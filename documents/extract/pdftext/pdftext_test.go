@@ -355,6 +355,13 @@ func TestText(t *testing.T) {
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
+		{"TeX's T1 bitmap fonts: quotes and dashes by their codes", texBitmapFontWidths("\020\021\026\025\034fiakne", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
+			// king's manuals (pdfTeX, ecrm's PK fonts): “ ” at 16 and 17, — at 22, – at 21;
+			// pdftotext prints them as control characters, main left them out
+			"BT /F1 1 Tf 72 700 Td (a \020kinetic\021 \026 \034ne 1\0252) Tj ET", "a “kinetic” — fine 1–2"},
+		{"OT1's codes 16–22 are not T1's quotes", ghostscriptBitmapFont("\013\014\020\026filaeinc", map[byte]int{'f': 2800, 'i': 2600, 'l': 2600, 11: 5300, 12: 5100}), "",
+			// cmr's dotless i and macron there
+			"BT /F1 1 Tf 72 700 Td (\014ne \020a\026) Tj ET", "fine a"},
 		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
 			// the math italic font's σ and τ at T1's ff and fi
 			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
