@@ -384,6 +384,10 @@ func TestText(t *testing.T) {
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
+		{"the AMS symbol font's glyph names", simpleFont("/Encoding << /Differences [118 /revsimilar 54 /lessorequalslant 112 /rightanglenw /rightanglene] >>"), "",
+			// fortunes-mario's separator: cmsy's ∼ and msam10's revsimilar (pdfTeX, no
+			// ToUnicode); main read "∼", pdftotext "∼v"
+			"BT /F1 10 Tf 72 700 Td (v 6 pq) Tj ET", "∽ ⩽ ⌜⌝"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
