@@ -39,6 +39,9 @@ type font struct {
 	loadInk func() *inkBoxes
 
 	toUni *cmap // ToUnicode, nil when none
+	// symbolPUA says the font is the Symbol font, whose ToUnicode entries at U+F020–U+F0FF
+	// read as its codes (symbolpua.go).
+	symbolPUA bool
 	// cluster is the text of the code last shown when its ToUnicode entry spells more than
 	// one character (a shaped cluster), "" after any other mapped code (unmapped.go).
 	cluster string
@@ -92,6 +95,9 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 		text, ok := "", false
 		if f.toUni != nil {
 			text, ok = f.toUni.text(c, n)
+			if ok && f.symbolPUA {
+				text = symbolPUAText(text)
+			}
 		}
 		f.rest = false
 		if ok {
@@ -152,6 +158,7 @@ func (r *reader) loadFont(v pdf.Value) *font {
 	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
 		if data, err := r.stream(tu, "a ToUnicode map"); err == nil {
 			f.toUni = parseCMap(data)
+			f.symbolPUA = symbolFontName(v.Key("BaseFont").Name())
 		}
 	}
 	if v.Key("Subtype").Name() == "Type0" {
@@ -316,6 +323,9 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 func (f *font) codeText(c int) string {
 	if f.toUni != nil {
 		if t, ok := f.toUni.text(uint32(c), 1); ok {
+			if f.symbolPUA {
+				return symbolPUAText(t)
+			}
 			return t
 		}
 	}

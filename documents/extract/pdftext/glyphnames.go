@@ -87,6 +87,11 @@ func loadAGL() {
 	for k, v := range extraNames { // the list's ligatures are given as letters, as they read
 		agl[k] = v
 	}
+	for k, v := range amsSymbolNames { // amsnames.go
+		if _, ok := agl[k]; !ok {
+			agl[k] = v
+		}
+	}
 }
 
 // glyphText is the Unicode text of a glyph name, by the Adobe Glyph List's rules: the

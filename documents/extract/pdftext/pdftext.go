@@ -206,6 +206,7 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 		}
 	}
 	resolveHyphens(pages)
+	reversedSectionNumbers(pages) // sectionnumbers.go
 	return pages, nil
 }
 

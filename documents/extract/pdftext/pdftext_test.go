@@ -52,6 +52,14 @@ func TestText(t *testing.T) {
 			// llPDFLib's (PdfPig's issue_1331.pdf): "endcodespacerange4 beginbfchar…endbfcharendcmap"
 			"1 begincodespacerange <20> <23> endcodespacerange2 beginbfchar<41> <00DC><42> <00E4>endbfcharendcmap",
 			"BT /F1 10 Tf 72 700 Td (ABmardus) Tj ET", "Üämardus"},
+		{"the Symbol font's Private Use code points read as its characters", strings.Replace(simpleFont("/ToUnicode 6 0 R"), "/Test", "/JFBJJA+SymbolMT", 1),
+			// rtklib's manual (Word, Distiller 9.5): SymbolMT's ToUnicode maps codes to U+F000
+			// plus the code; pdftotext prints "\uf06c" for λ
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <6C> <F06C> <2B> <F02B> <66> <F066> <B4> <F0B4> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (l + f \264 f) Tj ET", "λ + φ × φ"},
+		{"another font's Private Use code points stay", strings.Replace(simpleFont("/ToUnicode 6 0 R"), "/Test", "/Wingdings-Regular", 1),
+			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <6C> <F06C> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (l) Tj ET", "\uf06c"},
 		{"a space glyph mapped to a tab parts words (Word on the Mac: Calibri's space is U+0009)", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <25> <0009> endbfchar",
 			"BT /F1 10 Tf 72 700 Td [(As%)-100(noted%earlier)] TJ ET", "As noted earlier"},
@@ -347,6 +355,13 @@ func TestText(t *testing.T) {
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
+		{"TeX's T1 bitmap fonts: quotes and dashes by their codes", texBitmapFontWidths("\020\021\026\025\034fiakne", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
+			// king's manuals (pdfTeX, ecrm's PK fonts): “ ” at 16 and 17, — at 22, – at 21;
+			// pdftotext prints them as control characters, main left them out
+			"BT /F1 1 Tf 72 700 Td (a \020kinetic\021 \026 \034ne 1\0252) Tj ET", "a “kinetic” — fine 1–2"},
+		{"OT1's codes 16–22 are not T1's quotes", ghostscriptBitmapFont("\013\014\020\026filaeinc", map[byte]int{'f': 2800, 'i': 2600, 'l': 2600, 11: 5300, 12: 5100}), "",
+			// cmr's dotless i and macron there
+			"BT /F1 1 Tf 72 700 Td (\014ne \020a\026) Tj ET", "fine a"},
 		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
 			// the math italic font's σ and τ at T1's ff and fi
 			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
@@ -369,6 +384,10 @@ func TestText(t *testing.T) {
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
+		{"the AMS symbol font's glyph names", simpleFont("/Encoding << /Differences [118 /revsimilar 54 /lessorequalslant 112 /rightanglenw /rightanglene] >>"), "",
+			// fortunes-mario's separator: cmsy's ∼ and msam10's revsimilar (pdfTeX, no
+			// ToUnicode); main read "∼", pdftotext "∼v"
+			"BT /F1 10 Tf 72 700 Td (v 6 pq) Tj ET", "∽ ⩽ ⌜⌝"},
 		{"TeX's accents drawn on a letter make one letter", simpleFont("/Encoding << /Differences [175 /macron 180 /acute] >>"), "",
 			// \'e: the acute, then the e drawn back under it; \=a the other way round; a wide
 			// bold accent drawn first; an acute standing alone stays
@@ -619,6 +638,9 @@ func FuzzFont(f *testing.F) {
 		type1Encoding(data)
 		cffEncoding(data)
 		glyphText(name)
+		symbolPUAText(name)
+		leadingSectionNumber(name)
+		reversedSectionNumbers([]Page{{Text: name + "\n" + string(data)}})
 		devanagariGlyph(name)
 		numericCode(name)
 		trueTypeCodeNames(data)

@@ -20,6 +20,15 @@ import (
 // texLigatures are the glyph names of codes 27–31 in TeX's T1 encoding, 11–15 in OT1.
 var texLigatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 
+// t1Punctuation is the text of T1's quotes, guillemets and dashes below 32 (13–22), which
+// a font that shows itself a T1 text font by its ligatures or letters draws for TeX's
+// quote ligatures and its dashes (-- and ---). Left out, king's manual ("a “kinetic
+// image,” … objects — points") read "a kinetic image, … objects points". 25 and 26, the
+// dotless i and j, stay: TeX draws accents over them; 23 is a mark of no width.
+var t1Punctuation = map[int]string{
+	13: "‚", 14: "‹", 15: "›", 16: "“", 17: "”", 18: "„", 19: "«", 20: "»", 21: "–", 22: "—",
+}
+
 // texBitmapCodes sets the text of a Type 3 font's ligature codes when all its glyphs are
 // named by their codes ("a28", "a7", or the code's byte), and its CharProcs (procs: the
 // glyph names it draws, the subset in use) show which: codes 27–31 as T1's ligatures when it
@@ -27,7 +36,8 @@ var texLigatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 // the math fonts nor OT1 fonts have) and none of 11–15 (OT1's ligatures, T1's accents and
 // quotes, which a T1 text rarely draws), or when their widths (width, a code's advance) are
 // those of ligatures, by ligatureWidths; else codes 11–15 as OT1's ligatures, by their
-// widths. A ToUnicode map that gives a code text still wins over these.
+// widths; with T1's ligatures, T1's quotes and dashes (t1Punctuation). A ToUnicode map
+// that gives a code text still wins over these.
 func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256]float64) {
 	var drawn [256]bool
 	byName := map[string]int{}
@@ -70,6 +80,14 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 	for c := first; c < first+len(texLigatures); c++ {
 		if drawn[c] {
 			t[c] = texLigatures[c-first]
+		}
+	}
+	if first != 27 {
+		return
+	}
+	for c, s := range t1Punctuation {
+		if drawn[c] {
+			t[c] = s
 		}
 	}
 }
