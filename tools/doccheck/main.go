@@ -624,7 +624,7 @@ var (
 	bulletToken = regexp.MustCompile(`^[•◦▪‣⁃●○■□►▸➢]$`)
 	noteMark    = regexp.MustCompile(`\[\d+\]|\[\]`)
 	texMath     = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
-	scriptMark  = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
+	scriptMark  = regexp.MustCompile(`[_^]\(([^()\n]*)\)`) // sub- and superscripts, of words too: "^(I am inline styled.)"
 	strikeMark  = regexp.MustCompile(`~~`)                 // struck-out text
 	// scriptDigits spells super- and subscript digits as digits, on both sides: pandoc
 	// writes a raised or lowered run of digits with them ("Km²", "H₂O"), EdgeChat, which
