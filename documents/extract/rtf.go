@@ -282,6 +282,11 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case word == "ftnalt" && r.cur.note:
 		r.cur.endnote = true
 		return
+	case word == "bin" && hasNum && num > 0:
+		// binary data, a picture's bytes: the next num bytes are not RTF, whatever
+		// braces and backslashes they hold
+		r.pos += min(num, len(r.data)-r.pos)
+		return
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
 	case word == "uc" && hasNum && num >= 0 && num < 10:
