@@ -28,7 +28,7 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
 	}
-	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}, ansiFonts: map[int]bool{}}
 	r.doc = &Document{Format: "rtf"}
 	if err := r.read(b); err != nil {
 		return nil, err
@@ -90,7 +90,10 @@ type rtfReader struct {
 	destStart bool
 	// fontPages maps fonts to the code pages of their character sets (\fcharsetN, \cpgN);
 	// fontEntry is the font table's entry being read, defaultFont \deffN.
-	fontPages              map[int]int
+	fontPages map[int]int
+	// ansiFonts holds the fonts of the ANSI character set (\fcharset0), read in the
+	// document's code page unless their bytes are not of it
+	ansiFonts              map[int]bool
 	fontEntry, defaultFont int
 	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
 	// the text of the paragraph a note stands in, read on after the note.
@@ -254,6 +257,9 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.fontTable && hasNum && word == "f":
 		r.fontEntry = num
 		return
+	case r.cur.fontTable && hasNum && word == "fcharset" && num == 0:
+		r.ansiFonts[r.fontEntry] = true
+		return
 	case r.cur.fontTable && hasNum && (word == "fcharset" || word == "cpg"):
 		if cp := charsetPage(num); word == "cpg" || cp != 0 {
 			if word == "cpg" {
@@ -385,6 +391,11 @@ func (r *rtfReader) flushBytes() {
 		if o, e := codePage(cp).NewDecoder().Bytes(r.pending); e == nil && !bytes.ContainsRune(o, utf8.RuneError) {
 			out, err = o, nil
 		}
+	}
+	if (err != nil || bytes.ContainsRune(out, utf8.RuneError)) && r.ansiFonts[font] {
+		// an ANSI font's bytes that are not of a double-byte document page: Windows-1252's
+		// (a Latin font's "J\'e4rvi" in a Shift-JIS document), as its character set says
+		out, err = charmap.Windows1252.NewDecoder().Bytes(r.pending)
 	}
 	if err != nil {
 		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))

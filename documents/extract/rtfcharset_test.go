@@ -13,6 +13,11 @@ func TestRTFFontCharsets(t *testing.T) {
 		{"default font", `{\rtf1\ansi\ansicpg1252\deff2` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
 		{"code page, big5", `{\rtf1\ansi\deff0` + fonts + `\pard {\f4 \'d6\'d0\'ce\'c4}{\f5 \'a4\'a4\'a4\'e5}\par}`, "中文中文"},
 		{"symbol set: the document's", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard {\f3 \'e9}\par}`, "é"},
+		// an ANSI font (\fcharset0) in a document of a double-byte code page: its bytes that
+		// are not of that page are Windows-1252's (RtfPipe's RtfParserTest_5 "J\'e4rvi" and
+		// _7's \'93 \'94 quotes, \ansicpg932; they read "�"); bytes of the page stay its
+		{"ansi font, shift-jis document", `{\rtf1\ansi\ansicpg932\deff0` + fonts + `\pard J\'e4rvi {\f0 \'93Test\'94} \'82\'b1\par}`, "Järvi “Test” こ"},
+		{"ansi font, cyrillic document", `{\rtf1\ansi\ansicpg1251\deff0` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
