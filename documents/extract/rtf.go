@@ -293,6 +293,8 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		// braces and backslashes they hold
 		r.pos += min(num, len(r.data)-r.pos)
 		return
+	case word == "mac": // the Macintosh character set, unless \ansicpgN names another
+		r.dec = charmap.Macintosh
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
 	case word == "uc" && hasNum && num >= 0 && num < 10:
@@ -465,6 +467,14 @@ func charsetPage(charset int) int {
 	switch charset {
 	case 77:
 		return 10000
+	case 78: // Mac Japanese
+		return 10001
+	case 79: // Mac Korean
+		return 10003
+	case 80: // Mac Chinese (Simplified)
+		return 10008
+	case 81: // Mac Chinese (Traditional)
+		return 10002
 	case 128:
 		return 932
 	case 129:
@@ -500,13 +510,13 @@ func charsetPage(charset int) int {
 // codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
 func codePage(n int) encoding.Encoding {
 	switch n {
-	case 932:
+	case 932, 10001: // the Mac's double-byte pages are Shift-JIS, GB2312, EUC-KR, Big5
 		return japanese.ShiftJIS
-	case 936:
+	case 936, 10008:
 		return simplifiedchinese.GBK
-	case 949:
+	case 949, 10003:
 		return korean.EUCKR
-	case 950:
+	case 950, 10002:
 		return traditionalchinese.Big5
 	case 437:
 		return charmap.CodePage437

@@ -17,6 +17,12 @@ func TestRTFFontCharsets(t *testing.T) {
 		// are not of that page are Windows-1252's (RtfPipe's RtfParserTest_5 "J\'e4rvi" and
 		// _7's \'93 \'94 quotes, \ansicpg932; they read "�"); bytes of the page stay its
 		{"ansi font, shift-jis document", `{\rtf1\ansi\ansicpg932\deff0` + fonts + `\pard J\'e4rvi {\f0 \'93Test\'94} \'82\'b1\par}`, "Järvi “Test” こ"},
+		// a Mac document (Cocoa's TextEdit): \fcharset78 and \ansicpg10001, Mac Japanese
+		// (Shift-JIS), besides Mac Roman's \fcharset77 (RtfPipe's RtfParserTest_6 read as
+		// Windows-1252 mojibake, "ƒVƒ“ƒZƒT")
+		{"mac japanese", `{\rtf1\mac\ansicpg10001{\fonttbl\f0\fswiss\fcharset77 Helvetica;\f1\fnil\fcharset78 HiraKakuPro-W3;}\f1 \'82\'cd\'82\'b6\'82\'df\'82\'c9\f0  caf\'8e\par}`, "はじめに café"},
+		{"mac japanese document", `{\rtf1\mac\ansicpg10001 \'83\'56\'83\'93\par}`, "シン"},
+		{"mac roman document", `{\rtf1\mac caf\'8e\par}`, "café"},
 		{"ansi font, cyrillic document", `{\rtf1\ansi\ansicpg1251\deff0` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
