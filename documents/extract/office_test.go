@@ -510,7 +510,7 @@ func TestRTF(t *testing.T) {
 		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really."},
 		{Heading: "Footnotes", Text: "Note text."},
 	})
-	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
+	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 10_001)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
 		t.Errorf("deep groups: %v", err)
 	}
 }

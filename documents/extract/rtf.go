@@ -101,6 +101,11 @@ type rtfReader struct {
 	outer           string
 }
 
+// rtfMaxDepth bounds how deep RTF groups nest. It is not MaxDepth: Outlook's HTML kept in
+// RTF (\fromhtml1) opens a group for each tag it leaves open, thousands deep, and a group
+// costs only its state on a stack (no recursion), some 60 bytes a level.
+const rtfMaxDepth = 10_000
+
 // rtfSkipped destinations hold no text of the document.
 var rtfSkipped = map[string]bool{
 	"fonttbl": true, "colortbl": true, "info": true, "pict": true, "object": true,
@@ -132,7 +137,7 @@ func (r *rtfReader) read(b *budget) error {
 		switch c {
 		case '{':
 			r.pos++
-			if len(r.stack) >= MaxDepth {
+			if len(r.stack) >= rtfMaxDepth {
 				return fmt.Errorf("%w: its groups nest too deep", ErrCorrupt)
 			}
 			r.stack = append(r.stack, r.cur)

@@ -1,6 +1,9 @@
 package extract_test
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRTFBinaryData skips the N bytes of \binN whatever they are: striprtf's BVWGT decision
 // (tests/rtf) has a JPEG written as \bin50604, whose bytes hold braces and backslashes; they
@@ -13,4 +16,13 @@ func TestRTFBinaryData(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
+}
+
+// TestRTFDeepGroups reads groups nested thousands deep: Outlook's HTML kept in RTF
+// (\fromhtml1) opens a group for each tag it does not close (RtfPipe's Issue52.rtf nests
+// 2,714 deep, refused at 100 as too deep, which pandoc reads).
+func TestRTFDeepGroups(t *testing.T) {
+	open := strings.Repeat(`{\*\htmltag84 <SPAN>}\htmlrtf {\lang1033 \htmlrtf0 `, 3000)
+	shut := strings.Repeat(`{\*\htmltag92 </SPAN>}\htmlrtf }\htmlrtf0 `, 3000)
+	checkRTF(t, `{\rtf1\ansi\fromhtml1 `+open+`Chinese Patent Application`+shut+`\par}`, "Chinese Patent Application")
 }
