@@ -308,6 +308,11 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		if num < 0 {
 			num += 65536
 		}
+		if r.cur.listText && num >= 0xF000 && num <= 0xF0FF {
+			// a symbol font's code in the private-use area (Wingdings' square bullet
+			// U+F0A7) as a label: a bullet, as a DOCX's bullets read
+			num = '•'
+		}
 		r.text(string(rune(num)))
 		r.skipChars = r.cur.uc
 	case word == "pard":
