@@ -61,8 +61,9 @@ func TestUnmarkPandoc(t *testing.T) {
 		{"– first\n◦ sub\n⁃ item\n–5 °C", "first\nsub\nitem\n–5 °C"},                                      // bullets Word and TextEdit draw
 		{"1.  1.  a)  vier\n\n4.  \n\n5.  \n\n6.  sechs", "vier\n\n\n\n\n\nsechs"},                        // pandoc's nested and empty items
 		{"Aa • one • two | bb", "Aa one two bb"},                                                          // bullets in a table row
-		{"H_(2)O and ^(I am inline styled.) here", "H2O and I am inline styled. here"},                    // a superscript run of words (PHPWord's Sample_28_ReadRTF.rtf)
-		{"Km² and H₂O", "Km2 and H2O"},                                                                    // pandoc's sub- and superscript digits
+		{"H_(2)O and ^(I am inline styled.) here", "H2O and I am inline styled. here"},
+		{"def __init__(self, debug=False):", "def __init__(self, debug=False):"}, // code, not a subscript                    // a superscript run of words (PHPWord's Sample_28_ReadRTF.rtf)
+		{"Km² and H₂O", "Km2 and H2O"},                                           // pandoc's sub- and superscript digits
 	}
 	for _, tt := range tests {
 		if got := string(unmark([]byte(tt.in), true)); got != tt.want {
