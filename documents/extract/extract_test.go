@@ -240,6 +240,7 @@ func FuzzBytes(f *testing.F) {
 	f.Add("a.docx", testdocs.DOCX([]testdocs.Para{{Style: "Heading1", Text: "H"}, {Text: "x"}}))
 	f.Add("a.odt", odf("application/vnd.oasis.opendocument.text", `<office:document-content><office:body><office:text><text:p>x</text:p></office:text></office:body></office:document-content>`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi{\stylesheet{\s1 heading 1;}}\pard\s1 T\par\pard x\'e9\u8212?{\*\x y}\cell\row\par}`))
+	f.Add("a.rtf", []byte(`{\rtf1\ansi a{\pict\bin4 {\}x}b\bin99`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi\uc1 a{\footnote\ftnalt n\par m{\footnote o}}{\v h\plain p}{\listtext\u8226 }b\par}`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi\deff1{\fonttbl{\f1\fcharset128 G;}{\f-2\cpg99999 X;}}\pard{\f1\'83\'5d\'83}\f-2\'ff\plain\'83\par}`))
 	f.Add("a.html", []byte("<h1>x</h1><p>y</p>"))

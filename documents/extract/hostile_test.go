@@ -49,6 +49,10 @@ func TestHostileDocuments(t *testing.T) {
 			return testdocs.Zip(testdocs.File{Name: "word/document.xml", Body: "<w:document><w:body>" +
 				strings.Repeat("<w:tbl><w:tr><w:tc>", 300_000) + strings.Repeat("</w:tc></w:tr></w:tbl>", 300_000) + "</w:body></w:document>"})
 		}, extract.ErrCorrupt, "word/document.xml nests too deep"},
+		// 10⁶ nested RTF groups (Outlook's HTML in RTF nests thousands: rtfbin_test.go)
+		{"nested.rtf", func() []byte {
+			return []byte(`{\rtf1\ansi ` + strings.Repeat("{", 1_000_000) + "deep" + strings.Repeat("}", 1_000_000) + "}")
+		}, extract.ErrCorrupt, "its groups nest too deep"},
 		// 10⁶ nested div elements.
 		{"nested.html", func() []byte { return testdocs.NestedHTML(1_000_000) }, nil, "Deep inside.\n\nbottom"},
 	}

@@ -53,7 +53,7 @@ func (s *odfListStyles) element(t xml.StartElement) {
 		if d, err := strconv.Atoi(attr(t, "display-levels")); err == nil && d >= 1 {
 			l.display = min(d, n)
 		}
-		if v, err := strconv.Atoi(attr(t, "start-value")); err == nil {
+		if v, ok := startValue(t); ok {
 			l.start = v
 		}
 		s.cur[n-1] = l

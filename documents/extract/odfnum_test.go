@@ -37,6 +37,9 @@ func TestODFListNumbers(t *testing.T) {
 <text:list-style style:name="L2">
 <text:list-level-style-number text:level="1" style:num-suffix="." style:num-format="I" text:start-value="4"/>
 <text:list-level-style-number text:level="2" style:num-format=""/>
+</text:list-style>
+<text:list-style style:name="L3">
+<text:list-level-style-number text:level="1" style:num-suffix="." style:num-format="1" text:start-value="-2"/>
 </text:list-style>`
 	nested := func(items ...string) string {
 		return `<text:list-item><text:p>` + items[0] + `</text:p>` + odfItems("", items[1:]...) + `</text:list-item>`
@@ -52,6 +55,8 @@ func TestODFListNumbers(t *testing.T) {
 			`<text:list-item text:start-value="9"><text:p>Ninth</text:p><text:p>second paragraph</text:p></text:list-item>`, "Tenth",
 			`<text:list-item>`+odfItems("", "deeper")+`</text:list-item>`),
 			"IV. Fourth\n\nV. Fifth\n\nplain\n\nHeader\n\nIX. Ninth\n\nsecond paragraph\n\nX. Tenth\n\ndeeper"},
+		// a level's negative start value is none (odfoutline.go's startValue): it starts at 1
+		{"negative start", odfItems(` text:style-name="L3"`, "First", "Second"), "1. First\n\n2. Second"},
 		// a list starts again unless it continues the last of its style or the one it names
 		{"continue", odfItems(` xml:id="a" text:style-name="Numbering_20_123"`, "One", "Two") + `<text:p>Between.</text:p>` +
 			odfItems(` text:style-name="Numbering_20_123" text:continue-numbering="true"`, "Three") +

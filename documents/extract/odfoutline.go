@@ -53,7 +53,8 @@ func (s *odfListStyles) headingNumbered(name string) bool {
 // draws before it: the level's number in its format, with the numbers of the levels above
 // it it displays ("2.1"), its prefix and suffix ("Chapter 2:"). A heading of a level counts
 // on from the last of its level since one above it, starting at the level's start value;
-// text:restart-numbering starts it again, text:start-value at that value;
+// text:restart-numbering starts it again, text:start-value at that value (a negative one is
+// none: the level's start);
 // text:is-list-header keeps it out of the count, unnumbered, as a style that leaves it out
 // of the heading numbering does.
 func (l *odfLists) heading(t xml.StartElement, level int) string {
@@ -61,6 +62,14 @@ func (l *odfLists) heading(t xml.StartElement, level int) string {
 	if style == nil || attr(t, "is-list-header") == "true" || !l.styles.headingNumbered(attr(t, "style-name")) {
 		return ""
 	}
+	v, ok := startValue(t)
+	return style.count(min(max(level, 1), 10)-1, &l.outline, v, ok, attr(t, "restart-numbering") == "true")
+}
+
+// startValue reads an element's text:start-value, which ODF's schema makes a non-negative
+// integer; anything else (odfdo's base_text.odt has "-1") counts as no value, and the count
+// goes on, or starts again, from the level's start.
+func startValue(t xml.StartElement) (int, bool) {
 	v, err := strconv.Atoi(attr(t, "start-value"))
-	return style.count(min(max(level, 1), 10)-1, &l.outline, v, err == nil, attr(t, "restart-numbering") == "true")
+	return v, err == nil && v >= 0
 }

@@ -41,6 +41,11 @@ func TestODFHeadingNumbers(t *testing.T) {
 		{"restarts", decimal, "", h("1", "", "One") + h("1", ` text:is-list-header="true"`, "Aside") + h("1", "", "Two") + h("2", "", "Sub") +
 			h("1", ` text:restart-numbering="true" text:start-value="7"`, "Seven") + h("2", "", "Again") + h("1", ` text:restart-numbering="true"`, "Reset"),
 			[]string{"1 One: one text", "Aside: aside text", "2 Two: two text", "2 Two › 2.1 Sub: sub text", "7 Seven: seven text", "7 Seven › 7.1 Again: again text", "1 Reset: reset text"}},
+		// a negative text:start-value is not one (the schema's are non-negative; odfdo's
+		// base_text.odt has "-1" beside text:restart-numbering): the level starts again at
+		// its own start value, "1", not "-1"
+		{"negative start", decimal, "", h("1", "", "One") + h("1", ` text:restart-numbering="true" text:start-value="-1"`, "Again") + h("2", "", "Sub"),
+			[]string{"1 One: one text", "1 Again: again text", "1 Again › 1.1 Sub: sub text"}},
 		// a paragraph style that names no list style (style:list-style-name="", as
 		// LibreOffice writes for a heading style outside the numbering) or another list
 		// style, itself or through the style it inherits from, leaves its headings

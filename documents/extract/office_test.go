@@ -463,6 +463,7 @@ func FuzzOfficeXML(f *testing.F) {
 		}
 		return "a.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: opf}, testdocs.File{Name: "OEBPS/c.xhtml", Body: xml})
 	}
+	f.Add(uint8(4), utf16Part(opf, true)) // an XML part in UTF-16 (xmlcharset_test.go)
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`)
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:r><w:sym w:font="Symbol" w:char="F061"/><w:drawing><wp:docPr descr="alt"/></w:drawing></w:r></w:p></w:body></w:document>`)
 	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
@@ -509,7 +510,7 @@ func TestRTF(t *testing.T) {
 		{Heading: "Café report › Costs", Text: "Rent\t900\nFood\t300\nThe end—really."},
 		{Heading: "Footnotes", Text: "Note text."},
 	})
-	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 1000)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
+	if _, err := extract.Bytes(context.Background(), "deep.rtf", []byte(`{\rtf1 `+strings.Repeat("{", 10_001)), nil); err == nil || !strings.Contains(err.Error(), "nest too deep") {
 		t.Errorf("deep groups: %v", err)
 	}
 }

@@ -28,7 +28,7 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
 	}
-	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}, ansiFonts: map[int]bool{}}
 	r.doc = &Document{Format: "rtf"}
 	if err := r.read(b); err != nil {
 		return nil, err
@@ -90,13 +90,21 @@ type rtfReader struct {
 	destStart bool
 	// fontPages maps fonts to the code pages of their character sets (\fcharsetN, \cpgN);
 	// fontEntry is the font table's entry being read, defaultFont \deffN.
-	fontPages              map[int]int
+	fontPages map[int]int
+	// ansiFonts holds the fonts of the ANSI character set (\fcharset0), read in the
+	// document's code page unless their bytes are not of it
+	ansiFonts              map[int]bool
 	fontEntry, defaultFont int
 	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
 	// the text of the paragraph a note stands in, read on after the note.
 	notes, endnotes strings.Builder
 	outer           string
 }
+
+// rtfMaxDepth bounds how deep RTF groups nest. It is not MaxDepth: Outlook's HTML kept in
+// RTF (\fromhtml1) opens a group for each tag it leaves open, thousands deep, and a group
+// costs only its state on a stack (no recursion), some 60 bytes a level.
+const rtfMaxDepth = 10_000
 
 // rtfSkipped destinations hold no text of the document.
 var rtfSkipped = map[string]bool{
@@ -129,7 +137,7 @@ func (r *rtfReader) read(b *budget) error {
 		switch c {
 		case '{':
 			r.pos++
-			if len(r.stack) >= MaxDepth {
+			if len(r.stack) >= rtfMaxDepth {
 				return fmt.Errorf("%w: its groups nest too deep", ErrCorrupt)
 			}
 			r.stack = append(r.stack, r.cur)
@@ -254,6 +262,9 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.fontTable && hasNum && word == "f":
 		r.fontEntry = num
 		return
+	case r.cur.fontTable && hasNum && word == "fcharset" && num == 0:
+		r.ansiFonts[r.fontEntry] = true
+		return
 	case r.cur.fontTable && hasNum && (word == "fcharset" || word == "cpg"):
 		if cp := charsetPage(num); word == "cpg" || cp != 0 {
 			if word == "cpg" {
@@ -282,6 +293,13 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case word == "ftnalt" && r.cur.note:
 		r.cur.endnote = true
 		return
+	case word == "bin" && hasNum && num > 0:
+		// binary data, a picture's bytes: the next num bytes are not RTF, whatever
+		// braces and backslashes they hold
+		r.pos += min(num, len(r.data)-r.pos)
+		return
+	case word == "mac": // the Macintosh character set, unless \ansicpgN names another
+		r.dec = charmap.Macintosh
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
 	case word == "uc" && hasNum && num >= 0 && num < 10:
@@ -289,6 +307,11 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case word == "u" && hasNum:
 		if num < 0 {
 			num += 65536
+		}
+		if r.cur.listText && num >= 0xF000 && num <= 0xF0FF {
+			// a symbol font's code in the private-use area (Wingdings' square bullet
+			// U+F0A7) as a label: a bullet, as a DOCX's bullets read
+			num = '•'
 		}
 		r.text(string(rune(num)))
 		r.skipChars = r.cur.uc
@@ -381,6 +404,11 @@ func (r *rtfReader) flushBytes() {
 			out, err = o, nil
 		}
 	}
+	if (err != nil || bytes.ContainsRune(out, utf8.RuneError)) && r.ansiFonts[font] {
+		// an ANSI font's bytes that are not of a double-byte document page: Windows-1252's
+		// (a Latin font's "J\'e4rvi" in a Shift-JIS document), as its character set says
+		out, err = charmap.Windows1252.NewDecoder().Bytes(r.pending)
+	}
 	if err != nil {
 		out = []byte(strings.ToValidUTF8(string(r.pending), "\uFFFD"))
 	}
@@ -449,6 +477,14 @@ func charsetPage(charset int) int {
 	switch charset {
 	case 77:
 		return 10000
+	case 78: // Mac Japanese
+		return 10001
+	case 79: // Mac Korean
+		return 10003
+	case 80: // Mac Chinese (Simplified)
+		return 10008
+	case 81: // Mac Chinese (Traditional)
+		return 10002
 	case 128:
 		return 932
 	case 129:
@@ -484,13 +520,13 @@ func charsetPage(charset int) int {
 // codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
 func codePage(n int) encoding.Encoding {
 	switch n {
-	case 932:
+	case 932, 10001: // the Mac's double-byte pages are Shift-JIS, GB2312, EUC-KR, Big5
 		return japanese.ShiftJIS
-	case 936:
+	case 936, 10008:
 		return simplifiedchinese.GBK
-	case 949:
+	case 949, 10003:
 		return korean.EUCKR
-	case 950:
+	case 950, 10002:
 		return traditionalchinese.Big5
 	case 437:
 		return charmap.CodePage437

@@ -13,6 +13,17 @@ func TestRTFFontCharsets(t *testing.T) {
 		{"default font", `{\rtf1\ansi\ansicpg1252\deff2` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
 		{"code page, big5", `{\rtf1\ansi\deff0` + fonts + `\pard {\f4 \'d6\'d0\'ce\'c4}{\f5 \'a4\'a4\'a4\'e5}\par}`, "中文中文"},
 		{"symbol set: the document's", `{\rtf1\ansi\ansicpg1252\deff0` + fonts + `\pard {\f3 \'e9}\par}`, "é"},
+		// an ANSI font (\fcharset0) in a document of a double-byte code page: its bytes that
+		// are not of that page are Windows-1252's (RtfPipe's RtfParserTest_5 "J\'e4rvi" and
+		// _7's \'93 \'94 quotes, \ansicpg932; they read "�"); bytes of the page stay its
+		{"ansi font, shift-jis document", `{\rtf1\ansi\ansicpg932\deff0` + fonts + `\pard J\'e4rvi {\f0 \'93Test\'94} \'82\'b1\par}`, "Järvi “Test” こ"},
+		// a Mac document (Cocoa's TextEdit): \fcharset78 and \ansicpg10001, Mac Japanese
+		// (Shift-JIS), besides Mac Roman's \fcharset77 (RtfPipe's RtfParserTest_6 read as
+		// Windows-1252 mojibake, "ƒVƒ“ƒZƒT")
+		{"mac japanese", `{\rtf1\mac\ansicpg10001{\fonttbl\f0\fswiss\fcharset77 Helvetica;\f1\fnil\fcharset78 HiraKakuPro-W3;}\f1 \'82\'cd\'82\'b6\'82\'df\'82\'c9\f0  caf\'8e\par}`, "はじめに café"},
+		{"mac japanese document", `{\rtf1\mac\ansicpg10001 \'83\'56\'83\'93\par}`, "シン"},
+		{"mac roman document", `{\rtf1\mac caf\'8e\par}`, "café"},
+		{"ansi font, cyrillic document", `{\rtf1\ansi\ansicpg1251\deff0` + fonts + `\pard \'cc\'e8\'f0\par}`, "Мир"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}

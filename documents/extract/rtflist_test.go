@@ -14,6 +14,9 @@ func TestRTFListLabels(t *testing.T) {
 		{"libreoffice", `{\rtf1\ansi\deff0` + fonts + `\pard{\listtext\pard\plain  1.\tab}one\par{\listtext\pard\plain \hich\af3\dbch\af3\loch\f3 \'96\tab}first\par}`, "1. one\n\n– first"},
 		// TextEdit's: tabs around the bullet, lines ended by a backslash
 		{"cocoa", "{\\rtf1\\ansi\\pard{\\listtext\t\\uc0\\u8226 \t}one\\\n{\\listtext\t\\uc0\\u8259 \t}sub\\par}", "• one\n⁃ sub"},
+		// a picture font's bullet as a private-use code (Wingdings' square, \u-3929 =
+		// U+F0A7: rtf2xml's bullet_list.rtf) is a bullet, not a code no font here draws
+		{"symbol font bullet", `{\rtf1\ansi\deff0{\fonttbl{\f0\fswiss\fcharset0 Arial;}{\f14\fnil\fcharset2 Wingdings;}}\pard{\listtext\pard\plain\f14 \u-3929\'a7\tab}First\par}`, "• First"},
 		{"legacy", `{\rtf1\ansi\deff0` + fonts + `\pard{\pntext\pard\plain\f0 iv)\tab}{\*\pn\pnlvlbody\pnlcrm{\pntxta )}}Fourth\par}`, "iv) Fourth"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/xml"
@@ -10,6 +11,9 @@ import (
 	"io"
 	"path"
 	"strings"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // archive is a zip-packed document (DOCX, XLSX, PPTX, ODT/ODS/ODP, EPUB) read within the document's
@@ -88,11 +92,14 @@ func (a *archive) walkXML(name string, fn func(xml.Token) error) error {
 }
 
 func walkXML(r io.Reader, name string, fn func(xml.Token) error) error {
+	r, wide := fromUTF16(r)
 	dec := xml.NewDecoder(r)
 	dec.Strict = false
 	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
 		if l := strings.ToLower(label); l == "utf-8" || l == "utf8" || l == "us-ascii" || l == "ascii" {
 			return input, nil
+		} else if wide && strings.HasPrefix(l, "utf-16") {
+			return input, nil // decoded already
 		}
 		return nil, fmt.Errorf("%w: %s is in %s, not UTF-8", ErrUnsupported, name, label)
 	}
@@ -117,6 +124,18 @@ func walkXML(r io.Reader, name string, fn func(xml.Token) error) error {
 			return err
 		}
 	}
+}
+
+// fromUTF16 returns r as UTF-8 if it starts with a UTF-16 byte-order mark, which XML allows
+// beside UTF-8 (an EPUB's package document converted with iconv, still declaring "UTF-8"
+// inside), and whether it did; other parts pass as they are.
+func fromUTF16(r io.Reader) (io.Reader, bool) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	if len(head) < 2 || !(head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) {
+		return br, false
+	}
+	return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()), true
 }
 
 // partError words an error met while reading a part: the budgets' own errors pass as

@@ -624,8 +624,10 @@ var (
 	bulletToken = regexp.MustCompile(`^[•◦▪‣⁃●○■□►▸➢]$`)
 	noteMark    = regexp.MustCompile(`\[\d+\]|\[\]`)
 	texMath     = regexp.MustCompile(`\$\$[^$\n]*\$\$|\$[^$\n]*[\\{}^_][^$\n]*\$`)
-	scriptMark  = regexp.MustCompile(`[_^]\(([^()\s]*)\)`) // sub- and superscripts
-	strikeMark  = regexp.MustCompile(`~~`)                 // struck-out text
+	// scriptMark is pandoc's sub- and superscript marks; a superscript's may hold words,
+	// "^(I am inline styled.)", a subscript's not ("__init__(self, x)" is code)
+	scriptMark = regexp.MustCompile(`_\(([^()\s]*)\)|\^\(([^()\n]*)\)`)
+	strikeMark = regexp.MustCompile(`~~`) // struck-out text
 	// scriptDigits spells super- and subscript digits as digits, on both sides: pandoc
 	// writes a raised or lowered run of digits with them ("Km²", "H₂O"), EdgeChat, which
 	// keeps no formatting, the digits ("Km2", "H2O"), as pdftotext does.
@@ -654,7 +656,7 @@ func unmark(text []byte, pandoc bool) []byte {
 	text = []byte(scriptDigits.Replace(string(text)))
 	if pandoc {
 		text = noteMark.ReplaceAll(text, nil) // "Ouch[1]." is "Ouch."
-		text = scriptMark.ReplaceAll(text, []byte("$1"))
+		text = scriptMark.ReplaceAll(text, []byte("$1$2"))
 		text = strikeMark.ReplaceAll(text, nil)
 	}
 	var out []string

@@ -60,8 +60,10 @@ func TestUnmarkPandoc(t *testing.T) {
 		{"2.1. Flour\n  1.1 Terms\n(iv) Dry\n2019 was\n3.14 is pi", "Flour\nTerms\nDry\n2019 was\nis pi"}, // outline labels as EdgeChat writes them
 		{"– first\n◦ sub\n⁃ item\n–5 °C", "first\nsub\nitem\n–5 °C"},                                      // bullets Word and TextEdit draw
 		{"1.  1.  a)  vier\n\n4.  \n\n5.  \n\n6.  sechs", "vier\n\n\n\n\n\nsechs"},                        // pandoc's nested and empty items
-		{"Aa • one • two | bb", "Aa one two bb"},
-		{"Km² and H₂O", "Km2 and H2O"}, // pandoc's sub- and superscript digits                                                          // bullets in a table row
+		{"Aa • one • two | bb", "Aa one two bb"},                                                          // bullets in a table row
+		{"H_(2)O and ^(I am inline styled.) here", "H2O and I am inline styled. here"},
+		{"def __init__(self, debug=False):", "def __init__(self, debug=False):"}, // code, not a subscript                    // a superscript run of words (PHPWord's Sample_28_ReadRTF.rtf)
+		{"Km² and H₂O", "Km2 and H2O"},                                           // pandoc's sub- and superscript digits
 	}
 	for _, tt := range tests {
 		if got := string(unmark([]byte(tt.in), true)); got != tt.want {
