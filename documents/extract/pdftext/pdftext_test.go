@@ -361,6 +361,10 @@ func TestText(t *testing.T) {
 			// ifeffit's autobk.pdf (dvips, Ghostscript 10): glyphs named "\x0e", "f"; a
 			// ToUnicode map for the letters only; pdftotext prints "coe\x0ecient"
 			"BT /F1 1 Tf 72 700 Td (coe\016cient \014le e\013ect \015ag) Tj ET", "coefficient file effect flag"},
+		{"Ghostscript's dvips fonts drawing code 0, named BnZr: OT1's ligatures still read", strings.ReplaceAll(ghostscriptBitmapFont("\000\013\014filaegnoctdr", map[byte]int{'f': 1200, 'i': 1200, 'l': 1000, 11: 2400, 12: 2200}), "/#00 ", "/BnZr "), "",
+			// CERMINE's timeout/complex.pdf (dvips, Ghostscript 8.62): cmr's Γ at code 0 is
+			// named "BnZr", and "effective" read "eective" (pdftotext: "e ective")
+			"BT /F1 1 Tf 72 700 Td (\014le e\013ect) Tj ET", "file effect"},
 		{"codes 11–15 as wide as the math italic's Greek letters stay without text", ghostscriptBitmapFont("\013\014fiab", map[byte]int{'f': 4902, 'i': 3445, 11: 6403, 12: 5663}), "",
 			// cmmi10's α and β: far narrower than f and f, f and i of that font
 			"BT /F1 1 Tf 72 700 Td (a\013b \014) Tj ET", "ab"},
