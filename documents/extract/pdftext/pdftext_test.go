@@ -597,6 +597,7 @@ func FuzzFont(f *testing.F) {
 	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
 	f.Add(withOutlines(0x41, []string{"uni1235", "visiblespace"}, []bool{false, true}), "visiblespace")
 	f.Add(cffWithCharset([]int{266, 267}, []int{11, 14}), "ff")
+	f.Add(orderedProgram(macGlyphNames, arialAdvance), "Adieresis")
 	f.Add([]byte("/90ms-RKSJ-H usecmap 1 begincidchar <967B> 1125 endcidchar"), "90ms-RKSJ-V")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		tables := sfntTables(data)
@@ -626,6 +627,7 @@ func FuzzFont(f *testing.F) {
 		devanagariGlyph(name)
 		numericCode(name)
 		trueTypeCodeNames(data)
+		standardOrderText(sfntTables(data))
 		sources := gsubSources(data)
 		substitutedText(map[uint16]string{1: "a", 2: "b"}, sources)
 		var names [256]string
