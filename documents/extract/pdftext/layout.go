@@ -624,6 +624,8 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 		}
 		b.WriteString(text)
 		switch {
+		case i < last && endsDigitHyphen(text) && continuesCompound(text, texts[i+1]):
+			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
 		case i < last && endsHyphen(text) && startsUpper(texts[i+1]):
@@ -662,6 +664,30 @@ func endsHyphen(s string) bool {
 	r := []rune(s[max(0, len(s)-12):])
 	n := len(r)
 	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010' || r[n-1] == '\u00AD') && unicode.IsLetter(r[n-2])
+}
+
+// endsDigitHyphen says whether s ends in a hyphen right after a digit: never a break of
+// hyphenation, which parts words between letters, but a hyphen of the text, at which a
+// compound of chemistry or a range of numbers is broken across lines ("H3-" "26",
+// "(R/S)-2-methyl-…-2-" "phenylethyl)-…", "2.17-" "2.06" in a paper of CERMINE's; pdftotext
+// drops the hyphen, "H326").
+func endsDigitHyphen(s string) bool {
+	r := []rune(s[max(0, len(s)-12):])
+	n := len(r)
+	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010') && unicode.IsDigit(r[n-2])
+}
+
+// continuesCompound says whether next, the line after text (which ends in a hyphen after a
+// digit), goes on with text's compound: it starts with a digit ("H3-" "26"), or with a
+// letter after a word that is more than a number ("3,6-" "dione"; a number alone, "5-",
+// before a line of words may end a line of its own).
+func continuesCompound(text, next string) bool {
+	first, _ := utf8.DecodeRuneInString(next)
+	if unicode.IsDigit(first) {
+		return true
+	}
+	word := strings.TrimRight(text[strings.LastIndexAny(text, " \t")+1:], "-\u2010")
+	return unicode.IsLetter(first) && strings.IndexFunc(word, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0
 }
 
 // continuesWord says whether next, the line after text (which ends in a hyphen), may

@@ -64,6 +64,11 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
 		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a \"hyphen-) Tj 0 -15.5 Td (ated\" word) Tj ET", "a \"hyphenated\" word"},
+		{"a hyphen after a digit at a line's end joins its compound, the hyphen kept", simpleFont(""), "",
+			// CERMINE's test3.pdf and example3.pdf (Distiller): "H3-" "26)", "2.17-" "2.06(9H,",
+			// "amino)-2-" "phenylethyl)": hyphens of the text, which pdftotext drops ("H326)")
+			"BT /F1 10 Tf 72 700 Td (the H3-) Tj 0 -12 Td (26 and 3,6-) Tj 0 -12 Td (dione, pages 3-) Tj 0 -12 Td (26 or 5-) Tj 0 -12 Td (lines apart) Tj ET",
+			"the H3-26 and 3,6-dione, pages 3-26 or 5-\nlines apart"},
 		{"nor after a word of code", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
 		{"but not across a paragraph's gap", simpleFont(""), "",
