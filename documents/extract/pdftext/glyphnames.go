@@ -28,6 +28,17 @@ var extraNames = map[string]string{
 	"negationslash": "\u0338", "mapsto": "\u21A6", "minusplus": "\u2213",
 }
 
+// mathPiNames are glyph names of Adobe's Mathematical Pi fonts (H and a number), which
+// XPP and other publishers' systems set a paper's signs and Greek letters in, embedded
+// without a ToUnicode map: pdftotext reads their codes ("Ca21" for Ca²⁺, "n512" for n = 12,
+// "203 objective" for 20×), EdgeChat read nothing. These are the ones a 1998 Glia paper
+// (pdffigures2's test PDF 3a9202…) shows by its text ("Ca2+", "K+", "n = 12", "250 ± 41 µm",
+// "20× or 40×", "18α-glycyrrhetinic"), and the other signs of that row of the font.
+var mathPiNames = map[string]string{
+	"H11001": "+", "H11002": "\u2212", "H11003": "\u00D7", "H11005": "=", "H11006": "\u00B1",
+	"H11021": "<", "H11022": ">", "H9004": "\u0394", "H9251": "\u03B1",
+}
+
 // texMathNames are the glyph names of TeX's math extension fonts (cmex, and the fonts made
 // like them), which the Adobe Glyph List lacks: the big operators in their text and display
 // sizes, and delimiters and radicals in their growing sizes. pdfTeX's glyphtounicode table
@@ -85,6 +96,9 @@ func loadAGL() {
 		}
 	}
 	for k, v := range extraNames { // the list's ligatures are given as letters, as they read
+		agl[k] = v
+	}
+	for k, v := range mathPiNames {
 		agl[k] = v
 	}
 }

@@ -375,6 +375,10 @@ func TestText(t *testing.T) {
 			"BT /F1 1 Tf 72 700 Td (a\013b \014) Tj ET", "ab"},
 		{"codes 27–31 whose letters are not drawn stay without text", texBitmapFontWidths("\034aps", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
 			"BT /F1 1 Tf 72 700 Td (a\034s) Tj ET", "as"},
+		{"the glyph names of Mathematical Pi's signs and Greek", simpleFont("/Encoding << /Differences [49 /H11001 51 /H11003 53 /H11005 /H11006 68 /H9004 97 /H9251] >>"), "",
+			// pdffigures2's 3a9202….pdf (XPP, 1998): its MathematicalPi-One without ToUnicode
+			// read nothing; pdftotext reads the codes ("Ca21", "n512", "203", "18-a-")
+			"BT /F1 10 Tf 72 700 Td (1 5 3 6 a D) Tj ET", "+ = × ± α Δ"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
