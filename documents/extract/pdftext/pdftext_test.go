@@ -379,6 +379,10 @@ func TestText(t *testing.T) {
 			// pdffigures2's 3a9202….pdf (XPP, 1998): its MathematicalPi-One without ToUnicode
 			// read nothing; pdftotext reads the codes ("Ca21", "n512", "203", "18-a-")
 			"BT /F1 10 Tf 72 700 Td (1 5 3 6 a D) Tj ET", "+ = × ± α Δ"},
+		{"the glyph names of TeX's math italic and symbol fonts", simpleFont("/Encoding << /Differences [65 /lscript /lessmuch /floorleft /floorright /unionmulti /epsilon1] >>"), "",
+			// ciml-v0_9-all.pdf (pdfTeX, cmmi10 and cmsy10 without ToUnicode): E[ℓ(y, f(x))]
+			// read "E [(y, f (x))]"; pdftotext reads the codes ("`(y, f ( x))")
+			"BT /F1 10 Tf 72 700 Td (A B CD E F) Tj ET", "ℓ ≪ ⌊⌋ ⊎ ϵ"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
