@@ -175,6 +175,12 @@ func fragments(gs []glyph) []*line {
 				cur.g[len(cur.g)-1].text = norm.NFC.String(last.text + "\u0323")
 				continue
 			}
+			if negates(last, g) {
+				g.text, g.key = norm.NFC.String(g.text+"\u0338"), last.key
+				cur.g = cur.g[:len(cur.g)-1]
+				cur.add(g)
+				continue
+			}
 			if !overprinted(last, g) {
 				// on the line's baseline, or on the glyph before's when that one ends the
 				// line: a superscript's second letter ("1st"), raised by more than half its
@@ -285,6 +291,17 @@ func firstRune(s string) rune {
 func letterGlyph(g glyph) bool {
 	r := firstRune(g.text)
 	return unicode.IsLetter(r) || unicode.IsMark(r)
+}
+
+// negates says whether last is TeX's \not (cmsy's negationslash, U+0338 without advance)
+// drawn at the origin of g, the one character it strikes through: = reads ≠, ∈ reads ∉
+// (NFC's), where the slash drawn first read before it ("̸=", as a word of its own;
+// pdftotext: "6=").
+func negates(last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	r, n := utf8.DecodeRuneInString(g.text)
+	return last.text == "\u0338" && last.w <= 0.01*size && g.w > 0 && n == len(g.text) && !unicode.IsMark(r) && !g.space &&
+		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
 }
 
 // dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below

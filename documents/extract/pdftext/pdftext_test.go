@@ -383,6 +383,10 @@ func TestText(t *testing.T) {
 			// ciml-v0_9-all.pdf (pdfTeX, cmmi10 and cmsy10 without ToUnicode): E[ℓ(y, f(x))]
 			// read "E [(y, f (x))]"; pdftotext reads the codes ("`(y, f ( x))")
 			"BT /F1 10 Tf 72 700 Td (A B CD E F) Tj ET", "ℓ ≪ ⌊⌋ ⊎ ϵ"},
+		{"TeX's \\not drawn at the origin of the relation it strikes reads as one character", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 61 /LastChar 65 /Widths [500 500 500 500 0] /Encoding << /Differences [65 /negationslash] >> >>", "",
+			// ciml-v0_9-all.pdf (pdfTeX): cmsy's zero-width slash, then = at its origin, read
+			// "K ̸= k"; pdftotext reads "K 6= k"
+			"BT /F1 10 Tf 72 700 Td (?) Tj 15 0 Td (A) Tj (=) Tj 15 0 Td (@) Tj 15 0 Td (A) Tj (>) Tj ET", "? ≠ @ ≯"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
