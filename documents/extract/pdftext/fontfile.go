@@ -184,11 +184,19 @@ func (r *reader) trueTypeProgram(desc pdf.Value) []byte {
 
 // trueTypeText maps the CIDs of a CIDFontType2 font to text, by the embedded TrueType font's
 // Unicode cmap, read backwards (CID to glyph by CIDToGIDMap), and its glyph substitutions
-// (gsub.go) for glyphs the cmap does not reach.
+// (gsub.go) for glyphs the cmap does not reach; a program without cmap or post table, by
+// the standard order of its glyphs where its advances show that order (glyphorder.go).
 func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
 	data := r.trueTypeProgram(d.Key("FontDescriptor"))
 	if data == nil {
 		return nil
+	}
+	if byOrder := standardOrderText(sfntTables(data)); byOrder != nil {
+		byGlyph := make(map[sfnt.GlyphIndex]string, len(byOrder))
+		for g, t := range byOrder {
+			byGlyph[sfnt.GlyphIndex(g)] = t
+		}
+		return r.cidsText(d, byGlyph)
 	}
 	fnt, err := sfnt.Parse(data)
 	if err != nil {
@@ -217,7 +225,12 @@ func (r *reader) trueTypeText(d pdf.Value) map[uint32]string {
 			byGlyph[sfnt.GlyphIndex(g)] = t
 		}
 	}
-	// CIDs are glyph numbers, unless CIDToGIDMap says otherwise.
+	return r.cidsText(d, byGlyph)
+}
+
+// cidsText maps the CIDs of CIDFontType2 font d to the text of their glyphs (byGlyph): CIDs
+// are glyph numbers, unless CIDToGIDMap says otherwise.
+func (r *reader) cidsText(d pdf.Value, byGlyph map[sfnt.GlyphIndex]string) map[uint32]string {
 	out := make(map[uint32]string, len(byGlyph))
 	if m := d.Key("CIDToGIDMap"); m.Kind() == pdf.Stream {
 		table, err := r.stream(m, "a CIDToGIDMap")

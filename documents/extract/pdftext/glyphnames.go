@@ -28,6 +28,41 @@ var extraNames = map[string]string{
 	"negationslash": "\u0338", "mapsto": "\u21A6", "minusplus": "\u2213",
 }
 
+// texMathFontNames are the glyph names of TeX's math italic and symbol fonts (cmmi, cmsy
+// and the fonts made like them) that the Adobe Glyph List lacks, as pdfTeX's
+// glyphtounicode table gives them. pdfTeX writes no ToUnicode map unless told to, and a
+// paper's ℓ, ≪, ⊎, ⌊x⌋ were left out: kreuzberg's "A Course in Machine Learning"
+// (pdfTeX 1.40.14) read its loss E[ℓ(y, f(x))] as "E [(y, f (x))]" (pdftotext reads the
+// codes: "`(y, f ( x))"). The pieces TeX builds arrows and accents of (the hooks of ↪, the
+// vector arrow, the tie) are left out.
+var texMathFontNames = map[string]string{
+	"epsilon1": "\u03F5", "pi1": "\u03D6", "rho1": "\u03F1", "lscript": "\u2113",
+	"arrowlefttophalf": "\u21BC", "arrowleftbothalf": "\u21BD", "arrowrighttophalf": "\u21C0",
+	"arrowrightbothalf": "\u21C1", "triangleright": "\u25B7", "triangleleft": "\u25C1", "star": "\u22C6",
+	"flat": "\u266D", "natural": "\u266E", "sharp": "\u266F", "slurbelow": "\u2323", "slurabove": "\u2322",
+	"diamondmath": "\u22C4", "circleminus": "\u2296", "circledivide": "\u2298", "circledot": "\u2299",
+	"equivasymptotic": "\u224D", "precedesequal": "\u2AAF", "followsequal": "\u2AB0", "lessmuch": "\u226A",
+	"greatermuch": "\u226B", "follows": "\u227B", "arrownortheast": "\u2197", "arrowsoutheast": "\u2198",
+	"arrownorthwest": "\u2196", "arrowsouthwest": "\u2199", "similarequal": "\u2243", "prime": "\u2032",
+	"owner": "\u220B", "triangle": "\u25B3", "triangleinv": "\u25BD", "Rfractur": "\u211C", "Ifractur": "\u2111",
+	"latticetop": "\u22A4", "unionmulti": "\u228E", "turnstileleft": "\u22A2", "turnstileright": "\u22A3",
+	"floorleft": "\u230A", "floorright": "\u230B", "ceilingleft": "\u2308", "ceilingright": "\u2309",
+	"bardbl": "\u2016", "arrowbothv": "\u2195", "arrowdblbothv": "\u21D5", "wreathproduct": "\u2240",
+	"coproduct": "\u2210", "unionsq": "\u2294", "intersectionsq": "\u2293", "subsetsqequal": "\u2291",
+	"supersetsqequal": "\u2292",
+}
+
+// mathPiNames are glyph names of Adobe's Mathematical Pi fonts (H and a number), which
+// XPP and other publishers' systems set a paper's signs and Greek letters in, embedded
+// without a ToUnicode map: pdftotext reads their codes ("Ca21" for Ca²⁺, "n512" for n = 12,
+// "203 objective" for 20×), EdgeChat read nothing. These are the ones a 1998 Glia paper
+// (pdffigures2's test PDF 3a9202…) shows by its text ("Ca2+", "K+", "n = 12", "250 ± 41 µm",
+// "20× or 40×", "18α-glycyrrhetinic"), and the other signs of that row of the font.
+var mathPiNames = map[string]string{
+	"H11001": "+", "H11002": "\u2212", "H11003": "\u00D7", "H11005": "=", "H11006": "\u00B1",
+	"H11021": "<", "H11022": ">", "H9004": "\u0394", "H9251": "\u03B1",
+}
+
 // texMathNames are the glyph names of TeX's math extension fonts (cmex, and the fonts made
 // like them), which the Adobe Glyph List lacks: the big operators in their text and display
 // sizes, and delimiters and radicals in their growing sizes. pdfTeX's glyphtounicode table
@@ -87,7 +122,15 @@ func loadAGL() {
 	for k, v := range extraNames { // the list's ligatures are given as letters, as they read
 		agl[k] = v
 	}
+	for k, v := range mathPiNames {
+		agl[k] = v
+	}
 	for k, v := range amsSymbolNames { // amsnames.go
+		if _, ok := agl[k]; !ok {
+			agl[k] = v
+		}
+	}
+	for k, v := range texMathFontNames {
 		if _, ok := agl[k]; !ok {
 			agl[k] = v
 		}

@@ -175,6 +175,12 @@ func fragments(gs []glyph) []*line {
 				cur.g[len(cur.g)-1].text = norm.NFC.String(last.text + "\u0323")
 				continue
 			}
+			if negates(last, g) {
+				g.text, g.key = norm.NFC.String(g.text+"\u0338"), last.key
+				cur.g = cur.g[:len(cur.g)-1]
+				cur.add(g)
+				continue
+			}
 			if !overprinted(last, g) {
 				// on the line's baseline, or on the glyph before's when that one ends the
 				// line: a superscript's second letter ("1st"), raised by more than half its
@@ -285,6 +291,17 @@ func firstRune(s string) rune {
 func letterGlyph(g glyph) bool {
 	r := firstRune(g.text)
 	return unicode.IsLetter(r) || unicode.IsMark(r)
+}
+
+// negates says whether last is TeX's \not (cmsy's negationslash, U+0338 without advance)
+// drawn at the origin of g, the one character it strikes through: = reads ≠, ∈ reads ∉
+// (NFC's), where the slash drawn first read before it ("̸=", as a word of its own;
+// pdftotext: "6=").
+func negates(last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	r, n := utf8.DecodeRuneInString(g.text)
+	return last.text == "\u0338" && last.w <= 0.01*size && g.w > 0 && n == len(g.text) && !unicode.IsMark(r) && !g.space &&
+		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
 }
 
 // dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below
@@ -624,6 +641,8 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 		}
 		b.WriteString(text)
 		switch {
+		case i < last && endsDigitHyphen(text) && continuesCompound(text, texts[i+1]):
+			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
 		case i < last && endsHyphen(text) && startsUpper(texts[i+1]):
@@ -662,6 +681,30 @@ func endsHyphen(s string) bool {
 	r := []rune(s[max(0, len(s)-12):])
 	n := len(r)
 	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010' || r[n-1] == '\u00AD') && unicode.IsLetter(r[n-2])
+}
+
+// endsDigitHyphen says whether s ends in a hyphen right after a digit: never a break of
+// hyphenation, which parts words between letters, but a hyphen of the text, at which a
+// compound of chemistry or a range of numbers is broken across lines ("H3-" "26",
+// "(R/S)-2-methyl-…-2-" "phenylethyl)-…", "2.17-" "2.06" in a paper of CERMINE's; pdftotext
+// drops the hyphen, "H326").
+func endsDigitHyphen(s string) bool {
+	r := []rune(s[max(0, len(s)-12):])
+	n := len(r)
+	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010') && unicode.IsDigit(r[n-2])
+}
+
+// continuesCompound says whether next, the line after text (which ends in a hyphen after a
+// digit), goes on with text's compound: it starts with a digit ("H3-" "26"), or with a
+// letter after a word that is more than a number ("3,6-" "dione"; a number alone, "5-",
+// before a line of words may end a line of its own).
+func continuesCompound(text, next string) bool {
+	first, _ := utf8.DecodeRuneInString(next)
+	if unicode.IsDigit(first) {
+		return true
+	}
+	word := strings.TrimRight(text[strings.LastIndexAny(text, " \t")+1:], "-\u2010")
+	return unicode.IsLetter(first) && strings.IndexFunc(word, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0
 }
 
 // continuesWord says whether next, the line after text (which ends in a hyphen), may

@@ -72,6 +72,11 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -12 Td (ated word) Tj ET", "a hyphenated word"},
 		{"hyphenated line ends rejoin in a text set one and a half spaced (INSTEAD's manuals)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (a \"hyphen-) Tj 0 -15.5 Td (ated\" word) Tj ET", "a \"hyphenated\" word"},
+		{"a hyphen after a digit at a line's end joins its compound, the hyphen kept", simpleFont(""), "",
+			// CERMINE's test3.pdf and example3.pdf (Distiller): "H3-" "26)", "2.17-" "2.06(9H,",
+			// "amino)-2-" "phenylethyl)": hyphens of the text, which pdftotext drops ("H326)")
+			"BT /F1 10 Tf 72 700 Td (the H3-) Tj 0 -12 Td (26 and 3,6-) Tj 0 -12 Td (dione, pages 3-) Tj 0 -12 Td (26 or 5-) Tj 0 -12 Td (lines apart) Tj ET",
+			"the H3-26 and 3,6-dione, pages 3-26 or 5-\nlines apart"},
 		{"nor after a word of code", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
 		{"but not across a paragraph's gap", simpleFont(""), "",
@@ -376,11 +381,27 @@ func TestText(t *testing.T) {
 			// ifeffit's autobk.pdf (dvips, Ghostscript 10): glyphs named "\x0e", "f"; a
 			// ToUnicode map for the letters only; pdftotext prints "coe\x0ecient"
 			"BT /F1 1 Tf 72 700 Td (coe\016cient \014le e\013ect \015ag) Tj ET", "coefficient file effect flag"},
+		{"Ghostscript's dvips fonts drawing code 0, named BnZr: OT1's ligatures still read", strings.ReplaceAll(ghostscriptBitmapFont("\000\013\014filaegnoctdr", map[byte]int{'f': 1200, 'i': 1200, 'l': 1000, 11: 2400, 12: 2200}), "/#00 ", "/BnZr "), "",
+			// CERMINE's timeout/complex.pdf (dvips, Ghostscript 8.62): cmr's Γ at code 0 is
+			// named "BnZr", and "effective" read "eective" (pdftotext: "e ective")
+			"BT /F1 1 Tf 72 700 Td (\014le e\013ect) Tj ET", "file effect"},
 		{"codes 11–15 as wide as the math italic's Greek letters stay without text", ghostscriptBitmapFont("\013\014fiab", map[byte]int{'f': 4902, 'i': 3445, 11: 6403, 12: 5663}), "",
 			// cmmi10's α and β: far narrower than f and f, f and i of that font
 			"BT /F1 1 Tf 72 700 Td (a\013b \014) Tj ET", "ab"},
 		{"codes 27–31 whose letters are not drawn stay without text", texBitmapFontWidths("\034aps", map[byte]int{'f': 2979, 'i': 2708, 28: 5417}), "",
 			"BT /F1 1 Tf 72 700 Td (a\034s) Tj ET", "as"},
+		{"the glyph names of Mathematical Pi's signs and Greek", simpleFont("/Encoding << /Differences [49 /H11001 51 /H11003 53 /H11005 /H11006 68 /H9004 97 /H9251] >>"), "",
+			// pdffigures2's 3a9202….pdf (XPP, 1998): its MathematicalPi-One without ToUnicode
+			// read nothing; pdftotext reads the codes ("Ca21", "n512", "203", "18-a-")
+			"BT /F1 10 Tf 72 700 Td (1 5 3 6 a D) Tj ET", "+ = × ± α Δ"},
+		{"the glyph names of TeX's math italic and symbol fonts", simpleFont("/Encoding << /Differences [65 /lscript /lessmuch /floorleft /floorright /unionmulti /epsilon1] >>"), "",
+			// ciml-v0_9-all.pdf (pdfTeX, cmmi10 and cmsy10 without ToUnicode): E[ℓ(y, f(x))]
+			// read "E [(y, f (x))]"; pdftotext reads the codes ("`(y, f ( x))")
+			"BT /F1 10 Tf 72 700 Td (A B CD E F) Tj ET", "ℓ ≪ ⌊⌋ ⊎ ϵ"},
+		{"TeX's \\not drawn at the origin of the relation it strikes reads as one character", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 61 /LastChar 65 /Widths [500 500 500 500 0] /Encoding << /Differences [65 /negationslash] >> >>", "",
+			// ciml-v0_9-all.pdf (pdfTeX): cmsy's zero-width slash, then = at its origin, read
+			// "K ̸= k"; pdftotext reads "K 6= k"
+			"BT /F1 10 Tf 72 700 Td (?) Tj 15 0 Td (A) Tj (=) Tj 15 0 Td (@) Tj 15 0 Td (A) Tj (>) Tj ET", "? ≠ @ ≯"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
@@ -612,6 +633,7 @@ func FuzzFont(f *testing.F) {
 	f.Add(glyfProgram([2]int16{50, 450}, [2]int16{-550, -350}), "uni064E")
 	f.Add(withOutlines(0x41, []string{"uni1235", "visiblespace"}, []bool{false, true}), "visiblespace")
 	f.Add(cffWithCharset([]int{266, 267}, []int{11, 14}), "ff")
+	f.Add(orderedProgram(macGlyphNames, arialAdvance), "Adieresis")
 	f.Add([]byte("/90ms-RKSJ-H usecmap 1 begincidchar <967B> 1125 endcidchar"), "90ms-RKSJ-V")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		tables := sfntTables(data)
@@ -644,6 +666,7 @@ func FuzzFont(f *testing.F) {
 		devanagariGlyph(name)
 		numericCode(name)
 		trueTypeCodeNames(data)
+		standardOrderText(sfntTables(data))
 		sources := gsubSources(data)
 		substitutedText(map[uint16]string{1: "a", 2: "b"}, sources)
 		var names [256]string

@@ -30,7 +30,8 @@ var t1Punctuation = map[int]string{
 }
 
 // texBitmapCodes sets the text of a Type 3 font's ligature codes when all its glyphs are
-// named by their codes ("a28", "a7", or the code's byte), and its CharProcs (procs: the
+// named by their codes ("a28", "a7", or the code's byte; code 0 by any name that is no
+// glyph's), and its CharProcs (procs: the
 // glyph names it draws, the subset in use) show which: codes 27–31 as T1's ligatures when it
 // draws a letter of T1's upper half (192–255: the EC fonts' accented letters, which neither
 // the math fonts nor OT1 fonts have) and none of 11–15 (OT1's ligatures, T1's accents and
@@ -46,6 +47,12 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 			continue
 		}
 		if len(n) == 1 && int(n[0]) == c {
+			byName[n] = c
+			continue
+		}
+		if c == 0 && glyphText(n) == "" {
+			// Code 0 cannot be named by its byte: Ghostscript names it "BnZr" (OT1's Γ in
+			// cmr, drawn in any paper with a Γ; a CEBAF preprint's dvips fonts, 2008)
 			byName[n] = c
 			continue
 		}
