@@ -86,6 +86,7 @@ func TestXLSX(t *testing.T) {
 	// styles: 0 general, 1 built-in date (14), 2 custom date and time, 3 built-in time (20),
 	// 4 a custom number format with letters in quotes and brackets (no date), 5 elapsed time,
 	// 6 built-in #,##0.00, 7 a custom fixed-point format with a currency, 8 built-in 0.00%
+	// (numbers as Excel shows them: thousands separators, currency, percent; numfmt_test.go)
 	styles := `<numFmts count="3"><numFmt numFmtId="164" formatCode="dd\.mm\.yyyy\ hh:mm"/><numFmt numFmtId="165" formatCode="[Red]#,##0&quot; days&quot;;[Blue]\-0"/><numFmt numFmtId="166" formatCode="[h]:mm"/><numFmt numFmtId="167" formatCode="[$€-407]\ #,##0.0000;[Red]\-0"/></numFmts>` +
 		`<cellStyleXfs><xf numFmtId="14"/></cellStyleXfs>` +
 		`<cellXfs><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="20"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="4"/><xf numFmtId="167"/><xf numFmtId="10"/></cellXfs>`
@@ -102,7 +103,7 @@ func TestXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSections(t, doc, "xlsx", []extract.Section{
-		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.99\t19.99\t245764.8665\t0.00\t0.1234\t0.0015\t1700\t-2.5\t1E+300\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12\t36:00\t1900-02-29\t2024-02-29"},
+		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.99\t19.99\t€ 245,764.8665\t0.00\t12.34%\t0.0015\t1700\t-2.5\t1E+300\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12 days\t36:00\t1900-02-29\t2024-02-29"},
 		{Heading: "Old", Text: "secret but read"},
 	})
 	// the 1904 date system counts from 1904-01-01
