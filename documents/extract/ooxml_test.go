@@ -191,9 +191,10 @@ func TestPPTX(t *testing.T) {
 	})
 }
 
-// TestOOXMLRefused: a macro-enabled workbook, a template or a slide show is refused by its
+// TestOOXMLRefused: a binary workbook, or a package of the other kind, is refused by its
 // content type whatever its name; a package without content types or with a damaged sheet
-// or slide is damaged; an OLE file is encrypted.
+// or slide is damaged; an OLE file is encrypted. (Macro-enabled workbooks, templates and
+// slide shows are read: TestOOXMLVariants.)
 func TestOOXMLRefused(t *testing.T) {
 	book := func(contentType, sheetXML string) []byte {
 		return ooxmlPackage("xl/workbook.xml", contentType,
@@ -208,10 +209,8 @@ func TestOOXMLRefused(t *testing.T) {
 		want error
 		says string
 	}{
-		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml", ok), extract.ErrUnsupported, "it is a macro-enabled workbook (.xlsm), not an Excel workbook (.xlsx)"},
-		{"template.xlsx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml", ok), extract.ErrUnsupported, "it is an Excel template (.xltx)"},
-		{"show.pptx", ooxmlPackage("ppt/presentation.xml", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
-			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `/>`}), extract.ErrUnsupported, "it is a slide show (.ppsx), not a PowerPoint presentation (.pptx)"},
+		{"binary.xlsx", book("application/vnd.ms-excel.sheet.binary.macroEnabled.main", ok), extract.ErrUnsupported, "it is a binary workbook (.xlsb), not an Excel workbook (.xlsx)"},
+		{"slides.xlsx", book(presentType, ok), extract.ErrUnsupported, "it is a PowerPoint presentation (.pptx), not an Excel workbook (.xlsx)"},
 		{"notypes.xlsx", testdocs.Zip(testdocs.File{Name: "xl/workbook.xml", Body: `<workbook/>`}), extract.ErrCorrupt, "[Content_Types].xml is missing"},
 		{"nomain.pptx", ooxmlPackage("ppt/presentation.xml", presentType), extract.ErrCorrupt, "ppt/presentation.xml is missing"},
 		{"damaged.xlsx", book(sheetType, sheet(`<row><c t="inlineStr"><is><t>x</t></is></c></row><row><c`)), extract.ErrCorrupt, "sheet1.xml"},
@@ -226,6 +225,51 @@ func TestOOXMLRefused(t *testing.T) {
 	// sniffed without an extension
 	if f := extract.FormatOf("upload", book(sheetType, ok)); f != "xlsx" {
 		t.Errorf("FormatOf a workbook without extension = %q", f)
+	}
+}
+
+// TestOOXMLVariants: a macro-enabled workbook or presentation, a template and a slide show
+// hold their data in the same parts as the plain kinds and are read as them (their
+// vbaProject.bin is never read, their macros never run), by content type and by extension.
+func TestOOXMLVariants(t *testing.T) {
+	vba := testdocs.File{Name: "xl/vbaProject.bin", Body: "\xd0\xcf\x11\xe0 not read"}
+	book := func(contentType string) []byte {
+		return ooxmlPackage("xl/workbook.xml", contentType,
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/sheet1.xml")},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)}, vba)
+	}
+	slides := func(contentType string) []byte {
+		return ooxmlPackage("ppt/presentation.xml", contentType,
+			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`},
+			testdocs.File{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
+			testdocs.File{Name: "ppt/slides/slide1.xml", Body: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("", run("data")) + `</p:spTree></p:cSld></p:sld>`})
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"macros.xlsm", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
+		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
+		{"template.xltx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml")},
+		{"template.xltm", book("application/vnd.ms-excel.template.macroEnabled.main+xml")},
+		{"macros.pptm", slides("application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml")},
+		{"show.ppsx", slides("application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml")},
+		{"show.ppsm", slides("application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")},
+		{"template.potx", slides("application/vnd.openxmlformats-officedocument.presentationml.template.main+xml")},
+		{"template.potm", slides("application/vnd.ms-powerpoint.template.macroEnabled.main+xml")},
+	} {
+		doc, err := extract.Bytes(context.Background(), c.name, c.data, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(doc.Sections) != 1 || doc.Sections[0].Text != "data" {
+			t.Errorf("%s: got %+v, want one section reading data", c.name, doc.Sections)
+		}
+		if f := extract.FormatOf(c.name, nil); f == "" {
+			t.Errorf("FormatOf(%q) knows no format", c.name)
+		}
 	}
 }
 
