@@ -28,6 +28,7 @@ type numSection struct {
 	// holds General; percent, scale and grouping its %s, trailing commas and thousands
 	// separator; sci and frac whether it is scientific or a fraction.
 	date     xlsxDateKind
+	clock    clockStyle
 	general  bool
 	percent  int
 	scale    int
@@ -38,12 +39,30 @@ type numSection struct {
 
 // numToken is a literal (kind 'L'), a digit placeholder ('0', '#', '?') of the integer
 // part (part 'i'), the decimals ('d'), the exponent ('e'), a fraction's numerator ('n') or
-// denominator ('m'), the decimal point ('.'), the exponent's sign ('E': text "+" or "-"),
+// denominator ('m'), the decimal point ('.'), the exponent's letter and sign ('E': text
+// "E+", "e-"…),
 // General ('G') or the text ('@').
 type numToken struct {
 	kind byte
 	part byte
 	text string
+}
+
+// clockStyle is how a date section writes its time: zero-padded hours (hh, [hh]), no hours
+// at all (mm:ss), the unit elapsed time counts in ('h', 'm', 's' for [h], [m], [s]) and
+// the decimals of its seconds (ss.00).
+type clockStyle struct {
+	hourPad, noHours bool
+	unit             byte
+	frac             int
+}
+
+// hourWidth is the width hours are padded to.
+func (c clockStyle) hourWidth() int {
+	if c.hourPad {
+		return 2
+	}
+	return 1
 }
 
 // xlsxAMPM marks a time shown on the 12-hour clock (AM/PM, A/P).
@@ -172,6 +191,9 @@ func parseSection(code string) *numSection {
 			i += j
 			switch low := strings.ToLower(in); {
 			case low != "" && strings.Trim(low, "hms") == "":
+				if !elapsed {
+					s.clock.unit = low[0]
+				}
 				elapsed = true
 				dateCodes += low
 			case strings.HasPrefix(in, "$"):
@@ -199,7 +221,7 @@ func parseSection(code string) *numSection {
 		case c == '/':
 			s.toks = append(s.toks, numToken{kind: '/', text: "/"})
 		case (c == 'E' || c == 'e') && i+1 < len(code) && (code[i+1] == '+' || code[i+1] == '-'):
-			s.toks = append(s.toks, numToken{kind: 'E', text: code[i+1 : i+2]})
+			s.toks = append(s.toks, numToken{kind: 'E', text: code[i : i+2]})
 			i++
 		case len(code)-i >= 7 && strings.EqualFold(code[i:i+7], "general"):
 			s.toks = append(s.toks, numToken{kind: 'G'})
@@ -223,6 +245,19 @@ func parseSection(code string) *numSection {
 		s.date = dateKindOf(dateCodes, elapsed)
 		if ampm {
 			s.date |= xlsxAMPM
+		}
+		s.clock.hourPad = strings.Contains(dateCodes, "hh")
+		s.clock.noHours = !strings.Contains(dateCodes, "h") && !elapsed
+		for i, t := range s.toks { // the decimals of seconds: 0s after a point
+			if t.kind == '.' {
+				for _, u := range s.toks[i+1:] {
+					if u.kind != '0' {
+						break
+					}
+					s.clock.frac++
+				}
+				break
+			}
 		}
 		return s
 	}
@@ -321,7 +356,7 @@ func (s *numSection) layout() {
 				s.sci = true
 				part = 'e'
 			} else {
-				t.kind, t.text = 'L', "E"+t.text
+				t.kind = 'L'
 			}
 		case '0', '#', '?':
 			if !s.frac {
@@ -438,8 +473,12 @@ func (f *numFormat) formatText(text string) string {
 func (s *numSection) formatNumber(v float64, abs bool, general func(float64) string) string {
 	neg := v < 0 && !abs && !s.signed()
 	v = math.Abs(v)
-	v *= math.Pow(100, float64(s.percent))
-	v /= math.Pow(1000, float64(s.scale))
+	if s.percent > 0 || s.scale > 0 {
+		v *= math.Pow(100, float64(s.percent))
+		v /= math.Pow(1000, float64(s.scale))
+		// to the 15 digits Excel keeps: 3.5E-4 as a percent is 0.035, not 0.034999999999999996
+		v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64)
+	}
 	count := func(part byte) (n int, codes []byte) {
 		for _, t := range s.toks {
 			if isDigitTok(t.kind) && t.part == part {
@@ -501,9 +540,9 @@ func (s *numSection) formatNumber(v float64, abs bool, general func(float64) str
 			} else {
 				b.WriteString(t.text)
 			}
-		case 'E':
-			b.WriteString("E")
-			if t.text == "+" || expSign == "-" {
+		case 'E': // E or e as the code writes it, + only where it asks for one
+			b.WriteString(t.text[:1])
+			if t.text[1] == '+' || expSign == "-" {
 				b.WriteString(expSign)
 			}
 		case '0', '#', '?':

@@ -16,7 +16,7 @@ func formatted(code string, v float64) string {
 	case sec == nil:
 		return "General"
 	case sec.date != xlsxNumber:
-		return serialDate(v, false, sec.date)
+		return serialDate(v, false, sec.date, sec.clock)
 	}
 	return sec.formatNumber(v, abs, func(g float64) string { return strconv.FormatFloat(g, 'f', -1, 64) })
 }
@@ -58,12 +58,14 @@ func TestNumFormat(t *testing.T) {
 		// percent and scientific
 		{"0%", 0.08, "8%"},
 		{"0.00%", 0.1234, "12.34%"},
+		{"#,##0.00%", 3.5e-4, "0.04%"},
 		{"0.00E+00", 12345, "1.23E+04"},
 		{"0.00E+00", 0.00012, "1.20E-04"},
 		{"0.00E+00", 9.999, "1.00E+01"},
 		{"##0.0E+0", 12345, "12.3E+3"},
 		{"0.0E-0", 12345, "1.2E4"},
 		{"0.0E-0", 0.00012, "1.2E-4"},
+		{"0.0e+0", 12345, "1.2e+4"},
 		// fractions
 		{"# ?/?", 1.5, "1 1/2"},
 		{"# ?/?", 0.5, "1/2"},
@@ -104,6 +106,13 @@ func TestNumFormat(t *testing.T) {
 		{"h:mm:ss AM/PM", 0.0001, "12:00:09 AM"},
 		{"[h]:mm:ss", 1.5, "36:00:00"},
 		{`[$-409]mmmm d, yyyy;@`, 45000, "2023-03-15"},
+		{"h:mm", 0.3541666, "8:30"},
+		{"hh:mm", 0.3541666, "08:30"},
+		{"[m]:ss.000", 3.14159, "4523:53.376"},
+		{"[s].000", 3.14159, "271433.376"},
+		{"[hh]:mm:ss.0", 3.14159, "75:23:53.4"},
+		{"[h]:mm:ss", -3.14159, "-75:23:53"},
+		{"mm:ss", 0.00382, "05:30"},
 	} {
 		if got := formatted(c.code, c.v); got != c.want {
 			t.Errorf("%q of %v: got %q, want %q", c.code, c.v, got, c.want)
@@ -122,7 +131,7 @@ func TestNumFormatBuiltin(t *testing.T) {
 		{9, 0.125, "13%"}, {10, 0.125, "12.50%"}, {11, 1234, "1.23E+03"}, {12, 0.25, "1/4"},
 		{13, 0.3333, "1/3"}, {37, -1234, "(1,234)"}, {38, 1234, "1,234"}, {39, -1.5, "(1.50)"},
 		{41, 0, "-"}, {42, 1234, "$ 1,234"}, {43, -1.5, "(1.50)"}, {44, 0, "$ -"},
-		{48, 1234, "1.2E+3"}, {18, 0.5, "12:00 PM"}, {22, 45000.25, "2023-03-15 06:00"}, {46, 2, "48:00:00"},
+		{48, 1234, "1.2E+3"}, {18, 0.5, "12:00 PM"}, {22, 45000.25, "2023-03-15 6:00"}, {45, 0.00382, "05:30"}, {47, 0.0038205, "05:30.1"}, {46, 2, "48:00:00"},
 	} {
 		if got := formatted(builtinCodes[c.id], c.v); got != c.want {
 			t.Errorf("built-in %d (%q) of %v: got %q, want %q", c.id, builtinCodes[c.id], c.v, got, c.want)

@@ -305,7 +305,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case sec == nil:
 		return generalNumber(v, f)
 	case sec.date != xlsxNumber:
-		return serialDate(f, x.date1904, sec.date)
+		return serialDate(f, x.date1904, sec.date, sec.clock)
 	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
 		return generalNumber(v, f)
 	}
@@ -337,18 +337,26 @@ func generalNumber(v string, f float64) string {
 // serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
 // (1900 system, with Lotus 1-2-3's 29 February 1900, which Excel keeps: serial 60; below it
 // the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
-// rounded to the second (and shown to the minute where the format shows no seconds, as
-// Excel shows it). Serials out of Excel's range (negative, after 9999) are written as
-// numbers.
-func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
+// rounded to the second or to the fraction of one the format shows (ss.000), on the clock
+// the format shows: the date as 2023-03-15 whatever its order in the format (Excel's own
+// follows the computer's locale), the time with or without hours, zero-padded hours (hh),
+// the 12-hour clock (AM/PM), hours, minutes or seconds counted past the day ([h], [m],
+// [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
+// written as numbers.
+func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle) string {
+	elapsed := kind&xlsxElapsed != 0 && kind&xlsxDate == 0
+	sign := ""
+	if serial < 0 && elapsed {
+		serial, sign = -serial, "-"
+	}
 	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
 		return strconv.FormatFloat(serial, 'f', -1, 64)
 	}
-	days := math.Floor(serial)
-	secs := int(math.Round((serial - days) * 86400))
-	if secs >= 86400 {
-		days, secs = days+1, 0
-	}
+	scale := int64(math.Pow10(min(st.frac, 3)))
+	ticks := int64(math.Round(serial * 86400 * float64(scale)))
+	days := ticks / (86400 * scale)
+	secs := int(ticks % (86400 * scale) / scale)
+	sub := ticks % scale
 	var out []string
 	if kind&xlsxDate != 0 {
 		var d time.Time
@@ -367,21 +375,34 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
 		}
 	}
 	if kind&xlsxClock != 0 {
-		hours := secs / 3600
-		if kind&xlsxElapsed != 0 {
-			hours += int(days) * 24
+		hours, total := secs/3600, int64(secs)+days*86400
+		ampm := kind&xlsxAMPM != 0 && !elapsed
+		if ampm {
+			hours = (hours+11)%12 + 1
 		}
-		clock := fmt.Sprintf("%02d:%02d", hours, secs/60%60)
-		if kind&xlsxAMPM != 0 && kind&xlsxElapsed == 0 {
-			clock = fmt.Sprintf("%d:%02d", (hours+11)%12+1, secs/60%60)
+		var clock string
+		switch {
+		case elapsed && st.unit == 'm':
+			clock = strconv.FormatInt(total/60, 10)
+		case elapsed && st.unit == 's':
+			clock = strconv.FormatInt(total, 10)
+		case elapsed:
+			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), total/3600, secs/60%60)
+		case st.noHours:
+			clock = fmt.Sprintf("%02d", secs/60%60)
+		default:
+			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), hours, secs/60%60)
 		}
-		if kind&xlsxSeconds != 0 {
+		if kind&xlsxSeconds != 0 && !(elapsed && st.unit == 's') {
 			clock += fmt.Sprintf(":%02d", secs%60)
 		}
-		if kind&xlsxAMPM != 0 && kind&xlsxElapsed == 0 {
-			clock += map[bool]string{true: " PM", false: " AM"}[hours >= 12]
+		if st.frac > 0 {
+			clock += fmt.Sprintf(".%0*d", min(st.frac, 3), sub)
 		}
-		out = append(out, clock)
+		if ampm {
+			clock += map[bool]string{true: " PM", false: " AM"}[secs >= 12*3600]
+		}
+		out = append(out, sign+clock)
 	}
 	return strings.Join(out, " ")
 }
