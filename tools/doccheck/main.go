@@ -291,7 +291,7 @@ func main() {
 		}
 	}
 	if *set == "ooxml" { // XLSX and PPTX, with --dir or --files (ooxmlref.go)
-		kinds = []string{".xlsx", ".pptx"}
+		kinds = []string{".xlsx", ".xlsm", ".xltx", ".xltm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm"}
 		if !haveOOXMLReferences() {
 			fmt.Fprintln(os.Stderr, "doccheck: xlsx2csv or officeparser is not in the cache: run tools/setup.sh --doccheck")
 			os.Exit(1)
@@ -570,7 +570,7 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
-	switch strings.ToLower(filepath.Ext(doc)) {
+	switch ooxmlExt(doc) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
 		out, st, err := run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
 		return framePlaceholder.ReplaceAll(out, []byte(" ")), st, err

@@ -44,14 +44,27 @@ var (
 // unmarkOOXML takes a reader's marks off an XLSX's or PPTX's text: xlsx2csv's sheet
 // separators, EdgeChat's slide labels; and writes an XLSX's decimal numbers alike.
 func unmarkOOXML(doc string, ref, ours []byte) ([]byte, []byte) {
-	switch filepath.Ext(doc) {
-	case ".xlsx", ".XLSX":
+	switch ooxmlExt(doc) {
+	case ".xlsx":
 		ref = sheetLine.ReplaceAll(ref, nil)
 		ref, ours = sameDecimals(ref), sameDecimals(ours)
-	case ".pptx", ".PPTX":
+	case ".pptx":
 		ours = slideHeading.ReplaceAll(ours, nil)
 	}
 	return ref, ours
+}
+
+// ooxmlExt is doc's extension in lower case, a macro-enabled, template or slide show
+// variant's as its plain kind's (.xlsm: .xlsx, .ppsx: .pptx), which the same reference reads.
+func ooxmlExt(doc string) string {
+	ext := strings.ToLower(filepath.Ext(doc))
+	switch ext {
+	case ".xlsm", ".xltx", ".xltm":
+		return ".xlsx"
+	case ".pptm", ".ppsx", ".ppsm", ".potx", ".potm":
+		return ".pptx"
+	}
+	return ext
 }
 
 // haveOOXMLReferences says whether both reference readers are installed.
@@ -98,7 +111,7 @@ func rescore(dir string, loose bool) {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if strings.EqualFold(filepath.Ext(name), ".xlsx") {
+		if ooxmlExt(name) == ".xlsx" {
 			r, o = sameDecimals(r), sameDecimals(o)
 		}
 		recall, precision := compare(words(r, loose), words(o, loose))
