@@ -250,6 +250,10 @@ func TestOOXMLVariants(t *testing.T) {
 		data []byte
 	}{
 		{"macros.xlsm", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
+		{"macrosheet.xlsm", ooxmlPackage("xl/workbook.xml", "application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="Macro1" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.microsoft.com/office/2006/relationships/xlMacrosheet" Target="macrosheets/sheet1.xml"/></Relationships>`},
+			testdocs.File{Name: "xl/macrosheets/sheet1.xml", Body: `<xm:macrosheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>data</t></is></c></row></sheetData></xm:macrosheet>`}, vba)},
 		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
 		{"template.xltx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml")},
 		{"template.xltm", book("application/vnd.ms-excel.template.macroEnabled.main+xml")},

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets in the
+// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets (and macro
+// sheets' cells) in the
 // workbook's order (xl/workbook.xml, through its relationships), hidden ones too, each a
 // section under the sheet's name; a sheet's rows in order, a row's cells separated by tabs
 // and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
@@ -84,13 +85,20 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 			date1904 = v == "1" || v == "true"
 		case "sheet":
 			r, ok := rels[relID(t)]
-			if ok && !r.external && strings.HasSuffix(r.typ, "/worksheet") && a.has(r.target) {
+			if ok && !r.external && isSheetType(r.typ) && a.has(r.target) {
 				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
 			}
 		}
 		return nil
 	})
 	return sheets, date1904, err
+}
+
+// isSheetType says whether a workbook relationship of type typ is a sheet of cells: a
+// worksheet, or an Excel 4.0 macro sheet (xlMacrosheet, xlIntlMacrosheet), whose cells hold
+// text and values like a worksheet's (read, never run).
+func isSheetType(typ string) bool {
+	return strings.HasSuffix(typ, "/worksheet") || strings.HasSuffix(typ, "/xlMacrosheet") || strings.HasSuffix(typ, "/xlIntlMacrosheet")
 }
 
 // xlsxReader reads a workbook's parts into doc.
