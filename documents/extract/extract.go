@@ -138,7 +138,9 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 
 // Extensions by format; anything else is sniffed.
 var formats = map[string]string{
-	".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx", ".pptx": "pptx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
+	".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".dotm": "docx",
+	".xlsx": "xlsx", ".xlsm": "xlsx", ".xltx": "xlsx", ".xltm": "xlsx",
+	".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
 	".epub": "epub", ".rtf": "rtf", ".html": "html", ".htm": "html", ".xhtml": "html",
 	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
 	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",

@@ -256,9 +256,11 @@ func (w *odfWalker) start(t xml.StartElement) {
 			}
 		}
 	case "table-row":
-		w.startRow()
+		n, _ := strconv.Atoi(attr(t, "number-rows-repeated"))
+		w.startRows(n)
 	case "table-cell", "covered-table-cell":
-		w.startCell()
+		n, _ := strconv.Atoi(attr(t, "number-columns-repeated"))
+		w.startCells(n)
 	}
 }
 

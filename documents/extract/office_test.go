@@ -291,7 +291,7 @@ func TestODF(t *testing.T) {
 <text:h text:outline-level="7">Seventh</text:h>
 <text:h text:outline-level="2">Counts</text:h>
 <table:table table:name="Table1"><table:table-row><table:table-cell><text:p>Bird</text:p></table:table-cell><table:table-cell><text:p>Count</text:p></table:table-cell></table:table-row>
-<table:table-row><table:table-cell><text:p>Gull</text:p><text:p>(adult)</text:p></table:table-cell><table:table-cell table:number-columns-repeated="1000"><text:p>12</text:p></table:table-cell></table:table-row></table:table>
+<table:table-row><table:table-cell><text:p>Gull</text:p><text:p>(adult)</text:p></table:table-cell><table:table-cell table:number-columns-repeated="3"><text:p>12</text:p></table:table-cell></table:table-row></table:table>
 <text:section text:name="modules"><text:list><text:list-item><text:p>First item</text:p></text:list-item></text:list></text:section>
 </office:text>`
 	doc, err := extract.Bytes(context.Background(), "guide.odt", odf("application/vnd.oasis.opendocument.text", text), nil)
@@ -301,7 +301,7 @@ func TestODF(t *testing.T) {
 	checkSections(t, doc, "odf", []extract.Section{
 		{Heading: "Field guide", Text: "Birds of the coast,  in spring.\n\nGulls\tterns\nwaders\n\nFigure 1: a gull in flight"},
 		{Heading: "Field guide", Text: "Seventh"}, // a heading without text, replaced by one above it
-		{Heading: "Field guide › Counts", Text: "Bird\tCount\nGull (adult)\t12\n\nFirst item"},
+		{Heading: "Field guide › Counts", Text: "Bird\tCount\nGull (adult)\t12\t12\t12\n\nFirst item"},
 		{Heading: "Footnotes", Text: "Counted in 2024."},
 	})
 
@@ -314,6 +314,22 @@ func TestODF(t *testing.T) {
 	checkSections(t, doc, "odf", []extract.Section{
 		{Heading: "Budget", Text: "Rent\t900"},
 		{Heading: "Notes", Text: "Paid monthly"},
+	})
+
+	// Repeated cells and rows with text stand as often as LibreOffice shows them, up to
+	// 1,000 times; empty ones, however many, are dropped (ODF Toolkit's OOStyledTable,
+	// odfpy's spreadsheet-with-macro).
+	repeated := `<office:spreadsheet><table:table table:name="Rep"><table:table-row><table:table-cell><text:p>a</text:p></table:table-cell><table:table-cell table:number-columns-repeated="1020"/><table:table-cell><text:p>b</text:p></table:table-cell><table:table-cell table:number-columns-repeated="2"><text:p>0</text:p></table:table-cell><table:table-cell table:number-columns-repeated="16384"/></table:table-row>` +
+		`<table:table-row table:number-rows-repeated="2"><table:table-cell><text:p>same</text:p></table:table-cell></table:table-row>` +
+		`<table:table-row table:number-rows-repeated="1048000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>` +
+		`<table:table-row table:number-rows-repeated="1048000"><table:table-cell table:number-columns-repeated="16384"><text:p>x</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>`
+	doc, err = extract.Bytes(context.Background(), "repeated.ods", odf("application/vnd.oasis.opendocument.spreadsheet", repeated), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := strings.Repeat(strings.TrimSuffix(strings.Repeat("x\t", 1000), "\t")+"\n", 1000)
+	checkSections(t, doc, "odf", []extract.Section{
+		{Heading: "Rep", Text: "a\tb\t0\t0\nsame\nsame\n" + strings.TrimSuffix(many, "\n")},
 	})
 
 	slides := `<office:presentation><draw:page draw:name="Welcome"><draw:frame><draw:text-box><text:p>Hello, team</text:p></draw:text-box></draw:frame></draw:page><draw:page draw:name="Plan"><draw:frame><draw:text-box><text:list><text:list-item><text:p>Ship it</text:p></text:list-item></text:list></draw:text-box></draw:frame></draw:page></office:presentation>`

@@ -4,27 +4,44 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // ooxmlKind is what an Office Open XML package must be to be read as XLSX or PPTX: the
-// content type of its main part, the part's usual name (when the package relationships
-// name none), and what the person can save the file as when it is another kind.
+// content types its main part may have (the plain kind first; then its macro-enabled,
+// template and slide show variants, whose parts are the same: macros are never run, and
+// vbaProject.bin is not read), the part's usual name (when the package relationships name
+// none), and what the person can save the file as when it is another kind.
 type ooxmlKind struct {
-	contentType, part, name string
+	contentTypes []string
+	part, name   string
 }
 
 var (
-	xlsxKind = ooxmlKind{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml", "xl/workbook.xml", "an Excel workbook (.xlsx)"}
-	pptxKind = ooxmlKind{"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml", "ppt/presentation.xml", "a PowerPoint presentation (.pptx)"}
+	xlsxKind = ooxmlKind{[]string{
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+		"application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml",
+		"application/vnd.ms-excel.template.macroEnabled.main+xml",
+	}, "xl/workbook.xml", "an Excel workbook (.xlsx)"}
+	pptxKind = ooxmlKind{[]string{
+		"application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml",
+		"application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml",
+		"application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
+		"application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml",
+		"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml",
+		"application/vnd.ms-powerpoint.template.macroEnabled.main+xml",
+	}, "ppt/presentation.xml", "a PowerPoint presentation (.pptx)"}
 )
 
 // openOOXML opens an XLSX or PPTX package and finds its main part, which the package's
-// [Content_Types].xml must give kind's content type: a macro-enabled workbook or
-// presentation (.xlsm, .pptm), a template (.xltx, .potx), a slide show (.ppsx) or a binary
-// workbook (.xlsb), renamed or not, is refused as unsupported, and a package without its
-// content types or main part as damaged. An OLE compound file is an encrypted one.
+// [Content_Types].xml must give one of kind's content types: a macro-enabled workbook or
+// presentation (.xlsm, .pptm), a template (.xltx, .potx) or a slide show (.ppsx) is read as
+// its plain kind; a binary workbook (.xlsb) or a package of the other kind, renamed or not,
+// is refused as unsupported, and a package without its content types or main part as
+// damaged. An OLE compound file is an encrypted one.
 func openOOXML(b *budget, data []byte, kind ooxmlKind) (*archive, string, error) {
 	if bytes.HasPrefix(data, []byte{0xD0, 0xCF, 0x11, 0xE0}) {
 		return nil, "", fmt.Errorf("%w (or it is an old .xls or .ppt file; save it as %s without a password)", ErrEncrypted, kind.name)
@@ -67,7 +84,7 @@ func openOOXML(b *budget, data []byte, kind ooxmlKind) (*archive, string, error)
 	if typ == "" {
 		typ = def
 	}
-	if typ != kind.contentType {
+	if !slices.Contains(kind.contentTypes, typ) {
 		what := ooxmlKinds[typ]
 		if what == "" {
 			what = "of content type " + strconv.Quote(typ)
@@ -77,8 +94,8 @@ func openOOXML(b *budget, data []byte, kind ooxmlKind) (*archive, string, error)
 	return a, main, nil
 }
 
-// ooxmlKinds names the other kinds of workbook and presentation by their main part's
-// content type.
+// ooxmlKinds names the kinds of workbook and presentation by their main part's content
+// type, for the refusal of one read as the other kind or of a binary workbook.
 var ooxmlKinds = map[string]string{
 	"application/vnd.ms-excel.sheet.macroEnabled.main+xml":                            "a macro-enabled workbook (.xlsm)",
 	"application/vnd.ms-excel.template.macroEnabled.main+xml":                         "a macro-enabled Excel template (.xltm)",
@@ -89,8 +106,8 @@ var ooxmlKinds = map[string]string{
 	"application/vnd.ms-powerpoint.template.macroEnabled.main+xml":                    "a macro-enabled PowerPoint template (.potm)",
 	"application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": "a slide show (.ppsx)",
 	"application/vnd.openxmlformats-officedocument.presentationml.template.main+xml":  "a PowerPoint template (.potx)",
-	xlsxKind.contentType: xlsxKind.name,
-	pptxKind.contentType: pptxKind.name,
+	xlsxKind.contentTypes[0]: xlsxKind.name,
+	pptxKind.contentTypes[0]: pptxKind.name,
 }
 
 // partOfType is the first relationship of part whose type ends in /suffix, as its

@@ -86,6 +86,7 @@ func TestXLSX(t *testing.T) {
 	// styles: 0 general, 1 built-in date (14), 2 custom date and time, 3 built-in time (20),
 	// 4 a custom number format with letters in quotes and brackets (no date), 5 elapsed time,
 	// 6 built-in #,##0.00, 7 a custom fixed-point format with a currency, 8 built-in 0.00%
+	// (numbers as Excel shows them: thousands separators, currency, percent; numfmt_test.go)
 	styles := `<numFmts count="3"><numFmt numFmtId="164" formatCode="dd\.mm\.yyyy\ hh:mm"/><numFmt numFmtId="165" formatCode="[Red]#,##0&quot; days&quot;;[Blue]\-0"/><numFmt numFmtId="166" formatCode="[h]:mm"/><numFmt numFmtId="167" formatCode="[$€-407]\ #,##0.0000;[Red]\-0"/></numFmts>` +
 		`<cellStyleXfs><xf numFmtId="14"/></cellStyleXfs>` +
 		`<cellXfs><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="20"/><xf numFmtId="165"/><xf numFmtId="166"/><xf numFmtId="4"/><xf numFmtId="167"/><xf numFmtId="10"/></cellXfs>`
@@ -102,7 +103,7 @@ func TestXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSections(t, doc, "xlsx", []extract.Section{
-		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.99\t19.99\t245764.8665\t0.00\t0.1234\t0.0015\t1700\t-2.5\t1E+300\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12\t36:00\t1900-02-29\t2024-02-29"},
+		{Heading: "Data", Text: "Item\tRich text\t東京\n3.14159265358979\t19.99\t19.99\t€ 245,764.8665\t0.00\t12.34%\t0.0015\t1700\t-2.5\t1E+300\tTRUE\t#N/A\tinline\n6.28\tab\tline break_x\n2023-03-15\t2023-03-15 18:00\t12:30\t12 days\t36:00\t1900-02-29\t2024-02-29"},
 		{Heading: "Old", Text: "secret but read"},
 	})
 	// the 1904 date system counts from 1904-01-01
@@ -190,9 +191,10 @@ func TestPPTX(t *testing.T) {
 	})
 }
 
-// TestOOXMLRefused: a macro-enabled workbook, a template or a slide show is refused by its
+// TestOOXMLRefused: a binary workbook, or a package of the other kind, is refused by its
 // content type whatever its name; a package without content types or with a damaged sheet
-// or slide is damaged; an OLE file is encrypted.
+// or slide is damaged; an OLE file is encrypted. (Macro-enabled workbooks, templates and
+// slide shows are read: TestOOXMLVariants.)
 func TestOOXMLRefused(t *testing.T) {
 	book := func(contentType, sheetXML string) []byte {
 		return ooxmlPackage("xl/workbook.xml", contentType,
@@ -207,10 +209,8 @@ func TestOOXMLRefused(t *testing.T) {
 		want error
 		says string
 	}{
-		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml", ok), extract.ErrUnsupported, "it is a macro-enabled workbook (.xlsm), not an Excel workbook (.xlsx)"},
-		{"template.xlsx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml", ok), extract.ErrUnsupported, "it is an Excel template (.xltx)"},
-		{"show.pptx", ooxmlPackage("ppt/presentation.xml", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml",
-			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `/>`}), extract.ErrUnsupported, "it is a slide show (.ppsx), not a PowerPoint presentation (.pptx)"},
+		{"binary.xlsx", book("application/vnd.ms-excel.sheet.binary.macroEnabled.main", ok), extract.ErrUnsupported, "it is a binary workbook (.xlsb), not an Excel workbook (.xlsx)"},
+		{"slides.xlsx", book(presentType, ok), extract.ErrUnsupported, "it is a PowerPoint presentation (.pptx), not an Excel workbook (.xlsx)"},
 		{"notypes.xlsx", testdocs.Zip(testdocs.File{Name: "xl/workbook.xml", Body: `<workbook/>`}), extract.ErrCorrupt, "[Content_Types].xml is missing"},
 		{"nomain.pptx", ooxmlPackage("ppt/presentation.xml", presentType), extract.ErrCorrupt, "ppt/presentation.xml is missing"},
 		{"damaged.xlsx", book(sheetType, sheet(`<row><c t="inlineStr"><is><t>x</t></is></c></row><row><c`)), extract.ErrCorrupt, "sheet1.xml"},
@@ -225,6 +225,55 @@ func TestOOXMLRefused(t *testing.T) {
 	// sniffed without an extension
 	if f := extract.FormatOf("upload", book(sheetType, ok)); f != "xlsx" {
 		t.Errorf("FormatOf a workbook without extension = %q", f)
+	}
+}
+
+// TestOOXMLVariants: a macro-enabled workbook or presentation, a template and a slide show
+// hold their data in the same parts as the plain kinds and are read as them (their
+// vbaProject.bin is never read, their macros never run), by content type and by extension.
+func TestOOXMLVariants(t *testing.T) {
+	vba := testdocs.File{Name: "xl/vbaProject.bin", Body: "\xd0\xcf\x11\xe0 not read"}
+	book := func(contentType string) []byte {
+		return ooxmlPackage("xl/workbook.xml", contentType,
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/sheet1.xml")},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)}, vba)
+	}
+	slides := func(contentType string) []byte {
+		return ooxmlPackage("ppt/presentation.xml", contentType,
+			testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`},
+			testdocs.File{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
+			testdocs.File{Name: "ppt/slides/slide1.xml", Body: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("", run("data")) + `</p:spTree></p:cSld></p:sld>`})
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"macros.xlsm", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
+		{"macrosheet.xlsm", ooxmlPackage("xl/workbook.xml", "application/vnd.ms-excel.sheet.macroEnabled.main+xml",
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="Macro1" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.microsoft.com/office/2006/relationships/xlMacrosheet" Target="macrosheets/sheet1.xml"/></Relationships>`},
+			testdocs.File{Name: "xl/macrosheets/sheet1.xml", Body: `<xm:macrosheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>data</t></is></c></row></sheetData></xm:macrosheet>`}, vba)},
+		{"macros.xlsx", book("application/vnd.ms-excel.sheet.macroEnabled.main+xml")},
+		{"template.xltx", book("application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml")},
+		{"template.xltm", book("application/vnd.ms-excel.template.macroEnabled.main+xml")},
+		{"macros.pptm", slides("application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml")},
+		{"show.ppsx", slides("application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml")},
+		{"show.ppsm", slides("application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")},
+		{"template.potx", slides("application/vnd.openxmlformats-officedocument.presentationml.template.main+xml")},
+		{"template.potm", slides("application/vnd.ms-powerpoint.template.macroEnabled.main+xml")},
+	} {
+		doc, err := extract.Bytes(context.Background(), c.name, c.data, nil)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if len(doc.Sections) != 1 || doc.Sections[0].Text != "data" {
+			t.Errorf("%s: got %+v, want one section reading data", c.name, doc.Sections)
+		}
+		if f := extract.FormatOf(c.name, nil); f == "" {
+			t.Errorf("FormatOf(%q) knows no format", c.name)
+		}
 	}
 }
 

@@ -10,16 +10,18 @@ import (
 	"time"
 )
 
-// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets in the
+// readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets (and macro
+// sheets' cells) in the
 // workbook's order (xl/workbook.xml, through its relationships), hidden ones too, each a
 // section under the sheet's name; a sheet's rows in order, a row's cells separated by tabs
 // and empty cells and rows left out, as an ODS sheet is read. A cell reads as the text it
 // holds (shared strings with their rich runs joined, inline strings; phonetic guides left
 // out), TRUE or FALSE, its error (#N/A), a formula's value as last calculated (not the
-// formula), a number with the decimals its fixed-point format shows (#,##0.00: 1024143.41
-// for a stored 1024143.4067; thousands separators and currency signs left out), any other
-// number as the file stores it in its shortest form (1700.0 reads 1700, 19.989999999999998
-// reads 19.99, the same double), or, where its number format is a date or time (the
+// formula), a number as Excel shows it by its number format (numfmt.go: #,##0.00 writes
+// 1,024,143.41 for a stored 1024143.4067; percent, scientific, fractions, sections and
+// conditions, literal text), a General number as the file stores it in its shortest form
+// (1700.0 reads 1700, 19.989999999999998 reads 19.99, the same double), or, where its
+// number format is a date or time (the
 // built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
 // ("2023-03-15", "2023-03-15 08:30", "08:30:15", seconds where the format shows them) in the
 // workbook's 1900 or 1904 date system. Charts, chart sheets, drawings' text boxes, comments
@@ -83,13 +85,20 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 			date1904 = v == "1" || v == "true"
 		case "sheet":
 			r, ok := rels[relID(t)]
-			if ok && !r.external && strings.HasSuffix(r.typ, "/worksheet") && a.has(r.target) {
+			if ok && !r.external && isSheetType(r.typ) && a.has(r.target) {
 				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
 			}
 		}
 		return nil
 	})
 	return sheets, date1904, err
+}
+
+// isSheetType says whether a workbook relationship of type typ is a sheet of cells: a
+// worksheet, or an Excel 4.0 macro sheet (xlMacrosheet, xlIntlMacrosheet), whose cells hold
+// text and values like a worksheet's (read, never run).
+func isSheetType(typ string) bool {
+	return strings.HasSuffix(typ, "/worksheet") || strings.HasSuffix(typ, "/xlMacrosheet") || strings.HasSuffix(typ, "/xlIntlMacrosheet")
 }
 
 // xlsxReader reads a workbook's parts into doc.
@@ -101,7 +110,7 @@ type xlsxReader struct {
 	// strings is the shared strings table; formats what each cell style's number format
 	// shows (by the style's index).
 	strings  []string
-	formats  []xlsxFormat
+	formats  []*numFormat // nil: General
 	date1904 bool
 }
 
@@ -157,8 +166,8 @@ const (
 	xlsxElapsed                          // hours counted past 24 ([h]:mm)
 )
 
-// readStyles reads the number format of each cell style (cellXfs) as the kind of date it
-// writes, from the built-in formats' ids and the custom formats' codes.
+// readStyles reads the number format of each cell style (cellXfs), from the built-in
+// formats' ids and the custom formats' codes (numfmt.go).
 func (x *xlsxReader) readStyles(part string) error {
 	custom := map[string]string{}
 	var ids []string
@@ -183,144 +192,23 @@ func (x *xlsxReader) readStyles(part string) error {
 		}
 		return nil
 	})
-	formats := map[string]xlsxFormat{}
+	formats := map[string]*numFormat{}
 	for _, id := range ids {
 		f, ok := formats[id]
 		if !ok {
-			if code, ok := custom[id]; ok {
-				f = xlsxFormat{formatDateKind(code), fixedDecimals(code)}
-			} else {
-				f = xlsxFormat{builtinDateKind(id), builtinDecimals[id]}
-				if _, ok := builtinDecimals[id]; !ok {
-					f.decimals = -1
-				}
+			code, ok := custom[id]
+			if !ok {
+				n, _ := strconv.Atoi(id)
+				code = builtinCodes[n] // an unknown id: "", General
+			}
+			if !strings.EqualFold(strings.TrimSpace(code), "general") && code != "" {
+				f = parseNumFormat(code)
 			}
 			formats[id] = f
 		}
 		x.formats = append(x.formats, f)
 	}
 	return err
-}
-
-// xlsxFormat is what a number format shows: a date or time, or a number with a fixed
-// count of decimals (-1: as the file stores it).
-type xlsxFormat struct {
-	date     xlsxDateKind
-	decimals int
-}
-
-// builtinDecimals are the decimals of the built-in fixed-point formats: 1 "0", 2 "0.00",
-// 3 "#,##0", 4 "#,##0.00", 37–40 the accounting ones.
-var builtinDecimals = map[string]int{"1": 0, "2": 2, "3": 0, "4": 2, "37": 0, "38": 0, "39": 2, "40": 2}
-
-// fixedDecimals is the count of decimals a custom fixed-point format code shows ("0.00",
-// "#,##0.0000", "\"$\"#,##0.00_)"), -1 for any other (General, percentages, fractions,
-// scientific notation, dates, text).
-func fixedDecimals(code string) int {
-	s, _ := formatCodes(code)
-	if !strings.ContainsAny(s, "0#") || strings.ContainsAny(s, "%/e@") || strings.ContainsAny(s, "abcdfghijklmnopqrstuvwxyz") {
-		return -1
-	}
-	_, frac, ok := strings.Cut(s, ".")
-	if !ok {
-		return 0
-	}
-	n := 0
-	for _, c := range frac {
-		if c == '0' || c == '#' || c == '?' {
-			n++
-		}
-	}
-	return n
-}
-
-// builtinDateKind is the kind of date a built-in number format writes: 14–17 dates,
-// 18–21 times (19 and 21 with seconds), 22 a date and time, 45–47 minutes and seconds (46
-// elapsed hours), and the East Asian locales' 27–36 and 50–58 (their dates, and 32–35 their
-// times).
-func builtinDateKind(id string) xlsxDateKind {
-	n, err := strconv.Atoi(id)
-	if err != nil {
-		return xlsxNumber
-	}
-	switch {
-	case n >= 14 && n <= 17, n >= 27 && n <= 31, n == 36, n >= 50 && n <= 58:
-		return xlsxDate
-	case n == 18, n == 20, n == 32, n == 34:
-		return xlsxClock
-	case n == 19, n == 21, n == 33, n == 35, n == 45, n == 47:
-		return xlsxClock | xlsxSeconds
-	case n == 46:
-		return xlsxClock | xlsxSeconds | xlsxElapsed
-	case n == 22:
-		return xlsxDate | xlsxClock
-	}
-	return xlsxNumber
-}
-
-// formatCodes is a number format code's first section (before any ";") lower-cased,
-// without quoted text, escaped characters, the characters after _ and * (spacing, fill)
-// and brackets ([Red], [$-409]) other than elapsed time's ([h], [mm]), which it reports.
-func formatCodes(code string) (string, bool) {
-	var b strings.Builder
-	elapsed := false
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		switch c {
-		case '"':
-			if j := strings.IndexByte(code[i+1:], '"'); j >= 0 {
-				i += j + 1
-			} else {
-				i = len(code)
-			}
-			continue
-		case '\\', '_', '*':
-			i++
-			continue
-		case '[':
-			j := strings.IndexByte(code[i:], ']')
-			if j < 0 {
-				i = len(code)
-				continue
-			}
-			if in := strings.ToLower(code[i+1 : i+j]); strings.Trim(in, "hms") == "" && in != "" {
-				elapsed = true
-				b.WriteString(in)
-			}
-			i += j
-			continue
-		case ';':
-			i = len(code)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return strings.ToLower(b.String()), elapsed
-}
-
-// formatDateKind is the kind of date a custom number format code writes, from the codes of
-// its first section (before any ";") outside quoted text, escaped characters, the
-// characters after _ and * (spacing, fill) and brackets ([Red], [$-409]; [h] is elapsed
-// time): y and d are a date's, h and s a time's, m a month's unless it stands with h or s
-// or elapsed time.
-func formatDateKind(code string) xlsxDateKind {
-	s, elapsed := formatCodes(code)
-	s = strings.NewReplacer("am/pm", "", "a/p", "", "general", "").Replace(s)
-	hasH, hasS, hasM := strings.ContainsRune(s, 'h'), strings.ContainsRune(s, 's'), strings.ContainsRune(s, 'm')
-	var k xlsxDateKind
-	if strings.ContainsAny(s, "yd") || hasM && !hasH && !hasS && !elapsed {
-		k |= xlsxDate
-	}
-	if hasH || hasS || elapsed {
-		k |= xlsxClock
-	}
-	if hasS {
-		k |= xlsxSeconds
-	}
-	if elapsed {
-		k |= xlsxElapsed
-	}
-	return k
 }
 
 // readSheet reads a worksheet's rows into the current section.
@@ -398,9 +286,9 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 		if err != nil || n < 0 || n >= len(x.strings) {
 			return ""
 		}
-		return x.strings[n]
+		return x.styled(style).formatText(x.strings[n])
 	case "inlineStr", "str":
-		return unescapeXString(v)
+		return x.styled(style).formatText(unescapeXString(v))
 	case "b":
 		switch strings.TrimSpace(v) {
 		case "1", "true":
@@ -416,20 +304,31 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	if err != nil {
 		return v
 	}
-	if style < 0 || style >= len(x.formats) {
+	format := x.styled(style)
+	if format == nil {
 		return generalNumber(v, f)
 	}
-	switch format := x.formats[style]; {
-	case format.date != xlsxNumber:
-		return serialDate(f, x.date1904, format.date)
-	case format.decimals >= 0 && !math.IsInf(f, 0) && math.Abs(f) < 1e15:
-		n := strconv.FormatFloat(f, 'f', format.decimals, 64)
-		if strings.Trim(n, "-0.") == "" {
-			n = strings.TrimPrefix(n, "-") // -0.001 shown as 0.00
-		}
-		return n
+	sec, abs := format.section(f)
+	switch {
+	case sec == nil:
+		return generalNumber(v, f)
+	case sec.date != xlsxNumber:
+		return serialDate(f, x.date1904, sec.date, sec.clock)
+	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
+		return generalNumber(v, f)
 	}
-	return generalNumber(v, f)
+	return sec.formatNumber(f, abs, func(g float64) string {
+		return generalNumber(strconv.FormatFloat(g, 'g', -1, 64), g)
+	})
+}
+
+// styled is the number format of cell style style (nil: General, and for a style the
+// styles part does not have).
+func (x *xlsxReader) styled(style int) *numFormat {
+	if style < 0 || style >= len(x.formats) {
+		return nil
+	}
+	return x.formats[style]
 }
 
 // generalNumber writes a number of no fixed-point format as the file stores it, in its
@@ -446,18 +345,26 @@ func generalNumber(v string, f float64) string {
 // serialDate writes the date or time an Excel serial number counts: days since 1899-12-30
 // (1900 system, with Lotus 1-2-3's 29 February 1900, which Excel keeps: serial 60; below it
 // the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
-// rounded to the second (and shown to the minute where the format shows no seconds, as
-// Excel shows it). Serials out of Excel's range (negative, after 9999) are written as
-// numbers.
-func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
+// rounded to the second or to the fraction of one the format shows (ss.000), on the clock
+// the format shows: the date as 2023-03-15 whatever its order in the format (Excel's own
+// follows the computer's locale), the time with or without hours, zero-padded hours (hh),
+// the 12-hour clock (AM/PM), hours, minutes or seconds counted past the day ([h], [m],
+// [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
+// written as numbers.
+func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle) string {
+	elapsed := kind&xlsxElapsed != 0 && kind&xlsxDate == 0
+	sign := ""
+	if serial < 0 && elapsed {
+		serial, sign = -serial, "-"
+	}
 	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
 		return strconv.FormatFloat(serial, 'f', -1, 64)
 	}
-	days := math.Floor(serial)
-	secs := int(math.Round((serial - days) * 86400))
-	if secs >= 86400 {
-		days, secs = days+1, 0
-	}
+	scale := int64(math.Pow10(min(st.frac, 3)))
+	ticks := int64(math.Round(serial * 86400 * float64(scale)))
+	days := ticks / (86400 * scale)
+	secs := int(ticks % (86400 * scale) / scale)
+	sub := ticks % scale
 	var out []string
 	if kind&xlsxDate != 0 {
 		var d time.Time
@@ -476,15 +383,34 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind) string {
 		}
 	}
 	if kind&xlsxClock != 0 {
-		hours := secs / 3600
-		if kind&xlsxElapsed != 0 {
-			hours += int(days) * 24
+		hours, total := secs/3600, int64(secs)+days*86400
+		ampm := kind&xlsxAMPM != 0 && !elapsed
+		if ampm {
+			hours = (hours+11)%12 + 1
 		}
-		clock := fmt.Sprintf("%02d:%02d", hours, secs/60%60)
-		if kind&xlsxSeconds != 0 {
+		var clock string
+		switch {
+		case elapsed && st.unit == 'm':
+			clock = strconv.FormatInt(total/60, 10)
+		case elapsed && st.unit == 's':
+			clock = strconv.FormatInt(total, 10)
+		case elapsed:
+			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), total/3600, secs/60%60)
+		case st.noHours:
+			clock = fmt.Sprintf("%02d", secs/60%60)
+		default:
+			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), hours, secs/60%60)
+		}
+		if kind&xlsxSeconds != 0 && !(elapsed && st.unit == 's') {
 			clock += fmt.Sprintf(":%02d", secs%60)
 		}
-		out = append(out, clock)
+		if st.frac > 0 {
+			clock += fmt.Sprintf(".%0*d", min(st.frac, 3), sub)
+		}
+		if ampm {
+			clock += map[bool]string{true: " PM", false: " AM"}[secs >= 12*3600]
+		}
+		out = append(out, sign+clock)
 	}
 	return strings.Join(out, " ")
 }

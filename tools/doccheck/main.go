@@ -263,6 +263,7 @@ func main() {
 	flag.BoolVar(&rtlNorm, "rtl-norm", false, "in words with Arabic or Hebrew letters drop marks and tatweel and part punctuation and Latin from the letters, on both sides (see rtlnorm.go)")
 	expected := flag.Bool("expected", false, "score each document against the text file beside it (its name with .txt for its extension: a corpus's own expected output, such as textract's tests) instead of the reference reader's text")
 	truth := flag.Bool("truth", false, "also score each PDF, and pdftotext's text of it, against a sibling that holds the same document in a format read exactly (.odt, .docx: pandoc's text)")
+	refKept := flag.String("ref-kept", "", "read each reference text from this folder, which an earlier run's --keep wrote, instead of running the reference reader again (an after column scored against the before column's references)")
 	rescoreDir := flag.String("rescore", "", "score again the texts a run's --keep wrote to this folder, XLSX numbers at 6 decimals (ooxmlref.go), and stop")
 	flag.Parse()
 	if *rescoreDir != "" {
@@ -290,7 +291,7 @@ func main() {
 		}
 	}
 	if *set == "ooxml" { // XLSX and PPTX, with --dir or --files (ooxmlref.go)
-		kinds = []string{".xlsx", ".pptx"}
+		kinds = []string{".xlsx", ".xlsm", ".xltx", ".xltm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm"}
 		if !haveOOXMLReferences() {
 			fmt.Fprintln(os.Stderr, "doccheck: xlsx2csv or officeparser is not in the cache: run tools/setup.sh --doccheck")
 			os.Exit(1)
@@ -357,7 +358,17 @@ func main() {
 			fmt.Printf("%-58s  edgechat: %v\n", short(d), firstLine(err.Error()))
 			continue
 		}
-		ref, refStat, err := reference(d)
+		base := strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), ".")
+		var ref []byte
+		var refStat stat
+		fromKept := false
+		if *refKept != "" {
+			ref, err = os.ReadFile(filepath.Join(*refKept, base+".ref.txt"))
+			fromKept = err == nil
+		}
+		if !fromKept { // none kept: the earlier run refused the file, so it never ran the reference
+			ref, refStat, err = reference(d)
+		}
 		if *expected {
 			ref, err = os.ReadFile(strings.TrimSuffix(d, filepath.Ext(d)) + ".txt")
 		}
@@ -367,13 +378,16 @@ func main() {
 			continue
 		}
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
+			kept := ref
 			ref, ours = unmarkOOXML(d, ref, ours)
 			ref, ours = unmark(ref, !*expected), unmark(ours, false)
+			if fromKept { // already taken off as it was kept
+				ref = kept
+			}
 		}
 		if *keep != "" {
-			base := filepath.Join(*keep, strings.TrimLeft(strings.ReplaceAll(short(d), "/", "_"), "."))
-			os.WriteFile(base+".ours.txt", ours, 0o644)
-			os.WriteFile(base+".ref.txt", ref, 0o644)
+			os.WriteFile(filepath.Join(*keep, base+".ours.txt"), ours, 0o644)
+			os.WriteFile(filepath.Join(*keep, base+".ref.txt"), ref, 0o644)
 		}
 		r, p := compare(words(ref, *loose), words(ours, *loose))
 		if len(words(ref, false)) < *minWords {
@@ -556,7 +570,7 @@ func reference(doc string) ([]byte, stat, error) {
 	if strings.HasSuffix(strings.ToLower(doc), ".pdf") {
 		return run("pdftotext", "-enc", "UTF-8", doc, "-")
 	}
-	switch strings.ToLower(filepath.Ext(doc)) {
+	switch ooxmlExt(doc) {
 	case ".ods", ".odp": // pandoc reads no spreadsheets or presentations
 		out, st, err := run("odt2txt", "--encoding=UTF-8", "--width=-1", doc)
 		return framePlaceholder.ReplaceAll(out, []byte(" ")), st, err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,17 +43,52 @@ var (
 	slideHeading = regexp.MustCompile(`(?m)^(?:Slide \d+(?: \(hidden\))?(?:: |$)|Notes$)`)
 )
 
-// unmarkOOXML takes a reader's marks off an XLSX's or PPTX's text: xlsx2csv's sheet
-// separators, EdgeChat's slide labels; and writes an XLSX's decimal numbers alike.
+// unmarkOOXML takes a reader's marks off an XLSX's or PPTX's text: xlsx2csv's CSV quoting
+// and sheet separators, EdgeChat's slide labels; and writes an XLSX's decimal numbers alike.
 func unmarkOOXML(doc string, ref, ours []byte) ([]byte, []byte) {
-	switch filepath.Ext(doc) {
-	case ".xlsx", ".XLSX":
-		ref = sheetLine.ReplaceAll(ref, nil)
+	switch ooxmlExt(doc) {
+	case ".xlsx":
+		ref = sheetLine.ReplaceAll(unquoteCSV(ref), nil)
 		ref, ours = sameDecimals(ref), sameDecimals(ours)
-	case ".pptx", ".PPTX":
+	case ".pptx":
 		ours = slideHeading.ReplaceAll(ours, nil)
 	}
 	return ref, ours
+}
+
+// unquoteCSV takes xlsx2csv's CSV quoting off its tab-separated text: a cell holding a
+// quote, a tab or a line break is written in quotes with its quotes doubled
+// ("[<10]#"" Wow""" for the cell [<10]#" Wow"), which are not the cell's words. Text that
+// does not parse as CSV is returned as it is.
+func unquoteCSV(text []byte) []byte {
+	if !bytes.Contains(text, []byte(`"`)) {
+		return text
+	}
+	r := csv.NewReader(bytes.NewReader(text))
+	r.Comma, r.FieldsPerRecord, r.LazyQuotes = '\t', -1, true
+	records, err := r.ReadAll()
+	if err != nil {
+		return text
+	}
+	var b bytes.Buffer
+	for _, rec := range records {
+		b.WriteString(strings.Join(rec, "\t"))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// ooxmlExt is doc's extension in lower case, a macro-enabled, template or slide show
+// variant's as its plain kind's (.xlsm: .xlsx, .ppsx: .pptx), which the same reference reads.
+func ooxmlExt(doc string) string {
+	ext := strings.ToLower(filepath.Ext(doc))
+	switch ext {
+	case ".xlsm", ".xltx", ".xltm":
+		return ".xlsx"
+	case ".pptm", ".ppsx", ".ppsm", ".potx", ".potm":
+		return ".pptx"
+	}
+	return ext
 }
 
 // haveOOXMLReferences says whether both reference readers are installed.
@@ -98,8 +135,8 @@ func rescore(dir string, loose bool) {
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		if strings.EqualFold(filepath.Ext(name), ".xlsx") {
-			r, o = sameDecimals(r), sameDecimals(o)
+		if ooxmlExt(name) == ".xlsx" {
+			r, o = sameDecimals(unquoteCSV(r)), sameDecimals(o)
 		}
 		recall, precision := compare(words(r, loose), words(o, loose))
 		fmt.Printf("%7.3f %7.3f %6d %s\n", recall, precision, len(words(r, false)), filepath.Base(name))

@@ -89,3 +89,18 @@ func TestSameDecimals(t *testing.T) {
 		t.Errorf("sameDecimals = %q, want %q", got, want)
 	}
 }
+
+// TestUnquoteCSV: xlsx2csv's quoted cells read as the cells' text; text that is not CSV
+// stays as it is.
+func TestUnquoteCSV(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1 Wow\t\"[<10]#\"\" Wow\"\"\"\t1\n", "1 Wow\t[<10]#\" Wow\"\t1\n"},
+		{"a\t\"two\nlines\"\n", "a\ttwo\nlines\n"},
+		{"no quotes\there\n", "no quotes\there\n"},
+		{"5\" pipe\tx\n", "5\" pipe\tx\n"},
+	} {
+		if got := string(unquoteCSV([]byte(c.in))); got != c.want {
+			t.Errorf("unquoteCSV(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
