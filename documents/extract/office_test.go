@@ -332,6 +332,19 @@ func TestODF(t *testing.T) {
 		{Heading: "Rep", Text: "a\tb\t0\t0\nsame\nsame\n" + strings.TrimSuffix(many, "\n")},
 	})
 
+	// A row stops at the widest sheet Calc shows, 16,384 cells, however its cells repeat:
+	// 100 cells each repeated 1,000 times are not 100,000.
+	wide := `<office:spreadsheet><table:table table:name="Wide"><table:table-row>` +
+		strings.Repeat(`<table:table-cell table:number-columns-repeated="1000"><text:p>w</text:p></table:table-cell>`, 100) +
+		`</table:table-row></table:table></office:spreadsheet>`
+	doc, err = extract.Bytes(context.Background(), "wide.ods", odf("application/vnd.oasis.opendocument.spreadsheet", wide), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Sections) != 1 || strings.Count(doc.Sections[0].Text, "w") != 16384 {
+		t.Errorf("a row of 100 cells repeated 1,000 times each: want 16,384 cells, got %d", strings.Count(doc.Sections[0].Text, "w"))
+	}
+
 	slides := `<office:presentation><draw:page draw:name="Welcome"><draw:frame><draw:text-box><text:p>Hello, team</text:p></draw:text-box></draw:frame></draw:page><draw:page draw:name="Plan"><draw:frame><draw:text-box><text:list><text:list-item><text:p>Ship it</text:p></text:list-item></text:list></draw:text-box></draw:frame></draw:page></office:presentation>`
 	// Sniffed by its mimetype, without an extension.
 	doc, err = extract.Bytes(context.Background(), "slides", odf("application/vnd.oasis.opendocument.presentation", slides), nil)

@@ -29,6 +29,12 @@ func (t *tables) startCell() { t.startCells(1) }
 // last) is dropped with dropEmpty, or written once.
 const maxRepeats = 1000
 
+// maxColumns is how many cells a row holds at most: the widest sheet Calc and Excel show
+// (16,384 columns). Cells each repeated up to maxRepeats times stop there, so that a few
+// kilobytes of XML cannot unpack into a row of millions of cells before the walker's check
+// of the text's size, which comes at the row's end.
+const maxColumns = 16384
+
 // startRows opens a row that stands n times; startCells a cell that does.
 func (t *tables) startRows(n int) {
 	t.rows = append(t.rows, nil)
@@ -56,7 +62,7 @@ func (t *tables) endCell() {
 		repeats = 1
 	}
 	if r := len(t.rows); r > 0 && (cell != "" || !t.dropEmpty) {
-		for range repeats {
+		for range min(repeats, maxColumns-len(t.rows[r-1])) {
 			t.rows[r-1] = append(t.rows[r-1], cell)
 		}
 	}
