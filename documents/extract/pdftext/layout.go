@@ -739,6 +739,10 @@ func lineWords(l *line) [][]glyph {
 		spacesBeforeTails(l.g)
 	}
 	tight := l.rtl && tightlyJoined(l.g)
+	var spread float32 // the word gap of a line set in wide fixed columns (columns.go)
+	if !l.rtl {
+		spread = columnSpread(l.g)
+	}
 	words := [][]glyph{}
 	// drawn[i] says a space glyph stands before words[i].
 	var drawn []bool
@@ -774,7 +778,7 @@ func lineWords(l *line) [][]glyph {
 			} else if scriptChange(*prev, *g) {
 				limit = scriptGap
 			}
-			if gap > limit*max(prev.size, g.size) || overstruck(*prev, *g) {
+			if gap > max(limit*max(prev.size, g.size), spread) || overstruck(*prev, *g) {
 				words, drawn = append(words, cur), append(drawn, space)
 				cur, space = nil, false
 			}

@@ -31,6 +31,15 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td [(for)-333(example)] TJ ET", "for example"},
 		{"kerning does not", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td [(W)80(ord)] TJ ET", "Word"},
+		{"code set in fixed columns wider than its glyphs breaks words only at a skipped column", simpleFont(""), "",
+			// yosys's beamer slides (listings, columns=fixed): glyphs 0.5 em wide in columns of
+			// about 0.6, each 0.10–0.13 em from the next, a space a whole column more
+			"BT /F1 10 Tf 72 700 Td [(d) -100 (e) -130 (s) -110 (i) -100 (g) -130 (n) -110 (-) -100 (>) -130 (m) -110 (o) -100 (d) -130 (u) -110 (l) -100 (e) -130 (s) -110 (\\() -100 (a) -130 (,) -700 (b) -110 (\\)) -100 (;)] TJ ET",
+			"design->modules(a, b);"},
+		{"but not glyphs drawn closer than their widths", simpleFont(""), "",
+			// dblatex's manual, a figure's font of one default width: "bla bla", drawn overlapping
+			"BT /F1 10 Tf 72 700 Td [(b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a)] TJ ET",
+			"bla bla bla bla bla bla bla bla bla"},
 		{"Td moves make lines", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (go to) Tj 0 -12 Td (Start) Tj ET", "go to\nStart"},
 		{"Differences and glyph names", simpleFont("/Encoding << /Differences [65 /uni0418 /afii10032 /fi /f_l /u1F600] >>"), "",
