@@ -262,6 +262,13 @@ func TestOOXMLVariants(t *testing.T) {
 		{"show.ppsm", slides("application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")},
 		{"template.potx", slides("application/vnd.openxmlformats-officedocument.presentationml.template.main+xml")},
 		{"template.potm", slides("application/vnd.ms-powerpoint.template.macroEnabled.main+xml")},
+		// part names with Windows separators, xl\_rels\workbook.xml.rels (calamine's issue_530.xlsx)
+		{"backslashes.xlsx", testdocs.Zip(
+			testdocs.File{Name: "[Content_Types].xml", Body: `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="` + sheetType + `"/></Types>`},
+			testdocs.File{Name: `_rels\.rels`, Body: rels("rId1", "officeDocument xl/workbook.xml")},
+			testdocs.File{Name: `xl\workbook.xml`, Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: `xl\_rels\workbook.xml.rels`, Body: rels("rId1", "worksheet worksheets/sheet1.xml")},
+			testdocs.File{Name: `xl\worksheets\sheet1.xml`, Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)})},
 	} {
 		doc, err := extract.Bytes(context.Background(), c.name, c.data, nil)
 		if err != nil {

@@ -40,6 +40,13 @@ func openArchive(b *budget, data []byte) (*archive, error) {
 	for _, f := range zr.File {
 		a.files[f.Name] = f
 	}
+	// Some writers pack part names with Windows separators ("xl\_rels\workbook.xml.rels");
+	// they are found under the names with slashes too, unless a part already has that name.
+	for _, f := range zr.File {
+		if name := strings.ReplaceAll(f.Name, `\`, "/"); name != f.Name && a.files[name] == nil {
+			a.files[name] = f
+		}
+	}
 	return a, nil
 }
 
