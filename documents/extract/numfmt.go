@@ -35,6 +35,11 @@ type numSection struct {
 	grouping bool
 	sci      bool
 	frac     bool
+	// before and after are a date section's text before its first and after its last
+	// code (`"It was "[h]" hours"`); between says text stands between two codes, which
+	// the date's own layout leaves out.
+	before, after string
+	between       bool
 }
 
 // numToken is a literal (kind 'L'), a digit placeholder ('0', '#', '?') of the integer
@@ -49,12 +54,12 @@ type numToken struct {
 }
 
 // clockStyle is how a date section writes its time: zero-padded hours (hh, [hh]), no hours
-// at all (mm:ss), the unit elapsed time counts in ('h', 'm', 's' for [h], [m], [s]) and
+// at all (mm:ss), hours alone (`[h]" hours"`, no minutes nor seconds), the unit elapsed time counts in ('h', 'm', 's' for [h], [m], [s]) and
 // the decimals of its seconds (ss.00).
 type clockStyle struct {
-	hourPad, noHours bool
-	unit             byte
-	frac             int
+	hourPad, noHours, hoursOnly bool
+	unit                        byte
+	frac                        int
 }
 
 // hourWidth is the width hours are padded to.
@@ -152,7 +157,28 @@ func parseSection(code string) *numSection {
 	s := &numSection{}
 	var elapsed, ampm bool
 	dateCodes := ""
-	lit := func(t string) { s.toks = append(s.toks, numToken{kind: 'L', text: t}) }
+	// a date section's text since its last code (from its first word on: the date's own
+	// separators, "h:mm", are not text) and the separators before that word
+	pending, seps := "", ""
+	code1 := func() { // a date code: the text before it is the section's before or between
+		if dateCodes == "" && !elapsed {
+			s.before = pending
+		} else if pending != "" {
+			s.between = true
+		}
+		pending, seps = "", ""
+	}
+	lit := func(t string) {
+		s.toks = append(s.toks, numToken{kind: 'L', text: t})
+		switch {
+		case pending != "":
+			pending += t
+		case strings.Trim(t, ":/-., ") == "":
+			seps += t
+		default:
+			pending = seps + t
+		}
+	}
 	for i := 0; i < len(code); i++ {
 		c := code[i]
 		switch {
@@ -191,6 +217,7 @@ func parseSection(code string) *numSection {
 			i += j
 			switch low := strings.ToLower(in); {
 			case low != "" && strings.Trim(low, "hms") == "":
+				code1()
 				if !elapsed {
 					s.clock.unit = low[0]
 				}
@@ -234,6 +261,7 @@ func parseSection(code string) *numSection {
 			ampm = true
 			i += 2
 		case strings.IndexByte("yYmMdDhHsS", c) >= 0:
+			code1()
 			dateCodes += strings.ToLower(string(c))
 		default:
 			_, n := decodeRuneAt(code, i)
@@ -242,12 +270,14 @@ func parseSection(code string) *numSection {
 		}
 	}
 	if dateCodes != "" || elapsed {
+		s.after = pending
 		s.date = dateKindOf(dateCodes, elapsed)
 		if ampm {
 			s.date |= xlsxAMPM
 		}
 		s.clock.hourPad = strings.Contains(dateCodes, "hh")
 		s.clock.noHours = !strings.Contains(dateCodes, "h") && !elapsed
+		s.clock.hoursOnly = strings.Trim(dateCodes, "h") == "" && strings.Contains(dateCodes, "h")
 		for i, t := range s.toks { // the decimals of seconds: 0s after a point
 			if t.kind == '.' {
 				for _, u := range s.toks[i+1:] {
@@ -566,6 +596,17 @@ func (s *numSection) formatNumber(v float64, abs bool, general func(float64) str
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// formatDate writes serial by a date section: the date or time (serialDate) with the
+// section's text before and after it ("It was 27 hours"). Text between two codes is left
+// out: the date keeps its own layout ("27:05" for `[h]" hours "mm" minutes"`).
+func (s *numSection) formatDate(serial float64, date1904 bool) string {
+	d := serialDate(serial, date1904, s.date, s.clock)
+	if s.between {
+		return d
+	}
+	return strings.TrimSpace(s.before + d + s.after)
 }
 
 // signed says whether the section writes a minus sign of its own just before its first

@@ -313,7 +313,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case sec == nil:
 		return generalNumber(v, f)
 	case sec.date != xlsxNumber:
-		return serialDate(f, x.date1904, sec.date, sec.clock)
+		return sec.formatDate(f, x.date1904)
 	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
 		return generalNumber(v, f)
 	}
@@ -394,6 +394,10 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle)
 			clock = strconv.FormatInt(total/60, 10)
 		case elapsed && st.unit == 's':
 			clock = strconv.FormatInt(total, 10)
+		case elapsed && st.hoursOnly:
+			clock = fmt.Sprintf("%0*d", st.hourWidth(), total/3600)
+		case st.hoursOnly:
+			clock = fmt.Sprintf("%0*d", st.hourWidth(), hours)
 		case elapsed:
 			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), total/3600, secs/60%60)
 		case st.noHours:
