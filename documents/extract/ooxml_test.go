@@ -214,6 +214,10 @@ func TestOOXMLRefused(t *testing.T) {
 		{"notypes.xlsx", testdocs.Zip(testdocs.File{Name: "xl/workbook.xml", Body: `<workbook/>`}), extract.ErrCorrupt, "[Content_Types].xml is missing"},
 		{"nomain.pptx", ooxmlPackage("ppt/presentation.xml", presentType), extract.ErrCorrupt, "ppt/presentation.xml is missing"},
 		{"damaged.xlsx", book(sheetType, sheet(`<row><c t="inlineStr"><is><t>x</t></is></c></row><row><c`)), extract.ErrCorrupt, "sheet1.xml"},
+		{"norels.xlsx", ooxmlPackage("xl/workbook.xml", sheetType,
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: `<Relationships xmlns="http""""o"emas>elationships Id="rId1"`},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: ok}), extract.ErrCorrupt, "xl/_rels/workbook.xml.rels, which says where xl/workbook.xml's sheets are, is missing or unreadable"},
 		{"locked.xlsx", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), extract.ErrEncrypted, "save it as an Excel workbook (.xlsx) without a password"},
 	} {
 		_, err := extract.Bytes(context.Background(), c.name, c.data, nil)

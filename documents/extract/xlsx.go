@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -66,14 +67,16 @@ func readXLSX(b *budget, data []byte) (*Document, error) {
 type xlsxSheet struct{ name, part string }
 
 // workbookSheets lists the worksheets of the workbook part main in its order (chart sheets
-// and sheets whose part is missing left out) and says whether dates count from 1904.
+// and sheets whose part is missing left out) and says whether dates count from 1904. A
+// workbook that lists sheets but has no readable relationships to find their parts by is
+// damaged (calamine's issue252.xlsx, whose relationships part is garbled), not empty.
 func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 	rels := map[string]relationship{}
 	for _, r := range relationships(a, main) {
 		rels[r.id] = r
 	}
 	var sheets []xlsxSheet
-	date1904 := false
+	date1904, listed := false, 0
 	err := a.walkXML(main, func(tok xml.Token) error {
 		t, ok := tok.(xml.StartElement)
 		if !ok {
@@ -84,6 +87,7 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 			v := attr(t, "date1904")
 			date1904 = v == "1" || v == "true"
 		case "sheet":
+			listed++
 			r, ok := rels[relID(t)]
 			if ok && !r.external && isSheetType(r.typ) && a.has(r.target) {
 				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
@@ -91,6 +95,10 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 		}
 		return nil
 	})
+	if err == nil && len(sheets) == 0 && listed > 0 && len(rels) == 0 {
+		name := path.Join(path.Dir(main), "_rels", path.Base(main)+".rels")
+		err = fmt.Errorf("%w: %s, which says where %s's sheets are, is missing or unreadable", ErrCorrupt, name, main)
+	}
 	return sheets, date1904, err
 }
 
