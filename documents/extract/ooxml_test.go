@@ -273,6 +273,14 @@ func TestOOXMLVariants(t *testing.T) {
 			testdocs.File{Name: `xl\workbook.xml`, Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
 			testdocs.File{Name: `xl\_rels\workbook.xml.rels`, Body: rels("rId1", "worksheet worksheets/sheet1.xml")},
 			testdocs.File{Name: `xl\worksheets\sheet1.xml`, Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)})},
+		// part names in another case than the references to them (POI's 49609.xlsx packs
+		// "[content_types].xml"): Office Open XML compares names without ASCII case
+		{"lowercase.xlsx", testdocs.Zip(
+			testdocs.File{Name: "[content_types].xml", Body: `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="` + sheetType + `"/></Types>`},
+			testdocs.File{Name: "_rels/.rels", Body: rels("rId1", "officeDocument xl/workbook.xml")},
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/Sheet1.xml")},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)})},
 	} {
 		doc, err := extract.Bytes(context.Background(), c.name, c.data, nil)
 		if err != nil {
