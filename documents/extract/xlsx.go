@@ -355,9 +355,9 @@ func generalNumber(v string, f float64) string {
 // the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
 // rounded to the second or to the fraction of one the format shows (ss.000), on the clock
 // the format shows: the date as 2023-03-15 whatever its order in the format (Excel's own
-// follows the computer's locale), the time with or without hours, zero-padded hours (hh),
-// the 12-hour clock (AM/PM), hours, minutes or seconds counted past the day ([h], [m],
-// [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
+// follows the computer's locale), the time with or without hours or as hours alone ([h],
+// h AM/PM), zero-padded hours (hh), the 12-hour clock (AM/PM), hours, minutes or seconds
+// counted past the day ([h], [m], [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
 // written as numbers.
 func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle) string {
 	elapsed := kind&xlsxElapsed != 0 && kind&xlsxDate == 0
