@@ -35,6 +35,19 @@ type numSection struct {
 	grouping bool
 	sci      bool
 	frac     bool
+	// before and after are a date section's text before its first and after its last
+	// code (`"It was "[h]" hours"`); between says text stands between two codes.
+	before, after string
+	between       bool
+	// order is a date section's codes (code: the letter, 'h' for [h]) and text in the
+	// order they stand, for writing text between codes ("27 hours 05 minutes").
+	order []dateRun
+}
+
+// dateRun is one code of a date section (its letter) or a run of its text (code 0).
+type dateRun struct {
+	code byte
+	text string
 }
 
 // numToken is a literal (kind 'L'), a digit placeholder ('0', '#', '?') of the integer
@@ -49,12 +62,12 @@ type numToken struct {
 }
 
 // clockStyle is how a date section writes its time: zero-padded hours (hh, [hh]), no hours
-// at all (mm:ss), the unit elapsed time counts in ('h', 'm', 's' for [h], [m], [s]) and
+// at all (mm:ss), hours alone (`[h]" hours"`, no minutes nor seconds), the unit elapsed time counts in ('h', 'm', 's' for [h], [m], [s]) and
 // the decimals of its seconds (ss.00).
 type clockStyle struct {
-	hourPad, noHours bool
-	unit             byte
-	frac             int
+	hourPad, noHours, hoursOnly bool
+	unit                        byte
+	frac                        int
 }
 
 // hourWidth is the width hours are padded to.
@@ -152,7 +165,36 @@ func parseSection(code string) *numSection {
 	s := &numSection{}
 	var elapsed, ampm bool
 	dateCodes := ""
-	lit := func(t string) { s.toks = append(s.toks, numToken{kind: 'L', text: t}) }
+	// a date section's text since its last code (from its first word on: the date's own
+	// separators, "h:mm", are not text) and the separators before that word
+	pending, seps := "", ""
+	code1 := func(c byte, bracket bool) { // a date code: the text before it is the section's before or between
+		if n := len(s.order); bracket || n == 0 || s.order[n-1].code != c {
+			s.order = append(s.order, dateRun{code: c})
+		}
+		if dateCodes == "" && !elapsed {
+			s.before = pending
+		} else if pending != "" {
+			s.between = true
+		}
+		pending, seps = "", ""
+	}
+	lit := func(t string) {
+		s.toks = append(s.toks, numToken{kind: 'L', text: t})
+		if n := len(s.order); n > 0 && s.order[n-1].code == 0 {
+			s.order[n-1].text += t
+		} else {
+			s.order = append(s.order, dateRun{text: t})
+		}
+		switch {
+		case pending != "":
+			pending += t
+		case strings.Trim(t, ":/-., ") == "":
+			seps += t
+		default:
+			pending = seps + t
+		}
+	}
 	for i := 0; i < len(code); i++ {
 		c := code[i]
 		switch {
@@ -191,6 +233,7 @@ func parseSection(code string) *numSection {
 			i += j
 			switch low := strings.ToLower(in); {
 			case low != "" && strings.Trim(low, "hms") == "":
+				code1(low[0], true)
 				if !elapsed {
 					s.clock.unit = low[0]
 				}
@@ -234,6 +277,7 @@ func parseSection(code string) *numSection {
 			ampm = true
 			i += 2
 		case strings.IndexByte("yYmMdDhHsS", c) >= 0:
+			code1(c|0x20, false)
 			dateCodes += strings.ToLower(string(c))
 		default:
 			_, n := decodeRuneAt(code, i)
@@ -242,12 +286,14 @@ func parseSection(code string) *numSection {
 		}
 	}
 	if dateCodes != "" || elapsed {
+		s.after = pending
 		s.date = dateKindOf(dateCodes, elapsed)
 		if ampm {
 			s.date |= xlsxAMPM
 		}
 		s.clock.hourPad = strings.Contains(dateCodes, "hh")
 		s.clock.noHours = !strings.Contains(dateCodes, "h") && !elapsed
+		s.clock.hoursOnly = strings.Trim(dateCodes, "h") == "" && strings.Contains(dateCodes, "h")
 		for i, t := range s.toks { // the decimals of seconds: 0s after a point
 			if t.kind == '.' {
 				for _, u := range s.toks[i+1:] {
@@ -566,6 +612,50 @@ func (s *numSection) formatNumber(v float64, abs bool, general func(float64) str
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// formatDate writes serial by a date section: the date or time (serialDate) with the
+// section's text before and after it ("It was 27 hours"); a time's fields between its text
+// where text stands between two codes (interleave; a date keeps its own layout).
+func (s *numSection) formatDate(serial float64, date1904 bool) string {
+	d := serialDate(serial, date1904, s.date, s.clock)
+	if s.between {
+		return s.interleave(d)
+	}
+	return strings.TrimSpace(s.before + d + s.after)
+}
+
+// interleave writes a time's fields (clock: "27:05:09", "-27:05", "6:00 PM") in place of
+// a section's codes, between its text (`[h]" hours "mm" minutes"`: 27 hours 05 minutes). A
+// section with a date, or whose codes do not match the fields one for one, keeps clock.
+func (s *numSection) interleave(clock string) string {
+	if s.date&xlsxDate != 0 {
+		return clock
+	}
+	suffix := ""
+	for _, m := range []string{" AM", " PM"} {
+		if c, ok := strings.CutSuffix(clock, m); ok {
+			clock, suffix = c, m
+		}
+	}
+	fields := strings.Split(clock, ":")
+	var b strings.Builder
+	n := 0
+	for _, r := range s.order {
+		if r.code == 0 {
+			b.WriteString(r.text)
+			continue
+		}
+		if n == len(fields) {
+			return clock + suffix
+		}
+		b.WriteString(fields[n])
+		n++
+	}
+	if n != len(fields) {
+		return clock + suffix
+	}
+	return strings.TrimSpace(b.String() + strings.TrimSpace(suffix)) // AM/PM where the code writes it
 }
 
 // signed says whether the section writes a minus sign of its own just before its first

@@ -16,7 +16,7 @@ func formatted(code string, v float64) string {
 	case sec == nil:
 		return "General"
 	case sec.date != xlsxNumber:
-		return serialDate(v, false, sec.date, sec.clock)
+		return sec.formatDate(v, false)
 	}
 	return sec.formatNumber(v, abs, func(g float64) string { return strconv.FormatFloat(g, 'f', -1, 64) })
 }
@@ -112,6 +112,17 @@ func TestNumFormat(t *testing.T) {
 		{"[s].000", 3.14159, "271433.376"},
 		{"[hh]:mm:ss.0", 3.14159, "75:23:53.4"},
 		{"[h]:mm:ss", -3.14159, "-75:23:53"},
+		// text around and between the codes of a date or time (POI's ElapsedFormatTests);
+		// a date keeps its own layout
+		{`"It was "[h]" hours"`, 1.125, "It was 27 hours"},
+		{`[m]" minutes"`, 0.5, "720 minutes"},
+		{`\T\i\m\e\: h:mm`, 0.75, "Time: 18:00"},
+		{`"Due "yyyy-mm-dd`, 45000, "Due 2023-03-15"},
+		{`yyyy\-mm\-dd h:mm`, 45000.5, "2023-03-15 12:00"},
+		{`[h]" hours "mm" minutes"`, 1.12575, "27 hours 01 minutes"},
+		{`[m]" min "ss" s"`, 0.0105, "15 min 07 s"},
+		{`h" h "mm AM/PM`, 0.75, "6 h 00 PM"},
+		{"h AM/PM", 0.75, "6 PM"},
 		{"mm:ss", 0.00382, "05:30"},
 	} {
 		if got := formatted(c.code, c.v); got != c.want {

@@ -214,6 +214,10 @@ func TestOOXMLRefused(t *testing.T) {
 		{"notypes.xlsx", testdocs.Zip(testdocs.File{Name: "xl/workbook.xml", Body: `<workbook/>`}), extract.ErrCorrupt, "[Content_Types].xml is missing"},
 		{"nomain.pptx", ooxmlPackage("ppt/presentation.xml", presentType), extract.ErrCorrupt, "ppt/presentation.xml is missing"},
 		{"damaged.xlsx", book(sheetType, sheet(`<row><c t="inlineStr"><is><t>x</t></is></c></row><row><c`)), extract.ErrCorrupt, "sheet1.xml"},
+		{"norels.xlsx", ooxmlPackage("xl/workbook.xml", sheetType,
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: `<Relationships xmlns="http""""o"emas>elationships Id="rId1"`},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: ok}), extract.ErrCorrupt, "xl/_rels/workbook.xml.rels, which says where xl/workbook.xml's sheets are, is missing or unreadable"},
 		{"locked.xlsx", append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...), extract.ErrEncrypted, "save it as an Excel workbook (.xlsx) without a password"},
 	} {
 		_, err := extract.Bytes(context.Background(), c.name, c.data, nil)
@@ -262,6 +266,21 @@ func TestOOXMLVariants(t *testing.T) {
 		{"show.ppsm", slides("application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml")},
 		{"template.potx", slides("application/vnd.openxmlformats-officedocument.presentationml.template.main+xml")},
 		{"template.potm", slides("application/vnd.ms-powerpoint.template.macroEnabled.main+xml")},
+		// part names with Windows separators, xl\_rels\workbook.xml.rels (calamine's issue_530.xlsx)
+		{"backslashes.xlsx", testdocs.Zip(
+			testdocs.File{Name: "[Content_Types].xml", Body: `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="` + sheetType + `"/></Types>`},
+			testdocs.File{Name: `_rels\.rels`, Body: rels("rId1", "officeDocument xl/workbook.xml")},
+			testdocs.File{Name: `xl\workbook.xml`, Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: `xl\_rels\workbook.xml.rels`, Body: rels("rId1", "worksheet worksheets/sheet1.xml")},
+			testdocs.File{Name: `xl\worksheets\sheet1.xml`, Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)})},
+		// part names in another case than the references to them (POI's 49609.xlsx packs
+		// "[content_types].xml"): Office Open XML compares names without ASCII case
+		{"lowercase.xlsx", testdocs.Zip(
+			testdocs.File{Name: "[content_types].xml", Body: `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="` + sheetType + `"/></Types>`},
+			testdocs.File{Name: "_rels/.rels", Body: rels("rId1", "officeDocument xl/workbook.xml")},
+			testdocs.File{Name: "xl/workbook.xml", Body: `<workbook ` + ssNS + `><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			testdocs.File{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/Sheet1.xml")},
+			testdocs.File{Name: "xl/worksheets/sheet1.xml", Body: sheet(`<row><c t="inlineStr"><is><t>data</t></is></c></row>`)})},
 	} {
 		doc, err := extract.Bytes(context.Background(), c.name, c.data, nil)
 		if err != nil {

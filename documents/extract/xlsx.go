@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -66,14 +67,16 @@ func readXLSX(b *budget, data []byte) (*Document, error) {
 type xlsxSheet struct{ name, part string }
 
 // workbookSheets lists the worksheets of the workbook part main in its order (chart sheets
-// and sheets whose part is missing left out) and says whether dates count from 1904.
+// and sheets whose part is missing left out) and says whether dates count from 1904. A
+// workbook that lists sheets but has no readable relationships to find their parts by is
+// damaged (calamine's issue252.xlsx, whose relationships part is garbled), not empty.
 func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 	rels := map[string]relationship{}
 	for _, r := range relationships(a, main) {
 		rels[r.id] = r
 	}
 	var sheets []xlsxSheet
-	date1904 := false
+	date1904, listed := false, 0
 	err := a.walkXML(main, func(tok xml.Token) error {
 		t, ok := tok.(xml.StartElement)
 		if !ok {
@@ -84,6 +87,7 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 			v := attr(t, "date1904")
 			date1904 = v == "1" || v == "true"
 		case "sheet":
+			listed++
 			r, ok := rels[relID(t)]
 			if ok && !r.external && isSheetType(r.typ) && a.has(r.target) {
 				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
@@ -91,6 +95,10 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 		}
 		return nil
 	})
+	if err == nil && len(sheets) == 0 && listed > 0 && len(rels) == 0 {
+		name := path.Join(path.Dir(main), "_rels", path.Base(main)+".rels")
+		err = fmt.Errorf("%w: %s, which says where %s's sheets are, is missing or unreadable", ErrCorrupt, name, main)
+	}
 	return sheets, date1904, err
 }
 
@@ -313,7 +321,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case sec == nil:
 		return generalNumber(v, f)
 	case sec.date != xlsxNumber:
-		return serialDate(f, x.date1904, sec.date, sec.clock)
+		return sec.formatDate(f, x.date1904)
 	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
 		return generalNumber(v, f)
 	}
@@ -347,9 +355,9 @@ func generalNumber(v string, f float64) string {
 // the days count from 1899-12-31) or 1904-01-01 (1904 system), and the day's fraction,
 // rounded to the second or to the fraction of one the format shows (ss.000), on the clock
 // the format shows: the date as 2023-03-15 whatever its order in the format (Excel's own
-// follows the computer's locale), the time with or without hours, zero-padded hours (hh),
-// the 12-hour clock (AM/PM), hours, minutes or seconds counted past the day ([h], [m],
-// [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
+// follows the computer's locale), the time with or without hours or as hours alone ([h],
+// h AM/PM), zero-padded hours (hh), the 12-hour clock (AM/PM), hours, minutes or seconds
+// counted past the day ([h], [m], [s], negative ones with a minus). Serials out of Excel's range (negative, after 9999) are
 // written as numbers.
 func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle) string {
 	elapsed := kind&xlsxElapsed != 0 && kind&xlsxDate == 0
@@ -394,6 +402,10 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle)
 			clock = strconv.FormatInt(total/60, 10)
 		case elapsed && st.unit == 's':
 			clock = strconv.FormatInt(total, 10)
+		case elapsed && st.hoursOnly:
+			clock = fmt.Sprintf("%0*d", st.hourWidth(), total/3600)
+		case st.hoursOnly:
+			clock = fmt.Sprintf("%0*d", st.hourWidth(), hours)
 		case elapsed:
 			clock = fmt.Sprintf("%0*d:%02d", st.hourWidth(), total/3600, secs/60%60)
 		case st.noHours:

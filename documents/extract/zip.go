@@ -23,6 +23,10 @@ import (
 type archive struct {
 	b     *budget
 	files map[string]*zip.File
+	// folded holds the parts by their names in lower case: Office Open XML compares part
+	// names without regard to ASCII case (ECMA-376 Part 2, 9.1.1.1), and some writers pack
+	// "[content_types].xml" and "xl/sharedstrings.xml" (POI's 49609.xlsx).
+	folded map[string]*zip.File
 }
 
 func openArchive(b *budget, data []byte) (*archive, error) {
@@ -36,20 +40,40 @@ func openArchive(b *budget, data []byte) (*archive, error) {
 	if len(zr.File) > MaxZipEntries {
 		return nil, fmt.Errorf("%w: it packs %d files, at most %d are read", ErrTooBig, len(zr.File), MaxZipEntries)
 	}
-	a := &archive{b: b, files: make(map[string]*zip.File, len(zr.File))}
+	a := &archive{b: b, files: make(map[string]*zip.File, len(zr.File)), folded: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		a.files[f.Name] = f
+	}
+	// Some writers pack part names with Windows separators ("xl\_rels\workbook.xml.rels");
+	// they are found under the names with slashes too, unless a part already has that name.
+	for _, f := range zr.File {
+		if name := strings.ReplaceAll(f.Name, `\`, "/"); name != f.Name && a.files[name] == nil {
+			a.files[name] = f
+		}
+	}
+	for name, f := range a.files {
+		if low := strings.ToLower(name); a.folded[low] == nil || low == name {
+			a.folded[low] = f
+		}
 	}
 	return a, nil
 }
 
 // has reports whether the archive holds the part name.
-func (a *archive) has(name string) bool { return a.files[name] != nil }
+func (a *archive) has(name string) bool { return a.file(name) != nil }
+
+// file is the part name, or the one whose name differs from it only in ASCII case.
+func (a *archive) file(name string) *zip.File {
+	if f := a.files[name]; f != nil {
+		return f
+	}
+	return a.folded[strings.ToLower(name)]
+}
 
 // open opens the part name for reading within the budgets; missing says the part is not
 // there (an error wrapping ErrCorrupt).
 func (a *archive) open(name string) (io.ReadCloser, error) {
-	f := a.files[name]
+	f := a.file(name)
 	if f == nil {
 		return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, name)
 	}
