@@ -92,13 +92,7 @@ func (f *font) each(s string, fn func(code uint32, n int, text string, w float64
 			c, n = uint32(s[0]), 1
 		}
 		cid := f.cid(c, n)
-		text, ok := "", false
-		if f.toUni != nil {
-			text, ok = f.toUni.text(c, n)
-			if ok && f.symbolPUA {
-				text = symbolPUAText(text)
-			}
-		}
+		text, ok := f.mappedText(c, n)
 		f.rest = false
 		if ok {
 			f.cluster = clusterText(text)
@@ -321,15 +315,23 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 // codeText is what a simple font's code reads as: its ToUnicode map's text, else its
 // encoding's.
 func (f *font) codeText(c int) string {
-	if f.toUni != nil {
-		if t, ok := f.toUni.text(uint32(c), 1); ok {
-			if f.symbolPUA {
-				return symbolPUAText(t)
-			}
-			return t
-		}
+	if t, ok := f.mappedText(uint32(c), 1); ok {
+		return t
 	}
 	return f.text[c]
+}
+
+// mappedText is the ToUnicode map's text of the code c of n bytes, the Symbol font's
+// Private Use characters read as its own (symbolpua.go); false when the map has none.
+func (f *font) mappedText(c uint32, n int) (string, bool) {
+	if f.toUni == nil {
+		return "", false
+	}
+	t, ok := f.toUni.text(c, n)
+	if ok && f.symbolPUA {
+		t = symbolPUAText(t)
+	}
+	return t, ok
 }
 
 // wideText says whether s is one East Asian wide or fullwidth character (an ideograph,
