@@ -110,6 +110,9 @@ func (s *Store) Remove(id string, a history.Attachment) error {
 	return nil
 }
 
+// Extensions are the file name endings Add reads by their name, sorted.
+func (s *Store) Extensions() []string { return extract.Extensions() }
+
 // Requests are the attachments of conversation id as the engine takes them. One whose stored
 // names cannot be a file of the conversation's folder (a conversation file edited by hand, or
 // from elsewhere) gets no path: reading it reports it missing.

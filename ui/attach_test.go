@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"edgechat/config"
 	"edgechat/documents"
+	"edgechat/documents/extract"
 	"edgechat/internal/testkit/testdocs"
 	"edgechat/reply"
 )
@@ -212,4 +214,28 @@ func TestAttachListsConversation(t *testing.T) {
 		t.Errorf("sidebar = %v, want the chat named report.pdf", got)
 	}
 	waitIndexed(t, indexed)
+}
+
+// The file dialog offers every ending the reader reads by name, templates and macro-enabled
+// kinds included, and only those.
+func TestAttachDialogOffersWhatIsRead(t *testing.T) {
+	m, _ := newTestWindow(t, config.Defaults())
+	if got := m.Chat.AttachExtensions(); got != nil {
+		t.Errorf("without a store: %v, want none", got)
+	}
+	withFiles(t, m.Chat)
+	exts := m.Chat.AttachExtensions()
+	if !slices.IsSorted(exts) {
+		t.Errorf("endings not sorted: %v", exts)
+	}
+	for _, want := range []string{".pdf", ".docx", ".dotx", ".xlsm", ".xltm", ".ppsm", ".potm", ".ott", ".ots", ".otp", ".epub", ".rtf", ".xhtml", ".tsv", ".yaml", ".go"} {
+		if !slices.Contains(exts, want) {
+			t.Errorf("the dialog does not offer %s", want)
+		}
+	}
+	for _, ext := range exts {
+		if extract.FormatOf("file"+ext, nil) == "" {
+			t.Errorf("the dialog offers %s, which the reader does not read", ext)
+		}
+	}
 }

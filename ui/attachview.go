@@ -107,7 +107,9 @@ func (v *ChatView) chooseAttachment() {
 		r.Close()
 		v.attach(path)
 	}, v.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".pdf", ".docx", ".docm", ".xlsx", ".xlsm", ".xltx", ".pptx", ".pptm", ".ppsx", ".potx", ".odt", ".ods", ".odp", ".epub", ".rtf", ".html", ".htm", ".md", ".markdown", ".txt", ".csv", ".json", ".go", ".py", ".js", ".ts", ".c", ".h", ".cpp", ".rs", ".java"}))
+	if exts := v.vm.AttachExtensions(); len(exts) > 0 {
+		d.SetFilter(storage.NewExtensionFileFilter(exts))
+	}
 	d.Resize(fyne.NewSize(760, 520))
 	d.Show()
 }

@@ -62,6 +62,15 @@ func (s *attachState) stop() {
 // CanAttach reports whether attachments are available (the app was given a place for them).
 func (vm *ChatVM) CanAttach() bool { return vm.deps.Files != nil }
 
+// AttachExtensions are the file name endings the file dialog offers: those the documents
+// reader reads by their name (none without a store).
+func (vm *ChatVM) AttachExtensions() []string {
+	if vm.deps.Files == nil {
+		return nil
+	}
+	return vm.deps.Files.Extensions()
+}
+
 // Attach copies files into the open conversation (creating it, named after the first file,
 // when there is none yet) and starts reading them in the background. Files that cannot be
 // attached are reported together; the others are attached.

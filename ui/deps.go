@@ -44,6 +44,8 @@ type Autosaver interface {
 type AttachmentFiles interface {
 	Add(conversationID, path string) (history.Attachment, error)
 	Remove(conversationID string, a history.Attachment) error
+	// Extensions are the file name endings Add reads by their name: the file dialog's filter.
+	Extensions() []string
 	// Requests are the attachments as the engine takes them.
 	Requests(conversationID string, as []history.Attachment) []reply.Attachment
 	// Index reads and indexes a file ahead of the first question, reporting progress. Its

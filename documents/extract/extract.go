@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -140,7 +141,7 @@ func read(ctx context.Context, name string, data []byte, owned bool, progress Pr
 var formats = map[string]string{
 	".pdf": "pdf", ".docx": "docx", ".docm": "docx", ".dotx": "docx", ".dotm": "docx",
 	".xlsx": "xlsx", ".xlsm": "xlsx", ".xltx": "xlsx", ".xltm": "xlsx",
-	".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf",
+	".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".odt": "odf", ".ods": "odf", ".odp": "odf", ".ott": "odf", ".ots": "odf", ".otp": "odf",
 	".epub": "epub", ".rtf": "rtf", ".html": "html", ".htm": "html", ".xhtml": "html",
 	".md": "markdown", ".markdown": "markdown", ".mdown": "markdown",
 	".txt": "text", ".text": "text", ".log": "text", ".csv": "text", ".tsv": "text",
@@ -156,6 +157,17 @@ var formats = map[string]string{
 	".vue": "code", ".svelte": "code", ".proto": "code", ".mk": "code", ".cmake": "code",
 	".dockerfile": "code", ".gradle": "code", ".jl": "code", ".ex": "code", ".exs": "code",
 	".erl": "code", ".hs": "code", ".ml": "code", ".fs": "code", ".clj": "code", ".bat": "code",
+}
+
+// Extensions are the file name endings Extract reads by their name, sorted: what a file
+// dialog offers. Files with other names are read when their bytes say what they are.
+func Extensions() []string {
+	exts := make([]string, 0, len(formats))
+	for ext := range formats {
+		exts = append(exts, ext)
+	}
+	slices.Sort(exts)
+	return exts
 }
 
 // Names Extract accepts as they are, without an extension.
