@@ -149,11 +149,24 @@ func (rs *resources) font(doc *reader, name string) *font {
 		if f, ok := doc.fonts[ref]; ok {
 			return f
 		}
-		f := doc.font(rs.fonts.Key(name))
+		f := doc.font(rs.fontEntry(name))
 		doc.fonts[ref] = f
 		return f
 	}
-	return doc.font(rs.fonts.Key(name))
+	return doc.font(rs.fontEntry(name))
+}
+
+// fontEntry is the font dictionary called name, null when the object reader cannot read
+// the object it refers to (pdf-rs's crash-121-2.pdf: "/Encoding 30 0`R" inside a font's
+// dictionary): the text shown in it is read with the fallback font, and the page's other
+// text stands, as pdftotext reads it; the whole page was lost.
+func (rs *resources) fontEntry(name string) (v pdf.Value) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = pdf.Value{}
+		}
+	}()
+	return rs.fonts.Key(name)
 }
 
 // run interprets content with resources res.

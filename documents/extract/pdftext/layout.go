@@ -529,6 +529,9 @@ func cut(lines []*line, rtl bool, depth int) [][]*line {
 	if head, rest := headOverColumns(lines); head != nil {
 		return append([][]*line{head}, cut(rest, rtl, depth+1)...)
 	}
+	if rest, foot := footUnderColumns(lines); foot != nil {
+		return append(cut(rest, rtl, depth+1), sortLines(foot))
+	}
 	return [][]*line{sortLines(lines)}
 }
 
@@ -567,6 +570,44 @@ func headOverColumns(lines []*line) (head, rest []*line) {
 		}
 		if cols := splitColumns(s[n:]); len(cols) > 1 && slices.IndexFunc(cols, narrow) < 0 {
 			return sortLines(s[:n]), s[n:]
+		}
+	}
+	return nil, nil
+}
+
+// maxFootLines is the most lines footUnderColumns takes off the foot: a running foot's
+// pieces on one baseline (a journal's title, its web address, its page number).
+const maxFootLines = 3
+
+// footUnderColumns parts a running foot set close under columns of running text, across
+// their gutter, from the columns, as headOverColumns parts a heading: the lowest one to
+// maxFootLines lines, when they all stand under the others, further under them than
+// blockGap of the size of the line above (the cut splitBlocks makes between lines of that
+// size), and the others part into columns of at least minColumnLines lines minColumnEms
+// wide. Read with the columns, the whole block reads row by row across them (Wiley's
+// editorial in papermage's fixtures: a foot of three pieces, the page number's bar drawn at
+// 14.8 points, 6.5 points under two columns of 10-point text, less than the half of its own
+// size that splitBlocks asks of a gap beside it; PDF Clown's sample: "PDFClown" in
+// 120-point letters 11.6 points under columns of 8-point text).
+func footUnderColumns(lines []*line) (rest, foot []*line) {
+	s := slices.Clone(lines)
+	slices.SortStableFunc(s, func(a, b *line) int { return cmp.Compare(a.bottom(), b.bottom()) })
+	for n := 1; n <= maxFootLines && len(s)-n >= 4; n++ {
+		top := s[0].top()
+		for _, l := range s[1:n] {
+			top = max(top, l.top())
+		}
+		if top >= s[n].bottom() {
+			continue // a line above stands beside the foot: the foot goes on
+		}
+		if s[n].bottom()-top <= blockGap*max(s[n].size, 1) {
+			// no wider apart than lines of the columns' own size: a listing's or an index's
+			// line across the gutter (xCJK2uni's code, 0.2 em under the line above), which
+			// stays in its place
+			return nil, nil
+		}
+		if cols := splitColumns(s[n:]); len(cols) > 1 && slices.IndexFunc(cols, narrow) < 0 {
+			return s[n:], s[:n]
 		}
 	}
 	return nil, nil

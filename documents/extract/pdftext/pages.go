@@ -14,11 +14,12 @@ type pageRef struct {
 }
 
 // pageList walks the page tree from the root, within bounds (depth, pages listed), passing
-// inherited resources down instead of following Parent links back up.
+// inherited resources down instead of following Parent links back up. A kid that loops back
+// to a node above it is passed over (r.lost), not the document.
 func (r *reader) pageList() ([]pageRef, error) {
 	var out []pageRef
 	visits := 0
-	errLoop := fmt.Errorf("%w: its page tree loops or is too deep", ErrDamaged)
+	errDeep := fmt.Errorf("%w: its page tree is too deep", ErrDamaged)
 	errPages := fmt.Errorf("%w: it has more than %d pages", ErrTooBig, r.opt.MaxPages)
 	var path []string // the Pages nodes above, which a kid may not be
 	var walk func(v pdf.Value, up pageRef, depth int) error
@@ -29,7 +30,7 @@ func (r *reader) pageList() ([]pageRef, error) {
 			}
 		}
 		if depth > r.opt.MaxDepth {
-			return errLoop
+			return errDeep
 		}
 		if own := r.readableKey(v, "Resources"); own.Kind() == pdf.Dict {
 			up.res = own
@@ -52,7 +53,11 @@ func (r *reader) pageList() ([]pageRef, error) {
 		key := v.String()
 		for _, p := range path {
 			if p == key {
-				return errLoop
+				// a Pages node listed below itself (pdf-rs's crash-121-2.pdf: "3 0 obj << /Type
+				// /Pages /Kids [3 0 R 14 0 R …]"): that kid is left out and its siblings read,
+				// as pdftotext reads them ("Loop in Pages tree"); the repairs are tried first
+				r.lost = "its page tree lists a node below itself"
+				return nil
 			}
 		}
 		path = append(path, key)

@@ -366,6 +366,22 @@ func TestText(t *testing.T) {
 				" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
 				" BT /F1 10 Tf 150 706 Td (no) Tj 0 -12 Td (yes) Tj 0 -12 Td (no) Tj ET",
 			"a heading over the table\nlabel one\nno\nlabel two\nyes\nlabel three\nno"},
+		{"a running foot close under two columns is read after them, the columns one after the other", simpleFont(""), "",
+			// Wiley's editorial in papermage's fixtures: a foot across the gutter, its
+			// 15-point piece less than half its size under the columns (6.25 points), more
+			// than half the columns' size
+			" BT /F1 10 Tf 72 706 Td (the left column of running text, line one) Tj 0 -12 Td (the left column of running text, line two) Tj 0 -12 Td (the left column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 310 706 Td (the right column of running text, line one) Tj 0 -12 Td (the right column of running text, line two) Tj 0 -12 Td (the right column of running text, line three) Tj ET" +
+				" BT /F1 7 Tf 72 662 Td (Journal 2022) Tj ET BT /F1 15 Tf 250 662 Td (a foot across) Tj ET BT /F1 7 Tf 450 662 Td (page 141) Tj ET",
+			"the left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three" +
+				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three" +
+				"\n\nJournal 2022\na foot across\npage 141"},
+		{"a line close under a table is read after it, the table row by row", simpleFont(""), "",
+			// as headOverColumns leaves a table of labels and short cells
+			" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
+				" BT /F1 10 Tf 150 706 Td (no) Tj 0 -12 Td (yes) Tj 0 -12 Td (no) Tj ET" +
+				" BT /F1 15 Tf 72 664 Td (a line under the table) Tj ET",
+			"label one\nno\nlabel two\nyes\nlabel three\nno\na line under the table"},
 		{"TeX's T1 bitmap fonts: ligatures by their codes", texBitmapFont("c\034\344 aegins"), "",
 			// Ghostscript's Type3 fonts of the EC fonts: glyphs "a28" (fi), "a228" (ä)
 			"BT /F1 10 Tf 72 700 Td (signi\034cance \344) Tj ET", "significance ä"},
