@@ -308,11 +308,16 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case "e", "d":
 		return v
 	}
+	return formattedNumber(x.styled(style), v, x.date1904)
+}
+
+// formattedNumber writes the number v (as stored) by format (nil: General), as Excel shows it;
+// v as it is where it is no number.
+func formattedNumber(format *numFormat, v string, date1904 bool) string {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return v
 	}
-	format := x.styled(style)
 	if format == nil {
 		return generalNumber(v, f)
 	}
@@ -321,7 +326,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case sec == nil:
 		return generalNumber(v, f)
 	case sec.date != xlsxNumber:
-		return sec.formatDate(f, x.date1904)
+		return sec.formatDate(f, date1904)
 	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
 		return generalNumber(v, f)
 	}
