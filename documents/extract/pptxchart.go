@@ -45,7 +45,9 @@ func readChart(a *archive, part string) (string, error) {
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if t.Name.Local == "Fallback" || skip > 0 {
+			// a fallback repeats what its choice holds; extensions hold what Office 2013
+			// hides (c15:filteredBarSeries: series filtered out of the chart)
+			if t.Name.Local == "Fallback" || t.Name.Local == "extLst" || skip > 0 {
 				skip++
 				return nil
 			}

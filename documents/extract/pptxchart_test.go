@@ -95,6 +95,9 @@ func TestPPTXChart(t *testing.T) {
 		// a markup-compatibility fallback is not read twice
 		{"fallback", `<mc:AlternateContent><mc:Choice Requires="c14"><c14:style xmlns:c14="x" val="102"/></mc:Choice><mc:Fallback>` + chartTitle(run("OLD")) + `</mc:Fallback></mc:AlternateContent>` +
 			chartTitle(run("New")) + `<c:plotArea>` + bar(series("", "", "A1")) + axes(false, false, "") + `</c:plotArea>`, "New\nA1"},
+		// series filtered out of the chart (Office 2013's extension) are not drawn
+		{"filtered series", `<c:plotArea>` + bar(series("Shown", "", "A1")) + axes(false, false, "") + `<c:extLst><c:ext uri="{02D57815-91ED-43cb-92C2-25804820EDAC}"><c15:filteredBarSeries xmlns:c15="x">` +
+			series("Hidden", "", "B1") + `</c15:filteredBarSeries></c:ext></c:extLst></c:plotArea>` + legend, "Shown\nA1"},
 		// a damaged chart reads as none; the slide's text is read
 		{"damaged", chartTitle(run("Lost")) + `<c:plotArea><</c:plotArea>`, ""},
 	} {
