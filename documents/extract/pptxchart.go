@@ -16,7 +16,7 @@ const chartNS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 // the chart's numbers, drawn as bars and points, and its value axis's scale.
 type chart struct {
 	title, axisTitles []string
-	titled, autoTitle bool // a c:title; one with no text of its own (the series' name)
+	autoTitle         bool // a c:title with no text of its own: it shows the series' name
 	series            []string
 	categories        []string
 	// pie: a pie or doughnut chart, whose legend lists the categories; legend: it has one;
@@ -106,7 +106,7 @@ func readChart(a *archive, part string) (string, error) {
 					text.WriteString(s)
 				}
 			case name == "title" && in("chart") && !in("plotArea"):
-				c.titled, c.autoTitle = true, text.Len() == 0
+				c.autoTitle = text.Len() == 0
 				if text.Len() > 0 {
 					c.title = append(c.title, text.String())
 				}
