@@ -172,6 +172,8 @@ type wordWalker struct {
 	// fallback, which repeats its choice; deleted runs; comments' marks).
 	skip   int
 	inText bool
+	// math is what the equation open draws besides its runs (docxmath.go).
+	math wordMath
 	// cited numbers the footnotes and endnotes in the order the text cites them
 	// ("footnote 7"); note is the note being read, notes those read, put in that order
 	// when their part ends (Word numbers them so, and pandoc lists them so).
@@ -407,6 +409,11 @@ func (w *wordWalker) para() *wordPara {
 }
 
 func (w *wordWalker) start(t xml.StartElement) {
+	if t.Name.Space == "m" {
+		if s := w.math.mathStart(t); s != "" && len(w.paras) > 0 {
+			w.para().text.WriteString(s)
+		}
+	}
 	switch t.Name.Local {
 	case "p":
 		p := &wordPara{num: wordNumRef{level: -1}}
@@ -477,6 +484,11 @@ func (w *wordWalker) start(t xml.StartElement) {
 }
 
 func (w *wordWalker) end(t xml.EndElement) {
+	if t.Name.Space == "m" {
+		if s := w.math.mathEnd(t); s != "" && len(w.paras) > 0 {
+			w.para().text.WriteString(s)
+		}
+	}
 	switch t.Name.Local {
 	case "t":
 		w.inText = false

@@ -270,11 +270,30 @@ func (n *wordNumbering) label(numID string, ilvl int, style string, numStyles ma
 }
 
 // numberText writes n in a numbering format of Word's w:numFmt (ODF's style:num-format
-// "1", "a", "A", "i", "I" are mapped onto them); formats of other scripts read as decimal.
+// "1", "a", "A", "i", "I", "１", "①" are mapped onto them); formats of
+// other scripts read as decimal.
 func numberText(n int, format string) string {
 	switch format {
 	case "none", "", "bullet": // a bullet level named in another's text draws nothing
 		return ""
+	case "decimalFullWidth", "decimalFullWidth2": // Japanese and Chinese headings: "第１章"
+		return mapDigits(strconv.Itoa(n), '０')
+	case "ideographDigital": // digit by digit: 10 is "一〇"
+		if n >= 0 {
+			return mapDigits(strconv.Itoa(n), -1)
+		}
+	case "decimalEnclosedCircle", "decimalEnclosedCircleChinese":
+		if n >= 1 && n <= 20 { // Word draws 21 on as plain digits
+			return string(rune('①' + n - 1))
+		}
+	case "decimalEnclosedParen":
+		if n >= 1 && n <= 20 {
+			return string(rune('⑴' + n - 1))
+		}
+	case "decimalEnclosedFullstop":
+		if n >= 1 && n <= 20 {
+			return string(rune('⒈' + n - 1))
+		}
 	case "decimalZero":
 		if n >= 0 && n < 10 {
 			return "0" + strconv.Itoa(n)
@@ -311,6 +330,26 @@ func numberText(n int, format string) string {
 		return strconv.Itoa(n) + suffix
 	}
 	return strconv.Itoa(n)
+}
+
+// ideographDigits are the digits 0–9 of ideographDigital ("〇一二三…").
+var ideographDigits = []rune("〇一二三四五六七八九")
+
+// mapDigits writes the ASCII digits of s from zero (the full-width '０'), or as
+// ideographDigits where zero is -1.
+func mapDigits(s string, zero rune) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < '0' || r > '9':
+			b.WriteRune(r)
+		case zero < 0:
+			b.WriteRune(ideographDigits[r-'0'])
+		default:
+			b.WriteRune(zero + r - '0')
+		}
+	}
+	return b.String()
 }
 
 func roman(n int) string {

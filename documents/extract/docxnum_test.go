@@ -46,6 +46,8 @@ func TestDOCXListNumbers(t *testing.T) {
 <w:abstractNum w:abstractNumId="4"><w:numStyleLink w:val="OutlineList"/></w:abstractNum>
 <w:abstractNum w:abstractNumId="5">` + wordLevel("0", "", "decimalZero", "%1", "") + wordLevel("1", "1", "lowerLetter", "%1.%2", "") + wordLevel("2", "1", "upperRoman", "%1.%2.%3", "") +
 		wordLevel("3", "1", "bullet", "o", "") + wordLevel("4", "1", "decimal", "%1.%4.%5", "") + `</w:abstractNum>
+<w:abstractNum w:abstractNumId="6">` + wordLevel("0", "9", "decimalFullWidth", "第%1章", "") + wordLevel("1", "1", "decimalEnclosedCircle", "%2", "") +
+		wordLevel("2", "20", "decimalEnclosedParen", "%3", "") + wordLevel("3", "1", "decimalEnclosedFullstop", "%4", "") + wordLevel("4", "10", "ideographDigital", "%5", "") + `</w:abstractNum>
 <w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
 <w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
 <w:num w:numId="3"><w:abstractNumId w:val="2"/></w:num>
@@ -55,6 +57,7 @@ func TestDOCXListNumbers(t *testing.T) {
 <w:num w:numId="7"><w:abstractNumId w:val="0"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="5"/><w:lvl w:ilvl="0"><w:start w:val="5"/><w:numFmt w:val="upperLetter"/><w:lvlText w:val="%1."/></w:lvl></w:lvlOverride></w:num>
 <w:num w:numId="8"><w:abstractNumId w:val="4"/></w:num>
 <w:num w:numId="9"><w:abstractNumId w:val="5"/></w:num>
+<w:num w:numId="10"><w:abstractNumId w:val="6"/></w:num>
 </w:numbering>`
 	styles := `<?xml version="1.0"?><w:styles ` + wordNS + `>
 <w:style w:type="paragraph" w:styleId="ListNumber"><w:name w:val="List Number"/><w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>
@@ -99,6 +102,12 @@ func TestDOCXListNumbers(t *testing.T) {
 		// named in another's text draws nothing there
 		{"skipped levels", wordItem("9", "0", "", "Zero") + wordItem("9", "2", "", "Deep") + wordItem("9", "1", "", "Next") + wordItem("9", "4", "", "Under a bullet") + wordItem("9", "0", "", "One"),
 			[]extract.Section{{Text: "00 Zero\n\n00.a.I Deep\n\n00.b Next\n\n00..1 Under a bullet\n\n01 One"}}},
+		// East Asian formats: full-width digits ("第１章", Japanese headings: docx-rs's
+		// toc1.docx, whose table of contents Word wrote "第１章 Hello"), enclosed numbers up
+		// to 20 and plain digits after, ideographs digit by digit
+		{"east asian", wordItem("10", "0", "", "Hello") + wordItem("10", "0", "", "World") + wordItem("10", "0", "", "Again") + wordItem("10", "1", "", "Circled") +
+			wordItem("10", "2", "", "Twentieth") + wordItem("10", "2", "", "Twenty-first") + wordItem("10", "3", "", "Stopped") + wordItem("10", "4", "", "Ten") + wordItem("10", "4", "", "Eleven"),
+			[]extract.Section{{Text: "第９章 Hello\n\n第１０章 World\n\n第１１章 Again\n\n① Circled\n\n⒇ Twentieth\n\n21 Twenty-first\n\n⒈ Stopped\n\n一〇 Ten\n\n一一 Eleven"}}},
 		// an instance numbering.xml does not define, and a level it does not: no label
 		{"undefined", wordItem("99", "0", "", "Loose") + wordItem("2", "5", "", "Deep"),
 			[]extract.Section{{Text: "Loose\n\nDeep"}}},

@@ -200,3 +200,33 @@ func TestNumFormatLongFraction(t *testing.T) {
 		t.Fatal("a fraction of 10-digit placeholders did not finish in 10 s")
 	}
 }
+
+// TestGeneralNumber: a number without a fixed-point format reads as Excel shows it, to 15
+// significant digits (umya-spreadsheet's issue_296.xlsx: a sum stored -21.249999999999982,
+// which Excel shows -21.25), and so does a negative serial under a time format, which
+// Excel cannot draw as a time ("#####").
+func TestGeneralNumber(t *testing.T) {
+	for _, c := range []struct{ stored, want string }{
+		{"-21.249999999999982", "-21.25"},
+		{"0.30000000000000004", "0.3"},
+		{"19.989999999999998", "19.99"},
+		{"1700.0", "1700"},
+		{"3.14159265358979", "3.14159265358979"},
+		{"123456789012345.6", "123456789012346"},
+		{"0.000123456789012345678", "0.000123456789012346"},
+		{"1E+300", "1E+300"}, // forms with many zeros stay as stored
+		{"1.5E-9", "1.5E-9"},
+		{"0", "0"},
+	} {
+		f, err := strconv.ParseFloat(c.stored, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := generalNumber(c.stored, f); got != c.want {
+			t.Errorf("generalNumber(%s) = %q, want %q", c.stored, got, c.want)
+		}
+	}
+	if got := formatted(`[$-F400]h:mm:ss\ AM/PM`, -21.249999999999982); got != "-21.25" {
+		t.Errorf("a negative time: %q, want -21.25", got)
+	}
+}

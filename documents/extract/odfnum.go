@@ -238,5 +238,12 @@ func odfFormat(f string) string {
 	case "I":
 		return "upperRoman"
 	}
+	// LibreOffice names its other formats by their first numbers ("１, ２, ３, ...")
+	switch {
+	case strings.HasPrefix(f, "１"):
+		return "decimalFullWidth"
+	case strings.HasPrefix(f, "①"):
+		return "decimalEnclosedCircle"
+	}
 	return "decimal"
 }

@@ -38,6 +38,10 @@ func TestODFListNumbers(t *testing.T) {
 <text:list-level-style-number text:level="1" style:num-suffix="." style:num-format="I" text:start-value="4"/>
 <text:list-level-style-number text:level="2" style:num-format=""/>
 </text:list-style>
+<text:list-style style:name="L4">
+<text:list-level-style-number text:level="1" style:num-prefix="第" style:num-suffix="章" style:num-format="１, ２, ３, ..." text:start-value="9"/>
+<text:list-level-style-number text:level="2" style:num-format="①, ②, ③, ..."/>
+</text:list-style>
 <text:list-style style:name="L3">
 <text:list-level-style-number text:level="1" style:num-suffix="." style:num-format="1" text:start-value="-2"/>
 </text:list-style>`
@@ -57,6 +61,8 @@ func TestODFListNumbers(t *testing.T) {
 			"IV. Fourth\n\nV. Fifth\n\nplain\n\nHeader\n\nIX. Ninth\n\nsecond paragraph\n\nX. Tenth\n\ndeeper"},
 		// a level's negative start value is none (odfoutline.go's startValue): it starts at 1
 		{"negative start", odfItems(` text:style-name="L3"`, "First", "Second"), "1. First\n\n2. Second"},
+		// LibreOffice's East Asian formats, named by their first numbers
+		{"east asian", odfItems(` text:style-name="L4"`, "Hello", nested("World", "Circled", "Again")), "第９章 Hello\n\n第１０章 World\n\n① Circled\n\n② Again"},
 		// a list starts again unless it continues the last of its style or the one it names
 		{"continue", odfItems(` xml:id="a" text:style-name="Numbering_20_123"`, "One", "Two") + `<text:p>Between.</text:p>` +
 			odfItems(` text:style-name="Numbering_20_123" text:continue-numbering="true"`, "Three") +

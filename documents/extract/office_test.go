@@ -495,6 +495,7 @@ func FuzzOfficeXML(f *testing.F) {
 	f.Add(uint8(4), utf16Part(opf, true)) // an XML part in UTF-16 (xmlcharset_test.go)
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>H</w:t></w:r></w:p><w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>`)
 	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><w:r><w:sym w:font="Symbol" w:char="F061"/><w:drawing><wp:docPr descr="alt"/></w:drawing></w:r></w:p></w:body></w:document>`)
+	f.Add(uint8(0), `<w:document `+wordNS+`><w:body><w:p><m:oMath><m:d><m:dPr><m:begChr/><m:sepChr m:val="‖"/></m:dPr><m:e><m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr><m:e><m:d/></m:e></m:nary></m:e><m:e><m:r><m:t>x</m:t></m:r></m:e></m:d></m:oMath><m:d><m:dPr></w:p></w:body></w:document>`)
 	f.Add(uint8(1), `<w:styles><w:style w:type="paragraph" w:styleId="A"><w:basedOn w:val="B"/></w:style><w:style w:type="paragraph" w:styleId="B"><w:basedOn w:val="A"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style></w:styles>`)
 	f.Add(uint8(2), `<w:footnotes><w:footnote w:type="separator"><w:p/></w:footnote><w:footnote w:id="1"><w:p><w:r><w:t>n</w:t></w:r></w:p></w:footnote></w:footnotes>`)
 	f.Add(uint8(3), `<office:document-content><office:body><office:text><text:h text:outline-level="2">H</text:h><text:p>a<text:s text:c="3"/>b<text:note><text:note-body><text:p>n</text:p></text:note-body></text:note></text:p></office:text></office:body></office:document-content>`)

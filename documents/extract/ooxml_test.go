@@ -321,23 +321,25 @@ func FuzzXLSX(f *testing.F) {
 }
 
 // FuzzPPTX puts arbitrary XML into one part of a well-formed presentation: the
-// presentation, a slide or its notes. Each must be read or refused, never panic.
+// presentation, a slide, its notes or its chart. Each must be read or refused, never panic.
 func FuzzPPTX(f *testing.F) {
-	parts := []string{"ppt/presentation.xml", "ppt/slides/slide1.xml", "ppt/notesSlides/notesSlide1.xml"}
+	parts := []string{"ppt/presentation.xml", "ppt/slides/slide1.xml", "ppt/notesSlides/notesSlide1.xml", "ppt/charts/chart1.xml"}
 	f.Add(uint8(0), `<p:presentation `+pmlNS+`><p:sldIdLst><p:sldId id="1" r:id="rId1"/><p:sldId r:id="rId1"/><p:sldId r:id="nope"/></p:sldIdLst></p:presentation>`)
 	f.Add(uint8(1), `<p:sld show="0"><p:spTree><p:sp><p:nvPr><p:ph type="title"/><p:ph type="sldNum"/></p:nvPr><p:txBody><a:p><a:t>x</a:t></a:p></p:txBody></p:sp><a:tbl><a:tr><a:tc><a:tc><a:p><a:t>c</a:t></a:p></a:tc></a:tr></a:tbl></p:spTree></p:sld>`)
 	f.Add(uint8(1), `<p:sld><mc:Fallback><p:sp><p:txBody></mc:Fallback></p:txBody><a:p><a:br/><a:t>t</a:t></a:p></p:sp></p:sld>`)
 	f.Add(uint8(2), `<p:notes><p:sp><p:nvPr><p:ph type="body"/></p:nvPr><p:txBody><a:p><a:t>n</a:t></a:p></p:txBody></p:sp></p:notes>`)
+	f.Add(uint8(3), `<c:chartSpace `+chartNS+`><c:chart>`+chartTitle()+`<c:plotArea><c:pieChart>`+series("s", `0.0"x"`, "1", "x")+`</c:pieChart><c:catAx><c:delete/></c:catAx></c:plotArea><c:legend/></c:chart></c:chartSpace>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		files := map[string]string{
 			parts[0]: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`,
-			parts[1]: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("T")) + `</p:spTree></p:cSld></p:sld>`,
+			parts[1]: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("T")) + chartFrame("rC") + `</p:spTree></p:cSld></p:sld>`,
 			parts[2]: `<p:notes ` + pmlNS + `><p:cSld><p:spTree>` + shape("body", run("N")) + `</p:spTree></p:cSld></p:notes>`,
+			parts[3]: `<c:chartSpace ` + chartNS + `><c:chart>` + chartTitle(run("C")) + `</c:chart></c:chartSpace>`,
 		}
 		files[parts[int(kind)%len(parts)]] = xml
 		zf := []testdocs.File{
 			{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
-			{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rN", "notesSlide ../notesSlides/notesSlide1.xml")},
+			{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rN", "notesSlide ../notesSlides/notesSlide1.xml", "rC", "chart ../charts/chart1.xml")},
 		}
 		for _, p := range parts {
 			zf = append(zf, testdocs.File{Name: p, Body: files[p]})

@@ -13,8 +13,9 @@ import (
 // for a slide the show skips, which is read too), then the text of its shapes in drawing
 // order: text boxes' paragraphs (line breaks and fields as shown), groups' shapes, tables
 // row by row (cells separated by tabs); then its speaker notes in a section "Notes" under
-// the slide's. Pictures, charts, SmartArt, comments and the slide number, date, header and
-// footer placeholders are left out, and so is the text of masters and layouts. A damaged
+// the slide's. A chart reads as the words it shows (pptxchart.go: title, axis titles,
+// series and category names). Pictures, SmartArt, comments and the slide number, date,
+// header and footer placeholders are left out, and so is the text of masters and layouts. A damaged
 // slide refuses the file; damaged notes cost only the notes.
 func readPPTX(b *budget, data []byte) (*Document, error) {
 	a, main, err := openOOXML(b, data, pptxKind)
@@ -96,12 +97,34 @@ type drawingShape struct {
 // readDrawing reads the slide or notes page part.
 func readDrawing(b *budget, a *archive, part string, notes bool) (*drawingText, error) {
 	d := &drawingText{notes: notes}
+	var rels map[string]string
+	chartData := false // in a graphic frame's a:graphicData of a chart
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			d.start(t)
+			if t.Name.Local == "graphicData" {
+				chartData = attr(t, "uri") == chartNS
+			}
+			if t.Name.Local == "chart" && chartData && d.skip == 0 {
+				if rels == nil {
+					rels = relTargets(a, part)
+				}
+				if chart := rels[relID(t)]; chart != "" && a.has(chart) {
+					s, err := readChart(a, chart)
+					if err != nil {
+						return err
+					}
+					if s != "" {
+						d.body.WriteString(s + "\n")
+					}
+				}
+			}
 		case xml.EndElement:
 			d.end(t)
+			if t.Name.Local == "graphicData" {
+				chartData = false
+			}
 		case xml.CharData:
 			if d.inText && d.skip == 0 && d.para != nil {
 				d.para.Write(t)

@@ -308,11 +308,16 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case "e", "d":
 		return v
 	}
+	return formattedNumber(x.styled(style), v, x.date1904)
+}
+
+// formattedNumber writes the number v (as stored) by format (nil: General), as Excel shows it;
+// v as it is where it is no number.
+func formattedNumber(format *numFormat, v string, date1904 bool) string {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil {
 		return v
 	}
-	format := x.styled(style)
 	if format == nil {
 		return generalNumber(v, f)
 	}
@@ -321,7 +326,7 @@ func (x *xlsxReader) cellText(typ string, style int, v string) string {
 	case sec == nil:
 		return generalNumber(v, f)
 	case sec.date != xlsxNumber:
-		return sec.formatDate(f, x.date1904)
+		return sec.formatDate(f, date1904)
 	case math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) >= 1e15 && !sec.sci:
 		return generalNumber(v, f)
 	}
@@ -340,13 +345,15 @@ func (x *xlsxReader) styled(style int) *numFormat {
 }
 
 // generalNumber writes a number of no fixed-point format as the file stores it, in its
-// shortest form (the same double): the 1700.0 some writers store (Python's repr) reads
-// 1700, as Excel shows it; one that form would write with many zeros (1e308, 1.5E-9) stays
-// as written.
+// shortest form, to the 15 significant digits Excel shows of any number (its formula bar
+// too): the 1700.0 some writers store (Python's repr) reads 1700, and a sum's
+// -21.249999999999982 (umya-spreadsheet's issue_296.xlsx) -21.25, as Excel shows them; one
+// that form would write with many zeros (1e308, 1.5E-9) stays as written.
 func generalNumber(v string, f float64) string {
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e15) || math.IsNaN(f) {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e15) || math.IsNaN(f) || math.IsInf(f, 0) {
 		return v
 	}
+	f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 15, 64), 64)
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
@@ -366,7 +373,7 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle)
 		serial, sign = -serial, "-"
 	}
 	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
-		return strconv.FormatFloat(serial, 'f', -1, 64)
+		return generalNumber(strconv.FormatFloat(serial, 'g', -1, 64), serial) // Excel: "#####"
 	}
 	scale := int64(math.Pow10(min(st.frac, 3)))
 	ticks := int64(math.Round(serial * 86400 * float64(scale)))

@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"unicode/utf16"
@@ -46,6 +47,39 @@ func TestXMLPartUTF16(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkSections(t, doc, "epub", []extract.Section{{Text: "Gregor Samsa’s dream."}})
+		})
+	}
+}
+
+// TestXMLPartSingleByte reads XML parts that declare a single-byte or East Asian encoding:
+// LibreOffice's tdf76115.xlsx (a program's export, in umya-spreadsheet's tests) has its
+// sheet in ISO-8859-1 ("S\xe9rie") and was refused as unsupported. An encoding nobody
+// knows is still refused, and so is a part that declares UTF-16 without being so.
+func TestXMLPartSingleByte(t *testing.T) {
+	for _, tc := range []struct {
+		name, label, text, want string
+		err                     error
+	}{
+		{"ISO-8859-1", "ISO-8859-1", "S\xe9rie N\xba", "Série Nº", nil},
+		{"windows-1252", "windows-1252", "\x93caf\xe9\x94", "“café”", nil},
+		{"Shift_JIS", "Shift_JIS", "\x93\x8c\x8b\x9e", "東京", nil},
+		{"unknown", "x-unheard-of", "plain", "", extract.ErrUnsupported},
+		{"UTF-16 declared, bytes are not", "UTF-16", "plain", "", extract.ErrUnsupported},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := sheet(`<row r="1"><c r="A1" t="inlineStr"><is><t>` + tc.text + `</t></is></c></row>`)
+			body := `<?xml version="1.0" encoding="` + tc.label + `" standalone="yes"?>` + rows
+			doc, err := extract.Bytes(context.Background(), "book.xlsx", workbook(false, "", "", [3]string{"Plan1", "", body}), nil)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("got %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSections(t, doc, "xlsx", []extract.Section{{Heading: "Plan1", Text: tc.want}})
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 
+	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -124,6 +125,13 @@ func walkXML(r io.Reader, name string, fn func(xml.Token) error) error {
 			return input, nil
 		} else if wide && strings.HasPrefix(l, "utf-16") {
 			return input, nil // decoded already
+		} else if !wide && !strings.HasPrefix(l, "utf-16") {
+			// a single-byte or East Asian encoding the part declares (a workbook a
+			// program wrote in ISO-8859-1: LibreOffice's tdf76115.xlsx), read as a
+			// browser reads the label
+			if dr, err := charset.NewReaderLabel(label, input); err == nil {
+				return dr, nil
+			}
 		}
 		return nil, fmt.Errorf("%w: %s is in %s, not UTF-8", ErrUnsupported, name, label)
 	}

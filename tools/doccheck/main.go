@@ -380,7 +380,8 @@ func main() {
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
 			kept := ref
 			ref, ours = unmarkOOXML(d, ref, ours)
-			ref, ours = unmark(ref, !*expected), unmark(ours, false)
+			lists := ooxmlExt(d) != ".xlsx"
+			ref, ours = unmarkLists(ref, !*expected, lists), unmarkLists(ours, false, lists)
 			if fromKept { // already taken off as it was kept
 				ref = kept
 			}
@@ -664,8 +665,15 @@ var (
 // unmark takes pandoc's plain-text marks off its text, pandoc (see the command's doc);
 // list markers and rules, which a document may also hold as text, are taken off both
 // readers' text alike.
-func unmark(text []byte, pandoc bool) []byte {
-	text = listMarker.ReplaceAll(text, []byte("$1"))
+func unmark(text []byte, pandoc bool) []byte { return unmarkLists(text, pandoc, true) }
+
+// unmarkLists is unmark, taking list markers off only where lists: a sheet's text has
+// none, and a row of decimals is no run of them (ClosedXML's CellValues.xlsx row
+// "\t1234.567\t1234.567…" lost all its numbers, xlsx2csv's and ours alike).
+func unmarkLists(text []byte, pandoc, lists bool) []byte {
+	if lists {
+		text = listMarker.ReplaceAll(text, []byte("$1"))
+	}
 	text = texMath.ReplaceAll(text, []byte(" "))
 	text = []byte(scriptDigits.Replace(string(text)))
 	if pandoc {

@@ -72,6 +72,18 @@ func TestUnmarkPandoc(t *testing.T) {
 	}
 }
 
+// TestUnmarkSheet: a sheet's rows keep numbers at a line's start, which in a document are
+// list labels.
+func TestUnmarkSheet(t *testing.T) {
+	in := "\t1234.567\t1234.567\t1,234.57\n2.1 Flour"
+	if got := string(unmarkLists([]byte(in), true, false)); got != "1234.567 1234.567 1,234.57\n2.1 Flour" {
+		t.Errorf("unmarkLists(%q, lists false) = %q", in, got)
+	}
+	if got := string(unmarkLists([]byte(in), true, true)); got != "1,234.57\nFlour" {
+		t.Errorf("unmarkLists(%q, lists true) = %q", in, got)
+	}
+}
+
 func TestFramePlaceholder(t *testing.T) {
 	in := "[-- Image: Title text9 --][-- Image: embedded object (OLE)2 --]\n\n[-- Image: Chart 15 --]PIE CHART"
 	want := "  \n\n PIE CHART"

@@ -1,0 +1,91 @@
+package extract
+
+import "encoding/xml"
+
+// wordMath draws what Word draws of an equation (OMML, m:oMath) beyond its runs' text:
+// an n-ary operator's sign (m:nary: ∫ where m:chr names none, ∑, ∏…) before its limits and
+// argument, and a delimiter's brackets (m:d: "(" and ")" by default, m:begChr/m:endChr
+// otherwise, m:sepChr "|" between its arguments). docx2python's equations.docx: Word shows
+// "∫₀¹x", EdgeChat wrote "01x".
+type wordMath struct {
+	depth  int // open m: elements
+	inNary bool
+	nary   string
+	inD    bool
+	delims []wordDelim
+}
+
+// wordDelim is an open m:d: its characters, its depth, and how many arguments it has had.
+type wordDelim struct {
+	beg, sep, end string
+	depth, args   int
+}
+
+// mathChar is an m:chr-like element's character: its val, or def where it has none.
+func mathChar(t xml.StartElement, def string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == "val" {
+			return a.Value
+		}
+	}
+	return def
+}
+
+// mathStart takes the start of an m: element; it returns what to write where it stands.
+func (m *wordMath) mathStart(t xml.StartElement) string {
+	m.depth++
+	switch t.Name.Local {
+	case "naryPr":
+		m.inNary, m.nary = true, "∫"
+	case "chr":
+		if m.inNary {
+			m.nary = mathChar(t, "∫")
+		}
+	case "d":
+		m.delims = append(m.delims, wordDelim{beg: "(", sep: "|", end: ")", depth: m.depth})
+	case "dPr":
+		m.inD = true
+	case "begChr", "sepChr", "endChr":
+		if n := len(m.delims); m.inD && n > 0 {
+			d := &m.delims[n-1]
+			switch t.Name.Local {
+			case "begChr":
+				d.beg = mathChar(t, "")
+			case "sepChr":
+				d.sep = mathChar(t, "")
+			case "endChr":
+				d.end = mathChar(t, "")
+			}
+		}
+	case "e":
+		if n := len(m.delims); n > 0 && m.delims[n-1].depth == m.depth-1 {
+			d := &m.delims[n-1]
+			if d.args++; d.args > 1 {
+				return d.sep
+			}
+		}
+	}
+	return ""
+}
+
+// mathEnd takes the end of an m: element; it returns what to write where it stands.
+func (m *wordMath) mathEnd(t xml.EndElement) string {
+	m.depth = max(0, m.depth-1)
+	switch t.Name.Local {
+	case "naryPr":
+		m.inNary = false
+		return m.nary
+	case "dPr":
+		m.inD = false
+		if n := len(m.delims); n > 0 {
+			return m.delims[n-1].beg
+		}
+	case "d":
+		if n := len(m.delims); n > 0 {
+			end := m.delims[n-1].end
+			m.delims = m.delims[:n-1]
+			return end
+		}
+	}
+	return ""
+}
