@@ -305,7 +305,8 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if notes != "" {
 		w.restart(notes)
 	}
-	noteSkip := false // inside a separator note
+	noteSkip := false  // inside a separator note
+	chartData := false // in a drawing's a:graphicData of a chart
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -325,6 +326,14 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			if t.Name.Local == "altChunk" && notes == "" {
 				return w.altChunk(a, part, attr(t, "id"))
 			}
+			if t.Name.Local == "graphicData" {
+				chartData = attr(t, "uri") == chartNS
+			}
+			if t.Name.Local == "chart" && chartData && notes == "" {
+				if err := w.chart(a, part, relID(t)); err != nil {
+					return err
+				}
+			}
 			w.start(t)
 		case xml.EndElement:
 			switch t.Name.Local {
@@ -336,6 +345,9 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				if w.note != nil && w.skip == 0 {
 					w.endNote()
 				}
+			}
+			if t.Name.Local == "graphicData" {
+				chartData = false
 			}
 			if noteSkip || w.skip > 0 {
 				return nil
