@@ -335,18 +335,38 @@ func overMark(cur *line, last, g glyph) bool {
 // The second script starts where the first does (both hang on the base's end); a fraction's
 // denominator, centred under a narrower numerator, starts before it and is not taken; nor
 // is a line under a heading at less than overprintRatio of its size (no script is so small).
+// A script drawn back into the line's own text (a footnote mark after its line) is smaller
+// than that text; scripts stacked on scripts hang on a base, a glyph before the first
+// script's run, at most maxScriptRatio times the script's size. A drop cap is no base, and
+// the lines beside it are no scripts: lettrine's "A" of 2.5 ems on the second line's
+// baseline, the first line a line above it; a "Q" on its first line's baseline, under
+// which the second line starts, of the first line's size.
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
 	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
 		abs(g.y-last.y) > 0.15*size && g.size >= overprintRatio*cur.size && g.x >= cur.x0 && g.x < last.x+last.w) {
 		return false
 	}
+	i := len(cur.g) - 1
 	start := last.x // where the first script's run starts
-	for i := len(cur.g) - 1; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
+	for ; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
 		start = cur.g[i].x
+	}
+	switch {
+	case abs(last.y-cur.y) < 0.05*size: // back into the line's text
+		if g.size >= 0.9*last.size {
+			return false
+		}
+	case i < 0 || cur.g[i].size > maxScriptRatio*g.size:
+		return false // no base before the first script, or one too large for it: a drop cap
 	}
 	return g.x >= start-0.15*cur.size
 }
+
+// maxScriptRatio is how many times its script's size a base may be at most: TeX's scripts
+// are 0.67–0.75 of their base's size, a word processor's 0.58; a drop cap of two lines is
+// 2.4 or more times its text's.
+const maxScriptRatio = 2.0
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
 // line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart

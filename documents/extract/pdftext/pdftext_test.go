@@ -293,6 +293,17 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a drop cap's lines are not scripts stacked on it", simpleFont(""), "",
+			// ViTE's user manual (lettrine, pdfTeX): a 24.8-point "A" on the second line's
+			// baseline, the first line 12 points above it, then the second line after the cap;
+			// then a "Q" on its first line's baseline, whose second line starts under it. Taken
+			// for scripts stacked on the cap, the two lines ran together glyph by glyph
+			// ("Anwswritetren: iVn iTthEe") and the second started in the first ("Qt uestion")
+			"BT /F1 24.8 Tf 1 0 0 1 72 688 Tm (A) Tj /F1 10 Tf 1 0 0 1 84.4 700 Tm (nswer : ViTE is not) Tj" +
+				" 1 0 0 1 94 688 Tm (written in the) Tj ET" +
+				" BT /F1 24.8 Tf 1 0 0 1 72 650 Tm (Q) Tj /F1 10 Tf 1 0 0 1 84.4 650 Tm (uestion : I have) Tj" +
+				" 1 0 0 1 72 638 Tm (the window) Tj ET",
+			"Answer : ViTE is not\nwritten in the\n\nQuestion : I have\nthe window"},
 		{"a space drawn back over its line's earlier words does not keep the rest apart", simpleFont(""), "",
 			// Acrobat's touch-up of a Wells Fargo report (PyMuPDF's test_3725.pdf): a word's
 			// rest drawn after a space drawn back over the space before the word ("in loa",
