@@ -387,6 +387,10 @@ func TestText(t *testing.T) {
 		{"OT1's codes 16–22 are not T1's quotes", ghostscriptBitmapFont("\013\014\020\026filaeinc", map[byte]int{'f': 2800, 'i': 2600, 'l': 2600, 11: 5300, 12: 5100}), "",
 			// cmr's dotless i and macron there
 			"BT /F1 1 Tf 72 700 Td (\014ne \020a\026) Tj ET", "fine a"},
+		{"TeX's TS1 bitmap fonts: symbols by their codes", texBitmapFont("*\210\260\251"), "",
+			// dlt-viewer's and gyoto's manuals (pdfTeX, tcrm's PK font): itemize's \textbullet
+			// at 136, read by WinAnsi as "ˆ" (pdftotext prints the code); \textdegree, \textcopyright
+			"BT /F1 10 Tf 72 700 Td (\210 20\260 \251 *) Tj ET", "• 20° © *"},
 		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
 			// the math italic font's σ and τ at T1's ff and fi
 			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},
