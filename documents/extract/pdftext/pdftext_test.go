@@ -304,6 +304,12 @@ func TestText(t *testing.T) {
 				" BT /F1 24.8 Tf 1 0 0 1 72 650 Tm (Q) Tj /F1 10 Tf 1 0 0 1 84.4 650 Tm (uestion : I have) Tj" +
 				" 1 0 0 1 72 638 Tm (the window) Tj ET",
 			"Answer : ViTE is not\nwritten in the\n\nQuestion : I have\nthe window"},
+		{"a line beside a drop cap, a rounding above the cap's baseline, reads after the cap's line", simpleFont(""), "",
+			// the same manual: an answer's second line at 214.09201 by its Td moves, the cap at
+			// 214.092; read by baselines alone, the second line came first
+			"BT /F1 24.8 Tf 1 0 0 1 72 688 Tm (A) Tj /F1 10 Tf 1 0 0 1 84.4 700 Tm (nswer : Try to) Tj" +
+				" 0 -11.996 Td (from the sources) Tj ET",
+			"Answer : Try to\nfrom the sources"},
 		{"a space drawn back over its line's earlier words does not keep the rest apart", simpleFont(""), "",
 			// Acrobat's touch-up of a Wells Fargo report (PyMuPDF's test_3725.pdf): a word's
 			// rest drawn after a space drawn back over the space before the word ("in loa",
