@@ -643,8 +643,9 @@ func splitBlocks(lines []*line) [][]*line {
 
 // hyphenMark follows a line's final hyphen that may join the next line's first word;
 // resolveHyphens decides. capitalMark follows one before a word in capitals after a line
-// in lower case, which joins only into a word the document writes so elsewhere ("Trace-"
-// "Monkey" where it writes "TraceMonkey"; an acronym's compound, "CNF-" "SAT", stays).
+// in lower case, which loses its hyphen only in a word the document writes so elsewhere
+// ("Trace-" "Monkey" where it writes "TraceMonkey"), and else stays a compound's hyphen
+// ("CNF-" "SAT" is "CNF-SAT").
 const (
 	hyphenMark  = "\x02"
 	capitalMark = "\x03"
@@ -737,7 +738,7 @@ func continuesCompound(text, next string) bool {
 // continuesWord says whether next, the line after text (which ends in a hyphen), may
 // continue text's last word: it starts in lower case, or in a capital after a line written
 // all in capitals ("LIMIT-" "ED" in a licence's disclaimer, which pdftotext rejoins too; an
-// acronym's compound in a line of lower case, "CNF-" "SAT", is left as it stands).
+// acronym's compound in a line of lower case, "CNF-" "SAT", is marked apart: capitalMark).
 func continuesWord(text, next string) bool {
 	first, _ := utf8.DecodeRuneInString(next)
 	if unicode.IsLower(first) {
