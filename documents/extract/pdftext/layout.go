@@ -336,9 +336,10 @@ func overMark(cur *line, last, g glyph) bool {
 // denominator, centred under a narrower numerator, starts before it and is not taken; nor
 // is a line under a heading at less than overprintRatio of its size (no script is so small).
 // A script drawn back into the line's own text (a footnote mark after its line) is smaller
-// than that text; scripts stacked on scripts hang on a base, a glyph before the first
-// script's run, at most maxScriptRatio times the script's size. A drop cap is no base, and
-// the lines beside it are no scripts: lettrine's "A" of 2.5 ems on the second line's
+// than that text, or the text is short (a fraction's numerator, its denominator under
+// it); scripts stacked on scripts hang on a base, a glyph before the first script's run,
+// at most maxScriptRatio times the script's size, and are short. A drop cap is no base,
+// and the lines beside it are no scripts: lettrine's "A" of 2.5 ems on the second line's
 // baseline, the first line a line above it; a "Q" on its first line's baseline, under
 // which the second line starts, of the first line's size.
 func stacked(cur *line, last, g glyph) bool {
@@ -352,21 +353,27 @@ func stacked(cur *line, last, g glyph) bool {
 	for ; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
 		start = cur.g[i].x
 	}
+	long := last.x+last.w-start > maxScriptEms*g.size // a run as long as a line
 	switch {
-	case abs(last.y-cur.y) < 0.05*size: // back into the line's text
-		if g.size >= 0.9*last.size {
+	case abs(last.y-cur.y) < 0.05*size: // back into the line's text, or under a numerator
+		if g.size >= 0.9*last.size && long {
 			return false
 		}
-	case i < 0 || cur.g[i].size > maxScriptRatio*g.size:
-		return false // no base before the first script, or one too large for it: a drop cap
+	case i < 0 || cur.g[i].size > maxScriptRatio*g.size || long:
+		return false // no base before the first script, or one too large for it: a drop cap's
 	}
 	return g.x >= start-0.15*cur.size
 }
 
-// maxScriptRatio is how many times its script's size a base may be at most: TeX's scripts
-// are 0.67–0.75 of their base's size, a word processor's 0.58; a drop cap of two lines is
-// 2.4 or more times its text's.
-const maxScriptRatio = 2.0
+// maxScriptRatio is how many times its script's size a base may be at most, and
+// maxScriptEms how long, in ems of the script, the first script's run: TeX's scripts are
+// 0.67–0.75 of their base's size, a fraction's parts in a script 0.5 (∫ to π/2), a word
+// processor's 0.58; a drop cap of two lines is 2.4 or more times its text's, and the line
+// beside it runs across the column.
+const (
+	maxScriptRatio = 2.2
+	maxScriptEms   = 12
+)
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
 // line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart

@@ -303,9 +303,14 @@ func TestText(t *testing.T) {
 			// ("Anwswritetren: iVn iTthEe") and the second started in the first ("Qt uestion")
 			"BT /F1 24.8 Tf 1 0 0 1 72 688 Tm (A) Tj /F1 10 Tf 1 0 0 1 84.4 700 Tm (nswer : ViTE is not) Tj" +
 				" 1 0 0 1 94 688 Tm (written in the) Tj ET" +
-				" BT /F1 24.8 Tf 1 0 0 1 72 650 Tm (Q) Tj /F1 10 Tf 1 0 0 1 84.4 650 Tm (uestion : I have) Tj" +
+				" BT /F1 24.8 Tf 1 0 0 1 72 650 Tm (Q) Tj /F1 10 Tf 1 0 0 1 84.4 650 Tm (uestion : I have some problems when I want to see a trace) Tj" +
 				" 1 0 0 1 72 638 Tm (the window) Tj ET",
-			"Answer : ViTE is not\nwritten in the\n\nQuestion : I have\nthe window"},
+			"Answer : ViTE is not\nwritten in the\n\nQuestion : I have some problems when I want to see a trace\nthe window"},
+		{"a fraction's parts in a script, half the base's size, stay stacked on it", simpleFont(""), "",
+			// lyhyt2e's ∫ from 0 to π/2: the 10-point sign, then π at 5 points 0.2 above its
+			// baseline, and 2 under π (pdftotext: "π2"); not a drop cap's line
+			"BT /F1 10 Tf 72 700 Td (x S) Tj /F1 5 Tf 15 0.2 Td (p) Tj 0.4 -5.1 Td (2) Tj /F1 10 Tf 3 4.9 Td ( dx) Tj ET",
+			"x Sp2 dx"},
 		{"a line beside a drop cap, a rounding above the cap's baseline, reads after the cap's line", simpleFont(""), "",
 			// the same manual: an answer's second line at 214.09201 by its Td moves, the cap at
 			// 214.092; read by baselines alone, the second line came first
