@@ -658,6 +658,17 @@ const (
 	capitalMark = "\x03"
 )
 
+// compoundStart says whether text, a line ending in a hyphen before a capital, may end in a
+// compound's first part: a line of words, its last no option. A line of one word is a
+// table's cell or a drawing's label ("update-" beside "Gérer les alternatives" in the
+// refcards, xfig's "Motor-" over "Vcc"), and "-array-value-" a name of zsh's (before "The
+// …"): they end where they stand.
+func compoundStart(text string) bool {
+	text = strings.TrimSpace(text)
+	k := strings.LastIndexAny(text, " \t")
+	return k >= 0 && !strings.HasPrefix(text[k+1:], "-")
+}
+
 func startsUpper(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsUpper(r)
@@ -680,7 +691,7 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
-		case i < last && endsHyphen(text) && startsUpper(texts[i+1]):
+		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text):
 			b.WriteString(capitalMark)
 		}
 		b.WriteByte('\n')

@@ -96,6 +96,10 @@ func TestText(t *testing.T) {
 			// CERMINE's papers' "Ac-" "SDKP", "Cornell-" "Bell" read as two lines, the compound
 			// parted (pdftotext drops the hyphen: "CNFSAT", "AcSDKP")
 			"BT /F1 10 Tf 72 700 Td (the corresponding CNF-) Tj 0 -12 Td (SAT instance) Tj ET", "the corresponding CNF-SAT instance"},
+		{"but not after a line of one word or an option", simpleFont(""), "",
+			// xfig's labels "Motor-" over "Vcc"; zsh's "-array-value-" before its description
+			"BT /F1 10 Tf 72 700 Td (Motor-) Tj 0 -12 Td (Vcc) Tj 0 -12 Td (the context -array-value-) Tj 0 -12 Td (The value) Tj ET",
+			"Motor-\nVcc\nthe context -array-value-\nThe value"},
 		{"a capital after a hyphen joins into a word the document writes so (TraceMonkey)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (TraceMonkey runs. We call it Trace-) Tj 0 -12 Td (Monkey and Sun-) Tj 0 -12 Td (Spider) Tj ET",
 			"TraceMonkey runs. We call it TraceMonkey and Sun-Spider"},
