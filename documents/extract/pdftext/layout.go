@@ -335,18 +335,45 @@ func overMark(cur *line, last, g glyph) bool {
 // The second script starts where the first does (both hang on the base's end); a fraction's
 // denominator, centred under a narrower numerator, starts before it and is not taken; nor
 // is a line under a heading at less than overprintRatio of its size (no script is so small).
+// A script drawn back into the line's own text (a footnote mark after its line) is smaller
+// than that text, or the text is short (a fraction's numerator, its denominator under
+// it); scripts stacked on scripts hang on a base, a glyph before the first script's run,
+// at most maxScriptRatio times the script's size, and are short. A drop cap is no base,
+// and the lines beside it are no scripts: lettrine's "A" of 2.5 ems on the second line's
+// baseline, the first line a line above it; a "Q" on its first line's baseline, under
+// which the second line starts, of the first line's size.
 func stacked(cur *line, last, g glyph) bool {
 	size := max(g.size, last.size, 1)
 	if !(g.size < cur.size && direction(g.text) != 1 && direction(last.text) != 1 && abs(g.y-cur.y) < baselineTol*cur.size &&
 		abs(g.y-last.y) > 0.15*size && g.size >= overprintRatio*cur.size && g.x >= cur.x0 && g.x < last.x+last.w) {
 		return false
 	}
+	i := len(cur.g) - 1
 	start := last.x // where the first script's run starts
-	for i := len(cur.g) - 1; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
+	for ; i >= 0 && abs(cur.g[i].y-last.y) < 0.05*size; i-- {
 		start = cur.g[i].x
+	}
+	long := last.x+last.w-start > maxScriptEms*g.size // a run as long as a line
+	switch {
+	case abs(last.y-cur.y) < 0.05*size: // back into the line's text, or under a numerator
+		if g.size >= 0.9*last.size && long {
+			return false
+		}
+	case i < 0 || cur.g[i].size > maxScriptRatio*g.size || long:
+		return false // no base before the first script, or one too large for it: a drop cap's
 	}
 	return g.x >= start-0.15*cur.size
 }
+
+// maxScriptRatio is how many times its script's size a base may be at most, and
+// maxScriptEms how long, in ems of the script, the first script's run: TeX's scripts are
+// 0.67–0.75 of their base's size, a fraction's parts in a script 0.5 (∫ to π/2), a word
+// processor's 0.58; a drop cap of two lines is 2.4 or more times its text's, and the line
+// beside it runs across the column.
+const (
+	maxScriptRatio = 2.2
+	maxScriptEms   = 12
+)
 
 // mergeRows joins fragments on the same baseline that touch or overlap, and orders each
 // line's glyphs left to right. Pieces of sizes as far apart as overprinted's stay apart
@@ -613,15 +640,22 @@ func footUnderColumns(lines []*line) (rest, foot []*line) {
 	return nil, nil
 }
 
+// sortLines orders lines top to bottom, and lines on one baseline left to right. Baselines
+// a rounding apart (roundingGap of an em) are one: a drop cap's lines, kept apart from it,
+// set by Td moves at 214.09201 beside the cap's 214.092 (ViTE's manual), read left to right.
 func sortLines(lines []*line) []*line {
 	slices.SortStableFunc(lines, func(a, b *line) int {
-		if c := cmp.Compare(b.y, a.y); c != 0 {
-			return c
+		if abs(a.y-b.y) > roundingGap*max(a.size, b.size, 1) {
+			return cmp.Compare(b.y, a.y)
 		}
 		return cmp.Compare(a.x0, b.x0)
 	})
 	return lines
 }
+
+// roundingGap is the most, in ems, that two baselines meant as one differ by the rounding
+// of the moves that set them.
+const roundingGap = 0.002
 
 // splitColumns cuts lines at vertical gaps no line crosses, left to right.
 func splitColumns(lines []*line) [][]*line {
@@ -657,12 +691,24 @@ func splitBlocks(lines []*line) [][]*line {
 
 // hyphenMark follows a line's final hyphen that may join the next line's first word;
 // resolveHyphens decides. capitalMark follows one before a word in capitals after a line
-// in lower case, which joins only into a word the document writes so elsewhere ("Trace-"
-// "Monkey" where it writes "TraceMonkey"; an acronym's compound, "CNF-" "SAT", stays).
+// in lower case, which loses its hyphen only in a word the document writes so elsewhere
+// ("Trace-" "Monkey" where it writes "TraceMonkey"), and else stays a compound's hyphen
+// ("CNF-" "SAT" is "CNF-SAT").
 const (
 	hyphenMark  = "\x02"
 	capitalMark = "\x03"
 )
+
+// compoundStart says whether text, a line ending in a hyphen before a capital, may end in a
+// compound's first part: a line of words, its last no option. A line of one word is a
+// table's cell or a drawing's label ("update-" beside "Gérer les alternatives" in the
+// refcards, xfig's "Motor-" over "Vcc"), and "-array-value-" a name of zsh's (before "The
+// …"): they end where they stand.
+func compoundStart(text string) bool {
+	text = strings.TrimSpace(text)
+	k := strings.LastIndexAny(text, " \t")
+	return k >= 0 && !strings.HasPrefix(text[k+1:], "-")
+}
 
 func startsUpper(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
@@ -686,7 +732,7 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
-		case i < last && endsHyphen(text) && startsUpper(texts[i+1]):
+		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text):
 			b.WriteString(capitalMark)
 		}
 		b.WriteByte('\n')
@@ -751,7 +797,7 @@ func continuesCompound(text, next string) bool {
 // continuesWord says whether next, the line after text (which ends in a hyphen), may
 // continue text's last word: it starts in lower case, or in a capital after a line written
 // all in capitals ("LIMIT-" "ED" in a licence's disclaimer, which pdftotext rejoins too; an
-// acronym's compound in a line of lower case, "CNF-" "SAT", is left as it stands).
+// acronym's compound in a line of lower case, "CNF-" "SAT", is marked apart: capitalMark).
 func continuesWord(text, next string) bool {
 	first, _ := utf8.DecodeRuneInString(next)
 	if unicode.IsLower(first) {

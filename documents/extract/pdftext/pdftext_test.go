@@ -92,11 +92,17 @@ func TestText(t *testing.T) {
 			"BT /F1 10 Tf 72 700 Td (a hyphen-) Tj 0 -40 Td (ated word) Tj ET", "a hyphen-\n\nated word"},
 		{"a word in capitals rejoins (a licence's disclaimer)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (BUT NOT LIMIT-) Tj 0 -12 Td (ED WARRANTY) Tj ET", "BUT NOT LIMITED WARRANTY"},
-		{"a capital after a line in lower case does not (an acronym's compound)", simpleFont(""), "",
-			"BT /F1 10 Tf 72 700 Td (the corresponding CNF-) Tj 0 -12 Td (SAT instance) Tj ET", "the corresponding CNF-\nSAT instance"},
+		{"a capital after a line in lower case keeps the hyphen (an acronym's compound)", simpleFont(""), "",
+			// CERMINE's papers' "Ac-" "SDKP", "Cornell-" "Bell" read as two lines, the compound
+			// parted (pdftotext drops the hyphen: "CNFSAT", "AcSDKP")
+			"BT /F1 10 Tf 72 700 Td (the corresponding CNF-) Tj 0 -12 Td (SAT instance) Tj ET", "the corresponding CNF-SAT instance"},
+		{"but not after a line of one word or an option", simpleFont(""), "",
+			// xfig's labels "Motor-" over "Vcc"; zsh's "-array-value-" before its description
+			"BT /F1 10 Tf 72 700 Td (Motor-) Tj 0 -12 Td (Vcc) Tj 0 -12 Td (the context -array-value-) Tj 0 -12 Td (The value) Tj ET",
+			"Motor-\nVcc\nthe context -array-value-\nThe value"},
 		{"a capital after a hyphen joins into a word the document writes so (TraceMonkey)", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (TraceMonkey runs. We call it Trace-) Tj 0 -12 Td (Monkey and Sun-) Tj 0 -12 Td (Spider) Tj ET",
-			"TraceMonkey runs. We call it TraceMonkey and Sun-\nSpider"},
+			"TraceMonkey runs. We call it TraceMonkey and Sun-Spider"},
 		{"right to left in logical order", simpleFont("/ToUnicode 6 0 R"),
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfchar <41> <0633> <42> <0644> <43> <0627> endbfchar",
 			// drawn left to right as seen: alef, lam, sin (سلا read right to left)
@@ -293,6 +299,28 @@ func TestText(t *testing.T) {
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
 			"initialize Sknew(N)"},
+		{"a drop cap's lines are not scripts stacked on it", simpleFont(""), "",
+			// ViTE's user manual (lettrine, pdfTeX): a 24.8-point "A" on the second line's
+			// baseline, the first line 12 points above it, then the second line after the cap;
+			// then a "Q" on its first line's baseline, whose second line starts under it. Taken
+			// for scripts stacked on the cap, the two lines ran together glyph by glyph
+			// ("Anwswritetren: iVn iTthEe") and the second started in the first ("Qt uestion")
+			"BT /F1 24.8 Tf 1 0 0 1 72 688 Tm (A) Tj /F1 10 Tf 1 0 0 1 84.4 700 Tm (nswer : ViTE is not) Tj" +
+				" 1 0 0 1 94 688 Tm (written in the) Tj ET" +
+				" BT /F1 24.8 Tf 1 0 0 1 72 650 Tm (Q) Tj /F1 10 Tf 1 0 0 1 84.4 650 Tm (uestion : I have some problems when I want to see a trace) Tj" +
+				" 1 0 0 1 72 638 Tm (the window) Tj ET",
+			"Answer : ViTE is not\nwritten in the\n\nQuestion : I have some problems when I want to see a trace\nthe window"},
+		{"a fraction's parts in a script, half the base's size, stay stacked on it", simpleFont(""), "",
+			// lyhyt2e's ∫ from 0 to π/2: the 10-point sign, then π at 5 points 0.2 above its
+			// baseline, and 2 under π (pdftotext: "π2"); not a drop cap's line
+			"BT /F1 10 Tf 72 700 Td (x S) Tj /F1 5 Tf 15 0.2 Td (p) Tj 0.4 -5.1 Td (2) Tj /F1 10 Tf 3 4.9 Td ( dx) Tj ET",
+			"x Sp2 dx"},
+		{"a line beside a drop cap, a rounding above the cap's baseline, reads after the cap's line", simpleFont(""), "",
+			// the same manual: an answer's second line at 214.09201 by its Td moves, the cap at
+			// 214.092; read by baselines alone, the second line came first
+			"BT /F1 24.8 Tf 1 0 0 1 72 688 Tm (A) Tj /F1 10 Tf 1 0 0 1 84.4 700 Tm (nswer : Try to) Tj" +
+				" 0 -11.996 Td (from the sources) Tj ET",
+			"Answer : Try to\nfrom the sources"},
 		{"a space drawn back over its line's earlier words does not keep the rest apart", simpleFont(""), "",
 			// Acrobat's touch-up of a Wells Fargo report (PyMuPDF's test_3725.pdf): a word's
 			// rest drawn after a space drawn back over the space before the word ("in loa",
@@ -392,6 +420,10 @@ func TestText(t *testing.T) {
 		{"OT1's codes 16–22 are not T1's quotes", ghostscriptBitmapFont("\013\014\020\026filaeinc", map[byte]int{'f': 2800, 'i': 2600, 'l': 2600, 11: 5300, 12: 5100}), "",
 			// cmr's dotless i and macron there
 			"BT /F1 1 Tf 72 700 Td (\014ne \020a\026) Tj ET", "fine a"},
+		{"TeX's TS1 bitmap fonts: symbols by their codes", texBitmapFont("*\210\260\251"), "",
+			// dlt-viewer's and gyoto's manuals (pdfTeX, tcrm's PK font): itemize's \textbullet
+			// at 136, read by WinAnsi as "ˆ" (pdftotext prints the code); \textdegree, \textcopyright
+			"BT /F1 10 Tf 72 700 Td (\210 20\260 \251 *) Tj ET", "• 20° © *"},
 		{"codes 27–31 of a bitmap font without T1's letters stay without text", texBitmapFont("\033\034ab"), "",
 			// the math italic font's σ and τ at T1's ff and fi
 			"BT /F1 10 Tf 72 700 Td (a\033b \034) Tj ET", "ab"},

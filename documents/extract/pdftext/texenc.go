@@ -75,6 +75,10 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 		}
 		return false
 	}
+	if !used('A', 'Z') && !used('a', 'z') && used(128, 255) {
+		ts1Symbols(t, &drawn)
+		return
+	}
 	first := 0
 	switch {
 	case !used(11, 15) && (used(192, 255) || ligatureWidths(&drawn, width, 27)):
@@ -95,6 +99,38 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 	for c, s := range t1Punctuation {
 		if drawn[c] {
 			t[c] = s
+		}
+	}
+}
+
+// ts1Upper is the text of the TS1 (textcomp) encoding's codes 128–191, where LaTeX's
+// text symbols stand (\textbullet at 136, \textdegree at 176, \texteuro at 191); 131,
+// \textgravedbl, and 171, \textcopyleft, have no character of their own. Of the upper
+// half's rest only 214 and 246 are drawn, × and ÷.
+var ts1Upper = [64]string{
+	"˘", "ˇ", "˝", "", "†", "‡", "‖", "‰", "•", "℃", "$", "¢", "ƒ", "₡", "₩", "₦",
+	"G\u20D2", "₱", "₤", "℞", "‽", "⸘", "₫", "™", "‱", "¶", "฿", "№", "⁒", "℮", "◦", "℠",
+	"⁅", "⁆", "¢", "£", "¤", "¥", "¦", "§", "¨", "©", "ª", "", "¬", "℗", "®", "¯",
+	"°", "±", "²", "³", "´", "µ", "¶", "·", "※", "¹", "º", "√", "¼", "½", "¾", "€",
+}
+
+// ts1Symbols sets the text of the drawn codes above 127 of a TeX bitmap font that draws no
+// letter there and some code above 127: a TS1 font (tcrm), of LaTeX's text symbols. The
+// text fonts (T1) draw letters; OT1's and the math fonts' codes end at 127. Read by
+// WinAnsi, itemize's bullet at 136 was "ˆ" (dlt-viewer's and gyoto's manuals). Its lower
+// half keeps ASCII's reading: the digits (old style) and punctuation there are ASCII's.
+func ts1Symbols(t *encoding, drawn *[256]bool) {
+	for c := 128; c < 256; c++ {
+		switch {
+		case !drawn[c]:
+		case c < 192:
+			t[c] = ts1Upper[c-128]
+		case c == 214:
+			t[c] = "×"
+		case c == 246:
+			t[c] = "÷"
+		default:
+			t[c] = ""
 		}
 	}
 }

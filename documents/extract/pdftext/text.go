@@ -398,8 +398,9 @@ func neutral(s string) bool {
 // resolveHyphens joins the lines layout marked as ending in a hyphen: the hyphen goes
 // when the joined word is used elsewhere in the document or the hyphenated one is not
 // (typesetting's hyphenation), and stays in a compound the document writes with it. A
-// break before a capital (capitalMark) joins only into a word used elsewhere, and else
-// stays a line break.
+// break before a capital (capitalMark) loses its hyphen only in a word used elsewhere, and
+// else joins a compound, hyphen and all ("CNF-" "SAT", "Cornell-" "Bell", "Ac-" "SDKP":
+// typesetting's breaks rarely stand before a capital; pdftotext drops the hyphen, "CNFSAT").
 func resolveHyphens(pages []Page) {
 	// The words to look for: each marked break's joined and hyphenated spellings.
 	counts := map[string]int{}
@@ -434,12 +435,9 @@ func resolveHyphens(pages []Page) {
 			}
 			before, after := t[:k], t[k+len(hyphenMark)+1:]
 			left, right, stem := breakWords(before, after)
-			switch {
-			case counts[wordKey(stem+right)] > 0 || !capital && counts[wordKey(left+right)] == 0:
+			if counts[wordKey(stem+right)] > 0 || !capital && counts[wordKey(left+right)] == 0 {
 				b.WriteString(before[:len(before)-len(left)+len(stem)])
-			case capital:
-				b.WriteString(before + "\n")
-			default:
+			} else {
 				b.WriteString(before)
 			}
 			t = after
