@@ -25,8 +25,9 @@ import (
 // number format is a date or time (the
 // built-in ones and custom codes such as "dd.mm.yyyy"), the date or time it counts
 // ("2023-03-15", "2023-03-15 08:30", "08:30:15", seconds where the format shows them) in the
-// workbook's 1900 or 1904 date system. Charts, chart sheets, drawings' text boxes, comments
-// and headers and footers are left out. A damaged styles or shared strings part costs what
+// workbook's 1900 or 1904 date system. A sheet's charts, and a chart sheet's, read under
+// its cells as the words they show (xlsxchart.go); drawings' text boxes, comments and
+// headers and footers are left out. A damaged styles or shared strings part costs what
 // it holds; a damaged workbook or worksheet refuses the file.
 func readXLSX(b *budget, data []byte) (*Document, error) {
 	a, main, err := openOOXML(b, data, xlsxKind)
@@ -54,8 +55,20 @@ func readXLSX(b *budget, data []byte) (*Document, error) {
 		}
 	}
 	for _, s := range sheets {
+		charts, err := x.sheetCharts(s.part)
+		if err != nil {
+			return nil, err
+		}
+		if s.chart && len(charts) == 0 {
+			continue // a chart sheet whose chart shows no words
+		}
 		x.heading(1, s.name)
-		if err := x.readSheet(s.part); err != nil {
+		if !s.chart {
+			if err := x.readSheet(s.part); err != nil {
+				return nil, err
+			}
+		}
+		if err := x.writeCharts(charts); err != nil {
 			return nil, err
 		}
 	}
@@ -63,11 +76,15 @@ func readXLSX(b *budget, data []byte) (*Document, error) {
 	return x.doc, nil
 }
 
-// xlsxSheet is a worksheet of a workbook: its name and part.
-type xlsxSheet struct{ name, part string }
+// xlsxSheet is a sheet of a workbook: its name and part, and whether it is a chart sheet
+// (a chart and no cells).
+type xlsxSheet struct {
+	name, part string
+	chart      bool
+}
 
-// workbookSheets lists the worksheets of the workbook part main in its order (chart sheets
-// and sheets whose part is missing left out) and says whether dates count from 1904. A
+// workbookSheets lists the sheets of the workbook part main in its order (sheets whose
+// part is missing left out) and says whether dates count from 1904. A
 // workbook that lists sheets but has no readable relationships to find their parts by is
 // damaged (calamine's issue252.xlsx, whose relationships part is garbled), not empty.
 func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
@@ -89,8 +106,9 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 		case "sheet":
 			listed++
 			r, ok := rels[relID(t)]
-			if ok && !r.external && isSheetType(r.typ) && a.has(r.target) {
-				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target})
+			chart := strings.HasSuffix(r.typ, "/chartsheet")
+			if ok && !r.external && (isSheetType(r.typ) || chart) && a.has(r.target) {
+				sheets = append(sheets, xlsxSheet{name: strings.Join(strings.Fields(attr(t, "name")), " "), part: r.target, chart: chart})
 			}
 		}
 		return nil
