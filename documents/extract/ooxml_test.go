@@ -299,7 +299,8 @@ func TestOOXMLVariants(t *testing.T) {
 // FuzzXLSX puts arbitrary XML into one part of a well-formed workbook: the workbook, a
 // sheet, the shared strings or the styles. Each must be read or refused, never panic.
 func FuzzXLSX(f *testing.F) {
-	parts := []string{"xl/workbook.xml", "xl/worksheets/sheet1.xml", "xl/sharedStrings.xml", "xl/styles.xml"}
+	parts := []string{"xl/workbook.xml", "xl/worksheets/sheet1.xml", "xl/sharedStrings.xml", "xl/styles.xml", "xl/drawings/drawing1.xml"}
+	f.Add(uint8(4), `<xdr:wsDr xmlns:xdr="x" xmlns:a="a"><mc:Fallback><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart r:id="rC"/></a:graphicData><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart r:id="rC"/></mc:Fallback></a:graphicData></xdr:wsDr>`)
 	f.Add(uint8(0), `<workbook xmlns:r="r"><workbookPr date1904="true"/><sheets><sheet name="A" r:id="rId1" state="veryHidden"/><sheet name="B" r:id="rId1"/></sheets></workbook>`)
 	f.Add(uint8(1), sheet(`<row><c t="s"><v>-1</v></c><c t="s"><v>0</v></c><c s="1"><v>1e308</v></c><c s="2"><v>-5</v></c><c s="1"><v>NaN</v></c><c t="b"><v>2</v></c><c t="inlineStr"><is><t>_x0000__xD800_</t><rPh><t>p</t></rPh></is></c></row>`))
 	f.Add(uint8(2), `<sst><si><r><t>a</t></r><rPh><rPh><t>b</t></rPh></rPh></si><si/><t>stray</t></sst>`)
@@ -310,9 +311,15 @@ func FuzzXLSX(f *testing.F) {
 			parts[1]: sheet(`<row><c t="s"><v>0</v></c><c s="1"><v>45000</v></c></row>`),
 			parts[2]: `<sst ` + ssNS + `><si><t>x</t></si></sst>`,
 			parts[3]: `<styleSheet ` + ssNS + `><cellXfs><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`,
+			parts[4]: `<xdr:wsDr xmlns:xdr="x" xmlns:a="a" xmlns:r="r"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="c" r:id="rC"/></a:graphicData></xdr:wsDr>`,
 		}
 		files[parts[int(kind)%len(parts)]] = xml
-		zf := []testdocs.File{{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/sheet1.xml", "rS", "sharedStrings sharedStrings.xml", "rT", "styles styles.xml")}}
+		zf := []testdocs.File{
+			{Name: "xl/_rels/workbook.xml.rels", Body: rels("rId1", "worksheet worksheets/sheet1.xml", "rS", "sharedStrings sharedStrings.xml", "rT", "styles styles.xml")},
+			{Name: "xl/worksheets/_rels/sheet1.xml.rels", Body: rels("rD", "drawing ../drawings/drawing1.xml")},
+			{Name: "xl/drawings/_rels/drawing1.xml.rels", Body: rels("rC", "chart ../charts/chart1.xml")},
+			{Name: "xl/charts/chart1.xml", Body: `<c:chartSpace ` + chartNS + `><c:chart>` + chartTitle(run("C")) + `</c:chart></c:chartSpace>`},
+		}
 		for _, p := range parts {
 			zf = append(zf, testdocs.File{Name: p, Body: files[p]})
 		}
