@@ -420,9 +420,17 @@ func (w *wordWalker) para() *wordPara {
 	return w.paras[len(w.paras)-1]
 }
 
+// mathText is the paragraph an equation is written into, nil before the first.
+func (w *wordWalker) mathText() *strings.Builder {
+	if len(w.paras) == 0 {
+		return nil
+	}
+	return &w.para().text
+}
+
 func (w *wordWalker) start(t xml.StartElement) {
 	if t.Name.Space == "m" {
-		if s := w.math.mathStart(t); s != "" && len(w.paras) > 0 {
+		if s := w.math.mathStart(t, w.mathText()); s != "" && len(w.paras) > 0 {
 			w.para().text.WriteString(s)
 		}
 	}
@@ -497,7 +505,7 @@ func (w *wordWalker) start(t xml.StartElement) {
 
 func (w *wordWalker) end(t xml.EndElement) {
 	if t.Name.Space == "m" {
-		if s := w.math.mathEnd(t); s != "" && len(w.paras) > 0 {
+		if s := w.math.mathEnd(t, w.mathText()); s != "" && len(w.paras) > 0 {
 			w.para().text.WriteString(s)
 		}
 	}

@@ -1,18 +1,24 @@
 package extract
 
-import "encoding/xml"
+import (
+	"encoding/xml"
+	"strings"
+)
 
 // wordMath draws what Word draws of an equation (OMML, m:oMath) beyond its runs' text:
 // an n-ary operator's sign (m:nary: ∫ where m:chr names none, ∑, ∏…) before its limits and
 // argument, and a delimiter's brackets (m:d: "(" and ")" by default, m:begChr/m:endChr
 // otherwise, m:sepChr "|" between its arguments). docx2python's equations.docx: Word shows
-// "∫₀¹x", EdgeChat wrote "01x".
+// "∫₀¹x", EdgeChat wrote "01x". Fractions, scripts and radicals are written in a linear
+// form (mathlinear.go): "x²/2!", "x_(i)²", "√(x+1)", where their parts' text used to run
+// together ("x22!").
 type wordMath struct {
 	depth  int // open m: elements
 	inNary bool
 	nary   string
 	inD    bool
 	delims []wordDelim
+	frames []mathFrame
 }
 
 // wordDelim is an open m:d: its characters, its depth, and how many arguments it has had.
@@ -32,8 +38,10 @@ func mathChar(t xml.StartElement, def string) string {
 }
 
 // mathStart takes the start of an m: element; it returns what to write where it stands.
-func (m *wordMath) mathStart(t xml.StartElement) string {
+// text is the paragraph the equation is written into (nil: none).
+func (m *wordMath) mathStart(t xml.StartElement, text *strings.Builder) string {
 	m.depth++
+	m.frameStart(t.Name.Local, text)
 	switch t.Name.Local {
 	case "naryPr":
 		m.inNary, m.nary = true, "∫"
@@ -69,7 +77,8 @@ func (m *wordMath) mathStart(t xml.StartElement) string {
 }
 
 // mathEnd takes the end of an m: element; it returns what to write where it stands.
-func (m *wordMath) mathEnd(t xml.EndElement) string {
+func (m *wordMath) mathEnd(t xml.EndElement, text *strings.Builder) string {
+	m.frameEnd(t.Name.Local, text)
 	m.depth = max(0, m.depth-1)
 	switch t.Name.Local {
 	case "naryPr":
