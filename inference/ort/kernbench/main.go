@@ -12,6 +12,7 @@
 //	go run ./inference/ort/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
 //	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
+//	go run ./inference/ort/kernbench --ops LIB --attn 100,428,3000 --threads 2 --rounds 20   # customop/attn.c against GroupQueryAttention (DECODE.md)
 package main
 
 /*
@@ -61,6 +62,7 @@ var (
 	mixFlag   = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
 	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	dqFlag    = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
+	attnFlag  = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -139,6 +141,13 @@ func run() error {
 		}
 		if err := ops.checkAffine(dir); err != nil {
 			return err
+		}
+		if *attnFlag != "" {
+			pasts, err := parsePasts(*attnFlag)
+			if err != nil {
+				return err
+			}
+			return attnBench(dir, pasts)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)
