@@ -255,7 +255,7 @@ func attnBench(dir string, pasts []int) error {
 				}
 				if it >= warmup {
 					s.wall = append(s.wall, time.Since(start).Seconds()/float64(n))
-					s.cpu = append(s.cpu, (cpuTime() - c0).Seconds()/float64(n))
+					s.cpu = append(s.cpu, (cpuTime()-c0).Seconds()/float64(n))
 				}
 			}
 		}

@@ -65,7 +65,7 @@ func TestOpTwinPatchesOnlyMatMulNBits(t *testing.T) {
 	if err := m.WriteFile(path, proto.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	twin, n, err := opTwin(path)
+	twin, n, err := opTwin(path, "MatMulNBits")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@
 //	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 //	go run ./inference/ort/kernbench --ops LIB --attn 100,428,3000 --threads 2 --rounds 20   # customop/attn.c against GroupQueryAttention (DECODE.md)
+//	go run ./inference/ort/kernbench --ops LIB --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
 package main
 
 /*
@@ -63,6 +64,7 @@ var (
 	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	dqFlag    = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
 	attnFlag  = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
+	attnTwin  = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
 	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -148,6 +150,9 @@ func run() error {
 				return err
 			}
 			return attnBench(dir, pasts)
+		}
+		if *e2e != "" && *attnTwin {
+			return attnEndToEnd(*e2e, *decodeN)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)

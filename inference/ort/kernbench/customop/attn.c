@@ -29,8 +29,9 @@
 // written as round(x / scale) saturated to [-128, 127]. The key scales fold into the query once; the
 // value scales multiply the accumulators at the end.
 //
-// The inner loops run on AVX2 + FMA where the CPU has them (AVX-512 CPUs included: the cache is
-// read from memory, 256-bit vectors keep up) and in portable C over lanes of 16 otherwise.
+// The inner loops run on AVX-512 or AVX2 + FMA, whichever the CPU has (KERNBENCH_ATTN_ISA=avx2
+// keeps AVX2), and in portable C over lanes of 16 otherwise (KERNBENCH_ATTN_PORTABLE=1 forces
+// that).
 
 #include <immintrin.h>
 #include <math.h>
@@ -196,6 +197,98 @@ AVX2 static void partAVX2(const float *q, int g, int d, const float *K, const fl
 			for (int h = 0; h < g; h++)
 				for (int j = 0; j < 4; j++)
 					_mm256_storeu_ps(acc + h * d + c + 8 * j, a[h][j]);
+		}
+	}
+}
+
+// The AVX-512 path: partAVX2's steps on 16-float vectors, 64 value columns at a time.
+#define AVX512 __attribute__((target("avx512f")))
+
+AVX512 static inline __m512 load16(const float *f, const int8_t *b, size_t i) {
+	if (b)
+		return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(b + i))));
+	return _mm512_loadu_ps(f + i);
+}
+
+AVX512 static void partAVX512(const float *q, int g, int d, const float *K, const float *V, const int8_t *K8,
+                              const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
+	float s[MAXG][BLOCK];
+	if (d % 64) {
+		partAVX2(q, g, d, K, V, K8, V8, r0, r1, m, l, acc);
+		return;
+	}
+	for (int b0 = r0; b0 < r1; b0 += BLOCK) {
+		int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, t = 0;
+		for (; t + 4 <= n; t += 4) {
+			size_t row = (size_t)(b0 + t) * d;
+			size_t bytes = 4 * (size_t)d * (K8 ? 1 : 4);
+			const char *vp = V8 ? (const char *)(V8 + row) : (const char *)(V + row);
+			const char *kp = K8 ? (const char *)(K8 + row + BLOCK * d) : (const char *)(K + row + BLOCK * d);
+			for (size_t o = 0; o < bytes; o += 64) {
+				_mm_prefetch(vp + o, _MM_HINT_T0);
+				if (b0 + t + BLOCK + 4 <= r1)
+					_mm_prefetch(kp + o, _MM_HINT_T0);
+			}
+			if (K8 && g == 2) {
+				// int8 keys: convert each row once for both heads.
+				__m512 a[2][4];
+				for (int h = 0; h < 2; h++)
+					for (int j = 0; j < 4; j++)
+						a[h][j] = _mm512_setzero_ps();
+				for (int c = 0; c < d; c += 16) {
+					__m512 q0 = _mm512_loadu_ps(q + c), q1 = _mm512_loadu_ps(q + d + c);
+					for (int j = 0; j < 4; j++) {
+						__m512 kv = load16(K, K8, row + j * d + c);
+						a[0][j] = _mm512_fmadd_ps(q0, kv, a[0][j]);
+						a[1][j] = _mm512_fmadd_ps(q1, kv, a[1][j]);
+					}
+				}
+				for (int h = 0; h < 2; h++)
+					for (int j = 0; j < 4; j++)
+						s[h][t + j] = _mm512_reduce_add_ps(a[h][j]);
+				continue;
+			}
+			for (int h = 0; h < g; h++) {
+				const float *qh = q + h * d;
+				__m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+				for (int c = 0; c < d; c += 16) {
+					__m512 qv = _mm512_loadu_ps(qh + c);
+					a0 = _mm512_fmadd_ps(qv, load16(K, K8, row + c), a0);
+					a1 = _mm512_fmadd_ps(qv, load16(K, K8, row + d + c), a1);
+					a2 = _mm512_fmadd_ps(qv, load16(K, K8, row + 2 * d + c), a2);
+					a3 = _mm512_fmadd_ps(qv, load16(K, K8, row + 3 * d + c), a3);
+				}
+				s[h][t] = _mm512_reduce_add_ps(a0);
+				s[h][t + 1] = _mm512_reduce_add_ps(a1);
+				s[h][t + 2] = _mm512_reduce_add_ps(a2);
+				s[h][t + 3] = _mm512_reduce_add_ps(a3);
+			}
+		}
+		for (; t < n; t++) {
+			size_t row = (size_t)(b0 + t) * d;
+			for (int h = 0; h < g; h++)
+				s[h][t] = K8 ? dot8(q + h * d, K8 + row, d) : dot(q + h * d, K + row, d);
+		}
+		softmaxBlock(s, g, n, d, m, l, acc);
+		for (int c = 0; c < d; c += 64) {
+			__m512 a[MAXG][4];
+			for (int h = 0; h < g; h++)
+				for (int j = 0; j < 4; j++)
+					a[h][j] = _mm512_loadu_ps(acc + h * d + c + 16 * j);
+			for (int t = 0; t < n; t++) {
+				size_t row = (size_t)(b0 + t) * d + c;
+				__m512 v0 = load16(V, V8, row), v1 = load16(V, V8, row + 16), v2 = load16(V, V8, row + 32), v3 = load16(V, V8, row + 48);
+				for (int h = 0; h < g; h++) {
+					__m512 p = _mm512_set1_ps(s[h][t]);
+					a[h][0] = _mm512_fmadd_ps(p, v0, a[h][0]);
+					a[h][1] = _mm512_fmadd_ps(p, v1, a[h][1]);
+					a[h][2] = _mm512_fmadd_ps(p, v2, a[h][2]);
+					a[h][3] = _mm512_fmadd_ps(p, v3, a[h][3]);
+				}
+			}
+			for (int h = 0; h < g; h++)
+				for (int j = 0; j < 4; j++)
+					_mm512_storeu_ps(acc + h * d + c + 16 * j, a[h][j]);
 		}
 	}
 }
@@ -511,7 +604,12 @@ static OrtCustomOpInputOutputCharacteristic ORT_API_CALL inChar(const OrtCustomO
 void kb_attn_ops(const OrtApi *a, OrtCustomOp *f32, OrtCustomOp *i8, int portable) {
 	api = a;
 	__builtin_cpu_init();
-	part = !portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? partAVX2 : partPortable;
+	const char *isa = getenv("KERNBENCH_ATTN_ISA"); // avx2: not AVX-512 even where the CPU has it
+	part = partPortable;
+	if (!portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		part = partAVX2;
+	if (part == partAVX2 && __builtin_cpu_supports("avx512f") && !(isa && strcmp(isa, "avx2") == 0))
+		part = partAVX512;
 	f32->GetName = attnName;
 	f32->GetInputTypeCount = nineIn;
 	f32->GetInputType = inF32;
