@@ -197,33 +197,16 @@ func attnBench(dir string, pasts []int) error {
 		defer tot.Destroy()
 		return s.sess.Run([]ort.Value{s.q, k, v, c.k[i], c.v[i], seq, tot}, []ort.Value{s.out, c.k[i], c.v[i]})
 	}
-	// Correctness: each pair on identical caches, outputs and the appended rows compared.
+	// Correctness: each side on its own copy of one cache, outputs and appended rows compared.
 	fmt.Printf("attention, one decode step, %d threads: attn.c's operator against GroupQueryAttention on the same inputs\n", *threads)
 	for _, past := range pasts {
-		for _, pair := range [][2]int{{0, 2}, {3, 4}} {
-			a, b := sides[pair[0]], sides[pair[1]]
-			ca, err := newAttnCache(a.int8, rows, 1, uint64(past))
+		for _, quant := range []bool{false, true} {
+			d, err := attnCompare(dir, past, 1, quant, *threads)
 			if err != nil {
 				return err
 			}
-			cb, _ := newAttnCache(a.int8, rows, 1, uint64(past))
-			if err := call(a, ca, 0, past); err != nil {
-				return fmt.Errorf("%s: %w", a.name, err)
-			}
-			if err := call(b, cb, 0, past); err != nil {
-				return fmt.Errorf("%s: %w", b.name, err)
-			}
-			ya, yb := a.out.(*ort.Tensor[float32]).GetData(), b.out.(*ort.Tensor[float32]).GetData()
-			e, rms := 0.0, 0.0
-			for i := range ya {
-				e = max(e, math.Abs(float64(ya[i]-yb[i])))
-				rms += float64(ya[i]) * float64(ya[i])
-			}
-			rms = math.Sqrt(rms / float64(len(ya)))
-			rowErr := appendedRowErr(ca, cb, a.int8, rows, past)
-			fmt.Printf("  past %5d  %-8s output max |diff| %.2e (output rms %.3f); new cache row max |diff| %.2g\n", past, b.name, e, rms, rowErr)
-			ca.destroy()
-			cb.destroy()
+			fmt.Printf("  past %5d  %-5s cache: output max |diff| %.2e (output rms %.3f); new cache row max |diff| %.2g\n",
+				past, map[bool]string{false: "f32", true: "int8"}[quant], d.out, d.rms, d.rows)
 		}
 	}
 	// Timing.

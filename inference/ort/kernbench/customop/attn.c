@@ -36,6 +36,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -433,6 +434,8 @@ static OrtStatus *ORT_API_CALL attnCompute(void *p, OrtKernelContext *ctx) {
 	size_t elem = k->int8 ? 1 : 4, rowBytes = (size_t)D * elem;
 	// Present is past's buffer when the caller binds one tensor to both (the app does);
 	// otherwise the cached rows are copied first.
+	if ((yk != pk || yv != pv) && getenv("KERNBENCH_ATTN_DEBUG"))
+		fprintf(stderr, "attn.c: present is not past's buffer (past %d rows): copying\n", past);
 	if (yk != pk || yv != pv)
 		for (int h = 0; h < KV; h++) {
 			size_t off = (size_t)h * cap * rowBytes;
