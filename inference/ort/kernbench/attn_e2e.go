@@ -39,6 +39,9 @@ func attnEndToEnd(graph string, decode int) error {
 		if i == 1 {
 			o = withOps
 		}
+		if *attnProfile != "" { // ONNX Runtime's per-node trace of each side
+			o.Profile = fmt.Sprintf("%s-%d", *attnProfile, i)
+		}
 		if loops[i], err = loop.Open(p, o); err != nil {
 			return fmt.Errorf("open %s: %w", p, err)
 		}
