@@ -67,29 +67,49 @@ func attnEndToEnd(graph string, decode int) error {
 		return err
 	}
 	var wall, cpuT [2][]float64
+	var shortCPU [2][]float64 // --attn-short: each round's step from the short context, CPU
 	var tokens [2][]int
+	// steps times n greedy steps of loop l from the first at cached tokens, fed token next.
+	steps := func(l *loop.Loop, at, next, n int) (w, c float64, toks []int, err error) {
+		l.Truncate(at)
+		toks = []int{next}
+		w0, c0 := nowCPU()
+		for range n {
+			lg, err := l.Step([]int{next})
+			if err != nil {
+				return 0, 0, nil, err
+			}
+			next = sample.Argmax(lg)
+			toks = append(toks, next)
+		}
+		w, c = sinceCPU(w0, c0)
+		return w / float64(n), c / float64(n), toks, nil
+	}
 	for r := range *rounds + 1 { // round 0 warms up
 		for j := range 2 {
 			i := (j + r) % 2
-			l := loops[i]
-			l.Truncate(*prefill)
-			next := first
-			toks := []int{next}
-			w0, c0 := nowCPU()
-			for range decode {
-				lg, err := l.Step([]int{next})
-				if err != nil {
+			w, c, toks, err := steps(loops[i], *prefill, first, decode)
+			if err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+			tokens[i] = toks
+			var cs float64
+			if *attnShort > 0 { // the prompt's first rows are a shorter prompt's cache
+				if _, cs, _, err = steps(loops[i], *attnShort, ids[*attnShort], decode); err != nil {
 					return fmt.Errorf("%s: %w", names[i], err)
 				}
-				next = sample.Argmax(lg)
-				toks = append(toks, next)
 			}
-			w, c := sinceCPU(w0, c0)
-			tokens[i] = toks
 			if r > 0 {
-				wall[i] = append(wall[i], w/float64(decode))
-				cpuT[i] = append(cpuT[i], c/float64(decode))
+				wall[i] = append(wall[i], w)
+				cpuT[i] = append(cpuT[i], c)
+				shortCPU[i] = append(shortCPU[i], cs)
 			}
+		}
+	}
+	if *attnShort > 0 {
+		for i := range 2 {
+			fmt.Printf("  %-20s decode step after %d tokens %6.2f ms CPU (median), after %d %6.2f: decode at %d ÷ at %d %.3f× (median of the rounds' ratios, CPU)\n",
+				names[i], *attnShort, 1e3*median(shortCPU[i]), *prefill, 1e3*median(cpuT[i]), *prefill, *attnShort, pairedRatio(shortCPU[i], cpuT[i]))
 		}
 	}
 	for i := range 2 {

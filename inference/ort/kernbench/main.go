@@ -66,6 +66,7 @@ var (
 	attnFlag    = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
 	attnTwin    = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
 	attnProfile = flag.String("attn-profile", "", "--attn-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
+	attnShort   = flag.Int("attn-short", 0, "--attn-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
 	budget      = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
