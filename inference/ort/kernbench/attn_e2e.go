@@ -66,6 +66,34 @@ func attnEndToEnd(graph string, decode int) error {
 	if err := loops[1].CopyKV(loops[0]); err != nil {
 		return err
 	}
+	// --attn-short: a second pair of sessions, buffers of the short context's size, its cache
+	// the prompt's first rows (a cache only shrinks: the long pair cannot go back to P rows).
+	var short [2]*loop.Loop
+	shortFirst := 0
+	if *attnShort > 0 {
+		if *attnShort >= *prefill {
+			return fmt.Errorf("--attn-short %d: not shorter than --prefill %d", *attnShort, *prefill)
+		}
+		for i, p := range []string{graph, twin} {
+			o := base
+			if i == 1 {
+				o = withOps
+			}
+			o.MaxTokens = *attnShort + decode + 1
+			if short[i], err = loop.Open(p, o); err != nil {
+				return fmt.Errorf("open %s: %w", p, err)
+			}
+			defer short[i].Close()
+		}
+		lg, err := short[0].Step(ids[:*attnShort])
+		if err != nil {
+			return err
+		}
+		shortFirst = sample.Argmax(lg[len(lg)-short[0].Vocab():])
+		if err := short[1].CopyKV(short[0]); err != nil {
+			return err
+		}
+	}
 	var wall, cpuT [2][]float64
 	var shortCPU [2][]float64 // --attn-short: each round's step from the short context, CPU
 	var tokens [2][]int
@@ -94,8 +122,8 @@ func attnEndToEnd(graph string, decode int) error {
 			}
 			tokens[i] = toks
 			var cs float64
-			if *attnShort > 0 { // the prompt's first rows are a shorter prompt's cache
-				if _, cs, _, err = steps(loops[i], *attnShort, ids[*attnShort], decode); err != nil {
+			if *attnShort > 0 { // the same side from the short context, right after
+				if _, cs, _, err = steps(short[i], *attnShort, shortFirst, decode); err != nil {
 					return fmt.Errorf("%s: %w", names[i], err)
 				}
 			}
