@@ -3,8 +3,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,24 +21,29 @@ import (
 )
 
 // opTwin writes beside graph (an int4 decoder, weights in a data file beside it) a copy whose
-// MatMulNBits nodes run kernbench.ops.MatMulNBits, this folder's kernel: their domain
-// "com.microsoft" becomes "kernbench.ops" (the same length, so the graph is patched in place)
-// and the model imports that domain. It returns the copy's path and how many nodes changed.
-func opTwin(graph string) (string, int, error) {
+// op nodes run this folder's custom operators: MatMulNBits on q4.c's kernel, or
+// GroupQueryAttention on customop/attn.c's. Their domain "com.microsoft" becomes
+// "kernbench.ops" — "kernbench.kv8" for attention nodes over an int8 cache (their k_scale and
+// v_scale make more than 9 inputs) — the same length, so the graph is patched in place, and
+// the model imports those domains. It returns the copy's path and how many nodes changed.
+func opTwin(graph, op string) (string, int, error) {
 	b, err := os.ReadFile(graph)
 	if err != nil {
 		return "", 0, err
 	}
-	const from, to = "com.microsoft", "kernbench.ops"
+	const from = "com.microsoft"
 	n := 0
-	// NodeProto.op_type (4), domain (7).
+	used := map[string]bool{}
+	// NodeProto.input (1), op_type (4), domain (7).
 	err = eachNode(b, func(node []byte, nOff int) error {
-		var op string
-		domOff := -1
+		var typ string
+		inputs, domOff := 0, -1
 		err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
 			switch num {
+			case 1:
+				inputs++
 			case 4:
-				op = string(v)
+				typ = string(v)
 			case 7:
 				if string(v) == from {
 					domOff = off
@@ -46,8 +51,13 @@ func opTwin(graph string) (string, int, error) {
 			}
 			return nil
 		})
-		if err == nil && op == "MatMulNBits" && domOff >= 0 {
+		if err == nil && typ == op && domOff >= 0 {
+			to := "kernbench.ops"
+			if op == "GroupQueryAttention" && inputs > 9 {
+				to = "kernbench.kv8"
+			}
 			copy(b[domOff:], to)
+			used[to] = true
 			n++
 		}
 		return err
@@ -56,16 +66,18 @@ func opTwin(graph string) (string, int, error) {
 		return "", 0, err
 	}
 	if n == 0 {
-		return "", 0, errors.New("no MatMulNBits node of domain com.microsoft in " + graph)
+		return "", 0, fmt.Errorf("no %s node of domain com.microsoft in %s", op, graph)
 	}
-	var opset []byte
-	opset = protowire.AppendTag(opset, 1, protowire.BytesType)
-	opset = protowire.AppendString(opset, to)
-	opset = protowire.AppendTag(opset, 2, protowire.VarintType)
-	opset = protowire.AppendVarint(opset, 1)
-	b = protowire.AppendTag(b, 8, protowire.BytesType) // ModelProto.opset_import
-	b = protowire.AppendBytes(b, opset)
-	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+filepath.Base(graph))
+	for _, to := range slices.Sorted(maps.Keys(used)) {
+		var opset []byte
+		opset = protowire.AppendTag(opset, 1, protowire.BytesType)
+		opset = protowire.AppendString(opset, to)
+		opset = protowire.AppendTag(opset, 2, protowire.VarintType)
+		opset = protowire.AppendVarint(opset, 1)
+		b = protowire.AppendTag(b, 8, protowire.BytesType) // ModelProto.opset_import
+		b = protowire.AppendBytes(b, opset)
+	}
+	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+strings.ToLower(op)+"-"+filepath.Base(graph))
 	return out, n, os.WriteFile(out, b, 0o644)
 }
 
@@ -121,7 +133,7 @@ func endToEnd(graph string, decode int) error {
 	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
 	twin := *vsGraph
 	if twin == "" {
-		t, n, err := opTwin(graph)
+		t, n, err := opTwin(graph, "MatMulNBits")
 		if err != nil {
 			return err
 		}

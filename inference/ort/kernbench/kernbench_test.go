@@ -65,7 +65,7 @@ func TestOpTwinPatchesOnlyMatMulNBits(t *testing.T) {
 	if err := m.WriteFile(path, proto.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	twin, n, err := opTwin(path)
+	twin, n, err := opTwin(path, "MatMulNBits")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,5 +215,61 @@ func TestMixedCopyPatchesOnlyTheShapesAsked(t *testing.T) {
 	}
 	if !slices.Equal(got[1], want4[1]) {
 		t.Error("the 1024x32 node of the copy does not run at accuracy level 4")
+	}
+}
+
+// TestAttentionMatchesGQA runs customop/attn.c's operator and ONNX Runtime's
+// GroupQueryAttention on the same inputs — decode steps (one chunk of rows and several),
+// prompt rows from an empty cache and after one, float32 and int8 caches, each instruction
+// set — and compares their outputs and the rows they append to the cache.
+func TestAttentionMatchesGQA(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	if _, err := env.Init(""); err != nil {
+		t.Skipf("no ONNX Runtime: %v", err)
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "ops.so")
+	if out, err := exec.Command("customop/build.sh", lib).CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, out)
+	}
+	var err error
+	if ops, err = loadCustomOps(lib); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ops = nil }()
+	for _, tc := range []struct {
+		isa           string // KERNBENCH_ATTN_ISA, or "portable"
+		past, newRows int
+		quant         bool
+	}{
+		{"", 37, 1, false},
+		{"", 600, 1, false}, // three chunks of rows, merged
+		{"", 0, 5, false},   // a prompt
+		{"", 40, 3, false},  // a prompt chunk after cached rows
+		{"", 300, 1, true},
+		{"", 10, 4, true},
+		{"avx2", 600, 1, false},
+		{"avx2", 300, 1, true},
+		{"portable", 600, 1, false},
+		{"portable", 40, 3, true},
+	} {
+		name := fmt.Sprintf("%s past %d new %d int8 %v", tc.isa, tc.past, tc.newRows, tc.quant)
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("KERNBENCH_ATTN_ISA", tc.isa)
+			t.Setenv("KERNBENCH_ATTN_PORTABLE", map[bool]string{true: "1"}[tc.isa == "portable"])
+			d, err := attnCompare(dir, tc.past, tc.newRows, tc.quant, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rowTol := 1e-6
+			if tc.quant {
+				rowTol = 0
+			}
+			if d.out > 1e-4*max(1, d.rms) || d.rows > rowTol {
+				t.Errorf("output differs by %.3g (rms %.3g), appended rows by %.3g", d.out, d.rms, d.rows)
+			}
+		})
 	}
 }

@@ -12,6 +12,8 @@
 //	go run ./inference/ort/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
 //	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
+//	go run ./inference/ort/kernbench --ops LIB --attn 100,428,3000 --threads 2 --rounds 20   # customop/attn.c against GroupQueryAttention (DECODE.md)
+//	go run ./inference/ort/kernbench --ops LIB --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
 package main
 
 /*
@@ -44,24 +46,28 @@ import (
 )
 
 var (
-	threads   = flag.Int("threads", 2, "threads on both sides")
-	rounds    = flag.Int("rounds", 30, "alternating rounds; the best of each side is reported (the machine is shared: the best is the least disturbed)")
-	prefill   = flag.Int("prefill", 428, "prompt rows of the prefill shapes")
-	isaFlag   = flag.String("isa", "", "force the kernel's instruction set: avx512 (VNNI) or avx2 (default: the best the CPU has)")
-	only      = flag.String("only", "", "comma-separated shape names to run (default all)")
-	copyOf    = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
-	stream    = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
-	e2e       = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
-	floatCopy = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
-	vsGraph   = flag.String("vs", "", "--model without --ops: run this second graph (e.g. the --copy --float twin) against --model end to end instead of the kernel twin")
-	refGraph  = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
-	spin      = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
-	decodeN   = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
-	opsLib    = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
-	mixFlag   = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
-	fusedFlag = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
-	dqFlag    = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
-	budget    = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
+	threads     = flag.Int("threads", 2, "threads on both sides")
+	rounds      = flag.Int("rounds", 30, "alternating rounds; the best of each side is reported (the machine is shared: the best is the least disturbed)")
+	prefill     = flag.Int("prefill", 428, "prompt rows of the prefill shapes")
+	isaFlag     = flag.String("isa", "", "force the kernel's instruction set: avx512 (VNNI) or avx2 (default: the best the CPU has)")
+	only        = flag.String("only", "", "comma-separated shape names to run (default all)")
+	copyOf      = flag.String("copy", "", "write the app's optimized copy of this int4 graph (GroupQueryAttention, LM head on the last row, accuracy level 4) and print its path")
+	stream      = flag.Int("stream", 128<<20, "one-row shapes: weight copies of at least this many bytes in all, run in turn (so that they come from memory, not the caches)")
+	e2e         = flag.String("model", "", "with --ops: run this int4 decoder graph (the app's optimized copy, see --copy) and its twin whose MatMulNBits nodes run this kernel, end to end")
+	floatCopy   = flag.Bool("float", false, "--copy: the float-compute twin (MatMulNBits accuracy level 0), the reference of --ref")
+	vsGraph     = flag.String("vs", "", "--model without --ops: run this second graph (e.g. the --copy --float twin) against --model end to end instead of the kernel twin")
+	refGraph    = flag.String("ref", "", "--model: a float-compute twin (--copy --float) to measure both sides' logits against")
+	spin        = flag.Bool("spin", true, "--model: let ONNX Runtime's threads spin while a run lasts (off: CPU time counts work only)")
+	decodeN     = flag.Int("decode", 64, "--model: greedy tokens after the prefill")
+	opsLib      = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
+	mixFlag     = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
+	fusedFlag   = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
+	dqFlag      = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
+	attnFlag    = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
+	attnTwin    = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
+	attnProfile = flag.String("attn-profile", "", "--attn-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
+	attnShort   = flag.Int("attn-short", 0, "--attn-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
+	budget      = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
 // shape is one matrix product of a Qwen3-0.6B layer (or the LM head): K inputs, N outputs,
@@ -139,6 +145,16 @@ func run() error {
 		}
 		if err := ops.checkAffine(dir); err != nil {
 			return err
+		}
+		if *attnFlag != "" {
+			pasts, err := parsePasts(*attnFlag)
+			if err != nil {
+				return err
+			}
+			return attnBench(dir, pasts)
+		}
+		if *e2e != "" && *attnTwin {
+			return attnEndToEnd(*e2e, *decodeN)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)

@@ -83,7 +83,7 @@ func Open(path string, o Options) (*Loop, error) {
 		return nil, err
 	}
 	l := &Loop{max: o.MaxTokens, shared: o.SharedKV}
-	if o.SharedKV && info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] == 0 {
+	if o.SharedKV && gqaNodes(info) == 0 {
 		return nil, fmt.Errorf("%s: a shared KV buffer needs GroupQueryAttention, which this graph does not use", path)
 	}
 	if l.max <= 0 {
@@ -201,6 +201,35 @@ func Open(path string, o Options) (*Loop, error) {
 		l.maskBuf[i] = 1
 	}
 	return l, nil
+}
+
+// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those that
+// inference/ort/kernbench patched to its custom operators' domains (the same contract).
+func gqaNodes(info *proto.ModelInfo) int {
+	n := 0
+	for _, d := range []string{"com.microsoft", "kernbench.ops", "kernbench.kv8"} {
+		n += info.Ops[proto.OpKey(d, "GroupQueryAttention")]
+	}
+	return n
+}
+
+// CopyKV makes l's cache a copy of src's: the same rows, and Len. Both loops must keep their
+// cache in a shared buffer (Options.SharedKV) of one geometry (layers, heads, rows, element
+// type): two graphs of one model, so that the second can continue from the first's prompt
+// without running it (inference/ort/kernbench times decode steps that way).
+func (l *Loop) CopyKV(src *Loop) error {
+	if !l.shared || !src.shared {
+		return fmt.Errorf("copying a cache needs shared KV buffers on both loops")
+	}
+	if l.layers != src.layers || l.kvHeads != src.kvHeads || l.headDim != src.headDim || l.max != src.max || l.kvType != src.kvType {
+		return fmt.Errorf("the caches differ: %d tensors of %d heads × %d rows × %d (type %v) against %d of %d × %d × %d (type %v)",
+			l.layers, l.kvHeads, l.max, l.headDim, l.kvType, src.layers, src.kvHeads, src.max, src.headDim, src.kvType)
+	}
+	for i, b := range src.bufs[0] {
+		copy(l.bufs[0][i], b)
+	}
+	l.n = src.n
+	return nil
 }
 
 // Close destroys the session.

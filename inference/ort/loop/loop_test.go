@@ -100,6 +100,55 @@ func TestStepsAndTruncate(t *testing.T) {
 	}
 }
 
+// TestCopyKV: a loop whose cache is copied from another's after a prompt continues with the
+// logits the other gives, without having run the prompt; loops without shared buffers, or of
+// another cache geometry, are refused.
+func TestCopyKV(t *testing.T) {
+	genai := func(maxTokens int, shared bool) *Loop {
+		o := synth.Tiny()
+		o.Quant, o.Layout = synth.QuantGenAIInt4, synth.LayoutGenAI
+		l, err := Open(model(t, o), Options{Threads: 1, MaxTokens: maxTokens, SharedKV: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	}
+	src, dst := genai(64, true), genai(64, true)
+	if _, err := src.Step(prompt[:8]); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.CopyKV(src); err != nil {
+		t.Fatal(err)
+	}
+	if dst.Len() != 8 {
+		t.Errorf("Len after the copy = %d, want 8", dst.Len())
+	}
+	want, err := src.Step(prompt[8:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append([]float32(nil), want...)
+	got, err := dst.Step(prompt[8:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxDiff(want, got); d != 0 {
+		t.Errorf("after the copy the logits differ by %g", d)
+	}
+	for _, tc := range []struct {
+		name string
+		l    *Loop
+	}{
+		{"not shared", genai(64, false)},
+		{"other rows", genai(32, true)},
+	} {
+		if err := tc.l.CopyKV(src); err == nil {
+			t.Errorf("%s: the copy was accepted", tc.name)
+		}
+	}
+}
+
 // BenchmarkGreedy is the bare loop on the model in $ORTLOOP_MODEL (an .onnx file), or a tiny
 // synthetic one: 428 prompt tokens, 64 greedy tokens.
 func BenchmarkGreedy(b *testing.B) {

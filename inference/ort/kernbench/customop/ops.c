@@ -6,7 +6,9 @@
 //	                                             points) on ../q4.c's kernel, on ONNX Runtime's
 //	                                             intra-op threads (KernelContext_ParallelFor)
 //
-// and the same kernel as kernbench.ops.MatMulNBits, for whole models (e2e.go).
+// and the same kernel as kernbench.ops.MatMulNBits, for whole models (e2e.go); attn.c's decode
+// attention as kernbench.ops.GroupQueryAttention (float32 cache) and
+// kernbench.kv8.GroupQueryAttention (int8 cache).
 //
 // Exports RegisterCustomOps (what RegisterCustomOpsLibrary_V2 calls) and kb_register, which
 // registers this library on a session's options through OrtGetApiBase()->GetApi(...), so that
@@ -18,6 +20,7 @@
 
 #include "onnxruntime_c_api.h"
 #include "../q4.h"
+#include "attn.h"
 
 static const OrtApi *api;
 
@@ -208,7 +211,7 @@ static OrtStatus *ORT_API_CALL q4Compute(void *p, OrtKernelContext *ctx) {
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp affine, q4, q4alias;
+static OrtCustomOp affine, q4, q4alias, attnF32, attnI8;
 
 // The alias serves a whole model whose MatMulNBits nodes had their domain changed from
 // com.microsoft to kernbench.ops (the same length: a byte patch of the graph, see e2e.go).
@@ -240,14 +243,24 @@ OrtStatus *ORT_API_CALL RegisterCustomOps(OrtSessionOptions *options, const OrtA
 	q4.KernelDestroy = q4Free;
 	q4alias = q4;
 	q4alias.GetName = aliasName;
-	OrtCustomOpDomain *domain, *alias;
+	defaults(&attnF32);
+	defaults(&attnI8);
+	const char *portable = getenv("KERNBENCH_ATTN_PORTABLE"); // "1": attn.c without AVX2
+	kb_attn_ops(api, &attnF32, &attnI8, portable && strcmp(portable, "1") == 0);
+	OrtCustomOpDomain *domain, *alias, *kv8;
 	CHECK(api->CreateCustomOpDomain("kernbench", &domain));
 	CHECK(api->CustomOpDomain_Add(domain, &affine));
 	CHECK(api->CustomOpDomain_Add(domain, &q4));
 	CHECK(api->AddCustomOpDomain(options, domain)); // domains must outlive the sessions: kept
 	CHECK(api->CreateCustomOpDomain("kernbench.ops", &alias));
 	CHECK(api->CustomOpDomain_Add(alias, &q4alias));
-	return api->AddCustomOpDomain(options, alias);
+	CHECK(api->CustomOpDomain_Add(alias, &attnF32));
+	CHECK(api->AddCustomOpDomain(options, alias));
+	// attn.c's attention over an int8 cache: GroupQueryAttention nodes patched to kernbench.kv8
+	// (again the length of com.microsoft).
+	CHECK(api->CreateCustomOpDomain("kernbench.kv8", &kv8));
+	CHECK(api->CustomOpDomain_Add(kv8, &attnI8));
+	return api->AddCustomOpDomain(options, kv8);
 }
 
 // kb_register registers the library at path on options through the ONNX Runtime whose
