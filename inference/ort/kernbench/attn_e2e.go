@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	ort "github.com/yalue/onnxruntime_go"
-
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
 )
@@ -28,11 +26,7 @@ func attnEndToEnd(graph string, decode int) error {
 	fmt.Printf("%s: %d GroupQueryAttention nodes on attn.c in the twin; %d-token prompt, %d greedy steps a round, %d threads, spinning %v\n",
 		graph, n, *prefill, decode, *threads, *spin)
 	names := [2]string{"GroupQueryAttention", "attn.c"}
-	spinning := map[bool]string{true: "1", false: "0"}[*spin]
-	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
-	base := loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
-	withOps := base
-	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
+	base, withOps := twinOptions(decode)
 	var loops [2]*loop.Loop
 	for i, p := range []string{graph, twin} {
 		o := base

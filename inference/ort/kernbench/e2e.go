@@ -144,11 +144,7 @@ func endToEnd(graph string, decode int) error {
 		names = [2]string{"--model", "--vs"}
 		fmt.Printf("--model %s\n--vs    %s\n", graph, twin)
 	}
-	spinning := map[bool]string{true: "1", false: "0"}[*spin]
-	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
-	base := loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
-	withOps := base
-	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
+	base, withOps := twinOptions(decode)
 	var loops [2]*loop.Loop
 	var err error
 	fmt.Printf("  memory before the sessions: %s\n", memory())
@@ -392,4 +388,16 @@ func intAttr(a []byte, base int) (name string, v int64, off int, err error) {
 		}
 	}
 	return name, v, off, nil
+}
+
+// twinOptions are the loop options of a graph (base) and of its twin, whose sessions have
+// the custom operators registered (withOps), for a prompt of --prefill tokens and decode
+// steps after it.
+func twinOptions(decode int) (base, withOps loop.Options) {
+	spinning := map[bool]string{true: "1", false: "0"}[*spin]
+	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
+	base = loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
+	withOps = base
+	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
+	return base, withOps
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -94,22 +93,7 @@ func TestOpTwinPatchesOnlyMatMulNBits(t *testing.T) {
 // onnxruntime_go's session options and runs its trivial operator and its Q4MatMul in real
 // ONNX Runtime sessions.
 func TestCustomOpLibrary(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
-	if _, err := env.Init(""); err != nil {
-		t.Skipf("no ONNX Runtime: %v", err)
-	}
-	dir := t.TempDir()
-	lib := filepath.Join(dir, "ops.so")
-	if out, err := exec.Command("customop/build.sh", lib).CombinedOutput(); err != nil {
-		t.Fatalf("build.sh: %v\n%s", err, out)
-	}
-	var err error
-	if ops, err = loadCustomOps(lib); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ops = nil }()
+	dir := withCustomOps(t)
 	if err := ops.checkAffine(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +123,6 @@ func TestCustomOpLibrary(t *testing.T) {
 	if h, err := optionsHandle(o); err != nil || h == nil {
 		t.Errorf("optionsHandle: %v, %v", h, err)
 	}
-	_ = os.Remove(lib)
 }
 
 // TestMixedCopyPatchesOnlyTheShapesAsked runs a graph of a 1024→64 and a 1024→32 MatMulNBits
@@ -223,22 +206,7 @@ func TestMixedCopyPatchesOnlyTheShapesAsked(t *testing.T) {
 // prompt rows from an empty cache and after one, float32 and int8 caches, each instruction
 // set — and compares their outputs and the rows they append to the cache.
 func TestAttentionMatchesGQA(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
-	if _, err := env.Init(""); err != nil {
-		t.Skipf("no ONNX Runtime: %v", err)
-	}
-	dir := t.TempDir()
-	lib := filepath.Join(dir, "ops.so")
-	if out, err := exec.Command("customop/build.sh", lib).CombinedOutput(); err != nil {
-		t.Fatalf("build.sh: %v\n%s", err, out)
-	}
-	var err error
-	if ops, err = loadCustomOps(lib); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { ops = nil }()
+	dir := withCustomOps(t)
 	for _, tc := range []struct {
 		isa           string // KERNBENCH_ATTN_ISA, or "portable"
 		past, newRows int
@@ -272,4 +240,28 @@ func TestAttentionMatchesGQA(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withCustomOps builds the custom-operator library with gcc into a temporary folder, which
+// it returns, and registers it as ops for the test; it skips the test without gcc or ONNX
+// Runtime.
+func withCustomOps(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no gcc")
+	}
+	if _, err := env.Init(""); err != nil {
+		t.Skipf("no ONNX Runtime: %v", err)
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "ops.so")
+	if out, err := exec.Command("customop/build.sh", lib).CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, out)
+	}
+	var err error
+	if ops, err = loadCustomOps(lib); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ops = nil })
+	return dir
 }
