@@ -11,10 +11,11 @@ import (
 
 // font decodes the strings a PDF font shows: each character code's text and advance.
 type font struct {
-	// Simple fonts: one byte a code.
-	simple bool
-	text   encoding
-	width  [256]float64 // advance in text space per unit of font size
+	// Simple fonts: one byte a code. notdefZero: code 0 names no glyph (no Differences
+	// entry, no name in the font program): .notdef, no ligature.
+	simple, notdefZero bool
+	text               encoding
+	width              [256]float64 // advance in text space per unit of font size
 	// order is where a legacy Devanagari font draws each code's glyph relative to the
 	// text (indic.go); nil for fonts that draw in text order.
 	order *[256]uint8
@@ -205,6 +206,7 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 	if enc.Kind() == pdf.Dict {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
+	f.notdefZero = names[0] == "" || names[0] == ".notdef"
 	if isZapfDingbats(base) {
 		dingbatNames(&f.text, &names) // dingbats.go
 	}

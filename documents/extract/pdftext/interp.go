@@ -374,9 +374,11 @@ func (p *page) show(s string) error {
 			if f.order != nil && n == 1 && len(p.glyphs) > before {
 				p.glyphs[before].order = f.order[code]
 			}
-		} else if f.simple || f.rest {
+		} else if f.simple && (code != 0 || !f.notdefZero) || f.rest {
 			// (a composite font's glyph of a cluster left out of its ToUnicode map:
-			// unmapped.go)
+			// unmapped.go). A simple font's code 0 that names no glyph is no ligature but
+			// .notdef, which PDFlib 5 draws after every string: widened over, the glyph
+			// before it reached over the next string, which then read as a line of its own.
 			p.widen(trm, w*g.size*g.scale, f)
 		}
 		p.advance(adv)

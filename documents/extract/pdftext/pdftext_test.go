@@ -295,6 +295,13 @@ func TestText(t *testing.T) {
 				" 1 0 0 1 133.5 693.6 Tm <43> Tj ET", "线性\n\n简化表示\n式"},
 		{"a ligature without text does not part its word", type3Pixels(), "",
 			"BT /F1 10 Tf 72 700 Td [(e\013ectively)-313(done)] TJ ET", "eectively done"},
+		{"a code 0 without text after a string widens nothing", simpleFont("/Encoding /WinAnsiEncoding"), "",
+			// PDFlib 5's goattracker command chart ends every string with <00> (.notdef,
+			// 0.6 em wide): read as the ligature above, it reached over the next string,
+			// which went to a line of its own ("ST\n1\nST Slide up. ( is an index")
+			"BT /F1 9 Tf 1 0 0 1 41.5 517.9 Tm [(1)<00>] TJ ET BT /F1 9 Tf 1 0 0 1 46 517.9 Tm [(ST)<00>] TJ ET" +
+				" BT /F1 8 Tf 1 0 0 1 60 518.9 Tm [(Slide up. \\()<00>] TJ ET BT /F1 8 Tf 1 0 0 1 104 518.9 Tm [(ST)<00>] TJ ET" +
+				" BT /F1 8 Tf 1 0 0 1 112 518.9 Tm [( is an index)<00>] TJ ET", "1ST Slide up. (ST is an index"},
 		{"a script stacked under a superscript stays in its word", simpleFont(""), "",
 			// S_k^new(N): base, superscript, then the subscript back under it, then the rest
 			"BT /F1 10 Tf 72 700 Td (initialize S) Tj /F1 7 Tf 60.5 3 Td (new) Tj -0.5 -5 Td (k) Tj /F1 10 Tf 11 2 Td ((N)) Tj ET",
