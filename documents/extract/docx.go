@@ -305,8 +305,8 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if notes != "" {
 		w.restart(notes)
 	}
-	noteSkip := false  // inside a separator note
-	chartData := false // in a drawing's a:graphicData of a chart
+	noteSkip := false                      // inside a separator note
+	chartData, diagramData := false, false // in a drawing's a:graphicData of a chart, of SmartArt
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -327,10 +327,15 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				return w.altChunk(a, part, attr(t, "id"))
 			}
 			if t.Name.Local == "graphicData" {
-				chartData = attr(t, "uri") == chartNS
+				chartData, diagramData = attr(t, "uri") == chartNS, attr(t, "uri") == diagramNS
 			}
 			if t.Name.Local == "chart" && chartData && notes == "" {
-				if err := w.chart(a, part, relID(t)); err != nil {
+				if err := w.graphic(a, part, relID(t), readChart); err != nil {
+					return err
+				}
+			}
+			if t.Name.Local == "relIds" && diagramData && notes == "" {
+				if err := w.graphic(a, part, attr(t, "dm"), readDiagram); err != nil {
 					return err
 				}
 			}
@@ -347,7 +352,7 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 				}
 			}
 			if t.Name.Local == "graphicData" {
-				chartData = false
+				chartData, diagramData = false, false
 			}
 			if noteSkip || w.skip > 0 {
 				return nil

@@ -328,9 +328,12 @@ func FuzzXLSX(f *testing.F) {
 }
 
 // FuzzPPTX puts arbitrary XML into one part of a well-formed presentation: the
-// presentation, a slide, its notes or its chart. Each must be read or refused, never panic.
+// presentation, a slide, its notes, its chart or its SmartArt data. Each must be read or
+// refused, never panic.
 func FuzzPPTX(f *testing.F) {
-	parts := []string{"ppt/presentation.xml", "ppt/slides/slide1.xml", "ppt/notesSlides/notesSlide1.xml", "ppt/charts/chart1.xml"}
+	parts := []string{"ppt/presentation.xml", "ppt/slides/slide1.xml", "ppt/notesSlides/notesSlide1.xml", "ppt/charts/chart1.xml", "ppt/diagrams/data1.xml"}
+	f.Add(uint8(4), diagramData())
+	f.Add(uint8(4), `<dgm:dataModel><dgm:ptLst><dgm:pt modelId="a" type="doc"/><dgm:pt modelId="b"><dgm:t><a:p><a:t>x</a:t></a:p></dgm:t></dgm:pt></dgm:ptLst><dgm:cxnLst><dgm:cxn srcId="a" destId="b"/><dgm:cxn srcId="b" destId="a"/><dgm:cxn srcId="b" destId="b" srcOrd="x"/></dgm:cxnLst></dgm:dataModel>`)
 	f.Add(uint8(0), `<p:presentation `+pmlNS+`><p:sldIdLst><p:sldId id="1" r:id="rId1"/><p:sldId r:id="rId1"/><p:sldId r:id="nope"/></p:sldIdLst></p:presentation>`)
 	f.Add(uint8(1), `<p:sld show="0"><p:spTree><p:sp><p:nvPr><p:ph type="title"/><p:ph type="sldNum"/></p:nvPr><p:txBody><a:p><a:t>x</a:t></a:p></p:txBody></p:sp><a:tbl><a:tr><a:tc><a:tc><a:p><a:t>c</a:t></a:p></a:tc></a:tr></a:tbl></p:spTree></p:sld>`)
 	f.Add(uint8(1), `<p:sld><mc:Fallback><p:sp><p:txBody></mc:Fallback></p:txBody><a:p><a:br/><a:t>t</a:t></a:p></p:sp></p:sld>`)
@@ -339,14 +342,16 @@ func FuzzPPTX(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		files := map[string]string{
 			parts[0]: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`,
-			parts[1]: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("T")) + chartFrame("rC") + `</p:spTree></p:cSld></p:sld>`,
+			parts[1]: `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("T")) + chartFrame("rC") +
+				`<p:graphicFrame><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="d" r:dm="rD"/></a:graphicData></a:graphic></p:graphicFrame></p:spTree></p:cSld></p:sld>`,
 			parts[2]: `<p:notes ` + pmlNS + `><p:cSld><p:spTree>` + shape("body", run("N")) + `</p:spTree></p:cSld></p:notes>`,
 			parts[3]: `<c:chartSpace ` + chartNS + `><c:chart>` + chartTitle(run("C")) + `</c:chart></c:chartSpace>`,
+			parts[4]: diagramData(),
 		}
 		files[parts[int(kind)%len(parts)]] = xml
 		zf := []testdocs.File{
 			{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
-			{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rN", "notesSlide ../notesSlides/notesSlide1.xml", "rC", "chart ../charts/chart1.xml")},
+			{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rN", "notesSlide ../notesSlides/notesSlide1.xml", "rC", "chart ../charts/chart1.xml", "rD", "diagramData ../diagrams/data1.xml")},
 		}
 		for _, p := range parts {
 			zf = append(zf, testdocs.File{Name: p, Body: files[p]})

@@ -98,20 +98,29 @@ type drawingShape struct {
 func readDrawing(b *budget, a *archive, part string, notes bool) (*drawingText, error) {
 	d := &drawingText{notes: notes}
 	var rels map[string]string
-	chartData := false // in a graphic frame's a:graphicData of a chart
+	chartData, diagramData := false, false // in a graphic frame's a:graphicData of a chart, of SmartArt
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			d.start(t)
 			if t.Name.Local == "graphicData" {
 				chartData = attr(t, "uri") == chartNS
+				diagramData = attr(t, "uri") == diagramNS
 			}
-			if t.Name.Local == "chart" && chartData && d.skip == 0 {
+			var read func(*archive, string) (string, error)
+			target := ""
+			switch {
+			case t.Name.Local == "chart" && chartData && d.skip == 0:
+				read, target = readChart, relID(t)
+			case t.Name.Local == "relIds" && diagramData && d.skip == 0:
+				read, target = readDiagram, attr(t, "dm")
+			}
+			if read != nil {
 				if rels == nil {
 					rels = relTargets(a, part)
 				}
-				if chart := rels[relID(t)]; chart != "" && a.has(chart) {
-					s, err := readChart(a, chart)
+				if p := rels[target]; p != "" && a.has(p) {
+					s, err := read(a, p)
 					if err != nil {
 						return err
 					}
@@ -123,7 +132,7 @@ func readDrawing(b *budget, a *archive, part string, notes bool) (*drawingText, 
 		case xml.EndElement:
 			d.end(t)
 			if t.Name.Local == "graphicData" {
-				chartData = false
+				chartData, diagramData = false, false
 			}
 		case xml.CharData:
 			if d.inText && d.skip == 0 && d.para != nil {
