@@ -305,8 +305,8 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 	if notes != "" {
 		w.restart(notes)
 	}
-	noteSkip := false                      // inside a separator note
-	chartData, diagramData := false, false // in a drawing's a:graphicData of a chart, of SmartArt
+	noteSkip := false      // inside a separator note
+	var frame graphicFrame // a drawing's chart or SmartArt
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -326,16 +326,8 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			if t.Name.Local == "altChunk" && notes == "" {
 				return w.altChunk(a, part, attr(t, "id"))
 			}
-			if t.Name.Local == "graphicData" {
-				chartData, diagramData = attr(t, "uri") == chartNS, attr(t, "uri") == diagramNS
-			}
-			if t.Name.Local == "chart" && chartData && notes == "" {
-				if err := w.graphic(a, part, relID(t), readChart); err != nil {
-					return err
-				}
-			}
-			if t.Name.Local == "relIds" && diagramData && notes == "" {
-				if err := w.graphic(a, part, attr(t, "dm"), readDiagram); err != nil {
+			if kind, id := frame.start(t); kind != noGraphic && notes == "" {
+				if err := w.graphic(a, part, id, kind); err != nil {
 					return err
 				}
 			}
@@ -351,9 +343,7 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 					w.endNote()
 				}
 			}
-			if t.Name.Local == "graphicData" {
-				chartData, diagramData = false, false
-			}
+			frame.end(t)
 			if noteSkip || w.skip > 0 {
 				return nil
 			}

@@ -98,29 +98,17 @@ type drawingShape struct {
 func readDrawing(b *budget, a *archive, part string, notes bool) (*drawingText, error) {
 	d := &drawingText{notes: notes}
 	var rels map[string]string
-	chartData, diagramData := false, false // in a graphic frame's a:graphicData of a chart, of SmartArt
+	var frame graphicFrame
 	err := a.walkXML(part, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			d.start(t)
-			if t.Name.Local == "graphicData" {
-				chartData = attr(t, "uri") == chartNS
-				diagramData = attr(t, "uri") == diagramNS
-			}
-			var read func(*archive, string) (string, error)
-			target := ""
-			switch {
-			case t.Name.Local == "chart" && chartData && d.skip == 0:
-				read, target = readChart, relID(t)
-			case t.Name.Local == "relIds" && diagramData && d.skip == 0:
-				read, target = readDiagram, attr(t, "dm")
-			}
-			if read != nil {
+			if kind, id := frame.start(t); kind != noGraphic && d.skip == 0 {
 				if rels == nil {
 					rels = relTargets(a, part)
 				}
-				if p := rels[target]; p != "" && a.has(p) {
-					s, err := read(a, p)
+				if p := rels[id]; p != "" && a.has(p) {
+					s, err := kind.read(a, p)
 					if err != nil {
 						return err
 					}
@@ -131,9 +119,7 @@ func readDrawing(b *budget, a *archive, part string, notes bool) (*drawingText, 
 			}
 		case xml.EndElement:
 			d.end(t)
-			if t.Name.Local == "graphicData" {
-				chartData, diagramData = false, false
-			}
+			frame.end(t)
 		case xml.CharData:
 			if d.inText && d.skip == 0 && d.para != nil {
 				d.para.Write(t)

@@ -18,25 +18,23 @@ func (x *xlsxReader) sheetCharts(part string) ([]string, error) {
 		}
 		var charts []string
 		rels := relTargets(x.a, r.target)
-		chartData, skip := false, 0
+		var frame graphicFrame
+		skip := 0
 		err := x.a.walkXML(r.target, func(tok xml.Token) error {
 			switch t := tok.(type) {
 			case xml.StartElement:
-				switch {
-				case t.Name.Local == "Fallback" || skip > 0:
+				if t.Name.Local == "Fallback" || skip > 0 {
 					skip++ // a fallback repeats what its choice holds
-				case t.Name.Local == "graphicData":
-					chartData = attr(t, "uri") == chartNS
-				case t.Name.Local == "chart" && chartData:
-					if c := rels[relID(t)]; c != "" && x.a.has(c) {
+				} else if kind, id := frame.start(t); kind == chartGraphic {
+					if c := rels[id]; c != "" && x.a.has(c) {
 						charts = append(charts, c)
 					}
 				}
 			case xml.EndElement:
 				if skip > 0 {
 					skip--
-				} else if t.Name.Local == "graphicData" {
-					chartData = false
+				} else {
+					frame.end(t)
 				}
 			}
 			return nil
