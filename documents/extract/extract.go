@@ -177,11 +177,38 @@ var codeNames = map[string]bool{"makefile": true, "dockerfile": true, "readme": 
 func FormatOf(name string, data []byte) string {
 	ext := strings.ToLower(filepath.Ext(name))
 	if f, ok := formats[ext]; ok {
+		// A document saved under another kind's name ("Notes.rtf" that Word wrote as DOCX)
+		// is read as what its bytes say it is, as the programs that made it open it.
+		if c := byContent(data); c != "" && c != f && declares(f) && !(zipped[c] && zipped[f]) {
+			return c
+		}
 		return f
 	}
 	if codeNames[strings.ToLower(name)] {
 		return "text"
 	}
+	if c := byContent(data); c != "" {
+		return c
+	}
+	head := data[:min(len(data), 8192)]
+	if looksHTML(head) {
+		return "html"
+	}
+	if isText(head) {
+		return "text"
+	}
+	return ""
+}
+
+// zipped are the formats whose files are zip packages. Between two of them the name
+// decides: which package a zip holds is its reader's to find out.
+var zipped = map[string]bool{"docx": true, "xlsx": true, "pptx": true, "odf": true, "epub": true}
+
+// declares reports whether files of format f start with bytes that say what they are.
+func declares(f string) bool { return f == "pdf" || f == "rtf" || zipped[f] }
+
+// byContent is the document format data's first bytes declare, or "" when they declare none.
+func byContent(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("%PDF-")):
 		return "pdf"
@@ -197,13 +224,6 @@ func FormatOf(name string, data []byte) string {
 		return "xlsx"
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && bytes.Contains(data[:min(len(data), 4096)], []byte("ppt/")):
 		return "pptx"
-	}
-	head := data[:min(len(data), 8192)]
-	if looksHTML(head) {
-		return "html"
-	}
-	if isText(head) {
-		return "text"
 	}
 	return ""
 }
