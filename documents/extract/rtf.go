@@ -28,7 +28,7 @@ func readRTF(b *budget, data []byte) (*Document, error) {
 	if !strings.HasPrefix(string(data[:min(len(data), 6)]), `{\rtf`) {
 		return nil, fmt.Errorf("%w: it does not start as RTF does", ErrCorrupt)
 	}
-	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}, ansiFonts: map[int]bool{}}
+	r := &rtfReader{data: data, dec: charmap.Windows1252, cur: rtfGroup{uc: 1, font: -1}, styles: map[int]int{}, fontPages: map[int]int{}, ansiFonts: map[int]bool{}, symbolFonts: map[int]bool{}}
 	r.doc = &Document{Format: "rtf"}
 	if err := r.read(b); err != nil {
 		return nil, err
@@ -93,7 +93,10 @@ type rtfReader struct {
 	fontPages map[int]int
 	// ansiFonts holds the fonts of the ANSI character set (\fcharset0), read in the
 	// document's code page unless their bytes are not of it
-	ansiFonts              map[int]bool
+	ansiFonts map[int]bool
+	// symbolFonts holds the fonts of the symbol character set (\fcharset2: Wingdings,
+	// Symbol), whose codes are pictures rather than letters
+	symbolFonts            map[int]bool
 	fontEntry, defaultFont int
 	// notes and endnotes are the notes read, put after the text as a DOCX's are; outer is
 	// the text of the paragraph a note stands in, read on after the note.
@@ -265,6 +268,9 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 	case r.cur.fontTable && hasNum && word == "fcharset" && num == 0:
 		r.ansiFonts[r.fontEntry] = true
 		return
+	case r.cur.fontTable && hasNum && word == "fcharset" && num == 2:
+		r.symbolFonts[r.fontEntry] = true
+		return
 	case r.cur.fontTable && hasNum && (word == "fcharset" || word == "cpg"):
 		if cp := charsetPage(num); word == "cpg" || cp != 0 {
 			if word == "cpg" {
@@ -395,6 +401,13 @@ func (r *rtfReader) flushBytes() {
 	font := r.cur.font
 	if font < 0 {
 		font = r.defaultFont
+	}
+	if r.cur.listText && r.symbolFonts[font] && len(bytes.TrimSpace(r.pending)) > 0 {
+		// a list label drawn in a picture font (Wingdings' \'a7, a square): a bullet,
+		// as a DOCX's bullets and the label's private-use codes (\u61607) read
+		r.para.WriteString("•")
+		r.pending = r.pending[:0]
+		return
 	}
 	out, err := dec.NewDecoder().Bytes(r.pending)
 	if cp, ok := r.fontPages[font]; ok {

@@ -17,6 +17,9 @@ func TestRTFListLabels(t *testing.T) {
 		// a picture font's bullet as a private-use code (Wingdings' square, \u-3929 =
 		// U+F0A7: rtf2xml's bullet_list.rtf) is a bullet, not a code no font here draws
 		{"symbol font bullet", `{\rtf1\ansi\deff0{\fonttbl{\f0\fswiss\fcharset0 Arial;}{\f14\fnil\fcharset2 Wingdings;}}\pard{\listtext\pard\plain\f14 \u-3929\'a7\tab}First\par}`, "• First"},
+		// the same square as a byte of a symbol character set font (libdds's DLL-dds_x.rtf:
+		// "\f10 \'a7" with Wingdings \fcharset2 read as "§ Solve:")
+		{"symbol font byte", `{\rtf1\ansi\deff0{\fonttbl{\f0\fswiss\fcharset0 Arial;}{\f10\fbidi \fnil\fcharset2\fprq2 Wingdings;}}\pard{\listtext\pard\plain\f10 \loch\af10\hich\f10 \'a7\tab}Solve\par}`, "• Solve"},
 		{"legacy", `{\rtf1\ansi\deff0` + fonts + `\pard{\pntext\pard\plain\f0 iv)\tab}{\*\pn\pnlvlbody\pnlcrm{\pntxta )}}Fourth\par}`, "iv) Fourth"},
 	} {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
