@@ -172,6 +172,9 @@ type wordWalker struct {
 	// fallback, which repeats its choice; deleted runs; comments' marks).
 	skip   int
 	inText bool
+	// runFont is the font the open run's properties name for its characters (w:rFonts),
+	// which decides how a symbol font's text reads (wordsym.go).
+	runFont string
 	// math is what the equation open draws besides its runs (docxmath.go).
 	math wordMath
 	// cited numbers the footnotes and endnotes in the order the text cites them
@@ -350,7 +353,11 @@ func (w *wordWalker) walk(a *archive, part, notes string) error {
 			w.end(t)
 		case xml.CharData:
 			if w.inText && !noteSkip && w.skip == 0 && len(w.paras) > 0 {
-				w.paras[len(w.paras)-1].text.Write(t)
+				if isSymbolFont(w.runFont) {
+					w.paras[len(w.paras)-1].text.WriteString(symbolText(w.runFont, string(t)))
+				} else {
+					w.paras[len(w.paras)-1].text.Write(t)
+				}
 			}
 		}
 		if w.body.Len()+w.noteBytes+w.noteLen() > MaxTextBytes {
@@ -460,6 +467,14 @@ func (w *wordWalker) start(t xml.StartElement) {
 		}
 	case "t":
 		w.inText = t.Name.Space == "w" || t.Name.Space == "m" || t.Name.Space == ""
+	case "r":
+		w.runFont = ""
+	case "rFonts":
+		if f := attr(t, "ascii"); f != "" {
+			w.runFont = f
+		} else if f := attr(t, "hAnsi"); f != "" {
+			w.runFont = f
+		}
 	case "tabs":
 		w.tabStops++
 	case "tab", "ptab":

@@ -151,6 +151,32 @@ func TestDOCXSymbols(t *testing.T) {
 	}
 }
 
+// TestDOCXSymbolRuns reads text runs in a symbol font as the font draws them, as w:sym
+// codes read (PreviSat's manual writes ω as U+F077 in a Symbol run, which read as a
+// private-use code no font here draws).
+func TestDOCXSymbolRuns(t *testing.T) {
+	for _, c := range []struct{ name, rPr, text, want string }{
+		{"private-use code", `<w:rFonts w:ascii="Symbol" w:hAnsi="Symbol"/>`, "\uf077", "ω"},
+		{"byte codes", `<w:rFonts w:ascii="Symbol" w:hAnsi="Symbol"/>`, "a+b³", "α+β≥"},
+		{"high ANSI only", `<w:rFonts w:hAnsi="Symbol"/>`, "p", "π"},
+		{"picture font", `<w:rFonts w:ascii="Wingdings"/>`, "\uf0fcJ", "J"},
+		{"unicode in symbol", `<w:rFonts w:ascii="Symbol"/>`, "α—", "α—"},
+		{"text font", `<w:rFonts w:ascii="Calibri"/>`, "a\uf077", "a\uf077"},
+		{"next run", ``, "a", "a"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := `<w:p><w:r><w:rPr><w:rFonts w:ascii="Symbol"/></w:rPr><w:t>p</w:t></w:r><w:r><w:rPr>` + c.rPr + `</w:rPr><w:t xml:space="preserve">` + c.text + `</w:t></w:r></w:p>`
+			doc, err := extract.Bytes(context.Background(), "symbols.docx", wordBody(body), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "π" + c.want; len(doc.Sections) != 1 || doc.Sections[0].Text != want {
+				t.Errorf("got %+v, want %q", doc.Sections, want)
+			}
+		})
+	}
+}
+
 // TestDOCXNoteOrder: footnotes read in the order the text cites them, as Word numbers them
 // and pandoc lists them, not in footnotes.xml's order (a note written first may be cited
 // last); a note cited nowhere comes after; a note's table and a heading-styled paragraph in

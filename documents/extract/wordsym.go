@@ -32,6 +32,31 @@ func symbolChar(font, char string) string {
 	return string(rune(c))
 }
 
+// isSymbolFont reports whether a run in font draws codes rather than letters: Symbol, whose
+// codes are Greek and mathematical signs, and the picture fonts (Wingdings, Webdings).
+func isSymbolFont(font string) bool {
+	f := strings.ToLower(strings.TrimSpace(font))
+	return f == "symbol" || strings.Contains(f, "dings")
+}
+
+// symbolText is a run's text in a symbol font as the font draws it. Word writes such text
+// as the font's codes, either as they are ("a" in Symbol is α) or moved into the
+// private-use area (U+F061); both read as symbolChar reads a w:sym code. A picture font's
+// text outside the private-use area is left as it is written.
+func symbolText(font, s string) string {
+	symbol := strings.EqualFold(strings.TrimSpace(font), "symbol")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0xF020 && r <= 0xF0FF, symbol && r >= 0x20 && r <= 0xFF && r != ' ':
+			b.WriteString(symbolChar(font, strconv.FormatUint(uint64(r), 16)))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // symbolLow is the Symbol font's characters at codes 0x20–0x7E: Greek letters where
 // ASCII has Latin ones, and mathematical signs.
 var symbolLow = []rune(" !∀#∃%&∋()∗+,−./0123456789:;<=>?≅ΑΒΧΔΕΦΓΗΙϑΚΛΜΝΟΠΘΡΣΤΥςΩΞΨΖ[∴]⊥_‾αβχδεφγηιϕκλμνοπθρστυϖωξψζ{|}∼")
