@@ -19,9 +19,12 @@ import (
 const (
 	minGutter      = 0.5 // a band narrower than this (em) is no gutter
 	minGutterLines = 3   // lines a band must part, with the drawing or direction agreeing
-	gutterDrift    = 6   // a band ends after this many ems down without a line it parts (a gutter: beside it)
-	maxOpenBands   = 64
-	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
+	// longGutterLines: lines a band must part to be a gutter without the drawing or the
+	// direction agreeing, with column lines beside it (band.long)
+	longGutterLines = 10
+	gutterDrift     = 6 // a band ends after this many ems down without a line it parts (a gutter: beside it)
+	maxOpenBands    = 64
+	drawnApartMin   = 16 // glyphs drawn between two sides of a gutter (drawnApart)
 	// edgeTol: ink this far (em) into a band does not cross it: a justified column's right
 	// edge, set by rounding, wanders by hundredths of a point, and the band, narrowed to the
 	// leftmost of its gaps' starts, would close on the next line that ends past it.
@@ -211,9 +214,21 @@ func splitGutters(lines []*line) []*line {
 // "by whatany quantity" read across the gutter).
 func (b *band) gutter() bool {
 	if len(b.parts) >= minGutterLines {
-		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)
+		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts) || b.long()
 	}
 	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
+}
+
+// long says whether the band is a gutter by its length alone, however its lines were
+// drawn: it parts longGutterLines lines or more, and column lines stand beside it on both
+// sides, a quarter as many as it parts (minGutterLines at least). An OCR layer draws each
+// row of the page across both columns, word by word with baselines a little apart, so a
+// gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
+// 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
+// A table drawn row by row has a line wholly on one side of a band only where a cell
+// wraps alone; wrapped on both sides as often, its columns read as columns.
+func (b *band) long() bool {
+	return len(b.parts) >= longGutterLines && min(b.beside[0], b.beside[1]) >= max(minGutterLines, len(b.parts)/4)
 }
 
 // side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1

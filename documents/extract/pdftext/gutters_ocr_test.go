@@ -1,0 +1,70 @@
+package pdftext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// ocrRows draws rows of two columns 8 points (0.8 em) apart the way an OCR layer does:
+// each row across the page, its left line then its right one, 12 points apart; in the rows
+// of lowered the right line stands half a row lower than the left one (the columns'
+// leads differ there), so those rows are two lines, one on each side of the gutter. right
+// gives a row's right-hand text ("" for none). It returns the content and the text read
+// column by column.
+func ocrRows(rows int, lowered map[int]bool, right func(r int) string) (content, columns string) {
+	var b strings.Builder
+	var left, rights []string
+	b.WriteString("BT /F1 10 Tf ")
+	for r := range rows {
+		l := fmt.Sprintf("left %02d ro", r)
+		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", 700-12*r, l)
+		left = append(left, l)
+		if s := right(r); s != "" {
+			y := 700 - 12*r
+			if lowered[r] {
+				y -= 6
+			}
+			fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
+			rights = append(rights, s)
+		}
+	}
+	return b.String() + "ET", strings.Join(left, "\n") + "\n\n" + strings.Join(rights, "\n")
+}
+
+// TestGutterOCRLayer: a gutter narrower than maxLineGap in an OCR layer, which draws each
+// row across both columns (olmocr's ff518b12….pdf, pypdf's OCR of a two-column review page:
+// "left to plod through the text withminister the periodical"), is a gutter when it parts
+// longGutterLines lines and the rows drawn on baselines apart stand beside it on both
+// sides; a table drawn row by row whose cells wrap on one side only stays rows.
+func TestGutterOCRLayer(t *testing.T) {
+	lowered := map[int]bool{2: true, 5: true, 9: true, 13: true}
+	right := func(r int) string { return fmt.Sprintf("right %02d r", r) }
+	ocr, ocrColumns := ocrRows(16, lowered, right)
+	few, _ := ocrRows(12, lowered, right) // 8 lines parted
+	// a table: rows 3, 6, 9 and 12 are a right-hand cell's wrapped lines, alone
+	table, _ := ocrRows(16, nil, right)
+	for _, r := range []int{3, 6, 9, 12} {
+		table = strings.Replace(table, fmt.Sprintf("(left %02d ro) Tj ", r), "", 1)
+	}
+	tests := []struct {
+		name, content, want string
+	}{
+		{"an OCR layer's columns are read as columns", ocr, ocrColumns},
+		{"eight lines parted are too few", few, "left 00 ro right 00 r\nleft 01 ro right 01 r\nleft 02 ro\nright 02 r"},
+		{"a table's cells wrapped on one side stay rows", table, "left 00 ro right 00 r\nleft 01 ro right 01 r\nleft 02 ro right 02 r\nright 03 r"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := pagesText(t, pdfWith(simpleFont(""), "", tt.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// blocks apart: the right column's leads change at its lowered rows
+			got, want := strings.ReplaceAll(got, "\n\n", "\n"), strings.ReplaceAll(tt.want, "\n\n", "\n")
+			if !strings.HasPrefix(got, want) {
+				t.Errorf("got %q,\nwant %q", got, want)
+			}
+		})
+	}
+}
