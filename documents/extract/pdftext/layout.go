@@ -159,6 +159,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 func fragments(gs []glyph) []*line {
 	var out []*line
 	var cur *line
+	var run scriptRun // a second script run read after the first (scriptruns.go)
 	for _, g := range gs {
 		g.key = g.x
 		if cur != nil {
@@ -187,6 +188,7 @@ func fragments(gs []glyph) []*line {
 				// own size (not a text drawn over the line, which goes on inside it)
 				inLine := abs(g.y-cur.y) < baselineTol*size || abs(g.y-last.y) < 0.05*size && end >= cur.x1-0.05*size
 				if inLine && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+					g.key = run.key(cur, g)
 					cur.add(g)
 					continue
 				}
@@ -203,6 +205,8 @@ func fragments(gs []glyph) []*line {
 					continue
 				}
 				if stacked(cur, last, g) {
+					run = startRun(cur, last, g)
+					g.key = run.key(cur, g)
 					cur.add(g)
 					continue
 				}
