@@ -22,6 +22,7 @@ const (
 	// longGutterLines: lines a band must part to be a gutter without the drawing or the
 	// direction agreeing, with column lines beside it (band.long)
 	longGutterLines = 10
+	columnLineEms   = 6 // a line beside a long band this wide (em) is a column's (band.long)
 	gutterDrift     = 6 // a band ends after this many ems down without a line it parts (a gutter: beside it)
 	maxOpenBands    = 64
 	drawnApartMin   = 16 // glyphs drawn between two sides of a gutter (drawnApart)
@@ -54,6 +55,9 @@ type band struct {
 	// beside counts the lines that stand wholly left of the band and wholly right of it
 	// while it is open: a column's lines beside the gutter, on both sides
 	beside [2]int
+	// wide counts those of beside at least columnLineEms wide: a column's running text,
+	// not a listing's line number alone
+	wide [2]int
 }
 
 type bandPart struct {
@@ -113,6 +117,9 @@ func splitGutters(lines []*line) []*line {
 			em := max(l.size, 1)
 			if side := b.side(l, em); side >= 0 {
 				b.beside[side]++
+				if l.x1-l.x0 >= columnLineEms*em {
+					b.wide[side]++
+				}
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
 				}
@@ -220,15 +227,17 @@ func (b *band) gutter() bool {
 }
 
 // long says whether the band is a gutter by its length alone, however its lines were
-// drawn: it parts longGutterLines lines or more, and column lines stand beside it on both
-// sides, a quarter as many as it parts (minGutterLines at least). An OCR layer draws each
+// drawn: it parts longGutterLines lines or more, and column lines (columnLineEms wide or
+// more) stand beside it on both sides, a quarter as many as it parts (minGutterLines at
+// least). A listing's line numbers alone on their lines (its blank lines) stand beside
+// the white after the numbers, and are no column. An OCR layer draws each
 // row of the page across both columns, word by word with baselines a little apart, so a
 // gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
 // 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
 // A table drawn row by row has a line wholly on one side of a band only where a cell
 // wraps alone; wrapped on both sides as often, its columns read as columns.
 func (b *band) long() bool {
-	return len(b.parts) >= longGutterLines && min(b.beside[0], b.beside[1]) >= max(minGutterLines, len(b.parts)/4)
+	return len(b.parts) >= longGutterLines && min(b.wide[0], b.wide[1]) >= max(minGutterLines, len(b.parts)/4)
 }
 
 // side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// ocrRows draws rows of two columns 8 points (0.8 em) apart the way an OCR layer does:
+// ocrRows draws rows of two columns 8 points (0.8 em) apart, lines 9.5 ems wide, the way an OCR layer does:
 // each row across the page, its left line then its right one, 12 points apart; in the rows
 // of lowered the right line stands half a row lower than the left one (the columns'
 // leads differ there), so those rows are two lines, one on each side of the gutter. right
@@ -17,7 +17,7 @@ func ocrRows(rows int, lowered map[int]bool, right func(r int) string) (content,
 	var left, rights []string
 	b.WriteString("BT /F1 10 Tf ")
 	for r := range rows {
-		l := fmt.Sprintf("left %02d ro", r)
+		l := fmt.Sprintf("left %02d of a column", r)
 		fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (%s) Tj ", 700-12*r, l)
 		left = append(left, l)
 		if s := right(r); s != "" {
@@ -25,7 +25,7 @@ func ocrRows(rows int, lowered map[int]bool, right func(r int) string) (content,
 			if lowered[r] {
 				y -= 6
 			}
-			fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (%s) Tj ", y, s)
+			fmt.Fprintf(&b, "1 0 0 1 175 %d Tm (%s) Tj ", y, s)
 			rights = append(rights, s)
 		}
 	}
@@ -39,20 +39,46 @@ func ocrRows(rows int, lowered map[int]bool, right func(r int) string) (content,
 // sides; a table drawn row by row whose cells wrap on one side only stays rows.
 func TestGutterOCRLayer(t *testing.T) {
 	lowered := map[int]bool{2: true, 5: true, 9: true, 13: true}
-	right := func(r int) string { return fmt.Sprintf("right %02d r", r) }
+	right := func(r int) string { return fmt.Sprintf("right %02d of a column", r) }
 	ocr, ocrColumns := ocrRows(16, lowered, right)
 	few, _ := ocrRows(12, lowered, right) // 8 lines parted
 	// a table: rows 3, 6, 9 and 12 are a right-hand cell's wrapped lines, alone
 	table, _ := ocrRows(16, nil, right)
 	for _, r := range []int{3, 6, 9, 12} {
-		table = strings.Replace(table, fmt.Sprintf("(left %02d ro) Tj ", r), "", 1)
+		table = strings.Replace(table, fmt.Sprintf("(left %02d of a column) Tj ", r), "", 1)
 	}
+	// a listing drawn row by row: line numbers 0.8 em before the code; blank lines'
+	// numbers alone, and continued lines' code alone without a number (babel-thai's
+	// thai.pdf: "28" and "\\def\\prefacename…" read as two columns)
+	var listing, listingWant strings.Builder
+	listing.WriteString("BT /F1 10 Tf ")
+	for r := range 24 {
+		num, code := fmt.Sprintf("%02d", r), fmt.Sprintf("code of line %02d", r)
+		switch r % 4 {
+		case 1:
+			code = "" // a blank line
+		case 3:
+			num = "" // a continued line
+		}
+		line := strings.TrimSpace(num + " " + code)
+		for _, c := range []struct {
+			x float64
+			s string
+		}{{72, num}, {90, code}} {
+			if c.s != "" {
+				fmt.Fprintf(&listing, "1 0 0 1 %g %d Tm (%s) Tj ", c.x, 700-12*r, c.s)
+			}
+		}
+		listingWant.WriteString(line + "\n")
+	}
+	listing.WriteString("ET")
 	tests := []struct {
 		name, content, want string
 	}{
+		{"a listing's numbers alone on its blank lines are no column", listing.String(), strings.TrimSpace(listingWant.String())},
 		{"an OCR layer's columns are read as columns", ocr, ocrColumns},
-		{"eight lines parted are too few", few, "left 00 ro right 00 r\nleft 01 ro right 01 r\nleft 02 ro\nright 02 r"},
-		{"a table's cells wrapped on one side stay rows", table, "left 00 ro right 00 r\nleft 01 ro right 01 r\nleft 02 ro right 02 r\nright 03 r"},
+		{"eight lines parted are too few", few, "left 00 of a column right 00 of a column\nleft 01 of a column right 01 of a column\nleft 02 of a column\nright 02 of a column"},
+		{"a table's cells wrapped on one side stay rows", table, "left 00 of a column right 00 of a column\nleft 01 of a column right 01 of a column\nleft 02 of a column right 02 of a column\nright 03 of a column"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
