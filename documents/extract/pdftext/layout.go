@@ -457,6 +457,9 @@ var combining = map[string]string{
 	"`": "\u0300", "\u00B4": "\u0301", "\u02C6": "\u0302", "\u02DC": "\u0303", "\u00AF": "\u0304",
 	"\u02D8": "\u0306", "\u02D9": "\u0307", "\u00A8": "\u0308", "\u02DA": "\u030A", "\u02DD": "\u030B",
 	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
+	// \vec's arrow: cmmi's "vector" (texMathFontNames) or a ToUnicode map's U+20D7, drawn
+	// with an advance and moved back over its letter, which it follows ("u⃗", not "⃗u")
+	"\u20D7": "\u20D7",
 }
 
 // accentOn says whether g is a spacing accent (combining) of about the size of the letter
