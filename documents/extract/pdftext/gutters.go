@@ -46,12 +46,15 @@ type gap struct {
 
 // band is a candidate gutter: the white run common to the lines it parts so far.
 type band struct {
-	x0, x1  float32
-	size    float32 // the em of its first line
-	lastY   float32
-	parts   []bandPart
-	drawn   int // lines whose two sides were drawn apart
-	twoWays int // lines whose two sides read in opposite directions
+	x0, x1 float32
+	size   float32 // the em of its first line
+	lastY  float32
+	parts  []bandPart
+	drawn  int // lines whose two sides were drawn apart
+	// wideSides counts the lines parted whose text runs columnLineEms or more on both
+	// sides of the band: running text, not a table's cells
+	wideSides int
+	twoWays   int // lines whose two sides read in opposite directions
 	// beside counts the lines that stand wholly left of the band and wholly right of it
 	// while it is open: a column's lines beside the gutter, on both sides
 	beside [2]int
@@ -148,6 +151,9 @@ func splitGutters(lines []*line) []*line {
 				if drawnApart(l, g) {
 					b.drawn++
 				}
+				if wideSides(l, g) {
+					b.wideSides++
+				}
 				if twoWays(l, g) {
 					b.twoWays++
 				}
@@ -166,7 +172,8 @@ func splitGutters(lines []*line) []*line {
 		for i, g := range gaps {
 			if !used[i] && len(open) < maxOpenBands {
 				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
-					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g))})
+					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g)),
+					wideSides: b2i(wideSides(l, g))})
 			}
 		}
 	}
@@ -227,17 +234,23 @@ func (b *band) gutter() bool {
 }
 
 // long says whether the band is a gutter by its length alone, however its lines were
-// drawn: it parts longGutterLines lines or more, and column lines (columnLineEms wide or
-// more) stand beside it on both sides, a quarter as many as it parts (minGutterLines at
-// least). A listing's line numbers alone on their lines (its blank lines) stand beside
-// the white after the numbers, and are no column. An OCR layer draws each
+// drawn: it parts longGutterLines lines or more, two thirds of them with running text on
+// both sides (columnLineEms or more), and column lines (as wide) stand beside it on both
+// sides, a quarter as many as it parts (minGutterLines at least). An OCR layer draws each
 // row of the page across both columns, word by word with baselines a little apart, so a
 // gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
 // 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
-// A table drawn row by row has a line wholly on one side of a band only where a cell
-// wraps alone; wrapped on both sides as often, its columns read as columns.
+// A table drawn row by row parts short cells (prawn's manual: "121. y"), and a listing's
+// line numbers stand alone on its blank lines: they stay rows.
 func (b *band) long() bool {
-	return len(b.parts) >= longGutterLines && min(b.wide[0], b.wide[1]) >= max(minGutterLines, len(b.parts)/4)
+	return len(b.parts) >= longGutterLines && 3*b.wideSides >= 2*len(b.parts) &&
+		min(b.wide[0], b.wide[1]) >= max(minGutterLines, len(b.parts)/4)
+}
+
+// wideSides says whether l runs columnLineEms or more on both sides of g.
+func wideSides(l *line, g gap) bool {
+	em := max(l.size, 1)
+	return g.x0-l.x0 >= columnLineEms*em && l.x1-g.x1 >= columnLineEms*em
 }
 
 // side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1

@@ -72,9 +72,29 @@ func TestGutterOCRLayer(t *testing.T) {
 		listingWant.WriteString(line + "\n")
 	}
 	listing.WriteString("ET")
+	// a table of short cells drawn row by row (prawn's manual: "121. y", a character's
+	// number and itself), wide lines on one side or the other between its rows
+	var cells, cellsWant strings.Builder
+	cells.WriteString("BT /F1 10 Tf ")
+	for r := range 20 {
+		y := 700 - 12*r
+		switch {
+		case r%5 == 1:
+			fmt.Fprintf(&cells, "1 0 0 1 20 %d Tm (wide left li) Tj ", y)
+			cellsWant.WriteString("wide left li\n")
+		case r%5 == 3:
+			fmt.Fprintf(&cells, "1 0 0 1 95 %d Tm (wide right l) Tj ", y)
+			cellsWant.WriteString("wide right l\n")
+		default:
+			fmt.Fprintf(&cells, "1 0 0 1 72 %d Tm (%02d.) Tj 1 0 0 1 95 %d Tm (y) Tj ", y, r, y)
+			fmt.Fprintf(&cellsWant, "%02d. y\n", r)
+		}
+	}
+	cells.WriteString("ET")
 	tests := []struct {
 		name, content, want string
 	}{
+		{"a table's short cells stay rows", cells.String(), strings.TrimSpace(cellsWant.String())},
 		{"a listing's numbers alone on its blank lines are no column", listing.String(), strings.TrimSpace(listingWant.String())},
 		{"an OCR layer's columns are read as columns", ocr, ocrColumns},
 		{"eight lines parted are too few", few, "left 00 of a column right 00 of a column\nleft 01 of a column right 01 of a column\nleft 02 of a column\nright 02 of a column"},
