@@ -42,3 +42,12 @@ func wholePrefix(counts map[string]int, stem, right string) bool {
 	}
 	return false
 }
+
+// lineBelow says whether next goes on under l, as a line broken after a hyphen does: it
+// starts before l ends. A table's next cell, read after l, starts right of it, on l's
+// row or a little under it, and is no word's rest (refcard-fr's "echo chaîne-de-" beside
+// "Afficher une chaîne à", read "chaîne-de-Afficher"; the cell's "caractères" is under
+// "chaîne-de-").
+func lineBelow(l, next *line) bool {
+	return next.x0 < l.x1
+}

@@ -1,6 +1,9 @@
 package pdftext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCapitalBreakWholePrefix: a break before a capital loses its hyphen where the document
 // writes whole a word the joined word starts with (lshort-finnish's "Post-" "Scriptiksi"
@@ -28,6 +31,37 @@ func TestCapitalBreakWholePrefix(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCapitalBreakNextCell: a line ending in a hyphen joins the next line's capital as a
+// compound only when that line starts under it, before its end: refcard-fr's table, read
+// row by row, has a command's cell "echo chaîne-de-" and then its description's cell
+// right of it, "Afficher une chaîne à" (read "chaîne-de-Afficher"; "caractères" is under
+// "chaîne-de-"), and "mkdir noms-de-" before "Créer des répertoires." a little lower.
+func TestCapitalBreakNextCell(t *testing.T) {
+	tests := []struct {
+		name   string
+		nextX0 float32 // where the next line starts; the first runs from 72 to 147
+		nextY  float32 // its baseline; the first's is 700
+		want   string
+	}{
+		{"a line under it goes on with a compound", 72, 688, "echo chaine-de-\x03\nAfficher une chaine\n\n"},
+		{"the next cell on its row does not", 160, 700, "echo chaine-de-\nAfficher une chaine\n\n"},
+		{"nor the next cell a little lower", 160, 697, "echo chaine-de-\nAfficher une chaine\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := []*line{
+				{x0: 72, x1: 147, y: 700, size: 10},
+				{x0: tt.nextX0, x1: tt.nextX0 + 95, y: tt.nextY, size: 10},
+			}
+			var b strings.Builder
+			writeBlock(&b, lines, []string{"echo chaine-de-", "Afficher une chaine"}, false)
+			if got := b.String(); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

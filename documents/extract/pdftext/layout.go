@@ -150,7 +150,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 			}
 		}
 		for i, block := range blocks {
-			writeBlock(b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
+			writeBlock(b, block, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
 		}
 	}
 }
@@ -724,7 +724,7 @@ func startsUpper(s string) bool {
 
 // writeBlock writes a block's lines (texts), a blank line after it; joined, its last line's
 // hyphen is marked and the next block follows without the blank line (hyphenContinues).
-func writeBlock(b *strings.Builder, texts []string, joined bool) {
+func writeBlock(b *strings.Builder, lines []*line, texts []string, joined bool) {
 	last := len(texts) - 1
 	for last >= 0 && texts[last] == "" {
 		last--
@@ -739,7 +739,7 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
-		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text):
+		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text) && lineBelow(lines[i], lines[i+1]):
 			b.WriteString(capitalMark)
 		}
 		b.WriteByte('\n')
