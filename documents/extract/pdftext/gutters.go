@@ -151,7 +151,7 @@ func splitGutters(lines []*line) []*line {
 				if drawnApart(l, g) {
 					b.drawn++
 				}
-				if wideSides(l, g) {
+				if wideSides(l, g) && ocrSized(l) {
 					b.wideSides++
 				}
 				if twoWays(l, g) {
@@ -173,7 +173,7 @@ func splitGutters(lines []*line) []*line {
 			if !used[i] && len(open) < maxOpenBands {
 				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
 					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g)),
-					wideSides: b2i(wideSides(l, g))})
+					wideSides: b2i(wideSides(l, g) && ocrSized(l))})
 			}
 		}
 	}
@@ -234,14 +234,17 @@ func (b *band) gutter() bool {
 }
 
 // long says whether the band is a gutter by its length alone, however its lines were
-// drawn: it parts longGutterLines lines or more, two thirds of them with running text on
-// both sides (columnLineEms or more), and column lines (as wide) stand beside it on both
+// drawn: it parts longGutterLines lines or more, two thirds of them an OCR layer's
+// (ocrSized) with running text on both sides (columnLineEms or more), and column lines
+// (as wide) stand beside it on both
 // sides, a quarter as many as it parts (minGutterLines at least). An OCR layer draws each
 // row of the page across both columns, word by word with baselines a little apart, so a
 // gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
 // 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
 // A table drawn row by row parts short cells (prawn's manual: "121. y"), and a listing's
-// line numbers stand alone on its blank lines: they stay rows.
+// line numbers stand alone on its blank lines: they stay rows. So do a typeset listing's
+// aligned columns, a row's cells wide on both sides, in one size (xeCJK's manual:
+// "\cs_new_protected:Npn" and its arguments).
 func (b *band) long() bool {
 	return len(b.parts) >= longGutterLines && 3*b.wideSides >= 2*len(b.parts) &&
 		min(b.wide[0], b.wide[1]) >= max(minGutterLines, len(b.parts)/4)
