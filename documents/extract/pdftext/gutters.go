@@ -236,9 +236,9 @@ func (b *band) gutter() bool {
 // long says whether the band is a gutter by its length alone, however its lines were
 // drawn: it parts longGutterLines lines or more, two thirds of them an OCR layer's
 // (ocrSized) with running text on both sides (columnLineEms or more), and column lines
-// (as wide) stand beside it on both
-// sides, a quarter as many as it parts (minGutterLines at least). An OCR layer draws each
-// row of the page across both columns, word by word with baselines a little apart, so a
+// (as wide) stand beside it on both sides, a quarter as many as it parts (minGutterLines
+// at least). An OCR layer draws each row of the page across both columns, word by word
+// at sizes and on baselines a little apart, so a
 // gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
 // 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
 // A table drawn row by row parts short cells (prawn's manual: "121. y"), and a listing's
