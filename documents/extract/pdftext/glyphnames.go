@@ -34,7 +34,9 @@ var extraNames = map[string]string{
 // paper's ℓ, ≪, ⊎, ⌊x⌋ were left out: kreuzberg's "A Course in Machine Learning"
 // (pdfTeX 1.40.14) read its loss E[ℓ(y, f(x))] as "E [(y, f (x))]" (pdftotext reads the
 // codes: "`(y, f ( x))"). The pieces TeX builds arrows and accents of (the hooks of ↪, the
-// vector arrow, the tie) are left out.
+// tie) are left out; \vec's arrow ("vector") reads as the combining arrow, which
+// combineAccents puts after the letter it stands over (minlog's mlcf.pdf: "∀x⃗.⊥ → Rx⃗",
+// where the arrow was left out; pdftotext reads the code, "∀~x.⊥ → R~x").
 var texMathFontNames = map[string]string{
 	"epsilon1": "\u03F5", "pi1": "\u03D6", "rho1": "\u03F1", "lscript": "\u2113",
 	"arrowlefttophalf": "\u21BC", "arrowleftbothalf": "\u21BD", "arrowrighttophalf": "\u21C0",
@@ -49,7 +51,7 @@ var texMathFontNames = map[string]string{
 	"floorleft": "\u230A", "floorright": "\u230B", "ceilingleft": "\u2308", "ceilingright": "\u2309",
 	"bardbl": "\u2016", "arrowbothv": "\u2195", "arrowdblbothv": "\u21D5", "wreathproduct": "\u2240",
 	"coproduct": "\u2210", "unionsq": "\u2294", "intersectionsq": "\u2293", "subsetsqequal": "\u2291",
-	"supersetsqequal": "\u2292",
+	"supersetsqequal": "\u2292", "vector": "\u20D7",
 }
 
 // mathPiNames are glyph names of Adobe's Mathematical Pi fonts (H and a number), which

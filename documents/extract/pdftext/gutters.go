@@ -19,9 +19,13 @@ import (
 const (
 	minGutter      = 0.5 // a band narrower than this (em) is no gutter
 	minGutterLines = 3   // lines a band must part, with the drawing or direction agreeing
-	gutterDrift    = 6   // a band ends after this many ems down without a line it parts (a gutter: beside it)
-	maxOpenBands   = 64
-	drawnApartMin  = 16 // glyphs drawn between two sides of a gutter (drawnApart)
+	// longGutterLines: lines a band must part to be a gutter without the drawing or the
+	// direction agreeing, with column lines beside it (band.long)
+	longGutterLines = 10
+	columnLineEms   = 6 // a line beside a long band this wide (em) is a column's (band.long)
+	gutterDrift     = 6 // a band ends after this many ems down without a line it parts (a gutter: beside it)
+	maxOpenBands    = 64
+	drawnApartMin   = 16 // glyphs drawn between two sides of a gutter (drawnApart)
 	// edgeTol: ink this far (em) into a band does not cross it: a justified column's right
 	// edge, set by rounding, wanders by hundredths of a point, and the band, narrowed to the
 	// leftmost of its gaps' starts, would close on the next line that ends past it.
@@ -42,15 +46,21 @@ type gap struct {
 
 // band is a candidate gutter: the white run common to the lines it parts so far.
 type band struct {
-	x0, x1  float32
-	size    float32 // the em of its first line
-	lastY   float32
-	parts   []bandPart
-	drawn   int // lines whose two sides were drawn apart
-	twoWays int // lines whose two sides read in opposite directions
+	x0, x1 float32
+	size   float32 // the em of its first line
+	lastY  float32
+	parts  []bandPart
+	drawn  int // lines whose two sides were drawn apart
+	// wideSides counts the lines parted whose text runs columnLineEms or more on both
+	// sides of the band: running text, not a table's cells
+	wideSides int
+	twoWays   int // lines whose two sides read in opposite directions
 	// beside counts the lines that stand wholly left of the band and wholly right of it
 	// while it is open: a column's lines beside the gutter, on both sides
 	beside [2]int
+	// wide counts those of beside at least columnLineEms wide: a column's running text,
+	// not a listing's line number alone
+	wide [2]int
 }
 
 type bandPart struct {
@@ -110,6 +120,9 @@ func splitGutters(lines []*line) []*line {
 			em := max(l.size, 1)
 			if side := b.side(l, em); side >= 0 {
 				b.beside[side]++
+				if l.x1-l.x0 >= columnLineEms*em {
+					b.wide[side]++
+				}
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
 				}
@@ -138,6 +151,9 @@ func splitGutters(lines []*line) []*line {
 				if drawnApart(l, g) {
 					b.drawn++
 				}
+				if wideSides(l, g) && ocrSized(l) {
+					b.wideSides++
+				}
 				if twoWays(l, g) {
 					b.twoWays++
 				}
@@ -156,7 +172,8 @@ func splitGutters(lines []*line) []*line {
 		for i, g := range gaps {
 			if !used[i] && len(open) < maxOpenBands {
 				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
-					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g))})
+					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g)),
+					wideSides: b2i(wideSides(l, g) && ocrSized(l))})
 			}
 		}
 	}
@@ -211,9 +228,32 @@ func splitGutters(lines []*line) []*line {
 // "by whatany quantity" read across the gutter).
 func (b *band) gutter() bool {
 	if len(b.parts) >= minGutterLines {
-		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts)
+		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts) || b.long()
 	}
 	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
+}
+
+// long says whether the band is a gutter by its length alone, however its lines were
+// drawn: it parts longGutterLines lines or more, two thirds of them an OCR layer's
+// (ocrSized) with running text on both sides (columnLineEms or more), and column lines
+// (as wide) stand beside it on both sides, a quarter as many as it parts (minGutterLines
+// at least). An OCR layer draws each row of the page across both columns, word by word
+// at sizes and on baselines a little apart, so a
+// gutter narrower than maxLineGap parts some rows (olmocr's ff518b12…: 25 lines parted,
+// 5 drawn apart) and has the rest, drawn on baselines apart, beside it (14 and 9 lines).
+// A table drawn row by row parts short cells (prawn's manual: "121. y"), and a listing's
+// line numbers stand alone on its blank lines: they stay rows. So do a typeset listing's
+// aligned columns, a row's cells wide on both sides, in one size (xeCJK's manual:
+// "\cs_new_protected:Npn" and its arguments).
+func (b *band) long() bool {
+	return len(b.parts) >= longGutterLines && 3*b.wideSides >= 2*len(b.parts) &&
+		min(b.wide[0], b.wide[1]) >= max(minGutterLines, len(b.parts)/4)
+}
+
+// wideSides says whether l runs columnLineEms or more on both sides of g.
+func wideSides(l *line, g gap) bool {
+	em := max(l.size, 1)
+	return g.x0-l.x0 >= columnLineEms*em && l.x1-g.x1 >= columnLineEms*em
 }
 
 // side says on which side of the band l stands wholly: 0 left of it, 1 right of it, -1

@@ -150,7 +150,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 			}
 		}
 		for i, block := range blocks {
-			writeBlock(b, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
+			writeBlock(b, block, texts[i], i+1 < len(blocks) && hyphenContinues(block, texts[i], blocks[i+1], texts[i+1]))
 		}
 	}
 }
@@ -159,6 +159,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 func fragments(gs []glyph) []*line {
 	var out []*line
 	var cur *line
+	var run scriptRun // a second script run read after the first (scriptruns.go)
 	for _, g := range gs {
 		g.key = g.x
 		if cur != nil {
@@ -187,6 +188,7 @@ func fragments(gs []glyph) []*line {
 				// own size (not a text drawn over the line, which goes on inside it)
 				inLine := abs(g.y-cur.y) < baselineTol*size || abs(g.y-last.y) < 0.05*size && end >= cur.x1-0.05*size
 				if inLine && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+					g.key = run.key(cur, g)
 					cur.add(g)
 					continue
 				}
@@ -203,6 +205,8 @@ func fragments(gs []glyph) []*line {
 					continue
 				}
 				if stacked(cur, last, g) {
+					run = startRun(cur, last, g)
+					g.key = run.key(cur, g)
 					cur.add(g)
 					continue
 				}
@@ -453,6 +457,9 @@ var combining = map[string]string{
 	"`": "\u0300", "\u00B4": "\u0301", "\u02C6": "\u0302", "\u02DC": "\u0303", "\u00AF": "\u0304",
 	"\u02D8": "\u0306", "\u02D9": "\u0307", "\u00A8": "\u0308", "\u02DA": "\u030A", "\u02DD": "\u030B",
 	"\u02C7": "\u030C", "\u00B8": "\u0327", "\u02DB": "\u0328",
+	// \vec's arrow: cmmi's "vector" (texMathFontNames) or a ToUnicode map's U+20D7, drawn
+	// with an advance and moved back over its letter, which it follows ("u⃗", not "⃗u")
+	"\u20D7": "\u20D7",
 }
 
 // accentOn says whether g is a spacing accent (combining) of about the size of the letter
@@ -717,7 +724,7 @@ func startsUpper(s string) bool {
 
 // writeBlock writes a block's lines (texts), a blank line after it; joined, its last line's
 // hyphen is marked and the next block follows without the blank line (hyphenContinues).
-func writeBlock(b *strings.Builder, texts []string, joined bool) {
+func writeBlock(b *strings.Builder, lines []*line, texts []string, joined bool) {
 	last := len(texts) - 1
 	for last >= 0 && texts[last] == "" {
 		last--
@@ -732,7 +739,7 @@ func writeBlock(b *strings.Builder, texts []string, joined bool) {
 			continue // the next line goes on with the same compound: no line break
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
-		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text):
+		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text) && lineBelow(lines[i], lines[i+1]):
 			b.WriteString(capitalMark)
 		}
 		b.WriteByte('\n')

@@ -407,6 +407,9 @@ func resolveHyphens(pages []Page) {
 	for _, p := range pages {
 		eachBreak(p.Text, func(left, right, stem string) {
 			counts[wordKey(stem+right)], counts[wordKey(left+right)] = 0, 0
+			for _, k := range prefixKeys(stem, right) {
+				counts[k] = 0
+			}
 		})
 	}
 	if len(counts) == 0 {
@@ -435,7 +438,7 @@ func resolveHyphens(pages []Page) {
 			}
 			before, after := t[:k], t[k+len(hyphenMark)+1:]
 			left, right, stem := breakWords(before, after)
-			if counts[wordKey(stem+right)] > 0 || !capital && counts[wordKey(left+right)] == 0 {
+			if counts[wordKey(stem+right)] > 0 || capital && wholePrefix(counts, stem, right) || !capital && counts[wordKey(left+right)] == 0 {
 				b.WriteString(before[:len(before)-len(left)+len(stem)])
 			} else {
 				b.WriteString(before)
