@@ -12,7 +12,8 @@ import (
 // DOCX's, slide's or sheet's chart (pptxchart.go): the title and subtitle, the axes'
 // titles, the series' names (chart:label-cell-address) where a legend or data labels show
 // them, and the categories (chart:categories) where a category axis, a pie's legend or data
-// labels do. Names and categories are cells: of the chart's own table ("local-table", what
+// labels do; categories stored as numbers under an axis of a date style read as dates.
+// Names and categories are cells: of the chart's own table ("local-table", what
 // Writer and Impress store) or of the spreadsheet's sheets (a Calc chart's ranges:
 // "Sheet1.$A$2:.$A$5"), read through sheets. "" for an object that is no chart, is
 // missing or is damaged; the budgets' errors stop the reading.
@@ -28,13 +29,16 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	var path []string
 	var text, para strings.Builder
 	isChart, scatter := false, false
-	hidden := map[string]bool{}  // styles of axes drawn without labels
-	labels := map[string]int{}   // styles of series whose data labels show 1: categories, 2: series' names
-	style := ""                  // the automatic style being read
-	var seriesRefs []string      // each series' name cell
-	var catRefs string           // the categories' range
-	local := newODFTable()       // the chart's own table
-	axisStyle, axisDim := "", "" // the axis open
+	hidden := map[string]bool{}      // styles of axes drawn without labels
+	labels := map[string]int{}       // styles of series whose data labels show 1: categories, 2: series' names
+	style := ""                      // the automatic style being read
+	var seriesRefs []string          // each series' name cell
+	var catRefs string               // the categories' range
+	local := newODFTable()           // the chart's own table
+	axisStyle, axisDim := "", ""     // the axis open
+	var dates odfDataStyles          // date and time styles
+	dataStyle := map[string]string{} // chart styles' data styles (style:data-style-name)
+	catStyle := ""                   // the category axis's data style
 	in := func(name string) bool {
 		for _, p := range path {
 			if p == name {
@@ -51,9 +55,15 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				local.start(t)
 				return nil
 			}
+			if dates.start(t) {
+				return nil
+			}
 			switch t.Name.Local {
 			case "style":
 				style = attr(t, "name")
+				if ds := attr(t, "data-style-name"); ds != "" {
+					dataStyle[style] = ds
+				}
 			case "chart-properties":
 				if attr(t, "display-label") == "false" {
 					hidden[style] = true
@@ -84,6 +94,9 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				c.legend = true
 			case "axis":
 				axisStyle, axisDim = attr(t, "style-name"), attr(t, "dimension")
+				if axisDim == "x" && catStyle == "" {
+					catStyle = dataStyle[axisStyle]
+				}
 			case "categories":
 				if catRefs == "" {
 					catRefs = attr(t, "cell-range-address")
@@ -103,6 +116,9 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 			path = path[:len(path)-1]
 			if in("table") || name == "table" && t.Name.Space == "table" {
 				local.end(t)
+				return nil
+			}
+			if dates.end(t) {
 				return nil
 			}
 			switch {
@@ -131,6 +147,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 			}
 		case xml.CharData:
 			switch {
+			case dates.text(t):
 			case in("table"):
 				local.text(t)
 			case in("p") && (in("title") || in("subtitle")):
@@ -175,7 +192,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 		c.series = append(c.series, cell(ref))
 	}
 	for _, ref := range cats {
-		c.categories = append(c.categories, cell(ref))
+		c.categories = append(c.categories, dates.format(catStyle, cell(ref)))
 	}
 	return c.text(), nil
 }

@@ -9,7 +9,7 @@ import (
 	"edgechat/internal/testkit/testdocs"
 )
 
-const odfChartNS = odfNS + ` xmlns:chart="urn:oasis:names:tc:opendocument:xmlns:chart:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:xlink="http://www.w3.org/1999/xlink"`
+const odfChartNS = odfNS + ` xmlns:chart="urn:oasis:names:tc:opendocument:xmlns:chart:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:number="urn:oasis:names:tc:opendocument:xmlns:datastyle:1.0"`
 
 // odfChartPart is an embedded chart's content.xml: styles, then a chart of class class
 // holding body, then its own table of rows (cells apart by "|", the first row the header).
@@ -72,6 +72,15 @@ func TestODFChart(t *testing.T) {
 		// a scatter chart's x axis is of values, not categories
 		{"scatter", odfChartPart("", "chart:scatter", legend+bars, rows...), `<text:p>` + frame + `</text:p>`,
 			"Euros\nNorth\tSouth"},
+		// categories stored as serial numbers under an axis of a date style read as dates
+		// (calligraplan's ProjectPerformanceEffort.odt: "42856", "42857"…); a time style too
+		{"date categories", odfChartPart(`<number:date-style style:name="N1"><number:day number:style="long"/><number:text>/</number:text><number:month number:style="long"/><number:text>/</number:text><number:year number:style="long"/></number:date-style>`+
+			`<number:time-style style:name="N2"><number:hours/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style><style:style style:name="ax" style:family="chart" style:data-style-name="N1"/><style:style style:name="ay" style:data-style-name="N2"/>`,
+			"chart:line", strings.Replace(bars, `dimension="x"`, `dimension="x" chart:style-name="ax"`, 1), "|North|South", "42856|1|2", "42857.5|3|4", "total|5|6"),
+			`<text:p>` + frame + `</text:p>`, "Euros\n2017-05-01\t2017-05-02\ttotal"},
+		{"time categories", odfChartPart(`<number:time-style style:name="N2"><number:hours/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style><style:style style:name="ax" style:data-style-name="N2"/>`,
+			"chart:line", strings.Replace(bars, `dimension="x"`, `dimension="x" chart:style-name="ax"`, 1), "|North|South", "0.5|1|2", "0.75|3|4", "1|5|6"),
+			`<text:p>` + frame + `</text:p>`, "Euros\n12:00\t18:00\t0:00"},
 		// a slide's chart stands in no paragraph
 		{"on a slide", odfChartPart("", "chart:bar", title, rows...), `<text:p>Text.</text:p>` + frame, "Text.\n\nSales by quarter\n2026"},
 		// no chart: a damaged chart, one not in the archive, one linked from elsewhere
