@@ -11,7 +11,7 @@ import (
 // otherwise, m:sepChr "|" between its arguments). docx2python's equations.docx: Word shows
 // "∫₀¹x", EdgeChat wrote "01x". Fractions, scripts and radicals are written in a linear
 // form (mathlinear.go): "x²/2!", "x_(i)²", "√(x+1)", where their parts' text used to run
-// together ("x22!").
+// together ("x22!"). A matrix's or equation array's entries are kept apart by spaces.
 type wordMath struct {
 	depth  int // open m: elements
 	inNary bool
@@ -19,7 +19,21 @@ type wordMath struct {
 	inD    bool
 	delims []wordDelim
 	frames []mathFrame
+	// cells are the open matrices, matrix rows and equation arrays, innermost last, whose
+	// entries are kept apart by a space ("a b c d" for the matrix of rows a b and c d).
+	cells []wordCells
 }
+
+// wordCells is an open m:m, m:mr or m:eqArr: its depth, the element of its entries and how
+// many it has had.
+type wordCells struct {
+	depth   int
+	entry   string
+	entries int
+}
+
+// cellEntries names the entries of the elements that hold a table's cells.
+var cellEntries = map[string]string{"m": "mr", "mr": "e", "eqArr": "e"}
 
 // wordDelim is an open m:d: its characters, its depth, and how many arguments it has had.
 type wordDelim struct {
@@ -42,6 +56,18 @@ func mathChar(t xml.StartElement, def string) string {
 func (m *wordMath) mathStart(t xml.StartElement, text *strings.Builder) string {
 	m.depth++
 	m.frameStart(t.Name.Local, text)
+	sep := ""
+	if n := len(m.cells); n > 0 && m.cells[n-1].depth == m.depth-1 && m.cells[n-1].entry == t.Name.Local {
+		if m.cells[n-1].entries++; m.cells[n-1].entries > 1 {
+			sep = " "
+		}
+	}
+	if entry := cellEntries[t.Name.Local]; entry != "" {
+		m.cells = append(m.cells, wordCells{depth: m.depth, entry: entry})
+	}
+	if sep != "" {
+		return sep
+	}
 	switch t.Name.Local {
 	case "naryPr":
 		m.inNary, m.nary = true, "∫"
@@ -79,6 +105,9 @@ func (m *wordMath) mathStart(t xml.StartElement, text *strings.Builder) string {
 // mathEnd takes the end of an m: element; it returns what to write where it stands.
 func (m *wordMath) mathEnd(t xml.EndElement, text *strings.Builder) string {
 	m.frameEnd(t.Name.Local, text)
+	if n := len(m.cells); n > 0 && m.cells[n-1].depth == m.depth && cellEntries[t.Name.Local] != "" {
+		m.cells = m.cells[:n-1]
+	}
 	m.depth = max(0, m.depth-1)
 	switch t.Name.Local {
 	case "naryPr":

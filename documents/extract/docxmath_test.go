@@ -51,6 +51,9 @@ func TestDOCXMath(t *testing.T) {
 		{"nested in brackets", d("", frac(mathRun("1"), sSup(mathRun("n"), mathRun("2")))), "(1/n²)"},
 		{"parentheses by default", mathRun("f") + d("", mathRun("x")), "f(x)"},
 		{"braces, nested, separated", d(`<m:begChr m:val="{"/><m:endChr m:val="}"/>`, mathRun("a"), d("", mathRun("b"), mathRun("c"))), "{a|(b|c)}"},
+		// a matrix's and an equation array's entries apart, not one word ("(abcd)")
+		{"matrix", d("", `<m:m><m:mPr><m:mcs><m:mc><m:mcPr><m:count m:val="2"/></m:mcPr></m:mc></m:mcs></m:mPr><m:mr><m:e>`+mathRun("a")+`</m:e><m:e>`+mathRun("b")+`</m:e></m:mr><m:mr><m:e>`+sSup(mathRun("c"), mathRun("2"))+`</m:e><m:e>`+mathRun("0")+`</m:e></m:mr></m:m>`), "(a b c² 0)"},
+		{"equation array", `<m:eqArr><m:e>` + mathRun("x=1") + `</m:e><m:e>` + mathRun("y=2") + `</m:e></m:eqArr>`, "x=1 y=2"},
 		{"no closing bracket", d(`<m:begChr m:val="["/><m:endChr m:val=""/>`, mathRun("0,1")), "[0,1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

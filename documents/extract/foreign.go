@@ -20,7 +20,7 @@ import (
 // into the next without a break ("res-" "tait" → "res-tait"), as pandoc reads it.
 //
 // A formula (MathML) reads as its tokens' text run together ("x=c2"), as pandoc reads an
-// EPUB's; its annotations, which repeat it in another notation, and its invisible
+// EPUB's, but for the cells of its tables (matrices), kept apart; its annotations, which repeat it in another notation, and its invisible
 // operators (U+2061–2064) are left out. Names may carry a prefix ("m:math").
 type foreign struct {
 	// svg counts the open svg elements, svgText the text elements open inside them and
@@ -121,10 +121,18 @@ func (w *htmlWalker) foreignStart(t html.Token) bool {
 			}
 			w.text(" ")
 		}
+		if mathCell(name) {
+			w.text(" ")
+		}
 		return true
 	}
 	return false
 }
+
+// mathCell says whether a MathML element is a row or cell of a table (a matrix, aligned
+// equations), whose entries are kept apart by a space: "a b c d" for the matrix of rows
+// a b and c d, not one word "abcd".
+func mathCell(name string) bool { return name == "mtd" || name == "mtr" || name == "mlabeledtr" }
 
 // foreignEnd takes an end tag inside SVG or MathML, reporting false for those the HTML
 // walker handles.
@@ -156,6 +164,9 @@ func (w *htmlWalker) foreignEnd(name string) bool {
 	case w.math > 0:
 		if name == "mtext" && w.mtext > 0 {
 			w.mtext--
+			w.text(" ")
+		}
+		if mathCell(name) {
 			w.text(" ")
 		}
 		return true

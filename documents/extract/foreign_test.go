@@ -41,6 +41,13 @@ func TestHTMLForeignContent(t *testing.T) {
 			want: "Energy E=mc2 holds.\n\nf=1 if x >0\n\nDone.",
 		},
 		{
+			// a matrix's cells kept apart (readium's Tiny-MathML: "((abcd)(efgh)0(ijkl))" and a
+			// table of Greek letters read as one word)
+			name: "matrix",
+			body: `<p>M = <math><mrow><mo>(</mo><mtable><mtr><mtd><mi>a</mi></mtd><mtd><mi>b</mi></mtd></mtr><mtr><mtd><msub><mi>c</mi><mn>1</mn></msub></mtd><mtd><mn>0</mn></mtd></mtr></mtable><mo>)</mo></mrow></math>, and <m:math xmlns:m="m"><m:mtable><m:mlabeledtr><m:mtd><m:mtext>(1)</m:mtext></m:mtd><m:mtd><m:mi>x</m:mi><m:mo>=</m:mo><m:mn>2</m:mn></m:mtd></m:mlabeledtr></m:mtable></m:math>.</p>`,
+			want: "M = ( a b c1 0 ), and (1) x=2 .",
+		},
+		{
 			// pandoc's features.epub: a prefixed formula read as text, "2\u2061x" with its invisible times
 			name: "prefixed",
 			body: `<p>Sum <m:math xmlns:m="http://www.w3.org/1998/Math/MathML"><m:mrow><m:mn>2</m:mn><m:mo> &#x2061;</m:mo><m:mi>x</m:mi></m:mrow>` +

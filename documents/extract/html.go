@@ -150,6 +150,12 @@ func (w *htmlWalker) read(z *html.Tokenizer) error {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
+			if t.Type == html.SelfClosingTagToken {
+				// an empty element, as XHTML writes it (an EPUB's "<title/>", "<iframe …/>",
+				// "<script …/>"): what follows is markup, not the raw text the tokenizer
+				// reads after such a start tag up to its end tag, which does not come
+				z.NextIsNotRawText()
+			}
 			if w.switchStart(t) || len(w.skip) == 0 && w.foreignStart(t) {
 				continue
 			}
@@ -223,7 +229,7 @@ func (w *htmlWalker) start(a atom.Atom, selfClosing bool) {
 		if !selfClosing {
 			w.skip = append(w.skip, a)
 		}
-	case a == atom.Title && w.inHead:
+	case a == atom.Title && w.inHead && !selfClosing:
 		w.inTitle = true
 	case headingLevel[a] > 0:
 		w.endHeading()

@@ -579,6 +579,11 @@ func (s *numSection) formatNumber(v float64, abs bool, general func(float64) str
 		case 'G':
 			b.WriteString(general(v))
 		case 'L', '.', ',':
+			if noFrac && t.part == 'm' && strings.Trim(t.text, "0123456789") == "" {
+				// a fixed denominator ("# ?/4") of a whole number: spaces, as the slash's
+				b.WriteString(strings.Repeat(" ", len(t.text)))
+				continue
+			}
 			b.WriteString(t.text)
 		case '/':
 			if noFrac {

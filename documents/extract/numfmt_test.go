@@ -73,6 +73,10 @@ func TestNumFormat(t *testing.T) {
 		{"# ??/??", 3.14159, "3 14/99"},
 		{"?/8", 0.3, "2/8"},
 		{"# ?/4", 1.75, "1 3/4"},
+		// a whole number under a fixed denominator: no "/4" left over ("0   4 in." for 0.1)
+		{`# ?/4 "in."`, 0.1, "0     in."},
+		{"# ?/16", 2.99, "3"},
+		{`"about "# ?/8`, 0.5, "about  4/8"},
 		{"# ???/???", 5.3, "5   3/10"},
 		// sections: positive; negative; zero; text
 		{`#,##0.00_);[Red](#,##0.00)`, -1234.5, "(1,234.50)"},

@@ -11,7 +11,7 @@ import (
 // readODF reads an OpenDocument text, spreadsheet or presentation (ODT, ODS, ODP) from
 // its content.xml: paragraphs in order, split at headings (text:h and its outline level),
 // list items with the labels LibreOffice draws before them (odfnum.go), frames' text
-// boxes, captions and LibreOffice Math formulas (odfmath.go) where they stand, tables row by row (a spreadsheet's
+// boxes, captions, LibreOffice Math formulas (odfmath.go) and charts (odfchart.go) where they stand, tables row by row (a spreadsheet's
 // sheets under their names, a presentation's slides under theirs or, unnamed, "Slide N" as Impress shows them), notes gathered under
 // "Footnotes" at the end. Comments (office:annotation), tracked deletions and the
 // headers and footers of styles.xml are left out, as pandoc leaves them, but for the
@@ -122,11 +122,17 @@ type odfWalker struct {
 	drawing bool
 	// lists numbers the list items.
 	lists odfLists
-	// a is the document's archive, whose embedded objects hold formulas; math is the
-	// MathML formula open in the text; err the first error met reading an object.
-	a    *archive
-	math *mathText
-	err  error
+	// a is the document's archive, whose embedded objects hold formulas and charts; math is
+	// the MathML formula open in the text; err the first error met reading an object;
+	// sheetCells the cells of a spreadsheet's sheets its charts name (odfchart.go).
+	a          *archive
+	math       *mathText
+	err        error
+	sheetCells *odfSheetCells
+	// sheetTable says a spreadsheet's sheet is open; sheetCharts holds its charts' words
+	// until its end.
+	sheetTable  bool
+	sheetCharts []string
 }
 
 type odfPara struct {
@@ -223,10 +229,15 @@ func (w *odfWalker) start(t xml.StartElement) {
 			p.text.WriteByte('\n')
 			p.space = true
 		}
-	case "object": // an embedded object: LibreOffice Math's formulas are read
+	case "object": // an embedded object: LibreOffice Math's formulas and charts are read
 		if t.Name.Space == "draw" {
 			text, err := odfObjectMath(w.a, attr(t, "href"))
-			if err != nil {
+			if err == nil && text == "" {
+				var chart string
+				chart, err = odfChart(w.a, attr(t, "href"), w.chartCells())
+				w.addChart(chart)
+			}
+			if err != nil && w.err == nil {
 				w.err = err
 			}
 			w.addMath(text)
@@ -247,6 +258,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 	case "table":
 		if name := attr(t, "name"); name != "" && w.spreadsheet && !w.inCell() && len(w.paras) == 0 && t.Name.Space == "table" {
 			w.sheet(name)
+		}
+		if w.spreadsheet && !w.inCell() && t.Name.Space == "table" {
+			w.sheetTable = true
 		}
 	case "page": // a presentation's slide
 		if t.Name.Space == "draw" {
@@ -372,6 +386,13 @@ func (w *odfWalker) end(t xml.EndElement) {
 	case "table":
 		if !w.inCell() {
 			w.write("\n")
+		}
+		if w.sheetTable && !w.inCell() && t.Name.Space == "table" {
+			w.sheetTable = false
+			for _, s := range w.sheetCharts {
+				w.body.WriteString(s + "\n\n")
+			}
+			w.sheetCharts = nil
 		}
 	}
 }

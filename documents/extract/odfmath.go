@@ -9,7 +9,7 @@ import (
 
 // mathText reads a MathML formula from XML tokens as the HTML reader reads one
 // (foreign.go): its tokens' text run together ("E=m⋅c2"), an mtext's words with their
-// spaces, annotations (LibreOffice's StarMath source, TeX) and invisible operators
+// spaces, a table's cells apart, annotations (LibreOffice's StarMath source, TeX) and invisible operators
 // (U+2061–2064) left out.
 type mathText struct {
 	// depth counts the open elements of the formula, skip those of an annotation, mtext
@@ -27,6 +27,8 @@ func (m *mathText) start(t xml.StartElement) {
 	case t.Name.Local == "mtext":
 		m.mtext++
 		m.b.WriteByte(' ')
+	case mathCell(t.Name.Local):
+		m.b.WriteByte(' ')
 	}
 }
 
@@ -38,6 +40,8 @@ func (m *mathText) end(t xml.EndElement) bool {
 		m.skip--
 	case t.Name.Local == "mtext" && m.mtext > 0:
 		m.mtext--
+		m.b.WriteByte(' ')
+	case mathCell(t.Name.Local):
 		m.b.WriteByte(' ')
 	}
 	return m.depth <= 0

@@ -25,6 +25,8 @@ func TestODFMath(t *testing.T) {
 		{"not formulas", `<text:p>Sales` + frame("./Object 3") + frame("./Object 9") + frame("http://example.com/Object 1") + `</text:p>`, "Sales"},
 		// MathML written into the text, as a flat ODT holds it
 		{"inline", `<text:p>Where <draw:frame><draw:object>` + words + `</draw:object></draw:frame>holds.</text:p>`, "Where f(x) if x is even holds."},
+		// a matrix's cells apart, not one word ("ab c0")
+		{"matrix", `<text:p>Let <draw:frame><draw:object><math ` + mathNS + `><mtable><mtr><mtd><mi>a</mi></mtd><mtd><mi>b</mi></mtd></mtr><mtr><mtd><mi>c</mi></mtd><mtd><mn>0</mn></mtd></mtr></mtable></math></draw:object></draw:frame> be.</text:p>`, "Let a b c 0 be."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := testdocs.Zip(

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
@@ -159,6 +160,13 @@ func (r *rtfReader) read(b *budget) error {
 			if len(r.stack) > 0 {
 				r.cur = r.stack[len(r.stack)-1]
 				r.stack = r.stack[:len(r.stack)-1]
+				if len(r.stack) == 0 && !bytes.ContainsAny(r.data[r.pos:], `\{`) {
+					// the document's group is closed and no control word or group
+					// follows: the rest is not RTF (the NUL byte rtfparserkit's test
+					// files end with), as Word and pandoc read it. One that holds more
+					// RTF is read on: a stray brace closed the group too early.
+					return nil
+				}
 			}
 		case '\\':
 			r.control()
@@ -567,6 +575,8 @@ func codePage(n int) encoding.Encoding {
 		return charmap.Windows1258
 	case 10000:
 		return charmap.Macintosh
+	case 65001: // UTF-8, a font's \cpg65001
+		return unicode.UTF8
 	}
 	return charmap.Windows1252
 }

@@ -26,3 +26,18 @@ func TestRTFDeepGroups(t *testing.T) {
 	shut := strings.Repeat(`{\*\htmltag92 </SPAN>}\htmlrtf }\htmlrtf0 `, 3000)
 	checkRTF(t, `{\rtf1\ansi\fromhtml1 `+open+`Chinese Patent Application`+shut+`\par}`, "Chinese Patent Application")
 }
+
+// TestRTFEndOfDocument stops where the document's group closes: what follows is not RTF.
+// rtfparserkit's test files end "}\r\n\x00", and the NUL byte was read as a word of the text
+// (Word and pandoc stop at the brace). Where more RTF follows, a stray brace closed the group
+// too early and the rest is read.
+func TestRTFEndOfDocument(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"a NUL byte after the brace", "{\\rtf1\\ansi\\'41\\'42\\'43\\par\r\n}\r\n\x00", "ABC"},
+		{"text after the brace", "{\\rtf1\\ansi Hello world}\r\nafter words", "Hello world"},
+		{"groups inside are not the end", "{\\rtf1\\ansi {\\b Bold} and {\\i more}\\par}", "Bold and more"},
+		{"a stray brace before more RTF", "{\\rtf1\\ansi First.\\par}}\\pard Second.\\par}", "First.\n\nSecond."},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
+	}
+}

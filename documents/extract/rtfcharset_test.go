@@ -28,3 +28,15 @@ func TestRTFFontCharsets(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
 	}
 }
+
+// TestRTFUTF8Font decodes the bytes of a font whose code page is UTF-8 (\cpg65001) as UTF-8:
+// rtfparserkit's testJapaneseUtf8Encoding.rtf ("\'e4\'b8\'ad\'e5\'9c\'8b" in a font of
+// \fcharset128\cpg65001), read as Windows-1252 ("ä¸­åœ‹") where it says "中國".
+func TestRTFUTF8Font(t *testing.T) {
+	for _, c := range []struct{ name, rtf, want string }{
+		{"font of code page 65001", `{\rtf1\ansi\ansicpg1252\deff0{\fonttbl{\f0\fnil\fcharset128\cpg65001 Arial Unicode MS;}}` + "\r\n" + `\'e4\'b8\'ad\'e5\'9c\'8b` + "\r\n}", "中國"},
+		{"another font beside it", `{\rtf1\ansi\ansicpg1252\deff1{\fonttbl{\f0\fnil\cpg65001 A;}{\f1\fnil\fcharset0 B;}}caf\'e9 {\f0 \'c3\'a9t\'c3\'a9}\par}`, "café été"},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkRTF(t, c.rtf, c.want) })
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // readXLSX reads an Excel workbook (Office Open XML, .xlsx): its worksheets (and macro
@@ -453,8 +455,8 @@ func serialDate(serial float64, date1904 bool, kind xlsxDateKind, st clockStyle)
 }
 
 // unescapeXString undoes the _xHHHH_ escapes spreadsheet strings write characters XML
-// cannot hold with (_x000D_ a carriage return, _x005F_ an underscore); control characters
-// read as spaces.
+// cannot hold with (_x000D_ a carriage return, _x005F_ an underscore, a pair of UTF-16
+// halves a character beyond the BMP); control characters read as spaces.
 func unescapeXString(s string) string {
 	if !strings.Contains(s, "_x") {
 		return s
@@ -463,10 +465,21 @@ func unescapeXString(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '_' && i+6 < len(s) && s[i+1] == 'x' && s[i+6] == '_' {
 			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
-				if r := rune(n); r < 0x20 || r == 0x7f {
+				r := rune(n)
+				if utf16.IsSurrogate(r) && i+13 < len(s) && s[i+7:i+9] == "_x" && s[i+13] == '_' {
+					// a character beyond the BMP as its two UTF-16 halves: "_xD801__xDC05_" 𐐅
+					if lo, err := strconv.ParseUint(s[i+9:i+13], 16, 16); err == nil {
+						if c := utf16.DecodeRune(r, rune(lo)); c != utf8.RuneError {
+							b.WriteRune(c)
+							i += 13
+							continue
+						}
+					}
+				}
+				if r < 0x20 || r == 0x7f {
 					b.WriteByte(' ')
 				} else {
-					b.WriteRune(r)
+					b.WriteRune(r) // a lone half: U+FFFD, as Excel draws a box
 				}
 				i += 6
 				continue

@@ -33,15 +33,22 @@ func TestXMLPartUTF16(t *testing.T) {
 <item id="c1" href="one.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`
 	chapter := testdocs.File{Name: "OEBPS/one.xhtml", Body: `<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Gregor Samsa’s dream.</p></body></html>`}
 	for _, tc := range []struct {
-		name, label string
-		little      bool
+		name, label   string
+		little, noBOM bool
 	}{
-		{"little-endian, declared UTF-8", "UTF-8", true},
-		{"little-endian, declared UTF-16", "UTF-16", true},
-		{"big-endian, declared utf-16be", "utf-16be", false},
+		{"little-endian, declared UTF-8", "UTF-8", true, false},
+		{"little-endian, declared UTF-16", "UTF-16", true, false},
+		{"big-endian, declared utf-16be", "utf-16be", false, false},
+		// no byte-order mark: "<?" in UTF-16 says which (PhpSpreadsheet's utf16be.xlsx, whose
+		// workbook is so, was refused as damaged: "illegal char")
+		{"big-endian without a mark", "UTF-16BE", false, true},
+		{"little-endian without a mark", "UTF-16LE", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := utf16Part(fmt.Sprintf(opf, tc.label), tc.little)
+			if tc.noBOM {
+				body = body[2:]
+			}
 			doc, err := extract.Bytes(context.Background(), "book.epub", epub(testdocs.File{Name: "OEBPS/content.opf", Body: body}, chapter), nil)
 			if err != nil {
 				t.Fatal(err)

@@ -160,14 +160,22 @@ func walkXML(r io.Reader, name string, fn func(xml.Token) error) error {
 
 // fromUTF16 returns r as UTF-8 if it starts with a UTF-16 byte-order mark, which XML allows
 // beside UTF-8 (an EPUB's package document converted with iconv, still declaring "UTF-8"
-// inside), and whether it did; other parts pass as they are.
+// inside), or without one with "<?" in UTF-16 (PhpSpreadsheet's utf16be.xlsx), and whether
+// it did; other parts pass as they are.
 func fromUTF16(r io.Reader) (io.Reader, bool) {
 	br := bufio.NewReader(r)
-	head, _ := br.Peek(2)
-	if len(head) < 2 || !(head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF) {
+	head, _ := br.Peek(4)
+	switch {
+	case len(head) < 2:
 		return br, false
+	case head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF:
+		return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()), true
+	case string(head) == "\x00<\x00?": // "<?" in UTF-16 without a byte-order mark (XML's appendix F)
+		return transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder()), true
+	case string(head) == "<\x00?\x00":
+		return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder()), true
 	}
-	return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()), true
+	return br, false
 }
 
 // partError words an error met while reading a part: the budgets' own errors pass as

@@ -380,7 +380,7 @@ func main() {
 		if !strings.HasSuffix(strings.ToLower(d), ".pdf") {
 			kept := ref
 			ref, ours = unmarkOOXML(d, ref, ours)
-			lists := ooxmlExt(d) != ".xlsx"
+			lists := !isSheet(d)
 			ref, ours = unmarkLists(ref, !*expected, lists), unmarkLists(ours, false, lists)
 			if fromKept { // already taken off as it was kept
 				ref = kept
@@ -666,6 +666,13 @@ var (
 // list markers and rules, which a document may also hold as text, are taken off both
 // readers' text alike.
 func unmark(text []byte, pandoc bool) []byte { return unmarkLists(text, pandoc, true) }
+
+// isSheet says whether doc is a spreadsheet (XLSX, ODS), whose text has no list labels:
+// a cell's number at a line's start ("1.11" in odt2txt's one cell a line) is no label.
+func isSheet(doc string) bool {
+	ext := ooxmlExt(doc)
+	return ext == ".xlsx" || ext == ".ods" || ext == ".ots"
+}
 
 // unmarkLists is unmark, taking list markers off only where lists: a sheet's text has
 // none, and a row of decimals is no run of them (ClosedXML's CellValues.xlsx row

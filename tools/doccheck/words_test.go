@@ -72,6 +72,16 @@ func TestUnmarkPandoc(t *testing.T) {
 	}
 }
 
+// TestIsSheet: spreadsheets, XLSX and ODS alike, keep numbers at a line's start (PhpSpreadsheet's
+// OOCalcTest.ods lost "1.11", "2.22"… from odt2txt's text, one cell a line, as list labels).
+func TestIsSheet(t *testing.T) {
+	for doc, want := range map[string]bool{"a.xlsx": true, "b.XLSM": true, "c.ods": true, "d.ots": true, "e.odt": false, "f.docx": false, "g.pptx": false, "h.odp": false} {
+		if got := isSheet(doc); got != want {
+			t.Errorf("isSheet(%q) = %v, want %v", doc, got, want)
+		}
+	}
+}
+
 // TestUnmarkSheet: a sheet's rows keep numbers at a line's start, which in a document are
 // list labels.
 func TestUnmarkSheet(t *testing.T) {
