@@ -86,6 +86,16 @@ func TestText(t *testing.T) {
 			// "amino)-2-" "phenylethyl)": hyphens of the text, which pdftotext drops ("H326)")
 			"BT /F1 10 Tf 72 700 Td (the H3-) Tj 0 -12 Td (26 and 3,6-) Tj 0 -12 Td (dione, pages 3-) Tj 0 -12 Td (26 or 5-) Tj 0 -12 Td (lines apart) Tj ET",
 			"the H3-26 and 3,6-dione, pages 3-26 or 5-\nlines apart"},
+		{"a hyphen after a letter before a digit joins a name and its number, the hyphen kept", simpleFont(""), "",
+			// bibtool's Changes.pdf (pdfTeX): "to work with UTF-" "8."; pdftotext drops the
+			// hyphen ("UTF8."). A label of one word stays on its line.
+			"BT /F1 10 Tf 72 700 Td (routines to work with UTF-) Tj 0 -12 Td (8. The MPEG-) Tj 0 -12 Td (4 codec) Tj 0 -20 Td (Pin-) Tj 0 -12 Td (12 volts) Tj ET",
+			"routines to work with UTF-8. The MPEG-4 codec\n\nPin-\n12 volts"},
+		{"but not before a folio or a section's number", simpleFont(""), "",
+			// lshort-finnish: "muutamia ko-" over its page's number; pari's users.pdf: "analytic
+			// con-" over the heading "3.11.44 incgam(s, x, {g})"
+			"BT /F1 10 Tf 72 700 Td (on muutamia ko-) Tj 0 -12 Td (4) Tj 0 -12 Td (by analytic con-) Tj 0 -12 Td (3.11.44 incgam of s) Tj ET",
+			"on muutamia ko-\n4\nby analytic con-\n3.11.44 incgam of s"},
 		{"nor after a word of code", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
 		{"but not across a paragraph's gap", simpleFont(""), "",
