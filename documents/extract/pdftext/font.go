@@ -207,6 +207,9 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
 	f.notdefZero = names[0] == "" || names[0] == ".notdef"
+	if f.toUni != nil {
+		replacedNames(f, &names)
+	}
 	if isZapfDingbats(base) {
 		dingbatNames(&f.text, &names) // dingbats.go
 	}
@@ -383,6 +386,23 @@ func applyDifferences(t *encoding, names *[256]string, diff pdf.Value) {
 			// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
 			// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
 			t[n.code] = winAnsiEncoding[n.code]
+		}
+	}
+}
+
+// replacedNames gives the codes that f's ToUnicode map maps to U+FFFD, the replacement
+// character (cmap.text reads them by the encoding), the text of their glyph names alone:
+// a stylistic alternate ("o.2" reads "o") or nothing, not the character a glyph named
+// arbitrarily takes from its code (applyDifferences). Solide Mirage's specimen (Adobe PDF
+// Library 15) maps its decorated O and two ornaments, "shadowblackcircle" and "melange"
+// at the codes of h and k, to U+FFFD: "SoN" and the ornaments unread.
+func replacedNames(f *font, names *[256]string) {
+	for c, name := range names {
+		if name == "" {
+			continue
+		}
+		if t, ok := f.toUni.mapped(uint32(c), 1); ok && t == "\ufffd" {
+			f.text[c] = glyphText(name)
 		}
 	}
 }

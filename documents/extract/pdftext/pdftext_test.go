@@ -372,6 +372,12 @@ func TestText(t *testing.T) {
 			// Quartz's map of Computer Modern's symbol font: ⟨ and ⟩ mapped to <ffff>
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfrange <21> <21> <2217> <23> <23> <ffff> <24> <24> <FFFF> endbfrange",
 			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
+		{"a ToUnicode map's U+FFFD is no text: the encoding's glyph name gives it", simpleFont("/ToUnicode 6 0 R /Encoding << /Differences [35 /o.2 /dotlessi.ss01 104 /shadowblackcircle] >>"),
+			// fonts-solide-mirage's specimen (Adobe PDF Library 15): the decorated O, glyph
+			// "o.2", mapped to <FFFD>; a code without a glyph name, and an ornament named
+			// arbitrarily at h's code, stay unread
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <23> <FFFD> <24> <FFFD> <01> <FFFD> <68> <FFFD> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (S#N $dea\001 h) Tj ET", "SoN ıdea"},
 		{"a glyph drawn mirrored stays in its word", simpleFont(""), "",
 			// the XeLaTeX logo: X, the E reflected (\\reflectbox: x scale -1), LATEX; text rotated
 			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
