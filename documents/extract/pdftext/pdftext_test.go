@@ -290,11 +290,21 @@ func TestText(t *testing.T) {
 		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(), "",
 			// TeX's bitmap fonts: glyph space in pixels (FontMatrix 0.012), an "m" 83 pixels wide
 			"BT /F1 17.2 Tf 72 700 Td [(a)-313(word)-313(and)-313(more)] TJ ET", "a word and more"},
-		{"a monospaced Type3 font named by codes takes its em from its first glyph, as pdftotext", type3Mono(), "",
+		{"a monospaced Type3 font named by codes takes its em from its o, as wide as its first glyph (pdftotext's em)", type3Mono(), "",
 			// ngspice's manual (pdfTeX, a bitmap typewriter font: glyphs /a16…/a126 all 51.24
 			// wide at 0.01004): letters 0.086 em apart are one word, 0.8 em apart two; an em
 			// guessed from the "m" as 0.6 em split every letter ("P O WE R")
 			"BT /F1 11.9552 Tf 72 700 Td [(P)-86(O)-86(W)-85(E)-86(R)-796(A)-92(M)-93(P)] TJ ET", "POWER AMP"},
+		{"a Type3 font named by codes takes its em from its figures, not a narrower first glyph", type3CodeNamed(nil), "",
+			// device-tree-compiler's dtc-paper.pdf (dvips): the first glyph a dotless i, a third
+			// of an em, made the em two thirds of the size and a kern of 0.08 em a word's gap
+			"BT /F1 10 Tf 72 700 Td [(wo)-80(rd)-333(and)] TJ ET", "word and"},
+		{"or from its o beside a wider m, where it draws no figures", type3CodeNamed(map[int]string{'m': "83.3", '0': "0", '5': "0"}), "",
+			// its abstract's font, a subset without figures
+			"BT /F1 10 Tf 72 700 Td [(wo)-80(rd)-333(and)] TJ ET", "word and"},
+		{"but not from an o far wider than its other glyphs (cmex's big operator at that code)", type3CodeNamed(map[int]string{'o': "151", '0': "0"}), "",
+			// an em three times the size would take a gap of half the size for no word break
+			"BT /F1 10 Tf 72 700 Td [(a)-500(b)] TJ ET", "a b"},
 		{"a Type3 font of ideographs takes them for an em wide", type3Ideographs(), type3IdeographsMap,
 			// Skia's Type3 fonts of Xmind's Chinese mind map (MinerU's introduction.pdf): a
 			// 13.5-point heading beside a node of two 10.5-point lines 15 points apart, the
@@ -569,6 +579,26 @@ func type3Mono() string {
 		fmt.Fprintf(&names, "/a%d", c)
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.01004 0 0 0.01004 0 0] /FontBBox [0 -24 52 69] /CharProcs << >>" +
+		" /FirstChar 16 /LastChar 126 /Widths [" + w.String() + "] /Encoding << /Differences [16 " + names.String() + "] >> >>"
+}
+
+// type3CodeNamed is a Type3 font named by its codes (/a16 … /a126) in 1/100s of its size,
+// its first glyph (16, TeX's dotless i) a third of an em wide, the rest half an em but for
+// the widths given.
+func type3CodeNamed(widths map[int]string) string {
+	var w, names strings.Builder
+	for c := 16; c <= 126; c++ {
+		switch {
+		case widths[c] != "":
+			w.WriteString(widths[c] + " ")
+		case c == 16:
+			w.WriteString("33.3 ")
+		default:
+			w.WriteString("50 ")
+		}
+		fmt.Fprintf(&names, "/a%d", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.01 0 0 0.01 0 0] /FontBBox [0 -25 100 75] /CharProcs << >>" +
 		" /FirstChar 16 /LastChar 126 /Widths [" + w.String() + "] /Encoding << /Differences [16 " + names.String() + "] >> >>"
 }
 
