@@ -275,9 +275,11 @@ func (m *cmap) find(c uint32, n int) *mapRange {
 // text is the Unicode text of the n-byte code c, and whether the map has it.
 func (m *cmap) text(c uint32, n int) (string, bool) {
 	t, ok := m.mapped(c, n)
-	if t == "\uffff" || t == "\ufffe" {
+	if t == "\uffff" || t == "\ufffe" || t == "\ufffd" {
 		// Quartz maps the glyphs it has no character for (Computer Modern's ⟨ ⟩) to the
-		// noncharacter U+FFFF: no text, so that the font's encoding gives it
+		// noncharacter U+FFFF, Adobe PDF Library a stylistic alternate (Solide Mirage's
+		// "o.2" in its specimen, "S�N" in pdftotext's text) to U+FFFD, the replacement
+		// character: no text, so that the font's encoding gives it ("SoN", not "SN")
 		return "", false
 	}
 	return t, ok

@@ -2,6 +2,8 @@ package pdftext
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -207,6 +209,9 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 		applyDifferences(&f.text, &names, enc.Key("Differences"))
 	}
 	f.notdefZero = names[0] == "" || names[0] == ".notdef"
+	if f.toUni != nil {
+		replacedNames(f, &names)
+	}
 	if isZapfDingbats(base) {
 		dingbatNames(&f.text, &names) // dingbats.go
 	}
@@ -264,7 +269,8 @@ func (r *reader) loadSimple(f *font, v pdf.Value) {
 // base encoding's character at c): the glyph named "m" is 0.6 em wide, else the first named
 // with one letter 0.5 em, else the first named glyph with a width. Names, not the text the
 // codes read as: a font whose glyphs are named by their codes ("a109", dvips' and pdfTeX's
-// bitmap fonts, ngspice's manual in monospace) has its em from its first glyph, as there.
+// bitmap fonts, ngspice's manual in monospace) has no "m"; its em is taken from its
+// figures or its "o" (codeNamedEm), where pdftotext takes it from its first glyph.
 //
 // Before that last guess, a glyph one em wide in every font is taken at that width: one
 // that reads as an ideograph, kana or Hangul, or is named as an emoji (wideText). pdftotext
@@ -299,6 +305,7 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 		}
 	}
 	var em float64
+	codeEm := codeNamedEm(f, names)
 	switch {
 	case m >= 0 && f.width[m] > 0:
 		em = f.width[m] / 0.6
@@ -306,12 +313,59 @@ func type3Em(f *font, names *[256]string, base *encoding, fm matrix) float64 {
 		em = f.width[letter] / 0.5
 	case wide >= 0:
 		em = f.width[wide] // an ideograph or an emoji is one em wide
+	case any >= 0 && codeEm > 0:
+		em = codeEm
 	case any >= 0:
 		em = f.width[any] / 0.5
 	default:
 		return 1
 	}
 	return em * math.Abs(fm[3]/fm[0])
+}
+
+// codeNamedEm is the em of a font whose glyphs are named by their codes ("a48", dvips'
+// and pdfTeX's bitmap fonts of TeX), by its figures, when it draws all ten equally wide,
+// else by its "o": both half an em wide in Computer Modern's roman, sans serif and italic
+// (0.525 in its typewriter, 0.575 in its bold), as in Times; the "o" only where it is of
+// the font's usual widths (letterLike).
+// type3Em's last guess, the first glyph's width, may be a dotless i's, a third of an em:
+// device-tree-compiler's dtc-paper.pdf (dvips) read its 9-point text at 6 points, its
+// lines 11 points apart each a block of its own, the two columns' lines interleaved, and
+// a "®" superscript in a font taken at 16 points for a glyph of another line.
+// 0 when neither tells.
+func codeNamedEm(f *font, names *[256]string) float64 {
+	codeNamed := func(c int) bool {
+		n := names[c]
+		digits := strings.TrimLeft(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+		v, err := strconv.Atoi(digits)
+		return err == nil && v == c && len(digits) < len(n) && len(n)-len(digits) <= 3 && f.width[c] > 0
+	}
+	figures := true
+	for c := '0'; c <= '9' && figures; c++ {
+		figures = codeNamed(int(c)) && math.Abs(f.width[c]-f.width['0']) <= 0.01*f.width['0']
+	}
+	switch {
+	case figures:
+		return f.width['0'] / 0.5
+	case codeNamed('o') && letterLike(f.width['o'], f, codeNamed):
+		return f.width['o'] / 0.5
+	}
+	return 0
+}
+
+// letterLike says whether w, the width of a font's "o", is about the middle of the widths
+// of its glyphs named by codes (0.75 to 1.35 times their median): a letter among letters,
+// not a big operator of cmex's at the "o" code among its other pieces.
+func letterLike(w float64, f *font, codeNamed func(int) bool) bool {
+	var ws []float64
+	for c := range 256 {
+		if codeNamed(c) {
+			ws = append(ws, f.width[c])
+		}
+	}
+	slices.Sort(ws)
+	mid := ws[len(ws)/2]
+	return w >= 0.75*mid && w <= 1.35*mid
 }
 
 // codeText is what a simple font's code reads as: its ToUnicode map's text, else its
@@ -383,6 +437,23 @@ func applyDifferences(t *encoding, names *[256]string, diff pdf.Value) {
 			// Glyphs named arbitrarily (a Type 3 font's "CV", "D6") read as their codes, as
 			// pdftotext reads them: TeX's bitmap fonts keep letters at their ASCII codes.
 			t[n.code] = winAnsiEncoding[n.code]
+		}
+	}
+}
+
+// replacedNames gives the codes that f's ToUnicode map maps to U+FFFD, the replacement
+// character (cmap.text reads them by the encoding), the text of their glyph names alone:
+// a stylistic alternate ("o.2" reads "o") or nothing, not the character a glyph named
+// arbitrarily takes from its code (applyDifferences). Solide Mirage's specimen (Adobe PDF
+// Library 15) maps its decorated O and two ornaments, "shadowblackcircle" and "melange"
+// at the codes of h and k, to U+FFFD: "SoN" and the ornaments unread.
+func replacedNames(f *font, names *[256]string) {
+	for c, name := range names {
+		if name == "" {
+			continue
+		}
+		if t, ok := f.toUni.mapped(uint32(c), 1); ok && t == "\ufffd" {
+			f.text[c] = glyphText(name)
 		}
 	}
 }

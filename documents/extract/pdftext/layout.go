@@ -737,6 +737,8 @@ func writeBlock(b *strings.Builder, lines []*line, texts []string, joined bool) 
 		switch {
 		case i < last && endsDigitHyphen(text) && continuesCompound(text, texts[i+1]):
 			continue // the next line goes on with the same compound: no line break
+		case i < last && endsLetterHyphen(text) && continuesNumber(texts[i+1]) && compoundStart(text):
+			continue // "UTF-" "8.": a name with a number, its hyphen the text's
 		case i == last && joined, i < last && endsHyphen(text) && continuesWord(text, texts[i+1]):
 			b.WriteString(hyphenMark)
 		case i < last && endsHyphen(text) && startsUpper(texts[i+1]) && compoundStart(text) && lineBelow(lines[i], lines[i+1]):
@@ -775,6 +777,33 @@ func endsHyphen(s string) bool {
 	r := []rune(s[max(0, len(s)-12):])
 	n := len(r)
 	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010' || r[n-1] == '\u00AD') && unicode.IsLetter(r[n-2])
+}
+
+// endsLetterHyphen says whether s ends in a hard hyphen right after a letter. Before a
+// digit that hyphen is the text's, never one of hyphenation, which parts words between
+// letters: a name and its number broken across lines ("UTF-" "8." in bibtool's Changes,
+// pdfTeX; pdftotext drops the hyphen, "UTF8.").
+func endsLetterHyphen(s string) bool {
+	r := []rune(s[max(0, len(s)-12):])
+	n := len(r)
+	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010') && unicode.IsLetter(r[n-2])
+}
+
+// continuesNumber says whether next, the line after one ending in a hyphen after a
+// letter, goes on with a number of that name ("8.", "1999) inkjet", "2.1, LGPL-3"): it
+// starts with a digit, and is not a number alone (a folio under a word broken at a page's
+// end, "ko-" "4" in lshort-finnish) nor starts with a section's number ("con-" "3.11.44
+// incgam(s, x, {g})" in pari's users.pdf, a heading under a column's broken last word).
+func continuesNumber(next string) bool {
+	r, _ := utf8.DecodeRuneInString(next)
+	if !unicode.IsDigit(r) {
+		return false
+	}
+	first, rest, _ := strings.Cut(strings.TrimSpace(next), " ")
+	if strings.Trim(first, "0123456789") == "" && rest == "" {
+		return false // a number alone
+	}
+	return !(strings.Count(first, ".") >= 2 && strings.Trim(first, "0123456789.") == "" && rest != "")
 }
 
 // endsDigitHyphen says whether s ends in a hyphen right after a digit: never a break of

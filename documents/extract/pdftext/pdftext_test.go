@@ -86,6 +86,16 @@ func TestText(t *testing.T) {
 			// "amino)-2-" "phenylethyl)": hyphens of the text, which pdftotext drops ("H326)")
 			"BT /F1 10 Tf 72 700 Td (the H3-) Tj 0 -12 Td (26 and 3,6-) Tj 0 -12 Td (dione, pages 3-) Tj 0 -12 Td (26 or 5-) Tj 0 -12 Td (lines apart) Tj ET",
 			"the H3-26 and 3,6-dione, pages 3-26 or 5-\nlines apart"},
+		{"a hyphen after a letter before a digit joins a name and its number, the hyphen kept", simpleFont(""), "",
+			// bibtool's Changes.pdf (pdfTeX): "to work with UTF-" "8."; pdftotext drops the
+			// hyphen ("UTF8."). A label of one word stays on its line.
+			"BT /F1 10 Tf 72 700 Td (routines to work with UTF-) Tj 0 -12 Td (8. The MPEG-) Tj 0 -12 Td (4 codec) Tj 0 -20 Td (Pin-) Tj 0 -12 Td (12 volts) Tj ET",
+			"routines to work with UTF-8. The MPEG-4 codec\n\nPin-\n12 volts"},
+		{"but not before a folio or a section's number", simpleFont(""), "",
+			// lshort-finnish: "muutamia ko-" over its page's number; pari's users.pdf: "analytic
+			// con-" over the heading "3.11.44 incgam(s, x, {g})"
+			"BT /F1 10 Tf 72 700 Td (on muutamia ko-) Tj 0 -12 Td (4) Tj 0 -12 Td (by analytic con-) Tj 0 -12 Td (3.11.44 incgam of s) Tj ET",
+			"on muutamia ko-\n4\nby analytic con-\n3.11.44 incgam of s"},
 		{"nor after a word of code", simpleFont(""), "",
 			"BT /F1 10 Tf 72 700 Td (compdef -value-,-default-) Tj 0 -15.5 Td (specifies that) Tj ET", "compdef -value-,-default-\n\nspecifies that"},
 		{"but not across a paragraph's gap", simpleFont(""), "",
@@ -280,11 +290,21 @@ func TestText(t *testing.T) {
 		{"a Type3 font drawn in pixels spaces its words by its em, not its matrix's", type3Pixels(), "",
 			// TeX's bitmap fonts: glyph space in pixels (FontMatrix 0.012), an "m" 83 pixels wide
 			"BT /F1 17.2 Tf 72 700 Td [(a)-313(word)-313(and)-313(more)] TJ ET", "a word and more"},
-		{"a monospaced Type3 font named by codes takes its em from its first glyph, as pdftotext", type3Mono(), "",
+		{"a monospaced Type3 font named by codes takes its em from its o, as wide as its first glyph (pdftotext's em)", type3Mono(), "",
 			// ngspice's manual (pdfTeX, a bitmap typewriter font: glyphs /a16…/a126 all 51.24
 			// wide at 0.01004): letters 0.086 em apart are one word, 0.8 em apart two; an em
 			// guessed from the "m" as 0.6 em split every letter ("P O WE R")
 			"BT /F1 11.9552 Tf 72 700 Td [(P)-86(O)-86(W)-85(E)-86(R)-796(A)-92(M)-93(P)] TJ ET", "POWER AMP"},
+		{"a Type3 font named by codes takes its em from its figures, not a narrower first glyph", type3CodeNamed(nil), "",
+			// device-tree-compiler's dtc-paper.pdf (dvips): the first glyph a dotless i, a third
+			// of an em, made the em two thirds of the size and a kern of 0.08 em a word's gap
+			"BT /F1 10 Tf 72 700 Td [(wo)-80(rd)-333(and)] TJ ET", "word and"},
+		{"or from its o beside a wider m, where it draws no figures", type3CodeNamed(map[int]string{'m': "83.3", '0': "0", '5': "0"}), "",
+			// its abstract's font, a subset without figures
+			"BT /F1 10 Tf 72 700 Td [(wo)-80(rd)-333(and)] TJ ET", "word and"},
+		{"but not from an o far wider than its other glyphs (cmex's big operator at that code)", type3CodeNamed(map[int]string{'o': "151", '0': "0"}), "",
+			// an em three times the size would take a gap of half the size for no word break
+			"BT /F1 10 Tf 72 700 Td [(a)-500(b)] TJ ET", "a b"},
 		{"a Type3 font of ideographs takes them for an em wide", type3Ideographs(), type3IdeographsMap,
 			// Skia's Type3 fonts of Xmind's Chinese mind map (MinerU's introduction.pdf): a
 			// 13.5-point heading beside a node of two 10.5-point lines 15 points apart, the
@@ -362,6 +382,12 @@ func TestText(t *testing.T) {
 			// Quartz's map of Computer Modern's symbol font: ⟨ and ⟩ mapped to <ffff>
 			"1 begincodespacerange <00> <FF> endcodespacerange 3 beginbfrange <21> <21> <2217> <23> <23> <ffff> <24> <24> <FFFF> endbfrange",
 			"BT /F1 10 Tf 72 700 Td (#file$ !) Tj ET", "⟨file⟩ ∗"},
+		{"a ToUnicode map's U+FFFD is no text: the encoding's glyph name gives it", simpleFont("/ToUnicode 6 0 R /Encoding << /Differences [35 /o.2 /dotlessi.ss01 104 /shadowblackcircle] >>"),
+			// fonts-solide-mirage's specimen (Adobe PDF Library 15): the decorated O, glyph
+			// "o.2", mapped to <FFFD>; a code without a glyph name, and an ornament named
+			// arbitrarily at h's code, stay unread
+			"1 begincodespacerange <00> <FF> endcodespacerange 4 beginbfchar <23> <FFFD> <24> <FFFD> <01> <FFFD> <68> <FFFD> endbfchar",
+			"BT /F1 10 Tf 72 700 Td (S#N $dea\001 h) Tj ET", "SoN ıdea"},
 		{"a glyph drawn mirrored stays in its word", simpleFont(""), "",
 			// the XeLaTeX logo: X, the E reflected (\\reflectbox: x scale -1), LATEX; text rotated
 			// half a turn, and a string drawn mirrored (ReportLab's user guide), stay lines of
@@ -553,6 +579,26 @@ func type3Mono() string {
 		fmt.Fprintf(&names, "/a%d", c)
 	}
 	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.01004 0 0 0.01004 0 0] /FontBBox [0 -24 52 69] /CharProcs << >>" +
+		" /FirstChar 16 /LastChar 126 /Widths [" + w.String() + "] /Encoding << /Differences [16 " + names.String() + "] >> >>"
+}
+
+// type3CodeNamed is a Type3 font named by its codes (/a16 … /a126) in 1/100s of its size,
+// its first glyph (16, TeX's dotless i) a third of an em wide, the rest half an em but for
+// the widths given.
+func type3CodeNamed(widths map[int]string) string {
+	var w, names strings.Builder
+	for c := 16; c <= 126; c++ {
+		switch {
+		case widths[c] != "":
+			w.WriteString(widths[c] + " ")
+		case c == 16:
+			w.WriteString("33.3 ")
+		default:
+			w.WriteString("50 ")
+		}
+		fmt.Fprintf(&names, "/a%d", c)
+	}
+	return "<< /Type /Font /Subtype /Type3 /FontMatrix [0.01 0 0 0.01 0 0] /FontBBox [0 -25 100 75] /CharProcs << >>" +
 		" /FirstChar 16 /LastChar 126 /Widths [" + w.String() + "] /Encoding << /Differences [16 " + names.String() + "] >> >>"
 }
 
