@@ -108,7 +108,8 @@ func byteEncoding(cm *charmap.Charmap) *encoding {
 var winAnsiBullets = []byte{0x7F, 0x81, 0x8D, 0x8F, 0x90, 0x9D}
 
 // winAnsi is WinAnsiEncoding as a font names it (its Encoding or BaseEncoding):
-// Windows-1252 and the bullet at the unused codes. Where EdgeChat reads codes as
+// Windows-1252, the bullet at the unused codes and the hyphen at 0xAD, which renderers
+// draw and pdftotext reads as "-". Where EdgeChat reads codes as
 // Windows-1252 without the font naming the encoding (glyphs named arbitrarily, a
 // TrueType font without one) the unused codes stay unread: TeX fonts put their own
 // glyphs there, which pdftotext does not read as bullets either.
@@ -117,6 +118,7 @@ func winAnsi() *encoding {
 	for _, c := range winAnsiBullets {
 		e[c] = glyphText("bullet")
 	}
+	e[0xAD] = "-" // the hyphen's second code (note 4 there), not Windows-1252's soft hyphen
 	return e
 }
 
