@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -237,6 +238,7 @@ func checkUnreadable(t *testing.T, err error, file string, want error, says stri
 
 func FuzzBytes(f *testing.F) {
 	f.Add("a.pdf", testdocs.PDF([]string{"hello"}))
+	f.Add("a.pdf", bytes.TrimPrefix(testdocs.PDF([]string{"hello"}), []byte("%PDF-"))) // a broken header (pdftext.headerless)
 	f.Add("a.docx", testdocs.DOCX([]testdocs.Para{{Style: "Heading1", Text: "H"}, {Text: "x"}}))
 	f.Add("a.odt", odf("application/vnd.oasis.opendocument.text", `<office:document-content><office:body><office:text><text:p>x</text:p></office:text></office:body></office:document-content>`))
 	f.Add("a.rtf", []byte(`{\rtf1\ansi{\stylesheet{\s1 heading 1;}}\pard\s1 T\par\pard x\'e9\u8212?{\*\x y}\cell\row\par}`))

@@ -73,6 +73,7 @@ var (
 		return &e
 	}()
 	winAnsiEncoding  = byteEncoding(charmap.Windows1252)
+	winAnsiNamed     = winAnsi()
 	macRomanEncoding = byteEncoding(charmap.Macintosh)
 	symbolEncoding   = func() *encoding {
 		var e encoding
@@ -101,11 +102,31 @@ func byteEncoding(cm *charmap.Charmap) *encoding {
 	return &e
 }
 
+// winAnsiBullets are WinAnsiEncoding's codes that Windows-1252 leaves unused: the PDF
+// reference (Appendix D, note 5) maps each unused code above 040 to the bullet, and
+// renderers draw a bullet there (libharu's encoding_list.pdf draws its code chart so).
+var winAnsiBullets = []byte{0x7F, 0x81, 0x8D, 0x8F, 0x90, 0x9D}
+
+// winAnsi is WinAnsiEncoding as a font names it (its Encoding or BaseEncoding):
+// Windows-1252, the bullet at the unused codes and the hyphen at 0xAD, which renderers
+// draw and pdftotext reads as "-". Where EdgeChat reads codes as
+// Windows-1252 without the font naming the encoding (glyphs named arbitrarily, a
+// TrueType font without one) the unused codes stay unread: TeX fonts put their own
+// glyphs there, which pdftotext does not read as bullets either.
+func winAnsi() *encoding {
+	e := byteEncoding(charmap.Windows1252)
+	for _, c := range winAnsiBullets {
+		e[c] = glyphText("bullet")
+	}
+	e[0xAD] = "-" // the hyphen's second code (note 4 there), not Windows-1252's soft hyphen
+	return e
+}
+
 // baseEncoding is the encoding called name, nil when it has none by that name.
 func baseEncoding(name string) *encoding {
 	switch name {
 	case "WinAnsiEncoding":
-		return winAnsiEncoding
+		return winAnsiNamed
 	case "MacRomanEncoding":
 		return macRomanEncoding
 	case "StandardEncoding":

@@ -103,6 +103,8 @@ func Read(data []byte, opt Options) (pages []Page, err error) {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) {
 		if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i > 0 {
 			data = data[i:] // junk before the header, as mail gateways leave it
+		} else if headerless(data) {
+			data = append([]byte("%PDF-1.7\n"), data...) // offsets shift: the scan of repair.go finds the objects
 		} else {
 			return nil, fmt.Errorf("%w: it does not start like a PDF", ErrDamaged)
 		}
@@ -395,4 +397,15 @@ func (r *reader) page(p pageRef) (text string, cover float64, err error) {
 		r.glyphs = pg.glyphs[:0]
 	}
 	return text, min(pg.cover, 1), err
+}
+
+// headerless says whether data, which lacks "%PDF-" at its start, is a PDF whose header
+// line is broken or missing ("%PDF1.4", "%PDF.1.4", "%1.4", none: openpreserve's hand-built
+// corpus), which pdftotext reads: an object "N G obj" within its first 1,024 bytes and a
+// "trailer" or "startxref" within its last 2,048. Other files (pictures, archives named
+// .pdf) stay refused as not starting like a PDF.
+func headerless(data []byte) bool {
+	hs := objectHeaders(data[:min(len(data), 1024)])
+	tail := data[max(0, len(data)-2048):]
+	return len(hs) > 0 && (bytes.Contains(tail, []byte("trailer")) || bytes.Contains(tail, []byte("startxref")))
 }
