@@ -91,7 +91,8 @@ func decodeTwins(graph string, sides []twinSide, decode int) error {
 		}
 	}
 	n := len(sides)
-	wall, cpuT, shortCPU := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	wall, cpuT := make([][]float64, n), make([][]float64, n)
+	shortWall, shortCPU := make([][]float64, n), make([][]float64, n) // --attn-short
 	tokens := make([][]int, n)
 	for r := range *rounds + 1 { // round 0 warms up
 		for j := range n {
@@ -101,15 +102,16 @@ func decodeTwins(graph string, sides []twinSide, decode int) error {
 				return fmt.Errorf("%s: %w", sides[i].name, err)
 			}
 			tokens[i] = toks
-			var cs float64
+			var ws, cs float64
 			if *attnShort > 0 { // the same side from the short context, right after
-				if _, cs, _, err = greedySteps(short[i], *attnShort, shortFirst, decode); err != nil {
+				if ws, cs, _, err = greedySteps(short[i], *attnShort, shortFirst, decode); err != nil {
 					return fmt.Errorf("%s: %w", sides[i].name, err)
 				}
 			}
 			if r > 0 {
 				wall[i] = append(wall[i], w)
 				cpuT[i] = append(cpuT[i], c)
+				shortWall[i] = append(shortWall[i], ws)
 				shortCPU[i] = append(shortCPU[i], cs)
 			}
 		}
@@ -118,6 +120,13 @@ func decodeTwins(graph string, sides []twinSide, decode int) error {
 		for i, s := range sides {
 			fmt.Printf("  %-20s decode step after %d tokens %6.2f ms CPU (median), after %d %6.2f: decode at %d ÷ at %d %.3f× (median of the rounds' ratios, CPU)\n",
 				s.name, *attnShort, 1e3*median(shortCPU[i]), *prefill, 1e3*median(cpuT[i]), *prefill, *attnShort, pairedRatio(shortCPU[i], cpuT[i]))
+		}
+	}
+	if *attnShort > 0 {
+		for i, s := range sides[1:] {
+			fmt.Printf("  %s/%s decode step after %d tokens: wall %.3f× (best), %.3f× (median of paired rounds); CPU %.3f× (median of paired rounds)\n",
+				s.name, sides[0].name, *attnShort, slices.Min(shortWall[i+1])/slices.Min(shortWall[0]),
+				pairedRatio(shortWall[i+1], shortWall[0]), pairedRatio(shortCPU[i+1], shortCPU[0]))
 		}
 	}
 	for i, s := range sides {
