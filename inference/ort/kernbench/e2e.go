@@ -21,18 +21,19 @@ import (
 )
 
 // opTwin writes beside graph (an int4 decoder, weights in a data file beside it) a copy whose
-// op nodes run this folder's custom operators: MatMulNBits on q4.c's kernel, or
-// GroupQueryAttention on customop/attn.c's. Their domain "com.microsoft" becomes
+// nodes of the types in ops run this folder's custom operators: MatMulNBits on q4.c's kernel,
+// GroupQueryAttention on customop/attn.c's, or both. Their domain "com.microsoft" becomes
 // "kernbench.ops" — "kernbench.kv8" for attention nodes over an int8 cache (their k_scale and
 // v_scale make more than 9 inputs) — the same length, so the graph is patched in place, and
-// the model imports those domains. It returns the copy's path and how many nodes changed.
-func opTwin(graph, op string) (string, int, error) {
+// the model imports those domains. It returns the copy's path and how many nodes of each type
+// changed; a type with none is an error.
+func opTwin(graph string, ops ...string) (string, map[string]int, error) {
 	b, err := os.ReadFile(graph)
 	if err != nil {
-		return "", 0, err
+		return "", nil, err
 	}
 	const from = "com.microsoft"
-	n := 0
+	n := map[string]int{}
 	used := map[string]bool{}
 	// NodeProto.input (1), op_type (4), domain (7).
 	err = eachNode(b, func(node []byte, nOff int) error {
@@ -51,22 +52,24 @@ func opTwin(graph, op string) (string, int, error) {
 			}
 			return nil
 		})
-		if err == nil && typ == op && domOff >= 0 {
+		if err == nil && slices.Contains(ops, typ) && domOff >= 0 {
 			to := "kernbench.ops"
-			if op == "GroupQueryAttention" && inputs > 9 {
+			if typ == "GroupQueryAttention" && inputs > 9 {
 				to = "kernbench.kv8"
 			}
 			copy(b[domOff:], to)
 			used[to] = true
-			n++
+			n[typ]++
 		}
 		return err
 	})
 	if err != nil {
-		return "", 0, err
+		return "", nil, err
 	}
-	if n == 0 {
-		return "", 0, fmt.Errorf("no %s node of domain com.microsoft in %s", op, graph)
+	for _, op := range ops {
+		if n[op] == 0 {
+			return "", nil, fmt.Errorf("no %s node of domain com.microsoft in %s", op, graph)
+		}
 	}
 	for _, to := range slices.Sorted(maps.Keys(used)) {
 		var opset []byte
@@ -77,7 +80,7 @@ func opTwin(graph, op string) (string, int, error) {
 		b = protowire.AppendTag(b, 8, protowire.BytesType) // ModelProto.opset_import
 		b = protowire.AppendBytes(b, opset)
 	}
-	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+strings.ToLower(op)+"-"+filepath.Base(graph))
+	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+strings.ToLower(strings.Join(ops, "-"))+"-"+filepath.Base(graph))
 	return out, n, os.WriteFile(out, b, 0o644)
 }
 
@@ -139,7 +142,7 @@ func endToEnd(graph string, decode int) error {
 		}
 		defer os.Remove(t)
 		twin = t
-		fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n)
+		fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n["MatMulNBits"])
 	} else {
 		names = [2]string{"--model", "--vs"}
 		fmt.Printf("--model %s\n--vs    %s\n", graph, twin)

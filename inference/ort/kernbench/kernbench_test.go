@@ -4,11 +4,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ort/env"
@@ -42,15 +45,18 @@ func TestKernelMatchesReference(t *testing.T) {
 	kbInit(2, 0)
 }
 
-// TestOpTwinPatchesOnlyMatMulNBits checks the graph patch of the end-to-end twin: MatMulNBits
-// nodes move to kernbench.ops, other com.microsoft nodes stay, and the domain is imported.
-func TestOpTwinPatchesOnlyMatMulNBits(t *testing.T) {
+// TestOpTwinPatchesOnlyTheOpsAsked checks the graph patch of the end-to-end twins: the node
+// types asked for move to kernbench.ops (attention over an int8 cache, more than 9 inputs, to
+// kernbench.kv8), other com.microsoft nodes stay, and the domains used are imported.
+func TestOpTwinPatchesOnlyTheOpsAsked(t *testing.T) {
 	dir := t.TempDir()
-	s := shape{K: 512, N: 8}
-	w := newWeights(s, 1)
 	path := filepath.Join(dir, "m.onnx")
-	if err := oneNode(path, s, []weights{w}, 1, 4); err != nil {
-		t.Fatal(err)
+	gqa := func(name string, inputs int) proto.Node {
+		n := proto.Node{Name: name, OpType: "GroupQueryAttention", Domain: "com.microsoft", Outputs: []string{name + "_y"}}
+		for i := range inputs {
+			n.Inputs = append(n.Inputs, fmt.Sprint(name, "_in", i))
+		}
+		return n
 	}
 	m := &proto.Model{IRVersion: 10, Opsets: []proto.Opset{{Domain: "", Version: 21}, {Domain: "com.microsoft", Version: 1}},
 		Graph: proto.Graph{Name: "g",
@@ -58,34 +64,60 @@ func TestOpTwinPatchesOnlyMatMulNBits(t *testing.T) {
 				{Name: "mm", OpType: "MatMulNBits", Domain: "com.microsoft", Inputs: []string{"A", "B", "S"}, Outputs: []string{"Y"},
 					Attrs: []proto.Attr{proto.IntAttr("K", 512), proto.IntAttr("N", 8)}},
 				{Name: "norm", OpType: "SimplifiedLayerNormalization", Domain: "com.microsoft", Inputs: []string{"Y", "G"}, Outputs: []string{"Z"}},
+				gqa("attn", 9),
+				gqa("attn8", 11),
 			},
 			Inputs:  []proto.ValueInfo{{Name: "A", Type: proto.Float, Dims: proto.Dims(1, 512)}},
 			Outputs: []proto.ValueInfo{{Name: "Z", Type: proto.Float, Dims: proto.Dims(1, 8)}}}}
 	if err := m.WriteFile(path, proto.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	twin, n, err := opTwin(path, "MatMulNBits")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		ops     []string
+		n       map[string]int
+		want    map[string]int // op counts of the twin, domain:type
+		domains []string
+	}{
+		{[]string{"MatMulNBits"}, map[string]int{"MatMulNBits": 1},
+			map[string]int{"kernbench.ops:MatMulNBits": 1, "com.microsoft:GroupQueryAttention": 2, "com.microsoft:SimplifiedLayerNormalization": 1},
+			[]string{"kernbench.ops"}},
+		{[]string{"GroupQueryAttention"}, map[string]int{"GroupQueryAttention": 2},
+			map[string]int{"com.microsoft:MatMulNBits": 1, "kernbench.ops:GroupQueryAttention": 1, "kernbench.kv8:GroupQueryAttention": 1, "com.microsoft:SimplifiedLayerNormalization": 1},
+			[]string{"kernbench.kv8", "kernbench.ops"}},
+		{[]string{"MatMulNBits", "GroupQueryAttention"}, map[string]int{"MatMulNBits": 1, "GroupQueryAttention": 2},
+			map[string]int{"kernbench.ops:MatMulNBits": 1, "kernbench.ops:GroupQueryAttention": 1, "kernbench.kv8:GroupQueryAttention": 1, "com.microsoft:SimplifiedLayerNormalization": 1},
+			[]string{"kernbench.kv8", "kernbench.ops"}},
+	} {
+		t.Run(strings.Join(tc.ops, "+"), func(t *testing.T) {
+			twin, n, err := opTwin(path, tc.ops...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(twin)
+			if diff := cmp.Diff(tc.n, n); diff != "" {
+				t.Errorf("nodes patched (-want +got):\n%s", diff)
+			}
+			info, err := proto.ReadInfo(twin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, info.Ops); diff != "" {
+				t.Errorf("twin's ops (-want +got):\n%s", diff)
+			}
+			var domains []string
+			for _, o := range info.Opsets {
+				if strings.HasPrefix(o.Domain, "kernbench") {
+					domains = append(domains, o.Domain)
+				}
+			}
+			slices.Sort(domains)
+			if diff := cmp.Diff(tc.domains, domains); diff != "" {
+				t.Errorf("twin's kernbench imports (-want +got):\n%s", diff)
+			}
+		})
 	}
-	if n != 1 {
-		t.Errorf("%d nodes patched, want 1", n)
-	}
-	info, err := proto.ReadInfo(twin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range []string{"kernbench.ops:MatMulNBits", "com.microsoft:SimplifiedLayerNormalization"} {
-		if info.Ops[op] != 1 {
-			t.Errorf("twin has %d %s, want 1 (ops: %v)", info.Ops[op], op, info.OpTypes())
-		}
-	}
-	found := false
-	for _, o := range info.Opsets {
-		found = found || o.Domain == "kernbench.ops"
-	}
-	if !found {
-		t.Errorf("twin does not import kernbench.ops: %v", info.Opsets)
+	if _, _, err := opTwin(path, "RotaryEmbedding"); err == nil {
+		t.Error("a twin of an op the graph does not hold: no error")
 	}
 }
 

@@ -14,6 +14,7 @@
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 //	go run ./inference/ort/kernbench --ops LIB --attn 100,428,3000 --threads 2 --rounds 20   # customop/attn.c against GroupQueryAttention (DECODE.md)
 //	go run ./inference/ort/kernbench --ops LIB --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
+//	go run ./inference/ort/kernbench --ops LIB --model COPY --both-twin --ref FLOATCOPY --decode 32 --spin=false   # q4.c and attn.c, alone and together
 package main
 
 /*
@@ -65,8 +66,9 @@ var (
 	dqFlag      = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
 	attnFlag    = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
 	attnTwin    = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
-	attnProfile = flag.String("attn-profile", "", "--attn-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
-	attnShort   = flag.Int("attn-short", 0, "--attn-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
+	bothTwin    = flag.Bool("both-twin", false, "with --ops --model: like --attn-twin with four sides: the copy, its q4.c twin (MatMulNBits), its attn.c twin (GroupQueryAttention) and the twin with both (DECODE.md)")
+	attnProfile = flag.String("attn-profile", "", "--attn-twin, --both-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
+	attnShort   = flag.Int("attn-short", 0, "--attn-twin, --both-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
 	budget      = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
 )
 
@@ -153,8 +155,11 @@ func run() error {
 			}
 			return attnBench(dir, pasts)
 		}
+		if *e2e != "" && *bothTwin {
+			return decodeTwins(*e2e, bothSides, *decodeN)
+		}
 		if *e2e != "" && *attnTwin {
-			return attnEndToEnd(*e2e, *decodeN)
+			return decodeTwins(*e2e, attnSides, *decodeN)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)
