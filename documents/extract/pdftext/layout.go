@@ -188,6 +188,9 @@ func fragments(gs []glyph) []*line {
 				// own size (not a text drawn over the line, which goes on inside it)
 				inLine := abs(g.y-cur.y) < baselineTol*size || abs(g.y-last.y) < 0.05*size && end >= cur.x1-0.05*size
 				if inLine && g.x >= end-0.5*size && g.x-end <= maxLineGap*size {
+					if overdrawn(cur, last, g) {
+						run = overRun(cur, g) // a string drawn back over the line: read after it (overdrawn.go)
+					}
 					g.key = run.key(cur, g)
 					cur.add(g)
 					continue
