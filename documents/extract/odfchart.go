@@ -287,13 +287,10 @@ func (w *odfWalker) addChart(s string) {
 		w.sheetCharts = append(w.sheetCharts, s) // under the sheet's cells, as an XLSX's
 		return
 	}
-	p := w.para()
-	if p == nil {
-		p = &odfPara{}
-		p.text.WriteString(s)
-		w.endPara(p)
+	if w.ownPara(s) {
 		return
 	}
+	p := w.para()
 	if t := p.text.String(); t != "" && !strings.HasSuffix(t, "\n") {
 		p.text.WriteByte('\n')
 	}

@@ -104,19 +104,28 @@ func odfObjectMath(a *archive, href string) (string, error) {
 	return m.String(), nil
 }
 
+// ownPara makes s a paragraph of its own when no paragraph is open (a formula or a chart
+// standing alone on a slide or in a frame), and reports whether it did.
+func (w *odfWalker) ownPara(s string) bool {
+	if w.para() != nil {
+		return false
+	}
+	p := &odfPara{}
+	p.text.WriteString(s)
+	w.endPara(p)
+	return true
+}
+
 // addMath puts a formula's text where it stands: in the paragraph open, apart from the
 // words on either side (not from a comma or stop after it), else as a paragraph of its own.
 func (w *odfWalker) addMath(s string) {
 	if s == "" {
 		return
 	}
-	p := w.para()
-	if p == nil {
-		p = &odfPara{}
-		p.text.WriteString(s)
-		w.endPara(p)
+	if w.ownPara(s) {
 		return
 	}
+	p := w.para()
 	if !p.space {
 		p.text.WriteByte(' ')
 	}
