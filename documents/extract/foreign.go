@@ -20,8 +20,9 @@ import (
 // into the next without a break ("res-" "tait" → "res-tait"), as pandoc reads it.
 //
 // A formula (MathML) reads as its tokens' text run together ("x=c2"), as pandoc reads an
-// EPUB's, but for the cells of its tables (matrices), kept apart; its annotations, which repeat it in another notation, and its invisible
-// operators (U+2061–2064) are left out. Names may carry a prefix ("m:math").
+// EPUB's, but for the cells of its tables (matrices), kept apart; its annotations, which
+// repeat it in another notation, and its invisible operators (U+2061–2064) are left out.
+// Names may carry a prefix ("m:math").
 type foreign struct {
 	// svg counts the open svg elements, svgText the text elements open inside them and
 	// foreignObject their open foreignObject elements; svgY is the baseline (y) of the

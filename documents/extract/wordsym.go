@@ -12,7 +12,16 @@ import (
 // (Wingdings, Webdings), which have no Unicode letters, and unknown codes read as nothing.
 func symbolChar(font, char string) string {
 	c, err := strconv.ParseUint(char, 16, 32)
-	if err != nil || c == 0 {
+	if err != nil {
+		return ""
+	}
+	return symbolCode(font, c)
+}
+
+// symbolCode is the character font draws at code c, a w:sym code or a symbol run's
+// character (symbolChar, symbolText).
+func symbolCode(font string, c uint64) string {
+	if c == 0 {
 		return ""
 	}
 	private := c >= 0xF000 && c <= 0xF0FF // symbol fonts' codes in the private-use area
@@ -49,7 +58,7 @@ func symbolText(font, s string) string {
 	for _, r := range s {
 		switch {
 		case r >= 0xF020 && r <= 0xF0FF, symbol && r >= 0x20 && r <= 0xFF && r != ' ':
-			b.WriteString(symbolChar(font, strconv.FormatUint(uint64(r), 16)))
+			b.WriteString(symbolCode(font, uint64(r)))
 		default:
 			b.WriteRune(r)
 		}
