@@ -1,5 +1,7 @@
 package pdftext
 
+import "slices"
+
 // ocrSizes is how many font sizes, within ocrSizeSpread of the line's, an OCR layer's line
 // sets its words in at least: the engine sizes each word to the box it found (olmocr's
 // ff518b12…: 28, 29, 30, 31 and 32 units on one line), where a typeset line, a listing's
@@ -17,14 +19,7 @@ func ocrSized(l *line) bool {
 		if g.space || g.size < (1-ocrSizeSpread)*l.size {
 			continue
 		}
-		seen := false
-		for _, s := range sizes {
-			if abs(s-g.size) < 0.01*l.size {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		if !slices.ContainsFunc(sizes, func(s float32) bool { return abs(s-g.size) < 0.01*l.size }) {
 			if sizes = append(sizes, g.size); len(sizes) >= ocrSizes {
 				return true
 			}

@@ -787,9 +787,7 @@ func endsHyphen(s string) bool {
 // letters: a name and its number broken across lines ("UTF-" "8." in bibtool's Changes,
 // pdfTeX; pdftotext drops the hyphen, "UTF8.").
 func endsLetterHyphen(s string) bool {
-	r := []rune(s[max(0, len(s)-12):])
-	n := len(r)
-	return n >= 2 && (r[n-1] == '-' || r[n-1] == '\u2010') && unicode.IsLetter(r[n-2])
+	return endsHyphen(s) && !strings.HasSuffix(s, "\u00AD")
 }
 
 // continuesNumber says whether next, the line after one ending in a hyphen after a
