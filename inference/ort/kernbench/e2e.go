@@ -266,18 +266,9 @@ func compareLogits(loops [2]*loop.Loop, ids []int) error {
 		}
 		got[i] = slices.Clone(lg[len(lg)-l.Vocab():])
 	}
-	var maxd, sum, sq float64
-	for i, v := range got[0] {
-		maxd = max(maxd, math.Abs(float64(v-got[1][i])))
-		sum += float64(v)
-		sq += float64(v) * float64(v)
-	}
-	n := float64(len(got[0]))
-	sd := math.Sqrt(sq/n - (sum/n)*(sum/n))
-	top := slices.Clone(got[0])
-	slices.Sort(top)
+	maxd, sd := maxAbsDiff(got[0], got[1]), spread(got[0])
 	fmt.Printf(" logits after the prompt: largest difference %.3g (%.2g of their standard deviation %.3g); gap between the top two %.3g\n",
-		maxd, maxd/sd, sd, float64(top[len(top)-1]-top[len(top)-2]))
+		maxd, maxd/sd, sd, topGap(got[0]))
 	return nil
 }
 

@@ -73,10 +73,7 @@ func fusedGateUp() error {
 			}
 			var diff float64
 			for o := range sides[0].y {
-				a, b := sides[0].y[o].GetData(), sides[1].y[o].GetData()
-				for k := range a {
-					diff = max(diff, math.Abs(float64(a[k]-b[k])))
-				}
+				diff = max(diff, maxAbsDiff(sides[0].y[o].GetData(), sides[1].y[o].GetData()))
 			}
 			fmt.Printf("%5d %4d | %8.3fms %8.3fms | %6.2f× | %.3g\n", rows, acc, best[0]*1e3, best[1]*1e3, best[0]/best[1], diff)
 		}

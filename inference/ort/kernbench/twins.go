@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"time"
@@ -296,25 +295,9 @@ func refRun(ref *loop.Loop, ids []int, n int) ([]refStep, []float64, float64, er
 			}
 		}
 		steps = append(steps, refStep{slices.Clone(lg), sample.Argmax(lg)})
-		top := slices.Clone(lg)
-		slices.Sort(top)
-		gaps = append(gaps, float64(top[len(top)-1]-top[len(top)-2]))
+		gaps = append(gaps, topGap(lg))
 	}
-	var sum, sq float64
-	for _, v := range steps[0].logits {
-		sum += float64(v)
-		sq += float64(v) * float64(v)
-	}
-	m := float64(len(steps[0].logits))
-	return steps, gaps, math.Sqrt(sq/m - (sum/m)*(sum/m)), nil
-}
-
-func maxAbsDiff(a, b []float32) float64 {
-	d := 0.0
-	for i, v := range a {
-		d = max(d, math.Abs(float64(v-b[i])))
-	}
-	return d
+	return steps, gaps, spread(steps[0].logits), nil
 }
 
 // nowCPU and sinceCPU time a span in wall-clock and process CPU seconds.
