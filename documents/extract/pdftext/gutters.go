@@ -105,7 +105,7 @@ func splitGutters(lines []*line) []*line {
 			done = append(done, b)
 		}
 	}
-	for _, l := range lines {
+	for li, l := range lines {
 		if len(l.g) < 2 {
 			continue
 		}
@@ -171,9 +171,11 @@ func splitGutters(lines []*line) []*line {
 		open = keep
 		for i, g := range gaps {
 			if !used[i] && len(open) < maxOpenBands {
-				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
+				b := &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
 					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g)),
-					wideSides: b2i(wideSides(l, g) && ocrSized(l))})
+					wideSides: b2i(wideSides(l, g) && ocrSized(l))}
+				b.besideAbove(lines[:li])
+				open = append(open, b)
 			}
 		}
 	}
@@ -217,6 +219,35 @@ func splitGutters(lines []*line) []*line {
 		}
 	}
 	return out
+}
+
+// besideAbove counts, for a band opened on a line, the lines above it (above, in
+// mergeRows' order) that stand wholly on one side of it, up to gutterDrift ems over it or
+// a line across it: the columns' lines over the gutter, as beside counts those under it. A
+// gutter whose lines share baselines only near a column's foot has its column lines above
+// it (Ge and Mooney's CoNLL paper in science-parse's fixtures: a listing's two lines at
+// the foot of the left column, each within maxLineGap of the right column's line on its
+// baseline, two lines of the left column under them before the page's next gap).
+func (b *band) besideAbove(above []*line) {
+	y := b.parts[0].l.y
+	for i := len(above) - 1; i >= 0; i-- {
+		l := above[i]
+		if l.y-y > gutterDrift*b.size {
+			return
+		}
+		if len(l.g) < 2 {
+			continue
+		}
+		em := max(l.size, 1)
+		side := b.side(l, em)
+		if side < 0 {
+			return
+		}
+		b.beside[side]++
+		if l.x1-l.x0 >= columnLineEms*em {
+			b.wide[side]++
+		}
+	}
 }
 
 // gutter says whether the band has parted enough lines, drawn apart or in two directions,

@@ -211,3 +211,56 @@ func sharedBaselineColumns(leftLine func(i int) (x float64, s string)) (content,
 	b.WriteString("ET")
 	return b.String(), strings.Join(lines, "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"
 }
+
+// TestGutterSharedBaselineAtFoot: the lines of two columns 8 points apart, drawn one
+// after the other, share a baseline only at the left column's foot (a listing's line at
+// the foot of a paper's left column beside the right column's line: Ge and Mooney's
+// CoNLL 2005 paper in science-parse's fixtures, read "provides infordatabase of U.S.").
+// No line stands under the shared one on the left, but three stand over it on each side:
+// they make the band a gutter as lines under it do.
+func TestGutterSharedBaselineAtFoot(t *testing.T) {
+	// the left column's lines at left (the last at 664, the shared baseline), a line
+	// across both columns at across (0: none), the right column's at right
+	page := func(left []int, across int, right []int) string {
+		var b strings.Builder
+		b.WriteString("BT /F1 10 Tf ")
+		for i, y := range left {
+			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (left %c end) Tj ", y, 'a'+i)
+		}
+		if across != 0 {
+			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (a line across both columns) Tj ", across)
+		}
+		for i, y := range right {
+			fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %c) Tj ", y, 'a'+i)
+		}
+		return b.String() + "ET"
+	}
+	tests := []struct {
+		name   string
+		left   []int
+		across int
+		right  []int
+		want   string
+	}{
+		{"three lines over it on each side", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646},
+			"left a end\nleft b end\nleft c end\nleft d end\n\nright a\nright b\nright c\n\nright d\n\nright e"},
+		// two lines of the right column over it: too few, the shared line stays whole
+		{"two lines over it on the right", []int{700, 688, 676, 664}, 0, []int{698, 686, 664, 646},
+			"left a end\nright a\nleft b end\nright b\nleft c end\nleft d end right c\n\nright d"},
+		// a line across the band right over it ends the count: the columns' lines over
+		// that line are not beside this band
+		{"a line across both over it", []int{712, 700, 688, 664}, 676, []int{706, 694, 682, 664, 646},
+			"left a end\nright a\nleft b end\nright b\nleft c end\nright c\na line across both columns\nleft d end right d\n\nright e"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pagesText(t, pdfWith(simpleFont(""), "", page(tc.left, tc.across, tc.right)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %q,\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
