@@ -484,6 +484,10 @@ func TestText(t *testing.T) {
 			// pdffigures2's 3a9202….pdf (XPP, 1998): its MathematicalPi-One without ToUnicode
 			// read nothing; pdftotext reads the codes ("Ca21", "n512", "203", "18-a-")
 			"BT /F1 10 Tf 72 700 Td (1 5 3 6 a D) Tj ET", "+ = × ± α Δ"},
+		{"the glyph names of Mathematical Pi's prime, mu, bold signs and dot", simpleFont("/Encoding << /Differences [49 /H11545 /H11546 57 /H11032 109 /H9262 122 /H18528] >>"), "",
+			// pdfrw's static_pdfs bd0ef5….pdf (XPP, 1999): "4,4′-", "10 µM", the headings'
+			// bold "Na+/H+", "MgCl2·6H2O" read "4,4-", "10 M", "Na/H", "MgCl26H2O"
+			"BT /F1 10 Tf 72 700 Td (4,49- mM Na1/H1 Cl2 Mgz) Tj ET", "4,4′- μM Na+/H+ Cl− Mg·"},
 		{"the glyph names of TeX's math italic and symbol fonts", simpleFont("/Encoding << /Differences [65 /lscript /lessmuch /floorleft /floorright /unionmulti /epsilon1] >>"), "",
 			// ciml-v0_9-all.pdf (pdfTeX, cmmi10 and cmsy10 without ToUnicode): E[ℓ(y, f(x))]
 			// read "E [(y, f (x))]"; pdftotext reads the codes ("`(y, f ( x))")
