@@ -223,7 +223,10 @@ func splitGutters(lines []*line) []*line {
 
 // besideAbove counts, for a band opened on a line, the lines above it (above, in
 // mergeRows' order) that stand wholly on one side of it, up to gutterDrift ems over it or
-// a line across it: the columns' lines over the gutter, as beside counts those under it. A
+// a line across it: the columns' lines over the gutter, as beside counts those under it.
+// Only lines columnLineEms wide or more count: running text, not a table's short cells
+// (debian-reference.ja's tables of package tags, "設定:: 低レ", beside wrapped
+// descriptions drawn after them, stay rows). A
 // gutter whose lines share baselines only near a column's foot has its column lines above
 // it (Ge and Mooney's CoNLL paper in science-parse's fixtures: a listing's two lines at
 // the foot of the left column, each within maxLineGap of the right column's line on its
@@ -243,8 +246,8 @@ func (b *band) besideAbove(above []*line) {
 		if side < 0 {
 			return
 		}
-		b.beside[side]++
 		if l.x1-l.x0 >= columnLineEms*em {
+			b.beside[side]++
 			b.wide[side]++
 		}
 	}

@@ -217,21 +217,28 @@ func sharedBaselineColumns(leftLine func(i int) (x float64, s string)) (content,
 // the foot of a paper's left column beside the right column's line: Ge and Mooney's
 // CoNLL 2005 paper in science-parse's fixtures, read "provides infordatabase of U.S.").
 // No line stands under the shared one on the left, but three stand over it on each side:
-// they make the band a gutter as lines under it do.
+// they make the band a gutter as lines under it do, when they are running text
+// (columnLineEms wide), not a table's short cells.
 func TestGutterSharedBaselineAtFoot(t *testing.T) {
 	// the left column's lines at left (the last at 664, the shared baseline), a line
-	// across both columns at across (0: none), the right column's at right
-	page := func(left []int, across int, right []int) string {
+	// across both columns at across (0: none), the right column's at right; the left
+	// column ends at x 147, the right one starts at 155: lines 7.5 ems wide, or cells of
+	// 3.5 ems
+	page := func(left []int, across int, right []int, cells bool) string {
 		var b strings.Builder
 		b.WriteString("BT /F1 10 Tf ")
+		lx, lf, rf := 72, "left %c line end", "right %c line e"
+		if cells {
+			lx, lf, rf = 112, "cell %c", "cell %c"
+		}
 		for i, y := range left {
-			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (left %c end) Tj ", y, 'a'+i)
+			fmt.Fprintf(&b, "1 0 0 1 %d %d Tm ("+lf+") Tj ", lx, y, 'a'+i)
 		}
 		if across != 0 {
-			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (a line across both columns) Tj ", across)
+			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (a line across both of the columns) Tj ", across)
 		}
 		for i, y := range right {
-			fmt.Fprintf(&b, "1 0 0 1 130 %d Tm (right %c) Tj ", y, 'a'+i)
+			fmt.Fprintf(&b, "1 0 0 1 155 %d Tm ("+rf+") Tj ", y, 'A'+i)
 		}
 		return b.String() + "ET"
 	}
@@ -240,21 +247,26 @@ func TestGutterSharedBaselineAtFoot(t *testing.T) {
 		left   []int
 		across int
 		right  []int
+		cells  bool
 		want   string
 	}{
-		{"three lines over it on each side", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646},
-			"left a end\nleft b end\nleft c end\nleft d end\n\nright a\nright b\nright c\n\nright d\n\nright e"},
-		// two lines of the right column over it: too few, the shared line stays whole
-		{"two lines over it on the right", []int{700, 688, 676, 664}, 0, []int{698, 686, 664, 646},
-			"left a end\nright a\nleft b end\nright b\nleft c end\nleft d end right c\n\nright d"},
+		{"three lines over it on each side", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646}, false,
+			"left a line end\nleft b line end\nleft c line end\nleft d line end\n\nright A line e\nright B line e\nright C line e\n\nright D line e\n\nright E line e"},
+		// two lines of the right column beside it, none under it: too few, the shared
+		// line stays whole
+		{"two lines beside it on the right", []int{700, 688, 676, 664}, 0, []int{698, 686, 664}, false,
+			"left a line end\nright A line e\nleft b line end\nright B line e\nleft c line end\nleft d line end right C line e"},
 		// a line across the band right over it ends the count: the columns' lines over
 		// that line are not beside this band
-		{"a line across both over it", []int{712, 700, 688, 664}, 676, []int{706, 694, 682, 664, 646},
-			"left a end\nright a\nleft b end\nright b\nleft c end\nright c\na line across both columns\nleft d end right d\n\nright e"},
+		{"a line across both over it", []int{712, 700, 688, 664}, 676, []int{706, 694, 682, 664, 646}, false,
+			"left a line end\nright A line e\nleft b line end\nright B line e\nleft c line end\nright C line e\na line across both of the columns\nleft d line end right D line e\n\nright E line e"},
+		// a table's cells, drawn column by column, stay rows
+		{"cells over it", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646}, true,
+			"cell A\ncell a\ncell B\ncell b\ncell C\ncell c\ncell d cell D\n\ncell E"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(simpleFont(""), "", page(tc.left, tc.across, tc.right)))
+			got, err := pagesText(t, pdfWith(simpleFont(""), "", page(tc.left, tc.across, tc.right, tc.cells)))
 			if err != nil {
 				t.Fatal(err)
 			}
