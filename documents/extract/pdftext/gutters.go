@@ -61,6 +61,9 @@ type band struct {
 	// wide counts those of beside at least columnLineEms wide: a column's running text,
 	// not a listing's line number alone
 	wide [2]int
+	// near counts the lines as wide that reach to abutEms of the band (columnBeside), over
+	// it (besideAbove) as well as under it: a column's lines on its gutter
+	near [2]int
 }
 
 type bandPart struct {
@@ -122,6 +125,9 @@ func splitGutters(lines []*line) []*line {
 				b.beside[side]++
 				if l.x1-l.x0 >= columnLineEms*em {
 					b.wide[side]++
+				}
+				if b.columnBeside(l, side, em) {
+					b.near[side]++
 				}
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
@@ -221,16 +227,13 @@ func splitGutters(lines []*line) []*line {
 	return out
 }
 
-// besideAbove counts, for a band opened on a line, the lines above it (above, in
-// mergeRows' order) that stand wholly on one side of it, up to gutterDrift ems over it or
-// a line across it: the columns' lines over the gutter, as beside counts those under it.
-// Only lines columnLineEms wide or more count: running text, not a table's short cells
-// (debian-reference.ja's tables of package tags, "設定:: 低レ", beside wrapped
-// descriptions drawn after them, stay rows). A
-// gutter whose lines share baselines only near a column's foot has its column lines above
-// it (Ge and Mooney's CoNLL paper in science-parse's fixtures: a listing's two lines at
-// the foot of the left column, each within maxLineGap of the right column's line on its
-// baseline, two lines of the left column under them before the page's next gap).
+// besideAbove counts in near, for a band opened on a line, the lines above it (above,
+// in mergeRows' order) that stand on one side of it as a column's lines (columnBeside),
+// up to gutterDrift ems over it or a line across it: a gutter whose lines share
+// baselines only near a column's foot has its columns' lines above it (Ge and Mooney's
+// CoNLL paper in science-parse's fixtures: a listing's two lines at the foot of the left
+// column, each within maxLineGap of the right column's line on its baseline, and only two
+// lines of the left column under them before the page's next gap).
 func (b *band) besideAbove(above []*line) {
 	y := b.parts[0].l.y
 	for i := len(above) - 1; i >= 0; i-- {
@@ -246,11 +249,28 @@ func (b *band) besideAbove(above []*line) {
 		if side < 0 {
 			return
 		}
-		if l.x1-l.x0 >= columnLineEms*em {
-			b.beside[side]++
-			b.wide[side]++
+		if b.columnBeside(l, side, em) {
+			b.near[side]++
 		}
 	}
+}
+
+// abutEms is how far (em) from a band a column's line beside it may end, or start: a
+// column's lines reach its gutter, ragged ones nearly.
+const abutEms = 2
+
+// columnBeside says whether l, on the given side of the band, is a column's line beside
+// it: columnLineEms wide or more, reaching to abutEms of it. Not a table's short cells,
+// nor its other columns' cells (debian-reference.ja's tables of packages, their tags
+// "設定:: 低レ" beside wrapped descriptions drawn after them, stay rows).
+func (b *band) columnBeside(l *line, side int, em float32) bool {
+	if l.x1-l.x0 < columnLineEms*em {
+		return false
+	}
+	if side == 0 {
+		return b.x0-inkEnd(l) <= abutEms*em
+	}
+	return inkStart(l)-b.x1 <= abutEms*em
 }
 
 // gutter says whether the band has parted enough lines, drawn apart or in two directions,
@@ -259,12 +279,14 @@ func (b *band) besideAbove(above []*line) {
 // A band that parts fewer lines is a gutter when each line it parts was drawn apart and
 // lines stand beside it on both sides, minGutterLines each: two columns whose lines share a
 // baseline once (Distiller's two-column CFR pages in Tika's testPDF_bad_page_303226.pdf,
-// "by whatany quantity" read across the gutter).
+// "by whatany quantity" read across the gutter); or columns' lines (near), over it and
+// under it, minGutterLines each.
 func (b *band) gutter() bool {
 	if len(b.parts) >= minGutterLines {
 		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts) || b.long()
 	}
-	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
+	beside := min(b.beside[0], b.beside[1]) >= minGutterLines || min(b.near[0], b.near[1]) >= minGutterLines
+	return len(b.parts) > 0 && b.drawn == len(b.parts) && beside
 }
 
 // long says whether the band is a gutter by its length alone, however its lines were
