@@ -437,6 +437,15 @@ func TestText(t *testing.T) {
 			"the left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three" +
 				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three" +
 				"\n\nJournal 2022\na foot across\npage 141"},
+		{"a running foot close under a page number close under two columns is read after them", simpleFont(""), "",
+			// science-parse's P07-1088.pdf, page 1: "696" 3.7 points under the columns and
+			// over the gutter's left edge, the foot across the gutter 1.9 points under it
+			" BT /F1 10 Tf 72 706 Td (the left column of running text, line one) Tj 0 -12 Td (the left column of running text, line two) Tj 0 -12 Td (the left column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 310 706 Td (the right column of running text, line one) Tj 0 -12 Td (the right column of running text, line two) Tj 0 -12 Td (the right column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 270 671 Td (12) Tj ET BT /F1 10 Tf 150 660 Td (Proceedings of a meeting of the association, pages 12-19) Tj ET",
+			"the left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three\n12" +
+				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three" +
+				"\n\nProceedings of a meeting of the association, pages 12-19"},
 		{"a line close under a table is read after it, the table row by row", simpleFont(""), "",
 			// as headOverColumns leaves a table of labels and short cells
 			" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
