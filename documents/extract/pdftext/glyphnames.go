@@ -59,10 +59,16 @@ var texMathFontNames = map[string]string{
 // without a ToUnicode map: pdftotext reads their codes ("Ca21" for Ca²⁺, "n512" for n = 12,
 // "203 objective" for 20×), EdgeChat read nothing. These are the ones a 1998 Glia paper
 // (pdffigures2's test PDF 3a9202…) shows by its text ("Ca2+", "K+", "n = 12", "250 ± 41 µm",
-// "20× or 40×", "18α-glycyrrhetinic"), and the other signs of that row of the font.
+// "20× or 40×", "18α-glycyrrhetinic"), and the other signs of that row of the font; and
+// those a 1999 Developmental Biology paper of XPP's (pdfrw's static_pdfs, bd0ef5…) sets
+// in MathematicalPi-One, -Four, Universal-GreekwithMathPi and Universal-NewswithCommPi,
+// told by their pages: the prime of "4,4′-" and "N,N′-", µ of "10 µM", the bold plus and
+// minus of its headings' "Na⁺/H⁺" and "HCO₃⁻/Cl⁻", and the hydrate's dot of "MgCl₂·6H₂O"
+// (pdftotext reads their codes: "4,49-", "mM", "1", "2", "z").
 var mathPiNames = map[string]string{
 	"H11001": "+", "H11002": "\u2212", "H11003": "\u00D7", "H11005": "=", "H11006": "\u00B1",
 	"H11021": "<", "H11022": ">", "H9004": "\u0394", "H9251": "\u03B1",
+	"H11032": "\u2032", "H9262": "\u03BC", "H11545": "+", "H11546": "\u2212", "H18528": "\u00B7",
 }
 
 // texMathNames are the glyph names of TeX's math extension fonts (cmex, and the fonts made

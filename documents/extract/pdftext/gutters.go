@@ -61,6 +61,9 @@ type band struct {
 	// wide counts those of beside at least columnLineEms wide: a column's running text,
 	// not a listing's line number alone
 	wide [2]int
+	// near counts the lines as wide that reach to abutEms of the band (columnBeside), over
+	// it (besideAbove) as well as under it: a column's lines on its gutter
+	near [2]int
 }
 
 type bandPart struct {
@@ -105,7 +108,7 @@ func splitGutters(lines []*line) []*line {
 			done = append(done, b)
 		}
 	}
-	for _, l := range lines {
+	for li, l := range lines {
 		if len(l.g) < 2 {
 			continue
 		}
@@ -122,6 +125,9 @@ func splitGutters(lines []*line) []*line {
 				b.beside[side]++
 				if l.x1-l.x0 >= columnLineEms*em {
 					b.wide[side]++
+				}
+				if b.columnBeside(l, side, em) {
+					b.near[side]++
 				}
 				if b.gutter() {
 					b.lastY = l.y // a gutter goes on while white beside one column's lines
@@ -171,9 +177,11 @@ func splitGutters(lines []*line) []*line {
 		open = keep
 		for i, g := range gaps {
 			if !used[i] && len(open) < maxOpenBands {
-				open = append(open, &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
+				b := &band{x0: g.x0, x1: g.x1, size: max(l.size, 1), lastY: l.y,
 					parts: []bandPart{{l, g}}, drawn: b2i(drawnApart(l, g)), twoWays: b2i(twoWays(l, g)),
-					wideSides: b2i(wideSides(l, g) && ocrSized(l))})
+					wideSides: b2i(wideSides(l, g) && ocrSized(l))}
+				b.besideAbove(lines[:li])
+				open = append(open, b)
 			}
 		}
 	}
@@ -219,18 +227,66 @@ func splitGutters(lines []*line) []*line {
 	return out
 }
 
+// besideAbove counts in near, for a band opened on a line, the lines above it (above,
+// in mergeRows' order) that stand on one side of it as a column's lines (columnBeside),
+// up to gutterDrift ems over it or a line across it: a gutter whose lines share
+// baselines only near a column's foot has its columns' lines above it (Ge and Mooney's
+// CoNLL paper in science-parse's fixtures: a listing's two lines at the foot of the left
+// column, each within maxLineGap of the right column's line on its baseline, and only two
+// lines of the left column under them before the page's next gap).
+func (b *band) besideAbove(above []*line) {
+	y := b.parts[0].l.y
+	for i := len(above) - 1; i >= 0; i-- {
+		l := above[i]
+		if l.y-y > gutterDrift*b.size {
+			return
+		}
+		if len(l.g) < 2 {
+			continue
+		}
+		em := max(l.size, 1)
+		side := b.side(l, em)
+		if side < 0 {
+			return
+		}
+		if b.columnBeside(l, side, em) {
+			b.near[side]++
+		}
+	}
+}
+
+// abutEms is how far (em) from a band a column's line beside it may end, or start: a
+// column's lines reach its gutter, ragged ones nearly.
+const abutEms = 2
+
+// columnBeside says whether l, on the given side of the band, is a column's line beside
+// it: columnLineEms wide or more, reaching to abutEms of it. Not a table's short cells,
+// nor its other columns' cells (debian-reference.ja's tables of packages, their tags
+// "設定:: 低レ" beside wrapped descriptions drawn after them, stay rows).
+func (b *band) columnBeside(l *line, side int, em float32) bool {
+	if l.x1-l.x0 < columnLineEms*em {
+		return false
+	}
+	if side == 0 {
+		return b.x0-inkEnd(l) <= abutEms*em
+	}
+	return inkStart(l)-b.x1 <= abutEms*em
+}
+
 // gutter says whether the band has parted enough lines, drawn apart or in two directions,
 // to be a gutter between columns.
 //
 // A band that parts fewer lines is a gutter when each line it parts was drawn apart and
 // lines stand beside it on both sides, minGutterLines each: two columns whose lines share a
 // baseline once (Distiller's two-column CFR pages in Tika's testPDF_bad_page_303226.pdf,
-// "by whatany quantity" read across the gutter).
+// "by whatany quantity" read across the gutter); or columns' lines (near), over it and
+// under it, minGutterLines each.
 func (b *band) gutter() bool {
 	if len(b.parts) >= minGutterLines {
 		return 3*b.drawn >= 2*len(b.parts) || 3*b.twoWays >= 2*len(b.parts) || b.long()
 	}
-	return len(b.parts) > 0 && b.drawn == len(b.parts) && min(b.beside[0], b.beside[1]) >= minGutterLines
+	beside := min(b.beside[0], b.beside[1]) >= minGutterLines || min(b.near[0], b.near[1]) >= minGutterLines
+	return len(b.parts) > 0 && b.drawn == len(b.parts) && beside
 }
 
 // long says whether the band is a gutter by its length alone, however its lines were

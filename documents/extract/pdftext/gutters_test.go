@@ -211,3 +211,78 @@ func sharedBaselineColumns(leftLine func(i int) (x float64, s string)) (content,
 	b.WriteString("ET")
 	return b.String(), strings.Join(lines, "\n") + "\n\nright a\nright b\n\nright c\n\nright d\nright e\nright f"
 }
+
+// TestGutterSharedBaselineAtFoot: the lines of two columns 8 points apart, drawn one
+// after the other, share a baseline only at the left column's foot (a listing's line at
+// the foot of a paper's left column beside the right column's line: Ge and Mooney's
+// CoNLL 2005 paper in science-parse's fixtures, read "provides infordatabase of U.S.").
+// No line stands under the shared one on the left, but three stand over it on each side:
+// they make the band a gutter as lines under it do, when they are running text
+// (columnLineEms wide), not a table's short cells.
+func TestGutterSharedBaselineAtFoot(t *testing.T) {
+	// the left column's lines at left (the last at 664, the shared baseline), a line
+	// across both columns at across (0: none; -1: none, and the left lines over the
+	// shared one end 4.2 ems short of it), the right column's at right; the left
+	// column ends at x 147, the right one starts at 155: lines 7.5 ems wide, or cells of
+	// 3.5 ems
+	page := func(left []int, across int, right []int, cells bool) string {
+		var b strings.Builder
+		b.WriteString("BT /F1 10 Tf ")
+		lx, lf, rf := 72, "left %c line end", "right %c line e"
+		switch {
+		case cells:
+			lx, lf, rf = 112, "cell %c", "cell %c"
+		case across < 0: // lines 4.2 ems short of the band: another column of a table
+			lx, lf, across = 40, "left %c line e", 0
+		}
+		for i, y := range left {
+			if y == 664 && lx == 40 {
+				lx, lf = 72, "left %c line end"
+			}
+			fmt.Fprintf(&b, "1 0 0 1 %d %d Tm ("+lf+") Tj ", lx, y, 'a'+i)
+		}
+		if across != 0 {
+			fmt.Fprintf(&b, "1 0 0 1 72 %d Tm (a line across both of the columns) Tj ", across)
+		}
+		for i, y := range right {
+			fmt.Fprintf(&b, "1 0 0 1 155 %d Tm ("+rf+") Tj ", y, 'A'+i)
+		}
+		return b.String() + "ET"
+	}
+	tests := []struct {
+		name   string
+		left   []int
+		across int
+		right  []int
+		cells  bool
+		want   string
+	}{
+		{"three lines over it on each side", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646}, false,
+			"left a line end\nleft b line end\nleft c line end\nleft d line end\n\nright A line e\nright B line e\nright C line e\n\nright D line e\n\nright E line e"},
+		// two lines of the right column beside it, none under it: too few, the shared
+		// line stays whole
+		{"two lines beside it on the right", []int{700, 688, 676, 664}, 0, []int{698, 686, 664}, false,
+			"left a line end\nright A line e\nleft b line end\nright B line e\nleft c line end\nleft d line end right C line e"},
+		// a line across the band right over it ends the count: the columns' lines over
+		// that line are not beside this band
+		{"a line across both over it", []int{712, 700, 688, 664}, 676, []int{706, 694, 682, 664, 646}, false,
+			"left a line end\nright A line e\nleft b line end\nright B line e\nleft c line end\nright C line e\na line across both of the columns\nleft d line end right D line e\n\nright E line e"},
+		// lines over it that end 4.2 ems short of the band: a table's other column
+		{"lines short of the band", []int{700, 688, 676, 664}, -1, []int{710, 698, 686, 664, 646}, false,
+			"right A line e\nleft a line e\nright B line e\nleft b line e\nright C line e\nleft c line e\nleft d line end right D line e\n\nright E line e"},
+		// a table's cells, drawn column by column, stay rows
+		{"cells over it", []int{700, 688, 676, 664}, 0, []int{710, 698, 686, 664, 646}, true,
+			"cell A\ncell a\ncell B\ncell b\ncell C\ncell c\ncell d cell D\n\ncell E"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pagesText(t, pdfWith(simpleFont(""), "", page(tc.left, tc.across, tc.right, tc.cells)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %q,\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -437,6 +437,15 @@ func TestText(t *testing.T) {
 			"the left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three" +
 				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three" +
 				"\n\nJournal 2022\na foot across\npage 141"},
+		{"a running foot close under a page number close under two columns is read after them", simpleFont(""), "",
+			// science-parse's P07-1088.pdf, page 1: "696" 3.7 points under the columns and
+			// over the gutter's left edge, the foot across the gutter 1.9 points under it
+			" BT /F1 10 Tf 72 706 Td (the left column of running text, line one) Tj 0 -12 Td (the left column of running text, line two) Tj 0 -12 Td (the left column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 310 706 Td (the right column of running text, line one) Tj 0 -12 Td (the right column of running text, line two) Tj 0 -12 Td (the right column of running text, line three) Tj ET" +
+				" BT /F1 10 Tf 270 671 Td (12) Tj ET BT /F1 10 Tf 150 660 Td (Proceedings of a meeting of the association, pages 12-19) Tj ET",
+			"the left column of running text, line one\nthe left column of running text, line two\nthe left column of running text, line three\n12" +
+				"\n\nthe right column of running text, line one\nthe right column of running text, line two\nthe right column of running text, line three" +
+				"\n\nProceedings of a meeting of the association, pages 12-19"},
 		{"a line close under a table is read after it, the table row by row", simpleFont(""), "",
 			// as headOverColumns leaves a table of labels and short cells
 			" BT /F1 10 Tf 72 706 Td (label one) Tj 0 -12 Td (label two) Tj 0 -12 Td (label three) Tj ET" +
@@ -484,6 +493,10 @@ func TestText(t *testing.T) {
 			// pdffigures2's 3a9202….pdf (XPP, 1998): its MathematicalPi-One without ToUnicode
 			// read nothing; pdftotext reads the codes ("Ca21", "n512", "203", "18-a-")
 			"BT /F1 10 Tf 72 700 Td (1 5 3 6 a D) Tj ET", "+ = × ± α Δ"},
+		{"the glyph names of Mathematical Pi's prime, mu, bold signs and dot", simpleFont("/Encoding << /Differences [49 /H11545 /H11546 57 /H11032 109 /H9262 122 /H18528] >>"), "",
+			// pdfrw's static_pdfs bd0ef5….pdf (XPP, 1999): "4,4′-", "10 µM", the headings'
+			// bold "Na+/H+", "MgCl2·6H2O" read "4,4-", "10 M", "Na/H", "MgCl26H2O"
+			"BT /F1 10 Tf 72 700 Td (4,49- mM Na1/H1 Cl2 Mgz) Tj ET", "4,4′- μM Na+/H+ Cl− Mg·"},
 		{"the glyph names of TeX's math italic and symbol fonts", simpleFont("/Encoding << /Differences [65 /lscript /lessmuch /floorleft /floorright /unionmulti /epsilon1] >>"), "",
 			// ciml-v0_9-all.pdf (pdfTeX, cmmi10 and cmsy10 without ToUnicode): E[ℓ(y, f(x))]
 			// read "E [(y, f (x))]"; pdftotext reads the codes ("`(y, f ( x))")

@@ -106,16 +106,23 @@ type xrefEntry struct {
 
 // rebuiltXref returns data with a cross-reference stream appended that lists every object
 // found by scanning data (a later definition of an object number wins, as incremental
-// updates append them) and the objects inside object streams, and a trailer naming the
+// updates append them, unless the file ends inside it, no "endobj" after it, and an
+// earlier definition is whole: a file of pdfrw's static_pdfs, cut at 96 KiB inside a
+// second copy of its last page's objects, read only the first lines the cut copy's content
+// stream kept) and the objects inside object streams, and a trailer naming the
 // catalogue. ok is false when no catalogue is found.
 func rebuiltXref(data []byte) (out []byte, ok bool) {
 	limit := min(maxRepairObjects, len(data)/4+64)
 	entries := map[int]xrefEntry{}
 	var catalog, catalogGen int = -1, 0
+	lastEnd := bytes.LastIndex(data, []byte("endobj"))
 	for _, h := range objectHeaders(data) {
 		num, gen := h.num, h.gen
 		if num <= 0 || num >= limit {
 			continue
+		}
+		if _, found := entries[num]; found && h.start > lastEnd {
+			continue // a copy cut short by the file's end: the whole one before it stands
 		}
 		entries[num] = xrefEntry{offset: h.start, gen: gen}
 		head := data[h.end:min(len(data), h.end+1024)]

@@ -74,6 +74,9 @@ func TestDamagedXref(t *testing.T) {
 		{"startxref pointing past the end", append(bytes.Clone(whole[:startxref]), "startxref\n999999\n%%EOF\n"...), "the whole text"},
 		{"line ends changed to CRLF", bytes.ReplaceAll(whole, []byte("\n"), []byte("\r\n")), "the whole text"},
 		{"an update's later object wins", update, "the updated text"},
+		// a second copy of the content stream the file's end cuts short, its stream and
+		// "endobj" lost: the whole copy before it is read
+		{"a later copy cut short by the file's end", append(bytes.Clone(whole[:startxref]), "4 0 obj\n<< /Length 44 >>\nstream\nBT /F1 10 Tf 72 700 Td (the wh"...), "the whole text"},
 		{"objects inside an object stream", objectStreamPDF("BT /F1 10 Tf 72 700 Td (compressed objects) Tj ET"), "compressed objects"},
 		// qpdf's QDF files keep object streams without a filter (tiff-predictor.pdf)
 		{"objects inside a stored object stream", objectStreamPDFWith("BT /F1 10 Tf 72 700 Td (stored objects) Tj ET", false), "stored objects"},
