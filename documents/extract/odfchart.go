@@ -12,7 +12,8 @@ import (
 // DOCX's, slide's or sheet's chart (pptxchart.go): the title and subtitle, the axes'
 // titles, the series' names (chart:label-cell-address) where a legend or data labels show
 // them, and the categories (chart:categories) where a category axis, a pie's legend or data
-// labels do; categories stored as numbers under an axis of a date style read as dates.
+// labels do; categories stored as numbers read as the category axis's data style draws
+// them (a date, "25%", "€ 1,500.00").
 // Names and categories are cells: of the chart's own table ("local-table", what
 // Writer and Impress store) or of the spreadsheet's sheets (a Calc chart's ranges:
 // "Sheet1.$A$2:.$A$5"), read through sheets. "" for an object that is no chart, is
@@ -36,7 +37,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	var catRefs string               // the categories' range
 	local := newODFTable()           // the chart's own table
 	axisStyle, axisDim := "", ""     // the axis open
-	var dates odfDataStyles          // date and time styles
+	var styles odfDataStyles         // data styles: dates, times, numbers
 	dataStyle := map[string]string{} // chart styles' data styles (style:data-style-name)
 	catStyle := ""                   // the category axis's data style
 	in := func(name string) bool {
@@ -55,7 +56,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				local.start(t)
 				return nil
 			}
-			if dates.start(t) {
+			if styles.start(t) {
 				return nil
 			}
 			switch t.Name.Local {
@@ -118,7 +119,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				local.end(t)
 				return nil
 			}
-			if dates.end(t) {
+			if styles.end(t) {
 				return nil
 			}
 			switch {
@@ -147,7 +148,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 			}
 		case xml.CharData:
 			switch {
-			case dates.text(t):
+			case styles.text(t):
 			case in("table"):
 				local.text(t)
 			case in("p") && (in("title") || in("subtitle")):
@@ -192,7 +193,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 		c.series = append(c.series, cell(ref))
 	}
 	for _, ref := range cats {
-		c.categories = append(c.categories, dates.format(catStyle, cell(ref)))
+		c.categories = append(c.categories, styles.format(catStyle, cell(ref)))
 	}
 	return c.text(), nil
 }
