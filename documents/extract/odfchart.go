@@ -40,6 +40,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	var styles odfDataStyles         // data styles: dates, times, numbers
 	dataStyle := map[string]string{} // chart styles' data styles (style:data-style-name)
 	catStyle := ""                   // the category axis's data style
+	var valueLabels odfValueLabels   // data labels that show values
 	in := func(name string) bool {
 		for _, p := range path {
 			if p == name {
@@ -66,6 +67,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 					dataStyle[style] = ds
 				}
 			case "chart-properties":
+				valueLabels.chartProperties(t, style)
 				if attr(t, "display-label") == "false" {
 					hidden[style] = true
 				}
@@ -93,6 +95,8 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				para.Reset()
 			case "legend":
 				c.legend = true
+			case "data-point":
+				valueLabels.dataPoint(t)
 			case "axis":
 				axisStyle, axisDim = attr(t, "style-name"), attr(t, "dimension")
 				if axisDim == "x" && catStyle == "" {
@@ -104,6 +108,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				}
 			case "series":
 				seriesRefs = append(seriesRefs, attr(t, "label-cell-address"))
+				valueLabels.startSeries(t)
 				if l := labels[attr(t, "style-name")]; l != 0 {
 					c.catNames = c.catNames || l&1 != 0
 					c.serNames = c.serNames || l&2 != 0
@@ -173,7 +178,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	}
 	cats := odfRange(catRefs)
 	var wanted []odfCellRef
-	for _, ref := range append(names, cats...) {
+	for _, ref := range append(append(names, cats...), valueLabels.cells()...) {
 		if onSheet(ref) {
 			wanted = append(wanted, ref)
 		}
@@ -195,6 +200,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	for _, ref := range cats {
 		c.categories = append(c.categories, styles.format(catStyle, cell(ref)))
 	}
+	c.values = valueLabels.values(cell, &styles, dataStyle)
 	return c.text(), nil
 }
 
