@@ -36,6 +36,7 @@ func readChart(a *archive, part string) (string, error) {
 	var ser, cacheFormat, format string
 	catSeries := -1 // the series whose categories are read (the first that has any)
 	deleted, date1904 := false, false
+	var valueLabels chartValueLabels // data labels that show values
 	in := func(name string) bool {
 		for _, p := range path {
 			if p == name {
@@ -55,6 +56,7 @@ func readChart(a *archive, part string) (string, error) {
 				return nil
 			}
 			path = append(path, t.Name.Local)
+			valueLabels.start(t, in)
 			switch t.Name.Local {
 			case "title":
 				text.Reset()
@@ -100,6 +102,7 @@ func readChart(a *archive, part string) (string, error) {
 			}
 			name := path[len(path)-1]
 			path = path[:len(path)-1]
+			valueLabels.end(name, in)
 			switch {
 			case name == "p" && in("title"):
 				if s := strings.Join(strings.Fields(para.String()), " "); s != "" {
@@ -135,6 +138,7 @@ func readChart(a *archive, part string) (string, error) {
 				}
 			}
 		case xml.CharData:
+			valueLabels.text(t, last(path), in)
 			switch top := last(path); {
 			case top == "t" && in("title") && in("rich"):
 				para.Write(t)
@@ -155,6 +159,7 @@ func readChart(a *archive, part string) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
+	c.values = valueLabels.values(date1904)
 	return c.text(), nil // counted against the text budget with the slide's
 }
 
