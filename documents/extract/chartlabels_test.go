@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"edgechat/documents/extract"
-	"edgechat/internal/testkit/testdocs"
 )
 
 // valueSeries is a c:ser of no name whose values' cache (format code code) holds vals
@@ -42,15 +41,7 @@ func TestChartValueLabels(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want := strings.TrimPrefix(c.want+"\n\nAfter the chart", "\n\n")
-			slide := `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("Results")) + chartFrame("rId2") + shape("", run("After the chart")) + `</p:spTree></p:cSld></p:sld>`
-			data := ooxmlPackage("ppt/presentation.xml", presentType,
-				testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`},
-				testdocs.File{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
-				testdocs.File{Name: "ppt/slides/slide1.xml", Body: slide},
-				testdocs.File{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rId2", "chart ../charts/chart1.xml")},
-				testdocs.File{Name: "ppt/charts/chart1.xml", Body: `<c:chartSpace ` + chartNS + `><c:chart><c:plotArea>` + c.plot + `</c:plotArea></c:chart></c:chartSpace>`},
-			)
-			doc, err := extract.Bytes(context.Background(), "deck.pptx", data, nil)
+			doc, err := extract.Bytes(context.Background(), "deck.pptx", chartDeck(`<c:plotArea>`+c.plot+`</c:plotArea>`), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

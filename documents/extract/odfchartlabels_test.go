@@ -13,6 +13,16 @@ import (
 // (chart:data-label-number="value" in a series' or a data point's style), a line a series,
 // drawn by the style's data style where it does not take the cells' own; they were left
 // out (odftoolkit's chart_series_import ODS: the labels "10 10 15 10" not read).
+// odtWithChart is a text document of body then a paragraph of a frame holding the chart
+// whose content.xml is chart ("Object 1").
+func odtWithChart(body, chart string) []byte {
+	return testdocs.Zip(
+		testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text"},
+		testdocs.File{Name: "content.xml", Body: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfChartNS + `><office:body><office:text>` + body + `<text:p><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></text:p></office:text></office:body></office:document-content>`},
+		testdocs.File{Name: "Object 1/content.xml", Body: chart},
+	)
+}
+
 func TestODFChartValueLabels(t *testing.T) {
 	plot := `<chart:plot-area><chart:axis chart:dimension="x" chart:style-name="hide"><chart:categories table:cell-range-address="local-table.$A$2:.$A$4"/></chart:axis>` +
 		`<chart:series chart:style-name="s1" chart:values-cell-range-address="local-table.$B$2:.$B$4">%s</chart:series>` +
@@ -36,12 +46,7 @@ func TestODFChartValueLabels(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			chart := odfChartPart(hide+c.styles, "chart:bar", strings.Replace(plot, "%s", c.points, 1), rows...)
-			data := testdocs.Zip(
-				testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text"},
-				testdocs.File{Name: "content.xml", Body: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfChartNS + `><office:body><office:text><text:p>Chart.</text:p><text:p><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></text:p></office:text></office:body></office:document-content>`},
-				testdocs.File{Name: "Object 1/content.xml", Body: chart},
-			)
-			doc, err := extract.Bytes(context.Background(), "a.odt", data, nil)
+			doc, err := extract.Bytes(context.Background(), "a.odt", odtWithChart(`<text:p>Chart.</text:p>`, chart), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,39 +36,26 @@ func (d *odfDataStyles) start(t xml.StartElement) bool {
 	if t.Name.Space != "number" {
 		return false
 	}
-	long := attr(t, "style") == "long"
-	pick := func(l, s string) string {
-		if long {
-			return l
-		}
-		return s
-	}
 	if t.Name.Local != "text" && t.Name.Local != "number" {
 		d.other = true
+	}
+	name := t.Name.Local
+	if name == "month" && attr(t, "textual") == "true" {
+		name = "month name"
+	}
+	if codes, ok := odfDateFields[name]; ok {
+		if attr(t, "style") == "long" {
+			d.code.WriteString(codes[0])
+		} else {
+			d.code.WriteString(codes[1])
+		}
+		return true
 	}
 	switch t.Name.Local {
 	case "date-style", "time-style", "number-style", "percentage-style", "currency-style":
 		d.name, d.kind = attr(t, "name"), t.Name.Local
 		d.code.Reset()
 		d.general, d.other = false, false
-	case "day":
-		d.code.WriteString(pick("dd", "d"))
-	case "month":
-		if attr(t, "textual") == "true" {
-			d.code.WriteString(pick("mmmm", "mmm"))
-		} else {
-			d.code.WriteString(pick("mm", "m"))
-		}
-	case "year":
-		d.code.WriteString(pick("yyyy", "yy"))
-	case "day-of-week":
-		d.code.WriteString(pick("dddd", "ddd"))
-	case "hours":
-		d.code.WriteString(pick("hh", "h"))
-	case "minutes":
-		d.code.WriteString(pick("mm", "m"))
-	case "seconds":
-		d.code.WriteString(pick("ss", "s"))
 	case "am-pm":
 		d.code.WriteString("AM/PM")
 	case "number":
@@ -96,6 +83,13 @@ func (d *odfDataStyles) start(t xml.StartElement) bool {
 		d.inText = true
 	}
 	return true
+}
+
+// odfDateFields are the format codes of a date or time style's fields: long, then short
+// (number:style="long" or not); a textual month is "month name".
+var odfDateFields = map[string][2]string{
+	"day": {"dd", "d"}, "month": {"mm", "m"}, "month name": {"mmmm", "mmm"}, "year": {"yyyy", "yy"},
+	"day-of-week": {"dddd", "ddd"}, "hours": {"hh", "h"}, "minutes": {"mm", "m"}, "seconds": {"ss", "s"},
 }
 
 // odfDigits is a number's integer digits as a format code: its min-integer-digits zeros

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"edgechat/documents/extract"
-	"edgechat/internal/testkit/testdocs"
 )
 
 // TestODFChartNumberStyles draws a chart's numeric categories by its category axis's data
@@ -17,7 +16,6 @@ import (
 func TestODFChartNumberStyles(t *testing.T) {
 	axis := `<chart:plot-area><chart:axis chart:dimension="x" chart:style-name="ax"><chart:categories table:cell-range-address="local-table.$A$2:.$A$4"/></chart:axis>` +
 		`<chart:series chart:label-cell-address="local-table.$B$1" chart:values-cell-range-address="local-table.$B$2:.$B$4"/></chart:plot-area>`
-	frame := `<text:p><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></text:p>`
 	for _, c := range []struct{ name, style, a, b, cc, want string }{
 		{"decimals and thousands", `<number:number-style style:name="N1"><number:number number:decimal-places="2" number:min-integer-digits="1" number:grouping="true"/></number:number-style>`,
 			"1234.5", "0.125", "-7", "1,234.50\t0.13\t-7.00"},
@@ -36,12 +34,7 @@ func TestODFChartNumberStyles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			chart := odfChartPart(c.style+`<style:style style:name="ax" style:family="chart" style:data-style-name="N1"/>`, "chart:bar", axis,
 				"|Sales", c.a+"|1", c.b+"|2", c.cc+"|3")
-			data := testdocs.Zip(
-				testdocs.File{Name: "mimetype", Body: "application/vnd.oasis.opendocument.text"},
-				testdocs.File{Name: "content.xml", Body: `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfChartNS + `><office:body><office:text>` + frame + `</office:text></office:body></office:document-content>`},
-				testdocs.File{Name: "Object 1/content.xml", Body: strings.Replace(chart, "<office:document-content ", `<office:document-content xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" `, 1)},
-			)
-			doc, err := extract.Bytes(context.Background(), "a.odt", data, nil)
+			doc, err := extract.Bytes(context.Background(), "a.odt", odtWithChart("", strings.Replace(chart, "<office:document-content ", `<office:document-content xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" `, 1)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
