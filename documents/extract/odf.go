@@ -270,11 +270,9 @@ func (w *odfWalker) start(t xml.StartElement) {
 			}
 		}
 	case "table-row":
-		n, _ := strconv.Atoi(attr(t, "number-rows-repeated"))
-		w.startRows(n)
+		w.startRows(odfRepeat(t, "number-rows-repeated"))
 	case "table-cell", "covered-table-cell":
-		n, _ := strconv.Atoi(attr(t, "number-columns-repeated"))
-		w.startCells(n)
+		w.startCells(odfRepeat(t, "number-columns-repeated"))
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 // DOCX's, slide's or sheet's chart (pptxchart.go): the title and subtitle, the axes'
 // titles, the series' names (chart:label-cell-address) where a legend or data labels show
 // them, and the categories (chart:categories) where a category axis, a pie's legend or data
-// labels do; categories stored as numbers under an axis of a date style read as dates.
+// labels do; categories stored as numbers read as the category axis's data style draws
+// them (a date, "25%", "€ 1,500.00").
 // Names and categories are cells: of the chart's own table ("local-table", what
 // Writer and Impress store) or of the spreadsheet's sheets (a Calc chart's ranges:
 // "Sheet1.$A$2:.$A$5"), read through sheets. "" for an object that is no chart, is
@@ -36,9 +37,10 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	var catRefs string               // the categories' range
 	local := newODFTable()           // the chart's own table
 	axisStyle, axisDim := "", ""     // the axis open
-	var dates odfDataStyles          // date and time styles
+	var styles odfDataStyles         // data styles: dates, times, numbers
 	dataStyle := map[string]string{} // chart styles' data styles (style:data-style-name)
 	catStyle := ""                   // the category axis's data style
+	var valueLabels odfValueLabels   // data labels that show values
 	in := func(name string) bool {
 		for _, p := range path {
 			if p == name {
@@ -55,7 +57,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				local.start(t)
 				return nil
 			}
-			if dates.start(t) {
+			if styles.start(t) {
 				return nil
 			}
 			switch t.Name.Local {
@@ -65,6 +67,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 					dataStyle[style] = ds
 				}
 			case "chart-properties":
+				valueLabels.chartProperties(t, style)
 				if attr(t, "display-label") == "false" {
 					hidden[style] = true
 				}
@@ -92,6 +95,8 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				para.Reset()
 			case "legend":
 				c.legend = true
+			case "data-point":
+				valueLabels.dataPoint(t)
 			case "axis":
 				axisStyle, axisDim = attr(t, "style-name"), attr(t, "dimension")
 				if axisDim == "x" && catStyle == "" {
@@ -103,6 +108,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				}
 			case "series":
 				seriesRefs = append(seriesRefs, attr(t, "label-cell-address"))
+				valueLabels.startSeries(t)
 				if l := labels[attr(t, "style-name")]; l != 0 {
 					c.catNames = c.catNames || l&1 != 0
 					c.serNames = c.serNames || l&2 != 0
@@ -118,7 +124,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 				local.end(t)
 				return nil
 			}
-			if dates.end(t) {
+			if styles.end(t) {
 				return nil
 			}
 			switch {
@@ -147,7 +153,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 			}
 		case xml.CharData:
 			switch {
-			case dates.text(t):
+			case styles.text(t):
 			case in("table"):
 				local.text(t)
 			case in("p") && (in("title") || in("subtitle")):
@@ -172,7 +178,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	}
 	cats := odfRange(catRefs)
 	var wanted []odfCellRef
-	for _, ref := range append(names, cats...) {
+	for _, ref := range append(append(names, cats...), valueLabels.cells()...) {
 		if onSheet(ref) {
 			wanted = append(wanted, ref)
 		}
@@ -192,8 +198,9 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 		c.series = append(c.series, cell(ref))
 	}
 	for _, ref := range cats {
-		c.categories = append(c.categories, dates.format(catStyle, cell(ref)))
+		c.categories = append(c.categories, styles.format(catStyle, cell(ref)))
 	}
+	c.values = valueLabels.values(cell, &styles, dataStyle)
 	return c.text(), nil
 }
 

@@ -140,6 +140,10 @@ func FuzzODFChart(f *testing.F) {
 	f.Add(uint8(0), chart)
 	f.Add(uint8(1), sheet)
 	f.Add(uint8(0), `<office:chart><chart:chart><chart:plot-area><chart:axis chart:dimension="x"><chart:categories table:cell-range-address="local-table.$A$1:.$ZZZZ$999999999"/></chart:axis></chart:plot-area><table:table><table:table-row table:number-rows-repeated="-5"><table:table-cell table:number-columns-repeated="99999999"><text:p>x</text:p></table:table-cell></table:table-row></table:table></chart:chart></office:chart>`)
+	f.Add(uint8(0), odfChartPart(`<number:currency-style style:name="P"><number:currency-symbol>$</number:currency-symbol><number:number number:decimal-places="2" number:grouping="true"/></number:currency-style><number:number-style style:name="N"><number:text>-</number:text><number:fraction number:denominator-value="4"/><style:map style:condition="value()>=0" style:apply-style-name="P"/></number:number-style>`+
+		`<style:style style:name="s" style:data-style-name="N"><style:chart-properties chart:data-label-number="value" chart:link-data-style-to-source="false"/></style:style><style:style style:name="x" style:data-style-name="N"/>`, "chart:bar",
+		`<chart:plot-area><chart:axis chart:dimension="x" chart:style-name="x"><chart:categories table:cell-range-address="local-table.$A$2:.$A$3"/></chart:axis><chart:series chart:style-name="s" chart:values-cell-range-address="local-table.$B$2:.$B$3"><chart:data-point chart:repeated="99999999" chart:style-name="s"/></chart:series></chart:plot-area>`,
+		"|x", "-1.5|1234.5", "2|-0.25"))
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		content, object := sheet, chart
 		if kind%2 == 0 {

@@ -29,6 +29,9 @@ const odfMaxTableCells = 100_000
 
 func newODFTable() *odfTable { return &odfTable{cells: map[[2]int]string{}} }
 
+// odfRepeat is how many times a row or cell stands (its table:number-rows-repeated or
+// number-columns-repeated, the attribute name): 1 where it is missing, not a number or
+// below 1. The document's tables and a chart's cells read it alike.
 func odfRepeat(t xml.StartElement, name string) int {
 	n, err := strconv.Atoi(attr(t, name))
 	if err != nil || n < 1 {
@@ -79,7 +82,7 @@ func (t *odfTable) end(e xml.EndElement) {
 			return
 		}
 		if s := strings.Join(strings.Fields(t.cellText.String()), " "); s != "" {
-			for i := range min(t.colRepeat, 1000) {
+			for i := range min(t.colRepeat, maxRepeats) {
 				if t.keep != nil && !t.keep(t.col+i, t.row) || t.keep == nil && len(t.cells) >= odfMaxTableCells {
 					continue
 				}

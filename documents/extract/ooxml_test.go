@@ -339,6 +339,8 @@ func FuzzPPTX(f *testing.F) {
 	f.Add(uint8(1), `<p:sld><mc:Fallback><p:sp><p:txBody></mc:Fallback></p:txBody><a:p><a:br/><a:t>t</a:t></a:p></p:sp></p:sld>`)
 	f.Add(uint8(2), `<p:notes><p:sp><p:nvPr><p:ph type="body"/></p:nvPr><p:txBody><a:p><a:t>n</a:t></a:p></p:txBody></p:sp></p:notes>`)
 	f.Add(uint8(3), `<c:chartSpace `+chartNS+`><c:chart>`+chartTitle()+`<c:plotArea><c:pieChart>`+series("s", `0.0"x"`, "1", "x")+`</c:pieChart><c:catAx><c:delete/></c:catAx></c:plotArea><c:legend/></c:chart></c:chartSpace>`)
+	f.Add(uint8(3), `<c:chartSpace `+chartNS+`><c:chart><c:plotArea><c:barChart>`+valueSeries(`<c:dLbls><c:dLbl><c:idx val="1"/><c:delete/></c:dLbl><c:numFmt formatCode="0%" sourceLinked="0"/><c:showVal/></c:dLbls>`, "0.0", "1", "", "x")+
+		valueSeries("", "", "2")+`<c:dLbls><c:showVal val="1"/></c:dLbls></c:barChart></c:plotArea></c:chart></c:chartSpace>`)
 	f.Fuzz(func(t *testing.T, kind uint8, xml string) {
 		files := map[string]string{
 			parts[0]: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`,

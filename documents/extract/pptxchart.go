@@ -12,13 +12,16 @@ import (
 const chartNS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 
 // chart is what a chart part shows in words: its title, its axes' titles, its series'
-// names and its categories (the category axis's labels). Values are left out: they are
-// the chart's numbers, drawn as bars and points, and its value axis's scale.
+// names, its categories (the category axis's labels) and the values its data labels show.
+// Other values are left out: they are the chart's numbers, drawn as bars and points, and
+// its value axis's scale.
 type chart struct {
 	title, axisTitles []string
 	autoTitle         bool // a c:title with no text of its own: it shows the series' name
 	series            []string
 	categories        []string
+	// values is, for each series whose data labels show values, the values they show
+	values [][]string
 	// pie: a pie or doughnut chart, whose legend lists the categories; legend: it has one;
 	// catAxis: a category or date axis is drawn; catNames, serNames: data labels show them.
 	pie, legend, catAxis, catNames, serNames bool
@@ -33,6 +36,7 @@ func readChart(a *archive, part string) (string, error) {
 	var ser, cacheFormat, format string
 	catSeries := -1 // the series whose categories are read (the first that has any)
 	deleted, date1904 := false, false
+	var valueLabels chartValueLabels // data labels that show values
 	in := func(name string) bool {
 		for _, p := range path {
 			if p == name {
@@ -52,6 +56,7 @@ func readChart(a *archive, part string) (string, error) {
 				return nil
 			}
 			path = append(path, t.Name.Local)
+			valueLabels.start(t, in)
 			switch t.Name.Local {
 			case "title":
 				text.Reset()
@@ -97,6 +102,7 @@ func readChart(a *archive, part string) (string, error) {
 			}
 			name := path[len(path)-1]
 			path = path[:len(path)-1]
+			valueLabels.end(name, in)
 			switch {
 			case name == "p" && in("title"):
 				if s := strings.Join(strings.Fields(para.String()), " "); s != "" {
@@ -132,6 +138,7 @@ func readChart(a *archive, part string) (string, error) {
 				}
 			}
 		case xml.CharData:
+			valueLabels.text(t, last(path), in)
 			switch top := last(path); {
 			case top == "t" && in("title") && in("rich"):
 				para.Write(t)
@@ -152,6 +159,7 @@ func readChart(a *archive, part string) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
+	c.values = valueLabels.values(date1904)
 	return c.text(), nil // counted against the text budget with the slide's
 }
 
@@ -172,8 +180,8 @@ func last(path []string) string {
 
 // text is the chart's words as lines: the title (a title with no text of its own shows
 // the one series' name), the axes' titles, the series' names where a legend or data
-// labels show them, and the categories where an axis, a pie's legend or data labels do,
-// separated by tabs.
+// labels show them, the categories where an axis, a pie's legend or data labels do, and
+// each series' values where its data labels show them, separated by tabs.
 func (c *chart) text() string {
 	var lines []string
 	title := c.title
@@ -187,6 +195,9 @@ func (c *chart) text() string {
 	}
 	if (c.catAxis && !c.pie) || (c.pie && c.legend) || c.catNames {
 		lines = append(lines, strings.Join(nonEmpty(c.categories), "\t"))
+	}
+	for _, v := range c.values {
+		lines = append(lines, strings.Join(nonEmpty(v), "\t"))
 	}
 	return strings.Join(nonEmpty(lines), "\n")
 }

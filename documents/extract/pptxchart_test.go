@@ -65,6 +65,19 @@ func axes(catDeleted, noLabels bool, title string) string {
 	return s + `<c:axPos val="l"/><c:numFmt formatCode="General" sourceLinked="1"/><c:tickLblPos val="nextTo"/></c:valAx>`
 }
 
+// chartDeck is a presentation of one slide titled "Results" whose chart's c:chart holds
+// chart, before a text "After the chart".
+func chartDeck(chart string) []byte {
+	slide := `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("Results")) + chartFrame("rId2") + shape("", run("After the chart")) + `</p:spTree></p:cSld></p:sld>`
+	return ooxmlPackage("ppt/presentation.xml", presentType,
+		testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`},
+		testdocs.File{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
+		testdocs.File{Name: "ppt/slides/slide1.xml", Body: slide},
+		testdocs.File{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rId2", "chart ../charts/chart1.xml")},
+		testdocs.File{Name: "ppt/charts/chart1.xml", Body: `<c:chartSpace ` + chartNS + `><c:chart>` + chart + `</c:chart></c:chartSpace>`},
+	)
+}
+
 // TestPPTXChart reads a chart as the words it shows on its slide: its title (or, untitled
 // in words, its one series' name), axis titles, the series' names a legend shows and the
 // categories its axis (a pie's legend) labels; not its numbers. ShapeCrawler's
@@ -106,15 +119,7 @@ func TestPPTXChart(t *testing.T) {
 			if c.want == "" {
 				want = "After the chart"
 			}
-			slide := `<p:sld ` + pmlNS + `><p:cSld><p:spTree>` + shape("title", run("Results")) + chartFrame("rId2") + shape("", run("After the chart")) + `</p:spTree></p:cSld></p:sld>`
-			data := ooxmlPackage("ppt/presentation.xml", presentType,
-				testdocs.File{Name: "ppt/presentation.xml", Body: `<p:presentation ` + pmlNS + `><p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst></p:presentation>`},
-				testdocs.File{Name: "ppt/_rels/presentation.xml.rels", Body: rels("rId1", "slide slides/slide1.xml")},
-				testdocs.File{Name: "ppt/slides/slide1.xml", Body: slide},
-				testdocs.File{Name: "ppt/slides/_rels/slide1.xml.rels", Body: rels("rId2", "chart ../charts/chart1.xml")},
-				testdocs.File{Name: "ppt/charts/chart1.xml", Body: `<c:chartSpace ` + chartNS + `><c:chart>` + c.chart + `</c:chart></c:chartSpace>`},
-			)
-			doc, err := extract.Bytes(context.Background(), "deck.pptx", data, nil)
+			doc, err := extract.Bytes(context.Background(), "deck.pptx", chartDeck(c.chart), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

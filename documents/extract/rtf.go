@@ -9,11 +9,6 @@ import (
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/japanese"
-	"golang.org/x/text/encoding/korean"
-	"golang.org/x/text/encoding/simplifiedchinese"
-	"golang.org/x/text/encoding/traditionalchinese"
-	"golang.org/x/text/encoding/unicode"
 )
 
 // readRTF reads Rich Text Format: the text of the body with paragraphs (\par), tabs and
@@ -314,6 +309,8 @@ func (r *rtfReader) word(word string, num int, hasNum, destStart bool) {
 		return
 	case word == "mac": // the Macintosh character set, unless \ansicpgN names another
 		r.dec = charmap.Macintosh
+	case word == "pc" || word == "pca": // IBM PC's code page 437, or 850, as pandoc reads them
+		r.dec = codePage(map[string]int{"pc": 437, "pca": 850}[word])
 	case word == "ansicpg" && hasNum:
 		r.dec = codePage(num)
 	case word == "uc" && hasNum && num >= 0 && num < 10:
@@ -491,92 +488,3 @@ func (r *rtfReader) endPara() {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// charsetPage is the Windows code page of an RTF font's character set (\fcharsetN), 0 for
-// the document's own (ANSI, default, symbol and unknown sets).
-func charsetPage(charset int) int {
-	switch charset {
-	case 77:
-		return 10000
-	case 78: // Mac Japanese
-		return 10001
-	case 79: // Mac Korean
-		return 10003
-	case 80: // Mac Chinese (Simplified)
-		return 10008
-	case 81: // Mac Chinese (Traditional)
-		return 10002
-	case 128:
-		return 932
-	case 129:
-		return 949
-	case 134:
-		return 936
-	case 136:
-		return 950
-	case 161:
-		return 1253
-	case 162:
-		return 1254
-	case 163:
-		return 1258
-	case 177:
-		return 1255
-	case 178:
-		return 1256
-	case 186:
-		return 1257
-	case 204:
-		return 1251
-	case 222:
-		return 874
-	case 238:
-		return 1250
-	case 254:
-		return 437
-	}
-	return 0
-}
-
-// codePage is the decoder of a Windows code page number, Windows-1252 when unknown.
-func codePage(n int) encoding.Encoding {
-	switch n {
-	case 932, 10001: // the Mac's double-byte pages are Shift-JIS, GB2312, EUC-KR, Big5
-		return japanese.ShiftJIS
-	case 936, 10008:
-		return simplifiedchinese.GBK
-	case 949, 10003:
-		return korean.EUCKR
-	case 950, 10002:
-		return traditionalchinese.Big5
-	case 437:
-		return charmap.CodePage437
-	case 850:
-		return charmap.CodePage850
-	case 866:
-		return charmap.CodePage866
-	case 874:
-		return charmap.Windows874
-	case 1250:
-		return charmap.Windows1250
-	case 1251:
-		return charmap.Windows1251
-	case 1253:
-		return charmap.Windows1253
-	case 1254:
-		return charmap.Windows1254
-	case 1255:
-		return charmap.Windows1255
-	case 1256:
-		return charmap.Windows1256
-	case 1257:
-		return charmap.Windows1257
-	case 1258:
-		return charmap.Windows1258
-	case 10000:
-		return charmap.Macintosh
-	case 65001: // UTF-8, a font's \cpg65001
-		return unicode.UTF8
-	}
-	return charmap.Windows1252
-}
