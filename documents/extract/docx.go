@@ -92,7 +92,7 @@ func (w *wordWalker) closeOpen() {
 			}
 		}
 	}
-	w.skip, w.inText = 0, false
+	w.skip, w.inText, w.tableAlt = 0, false, nil
 	if w.dropCap != "" { // a drop cap that ends its part: its text is kept
 		p := &wordPara{}
 		p.text.WriteString(w.dropCap)
@@ -191,6 +191,9 @@ type wordWalker struct {
 	// (docxchunk.go).
 	depth int
 	rels  map[string]string
+	// tableAlt is the alt text (title, description) of each open table, innermost last
+	// (docxtablealt.go).
+	tableAlt [][]string
 }
 
 // wordNote is a footnote's or endnote's text and its place among those the text cites.
@@ -510,6 +513,8 @@ func (w *wordWalker) start(t xml.StartElement) {
 		w.startRow()
 	case "tc":
 		w.startCell()
+	case "tbl", "tblCaption", "tblDescription":
+		w.startTableAlt(t)
 	}
 }
 
@@ -543,6 +548,7 @@ func (w *wordWalker) end(t xml.EndElement) {
 		if !w.inCell() {
 			w.out().WriteString("\n")
 		}
+		w.endTableAlt(t)
 	}
 }
 

@@ -96,15 +96,26 @@ func workbookSheets(a *archive, main string) ([]xlsxSheet, bool, error) {
 	}
 	var sheets []xlsxSheet
 	date1904, listed := false, 0
+	extensions := 0 // open extension lists (extLst)
 	err := a.walkXML(main, func(tok xml.Token) error {
+		if e, ok := tok.(xml.EndElement); ok && e.Name.Local == "extLst" {
+			extensions = max(0, extensions-1)
+		}
 		t, ok := tok.(xml.StartElement)
 		if !ok {
 			return nil
 		}
 		switch t.Name.Local {
+		case "extLst":
+			extensions++
 		case "workbookPr":
-			v := attr(t, "date1904")
-			date1904 = v == "1" || v == "true"
+			// the workbook's own properties, not Excel 2013's extension of the same
+			// name (x15:workbookPr chartTrackingRefBase="1" in the extLst after the
+			// sheets), which has no date1904 and would set the 1904 system back
+			if extensions == 0 {
+				v := attr(t, "date1904")
+				date1904 = v == "1" || v == "true"
+			}
 		case "sheet":
 			listed++
 			r, ok := rels[relID(t)]
