@@ -16,7 +16,7 @@ func (k graphicKind) read(a *archive, part string) (string, error) {
 	if k == diagramGraphic {
 		return readDiagram(a, part)
 	}
-	return readChart(a, part)
+	return readChart(a, part, false)
 }
 
 // graphicFrame follows the graphic frames of a drawing part (a slide, a Word document, a

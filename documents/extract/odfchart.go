@@ -200,7 +200,9 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	for _, ref := range cats {
 		c.categories = append(c.categories, styles.format(catStyle, cell(ref)))
 	}
-	c.values = valueLabels.values(cell, &styles, dataStyle)
+	if sheets == nil { // a Calc chart's values are its sheet's cells, read already
+		c.values = valueLabels.values(cell, &styles, dataStyle)
+	}
 	return c.text(), nil
 }
 

@@ -104,12 +104,13 @@ func TestODFChart(t *testing.T) {
 
 // TestODSChart reads a spreadsheet's chart, whose series' names and categories stand in the
 // sheets' cells ("Data.$B$1", "'My data'.$A$2:.$A$3"), under the cells of the sheet that holds
-// it, as an XLSX's charts read.
+// it, as an XLSX's charts read. The values its data labels show are those cells too, and are
+// not read twice.
 func TestODSChart(t *testing.T) {
-	chart := `<?xml version="1.0"?><office:document-content ` + odfChartNS + `><office:body><office:chart><chart:chart chart:class="chart:line">` +
+	chart := `<?xml version="1.0"?><office:document-content ` + odfChartNS + `><office:automatic-styles><style:style style:name="v"><style:chart-properties chart:data-label-number="value"/></style:style></office:automatic-styles><office:body><office:chart><chart:chart chart:class="chart:line">` +
 		`<chart:title><text:p>Visits</text:p></chart:title><chart:legend/><chart:plot-area>` +
 		`<chart:axis chart:dimension="x"><chart:categories table:cell-range-address="'My data'.$A$2:.$A$3"/></chart:axis><chart:axis chart:dimension="y"/>` +
-		`<chart:series chart:label-cell-address="'My data'.$B$1"/><chart:series chart:label-cell-address="'My data'.$C$1"/></chart:plot-area></chart:chart></office:chart></office:body></office:document-content>`
+		`<chart:series chart:style-name="v" chart:label-cell-address="'My data'.$B$1" chart:values-cell-range-address="'My data'.$B$2:.$B$3"/><chart:series chart:label-cell-address="'My data'.$C$1"/></chart:plot-area></chart:chart></office:chart></office:body></office:document-content>`
 	sheet := `<table:table table:name="My data"><table:table-row><table:table-cell/><table:table-cell office:value-type="string"><text:p>Web</text:p></table:table-cell><table:table-cell office:value-type="string"><text:p>Shop</text:p></table:table-cell></table:table-row>` +
 		`<table:table-row><table:table-cell office:value-type="string"><text:p>Monday</text:p></table:table-cell><table:table-cell table:number-columns-repeated="2" office:value-type="float" office:value="5"><text:p>5</text:p></table:table-cell></table:table-row>` +
 		`<table:table-row><table:table-cell office:value-type="string"><text:p>Tuesday</text:p></table:table-cell><table:table-cell><draw:frame><draw:object xlink:href="./Object 1"/></draw:frame></table:table-cell><table:table-cell office:value-type="float" office:value="7"><text:p>7</text:p></table:table-cell></table:table-row></table:table>` +

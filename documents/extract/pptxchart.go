@@ -28,8 +28,10 @@ type chart struct {
 }
 
 // readChart reads the chart part; a damaged chart reads as no chart (the slide's own text
-// is read all the same), while the budgets' errors stop the reading.
-func readChart(a *archive, part string) (string, error) {
+// is read all the same), while the budgets' errors stop the reading. inSheet says the chart
+// is a workbook's, whose values are its sheets' cells, read already: the values its data
+// labels show are left out, where a slide's or a Word document's chart is their only copy.
+func readChart(a *archive, part string, inSheet bool) (string, error) {
 	var c chart
 	var path []string // the open elements' local names
 	var text, para, val strings.Builder
@@ -159,7 +161,9 @@ func readChart(a *archive, part string) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
-	c.values = valueLabels.values(date1904)
+	if !inSheet {
+		c.values = valueLabels.values(date1904)
+	}
 	return c.text(), nil // counted against the text budget with the slide's
 }
 

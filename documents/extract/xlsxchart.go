@@ -43,7 +43,7 @@ func (x *xlsxReader) sheetCharts(part string) ([]string, error) {
 			return nil, err
 		}
 		for _, c := range charts {
-			s, err := readChart(x.a, c)
+			s, err := readChart(x.a, c, true)
 			if err != nil {
 				return nil, err
 			}
