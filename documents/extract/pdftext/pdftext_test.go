@@ -36,6 +36,12 @@ func TestText(t *testing.T) {
 			// about 0.6, each 0.10–0.13 em from the next, a space a whole column more
 			"BT /F1 10 Tf 72 700 Td [(d) -100 (e) -130 (s) -110 (i) -100 (g) -130 (n) -110 (-) -100 (>) -130 (m) -110 (o) -100 (d) -130 (u) -110 (l) -100 (e) -130 (s) -110 (\\() -100 (a) -130 (,) -700 (b) -110 (\\)) -100 (;)] TJ ET",
 			"design->modules(a, b);"},
+		{"a fixed-columns line with typographic quotes in its font's columns", simpleFont("/Encoding << /Differences [147 /quotedblright] >>"), "",
+			// debian-edu's bookworm manual (dblatex, xdvipdfmx): glyphs 0.06 em apart, the
+			// hyphens a little farther; the quotes kept the column rule off and the line read
+			// "ldap -createuser -krb5 ”Harry Hirsch ”"
+			"BT /F1 10 Tf 72 700 Td [(l) -60 (d) -60 (a) -60 (p) -60 (-) -200 (c) -60 (r) -60 (e) -60 (a) -60 (t) -60 (e) -60 (-) -200 (k) -60 (r) -60 (b) -660 (\223) -60 (H) -60 (a) -60 (r) -60 (r) -60 (y) -660 (H) -60 (i) -60 (r) -60 (s) -60 (c) -60 (h) -60 (\223)] TJ ET",
+			"ldap-create-krb ”Harry Hirsch”"},
 		{"but not glyphs drawn closer than their widths", simpleFont(""), "",
 			// dblatex's manual, a figure's font of one default width: "bla bla", drawn overlapping
 			"BT /F1 10 Tf 72 700 Td [(b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a)] TJ ET",
