@@ -550,12 +550,20 @@ func cut(lines []*line, rtl bool, depth int) [][]*line {
 		if rtl {
 			slices.Reverse(cols)
 		}
+		if cols = joinUnder(cols); len(cols) == 1 {
+			return cutBlocks(lines, rtl, depth)
+		}
 		var out [][]*line
 		for _, c := range cols {
 			out = append(out, cut(c, rtl, depth+1)...)
 		}
 		return out
 	}
+	return cutBlocks(lines, rtl, depth)
+}
+
+// cutBlocks is cut's second step, for lines that part into no columns: blocks of one column.
+func cutBlocks(lines []*line, rtl bool, depth int) [][]*line {
 	if blocks := splitBlocks(lines); len(blocks) > 1 {
 		var out [][]*line
 		for _, b := range blocks {

@@ -42,6 +42,11 @@ func TestText(t *testing.T) {
 			// "ldap -createuser -krb5 ”Harry Hirsch ”"
 			"BT /F1 10 Tf 72 700 Td [(l) -60 (d) -60 (a) -60 (p) -60 (-) -200 (c) -60 (r) -60 (e) -60 (a) -60 (t) -60 (e) -60 (-) -200 (k) -60 (r) -60 (b) -660 (\223) -60 (H) -60 (a) -60 (r) -60 (r) -60 (y) -660 (H) -60 (i) -60 (r) -60 (s) -60 (c) -60 (h) -60 (\223)] TJ ET",
 			"ldap-create-krb ”Harry Hirsch”"},
+		{"a line at the margin under indented code follows it, not read as a column before it", simpleFont(""), "",
+			// enfuse's manual: a class's "};" under its method, indented four columns, read
+			// before the method ("}" "};" "double weight(double y) override {")
+			"BT /F1 10 Tf 72 700 Td (struct Linear {) Tj ET BT /F1 10 Tf 92 676 Td (double w\\(\\) {) Tj 20 -12 Td (return 0;) Tj -20 -12 Td (}) Tj -20 -12 Td (};) Tj ET",
+			"struct Linear {\n\ndouble w() {\nreturn 0;\n}\n};"},
 		{"but not glyphs drawn closer than their widths", simpleFont(""), "",
 			// dblatex's manual, a figure's font of one default width: "bla bla", drawn overlapping
 			"BT /F1 10 Tf 72 700 Td [(b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a)] TJ ET",
