@@ -503,6 +503,14 @@ func TestText(t *testing.T) {
 			// ciml-v0_9-all.pdf (pdfTeX): cmsy's zero-width slash, then = at its origin, read
 			// "K ̸= k"; pdftotext reads "K 6= k"
 			"BT /F1 10 Tf 72 700 Td (?) Tj 15 0 Td (A) Tj (=) Tj 15 0 Td (@) Tj 15 0 Td (A) Tj (>) Tj ET", "? ≠ @ ≯"},
+		{"TeX's \\mapstochar drawn at the origin of an arrow reads as one maps-to arrow", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 54 /LastChar 55 /Widths [1000 0] /Encoding << /Differences [54 /arrowright /mapsto] >> >>", "",
+			// enfuse's manual (pdfTeX, cmsy without ToUnicode): "‘%d’ \mapsto /home", the zero-width
+			// bar then the arrow at its origin, read "↦→"; pdftotext reads "7→"
+			"BT /F1 10 Tf 72 700 Td (76) Tj 15 0 Td (6) Tj ET", "↦ →"},
+		{"and leaves a line of spaced single letters with it spaced", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 54 /LastChar 99 /Widths [1000 0 " + strings.Repeat("500 ", 44) + "] /Encoding << /Differences [54 /arrowright /mapsto] >> >>", "",
+			// babel-greek's test-8bit-greek.pdf: "ϊ ΐ ῒ … ῧ ↦ Ϊ Ϊ …", letters 0.35 em apart, not a
+			// letter-spaced word
+			"BT /F1 10 Tf 72 700 Td [(a) -350 (b) -350 (c) -350 (7) (6) -350 (d) -350 (e)] TJ ET", "a b c ↦ d e"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
