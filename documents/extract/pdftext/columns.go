@@ -1,6 +1,10 @@
 package pdftext
 
-import "slices"
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Code set in fixed columns wider than its font's glyphs. LaTeX's listings package puts
 // each character of a listing in a column of its own (columns=fixed, its default), a
@@ -16,8 +20,8 @@ const minColumnGlyphs = 8
 
 // columnSpread is the gap a word break must exceed on a line set in fixed columns wider
 // than its glyphs: the line's usual gap between glyphs plus half a glyph's width. 0 where
-// the line is not so set: glyphs other than ASCII characters of one width (at most 0.75
-// em) and size, fewer than minColumnGlyphs gaps between them, their usual gap under 0.05
+// the line is not so set: glyphs other than single characters (columnChar) of one width (at
+// most 0.75 em) and size, fewer than minColumnGlyphs gaps between them, their usual gap under 0.05
 // em (columns as wide as the glyphs, where the word gap stands) or over half a glyph (no
 // longer letters of one word), glyphs that overlap (widths that are not those drawn by: a
 // figure's font with one default width), or gaps that vary (a justified or letter-spaced
@@ -30,9 +34,10 @@ func columnSpread(gs []glyph) float32 {
 		if g.space {
 			continue
 		}
-		// every glyph one ASCII character of one width and size: a listing's monospaced
-		// font (not ideographs, whose lines are spread to justify them, nor a proportional font)
-		if len(g.text) != 1 || g.text[0] <= ' ' || g.text[0] > '~' || g.loose || g.rot != 0 || g.w <= 0 {
+		// every glyph one character of one width and size: a listing's monospaced font (not
+		// ideographs, wider than 0.75 em, whose lines are spread to justify them, nor a
+		// proportional font); a typographic quote of that font is one of them
+		if !columnChar(g.text) || g.loose || g.rot != 0 || g.w <= 0 {
 			return 0
 		}
 		if w == 0 {
@@ -72,4 +77,16 @@ func columnSpread(gs []glyph) float32 {
 		return 0
 	}
 	return usual + 0.5*w
+}
+
+// columnChar says whether a glyph's text is one printable character that is no space and
+// no mark: what a monospaced font sets in a column of its own. dblatex's listings set
+// typographic quotes in the same columns as their ASCII ("harhir ”Harry Hirsch”",
+// "’s/bullseye/bookworm/g’"), and a line with one read "ldap -createuser -krb5" before.
+func columnChar(text string) bool {
+	r, n := utf8.DecodeRuneInString(text)
+	if n != len(text) || r == utf8.RuneError || r <= ' ' {
+		return false
+	}
+	return unicode.IsGraphic(r) && !unicode.IsSpace(r) && !unicode.Is(unicode.M, r)
 }

@@ -58,6 +58,7 @@ type glyph struct {
 	loose         bool    // the font's widths are guessed: gaps are less sure
 	onBase        bool    // a right-to-left mark placed right after its letter (marks.go)
 	inked         bool    // a mark drawn without advance, x moved to its ink's middle (ink.go)
+	pair          bool    // one character read from two glyphs: TeX's ↦ (layout.go's mapsTo)
 	// order is where a legacy Devanagari font draws the glyph relative to the text
 	// (indic.go): in order, or before or after the letters it follows or precedes.
 	order uint8

@@ -176,6 +176,12 @@ func fragments(gs []glyph) []*line {
 				cur.g[len(cur.g)-1].text = norm.NFC.String(last.text + "\u0323")
 				continue
 			}
+			if mapsTo(last, g) {
+				g.text, g.key, g.pair = last.text, last.key, true // one arrow, where the arrow is drawn
+				cur.g = cur.g[:len(cur.g)-1]
+				cur.add(g)
+				continue
+			}
 			if negates(last, g) {
 				g.text, g.key = norm.NFC.String(g.text+"\u0338"), last.key
 				cur.g = cur.g[:len(cur.g)-1]
@@ -308,6 +314,15 @@ func negates(last, g glyph) bool {
 	size := max(g.size, last.size, 1)
 	r, n := utf8.DecodeRuneInString(g.text)
 	return last.text == "\u0338" && last.w <= 0.01*size && g.w > 0 && n == len(g.text) && !unicode.IsMark(r) && !g.space &&
+		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
+}
+
+// mapsTo says whether last is TeX's \mapstochar (cmsy's "mapsto", read ↦, without advance)
+// drawn at the origin of the arrow g that makes \mapsto with it: the two read ↦, where they
+// read "↦→" (pdftotext: "7→").
+func mapsTo(last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	return last.text == "\u21A6" && g.text == "\u2192" && last.w <= 0.01*size &&
 		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
 }
 
@@ -550,12 +565,20 @@ func cut(lines []*line, rtl bool, depth int) [][]*line {
 		if rtl {
 			slices.Reverse(cols)
 		}
+		if cols = joinUnder(cols); len(cols) == 1 {
+			return cutBlocks(lines, rtl, depth)
+		}
 		var out [][]*line
 		for _, c := range cols {
 			out = append(out, cut(c, rtl, depth+1)...)
 		}
 		return out
 	}
+	return cutBlocks(lines, rtl, depth)
+}
+
+// cutBlocks is cut's second step, for lines that part into no columns: blocks of one column.
+func cutBlocks(lines []*line, rtl bool, depth int) [][]*line {
 	if blocks := splitBlocks(lines); len(blocks) > 1 {
 		var out [][]*line
 		for _, b := range blocks {
@@ -1053,8 +1076,10 @@ func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
 	}
 	minGap, size := float32(-1), float32(0)
 	for i, w := range words {
-		if len(w) != 1 || letterCount(w[0].text) > 1 {
-			return words // a glyph of two characters (a chart's "ff") is no letter, as in pdftotext
+		if len(w) != 1 || letterCount(w[0].text) > 1 || w[0].pair {
+			// a glyph of two characters (a chart's "ff") is no letter, as in pdftotext, nor is
+			// a ↦ of two glyphs ("7→" there)
+			return words
 		}
 		size = max(size, w[0].size)
 		if i > 0 {

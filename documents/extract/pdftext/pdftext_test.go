@@ -36,6 +36,17 @@ func TestText(t *testing.T) {
 			// about 0.6, each 0.10–0.13 em from the next, a space a whole column more
 			"BT /F1 10 Tf 72 700 Td [(d) -100 (e) -130 (s) -110 (i) -100 (g) -130 (n) -110 (-) -100 (>) -130 (m) -110 (o) -100 (d) -130 (u) -110 (l) -100 (e) -130 (s) -110 (\\() -100 (a) -130 (,) -700 (b) -110 (\\)) -100 (;)] TJ ET",
 			"design->modules(a, b);"},
+		{"a fixed-columns line with typographic quotes in its font's columns", simpleFont("/Encoding << /Differences [147 /quotedblright] >>"), "",
+			// debian-edu's bookworm manual (dblatex, xdvipdfmx): glyphs 0.06 em apart, the
+			// hyphens a little farther; the quotes kept the column rule off and the line read
+			// "ldap -createuser -krb5 ”Harry Hirsch ”"
+			"BT /F1 10 Tf 72 700 Td [(l) -60 (d) -60 (a) -60 (p) -60 (-) -200 (c) -60 (r) -60 (e) -60 (a) -60 (t) -60 (e) -60 (-) -200 (k) -60 (r) -60 (b) -660 (\223) -60 (H) -60 (a) -60 (r) -60 (r) -60 (y) -660 (H) -60 (i) -60 (r) -60 (s) -60 (c) -60 (h) -60 (\223)] TJ ET",
+			"ldap-create-krb ”Harry Hirsch”"},
+		{"a line at the margin under indented code follows it, not read as a column before it", simpleFont(""), "",
+			// enfuse's manual: a class's "};" under its method, indented four columns, read
+			// before the method ("}" "};" "double weight(double y) override {")
+			"BT /F1 10 Tf 72 700 Td (struct Linear {) Tj ET BT /F1 10 Tf 92 676 Td (double w\\(\\) {) Tj 20 -12 Td (return 0;) Tj -20 -12 Td (}) Tj -20 -12 Td (};) Tj ET",
+			"struct Linear {\n\ndouble w() {\nreturn 0;\n}\n};"},
 		{"but not glyphs drawn closer than their widths", simpleFont(""), "",
 			// dblatex's manual, a figure's font of one default width: "bla bla", drawn overlapping
 			"BT /F1 10 Tf 72 700 Td [(b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a) -250 (b) 50 (l) 50 (a)] TJ ET",
@@ -505,6 +516,14 @@ func TestText(t *testing.T) {
 			// ciml-v0_9-all.pdf (pdfTeX): cmsy's zero-width slash, then = at its origin, read
 			// "K ̸= k"; pdftotext reads "K 6= k"
 			"BT /F1 10 Tf 72 700 Td (?) Tj 15 0 Td (A) Tj (=) Tj 15 0 Td (@) Tj 15 0 Td (A) Tj (>) Tj ET", "? ≠ @ ≯"},
+		{"TeX's \\mapstochar drawn at the origin of an arrow reads as one maps-to arrow", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 54 /LastChar 55 /Widths [1000 0] /Encoding << /Differences [54 /arrowright /mapsto] >> >>", "",
+			// enfuse's manual (pdfTeX, cmsy without ToUnicode): "‘%d’ \mapsto /home", the zero-width
+			// bar then the arrow at its origin, read "↦→"; pdftotext reads "7→"
+			"BT /F1 10 Tf 72 700 Td (76) Tj 15 0 Td (6) Tj ET", "↦ →"},
+		{"and leaves a line of spaced single letters with it spaced", "<< /Type /Font /Subtype /Type1 /BaseFont /Test /FirstChar 54 /LastChar 99 /Widths [1000 0 " + strings.Repeat("500 ", 44) + "] /Encoding << /Differences [54 /arrowright /mapsto] >> >>", "",
+			// babel-greek's test-8bit-greek.pdf: "ϊ ΐ ῒ … ῧ ↦ Ϊ Ϊ …", letters 0.35 em apart, not a
+			// letter-spaced word
+			"BT /F1 10 Tf 72 700 Td [(a) -350 (b) -350 (c) -350 (7) (6) -350 (d) -350 (e)] TJ ET", "a b c ↦ d e"},
 		{"the glyph names of TeX's math extension fonts", simpleFont("/Encoding << /Differences [88 /summationdisplay 90 /integraltext 161 /parenleftbig /parenrightBigg 163 /radicalBig 200 /coproductdisplay] >>"), "",
 			// derivations.pdf's cmex10 (pdfTeX, no ToUnicode): ∑ and ∫ were left out, as pdftotext reads them "X" and "Z"
 			"BT /F1 10 Tf 72 700 Td (\\130 f k  \\132 x dx  \\241a\\242  \\243 2  \\310) Tj ET", "∑ f k ∫ x dx (a) √ 2 ∐"},
