@@ -495,6 +495,12 @@ func combineAccents(gs []glyph) []glyph {
 			continue
 		}
 		switch {
+		case len(out) > 0 && i+1 < len(gs) && arrowOverPair(out[len(out)-1], gs[i+1], g):
+			// an arrow over the pair it sorts between (vectorpair.go)
+			b := gs[i+1]
+			b.text += mark
+			out = append(out, b)
+			i++
 		case i+1 < len(gs) && accentOn(gs[i+1], g):
 			b := gs[i+1]
 			b.text = norm.NFC.String(b.text + mark)
