@@ -183,7 +183,7 @@ func fragments(gs []glyph) []*line {
 				cur.add(g)
 				continue
 			}
-			if !overprinted(last, g) {
+			if !overprinted(last, g) && !stackedRepeat(last, g) { // vdots.go
 				// on the line's baseline, or on the glyph before's when that one ends the
 				// line: a superscript's second letter ("1st"), raised by more than half its
 				// own size (not a text drawn over the line, which goes on inside it)
