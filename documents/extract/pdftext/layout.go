@@ -1025,7 +1025,7 @@ func letterCount(s string) int {
 // stay apart (pdftotext writes them without a space between: a character chart drawn as
 // "a à á" reads "aàá" there).
 func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
-	if len(words) < 2 {
+	if len(words) < 2 || spacedChart(drawn) { // chartcells.go
 		return words
 	}
 	minGap, size := float32(-1), float32(0)
