@@ -19,6 +19,7 @@ var syntaxRepairs = []syntaxRepair{
 	{"malformed hex string", withEvenHexStrings},                     // escapes.go
 	{"unknown filter", withFullFilterNames},                          // filternames.go
 	{"unexpected keyword", asScanned},                                // xrefoffsets.go
+	{"unexpected non-name key", withKeyValues},                       // keyvalues.go
 }
 
 // repairFor is the repair of the fault err names, if any.
