@@ -142,7 +142,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 				page.add(countLeftSigns(words[i][j]))
 			}
 		}
-		mixedDirections(blocks, lines, rtl) // paradir.go
+		mixedDirections(blocks, lines) // paradir.go
 		texts := make([][]string, len(blocks))
 		for i, block := range blocks {
 			texts[i] = make([]string, len(block))

@@ -11,14 +11,17 @@ import "unicode"
 // a block of its own, starting where two or more other lines of the page start and ending
 // where none ends, is a left-to-right paragraph; one ending where others end and starting
 // where none starts, a right-to-left one. Such a line takes the direction of its margin
-// when that is the page's (pageRTL, the direction of most lines, as pdftotext reads every
-// line): in a Persian or Arabic manual, lines EdgeChat cuts into blocks of their own stand
-// at the left margin too, and stay as their letters read them. Every other line keeps the
+// when that is the page's (the direction of most of the page's letters, as pdftotext reads
+// every line) and the line's first letter from that margin is of that direction (rule P2:
+// the paragraph's first strong character): "Arabic:" starts the line at the left margin.
+// In a Persian or Arabic manual, lines EdgeChat cuts into blocks of their own stand at the
+// left margin too, and stay as their letters read them. Every other line keeps the
 // direction of most of its letters: a justified paragraph's first line is indented at its
 // start and its last line free at its end, so within a paragraph an edge cannot tell the
-// direction. (The majority of the block's or the page's letters, pdftotext's rule, turned
-// code lines of Arabic manuals and Persian titles the wrong way.) The words of every line
-// are carved by its own letters (lineWords).
+// direction. (The majority of the block's or the page's letters alone, pdftotext's rule,
+// turned code lines of Arabic manuals and Persian titles the wrong way; so did the
+// majority of the page's lines, which its code examples can make left to right.) The words
+// of every line are carved by its own letters (lineWords).
 
 // sharedEdgeTol is how near, in ems of the line's size, another line's edge is the same
 // edge; marginLines is how many other lines make an edge a margin.
@@ -28,18 +31,49 @@ const (
 )
 
 // mixedDirections sets the direction of each line of blocks that is a block of its own,
-// mixes the two directions and starts or ends at a margin (sharedEdges) of the page's
-// direction (rtl) to that direction.
-func mixedDirections(blocks [][]*line, lines []*line, rtl bool) {
+// mixes the two directions, starts or ends at a margin (sharedEdges) of the page's
+// direction and starts from it with a letter of that direction, to that direction.
+func mixedDirections(blocks [][]*line, lines []*line) {
+	var page dirCount
+	for _, l := range lines {
+		page.add(l.g)
+	}
+	rtl := page.rtl > page.ltr
 	for _, b := range blocks {
-		if len(b) != 1 || b[0].rtl == rtl || !mixedLetters(b[0].g) {
+		if len(b) != 1 || b[0].rtl == rtl {
 			continue
 		}
-		left, right := sharedEdges(b[0], lines)
+		l := b[0]
+		var c dirCount
+		c.add(l.g)
+		if c.rtl == 0 || c.ltr == 0 || firstLetterRTL(l.g, rtl) != rtl {
+			continue
+		}
+		left, right := sharedEdges(l, lines)
 		if rtl && right >= marginLines && left == 0 || !rtl && left >= marginLines && right == 0 {
-			b[0].rtl = rtl
+			l.rtl = rtl
 		}
 	}
+}
+
+// firstLetterRTL says whether the first letter of gs (left to right as drawn) from their
+// right end (fromRight) or their left is of a right-to-left script.
+func firstLetterRTL(gs []glyph, fromRight bool) bool {
+	for i := range gs {
+		g := gs[i]
+		if fromRight {
+			g = gs[len(gs)-1-i]
+		}
+		for _, r := range g.text {
+			if isRTLRune(r) {
+				return true
+			}
+			if unicode.IsLetter(r) {
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // sharedEdges counts the other lines that start where l starts (left) and that end where
@@ -60,21 +94,18 @@ func sharedEdges(l *line, lines []*line) (left, right int) {
 	return left, right
 }
 
-// mixedLetters says whether gs hold both right-to-left letters and other letters.
-func mixedLetters(gs []glyph) bool {
-	rtl, ltr := false, false
+// dirCount counts right-to-left letters and other letters.
+type dirCount struct{ rtl, ltr int }
+
+func (c *dirCount) add(gs []glyph) {
 	for _, g := range gs {
 		for _, r := range g.text {
 			switch {
 			case isRTLRune(r):
-				rtl = true
+				c.rtl++
 			case unicode.IsLetter(r):
-				ltr = true
+				c.ltr++
 			}
 		}
-		if rtl && ltr {
-			return true
-		}
 	}
-	return false
 }
