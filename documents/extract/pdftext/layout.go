@@ -142,6 +142,7 @@ func layoutDirection(b *strings.Builder, gs []glyph) {
 				page.add(countLeftSigns(words[i][j]))
 			}
 		}
+		mixedDirections(blocks, lines) // paradir.go
 		texts := make([][]string, len(blocks))
 		for i, block := range blocks {
 			texts[i] = make([]string, len(block))
@@ -188,7 +189,7 @@ func fragments(gs []glyph) []*line {
 				cur.add(g)
 				continue
 			}
-			if !overprinted(last, g) {
+			if !overprinted(last, g) && !stackedRepeat(last, g) { // vdots.go
 				// on the line's baseline, or on the glyph before's when that one ends the
 				// line: a superscript's second letter ("1st"), raised by more than half its
 				// own size (not a text drawn over the line, which goes on inside it)
@@ -509,6 +510,12 @@ func combineAccents(gs []glyph) []glyph {
 			continue
 		}
 		switch {
+		case len(out) > 0 && i+1 < len(gs) && arrowOverPair(out[len(out)-1], gs[i+1], g):
+			// an arrow over the pair it sorts between (vectorpair.go)
+			b := gs[i+1]
+			b.text += mark
+			out = append(out, b)
+			i++
 		case i+1 < len(gs) && accentOn(gs[i+1], g):
 			b := gs[i+1]
 			b.text = norm.NFC.String(b.text + mark)
@@ -1071,7 +1078,7 @@ func letterCount(s string) int {
 // stay apart (pdftotext writes them without a space between: a character chart drawn as
 // "a à á" reads "aàá" there).
 func letterSpaced(words [][]glyph, drawn []bool) [][]glyph {
-	if len(words) < 2 {
+	if len(words) < 2 || spacedChart(drawn) { // chartcells.go
 		return words
 	}
 	minGap, size := float32(-1), float32(0)

@@ -18,6 +18,8 @@ var syntaxRepairs = []syntaxRepair{
 	{"invalid escape sequence", withoutUnknownEscapes},               // escapes.go
 	{"malformed hex string", withEvenHexStrings},                     // escapes.go
 	{"unknown filter", withFullFilterNames},                          // filternames.go
+	{"unexpected keyword", asScanned},                                // xrefoffsets.go
+	{"unexpected non-name key", withKeyValues},                       // keyvalues.go
 }
 
 // repairFor is the repair of the fault err names, if any.
