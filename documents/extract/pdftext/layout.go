@@ -796,6 +796,10 @@ func writeBlock(b *strings.Builder, lines []*line, texts []string, joined bool) 
 		if text == "" {
 			continue
 		}
+		if i < last && endsSlashBreak(text) && continuesAddress(texts[i+1]) {
+			b.WriteString(text[:len(text)-1]) // an address broken after a slash (urlbreaks.go)
+			continue
+		}
 		b.WriteString(text)
 		switch {
 		case i < last && endsDigitHyphen(text) && continuesCompound(text, texts[i+1]):
