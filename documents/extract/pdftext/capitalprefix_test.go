@@ -26,13 +26,7 @@ func TestCapitalBreakWholePrefix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(simpleFont(""), "", "BT /F1 10 Tf 72 700 Td "+tt.lines+" ET"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			readsAs(t, tt.name, pdfWith(simpleFont(""), "", "BT /F1 10 Tf 72 700 Td "+tt.lines+" ET"), tt.want)
 		})
 	}
 }

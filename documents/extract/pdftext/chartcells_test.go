@@ -22,13 +22,7 @@ func TestChartCells(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(simpleFont(""), "", tt.content))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			readsAs(t, tt.name, pdfWith(simpleFont(""), "", tt.content), tt.want)
 		})
 	}
 }

@@ -67,13 +67,7 @@ func TestOverdrawnStrings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(type3Labels(), "", tt.content))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			readsAs(t, tt.name, pdfWith(type3Labels(), "", tt.content), tt.want)
 		})
 	}
 }

@@ -38,13 +38,7 @@ func TestParagraphDirection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(simpleFont("/ToUnicode 6 0 R"), cmap, tt.content))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			readsAs(t, tt.name, pdfWith(simpleFont("/ToUnicode 6 0 R"), cmap, tt.content), tt.want)
 		})
 	}
 }

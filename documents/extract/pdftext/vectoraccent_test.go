@@ -17,13 +17,7 @@ func TestVectorAccent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pagesText(t, pdfWith(tt.font, tt.toUnicode, content))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			readsAs(t, tt.name, pdfWith(tt.font, tt.toUnicode, content), tt.want)
 		})
 	}
 }
