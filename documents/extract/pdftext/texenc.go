@@ -17,6 +17,33 @@ import (
 // ligatures' codes are Greek letters in the math italic font, T1's 27–31 are σ τ υ φ χ there,
 // and œ ø Æ Œ Ø in OT1's text fonts.
 
+// codeName reads the glyph names other producers give a bitmap glyph for its code: the code
+// in hex after a "#" ("#0C" for 12; Acrobat Distiller, the "#" itself escaped in the file,
+// "/#230C"), or in two base-36 digits counting from 360 ("AR" for 27, "CP" for 97; ESP
+// Ghostscript). Unread, graphviz's lefty guide read every fi as nothing ("specied";
+// pdftotext "speci ed") and libg2's manual its ff ("buer"; pdftotext "bu\x1ber").
+func codeName(n string) (int, bool) {
+	if len(n) == 3 && n[0] == '#' {
+		v, ok := unhex2(n[1], n[2])
+		return int(v), ok
+	}
+	if len(n) != 2 {
+		return 0, false
+	}
+	v := 0
+	for _, d := range []byte(n) {
+		switch {
+		case '0' <= d && d <= '9':
+			v = v*36 + int(d-'0')
+		case 'A' <= d && d <= 'Z':
+			v = v*36 + int(d-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return v - 360, v >= 360
+}
+
 // texLigatures are the glyph names of codes 27–31 in TeX's T1 encoding, 11–15 in OT1.
 var texLigatures = [5]string{"ff", "fi", "fl", "ffi", "ffl"}
 
@@ -47,6 +74,10 @@ func texBitmapCodes(t *encoding, names *[256]string, procs []string, width *[256
 			continue
 		}
 		if len(n) == 1 && int(n[0]) == c {
+			byName[n] = c
+			continue
+		}
+		if v, ok := codeName(n); ok && v == c {
 			byName[n] = c
 			continue
 		}

@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 )
@@ -35,6 +36,46 @@ func TestTS1Symbols(t *testing.T) {
 			texBitmapCodes(&enc, &names, procs, &width)
 			if got := enc[tt.code]; got != tt.want {
 				t.Errorf("code %d: got %q, want %q", tt.code, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCodeNamedLigatures: the ligatures of a TeX bitmap font read whichever way its producer
+// names a glyph by its code: "a12" (dvips), "#0C" (Acrobat Distiller) or base 36 from 360,
+// "AR" for 27 (ESP Ghostscript); a font whose names are not its codes is no such font.
+func TestCodeNamedLigatures(t *testing.T) {
+	base36 := func(c int) string {
+		const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		v := c + 360
+		return string([]byte{digits[v/36], digits[v%36]})
+	}
+	tests := []struct {
+		name  string
+		glyph func(c int) string // the name of code c's glyph
+		lig   int                // the ligature's code: 12 (OT1's fi) or 28 (T1's fi)
+		want  string
+	}{
+		{"dvips' a12", func(c int) string { return "a" + strconv.Itoa(c) }, 12, "fi"},
+		{"Distiller's #0C", func(c int) string { return fmt.Sprintf("#%02X", c) }, 12, "fi"},
+		{"Ghostscript's base 36, OT1", base36, 12, "fi"},
+		{"Ghostscript's base 36, T1", base36, 28, "fi"},
+		{"names one off their codes", func(c int) string { return base36(c + 1) }, 12, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var names [256]string
+			var procs []string
+			var enc encoding
+			var width [256]float64
+			for c, w := range map[int]float64{'f': 0.306, 'i': 0.278, 'x': 0.528, tt.lig: 0.556} {
+				names[c] = tt.glyph(c)
+				procs = append(procs, names[c])
+				width[c] = w
+			}
+			texBitmapCodes(&enc, &names, procs, &width)
+			if got := enc[tt.lig]; got != tt.want {
+				t.Errorf("code %d named %q: got %q, want %q", tt.lig, names[tt.lig], got, tt.want)
 			}
 		})
 	}
