@@ -623,13 +623,26 @@ func (w *wordWalker) listLabel(p *wordPara) string {
 // write adds text to the innermost open cell, else the body.
 func (w *wordWalker) write(s string) { w.tables.write(w.out(), s) }
 
+// attr is the value of t's first attribute of the local name, "" where it has none.
 func attr(t xml.StartElement, local string) string {
+	v, _ := attrValue(t, local)
+	return v
+}
+
+// hasAttr says whether t has an attribute of the local name.
+func hasAttr(t xml.StartElement, local string) bool {
+	_, ok := attrValue(t, local)
+	return ok
+}
+
+// attrValue is the value of t's first attribute of the local name, and whether it has one.
+func attrValue(t xml.StartElement, local string) (string, bool) {
 	for _, a := range t.Attr {
 		if a.Name.Local == local {
-			return a.Value
+			return a.Value, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // styleLevel maps Word's built-in style ids and names to heading levels: Title 1,

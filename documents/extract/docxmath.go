@@ -43,10 +43,8 @@ type wordDelim struct {
 
 // mathChar is an m:chr-like element's character: its val, or def where it has none.
 func mathChar(t xml.StartElement, def string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == "val" {
-			return a.Value
-		}
+	if v, ok := attrValue(t, "val"); ok {
+		return v
 	}
 	return def
 }

@@ -59,7 +59,7 @@ func (d *odfDataStyles) start(t xml.StartElement) bool {
 	case "am-pm":
 		d.code.WriteString("AM/PM")
 	case "number":
-		if !odfHasAttr(t, "decimal-places") {
+		if !hasAttr(t, "decimal-places") {
 			d.general = true
 			d.code.WriteString("General")
 			return true
@@ -114,7 +114,7 @@ func odfDecimals(t xml.StartElement) string {
 		return ""
 	}
 	zeros := n
-	if odfHasAttr(t, "min-decimal-places") {
+	if hasAttr(t, "min-decimal-places") {
 		zeros = min(odfStyleCount(t, "min-decimal-places", 0, 0), n)
 	}
 	return "." + strings.Repeat("0", zeros) + strings.Repeat("#", n-zeros)
@@ -171,16 +171,6 @@ func (d *odfDataStyles) text(data []byte) bool {
 	}
 	d.code.WriteString(odfLiteral(s))
 	return true
-}
-
-// odfHasAttr says whether t has an attribute of the local name.
-func odfHasAttr(t xml.StartElement, local string) bool {
-	for _, a := range t.Attr {
-		if a.Name.Local == local {
-			return true
-		}
-	}
-	return false
 }
 
 // odfLiteral is s as a format code's quoted literal text ("" for none).
