@@ -178,7 +178,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	}
 	cats := odfRange(catRefs)
 	var wanted []odfCellRef
-	for _, ref := range append(append(names, cats...), valueLabels.cells()...) {
+	for _, ref := range append(names, cats...) {
 		if onSheet(ref) {
 			wanted = append(wanted, ref)
 		}
@@ -200,7 +200,7 @@ func odfChart(a *archive, href string, sheets *odfSheetCells) (string, error) {
 	for _, ref := range cats {
 		c.categories = append(c.categories, styles.format(catStyle, cell(ref)))
 	}
-	if sheets == nil { // a Calc chart's values are its sheet's cells, read already
+	if sheets == nil { // a Calc chart's values are its sheet's cells, read already (not asked of sheets above)
 		c.values = valueLabels.values(cell, &styles, dataStyle)
 	}
 	return c.text(), nil

@@ -82,20 +82,6 @@ func (s *odfLabelSeries) shown() ([]odfCellRef, []bool) {
 	return refs, show
 }
 
-// cells is the cells the labels show, to be read before values.
-func (l *odfValueLabels) cells() []odfCellRef {
-	var out []odfCellRef
-	for _, s := range l.series {
-		refs, show := s.shown()
-		for i, ref := range refs {
-			if show[i] {
-				out = append(out, ref)
-			}
-		}
-	}
-	return out
-}
-
 // values is the values each labelled series shows, cell giving a cell's text and styles
 // and dataStyle the data styles of the chart's styles.
 func (l *odfValueLabels) values(cell func(odfCellRef) string, styles *odfDataStyles, dataStyle map[string]string) [][]string {
