@@ -312,19 +312,22 @@ func letterGlyph(g glyph) bool {
 // (NFC's), where the slash drawn first read before it ("̸=", as a word of its own;
 // pdftotext: "6=").
 func negates(last, g glyph) bool {
-	size := max(g.size, last.size, 1)
 	r, n := utf8.DecodeRuneInString(g.text)
-	return last.text == "\u0338" && last.w <= 0.01*size && g.w > 0 && n == len(g.text) && !unicode.IsMark(r) && !g.space &&
-		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
+	return last.text == "\u0338" && g.w > 0 && n == len(g.text) && !unicode.IsMark(r) && !g.space && atOrigin(last, g)
+}
+
+// atOrigin says whether last, a glyph without advance (TeX's \not or \mapstochar), is
+// drawn at the origin of g, the glyph it makes one sign with.
+func atOrigin(last, g glyph) bool {
+	size := max(g.size, last.size, 1)
+	return last.w <= 0.01*size && abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
 }
 
 // mapsTo says whether last is TeX's \mapstochar (cmsy's "mapsto", read ↦, without advance)
 // drawn at the origin of the arrow g that makes \mapsto with it: the two read ↦, where they
 // read "↦→" (pdftotext: "7→").
 func mapsTo(last, g glyph) bool {
-	size := max(g.size, last.size, 1)
-	return last.text == "\u21A6" && g.text == "\u2192" && last.w <= 0.01*size &&
-		abs(g.x-last.x) < 0.15*size && abs(g.y-last.y) < 0.1*size
+	return last.text == "\u21A6" && g.text == "\u2192" && atOrigin(last, g)
 }
 
 // dotBelow says whether g is a period TeX's \d draws under the letter last (the dot below

@@ -6,6 +6,26 @@ import (
 	"testing"
 )
 
+// bitmapFontText is the text texBitmapCodes gives a Type 3 font that draws the codes of
+// widths (a code's advance), each glyph named glyph(code); winAnsi: each code read first as
+// WinAnsiEncoding's, as applyDifferences leaves numeric names.
+func bitmapFontText(widths map[int]float64, glyph func(code int) string, winAnsi bool) encoding {
+	var names [256]string
+	var procs []string
+	var enc encoding
+	var width [256]float64
+	for c, w := range widths {
+		names[c] = glyph(c)
+		procs = append(procs, names[c])
+		width[c] = w
+		if winAnsi {
+			enc[c] = winAnsiEncoding[c]
+		}
+	}
+	texBitmapCodes(&enc, &names, procs, &width)
+	return enc
+}
+
 // TestTS1Symbols: a TeX bitmap font's codes above 127 read as TS1's symbols only where the
 // font draws no letter (texBitmapCodes).
 func TestTS1Symbols(t *testing.T) {
@@ -23,17 +43,11 @@ func TestTS1Symbols(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var names [256]string
-			var procs []string
-			var enc encoding
-			var width [256]float64
+			widths := map[int]float64{}
 			for _, c := range []byte(tt.drawn) {
-				names[c] = "a" + strconv.Itoa(int(c))
-				procs = append(procs, names[c])
-				enc[c] = winAnsiEncoding[c] // as applyDifferences leaves numeric names
-				width[c] = 0.5
+				widths[int(c)] = 0.5
 			}
-			texBitmapCodes(&enc, &names, procs, &width)
+			enc := bitmapFontText(widths, func(c int) string { return "a" + strconv.Itoa(c) }, true)
 			if got := enc[tt.code]; got != tt.want {
 				t.Errorf("code %d: got %q, want %q", tt.code, got, tt.want)
 			}
@@ -64,18 +78,9 @@ func TestCodeNamedLigatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var names [256]string
-			var procs []string
-			var enc encoding
-			var width [256]float64
-			for c, w := range map[int]float64{'f': 0.306, 'i': 0.278, 'x': 0.528, tt.lig: 0.556} {
-				names[c] = tt.glyph(c)
-				procs = append(procs, names[c])
-				width[c] = w
-			}
-			texBitmapCodes(&enc, &names, procs, &width)
+			enc := bitmapFontText(map[int]float64{'f': 0.306, 'i': 0.278, 'x': 0.528, tt.lig: 0.556}, tt.glyph, false)
 			if got := enc[tt.lig]; got != tt.want {
-				t.Errorf("code %d named %q: got %q, want %q", tt.lig, names[tt.lig], got, tt.want)
+				t.Errorf("code %d named %q: got %q, want %q", tt.lig, tt.glyph(tt.lig), got, tt.want)
 			}
 		})
 	}

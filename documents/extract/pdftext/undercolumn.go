@@ -14,19 +14,14 @@ func joinUnder(cols [][]*line) [][]*line {
 	out := [][]*line{cols[0]}
 	for _, c := range cols[1:] {
 		last := out[len(out)-1]
-		top, bottom := columnTop(last), columnBottom(c)
-		if top <= bottom && bottom-top <= blockGap*max(topLine(last).size, 1) {
+		head, bottom := topLine(last), columnBottom(c)
+		if top := head.top(); top <= bottom && bottom-top <= blockGap*max(head.size, 1) {
 			out[len(out)-1] = append(append([]*line(nil), last...), c...)
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
-}
-
-// columnTop is the top of a column's highest line.
-func columnTop(col []*line) float32 {
-	return topLine(col).top()
 }
 
 // topLine is a column's highest line.
