@@ -103,14 +103,17 @@ func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, 
 			continue
 		}
 		first := nodes[group[0]]
-		packedOut := first.name + "/edgechat_packed_out"
+		// Names from the first member's output, which no other node writes: node names may
+		// be missing or repeated (uniqueNames sorts those out for nodes, not for tensors).
+		base := first.outputs[0]
+		packedOut := base + "/edgechat_packed"
 		ins := []string{a}
 		for slot, ts := range p.slots {
 			if ts == nil {
 				ins = append(ins, "")
 				continue
 			}
-			name := first.inputs[slot+1] + "/edgechat_packed"
+			name := base + "/edgechat_packed_in" + strconv.Itoa(slot+1)
 			ins = append(ins, name)
 			init, data := packTensor(name, ts, ext && slices.ContainsFunc(ts, func(t packedTensor) bool { return t.loc != "" }), offset)
 			res.inits = append(res.inits, init)
@@ -131,7 +134,7 @@ func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, 
 		}
 		var splitNode node
 		if opset >= 13 {
-			sizes := first.name + "/edgechat_packed_sizes"
+			sizes := base + "/edgechat_packed_sizes"
 			res.inits = append(res.inits, [][]byte{appendBytes(nil, proto.FieldGraphInitializer, int64Initializer(sizes, p.ns...))})
 			splitNode = mkNode(encodeNode(first.name+"/edgechat_packed_split", "Split", []string{packedOut, sizes}, outs), withInt("axis", -1))
 		} else {
