@@ -2,7 +2,8 @@
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
 // layer after attention only for those rows), each RMSNorm as one node (with the residual
-// add before it), and GroupQueryAttention in place of an export's concatenating attention,
+// add before it), the products of one input (a layer's Q, K and V; gate and up) as one
+// MatMulNBits, and GroupQueryAttention in place of an export's concatenating attention,
 // so that past and present can share one KV buffer. Optimum's merged decoders are first
 // made plain graphs (their with-past branch), so that these rewrites apply to them too.
 package optimize
