@@ -61,7 +61,7 @@ func CachedProgress(path, cacheDir string, o Options, progress Progress) (string
 		return "", rep, err
 	}
 	progress(StepRewriting, 0.3)
-	parts, rep, err := rewriteParts(src, o)
+	parts, data, rep, err := rewriteParts(src, o, true)
 	if err != nil {
 		return "", rep, fmt.Errorf("optimize %s: %w", path, err)
 	}
@@ -76,6 +76,11 @@ func CachedProgress(path, cacheDir string, o Options, progress Progress) (string
 	for _, x := range info.ExternalFiles {
 		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
 			return "", rep, fmt.Errorf("link the weights %s beside the optimized copy: %w", x, err)
+		}
+	}
+	if len(data) > 0 {
+		if err := writeData(filepath.Join(dir, packedData), filepath.Dir(abs), data); err != nil {
+			return "", rep, fmt.Errorf("write the packed weights beside the optimized copy: %w", err)
 		}
 	}
 	tmp, err := os.CreateTemp(dir, ".partial-*")
@@ -152,4 +157,54 @@ func writeParts(w io.Writer, parts [][]byte, progress func(done float64)) error 
 		}
 	}
 	return bw.Flush()
+}
+
+// writeData writes the sections to path (through a temporary file), reading those of the
+// source's external data files from srcDir one at a time.
+func writeData(path, srcDir string, data []section) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".partial-*")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	files := map[string]*os.File{}
+	for _, s := range data {
+		if s.loc == "" || s.b != nil {
+			if _, err = bw.Write(s.b); err != nil {
+				break
+			}
+			continue
+		}
+		f, ok := files[s.loc]
+		if !ok {
+			if !filepath.IsLocal(s.loc) {
+				err = fmt.Errorf("external data %q outside the graph's folder", s.loc)
+				break
+			}
+			if f, err = os.Open(filepath.Join(srcDir, s.loc)); err != nil {
+				break
+			}
+			files[s.loc] = f
+		}
+		var n int64
+		if n, err = io.Copy(bw, io.NewSectionReader(f, s.off, s.n)); err == nil && n != s.n {
+			err = fmt.Errorf("%s: %d bytes at %d, not %d", s.loc, n, s.off, s.n)
+		}
+		if err != nil {
+			break
+		}
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err = errors.Join(err, tmp.Close()); err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

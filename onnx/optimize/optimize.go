@@ -2,7 +2,8 @@
 // MatMulNBits at accuracy level 4 (ONNX Runtime's int8 compute path) where a file leaves it
 // unset, an LM head that computes logits only for the rows a decoder uses (and the last
 // layer after attention only for those rows), each RMSNorm as one node (with the residual
-// add before it), and GroupQueryAttention in place of an export's concatenating attention,
+// add before it), the products of one input (a layer's Q, K and V; gate and up) as one
+// MatMulNBits, and GroupQueryAttention in place of an export's concatenating attention,
 // so that past and present can share one KV buffer. Optimum's merged decoders are first
 // made plain graphs (their with-past branch), so that these rewrites apply to them too.
 package optimize
@@ -60,6 +61,11 @@ type Options struct {
 	// rope.go), from caches of this many positions: the KV cache must not hold more (the
 	// copy says how many in its MetaRotaryRows metadata).
 	RotaryRows int
+	// FusePackedQKV writes each three MatMulNBits nodes reading one tensor (a layer's Q, K and
+	// V projections) as one over their weights concatenated along N and a Split (see
+	// packed.go); FuseGateUp does so for pairs (a gated MLP's gate and up projections).
+	FusePackedQKV bool
+	FuseGateUp    bool
 	// KeepLayers, when > 0, cuts the graph after its first KeepLayers layers, the LM head
 	// reading the residual stream entering the next one (see keeplayers.go): the twins of a
 	// check of the rewrites, which need not load the whole model. Report.KeptLayers says how
@@ -99,6 +105,10 @@ type Report struct {
 	RMSNorms int
 	// SkipNorms is how many residual Adds FuseSkipNorm fused into the norm after them.
 	SkipNorms int
+	// PackedQKV and PackedGateUp are how many groups of three and two MatMulNBits nodes
+	// FusePackedQKV and FuseGateUp wrote as one.
+	PackedQKV    int
+	PackedGateUp int
 	// LastLayerNodes is how many nodes after the last attention now see the kept rows only;
 	// LastLayerSkipped says why LastLayerRows pruned none.
 	LastLayerNodes   int
@@ -115,7 +125,7 @@ type Report struct {
 
 // Rewrite returns the model src with o's rewrites applied.
 func Rewrite(src []byte, o Options) ([]byte, Report, error) {
-	parts, rep, err := rewriteParts(src, o)
+	parts, _, rep, err := rewriteParts(src, o, false)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -124,21 +134,20 @@ func Rewrite(src []byte, o Options) ([]byte, Report, error) {
 
 // rewriteParts is Rewrite's model as pieces to write one after the other, the weights
 // stored in the graph src's own bytes, not copied: a copy is written without holding the
-// model twice.
-func rewriteParts(src []byte, o Options) ([][]byte, Report, error) {
-	var rep Report
+// model twice. ext says whether the copy has a folder of its own, where packed weights kept
+// in the source's external data go as packedData, data's sections (see packed.go).
+func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []section, rep Report, err error) {
 	if o.FloatCompute && o.AccuracyLevel > 0 {
-		return nil, rep, errf("float compute and accuracy level %d are both asked for", o.AccuracyLevel)
+		return nil, nil, rep, errf("float compute and accuracy level %d are both asked for", o.AccuracyLevel)
 	}
 	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
 	if err != nil {
-		return nil, rep, err
+		return nil, nil, rep, err
 	}
 	mfs, err := fields(src)
 	if err != nil {
-		return nil, rep, errf("read model: %v", err)
+		return nil, nil, rep, errf("read model: %v", err)
 	}
-	var parts [][]byte
 	var out []byte
 	hasMS := false
 	for _, o := range info.Opsets {
@@ -149,10 +158,11 @@ func rewriteParts(src []byte, o Options) ([][]byte, Report, error) {
 			out = append(out, f.raw...)
 			continue
 		}
-		g, err := rewriteGraph(f.val, info, o, &rep)
+		g, d, err := rewriteGraph(f.val, info, o, ext, &rep)
 		if err != nil {
-			return nil, rep, err
+			return nil, nil, rep, err
 		}
+		data = append(data, d...)
 		size := 0
 		for _, p := range g {
 			size += len(p)
@@ -183,28 +193,29 @@ func rewriteParts(src []byte, o Options) ([][]byte, Report, error) {
 			out = append(out, metadataEntry(MetaKeepNone, "1")...)
 		}
 	}
-	return append(parts, out), rep, nil
+	return append(parts, out), data, rep, nil
 }
 
-// rewriteGraph returns the rewritten graph b as pieces, its large weights b's own bytes.
-func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]byte, error) {
+// rewriteGraph returns the rewritten graph b as pieces, its large weights b's own bytes, and
+// the sections of packedData (ext: see rewriteParts).
+func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Report) ([][]byte, []section, error) {
 	gfs, err := fields(b)
 	if err != nil {
-		return nil, errf("read graph: %v", err)
+		return nil, nil, errf("read graph: %v", err)
 	}
 	var nodes []node
 	for _, f := range gfs {
 		if f.num == proto.FieldGraphNode && f.typ == protowire.BytesType {
 			n, err := parseNode(f.val)
 			if err != nil {
-				return nil, errf("read node: %v", err)
+				return nil, nil, errf("read node: %v", err)
 			}
 			nodes = append(nodes, n)
 		}
 	}
 	var hoisted []field
 	if nodes, hoisted, rep.Unmerged, rep.UnmergeSkipped, err = unmerge(nodes, info); err != nil {
-		return nil, errf("merged decoder: %v", err)
+		return nil, nil, errf("merged decoder: %v", err)
 	}
 	gfs = append(gfs, hoisted...) // the branch's initializers, seen by the rewrites and written
 	if o.FloatCompute {
@@ -214,13 +225,13 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 			}
 			lvl, ok, err := intAttr(n.raw, "accuracy_level")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !ok || lvl == 0 {
 				continue
 			}
 			if nodes[i].raw, err = withIntAttr(n.raw, "accuracy_level", 0); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rep.AccuracyLevelSet++
 		}
@@ -236,13 +247,13 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 			}
 			lvl, ok, err := intAttr(n.raw, "accuracy_level")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if ok && lvl >= o.AccuracyLevel {
 				continue
 			}
 			if nodes[i].raw, err = withIntAttr(n.raw, "accuracy_level", o.AccuracyLevel); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rep.AccuracyLevelSet++
 		}
@@ -268,7 +279,7 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 	if o.LastRows {
 		var headInits [][]byte
 		if nodes, headInits, inputs, err = pruneHead(nodes, info, o, rep); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		inits = append(inits, headInits...)
 		if o.LastLayerRows {
@@ -280,13 +291,24 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 		// Last: the layer matching above reads residual Adds and norms as exports write them.
 		nodes, rep.SkipNorms = fuseSkipNorm(nodes, gfs, info)
 	}
+	var packed packResult
+	if o.FusePackedQKV || o.FuseGateUp {
+		// After the rewrites that match projections by what reads them.
+		packed = packMatMuls(nodes, gfs, info, o.FusePackedQKV, o.FuseGateUp, ext)
+		nodes, rep.PackedQKV, rep.PackedGateUp = packed.nodes, packed.qkv, packed.gateUp
+	}
 	if nodes, err = uniqueNames(nodes); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var parts [][]byte
 	var out []byte
 	wroteNodes := false
 	for _, f := range gfs {
+		if f.num == proto.FieldGraphInitializer && len(packed.drop) > 0 {
+			if name, _, ok := tensorHeader(f.val); ok && packed.drop[name] {
+				continue // packed: read by the packed nodes only
+			}
+		}
 		if f.num == proto.FieldGraphInitializer && len(f.raw) >= 1<<16 {
 			parts, out = append(parts, out, f.raw), nil // a weight: written from b
 			continue
@@ -305,10 +327,13 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, rep *Report) ([][]
 	for _, t := range inits {
 		out = appendBytes(out, proto.FieldGraphInitializer, t)
 	}
+	for _, t := range packed.inits {
+		parts, out = append(append(parts, out), t...), nil
+	}
 	for _, in := range inputs {
 		out = appendBytes(out, proto.FieldGraphInput, in)
 	}
-	return append(parts, out), nil
+	return append(parts, out), packed.data, nil
 }
 
 // pruneHead finds the LM head (the MatMul, MatMulNBits or Gemm that the logits output comes

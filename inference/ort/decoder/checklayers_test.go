@@ -68,7 +68,14 @@ func TestCheckOnCutTwins(t *testing.T) {
 				}
 			}
 			logits, _ := tw.Output("logits")
-			if pasts != 2*checkLayers || len(logits.Dims) != 3 || logits.Dims[2].Value != int64(o.Hidden) || tw.Ops[proto.OpKey("com.microsoft", "MatMulNBits")] != 7*checkLayers {
+			products := 7 // a layer's MatMulNBits: q, k, v, o, gate, up, down, less those packed
+			if graphOptions.FusePackedQKV {
+				products -= 2
+			}
+			if graphOptions.FuseGateUp {
+				products--
+			}
+			if pasts != 2*checkLayers || len(logits.Dims) != 3 || logits.Dims[2].Value != int64(o.Hidden) || tw.Ops[proto.OpKey("com.microsoft", "MatMulNBits")] != products*checkLayers {
 				t.Errorf("the check's twin: %d cache inputs, logits %v, %d MatMulNBits; want %d layers and the hidden state (%d) as logits",
 					pasts, logits.Dims, tw.Ops[proto.OpKey("com.microsoft", "MatMulNBits")], checkLayers, o.Hidden)
 			}

@@ -19,8 +19,12 @@ import (
 // decoding, k+1 when checking k drafted tokens), and with it the last layer's work after
 // attention where the graph allows, RMSNorms as one node each, and each residual add fused
 // into the norm after it (one node less per norm: ~0.95× a decode step's time at 2 threads on
-// the 28-layer Qwen3-0.6B-shaped q4 model, paired steps; see onnx/optimize/skipnorm.go).
-var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true, FuseSkipNorm: true}
+// the 28-layer Qwen3-0.6B-shaped q4 model, paired steps; see onnx/optimize/skipnorm.go), and
+// each layer's Q, K and V projections and its gate and up projections as one MatMulNBits each
+// (packed weights and a Split: ~0.91× a decode step's CPU and wall time on that model, prefill
+// unchanged; see onnx/optimize/packed.go and inference/ort/kernbench/DECODE.md).
+var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput: true, LastLayerRows: true, FuseRMSNorm: true, FuseSkipNorm: true,
+	FusePackedQKV: true, FuseGateUp: true}
 
 // optimizedGraph returns the graph to run for the dynamic decoder of folder f: with a cache
 // folder, the cached optimized copy of f.Model (see graphOptions and onnx/optimize), else
