@@ -32,7 +32,7 @@ type packMember struct {
 // packGraph writes a graph whose MatMulNBits nodes ms read X [1, rows, k], each its own output
 // Y<i>, with random weights (opset as given, external data or not), and returns its path. The
 // nodes are named m<i>, or as names says: "none" (unnamed) or "same" (all "mm").
-func packGraph(t *testing.T, ms []packMember, k int64, opset int64, external bool, names string) string {
+func packGraph(t testing.TB, ms []packMember, k int64, opset int64, external bool, names string) string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(3, 4))
 	g := proto.Graph{Name: "packed", Inputs: []proto.ValueInfo{{Name: "X", Type: proto.Float, Dims: proto.Dims(1, "rows", k)}},
