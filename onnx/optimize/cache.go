@@ -124,6 +124,7 @@ func copyPath(path, cacheDir, kind, how string) (abs, out string, err error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s%s\x00%d\x00%d\x00%s\x00%d", kind, abs, st.Size(), st.ModTime().UnixNano(), how, rewriteVersion)
 	dir := filepath.Join(cacheDir, "optimized", hex.EncodeToString(h.Sum(nil))[:16])
+	markUsed(dir)
 	return abs, filepath.Join(dir, filepath.Base(abs)), nil
 }
 
