@@ -91,22 +91,17 @@ func tensorValuesUpTo(b []byte, limit int64) (name string, v []float64, dtype ui
 		return "", nil, 0, false
 	}
 	var raw []byte
-	numel := int64(1)
+	var dims []int64
 	for _, f := range fs {
 		switch {
 		case f.num == proto.FieldTensorName && f.typ == protowire.BytesType:
 			name = string(f.val)
 		case f.num == proto.FieldTensorDataType && f.typ == protowire.VarintType:
 			dtype = f.v
-		case f.num == proto.FieldTensorDims && f.typ == protowire.VarintType:
-			numel *= int64(f.v)
-		case f.num == proto.FieldTensorDims && f.typ == protowire.BytesType:
-			for d := f.val; len(d) > 0; {
-				x, n := protowire.ConsumeVarint(d)
-				if n < 0 {
-					return "", nil, 0, false
-				}
-				numel, d = numel*int64(x), d[n:]
+		case f.num == proto.FieldTensorDims && (f.typ == protowire.VarintType || f.typ == protowire.BytesType):
+			var ok bool
+			if dims, ok = appendDims(dims, f); !ok {
+				return "", nil, 0, false
 			}
 		case f.num == proto.FieldTensorRaw && f.typ == protowire.BytesType:
 			raw = f.val
@@ -131,6 +126,10 @@ func tensorValuesUpTo(b []byte, limit int64) (name string, v []float64, dtype ui
 		case f.num == fieldTensorDoubleData && f.typ == protowire.Fixed64Type:
 			v = append(v, math.Float64frombits(binary.LittleEndian.Uint64(f.raw[len(f.raw)-8:])))
 		}
+	}
+	numel := int64(1)
+	for _, d := range dims {
+		numel *= d
 	}
 	if numel > limit || numel < 0 {
 		return "", nil, 0, false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -210,16 +209,10 @@ func (w *twinWriter) linkExternal(tfs []field) error {
 func (w *twinWriter) reencode(name string, tfs []field) ([]byte, error) {
 	var dims []int64
 	for _, f := range tfs {
-		switch {
-		case f.num == proto.FieldTensorDims && f.typ == protowire.VarintType:
-			dims = append(dims, int64(f.v))
-		case f.num == proto.FieldTensorDims && f.typ == protowire.BytesType:
-			for b := f.val; len(b) > 0; {
-				x, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return nil, fmt.Errorf("%s: bad dims", name)
-				}
-				dims, b = append(dims, int64(x)), b[n:]
+		if f.num == proto.FieldTensorDims && (f.typ == protowire.VarintType || f.typ == protowire.BytesType) {
+			var ok bool
+			if dims, ok = appendDims(dims, f); !ok {
+				return nil, fmt.Errorf("%s: bad dims", name)
 			}
 		}
 	}
@@ -252,17 +245,7 @@ func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataT
 		}
 		w.off += pad
 	}
-	var t []byte
-	for _, d := range dims {
-		t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDims, protowire.VarintType), uint64(d))
-	}
-	t = protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataType, protowire.VarintType), uint64(dtype))
-	t = appendBytes(t, proto.FieldTensorName, []byte(name))
-	for _, kv := range [][2]string{{"location", dataName}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.Itoa(len(q))}} {
-		e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
-		t = appendBytes(t, proto.FieldTensorExternal, e)
-	}
-	return protowire.AppendVarint(protowire.AppendTag(t, proto.FieldTensorDataLocation, protowire.VarintType), proto.LocationExternal), nil
+	return externalTensorProto(name, dims, uint64(dtype), dataName, off, int64(len(q))), nil
 }
 
 // plainMatMulNBits returns the inputs of node (a NodeProto's bytes) when it is a

@@ -277,15 +277,10 @@ func readPackedTensor(b []byte) (string, packedTensor, bool) {
 			name = string(f.val)
 		case f.num == proto.FieldTensorDataType && f.typ == protowire.VarintType:
 			t.dtype = f.v
-		case f.num == proto.FieldTensorDims && f.typ == protowire.VarintType:
-			t.dims = append(t.dims, int64(f.v))
-		case f.num == proto.FieldTensorDims && f.typ == protowire.BytesType:
-			for b := f.val; len(b) > 0; {
-				x, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return "", t, false
-				}
-				t.dims, b = append(t.dims, int64(x)), b[n:]
+		case f.num == proto.FieldTensorDims && (f.typ == protowire.VarintType || f.typ == protowire.BytesType):
+			var ok bool
+			if t.dims, ok = appendDims(t.dims, f); !ok {
+				return "", t, false
 			}
 		case f.num == proto.FieldTensorRaw && f.typ == protowire.BytesType:
 			t.raw = f.val
@@ -337,27 +332,23 @@ func packTensor(name string, ts []packedTensor, ext bool, offset int64) ([][]byt
 			dims[0] += t.dims[0]
 		}
 	}
-	var h []byte
-	for _, d := range dims {
-		h = appendVarint(h, proto.FieldTensorDims, uint64(d))
-	}
-	h = appendVarint(h, proto.FieldTensorDataType, ts[0].dtype)
-	h = appendBytes(h, proto.FieldTensorName, []byte(name))
-	var data []section
 	if ext {
+		var data []section
 		for _, t := range ts {
 			data = append(data, section{b: t.raw, loc: t.loc, off: t.off, n: t.n})
 		}
 		if pad := (4096 - total%4096) % 4096; pad > 0 {
 			data = append(data, section{b: make([]byte, pad)})
 		}
-		for _, kv := range [][2]string{{"location", packedData}, {"offset", strconv.FormatInt(offset, 10)}, {"length", strconv.FormatInt(total, 10)}} {
-			e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
-			h = appendBytes(h, proto.FieldTensorExternal, e)
-		}
-		h = appendVarint(h, proto.FieldTensorDataLocation, proto.LocationExternal)
+		h := externalTensorProto(name, dims, ts[0].dtype, packedData, offset, total)
 		return [][]byte{appendBytes(nil, proto.FieldGraphInitializer, h)}, data
 	}
+	var h []byte
+	for _, d := range dims {
+		h = appendVarint(h, proto.FieldTensorDims, uint64(d))
+	}
+	h = appendVarint(h, proto.FieldTensorDataType, ts[0].dtype)
+	h = appendBytes(h, proto.FieldTensorName, []byte(name))
 	h = protowire.AppendTag(h, proto.FieldTensorRaw, protowire.BytesType)
 	h = protowire.AppendVarint(h, uint64(total))
 	head := protowire.AppendTag(nil, proto.FieldGraphInitializer, protowire.BytesType)

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -61,6 +62,38 @@ func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
 func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
 	b = protowire.AppendTag(b, num, protowire.VarintType)
 	return protowire.AppendVarint(b, v)
+}
+
+// externalTensorProto returns the TensorProto of tensor name (dims, data type dtype) whose
+// length bytes are at off in the data file loc beside the graph.
+func externalTensorProto(name string, dims []int64, dtype uint64, loc string, off, length int64) []byte {
+	var t []byte
+	for _, d := range dims {
+		t = appendVarint(t, proto.FieldTensorDims, uint64(d))
+	}
+	t = appendVarint(t, proto.FieldTensorDataType, dtype)
+	t = appendBytes(t, proto.FieldTensorName, []byte(name))
+	for _, kv := range [][2]string{{"location", loc}, {"offset", strconv.FormatInt(off, 10)}, {"length", strconv.FormatInt(length, 10)}} {
+		e := appendBytes(appendBytes(nil, proto.FieldEntryKey, []byte(kv[0])), proto.FieldEntryValue, []byte(kv[1]))
+		t = appendBytes(t, proto.FieldTensorExternal, e)
+	}
+	return appendVarint(t, proto.FieldTensorDataLocation, proto.LocationExternal)
+}
+
+// appendDims appends the dimensions a TensorProto's dims field f holds (one, or packed);
+// ok is false for a damaged packed field.
+func appendDims(dims []int64, f field) (_ []int64, ok bool) {
+	if f.typ == protowire.VarintType {
+		return append(dims, int64(f.v)), true
+	}
+	for b := f.val; len(b) > 0; {
+		x, n := protowire.ConsumeVarint(b)
+		if n < 0 {
+			return dims, false
+		}
+		dims, b = append(dims, int64(x)), b[n:]
+	}
+	return dims, true
 }
 
 // node is the part of a NodeProto the rewrites look at; raw is the whole message.
