@@ -83,16 +83,10 @@ func CachedProgress(path, cacheDir string, o Options, progress Progress) (string
 			return "", rep, fmt.Errorf("write the packed weights beside the optimized copy: %w", err)
 		}
 	}
-	tmp, err := os.CreateTemp(dir, ".partial-*")
+	err = replaceWith(out, func(w io.Writer) error {
+		return writeParts(w, parts, func(done float64) { progress(StepWriting, 0.6+0.4*done) })
+	})
 	if err != nil {
-		return "", rep, err
-	}
-	err = writeParts(tmp, parts, func(done float64) { progress(StepWriting, 0.6+0.4*done) })
-	if err = errors.Join(err, tmp.Close()); err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 		return "", rep, err
 	}
 	progress(StepWriting, 1)
@@ -160,47 +154,14 @@ func writeParts(w io.Writer, parts [][]byte, progress func(done float64)) error 
 	return bw.Flush()
 }
 
-// writeData writes the sections to path (through a temporary file), reading those of the
-// source's external data files from srcDir one at a time.
-func writeData(path, srcDir string, data []section) error {
+// replaceWith writes path through a temporary file beside it: what fill writes, renamed
+// over path once all of it is written and closed; after an error the temporary file goes.
+func replaceWith(path string, fill func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".partial-*")
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	files := map[string]*os.File{}
-	for _, s := range data {
-		if s.loc == "" || s.b != nil {
-			if _, err = bw.Write(s.b); err != nil {
-				break
-			}
-			continue
-		}
-		f, ok := files[s.loc]
-		if !ok {
-			if !filepath.IsLocal(s.loc) {
-				err = fmt.Errorf("external data %q outside the graph's folder", s.loc)
-				break
-			}
-			if f, err = os.Open(filepath.Join(srcDir, s.loc)); err != nil {
-				break
-			}
-			files[s.loc] = f
-		}
-		var n int64
-		if n, err = io.Copy(bw, io.NewSectionReader(f, s.off, s.n)); err == nil && n != s.n {
-			err = fmt.Errorf("%s: %d bytes at %d, not %d", s.loc, n, s.off, s.n)
-		}
-		if err != nil {
-			break
-		}
-	}
-	for _, f := range files {
-		f.Close()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
+	err = fill(tmp)
 	if err = errors.Join(err, tmp.Close()); err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
@@ -208,4 +169,45 @@ func writeData(path, srcDir string, data []section) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// writeData writes the sections to path (see replaceWith), reading those of the source's
+// external data files from srcDir one at a time.
+func writeData(path, srcDir string, data []section) error {
+	files := map[string]*os.File{}
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	return replaceWith(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		for _, s := range data {
+			if s.loc == "" || s.b != nil {
+				if _, err := bw.Write(s.b); err != nil {
+					return err
+				}
+				continue
+			}
+			f, ok := files[s.loc]
+			if !ok {
+				if !filepath.IsLocal(s.loc) {
+					return fmt.Errorf("external data %q outside the graph's folder", s.loc)
+				}
+				var err error
+				if f, err = os.Open(filepath.Join(srcDir, s.loc)); err != nil {
+					return err
+				}
+				files[s.loc] = f
+			}
+			n, err := io.Copy(bw, io.NewSectionReader(f, s.off, s.n))
+			if err == nil && n != s.n {
+				err = fmt.Errorf("%s: %d bytes at %d, not %d", s.loc, n, s.off, s.n)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
 }

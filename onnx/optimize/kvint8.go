@@ -3,8 +3,8 @@ package optimize
 import (
 	"bytes"
 	_ "embed" // KVCalibrationText
-	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -450,16 +450,10 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 			return "", fmt.Errorf("link the weights %s beside the %d-bit-cache copy: %w", x, bits, err)
 		}
 	}
-	tmp, err := os.CreateTemp(dir, ".partial-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(b)
-	if err = errors.Join(err, tmp.Close()); err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := replaceWith(out, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	}); err != nil {
 		return "", err
 	}
 	return out, nil
