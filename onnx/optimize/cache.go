@@ -106,7 +106,8 @@ func CachedPath(path, cacheDir string, o Options) (string, error) {
 
 // copyPath is the absolute path of the source graph and where a copy of it made as how says
 // lives under cacheDir/optimized/<key>/: the key covers kind, the source (path, size, time),
-// how and the rewrites' version, so a changed model or rewrite never reuses an old copy.
+// how and the rewrites' version, so a changed model or rewrite never reuses an old copy. It
+// marks that folder as used (markUsed: copies unused for staleAfter are swept).
 func copyPath(path, cacheDir, kind, how string) (abs, out string, err error) {
 	if abs, err = filepath.Abs(path); err != nil {
 		return "", "", err
