@@ -48,6 +48,12 @@ var (
 // gqaModel is one GroupQueryAttention node of shape sh in domain, rotary inside (cos and sin
 // caches of positions rows), the cache float32 or int8 per channel (scales kScale, vScale).
 func gqaModel(domain string, sh shape, quant bool, positions int, kScale, vScale []float32) *proto.Model {
+	return gqaModelDims(domain, sh, quant, positions, kScale, vScale, false)
+}
+
+// gqaModelDims is gqaModel, with every dimension of the inputs and outputs symbolic when
+// dynamic (so that ONNX Runtime passes any shape to the operator).
+func gqaModelDims(domain string, sh shape, quant bool, positions int, kScale, vScale []float32, dynamic bool) *proto.Model {
 	t := proto.Float
 	if quant {
 		t = proto.Int8
@@ -67,6 +73,15 @@ func gqaModel(domain string, sh shape, quant bool, positions int, kScale, vScale
 		{Name: "present_key", Type: t, Dims: proto.Dims(1, sh.kv, "t", sh.dim)},
 		{Name: "present_value", Type: t, Dims: proto.Dims(1, sh.kv, "t", sh.dim)},
 	}
+	if dynamic {
+		for _, vs := range [][]proto.ValueInfo{g.Inputs, g.Outputs} {
+			for i := range vs {
+				for j := range vs[i].Dims {
+					vs[i].Dims[j] = proto.Dims(fmt.Sprintf("%s_%d", vs[i].Name, j))[0]
+				}
+			}
+		}
+	}
 	half := sh.dim / 2
 	cos, sin := make([]float32, positions*half), make([]float32, positions*half)
 	for p := range positions {
@@ -81,7 +96,7 @@ func gqaModel(domain string, sh shape, quant bool, positions int, kScale, vScale
 	attrs := []proto.Attr{proto.IntAttr("num_heads", int64(sh.heads)), proto.IntAttr("kv_num_heads", int64(sh.kv)),
 		proto.FloatAttr("scale", float32(1/math.Sqrt(float64(sh.dim)))), proto.IntAttr("do_rotary", 1)}
 	if quant {
-		n := []int64{int64(sh.kv * sh.dim)}
+		n := []int64{int64(len(kScale))}
 		g.Initializers = append(g.Initializers, proto.FloatTensor("k_scale", n, kScale), proto.FloatTensor("v_scale", n, vScale))
 		in = append(in, "", "", "", "k_scale", "v_scale")
 		attrs = append(attrs, proto.StringAttr("k_quant_type", "PER_CHANNEL"), proto.StringAttr("v_quant_type", "PER_CHANNEL"),
@@ -133,17 +148,14 @@ func session(t testing.TB, m *proto.Model) *ort.DynamicAdvancedSession {
 
 // call is one attention call's inputs: S new rows after past cached ones in a buffer of rows.
 type call struct {
-	sh               shape
-	quant            bool
-	past, newRows    int
-	rows             int // the buffer's rows; past + newRows + 3 when 0
-	seqlens, total   int32
-	qCols            int // the query's last dimension; heads × dim when 0
-	kRows            int // key and value rows; newRows when 0
-	tamperedSeqlens  bool
-	tamperedTotal    bool
-	scaleLen         int // unused by the runs: the model's scales are fixed
-	_                struct{}
+	sh            shape
+	quant         bool
+	past, newRows int
+	rows          int   // the buffer's rows; past + newRows + 3 when 0
+	seqlens       int32 // with total, when either is not 0: the inputs' values instead of past + S − 1 and past + S
+	total         int32
+	qCols         int // the query's last dimension; heads × dim when 0
+	kRows         int // key and value rows; newRows when 0
 }
 
 // inputs are one call's tensors; each side gets its own copy of the cache.
