@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -203,12 +204,15 @@ func Open(path string, o Options) (*Loop, error) {
 	return l, nil
 }
 
-// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those that
-// inference/ort/kernbench patched to its custom operators' domains (the same contract).
+// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those of custom
+// operators with the same contract in another domain (EdgeChat's attention kernels, or
+// inference/ort/kernbench's), whose session Options.Setup registers.
 func gqaNodes(info *proto.ModelInfo) int {
 	n := 0
-	for _, d := range []string{"com.microsoft", "kernbench.ops", "kernbench.kv8"} {
-		n += info.Ops[proto.OpKey(d, "GroupQueryAttention")]
+	for k, c := range info.Ops {
+		if _, op, ok := strings.Cut(k, ":"); ok && op == "GroupQueryAttention" {
+			n += c
+		}
 	}
 	return n
 }
