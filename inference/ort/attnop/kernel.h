@@ -10,7 +10,9 @@
 #define BLOCK 32 // cache rows whose scores are taken before their values are summed
 #define MAXG 8   // query heads a KV head serves, at most
 #define MAXD 256 // head size, at most
-#define MAXV 32  // query vectors one pass over the cache serves: a prompt tile's rows × the group's heads
+#define MAXV 32  // query vectors one pass of the loops serves (a decode step's group; a part of a prompt tile)
+#define SUBS 4   // parts of MAXV vectors in a prompt tile, which read each block of cached rows once
+#define MAXT (SUBS * MAXV) // query vectors in a prompt tile: its rows × the group's heads
 
 // attnop_part runs the online softmax of nq query vectors q [nq][d] (rotated and scaled; for an
 // int8 cache also multiplied by the key scales) over rows [r0, r1) of one KV head's keys and
@@ -23,9 +25,19 @@ typedef void attnop_part_fn(const float *q, int nq, int d, const float *K, const
                             const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,
                             float *scratch);
 
+// attnop_tile runs the causal attention of a prompt tile's nq ≤ MAXT query vectors q [nq][d]
+// (rotated and scaled as for attnop_part) over rows [0, r1) of one KV head's keys and values:
+// vector v sees rows [0, lim[v]). It writes each vector's softmax sum l [nq] and accumulator
+// acc [nq][d] (the values' scales not applied); work holds TILE_WORK(d) floats.
+typedef void attnop_tile_fn(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+                            const int8_t *V8, int r1, const int *lim, float *l, float *acc, float *work);
+#define TILE_WORK(d) (SUBS * ((size_t)(d) * MAXV + BLOCK * MAXV + 3 * MAXV) + 2 * BLOCK * (size_t)(d))
+extern attnop_tile_fn *attnop_tile;
+
 // attnop_select picks the loops for this CPU: 2 AVX-512, 1 AVX2 + FMA, 0 none (no kernels).
 // avx2 keeps AVX2 where the CPU has AVX-512 (tests).
 int attnop_select(int avx2);
+void attnop_select_tile(int isa); // tile.c's part of attnop_select
 extern attnop_part_fn *attnop_part;
 
 #endif
