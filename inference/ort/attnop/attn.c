@@ -1,9 +1,8 @@
 //go:build cgo && amd64 && (linux || windows)
 
-// attn.c: the loops of the attention kernel (op.c is the operator around them). Per KV head,
-// the cached rows are read in blocks of BLOCK: the scores of every query vector the pass serves
-// (the group's G = H/KV heads of a decode step, or the G heads of each of a prompt tile's rows:
-// up to MAXV vectors) for each row read (the row comes from memory once, from L1 for the other
+// attn.c: the decode step's loops (op.c is the operator around them; tile.c has the prompt's).
+// Per KV head, the cached rows are read in blocks of BLOCK: the scores of the group's G = H/KV
+// query heads for each row read (the row comes from memory once, from L1 for the other
 // vectors), an online softmax (running maximum, sum, rescaled accumulators), the value rows
 // weighted into the vectors' accumulators. The loops run on AVX2 + FMA, or AVX-512 where the CPU
 // has it (a head size a multiple of 64; AVX2 otherwise).
@@ -46,16 +45,11 @@ AVX2 static void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, flo
 	}
 }
 
-// mask sets the scores of rows b0+t at or past each vector's end lim[v] to -inf, and of rows
-// from n to BLOCK.
-static void mask(float s[MAXV][BLOCK], int nq, int b0, int n, const int *lim) {
-	for (int h = 0; h < nq; h++) {
-		int from = n;
-		if (lim && lim[h] - b0 < from)
-			from = lim[h] - b0 < 0 ? 0 : lim[h] - b0;
-		for (int t = from; t < BLOCK; t++)
+// pad sets the scores of rows n to BLOCK to -inf.
+static void pad(float s[MAXV][BLOCK], int nq, int n) {
+	for (int h = 0; h < nq; h++)
+		for (int t = n; t < BLOCK; t++)
 			s[h][t] = -INFINITY;
-	}
 }
 
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
@@ -188,38 +182,31 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 }
 
 // part is attnop_part on the given score and value loops.
-#define PART(name, scores, values)                                                                                    \
-	static void name(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,              \
-	                 const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,            \
-	                 float *scratch) {                                                                             \
-		float s[MAXV][BLOCK];                                                                                  \
-		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                              \
-			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                             \
-			size_t off = (size_t)b0 * d;                                                                   \
-			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                                \
-			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                         \
-			if (scratch && K8) {                                                                           \
-				dequant(K8b, scratch, n, d);                                                           \
-				dequant(V8b, scratch + BLOCK * d, n, d);                                               \
-				Kb = scratch, Vb = scratch + BLOCK * d, K8b = V8b = NULL, next = 0;                     \
-			}                                                                                              \
-			scores(q, nq, d, Kb, K8b, Vb, V8b, n, next, s);                                                \
-			mask(s, nq, b0, n, lim);                                                                       \
-			softmaxBlock(s, nq, d, m, l, acc);                                                             \
-			values(nq, d, Vb, V8b, n, s, acc);                                                             \
-		}                                                                                                      \
+#define PART(name, scores, values)                                                                             \
+	static void name(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,       \
+	                 const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {                    \
+		float s[MAXV][BLOCK];                                                                           \
+		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                       \
+			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                      \
+			size_t off = (size_t)b0 * d;                                                            \
+			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                         \
+			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                  \
+			scores(q, nq, d, Kb, K8b, Vb, V8b, n, next, s);                                         \
+			pad(s, nq, n);                                                                          \
+			softmaxBlock(s, nq, d, m, l, acc);                                                      \
+			values(nq, d, Vb, V8b, n, s, acc);                                                      \
+		}                                                                                               \
 	}
 
 AVX2 PART(partAVX2, scoresAVX2, valuesAVX2)
 AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)
 
 AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
-                              const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,
-                              float *scratch) {
+                              const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
 	if (d % 64)
-		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, lim, m, l, acc, scratch);
+		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 	else
-		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, lim, m, l, acc, scratch);
+		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 int attnop_select(int avx2) {

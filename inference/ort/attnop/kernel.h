@@ -14,16 +14,14 @@
 #define SUBS 4   // parts of MAXV vectors in a prompt tile, which read each block of cached rows once
 #define MAXT (SUBS * MAXV) // query vectors in a prompt tile: its rows × the group's heads
 
-// attnop_part runs the online softmax of nq query vectors q [nq][d] (rotated and scaled; for an
-// int8 cache also multiplied by the key scales) over rows [r0, r1) of one KV head's keys and
-// values (row stride d; float32, or int8 when K8/V8 are set), updating each vector's running
-// maximum m, sum l and accumulator acc [nq][d] (the values' scales not applied). lim, when not
-// NULL, is each vector's end: rows from lim[v] on are masked (causal prompt rows). scratch, when
-// not NULL, holds 2·BLOCK·d floats into which an int8 cache's blocks are converted once for all
-// nq vectors.
+// attnop_part runs the online softmax of a decode step's nq ≤ MAXG query vectors q [nq][d]
+// (rotated and scaled; for an int8 cache also multiplied by the key scales) over rows [r0, r1) of
+// one KV head's keys and values (row stride d; float32, or int8 when K8/V8 are set), updating
+// each vector's running maximum m, sum l and accumulator acc [nq][d] (the values' scales not
+// applied).
 typedef void attnop_part_fn(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
-                            const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,
-                            float *scratch);
+                            const int8_t *V8, int r0, int r1, float *m, float *l, float *acc);
+extern attnop_part_fn *attnop_part;
 
 // attnop_tile runs the causal attention of a prompt tile's nq ≤ MAXT query vectors q [nq][d]
 // (rotated and scaled as for attnop_part) over rows [0, r1) of one KV head's keys and values:
@@ -38,6 +36,5 @@ extern attnop_tile_fn *attnop_tile;
 // avx2 keeps AVX2 where the CPU has AVX-512 (tests).
 int attnop_select(int avx2);
 void attnop_select_tile(int isa); // tile.c's part of attnop_select
-extern attnop_part_fn *attnop_part;
 
 #endif

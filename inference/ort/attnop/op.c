@@ -82,7 +82,7 @@ static void decodeItem(void *p, size_t i) {
 	const float *K, *V;
 	const int8_t *K8, *V8;
 	headRows(r, kv, &K, &V, &K8, &V8);
-	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, NULL, m, l, acc, NULL);
+	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 // finish writes acc / l (times the value scales) of n vectors to out [n][D].

@@ -70,7 +70,7 @@ AVX512 static inline __m512 load16(const float *f, const int8_t *b, size_t i) {
 }
 
 // dequant converts n rows of d int8 values to float.
-AVX2 static void dequant(const int8_t *b, float *f, int n, int d) {
+AVX2 static inline void dequant(const int8_t *b, float *f, int n, int d) {
 	for (size_t i = 0; i < (size_t)n * d; i += 8)
 		_mm256_storeu_ps(f + i, load8(NULL, b, i));
 }
