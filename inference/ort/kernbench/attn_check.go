@@ -11,6 +11,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ort/attnop"
+	"edgechat/inference/ort/env"
 	"edgechat/onnx/proto"
 )
 
@@ -67,8 +68,17 @@ func attnCompare(dir string, past, newRows int, quant bool, threads int) (attnDi
 			o.Destroy()
 			return attnDiff{}, err
 		}
-		s, err := ort.NewDynamicAdvancedSession(path, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
-			[]string{"out", "present_key", "present_value"}, o)
+		var s *ort.DynamicAdvancedSession
+		open := func() error {
+			s, err = ort.NewDynamicAdvancedSession(path, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
+				[]string{"out", "present_key", "present_value"}, o)
+			return err
+		}
+		if quant && domain == "com.microsoft" {
+			err = env.WithoutGQAFlash(open) // as the app opens copies with an int8 cache
+		} else {
+			err = open()
+		}
 		o.Destroy()
 		if err != nil {
 			return attnDiff{}, fmt.Errorf("%s: %w", domain, err)

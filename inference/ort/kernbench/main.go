@@ -13,8 +13,8 @@
 //	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
 //	go run ./inference/ort/kernbench --attn 100,428,3000 --attn-prompt 428@0,512@2500 --threads 2 --rounds 20   # inference/ort/attnop against GroupQueryAttention (DECODE.md)
-//	go run ./inference/ort/kernbench --ops LIB --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
-//	go run ./inference/ort/kernbench --ops LIB --model COPY --both-twin --ref FLOATCOPY --decode 32 --spin=false   # q4.c and attn.c, alone and together
+//	go run ./inference/ort/kernbench --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
+//	go run ./inference/ort/kernbench --ops LIB --model COPY --both-twin --ref FLOATCOPY --decode 32 --spin=false   # q4.c and attnop, alone and together
 package main
 
 /*
@@ -66,8 +66,8 @@ var (
 	dqFlag      = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
 	attnFlag    = flag.String("attn", "", "check inference/ort/attnop's attention against GroupQueryAttention and time both (float32 and int8 caches) at decode steps after these comma-separated context lengths, then --attn-prompt's prompts (DECODE.md)")
 	attnPrompt  = flag.String("attn-prompt", "", "with --attn: also time prompts, comma-separated ROWS@PAST (e.g. 428@0,512@2500), in the runs the app's decoder makes of them")
-	attnTwin    = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
-	bothTwin    = flag.Bool("both-twin", false, "with --ops --model: like --attn-twin with four sides: the copy, its q4.c twin (MatMulNBits), its attn.c twin (GroupQueryAttention) and the twin with both (DECODE.md)")
+	attnTwin    = flag.Bool("attn-twin", false, "with --model: the twin runs inference/ort/attnop in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
+	bothTwin    = flag.Bool("both-twin", false, "with --ops --model: like --attn-twin with four sides: the copy, its q4.c twin (MatMulNBits), its attnop twin (GroupQueryAttention) and the twin with both (DECODE.md)")
 	attnProfile = flag.String("attn-profile", "", "--attn-twin, --both-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
 	attnShort   = flag.Int("attn-short", 0, "--attn-twin, --both-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
 	budget      = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
@@ -149,6 +149,9 @@ func run() error {
 		}
 		return attnBench(dir, pasts)
 	}
+	if *e2e != "" && *attnTwin {
+		return decodeTwins(*e2e, attnSides, *decodeN)
+	}
 	if *opsLib != "" {
 		if ops, err = loadCustomOps(*opsLib); err != nil {
 			return err
@@ -158,9 +161,6 @@ func run() error {
 		}
 		if *e2e != "" && *bothTwin {
 			return decodeTwins(*e2e, bothSides, *decodeN)
-		}
-		if *e2e != "" && *attnTwin {
-			return decodeTwins(*e2e, attnSides, *decodeN)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)
