@@ -1,9 +1,8 @@
 //go:build cgo && amd64 && (linux || windows)
 
-// attn.c: the loops of the attention kernel (op.c is the operator around them). Per KV head,
-// the cached rows are read in blocks of BLOCK: the scores of every query vector the pass serves
-// (the group's G = H/KV heads of a decode step, or the G heads of each of a prompt tile's rows:
-// up to MAXV vectors) for each row read (the row comes from memory once, from L1 for the other
+// attn.c: the decode step's loops (op.c is the operator around them; tile.c has the prompt's).
+// Per KV head, the cached rows are read in blocks of BLOCK: the scores of the group's G = H/KV
+// query heads for each row read (the row comes from memory once, from L1 for the other
 // vectors), an online softmax (running maximum, sum, rescaled accumulators), the value rows
 // weighted into the vectors' accumulators. The loops run on AVX2 + FMA, or AVX-512 where the CPU
 // has it (a head size a multiple of 64; AVX2 otherwise).
@@ -14,62 +13,10 @@
 #include <string.h>
 
 #include "kernel.h"
-
-#define AVX2 __attribute__((target("avx2,fma")))
-#define AVX512 __attribute__((target("avx512f,avx2,fma")))
+#include "simd.h"
 
 attnop_part_fn *attnop_part;
-
-// dot is q · k over d values (d a multiple of 16), for the rows a 4-row step leaves over.
-static inline float dot(const float *q, const float *k, const int8_t *k8, int d) {
-	float a[16] = {0};
-	for (int c = 0; c < d; c += 16)
-		for (int j = 0; j < 16; j++)
-			a[j] += q[c + j] * (k8 ? (float)k8[c + j] : k[c + j]);
-	for (int j = 8; j > 0; j >>= 1)
-		for (int i = 0; i < j; i++)
-			a[i] += a[i + j];
-	return a[0];
-}
-
-AVX2 static inline __m256 load8(const float *f, const int8_t *b, size_t i) {
-	if (b)
-		return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(b + i))));
-	return _mm256_loadu_ps(f + i);
-}
-
-// exp8 is e^x for x <= 0 (scores less their maximum), 0 below -87 (and for -inf): Cephes'
-// polynomial, within 2 ulp.
-AVX2 static inline __m256 exp8(__m256 x) {
-	__m256 under = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ);
-	x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-	__m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	x = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-	x = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), x);
-	__m256 p = _mm256_set1_ps(1.9875691500e-4f);
-	p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.3981999507e-3f));
-	p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(8.3334519073e-3f));
-	p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(4.1665795894e-2f));
-	p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.6666665459e-1f));
-	p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(5.0000001201e-1f));
-	p = _mm256_fmadd_ps(p, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1)));
-	__m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-	return _mm256_andnot_ps(under, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
-}
-
-AVX2 static inline float hmax8(__m256 v) {
-	__m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-	a = _mm_max_ps(a, _mm_movehl_ps(a, a));
-	a = _mm_max_ss(a, _mm_movehdup_ps(a));
-	return _mm_cvtss_f32(a);
-}
-
-AVX2 static inline float hsum8(__m256 v) {
-	__m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-	a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-	a = _mm_add_ss(a, _mm_movehdup_ps(a));
-	return _mm_cvtss_f32(a);
-}
+attnop_tile_fn *attnop_tile;
 
 // softmaxBlock turns the scores s [nq][BLOCK] (rows past n set to -inf) into weights e^(s − m),
 // m each vector's new running maximum, rescaling the vectors' sums l and accumulators acc
@@ -98,22 +45,11 @@ AVX2 static void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, flo
 	}
 }
 
-// mask sets the scores of rows b0+t at or past each vector's end lim[v] to -inf, and of rows
-// from n to BLOCK.
-static void mask(float s[MAXV][BLOCK], int nq, int b0, int n, const int *lim) {
-	for (int h = 0; h < nq; h++) {
-		int from = n;
-		if (lim && lim[h] - b0 < from)
-			from = lim[h] - b0 < 0 ? 0 : lim[h] - b0;
-		for (int t = from; t < BLOCK; t++)
+// pad sets the scores of rows n to BLOCK to -inf.
+static void pad(float s[MAXV][BLOCK], int nq, int n) {
+	for (int h = 0; h < nq; h++)
+		for (int t = n; t < BLOCK; t++)
 			s[h][t] = -INFINITY;
-	}
-}
-
-// dequant converts n rows of d int8 values to float.
-AVX2 static void dequant(const int8_t *b, float *f, int n, int d) {
-	for (size_t i = 0; i < (size_t)n * d; i += 8)
-		_mm256_storeu_ps(f + i, load8(NULL, b, i));
 }
 
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
@@ -187,12 +123,6 @@ AVX2 static void valuesAVX2(int nq, int d, const float *V, const int8_t *V8, int
 	}
 }
 
-AVX512 static inline __m512 load16(const float *f, const int8_t *b, size_t i) {
-	if (b)
-		return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(b + i))));
-	return _mm512_loadu_ps(f + i);
-}
-
 // scoresAVX512 is scoresAVX2 on 16-float vectors.
 AVX512 static void scoresAVX512(const float *q, int nq, int d, const float *K, const int8_t *K8, const float *V,
                                 const int8_t *V8, int n, int next, float s[MAXV][BLOCK]) {
@@ -252,48 +182,41 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 }
 
 // part is attnop_part on the given score and value loops.
-#define PART(name, scores, values)                                                                                    \
-	static void name(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,              \
-	                 const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,            \
-	                 float *scratch) {                                                                             \
-		float s[MAXV][BLOCK];                                                                                  \
-		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                              \
-			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                             \
-			size_t off = (size_t)b0 * d;                                                                   \
-			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                                \
-			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                         \
-			if (scratch && K8) {                                                                           \
-				dequant(K8b, scratch, n, d);                                                           \
-				dequant(V8b, scratch + BLOCK * d, n, d);                                               \
-				Kb = scratch, Vb = scratch + BLOCK * d, K8b = V8b = NULL, next = 0;                     \
-			}                                                                                              \
-			scores(q, nq, d, Kb, K8b, Vb, V8b, n, next, s);                                                \
-			mask(s, nq, b0, n, lim);                                                                       \
-			softmaxBlock(s, nq, d, m, l, acc);                                                             \
-			values(nq, d, Vb, V8b, n, s, acc);                                                             \
-		}                                                                                                      \
+#define PART(name, scores, values)                                                                             \
+	static void name(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,       \
+	                 const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {                    \
+		float s[MAXV][BLOCK];                                                                           \
+		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                       \
+			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                      \
+			size_t off = (size_t)b0 * d;                                                            \
+			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                         \
+			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                  \
+			scores(q, nq, d, Kb, K8b, Vb, V8b, n, next, s);                                         \
+			pad(s, nq, n);                                                                          \
+			softmaxBlock(s, nq, d, m, l, acc);                                                      \
+			values(nq, d, Vb, V8b, n, s, acc);                                                      \
+		}                                                                                               \
 	}
 
 AVX2 PART(partAVX2, scoresAVX2, valuesAVX2)
 AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)
 
 AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
-                              const int8_t *V8, int r0, int r1, const int *lim, float *m, float *l, float *acc,
-                              float *scratch) {
+                              const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
 	if (d % 64)
-		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, lim, m, l, acc, scratch);
+		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 	else
-		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, lim, m, l, acc, scratch);
+		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 int attnop_select(int avx2) {
 	__builtin_cpu_init();
+	int isa = 0;
 	attnop_part = NULL;
-	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-		return 0;
-	attnop_part = partAVX2;
-	if (avx2 || !__builtin_cpu_supports("avx512f"))
-		return 1;
-	attnop_part = partAVX512;
-	return 2;
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		isa = 1, attnop_part = partAVX2;
+	if (isa && !avx2 && __builtin_cpu_supports("avx512f"))
+		isa = 2, attnop_part = partAVX512;
+	attnop_select_tile(isa);
+	return isa;
 }

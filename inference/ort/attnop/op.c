@@ -82,7 +82,7 @@ static void decodeItem(void *p, size_t i) {
 	const float *K, *V;
 	const int8_t *K8, *V8;
 	headRows(r, kv, &K, &V, &K8, &V8);
-	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, NULL, m, l, acc, NULL);
+	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 // finish writes acc / l (times the value scales) of n vectors to out [n][D].
@@ -103,21 +103,20 @@ static void promptItem(void *p, size_t i) {
 	int kv = (int)(i % r->KV), tile = r->ntile - 1 - (int)(i / r->KV);
 	int s0 = tile * r->rows, s1 = s0 + r->rows < r->S ? s0 + r->rows : r->S, G = r->G, D = r->D;
 	int nq = (s1 - s0) * G;
-	float m[MAXV], l[MAXV];
-	int lim[MAXV];
-	float *acc = malloc(sizeof(float) * ((size_t)nq * D + (r->K8 ? 2 * BLOCK * (size_t)D : 0)));
+	float l[MAXT];
+	int lim[MAXT];
+	float *acc = malloc(sizeof(float) * ((size_t)nq * D + TILE_WORK(D)));
 	if (!acc) {
 		r->nomem = 1;
 		return;
 	}
 	for (int v = 0; v < nq; v++)
-		m[v] = -INFINITY, l[v] = 0, lim[v] = r->past + s0 + v / G + 1;
-	memset(acc, 0, sizeof(float) * nq * D);
+		lim[v] = r->past + s0 + v / G + 1;
 	const float *K, *V;
 	const int8_t *K8, *V8;
 	headRows(r, kv, &K, &V, &K8, &V8);
-	attnop_part(r->q + ((size_t)kv * r->S + s0) * G * D, nq, D, K, V, K8, V8, 0, r->past + s1, lim, m, l, acc,
-	            r->K8 ? acc + (size_t)nq * D : NULL);
+	attnop_tile(r->q + ((size_t)kv * r->S + s0) * G * D, nq, D, K, V, K8, V8, r->past + s1, lim, l, acc,
+	            acc + (size_t)nq * D);
 	for (int s = s0; s < s1; s++) {
 		int v = (s - s0) * G;
 		finish(r, kv, G, l + v, acc + (size_t)v * D, r->out + ((size_t)s * r->H + kv * G) * D);
@@ -210,6 +209,44 @@ static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShap
 
 static OrtStatus *run(attnRun *r, OrtKernelContext *ctx);
 
+// newRows is what newRow needs of a call.
+typedef struct {
+	const float *q, *key, *val, *cosc, *sinc, *ks, *vs;
+	void *yk, *yv;
+	float *qr;
+	int S, H, KV, D, cap, past, int8;
+	float scale;
+} newRows;
+
+// newRow rotates the queries of new row s into qr ([KV][S][G][D], scaled, times an int8 cache's
+// key scales) and writes its rotated key and its value into the buffers at row past + s.
+static void newRow(void *p, size_t i) {
+	const newRows *n = p;
+	int s = (int)i, pos = n->past + s, D = n->D, G = n->H / n->KV;
+	for (int h = 0; h < n->H; h++) {
+		float *qh = n->qr + (((size_t)(h / G) * n->S + s) * G + h % G) * D;
+		rotate(n->q + ((size_t)s * n->H + h) * D, qh, D, n->cosc, n->sinc, pos, n->scale);
+		if (n->ks)
+			for (int c = 0; c < D; c++)
+				qh[c] *= n->ks[(h / G) * D + c];
+	}
+	float kr[MAXD];
+	for (int h = 0; h < n->KV; h++) {
+		const float *kx = n->key + ((size_t)s * n->KV + h) * D, *vx = n->val + ((size_t)s * n->KV + h) * D;
+		size_t row = ((size_t)h * n->cap + pos) * D;
+		rotate(kx, kr, D, n->cosc, n->sinc, pos, 1);
+		if (n->int8) {
+			for (int c = 0; c < D; c++) {
+				((int8_t *)n->yk)[row + c] = quant8(kr[c], n->ks[h * D + c]);
+				((int8_t *)n->yv)[row + c] = quant8(vx[c], n->vs[h * D + c]);
+			}
+		} else {
+			memcpy((float *)n->yk + row, kr, sizeof(float) * D);
+			memcpy((float *)n->yv + row, vx, sizeof(float) * D);
+		}
+	}
+}
+
 static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	attnKernel *k = p;
 	const OrtValue *in[14] = {0};
@@ -257,31 +294,18 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 		memcpy((char *)yk + off, (const char *)pk + off, (size_t)past * rowBytes);
 		memcpy((char *)yv + off, (const char *)pv + off, (size_t)past * rowBytes);
 	}
-	float *qr = malloc(sizeof(float) * (size_t)S * H * D), kr[MAXD];
+	float *qr = malloc(sizeof(float) * (size_t)S * H * D);
 	if (!qr)
 		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
-	for (int s = 0; s < S; s++) {
-		int pos = past + s;
-		for (int h = 0; h < H; h++) {
-			float *qh = qr + (((size_t)(h / G) * S + s) * G + h % G) * D; // [KV][S][G][D]
-			rotate(q + ((size_t)s * H + h) * D, qh, D, cosc, sinc, pos, scale);
-			if (ks)
-				for (int i = 0; i < D; i++)
-					qh[i] *= ks[(h / G) * D + i];
-		}
-		for (int h = 0; h < KV; h++) {
-			const float *kx = key + ((size_t)s * KV + h) * D, *vx = val + ((size_t)s * KV + h) * D;
-			size_t row = ((size_t)h * cap + pos) * D;
-			rotate(kx, kr, D, cosc, sinc, pos, 1);
-			if (k->int8) {
-				for (int i = 0; i < D; i++) {
-					((int8_t *)yk)[row + i] = quant8(kr[i], ks[h * D + i]);
-					((int8_t *)yv)[row + i] = quant8(vx[i], vs[h * D + i]);
-				}
-			} else {
-				memcpy((float *)yk + row, kr, sizeof(float) * D);
-				memcpy((float *)yv + row, vx, sizeof(float) * D);
-			}
+	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .yk = yk, .yv = yv,
+	              .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past, .scale = scale, .int8 = k->int8};
+	if (S == 1)
+		newRow(&nr, 0);
+	else {
+		OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, newRow, (size_t)S, 0, &nr);
+		if (st) {
+			free(qr);
+			return st;
 		}
 	}
 	attnRun r = {.S = S, .H = H, .KV = KV, .G = G, .D = D, .past = past, .cap = cap, .q = qr, .out = y, .vscale = vs};
@@ -298,7 +322,7 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 static OrtStatus *run(attnRun *r, OrtKernelContext *ctx) {
 	int G = r->G, D = r->D;
 	if (r->S > 1) {
-		r->rows = MAXV / G;
+		r->rows = MAXT / G;
 		r->ntile = (r->S + r->rows - 1) / r->rows;
 		OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, promptItem, (size_t)r->KV * r->ntile, 0, r);
 		if (!st && r->nomem)

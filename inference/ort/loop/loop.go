@@ -10,11 +10,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/sample"
 	"edgechat/onnx/optimize"
@@ -204,15 +204,12 @@ func Open(path string, o Options) (*Loop, error) {
 	return l, nil
 }
 
-// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those of custom
-// operators with the same contract in another domain (EdgeChat's attention kernels, or
-// inference/ort/kernbench's), whose session Options.Setup registers.
+// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those moved to
+// inference/ort/attnop's domains (the same contract; kernbench's --attn-twin).
 func gqaNodes(info *proto.ModelInfo) int {
 	n := 0
-	for k, c := range info.Ops {
-		if _, op, ok := strings.Cut(k, ":"); ok && op == "GroupQueryAttention" {
-			n += c
-		}
+	for _, d := range []string{"com.microsoft", attnop.Domain, attnop.DomainInt8} {
+		n += info.Ops[proto.OpKey(d, "GroupQueryAttention")]
 	}
 	return n
 }
