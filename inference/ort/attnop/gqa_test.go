@@ -341,6 +341,26 @@ func compare(t *testing.T, sd sides, c call, tol float64) {
 	}
 }
 
+// TestOtherShapesAgainstGroupQueryAttention covers the rest of what Supports takes: 8 query heads
+// a KV head (head size 64: AVX-512's 64-column loops), 3 (tiles of 42 rows), 1 with head size 256,
+// and head size 80 (AVX-512 scores, AVX2 value sums); decode steps over one and two chunks.
+func TestOtherShapesAgainstGroupQueryAttention(t *testing.T) {
+	initORT(t)
+	for _, sh := range []shape{{32, 4, 64}, {12, 4, 80}, {8, 8, 256}} {
+		for _, quant := range []bool{false, true} {
+			sd := openSides(t, sh, quant)
+			for _, past := range []int{0, 260} {
+				for _, s := range []int{1, 7, 64, 300} {
+					c := call{sh: sh, quant: quant, past: past, newRows: s}
+					t.Run(fmt.Sprintf("%dx%dx%d/int8=%v/past=%d/S=%d", sh.heads, sh.kv, sh.dim, quant, past, s), func(t *testing.T) {
+						compare(t, sd, c, 1e-5)
+					})
+				}
+			}
+		}
+	}
+}
+
 // TestAgainstGroupQueryAttention runs the operators and com.microsoft GroupQueryAttention on the
 // same inputs: Qwen3-0.6B's shape and a small one, float32 and int8 caches, decode steps and
 // prompts after empty, short and long caches.
