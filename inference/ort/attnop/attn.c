@@ -7,6 +7,7 @@
 // weighted into the vectors' accumulators. The loops run on AVX2 + FMA, or AVX-512 where the CPU
 // has it (a head size a multiple of 64; AVX2 otherwise).
 
+#include <cpuid.h>
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -209,14 +210,25 @@ AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, con
 		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
+// cpu reports AVX2 + FMA (1) and AVX-512F (2) from CPUID, each only where the OS saves the
+// registers (XCR0): the compiler's __builtin_cpu_supports needs a runtime library that zig's
+// Windows target lacks.
+static int cpu(void) {
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)) || !(c & (1u << 12)))
+		return 0; // no OSXSAVE or no FMA
+	unsigned lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 5)))
+		return 0; // no AVX state or no AVX2
+	return (b & (1u << 16)) && (lo & 0xe0) == 0xe0 ? 2 : 1;
+}
+
 int attnop_select(int avx2) {
-	__builtin_cpu_init();
-	int isa = 0;
-	attnop_part = NULL;
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		isa = 1, attnop_part = partAVX2;
-	if (isa && !avx2 && __builtin_cpu_supports("avx512f"))
-		isa = 2, attnop_part = partAVX512;
+	int isa = cpu();
+	if (isa == 2 && avx2)
+		isa = 1;
+	attnop_part = isa == 2 ? partAVX512 : isa == 1 ? partAVX2 : NULL;
 	attnop_select_tile(isa);
 	return isa;
 }

@@ -124,7 +124,10 @@ static void promptItem(void *p, size_t i) {
 	free(acc);
 }
 
-// rotate applies the non-interleaved rotary embedding of position pos to x [D] into y, times mul.
+// rotate applies the non-interleaved rotary embedding of position pos to x [D] into y, times mul,
+// rounding as ONNX Runtime's Linux release build (GCC) does: the first product of each half fused
+// into a multiply-add, so that the keys written are the same bits. (Its Windows build rounds
+// differently, by an ulp at times: see gqa_test.go.)
 static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
 	int h = D / 2;
 	const float *c = cosc + (size_t)pos * h, *s = sinc + (size_t)pos * h;
