@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -295,6 +296,19 @@ func TestAttnKernelLoad(t *testing.T) {
 			if _, err := d.Forward(context.Background(), idsOfLength(20, 1)); err != nil {
 				t.Fatal(err)
 			}
+			// A second load takes the same graph from the verdicts kept, without making the
+			// copy without the attention rewrite again.
+			d2, err := Open(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d2.Close()
+			if again := d2.(inference.GraphFiler).GraphFile(); again != graph {
+				t.Errorf("the second load runs %s, the first %s", again, graph)
+			}
+			if base, _ := optimize.CachedPath(f.Model, o.GraphCache, graphOptions); fileExists(base) {
+				t.Errorf("the copy without the attention rewrite is in the cache after the second load: %s", base)
+			}
 		})
 	}
 }
@@ -328,4 +342,9 @@ func TestAttnKernelChoice(t *testing.T) {
 			}
 		})
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

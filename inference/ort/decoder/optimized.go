@@ -59,20 +59,37 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	if kern != (optimize.AttentionKernel{}) {
 		k := o
 		k.AttentionKernel = kern
-		graph, v := checkedGraph(f, cacheDir, ep, k, pr)
-		if v == "ok" || strings.HasPrefix(v, notRecognised) {
-			return graph // not recognised: the copy without the kernels would not be either
+		// A verdict against the kernels' copy goes straight to the other copy.
+		v, known := cachedVerdict(f.Model, cacheDir, k, ep)
+		if !known || v == "ok" || strings.HasPrefix(v, notRecognised) {
+			var graph string
+			if graph, v = checkedGraph(f, cacheDir, ep, k, true, pr); v == "ok" || strings.HasPrefix(v, notRecognised) {
+				return graph // not recognised: the copy without the kernels would not be either
+			}
 		}
 		slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: the copy on EdgeChat's kernels failed its check", "graph", f.Model, "reason", v)
 	}
-	graph, _ := checkedGraph(f, cacheDir, ep, o, pr)
+	graph, _ := checkedGraph(f, cacheDir, ep, o, false, pr)
 	return graph
+}
+
+// cachedVerdict is the verdict kept beside the copy of path with options o on ep, and
+// whether there is one.
+func cachedVerdict(path, cacheDir string, o optimize.Options, ep inference.EP) (string, bool) {
+	gqa, err := optimize.CachedPath(path, cacheDir, o)
+	if err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(verdictPath(gqa, ep))
+	return strings.TrimSpace(string(b)), err == nil
 }
 
 // checkedGraph is optimizedGraph's copy with options o (SharedKVAttention on) where its
 // verdict (checkedAttention's, kept beside it) is "ok", else the copy without the attention
-// rewrite (or the graph as published), and the verdict.
-func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize.Options, pr *prepProgress) (string, string) {
+// rewrite (or the graph as published), and the verdict. With retry (another copy's check
+// follows a failed one) a failed check returns "" instead: the copy without the rewrite is
+// not written for it.
+func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize.Options, retry bool, pr *prepProgress) (string, string) {
 	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
 	if err != nil {
 		pr.span(0, 1)
@@ -97,6 +114,9 @@ func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize
 	// The copy without the attention rewrite is what a failed check runs, and what the check
 	// compares with unless it runs on float-compute twins: then it is written only if needed.
 	var base string
+	if known && retry && v != "ok" && !strings.HasPrefix(v, notRecognised) {
+		return "", v
+	}
 	if known || !checkedOnTwins(f.Model) {
 		base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
 		if base == f.Model || known {
@@ -114,6 +134,9 @@ func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize
 	if v != "ok" {
 		if strings.HasPrefix(v, notRecognised) {
 			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
+		}
+		if retry && !strings.HasPrefix(v, notRecognised) {
+			return "", v // the next check compares with base, and removes it when it passes
 		}
 		if base == "" {
 			base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
