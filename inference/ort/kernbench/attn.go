@@ -14,18 +14,21 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/attnop"
+	"edgechat/inference/ort/env"
 	"edgechat/onnx/proto"
 )
 
 // Qwen3-0.6B's attention: 16 query heads, 8 KV heads of 128.
 const attnHeads, attnKV, attnDim = 16, 8, 128
 
-// attnSide is one attention node under test: GroupQueryAttention (com.microsoft) or attn.c's
-// operator (the same node in domain kernbench.ops, or kernbench.kv8 for an int8 cache).
+// attnSide is one attention node under test: GroupQueryAttention (com.microsoft) or the
+// attnop package's operator (the same node in domain attnop.Domain, or attnop.DomainInt8 for
+// an int8 cache).
 type attnSide struct {
 	name   string
 	domain string
-	heads  int  // query heads (8 against 16: the bound of reading each row once per KV head)
+	heads  int  // query heads
 	int8   bool // ONNX Runtime's per-channel int8 cache
 	sess   *ort.DynamicAdvancedSession
 	out    ort.Value
@@ -126,38 +129,29 @@ func (c *attnCache) destroy() {
 	}
 }
 
-// attnBench checks attn.c's operator against GroupQueryAttention at every --attn context length
-// and times both (and GroupQueryAttention with 8 query heads: what reading the cache once per KV
-// head could save with its own code), one call each in turn, float32 and int8 caches.
-func attnBench(dir string, pasts []int) error {
-	maxPast := slices.Max(pasts)
-	rows := maxPast + 8
-	kScale, vScale := make([]float32, attnKV*attnDim), make([]float32, attnKV*attnDim)
-	for i := range kScale {
-		kScale[i], vScale[i] = 0.02+0.01*float32(i%7), 0.015+0.005*float32(i%5)
+// attnCap is the KV buffer's rows when the app's decoder holds tokens: doubling from 256 until
+// they fit (decoder's kvBuffers.grow).
+func attnCap(tokens int) int {
+	c := 256
+	for c < tokens {
+		c *= 2
 	}
-	sides := []*attnSide{
-		{name: "GQA f32", domain: "com.microsoft", heads: attnHeads},
-		{name: "GQA f32, 8 q heads", domain: "com.microsoft", heads: attnKV},
-		{name: "op f32", domain: "kernbench.ops", heads: attnHeads},
-		{name: "GQA int8", domain: "com.microsoft", heads: attnHeads, int8: true},
-		{name: "op int8", domain: "kernbench.kv8", heads: attnHeads, int8: true},
-	}
+	return c
+}
+
+// attnChunk is how many prompt rows the app's decoder gives one run into a buffer of capRows at
+// Qwen3-0.6B's 16 query heads (decoder's dynamicDecoder.chunk for the optimized copy:
+// scoreBytes / (4 · heads · capacity), from 16 to 512 rows).
+func attnChunk(capRows int) int {
+	return min(max((32<<20)/(4*attnHeads*capRows), 16), 512)
+}
+
+// attnOpen opens the sessions of the sides: GroupQueryAttention opened as the app opens it (an
+// int8 cache's with ONNX Runtime's flash path off, env.WithoutGQAFlash), the package's
+// operators registered on every session.
+func attnOpen(dir string, sides []*attnSide, rows int, kScale, vScale []float32) error {
 	names := []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"}
 	outs := []string{"out", "present_key", "present_value"}
-	r := rand.New(rand.NewPCG(7, 7))
-	vec := func(n int) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return v
-	}
-	qAll := vec(attnHeads * attnDim)
-	k, _ := ort.NewTensor(ort.NewShape(1, 1, attnKV*attnDim), vec(attnKV*attnDim))
-	v, _ := ort.NewTensor(ort.NewShape(1, 1, attnKV*attnDim), vec(attnKV*attnDim))
-	defer k.Destroy()
-	defer v.Destroy()
 	for i, s := range sides {
 		path := filepath.Join(dir, fmt.Sprintf("attn%d.onnx", i))
 		if err := attnModel(s.domain, s.heads, s.int8, rows, kScale, vScale).WriteFile(path, proto.WriteOptions{}); err != nil {
@@ -172,15 +166,79 @@ func attnBench(dir string, pasts []int) error {
 		if err := o.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return err
 		}
-		if err := ops.register(o); err != nil {
+		if err := attnop.Register(o); err != nil {
 			return err
 		}
-		s.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+		open := func() error {
+			s.sess, err = ort.NewDynamicAdvancedSession(path, names, outs, o)
+			return err
+		}
+		if s.int8 && s.domain == "com.microsoft" {
+			err = env.WithoutGQAFlash(open)
+		} else {
+			err = open()
+		}
 		o.Destroy()
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
-		defer s.sess.Destroy()
+	}
+	return nil
+}
+
+// attnSides are the four sides timed: GroupQueryAttention and the package's operator, float32
+// and int8 caches (the bases first).
+func attnSides4() []*attnSide {
+	return []*attnSide{
+		{name: "GQA f32", domain: "com.microsoft", heads: attnHeads},
+		{name: "op f32", domain: attnop.Domain, heads: attnHeads},
+		{name: "GQA int8", domain: "com.microsoft", heads: attnHeads, int8: true},
+		{name: "op int8", domain: attnop.DomainInt8, heads: attnHeads, int8: true},
+	}
+}
+
+// attnScales are the int8 cache's per-channel scales of the benchmarks.
+func attnScales() (k, v []float32) {
+	k, v = make([]float32, attnKV*attnDim), make([]float32, attnKV*attnDim)
+	for i := range k {
+		k[i], v[i] = 0.02+0.01*float32(i%7), 0.015+0.005*float32(i%5)
+	}
+	return k, v
+}
+
+// attnBench checks the package's operators (inference/ort/attnop) against GroupQueryAttention
+// at every --attn context length and times both, one call each in turn, float32 and int8
+// caches, in buffers of the app's capacity; then the prompts of --attn-prompt.
+func attnBench(dir string, pasts []int) error {
+	if err := attnop.Available(); err != nil {
+		return err
+	}
+	kScale, vScale := attnScales()
+	rows := attnCap(slices.Max(pasts) + 1)
+	sides := attnSides4()
+	if err := attnOpen(dir, sides, rows, kScale, vScale); err != nil {
+		return err
+	}
+	defer func() {
+		for _, s := range sides {
+			s.sess.Destroy()
+		}
+	}()
+	r := rand.New(rand.NewPCG(7, 7))
+	vec := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	qAll := vec(attnHeads * attnDim)
+	k, _ := ort.NewTensor(ort.NewShape(1, 1, attnKV*attnDim), vec(attnKV*attnDim))
+	v, _ := ort.NewTensor(ort.NewShape(1, 1, attnKV*attnDim), vec(attnKV*attnDim))
+	defer k.Destroy()
+	defer v.Destroy()
+	for _, s := range sides {
+		var err error
 		if s.q, err = ort.NewTensor(ort.NewShape(1, 1, int64(s.heads*attnDim)), qAll[:s.heads*attnDim]); err != nil {
 			return err
 		}
@@ -198,7 +256,7 @@ func attnBench(dir string, pasts []int) error {
 		return s.sess.Run([]ort.Value{s.q, k, v, c.k[i], c.v[i], seq, tot}, []ort.Value{s.out, c.k[i], c.v[i]})
 	}
 	// Correctness: each side on its own copy of one cache, outputs and appended rows compared.
-	fmt.Printf("attention, one decode step, %d threads: attn.c's operator against GroupQueryAttention on the same inputs\n", *threads)
+	fmt.Printf("attention, one decode step, %d threads: the attnop operator against GroupQueryAttention on the same inputs\n", *threads)
 	for _, past := range pasts {
 		for _, quant := range []bool{false, true} {
 			d, err := attnCompare(dir, past, 1, quant, *threads)
@@ -211,11 +269,12 @@ func attnBench(dir string, pasts []int) error {
 	}
 	// Timing.
 	for _, past := range pasts {
+		capRows := attnCap(past + 1)
 		caches := map[bool]*attnCache{}
 		for _, i8 := range []bool{false, true} {
-			bytes := 2 * attnKV * (past + 8) * attnDim * map[bool]int{false: 4, true: 1}[i8]
+			bytes := 2 * attnKV * capRows * attnDim * map[bool]int{false: 4, true: 1}[i8]
 			copies := max(2, (*stream+bytes-1)/bytes)
-			c, err := newAttnCache(i8, past+8, copies, 1)
+			c, err := newAttnCache(i8, capRows, copies, 1)
 			if err != nil {
 				return err
 			}
@@ -242,20 +301,26 @@ func attnBench(dir string, pasts []int) error {
 				}
 			}
 		}
-		fmt.Printf("\npast %d, %d threads, %d rounds (each a call on every one of the cache copies, %d f32 / %d int8; spinning off): ms a call\n",
-			past, *threads, *rounds, len(caches[false].k), len(caches[true].k))
-		for _, s := range sides {
-			base := sides[0]
-			if s.int8 {
-				base = sides[3]
-			}
-			fmt.Printf("  %-20s wall median %6.3f best %6.3f | CPU median %6.3f | ÷ %s: wall %.2f, CPU %.2f (medians of the paired rounds' ratios)\n",
-				s.name, 1e3*median(s.wall), 1e3*slices.Min(s.wall), 1e3*median(s.cpu), base.name, pairedRatio(s.wall, base.wall), pairedRatio(s.cpu, base.cpu))
-		}
+		fmt.Printf("\ndecode at past %d (buffer %d rows), %d threads, %d rounds (each a call on every one of the cache copies, %d f32 / %d int8; spinning off): ms a call\n",
+			past, capRows, *threads, *rounds, len(caches[false].k), len(caches[true].k))
+		printSides(sides)
 		caches[false].destroy()
 		caches[true].destroy()
 	}
+	if *attnPrompt != "" {
+		return promptBench(dir, kScale, vScale)
+	}
 	return nil
+}
+
+// printSides prints each side's times against its base (the GroupQueryAttention side of its
+// cache type).
+func printSides(sides []*attnSide) {
+	for i, s := range sides {
+		base := sides[i&^1]
+		fmt.Printf("  %-9s wall median %7.3f best %7.3f | CPU median %7.3f | ÷ %s: wall %.3f, CPU %.3f (medians of the paired rounds' ratios)\n",
+			s.name, 1e3*median(s.wall), 1e3*slices.Min(s.wall), 1e3*median(s.cpu), base.name, pairedRatio(s.wall, base.wall), pairedRatio(s.cpu, base.cpu))
+	}
 }
 
 // pairedRatio is the median of a[i]/b[i].

@@ -10,16 +10,18 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/attnop"
+	"edgechat/inference/ort/env"
 	"edgechat/onnx/proto"
 )
 
-// attnDiff is how far attn.c's operator is from GroupQueryAttention on one call.
+// attnDiff is how far the attnop operator is from GroupQueryAttention on one call.
 type attnDiff struct {
 	out, rms float64 // largest output difference; the output's rms
 	rows     float64 // largest difference in the cache rows the call appended
 }
 
-// attnCompare runs GroupQueryAttention and attn.c's operator (registered from ops) on the same
+// attnCompare runs GroupQueryAttention and the attnop operator on the same
 // inputs: newRows new tokens after past cached ones (random values), a float32 cache or an int8
 // one, in buffers of a few more rows than they need, each side on its own copy of the cache.
 func attnCompare(dir string, past, newRows int, quant bool, threads int) (attnDiff, error) {
@@ -52,7 +54,7 @@ func attnCompare(dir string, past, newRows int, quant bool, threads int) (attnDi
 	defer tot.Destroy()
 	var outs [2][]float32
 	var caches [2]*attnCache
-	for i, domain := range []string{"com.microsoft", map[bool]string{false: "kernbench.ops", true: "kernbench.kv8"}[quant]} {
+	for i, domain := range []string{"com.microsoft", map[bool]string{false: attnop.Domain, true: attnop.DomainInt8}[quant]} {
 		path := filepath.Join(dir, fmt.Sprintf("check-%d-%d-%v-%d.onnx", past, newRows, quant, i))
 		if err := attnModel(domain, attnHeads, quant, rows, kScale, vScale).WriteFile(path, proto.WriteOptions{}); err != nil {
 			return attnDiff{}, err
@@ -62,12 +64,21 @@ func attnCompare(dir string, past, newRows int, quant bool, threads int) (attnDi
 			return attnDiff{}, err
 		}
 		o.SetIntraOpNumThreads(threads)
-		if err := ops.register(o); err != nil {
+		if err := attnop.Register(o); err != nil {
 			o.Destroy()
 			return attnDiff{}, err
 		}
-		s, err := ort.NewDynamicAdvancedSession(path, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
-			[]string{"out", "present_key", "present_value"}, o)
+		var s *ort.DynamicAdvancedSession
+		open := func() error {
+			s, err = ort.NewDynamicAdvancedSession(path, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
+				[]string{"out", "present_key", "present_value"}, o)
+			return err
+		}
+		if quant && domain == "com.microsoft" {
+			err = env.WithoutGQAFlash(open) // as the app opens copies with an int8 cache
+		} else {
+			err = open()
+		}
 		o.Destroy()
 		if err != nil {
 			return attnDiff{}, fmt.Errorf("%s: %w", domain, err)

@@ -16,17 +16,18 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
 )
 
 // opTwin writes beside graph (an int4 decoder, weights in a data file beside it) a copy whose
-// nodes of the types in ops run this folder's custom operators: MatMulNBits on q4.c's kernel,
-// GroupQueryAttention on customop/attn.c's, or both. Their domain "com.microsoft" becomes
-// "kernbench.ops" — "kernbench.kv8" for attention nodes over an int8 cache (their k_scale and
-// v_scale make more than 9 inputs) — the same length, so the graph is patched in place, and
-// the model imports those domains. It returns the copy's path and how many nodes of each type
-// changed; a type with none is an error.
+// nodes of the types in ops run custom operators: MatMulNBits on this folder's q4.c (domain
+// "kernbench.ops", from the --ops library), GroupQueryAttention on inference/ort/attnop's
+// (attnop.Domain, or attnop.DomainInt8 for nodes over an int8 cache: their k_scale and v_scale
+// make more than 9 inputs), or both. Their domain "com.microsoft" changes (the lengths around
+// it re-encoded), and the model imports those domains. It returns the copy's path and how many
+// nodes of each type changed; a type with none is an error.
 func opTwin(graph string, ops ...string) (string, map[string]int, error) {
 	b, err := os.ReadFile(graph)
 	if err != nil {
@@ -36,32 +37,33 @@ func opTwin(graph string, ops ...string) (string, map[string]int, error) {
 	n := map[string]int{}
 	used := map[string]bool{}
 	// NodeProto.input (1), op_type (4), domain (7).
-	err = eachNode(b, func(node []byte, nOff int) error {
-		var typ string
-		inputs, domOff := 0, -1
-		err := eachField(node, nOff, func(num protowire.Number, v []byte, off int) error {
+	b, err = rewriteNodes(b, func(node []byte) ([]byte, error) {
+		var typ, dom string
+		inputs := 0
+		err := eachField(node, 0, func(num protowire.Number, v []byte, off int) error {
 			switch num {
 			case 1:
 				inputs++
 			case 4:
 				typ = string(v)
 			case 7:
-				if string(v) == from {
-					domOff = off
-				}
+				dom = string(v)
 			}
 			return nil
 		})
-		if err == nil && slices.Contains(ops, typ) && domOff >= 0 {
-			to := "kernbench.ops"
-			if typ == "GroupQueryAttention" && inputs > 9 {
-				to = "kernbench.kv8"
-			}
-			copy(b[domOff:], to)
-			used[to] = true
-			n[typ]++
+		if err != nil || !slices.Contains(ops, typ) || dom != from {
+			return node, err
 		}
-		return err
+		to := "kernbench.ops"
+		if typ == "GroupQueryAttention" {
+			to = attnop.Domain
+			if inputs > 9 {
+				to = attnop.DomainInt8
+			}
+		}
+		used[to] = true
+		n[typ]++
+		return rewriteField(node, 7, func([]byte) ([]byte, error) { return []byte(to), nil })
 	})
 	if err != nil {
 		return "", nil, err
@@ -82,6 +84,40 @@ func opTwin(graph string, ops ...string) (string, map[string]int, error) {
 	}
 	out := filepath.Join(filepath.Dir(graph), "kernbench-ops-"+strings.ToLower(strings.Join(ops, "-"))+"-"+filepath.Base(graph))
 	return out, n, os.WriteFile(out, b, 0o644)
+}
+
+// rewriteNodes returns the model b with every node (ModelProto.graph (7) → GraphProto.node
+// (1)) replaced by what edit returns for it, the graph's length re-encoded.
+func rewriteNodes(b []byte, edit func(node []byte) ([]byte, error)) ([]byte, error) {
+	return rewriteField(b, 7, func(g []byte) ([]byte, error) { return rewriteField(g, 1, edit) })
+}
+
+// rewriteField returns the message b with the value of every length-delimited field num
+// replaced by fn's result; every other field is copied as it is.
+func rewriteField(b []byte, num protowire.Number, fn func([]byte) ([]byte, error)) ([]byte, error) {
+	out := make([]byte, 0, len(b)+64)
+	for i := 0; i < len(b); {
+		n, typ, m := protowire.ConsumeTag(b[i:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		l := protowire.ConsumeFieldValue(n, typ, b[i+m:])
+		if l < 0 {
+			return nil, protowire.ParseError(l)
+		}
+		if n != num || typ != protowire.BytesType {
+			out = append(out, b[i:i+m+l]...)
+		} else {
+			v, _ := protowire.ConsumeBytes(b[i+m:])
+			nv, err := fn(v)
+			if err != nil {
+				return nil, err
+			}
+			out = protowire.AppendBytes(protowire.AppendTag(out, num, protowire.BytesType), nv)
+		}
+		i += m + l
+	}
+	return out, nil
 }
 
 // eachNode calls fn with every node of the model b (ModelProto.graph (7) → GraphProto.node
@@ -392,6 +428,13 @@ func twinOptions(decode int) (base, withOps loop.Options) {
 	cfg := map[string]string{"session.intra_op.allow_spinning": spinning, "session.force_spinning_stop": "1"}
 	base = loop.Options{Threads: *threads, MaxTokens: *prefill + decode + 1, SharedKV: true, Config: cfg}
 	withOps = base
-	withOps.Setup = func(o *ort.SessionOptions) error { return ops.register(o) }
+	withOps.Setup = func(o *ort.SessionOptions) error {
+		if ops != nil { // q4.c's MatMulNBits, from the --ops library
+			if err := ops.register(o); err != nil {
+				return err
+			}
+		}
+		return attnop.Register(o)
+	}
 	return base, withOps
 }

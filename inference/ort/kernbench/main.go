@@ -12,9 +12,9 @@
 //	go run ./inference/ort/kernbench --copy /tmp/q28/onnx/model_q4.onnx   # the app's optimized copy, for tools/opprofile
 //	go run ./inference/ort/kernbench --fused [--threads 2] [--rounds 30]   # gate+up as one node + Split against two
 //	go run ./inference/ort/kernbench --model COPY --vs FLOATCOPY --threads 2 --spin=false   # two graphs end to end (PREFILL.md)
-//	go run ./inference/ort/kernbench --ops LIB --attn 100,428,3000 --threads 2 --rounds 20   # customop/attn.c against GroupQueryAttention (DECODE.md)
-//	go run ./inference/ort/kernbench --ops LIB --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
-//	go run ./inference/ort/kernbench --ops LIB --model COPY --both-twin --ref FLOATCOPY --decode 32 --spin=false   # q4.c and attn.c, alone and together
+//	go run ./inference/ort/kernbench --attn 100,428,3000 --attn-prompt 428@0,512@2500 --threads 2 --rounds 20   # inference/ort/attnop against GroupQueryAttention (DECODE.md)
+//	go run ./inference/ort/kernbench --model COPY --attn-twin --prefill 428 --decode 32 --spin=false   # the same, whole model
+//	go run ./inference/ort/kernbench --ops LIB --model COPY --both-twin --ref FLOATCOPY --decode 32 --spin=false   # q4.c and attnop, alone and together
 package main
 
 /*
@@ -64,9 +64,10 @@ var (
 	mixFlag     = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
 	fusedFlag   = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
 	dqFlag      = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
-	attnFlag    = flag.String("attn", "", "with --ops: check customop/attn.c's decode attention against GroupQueryAttention and time both (float32 and int8 caches, and GroupQueryAttention with 8 query heads) after these comma-separated context lengths (DECODE.md)")
-	attnTwin    = flag.Bool("attn-twin", false, "with --ops --model: the twin runs customop/attn.c in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
-	bothTwin    = flag.Bool("both-twin", false, "with --ops --model: like --attn-twin with four sides: the copy, its q4.c twin (MatMulNBits), its attn.c twin (GroupQueryAttention) and the twin with both (DECODE.md)")
+	attnFlag    = flag.String("attn", "", "check inference/ort/attnop's attention against GroupQueryAttention and time both (float32 and int8 caches) at decode steps after these comma-separated context lengths, then --attn-prompt's prompts (DECODE.md)")
+	attnPrompt  = flag.String("attn-prompt", "", "with --attn: also time prompts, comma-separated ROWS@PAST (e.g. 428@0,512@2500), in the runs the app's decoder makes of them")
+	attnTwin    = flag.Bool("attn-twin", false, "with --model: the twin runs inference/ort/attnop in place of GroupQueryAttention, decode steps only, from a copy of the model's cache after --prefill tokens (DECODE.md)")
+	bothTwin    = flag.Bool("both-twin", false, "with --ops --model: like --attn-twin with four sides: the copy, its q4.c twin (MatMulNBits), its attnop twin (GroupQueryAttention) and the twin with both (DECODE.md)")
 	attnProfile = flag.String("attn-profile", "", "--attn-twin, --both-twin: write ONNX Runtime's per-node traces of both sides to files starting with this (-0 the copy, -1 the twin)")
 	attnShort   = flag.Int("attn-short", 0, "--attn-twin, --both-twin: also time each side's decode steps from this shorter context (the prompt's first rows), in the same rounds: decode at --prefill against decode at this, in one process")
 	budget      = flag.Duration("budget", 0, "least time of one timed batch of calls (0: one call, which the copies of one-row shapes make milliseconds long)")
@@ -141,6 +142,16 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *attnFlag != "" {
+		pasts, err := parsePasts(*attnFlag)
+		if err != nil {
+			return err
+		}
+		return attnBench(dir, pasts)
+	}
+	if *e2e != "" && *attnTwin {
+		return decodeTwins(*e2e, attnSides, *decodeN)
+	}
 	if *opsLib != "" {
 		if ops, err = loadCustomOps(*opsLib); err != nil {
 			return err
@@ -148,18 +159,8 @@ func run() error {
 		if err := ops.checkAffine(dir); err != nil {
 			return err
 		}
-		if *attnFlag != "" {
-			pasts, err := parsePasts(*attnFlag)
-			if err != nil {
-				return err
-			}
-			return attnBench(dir, pasts)
-		}
 		if *e2e != "" && *bothTwin {
 			return decodeTwins(*e2e, bothSides, *decodeN)
-		}
-		if *e2e != "" && *attnTwin {
-			return decodeTwins(*e2e, attnSides, *decodeN)
 		}
 		if *e2e != "" {
 			return endToEnd(*e2e, *decodeN)

@@ -13,7 +13,7 @@ import (
 )
 
 // twinSide is one graph of a decode comparison: the app's optimized copy (no ops), or a twin
-// of it whose nodes of these types run this folder's custom operators (opTwin).
+// of it whose nodes of these types run custom operators (opTwin).
 type twinSide struct {
 	name string
 	ops  []string
@@ -22,12 +22,12 @@ type twinSide struct {
 // attnSides and bothSides are the graphs of --attn-twin and --both-twin, the copy first: every
 // ratio is against it.
 var (
-	attnSides = []twinSide{{"GroupQueryAttention", nil}, {"attn.c", []string{"GroupQueryAttention"}}}
+	attnSides = []twinSide{{"GroupQueryAttention", nil}, {"attnop", []string{"GroupQueryAttention"}}}
 	bothSides = []twinSide{
 		{"ONNX Runtime", nil},
 		{"q4.c", []string{"MatMulNBits"}},
-		{"attn.c", []string{"GroupQueryAttention"}},
-		{"q4.c+attn.c", []string{"MatMulNBits", "GroupQueryAttention"}},
+		{"attnop", []string{"GroupQueryAttention"}},
+		{"q4.c+attnop", []string{"MatMulNBits", "GroupQueryAttention"}},
 	}
 )
 

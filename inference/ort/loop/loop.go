@@ -14,6 +14,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/sample"
 	"edgechat/onnx/optimize"
@@ -203,11 +204,11 @@ func Open(path string, o Options) (*Loop, error) {
 	return l, nil
 }
 
-// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those that
-// inference/ort/kernbench patched to its custom operators' domains (the same contract).
+// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those moved to
+// inference/ort/attnop's domains (the same contract; kernbench's --attn-twin).
 func gqaNodes(info *proto.ModelInfo) int {
 	n := 0
-	for _, d := range []string{"com.microsoft", "kernbench.ops", "kernbench.kv8"} {
+	for _, d := range []string{"com.microsoft", attnop.Domain, attnop.DomainInt8} {
 		n += info.Ops[proto.OpKey(d, "GroupQueryAttention")]
 	}
 	return n

@@ -6,9 +6,8 @@
 //	                                             points) on ../q4.c's kernel, on ONNX Runtime's
 //	                                             intra-op threads (KernelContext_ParallelFor)
 //
-// and the same kernel as kernbench.ops.MatMulNBits, for whole models (e2e.go); attn.c's decode
-// attention as kernbench.ops.GroupQueryAttention (float32 cache) and
-// kernbench.kv8.GroupQueryAttention (int8 cache).
+// and the same kernel as kernbench.ops.MatMulNBits, for whole models (e2e.go). The attention
+// kernel that was attn.c here is now inference/ort/attnop, compiled into the binary.
 //
 // Exports RegisterCustomOps (what RegisterCustomOpsLibrary_V2 calls) and kb_register, which
 // registers this library on a session's options through OrtGetApiBase()->GetApi(...), so that
@@ -20,7 +19,6 @@
 
 #include "onnxruntime_c_api.h"
 #include "../q4.h"
-#include "attn.h"
 
 static const OrtApi *api;
 
@@ -211,7 +209,7 @@ static OrtStatus *ORT_API_CALL q4Compute(void *p, OrtKernelContext *ctx) {
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp affine, q4, q4alias, attnF32, attnI8;
+static OrtCustomOp affine, q4, q4alias;
 
 // The alias serves a whole model whose MatMulNBits nodes had their domain changed from
 // com.microsoft to kernbench.ops (the same length: a byte patch of the graph, see e2e.go).
@@ -243,24 +241,14 @@ OrtStatus *ORT_API_CALL RegisterCustomOps(OrtSessionOptions *options, const OrtA
 	q4.KernelDestroy = q4Free;
 	q4alias = q4;
 	q4alias.GetName = aliasName;
-	defaults(&attnF32);
-	defaults(&attnI8);
-	const char *portable = getenv("KERNBENCH_ATTN_PORTABLE"); // "1": attn.c without AVX2
-	kb_attn_ops(api, &attnF32, &attnI8, portable && strcmp(portable, "1") == 0);
-	OrtCustomOpDomain *domain, *alias, *kv8;
+	OrtCustomOpDomain *domain, *alias;
 	CHECK(api->CreateCustomOpDomain("kernbench", &domain));
 	CHECK(api->CustomOpDomain_Add(domain, &affine));
 	CHECK(api->CustomOpDomain_Add(domain, &q4));
 	CHECK(api->AddCustomOpDomain(options, domain)); // domains must outlive the sessions: kept
 	CHECK(api->CreateCustomOpDomain("kernbench.ops", &alias));
 	CHECK(api->CustomOpDomain_Add(alias, &q4alias));
-	CHECK(api->CustomOpDomain_Add(alias, &attnF32));
-	CHECK(api->AddCustomOpDomain(options, alias));
-	// attn.c's attention over an int8 cache: GroupQueryAttention nodes patched to kernbench.kv8
-	// (again the length of com.microsoft).
-	CHECK(api->CreateCustomOpDomain("kernbench.kv8", &kv8));
-	CHECK(api->CustomOpDomain_Add(kv8, &attnI8));
-	return api->AddCustomOpDomain(options, kv8);
+	return api->AddCustomOpDomain(options, alias);
 }
 
 // kb_register registers the library at path on options through the ONNX Runtime whose

@@ -1,0 +1,31 @@
+// Package attnop holds EdgeChat's own CPU attention kernels, compiled into the binary: ONNX
+// Runtime custom operators with com.microsoft GroupQueryAttention's inputs, outputs and
+// attributes (as the app's optimized copies use it), which read each KV head's cached rows once
+// for all the query heads it serves, and once for a whole tile of prompt rows. A copy switches
+// to them by changing its GroupQueryAttention nodes' domain to Domain (float32 cache) or
+// DomainInt8 (ONNX Runtime's per-channel int8 cache) and importing that domain.
+//
+// The kernels are C (attn.c, op.c) on AVX2 + FMA or AVX-512, built for amd64 Linux and Windows
+// with cgo; in every other build Available and Register return an error and Supports is false.
+package attnop
+
+// The operators' domains; both define the op type "GroupQueryAttention".
+const (
+	Domain     = "ai.edgechat.cpu" // float32 KV cache
+	DomainInt8 = "ai.edgechat.kv8" // per-channel int8 KV cache (k_scale, v_scale inputs 12, 13)
+)
+
+// Limits of the kernels' shapes (op.c's MAXD and MAXG).
+const (
+	maxHeadSize = 256
+	maxGroup    = 8
+)
+
+// Supports reports whether the kernels take this attention's shape: a head size a multiple of 16
+// up to 256, numHeads a multiple of kvHeads with at most 8 query heads a KV head. It is false in
+// builds without the kernels. The operators also require do_rotary 1, rotary_interleaved 0, no
+// local window and no softcap, and a batch of 1.
+func Supports(headSize, numHeads, kvHeads int) bool {
+	return haveKernels && headSize > 0 && headSize%16 == 0 && headSize <= maxHeadSize &&
+		kvHeads > 0 && numHeads > 0 && numHeads%kvHeads == 0 && numHeads/kvHeads <= maxGroup
+}

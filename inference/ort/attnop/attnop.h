@@ -1,0 +1,15 @@
+//go:build cgo && amd64 && (linux || windows)
+
+// attnop.h: what the Go side calls (register.go).
+
+#include <stdint.h>
+
+// attnop_init asks the ONNX Runtime whose OrtGetApiBase is at getBase for the C API and creates
+// the two operator domains (once a process). It returns NULL or an error message (to be freed).
+char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8);
+// attnop_add adds both domains to an OrtSessionOptions; NULL or an error message.
+char *attnop_add(void *options);
+// attnop_config reads a session config entry back from options (NULL when absent).
+char *attnop_config(void *options, const char *key);
+// attnop_select (kernel.h): the CPU's loops, 2 AVX-512, 1 AVX2 + FMA, 0 none.
+int attnop_select(int avx2);

@@ -1,0 +1,40 @@
+//go:build cgo && amd64 && (linux || windows)
+
+// kernel.h: the attention loops of attn.c, for op.c.
+
+#ifndef ATTNOP_KERNEL_H
+#define ATTNOP_KERNEL_H
+
+#include <stdint.h>
+
+#define BLOCK 32 // cache rows whose scores are taken before their values are summed
+#define MAXG 8   // query heads a KV head serves, at most
+#define MAXD 256 // head size, at most
+#define MAXV 32  // query vectors one pass of the loops serves (a decode step's group; a part of a prompt tile)
+#define SUBS 4   // parts of MAXV vectors in a prompt tile, which read each block of cached rows once
+#define MAXT (SUBS * MAXV) // query vectors in a prompt tile: its rows × the group's heads
+
+// attnop_part runs the online softmax of a decode step's nq ≤ MAXG query vectors q [nq][d]
+// (rotated and scaled; for an int8 cache also multiplied by the key scales) over rows [r0, r1) of
+// one KV head's keys and values (row stride d; float32, or int8 when K8/V8 are set), updating
+// each vector's running maximum m, sum l and accumulator acc [nq][d] (the values' scales not
+// applied).
+typedef void attnop_part_fn(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+                            const int8_t *V8, int r0, int r1, float *m, float *l, float *acc);
+extern attnop_part_fn *attnop_part;
+
+// attnop_tile runs the causal attention of a prompt tile's nq ≤ MAXT query vectors q [nq][d]
+// (rotated and scaled as for attnop_part) over rows [0, r1) of one KV head's keys and values:
+// vector v sees rows [0, lim[v]). It writes each vector's softmax sum l [nq] and accumulator
+// acc [nq][d] (the values' scales not applied); work holds TILE_WORK(d) floats.
+typedef void attnop_tile_fn(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+                            const int8_t *V8, int r1, const int *lim, float *l, float *acc, float *work);
+#define TILE_WORK(d) (SUBS * ((size_t)(d) * MAXV + BLOCK * MAXV + 3 * MAXV) + 2 * BLOCK * (size_t)(d))
+extern attnop_tile_fn *attnop_tile;
+
+// attnop_select picks the loops for this CPU: 2 AVX-512, 1 AVX2 + FMA, 0 none (no kernels).
+// avx2 keeps AVX2 where the CPU has AVX-512 (tests).
+int attnop_select(int avx2);
+void attnop_select_tile(int isa); // tile.c's part of attnop_select
+
+#endif

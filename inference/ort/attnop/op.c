@@ -1,0 +1,517 @@
+//go:build cgo && amd64 && (linux || windows)
+
+// op.c: the attention operators (attn.c's loops) as ONNX Runtime custom operators, and their
+// registration. Both take GroupQueryAttention's CPU contract as EdgeChat's optimized copies use
+// it, so that a copy switches by changing its nodes' domain:
+//
+//	inputs   query [1, S, H·D], key and value [1, S, KV·D], past_key and past_value
+//	         [1, KV, capacity, D] (the shared buffer: present is the same buffer, appended in
+//	         place at the past length), seqlens_k [1] int32 (total − 1), total_sequence_length
+//	         (int32), cos_cache and sin_cache [positions, D/2]; with an int8 cache also
+//	         inputs 12 and 13, k_scale and v_scale [KV·D] (per channel)
+//	outputs  output [1, S, H·D], present_key and present_value (the past buffers)
+//	attrs    num_heads, kv_num_heads, scale (0: 1/√D), do_rotary 1, rotary_interleaved 0
+//
+// Rotary is done inside, as GroupQueryAttention does (non-interleaved halves), on the new rows'
+// queries and keys, which are written into the buffer at the past length. A decode step (S = 1)
+// is split into items of one KV head and CHUNK cached rows (merged after); a prompt (S > 1) into
+// items of one KV head and a tile of query rows, each reading the cached rows once for all the
+// tile's rows (causal: row i sees the cache rows up to past + i). Items run on ONNX Runtime's
+// intra-op threads (KernelContext_ParallelFor), the costliest first.
+//
+// The int8 cache (DomainInt8) is ONNX Runtime's per-channel one: value = q · scale[c], written as
+// round(x · (1 / scale)) (ONNX Runtime's rounding) saturated to [-128, 127]. The key scales fold
+// into the query once; the value scales multiply the accumulators at the end.
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnop.h"
+#include "kernel.h"
+#include "ortapi.h"
+
+#define CHUNK 256 // cached rows of one decode item
+
+const OrtApi *attnop_api;
+
+#define CHECK(expr)                                                                                \
+	do {                                                                                       \
+		OrtStatus *st_ = (expr);                                                           \
+		if (st_)                                                                           \
+			return st_;                                                                \
+	} while (0)
+
+static OrtStatus *fail(const char *msg) { return ORT(CreateStatus)(ORT_INVALID_ARGUMENT, msg); }
+
+typedef struct {
+	int64_t H, KV;
+	float scale; // 0: 1/√D
+	int int8;
+} attnKernel;
+
+// attnRun is one call's state shared by its items.
+typedef struct {
+	int S, H, KV, G, D, past, cap, nchunk, rows, ntile;
+	const float *q;       // [KV][S][G][D], rotated and scaled (times the key scales for int8)
+	const float *K, *V;   // [KV][cap][D]
+	const int8_t *K8, *V8;
+	const float *vscale;  // [KV][D] or NULL
+	float *out;           // [S][H][D]
+	float *pm, *pl, *pacc; // decode partials: [KV][nchunk][G], [..][G], [..][G][D]
+	volatile int nomem;
+} attnRun;
+
+static void headRows(const attnRun *r, int kv, const float **K, const float **V, const int8_t **K8, const int8_t **V8) {
+	size_t head = (size_t)kv * r->cap * r->D;
+	*K = r->K ? r->K + head : NULL, *V = r->V ? r->V + head : NULL;
+	*K8 = r->K8 ? r->K8 + head : NULL, *V8 = r->V8 ? r->V8 + head : NULL;
+}
+
+static void decodeItem(void *p, size_t i) {
+	attnRun *r = p;
+	int kv = (int)i / r->nchunk, c = (int)i % r->nchunk;
+	int total = r->past + 1, r0 = c * CHUNK, r1 = r0 + CHUNK < total ? r0 + CHUNK : total;
+	size_t base = i * r->G;
+	float *m = r->pm + base, *l = r->pl + base, *acc = r->pacc + base * r->D;
+	for (int h = 0; h < r->G; h++)
+		m[h] = -INFINITY, l[h] = 0;
+	memset(acc, 0, sizeof(float) * r->G * r->D);
+	const float *K, *V;
+	const int8_t *K8, *V8;
+	headRows(r, kv, &K, &V, &K8, &V8);
+	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, m, l, acc);
+}
+
+// finish writes acc / l (times the value scales) of n vectors to out [n][D].
+static void finish(const attnRun *r, int kv, int n, const float *l, const float *acc, float *out) {
+	const float *vs = r->vscale ? r->vscale + (size_t)kv * r->D : NULL;
+	for (int h = 0; h < n; h++) {
+		float inv = 1 / l[h];
+		for (int i = 0; i < r->D; i++) {
+			float v = acc[(size_t)h * r->D + i] * inv;
+			out[(size_t)h * r->D + i] = vs ? v * vs[i] : v;
+		}
+	}
+}
+
+// promptItem is tile ntile−1−i/KV (the later tiles, which see more rows, first) of KV head i%KV.
+static void promptItem(void *p, size_t i) {
+	attnRun *r = p;
+	int kv = (int)(i % r->KV), tile = r->ntile - 1 - (int)(i / r->KV);
+	int s0 = tile * r->rows, s1 = s0 + r->rows < r->S ? s0 + r->rows : r->S, G = r->G, D = r->D;
+	int nq = (s1 - s0) * G;
+	float l[MAXT];
+	int lim[MAXT];
+	float *acc = malloc(sizeof(float) * ((size_t)nq * D + TILE_WORK(D)));
+	if (!acc) {
+		r->nomem = 1;
+		return;
+	}
+	for (int v = 0; v < nq; v++)
+		lim[v] = r->past + s0 + v / G + 1;
+	const float *K, *V;
+	const int8_t *K8, *V8;
+	headRows(r, kv, &K, &V, &K8, &V8);
+	attnop_tile(r->q + ((size_t)kv * r->S + s0) * G * D, nq, D, K, V, K8, V8, r->past + s1, lim, l, acc,
+	            acc + (size_t)nq * D);
+	for (int s = s0; s < s1; s++) {
+		int v = (s - s0) * G;
+		finish(r, kv, G, l + v, acc + (size_t)v * D, r->out + ((size_t)s * r->H + kv * G) * D);
+	}
+	free(acc);
+}
+
+// rotate applies the non-interleaved rotary embedding of position pos to x [D] into y, times mul,
+// rounding as ONNX Runtime's Linux release build (GCC) does: the first product of each half fused
+// into a multiply-add, so that the keys written are the same bits. (Its Windows build rounds
+// differently, by an ulp at times: see gqa_test.go.)
+static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
+	int h = D / 2;
+	const float *c = cosc + (size_t)pos * h, *s = sinc + (size_t)pos * h;
+	for (int i = 0; i < h; i++) {
+		float a = x[i], b = x[i + h];
+		y[i] = fmaf(a, c[i], -(b * s[i])) * mul;
+		y[i + h] = fmaf(a, s[i], b * c[i]) * mul;
+	}
+}
+
+static int8_t quant8(float x, float scale) {
+	float q = nearbyintf(x * (1 / scale));
+	return (int8_t)(q > 127 ? 127 : q < -128 ? -128 : q);
+}
+
+// dims reads v's shape into d (at most max dimensions) and its element count into count.
+static OrtStatus *dims(const OrtValue *v, int64_t *d, size_t *nd, size_t max, int64_t *count) {
+	OrtTensorTypeAndShapeInfo *info;
+	CHECK(ORT(GetTensorTypeAndShape)(v, &info));
+	OrtStatus *st = ORT(GetDimensionsCount)(info, nd);
+	if (!st && *nd > max)
+		st = fail("EdgeChat attention: an input has too many dimensions");
+	if (!st)
+		st = ORT(GetDimensions)(info, d, *nd);
+	ORT(ReleaseTensorTypeAndShapeInfo)(info);
+	*count = 1;
+	for (size_t i = 0; !st && i < *nd; i++)
+		*count *= d[i];
+	return st;
+}
+
+static OrtStatus *data(const OrtValue *v, void *p) {
+	return ORT(GetTensorMutableData)((OrtValue *)v, (void **)p);
+}
+
+// shape is what Compute reads of its inputs, checked.
+typedef struct {
+	int S, D, cap, past, total;
+} attnShape;
+
+static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShape *sh) {
+	int64_t qd[4], kd[4], vd[4], pk[4], pv[4], cd[4], sd[4], ks[4], n;
+	size_t nq, nk, nv, npk, npv, nc, ns;
+	CHECK(dims(in[0], qd, &nq, 4, &n));
+	CHECK(dims(in[1], kd, &nk, 4, &n));
+	CHECK(dims(in[2], vd, &nv, 4, &n));
+	CHECK(dims(in[3], pk, &npk, 4, &n));
+	CHECK(dims(in[4], pv, &npv, 4, &n));
+	if (nq != 3 || qd[0] != 1 || qd[1] < 1 || npk != 4 || pk[0] != 1 || pk[1] != k->KV || npv != 4 ||
+	    memcmp(pk, pv, sizeof pk))
+		return fail("EdgeChat attention: query [1, S, H·D] (batch 1) and past_key, past_value [1, kv_num_heads, capacity, D] expected");
+	int64_t S = qd[1], D = pk[3], cap = pk[2];
+	if (D % 16 || D <= 0 || D > MAXD || k->H % k->KV || k->H / k->KV > MAXG || qd[2] != k->H * D)
+		return fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size");
+	if (nk != 3 || nv != 3 || kd[0] != 1 || vd[0] != 1 || kd[1] != S || vd[1] != S || kd[2] != k->KV * D || vd[2] != k->KV * D)
+		return fail("EdgeChat attention: key and value must be [1, S, kv_num_heads × head size], S the query's");
+	CHECK(dims(in[7], cd, &nc, 4, &n));
+	CHECK(dims(in[8], sd, &ns, 4, &n));
+	if (nc != 2 || ns != 2 || cd[1] != D / 2 || memcmp(cd, sd, 2 * sizeof cd[0]))
+		return fail("EdgeChat attention: cos_cache and sin_cache must be [positions, head size / 2]");
+	CHECK(dims(in[5], sd, &ns, 4, &n));
+	if (n < 1)
+		return fail("EdgeChat attention: seqlens_k is empty");
+	CHECK(dims(in[6], sd, &ns, 4, &n));
+	if (n < 1)
+		return fail("EdgeChat attention: total_sequence_length is empty");
+	if (k->int8)
+		for (int i = 12; i <= 13; i++) {
+			CHECK(dims(in[i], ks, &ns, 4, &n));
+			if (n != k->KV * D)
+				return fail("EdgeChat attention: k_scale and v_scale must hold kv_num_heads × head size values (per channel)");
+		}
+	const int32_t *seqlens, *total;
+	CHECK(data(in[5], &seqlens));
+	CHECK(data(in[6], &total));
+	int64_t t = (int64_t)seqlens[0] + 1;
+	if (*total != t || t < S || t > cap || t > cd[0] || cap > INT_MAX / MAXD)
+		return fail("EdgeChat attention: seqlens_k + 1 must equal total_sequence_length, be at least S and fit both the KV buffer and the rotary caches");
+	*sh = (attnShape){.S = (int)S, .D = (int)D, .cap = (int)cap, .total = (int)t, .past = (int)(t - S)};
+	return NULL;
+}
+
+static OrtStatus *run(attnRun *r, OrtKernelContext *ctx);
+
+// newRows is what newRow needs of a call.
+typedef struct {
+	const float *q, *key, *val, *cosc, *sinc, *ks, *vs;
+	void *yk, *yv;
+	float *qr;
+	int S, H, KV, D, cap, past, int8;
+	float scale;
+} newRows;
+
+// newRow rotates the queries of new row s into qr ([KV][S][G][D], scaled, times an int8 cache's
+// key scales) and writes its rotated key and its value into the buffers at row past + s.
+static void newRow(void *p, size_t i) {
+	const newRows *n = p;
+	int s = (int)i, pos = n->past + s, D = n->D, G = n->H / n->KV;
+	for (int h = 0; h < n->H; h++) {
+		float *qh = n->qr + (((size_t)(h / G) * n->S + s) * G + h % G) * D;
+		rotate(n->q + ((size_t)s * n->H + h) * D, qh, D, n->cosc, n->sinc, pos, n->scale);
+		if (n->ks)
+			for (int c = 0; c < D; c++)
+				qh[c] *= n->ks[(h / G) * D + c];
+	}
+	float kr[MAXD];
+	for (int h = 0; h < n->KV; h++) {
+		const float *kx = n->key + ((size_t)s * n->KV + h) * D, *vx = n->val + ((size_t)s * n->KV + h) * D;
+		size_t row = ((size_t)h * n->cap + pos) * D;
+		rotate(kx, kr, D, n->cosc, n->sinc, pos, 1);
+		if (n->int8) {
+			for (int c = 0; c < D; c++) {
+				((int8_t *)n->yk)[row + c] = quant8(kr[c], n->ks[h * D + c]);
+				((int8_t *)n->yv)[row + c] = quant8(vx[c], n->vs[h * D + c]);
+			}
+		} else {
+			memcpy((float *)n->yk + row, kr, sizeof(float) * D);
+			memcpy((float *)n->yv + row, vx, sizeof(float) * D);
+		}
+	}
+}
+
+static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
+	attnKernel *k = p;
+	const OrtValue *in[14] = {0};
+	size_t nin;
+	CHECK(ORT(KernelContext_GetInputCount)(ctx, &nin));
+	for (size_t i = 0; i < nin && i < 14; i++)
+		CHECK(ORT(KernelContext_GetInput)(ctx, i, &in[i]));
+	for (int i = 0; i < 9; i++)
+		if (!in[i])
+			return fail("EdgeChat attention: inputs 0 to 8 (query to sin_cache) are required");
+	if (k->int8 && (!in[12] || !in[13]))
+		return fail("EdgeChat attention: an int8 cache needs k_scale and v_scale (inputs 12 and 13)");
+	attnShape sh = {0};
+	CHECK(checkShapes(k, in, &sh));
+	int S = sh.S, H = (int)k->H, KV = (int)k->KV, G = H / KV, D = sh.D, cap = sh.cap, past = sh.past;
+	float scale = k->scale != 0 ? k->scale : 1 / sqrtf((float)D);
+	const float *q, *key, *val, *cosc, *sinc, *ks = NULL, *vs = NULL;
+	const void *pk, *pv;
+	CHECK(data(in[0], &q));
+	CHECK(data(in[1], &key));
+	CHECK(data(in[2], &val));
+	CHECK(data(in[3], &pk));
+	CHECK(data(in[4], &pv));
+	CHECK(data(in[7], &cosc));
+	CHECK(data(in[8], &sinc));
+	if (k->int8) {
+		CHECK(data(in[12], &ks));
+		CHECK(data(in[13], &vs));
+	}
+	OrtValue *out, *ok, *ov;
+	int64_t od[3] = {1, S, (int64_t)H * D}, pd[4] = {1, KV, cap, D};
+	CHECK(ORT(KernelContext_GetOutput)(ctx, 0, od, 3, &out));
+	CHECK(ORT(KernelContext_GetOutput)(ctx, 1, pd, 4, &ok));
+	CHECK(ORT(KernelContext_GetOutput)(ctx, 2, pd, 4, &ov));
+	float *y;
+	void *yk, *yv;
+	CHECK(ORT(GetTensorMutableData)(out, (void **)&y));
+	CHECK(ORT(GetTensorMutableData)(ok, &yk));
+	CHECK(ORT(GetTensorMutableData)(ov, &yv));
+	size_t rowBytes = (size_t)D * (k->int8 ? 1 : 4);
+	// Present is past's buffer when the caller binds one tensor to both (the app does);
+	// otherwise the cached rows are copied first.
+	for (int h = 0; h < KV && (yk != pk || yv != pv); h++) {
+		size_t off = (size_t)h * cap * rowBytes;
+		memcpy((char *)yk + off, (const char *)pk + off, (size_t)past * rowBytes);
+		memcpy((char *)yv + off, (const char *)pv + off, (size_t)past * rowBytes);
+	}
+	float *qr = malloc(sizeof(float) * (size_t)S * H * D);
+	if (!qr)
+		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .yk = yk, .yv = yv,
+	              .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past, .scale = scale, .int8 = k->int8};
+	if (S == 1)
+		newRow(&nr, 0);
+	else {
+		OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, newRow, (size_t)S, 0, &nr);
+		if (st) {
+			free(qr);
+			return st;
+		}
+	}
+	attnRun r = {.S = S, .H = H, .KV = KV, .G = G, .D = D, .past = past, .cap = cap, .q = qr, .out = y, .vscale = vs};
+	if (k->int8)
+		r.K8 = yk, r.V8 = yv;
+	else
+		r.K = yk, r.V = yv;
+	OrtStatus *st = run(&r, ctx);
+	free(qr);
+	return st;
+}
+
+// run computes the attention of r's rotated queries over the cache (the new rows written).
+static OrtStatus *run(attnRun *r, OrtKernelContext *ctx) {
+	int G = r->G, D = r->D;
+	if (r->S > 1) {
+		r->rows = MAXT / G;
+		r->ntile = (r->S + r->rows - 1) / r->rows;
+		OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, promptItem, (size_t)r->KV * r->ntile, 0, r);
+		if (!st && r->nomem)
+			st = ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+		return st;
+	}
+	r->nchunk = (r->past + 1 + CHUNK - 1) / CHUNK;
+	size_t parts = (size_t)r->KV * r->nchunk * G;
+	float *buf = malloc(sizeof(float) * parts * (D + 2));
+	if (!buf)
+		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+	r->pm = buf, r->pl = buf + parts, r->pacc = buf + 2 * parts;
+	OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, decodeItem, (size_t)r->KV * r->nchunk, 0, r);
+	for (int kv = 0; !st && kv < r->KV; kv++) {
+		// Merge the chunks: rescale each to the largest maximum.
+		size_t b = (size_t)kv * r->nchunk * G;
+		float m[MAXG], l[MAXG], acc[MAXG * MAXD];
+		memcpy(m, r->pm + b, sizeof(float) * G);
+		memcpy(l, r->pl + b, sizeof(float) * G);
+		memcpy(acc, r->pacc + b * D, sizeof(float) * G * D);
+		for (int c = 1; c < r->nchunk; c++) {
+			size_t bc = b + (size_t)c * G;
+			for (int h = 0; h < G; h++) {
+				float cm = r->pm[bc + h], nm = cm > m[h] ? cm : m[h];
+				float a = expf(m[h] - nm), bb = expf(cm - nm);
+				const float *pa = r->pacc + (bc + h) * D;
+				l[h] = l[h] * a + r->pl[bc + h] * bb;
+				for (int i = 0; i < D; i++)
+					acc[h * D + i] = acc[h * D + i] * a + pa[i] * bb;
+				m[h] = nm;
+			}
+		}
+		finish(r, kv, G, l, acc, r->out + (size_t)kv * G * D);
+	}
+	free(buf);
+	return st;
+}
+
+// ---- the operators' definitions ---------------------------------------------------------------
+
+static int64_t intAttr(const OrtKernelInfo *info, const char *name, int64_t def) {
+	int64_t v;
+	OrtStatus *st = ORT(KernelInfoGetAttribute_int64)(info, name, &v);
+	if (st) {
+		ORT(ReleaseStatus)(st);
+		return def;
+	}
+	return v;
+}
+
+static float floatAttr(const OrtKernelInfo *info, const char *name) {
+	float v;
+	OrtStatus *st = ORT(KernelInfoGetAttribute_float)(info, name, &v);
+	if (st) {
+		ORT(ReleaseStatus)(st);
+		return 0;
+	}
+	return v;
+}
+
+static OrtStatus *create(const OrtKernelInfo *info, void **out, int int8) {
+	attnKernel k = {.H = intAttr(info, "num_heads", 0), .KV = intAttr(info, "kv_num_heads", 0),
+	                .scale = floatAttr(info, "scale"), .int8 = int8};
+	if (k.KV <= 0 || k.H <= 0 || k.H % k.KV || k.H / k.KV > MAXG)
+		return fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
+	if (intAttr(info, "do_rotary", 0) != 1 || intAttr(info, "rotary_interleaved", 0) != 0 ||
+	    intAttr(info, "local_window_size", -1) != -1 || floatAttr(info, "softcap") != 0)
+		return fail("EdgeChat attention: only do_rotary 1, rotary_interleaved 0, no local window and no softcap are supported");
+	attnKernel *p = malloc(sizeof *p);
+	if (!p)
+		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+	*p = k;
+	*out = p;
+	return NULL;
+}
+
+static OrtStatus *createF32(const OrtCustomOp *op, const OrtApi *a, const OrtKernelInfo *info, void **out) {
+	(void)op, (void)a;
+	return create(info, out, 0);
+}
+
+static OrtStatus *createI8(const OrtCustomOp *op, const OrtApi *a, const OrtKernelInfo *info, void **out) {
+	(void)op, (void)a;
+	return create(info, out, 1);
+}
+
+static void destroy(void *k) { free(k); }
+static const char *name(const OrtCustomOp *op) { (void)op; return "GroupQueryAttention"; }
+static const char *providerCPU(const OrtCustomOp *op) { (void)op; return "CPUExecutionProvider"; }
+static size_t nineIn(const OrtCustomOp *op) { (void)op; return 9; }
+static size_t fourteenIn(const OrtCustomOp *op) { (void)op; return 14; }
+static size_t threeOut(const OrtCustomOp *op) { (void)op; return 3; }
+static int one(const OrtCustomOp *op) { (void)op; return 1; }
+static int zero(const OrtCustomOp *op) { (void)op; return 0; }
+static int endVersion(const OrtCustomOp *op) { (void)op; return INT_MAX; }
+static OrtMemType memDefault(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return OrtMemTypeDefault; }
+
+static ONNXTensorElementDataType inType(size_t i, int int8) {
+	if (i == 5 || i == 6)
+		return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
+	if ((i == 3 || i == 4) && int8)
+		return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
+	return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+static ONNXTensorElementDataType inF32(const OrtCustomOp *op, size_t i) { (void)op; return inType(i, 0); }
+static ONNXTensorElementDataType inI8(const OrtCustomOp *op, size_t i) { (void)op; return inType(i, 1); }
+static ONNXTensorElementDataType outF32(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT; }
+static ONNXTensorElementDataType outI8(const OrtCustomOp *op, size_t i) {
+	(void)op;
+	return i == 0 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT : ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
+}
+static OrtCustomOpInputOutputCharacteristic required(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return INPUT_OUTPUT_REQUIRED; }
+static OrtCustomOpInputOutputCharacteristic inChar(const OrtCustomOp *op, size_t i) {
+	(void)op;
+	return i >= 9 && i <= 11 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+}
+
+static void define(OrtCustomOp *op, int int8) {
+	memset(op, 0, sizeof *op);
+	op->version = ORTAPI_VERSION; // ONNX Runtime reads the fields of this version, no further
+	op->GetName = name;
+	op->GetExecutionProviderType = providerCPU;
+	op->GetInputType = int8 ? inI8 : inF32;
+	op->GetInputTypeCount = int8 ? fourteenIn : nineIn;
+	op->GetOutputType = int8 ? outI8 : outF32;
+	op->GetOutputTypeCount = threeOut;
+	op->KernelDestroy = destroy;
+	op->GetInputCharacteristic = int8 ? inChar : required;
+	op->GetOutputCharacteristic = required;
+	op->GetInputMemoryType = memDefault;
+	op->GetVariadicInputMinArity = one;
+	op->GetVariadicInputHomogeneity = zero;
+	op->GetVariadicOutputMinArity = one;
+	op->GetVariadicOutputHomogeneity = zero;
+	op->CreateKernelV2 = int8 ? createI8 : createF32;
+	op->KernelComputeV2 = attnCompute;
+	op->GetStartVersion = one;
+	op->GetEndVersion = endVersion;
+}
+
+// ---- registration -----------------------------------------------------------------------------
+
+static OrtCustomOp opF32, opI8;
+static OrtCustomOpDomain *domF32, *domI8;
+
+// message returns st's message (to be freed), releasing st.
+static char *message(OrtStatus *st, const char *what) {
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s: %s", what, ORT(GetErrorMessage)(st));
+	ORT(ReleaseStatus)(st);
+	return strdup(buf);
+}
+
+char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8) {
+	const OrtApiBase *base = ((const OrtApiBase *(*)(void))getBase)();
+	const OrtApi *api = base ? base->GetApi(ORTAPI_VERSION) : NULL;
+	if (!api) {
+		char buf[256];
+		snprintf(buf, sizeof buf, "ONNX Runtime %s does not serve C API version %d (ONNX Runtime 1.%d or newer)",
+		         base ? base->GetVersionString() : "(no OrtGetApiBase)", ORTAPI_VERSION, ORTAPI_VERSION);
+		return strdup(buf);
+	}
+	attnop_api = api;
+	define(&opF32, 0);
+	define(&opI8, 1);
+	OrtStatus *st;
+	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)) ||
+	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)))
+		return message(st, "create the attention operators' domains");
+	return NULL;
+}
+
+char *attnop_add(void *options) {
+	OrtStatus *st;
+	if ((st = ORT(AddCustomOpDomain)(options, domF32)) || (st = ORT(AddCustomOpDomain)(options, domI8)))
+		return message(st, "add the attention operators to the session options");
+	return NULL;
+}
+
+char *attnop_config(void *options, const char *key) {
+	char buf[256];
+	size_t n = sizeof buf;
+	OrtStatus *st = ORT(GetSessionConfigEntry)(options, key, buf, &n);
+	if (st) {
+		ORT(ReleaseStatus)(st);
+		return NULL;
+	}
+	return strdup(buf);
+}

@@ -1,0 +1,128 @@
+//go:build cgo && amd64 && (linux || windows)
+
+package attnop
+
+/*
+#cgo CFLAGS: -O3
+#cgo linux LDFLAGS: -lm
+#include <stdlib.h>
+#include "attnop.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"edgechat/inference/ort/env"
+)
+
+const haveKernels = true
+
+var (
+	mu      sync.Mutex
+	initErr error // the first initialisation's outcome, once ONNX Runtime was loaded
+	inited  bool
+	// isa is the loops attn.c runs: 2 AVX-512, 1 AVX2 + FMA, 0 none.
+	isa = selectISA(false)
+)
+
+// Available returns nil when this build carries the kernels, the CPU can run them and the loaded
+// ONNX Runtime offers the API they need; otherwise an error saying why (for logs and `sys`).
+func Available() error {
+	mu.Lock()
+	defer mu.Unlock()
+	return initLocked()
+}
+
+// initLocked creates the operators' domains once ONNX Runtime is loaded (mu held).
+func initLocked() error {
+	if isa == 0 {
+		return errors.New("this CPU lacks AVX2 and FMA, which EdgeChat's attention kernels need; ONNX Runtime's attention is used")
+	}
+	if inited {
+		return initErr
+	}
+	info, ok := env.Loaded()
+	if !ok {
+		return errors.New("ONNX Runtime is not loaded yet; EdgeChat's attention kernels register once it is")
+	}
+	inited = true
+	getBase, err := apiBase(info.Path)
+	if err == nil {
+		d, d8 := C.CString(Domain), C.CString(DomainInt8)
+		defer C.free(unsafe.Pointer(d))
+		defer C.free(unsafe.Pointer(d8))
+		err = cError(C.attnop_init(C.uintptr_t(getBase), d, d8))
+	}
+	if err != nil {
+		initErr = fmt.Errorf("EdgeChat's attention kernels cannot use %s: %w; ONNX Runtime's attention is used", info.Path, err)
+	}
+	return initErr
+}
+
+// Register adds both operator domains to opts (an onnxruntime_go *ort.SessionOptions). The
+// domains are made once a process and outlive every options object and session.
+func Register(opts *ort.SessionOptions) error {
+	mu.Lock()
+	err := initLocked()
+	mu.Unlock()
+	if err != nil {
+		return err
+	}
+	h, err := optionsHandle(opts)
+	if err != nil {
+		return err
+	}
+	return cError(C.attnop_add(h))
+}
+
+// optionsHandle is the OrtSessionOptions pointer inside onnxruntime_go's SessionOptions, which
+// the package does not export: its only field (v1.27.0: `type SessionOptions struct { o
+// *C.OrtSessionOptions }`), read here, the one unsafe read of another package's internals. It
+// checks the struct is one pointer wide and that the pointer is the options object by reading
+// back, through ONNX Runtime, a config entry set through onnxruntime_go.
+func optionsHandle(o *ort.SessionOptions) (unsafe.Pointer, error) {
+	if o == nil {
+		return nil, errors.New("no session options")
+	}
+	if unsafe.Sizeof(*o) != unsafe.Sizeof(uintptr(0)) {
+		return nil, fmt.Errorf("onnxruntime_go's SessionOptions is %d bytes, not one pointer: its layout changed, so EdgeChat's attention kernels cannot be registered", unsafe.Sizeof(*o))
+	}
+	h := *(*unsafe.Pointer)(unsafe.Pointer(o))
+	const key, want = "edgechat.attnop.options", "checked"
+	if err := o.AddSessionConfigEntry(key, want); err != nil {
+		return nil, fmt.Errorf("set a session config entry: %w", err)
+	}
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	got := C.attnop_config(h, ck)
+	if got == nil || C.GoString(got) != want {
+		C.free(unsafe.Pointer(got))
+		return nil, errors.New("the pointer read from onnxruntime_go's SessionOptions is not its OrtSessionOptions (its layout changed)")
+	}
+	C.free(unsafe.Pointer(got))
+	return h, nil
+}
+
+// cError turns a C error message (freed here) into an error.
+func cError(msg *C.char) error {
+	if msg == nil {
+		return nil
+	}
+	defer C.free(unsafe.Pointer(msg))
+	return errors.New(C.GoString(msg))
+}
+
+// selectISA picks attn.c's loops for this CPU (avx2: not AVX-512 where the CPU has it).
+func selectISA(avx2 bool) int {
+	a := C.int(0)
+	if avx2 {
+		a = 1
+	}
+	return int(C.attnop_select(a))
+}
