@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/decoder"
 	ortenv "edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 )
@@ -35,6 +36,7 @@ func runBench(env Env) error {
 	decode := fs.Int("decode-tokens", 0, "tokens to decode after one prefill, for decode tokens/s")
 	asJSON := fs.Bool("json", false, "print JSON")
 	plotFile := fs.String("plot", "", "write a latency histogram PNG")
+	attnKernel := fs.String("attn-kernel", "on", "on: attention on EdgeChat's own kernels where they run (as the app does); off: ONNX Runtime's GroupQueryAttention (as "+decoder.AttnKernelVar+"=off does), for measuring them")
 	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
 	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
@@ -59,14 +61,18 @@ func runBench(env Env) error {
 	if mf.model == "" {
 		return errors.New("--model is required: the folder that holds your model")
 	}
+	if *attnKernel != "on" && *attnKernel != "off" {
+		return fmt.Errorf("--attn-kernel is on or off, not %q", *attnKernel)
+	}
 	if _, err := ortenv.Init(mf.ortLib); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bo := BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: mf.promptInt8},
-		SeqLen:      *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: mf.promptInt8,
+			PlainAttention: *attnKernel == "off"},
+		SeqLen: *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {
 		return errors.New("--compare needs --decode-tokens (e.g. 64) and at least one round")
@@ -122,6 +128,9 @@ func runBench(env Env) error {
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 	fmt.Fprintf(w, "Model\t%s (%s, KV %s)\n", r.Model, r.Layout, r.KVType)
+	if r.Attention != "" {
+		fmt.Fprintf(w, "Attention\t%s\n", r.Attention)
+	}
 	fmt.Fprintf(w, "EP\t%s, %d threads\n", r.EP, r.Threads)
 	fmt.Fprintf(w, "Prefill %d tokens\t%.1f ms ± %.1f ms (p50 %.1f, p95 %.1f; %d runs after %d warm-up)\n", r.SeqLen, r.MeanMillis, r.StdMillis, r.P50Millis, r.P95Millis, r.Iterations, r.Warmup)
 	fmt.Fprintf(w, "Throughput\t%.2f samples/s, %.0f prompt tokens/s\n", r.SamplesPerS, r.PrefillTPS)

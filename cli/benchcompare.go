@@ -18,6 +18,7 @@ import (
 	"edgechat/inference/ort/loop"
 	"edgechat/internal/membw"
 	"edgechat/internal/paths"
+	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
 )
 
@@ -139,11 +140,16 @@ func runBare(p *peerResult, first *BenchResult, o BenchOptions) error {
 	if err != nil {
 		return err
 	}
-	shared := info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	shared := info.Metadata[optimize.MetaAttention] != "" || info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	// The copy's attention may run on EdgeChat's kernels: the loop registers them as the app does.
+	setup, err := decoder.KernelSetup(first.ModelFile)
+	if err != nil {
+		return err
+	}
 	// Spinning as EdgeChat's sessions get it (ONNX Runtime's default spins even on a busy
 	// machine, where spinning threads starve).
 	l, err := loop.Open(first.ModelFile, loop.Options{Threads: first.Threads, MaxTokens: len(first.PromptIDs) + o.DecodeTokens + 1, SharedKV: shared,
-		Config: decoder.SessionConfig(o.EP.Options)})
+		Config: decoder.SessionConfig(o.EP.Options), Setup: setup})
 	if err != nil {
 		return err
 	}

@@ -26,14 +26,16 @@ type BenchOptions struct {
 
 // BenchResult is the article's metric — prefill latency at a fixed length — plus decode speed.
 type BenchResult struct {
-	Model        string  `json:"model"`
-	Layout       string  `json:"layout"`
-	EP           string  `json:"ep"`
-	Threads      int     `json:"threads"`
-	SeqLen       int     `json:"seq_len"`
-	Iterations   int     `json:"iterations"`
-	Warmup       int     `json:"warmup"`
-	KVType       string  `json:"kv_dtype"`
+	Model      string `json:"model"`
+	Layout     string `json:"layout"`
+	EP         string `json:"ep"`
+	Threads    int    `json:"threads"`
+	SeqLen     int    `json:"seq_len"`
+	Iterations int    `json:"iterations"`
+	Warmup     int    `json:"warmup"`
+	KVType     string `json:"kv_dtype"`
+	// Attention says what runs the attention of the graph that ran (decoder.AttentionOf).
+	Attention    string  `json:"attention,omitempty"`
 	LoadMillis   float64 `json:"load_ms"`
 	MeanMillis   float64 `json:"mean_ms"`
 	StdMillis    float64 `json:"std_ms"`
@@ -111,6 +113,9 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 		r.ModelFile = g.GraphFile()
 	}
 	r.KVType = kvType(m.Folder, r.ModelFile)
+	if r.KVType != "" {
+		r.Attention = decoder.AttentionOf(r.ModelFile)
+	}
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

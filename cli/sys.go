@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"edgechat/inference/ort/decoder"
 	ortenv "edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 	"edgechat/internal/host"
@@ -33,6 +34,9 @@ type sysReport struct {
 	// QNNRuntimes are the ONNX Runtime builds found where QNN-capable ones are installed
 	// (Windows: Python onnxruntime-qnn, NuGet, AI Toolkit, Foundry Local).
 	QNNRuntimes []ortenv.Candidate `json:"qnn_runtimes"`
+	// AttnKernel is "used" when CPU models whose attention EdgeChat's own kernels take run it
+	// on them, else why not (decoder.AttnKernelStatus).
+	AttnKernel string `json:"attention_kernels"`
 }
 
 func runSys(env Env) error {
@@ -55,6 +59,7 @@ func runSys(env Env) error {
 		for i := range r.Providers {
 			r.Providers[i].Error = firstLine(r.Providers[i].Error)
 		}
+		r.AttnKernel = attnKernelState(decoder.AttnKernelStatus())
 	}
 	r.QNNRuntimes = ortenv.Discover(ortenv.DiscoverOptions{Folders: folders})
 	ortenv.Probe(r.QNNRuntimes)
@@ -72,6 +77,14 @@ func runSys(env Env) error {
 		return fmt.Errorf("ONNX Runtime: %s", r.ORTError)
 	}
 	return nil
+}
+
+// attnKernelState is sysReport.AttnKernel for AttnKernelStatus's answer.
+func attnKernelState(err error) string {
+	if err != nil {
+		return "not used: " + firstLine(err.Error())
+	}
+	return "used"
 }
 
 func firstLine(s string) string {
@@ -94,6 +107,9 @@ func printSys(env Env, r sysReport) {
 		fmt.Fprintf(w, "Library\t%s (%s)\n", r.ORTLibrary, r.ORTSource)
 	}
 	fmt.Fprintf(w, "CPU\t%s — %d physical cores, %d logical (%s/%s)\n", r.CPU, r.PhysicalCore, r.LogicalCPUs, r.OS, r.Arch)
+	if r.AttnKernel != "" {
+		fmt.Fprintf(w, "Attention kernels\t%s\n", r.AttnKernel)
+	}
 	if len(r.Providers) > 0 {
 		fmt.Fprintln(w, "\nProvider\tListed\tUsable\tWhy not")
 		for _, p := range r.Providers {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/inference/ort/attnop"
+	"edgechat/inference/ort/decoder"
 	ortenv "edgechat/inference/ort/env"
 	"edgechat/internal/testkit/testenv"
 )
@@ -76,5 +78,27 @@ func TestBenchJSON(t *testing.T) {
 		if v, ok := r[k].(float64); !ok || v <= 0 {
 			t.Errorf("%s = %v", k, r[k])
 		}
+	}
+}
+
+// TestSysAttentionKernels: sys says whether CPU models run attention on EdgeChat's kernels, and
+// why not when they are turned off.
+func TestSysAttentionKernels(t *testing.T) {
+	lib := testenv.ORTLibrary(t)
+	for _, tc := range []struct{ env, want string }{
+		{"", "used"},
+		{"off", "not used: turned off"},
+	} {
+		t.Run("EDGECHAT_ATTN_KERNEL="+tc.env, func(t *testing.T) {
+			t.Setenv(decoder.AttnKernelVar, tc.env)
+			if err := attnop.Available(); err != nil && tc.env == "" {
+				t.Skip(err)
+			}
+			var r sysReport
+			runJSON(t, []string{"sys", "--json", "--ort-lib", lib}, &r)
+			if !strings.HasPrefix(r.AttnKernel, tc.want) {
+				t.Errorf("attention_kernels %q, want %q…", r.AttnKernel, tc.want)
+			}
+		})
 	}
 }

@@ -48,6 +48,10 @@ type LoadOptions struct {
 	// Qwen3-0.6B, ~1.7× on a trained model: one scale a row is coarser than MatMulNBits' one a
 	// block of 32; inference/ort/kernbench/PREFILL.md). Off by default.
 	PromptInt8 bool
+	// PlainAttention keeps ONNX Runtime's GroupQueryAttention where EdgeChat's own attention
+	// kernels would run (the CPU copies of models whose attention they take), for measuring
+	// them against it or when they misbehave (as the EDGECHAT_ATTN_KERNEL=off variable does).
+	PlainAttention bool
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine

@@ -85,7 +85,7 @@ func KVKeys(src []byte) (map[string]bool, error) {
 		if err != nil {
 			return nil, errf("read node: %v", err)
 		}
-		if n.op == "GroupQueryAttention" && n.domain == "com.microsoft" && len(n.inputs) > 3 {
+		if n.op == "GroupQueryAttention" && len(n.inputs) > 3 { // com.microsoft's or a kernel's (AttentionKernel)
 			keys[n.inputs[3]] = true
 		}
 	}
@@ -128,6 +128,11 @@ func ScalesFromMaxBits(maxAbs KVMax, margin float64, bits int) KVScales {
 // inputs' names) and stores its cache as int8, and the graph's past and present tensors
 // become int8. Every node must have its scales, and the graph must not already have a
 // quantized cache. The result is lossy: check it by the tokens it generates, not bit by bit.
+//
+// The nodes of a copy whose attention runs on custom kernels (AttentionKernel: the copy's
+// MetaAttentionDomain) are quantized too, and move to its int8 kernels' domain
+// (MetaAttentionDomainInt8, imported by that copy), or back to com.microsoft where it has
+// none or the cache is 4-bit.
 func QuantizeKV(src []byte, scales KVScales) ([]byte, error) {
 	return QuantizeKVBits(src, scales, 8)
 }
@@ -142,13 +147,21 @@ func QuantizeKVBits(src []byte, scales KVScales, bits int) ([]byte, error) {
 	if err != nil {
 		return nil, errf("read model: %v", err)
 	}
+	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
+	if err != nil {
+		return nil, err
+	}
+	move := kernelMove{from: info.Metadata[MetaAttentionDomain], to: info.Metadata[MetaAttentionDomainInt8]}
+	if move.to == "" || bits != 8 {
+		move.to = "com.microsoft"
+	}
 	var out []byte
 	for _, f := range mfs {
 		if f.num != proto.FieldModelGraph || f.typ != protowire.BytesType {
 			out = append(out, f.raw...)
 			continue
 		}
-		g, err := quantizeKVGraph(f.val, scales, bits)
+		g, err := quantizeKVGraph(f.val, scales, bits, move)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +174,16 @@ func QuantizeKVBits(src []byte, scales KVScales, bits int) ([]byte, error) {
 	return append(out, metadataEntry(MetaKVInt8, meta)...), nil
 }
 
-func quantizeKVGraph(b []byte, scales KVScales, bits int) ([]byte, error) {
+// kernelMove is where QuantizeKV moves the nodes of a float32 kernel's domain (from; "" for
+// none): the int8 kernel's domain or com.microsoft.
+type kernelMove struct{ from, to string }
+
+// gqa says whether n is a GroupQueryAttention node QuantizeKV quantizes.
+func (m kernelMove) gqa(n node) bool {
+	return n.op == "GroupQueryAttention" && (n.domain == "com.microsoft" || m.from != "" && n.domain == m.from)
+}
+
+func quantizeKVGraph(b []byte, scales KVScales, bits int, move kernelMove) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, errf("read graph: %v", err)
@@ -178,7 +200,7 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int) ([]byte, error) {
 		if err != nil {
 			return nil, errf("read node: %v", err)
 		}
-		if n.op != "GroupQueryAttention" || n.domain != "com.microsoft" {
+		if !move.gqa(n) {
 			continue
 		}
 		if len(n.inputs) < 5 || len(n.outputs) < 3 {
@@ -204,8 +226,11 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int) ([]byte, error) {
 		switch {
 		case f.num == proto.FieldGraphNode && f.typ == protowire.BytesType:
 			n, _ := parseNode(f.val) // parsed above
-			if n.op != "GroupQueryAttention" || n.domain != "com.microsoft" {
+			if !move.gqa(n) {
 				break
+			}
+			if n.domain != "com.microsoft" {
+				n = inDomain(n, move.to)
 			}
 			ks, vs := kvScaleName(n.inputs[3]), kvScaleName(n.inputs[4])
 			inits = append(inits, initializer(proto.FloatTensor(ks, []int64{int64(len(scales[n.inputs[3]]))}, scales[n.inputs[3]])),

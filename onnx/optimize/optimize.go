@@ -71,6 +71,10 @@ type Options struct {
 	// check of the rewrites, which need not load the whole model. Report.KeptLayers says how
 	// many layers the copy has, KeepLayersSkipped why it has them all.
 	KeepLayers int
+	// AttentionKernel, when it names a domain, moves the com.microsoft GroupQueryAttention
+	// nodes its kernels take (SharedKVAttention's, or the graph's own) to its domains, last
+	// (see attnkernel.go); Report.AttentionKernelNodes says how many moved.
+	AttentionKernel AttentionKernel
 }
 
 // Metadata keys the rewritten model carries.
@@ -121,6 +125,10 @@ type Report struct {
 	// not cut the graph.
 	KeptLayers        int
 	KeepLayersSkipped string
+	// AttentionKernelNodes is how many GroupQueryAttention nodes AttentionKernel moved to its
+	// domains; AttentionKernelSkipped says why the first node left was not moved.
+	AttentionKernelNodes   int
+	AttentionKernelSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -173,6 +181,9 @@ func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []secti
 	}
 	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0) && !hasMS {
 		out = append(out, msOpset()...)
+	}
+	if rep.AttentionKernelNodes > 0 {
+		out = append(out, kernelImports(info, o.AttentionKernel, rep.AttentionKernelNodes)...)
 	}
 	if rep.AttentionLayers > 0 {
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
@@ -296,6 +307,10 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 		// After the rewrites that match projections by what reads them.
 		packed = packMatMuls(nodes, gfs, info, o.FusePackedQKV, o.FuseGateUp, ext)
 		nodes, rep.PackedQKV, rep.PackedGateUp = packed.nodes, packed.qkv, packed.gateUp
+	}
+	if o.AttentionKernel.on() {
+		// Last: the rewrites above find GroupQueryAttention in com.microsoft.
+		rep.AttentionKernelNodes, rep.AttentionKernelSkipped = moveAttention(nodes, info, o.AttentionKernel)
 	}
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, nil, err

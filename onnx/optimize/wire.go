@@ -327,12 +327,7 @@ func intsAttr(raw []byte, name string) ([]int64, bool) {
 }
 
 // msOpset is the com.microsoft opset import the rewritten model needs.
-func msOpset() []byte {
-	var o []byte
-	o = appendBytes(o, proto.FieldOpsetDomain, []byte("com.microsoft"))
-	o = appendVarint(o, proto.FieldOpsetVersion, 1)
-	return appendBytes(nil, proto.FieldModelOpset, o)
-}
+func msOpset() []byte { return opsetImport("com.microsoft") }
 
 // withDomain returns n with its domain set (n has none).
 func withDomain(n node, domain string) node {

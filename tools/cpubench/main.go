@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
 )
@@ -61,7 +62,13 @@ func main() {
 	for _, a := range graphs {
 		name, path, _ := strings.Cut(a, "=")
 		path, flash := strings.CutSuffix(path, ",flash") // a quantized cache on ONNX Runtime's flash path
-		l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 2, SharedKV: true, QuantFlash: flash, Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
+		setup, err := decoder.KernelSetup(path)          // an app's copy may run attention on EdgeChat's kernels
+		if err != nil {
+			fmt.Fprintln(os.Stderr, name, err)
+			os.Exit(1)
+		}
+		l, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 2, SharedKV: true, QuantFlash: flash, Setup: setup,
+			Config: map[string]string{"session.intra_op.allow_spinning": "0"}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			os.Exit(1)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
 	"edgechat/onnx/optimize"
@@ -71,7 +72,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	l, err := loop.Open(*model, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p"), SharedKV: sharedKV})
+	setup, err := decoder.KernelSetup(*model) // an app's copy may run attention on EdgeChat's kernels
+	if err != nil {
+		return err
+	}
+	l, err := loop.Open(*model, loop.Options{Threads: *threads, MaxTokens: *prompt + *decode + 1, Profile: filepath.Join(dir, "p"), SharedKV: sharedKV, Setup: setup})
 	if err != nil {
 		return err
 	}

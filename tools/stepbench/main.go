@@ -22,7 +22,10 @@
 // says) and its Forward with a cancellable context, as edgechat bench times it. Set against a
 // bare loop on the same copy it shows what the app's decode path costs above the bare step.
 // Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting;
-// its first load calibrates the copy).
+// its first load calibrates the copy); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
+// GroupQueryAttention where the app would run EdgeChat's attention kernels
+// (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
+// in one process. A bare loop on a copy whose attention runs on the kernels registers them.
 package main
 
 import (
@@ -234,7 +237,8 @@ func open(name, path string) (g *graph, err error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		cfg[eps.SpinKey] = cfg["session.intra_op.allow_spinning"]
 		m, err := inference.LoadModel(path, inference.LoadOptions{MaxContext: rows, GraphCache: paths.GraphCacheDir(),
-			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8")}, decoder.Open)
+			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8"),
+			PlainAttention: strings.Contains(name, "gqa")}, decoder.Open)
 		if err != nil {
 			return nil, err
 		}
@@ -243,7 +247,11 @@ func open(name, path string) (g *graph, err error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		l = app{m: m, ctx: ctx, cancel: cancel}
 	} else {
-		lp, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg, MemPattern: strings.Contains(name, "-mempattern")})
+		setup, err := decoder.KernelSetup(path)
+		if err != nil {
+			return nil, err
+		}
+		lp, err := loop.Open(path, loop.Options{Threads: *threads, MaxTokens: rows, SharedKV: true, Config: cfg, MemPattern: strings.Contains(name, "-mempattern"), Setup: setup})
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,7 @@ func BareSession(f *models.Folder, path string, ep inference.EP) error {
 			io.LogitsToKeep = x.Name
 		}
 	}
-	opts, err := newSessionOptions(ep)
+	opts, err := newGraphOptions(ep, info)
 	if err != nil {
 		return err
 	}

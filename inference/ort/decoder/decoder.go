@@ -5,7 +5,9 @@
 package decoder
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 
 	"edgechat/inference"
@@ -13,7 +15,6 @@ import (
 	"edgechat/internal/eps"
 	"edgechat/models"
 	"edgechat/onnx/optimize"
-	"edgechat/onnx/proto"
 	"edgechat/reply"
 )
 
@@ -45,39 +46,15 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	}
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
-		g := *f // the optimized copy runs in the folder's place; f still names the user's file
-		pr := newPrepProgress(o.Progress)
-		graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, pr)
-		pr.done()
-		kv8, twin := "", ""
-		if o.KVInt8 { // its first load calibrates before the session starts
-			kv8 = kvInt8Copy(f, graph, o)
+		kern, why := attnKernel(f, o)
+		if why != nil && o.GraphCache != "" {
+			slog.Info("attention runs on ONNX Runtime's GroupQueryAttention, not EdgeChat's kernels", "graph", f.Model, "reason", why)
 		}
-		if o.PromptInt8 { // its first load writes the twin before the sessions start
-			twin = int8PromptTwin(f, graph, o)
+		d, err = openOptimized(f, o, kern, starting)
+		if kerr := (*KernelError)(nil); errors.As(err, &kerr) {
+			slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: EdgeChat's kernels did not register", "graph", f.Model, "reason", kerr.Err)
+			d, err = openOptimized(f, o, optimize.AttentionKernel{}, starting)
 		}
-		starting()
-		note := ""
-		if kv8 != "" {
-			var q *dynamicDecoder
-			if q, note = openKVInt8(f, kv8, o); q != nil {
-				attachFloatPrompt(q, f, twin, kv8, o.EP)
-				return q, nil
-			}
-		}
-		var dd *dynamicDecoder
-		dd, err = withPublishedFallback(f.Model, graph, o.GraphCache,
-			func(graph string) (*dynamicDecoder, error) {
-				g.Model = graph
-				return loadDynamic(&g, o.EP, o.MaxContext)
-			})
-		if err == nil && note != "" {
-			dd.notes = append(dd.notes, note)
-		}
-		if err == nil && g.Model == graph { // not when the copy failed and the published graph runs
-			openPromptInt8(dd, twin, o.EP)
-		}
-		d = dd
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
 			starting()
@@ -93,6 +70,51 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 		return nil, err
 	}
 	return d, nil
+}
+
+// openOptimized opens the dynamic decoder of f (layouts A and B) on its optimized copy, made with
+// the attention kernels kern (none: the zero value), calling starting before its sessions.
+// A *KernelError says the kernels did not register: nothing is left open.
+func openOptimized(f *models.Folder, o inference.LoadOptions, kern optimize.AttentionKernel, starting func()) (inference.Decoder, error) {
+	g := *f // the optimized copy runs in the folder's place; f still names the user's file
+	pr := newPrepProgress(o.Progress)
+	graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, kern, pr)
+	pr.done()
+	kv8, twin := "", ""
+	if o.KVInt8 { // its first load calibrates before the session starts
+		kv8 = kvInt8Copy(f, graph, o)
+	}
+	if o.PromptInt8 { // its first load writes the twin before the sessions start
+		twin = int8PromptTwin(f, graph, o)
+	}
+	starting()
+	note := ""
+	if kv8 != "" {
+		q, n, err := openKVInt8(f, kv8, o)
+		if err != nil {
+			return nil, err
+		}
+		if q != nil {
+			attachFloatPrompt(q, f, twin, kv8, o.EP)
+			return q, nil
+		}
+		note = n
+	}
+	dd, err := withPublishedFallback(f.Model, graph, o.GraphCache,
+		func(graph string) (*dynamicDecoder, error) {
+			g.Model = graph
+			return loadDynamic(&g, o.EP, o.MaxContext)
+		})
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		dd.notes = append(dd.notes, note)
+	}
+	if g.Model == graph { // not when the copy failed and the published graph runs
+		openPromptInt8(dd, twin, o.EP)
+	}
+	return dd, nil
 }
 
 // loadDynamic reads a dynamic decoder's interface from its graph and opens a session.
@@ -117,7 +139,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	// Runs that ask for no rows pass empty tensors through the LM head: measured and tested
 	// on the CPU; another provider may handle empty tensors less well, so it always gets one.
 	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1" && eps.IsCPU(ep.Name)
-	io.SharedKV = info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] > 0
+	io.SharedKV = gqaNodes(info) > 0
 	// An attention that rotates queries and keys itself knows positions up to its caches'.
 	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {
 		maxCtx = rows
@@ -134,7 +156,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	case f.GenAI != nil:
 		io.QueryHeads = f.GenAI.Model.Decoder.NumAttentionHeads
 	}
-	opts, err := newSessionOptions(ep)
+	opts, err := newGraphOptions(ep, info)
 	if err != nil {
 		return nil, err
 	}

@@ -53,21 +53,26 @@ func kvInt8Copy(f *models.Folder, graph string, o inference.LoadOptions) string 
 
 // openKVInt8 opens q, the int8-cache copy of f's graph, or returns nil and a note for the user
 // when it does not load: the float32 cache then runs as ever. A copy ONNX cannot read (cut
-// short, corrupt) is removed so that the next load makes it again.
-func openKVInt8(f *models.Folder, q string, o inference.LoadOptions) (*dynamicDecoder, string) {
+// short, corrupt) is removed so that the next load makes it again. A copy on EdgeChat's
+// attention kernels that could not register them is an error (*KernelError): the load then
+// runs the copies without them.
+func openKVInt8(f *models.Folder, q string, o inference.LoadOptions) (*dynamicDecoder, string, error) {
 	g := *f
 	g.Model = q
 	d, err := loadDynamic(&g, o.EP, o.MaxContext)
 	if err == nil {
 		slog.Info("the KV cache is int8", "graph", f.Model, "copy", q)
-		return d, ""
+		return d, "", nil
+	}
+	if kerr := (*KernelError)(nil); errors.As(err, &kerr) {
+		return nil, "", err
 	}
 	slog.Warn("the KV cache stays float: the int8 copy did not load", "graph", f.Model, "copy", q, "reason", err)
 	const off = "the 8-bit KV cache is off for this load: its cached copy "
 	if _, rerr := proto.ReadInfo(q); errors.Is(rerr, proto.ErrNotONNX) && os.Remove(q) == nil {
-		return nil, off + rerr.Error() + "; it was removed and the next load makes it again — the model runs with the usual 32-bit cache"
+		return nil, off + rerr.Error() + "; it was removed and the next load makes it again — the model runs with the usual 32-bit cache", nil
 	}
-	return nil, fmt.Sprintf("%s%s did not load (%v) — the model runs with the usual 32-bit cache", off, q, err)
+	return nil, fmt.Sprintf("%s%s did not load (%v) — the model runs with the usual 32-bit cache", off, q, err), nil
 }
 
 // LoadNotes are what a person should know about how the decoder was opened (e.g. the 8-bit

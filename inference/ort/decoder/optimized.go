@@ -42,8 +42,12 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // optimize.Options.RotaryRows), with caches for maxCtx positions rounded up to a multiple of
 // rotaryRowsStep, so that one copy serves every context up to that.
 //
+// With kern set (attnKernel), the GroupQueryAttention copy's attention runs on EdgeChat's
+// own kernels instead, when that copy passes the same check (its own verdict, kept the same
+// way); otherwise the log says why and the copy without them runs.
+//
 // pr hears how far the preparation has gone (nil: nothing).
-func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int, pr *prepProgress) string {
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int, kern optimize.AttentionKernel, pr *prepProgress) string {
 	if cacheDir == "" {
 		return f.Model
 	}
@@ -52,17 +56,52 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		return f.Model
 	}
 	o := gqaOptions(maxCtx, ep)
+	if kern != (optimize.AttentionKernel{}) {
+		k := o
+		k.AttentionKernel = kern
+		// A verdict against the kernels' copy goes straight to the other copy.
+		v, known := cachedVerdict(f.Model, cacheDir, k, ep)
+		if !known || v == "ok" || strings.HasPrefix(v, notRecognised) {
+			var graph string
+			if graph, v = checkedGraph(f, cacheDir, ep, k, true, pr); v == "ok" || strings.HasPrefix(v, notRecognised) {
+				return graph // not recognised: the copy without the kernels would not be either
+			}
+		}
+		slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: the copy on EdgeChat's kernels failed its check", "graph", f.Model, "reason", v)
+	}
+	graph, _ := checkedGraph(f, cacheDir, ep, o, false, pr)
+	return graph
+}
+
+// cachedVerdict is the verdict kept beside the copy of path with options o on ep, and
+// whether there is one.
+func cachedVerdict(path, cacheDir string, o optimize.Options, ep inference.EP) (string, bool) {
+	gqa, err := optimize.CachedPath(path, cacheDir, o)
+	if err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(verdictPath(gqa, ep))
+	return strings.TrimSpace(string(b)), err == nil
+}
+
+// checkedGraph is optimizedGraph's copy with options o (SharedKVAttention on) where its
+// verdict (checkedAttention's, kept beside it) is "ok", else the copy without the attention
+// rewrite (or the graph as published), and the verdict. With retry (another copy's check
+// follows a failed one) a failed check returns "" instead: the copy without the rewrite is
+// not written for it.
+func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize.Options, retry bool, pr *prepProgress) (string, string) {
 	gqa, err := optimize.CachedPath(f.Model, cacheDir, o)
 	if err != nil {
 		pr.span(0, 1)
-		return optimizedCopy(f.Model, cacheDir, graphOptions, pr)
+		return optimizedCopy(f.Model, cacheDir, graphOptions, pr), "no copy: " + err.Error()
 	}
 	verdict := verdictPath(gqa, ep)
 	b, err := os.ReadFile(verdict)
 	known := err == nil
-	if v := strings.TrimSpace(string(b)); known && v == "ok" {
+	v := strings.TrimSpace(string(b))
+	if known && v == "ok" {
 		if _, err := os.Stat(gqa); err == nil {
-			return gqa
+			return gqa, v
 		}
 		known = false // the copy was removed: check again
 	} else if known {
@@ -75,13 +114,16 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	// The copy without the attention rewrite is what a failed check runs, and what the check
 	// compares with unless it runs on float-compute twins: then it is written only if needed.
 	var base string
+	if known && retry && v != "ok" && !strings.HasPrefix(v, notRecognised) {
+		return "", v
+	}
 	if known || !checkedOnTwins(f.Model) {
 		base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
 		if base == f.Model || known {
-			return base
+			return base, v
 		}
 	}
-	v := checkedAttention(f, cacheDir, o, base, ep, pr)
+	v = checkedAttention(f, cacheDir, o, base, ep, pr)
 	err = os.MkdirAll(filepath.Dir(verdict), 0o755)
 	if err == nil {
 		err = os.WriteFile(verdict, []byte(v+"\n"), 0o644)
@@ -93,17 +135,20 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		if strings.HasPrefix(v, notRecognised) {
 			os.Remove(gqa) // the same graph as base: keep the verdict, not the copy
 		}
+		if retry && !strings.HasPrefix(v, notRecognised) {
+			return "", v // the next check compares with base, and removes it when it passes
+		}
 		if base == "" {
 			base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
 		}
-		return base
+		return base, v
 	}
 	if base != "" {
 		// The checked copy replaces the other in the cache (its folder holds only the copy
 		// and links to, or copies of, the weights).
 		os.RemoveAll(filepath.Dir(base))
 	}
-	return gqa
+	return gqa, v
 }
 
 // checkedOnTwins says whether verifyCopy checks the graph at path on float-compute twins.
@@ -126,9 +171,17 @@ func gqaOptions(maxCtx int, ep inference.EP) optimize.Options {
 }
 
 // CPUCopyOptions are the rewrites of the optimized copy the app runs on the CPU for a cache
-// of up to maxCtx tokens, for tools that measure or calibrate that copy (kvcalib, kernbench).
-func CPUCopyOptions(maxCtx int) optimize.Options {
-	return gqaOptions(maxCtx, inference.EP{Name: "cpu"})
+// of up to maxCtx tokens of the graph at path (a model folder's file), for tools that
+// measure or calibrate that copy (kvcalib, kernbench): with its attention on EdgeChat's
+// kernels where the app's would be (attnKernel; ONNX Runtime must be loaded), and then
+// opened with KernelSetup. The copy's check is the app's part: a tool gets the copy unchecked.
+func CPUCopyOptions(path string, maxCtx int) optimize.Options {
+	ep := inference.EP{Name: "cpu"}
+	o := gqaOptions(maxCtx, ep)
+	if f, err := models.Open(path, ""); err == nil {
+		o.AttentionKernel, _ = attnKernel(f, inference.LoadOptions{EP: ep})
+	}
+	return o
 }
 
 // rotaryRowsStep rounds the rotary caches' positions up: 8,192 positions of Qwen3-0.6B's
@@ -178,7 +231,9 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
 	}
-	if rep.RotaryRows > 0 {
+	if o.AttentionKernel != (optimize.AttentionKernel{}) {
+		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped)
+	} else if rep.RotaryRows > 0 {
 		slog.Info("attention runs as GroupQueryAttention on one KV buffer, rotating queries and keys itself", "graph", f.Model, "copy", gqa, "rotary_positions", rep.RotaryRows)
 	} else {
 		slog.Info("attention runs as GroupQueryAttention on one KV buffer", "graph", f.Model, "copy", gqa, "rotary_left_because", rep.RotarySkipped)
@@ -225,6 +280,9 @@ func withPublishedFallback[T any](published, graph, cacheDir string, open func(g
 	var epErr *EPError
 	if errors.As(err, &epErr) {
 		return d, err // the provider, not the copy: the published graph would fail the same way
+	}
+	if kerr := (*KernelError)(nil); errors.As(err, &kerr) {
+		return d, err // the kernels, not the copy: Open runs the copy without them
 	}
 	d, perr := open(published)
 	if perr != nil {

@@ -116,7 +116,11 @@ func openPromptInt8(d *dynamicDecoder, twin string, ep inference.EP) {
 // openPrompt opens the session of prompt runs on the graph at path, which must have d's
 // inputs and outputs.
 func (d *dynamicDecoder) openPrompt(path string, ep inference.EP) error {
-	opts, err := newSessionOptions(ep)
+	info, err := proto.ReadInfo(path)
+	if err != nil {
+		return err
+	}
+	opts, err := newGraphOptions(ep, info)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,8 @@ type dynOpts struct {
 	max      int    // KV capacity in tokens (0: 512)
 	pingPong bool   // keep two buffer sets even on a GroupQueryAttention graph
 	threads  int    // intra-op threads (0: 1)
+	// kern runs the copy's attention on these kernels (attnKernel; cache set).
+	kern optimize.AttentionKernel
 }
 
 // openDynamic opens the dynamic decoder of the model folder dir on the CPU.
@@ -35,7 +37,7 @@ func openDynamic(t testing.TB, dir string, o dynOpts) *dynamicDecoder {
 		o.max = 512
 	}
 	g := *f
-	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max, nil)
+	g.Model = optimizedGraph(f, o.cache, inference.EP{Name: "cpu", Threads: max(o.threads, 1)}, o.max, o.kern, nil)
 	if o.graph != "" {
 		g.Model = o.graph
 	}

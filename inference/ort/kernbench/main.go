@@ -103,7 +103,8 @@ func main() {
 
 func run() error {
 	if *copyOf != "" {
-		o := decoder.CPUCopyOptions(8192)
+		o := decoder.CPUCopyOptions(*copyOf, 8192)
+		o.AttentionKernel = optimize.AttentionKernel{} // its twins move com.microsoft's nodes to its own operators
 		if *floatCopy {
 			o.AccuracyLevel, o.FloatCompute = 0, true
 		}

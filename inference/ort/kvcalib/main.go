@@ -62,7 +62,7 @@ func run() error {
 	calib := tok.EncodeSpecial(optimize.KVCalibrationText)
 	calib = calib[:min(len(calib), *calibN)]
 	maxTokens := max(*history, len(calib)) + len(tok.EncodeSpecial(*prompt)) + *check + 16
-	gqa, rep, err := optimize.Cached(*graph, *cache, decoder.CPUCopyOptions(maxTokens))
+	gqa, rep, err := optimize.Cached(*graph, *cache, decoder.CPUCopyOptions(*graph, maxTokens))
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,11 @@ func loadTokenizer() (*tokenizer.Pipeline, error) {
 }
 
 func open(path string, maxTokens int) (*loop.Loop, error) {
-	return loop.Open(path, loop.Options{Threads: *threads, MaxTokens: maxTokens, SharedKV: true})
+	setup, err := decoder.KernelSetup(path) // the copy's attention may run on EdgeChat's kernels
+	if err != nil {
+		return nil, err
+	}
+	return loop.Open(path, loop.Options{Threads: *threads, MaxTokens: maxTokens, SharedKV: true, Setup: setup})
 }
 
 // compare runs context then prompt through both loops, then greedy decoding: float32's free
