@@ -59,29 +59,15 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 	if kern != (optimize.AttentionKernel{}) {
 		k := o
 		k.AttentionKernel = kern
-		// A verdict against the kernels' copy goes straight to the other copy.
-		v, known := cachedVerdict(f.Model, cacheDir, k, ep)
-		if !known || v == "ok" || strings.HasPrefix(v, notRecognised) {
-			var graph string
-			if graph, v = checkedGraph(f, cacheDir, ep, k, true, pr); v == "ok" || strings.HasPrefix(v, notRecognised) {
-				return graph // not recognised: the copy without the kernels would not be either
-			}
+		// A verdict against the kernels' copy goes straight to the other copy (checkedGraph's retry).
+		graph, v := checkedGraph(f, cacheDir, ep, k, true, pr)
+		if v == "ok" || strings.HasPrefix(v, notRecognised) {
+			return graph // not recognised: the copy without the kernels would not be either
 		}
 		slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: the copy on EdgeChat's kernels failed its check", "graph", f.Model, "reason", v)
 	}
 	graph, _ := checkedGraph(f, cacheDir, ep, o, false, pr)
 	return graph
-}
-
-// cachedVerdict is the verdict kept beside the copy of path with options o on ep, and
-// whether there is one.
-func cachedVerdict(path, cacheDir string, o optimize.Options, ep inference.EP) (string, bool) {
-	gqa, err := optimize.CachedPath(path, cacheDir, o)
-	if err != nil {
-		return "", false
-	}
-	b, err := os.ReadFile(verdictPath(gqa, ep))
-	return strings.TrimSpace(string(b)), err == nil
 }
 
 // checkedGraph is optimizedGraph's copy with options o (SharedKVAttention on) where its
@@ -99,6 +85,9 @@ func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize
 	b, err := os.ReadFile(verdict)
 	known := err == nil
 	v := strings.TrimSpace(string(b))
+	if known && retry && v != "ok" && !strings.HasPrefix(v, notRecognised) {
+		return "", v // a kept failed check: the other copy runs, with nothing written for this one
+	}
 	if known && v == "ok" {
 		if _, err := os.Stat(gqa); err == nil {
 			return gqa, v
@@ -114,9 +103,6 @@ func checkedGraph(f *models.Folder, cacheDir string, ep inference.EP, o optimize
 	// The copy without the attention rewrite is what a failed check runs, and what the check
 	// compares with unless it runs on float-compute twins: then it is written only if needed.
 	var base string
-	if known && retry && v != "ok" && !strings.HasPrefix(v, notRecognised) {
-		return "", v
-	}
 	if known || !checkedOnTwins(f.Model) {
 		base = optimizedCopy(f.Model, cacheDir, graphOptions, pr)
 		if base == f.Model || known {
