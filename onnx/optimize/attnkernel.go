@@ -154,24 +154,10 @@ func moveAttention(nodes []node, info *proto.ModelInfo, k AttentionKernel) (move
 			}
 			continue
 		}
-		nodes[i] = inDomain(n, domain)
+		nodes[i] = withDomain(n, domain)
 		moved++
 	}
 	return moved, skipped
-}
-
-// inDomain returns n with its domain replaced by domain.
-func inDomain(n node, domain string) node {
-	fs, _ := fields(n.raw) // parsed before: parseNode read it
-	var raw []byte
-	for _, f := range fs {
-		if f.num != proto.FieldNodeDomain {
-			raw = append(raw, f.raw...)
-		}
-	}
-	n.raw = appendBytes(raw, proto.FieldNodeDomain, []byte(domain))
-	n.domain = domain
-	return n
 }
 
 // stringAttr reads a string attribute of a node ("" when absent).

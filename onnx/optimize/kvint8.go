@@ -230,7 +230,7 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int, move kernelMove) ([]by
 				break
 			}
 			if n.domain != "com.microsoft" {
-				n = inDomain(n, move.to)
+				n = withDomain(n, move.to)
 			}
 			ks, vs := kvScaleName(n.inputs[3]), kvScaleName(n.inputs[4])
 			inits = append(inits, initializer(proto.FloatTensor(ks, []int64{int64(len(scales[n.inputs[3]]))}, scales[n.inputs[3]])),

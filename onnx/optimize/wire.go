@@ -329,9 +329,16 @@ func intsAttr(raw []byte, name string) ([]int64, bool) {
 // msOpset is the com.microsoft opset import the rewritten model needs.
 func msOpset() []byte { return opsetImport("com.microsoft") }
 
-// withDomain returns n with its domain set (n has none).
+// withDomain returns n with its domain set to domain (replacing any it had).
 func withDomain(n node, domain string) node {
-	n.raw = appendBytes(n.raw, proto.FieldNodeDomain, []byte(domain))
+	fs, _ := fields(n.raw) // n.raw was parsed when n was read or encoded here
+	var raw []byte
+	for _, f := range fs {
+		if f.num != proto.FieldNodeDomain {
+			raw = append(raw, f.raw...)
+		}
+	}
+	n.raw = appendBytes(raw, proto.FieldNodeDomain, []byte(domain))
 	n.domain = domain
 	return n
 }
