@@ -52,7 +52,7 @@ func initLocked() error {
 		return errors.New("ONNX Runtime is not loaded yet; EdgeChat's attention kernels register once it is")
 	}
 	inited = true
-	getBase, err := apiBase(info.Path)
+	getBase, err := APIBase()
 	if err == nil {
 		d, d8 := C.CString(Domain), C.CString(DomainInt8)
 		defer C.free(unsafe.Pointer(d))
@@ -68,25 +68,37 @@ func initLocked() error {
 // Register adds both operator domains to opts (an onnxruntime_go *ort.SessionOptions). The
 // domains are made once a process and outlive every options object and session.
 func Register(opts *ort.SessionOptions) error {
-	mu.Lock()
-	err := initLocked()
-	mu.Unlock()
-	if err != nil {
-		return err
-	}
-	h, err := optionsHandle(opts)
+	h, err := OptionsHandle(opts) // the domains are made first
 	if err != nil {
 		return err
 	}
 	return cError(C.attnop_add(h))
 }
 
-// optionsHandle is the OrtSessionOptions pointer inside onnxruntime_go's SessionOptions, which
+// APIBase is the address of OrtGetApiBase in the ONNX Runtime library onnxruntime_go loaded,
+// for Register and for tools that register other custom operators (kernbench's library).
+func APIBase() (uintptr, error) {
+	info, ok := env.Loaded()
+	if !ok {
+		return 0, errors.New("ONNX Runtime is not loaded")
+	}
+	return apiBase(info.Path)
+}
+
+// OptionsHandle is the OrtSessionOptions pointer inside onnxruntime_go's SessionOptions, which
 // the package does not export: its only field (v1.27.0: `type SessionOptions struct { o
 // *C.OrtSessionOptions }`), read here, the one unsafe read of another package's internals. It
 // checks the struct is one pointer wide and that the pointer is the options object by reading
-// back, through ONNX Runtime, a config entry set through onnxruntime_go.
-func optionsHandle(o *ort.SessionOptions) (unsafe.Pointer, error) {
+// back, through ONNX Runtime, a config entry set through onnxruntime_go. Register uses it, and
+// so do tools that register other custom operators (kernbench's library); it needs what
+// Available needs.
+func OptionsHandle(o *ort.SessionOptions) (unsafe.Pointer, error) {
+	mu.Lock()
+	err := initLocked()
+	mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if o == nil {
 		return nil, errors.New("no session options")
 	}

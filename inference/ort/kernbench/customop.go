@@ -5,45 +5,42 @@ package main
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef char *(*kb_register_fn)(void *getBase, void *options, const char *path);
 
-static char *call_register(void *f, void *getBase, void *options, const char *path) {
-	return ((kb_register_fn)f)(getBase, options, path);
+static char *call_register(void *f, uintptr_t getBase, void *options, const char *path) {
+	return ((kb_register_fn)f)((void *)getBase, options, path);
 }
 */
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"unsafe"
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"edgechat/inference/ort/env"
+	"edgechat/inference/ort/attnop"
 	"edgechat/onnx/proto"
 )
 
 // customOps registers the custom-operator library built by customop/build.sh on session
 // options that onnxruntime_go made, which it does not offer to do itself.
 type customOps struct {
-	path                        string
-	getBase, registerFn, config unsafe.Pointer
+	path       string
+	getBase    uintptr // OrtGetApiBase of the library onnxruntime_go loaded
+	registerFn unsafe.Pointer
 }
 
-// dlsym opens lib (already loaded when noload) and finds sym in it.
-func dlsym(lib, sym string, noload bool) (unsafe.Pointer, error) {
+// dlsym opens lib and finds sym in it.
+func dlsym(lib, sym string) (unsafe.Pointer, error) {
 	cl, cs := C.CString(lib), C.CString(sym)
 	defer C.free(unsafe.Pointer(cl))
 	defer C.free(unsafe.Pointer(cs))
-	flags := C.int(C.RTLD_NOW)
-	if noload {
-		flags |= C.RTLD_NOLOAD
-	}
-	h := C.dlopen(cl, flags)
+	h := C.dlopen(cl, C.RTLD_NOW)
 	if h == nil {
 		return nil, fmt.Errorf("dlopen %s: %s", lib, C.GoString(C.dlerror()))
 	}
@@ -55,59 +52,29 @@ func dlsym(lib, sym string, noload bool) (unsafe.Pointer, error) {
 }
 
 func loadCustomOps(path string) (*customOps, error) {
-	info, ok := env.Loaded()
-	if !ok {
-		return nil, errors.New("ONNX Runtime is not loaded")
-	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
 	c := &customOps{path: abs}
-	// OrtGetApiBase of the library onnxruntime_go loaded (RTLD_LOCAL: not in the global scope).
-	if c.getBase, err = dlsym(info.Path, "OrtGetApiBase", true); err != nil {
+	if c.getBase, err = attnop.APIBase(); err != nil { // errs before ONNX Runtime is loaded
 		return nil, err
 	}
-	if c.registerFn, err = dlsym(abs, "kb_register", false); err != nil {
-		return nil, err
-	}
-	if c.config, err = dlsym(abs, "kb_config", false); err != nil {
+	if c.registerFn, err = dlsym(abs, "kb_register"); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// optionsHandle is the OrtSessionOptions pointer inside onnxruntime_go's SessionOptions,
-// whose only field it is (v1.27.0: `type SessionOptions struct { o *C.OrtSessionOptions }`).
-// The package does not export it; this reads the unexported field, and register checks that
-// the pointer is the options object by reading back an entry set through the package.
-func optionsHandle(o *ort.SessionOptions) (unsafe.Pointer, error) {
-	if unsafe.Sizeof(*o) != unsafe.Sizeof(uintptr(0)) {
-		return nil, fmt.Errorf("onnxruntime_go's SessionOptions is %d bytes, not one pointer: its layout changed", unsafe.Sizeof(*o))
-	}
-	return *(*unsafe.Pointer)(unsafe.Pointer(o)), nil
-}
-
 // register adds the library's operators to o.
 func (c *customOps) register(o *ort.SessionOptions) error {
-	h, err := optionsHandle(o)
+	h, err := attnop.OptionsHandle(o)
 	if err != nil {
 		return err
 	}
-	const key, want = "kernbench.probe", "options-handle-check"
-	if err := o.AddSessionConfigEntry(key, want); err != nil {
-		return err
-	}
-	ck := C.CString(key)
-	defer C.free(unsafe.Pointer(ck))
-	got := C.call_register(c.config, c.getBase, h, ck)
-	if got == nil || C.GoString(got) != want {
-		return errors.New("the pointer read from onnxruntime_go's SessionOptions is not its OrtSessionOptions")
-	}
-	C.free(unsafe.Pointer(got))
 	cp := C.CString(c.path)
 	defer C.free(unsafe.Pointer(cp))
-	if msg := C.call_register(c.registerFn, c.getBase, h, cp); msg != nil {
+	if msg := C.call_register(c.registerFn, C.uintptr_t(c.getBase), h, cp); msg != nil {
 		defer C.free(unsafe.Pointer(msg))
 		return fmt.Errorf("RegisterCustomOpsLibrary_V2 %s: %s", c.path, C.GoString(msg))
 	}

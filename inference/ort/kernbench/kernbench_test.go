@@ -153,8 +153,8 @@ func TestCustomOpLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Destroy()
-	if h, err := optionsHandle(o); err != nil || h == nil {
-		t.Errorf("optionsHandle: %v, %v", h, err)
+	if h, err := attnop.OptionsHandle(o); err != nil || h == nil {
+		t.Errorf("attnop.OptionsHandle: %v, %v", h, err)
 	}
 }
 

@@ -266,18 +266,3 @@ char *kb_register(const OrtApiBase *(*getBase)(void), OrtSessionOptions *options
 	return msg;
 }
 
-// kb_config reads a session config entry back from options: the proof that the pointer taken
-// from onnxruntime_go's SessionOptions is the options object it configures.
-char *kb_config(const OrtApiBase *(*getBase)(void), OrtSessionOptions *options, const char *key) {
-	const OrtApi *a = getBase()->GetApi(ORT_API_VERSION);
-	char buf[256];
-	size_t n = sizeof buf;
-	if (!a)
-		return NULL;
-	OrtStatus *st = a->GetSessionConfigEntry(options, key, buf, &n);
-	if (st) {
-		a->ReleaseStatus(st);
-		return NULL;
-	}
-	return strdup(buf);
-}
