@@ -9,6 +9,8 @@
 // with cgo; in every other build Available and Register return an error and Supports is false.
 package attnop
 
+import "edgechat/onnx/proto"
+
 // The operators' domains; both define the op type "GroupQueryAttention".
 const (
 	Domain     = "ai.edgechat.cpu" // float32 KV cache
@@ -28,4 +30,16 @@ const (
 func Supports(headSize, numHeads, kvHeads int) bool {
 	return haveKernels && headSize > 0 && headSize%16 == 0 && headSize <= maxHeadSize &&
 		kvHeads > 0 && numHeads > 0 && numHeads%kvHeads == 0 && numHeads/kvHeads <= maxGroup
+}
+
+// Nodes counts the GroupQueryAttention nodes of the graph info describes that run on the
+// kernels (Domain, DomainInt8): a session over it must Register them.
+func Nodes(info *proto.ModelInfo) int {
+	return info.Ops[proto.OpKey(Domain, "GroupQueryAttention")] + info.Ops[proto.OpKey(DomainInt8, "GroupQueryAttention")]
+}
+
+// AttentionNodes counts the graph's GroupQueryAttention nodes, ONNX Runtime's (com.microsoft)
+// and the kernels': one KV buffer a layer serves as both past and present for any of them.
+func AttentionNodes(info *proto.ModelInfo) int {
+	return info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] + Nodes(info)
 }

@@ -123,16 +123,6 @@ func attentionShape(f *models.Folder) (headSize, heads, kvHeads int) {
 	return headSize, heads, kvHeads
 }
 
-// kernelNodes counts the graph's GroupQueryAttention nodes on the kernels.
-func kernelNodes(info *proto.ModelInfo) int {
-	return info.Ops[proto.OpKey(attnop.Domain, "GroupQueryAttention")] + info.Ops[proto.OpKey(attnop.DomainInt8, "GroupQueryAttention")]
-}
-
-// gqaNodes counts the graph's GroupQueryAttention nodes: ONNX Runtime's and the kernels'.
-func gqaNodes(info *proto.ModelInfo) int {
-	return info.Ops[proto.OpKey("com.microsoft", "GroupQueryAttention")] + kernelNodes(info)
-}
-
 // KernelError says a session over a copy on the kernels could not register them: the load
 // then runs the copy without them.
 type KernelError struct{ Err error }
@@ -145,7 +135,7 @@ func (e *KernelError) Unwrap() error { return e.Err }
 
 // registerFor registers the kernels on opts when the graph info runs nodes on them.
 func registerFor(opts *ort.SessionOptions, info *proto.ModelInfo) error {
-	if kernelNodes(info) == 0 {
+	if attnop.Nodes(info) == 0 {
 		return nil
 	}
 	if err := registerKernels(opts); err != nil {
@@ -176,7 +166,7 @@ func KernelSetup(path string) (func(*ort.SessionOptions) error, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kernelNodes(info) == 0 {
+	if attnop.Nodes(info) == 0 {
 		return nil, nil
 	}
 	return func(o *ort.SessionOptions) error { return registerFor(o, info) }, nil
@@ -190,9 +180,9 @@ func AttentionOf(path string) string {
 	switch {
 	case err != nil:
 		return ""
-	case kernelNodes(info) > 0:
-		return fmt.Sprintf("EdgeChat's kernels (%d nodes)", kernelNodes(info))
-	case gqaNodes(info) > 0:
+	case attnop.Nodes(info) > 0:
+		return fmt.Sprintf("EdgeChat's kernels (%d nodes)", attnop.Nodes(info))
+	case attnop.AttentionNodes(info) > 0:
 		return "ONNX Runtime's GroupQueryAttention"
 	}
 	return "the graph's own nodes"

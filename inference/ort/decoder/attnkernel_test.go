@@ -232,7 +232,7 @@ func TestAttnKernelLoad(t *testing.T) {
 			return nil
 		}, want: [3]int{0, 0, 2}, log: "EdgeChat's kernels did not register"},
 		{name: "the check fails", tol: func(info *proto.ModelInfo) float64 {
-			if kernelNodes(info) > 0 {
+			if attnop.Nodes(info) > 0 {
 				return -1
 			}
 			return asEver(info)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/env"
 	"edgechat/internal/eps"
 	"edgechat/models"
@@ -139,7 +140,7 @@ func loadDynamic(f *models.Folder, ep inference.EP, maxCtx int) (*dynamicDecoder
 	// Runs that ask for no rows pass empty tensors through the LM head: measured and tested
 	// on the CPU; another provider may handle empty tensors less well, so it always gets one.
 	io.KeepNone = io.LogitsToKeep != "" && info.Metadata[optimize.MetaKeepNone] == "1" && eps.IsCPU(ep.Name)
-	io.SharedKV = gqaNodes(info) > 0
+	io.SharedKV = attnop.AttentionNodes(info) > 0
 	// An attention that rotates queries and keys itself knows positions up to its caches'.
 	if rows, err := strconv.Atoi(info.Metadata[optimize.MetaRotaryRows]); err == nil && rows > 0 && (maxCtx <= 0 || maxCtx > rows) {
 		maxCtx = rows

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/attnop"
 	"edgechat/internal/testkit/synth"
 	"edgechat/models"
 	"edgechat/onnx/optimize"
@@ -57,7 +58,7 @@ func TestUnnamedNodes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if info.Ops["SimplifiedLayerNormalization"] == 0 || gqaNodes(info) == 0 { // ONNX Runtime's or EdgeChat's kernels
+				if info.Ops["SimplifiedLayerNormalization"] == 0 || attnop.AttentionNodes(info) == 0 { // ONNX Runtime's or EdgeChat's kernels
 					t.Fatalf("the copy runs without its rewrites: %v", info.Ops)
 				}
 			})

@@ -84,7 +84,7 @@ func Open(path string, o Options) (*Loop, error) {
 		return nil, err
 	}
 	l := &Loop{max: o.MaxTokens, shared: o.SharedKV}
-	if o.SharedKV && gqaNodes(info) == 0 {
+	if o.SharedKV && attnop.AttentionNodes(info) == 0 {
 		return nil, fmt.Errorf("%s: a shared KV buffer needs GroupQueryAttention, which this graph does not use", path)
 	}
 	if l.max <= 0 {
@@ -202,16 +202,6 @@ func Open(path string, o Options) (*Loop, error) {
 		l.maskBuf[i] = 1
 	}
 	return l, nil
-}
-
-// gqaNodes counts the graph's GroupQueryAttention nodes: com.microsoft's, or those moved to
-// inference/ort/attnop's domains (the same contract; kernbench's --attn-twin).
-func gqaNodes(info *proto.ModelInfo) int {
-	n := 0
-	for _, d := range []string{"com.microsoft", attnop.Domain, attnop.DomainInt8} {
-		n += info.Ops[proto.OpKey(d, "GroupQueryAttention")]
-	}
-	return n
 }
 
 // CopyKV makes l's cache a copy of src's: the same rows, and Len. Both loops must keep their

@@ -7,11 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/env"
 	"edgechat/internal/testkit/synth"
 	"edgechat/internal/testkit/testenv"
-	"edgechat/onnx/proto"
 )
 
 func model(t testing.TB, o synth.Options) string {
@@ -177,23 +175,4 @@ func BenchmarkGreedy(b *testing.B) {
 	}
 	b.ReportMetric(r.DecodeTPS, "tok/s")
 	b.ReportMetric(float64(r.TTFT.Milliseconds()), "ttft-ms")
-}
-
-// TestGQANodes counts the attention nodes a shared KV buffer needs: ONNX Runtime's and those
-// moved to inference/ort/attnop's domains.
-func TestGQANodes(t *testing.T) {
-	tests := []struct {
-		ops  map[string]int
-		want int
-	}{
-		{map[string]int{proto.OpKey("com.microsoft", "GroupQueryAttention"): 28}, 28},
-		{map[string]int{proto.OpKey(attnop.Domain, "GroupQueryAttention"): 28}, 28},
-		{map[string]int{proto.OpKey(attnop.DomainInt8, "GroupQueryAttention"): 27, proto.OpKey("com.microsoft", "GroupQueryAttention"): 1}, 28},
-		{map[string]int{proto.OpKey("com.microsoft", "MultiHeadAttention"): 28, "Attention": 2}, 0},
-	}
-	for _, tc := range tests {
-		if got := gqaNodes(&proto.ModelInfo{Ops: tc.ops}); got != tc.want {
-			t.Errorf("gqaNodes(%v) = %d, want %d", tc.ops, got, tc.want)
-		}
-	}
 }
