@@ -136,5 +136,11 @@ func selectISA(avx2 bool) int {
 	if avx2 {
 		a = 1
 	}
-	return int(C.attnop_select(a))
+	isa := C.attnop_select(a)
+	C.q4_select(isa)
+	return int(isa)
 }
+
+// useMatMul picks the int4 product's loops by name for the tests (2 AVX-512 VNNI, 1 AVX-VNNI,
+// 0 AVX2 maddubs); false when the CPU cannot run them.
+func useMatMul(which int) bool { return C.q4_use(C.int(which)) != 0 }
