@@ -15,20 +15,26 @@ import (
 // Only nodes the kernel takes move: bits 4, block_size 32, float32 scales (and so float32
 // activations: MatMulNBits' A, scales, bias and output share one type), no zero points and no
 // g_idx (inputs 3 and 4 absent or empty; a bias, input 5, may be there), one output, no
-// attributes but K, N, bits, block_size and accuracy_level, and a K and N that Takes accepts
-// (the caller asks the kernel; this package does not know it). accuracy_level stays as it is:
+// attributes but K, N, bits, block_size and accuracy_level, and a K and N the kernel takes
+// (Shapes: the caller asks the kernel; this package does not know it). accuracy_level stays as it is:
 // the float-compute twins of a check keep 0 and so check the kernel's float path. The zero
 // value moves nothing.
 type MatMulKernel struct {
 	// Domain receives the nodes; "" moves none.
 	Domain string
-	// Takes says whether the kernel takes a product of K inputs and N outputs (4 bits, blocks
-	// of 32); nil takes every one. It is not part of a copy's cache key (String): a kernel
-	// that changes what it takes changes its domain or the rewrite's version.
-	Takes func(k, n int) bool
+	// Shapes says which products the kernel takes; nil: every one.
+	Shapes MatMulShapes
 }
 
-// String is the key of k in a copy's cache key: its domain (a func has no stable text).
+// MatMulShapes says which products a kernel takes: TakesMatMul(K, N) for 4 bits in blocks of
+// 32. Its dynamic type must be comparable (Options are compared) and is not part of a copy's
+// cache key (MatMulKernel.String): a kernel that changes what it takes changes its domain or
+// the rewrite's version.
+type MatMulShapes interface {
+	TakesMatMul(k, n int) bool
+}
+
+// String is the key of k in a copy's cache key: its domain.
 func (k MatMulKernel) String() string { return "{Domain:" + k.Domain + "}" }
 
 // Metadata keys of a copy whose products moved: the kernel's domain and the number of nodes.
@@ -89,7 +95,7 @@ func matMulRefusal(n node, types map[string]uint64, k MatMulKernel) string {
 	}
 	kv, _, _ := intAttr(n.raw, "K")
 	nv, _, _ := intAttr(n.raw, "N")
-	if k.Takes != nil && !k.Takes(int(kv), int(nv)) {
+	if k.Shapes != nil && !k.Shapes.TakesMatMul(int(kv), int(nv)) {
 		return fmt.Sprintf("the kernel does not take K %d, N %d", kv, nv)
 	}
 	return ""

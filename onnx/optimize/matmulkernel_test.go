@@ -13,8 +13,13 @@ import (
 	"edgechat/onnx/proto"
 )
 
+// maxK is a kernel's shapes: every K up to its value.
+type maxK int
+
+func (m maxK) TakesMatMul(k, n int) bool { return k <= int(m) }
+
 // matMulTest is the MatMulKernel the tests ask for: it takes every K up to 4096.
-var matMulTest = optimize.MatMulKernel{Domain: "test.f32", Takes: func(k, n int) bool { return k <= 4096 }}
+var matMulTest = optimize.MatMulKernel{Domain: "test.f32", Shapes: maxK(4096)}
 
 // nbitsModel is a graph of MatMulNBits nodes as the app's copies have them (k inputs; n
 // outputs each; bits 4, block 32, accuracy level 4, float32 scales), all reading the input x,
@@ -115,7 +120,7 @@ func TestMatMulKernel(t *testing.T) {
 		{name: "no rule: every shape", o: optimize.Options{MatMulKernel: optimize.MatMulKernel{Domain: "test.f32"}}, k: 8192, scales: proto.Float,
 			domain: "test.f32", imports: both, meta: "1 test.f32"},
 		{name: "option off", k: 1024, scales: proto.Float, domain: "com.microsoft", imports: ms},
-		{name: "a rule but no domain", o: optimize.Options{MatMulKernel: optimize.MatMulKernel{Takes: matMulTest.Takes}}, k: 1024, scales: proto.Float,
+		{name: "a rule but no domain", o: optimize.Options{MatMulKernel: optimize.MatMulKernel{Shapes: matMulTest.Shapes}}, k: 1024, scales: proto.Float,
 			domain: "com.microsoft", imports: ms},
 		{name: "a shape the kernel does not take", o: optimize.Options{MatMulKernel: matMulTest}, k: 8192, scales: proto.Float,
 			domain: "com.microsoft", imports: ms, skipped: "does not take K 8192, N 64"},
@@ -247,18 +252,18 @@ func TestMatMulKernelDQTwin(t *testing.T) {
 }
 
 // TestMatMulKernelCacheKey: a copy with the product kernel is another copy than the one
-// without, and its key does not depend on the rule's func value.
+// without, and its key does not depend on the shapes' value.
 func TestMatMulKernelCacheKey(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "model.onnx")
 	if err := os.WriteFile(src, nbitsModel(t, 1024, 64, 1, proto.Float, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	other := optimize.MatMulKernel{Domain: "test.f32", Takes: func(k, n int) bool { return true }}
+	other := optimize.MatMulKernel{Domain: "test.f32", Shapes: maxK(1 << 20)}
 	off := mustCachedPath(t, src, dir, optimize.Options{AccuracyLevel: 4})
 	on := mustCachedPath(t, src, dir, optimize.Options{AccuracyLevel: 4, MatMulKernel: matMulTest})
 	same := mustCachedPath(t, src, dir, optimize.Options{AccuracyLevel: 4, MatMulKernel: other})
 	if off == on || on != same {
-		t.Errorf("copies without %s, with %s, with another rule's func %s: want the last two the same, the first another", off, on, same)
+		t.Errorf("copies without %s, with %s, with other shapes %s: want the last two the same, the first another", off, on, same)
 	}
 }
