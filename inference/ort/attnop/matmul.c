@@ -141,17 +141,14 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	r.stride = r.layout == Q4_GROUPS ? ((size_t)r.K + 127) / 128 * 128 : (size_t)r.K;
 	size_t lanes = r.layout == Q4_GROUPS ? r.stride / 8 : 0;
 	r.qa = calloc((size_t)r.M * r.stride, 1);
-	r.sa = malloc(sizeof(float) * ((size_t)r.M * r.nb + lanes));
-	r.corr = malloc(sizeof(int32_t) * ((size_t)r.M * r.nb + lanes));
+	r.sa = malloc(sizeof(float) * (size_t)r.M * r.nb);
+	r.corr = calloc((size_t)r.M * r.nb + lanes, sizeof(int32_t));
 	if (!r.qa || !r.sa || !r.corr) {
 		st = mmNoMem();
 		goto done;
 	}
-	if (lanes) {
-		r.lanes = r.sa + (size_t)r.M * r.nb, r.init = r.corr + (size_t)r.M * r.nb;
-		memset(r.lanes, 0, sizeof(float) * lanes);
-		memset(r.init, 0, sizeof(int32_t) * lanes);
-	}
+	if (lanes)
+		r.init = r.corr + (size_t)r.M * r.nb;
 	if (r.M == 1) {
 		q4_quant(&r, 0, 1);
 		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);

@@ -37,12 +37,11 @@ typedef struct {
 	int8_t *qa;     // quantized rows [M][stride]
 	float *sa;      // their block scales [M][nb]
 	int32_t *corr;  // −8 · Σq of each block [M][nb] (the zero point folded into the dot product)
-	float *lanes;   // Q4_GROUPS: sa of each block four times (the lanes its sum has) [stride/8]
-	int32_t *init;  // Q4_GROUPS: corr in the first lane of each block's four, 0 in the others
+	int32_t *init;  // Q4_GROUPS: corr in the first of each block's four lanes, 0 in the others [stride/8]
 	volatile int nomem;
 } q4Run;
 
-// q4_quant quantizes rows [m0, m1) of r->A into r->qa, r->sa and r->corr (and lanes, init when
+// q4_quant quantizes rows [m0, m1) of r->A into r->qa, r->sa and r->corr (and init when
 // r->layout is Q4_GROUPS).
 void q4_quant(q4Run *r, int m0, int m1);
 

@@ -76,7 +76,6 @@ void q4_quant(q4Run *r, int m0, int m1) {
 		}
 		if (r->layout == Q4_GROUPS)
 			for (int b = 0; b < r->nb; b++) {
-				r->lanes[4 * b] = r->lanes[4 * b + 1] = r->lanes[4 * b + 2] = r->lanes[4 * b + 3] = sa[b];
 				r->init[4 * b] = corr[b], r->init[4 * b + 1] = r->init[4 * b + 2] = r->init[4 * b + 3] = 0;
 			}
 	}

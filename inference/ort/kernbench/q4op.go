@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -46,8 +48,11 @@ func q4op() error {
 	fmt.Printf("%-8s %5s %6s %4s | %8s %8s | %8s %8s | %6s %6s | %8s\n", "shape", "K", "N", "rows", "MLAS", "op", "cpu MLAS", "cpu op", "wall", "cpu", "op-MLAS")
 	var sum [2][2][2]float64 // [one row, prefill][wall, cpu][MLAS, op]
 	for _, s := range q4opShapes {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
+			continue
+		}
 		for p, rows := range []int{1, *prefill} {
-			if rows > 1 && !s.Prefill {
+			if (rows > 1 && !s.Prefill) || (*q4opRows != 0 && rows != *q4opRows) {
 				continue
 			}
 			copies := 1
