@@ -22,6 +22,7 @@
 
 #define GEMV_COLS 64 // columns of a one-row item
 #define QUANT_ROWS 8 // rows of a quantization item
+#define QUANT_INLINE (1 << 17) // activations quantized on the calling thread, at most (~50 µs: less than waking a worker may take)
 
 typedef struct {
 	int64_t K, N;
@@ -149,14 +150,14 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	}
 	if (lanes)
 		r.init = r.corr + (size_t)r.M * r.nb;
-	if (r.M == 1) {
-		q4_quant(&r, 0, 1);
-		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
-	} else {
+	if ((size_t)r.M * r.K <= QUANT_INLINE)
+		q4_quant(&r, 0, r.M);
+	else
 		st = ORT(KernelContext_ParallelFor)(ctx, quantItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &r);
-		if (!st)
-			st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);
-	}
+	if (!st && r.M == 1)
+		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
+	else if (!st)
+		st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);
 	if (!st && r.nomem)
 		st = mmNoMem();
 done:
