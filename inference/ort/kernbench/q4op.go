@@ -72,6 +72,9 @@ func q4op() error {
 		}
 	}
 	for p, what := range []string{"one row (28 layers + LM head)", fmt.Sprintf("%d rows (28 layers)", *prefill)} {
+		if sum[p][0][0] == 0 { // not run (--only, --q4op-rows)
+			continue
+		}
 		fmt.Printf("sum at %s: wall %.2f / %.2f ms (op/MLAS %.2f), CPU %.2f / %.2f ms (op/MLAS %.2f)\n", what,
 			sum[p][0][0]*1e3, sum[p][0][1]*1e3, sum[p][0][1]/sum[p][0][0], sum[p][1][0]*1e3, sum[p][1][1]*1e3, sum[p][1][1]/sum[p][1][0])
 	}
