@@ -11,7 +11,8 @@
 //
 // Every length the loops rely on is checked here; a wrong one is an error, never a read out of
 // bounds. Items run on ONNX Runtime's intra-op threads (KernelContext_ParallelFor): the rows'
-// quantization, then panels of 32 columns (many rows) or column ranges (one row).
+// quantization, then panels of 32 columns (many rows) or column ranges (up to Q4_GEMV_ROWS rows,
+// streaming the weights).
 
 #include <limits.h>
 #include <stdlib.h>
@@ -62,7 +63,8 @@ static void floatItem(void *p, size_t i) { q4_float(p, (int)i); }
 static void gemvItem(void *p, size_t i) {
 	q4Run *r = p;
 	int n0 = (int)i * GEMV_COLS, n1 = n0 + GEMV_COLS < r->N ? n0 + GEMV_COLS : r->N;
-	q4_kernels->gemv(r, n0, n1);
+	for (int m = 0; m < r->M; m++) // the item's weights come from memory once, from the caches for the other rows
+		q4_kernels->gemv(r, m, n0, n1);
 }
 
 // checkInputs checks the inputs' lengths against the attributes and reads A's rows M.
@@ -138,9 +140,10 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
 		return !st && r.nomem ? mmNoMem() : st;
 	}
-	r.layout = M == 1 ? q4_kernels->layout : Q4_ROWS;
+	int streaming = r.M <= Q4_GEMV_ROWS;
+	r.layout = streaming ? q4_kernels->layout : Q4_ROWS;
 	r.stride = r.layout == Q4_GROUPS ? ((size_t)r.K + 127) / 128 * 128 : (size_t)r.K;
-	size_t lanes = r.layout == Q4_GROUPS ? r.stride / 8 : 0;
+	size_t lanes = r.layout == Q4_GROUPS ? (size_t)r.M * (r.stride / 8) : 0;
 	r.qa = calloc((size_t)r.M * r.stride, 1);
 	r.sa = malloc(sizeof(float) * (size_t)r.M * r.nb);
 	r.corr = calloc((size_t)r.M * r.nb + lanes, sizeof(int32_t));
@@ -154,7 +157,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		q4_quant(&r, 0, r.M);
 	else
 		st = ORT(KernelContext_ParallelFor)(ctx, quantItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &r);
-	if (!st && r.M == 1)
+	if (!st && streaming)
 		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
 	else if (!st)
 		st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);

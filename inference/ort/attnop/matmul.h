@@ -23,6 +23,9 @@
 #include <stdint.h>
 
 #define Q4_PANEL 32 // weight columns one many-row item unpacks and runs every row over
+#ifndef Q4_GEMV_ROWS
+#define Q4_GEMV_ROWS 8 // rows, at most, that stream the weights a row at a time rather than unpack panels
+#endif
 
 enum { Q4_ROWS = 0, Q4_GROUPS = 1 };
 
@@ -37,7 +40,7 @@ typedef struct {
 	int8_t *qa;     // quantized rows [M][stride]
 	float *sa;      // their block scales [M][nb]
 	int32_t *corr;  // −8 · Σq of each block [M][nb] (the zero point folded into the dot product)
-	int32_t *init;  // Q4_GROUPS: corr in the first of each block's four lanes, 0 in the others [stride/8]
+	int32_t *init;  // Q4_GROUPS: corr in the first of each block's four lanes, 0 in the others [M][stride/8]
 	volatile int nomem;
 } q4Run;
 
@@ -49,9 +52,9 @@ void q4_quant(q4Run *r, int m0, int m1);
 typedef struct {
 	// panel computes columns [Q4_PANEL·p, +Q4_PANEL) of every row (level 4, M > 1).
 	void (*panel)(q4Run *r, int p);
-	// gemv computes columns [n0, n1) of the one row (level 4, M = 1).
-	void (*gemv)(q4Run *r, int n0, int n1);
-	int layout; // of the quantized row gemv takes
+	// gemv computes columns [n0, n1) of row m, streaming the weights (level 4, M ≤ Q4_GEMV_ROWS).
+	void (*gemv)(q4Run *r, int m, int n0, int n1);
+	int layout; // of the quantized rows gemv takes
 } q4Kernels;
 
 extern const q4Kernels q4_avx2, q4_avxvnni, q4_avx512;

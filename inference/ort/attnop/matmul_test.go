@@ -171,14 +171,14 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 		rows []int
 	}{
 		{1024, 4096, false, []int{1, 2, 7, 32, 428, 600}}, // Qwen3-0.6B q+k+v
-		{2048, 1024, true, []int{1, 7, 428}},              // o
+		{2048, 1024, true, []int{1, 3, 7, 428}},           // o
 		{1024, 6144, false, []int{1, 32, 428}},            // gate+up
 		{3072, 1024, false, []int{1, 2, 428, 600}},        // down
-		{1024, 100, true, []int{1, 7, 428}},               // N under a panel
+		{1024, 100, true, []int{1, 8, 9, 428}},            // N under a panel
 		{1024, 4097, false, []int{1, 2, 32, 428}},         // N one past a panel
 		{896, 4864, true, []int{1, 7, 428}},               // Qwen2.5-0.5B (K/32 not a multiple of 4)
 		{4864, 896, false, []int{1, 32}},
-		{96, 33, true, []int{1, 5, 13}}, // K/32 = 3: under one group of 4 blocks
+		{96, 33, true, []int{1, 4, 5, 13}}, // K/32 = 3: under one group of 4 blocks
 	}
 	isas := matMulISAs(t)
 	defer selectISA(isa == 1)

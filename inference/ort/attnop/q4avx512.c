@@ -127,20 +127,22 @@ AVX512 static void panel(q4Run *r, int p) {
 // gemvGroups runs column pointers w, s over blocks [16j, 16j + 16) (all of them there), adding
 // to f: a 64-byte load holds 4 blocks of a column, its low nibbles meeting the blocks' even
 // activations, its high nibbles the odd ones; block i's sum is in lanes 4i to 4i+3.
-AVX512 INLINE void gemvGroups(const q4Run *r, const uint8_t *const w[GCOLS], const float *const s[GCOLS], int j,
+AVX512 INLINE void gemvGroups(const q4Run *r, int m, const uint8_t *const w[GCOLS], const float *const s[GCOLS], int j,
                               int left, __m512 f[GCOLS]) {
+	const int8_t *qa = r->qa + (size_t)m * r->stride;
+	const int32_t *in0 = r->init + (size_t)m * (r->stride / 8);
 	const __m512i m4 = _mm512_set1_epi8(0x0F);
 	const size_t ahead = PF * (size_t)r->nb * 16;
 	__mmask16 sm = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
 	__m512 sc[GCOLS];
-	__m512 da = _mm512_maskz_loadu_ps(sm, r->sa + 16 * j);
+	__m512 da = _mm512_maskz_loadu_ps(sm, r->sa + (size_t)m * r->nb + 16 * j);
 	for (int c = 0; c < GCOLS; c++)
 		sc[c] = _mm512_mul_ps(_mm512_maskz_loadu_ps(sm, s[c] + 16 * j), da);
 	for (int g = 0; g < 4 && 4 * g < left; g++) {
 		int b = 16 * j + 4 * g, in = left - 4 * g;
 		__mmask64 wm = in >= 4 ? ~0ULL : (1ULL << (16 * in)) - 1;
-		__m512i ae = _mm512_loadu_si512(r->qa + 32 * b), ao = _mm512_loadu_si512(r->qa + 32 * b + 64);
-		__m512i init = _mm512_loadu_si512(r->init + 4 * b);
+		__m512i ae = _mm512_loadu_si512(qa + 32 * b), ao = _mm512_loadu_si512(qa + 32 * b + 64);
+		__m512i init = _mm512_loadu_si512(in0 + 4 * b);
 		__m512i idx = _mm512_set_epi32(4 * g + 3, 4 * g + 3, 4 * g + 3, 4 * g + 3, 4 * g + 2, 4 * g + 2, 4 * g + 2, 4 * g + 2,
 		                               4 * g + 1, 4 * g + 1, 4 * g + 1, 4 * g + 1, 4 * g, 4 * g, 4 * g, 4 * g);
 		for (int c = 0; c < GCOLS; c++) {
@@ -153,9 +155,9 @@ AVX512 INLINE void gemvGroups(const q4Run *r, const uint8_t *const w[GCOLS], con
 	}
 }
 
-// gemv computes columns [n0, n1) of the one row, GCOLS at a time (the last again where fewer
-// are left).
-AVX512 static void gemv(q4Run *r, int n0, int n1) {
+// gemv computes columns [n0, n1) of row m, GCOLS at a time (the last again where fewer are
+// left).
+AVX512 static void gemv(q4Run *r, int m, int n0, int n1) {
 	const int nb = r->nb;
 	for (int n = n0; n < n1; n += GCOLS) {
 		const uint8_t *w[GCOLS];
@@ -168,12 +170,12 @@ AVX512 static void gemv(q4Run *r, int n0, int n1) {
 		}
 		int j = 0;
 		for (; 16 * j + 16 <= nb; j++)
-			gemvGroups(r, w, s, j, 16, f);
+			gemvGroups(r, m, w, s, j, 16, f);
 		if (16 * j < nb)
-			gemvGroups(r, w, s, j, nb - 16 * j, f);
+			gemvGroups(r, m, w, s, j, nb - 16 * j, f);
 		for (int c = 0; c < GCOLS && n + c < n1; c++) {
 			float v = _mm512_reduce_add_ps(f[c]);
-			r->Y[n + c] = r->bias ? v + r->bias[n + c] : v;
+			r->Y[(size_t)m * r->N + n + c] = r->bias ? v + r->bias[n + c] : v;
 		}
 	}
 }
