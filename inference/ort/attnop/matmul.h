@@ -12,8 +12,8 @@
 // A quantized block is stored as its 16 even elements, then its 16 odd ones, to meet the low and
 // high nibbles of B's bytes: dword d of a block's weights unpacked (low nibbles of bytes 4d to
 // 4d+3 for d < 4, high nibbles of bytes 4(d−4) to 4(d−4)+3 after) meets dword d of the block's
-// activations. Layout Q4_ROWS (the many-row product) puts block b at byte 32b of a row;
-// Q4_GROUPS (AVX-512's one-row product) puts the even halves of blocks 4g to 4g+3 at byte 128g
+// activations. Layout Q4_ROWS (the many-row product, AVX2's streaming one) puts block b at byte
+// 32b of a row; Q4_GROUPS (AVX-512's streaming product) puts the even halves of blocks 4g to 4g+3 at byte 128g
 // and their odd halves at 128g + 64, rows padded to a multiple of 128 bytes with zeros.
 
 #ifndef ATTNOP_MATMUL_H
@@ -50,7 +50,7 @@ void q4_quant(q4Run *r, int m0, int m1);
 
 // q4Kernels are one instruction set's loops.
 typedef struct {
-	// panel computes columns [Q4_PANEL·p, +Q4_PANEL) of every row (level 4, M > 1).
+	// panel computes columns [Q4_PANEL·p, +Q4_PANEL) of every row (level 4, M > Q4_GEMV_ROWS).
 	void (*panel)(q4Run *r, int p);
 	// gemv computes columns [n0, n1) of row m, streaming the weights (level 4, M ≤ Q4_GEMV_ROWS).
 	void (*gemv)(q4Run *r, int m, int n0, int n1);

@@ -5,8 +5,8 @@
 // Many rows: a panel of 32 columns is unpacked once (matmul.h) and every tile of 6 rows runs
 // over it: 12 zmm of int32 sums (6 rows × 32 columns) for a block, 12 of float sums, vpdpbusd
 // with the block's unpacked weights as the unsigned operand and a broadcast dword of the row's
-// quantized activations as the signed one. One row: the weights stream straight from B, 4 blocks
-// (64 bytes) of a column a step (Q4_GROUPS layout), as kernbench's q4.c did.
+// quantized activations as the signed one. Up to Q4_GEMV_ROWS rows: the weights stream straight
+// from B, 4 blocks (64 bytes) of a column a step (Q4_GROUPS layout), as kernbench's q4.c did.
 
 #include <cpuid.h>
 #include <immintrin.h>
