@@ -153,8 +153,9 @@ var isaNames = map[int]string{2: "avx512vnni", 1: "avxvnni", 0: "avx2"}
 // Tolerances against MLAS, over the rms of its output. Level 4: both sides quantize A to the
 // same int8 values (checked by the tolerance: one step off in one element moves an output by
 // about scale_a·scale_b·|w − 8|, ~1e-3 of the rms); they differ in how they add the int32 block
-// sums in float32 (MLAS adds −8·Σq·scale_a·scale_b as a separate float product), ~1e-6 of
-// the rms for K up to 4864. Level 0: float32 sums in another order.
+// sums in float32 (MLAS adds −8·Σq·scale_a·scale_b as a separate float product), up to ~4e-6
+// of the rms for K up to 4864. Level 0: the same float32 sums as MLAS's at M > 1 (0), in
+// another order at one row (up to ~5e-6).
 const (
 	tolLevel4 = 2e-5
 	tolLevel0 = 1e-5
