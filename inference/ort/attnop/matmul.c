@@ -11,7 +11,8 @@
 //
 // Every length the loops rely on is checked here; a wrong one is an error, never a read out of
 // bounds. Items run on ONNX Runtime's intra-op threads (KernelContext_ParallelFor): the rows'
-// quantization, then panels of 32 columns (many rows) or column ranges (one row).
+// quantization, then panels of 32 columns (many rows) or column ranges (up to Q4_GEMV_ROWS rows,
+// streaming the weights).
 
 #include <limits.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #define GEMV_COLS 64 // columns of a one-row item
 #define QUANT_ROWS 8 // rows of a quantization item
+#define QUANT_INLINE (1 << 17) // activations quantized on the calling thread, at most (~50 µs: less than waking a worker may take)
 
 typedef struct {
 	int64_t K, N;
@@ -61,7 +63,8 @@ static void floatItem(void *p, size_t i) { q4_float(p, (int)i); }
 static void gemvItem(void *p, size_t i) {
 	q4Run *r = p;
 	int n0 = (int)i * GEMV_COLS, n1 = n0 + GEMV_COLS < r->N ? n0 + GEMV_COLS : r->N;
-	q4_kernels->gemv(r, n0, n1);
+	for (int m = 0; m < r->M; m++) // the item's weights come from memory once, from the caches for the other rows
+		q4_kernels->gemv(r, m, n0, n1);
 }
 
 // checkInputs checks the inputs' lengths against the attributes and reads A's rows M.
@@ -137,29 +140,27 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
 		return !st && r.nomem ? mmNoMem() : st;
 	}
-	r.layout = M == 1 ? q4_kernels->layout : Q4_ROWS;
+	int streaming = r.M <= Q4_GEMV_ROWS;
+	r.layout = streaming ? q4_kernels->layout : Q4_ROWS;
 	r.stride = r.layout == Q4_GROUPS ? ((size_t)r.K + 127) / 128 * 128 : (size_t)r.K;
-	size_t lanes = r.layout == Q4_GROUPS ? r.stride / 8 : 0;
+	size_t lanes = r.layout == Q4_GROUPS ? (size_t)r.M * (r.stride / 8) : 0;
 	r.qa = calloc((size_t)r.M * r.stride, 1);
-	r.sa = malloc(sizeof(float) * ((size_t)r.M * r.nb + lanes));
-	r.corr = malloc(sizeof(int32_t) * ((size_t)r.M * r.nb + lanes));
+	r.sa = malloc(sizeof(float) * (size_t)r.M * r.nb);
+	r.corr = calloc((size_t)r.M * r.nb + lanes, sizeof(int32_t));
 	if (!r.qa || !r.sa || !r.corr) {
 		st = mmNoMem();
 		goto done;
 	}
-	if (lanes) {
-		r.lanes = r.sa + (size_t)r.M * r.nb, r.init = r.corr + (size_t)r.M * r.nb;
-		memset(r.lanes, 0, sizeof(float) * lanes);
-		memset(r.init, 0, sizeof(int32_t) * lanes);
-	}
-	if (r.M == 1) {
-		q4_quant(&r, 0, 1);
-		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
-	} else {
+	if (lanes)
+		r.init = r.corr + (size_t)r.M * r.nb;
+	if ((size_t)r.M * r.K <= QUANT_INLINE)
+		q4_quant(&r, 0, r.M);
+	else
 		st = ORT(KernelContext_ParallelFor)(ctx, quantItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &r);
-		if (!st)
-			st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);
-	}
+	if (!st && streaming)
+		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
+	else if (!st)
+		st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);
 	if (!st && r.nomem)
 		st = mmNoMem();
 done:

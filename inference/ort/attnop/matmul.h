@@ -12,8 +12,8 @@
 // A quantized block is stored as its 16 even elements, then its 16 odd ones, to meet the low and
 // high nibbles of B's bytes: dword d of a block's weights unpacked (low nibbles of bytes 4d to
 // 4d+3 for d < 4, high nibbles of bytes 4(d−4) to 4(d−4)+3 after) meets dword d of the block's
-// activations. Layout Q4_ROWS (the many-row product) puts block b at byte 32b of a row;
-// Q4_GROUPS (AVX-512's one-row product) puts the even halves of blocks 4g to 4g+3 at byte 128g
+// activations. Layout Q4_ROWS (the many-row product, AVX2's streaming one) puts block b at byte
+// 32b of a row; Q4_GROUPS (AVX-512's streaming product) puts the even halves of blocks 4g to 4g+3 at byte 128g
 // and their odd halves at 128g + 64, rows padded to a multiple of 128 bytes with zeros.
 
 #ifndef ATTNOP_MATMUL_H
@@ -23,6 +23,9 @@
 #include <stdint.h>
 
 #define Q4_PANEL 32 // weight columns one many-row item unpacks and runs every row over
+#ifndef Q4_GEMV_ROWS
+#define Q4_GEMV_ROWS 8 // rows, at most, that stream the weights a row at a time rather than unpack panels
+#endif
 
 enum { Q4_ROWS = 0, Q4_GROUPS = 1 };
 
@@ -37,22 +40,21 @@ typedef struct {
 	int8_t *qa;     // quantized rows [M][stride]
 	float *sa;      // their block scales [M][nb]
 	int32_t *corr;  // −8 · Σq of each block [M][nb] (the zero point folded into the dot product)
-	float *lanes;   // Q4_GROUPS: sa of each block four times (the lanes its sum has) [stride/8]
-	int32_t *init;  // Q4_GROUPS: corr in the first lane of each block's four, 0 in the others
+	int32_t *init;  // Q4_GROUPS: corr in the first of each block's four lanes, 0 in the others [M][stride/8]
 	volatile int nomem;
 } q4Run;
 
-// q4_quant quantizes rows [m0, m1) of r->A into r->qa, r->sa and r->corr (and lanes, init when
+// q4_quant quantizes rows [m0, m1) of r->A into r->qa, r->sa and r->corr (and init when
 // r->layout is Q4_GROUPS).
 void q4_quant(q4Run *r, int m0, int m1);
 
 // q4Kernels are one instruction set's loops.
 typedef struct {
-	// panel computes columns [Q4_PANEL·p, +Q4_PANEL) of every row (level 4, M > 1).
+	// panel computes columns [Q4_PANEL·p, +Q4_PANEL) of every row (level 4, M > Q4_GEMV_ROWS).
 	void (*panel)(q4Run *r, int p);
-	// gemv computes columns [n0, n1) of the one row (level 4, M = 1).
-	void (*gemv)(q4Run *r, int n0, int n1);
-	int layout; // of the quantized row gemv takes
+	// gemv computes columns [n0, n1) of row m, streaming the weights (level 4, M ≤ Q4_GEMV_ROWS).
+	void (*gemv)(q4Run *r, int m, int n0, int n1);
+	int layout; // of the quantized rows gemv takes
 } q4Kernels;
 
 extern const q4Kernels q4_avx2, q4_avxvnni, q4_avx512;

@@ -67,7 +67,7 @@ void q4_quant(q4Run *r, int m0, int m1) {
 		const float *x = r->A + (size_t)m * r->K;
 		int8_t *q = r->qa + (size_t)m * r->stride;
 		float *sa = r->sa + (size_t)m * r->nb;
-		int32_t *corr = r->corr + (size_t)m * r->nb;
+		int32_t *corr = r->corr + (size_t)m * r->nb, *init = r->init ? r->init + (size_t)m * (r->stride / 8) : NULL;
 		for (int b = 0; b < r->nb; b++) {
 			size_t even = (size_t)32 * b, odd = even + 16;
 			if (r->layout == Q4_GROUPS)
@@ -76,8 +76,7 @@ void q4_quant(q4Run *r, int m0, int m1) {
 		}
 		if (r->layout == Q4_GROUPS)
 			for (int b = 0; b < r->nb; b++) {
-				r->lanes[4 * b] = r->lanes[4 * b + 1] = r->lanes[4 * b + 2] = r->lanes[4 * b + 3] = sa[b];
-				r->init[4 * b] = corr[b], r->init[4 * b + 1] = r->init[4 * b + 2] = r->init[4 * b + 3] = 0;
+				init[4 * b] = corr[b], init[4 * b + 1] = init[4 * b + 2] = init[4 * b + 3] = 0;
 			}
 	}
 }
@@ -213,12 +212,16 @@ PANEL2(panelVNNI, AVXVNNI, tileVNNI)
 
 // ---- the one-row product -----------------------------------------------------------------------
 
-// GEMV2 computes columns [n0, n1) of the one row (layout Q4_ROWS), four columns at a time (the
+// GEMV2 computes columns [n0, n1) of row m (layout Q4_ROWS), four columns at a time (the
 // last ones computed again where fewer are left), each block's weights unpacked as they stream.
 #define GEMV2(NAME, TARGET, DOT)                                                                          \
-	TARGET static void NAME(q4Run *r, int n0, int n1) {                                                \
+	TARGET static void NAME(q4Run *r, int m, int n0, int n1) {                                         \
 		const __m128i m4 = _mm_set1_epi8(0x0F);                                                    \
 		const int nb = r->nb;                                                                      \
+		const int8_t *qa = r->qa + (size_t)m * r->stride;                                          \
+		const float *sa = r->sa + (size_t)m * nb;                                                  \
+		const int32_t *corr = r->corr + (size_t)m * nb;                                            \
+		float *y = r->Y + (size_t)m * r->N;                                                        \
 		for (int n = n0; n < n1; n += 4) {                                                         \
 			const uint8_t *w[4];                                                               \
 			const float *s[4];                                                                 \
@@ -229,8 +232,8 @@ PANEL2(panelVNNI, AVXVNNI, tileVNNI)
 				f[c] = _mm256_setzero_ps();                                                \
 			}                                                                                  \
 			for (int b = 0; b < nb; b++) {                                                     \
-				__m256i a = _mm256_loadu_si256((const __m256i *)(r->qa + 32 * b));         \
-				__m256i init = _mm256_castsi128_si256(_mm_cvtsi32_si128(r->corr[b]));      \
+				__m256i a = _mm256_loadu_si256((const __m256i *)(qa + 32 * b));            \
+				__m256i init = _mm256_castsi128_si256(_mm_cvtsi32_si128(corr[b]));         \
 				for (int c = 0; c < 4; c++) {                                              \
 					__m128i x = _mm_loadu_si128((const __m128i *)(w[c] + 16 * b));     \
 					__m256i wv = _mm256_inserti128_si256(                              \
@@ -238,7 +241,7 @@ PANEL2(panelVNNI, AVXVNNI, tileVNNI)
 					    _mm_and_si128(_mm_srli_epi16(x, 4), m4), 1);                   \
 					__m256i dot = DOT(init, wv, a);                                    \
 					f[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot),                    \
-					                       _mm256_set1_ps(r->sa[b] * s[c][b]), f[c]);  \
+					                       _mm256_set1_ps(sa[b] * s[c][b]), f[c]);     \
 				}                                                                          \
 			}                                                                                  \
 			for (int c = 0; c < 4 && n + c < n1; c++) {                                        \
@@ -246,7 +249,7 @@ PANEL2(panelVNNI, AVXVNNI, tileVNNI)
 				h = _mm_add_ps(h, _mm_movehl_ps(h, h));                                    \
 				h = _mm_add_ss(h, _mm_movehdup_ps(h));                                     \
 				float v = _mm_cvtss_f32(h);                                                \
-				r->Y[n + c] = r->bias ? v + r->bias[n + c] : v;                            \
+				y[n + c] = r->bias ? v + r->bias[n + c] : v;                               \
 			}                                                                                  \
 		}                                                                                          \
 	}

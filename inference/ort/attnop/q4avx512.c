@@ -5,8 +5,8 @@
 // Many rows: a panel of 32 columns is unpacked once (matmul.h) and every tile of 6 rows runs
 // over it: 12 zmm of int32 sums (6 rows × 32 columns) for a block, 12 of float sums, vpdpbusd
 // with the block's unpacked weights as the unsigned operand and a broadcast dword of the row's
-// quantized activations as the signed one. One row: the weights stream straight from B, 4 blocks
-// (64 bytes) of a column a step (Q4_GROUPS layout), as kernbench's q4.c did.
+// quantized activations as the signed one. Up to Q4_GEMV_ROWS rows: the weights stream straight
+// from B, 4 blocks (64 bytes) of a column a step (Q4_GROUPS layout), as kernbench's q4.c did.
 
 #include <cpuid.h>
 #include <immintrin.h>
@@ -117,43 +117,65 @@ AVX512 static void panel(q4Run *r, int p) {
 	free(buf);
 }
 
-#define PF 8 // columns ahead the one-row loop prefetches
+#ifndef PF
+#define PF 16 // columns ahead the one-row loop prefetches
+#endif
+#ifndef GCOLS
+#define GCOLS 8 // columns the one-row loop runs together
+#endif
 
-// gemv computes columns [n0, n1) of the one row, four at a time (the last again where fewer are
-// left). A 64-byte load holds 4 blocks of a column: its low nibbles meet the blocks' even
-// activations, its high nibbles the odd ones; block j's sum is in lanes 4j to 4j+3.
-AVX512 static void gemv(q4Run *r, int n0, int n1) {
-	const int nb = r->nb, ng = (nb + 3) / 4;
+// gemvGroups runs column pointers w, s over blocks [16j, 16j + 16) (all of them there), adding
+// to f: a 64-byte load holds 4 blocks of a column, its low nibbles meeting the blocks' even
+// activations, its high nibbles the odd ones; block i's sum is in lanes 4i to 4i+3.
+AVX512 INLINE void gemvGroups(const q4Run *r, int m, const uint8_t *const w[GCOLS], const float *const s[GCOLS], int j,
+                              int left, __m512 f[GCOLS]) {
+	const int8_t *qa = r->qa + (size_t)m * r->stride;
+	const int32_t *in0 = r->init + (size_t)m * (r->stride / 8);
 	const __m512i m4 = _mm512_set1_epi8(0x0F);
-	const __m512i idx = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-	for (int n = n0; n < n1; n += 4) {
-		const uint8_t *w[4];
-		const float *s[4];
-		__m512 f[4];
-		for (int c = 0; c < 4; c++) {
+	const size_t ahead = PF * (size_t)r->nb * 16;
+	__mmask16 sm = left >= 16 ? 0xFFFF : (__mmask16)((1u << left) - 1);
+	__m512 sc[GCOLS];
+	__m512 da = _mm512_maskz_loadu_ps(sm, r->sa + (size_t)m * r->nb + 16 * j);
+	for (int c = 0; c < GCOLS; c++)
+		sc[c] = _mm512_mul_ps(_mm512_maskz_loadu_ps(sm, s[c] + 16 * j), da);
+	for (int g = 0; g < 4 && 4 * g < left; g++) {
+		int b = 16 * j + 4 * g, in = left - 4 * g;
+		__mmask64 wm = in >= 4 ? ~0ULL : (1ULL << (16 * in)) - 1;
+		__m512i ae = _mm512_loadu_si512(qa + 32 * b), ao = _mm512_loadu_si512(qa + 32 * b + 64);
+		__m512i init = _mm512_loadu_si512(in0 + 4 * b);
+		__m512i idx = _mm512_set_epi32(4 * g + 3, 4 * g + 3, 4 * g + 3, 4 * g + 3, 4 * g + 2, 4 * g + 2, 4 * g + 2, 4 * g + 2,
+		                               4 * g + 1, 4 * g + 1, 4 * g + 1, 4 * g + 1, 4 * g, 4 * g, 4 * g, 4 * g);
+		for (int c = 0; c < GCOLS; c++) {
+			_mm_prefetch((const char *)(w[c] + 16 * b + ahead), _MM_HINT_T0);
+			__m512i x = _mm512_maskz_loadu_epi8(wm, w[c] + 16 * b);
+			__m512i lo = _mm512_and_si512(x, m4), hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), m4);
+			__m512i dot = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(init, lo, ae), hi, ao);
+			f[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_permutexvar_ps(idx, sc[c]), f[c]);
+		}
+	}
+}
+
+// gemv computes columns [n0, n1) of row m, GCOLS at a time (the last again where fewer are
+// left).
+AVX512 static void gemv(q4Run *r, int m, int n0, int n1) {
+	const int nb = r->nb;
+	for (int n = n0; n < n1; n += GCOLS) {
+		const uint8_t *w[GCOLS];
+		const float *s[GCOLS];
+		__m512 f[GCOLS];
+		for (int c = 0; c < GCOLS; c++) {
 			int cn = n + c < n1 ? n + c : n1 - 1;
 			w[c] = r->B + (size_t)cn * nb * 16, s[c] = r->S + (size_t)cn * nb;
 			f[c] = _mm512_setzero_ps();
 		}
-		for (int g = 0; g < ng; g++) {
-			int left = nb - 4 * g < 4 ? nb - 4 * g : 4;
-			__mmask64 wm = left == 4 ? ~0ULL : (1ULL << (16 * left)) - 1;
-			__mmask16 sm = (__mmask16)((1u << left) - 1);
-			__m512i ae = _mm512_loadu_si512(r->qa + 128 * g), ao = _mm512_loadu_si512(r->qa + 128 * g + 64);
-			__m512i init = _mm512_loadu_si512(r->init + 16 * g);
-			__m512 lanes = _mm512_loadu_ps(r->lanes + 16 * g);
-			for (int c = 0; c < 4; c++) {
-				_mm_prefetch((const char *)(w[c] + 64 * g + PF * (size_t)nb * 16), _MM_HINT_T0);
-				__m512i x = _mm512_maskz_loadu_epi8(wm, w[c] + 64 * g);
-				__m512i lo = _mm512_and_si512(x, m4), hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), m4);
-				__m512i dot = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(init, lo, ae), hi, ao);
-				__m512 sb = _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(sm, s[c] + 4 * g));
-				f[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(sb, lanes), f[c]);
-			}
-		}
-		for (int c = 0; c < 4 && n + c < n1; c++) {
+		int j = 0;
+		for (; 16 * j + 16 <= nb; j++)
+			gemvGroups(r, m, w, s, j, 16, f);
+		if (16 * j < nb)
+			gemvGroups(r, m, w, s, j, nb - 16 * j, f);
+		for (int c = 0; c < GCOLS && n + c < n1; c++) {
 			float v = _mm512_reduce_add_ps(f[c]);
-			r->Y[n + c] = r->bias ? v + r->bias[n + c] : v;
+			r->Y[(size_t)m * r->N + n + c] = r->bias ? v + r->bias[n + c] : v;
 		}
 	}
 }

@@ -34,19 +34,27 @@ AVX2 void q4_float(q4Run *r, int p) {
 				o[(size_t)(2 * i + 1) * Q4_PANEL] = (float)((x[i] >> 4) - 8) * s;
 			}
 		}
-	for (int m = 0; m < r->M; m++) {
-		const float *a = r->A + (size_t)m * K;
-		__m256 f[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-		for (int k = 0; k < K; k++) {
-			__m256 x = _mm256_set1_ps(a[k]);
-			const float *w = wf + (size_t)k * Q4_PANEL;
-			for (int j = 0; j < 4; j++)
-				f[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(w + 8 * j), f[j]);
-		}
-		float out[Q4_PANEL];
+	for (int m = 0; m < r->M; m += 2) { // two rows a pass: eight independent sums
+		int two = m + 1 < r->M;
+		const float *a0 = r->A + (size_t)m * K, *a1 = two ? a0 + K : a0;
+		__m256 f[2][4];
 		for (int j = 0; j < 4; j++)
-			_mm256_storeu_ps(out + 8 * j, f[j]);
-		q4_store(out, nc, r->bias ? r->bias + n0 : NULL, r->Y + (size_t)m * r->N + n0);
+			f[0][j] = f[1][j] = _mm256_setzero_ps();
+		for (int k = 0; k < K; k++) {
+			__m256 x0 = _mm256_set1_ps(a0[k]), x1 = _mm256_set1_ps(a1[k]);
+			const float *w = wf + (size_t)k * Q4_PANEL;
+			for (int j = 0; j < 4; j++) {
+				__m256 wv = _mm256_loadu_ps(w + 8 * j);
+				f[0][j] = _mm256_fmadd_ps(x0, wv, f[0][j]);
+				f[1][j] = _mm256_fmadd_ps(x1, wv, f[1][j]);
+			}
+		}
+		for (int i = 0; i <= two; i++) {
+			float out[Q4_PANEL];
+			for (int j = 0; j < 4; j++)
+				_mm256_storeu_ps(out + 8 * j, f[i][j]);
+			q4_store(out, nc, r->bias ? r->bias + n0 : NULL, r->Y + (size_t)(m + i) * r->N + n0);
+		}
 	}
 	free(wf);
 }

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -46,8 +48,11 @@ func q4op() error {
 	fmt.Printf("%-8s %5s %6s %4s | %8s %8s | %8s %8s | %6s %6s | %8s\n", "shape", "K", "N", "rows", "MLAS", "op", "cpu MLAS", "cpu op", "wall", "cpu", "op-MLAS")
 	var sum [2][2][2]float64 // [one row, prefill][wall, cpu][MLAS, op]
 	for _, s := range q4opShapes {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Name) {
+			continue
+		}
 		for p, rows := range []int{1, *prefill} {
-			if rows > 1 && !s.Prefill {
+			if (rows > 1 && !s.Prefill) || (*q4opRows != 0 && rows != *q4opRows) {
 				continue
 			}
 			copies := 1
@@ -67,6 +72,9 @@ func q4op() error {
 		}
 	}
 	for p, what := range []string{"one row (28 layers + LM head)", fmt.Sprintf("%d rows (28 layers)", *prefill)} {
+		if sum[p][0][0] == 0 { // not run (--only, --q4op-rows)
+			continue
+		}
 		fmt.Printf("sum at %s: wall %.2f / %.2f ms (op/MLAS %.2f), CPU %.2f / %.2f ms (op/MLAS %.2f)\n", what,
 			sum[p][0][0]*1e3, sum[p][0][1]*1e3, sum[p][0][1]/sum[p][0][0], sum[p][1][0]*1e3, sum[p][1][1]*1e3, sum[p][1][1]/sum[p][1][0])
 	}
