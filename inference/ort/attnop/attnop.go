@@ -1,17 +1,30 @@
-// Package attnop holds EdgeChat's own CPU attention kernels, compiled into the binary: ONNX
-// Runtime custom operators with com.microsoft GroupQueryAttention's inputs, outputs and
-// attributes (as the app's optimized copies use it), which read each KV head's cached rows once
-// for all the query heads it serves, and once for a whole tile of prompt rows. A copy switches
-// to them by changing its GroupQueryAttention nodes' domain to Domain (float32 cache) or
-// DomainInt8 (ONNX Runtime's per-channel int8 cache) and importing that domain.
+// Package attnop holds EdgeChat's own CPU kernels, compiled into the binary: ONNX Runtime custom
+// operators with com.microsoft's contracts (as the app's optimized copies use them).
 //
-// The kernels are C (attn.c, op.c) on AVX2 + FMA or AVX-512, built for amd64 Linux and Windows
-// with cgo; in every other build Available and Register return an error and Supports is false.
+// The attention kernels take GroupQueryAttention's inputs, outputs and attributes and read each
+// KV head's cached rows once for all the query heads it serves, and once for a whole tile of
+// prompt rows. A copy switches to them by changing its GroupQueryAttention nodes' domain to
+// Domain (float32 cache) or DomainInt8 (ONNX Runtime's per-channel int8 cache) and importing
+// that domain.
+//
+// The int4 matrix product takes MatMulNBits' (4 bits, blocks of 32, no zero points) in Domain,
+// with the numerics of ONNX Runtime's accuracy level 4 (activations quantized to int8 per row
+// and block) or, at level 0, float32 sums: many rows run over panels of weights unpacked once
+// for all of them, one row streams the weights.
+//
+// The kernels are C (attn.c, tile.c, op.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512, built for
+// amd64 Linux and Windows with cgo; in every other build Available and Register return an
+// error and Supports and SupportsMatMul are false.
 package attnop
 
-import "edgechat/onnx/proto"
+import (
+	"math"
 
-// The operators' domains; both define the op type "GroupQueryAttention".
+	"edgechat/onnx/proto"
+)
+
+// The operators' domains; both define the op type "GroupQueryAttention", Domain also
+// "MatMulNBits".
 const (
 	Domain     = "ai.edgechat.cpu" // float32 KV cache
 	DomainInt8 = "ai.edgechat.kv8" // per-channel int8 KV cache (k_scale, v_scale inputs 12, 13)
@@ -30,6 +43,20 @@ const (
 func Supports(headSize, numHeads, kvHeads int) bool {
 	return haveKernels && headSize > 0 && headSize%16 == 0 && headSize <= maxHeadSize &&
 		kvHeads > 0 && numHeads > 0 && numHeads%kvHeads == 0 && numHeads/kvHeads <= maxGroup
+}
+
+// SupportsMatMul reports whether the int4 product takes a MatMulNBits of this shape: bits 4,
+// block_size 32, K a positive multiple of 32, any positive N (zero points and g_idx absent). It
+// is false in builds without the kernels.
+func SupportsMatMul(K, N, bits, blockSize int) bool {
+	return haveKernels && bits == 4 && blockSize == 32 && K > 0 && K%32 == 0 && N > 0 &&
+		K <= math.MaxInt32/32 && N <= math.MaxInt32/32
+}
+
+// MatMulNodes counts the graph's MatMulNBits nodes in Domain: a session over it must Register
+// the kernels.
+func MatMulNodes(info *proto.ModelInfo) int {
+	return info.Ops[proto.OpKey(Domain, "MatMulNBits")]
 }
 
 // Nodes counts the GroupQueryAttention nodes of the graph info describes that run on the

@@ -13,3 +13,10 @@ char *attnop_add(void *options);
 char *attnop_config(void *options, const char *key);
 // attnop_select (kernel.h): the CPU's loops, 2 AVX-512, 1 AVX2 + FMA, 0 none.
 int attnop_select(int avx2);
+// q4_select (q4avx512.c) picks the int4 product's loops for attnop_select's choice isa: AVX-512
+// needs its BW, DQ and VNNI parts too, else AVX2's loops run (with AVX-VNNI where the CPU has
+// it). It returns 2 (AVX-512), 1 (AVX2) or 0 (none).
+int q4_select(int isa);
+// q4_use picks loops by name for the tests: 2 AVX-512 VNNI, 1 AVX-VNNI, 0 AVX2 maddubs. It
+// returns 0 when the CPU cannot run them (nothing changes then).
+int q4_use(int which);

@@ -26,7 +26,7 @@ var (
 		"GetInputCharacteristic", "GetOutputCharacteristic", "GetInputMemoryType", "GetVariadicInputMinArity",
 		"GetVariadicInputHomogeneity", "GetVariadicOutputMinArity", "GetVariadicOutputHomogeneity", "CreateKernelV2",
 		"KernelComputeV2", "InferOutputShapeFn", "GetStartVersion", "GetEndVersion"}
-	headerEnums = []string{"ORT_OK", "ORT_FAIL", "ORT_INVALID_ARGUMENT", "ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT",
+	headerEnums = []string{"ORT_OK", "ORT_FAIL", "ORT_INVALID_ARGUMENT", "ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT", "ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8",
 		"ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8", "ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32", "INPUT_OUTPUT_REQUIRED",
 		"INPUT_OUTPUT_OPTIONAL", "OrtMemTypeDefault"}
 )

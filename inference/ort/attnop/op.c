@@ -31,6 +31,7 @@
 
 #include "attnop.h"
 #include "kernel.h"
+#include "matmul.h"
 #include "ortapi.h"
 
 #define CHUNK 256 // cached rows of one decode item
@@ -468,7 +469,7 @@ static void define(OrtCustomOp *op, int int8) {
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp opF32, opI8;
+static OrtCustomOp opF32, opI8, opMatMul;
 static OrtCustomOpDomain *domF32, *domI8;
 
 // message returns st's message (to be freed), releasing st.
@@ -491,8 +492,10 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8)
 	attnop_api = api;
 	define(&opF32, 0);
 	define(&opI8, 1);
+	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
 	OrtStatus *st;
 	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)) ||
+	    (st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)) ||
 	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)))
 		return message(st, "create the attention operators' domains");
 	return NULL;

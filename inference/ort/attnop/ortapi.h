@@ -29,6 +29,7 @@ typedef struct OrtApi OrtApi; // a table of function pointers, read through ORTA
 typedef enum { ORT_OK = 0, ORT_FAIL = 1, ORT_INVALID_ARGUMENT = 2 } OrtErrorCode;
 typedef enum {
 	ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT = 1,
+	ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 = 2,
 	ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8 = 3,
 	ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 = 6,
 } ONNXTensorElementDataType;

@@ -130,11 +130,18 @@ func cError(msg *C.char) error {
 	return errors.New(C.GoString(msg))
 }
 
-// selectISA picks attn.c's loops for this CPU (avx2: not AVX-512 where the CPU has it).
+// selectISA picks attn.c's loops for this CPU, and the int4 product's (avx2: not AVX-512 where
+// the CPU has it).
 func selectISA(avx2 bool) int {
 	a := C.int(0)
 	if avx2 {
 		a = 1
 	}
-	return int(C.attnop_select(a))
+	picked := C.attnop_select(a)
+	C.q4_select(picked) // the int4 product's loops follow
+	return int(picked)
 }
+
+// useMatMul picks the int4 product's loops by name for the tests (2 AVX-512 VNNI, 1 AVX-VNNI,
+// 0 AVX2 maddubs); false when the CPU cannot run them.
+func useMatMul(which int) bool { return C.q4_use(C.int(which)) != 0 }

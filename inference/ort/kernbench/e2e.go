@@ -55,6 +55,9 @@ func opTwin(graph string, ops ...string) (string, map[string]int, error) {
 			return node, err
 		}
 		to := "kernbench.ops"
+		if typ == "MatMulNBits" && *q4opFlag { // attnop's int4 product instead of q4.c's
+			to = attnop.Domain
+		}
 		if typ == "GroupQueryAttention" {
 			to = attnop.Domain
 			if inputs > 9 {
@@ -170,6 +173,9 @@ func eachField(b []byte, base int, fn func(num protowire.Number, v []byte, off i
 // each first in turn.
 func endToEnd(graph string, decode int) error {
 	names := [2]string{"MatMulNBits (acc 4)", "kernbench.ops kernel"}
+	if *q4opFlag {
+		names[1] = "attnop MatMulNBits"
+	}
 	twin := *vsGraph
 	if twin == "" {
 		t, n, err := opTwin(graph, "MatMulNBits")
@@ -178,7 +184,7 @@ func endToEnd(graph string, decode int) error {
 		}
 		defer os.Remove(t)
 		twin = t
-		fmt.Printf("%s: %d MatMulNBits nodes on kernbench.ops in the twin\n", graph, n["MatMulNBits"])
+		fmt.Printf("%s: %d MatMulNBits nodes on %s in the twin\n", graph, n["MatMulNBits"], names[1])
 	} else {
 		names = [2]string{"--model", "--vs"}
 		fmt.Printf("--model %s\n--vs    %s\n", graph, twin)

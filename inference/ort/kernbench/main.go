@@ -63,6 +63,8 @@ var (
 	opsLib      = flag.String("ops", "", "custom-operator library built by customop/build.sh: register it, run its trivial operator, and time its Q4MatMul (this kernel on ONNX Runtime's threads) in sessions as a fourth side")
 	mixFlag     = flag.String("acc0", "", "--copy: also write a copy whose MatMulNBits nodes of these shapes (comma-separated KxN, e.g. 1024x2048,1024x1024,2048x1024 for q, k, v, o) run at accuracy level 0 (PREFILL.md)")
 	fusedFlag   = flag.Bool("fused", false, "time gate+up as one MatMulNBits over the concatenated weights + Split against the two nodes, at 1 and --prefill rows (PREFILL.md)")
+	q4opFlag    = flag.Bool("q4op", false, "time inference/ort/attnop's MatMulNBits against MLAS's (accuracy level 4) at one row (streaming) and --prefill rows, on the app's packed Qwen3-0.6B shapes, summed as the model runs them; with --model, the copy against its twin whose MatMulNBits nodes run attnop's, end to end (PREFILL.md)")
+	q4opRows    = flag.Int("q4op-rows", 0, "--q4op: only this row count (1 or --prefill; 0 both)")
 	dqFlag      = flag.Bool("dq", false, "time the prefill shapes as MatMulNBits (4 and 8 bits) against DynamicQuantizeMatMul over per-column int8 weights (PREFILL.md)")
 	attnFlag    = flag.String("attn", "", "check inference/ort/attnop's attention against GroupQueryAttention and time both (float32 and int8 caches) at decode steps after these comma-separated context lengths, then --attn-prompt's prompts (DECODE.md)")
 	attnPrompt  = flag.String("attn-prompt", "", "with --attn: also time prompts, comma-separated ROWS@PAST (e.g. 428@0,512@2500), in the runs the app's decoder makes of them")
@@ -137,6 +139,12 @@ func run() error {
 	}
 	if *dqFlag {
 		return dynQuant()
+	}
+	if *q4opFlag && *e2e != "" {
+		return endToEnd(*e2e, *decodeN)
+	}
+	if *q4opFlag {
+		return q4op()
 	}
 	dir, err := os.MkdirTemp("", "kernbench-")
 	if err != nil {
