@@ -19,40 +19,6 @@
 attnop_part_fn *attnop_part;
 attnop_tile_fn *attnop_tile;
 
-// softmaxBlock turns the scores s [nq][BLOCK] (rows past n set to -inf) into weights e^(s − m),
-// m each vector's new running maximum, rescaling the vectors' sums l and accumulators acc
-// [nq][d] to it.
-AVX2 static void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, float *l, float *acc) {
-	for (int h = 0; h < nq; h++) {
-		__m256 v[BLOCK / 8], mx = _mm256_set1_ps(-INFINITY);
-		for (int j = 0; j < BLOCK / 8; j++)
-			mx = _mm256_max_ps(mx, v[j] = _mm256_loadu_ps(&s[h][8 * j]));
-		float bm = hmax8(mx);
-		if (bm > m[h]) {
-			float c = expf(m[h] - bm); // 0 for the first block (m = -inf)
-			l[h] *= c;
-			float *a = acc + (size_t)h * d;
-			for (int i = 0; i < d; i++)
-				a[i] *= c;
-			m[h] = bm;
-		}
-		__m256 mh = _mm256_set1_ps(m[h]), sum = _mm256_setzero_ps();
-		for (int j = 0; j < BLOCK / 8; j++) {
-			__m256 e = exp8(_mm256_sub_ps(v[j], mh));
-			_mm256_storeu_ps(&s[h][8 * j], e);
-			sum = _mm256_add_ps(sum, e);
-		}
-		l[h] += hsum8(sum);
-	}
-}
-
-// pad sets the scores of rows n to BLOCK to -inf.
-static void pad(float s[MAXV][BLOCK], int nq, int n) {
-	for (int h = 0; h < nq; h++)
-		for (int t = n; t < BLOCK; t++)
-			s[h][t] = -INFINITY;
-}
-
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
 // a stride the hardware prefetcher follows poorly) and, when next, for the keys a block on.
 static inline void prefetch(const float *K, const int8_t *K8, const float *V, const int8_t *V8, size_t row, int d, int next) {
@@ -202,17 +168,21 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 AVX2 PART(partAVX2, scoresAVX2, valuesAVX2)
 AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)
 
+static int vnni; // the int8 cache's calls run decode8.c's loops
+
 AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
                               const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
-	if (d % 64)
+	if (K8 && vnni && d % 32 == 0)
+		attnop_part8(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
+	else if (d % 64)
 		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 	else
 		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
-// cpu reports AVX2 + FMA (1) and AVX-512F (2) from CPUID, each only where the OS saves the
-// registers (XCR0): the compiler's __builtin_cpu_supports needs a runtime library that zig's
-// Windows target lacks.
+// cpu reports AVX2 + FMA (1), AVX-512F (2) and AVX-512F with BW and VNNI (3) from CPUID, each
+// only where the OS saves the registers (XCR0): the compiler's __builtin_cpu_supports needs a
+// runtime library that zig's Windows target lacks.
 static int cpu(void) {
 	unsigned a, b, c, d;
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)) || !(c & (1u << 12)))
@@ -221,14 +191,17 @@ static int cpu(void) {
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 5)))
 		return 0; // no AVX state or no AVX2
-	return (b & (1u << 16)) && (lo & 0xe0) == 0xe0 ? 2 : 1;
+	if (!(b & (1u << 16)) || (lo & 0xe0) != 0xe0)
+		return 1;
+	return (b & (1u << 30)) && (c & (1u << 11)) ? 3 : 2; // AVX512-BW, AVX512-VNNI
 }
 
-int attnop_select(int avx2) {
+int attnop_select(int most) {
 	int isa = cpu();
-	if (isa == 2 && avx2)
-		isa = 1;
-	attnop_part = isa == 2 ? partAVX512 : isa == 1 ? partAVX2 : NULL;
+	if (most > 0 && isa > most)
+		isa = most;
+	vnni = isa == 3;
+	attnop_part = isa >= 2 ? partAVX512 : isa == 1 ? partAVX2 : NULL;
 	attnop_select_tile(isa);
 	return isa;
 }

@@ -11,5 +11,6 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8)
 char *attnop_add(void *options);
 // attnop_config reads a session config entry back from options (NULL when absent).
 char *attnop_config(void *options, const char *key);
-// attnop_select (kernel.h): the CPU's loops, 2 AVX-512, 1 AVX2 + FMA, 0 none.
-int attnop_select(int avx2);
+// attnop_select (kernel.h): the CPU's loops, 3 AVX-512 VNNI, 2 AVX-512, 1 AVX2 + FMA, 0 none;
+// most > 0 caps the choice.
+int attnop_select(int most);
