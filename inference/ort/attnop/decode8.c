@@ -9,13 +9,13 @@
 //     the cache's own rounding of the keys (half a step of a channel's 1/127 range);
 //   - q·k is vpdpwssd of the query's int16 against the key row widened to int16, the sums of 8
 //     rows reduced together by one transposition (no horizontal sum per score);
-//   - after the online softmax, each vector's weights of the block are rounded to int16 (the
-//     block's largest → 32767) and the value rows summed by vpdpwssd two rows at a time (the
+//   - the online softmax rounds each vector's weights of the block to int16 (the block's
+//     largest → 32767) and the value rows summed by vpdpwssd two rows at a time (the
 //     rows' elements interleaved in pairs), each vector's int32 sums converted and added to its
 //     float accumulator once a block.
 //
 // No sum overflows int32: |q16 · k| ≤ 32767 · 128 summed over at most 256 columns, |p16 · v| ≤
-// 32767 · 128 over BLOCK rows.
+// 32767 · 128 over BLOCK8 rows.
 
 #include <immintrin.h>
 #include <math.h>
@@ -27,11 +27,13 @@
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
 
-// quant16 rounds n vectors x [n][stride] (their first d values) to int16 y [n][d] with scales
-// sc (x ≈ y · sc), each vector's largest magnitude to 32767 (a vector of zeros to zeros).
-VNNI static void quant16(const float *x, int n, int d, size_t stride, int16_t *y, float *sc) {
+#define BLOCK8 64 // cache rows whose scores are taken before their values are summed
+
+// quant16 rounds n vectors x [n][d] to int16 y [n][d] with scales sc (x ≈ y · sc), each
+// vector's largest magnitude to 32767 (a vector of zeros to zeros).
+VNNI static void quant16(const float *x, int n, int d, int16_t *y, float *sc) {
 	for (int h = 0; h < n; h++) {
-		const float *v = x + (size_t)h * stride;
+		const float *v = x + (size_t)h * d;
 		__m512 mx = _mm512_setzero_ps();
 		for (int c = 0; c < d; c += 16)
 			mx = _mm512_max_ps(mx, _mm512_abs_ps(_mm512_loadu_ps(v + c)));
@@ -66,35 +68,101 @@ static inline void prefetchRows(const int8_t *p, size_t bytes) {
 		_mm_prefetch((const char *)p + o, _MM_HINT_T0);
 }
 
+// dot8 returns the products of the vectors x0 and x1 with the 8 rows at k (stride d).
+VNNI static inline __attribute__((always_inline)) void dot8(const int16_t *x0, const int16_t *x1, const int8_t *k, int d,
+                                                           __m256i *s0, __m256i *s1) {
+	__m512i a[8], b[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = b[j] = _mm512_setzero_si512();
+	for (int c = 0; c < d; c += 32) {
+		__m512i w0 = _mm512_loadu_si512(x0 + c), w1 = _mm512_loadu_si512(x1 + c);
+		for (int j = 0; j < 8; j++) {
+			__m512i r = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(k + (size_t)j * d + c)));
+			a[j] = _mm512_dpwssd_epi32(a[j], r, w0);
+			b[j] = _mm512_dpwssd_epi32(b[j], r, w1);
+		}
+	}
+	*s0 = reduce8(a), *s1 = reduce8(b);
+}
+
 // scores8 fills s [nq][n] with the vectors q16 (scales qs) times the block's n key rows K8:
-// 8 rows by two vectors at a time (a last group's rows past n repeat row n − 1; its scores
-// past n are written, and padded after). It prefetches the block's value rows and, when next,
-// the next block's keys.
+// 8 rows by two vectors at a time (a last group of fewer rows is copied out and padded with
+// zeros; its scores past n are written, and set to -inf after). It prefetches the block's value
+// rows and, when next, the next block's keys.
 VNNI static void scores8(const int16_t *q16, const float *qs, int nq, int d, const int8_t *K8, const int8_t *V8,
-                         int n, int next, float s[MAXV][BLOCK]) {
+                         int n, int next, float s[MAXG][BLOCK8]) {
+	int8_t tail[8 * MAXD];
 	for (int t = 0; t < n; t += 8) {
 		prefetchRows(V8 + (size_t)t * d, 8 * (size_t)d);
 		if (next)
-			prefetchRows(K8 + (size_t)(t + BLOCK) * d, 8 * (size_t)d);
-		const int8_t *row[8];
-		for (int j = 0; j < 8; j++)
-			row[j] = K8 + (size_t)(t + j < n ? t + j : n - 1) * d;
+			prefetchRows(K8 + (size_t)(t + BLOCK8) * d, 8 * (size_t)d);
+		const int8_t *k = K8 + (size_t)t * d;
+		if (t + 8 > n) {
+			memset(tail, 0, 8 * (size_t)d);
+			memcpy(tail, k, (size_t)(n - t) * d);
+			k = tail;
+		}
 		for (int h = 0; h < nq; h += 2) {
 			const int16_t *q0 = q16 + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
-			__m512i a[2][8];
-			for (int j = 0; j < 8; j++)
-				a[0][j] = a[1][j] = _mm512_setzero_si512();
-			for (int c = 0; c < d; c += 32) {
-				__m512i x0 = _mm512_loadu_si512(q0 + c), x1 = _mm512_loadu_si512(q1 + c);
-				for (int j = 0; j < 8; j++) {
-					__m512i k = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(row[j] + c)));
-					a[0][j] = _mm512_dpwssd_epi32(a[0][j], k, x0);
-					a[1][j] = _mm512_dpwssd_epi32(a[1][j], k, x1);
-				}
-			}
-			for (int i = 0; i < 2 && h + i < nq; i++)
-				_mm256_storeu_ps(&s[h + i][t], _mm256_mul_ps(_mm256_cvtepi32_ps(reduce8(a[i])), _mm256_set1_ps(qs[h + i])));
+			__m256i a, b;
+			if (d == 128) // a constant trip count: the loop unrolled, no copies of the sums
+				dot8(q0, q1, k, 128, &a, &b);
+			else
+				dot8(q0, q1, k, d, &a, &b);
+			_mm256_storeu_ps(&s[h][t], _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(qs[h])));
+			if (h + 1 < nq)
+				_mm256_storeu_ps(&s[h + 1][t], _mm256_mul_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(qs[h + 1])));
 		}
+	}
+}
+
+// exp16 is simd.h's exp8 on 16 floats: e^x for x <= 0, 0 below -87 (and for -inf).
+VNNI static inline __m512 exp16(__m512 x) {
+	__mmask16 under = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.0f), _CMP_LT_OQ);
+	x = _mm512_max_ps(x, _mm512_set1_ps(-87.0f));
+	__m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	x = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+	x = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), x);
+	__m512 p = _mm512_set1_ps(1.9875691500e-4f);
+	p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.3981999507e-3f));
+	p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(8.3334519073e-3f));
+	p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(4.1665795894e-2f));
+	p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(1.6666665459e-1f));
+	p = _mm512_fmadd_ps(p, x, _mm512_set1_ps(5.0000001201e-1f));
+	p = _mm512_fmadd_ps(p, _mm512_mul_ps(x, x), _mm512_add_ps(x, _mm512_set1_ps(1)));
+	__m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+	return _mm512_maskz_mul_ps(~under, p, _mm512_castsi512_ps(e));
+}
+
+// softmax8 is the online softmax of a block's scores s [nq][BLOCK8] (rows past n at -inf), its
+// weights rounded to int16: p16 = round(32767 · e^(s − b)), b the vector's block maximum, whose
+// scale ps = e^(b − m) / 32767 refers them to the running maximum m (raised to b, and the sum l
+// and accumulator acc [nq][d] rescaled, when b is above it).
+VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float *l, float *acc, int16_t p16[MAXG][BLOCK8], float *ps) {
+	for (int h = 0; h < nq; h++) {
+		__m512 v[BLOCK8 / 16], mx = _mm512_set1_ps(-INFINITY);
+		for (int j = 0; j < BLOCK8 / 16; j++)
+			mx = _mm512_max_ps(mx, v[j] = _mm512_loadu_ps(&s[h][16 * j]));
+		float b = _mm512_reduce_max_ps(mx);
+		if (b > m[h]) {
+			float c = expf(m[h] - b); // 0 for the first block (m = -inf)
+			__m512 cv = _mm512_set1_ps(c);
+			float *a = acc + (size_t)h * d;
+			for (int i = 0; i < d; i += 16)
+				_mm512_storeu_ps(a + i, _mm512_mul_ps(_mm512_loadu_ps(a + i), cv));
+			l[h] *= c;
+			m[h] = b;
+		}
+		__m512 bv = _mm512_set1_ps(b), sum = _mm512_setzero_ps();
+		for (int j = 0; j < BLOCK8 / 16; j++) {
+			__m512 e = exp16(_mm512_sub_ps(v[j], bv));
+			sum = _mm512_add_ps(sum, e);
+			__m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(e, _mm512_set1_ps(32767)));
+			_mm256_storeu_si256((__m256i *)&p16[h][16 * j], _mm512_cvtsepi32_epi16(r));
+		}
+		float w = expf(b - m[h]);
+		l[h] += w * _mm512_reduce_add_ps(sum);
+		ps[h] = w / 32767;
 	}
 }
 
@@ -102,7 +170,7 @@ VNNI static void scores8(const int16_t *q16, const float *qs, int nq, int d, con
 // vectors by 32 columns at a time, two rows a vpdpwssd. Interleaving rows t and t+1 puts
 // columns {0-3, 8-11, 16-19, 24-27} in one sum and the rest in the other; they are put back in
 // order when added to acc.
-VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAXG][BLOCK], const float *ps, float *acc) {
+VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAXG][BLOCK8], const float *ps, float *acc) {
 	const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
 	const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
 	for (int h = 0; h < nq; h += 4) {
@@ -139,16 +207,17 @@ VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAX
 VNNI void attnop_part8(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
                        const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
 	(void)K, (void)V;
-	int16_t q16[MAXG * MAXD], p16[MAXG][BLOCK];
-	float qs[MAXG], ps[MAXG], s[MAXV][BLOCK];
-	quant16(q, nq, d, (size_t)d, q16, qs);
-	for (int b0 = r0; b0 < r1; b0 += BLOCK) {
-		int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK;
+	int16_t q16[MAXG * MAXD], p16[MAXG][BLOCK8];
+	float qs[MAXG], ps[MAXG], s[MAXG][BLOCK8];
+	quant16(q, nq, d, q16, qs);
+	for (int b0 = r0; b0 < r1; b0 += BLOCK8) {
+		int n = r1 - b0 < BLOCK8 ? r1 - b0 : BLOCK8;
 		size_t off = (size_t)b0 * d;
-		scores8(q16, qs, nq, d, K8 + off, V8 + off, n, b0 + BLOCK < r1, s);
-		pad(s, nq, n);
-		softmaxBlock(s, nq, d, m, l, acc);
-		quant16(&s[0][0], nq, BLOCK, BLOCK, &p16[0][0], ps);
+		scores8(q16, qs, nq, d, K8 + off, V8 + off, n, b0 + BLOCK8 < r1, s);
+		for (int h = 0; h < nq; h++)
+			for (int t = n; t < BLOCK8; t++)
+				s[h][t] = -INFINITY;
+		softmax8(s, nq, d, m, l, acc, p16, ps);
 		values8(nq, d, V8 + off, n, p16, ps, acc);
 	}
 }
