@@ -5,7 +5,8 @@
 // query heads for each row read (the row comes from memory once, from L1 for the other
 // vectors), an online softmax (running maximum, sum, rescaled accumulators), the value rows
 // weighted into the vectors' accumulators. The loops run on AVX2 + FMA, or AVX-512 where the CPU
-// has it (a head size a multiple of 64; AVX2 otherwise).
+// has it (a head size a multiple of 64; AVX2 otherwise); an int8 cache's on decode8.c's integer
+// loops where the CPU also has AVX512-BW and VNNI (a head size a multiple of 32).
 
 #include <cpuid.h>
 #include <immintrin.h>

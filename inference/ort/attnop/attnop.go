@@ -5,8 +5,10 @@
 // to them by changing its GroupQueryAttention nodes' domain to Domain (float32 cache) or
 // DomainInt8 (ONNX Runtime's per-channel int8 cache) and importing that domain.
 //
-// The kernels are C (attn.c, op.c) on AVX2 + FMA or AVX-512, built for amd64 Linux and Windows
-// with cgo; in every other build Available and Register return an error and Supports is false.
+// The kernels are C (op.c, attn.c, decode8.c, tile.c) on AVX2 + FMA or AVX-512 (an int8 cache's
+// decode steps on integer products where the CPU has AVX-512 VNNI), built for amd64 Linux and
+// Windows with cgo; in every other build Available and Register return an error and Supports is
+// false.
 package attnop
 
 import "edgechat/onnx/proto"
