@@ -20,6 +20,40 @@
 attnop_part_fn *attnop_part;
 attnop_tile_fn *attnop_tile;
 
+// softmaxBlock turns the scores s [nq][BLOCK] (rows past n set to -inf) into weights e^(s − m),
+// m each vector's new running maximum, rescaling the vectors' sums l and accumulators acc
+// [nq][d] to it.
+AVX2 static void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, float *l, float *acc) {
+	for (int h = 0; h < nq; h++) {
+		__m256 v[BLOCK / 8], mx = _mm256_set1_ps(-INFINITY);
+		for (int j = 0; j < BLOCK / 8; j++)
+			mx = _mm256_max_ps(mx, v[j] = _mm256_loadu_ps(&s[h][8 * j]));
+		float bm = hmax8(mx);
+		if (bm > m[h]) {
+			float c = expf(m[h] - bm); // 0 for the first block (m = -inf)
+			l[h] *= c;
+			float *a = acc + (size_t)h * d;
+			for (int i = 0; i < d; i++)
+				a[i] *= c;
+			m[h] = bm;
+		}
+		__m256 mh = _mm256_set1_ps(m[h]), sum = _mm256_setzero_ps();
+		for (int j = 0; j < BLOCK / 8; j++) {
+			__m256 e = exp8(_mm256_sub_ps(v[j], mh));
+			_mm256_storeu_ps(&s[h][8 * j], e);
+			sum = _mm256_add_ps(sum, e);
+		}
+		l[h] += hsum8(sum);
+	}
+}
+
+// pad sets the scores of rows n to BLOCK to -inf.
+static void pad(float s[MAXV][BLOCK], int nq, int n) {
+	for (int h = 0; h < nq; h++)
+		for (int t = n; t < BLOCK; t++)
+			s[h][t] = -INFINITY;
+}
+
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
 // a stride the hardware prefetcher follows poorly) and, when next, for the keys a block on.
 static inline void prefetch(const float *K, const int8_t *K8, const float *V, const int8_t *V8, size_t row, int d, int next) {

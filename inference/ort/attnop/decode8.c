@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "simd.h"
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni,avx2,fma")))
 

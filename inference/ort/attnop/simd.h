@@ -1,6 +1,6 @@
 //go:build cgo && amd64 && (linux || windows)
 
-// simd.h: the vector helpers attn.c and decode8.c (decode steps) and tile.c (prompt tiles) share.
+// simd.h: the vector helpers attn.c (decode steps) and tile.c (prompt tiles) share.
 
 #ifndef ATTNOP_SIMD_H
 #define ATTNOP_SIMD_H
@@ -8,8 +8,6 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
-
-#include "kernel.h"
 
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
@@ -75,40 +73,6 @@ AVX512 static inline __m512 load16(const float *f, const int8_t *b, size_t i) {
 AVX2 static inline void dequant(const int8_t *b, float *f, int n, int d) {
 	for (size_t i = 0; i < (size_t)n * d; i += 8)
 		_mm256_storeu_ps(f + i, load8(NULL, b, i));
-}
-
-// softmaxBlock turns the scores s [nq][BLOCK] (rows past n set to -inf) into weights e^(s − m),
-// m each vector's new running maximum, rescaling the vectors' sums l and accumulators acc
-// [nq][d] to it.
-AVX2 static inline void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, float *l, float *acc) {
-	for (int h = 0; h < nq; h++) {
-		__m256 v[BLOCK / 8], mx = _mm256_set1_ps(-INFINITY);
-		for (int j = 0; j < BLOCK / 8; j++)
-			mx = _mm256_max_ps(mx, v[j] = _mm256_loadu_ps(&s[h][8 * j]));
-		float bm = hmax8(mx);
-		if (bm > m[h]) {
-			float c = expf(m[h] - bm); // 0 for the first block (m = -inf)
-			l[h] *= c;
-			float *a = acc + (size_t)h * d;
-			for (int i = 0; i < d; i++)
-				a[i] *= c;
-			m[h] = bm;
-		}
-		__m256 mh = _mm256_set1_ps(m[h]), sum = _mm256_setzero_ps();
-		for (int j = 0; j < BLOCK / 8; j++) {
-			__m256 e = exp8(_mm256_sub_ps(v[j], mh));
-			_mm256_storeu_ps(&s[h][8 * j], e);
-			sum = _mm256_add_ps(sum, e);
-		}
-		l[h] += hsum8(sum);
-	}
-}
-
-// pad sets the scores of rows n to BLOCK to -inf.
-static inline void pad(float s[MAXV][BLOCK], int nq, int n) {
-	for (int h = 0; h < nq; h++)
-		for (int t = n; t < BLOCK; t++)
-			s[h][t] = -INFINITY;
 }
 
 #endif
