@@ -12,9 +12,10 @@
 // and block) or, at level 0, float32 sums: many rows run over panels of weights unpacked once
 // for all of them, one row streams the weights.
 //
-// The kernels are C (attn.c, tile.c, op.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512, built for
-// amd64 Linux and Windows with cgo; in every other build Available and Register return an
-// error and Supports and SupportsMatMul are false.
+// The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512
+// (an int8 cache's decode steps on integer products where the CPU has AVX-512 VNNI), built for
+// amd64 Linux and Windows with cgo; in every other build Available and Register return an error
+// and Supports and SupportsMatMul are false.
 package attnop
 
 import (
