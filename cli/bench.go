@@ -37,6 +37,7 @@ func runBench(env Env) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	plotFile := fs.String("plot", "", "write a latency histogram PNG")
 	attnKernel := fs.String("attn-kernel", "on", "on: attention on EdgeChat's own kernels where they run (as the app does); off: ONNX Runtime's GroupQueryAttention (as "+decoder.AttnKernelVar+"=off does), for measuring them")
+	matMulKernel := fs.String("matmul-kernel", "on", "on: int4 products on EdgeChat's own kernel where it runs (as the app does); off: ONNX Runtime's MatMulNBits (as "+decoder.MatMulKernelVar+"=off does), for measuring it")
 	compare := fs.Bool("compare", false, "also run the peers it finds on the same prompt: a bare ONNX Runtime loop on the same graph file and llama.cpp on a GGUF twin (needs --decode-tokens)")
 	ggufFile := fs.String("gguf", "", "--compare: the llama.cpp GGUF twin (default: a .gguf in the model folder)")
 	rounds := fs.Int("rounds", 3, "--compare: interleaved rounds; each engine's best is reported")
@@ -61,8 +62,10 @@ func runBench(env Env) error {
 	if mf.model == "" {
 		return errors.New("--model is required: the folder that holds your model")
 	}
-	if *attnKernel != "on" && *attnKernel != "off" {
-		return fmt.Errorf("--attn-kernel is on or off, not %q", *attnKernel)
+	for _, f := range []struct{ name, v string }{{"attn-kernel", *attnKernel}, {"matmul-kernel", *matMulKernel}} {
+		if f.v != "on" && f.v != "off" {
+			return fmt.Errorf("--%s is on or off, not %q", f.name, f.v)
+		}
 	}
 	if _, err := ortenv.Init(mf.ortLib); err != nil {
 		return err
@@ -71,7 +74,7 @@ func runBench(env Env) error {
 	defer stop()
 	bo := BenchOptions{
 		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: mf.promptInt8,
-			PlainAttention: *attnKernel == "off"},
+			PlainAttention: *attnKernel == "off", PlainMatMul: *matMulKernel == "off"},
 		SeqLen: *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}
 	if *compare && (*decode <= 0 || *rounds <= 0) {
@@ -130,6 +133,9 @@ func runBench(env Env) error {
 	fmt.Fprintf(w, "Model\t%s (%s, KV %s)\n", r.Model, r.Layout, r.KVType)
 	if r.Attention != "" {
 		fmt.Fprintf(w, "Attention\t%s\n", r.Attention)
+	}
+	if r.MatMul != "" {
+		fmt.Fprintf(w, "Matrix products\t%s\n", r.MatMul)
 	}
 	fmt.Fprintf(w, "EP\t%s, %d threads\n", r.EP, r.Threads)
 	fmt.Fprintf(w, "Prefill %d tokens\t%.1f ms ± %.1f ms (p50 %.1f, p95 %.1f; %d runs after %d warm-up)\n", r.SeqLen, r.MeanMillis, r.StdMillis, r.P50Millis, r.P95Millis, r.Iterations, r.Warmup)

@@ -35,7 +35,9 @@ type BenchResult struct {
 	Warmup     int    `json:"warmup"`
 	KVType     string `json:"kv_dtype"`
 	// Attention says what runs the attention of the graph that ran (decoder.AttentionOf).
-	Attention    string  `json:"attention,omitempty"`
+	Attention string `json:"attention,omitempty"`
+	// MatMul says what runs the int4 products of the graph that ran (decoder.MatMulOf).
+	MatMul       string  `json:"matmul,omitempty"`
 	LoadMillis   float64 `json:"load_ms"`
 	MeanMillis   float64 `json:"mean_ms"`
 	StdMillis    float64 `json:"std_ms"`
@@ -116,6 +118,7 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 	if r.KVType != "" {
 		r.Attention = decoder.AttentionOf(r.ModelFile)
 	}
+	r.MatMul = decoder.MatMulOf(r.ModelFile)
 	for i := 0; i < o.Warmup+o.Iterations; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -37,6 +37,9 @@ type sysReport struct {
 	// AttnKernel is "used" when CPU models whose attention EdgeChat's own kernels take run it
 	// on them, else why not (decoder.AttnKernelStatus).
 	AttnKernel string `json:"attention_kernels"`
+	// MatMulKernel is "used" when CPU models' int4 products run on EdgeChat's own kernel (the
+	// products it takes), else why not (decoder.MatMulKernelStatus).
+	MatMulKernel string `json:"matmul_kernel"`
 }
 
 func runSys(env Env) error {
@@ -59,7 +62,8 @@ func runSys(env Env) error {
 		for i := range r.Providers {
 			r.Providers[i].Error = firstLine(r.Providers[i].Error)
 		}
-		r.AttnKernel = attnKernelState(decoder.AttnKernelStatus())
+		r.AttnKernel = kernelState(decoder.AttnKernelStatus())
+		r.MatMulKernel = kernelState(decoder.MatMulKernelStatus())
 	}
 	r.QNNRuntimes = ortenv.Discover(ortenv.DiscoverOptions{Folders: folders})
 	ortenv.Probe(r.QNNRuntimes)
@@ -79,8 +83,9 @@ func runSys(env Env) error {
 	return nil
 }
 
-// attnKernelState is sysReport.AttnKernel for AttnKernelStatus's answer.
-func attnKernelState(err error) string {
+// kernelState is sysReport.AttnKernel or MatMulKernel for AttnKernelStatus's or
+// MatMulKernelStatus's answer.
+func kernelState(err error) string {
 	if err != nil {
 		return "not used: " + firstLine(err.Error())
 	}
@@ -109,6 +114,9 @@ func printSys(env Env, r sysReport) {
 	fmt.Fprintf(w, "CPU\t%s — %d physical cores, %d logical (%s/%s)\n", r.CPU, r.PhysicalCore, r.LogicalCPUs, r.OS, r.Arch)
 	if r.AttnKernel != "" {
 		fmt.Fprintf(w, "Attention kernels\t%s\n", r.AttnKernel)
+	}
+	if r.MatMulKernel != "" {
+		fmt.Fprintf(w, "Int4 product kernel\t%s\n", r.MatMulKernel)
 	}
 	if len(r.Providers) > 0 {
 		fmt.Fprintln(w, "\nProvider\tListed\tUsable\tWhy not")

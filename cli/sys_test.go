@@ -81,23 +81,25 @@ func TestBenchJSON(t *testing.T) {
 	}
 }
 
-// TestSysAttentionKernels: sys says whether CPU models run attention on EdgeChat's kernels, and
-// why not when they are turned off.
+// TestSysAttentionKernels: sys says whether CPU models run attention and int4 products on
+// EdgeChat's kernels, and why not when either is turned off.
 func TestSysAttentionKernels(t *testing.T) {
 	lib := testenv.ORTLibrary(t)
-	for _, tc := range []struct{ env, want string }{
-		{"", "used"},
-		{"off", "not used: turned off"},
+	for _, tc := range []struct{ attn, mm, wantAttn, wantMM string }{
+		{"", "", "used", "used"},
+		{"off", "", "not used: turned off", "used"},
+		{"", "off", "used", "not used: turned off"},
 	} {
-		t.Run("EDGECHAT_ATTN_KERNEL="+tc.env, func(t *testing.T) {
-			t.Setenv(decoder.AttnKernelVar, tc.env)
-			if err := attnop.Available(); err != nil && tc.env == "" {
-				t.Skip(err)
-			}
+		t.Run("EDGECHAT_ATTN_KERNEL="+tc.attn+",EDGECHAT_MATMUL_KERNEL="+tc.mm, func(t *testing.T) {
+			t.Setenv(decoder.AttnKernelVar, tc.attn)
+			t.Setenv(decoder.MatMulKernelVar, tc.mm)
 			var r sysReport
 			runJSON(t, []string{"sys", "--json", "--ort-lib", lib}, &r)
-			if !strings.HasPrefix(r.AttnKernel, tc.want) {
-				t.Errorf("attention_kernels %q, want %q…", r.AttnKernel, tc.want)
+			if err := attnop.Available(); err != nil { // ONNX Runtime is loaded by now
+				t.Skip(err)
+			}
+			if !strings.HasPrefix(r.AttnKernel, tc.wantAttn) || !strings.HasPrefix(r.MatMulKernel, tc.wantMM) {
+				t.Errorf("attention_kernels %q, matmul_kernel %q; want %q…, %q…", r.AttnKernel, r.MatMulKernel, tc.wantAttn, tc.wantMM)
 			}
 		})
 	}

@@ -52,6 +52,10 @@ type LoadOptions struct {
 	// kernels would run (the CPU copies of models whose attention they take), for measuring
 	// them against it or when they misbehave (as the EDGECHAT_ATTN_KERNEL=off variable does).
 	PlainAttention bool
+	// PlainMatMul keeps ONNX Runtime's MatMulNBits where EdgeChat's own int4 product kernel
+	// would run (the CPU copies' 4-bit products), for measuring it against it or when it
+	// misbehaves (as the EDGECHAT_MATMUL_KERNEL=off variable does).
+	PlainMatMul bool
 }
 
 // Model is a loaded chat model: its files, tokenizer, chat template and decoder. The goroutine

@@ -2,7 +2,6 @@ package optimize
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -187,16 +186,27 @@ func opsetImport(domain string) []byte {
 	return appendBytes(nil, proto.FieldModelOpset, o)
 }
 
-// kernelImports are the model fields of a copy whose moved nodes (n) run on k's kernels: the
-// imports of k's domains the graph info does not import yet, and the metadata naming them.
-func kernelImports(info *proto.ModelInfo, k AttentionKernel, n int) []byte {
+// domainImports are the opset imports (version 1) of the domains ds (each once; "" skipped)
+// that the graph info does not import yet: the kernels' domains of a copy whose nodes moved.
+func domainImports(info *proto.ModelInfo, ds ...string) []byte {
 	var out []byte
-	for _, d := range []string{k.Domain, k.DomainInt8} {
-		if d != "" && !slices.ContainsFunc(info.Opsets, func(o proto.Opset) bool { return o.Domain == d }) {
+	seen := map[string]bool{"": true}
+	for _, o := range info.Opsets {
+		seen[o.Domain] = true
+	}
+	for _, d := range ds {
+		if !seen[d] {
 			out = append(out, opsetImport(d)...)
+			seen[d] = true
 		}
 	}
-	out = append(out, metadataEntry(MetaAttentionKernel, strconv.Itoa(n))...)
+	return out
+}
+
+// attentionMetadata are the metadata entries of a copy whose n attention nodes moved to k's
+// kernels.
+func attentionMetadata(k AttentionKernel, n int) []byte {
+	out := metadataEntry(MetaAttentionKernel, strconv.Itoa(n))
 	out = append(out, metadataEntry(MetaAttentionDomain, k.Domain)...)
 	return append(out, metadataEntry(MetaAttentionDomainInt8, k.DomainInt8)...)
 }

@@ -19,7 +19,8 @@ import (
 const dqTwinData = "dqtwin.data"
 
 // DQTwin writes into folder out the twin of the decoder graph at in whose 4-bit MatMulNBits
-// nodes (block 32, no zero points, at most o.MaxN outputs: the LM head stays) run as
+// nodes (com.microsoft's, and in a copy on EdgeChat's int4 kernel those in its
+// MetaMatMulDomain; block 32, no zero points, at most o.MaxN outputs: the LM head stays) run as
 // com.microsoft MatMulIntegerToFloat over int8 weights laid out [K][N] with one scale a column
 // (the column's largest |w| over 127) and activations quantized to uint8 with one scale a row
 // (rowQuant: a row's largest |x| over 127, zero point 128), the column and row scales applied
@@ -43,7 +44,8 @@ func DQTwin(in, out string, o DQOptions) (int, int64, error) {
 			axesInput = o.Version >= 18
 		}
 	}
-	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, o, axesInput) })
+	kernel := info.Metadata[MetaMatMulDomain] // a copy's products on EdgeChat's int4 kernel are rewritten too
+	return writeTwin(in, out, dqTwinData, func(w *twinWriter, g []byte) ([]byte, error) { return w.dqGraph(g, o, axesInput, kernel) })
 }
 
 // DQOptions says which MatMulNBits nodes DQTwin rewrites and how finely it quantizes.
@@ -67,10 +69,10 @@ type dqNode struct {
 	w         int // the activations' group width (0: one scale a row)
 }
 
-// dqGraph returns the graph b with the chosen MatMulNBits as per-row quantizers (one an
-// activation tensor, shared by the nodes that read it) and MatMulIntegerToFloat, and their
-// weights and scales re-encoded.
-func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, error) {
+// dqGraph returns the graph b with the chosen MatMulNBits (com.microsoft's, or those in the
+// domain kernel) as per-row quantizers (one an activation tensor, shared by the nodes that
+// read it) and MatMulIntegerToFloat, and their weights and scales re-encoded.
+func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool, kernel string) ([]byte, error) {
 	gfs, err := fields(b)
 	if err != nil {
 		return nil, err
@@ -80,7 +82,7 @@ func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool) ([]byte, err
 		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
 			continue
 		}
-		ins, ok, err := plainMatMulNBits(f.val)
+		ins, ok, err := plainMatMulNBits(f.val, kernel)
 		if err != nil {
 			return nil, err
 		}

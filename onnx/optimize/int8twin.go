@@ -102,7 +102,7 @@ func (w *twinWriter) graph(b []byte, match string) ([]byte, error) {
 		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {
 			continue
 		}
-		ins, ok, err := plainMatMulNBits(f.val)
+		ins, ok, err := plainMatMulNBits(f.val, "") // 8-bit weights: not the int4 kernel's
 		if err != nil {
 			return nil, err
 		}
@@ -249,16 +249,17 @@ func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataT
 }
 
 // plainMatMulNBits returns the inputs of node (a NodeProto's bytes) when it is a
-// com.microsoft MatMulNBits with weights and scales alone (the inputs after the third, zero
-// points, group indices and bias, absent or empty): the nodes the twins re-encode.
-func plainMatMulNBits(node []byte) (ins []string, ok bool, err error) {
+// com.microsoft MatMulNBits (or one in the domain kernel, "" for none: a MatMulKernel's) with
+// weights and scales alone (the inputs after the third, zero points, group indices and bias,
+// absent or empty): the nodes the twins re-encode.
+func plainMatMulNBits(node []byte, kernel string) (ins []string, ok bool, err error) {
 	nfs, err := fields(node)
 	if err != nil {
 		return nil, false, err
 	}
 	ins = fieldStrings(nfs, proto.FieldNodeInput)
 	op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)
-	if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" || len(ins) < 3 {
+	if len(op) != 1 || op[0] != "MatMulNBits" || len(dom) != 1 || dom[0] != "com.microsoft" && (kernel == "" || dom[0] != kernel) || len(ins) < 3 {
 		return nil, false, nil
 	}
 	for _, in := range ins[3:] {

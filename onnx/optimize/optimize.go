@@ -75,6 +75,10 @@ type Options struct {
 	// nodes its kernels take (SharedKVAttention's, or the graph's own) to its domains, last
 	// (see attnkernel.go); Report.AttentionKernelNodes says how many moved.
 	AttentionKernel AttentionKernel
+	// MatMulKernel, when it names a domain, moves the com.microsoft MatMulNBits nodes its
+	// kernel takes to its domain, last (see matmulkernel.go); Report.MatMulKernelNodes says
+	// how many moved.
+	MatMulKernel MatMulKernel
 }
 
 // Metadata keys the rewritten model carries.
@@ -129,6 +133,10 @@ type Report struct {
 	// domains; AttentionKernelSkipped says why the first node left was not moved.
 	AttentionKernelNodes   int
 	AttentionKernelSkipped string
+	// MatMulKernelNodes is how many MatMulNBits nodes MatMulKernel moved to its domain;
+	// MatMulKernelSkipped says why the first node left was not moved.
+	MatMulKernelNodes   int
+	MatMulKernelSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -182,9 +190,16 @@ func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []secti
 	if (rep.AttentionLayers > 0 || rep.SkipNorms > 0) && !hasMS {
 		out = append(out, msOpset()...)
 	}
+	var domains []string // the kernels' domains the copy's nodes run in
 	if rep.AttentionKernelNodes > 0 {
-		out = append(out, kernelImports(info, o.AttentionKernel, rep.AttentionKernelNodes)...)
+		domains = append(domains, o.AttentionKernel.Domain, o.AttentionKernel.DomainInt8)
+		out = append(out, attentionMetadata(o.AttentionKernel, rep.AttentionKernelNodes)...)
 	}
+	if rep.MatMulKernelNodes > 0 {
+		domains = append(domains, o.MatMulKernel.Domain)
+		out = append(out, matMulMetadata(o.MatMulKernel.Domain, rep.MatMulKernelNodes)...)
+	}
+	out = append(out, domainImports(info, domains...)...)
 	if rep.AttentionLayers > 0 {
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)
 		if rep.RotaryRows > 0 {
@@ -311,6 +326,10 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 	if o.AttentionKernel.on() {
 		// Last: the rewrites above find GroupQueryAttention in com.microsoft.
 		rep.AttentionKernelNodes, rep.AttentionKernelSkipped = moveAttention(nodes, info, o.AttentionKernel)
+	}
+	if o.MatMulKernel.Domain != "" {
+		// Last: the rewrites above find MatMulNBits in com.microsoft.
+		rep.MatMulKernelNodes, rep.MatMulKernelSkipped = moveMatMuls(nodes, initializerTypes(gfs, packed.types), o.MatMulKernel)
 	}
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, nil, err

@@ -45,11 +45,13 @@ type section struct {
 }
 
 // packResult is what packMatMuls adds: the nodes, the initializers to drop, the new ones (each
-// as pieces to write one after the other), packedData's sections, and the groups packed.
+// as pieces to write one after the other) and their element types by name, packedData's
+// sections, and the groups packed.
 type packResult struct {
 	nodes       []node
 	drop        map[string]bool
 	inits       [][][]byte
+	types       map[string]uint64
 	data        []section
 	qkv, gateUp int
 }
@@ -60,7 +62,7 @@ type packResult struct {
 // no g_idx. ext says whether packed weights may go to packedData (Cached: the copy has a
 // folder); without it a group with external weights stays as it is.
 func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, ext bool) packResult {
-	res := packResult{nodes: nodes, drop: map[string]bool{}}
+	res := packResult{nodes: nodes, drop: map[string]bool{}, types: map[string]uint64{}}
 	tensors := map[string]packedTensor{}
 	for _, f := range gfs {
 		if f.num != proto.FieldGraphInitializer || f.typ != protowire.BytesType {
@@ -117,6 +119,7 @@ func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, 
 			ins = append(ins, name)
 			init, data := packTensor(name, ts, ext && slices.ContainsFunc(ts, func(t packedTensor) bool { return t.loc != "" }), offset)
 			res.inits = append(res.inits, init)
+			res.types[name] = ts[0].dtype
 			res.data = append(res.data, data...)
 			for _, s := range data {
 				offset += max(int64(len(s.b)), s.n)

@@ -7,6 +7,10 @@
 //
 //	go run ./tools/cpubench --prompt 428 --decode 32 base=/path/a.onnx new=/path/b.onnx
 //
+// The app's copies with and without EdgeChat's kernels (attention, int4 products) are graphs of
+// their own in the graph cache (edgechat bench --attn-kernel=off / --matmul-kernel=off writes
+// the other); a copy on the kernels registers them.
+//
 // A graph named as name=path.onnx,flash keeps ONNX Runtime's flash attention path for its
 // quantized KV cache (loop.Options.QuantFlash); the same graph without ,flash runs the plain
 // path, as the app does.
@@ -62,7 +66,7 @@ func main() {
 	for _, a := range graphs {
 		name, path, _ := strings.Cut(a, "=")
 		path, flash := strings.CutSuffix(path, ",flash") // a quantized cache on ONNX Runtime's flash path
-		setup, err := decoder.KernelSetup(path)          // an app's copy may run attention on EdgeChat's kernels
+		setup, err := decoder.KernelSetup(path)          // an app's copy may run attention and products on EdgeChat's kernels
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			os.Exit(1)

@@ -72,7 +72,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	setup, err := decoder.KernelSetup(*model) // an app's copy may run attention on EdgeChat's kernels
+	setup, err := decoder.KernelSetup(*model) // an app's copy may run attention and products on EdgeChat's kernels
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,9 @@
 // its first load calibrates the copy); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
 // GroupQueryAttention where the app would run EdgeChat's attention kernels
 // (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
-// in one process. A bare loop on a copy whose attention runs on the kernels registers them.
+// in one process; one whose name contains mlas (mlas-ours) runs ONNX Runtime's MatMulNBits
+// where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul).
+// A bare loop on a copy whose attention or products run on the kernels registers them.
 package main
 
 import (
@@ -238,7 +240,7 @@ func open(name, path string) (g *graph, err error) {
 		cfg[eps.SpinKey] = cfg["session.intra_op.allow_spinning"]
 		m, err := inference.LoadModel(path, inference.LoadOptions{MaxContext: rows, GraphCache: paths.GraphCacheDir(),
 			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8"),
-			PlainAttention: strings.Contains(name, "gqa")}, decoder.Open)
+			PlainAttention: strings.Contains(name, "gqa"), PlainMatMul: strings.Contains(name, "mlas")}, decoder.Open)
 		if err != nil {
 			return nil, err
 		}

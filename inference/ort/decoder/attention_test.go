@@ -139,7 +139,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := optimizedGraph(f, cache, cpu1, 4096, optimize.AttentionKernel{}, nil)
+			got := optimizedGraph(f, cache, cpu1, 4096, kernels{}, nil)
 			info, err := proto.ReadInfo(got)
 			if err != nil {
 				t.Fatal(err)
@@ -156,7 +156,7 @@ func TestGroupQueryAttentionFallback(t *testing.T) {
 			if _, err := os.Stat(gqa); err == nil && tc.verdict == notRecognised {
 				t.Error("a copy without the rewrite stays in the cache twice")
 			}
-			if again := optimizedGraph(f, cache, cpu1, 4096, optimize.AttentionKernel{}, nil); again != got {
+			if again := optimizedGraph(f, cache, cpu1, 4096, kernels{}, nil); again != got {
 				t.Errorf("second open ran %s, first %s", again, got)
 			}
 			d := openDynamic(t, dir, dynOpts{cache: cache})
@@ -179,7 +179,7 @@ func TestGroupQueryAttentionToleranceBites(t *testing.T) {
 	old := verifyTolerance
 	t.Cleanup(func() { verifyTolerance = old })
 	verifyTolerance = func(*proto.ModelInfo) float64 { return -1 }
-	got := optimizedGraph(f, t.TempDir(), cpu1, 4096, optimize.AttentionKernel{}, nil)
+	got := optimizedGraph(f, t.TempDir(), cpu1, 4096, kernels{}, nil)
 	info, err := proto.ReadInfo(got)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestAttentionCheckedInFloat(t *testing.T) {
 		return tol
 	}
 	cache := t.TempDir()
-	got := optimizedGraph(f, cache, cpu1, 4096, optimize.AttentionKernel{}, nil)
+	got := optimizedGraph(f, cache, cpu1, 4096, kernels{}, nil)
 	info, err := proto.ReadInfo(got)
 	if err != nil {
 		t.Fatal(err)

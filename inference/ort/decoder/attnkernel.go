@@ -3,8 +3,6 @@ package decoder
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -39,13 +37,7 @@ var (
 var errKernelsOff = errors.New("turned off (" + AttnKernelVar + "=off or --attn-kernel=off)")
 
 // kernelsOff says whether AttnKernelVar turns the kernels off.
-func kernelsOff() bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(AttnKernelVar))) {
-	case "off", "0", "false", "no":
-		return true
-	}
-	return false
-}
+func kernelsOff() bool { return switchedOff(AttnKernelVar) }
 
 // AttnKernelStatus says whether CPU loads run attention on EdgeChat's kernels: nil when they
 // do (for models whose attention they take), else why not (for `edgechat sys`). ONNX Runtime
@@ -123,19 +115,19 @@ func attentionShape(f *models.Folder) (headSize, heads, kvHeads int) {
 	return headSize, heads, kvHeads
 }
 
-// KernelError says a session over a copy on the kernels could not register them: the load
-// then runs the copy without them.
+// KernelError says a session over a copy on the kernels (attention or products) could not
+// register them: the load then runs the copy without them.
 type KernelError struct{ Err error }
 
 func (e *KernelError) Error() string {
-	return "register EdgeChat's attention kernels: " + e.Err.Error()
+	return "register EdgeChat's kernels: " + e.Err.Error()
 }
 
 func (e *KernelError) Unwrap() error { return e.Err }
 
 // registerFor registers the kernels on opts when the graph info runs nodes on them.
 func registerFor(opts *ort.SessionOptions, info *proto.ModelInfo) error {
-	if attnop.Nodes(info) == 0 {
+	if kernelNodes(info) == 0 {
 		return nil
 	}
 	if err := registerKernels(opts); err != nil {
@@ -160,13 +152,13 @@ func newGraphOptions(ep inference.EP, info *proto.ModelInfo) (*ort.SessionOption
 
 // KernelSetup is what a session over the graph at path needs on its options before it is
 // made (loop.Options.Setup), for tools that open the app's copies: the kernels registered
-// when the graph runs nodes on them, else nothing (nil).
+// when the graph runs nodes on them (attention or products), else nothing (nil).
 func KernelSetup(path string) (func(*ort.SessionOptions) error, error) {
 	info, err := proto.ReadInfo(path)
 	if err != nil {
 		return nil, err
 	}
-	if attnop.Nodes(info) == 0 {
+	if kernelNodes(info) == 0 {
 		return nil, nil
 	}
 	return func(o *ort.SessionOptions) error { return registerFor(o, info) }, nil

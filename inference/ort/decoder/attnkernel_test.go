@@ -72,10 +72,11 @@ func relDiff(a, b []float32) float64 {
 const kernelTolerance = 1e-5
 
 // sameRuns runs the same ids through ref and got (both dynamic decoders of one model) and
-// fails at the first run whose logits differ by more than kernelTolerance or whose greedy
-// token differs: a prompt, greedy steps, a prompt-lookup check of several rows after the past,
-// and a second turn continuing the cache after rewinding into it (KV reuse).
-func sameRuns(t *testing.T, ref, got *dynamicDecoder) {
+// fails at the first run whose logits differ by more than tol (relative to the largest) or
+// whose greedy token differs: a prompt, greedy steps, a prompt-lookup check of several rows
+// after the past, and a second turn continuing the cache after rewinding into it (KV reuse).
+// It returns the largest difference seen.
+func sameRuns(t *testing.T, ref, got *dynamicDecoder, tol float64) float64 {
 	t.Helper()
 	ctx := context.Background()
 	v := ref.Vocab()
@@ -89,8 +90,8 @@ func sameRuns(t *testing.T, ref, got *dynamicDecoder) {
 			ra, rb := a[r*v:(r+1)*v], b[r*v:(r+1)*v]
 			d := relDiff(ra, rb)
 			worst = max(worst, d)
-			if !(d <= kernelTolerance) {
-				t.Fatalf("%s, row %d: logits differ by %.3g of the largest (tolerance %g)", what, r, d, kernelTolerance)
+			if !(d <= tol) {
+				t.Fatalf("%s, row %d: logits differ by %.3g of the largest (tolerance %g)", what, r, d, tol)
 			}
 			if ia, ib := sample.Argmax(ra), sample.Argmax(rb); ia != ib {
 				t.Fatalf("%s, row %d: greedy token %d, on the kernels %d", what, r, ia, ib)
@@ -139,6 +140,7 @@ func sameRuns(t *testing.T, ref, got *dynamicDecoder) {
 	}
 	requireVaried(t, toks)
 	t.Logf("logits differ by at most %.3g of the largest", worst)
+	return worst
 }
 
 // TestAttnKernelMatchesGQA: the decoder on the copy whose attention runs on EdgeChat's kernels
@@ -149,14 +151,14 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 	dir, k := kernelQ4(t)
 	cache := t.TempDir()
 	plain := openDynamic(t, dir, dynOpts{cache: cache})
-	kern := openDynamic(t, dir, dynOpts{cache: cache, kern: k})
+	kern := openDynamic(t, dir, dynOpts{cache: cache, kern: kernels{attn: k}})
 	if got := graphNodes(t, kern.path); got != [3]int{2, 0, 0} {
 		t.Fatalf("the kernel copy's attention nodes (float32 kernel, int8 kernel, ONNX Runtime): %v, want all on the float32 kernel", got)
 	}
 	if got := graphNodes(t, plain.path); got != [3]int{0, 0, 2} {
 		t.Fatalf("the plain copy's attention nodes: %v", got)
 	}
-	t.Run("float32 cache", func(t *testing.T) { sameRuns(t, plain, kern) })
+	t.Run("float32 cache", func(t *testing.T) { sameRuns(t, plain, kern, kernelTolerance) })
 
 	f, err := models.Open(dir, "")
 	if err != nil {
@@ -189,7 +191,7 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 	if int8s[1].io.KVType != "int8" || !int8s[1].kv.shared {
 		t.Fatalf("the int8 kernel copy's cache: %s, shared %v", int8s[1].io.KVType, int8s[1].kv.shared)
 	}
-	t.Run("int8 cache", func(t *testing.T) { sameRuns(t, int8s[0], int8s[1]) })
+	t.Run("int8 cache", func(t *testing.T) { sameRuns(t, int8s[0], int8s[1], kernelTolerance) })
 }
 
 // TestAttnKernelLoad: Open runs the copy on the kernels where they run, and the copy on
@@ -226,7 +228,7 @@ func TestAttnKernelLoad(t *testing.T) {
 		{name: "turned off by " + AttnKernelVar, env: "off", want: [3]int{0, 0, 2}, log: "turned off"},
 		{name: "registration fails", reg: func(int) error { return boom }, want: [3]int{0, 0, 2}, log: boom.Error()},
 		{name: "registration fails after the check", twice: true, reg: func(n int) error {
-			if n > 1 { // the first call is AttnKernelStatus' probe
+			if n > 2 { // the first calls are AttnKernelStatus' and MatMulKernelStatus' probes
 				return boom
 			}
 			return nil

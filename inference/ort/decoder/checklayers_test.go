@@ -56,7 +56,7 @@ func TestCheckOnCutTwins(t *testing.T) {
 				return old(info)
 			}
 			cache := t.TempDir()
-			got := optimizedGraph(f, cache, cpu1, 4096, optimize.AttentionKernel{}, nil)
+			got := optimizedGraph(f, cache, cpu1, 4096, kernels{}, nil)
 			if len(twins) != 1 {
 				t.Fatalf("%d checks, want 1", len(twins))
 			}

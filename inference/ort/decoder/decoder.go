@@ -47,14 +47,20 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 	}
 	switch f.Layout {
 	case models.LayoutHF, models.LayoutGenAI:
-		kern, why := attnKernel(f, o)
+		var kern kernels
+		var why error
+		kern.attn, why = attnKernel(f, o)
 		if why != nil && o.GraphCache != "" {
 			slog.Info("attention runs on ONNX Runtime's GroupQueryAttention, not EdgeChat's kernels", "graph", f.Model, "reason", why)
 		}
+		kern.mm, why = matMulKernel(f, o)
+		if why != nil && o.GraphCache != "" {
+			slog.Info("int4 products run on ONNX Runtime's MatMulNBits, not EdgeChat's kernel", "graph", f.Model, "reason", why)
+		}
 		d, err = openOptimized(f, o, kern, starting)
 		if kerr := (*KernelError)(nil); errors.As(err, &kerr) {
-			slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: EdgeChat's kernels did not register", "graph", f.Model, "reason", kerr.Err)
-			d, err = openOptimized(f, o, optimize.AttentionKernel{}, starting)
+			slog.Warn("attention and int4 products run on ONNX Runtime's operators: EdgeChat's kernels did not register", "graph", f.Model, "reason", kerr.Err)
+			d, err = openOptimized(f, o, kernels{}, starting)
 		}
 	case models.LayoutComposite:
 		if err = checkCompositeContexts(f, o.EP); err == nil {
@@ -74,9 +80,9 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 }
 
 // openOptimized opens the dynamic decoder of f (layouts A and B) on its optimized copy, made with
-// the attention kernels kern (none: the zero value), calling starting before its sessions.
+// EdgeChat's kernels kern (none: the zero value), calling starting before its sessions.
 // A *KernelError says the kernels did not register: nothing is left open.
-func openOptimized(f *models.Folder, o inference.LoadOptions, kern optimize.AttentionKernel, starting func()) (inference.Decoder, error) {
+func openOptimized(f *models.Folder, o inference.LoadOptions, kern kernels, starting func()) (inference.Decoder, error) {
 	g := *f // the optimized copy runs in the folder's place; f still names the user's file
 	pr := newPrepProgress(o.Progress)
 	graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, kern, pr)

@@ -208,7 +208,7 @@ func TestKVInt8CorruptCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gqa := optimizedGraph(f, cache, o.EP, o.MaxContext, optimize.AttentionKernel{}, nil)
+	gqa := optimizedGraph(f, cache, o.EP, o.MaxContext, kernels{}, nil)
 	q, err := kvInt8Graph(f, gqa, cache, o.EP, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -117,7 +117,7 @@ func TestRefusedCopyFallsBack(t *testing.T) {
 			if !ok || !strings.Contains(why, "same node name") {
 				t.Fatalf("fallback recorded %v, reason %q: want ONNX Runtime's refusal", ok, why)
 			}
-			if g := optimizedGraph(f, cache, cpu1, 512, optimize.AttentionKernel{}, nil); g != f.Model {
+			if g := optimizedGraph(f, cache, cpu1, 512, kernels{}, nil); g != f.Model {
 				t.Fatalf("after the fallback the route runs %s, want the published graph", g)
 			}
 		})

@@ -42,12 +42,13 @@ var graphOptions = optimize.Options{AccuracyLevel: 4, LastRows: true, KeepInput:
 // optimize.Options.RotaryRows), with caches for maxCtx positions rounded up to a multiple of
 // rotaryRowsStep, so that one copy serves every context up to that.
 //
-// With kern set (attnKernel), the GroupQueryAttention copy's attention runs on EdgeChat's
-// own kernels instead, when that copy passes the same check (its own verdict, kept the same
-// way); otherwise the log says why and the copy without them runs.
+// With kern set (attnKernel, matMulKernel), the GroupQueryAttention copy's attention and int4
+// products run on EdgeChat's own kernels instead, when that copy passes the same check (its
+// own verdict, kept the same way); otherwise the log says why and the next copy of
+// kern.fallbacks runs (the attention kernels alone, then none), checked the same way.
 //
 // pr hears how far the preparation has gone (nil: nothing).
-func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int, kern optimize.AttentionKernel, pr *prepProgress) string {
+func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx int, kern kernels, pr *prepProgress) string {
 	if cacheDir == "" {
 		return f.Model
 	}
@@ -56,15 +57,17 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		return f.Model
 	}
 	o := gqaOptions(maxCtx, ep)
-	if kern != (optimize.AttentionKernel{}) {
-		k := o
-		k.AttentionKernel = kern
-		// A verdict against the kernels' copy goes straight to the other copy (checkedGraph's retry).
-		graph, v := checkedGraph(f, cacheDir, ep, k, true, pr)
+	for _, k := range kern.fallbacks() {
+		// A verdict against a kernels' copy goes straight to the next copy (checkedGraph's retry).
+		graph, v := checkedGraph(f, cacheDir, ep, k.apply(o), true, pr)
 		if v == "ok" || strings.HasPrefix(v, notRecognised) {
 			return graph // not recognised: the copy without the kernels would not be either
 		}
-		slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: the copy on EdgeChat's kernels failed its check", "graph", f.Model, "reason", v)
+		if k.mm.Domain != "" {
+			slog.Warn("int4 products run on ONNX Runtime's MatMulNBits: the copy on EdgeChat's product kernel failed its check", "graph", f.Model, "reason", v)
+		} else {
+			slog.Warn("attention runs on ONNX Runtime's GroupQueryAttention: the copy on EdgeChat's kernels failed its check", "graph", f.Model, "reason", v)
+		}
 	}
 	graph, _ := checkedGraph(f, cacheDir, ep, o, false, pr)
 	return graph
@@ -158,14 +161,16 @@ func gqaOptions(maxCtx int, ep inference.EP) optimize.Options {
 
 // CPUCopyOptions are the rewrites of the optimized copy the app runs on the CPU for a cache
 // of up to maxCtx tokens of the graph at path (a model folder's file), for tools that
-// measure or calibrate that copy (kvcalib, kernbench): with its attention on EdgeChat's
-// kernels where the app's would be (attnKernel; ONNX Runtime must be loaded), and then
-// opened with KernelSetup. The copy's check is the app's part: a tool gets the copy unchecked.
+// measure or calibrate that copy (kvcalib, kernbench): with its attention and int4 products
+// on EdgeChat's kernels where the app's would be (attnKernel, matMulKernel; ONNX Runtime must
+// be loaded), and then opened with KernelSetup. The copy's check is the app's part: a tool
+// gets the copy unchecked.
 func CPUCopyOptions(path string, maxCtx int) optimize.Options {
 	ep := inference.EP{Name: "cpu"}
 	o := gqaOptions(maxCtx, ep)
 	if f, err := models.Open(path, ""); err == nil {
 		o.AttentionKernel, _ = attnKernel(f, inference.LoadOptions{EP: ep})
+		o.MatMulKernel, _ = matMulKernel(f, inference.LoadOptions{EP: ep})
 	}
 	return o
 }
@@ -216,6 +221,9 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 	if err := verifyCopy(f, cacheDir, o, base, gqa, ep, pr); err != nil {
 		slog.Warn("the GroupQueryAttention copy does not match the graph; running it without", "graph", f.Model, "reason", err)
 		return "mismatch: " + err.Error()
+	}
+	if o.MatMulKernel.Domain != "" {
+		slog.Info("int4 products run on EdgeChat's kernel", "graph", f.Model, "copy", gqa, "nodes", rep.MatMulKernelNodes, "left_because", rep.MatMulKernelSkipped)
 	}
 	if o.AttentionKernel != (optimize.AttentionKernel{}) {
 		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped)

@@ -22,8 +22,9 @@ type dynOpts struct {
 	max      int    // KV capacity in tokens (0: 512)
 	pingPong bool   // keep two buffer sets even on a GroupQueryAttention graph
 	threads  int    // intra-op threads (0: 1)
-	// kern runs the copy's attention on these kernels (attnKernel; cache set).
-	kern optimize.AttentionKernel
+	// kern runs the copy's attention and products on these kernels (attnKernel, matMulKernel;
+	// cache set).
+	kern kernels
 }
 
 // openDynamic opens the dynamic decoder of the model folder dir on the CPU.

@@ -106,7 +106,8 @@ func main() {
 func run() error {
 	if *copyOf != "" {
 		o := decoder.CPUCopyOptions(*copyOf, 8192)
-		o.AttentionKernel = optimize.AttentionKernel{} // its twins move com.microsoft's nodes to its own operators
+		// Its twins move com.microsoft's nodes to its own operators.
+		o.AttentionKernel, o.MatMulKernel = optimize.AttentionKernel{}, optimize.MatMulKernel{}
 		if *floatCopy {
 			o.AccuracyLevel, o.FloatCompute = 0, true
 		}

@@ -131,7 +131,7 @@ func loadTokenizer() (*tokenizer.Pipeline, error) {
 }
 
 func open(path string, maxTokens int) (*loop.Loop, error) {
-	setup, err := decoder.KernelSetup(path) // the copy's attention may run on EdgeChat's kernels
+	setup, err := decoder.KernelSetup(path) // the copy's attention and products may run on EdgeChat's kernels
 	if err != nil {
 		return nil, err
 	}
