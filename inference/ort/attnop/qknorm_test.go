@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -174,5 +175,56 @@ func comparePacked(t *testing.T, ref, op *ort.DynamicAdvancedSession, c call) {
 		if i := bufferDiff(b.w, b.g, runtime.GOOS == "linux"); i >= 0 {
 			t.Errorf("the %s buffers differ first at element %d (row %d)", b.name, i, i/c.sh.dim%c.bufRows())
 		}
+	}
+}
+
+// TestBadQKNormFails runs the operator with packed QKV and norms whose lengths do not fit: each
+// call must fail with the operator's error.
+func TestBadQKNormFails(t *testing.T) {
+	initORT(t)
+	tests := []struct {
+		name  string
+		edit  func(m *proto.Model)
+		extra int // columns added to the packed input
+		want  string
+	}{
+		{"packed width not (heads + 2 × kv heads) × head size", nil, 16, "packed QKV"},
+		{"q_norm one value short", func(m *proto.Model) {
+			for i, in := range m.Graph.Initializers {
+				if in.Name == "q_norm" {
+					m.Graph.Initializers[i] = proto.FloatTensor("q_norm", []int64{int64(small.dim - 1)}, make([]float32, small.dim-1))
+				}
+			}
+		}, 0, "must hold head size values"},
+		{"k_norm absent", func(m *proto.Model) { m.Graph.Nodes[0].Inputs = m.Graph.Nodes[0].Inputs[:15] }, 0, "must both be given"},
+		{"value absent, key given", func(m *proto.Model) { m.Graph.Nodes[0].Inputs[1] = "qkv" }, 0, "key and value must both be given"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := qkNormModel(small, false, true)
+			m.Graph.Inputs[0].Dims = proto.Dims(1, "s", "cols")
+			if tc.edit != nil {
+				tc.edit(m)
+			}
+			s := packedSession(t, m)
+			c := call{sh: small, past: 3, newRows: 2}
+			cols := (small.heads+2*small.kv)*small.dim + tc.extra
+			qkv, err := ort.NewTensor(ort.NewShape(1, 2, int64(cols)), make([]float32, 2*cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer qkv.Destroy()
+			in := newInputs(t, c, 5)
+			k, v := newCache(t, c, 11)
+			o, err := ort.NewEmptyTensor[float32](ort.NewShape(1, 2, int64(small.heads*small.dim)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Destroy()
+			err = s.Run([]ort.Value{qkv, k, v, in.seq, in.tot}, []ort.Value{o, k, v})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }
