@@ -155,8 +155,9 @@ static void rotate(const float *x, float *y, int D, const float *cosc, const flo
 // as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does on x64 (measured,
 // TestQKNormPacked): the squares summed in 8 lanes by fused multiply-adds, the lanes added
 // pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
-// each element (x × r) × weight.
-static void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+// each element (x × r) × weight. Compiled for AVX2 and FMA (the kernels run only where the CPU
+// has both), so that the lanes' multiply-adds are instructions, not calls.
+__attribute__((target("avx2,fma"))) static void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
 		for (int j = 0; j < 8; j++)
