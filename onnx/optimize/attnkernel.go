@@ -28,6 +28,10 @@ type AttentionKernel struct {
 	// HeadSize, Heads and KVHeads are the shape the kernels take: a node moves only when its
 	// num_heads and kv_num_heads attributes and its past key's last dimension are these.
 	HeadSize, Heads, KVHeads int
+	// QKNorm also gives each moved node its layer's per-head q/k RMS norms (Qwen3's q_norm and
+	// k_norm) and the packed QKV product they read, dropping the Split, Reshapes and norms
+	// between (see qknorm.go): 7 nodes a layer.
+	QKNorm bool
 }
 
 // on says whether k moves any node.

@@ -206,7 +206,7 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int, move kernelMove) ([]by
 		if len(n.inputs) < 5 || len(n.outputs) < 3 {
 			return nil, errf("GroupQueryAttention node %s has no cache", n.name)
 		}
-		if len(n.inputs) > 12 {
+		if len(n.inputs) > 12 && n.inputs[12] != "" || len(n.inputs) > 13 && n.inputs[13] != "" {
 			return nil, errf("GroupQueryAttention node %s already has cache scales", n.name)
 		}
 		layers++
@@ -236,10 +236,11 @@ func quantizeKVGraph(b []byte, scales KVScales, bits int, move kernelMove) ([]by
 			inits = append(inits, initializer(proto.FloatTensor(ks, []int64{int64(len(scales[n.inputs[3]]))}, scales[n.inputs[3]])),
 				initializer(proto.FloatTensor(vs, []int64{int64(len(scales[n.inputs[4]]))}, scales[n.inputs[4]])))
 			in := slices.Clone(n.inputs)
-			for len(in) < 12 {
+			for len(in) < 14 {
 				in = append(in, "")
 			}
-			raw, err := withInputs(n.raw, append(in, ks, vs))
+			in[12], in[13] = ks, vs // a kernel node's q/k norms (inputs 14, 15) kept
+			raw, err := withInputs(n.raw, in)
 			if err != nil {
 				return nil, err
 			}

@@ -137,6 +137,10 @@ type Report struct {
 	// MatMulKernelSkipped says why the first node left was not moved.
 	MatMulKernelNodes   int
 	MatMulKernelSkipped string
+	// QKNormFolded is how many of those nodes took their layer's q/k norms and packed QKV
+	// (AttentionKernel.QKNorm, see qknorm.go); QKNormSkipped says why the first node left did not.
+	QKNormFolded  int
+	QKNormSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -326,6 +330,17 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 	if o.AttentionKernel.on() {
 		// Last: the rewrites above find GroupQueryAttention in com.microsoft.
 		rep.AttentionKernelNodes, rep.AttentionKernelSkipped = moveAttention(nodes, info, o.AttentionKernel)
+		if o.AttentionKernel.QKNorm {
+			added := slices.Clone(inits)
+			for _, t := range packed.inits { // the packed products' Split sizes among them
+				if len(t) == 1 {
+					if fs, err := fields(t[0]); err == nil && len(fs) == 1 {
+						added = append(added, fs[0].val)
+					}
+				}
+			}
+			nodes, rep.QKNormFolded, rep.QKNormSkipped = foldQKNorm(nodes, gfs, added, info, o.AttentionKernel)
+		}
 	}
 	if o.MatMulKernel.Domain != "" {
 		// Last: the rewrites above find MatMulNBits in com.microsoft.

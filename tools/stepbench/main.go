@@ -26,8 +26,11 @@
 // GroupQueryAttention where the app would run EdgeChat's attention kernels
 // (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
 // in one process; one whose name contains mlas (mlas-ours) runs ONNX Runtime's MatMulNBits
-// where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul).
-// A bare loop on a copy whose attention or products run on the kernels registers them.
+// where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul);
+// one whose name contains -noqk keeps Qwen3's q/k norms (and the Split and Reshapes around
+// them) as nodes of their own instead of inside the kernels' attention (decoder.QKFoldVar), so
+// that ours=DIR ours-noqk=DIR pairs the fold. A bare loop on a copy whose attention or products
+// run on the kernels registers them.
 package main
 
 import (
@@ -227,6 +230,12 @@ func open(name, path string) (g *graph, err error) {
 			return nil, err
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
+	}
+	if _, set := os.LookupEnv(decoder.QKFoldVar); !set && strings.Contains(name, "-noqk") {
+		if err := os.Setenv(decoder.QKFoldVar, "off"); err != nil {
+			return nil, err
+		}
+		defer os.Unsetenv(decoder.QKFoldVar)
 	}
 	rows := n + 4
 	if _, at, ok := strings.Cut(name, "@"); ok {

@@ -8,9 +8,19 @@
 //	         [1, KV, capacity, D] (the shared buffer: present is the same buffer, appended in
 //	         place at the past length), seqlens_k [1] int32 (total − 1), total_sequence_length
 //	         (int32), cos_cache and sin_cache [positions, D/2]; with an int8 cache also
-//	         inputs 12 and 13, k_scale and v_scale [KV·D] (per channel)
+//	         inputs 12 and 13, k_scale and v_scale [KV·D] (per channel); optionally inputs 14
+//	         and 15, q_norm and k_norm [D]: Qwen3's RMS norms of each query and key head
+//	         (both or neither)
 //	outputs  output [1, S, H·D], present_key and present_value (the past buffers)
-//	attrs    num_heads, kv_num_heads, scale (0: 1/√D), do_rotary 1, rotary_interleaved 0
+//	attrs    num_heads, kv_num_heads, scale (0: 1/√D), do_rotary 1, rotary_interleaved 0,
+//	         qk_norm_epsilon (the norms' epsilon)
+//
+// Packed QKV (key and value absent, as com.microsoft GroupQueryAttention allows): query is
+// [1, S, (H + 2·KV)·D], each row its queries, keys and values in turn.
+//
+// The norms (onnx/optimize's qknorm.go folds a layer's Reshape, SimplifiedLayerNormalization
+// and Reshape of queries and keys into them) round as ONNX Runtime's float32
+// SimplifiedLayerNormalization does (rmsNorm). They are applied before rotary.
 //
 // Rotary is done inside, as GroupQueryAttention does (non-interleaved halves), on the new rows'
 // queries and keys, which are written into the buffer at the past length. A decode step (S = 1)
@@ -35,6 +45,7 @@
 #include "ortapi.h"
 
 #define CHUNK 256 // cached rows of one decode item
+#define NIN 16    // inputs: GroupQueryAttention's 14, q_norm and k_norm
 
 const OrtApi *attnop_api;
 
@@ -50,6 +61,7 @@ static OrtStatus *fail(const char *msg) { return ORT(CreateStatus)(ORT_INVALID_A
 typedef struct {
 	int64_t H, KV;
 	float scale; // 0: 1/√D
+	float eps;   // qk_norm_epsilon
 	int int8;
 } attnKernel;
 
@@ -139,6 +151,23 @@ static void rotate(const float *x, float *y, int D, const float *cosc, const flo
 	}
 }
 
+// rmsNorm writes x [D] (D a multiple of 8) over its root mean square, times w, into y, rounding
+// as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does on x64 (measured,
+// TestQKNormPacked): the squares summed in 8 lanes by fused multiply-adds, the lanes added
+// pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
+// each element (x × r) × weight. Compiled for AVX2 and FMA (the kernels run only where the CPU
+// has both), so that the lanes' multiply-adds are instructions, not calls.
+__attribute__((target("avx2,fma"))) static void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+	float p[8] = {0};
+	for (int i = 0; i < D; i += 8)
+		for (int j = 0; j < 8; j++)
+			p[j] = fmaf(x[i + j], x[i + j], p[j]);
+	float ss = ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
+	float r = 1 / sqrtf(ss / (float)D + eps);
+	for (int i = 0; i < D; i++)
+		y[i] = x[i] * r * w[i];
+}
+
 static int8_t quant8(float x, float scale) {
 	float q = nearbyintf(x * (1 / scale));
 	return (int8_t)(q > 127 ? 127 : q < -128 ? -128 : q);
@@ -166,25 +195,38 @@ static OrtStatus *data(const OrtValue *v, void *p) {
 
 // shape is what Compute reads of its inputs, checked.
 typedef struct {
-	int S, D, cap, past, total;
+	int S, D, cap, past, total, packed, norms;
 } attnShape;
 
 static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShape *sh) {
 	int64_t qd[4], kd[4], vd[4], pk[4], pv[4], cd[4], sd[4], ks[4], n;
 	size_t nq, nk, nv, npk, npv, nc, ns;
+	int packed = !in[1] && !in[2], norms = in[14] || in[15];
+	if (!packed && (!in[1] || !in[2]))
+		return fail("EdgeChat attention: key and value must both be given, or both absent (packed QKV in query)");
+	if (norms && (!in[14] || !in[15]))
+		return fail("EdgeChat attention: q_norm and k_norm (inputs 14 and 15) must both be given, or both absent");
 	CHECK(dims(in[0], qd, &nq, 4, &n));
-	CHECK(dims(in[1], kd, &nk, 4, &n));
-	CHECK(dims(in[2], vd, &nv, 4, &n));
 	CHECK(dims(in[3], pk, &npk, 4, &n));
 	CHECK(dims(in[4], pv, &npv, 4, &n));
 	if (nq != 3 || qd[0] != 1 || qd[1] < 1 || npk != 4 || pk[0] != 1 || pk[1] != k->KV || npv != 4 ||
 	    memcmp(pk, pv, sizeof pk))
 		return fail("EdgeChat attention: query [1, S, H·D] (batch 1) and past_key, past_value [1, kv_num_heads, capacity, D] expected");
 	int64_t S = qd[1], D = pk[3], cap = pk[2];
-	if (D % 16 || D <= 0 || D > MAXD || k->H % k->KV || k->H / k->KV > MAXG || qd[2] != k->H * D)
-		return fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size");
-	if (nk != 3 || nv != 3 || kd[0] != 1 || vd[0] != 1 || kd[1] != S || vd[1] != S || kd[2] != k->KV * D || vd[2] != k->KV * D)
-		return fail("EdgeChat attention: key and value must be [1, S, kv_num_heads × head size], S the query's");
+	if (D % 16 || D <= 0 || D > MAXD || k->H % k->KV || k->H / k->KV > MAXG ||
+	    qd[2] != (packed ? k->H + 2 * k->KV : k->H) * D)
+		return fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size ((num_heads + 2 × kv_num_heads) × head size with packed QKV)");
+	if (!packed) {
+		CHECK(dims(in[1], kd, &nk, 4, &n));
+		CHECK(dims(in[2], vd, &nv, 4, &n));
+		if (nk != 3 || nv != 3 || kd[0] != 1 || vd[0] != 1 || kd[1] != S || vd[1] != S || kd[2] != k->KV * D || vd[2] != k->KV * D)
+			return fail("EdgeChat attention: key and value must be [1, S, kv_num_heads × head size], S the query's");
+	}
+	for (int i = 14; norms && i <= 15; i++) {
+		CHECK(dims(in[i], ks, &ns, 4, &n));
+		if (n != D)
+			return fail("EdgeChat attention: q_norm and k_norm must hold head size values");
+	}
 	CHECK(dims(in[7], cd, &nc, 4, &n));
 	CHECK(dims(in[8], sd, &ns, 4, &n));
 	if (nc != 2 || ns != 2 || cd[1] != D / 2 || memcmp(cd, sd, 2 * sizeof cd[0]))
@@ -207,7 +249,7 @@ static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShap
 	int64_t t = (int64_t)seqlens[0] + 1;
 	if (*total != t || t < S || t > cap || t > cd[0] || cap > INT_MAX / MAXD)
 		return fail("EdgeChat attention: seqlens_k + 1 must equal total_sequence_length, be at least S and fit both the KV buffer and the rotary caches");
-	*sh = (attnShape){.S = (int)S, .D = (int)D, .cap = (int)cap, .total = (int)t, .past = (int)(t - S)};
+	*sh = (attnShape){.S = (int)S, .D = (int)D, .cap = (int)cap, .total = (int)t, .past = (int)(t - S), .packed = packed, .norms = norms};
 	return NULL;
 }
 
@@ -216,28 +258,37 @@ static OrtStatus *run(attnRun *r, OrtKernelContext *ctx);
 // newRows is what newRow needs of a call.
 typedef struct {
 	const float *q, *key, *val, *cosc, *sinc, *ks, *vs;
+	const float *qn, *kn; // q_norm and k_norm, or NULL
 	void *yk, *yv;
 	float *qr;
 	int S, H, KV, D, cap, past, int8;
-	float scale;
+	size_t qstride, kvstride; // floats from one row's queries (keys, values) to the next's
+	float scale, eps;
 } newRows;
 
-// newRow rotates the queries of new row s into qr ([KV][S][G][D], scaled, times an int8 cache's
-// key scales) and writes its rotated key and its value into the buffers at row past + s.
+// newRow rotates the queries of new row s (normed first with q_norm) into qr ([KV][S][G][D],
+// scaled, times an int8 cache's key scales) and writes its rotated key (normed first with
+// k_norm) and its value into the buffers at row past + s.
 static void newRow(void *p, size_t i) {
 	const newRows *n = p;
 	int s = (int)i, pos = n->past + s, D = n->D, G = n->H / n->KV;
+	float xn[MAXD];
 	for (int h = 0; h < n->H; h++) {
 		float *qh = n->qr + (((size_t)(h / G) * n->S + s) * G + h % G) * D;
-		rotate(n->q + ((size_t)s * n->H + h) * D, qh, D, n->cosc, n->sinc, pos, n->scale);
+		const float *x = n->q + s * n->qstride + (size_t)h * D;
+		if (n->qn)
+			rmsNorm(x, xn, D, n->qn, n->eps), x = xn;
+		rotate(x, qh, D, n->cosc, n->sinc, pos, n->scale);
 		if (n->ks)
 			for (int c = 0; c < D; c++)
 				qh[c] *= n->ks[(h / G) * D + c];
 	}
 	float kr[MAXD];
 	for (int h = 0; h < n->KV; h++) {
-		const float *kx = n->key + ((size_t)s * n->KV + h) * D, *vx = n->val + ((size_t)s * n->KV + h) * D;
+		const float *kx = n->key + s * n->kvstride + (size_t)h * D, *vx = n->val + s * n->kvstride + (size_t)h * D;
 		size_t row = ((size_t)h * n->cap + pos) * D;
+		if (n->kn)
+			rmsNorm(kx, xn, D, n->kn, n->eps), kx = xn;
 		rotate(kx, kr, D, n->cosc, n->sinc, pos, 1);
 		if (n->int8) {
 			for (int c = 0; c < D; c++) {
@@ -253,25 +304,35 @@ static void newRow(void *p, size_t i) {
 
 static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	attnKernel *k = p;
-	const OrtValue *in[14] = {0};
+	const OrtValue *in[NIN] = {0};
 	size_t nin;
 	CHECK(ORT(KernelContext_GetInputCount)(ctx, &nin));
-	for (size_t i = 0; i < nin && i < 14; i++)
+	for (size_t i = 0; i < nin && i < NIN; i++)
 		CHECK(ORT(KernelContext_GetInput)(ctx, i, &in[i]));
 	for (int i = 0; i < 9; i++)
-		if (!in[i])
-			return fail("EdgeChat attention: inputs 0 to 8 (query to sin_cache) are required");
+		if (!in[i] && i != 1 && i != 2)
+			return fail("EdgeChat attention: inputs 0 and 3 to 8 (query, the past buffers to sin_cache) are required");
 	if (k->int8 && (!in[12] || !in[13]))
 		return fail("EdgeChat attention: an int8 cache needs k_scale and v_scale (inputs 12 and 13)");
 	attnShape sh = {0};
 	CHECK(checkShapes(k, in, &sh));
 	int S = sh.S, H = (int)k->H, KV = (int)k->KV, G = H / KV, D = sh.D, cap = sh.cap, past = sh.past;
 	float scale = k->scale != 0 ? k->scale : 1 / sqrtf((float)D);
-	const float *q, *key, *val, *cosc, *sinc, *ks = NULL, *vs = NULL;
+	const float *q, *key, *val, *cosc, *sinc, *ks = NULL, *vs = NULL, *qn = NULL, *kn = NULL;
 	const void *pk, *pv;
+	size_t qstride = (size_t)H * D, kvstride = (size_t)KV * D;
 	CHECK(data(in[0], &q));
-	CHECK(data(in[1], &key));
-	CHECK(data(in[2], &val));
+	if (sh.packed) {
+		qstride = kvstride = (size_t)(H + 2 * KV) * D;
+		key = q + (size_t)H * D, val = key + (size_t)KV * D;
+	} else {
+		CHECK(data(in[1], &key));
+		CHECK(data(in[2], &val));
+	}
+	if (sh.norms) {
+		CHECK(data(in[14], &qn));
+		CHECK(data(in[15], &kn));
+	}
 	CHECK(data(in[3], &pk));
 	CHECK(data(in[4], &pv));
 	CHECK(data(in[7], &cosc));
@@ -301,8 +362,9 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	float *qr = malloc(sizeof(float) * (size_t)S * H * D);
 	if (!qr)
 		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
-	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .yk = yk, .yv = yv,
-	              .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past, .scale = scale, .int8 = k->int8};
+	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .qn = qn, .kn = kn,
+	              .yk = yk, .yv = yv, .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past,
+	              .qstride = qstride, .kvstride = kvstride, .scale = scale, .eps = k->eps, .int8 = k->int8};
 	if (S == 1)
 		newRow(&nr, 0);
 	else {
@@ -389,7 +451,7 @@ static float floatAttr(const OrtKernelInfo *info, const char *name) {
 
 static OrtStatus *create(const OrtKernelInfo *info, void **out, int int8) {
 	attnKernel k = {.H = intAttr(info, "num_heads", 0), .KV = intAttr(info, "kv_num_heads", 0),
-	                .scale = floatAttr(info, "scale"), .int8 = int8};
+	                .scale = floatAttr(info, "scale"), .eps = floatAttr(info, "qk_norm_epsilon"), .int8 = int8};
 	if (k.KV <= 0 || k.H <= 0 || k.H % k.KV || k.H / k.KV > MAXG)
 		return fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
 	if (intAttr(info, "do_rotary", 0) != 1 || intAttr(info, "rotary_interleaved", 0) != 0 ||
@@ -416,8 +478,7 @@ static OrtStatus *createI8(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 static void destroy(void *k) { free(k); }
 static const char *name(const OrtCustomOp *op) { (void)op; return "GroupQueryAttention"; }
 static const char *providerCPU(const OrtCustomOp *op) { (void)op; return "CPUExecutionProvider"; }
-static size_t nineIn(const OrtCustomOp *op) { (void)op; return 9; }
-static size_t fourteenIn(const OrtCustomOp *op) { (void)op; return 14; }
+static size_t inputs(const OrtCustomOp *op) { (void)op; return NIN; }
 static size_t threeOut(const OrtCustomOp *op) { (void)op; return 3; }
 static int one(const OrtCustomOp *op) { (void)op; return 1; }
 static int zero(const OrtCustomOp *op) { (void)op; return 0; }
@@ -439,10 +500,15 @@ static ONNXTensorElementDataType outI8(const OrtCustomOp *op, size_t i) {
 	return i == 0 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT : ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
 }
 static OrtCustomOpInputOutputCharacteristic required(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return INPUT_OUTPUT_REQUIRED; }
-static OrtCustomOpInputOutputCharacteristic inChar(const OrtCustomOp *op, size_t i) {
-	(void)op;
-	return i >= 9 && i <= 11 ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+// inF32Char and inI8Char: key and value are optional (packed QKV), as are inputs 9 to 11 and the
+// norms, and a float32 cache's scales.
+static OrtCustomOpInputOutputCharacteristic inChar(size_t i, int int8) {
+	if (i == 1 || i == 2 || i >= 9 && i <= 11 || i >= 14 || (!int8 && (i == 12 || i == 13)))
+		return INPUT_OUTPUT_OPTIONAL;
+	return INPUT_OUTPUT_REQUIRED;
 }
+static OrtCustomOpInputOutputCharacteristic inF32Char(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 0); }
+static OrtCustomOpInputOutputCharacteristic inI8Char(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 1); }
 
 static void define(OrtCustomOp *op, int int8) {
 	memset(op, 0, sizeof *op);
@@ -450,11 +516,11 @@ static void define(OrtCustomOp *op, int int8) {
 	op->GetName = name;
 	op->GetExecutionProviderType = providerCPU;
 	op->GetInputType = int8 ? inI8 : inF32;
-	op->GetInputTypeCount = int8 ? fourteenIn : nineIn;
+	op->GetInputTypeCount = inputs;
 	op->GetOutputType = int8 ? outI8 : outF32;
 	op->GetOutputTypeCount = threeOut;
 	op->KernelDestroy = destroy;
-	op->GetInputCharacteristic = int8 ? inChar : required;
+	op->GetInputCharacteristic = int8 ? inI8Char : inF32Char;
 	op->GetOutputCharacteristic = required;
 	op->GetInputMemoryType = memDefault;
 	op->GetVariadicInputMinArity = one;

@@ -86,8 +86,18 @@ func attnKernel(f *models.Folder, o inference.LoadOptions) (optimize.AttentionKe
 	if !kernelSupports(headSize, heads, kvHeads) {
 		return none, fmt.Errorf("they do not take head size %d with %d query and %d KV heads", headSize, heads, kvHeads)
 	}
-	return optimize.AttentionKernel{Domain: attnop.Domain, DomainInt8: attnop.DomainInt8, HeadSize: headSize, Heads: heads, KVHeads: kvHeads}, nil
+	return optimize.AttentionKernel{Domain: attnop.Domain, DomainInt8: attnop.DomainInt8, HeadSize: headSize, Heads: heads, KVHeads: kvHeads,
+		QKNorm: !qkFoldOff()}, nil
 }
+
+// QKFoldVar is the environment variable that keeps a layer's q/k norms (Qwen3's q_norm and
+// k_norm), with the Split and Reshapes around them, as nodes of their own instead of inside the
+// kernels' attention node (optimize.AttentionKernel.QKNorm): "off" (or "0", "false", "no"), for
+// measuring the fold or when it misbehaves.
+const QKFoldVar = "EDGECHAT_QK_FOLD"
+
+// qkFoldOff says whether QKFoldVar turns the fold off.
+func qkFoldOff() bool { return switchedOff(QKFoldVar) }
 
 // attentionShape reads the head size and the query and KV heads of f's attention from its
 // config (config.json or genai_config.json); heads is 0 when it does not say.

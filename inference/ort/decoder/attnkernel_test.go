@@ -56,6 +56,16 @@ func graphNodes(t *testing.T, graph string) [3]int {
 	return [3]int{info.Ops[proto.OpKey(attnop.Domain, op)], info.Ops[proto.OpKey(attnop.DomainInt8, op)], info.Ops[proto.OpKey("com.microsoft", op)]}
 }
 
+// qkNodes counts graph's SimplifiedLayerNormalization, Split and Reshape nodes.
+func qkNodes(t *testing.T, graph string) [3]int {
+	t.Helper()
+	info, err := proto.ReadInfo(graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [3]int{info.Ops["SimplifiedLayerNormalization"], info.Ops["Split"], info.Ops["Reshape"]}
+}
+
 // relDiff is the largest difference between two rows of logits relative to a's largest
 // magnitude.
 func relDiff(a, b []float32) float64 {
@@ -157,6 +167,15 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 	}
 	if got := graphNodes(t, plain.path); got != [3]int{0, 0, 2} {
 		t.Fatalf("the plain copy's attention nodes: %v", got)
+	}
+	// The kernel copy's attention takes the q/k norms and packed QKV (optimize.AttentionKernel.QKNorm):
+	// per layer, two SimplifiedLayerNormalization, the Split and four Reshapes fewer.
+	if !k.QKNorm {
+		t.Fatal("attnKernel leaves the q/k norms out of the kernels")
+	}
+	pn, kn := qkNodes(t, plain.path), qkNodes(t, kern.path)
+	if want := [3]int{pn[0] - 2*2, pn[1] - 2, pn[2] - 4*2}; kn != want {
+		t.Fatalf("the kernel copy's norms, Splits and Reshapes: %v, want %v (the plain copy's: %v)", kn, want, pn)
 	}
 	t.Run("float32 cache", func(t *testing.T) { sameRuns(t, plain, kern, kernelTolerance) })
 

@@ -226,7 +226,8 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 		slog.Info("int4 products run on EdgeChat's kernel", "graph", f.Model, "copy", gqa, "nodes", rep.MatMulKernelNodes, "left_because", rep.MatMulKernelSkipped)
 	}
 	if o.AttentionKernel != (optimize.AttentionKernel{}) {
-		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped)
+		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped,
+			"qk_norms_folded", rep.QKNormFolded, "qk_left_because", rep.QKNormSkipped)
 	} else if rep.RotaryRows > 0 {
 		slog.Info("attention runs as GroupQueryAttention on one KV buffer, rotating queries and keys itself", "graph", f.Model, "copy", gqa, "rotary_positions", rep.RotaryRows)
 	} else {
