@@ -26,7 +26,9 @@
 // GroupQueryAttention where the app would run EdgeChat's attention kernels
 // (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
 // in one process; one whose name contains mlas (mlas-ours) runs ONNX Runtime's MatMulNBits
-// where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul).
+// where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul);
+// one whose name contains noswiglu keeps each MLP's Split, SiLU and Mul before its down
+// projection (decoder.SwiGLUVar off) where the app would fold them into the kernel's product.
 // A bare loop on a copy whose attention or products run on the kernels registers them.
 package main
 
@@ -227,6 +229,12 @@ func open(name, path string) (g *graph, err error) {
 			return nil, err
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
+	}
+	if _, set := os.LookupEnv(decoder.SwiGLUVar); !set && strings.Contains(name, "noswiglu") {
+		if err := os.Setenv(decoder.SwiGLUVar, "off"); err != nil {
+			return nil, err
+		}
+		defer os.Unsetenv(decoder.SwiGLUVar)
 	}
 	rows := n + 4
 	if _, at, ok := strings.Cut(name, "@"); ok {
