@@ -5,7 +5,8 @@
 // query heads for each row read (the row comes from memory once, from L1 for the other
 // vectors), an online softmax (running maximum, sum, rescaled accumulators), the value rows
 // weighted into the vectors' accumulators. The loops run on AVX2 + FMA, or AVX-512 where the CPU
-// has it (a head size a multiple of 64; AVX2 otherwise).
+// has it (a head size a multiple of 64; AVX2 otherwise); an int8 cache's on decode8.c's integer
+// loops where the CPU also has AVX512-BW and VNNI (a head size a multiple of 32).
 
 #include <cpuid.h>
 #include <immintrin.h>
@@ -124,34 +125,61 @@ AVX2 static void valuesAVX2(int nq, int d, const float *V, const int8_t *V8, int
 	}
 }
 
-// scoresAVX512 is scoresAVX2 on 16-float vectors.
-AVX512 static void scoresAVX512(const float *q, int nq, int d, const float *K, const int8_t *K8, const float *V,
-                                const int8_t *V8, int n, int next, float s[MAXV][BLOCK]) {
-	int t = 0;
-	for (; t + 4 <= n; t += 4) {
-		size_t row = (size_t)t * d;
-		prefetch(K, K8, V, V8, row, d, next);
-		for (int h = 0; h < nq; h += 2) {
-			const float *q0 = q + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
-			__m512 a[2][4];
-			for (int j = 0; j < 4; j++)
-				a[0][j] = a[1][j] = _mm512_setzero_ps();
-			for (int c = 0; c < d; c += 16) {
-				__m512 x0 = _mm512_loadu_ps(q0 + c), x1 = _mm512_loadu_ps(q1 + c);
-				for (int j = 0; j < 4; j++) {
-					__m512 k = load16(K, K8, row + (size_t)j * d + c);
-					a[0][j] = _mm512_fmadd_ps(x0, k, a[0][j]);
-					a[1][j] = _mm512_fmadd_ps(x1, k, a[1][j]);
-				}
-			}
-			for (int i = 0; i < 2 && h + i < nq; i++)
-				for (int j = 0; j < 4; j++)
-					s[h + i][t + j] = _mm512_reduce_add_ps(a[i][j]);
+// reduce8ps returns the sums of the 16 lanes of each of a[0..7], in that order (decode8.c's
+// reduce8 on floats).
+AVX512 static inline __m256 reduce8ps(const __m512 a[8]) {
+	__m512 b[4], c[2];
+	for (int i = 0; i < 4; i++)
+		b[i] = _mm512_add_ps(_mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]), _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]));
+	for (int i = 0; i < 2; i++) {
+		__m512d x = _mm512_castps_pd(b[2 * i]), y = _mm512_castps_pd(b[2 * i + 1]);
+		c[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
+	}
+	__m512 z = _mm512_add_ps(_mm512_shuffle_f32x4(c[0], c[1], _MM_SHUFFLE(2, 0, 2, 0)),
+	                         _mm512_shuffle_f32x4(c[0], c[1], _MM_SHUFFLE(3, 1, 3, 1)));
+	__m512d w = _mm512_castps_pd(_mm512_shuffle_f32x4(z, z, _MM_SHUFFLE(3, 1, 2, 0)));
+	return _mm256_add_ps(_mm256_castpd_ps(_mm512_castpd512_pd256(w)), _mm256_castpd_ps(_mm512_extractf64x4_pd(w, 1)));
+}
+
+// dot8x2 returns the products of the vectors x0 and x1 with the 8 rows at offsets o of K or K8.
+AVX512 static inline __attribute__((always_inline)) void dot8x2(const float *x0, const float *x1, const float *K, const int8_t *K8,
+                                                               const size_t o[8], int d, __m256 *s0, __m256 *s1) {
+	__m512 a[8], b[8];
+	for (int j = 0; j < 8; j++)
+		a[j] = b[j] = _mm512_setzero_ps();
+	for (int c = 0; c < d; c += 16) {
+		__m512 w0 = _mm512_loadu_ps(x0 + c), w1 = _mm512_loadu_ps(x1 + c);
+		for (int j = 0; j < 8; j++) {
+			__m512 k = load16(K, K8, o[j] + c);
+			a[j] = _mm512_fmadd_ps(w0, k, a[j]);
+			b[j] = _mm512_fmadd_ps(w1, k, b[j]);
 		}
 	}
-	for (; t < n; t++)
-		for (int h = 0; h < nq; h++)
-			s[h][t] = dot(q + (size_t)h * d, K ? K + (size_t)t * d : NULL, K8 ? K8 + (size_t)t * d : NULL, d);
+	*s0 = reduce8ps(a), *s1 = reduce8ps(b);
+}
+
+// scoresAVX512 is scoresAVX2 on 16-float vectors, 8 rows at a time, their sums reduced together
+// (a last group of fewer rows repeats row n − 1; its scores past n are padded after).
+AVX512 static void scoresAVX512(const float *q, int nq, int d, const float *K, const int8_t *K8, const float *V,
+                                const int8_t *V8, int n, int next, float s[MAXV][BLOCK]) {
+	for (int t = 0; t < n; t += 8) {
+		size_t o[8];
+		for (int j = 0; j < 8; j++)
+			o[j] = (size_t)(t + j < n ? t + j : n - 1) * d;
+		prefetch(K, K8, V, V8, o[0], d, next);
+		prefetch(K, K8, V, V8, o[0] + 4 * (size_t)d, d, next);
+		for (int h = 0; h < nq; h += 2) {
+			const float *q0 = q + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
+			__m256 a, b;
+			if (d == 128) // a constant trip count: the loop unrolled, no copies of the sums
+				dot8x2(q0, q1, K, K8, o, 128, &a, &b);
+			else
+				dot8x2(q0, q1, K, K8, o, d, &a, &b);
+			_mm256_storeu_ps(&s[h][t], a);
+			if (h + 1 < nq)
+				_mm256_storeu_ps(&s[h + 1][t], b);
+		}
+	}
 }
 
 // valuesAVX512: four vectors by 64 columns at a time (d a multiple of 64).
@@ -202,17 +230,21 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 AVX2 PART(partAVX2, scoresAVX2, valuesAVX2)
 AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)
 
+static int vnni; // the int8 cache's calls run decode8.c's loops
+
 AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
                               const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
-	if (d % 64)
+	if (K8 && vnni && d % 32 == 0)
+		attnop_part8(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
+	else if (d % 64)
 		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 	else
 		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
-// cpu reports AVX2 + FMA (1) and AVX-512F (2) from CPUID, each only where the OS saves the
-// registers (XCR0): the compiler's __builtin_cpu_supports needs a runtime library that zig's
-// Windows target lacks.
+// cpu reports AVX2 + FMA (1), AVX-512F (2) and AVX-512F with BW and VNNI (3) from CPUID, each
+// only where the OS saves the registers (XCR0): the compiler's __builtin_cpu_supports needs a
+// runtime library that zig's Windows target lacks.
 static int cpu(void) {
 	unsigned a, b, c, d;
 	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)) || !(c & (1u << 12)))
@@ -221,14 +253,17 @@ static int cpu(void) {
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 5)))
 		return 0; // no AVX state or no AVX2
-	return (b & (1u << 16)) && (lo & 0xe0) == 0xe0 ? 2 : 1;
+	if (!(b & (1u << 16)) || (lo & 0xe0) != 0xe0)
+		return 1;
+	return (b & (1u << 30)) && (c & (1u << 11)) ? 3 : 2; // AVX512-BW, AVX512-VNNI
 }
 
-int attnop_select(int avx2) {
+int attnop_select(int most) {
 	int isa = cpu();
-	if (isa == 2 && avx2)
-		isa = 1;
-	attnop_part = isa == 2 ? partAVX512 : isa == 1 ? partAVX2 : NULL;
+	if (most > 0 && isa > most)
+		isa = most;
+	vnni = isa == 3;
+	attnop_part = isa >= 2 ? partAVX512 : isa == 1 ? partAVX2 : NULL;
 	attnop_select_tile(isa);
 	return isa;
 }

@@ -14,9 +14,10 @@
 // MLP's down projection whole: A is [..., 2K], gate | up, and the product's input is
 // silu(gate) · up, computed before quantizing (swiglu.c; optimize's FuseSwiGLU writes such nodes).
 //
-// The kernels are C (attn.c, tile.c, op.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512, built for
-// amd64 Linux and Windows with cgo; in every other build Available and Register return an
-// error and Supports and SupportsMatMul are false.
+// The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512
+// (an int8 cache's decode steps on integer products where the CPU has AVX-512 VNNI), built for
+// amd64 Linux and Windows with cgo; in every other build Available and Register return an error
+// and Supports and SupportsMatMul are false.
 package attnop
 
 import (

@@ -11,8 +11,9 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8)
 char *attnop_add(void *options);
 // attnop_config reads a session config entry back from options (NULL when absent).
 char *attnop_config(void *options, const char *key);
-// attnop_select (kernel.h): the CPU's loops, 2 AVX-512, 1 AVX2 + FMA, 0 none.
-int attnop_select(int avx2);
+// attnop_select (kernel.h): the CPU's loops, 3 AVX-512 VNNI, 2 AVX-512, 1 AVX2 + FMA, 0 none;
+// most > 0 caps the choice.
+int attnop_select(int most);
 // q4_select (q4avx512.c) picks the int4 product's loops for attnop_select's choice isa: AVX-512
 // needs its BW, DQ and VNNI parts too, else AVX2's loops run (with AVX-VNNI where the CPU has
 // it). It returns 2 (AVX-512), 1 (AVX2) or 0 (none).

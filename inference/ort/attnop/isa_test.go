@@ -11,8 +11,9 @@ import (
 )
 
 // TestISAMatchesCPUInfo checks the loops attn.c picks from CPUID against the flags Linux lists
-// in /proc/cpuinfo (which also account for what the kernel saves): AVX-512 where avx512f, AVX2
-// where avx2 and fma, none otherwise; AVX2 when AVX-512 is declined.
+// in /proc/cpuinfo (which also account for what the kernel saves): AVX-512 with VNNI's integer
+// loops where avx512f, avx512bw and avx512_vnni, AVX-512 where avx512f, AVX2 where avx2 and fma,
+// none otherwise; each level capped as asked.
 func TestISAMatchesCPUInfo(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/cpuinfo")
@@ -33,14 +34,19 @@ func TestISAMatchesCPUInfo(t *testing.T) {
 		want = 1
 		if slices.Contains(flags, "avx512f") {
 			want = 2
+			if slices.Contains(flags, "avx512bw") && slices.Contains(flags, "avx512_vnni") {
+				want = 3
+			}
 		}
 	}
-	forced := os.Getenv("EDGECHAT_ATTNOP_ISA") == "avx2"
-	defer selectISA(forced) // as TestMain left it
-	if got := selectISA(false); got != want {
-		t.Errorf("selectISA(false) = %d; /proc/cpuinfo's flags say %d", got, want)
-	}
-	if got := selectISA(true); got != min(want, 1) {
-		t.Errorf("selectISA(true) = %d, want %d", got, min(want, 1))
+	defer selectISA(isaCap()) // as TestMain left it
+	for _, most := range []int{0, 3, 2, 1} {
+		w := want
+		if most > 0 {
+			w = min(want, most)
+		}
+		if got := selectISA(most); got != w {
+			t.Errorf("selectISA(%d) = %d; /proc/cpuinfo's flags say %d", most, got, w)
+		}
 	}
 }

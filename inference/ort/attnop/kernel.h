@@ -32,9 +32,13 @@ typedef void attnop_tile_fn(const float *q, int nq, int d, const float *K, const
 #define TILE_WORK(d) (SUBS * ((size_t)(d) * MAXV + BLOCK * MAXV + 3 * MAXV) + 2 * BLOCK * (size_t)(d))
 extern attnop_tile_fn *attnop_tile;
 
-// attnop_select picks the loops for this CPU: 2 AVX-512, 1 AVX2 + FMA, 0 none (no kernels).
-// avx2 keeps AVX2 where the CPU has AVX-512 (tests).
-int attnop_select(int avx2);
+// attnop_part8 is attnop_part for an int8 cache on AVX-512 with BW and VNNI, d a multiple of 32
+// (decode8.c: integer products).
+attnop_part_fn attnop_part8;
+
+// attnop_select picks the loops for this CPU: 3 AVX-512 with VNNI (decode8.c's for an int8
+// cache), 2 AVX-512, 1 AVX2 + FMA, 0 none (no kernels). most > 0 caps the choice (tests).
+int attnop_select(int most);
 void attnop_select_tile(int isa); // tile.c's part of attnop_select
 
 #endif

@@ -122,8 +122,8 @@ func mmRun(t testing.TB, s *ort.DynamicAdvancedSession, rows, cols int, threeD b
 	return append([]float32(nil), out[0].(*ort.Tensor[float32]).GetData()...), nil
 }
 
-// relDiff is the largest |got − want| over the rms of want.
-func relDiff(got, want []float32) float64 {
+// rmsDiff is the largest |got − want| over the rms of want.
+func rmsDiff(got, want []float32) float64 {
 	var rms, worst float64
 	for i := range want {
 		rms += float64(want[i]) * float64(want[i])
@@ -141,7 +141,7 @@ func matMulISAs(t *testing.T) []int {
 			all = append(all, which)
 		}
 	}
-	selectISA(isa == 1) // back to what TestMain chose
+	selectISA(isaCap()) // back to what TestMain chose
 	if len(all) == 0 {
 		t.Fatal("no int4 loops run on this CPU")
 	}
@@ -182,7 +182,7 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 		{96, 33, true, []int{1, 4, 5, 13}}, // K/32 = 3: under one group of 4 blocks
 	}
 	isas := matMulISAs(t)
-	defer selectISA(isa == 1)
+	defer selectISA(isaCap())
 	for _, sh := range shapes {
 		w := newQ4Weights(sh.K, sh.N, sh.bias, 7)
 		for _, level := range []int{4, 0} {
@@ -211,7 +211,7 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 							t.Fatal(err)
 						}
 						tol := map[int]float64{4: tolLevel4, 0: tolLevel0}[level]
-						d := relDiff(got, want)
+						d := rmsDiff(got, want)
 						t.Logf("largest difference from MLAS %.2e of its rms", d)
 						if d > tol || math.IsNaN(d) {
 							t.Errorf("largest difference from MLAS %.2e of its rms, want at most %.0e", d, tol)

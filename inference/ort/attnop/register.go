@@ -27,8 +27,9 @@ var (
 	mu      sync.Mutex
 	initErr error // the first initialisation's outcome, once ONNX Runtime was loaded
 	inited  bool
-	// isa is the loops attn.c runs: 2 AVX-512, 1 AVX2 + FMA, 0 none.
-	isa = selectISA(false)
+	// isa is the loops attn.c runs: 3 AVX-512 with VNNI (integer products on an int8 cache), 2
+	// AVX-512, 1 AVX2 + FMA, 0 none.
+	isa = selectISA(0)
 )
 
 // Available returns nil when this build carries the kernels, the CPU can run them and the loaded
@@ -130,15 +131,12 @@ func cError(msg *C.char) error {
 	return errors.New(C.GoString(msg))
 }
 
-// selectISA picks attn.c's loops for this CPU, and the int4 product's (avx2: not AVX-512 where
-// the CPU has it).
-func selectISA(avx2 bool) int {
-	a := C.int(0)
-	if avx2 {
-		a = 1
-	}
-	picked := C.attnop_select(a)
-	C.q4_select(picked) // the int4 product's loops follow
+// selectISA picks attn.c's loops for this CPU, at most the level most when it is above 0 (1
+// AVX2 where the CPU has AVX-512, 2 AVX-512 without VNNI's integer loops: tests), and the int4
+// product's loops to match (AVX-512 VNNI where attn.c runs AVX-512 and the CPU has VNNI).
+func selectISA(most int) int {
+	picked := C.attnop_select(C.int(most))
+	C.q4_select(min(picked, 2)) // the int4 product's loops follow: 2 AVX-512, 1 AVX2
 	return int(picked)
 }
 

@@ -62,7 +62,7 @@ func TestSwiGLUAgainstUnfused(t *testing.T) {
 		{4864, 896, false, []int{1, 32}}, // Qwen2.5-0.5B down
 	}
 	isas := matMulISAs(t)
-	defer selectISA(isa == 1)
+	defer selectISA(isaCap())
 	for _, sh := range shapes {
 		w := newQ4Weights(sh.K, sh.N, sh.bias, 11)
 		for _, level := range []int{4, 0} {

@@ -268,5 +268,5 @@ AVX512 static void tileAVX512(const float *q, int nq, int d, const float *K, con
 
 // attnop_select_tile sets attnop_tile for attnop_select's choice (2 AVX-512, 1 AVX2).
 void attnop_select_tile(int isa) {
-	attnop_tile = isa == 2 ? tileAVX512 : isa == 1 ? tileAVX2 : NULL;
+	attnop_tile = isa >= 2 ? tileAVX512 : isa == 1 ? tileAVX2 : NULL;
 }
