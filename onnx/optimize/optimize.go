@@ -207,6 +207,9 @@ func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []secti
 		domains = append(domains, o.MatMulKernel.Domain)
 		out = append(out, matMulMetadata(o.MatMulKernel.Domain, rep.MatMulKernelNodes)...)
 	}
+	if rep.SwiGLU > 0 {
+		out = append(out, metadataEntry(MetaSwiGLU, strconv.Itoa(rep.SwiGLU))...)
+	}
 	out = append(out, domainImports(info, domains...)...)
 	if rep.AttentionLayers > 0 {
 		out = append(out, metadataEntry(MetaAttention, strconv.Itoa(rep.AttentionLayers))...)

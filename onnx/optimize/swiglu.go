@@ -12,6 +12,10 @@ import (
 // is silu(gate) · up).
 const SwiGLUAttr = "swiglu"
 
+// MetaSwiGLU is the metadata key of a copy whose down projections took their activation: how
+// many did.
+const MetaSwiGLU = "edgechat.swiglu_nodes"
+
 // fuseSwiGLU folds each gated MLP's activation into the down projection, where that projection
 // is a MatMulNBits moved to domain (MatMulKernel's, which takes SwiGLUAttr): the product reads
 // Mul(SiLU(gate), up) (either order), SiLU being Mul(gate, Sigmoid(gate)) (either order) or

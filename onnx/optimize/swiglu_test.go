@@ -1,6 +1,8 @@
 package optimize
 
 import (
+	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,6 +185,13 @@ func TestFuseSwiGLU(t *testing.T) {
 			}
 			if rep.SwiGLU != tc.fused || !strings.Contains(rep.SwiGLUSkipped, tc.skipped) || (tc.skipped == "") != (rep.SwiGLUSkipped == "") {
 				t.Fatalf("fused %d (skipped %q), want %d (skipped %q)", rep.SwiGLU, rep.SwiGLUSkipped, tc.fused, tc.skipped)
+			}
+			info, err := proto.Parse(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta, want := info.Metadata[MetaSwiGLU], map[bool]string{true: strconv.Itoa(tc.fused)}[tc.fused > 0]; meta != want {
+				t.Errorf("metadata %s %q, want %q", MetaSwiGLU, meta, want)
 			}
 			before, after := graphNodes(t, src), graphNodes(t, b)
 			var down *node
