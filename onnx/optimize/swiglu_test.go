@@ -227,3 +227,31 @@ func TestFuseSwiGLU(t *testing.T) {
 		})
 	}
 }
+
+// TestTwinsLeaveSwiGLU: the int8 and row-quantized twins re-encode a kernel's plain products
+// but not one that takes its activation (A is gate | up, 2K wide).
+func TestTwinsLeaveSwiGLU(t *testing.T) {
+	base := withDomain(mkNode(encodeNode("down", "MatMulNBits", []string{"h", "w", "s"}, []string{"y"}), withInt("K", 96), withInt("N", 64)), "test.f32")
+	fused, err := withIntAttr(base.raw, SwiGLUAttr, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := withIntAttr(base.raw, SwiGLUAttr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		raw  []byte
+		want bool
+	}{
+		{"plain", base.raw, true},
+		{"swiglu 1", fused, false},
+		{"swiglu 0: any swiglu attribute is left alone", off, false},
+	}
+	for _, tc := range tests {
+		if _, ok, err := plainMatMulNBits(tc.raw, "test.f32"); err != nil || ok != tc.want {
+			t.Errorf("%s: plain %v (%v), want %v", tc.name, ok, err, tc.want)
+		}
+	}
+}
