@@ -251,11 +251,15 @@ func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataT
 // plainMatMulNBits returns the inputs of node (a NodeProto's bytes) when it is a
 // com.microsoft MatMulNBits (or one in the domain kernel, "" for none: a MatMulKernel's) with
 // weights and scales alone (the inputs after the third, zero points, group indices and bias,
-// absent or empty): the nodes the twins re-encode.
+// absent or empty): the nodes the twins re-encode. A kernel's product with SwiGLUAttr is not
+// one: its input is gate | up, twice K wide, and only the kernel computes its activation.
 func plainMatMulNBits(node []byte, kernel string) (ins []string, ok bool, err error) {
 	nfs, err := fields(node)
 	if err != nil {
 		return nil, false, err
+	}
+	if _, fused, _ := intAttr(node, SwiGLUAttr); fused {
+		return nil, false, nil
 	}
 	ins = fieldStrings(nfs, proto.FieldNodeInput)
 	op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)

@@ -79,6 +79,10 @@ type Options struct {
 	// kernel takes to its domain, last (see matmulkernel.go); Report.MatMulKernelNodes says
 	// how many moved.
 	MatMulKernel MatMulKernel
+	// FuseSwiGLU (with MatMulKernel) folds each gated MLP's SiLU(gate)·up and the Split of its
+	// packed gate+up into the down projection moved to MatMulKernel's domain, which then reads
+	// gate | up whole (see swiglu.go); Report.SwiGLU says how many.
+	FuseSwiGLU bool
 }
 
 // Metadata keys the rewritten model carries.
@@ -141,6 +145,10 @@ type Report struct {
 	// (AttentionKernel.QKNorm, see qknorm.go); QKNormSkipped says why the first node left did not.
 	QKNormFolded  int
 	QKNormSkipped string
+	// SwiGLU is how many down projections FuseSwiGLU fused with their activation;
+	// SwiGLUSkipped says why the first left (one reading a Mul) was not.
+	SwiGLU        int
+	SwiGLUSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -202,6 +210,9 @@ func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []secti
 	if rep.MatMulKernelNodes > 0 {
 		domains = append(domains, o.MatMulKernel.Domain)
 		out = append(out, matMulMetadata(o.MatMulKernel.Domain, rep.MatMulKernelNodes)...)
+	}
+	if rep.SwiGLU > 0 {
+		out = append(out, metadataEntry(MetaSwiGLU, strconv.Itoa(rep.SwiGLU))...)
 	}
 	out = append(out, domainImports(info, domains...)...)
 	if rep.AttentionLayers > 0 {
@@ -345,6 +356,12 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 	if o.MatMulKernel.Domain != "" {
 		// Last: the rewrites above find MatMulNBits in com.microsoft.
 		rep.MatMulKernelNodes, rep.MatMulKernelSkipped = moveMatMuls(nodes, initializerTypes(gfs, packed.types), o.MatMulKernel)
+		if o.FuseSwiGLU && rep.MatMulKernelNodes > 0 {
+			// After the move: it folds into the kernel's products only.
+			if nodes, rep.SwiGLU, rep.SwiGLUSkipped, err = fuseSwiGLU(nodes, append(slices.Clip(gfs), smallInitFields(packed.inits)...), info, o.MatMulKernel.Domain); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	if nodes, err = uniqueNames(nodes); err != nil {
 		return nil, nil, err

@@ -123,7 +123,11 @@ func main() {
 			if first == nil {
 				first = toks
 			} else if r == 0 && fmt.Sprint(first) != fmt.Sprint(toks) {
-				fmt.Printf("  %s: greedy tokens differ from %s's: %v vs %v\n", x.name, gs[0].name, toks[:min(8, len(toks))], first[:min(8, len(first))])
+				at := 0
+				for at < min(len(toks), len(first)) && toks[at] == first[at] {
+					at++
+				}
+				fmt.Printf("  %s: greedy tokens differ from %s's from token %d: %v vs %v\n", x.name, gs[0].name, at, toks[at:min(at+8, len(toks))], first[at:min(at+8, len(first))])
 			}
 		}
 	}

@@ -29,8 +29,10 @@
 // where the app would run EdgeChat's int4 product kernel (inference.LoadOptions.PlainMatMul);
 // one whose name contains -noqk keeps Qwen3's q/k norms (and the Split and Reshapes around
 // them) as nodes of their own instead of inside the kernels' attention (decoder.QKFoldVar), so
-// that ours=DIR ours-noqk=DIR pairs the fold. A bare loop on a copy whose attention or products
-// run on the kernels registers them.
+// that ours=DIR ours-noqk=DIR pairs the fold; one whose name contains noswiglu keeps each MLP's
+// Split, SiLU and Mul before its down projection (decoder.SwiGLUVar off) where the app would
+// fold them into the kernel's product. A bare loop on a copy whose attention or products run on
+// the kernels registers them.
 package main
 
 import (
@@ -231,11 +233,13 @@ func open(name, path string) (g *graph, err error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	if _, set := os.LookupEnv(decoder.QKFoldVar); !set && strings.Contains(name, "-noqk") {
-		if err := os.Setenv(decoder.QKFoldVar, "off"); err != nil {
-			return nil, err
+	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}} {
+		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
+			if err := os.Setenv(sw.env, "off"); err != nil {
+				return nil, err
+			}
+			defer os.Unsetenv(sw.env)
 		}
-		defer os.Unsetenv(decoder.QKFoldVar)
 	}
 	rows := n + 4
 	if _, at, ok := strings.Cut(name, "@"); ok {

@@ -10,7 +10,9 @@
 // The int4 matrix product takes MatMulNBits' (4 bits, blocks of 32, no zero points) in Domain,
 // with the numerics of ONNX Runtime's accuracy level 4 (activations quantized to int8 per row
 // and block) or, at level 0, float32 sums: many rows run over panels of weights unpacked once
-// for all of them, one row streams the weights.
+// for all of them, one row streams the weights. With its own attribute swiglu 1 it takes a gated
+// MLP's down projection whole: A is [..., 2K], gate | up, and the product's input is
+// silu(gate) · up, computed before quantizing (swiglu.c; optimize's FuseSwiGLU writes such nodes).
 //
 // The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512
 // (an int8 cache's decode steps on integer products where the CPU has AVX-512 VNNI), built for

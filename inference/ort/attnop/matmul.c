@@ -7,7 +7,9 @@
 //	inputs   A float32 [..., K], B uint8 [N, K/32, 16], scales float32 [N·K/32], zero_points and
 //	         g_idx absent or empty, bias float32 [N] (optional)
 //	output   Y float32 [..., N]
-//	attrs    K, N, bits 4, block_size 32, accuracy_level (0: float compute; else MLAS's level 4)
+//	attrs    K, N, bits 4, block_size 32, accuracy_level (0: float compute; else MLAS's level 4),
+//	         swiglu (EdgeChat's: 1: A is [..., 2K], gate | up, and the product's input is
+//	         silu(gate) · up, computed before quantizing (swiglu.c); 0 or absent: none)
 //
 // Every length the loops rely on is checked here; a wrong one is an error, never a read out of
 // bounds. Items run on ONNX Runtime's intra-op threads (KernelContext_ParallelFor): the rows'
@@ -28,6 +30,7 @@
 typedef struct {
 	int64_t K, N;
 	int float32; // accuracy level 0
+	int swiglu;  // A is gate | up, 2K wide
 } mmKernel;
 
 static OrtStatus *mmFail(const char *msg) { return ORT(CreateStatus)(ORT_INVALID_ARGUMENT, msg); }
@@ -57,6 +60,19 @@ static void quantItem(void *p, size_t i) {
 	q4_quant(r, m0, m1);
 }
 
+// swigluJob is the activation pass's state: h [M][K] from a [M][2K].
+typedef struct {
+	const float *a;
+	float *h;
+	int M, K;
+} swigluJob;
+
+static void swigluItem(void *p, size_t i) {
+	swigluJob *j = p;
+	int m0 = (int)i * QUANT_ROWS, m1 = m0 + QUANT_ROWS < j->M ? m0 + QUANT_ROWS : j->M;
+	q4_swiglu(j->a, j->h, j->K, m0, m1);
+}
+
 static void panelItem(void *p, size_t i) { q4_kernels->panel(p, (int)i); }
 static void floatItem(void *p, size_t i) { q4_float(p, (int)i); }
 
@@ -74,9 +90,11 @@ static OrtStatus *checkInputs(const mmKernel *k, const OrtValue **in, size_t nin
 	OrtStatus *st = count(in[0], ad, nad, &n);
 	if (st)
 		return st;
-	if (*nad < 1 || ad[*nad - 1] != k->K)
-		return mmFail("EdgeChat MatMulNBits: A's last dimension must be the attribute K");
-	*M = n / k->K;
+	int64_t width = k->swiglu ? 2 * k->K : k->K;
+	if (*nad < 1 || ad[*nad - 1] != width)
+		return mmFail(k->swiglu ? "EdgeChat MatMulNBits: with swiglu, A's last dimension must be twice the attribute K (gate | up)"
+		                        : "EdgeChat MatMulNBits: A's last dimension must be the attribute K");
+	*M = n / width;
 	if (*M > INT_MAX)
 		return mmFail("EdgeChat MatMulNBits: A has too many rows");
 	if ((st = count(in[1], d, &nd, &n)))
@@ -135,9 +153,23 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		return st;
 	if (nin > 5 && in[5] && (st = ORT(GetTensorMutableData)((OrtValue *)in[5], (void **)&r.bias)))
 		return st;
+	float *h = NULL; // the activation pass's output: the product's A
+	if (k->swiglu) {
+		swigluJob j = {.a = r.A, .M = r.M, .K = r.K};
+		if (!(h = j.h = malloc(sizeof(float) * (size_t)r.M * r.K)))
+			return mmNoMem();
+		if ((size_t)r.M * r.K <= QUANT_INLINE)
+			q4_swiglu(j.a, h, r.K, 0, r.M);
+		else if ((st = ORT(KernelContext_ParallelFor)(ctx, swigluItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &j))) {
+			free(h);
+			return st;
+		}
+		r.A = h;
+	}
 	size_t panels = ((size_t)r.N + Q4_PANEL - 1) / Q4_PANEL;
 	if (k->float32) {
 		st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
+		free(h);
 		return !st && r.nomem ? mmNoMem() : st;
 	}
 	int streaming = r.M <= Q4_GEMV_ROWS;
@@ -167,6 +199,7 @@ done:
 	free(r.qa);
 	free(r.sa);
 	free(r.corr);
+	free(h);
 	return st;
 }
 
@@ -185,6 +218,10 @@ static int64_t mmAttr(const OrtKernelInfo *info, const char *name, int64_t def) 
 static OrtStatus *mmCreate(const OrtCustomOp *op, const OrtApi *a, const OrtKernelInfo *info, void **out) {
 	(void)op, (void)a;
 	mmKernel k = {.K = mmAttr(info, "K", 0), .N = mmAttr(info, "N", 0), .float32 = mmAttr(info, "accuracy_level", 0) == 0};
+	int64_t swiglu = mmAttr(info, "swiglu", 0);
+	if (swiglu != 0 && swiglu != 1)
+		return mmFail("EdgeChat MatMulNBits: swiglu must be 0 or 1");
+	k.swiglu = (int)swiglu;
 	if (mmAttr(info, "bits", 4) != 4 || mmAttr(info, "block_size", 0) != 32)
 		return mmFail("EdgeChat MatMulNBits: only bits 4 and block_size 32 are supported");
 	if (k.K <= 0 || k.K % 32 || k.N <= 0 || k.K > INT_MAX / 32 || k.N > INT_MAX / 32)

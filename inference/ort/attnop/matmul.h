@@ -72,6 +72,10 @@ extern const uint8_t q4_zero[16];
 // q4_float computes columns [Q4_PANEL·p, +Q4_PANEL) of every row at level 0.
 void q4_float(q4Run *r, int p);
 
+// q4_swiglu writes rows [m0, m1) of h [M][K] from a [M][2K], each row gate | up:
+// h = (gate · sigmoid(gate)) · up (swiglu.c).
+void q4_swiglu(const float *a, float *h, int K, int m0, int m1);
+
 // q4_kernels are the loops q4_select (attnop.h) picked.
 extern const q4Kernels *q4_kernels;
 

@@ -27,6 +27,15 @@ import (
 // it misbehaves.
 const MatMulKernelVar = "EDGECHAT_MATMUL_KERNEL"
 
+// SwiGLUVar is the environment variable that turns the fused activation off: "off" (or "0",
+// "false") keeps each gated MLP's Split, SiLU and Mul before its down projection instead of
+// folding them into the kernel's product (optimize.Options.FuseSwiGLU), for measuring the
+// fusion or when it misbehaves. The fusion is on wherever the product kernel is.
+const SwiGLUVar = "EDGECHAT_SWIGLU"
+
+// swigluOn says whether a copy whose products run on the kernel mm fuses the activation.
+func swigluOn(mm optimize.MatMulKernel) bool { return mm.Domain != "" && !switchedOff(SwiGLUVar) }
+
 // matMulSupports is the kernel's shape rule, a variable so that tests can refuse shapes.
 var matMulSupports = attnop.SupportsMatMul
 
@@ -105,23 +114,28 @@ func int4Refusal(info *proto.ModelInfo) string {
 
 // kernels are the rewrites of a copy onto EdgeChat's kernels (the zero value: none).
 type kernels struct {
-	attn optimize.AttentionKernel
-	mm   optimize.MatMulKernel
+	attn   optimize.AttentionKernel
+	mm     optimize.MatMulKernel
+	swiglu bool // the down projections take their activation (with mm)
 }
 
 // apply sets k's rewrites on o.
 func (k kernels) apply(o optimize.Options) optimize.Options {
-	o.AttentionKernel, o.MatMulKernel = k.attn, k.mm
+	o.AttentionKernel, o.MatMulKernel, o.FuseSwiGLU = k.attn, k.mm, k.swiglu && k.mm.Domain != ""
 	return o
 }
 
 // fallbacks are the kernel copies optimizedGraph tries in turn, each failing its check giving
-// way to the next: both kernels, then the attention kernels alone (when both are on), then
-// none. Each entry says what the step after it leaves out.
+// way to the next: both kernels with the fused activation, without it (when it is on), the
+// attention kernels alone (when both are on), then none. Each entry says what the step after
+// it leaves out.
 func (k kernels) fallbacks() []kernels {
 	var out []kernels
 	if k.mm.Domain != "" {
 		out = append(out, k)
+		if k.swiglu {
+			out = append(out, kernels{attn: k.attn, mm: k.mm})
+		}
 	}
 	if k.attn != (optimize.AttentionKernel{}) {
 		out = append(out, kernels{attn: k.attn})
