@@ -68,7 +68,7 @@ func TestInt8DecodeUnderCacheError(t *testing.T) {
 			c := call{sh: sh, quant: true, past: past, newRows: 1}
 			t.Run(fmt.Sprintf("%dx%dx%d/past=%d", sh.heads, sh.kv, sh.dim, past), func(t *testing.T) {
 				in := newInputs(t, c, 3)
-				want, k8, v8, err := run(t, sd.gqa, c, in)
+				want, _, _, err := run(t, sd.gqa, c, in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func TestInt8DecodeUnderCacheError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				k8, v8 = newCache(t, c, 11) // the int8 cache before the call
+				k8, v8 := newCache(t, c, 11) // the int8 cache before the call
 				kf, vf := floatCache(t, c, k8, v8, ks, vs)
 				ref, err := runOn(t, f32, c, in, kf, vf)
 				if err != nil {

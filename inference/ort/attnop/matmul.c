@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "matmul.h"
+#include "opdef.h"
 #include "ortapi.h"
 
 #define GEMV_COLS 64 // columns of a one-row item
@@ -33,8 +34,6 @@ typedef struct {
 	int swiglu;  // A is gate | up, 2K wide
 } mmKernel;
 
-static OrtStatus *mmFail(const char *msg) { return ORT(CreateStatus)(ORT_INVALID_ARGUMENT, msg); }
-static OrtStatus *mmNoMem(void) { return ORT(CreateStatus)(ORT_FAIL, "EdgeChat MatMulNBits: out of memory"); }
 
 // count reads v's shape into d (at most 8 dimensions) and its element count into n.
 static OrtStatus *count(const OrtValue *v, int64_t *d, size_t *nd, int64_t *n) {
@@ -44,7 +43,7 @@ static OrtStatus *count(const OrtValue *v, int64_t *d, size_t *nd, int64_t *n) {
 		return st;
 	st = ORT(GetDimensionsCount)(info, nd);
 	if (!st && *nd > 8)
-		st = mmFail("EdgeChat MatMulNBits: an input has more than 8 dimensions");
+		st = op_fail("EdgeChat MatMulNBits: an input has more than 8 dimensions");
 	if (!st)
 		st = ORT(GetDimensions)(info, d, *nd);
 	ORT(ReleaseTensorTypeAndShapeInfo)(info);
@@ -92,32 +91,32 @@ static OrtStatus *checkInputs(const mmKernel *k, const OrtValue **in, size_t nin
 		return st;
 	int64_t width = k->swiglu ? 2 * k->K : k->K;
 	if (*nad < 1 || ad[*nad - 1] != width)
-		return mmFail(k->swiglu ? "EdgeChat MatMulNBits: with swiglu, A's last dimension must be twice the attribute K (gate | up)"
+		return op_fail(k->swiglu ? "EdgeChat MatMulNBits: with swiglu, A's last dimension must be twice the attribute K (gate | up)"
 		                        : "EdgeChat MatMulNBits: A's last dimension must be the attribute K");
 	*M = n / width;
 	if (*M > INT_MAX)
-		return mmFail("EdgeChat MatMulNBits: A has too many rows");
+		return op_fail("EdgeChat MatMulNBits: A has too many rows");
 	if ((st = count(in[1], d, &nd, &n)))
 		return st;
 	if (n != k->N * (k->K / 32) * 16)
-		return mmFail("EdgeChat MatMulNBits: B must hold N × K/32 blocks of 16 bytes ([N, K/32, 16])");
+		return op_fail("EdgeChat MatMulNBits: B must hold N × K/32 blocks of 16 bytes ([N, K/32, 16])");
 	if ((st = count(in[2], d, &nd, &n)))
 		return st;
 	if (n != k->N * (k->K / 32))
-		return mmFail("EdgeChat MatMulNBits: scales must hold N × K/32 values (one a block)");
+		return op_fail("EdgeChat MatMulNBits: scales must hold N × K/32 values (one a block)");
 	for (size_t i = 3; i < nin && i < 5; i++) {
 		if (!in[i])
 			continue;
 		if ((st = count(in[i], d, &nd, &n)))
 			return st;
 		if (n != 0)
-			return mmFail("EdgeChat MatMulNBits: zero_points and g_idx are not supported (absent or empty only)");
+			return op_fail("EdgeChat MatMulNBits: zero_points and g_idx are not supported (absent or empty only)");
 	}
 	if (nin > 5 && in[5]) {
 		if ((st = count(in[5], d, &nd, &n)))
 			return st;
 		if (n != k->N)
-			return mmFail("EdgeChat MatMulNBits: bias must hold N values");
+			return op_fail("EdgeChat MatMulNBits: bias must hold N values");
 	}
 	return NULL;
 }
@@ -132,7 +131,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	if (st)
 		return st;
 	if (!in[0] || !in[1] || !in[2])
-		return mmFail("EdgeChat MatMulNBits: inputs A, B and scales are required");
+		return op_fail("EdgeChat MatMulNBits: inputs A, B and scales are required");
 	if (!q4_kernels)
 		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat MatMulNBits: this CPU lacks AVX2 and FMA");
 	int64_t ad[8], M;
@@ -157,7 +156,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	if (k->swiglu) {
 		swigluJob j = {.a = r.A, .M = r.M, .K = r.K};
 		if (!(h = j.h = malloc(sizeof(float) * (size_t)r.M * r.K)))
-			return mmNoMem();
+			return op_nomem("EdgeChat MatMulNBits");
 		if ((size_t)r.M * r.K <= QUANT_INLINE)
 			q4_swiglu(j.a, h, r.K, 0, r.M);
 		else if ((st = ORT(KernelContext_ParallelFor)(ctx, swigluItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &j))) {
@@ -170,7 +169,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	if (k->float32) {
 		st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
 		free(h);
-		return !st && r.nomem ? mmNoMem() : st;
+		return !st && r.nomem ? op_nomem("EdgeChat MatMulNBits") : st;
 	}
 	int streaming = r.M <= Q4_GEMV_ROWS;
 	r.layout = streaming ? q4_kernels->layout : Q4_ROWS;
@@ -180,7 +179,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	r.sa = malloc(sizeof(float) * (size_t)r.M * r.nb);
 	r.corr = calloc((size_t)r.M * r.nb + lanes, sizeof(int32_t));
 	if (!r.qa || !r.sa || !r.corr) {
-		st = mmNoMem();
+		st = op_nomem("EdgeChat MatMulNBits");
 		goto done;
 	}
 	if (lanes)
@@ -194,7 +193,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	else if (!st)
 		st = ORT(KernelContext_ParallelFor)(ctx, panelItem, panels, 0, &r);
 	if (!st && r.nomem)
-		st = mmNoMem();
+		st = op_nomem("EdgeChat MatMulNBits");
 done:
 	free(r.qa);
 	free(r.sa);
@@ -205,44 +204,28 @@ done:
 
 // ---- the operator's definition ----------------------------------------------------------------
 
-static int64_t mmAttr(const OrtKernelInfo *info, const char *name, int64_t def) {
-	int64_t v;
-	OrtStatus *st = ORT(KernelInfoGetAttribute_int64)(info, name, &v);
-	if (st) {
-		ORT(ReleaseStatus)(st);
-		return def;
-	}
-	return v;
-}
-
 static OrtStatus *mmCreate(const OrtCustomOp *op, const OrtApi *a, const OrtKernelInfo *info, void **out) {
 	(void)op, (void)a;
-	mmKernel k = {.K = mmAttr(info, "K", 0), .N = mmAttr(info, "N", 0), .float32 = mmAttr(info, "accuracy_level", 0) == 0};
-	int64_t swiglu = mmAttr(info, "swiglu", 0);
+	mmKernel k = {.K = op_int_attr(info, "K", 0), .N = op_int_attr(info, "N", 0), .float32 = op_int_attr(info, "accuracy_level", 0) == 0};
+	int64_t swiglu = op_int_attr(info, "swiglu", 0);
 	if (swiglu != 0 && swiglu != 1)
-		return mmFail("EdgeChat MatMulNBits: swiglu must be 0 or 1");
+		return op_fail("EdgeChat MatMulNBits: swiglu must be 0 or 1");
 	k.swiglu = (int)swiglu;
-	if (mmAttr(info, "bits", 4) != 4 || mmAttr(info, "block_size", 0) != 32)
-		return mmFail("EdgeChat MatMulNBits: only bits 4 and block_size 32 are supported");
+	if (op_int_attr(info, "bits", 4) != 4 || op_int_attr(info, "block_size", 0) != 32)
+		return op_fail("EdgeChat MatMulNBits: only bits 4 and block_size 32 are supported");
 	if (k.K <= 0 || k.K % 32 || k.N <= 0 || k.K > INT_MAX / 32 || k.N > INT_MAX / 32)
-		return mmFail("EdgeChat MatMulNBits: K must be a positive multiple of 32 and N positive");
+		return op_fail("EdgeChat MatMulNBits: K must be a positive multiple of 32 and N positive");
 	mmKernel *p = malloc(sizeof *p);
 	if (!p)
-		return mmNoMem();
+		return op_nomem("EdgeChat MatMulNBits");
 	*p = k;
 	*out = p;
 	return NULL;
 }
 
-static void mmDestroy(void *k) { free(k); }
 static const char *mmName(const OrtCustomOp *op) { (void)op; return "MatMulNBits"; }
-static const char *mmProvider(const OrtCustomOp *op) { (void)op; return "CPUExecutionProvider"; }
 static size_t mmInputs(const OrtCustomOp *op) { (void)op; return 6; }
 static size_t mmOutputs(const OrtCustomOp *op) { (void)op; return 1; }
-static int mmOne(const OrtCustomOp *op) { (void)op; return 1; }
-static int mmZero(const OrtCustomOp *op) { (void)op; return 0; }
-static int mmEnd(const OrtCustomOp *op) { (void)op; return INT_MAX; }
-static OrtMemType mmMem(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return OrtMemTypeDefault; }
 
 static ONNXTensorElementDataType mmInType(const OrtCustomOp *op, size_t i) {
 	(void)op;
@@ -267,30 +250,14 @@ static OrtCustomOpInputOutputCharacteristic mmInChar(const OrtCustomOp *op, size
 	return i < 3 ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
 }
 
-static OrtCustomOpInputOutputCharacteristic mmOutChar(const OrtCustomOp *op, size_t i) {
-	(void)op, (void)i;
-	return INPUT_OUTPUT_REQUIRED;
-}
-
 void attnop_define_matmul(OrtCustomOp *op) {
-	memset(op, 0, sizeof *op);
-	op->version = ORTAPI_VERSION;
+	op_define_common(op);
 	op->GetName = mmName;
-	op->GetExecutionProviderType = mmProvider;
 	op->GetInputType = mmInType;
 	op->GetInputTypeCount = mmInputs;
 	op->GetOutputType = mmOutType;
 	op->GetOutputTypeCount = mmOutputs;
-	op->KernelDestroy = mmDestroy;
 	op->GetInputCharacteristic = mmInChar;
-	op->GetOutputCharacteristic = mmOutChar;
-	op->GetInputMemoryType = mmMem;
-	op->GetVariadicInputMinArity = mmOne;
-	op->GetVariadicInputHomogeneity = mmZero;
-	op->GetVariadicOutputMinArity = mmOne;
-	op->GetVariadicOutputHomogeneity = mmZero;
 	op->CreateKernelV2 = mmCreate;
 	op->KernelComputeV2 = mmCompute;
-	op->GetStartVersion = mmOne;
-	op->GetEndVersion = mmEnd;
 }

@@ -42,6 +42,7 @@
 #include "attnop.h"
 #include "kernel.h"
 #include "matmul.h"
+#include "opdef.h"
 #include "ortapi.h"
 
 #define CHUNK 256 // cached rows of one decode item
@@ -56,7 +57,6 @@ const OrtApi *attnop_api;
 			return st_;                                                                \
 	} while (0)
 
-static OrtStatus *fail(const char *msg) { return ORT(CreateStatus)(ORT_INVALID_ARGUMENT, msg); }
 
 typedef struct {
 	int64_t H, KV;
@@ -179,7 +179,7 @@ static OrtStatus *dims(const OrtValue *v, int64_t *d, size_t *nd, size_t max, in
 	CHECK(ORT(GetTensorTypeAndShape)(v, &info));
 	OrtStatus *st = ORT(GetDimensionsCount)(info, nd);
 	if (!st && *nd > max)
-		st = fail("EdgeChat attention: an input has too many dimensions");
+		st = op_fail("EdgeChat attention: an input has too many dimensions");
 	if (!st)
 		st = ORT(GetDimensions)(info, d, *nd);
 	ORT(ReleaseTensorTypeAndShapeInfo)(info);
@@ -203,52 +203,52 @@ static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShap
 	size_t nq, nk, nv, npk, npv, nc, ns;
 	int packed = !in[1] && !in[2], norms = in[14] || in[15];
 	if (!packed && (!in[1] || !in[2]))
-		return fail("EdgeChat attention: key and value must both be given, or both absent (packed QKV in query)");
+		return op_fail("EdgeChat attention: key and value must both be given, or both absent (packed QKV in query)");
 	if (norms && (!in[14] || !in[15]))
-		return fail("EdgeChat attention: q_norm and k_norm (inputs 14 and 15) must both be given, or both absent");
+		return op_fail("EdgeChat attention: q_norm and k_norm (inputs 14 and 15) must both be given, or both absent");
 	CHECK(dims(in[0], qd, &nq, 4, &n));
 	CHECK(dims(in[3], pk, &npk, 4, &n));
 	CHECK(dims(in[4], pv, &npv, 4, &n));
 	if (nq != 3 || qd[0] != 1 || qd[1] < 1 || npk != 4 || pk[0] != 1 || pk[1] != k->KV || npv != 4 ||
 	    memcmp(pk, pv, sizeof pk))
-		return fail("EdgeChat attention: query [1, S, H·D] (batch 1) and past_key, past_value [1, kv_num_heads, capacity, D] expected");
+		return op_fail("EdgeChat attention: query [1, S, H·D] (batch 1) and past_key, past_value [1, kv_num_heads, capacity, D] expected");
 	int64_t S = qd[1], D = pk[3], cap = pk[2];
 	if (D % 16 || D <= 0 || D > MAXD || k->H % k->KV || k->H / k->KV > MAXG ||
 	    qd[2] != (packed ? k->H + 2 * k->KV : k->H) * D)
-		return fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size ((num_heads + 2 × kv_num_heads) × head size with packed QKV)");
+		return op_fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size ((num_heads + 2 × kv_num_heads) × head size with packed QKV)");
 	if (!packed) {
 		CHECK(dims(in[1], kd, &nk, 4, &n));
 		CHECK(dims(in[2], vd, &nv, 4, &n));
 		if (nk != 3 || nv != 3 || kd[0] != 1 || vd[0] != 1 || kd[1] != S || vd[1] != S || kd[2] != k->KV * D || vd[2] != k->KV * D)
-			return fail("EdgeChat attention: key and value must be [1, S, kv_num_heads × head size], S the query's");
+			return op_fail("EdgeChat attention: key and value must be [1, S, kv_num_heads × head size], S the query's");
 	}
 	for (int i = 14; norms && i <= 15; i++) {
 		CHECK(dims(in[i], ks, &ns, 4, &n));
 		if (n != D)
-			return fail("EdgeChat attention: q_norm and k_norm must hold head size values");
+			return op_fail("EdgeChat attention: q_norm and k_norm must hold head size values");
 	}
 	CHECK(dims(in[7], cd, &nc, 4, &n));
 	CHECK(dims(in[8], sd, &ns, 4, &n));
 	if (nc != 2 || ns != 2 || cd[1] != D / 2 || memcmp(cd, sd, 2 * sizeof cd[0]))
-		return fail("EdgeChat attention: cos_cache and sin_cache must be [positions, head size / 2]");
+		return op_fail("EdgeChat attention: cos_cache and sin_cache must be [positions, head size / 2]");
 	CHECK(dims(in[5], sd, &ns, 4, &n));
 	if (n < 1)
-		return fail("EdgeChat attention: seqlens_k is empty");
+		return op_fail("EdgeChat attention: seqlens_k is empty");
 	CHECK(dims(in[6], sd, &ns, 4, &n));
 	if (n < 1)
-		return fail("EdgeChat attention: total_sequence_length is empty");
+		return op_fail("EdgeChat attention: total_sequence_length is empty");
 	if (k->int8)
 		for (int i = 12; i <= 13; i++) {
 			CHECK(dims(in[i], ks, &ns, 4, &n));
 			if (n != k->KV * D)
-				return fail("EdgeChat attention: k_scale and v_scale must hold kv_num_heads × head size values (per channel)");
+				return op_fail("EdgeChat attention: k_scale and v_scale must hold kv_num_heads × head size values (per channel)");
 		}
 	const int32_t *seqlens, *total;
 	CHECK(data(in[5], &seqlens));
 	CHECK(data(in[6], &total));
 	int64_t t = (int64_t)seqlens[0] + 1;
 	if (*total != t || t < S || t > cap || t > cd[0] || cap > INT_MAX / MAXD)
-		return fail("EdgeChat attention: seqlens_k + 1 must equal total_sequence_length, be at least S and fit both the KV buffer and the rotary caches");
+		return op_fail("EdgeChat attention: seqlens_k + 1 must equal total_sequence_length, be at least S and fit both the KV buffer and the rotary caches");
 	*sh = (attnShape){.S = (int)S, .D = (int)D, .cap = (int)cap, .total = (int)t, .past = (int)(t - S), .packed = packed, .norms = norms};
 	return NULL;
 }
@@ -311,9 +311,9 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 		CHECK(ORT(KernelContext_GetInput)(ctx, i, &in[i]));
 	for (int i = 0; i < 9; i++)
 		if (!in[i] && i != 1 && i != 2)
-			return fail("EdgeChat attention: inputs 0 and 3 to 8 (query, the past buffers to sin_cache) are required");
+			return op_fail("EdgeChat attention: inputs 0 and 3 to 8 (query, the past buffers to sin_cache) are required");
 	if (k->int8 && (!in[12] || !in[13]))
-		return fail("EdgeChat attention: an int8 cache needs k_scale and v_scale (inputs 12 and 13)");
+		return op_fail("EdgeChat attention: an int8 cache needs k_scale and v_scale (inputs 12 and 13)");
 	attnShape sh = {0};
 	CHECK(checkShapes(k, in, &sh));
 	int S = sh.S, H = (int)k->H, KV = (int)k->KV, G = H / KV, D = sh.D, cap = sh.cap, past = sh.past;
@@ -361,7 +361,7 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	}
 	float *qr = malloc(sizeof(float) * (size_t)S * H * D);
 	if (!qr)
-		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+		return op_nomem("EdgeChat attention");
 	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .qn = qn, .kn = kn,
 	              .yk = yk, .yv = yv, .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past,
 	              .qstride = qstride, .kvstride = kvstride, .scale = scale, .eps = k->eps, .int8 = k->int8};
@@ -392,14 +392,14 @@ static OrtStatus *run(attnRun *r, OrtKernelContext *ctx) {
 		r->ntile = (r->S + r->rows - 1) / r->rows;
 		OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, promptItem, (size_t)r->KV * r->ntile, 0, r);
 		if (!st && r->nomem)
-			st = ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+			st = op_nomem("EdgeChat attention");
 		return st;
 	}
 	r->nchunk = (r->past + 1 + CHUNK - 1) / CHUNK;
 	size_t parts = (size_t)r->KV * r->nchunk * G;
 	float *buf = malloc(sizeof(float) * parts * (D + 2));
 	if (!buf)
-		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+		return op_nomem("EdgeChat attention");
 	r->pm = buf, r->pl = buf + parts, r->pacc = buf + 2 * parts;
 	OrtStatus *st = ORT(KernelContext_ParallelFor)(ctx, decodeItem, (size_t)r->KV * r->nchunk, 0, r);
 	for (int kv = 0; !st && kv < r->KV; kv++) {
@@ -429,16 +429,6 @@ static OrtStatus *run(attnRun *r, OrtKernelContext *ctx) {
 
 // ---- the operators' definitions ---------------------------------------------------------------
 
-static int64_t intAttr(const OrtKernelInfo *info, const char *name, int64_t def) {
-	int64_t v;
-	OrtStatus *st = ORT(KernelInfoGetAttribute_int64)(info, name, &v);
-	if (st) {
-		ORT(ReleaseStatus)(st);
-		return def;
-	}
-	return v;
-}
-
 static float floatAttr(const OrtKernelInfo *info, const char *name) {
 	float v;
 	OrtStatus *st = ORT(KernelInfoGetAttribute_float)(info, name, &v);
@@ -450,16 +440,16 @@ static float floatAttr(const OrtKernelInfo *info, const char *name) {
 }
 
 static OrtStatus *create(const OrtKernelInfo *info, void **out, int int8) {
-	attnKernel k = {.H = intAttr(info, "num_heads", 0), .KV = intAttr(info, "kv_num_heads", 0),
+	attnKernel k = {.H = op_int_attr(info, "num_heads", 0), .KV = op_int_attr(info, "kv_num_heads", 0),
 	                .scale = floatAttr(info, "scale"), .eps = floatAttr(info, "qk_norm_epsilon"), .int8 = int8};
 	if (k.KV <= 0 || k.H <= 0 || k.H % k.KV || k.H / k.KV > MAXG)
-		return fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
-	if (intAttr(info, "do_rotary", 0) != 1 || intAttr(info, "rotary_interleaved", 0) != 0 ||
-	    intAttr(info, "local_window_size", -1) != -1 || floatAttr(info, "softcap") != 0)
-		return fail("EdgeChat attention: only do_rotary 1, rotary_interleaved 0, no local window and no softcap are supported");
+		return op_fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
+	if (op_int_attr(info, "do_rotary", 0) != 1 || op_int_attr(info, "rotary_interleaved", 0) != 0 ||
+	    op_int_attr(info, "local_window_size", -1) != -1 || floatAttr(info, "softcap") != 0)
+		return op_fail("EdgeChat attention: only do_rotary 1, rotary_interleaved 0, no local window and no softcap are supported");
 	attnKernel *p = malloc(sizeof *p);
 	if (!p)
-		return ORT(CreateStatus)(ORT_FAIL, "EdgeChat attention: out of memory");
+		return op_nomem("EdgeChat attention");
 	*p = k;
 	*out = p;
 	return NULL;
@@ -475,15 +465,9 @@ static OrtStatus *createI8(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 	return create(info, out, 1);
 }
 
-static void destroy(void *k) { free(k); }
 static const char *name(const OrtCustomOp *op) { (void)op; return "GroupQueryAttention"; }
-static const char *providerCPU(const OrtCustomOp *op) { (void)op; return "CPUExecutionProvider"; }
 static size_t inputs(const OrtCustomOp *op) { (void)op; return NIN; }
 static size_t threeOut(const OrtCustomOp *op) { (void)op; return 3; }
-static int one(const OrtCustomOp *op) { (void)op; return 1; }
-static int zero(const OrtCustomOp *op) { (void)op; return 0; }
-static int endVersion(const OrtCustomOp *op) { (void)op; return INT_MAX; }
-static OrtMemType memDefault(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return OrtMemTypeDefault; }
 
 static ONNXTensorElementDataType inType(size_t i, int int8) {
 	if (i == 5 || i == 6)
@@ -499,7 +483,6 @@ static ONNXTensorElementDataType outI8(const OrtCustomOp *op, size_t i) {
 	(void)op;
 	return i == 0 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT : ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
 }
-static OrtCustomOpInputOutputCharacteristic required(const OrtCustomOp *op, size_t i) { (void)op, (void)i; return INPUT_OUTPUT_REQUIRED; }
 // inF32Char and inI8Char: key and value are optional (packed QKV), as are inputs 9 to 11 and the
 // norms, and a float32 cache's scales.
 static OrtCustomOpInputOutputCharacteristic inChar(size_t i, int int8) {
@@ -511,26 +494,15 @@ static OrtCustomOpInputOutputCharacteristic inF32Char(const OrtCustomOp *op, siz
 static OrtCustomOpInputOutputCharacteristic inI8Char(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 1); }
 
 static void define(OrtCustomOp *op, int int8) {
-	memset(op, 0, sizeof *op);
-	op->version = ORTAPI_VERSION; // ONNX Runtime reads the fields of this version, no further
+	op_define_common(op);
 	op->GetName = name;
-	op->GetExecutionProviderType = providerCPU;
 	op->GetInputType = int8 ? inI8 : inF32;
 	op->GetInputTypeCount = inputs;
 	op->GetOutputType = int8 ? outI8 : outF32;
 	op->GetOutputTypeCount = threeOut;
-	op->KernelDestroy = destroy;
 	op->GetInputCharacteristic = int8 ? inI8Char : inF32Char;
-	op->GetOutputCharacteristic = required;
-	op->GetInputMemoryType = memDefault;
-	op->GetVariadicInputMinArity = one;
-	op->GetVariadicInputHomogeneity = zero;
-	op->GetVariadicOutputMinArity = one;
-	op->GetVariadicOutputHomogeneity = zero;
 	op->CreateKernelV2 = int8 ? createI8 : createF32;
 	op->KernelComputeV2 = attnCompute;
-	op->GetStartVersion = one;
-	op->GetEndVersion = endVersion;
 }
 
 // ---- registration -----------------------------------------------------------------------------

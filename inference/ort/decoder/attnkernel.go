@@ -42,9 +42,13 @@ func kernelsOff() bool { return switchedOff(AttnKernelVar) }
 // AttnKernelStatus says whether CPU loads run attention on EdgeChat's kernels: nil when they
 // do (for models whose attention they take), else why not (for `edgechat sys`). ONNX Runtime
 // must be loaded.
-func AttnKernelStatus() error {
-	if kernelsOff() {
-		return errKernelsOff
+func AttnKernelStatus() error { return kernelStatus(kernelsOff(), errKernelsOff) }
+
+// kernelStatus is what AttnKernelStatus and MatMulKernelStatus say: errOff when their switch
+// is off, else whether the kernels can be registered.
+func kernelStatus(off bool, errOff error) error {
+	if off {
+		return errOff
 	}
 	if err := kernelsAvailable(); err != nil {
 		return err

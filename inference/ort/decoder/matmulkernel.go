@@ -57,15 +57,7 @@ func switchedOff(name string) bool {
 // MatMulKernelStatus says whether CPU loads run their int4 products on EdgeChat's kernel: nil
 // when they do (for the products it takes), else why not (for `edgechat sys`). ONNX Runtime
 // must be loaded.
-func MatMulKernelStatus() error {
-	if matMulOff() {
-		return errMatMulOff
-	}
-	if err := kernelsAvailable(); err != nil {
-		return err
-	}
-	return probeRegister()
-}
+func MatMulKernelStatus() error { return kernelStatus(matMulOff(), errMatMulOff) }
 
 // matMulKernel is the rewrite that moves the int4 products of folder f's CPU copy onto the
 // kernel for a load with options o, or why they stay on MatMulNBits. A graph with no product
