@@ -260,7 +260,15 @@ func TestAttentionMatchesGQA(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.out > 1e-4*max(1, d.rms) || d.rows != 0 {
+			tol := 1e-4
+			if tc.quant && tc.newRows == 1 {
+				// An int8 cache's decode step runs decode8.c's integer loops where the CPU has
+				// AVX-512 VNNI: the query and the weights rounded to int16 move outputs by up to
+				// ~5e-4 of their rms here, ~100 times under the cache's own rounding (attnop's
+				// TestInt8DecodeUnderCacheError).
+				tol = 1e-3
+			}
+			if d.out > tol*max(1, d.rms) || d.rows != 0 {
 				t.Errorf("output differs by %.3g (rms %.3g), appended rows by %.3g", d.out, d.rms, d.rows)
 			}
 		})
