@@ -130,6 +130,18 @@ func scales(sh shape) (k, v []float32) {
 // session opens m with 2 intra-op threads, spinning off, the kernels registered.
 func session(t testing.TB, m *proto.Model) *ort.DynamicAdvancedSession {
 	t.Helper()
+	s, err := openSession(t, m, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k",
+		"total_sequence_length"}, []string{"out", "present_key", "present_value"})
+	if err != nil {
+		t.Fatalf("%s: %v", m.Graph.Nodes[0].Domain, err)
+	}
+	return s
+}
+
+// openSession opens m with 2 intra-op threads, spinning off, the kernels registered, on the
+// inputs ins and outputs outs; the session is destroyed when the test ends.
+func openSession(t testing.TB, m *proto.Model, ins, outs []string) (*ort.DynamicAdvancedSession, error) {
+	t.Helper()
 	b, err := m.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -148,13 +160,11 @@ func session(t testing.TB, m *proto.Model) *ort.DynamicAdvancedSession {
 	if err := Register(o); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(b, []string{"q", "k", "v", "past_key", "past_value", "seqlens_k",
-		"total_sequence_length"}, []string{"out", "present_key", "present_value"}, o)
-	if err != nil {
-		t.Fatalf("%s: %v", m.Graph.Nodes[0].Domain, err)
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(b, ins, outs, o)
+	if err == nil {
+		t.Cleanup(func() { s.Destroy() })
 	}
-	t.Cleanup(func() { s.Destroy() })
-	return s
+	return s, err
 }
 
 // call is one attention call's inputs: S new rows after past cached ones in a buffer of rows.

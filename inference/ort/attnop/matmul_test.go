@@ -72,29 +72,7 @@ func mmModel(domain string, w q4Weights, level int, threeD bool, attrs ...proto.
 // mmSession opens m with 2 intra-op threads, spinning off, the kernels registered.
 func mmSession(t testing.TB, m *proto.Model) (*ort.DynamicAdvancedSession, error) {
 	t.Helper()
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := ort.NewSessionOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Destroy()
-	if err := o.SetIntraOpNumThreads(2); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		t.Fatal(err)
-	}
-	if err := Register(o); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(b, []string{"A"}, []string{"Y"}, o)
-	if err == nil {
-		t.Cleanup(func() { s.Destroy() })
-	}
-	return s, err
+	return openSession(t, m, []string{"A"}, []string{"Y"})
 }
 
 // mmRun runs s on A [rows, cols] (or [1, rows, cols]) of seed's values and returns Y.

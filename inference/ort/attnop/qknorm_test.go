@@ -77,27 +77,11 @@ func qkNormModel(sh shape, quant, fused bool) *proto.Model {
 // packedSession opens m (input qkv) as session does.
 func packedSession(t testing.TB, m *proto.Model) *ort.DynamicAdvancedSession {
 	t.Helper()
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := ort.NewSessionOptions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Destroy()
-	if err := o.SetIntraOpNumThreads(2); err != nil {
-		t.Fatal(err)
-	}
-	if err := Register(o); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(b, []string{"qkv", "past_key", "past_value", "seqlens_k",
-		"total_sequence_length"}, []string{"out", "present_key", "present_value"}, o)
+	s, err := openSession(t, m, []string{"qkv", "past_key", "past_value", "seqlens_k",
+		"total_sequence_length"}, []string{"out", "present_key", "present_value"})
 	if err != nil {
 		t.Fatalf("%s: %v", m.Graph.Nodes[len(m.Graph.Nodes)-1].Domain, err)
 	}
-	t.Cleanup(func() { s.Destroy() })
 	return s
 }
 
