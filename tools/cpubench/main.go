@@ -21,12 +21,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
+	"edgechat/internal/cputime"
 )
 
 var (
@@ -39,12 +39,6 @@ var (
 )
 
 // cpu is the CPU time (user and system) this process has spent.
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func main() {
 	flag.Parse()
@@ -87,7 +81,7 @@ func main() {
 	for r := 0; r < *rounds+1; r++ {
 		for j := range gs {
 			x := gs[(j+r)%len(gs)]
-			c0, w0 := cpu(), time.Now()
+			c0, w0 := cputime.Used(), time.Now()
 			var next []int
 			var err error
 			if *decOnly && r > 0 { // the prompt's rows are still cached: its last token again
@@ -104,7 +98,7 @@ func main() {
 				fmt.Fprintln(os.Stderr, "cpubench:", x.name, err)
 				os.Exit(1)
 			}
-			c1, w1 := cpu(), time.Now()
+			c1, w1 := cputime.Used(), time.Now()
 			toks := []int{next[0]}
 			for range *decode {
 				if next, err = x.l.Forward(next[len(next)-1:], 1); err != nil {
@@ -113,7 +107,7 @@ func main() {
 				}
 				toks = append(toks, next[0])
 			}
-			c2, w2 := cpu(), time.Now()
+			c2, w2 := cputime.Used(), time.Now()
 			if r > 0 { // round 0 warms up
 				x.pre += c1 - c0
 				x.dec += c2 - c1

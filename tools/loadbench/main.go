@@ -16,13 +16,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/internal/cpuprof"
+	"edgechat/internal/cputime"
 	"edgechat/models"
 )
 
@@ -37,18 +37,12 @@ var (
 	bareOpt = flag.String("bare-option", "", "a session option key=value for the bare sessions only (e.g. session.disable_prepacking=1)")
 )
 
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 type timing struct{ cpu, wall time.Duration }
 
 func measure(f func() error) (timing, error) {
-	c, w := cpu(), time.Now()
+	c, w := cputime.Used(), time.Now()
 	err := f()
-	return timing{cpu() - c, time.Since(w)}, err
+	return timing{cputime.Used() - c, time.Since(w)}, err
 }
 
 func (t timing) String() string {

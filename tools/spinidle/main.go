@@ -11,12 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"syscall"
 	"time"
 
 	"edgechat/inference"
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
+	"edgechat/internal/cputime"
 )
 
 var (
@@ -26,12 +26,6 @@ var (
 	threads = flag.Int("threads", 2, "intra-op threads")
 	tokens  = flag.Int("tokens", 32, "tokens to decode")
 )
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func main() {
 	flag.Parse()
@@ -55,16 +49,16 @@ func run() error {
 	if _, err := d.Forward(ctx, m.Tokenizer.Encode("Hello there, this is a test of spinning threads")); err != nil {
 		return err
 	}
-	t0, c0 := time.Now(), cpu()
+	t0, c0 := time.Now(), cputime.Used()
 	for range *tokens {
 		if _, err := d.Forward(ctx, []int{42}); err != nil {
 			return err
 		}
 	}
 	wall := time.Since(t0).Seconds()
-	fmt.Printf("spin=%s stop=%s: decode %.1f tokens/s, %.2f CPU-seconds per second\n", *spin, *stop, float64(*tokens)/wall, (cpu()-c0).Seconds()/wall)
-	c1 := cpu()
+	fmt.Printf("spin=%s stop=%s: decode %.1f tokens/s, %.2f CPU-seconds per second\n", *spin, *stop, float64(*tokens)/wall, (cputime.Used()-c0).Seconds()/wall)
+	c1 := cputime.Used()
 	time.Sleep(3 * time.Second)
-	fmt.Printf("the 3 s after the last run: %.3f CPU-seconds\n", (cpu() - c1).Seconds())
+	fmt.Printf("the 3 s after the last run: %.3f CPU-seconds\n", (cputime.Used() - c1).Seconds())
 	return nil
 }

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -37,6 +36,7 @@ import (
 	"edgechat/config"
 	"edgechat/history"
 	"edgechat/internal/cpuprof"
+	"edgechat/internal/cputime"
 	"edgechat/reply"
 	"edgechat/ui"
 )
@@ -112,7 +112,7 @@ type sample struct {
 
 // measure runs action on the main goroutine and waits for the first frame drawn after it.
 func measure(p *probe, action func()) sample {
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0 := cputime.Used(), time.Now()
 	marked := make(chan stamp, 1)
 	var acted time.Time
 	fyne.DoAndWait(func() {
@@ -120,7 +120,7 @@ func measure(p *probe, action func()) sample {
 		acted = time.Now()
 		// Queued after the binding listeners the action queued (main's window built the
 		// transcript in one of them): runs once they did.
-		fyne.Do(func() { marked <- stamp{at: time.Now(), cpu: cpuTime()} })
+		fyne.Do(func() { marked <- stamp{at: time.Now(), cpu: cputime.Used()} })
 	})
 	built := <-marked
 	time.Sleep(400 * time.Millisecond)
@@ -229,7 +229,7 @@ type probeRenderer struct {
 
 func (r *probeRenderer) Objects() []fyne.CanvasObject {
 	r.p.mu.Lock()
-	r.p.walks = append(r.p.walks, stamp{at: time.Now(), cpu: cpuTime()})
+	r.p.walks = append(r.p.walks, stamp{at: time.Now(), cpu: cputime.Used()})
 	r.p.mu.Unlock()
 	if r.rect == nil {
 		r.rect = canvas.NewRectangle(nil)
@@ -240,12 +240,6 @@ func (r *probeRenderer) Layout(fyne.Size)   {}
 func (r *probeRenderer) MinSize() fyne.Size { return fyne.NewSize(1, 1) }
 func (r *probeRenderer) Refresh()           {}
 func (r *probeRenderer) Destroy()           {}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // seed writes 100 conversations of 20 turns, alternately written with two models.
 func seed(root string) (*history.Store, error) {

@@ -16,6 +16,7 @@ import (
 
 	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/env"
+	"edgechat/internal/cputime"
 	"edgechat/onnx/proto"
 )
 
@@ -289,7 +290,7 @@ func attnBench(dir string, pasts []int) error {
 				s := sides[(j+it)%len(sides)] // each first in turn
 				c := caches[s.int8]
 				n := len(c.k)
-				start, c0 := time.Now(), cpuTime()
+				start, c0 := time.Now(), cputime.Used()
 				for i := range n {
 					if err := call(s, c, i, past); err != nil {
 						return fmt.Errorf("%s: %w", s.name, err)
@@ -297,7 +298,7 @@ func attnBench(dir string, pasts []int) error {
 				}
 				if it >= warmup {
 					s.wall = append(s.wall, time.Since(start).Seconds()/float64(n))
-					s.cpu = append(s.cpu, (cpuTime()-c0).Seconds()/float64(n))
+					s.cpu = append(s.cpu, (cputime.Used()-c0).Seconds()/float64(n))
 				}
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"edgechat/internal/cputime"
+
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -96,13 +98,13 @@ func promptBench(dir string, kScale, vScale []float32) error {
 			for j := range sides {
 				i := (j + it) % len(sides)
 				s := sides[i]
-				start, c0 := time.Now(), cpuTime()
+				start, c0 := time.Now(), cputime.Used()
 				if err := prompt(i, s); err != nil {
 					return err
 				}
 				if it >= warmup {
 					s.wall = append(s.wall, time.Since(start).Seconds())
-					s.cpu = append(s.cpu, (cpuTime() - c0).Seconds())
+					s.cpu = append(s.cpu, (cputime.Used() - c0).Seconds())
 				}
 			}
 		}

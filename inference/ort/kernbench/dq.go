@@ -12,6 +12,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/internal/cputime"
 	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
 )
@@ -74,12 +75,12 @@ func dynQuant() error {
 		for round := range *rounds {
 			for j := range sess {
 				i := (j + round) % len(sess)
-				c0, t0 := cpuTime(), time.Now()
+				c0, t0 := cputime.Used(), time.Now()
 				if err := sess[i].s.Run(); err != nil {
 					return err
 				}
 				best[i] = min(best[i], time.Since(t0).Seconds())
-				cpus[i] = append(cpus[i], (cpuTime() - c0).Seconds())
+				cpus[i] = append(cpus[i], (cputime.Used() - c0).Seconds())
 				time.Sleep(5 * time.Millisecond)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -19,6 +18,7 @@ import (
 	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
+	"edgechat/internal/cputime"
 )
 
 // opTwin writes beside graph (an int4 decoder, weights in a data file beside it) a copy whose
@@ -269,15 +269,15 @@ func endToEnd(graph string, decode int) error {
 // the prefill and of one decode step (their mean) and the tokens.
 func greedyTimed(l *loop.Loop, prompt []int, n int) (wall, cpuS [2]float64, ids []int, err error) {
 	l.Truncate(0)
-	w0, c0 := time.Now(), cpuTime()
+	w0, c0 := time.Now(), cputime.Used()
 	logits, err := l.Step(prompt)
 	if err != nil {
 		return wall, cpuS, nil, err
 	}
 	next := sample.Argmax(logits[len(logits)-l.Vocab():])
-	wall[0], cpuS[0] = time.Since(w0).Seconds(), (cpuTime() - c0).Seconds()
+	wall[0], cpuS[0] = time.Since(w0).Seconds(), (cputime.Used() - c0).Seconds()
 	ids = append(ids, next)
-	w0, c0 = time.Now(), cpuTime()
+	w0, c0 = time.Now(), cputime.Used()
 	for range n {
 		if logits, err = l.Step([]int{next}); err != nil {
 			return wall, cpuS, ids, err
@@ -285,15 +285,8 @@ func greedyTimed(l *loop.Loop, prompt []int, n int) (wall, cpuS [2]float64, ids 
 		next = sample.Argmax(logits)
 		ids = append(ids, next)
 	}
-	wall[1], cpuS[1] = time.Since(w0).Seconds()/float64(n), (cpuTime()-c0).Seconds()/float64(n)
+	wall[1], cpuS[1] = time.Since(w0).Seconds()/float64(n), (cputime.Used()-c0).Seconds()/float64(n)
 	return wall, cpuS, ids, nil
-}
-
-// cpuTime is the CPU time (user and system) this process has spent.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // compareLogits says how far the two graphs' logits after the prompt are apart, against how

@@ -15,6 +15,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"edgechat/inference/ort/attnop"
+	"edgechat/internal/cputime"
 	"edgechat/onnx/proto"
 )
 
@@ -113,12 +114,12 @@ func q4opShape(dir string, s shape, rows, copies int) (best, cpu [2]float64, dif
 	for round := range *rounds {
 		for j := range 2 {
 			i := (j + round) % 2
-			c0, t0 := cpuTime(), time.Now()
+			c0, t0 := cputime.Used(), time.Now()
 			if err := sides[i].s.Run(); err != nil {
 				return best, cpu, 0, err
 			}
 			best[i] = min(best[i], time.Since(t0).Seconds()/float64(copies))
-			cpus[i] = append(cpus[i], (cpuTime()-c0).Seconds()/float64(copies))
+			cpus[i] = append(cpus[i], (cputime.Used()-c0).Seconds()/float64(copies))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"edgechat/inference/ort/loop"
 	"edgechat/inference/sample"
+	"edgechat/internal/cputime"
 )
 
 // twinSide is one graph of a decode comparison: the app's optimized copy (no ops), or a twin
@@ -301,8 +302,8 @@ func refRun(ref *loop.Loop, ids []int, n int) ([]refStep, []float64, float64, er
 }
 
 // nowCPU and sinceCPU time a span in wall-clock and process CPU seconds.
-func nowCPU() (time.Time, time.Duration) { return time.Now(), cpuTime() }
+func nowCPU() (time.Time, time.Duration) { return time.Now(), cputime.Used() }
 
 func sinceCPU(w time.Time, c time.Duration) (wall, cpu float64) {
-	return time.Since(w).Seconds(), (cpuTime() - c).Seconds()
+	return time.Since(w).Seconds(), (cputime.Used() - c).Seconds()
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"edgechat/internal/cputime"
 	"edgechat/onnx/proto"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -109,11 +110,11 @@ func timeProduct(dir string, p product) (time.Duration, error) {
 	var c0 time.Duration
 	for i := range *iters + 5 {
 		if i == 5 {
-			c0 = cpuTime()
+			c0 = cputime.Used()
 		}
 		if err := s.Run([]ort.Value{a, b}, []ort.Value{nil}); err != nil {
 			return 0, err
 		}
 	}
-	return (cpuTime() - c0) / time.Duration(*iters), nil
+	return (cputime.Used() - c0) / time.Duration(*iters), nil
 }

@@ -28,10 +28,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"edgechat/inference/ort/env"
+	"edgechat/internal/cputime"
 	"edgechat/onnx/proto"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -156,13 +156,13 @@ func run() error {
 	for it := range *iters + warmup {
 		for j := range kinds {
 			c := kinds[(j+it)%len(kinds)] // each first in turn
-			start, c0 := time.Now(), cpuTime()
+			start, c0 := time.Now(), cputime.Used()
 			if err := c.sess.Run([]ort.Value{q, k, v, c.pk, c.pv, seqlens, total}, []ort.Value{out, c.pk, c.pv}); err != nil {
 				return fmt.Errorf("%s cache: %w", c.name(), err)
 			}
 			if it >= warmup {
 				c.spent += time.Since(start)
-				c.cpu += cpuTime() - c0
+				c.cpu += cputime.Used() - c0
 			}
 		}
 	}
@@ -194,13 +194,6 @@ func (k *kind) name() string {
 		t += ", plain"
 	}
 	return t
-}
-
-// cpuTime is the CPU time (user and system) this process has spent.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail for RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cacheBytes is a cache buffer of n bytes holding small non-zero values of type t.

@@ -1,6 +1,10 @@
 package testenv
 
-import "time"
+import (
+	"time"
+
+	"edgechat/internal/cputime"
+)
 
 // Clock times a piece of work for a bound a test puts on it. Where the system tells (Unix) it
 // counts the process's CPU time — user and system, all threads — which other jobs on a
@@ -14,13 +18,13 @@ type Clock struct {
 
 // StartClock starts a Clock.
 func StartClock() Clock {
-	cpu, ok := processCPU()
+	cpu, ok := cputime.Process()
 	return Clock{wall: time.Now(), cpu: cpu, ok: ok}
 }
 
 // Elapsed is the CPU time used since the start, or the wall time where there is none.
 func (c Clock) Elapsed() time.Duration {
-	if now, ok := processCPU(); ok && c.ok {
+	if now, ok := cputime.Process(); ok && c.ok {
 		return now - c.cpu
 	}
 	return time.Since(c.wall)
