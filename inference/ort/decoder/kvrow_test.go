@@ -2,10 +2,10 @@ package decoder
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
 	"testing"
 
 	"edgechat/inference"
