@@ -65,10 +65,12 @@ VNNI static inline __m256i reduce8(const __m512i a[8]) {
 	return _mm256_add_epi32(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
 }
 
-// prefetchRows asks for bytes from p on.
+// prefetchRows asks for the cache lines of bytes from p on (p need not be aligned: per-row
+// cache rows are ROWBYTES(d) apart).
 static inline void prefetchRows(const int8_t *p, size_t bytes) {
-	for (size_t o = 0; o < bytes; o += 64)
-		_mm_prefetch((const char *)p + o, _MM_HINT_T0);
+	const char *a = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + bytes;
+	for (; a < end; a += 64)
+		_mm_prefetch(a, _MM_HINT_T0);
 }
 
 // dot8 returns the products of the vectors x0 and x1 with the 8 rows at k (stride ld).
@@ -229,9 +231,14 @@ VNNI void attnop_part8(const float *q, int nq, int d, int ld, const float *K, co
 		size_t off = (size_t)b0 * ld;
 		scores8(q16, qs, nq, d, ld, K8 + off, V8 + off, n, b0 + BLOCK8 < r1, s);
 		if (perRow) {
-			for (int t = 0; t < BLOCK8; t++) {
-				ks[t] = t < n ? rowScale(K8 + off + (size_t)t * ld, d) : 0;
-				vs[t] = t < n ? rowScale(V8 + off + (size_t)t * ld, d) : 0;
+			// The rows' scales, 16 rows a gather (rows past n masked to 0).
+			__m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(ld));
+			idx = _mm512_add_epi32(idx, _mm512_set1_epi32(d));
+			for (int j = 0; j < BLOCK8; j += 16) {
+				__mmask16 live = n - j >= 16 ? 0xffff : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
+				const int8_t *kb = K8 + off + (size_t)j * ld, *vb = V8 + off + (size_t)j * ld;
+				_mm512_storeu_ps(ks + j, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, kb, 1));
+				_mm512_storeu_ps(vs + j, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, vb, 1));
 			}
 			for (int h = 0; h < nq; h++)
 				for (int j = 0; j < BLOCK8; j += 16)
