@@ -18,8 +18,11 @@ import (
 // int8 cache themselves, so neither the float32 prompt path (floatprompt.go) nor the int8
 // prompt twin (promptint8.go) is attached to it.
 //
-// 28-layer Qwen3-0.6B-shaped q4 (tools/stepbench, 2 threads): see the README's performance
-// section for the step times at 100 and 3,000 tokens.
+// Measured on a machine under heavy load (load average 12 to 19 on 2 cores, so CPU-time ratios
+// only; tools/stepbench, 28-layer Qwen3-0.6B-shaped q4, 2 threads, paired steps): the step at
+// 3,000 tokens over the float32 cache's at 100, CPU medians, 1.11 and 1.17 (per channel 1.12,
+// 1.15; float32 1.58, 1.56). kernbench --attn at 3,000: the per-row operator 1.08–1.2× the
+// per-channel one's time (its rows are 132 bytes apart, the scales gathered).
 
 // KVRowVar is the environment variable that keeps the 8-bit cache per channel (ONNX Runtime's
 // format, calibrated) where the per-row one would run: "off" (or "0", "false", "no"), for

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"edgechat/inference"
@@ -114,6 +115,9 @@ func TestKVRowKernels(t *testing.T) {
 	}
 	if n := graphNodes(t, r.path)[0]; n != 0 {
 		t.Errorf("%d attention nodes left on the float32 kernel", n)
+	}
+	if a := AttentionOf(r.path); !strings.Contains(a, "8-bit KV cache, a scale per row") {
+		t.Errorf("AttentionOf says %q, want the per-row 8-bit cache named", a)
 	}
 	var sumRow, sumPC float64
 	worst, n := 0.0, 0
