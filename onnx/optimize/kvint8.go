@@ -307,6 +307,20 @@ const attrString = 3
 // valueInfoAsQuant returns the ValueInfoProto b as a cache of bits bits when its name is in
 // names (element type int8; for 4 bits uint8 with the last dimension halved), else b.
 func valueInfoAsQuant(b []byte, names map[string]bool, bits int) ([]byte, error) {
+	if bits == 4 {
+		return valueInfoAs(b, names, uint64(proto.Uint8), func(v uint64) (uint64, error) {
+			if v%2 != 0 {
+				return 0, fmt.Errorf("head_dim %d is odd: no 4-bit cache", v)
+			}
+			return v / 2, nil
+		})
+	}
+	return valueInfoAs(b, names, uint64(proto.Int8), nil)
+}
+
+// valueInfoAs returns the ValueInfoProto b with element type elem and its last dimension's
+// value passed through dim (nil: kept) when its name is in names, else b.
+func valueInfoAs(b []byte, names map[string]bool, elem uint64, dim func(uint64) (uint64, error)) ([]byte, error) {
 	fs, err := fields(b)
 	if err != nil {
 		return nil, errf("read value info: %v", err)
@@ -334,12 +348,10 @@ func valueInfoAsQuant(b []byte, names map[string]bool, bits int) ([]byte, error)
 			var o []byte
 			for _, t := range tfs {
 				switch {
-				case t.num == proto.FieldTensorElemType && bits == 4:
-					o = appendVarint(o, proto.FieldTensorElemType, uint64(proto.Uint8))
 				case t.num == proto.FieldTensorElemType:
-					o = appendVarint(o, proto.FieldTensorElemType, uint64(proto.Int8))
-				case t.num == proto.FieldTensorShape && t.typ == protowire.BytesType && bits == 4:
-					sh, err := halveLastDim(t.val)
+					o = appendVarint(o, proto.FieldTensorElemType, elem)
+				case t.num == proto.FieldTensorShape && t.typ == protowire.BytesType && dim != nil:
+					sh, err := editLastDim(t.val, dim)
 					if err != nil {
 						return nil, err
 					}
@@ -358,9 +370,9 @@ func valueInfoAsQuant(b []byte, names map[string]bool, bits int) ([]byte, error)
 	return out, nil
 }
 
-// halveLastDim returns the TensorShapeProto b with its last dimension's value halved (a
-// 4-bit cache's head_dim / 2 bytes a row).
-func halveLastDim(b []byte) ([]byte, error) {
+// editLastDim returns the TensorShapeProto b with its last dimension's value passed through
+// dim (a 4-bit cache's head_dim / 2 bytes a row; a per-row cache's head_dim + 4).
+func editLastDim(b []byte, dim func(uint64) (uint64, error)) ([]byte, error) {
 	fs, err := fields(b)
 	if err != nil {
 		return nil, err
@@ -387,11 +399,11 @@ func halveLastDim(b []byte) ([]byte, error) {
 		var d []byte
 		for _, x := range dfs {
 			if x.num == proto.FieldDimValue && x.typ == protowire.VarintType {
-				v := x.v
-				if v%2 != 0 {
-					return nil, fmt.Errorf("head_dim %d is odd: no 4-bit cache", v)
+				v, err := dim(x.v)
+				if err != nil {
+					return nil, err
 				}
-				d = appendVarint(d, proto.FieldDimValue, v/2)
+				d = appendVarint(d, proto.FieldDimValue, v)
 				continue
 			}
 			d = append(d, x.raw...)
@@ -444,7 +456,20 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 	if bits == 4 {
 		kind = "kv4\x00"
 	}
-	abs, out, err := copyPath(path, cacheDir, kind, calib)
+	return cachedKVCopy(path, cacheDir, kind, calib, fmt.Sprintf("%d-bit cache", bits), func(src []byte) ([]byte, error) {
+		s, err := scales()
+		if err != nil {
+			return nil, err
+		}
+		return QuantizeKVBits(src, s, bits)
+	})
+}
+
+// cachedKVCopy returns the path of the copy of the graph at path that quantize makes of it
+// (called only the first time), cached in cacheDir/optimized/<key>/ under kind and how;
+// what names the copy in errors.
+func cachedKVCopy(path, cacheDir, kind, how, what string, quantize func(src []byte) ([]byte, error)) (string, error) {
+	abs, out, err := copyPath(path, cacheDir, kind, how)
 	if err != nil {
 		return "", err
 	}
@@ -452,17 +477,13 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
 	}
-	s, err := scales()
-	if err != nil {
-		return "", err
-	}
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		return "", err
 	}
-	b, err := QuantizeKVBits(src, s, bits)
+	b, err := quantize(src)
 	if err != nil {
-		return "", fmt.Errorf("%d-bit cache for %s: %w", bits, path, err)
+		return "", fmt.Errorf("%s for %s: %w", what, path, err)
 	}
 	info, err := proto.Parse(bytes.NewReader(src), int64(len(src)))
 	if err != nil {
@@ -473,7 +494,7 @@ func CachedKVBits(path, cacheDir, calib string, bits int, scales func() (KVScale
 	}
 	for _, x := range info.ExternalFiles {
 		if err := link(filepath.Join(filepath.Dir(abs), x), filepath.Join(dir, x)); err != nil {
-			return "", fmt.Errorf("link the weights %s beside the %d-bit-cache copy: %w", x, bits, err)
+			return "", fmt.Errorf("link the weights %s beside the %s copy: %w", x, what, err)
 		}
 	}
 	if err := replaceWith(out, func(w io.Writer) error {

@@ -21,8 +21,9 @@
 // optimized copy from the graph cache, the decoder's session options (spinning as --spin
 // says) and its Forward with a cancellable context, as edgechat bench times it. Set against a
 // bare loop on the same copy it shows what the app's decode path costs above the bare step.
-// Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting;
-// its first load calibrates the copy); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
+// Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting:
+// per row where EdgeChat's attention kernels run; -kv8pc keeps ONNX Runtime's per-channel
+// format instead, decoder.KVRowVar off, whose first load calibrates the copy); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
 // GroupQueryAttention where the app would run EdgeChat's attention kernels
 // (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
 // in one process; one whose name contains mlas (mlas-ours) runs ONNX Runtime's MatMulNBits
@@ -233,7 +234,7 @@ func open(name, path string) (g *graph, err error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}} {
+	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}, {"-kv8pc", decoder.KVRowVar}} {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
 			if err := os.Setenv(sw.env, "off"); err != nil {
 				return nil, err

@@ -56,10 +56,10 @@ static void pad(float s[MAXV][BLOCK], int nq, int n) {
 
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
 // a stride the hardware prefetcher follows poorly) and, when next, for the keys a block on.
-static inline void prefetch(const float *K, const int8_t *K8, const float *V, const int8_t *V8, size_t row, int d, int next) {
-	size_t bytes = 4 * (size_t)d * (K8 ? 1 : 4);
+static inline void prefetch(const float *K, const int8_t *K8, const float *V, const int8_t *V8, size_t row, int ld, int next) {
+	size_t bytes = 4 * (size_t)ld * (K8 ? 1 : 4);
 	const char *vp = V8 ? (const char *)(V8 + row) : (const char *)(V + row);
-	const char *kp = K8 ? (const char *)(K8 + row + BLOCK * d) : (const char *)(K + row + BLOCK * d);
+	const char *kp = K8 ? (const char *)(K8 + row + BLOCK * ld) : (const char *)(K + row + BLOCK * ld);
 	for (size_t o = 0; o < bytes; o += 64) {
 		_mm_prefetch(vp + o, _MM_HINT_T0);
 		if (next)
@@ -69,12 +69,12 @@ static inline void prefetch(const float *K, const int8_t *K8, const float *V, co
 
 // scoresAVX2 fills s [nq][n] with the vectors' dot products with the block's n key rows: two
 // vectors by four rows at a time.
-AVX2 static void scoresAVX2(const float *q, int nq, int d, const float *K, const int8_t *K8, const float *V,
+AVX2 static void scoresAVX2(const float *q, int nq, int d, int ld, const float *K, const int8_t *K8, const float *V,
                             const int8_t *V8, int n, int next, float s[MAXV][BLOCK]) {
 	int t = 0;
 	for (; t + 4 <= n; t += 4) {
-		size_t row = (size_t)t * d;
-		prefetch(K, K8, V, V8, row, d, next);
+		size_t row = (size_t)t * ld;
+		prefetch(K, K8, V, V8, row, ld, next);
 		for (int h = 0; h < nq; h += 2) {
 			const float *q0 = q + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
 			__m256 a[2][4];
@@ -83,7 +83,7 @@ AVX2 static void scoresAVX2(const float *q, int nq, int d, const float *K, const
 			for (int c = 0; c < d; c += 8) {
 				__m256 x0 = _mm256_loadu_ps(q0 + c), x1 = _mm256_loadu_ps(q1 + c);
 				for (int j = 0; j < 4; j++) {
-					__m256 k = load8(K, K8, row + (size_t)j * d + c);
+					__m256 k = load8(K, K8, row + (size_t)j * ld + c);
 					a[0][j] = _mm256_fmadd_ps(x0, k, a[0][j]);
 					a[1][j] = _mm256_fmadd_ps(x1, k, a[1][j]);
 				}
@@ -96,11 +96,11 @@ AVX2 static void scoresAVX2(const float *q, int nq, int d, const float *K, const
 	}
 	for (; t < n; t++)
 		for (int h = 0; h < nq; h++)
-			s[h][t] = dot(q + (size_t)h * d, K ? K + (size_t)t * d : NULL, K8 ? K8 + (size_t)t * d : NULL, d);
+			s[h][t] = dot(q + (size_t)h * d, K ? K + (size_t)t * ld : NULL, K8 ? K8 + (size_t)t * ld : NULL, d);
 }
 
 // valuesAVX2 adds the n value rows weighted by s into acc: four vectors by 16 columns at a time.
-AVX2 static void valuesAVX2(int nq, int d, const float *V, const int8_t *V8, int n, float s[MAXV][BLOCK], float *acc) {
+AVX2 static void valuesAVX2(int nq, int d, int ld, const float *V, const int8_t *V8, int n, float s[MAXV][BLOCK], float *acc) {
 	for (int h = 0; h < nq; h += 4) {
 		int g = nq - h < 4 ? nq - h : 4;
 		for (int c = 0; c < d; c += 16) {
@@ -109,7 +109,7 @@ AVX2 static void valuesAVX2(int nq, int d, const float *V, const int8_t *V8, int
 				for (int j = 0; j < 2; j++)
 					a[i][j] = i < g ? _mm256_loadu_ps(acc + (size_t)(h + i) * d + c + 8 * j) : _mm256_setzero_ps();
 			for (int t = 0; t < n; t++) {
-				size_t row = (size_t)t * d + c;
+				size_t row = (size_t)t * ld + c;
 				__m256 v0 = load8(V, V8, row), v1 = load8(V, V8, row + 8);
 				for (int i = 0; i < 4; i++)
 					if (i < g) {
@@ -160,14 +160,14 @@ AVX512 static inline __attribute__((always_inline)) void dot8x2(const float *x0,
 
 // scoresAVX512 is scoresAVX2 on 16-float vectors, 8 rows at a time, their sums reduced together
 // (a last group of fewer rows repeats row n − 1; its scores past n are padded after).
-AVX512 static void scoresAVX512(const float *q, int nq, int d, const float *K, const int8_t *K8, const float *V,
+AVX512 static void scoresAVX512(const float *q, int nq, int d, int ld, const float *K, const int8_t *K8, const float *V,
                                 const int8_t *V8, int n, int next, float s[MAXV][BLOCK]) {
 	for (int t = 0; t < n; t += 8) {
 		size_t o[8];
 		for (int j = 0; j < 8; j++)
-			o[j] = (size_t)(t + j < n ? t + j : n - 1) * d;
-		prefetch(K, K8, V, V8, o[0], d, next);
-		prefetch(K, K8, V, V8, o[0] + 4 * (size_t)d, d, next);
+			o[j] = (size_t)(t + j < n ? t + j : n - 1) * ld;
+		prefetch(K, K8, V, V8, (size_t)t * ld, ld, next);
+		prefetch(K, K8, V, V8, (size_t)(t + 4) * ld, ld, next);
 		for (int h = 0; h < nq; h += 2) {
 			const float *q0 = q + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
 			__m256 a, b;
@@ -183,7 +183,7 @@ AVX512 static void scoresAVX512(const float *q, int nq, int d, const float *K, c
 }
 
 // valuesAVX512: four vectors by 64 columns at a time (d a multiple of 64).
-AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8, int n, float s[MAXV][BLOCK], float *acc) {
+AVX512 static void valuesAVX512(int nq, int d, int ld, const float *V, const int8_t *V8, int n, float s[MAXV][BLOCK], float *acc) {
 	for (int h = 0; h < nq; h += 4) {
 		int g = nq - h < 4 ? nq - h : 4;
 		for (int c = 0; c < d; c += 64) {
@@ -192,7 +192,7 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 				for (int j = 0; j < 4; j++)
 					a[i][j] = i < g ? _mm512_loadu_ps(acc + (size_t)(h + i) * d + c + 16 * j) : _mm512_setzero_ps();
 			for (int t = 0; t < n; t++) {
-				size_t row = (size_t)t * d + c;
+				size_t row = (size_t)t * ld + c;
 				__m512 v0 = load16(V, V8, row), v1 = load16(V, V8, row + 16), v2 = load16(V, V8, row + 32), v3 = load16(V, V8, row + 48);
 				for (int i = 0; i < 4; i++)
 					if (i < g) {
@@ -210,20 +210,42 @@ AVX512 static void valuesAVX512(int nq, int d, const float *V, const int8_t *V8,
 	}
 }
 
-// part is attnop_part on the given score and value loops.
+// rowScales reads the scales of a per-row block's n key and value rows into ks and vs (0 past n).
+static void rowScales(const int8_t *K8, const int8_t *V8, int d, int ld, int n, float *ks, float *vs) {
+	for (int t = 0; t < BLOCK; t++)
+		ks[t] = t < n ? rowScale(K8 + (size_t)t * ld, d) : 0, vs[t] = t < n ? rowScale(V8 + (size_t)t * ld, d) : 0;
+}
+
+// scaleScores multiplies each vector's scores (or weights) s [nq][BLOCK] by the rows' scales.
+AVX2 static void scaleScores(float s[MAXV][BLOCK], int nq, const float *sc) {
+	for (int h = 0; h < nq; h++)
+		for (int j = 0; j < BLOCK; j += 8)
+			_mm256_storeu_ps(&s[h][j], _mm256_mul_ps(_mm256_loadu_ps(&s[h][j]), _mm256_loadu_ps(sc + j)));
+}
+
+// part is attnop_part on the given score and value loops. A per-row cache (ld > d) has each
+// block's scores times its key rows' scales, and its weights (after the sums l took them) times
+// its value rows' scales.
 #define PART(name, scores, values)                                                                             \
-	static void name(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,       \
+	static void name(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8, \
 	                 const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {                    \
-		float s[MAXV][BLOCK];                                                                           \
+		float s[MAXV][BLOCK], ks[BLOCK], vs[BLOCK];                                                     \
+		int perRow = K8 && ld != d;                                                                     \
 		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                       \
 			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                      \
-			size_t off = (size_t)b0 * d;                                                            \
+			size_t off = (size_t)b0 * ld;                                                           \
 			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                         \
 			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                  \
-			scores(q, nq, d, Kb, K8b, Vb, V8b, n, next, s);                                         \
+			scores(q, nq, d, ld, Kb, K8b, Vb, V8b, n, next, s);                                     \
+			if (perRow) {                                                                           \
+				rowScales(K8b, V8b, d, ld, n, ks, vs);                                          \
+				scaleScores(s, nq, ks);                                                         \
+			}                                                                                       \
 			pad(s, nq, n);                                                                          \
 			softmaxBlock(s, nq, d, m, l, acc);                                                      \
-			values(nq, d, Vb, V8b, n, s, acc);                                                      \
+			if (perRow)                                                                             \
+				scaleScores(s, nq, vs);                                                         \
+			values(nq, d, ld, Vb, V8b, n, s, acc);                                                  \
 		}                                                                                               \
 	}
 
@@ -232,14 +254,14 @@ AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)
 
 static int vnni; // the int8 cache's calls run decode8.c's loops
 
-AVX512 static void partAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+AVX512 static void partAVX512(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8,
                               const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
 	if (K8 && vnni && d % 32 == 0)
-		attnop_part8(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
+		attnop_part8(q, nq, d, ld, K, V, K8, V8, r0, r1, m, l, acc);
 	else if (d % 64)
-		partAVX2(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
+		partAVX2(q, nq, d, ld, K, V, K8, V8, r0, r1, m, l, acc);
 	else
-		partAVX512only(q, nq, d, K, V, K8, V8, r0, r1, m, l, acc);
+		partAVX512only(q, nq, d, ld, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 // cpu reports AVX2 + FMA (1), AVX-512F (2) and AVX-512F with BW and VNNI (3) from CPUID, each

@@ -4,8 +4,8 @@
 // The attention kernels take GroupQueryAttention's inputs, outputs and attributes and read each
 // KV head's cached rows once for all the query heads it serves, and once for a whole tile of
 // prompt rows. A copy switches to them by changing its GroupQueryAttention nodes' domain to
-// Domain (float32 cache) or DomainInt8 (ONNX Runtime's per-channel int8 cache) and importing
-// that domain.
+// Domain (float32 cache), DomainInt8 (ONNX Runtime's per-channel int8 cache) or DomainRow (an
+// int8 cache with a scale per cached row, kept in the row) and importing that domain.
 //
 // The int4 matrix product takes MatMulNBits' (4 bits, blocks of 32, no zero points) in Domain,
 // with the numerics of ONNX Runtime's accuracy level 4 (activations quantized to int8 per row
@@ -31,7 +31,14 @@ import (
 const (
 	Domain     = "ai.edgechat.cpu" // float32 KV cache
 	DomainInt8 = "ai.edgechat.kv8" // per-channel int8 KV cache (k_scale, v_scale inputs 12, 13)
+	// DomainRow is the per-row int8 KV cache: each cached row quantized with its own scale when
+	// written, kept in the row's last 4 bytes (past and present [1, KV, capacity, head size +
+	// RowExtra] int8; no k_scale, v_scale). It needs no calibration and never clips.
+	DomainRow = "ai.edgechat.kvrow"
 )
+
+// RowExtra is the bytes a per-row cache row holds past its head size values: its float32 scale.
+const RowExtra = 4
 
 // Limits of the kernels' shapes (op.c's MAXD and MAXG).
 const (
@@ -63,9 +70,10 @@ func MatMulNodes(info *proto.ModelInfo) int {
 }
 
 // Nodes counts the GroupQueryAttention nodes of the graph info describes that run on the
-// kernels (Domain, DomainInt8): a session over it must Register them.
+// kernels (Domain, DomainInt8, DomainRow): a session over it must Register them.
 func Nodes(info *proto.ModelInfo) int {
-	return info.Ops[proto.OpKey(Domain, "GroupQueryAttention")] + info.Ops[proto.OpKey(DomainInt8, "GroupQueryAttention")]
+	return info.Ops[proto.OpKey(Domain, "GroupQueryAttention")] + info.Ops[proto.OpKey(DomainInt8, "GroupQueryAttention")] +
+		info.Ops[proto.OpKey(DomainRow, "GroupQueryAttention")]
 }
 
 // AttentionNodes counts the graph's GroupQueryAttention nodes, ONNX Runtime's (com.microsoft)

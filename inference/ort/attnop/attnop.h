@@ -5,9 +5,9 @@
 #include <stdint.h>
 
 // attnop_init asks the ONNX Runtime whose OrtGetApiBase is at getBase for the C API and creates
-// the two operator domains (once a process). It returns NULL or an error message (to be freed).
-char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8);
-// attnop_add adds both domains to an OrtSessionOptions; NULL or an error message.
+// the three operator domains (once a process). It returns NULL or an error message (to be freed).
+char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8, const char *domainRow);
+// attnop_add adds the three domains to an OrtSessionOptions; NULL or an error message.
 char *attnop_add(void *options);
 // attnop_config reads a session config entry back from options (NULL when absent).
 char *attnop_config(void *options, const char *key);

@@ -14,6 +14,10 @@
 //     rows' elements interleaved in pairs), each vector's int32 sums converted and added to its
 //     float accumulator once a block.
 //
+// The per-row cache (ld = ROWBYTES(d)): each block's scores are multiplied by its key rows'
+// scales before the softmax; the weights e^(s − b) times the value rows' scales are what is
+// rounded to int16 (the block's largest product → 32767), so the value sums stay integer.
+//
 // No sum overflows int32: |q16 · k| ≤ 32767 · 128 summed over at most 256 columns, |p16 · v| ≤
 // 32767 · 128 over BLOCK8 rows.
 
@@ -61,22 +65,24 @@ VNNI static inline __m256i reduce8(const __m512i a[8]) {
 	return _mm256_add_epi32(_mm512_castsi512_si256(w), _mm512_extracti64x4_epi64(w, 1));
 }
 
-// prefetchRows asks for bytes from p on.
+// prefetchRows asks for the cache lines of bytes from p on (p need not be aligned: per-row
+// cache rows are ROWBYTES(d) apart).
 static inline void prefetchRows(const int8_t *p, size_t bytes) {
-	for (size_t o = 0; o < bytes; o += 64)
-		_mm_prefetch((const char *)p + o, _MM_HINT_T0);
+	const char *a = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + bytes;
+	for (; a < end; a += 64)
+		_mm_prefetch(a, _MM_HINT_T0);
 }
 
-// dot8 returns the products of the vectors x0 and x1 with the 8 rows at k (stride d).
+// dot8 returns the products of the vectors x0 and x1 with the 8 rows at k (stride ld).
 VNNI static inline __attribute__((always_inline)) void dot8(const int16_t *x0, const int16_t *x1, const int8_t *k, int d,
-                                                           __m256i *s0, __m256i *s1) {
+                                                           int ld, __m256i *s0, __m256i *s1) {
 	__m512i a[8], b[8];
 	for (int j = 0; j < 8; j++)
 		a[j] = b[j] = _mm512_setzero_si512();
 	for (int c = 0; c < d; c += 32) {
 		__m512i w0 = _mm512_loadu_si512(x0 + c), w1 = _mm512_loadu_si512(x1 + c);
 		for (int j = 0; j < 8; j++) {
-			__m512i r = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(k + (size_t)j * d + c)));
+			__m512i r = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(k + (size_t)j * ld + c)));
 			a[j] = _mm512_dpwssd_epi32(a[j], r, w0);
 			b[j] = _mm512_dpwssd_epi32(b[j], r, w1);
 		}
@@ -88,26 +94,26 @@ VNNI static inline __attribute__((always_inline)) void dot8(const int16_t *x0, c
 // 8 rows by two vectors at a time (a last group of fewer rows is copied out and padded with
 // zeros; its scores past n are written, and set to -inf after). It prefetches the block's value
 // rows and, when next, the next block's keys.
-VNNI static void scores8(const int16_t *q16, const float *qs, int nq, int d, const int8_t *K8, const int8_t *V8,
+VNNI static void scores8(const int16_t *q16, const float *qs, int nq, int d, int ld, const int8_t *K8, const int8_t *V8,
                          int n, int next, float s[MAXG][BLOCK8]) {
-	int8_t tail[8 * MAXD];
+	int8_t tail[8 * ROWBYTES(MAXD)];
 	for (int t = 0; t < n; t += 8) {
-		prefetchRows(V8 + (size_t)t * d, 8 * (size_t)d);
+		prefetchRows(V8 + (size_t)t * ld, 8 * (size_t)ld);
 		if (next)
-			prefetchRows(K8 + (size_t)(t + BLOCK8) * d, 8 * (size_t)d);
-		const int8_t *k = K8 + (size_t)t * d;
+			prefetchRows(K8 + (size_t)(t + BLOCK8) * ld, 8 * (size_t)ld);
+		const int8_t *k = K8 + (size_t)t * ld;
 		if (t + 8 > n) {
-			memset(tail, 0, 8 * (size_t)d);
-			memcpy(tail, k, (size_t)(n - t) * d);
+			memset(tail, 0, 8 * (size_t)ld);
+			memcpy(tail, k, (size_t)(n - t) * ld);
 			k = tail;
 		}
 		for (int h = 0; h < nq; h += 2) {
 			const int16_t *q0 = q16 + (size_t)h * d, *q1 = h + 1 < nq ? q0 + d : q0;
 			__m256i a, b;
 			if (d == 128) // a constant trip count: the loop unrolled, no copies of the sums
-				dot8(q0, q1, k, 128, &a, &b);
+				dot8(q0, q1, k, 128, ld, &a, &b);
 			else
-				dot8(q0, q1, k, d, &a, &b);
+				dot8(q0, q1, k, d, ld, &a, &b);
 			_mm256_storeu_ps(&s[h][t], _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_set1_ps(qs[h])));
 			if (h + 1 < nq)
 				_mm256_storeu_ps(&s[h + 1][t], _mm256_mul_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(qs[h + 1])));
@@ -136,8 +142,10 @@ VNNI static inline __m512 exp16(__m512 x) {
 // softmax8 is the online softmax of a block's scores s [nq][BLOCK8] (rows past n at -inf), its
 // weights rounded to int16: p16 = round(32767 · e^(s − b)), b the vector's block maximum, whose
 // scale ps = e^(b − m) / 32767 refers them to the running maximum m (raised to b, and the sum l
-// and accumulator acc [nq][d] rescaled, when b is above it).
-VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float *l, float *acc, int16_t p16[MAXG][BLOCK8], float *ps) {
+// and accumulator acc [nq][d] rescaled, when b is above it). With the value rows' scales vs
+// (per-row cache; else NULL) the weights times them are rounded instead, their largest → 32767.
+VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float *l, float *acc, const float *vs,
+                          int16_t p16[MAXG][BLOCK8], float *ps) {
 	for (int h = 0; h < nq; h++) {
 		__m512 v[BLOCK8 / 16], mx = _mm512_set1_ps(-INFINITY);
 		for (int j = 0; j < BLOCK8 / 16; j++)
@@ -152,16 +160,24 @@ VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float 
 			l[h] *= c;
 			m[h] = b;
 		}
-		__m512 bv = _mm512_set1_ps(b), sum = _mm512_setzero_ps();
+		__m512 bv = _mm512_set1_ps(b), sum = _mm512_setzero_ps(), top = _mm512_setzero_ps();
 		for (int j = 0; j < BLOCK8 / 16; j++) {
 			__m512 e = exp16(_mm512_sub_ps(v[j], bv));
 			sum = _mm512_add_ps(sum, e);
-			__m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(e, _mm512_set1_ps(32767)));
+			if (vs)
+				top = _mm512_max_ps(top, v[j] = _mm512_mul_ps(e, _mm512_loadu_ps(vs + 16 * j)));
+			else
+				v[j] = e;
+		}
+		float big = vs ? _mm512_reduce_max_ps(top) : 1; // the largest weight (e^0 = 1 without row scales)
+		__m512 mul = _mm512_set1_ps(big > 0 ? 32767 / big : 0);
+		for (int j = 0; j < BLOCK8 / 16; j++) {
+			__m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(v[j], mul));
 			_mm256_storeu_si256((__m256i *)&p16[h][16 * j], _mm512_cvtsepi32_epi16(r));
 		}
 		float w = expf(b - m[h]);
 		l[h] += w * _mm512_reduce_add_ps(sum);
-		ps[h] = w / 32767;
+		ps[h] = w * big / 32767;
 	}
 }
 
@@ -169,7 +185,7 @@ VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float 
 // vectors by 32 columns at a time, two rows a vpdpwssd. Interleaving rows t and t+1 puts
 // columns {0-3, 8-11, 16-19, 24-27} in one sum and the rest in the other; they are put back in
 // order when added to acc.
-VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAXG][BLOCK8], const float *ps, float *acc) {
+VNNI static void values8(int nq, int d, int ld, const int8_t *V8, int n, int16_t p16[MAXG][BLOCK8], const float *ps, float *acc) {
 	const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
 	const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
 	for (int h = 0; h < nq; h += 4) {
@@ -179,9 +195,9 @@ VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAX
 			for (int i = 0; i < 4; i++)
 				a[i][0] = a[i][1] = _mm512_setzero_si512();
 			for (int t = 0; t < n; t += 2) {
-				const int8_t *r = V8 + (size_t)t * d + c;
+				const int8_t *r = V8 + (size_t)t * ld + c;
 				__m512i x = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)r));
-				__m512i y = t + 1 < n ? _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(r + d))) : _mm512_setzero_si512();
+				__m512i y = t + 1 < n ? _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(r + ld))) : _mm512_setzero_si512();
 				__m512i u = _mm512_unpacklo_epi16(x, y), v = _mm512_unpackhi_epi16(x, y);
 				for (int i = 0; i < 4; i++)
 					if (i < g) {
@@ -203,20 +219,35 @@ VNNI static void values8(int nq, int d, const int8_t *V8, int n, int16_t p16[MAX
 }
 
 // attnop_part8 is attnop_part for an int8 cache on AVX-512 VNNI (d a multiple of 32).
-VNNI void attnop_part8(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+VNNI void attnop_part8(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8,
                        const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {
 	(void)K, (void)V;
 	int16_t q16[MAXG * MAXD], p16[MAXG][BLOCK8];
-	float qs[MAXG], ps[MAXG], s[MAXG][BLOCK8];
+	float qs[MAXG], ps[MAXG], s[MAXG][BLOCK8], ks[BLOCK8], vs[BLOCK8];
+	int perRow = ld != d;
 	quant16(q, nq, d, q16, qs);
 	for (int b0 = r0; b0 < r1; b0 += BLOCK8) {
 		int n = r1 - b0 < BLOCK8 ? r1 - b0 : BLOCK8;
-		size_t off = (size_t)b0 * d;
-		scores8(q16, qs, nq, d, K8 + off, V8 + off, n, b0 + BLOCK8 < r1, s);
+		size_t off = (size_t)b0 * ld;
+		scores8(q16, qs, nq, d, ld, K8 + off, V8 + off, n, b0 + BLOCK8 < r1, s);
+		if (perRow) {
+			// The rows' scales, 16 rows a gather (rows past n masked to 0).
+			__m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(ld));
+			idx = _mm512_add_epi32(idx, _mm512_set1_epi32(d));
+			for (int j = 0; j < BLOCK8; j += 16) {
+				__mmask16 live = n - j >= 16 ? 0xffff : n - j <= 0 ? 0 : (__mmask16)((1u << (n - j)) - 1);
+				const int8_t *kb = K8 + off + (size_t)j * ld, *vb = V8 + off + (size_t)j * ld;
+				_mm512_storeu_ps(ks + j, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, kb, 1));
+				_mm512_storeu_ps(vs + j, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), live, idx, vb, 1));
+			}
+			for (int h = 0; h < nq; h++)
+				for (int j = 0; j < BLOCK8; j += 16)
+					_mm512_storeu_ps(&s[h][j], _mm512_mul_ps(_mm512_loadu_ps(&s[h][j]), _mm512_loadu_ps(ks + j)));
+		}
 		for (int h = 0; h < nq; h++)
 			for (int t = n; t < BLOCK8; t++)
 				s[h][t] = -INFINITY;
-		softmax8(s, nq, d, m, l, acc, p16, ps);
-		values8(nq, d, V8 + off, n, p16, ps, acc);
+		softmax8(s, nq, d, m, l, acc, perRow ? vs : NULL, p16, ps);
+		values8(nq, d, ld, V8 + off, n, p16, ps, acc);
 	}
 }

@@ -32,6 +32,16 @@
 // The int8 cache (DomainInt8) is ONNX Runtime's per-channel one: value = q · scale[c], written as
 // round(x · (1 / scale)) (ONNX Runtime's rounding) saturated to [-128, 127]. The key scales fold
 // into the query once; the value scales multiply the accumulators at the end.
+//
+// The per-row int8 cache (DomainRow, ai.edgechat.kvrow) needs no scales from outside: each row
+// written (one token of one KV head; keys after the norm and rotary) is quantized with its own
+// scale, max|x| / 127 (0 for a row of zeros), as q = round(x · 127 / max|x|), so nothing clips
+// and a value's error is at most half a step, max|x| / 254. The buffers are [1, KV, capacity,
+// head size + 4] int8: each row its head size values, then its scale as a little-endian float32
+// in the last 4 bytes (ROWBYTES), so that the app moves rows as opaque bytes. The op has no
+// inputs 12 and 13 (k_scale and v_scale must be absent); the head size is the buffers' last
+// dimension less 4. The loops apply the key rows' scales to the scores and fold the value rows'
+// into the softmax weights.
 
 #include <limits.h>
 #include <math.h>
@@ -62,12 +72,13 @@ typedef struct {
 	int64_t H, KV;
 	float scale; // 0: 1/√D
 	float eps;   // qk_norm_epsilon
-	int int8;
+	int int8;    // an int8 cache: per channel (k_scale, v_scale), or per row when perRow
+	int perRow;
 } attnKernel;
 
 // attnRun is one call's state shared by its items.
 typedef struct {
-	int S, H, KV, G, D, past, cap, nchunk, rows, ntile;
+	int S, H, KV, G, D, ld, past, cap, nchunk, rows, ntile; // ld: a cached row's stride (elements)
 	const float *q;       // [KV][S][G][D], rotated and scaled (times the key scales for int8)
 	const float *K, *V;   // [KV][cap][D]
 	const int8_t *K8, *V8;
@@ -78,7 +89,7 @@ typedef struct {
 } attnRun;
 
 static void headRows(const attnRun *r, int kv, const float **K, const float **V, const int8_t **K8, const int8_t **V8) {
-	size_t head = (size_t)kv * r->cap * r->D;
+	size_t head = (size_t)kv * r->cap * r->ld;
 	*K = r->K ? r->K + head : NULL, *V = r->V ? r->V + head : NULL;
 	*K8 = r->K8 ? r->K8 + head : NULL, *V8 = r->V8 ? r->V8 + head : NULL;
 }
@@ -95,7 +106,7 @@ static void decodeItem(void *p, size_t i) {
 	const float *K, *V;
 	const int8_t *K8, *V8;
 	headRows(r, kv, &K, &V, &K8, &V8);
-	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, K, V, K8, V8, r0, r1, m, l, acc);
+	attnop_part(r->q + (size_t)kv * r->G * r->D, r->G, r->D, r->ld, K, V, K8, V8, r0, r1, m, l, acc);
 }
 
 // finish writes acc / l (times the value scales) of n vectors to out [n][D].
@@ -128,7 +139,7 @@ static void promptItem(void *p, size_t i) {
 	const float *K, *V;
 	const int8_t *K8, *V8;
 	headRows(r, kv, &K, &V, &K8, &V8);
-	attnop_tile(r->q + ((size_t)kv * r->S + s0) * G * D, nq, D, K, V, K8, V8, r->past + s1, lim, l, acc,
+	attnop_tile(r->q + ((size_t)kv * r->S + s0) * G * D, nq, D, r->ld, K, V, K8, V8, r->past + s1, lim, l, acc,
 	            acc + (size_t)nq * D);
 	for (int s = s0; s < s1; s++) {
 		int v = (s - s0) * G;
@@ -173,6 +184,20 @@ static int8_t quant8(float x, float scale) {
 	return (int8_t)(q > 127 ? 127 : q < -128 ? -128 : q);
 }
 
+// quantRow writes x [D] as a per-row cache row y [ROWBYTES(D)]: round(x · 127 / max|x|), then
+// the scale max|x| / 127 (a row of zeros: zeros, scale 0).
+static void quantRow(const float *x, int8_t *y, int D) {
+	float top = 0;
+	for (int c = 0; c < D; c++)
+		top = fmaxf(top, fabsf(x[c]));
+	float inv = top > 0 ? 127 / top : 0, sc = top / 127;
+	for (int c = 0; c < D; c++) {
+		float q = nearbyintf(x[c] * inv);
+		y[c] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+	}
+	memcpy(y + D, &sc, sizeof sc);
+}
+
 // dims reads v's shape into d (at most max dimensions) and its element count into count.
 static OrtStatus *dims(const OrtValue *v, int64_t *d, size_t *nd, size_t max, int64_t *count) {
 	OrtTensorTypeAndShapeInfo *info;
@@ -212,10 +237,10 @@ static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShap
 	if (nq != 3 || qd[0] != 1 || qd[1] < 1 || npk != 4 || pk[0] != 1 || pk[1] != k->KV || npv != 4 ||
 	    memcmp(pk, pv, sizeof pk))
 		return op_fail("EdgeChat attention: query [1, S, H·D] (batch 1) and past_key, past_value [1, kv_num_heads, capacity, D] expected");
-	int64_t S = qd[1], D = pk[3], cap = pk[2];
+	int64_t S = qd[1], D = pk[3] - (k->perRow ? 4 : 0), cap = pk[2];
 	if (D % 16 || D <= 0 || D > MAXD || k->H % k->KV || k->H / k->KV > MAXG ||
 	    qd[2] != (packed ? k->H + 2 * k->KV : k->H) * D)
-		return op_fail("EdgeChat attention: the head size must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size ((num_heads + 2 × kv_num_heads) × head size with packed QKV)");
+		return op_fail("EdgeChat attention: the head size (a per-row int8 cache's last dimension less 4) must be a multiple of 16 up to 256, num_heads a multiple of kv_num_heads at most 8 times it, and query's last dimension num_heads × head size ((num_heads + 2 × kv_num_heads) × head size with packed QKV)");
 	if (!packed) {
 		CHECK(dims(in[1], kd, &nk, 4, &n));
 		CHECK(dims(in[2], vd, &nv, 4, &n));
@@ -237,7 +262,7 @@ static OrtStatus *checkShapes(const attnKernel *k, const OrtValue **in, attnShap
 	CHECK(dims(in[6], sd, &ns, 4, &n));
 	if (n < 1)
 		return op_fail("EdgeChat attention: total_sequence_length is empty");
-	if (k->int8)
+	if (k->int8 && !k->perRow)
 		for (int i = 12; i <= 13; i++) {
 			CHECK(dims(in[i], ks, &ns, 4, &n));
 			if (n != k->KV * D)
@@ -261,7 +286,7 @@ typedef struct {
 	const float *qn, *kn; // q_norm and k_norm, or NULL
 	void *yk, *yv;
 	float *qr;
-	int S, H, KV, D, cap, past, int8;
+	int S, H, KV, D, cap, past, int8, perRow;
 	size_t qstride, kvstride; // floats from one row's queries (keys, values) to the next's
 	float scale, eps;
 } newRows;
@@ -286,11 +311,14 @@ static void newRow(void *p, size_t i) {
 	float kr[MAXD];
 	for (int h = 0; h < n->KV; h++) {
 		const float *kx = n->key + s * n->kvstride + (size_t)h * D, *vx = n->val + s * n->kvstride + (size_t)h * D;
-		size_t row = ((size_t)h * n->cap + pos) * D;
+		size_t row = ((size_t)h * n->cap + pos) * (n->perRow ? ROWBYTES(D) : D);
 		if (n->kn)
 			rmsNorm(kx, xn, D, n->kn, n->eps), kx = xn;
 		rotate(kx, kr, D, n->cosc, n->sinc, pos, 1);
-		if (n->int8) {
+		if (n->perRow) {
+			quantRow(kr, (int8_t *)n->yk + row, D);
+			quantRow(vx, (int8_t *)n->yv + row, D);
+		} else if (n->int8) {
 			for (int c = 0; c < D; c++) {
 				((int8_t *)n->yk)[row + c] = quant8(kr[c], n->ks[h * D + c]);
 				((int8_t *)n->yv)[row + c] = quant8(vx[c], n->vs[h * D + c]);
@@ -312,8 +340,10 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	for (int i = 0; i < 9; i++)
 		if (!in[i] && i != 1 && i != 2)
 			return op_fail("EdgeChat attention: inputs 0 and 3 to 8 (query, the past buffers to sin_cache) are required");
-	if (k->int8 && (!in[12] || !in[13]))
+	if (k->int8 && !k->perRow && (!in[12] || !in[13]))
 		return op_fail("EdgeChat attention: an int8 cache needs k_scale and v_scale (inputs 12 and 13)");
+	if (k->perRow && (in[12] || in[13]))
+		return op_fail("EdgeChat attention: a per-row int8 cache keeps its scales in its rows; k_scale and v_scale (inputs 12 and 13) must be absent");
 	attnShape sh = {0};
 	CHECK(checkShapes(k, in, &sh));
 	int S = sh.S, H = (int)k->H, KV = (int)k->KV, G = H / KV, D = sh.D, cap = sh.cap, past = sh.past;
@@ -337,12 +367,13 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	CHECK(data(in[4], &pv));
 	CHECK(data(in[7], &cosc));
 	CHECK(data(in[8], &sinc));
-	if (k->int8) {
+	if (k->int8 && !k->perRow) {
 		CHECK(data(in[12], &ks));
 		CHECK(data(in[13], &vs));
 	}
 	OrtValue *out, *ok, *ov;
-	int64_t od[3] = {1, S, (int64_t)H * D}, pd[4] = {1, KV, cap, D};
+	int ld = k->perRow ? ROWBYTES(D) : D;
+	int64_t od[3] = {1, S, (int64_t)H * D}, pd[4] = {1, KV, cap, ld};
 	CHECK(ORT(KernelContext_GetOutput)(ctx, 0, od, 3, &out));
 	CHECK(ORT(KernelContext_GetOutput)(ctx, 1, pd, 4, &ok));
 	CHECK(ORT(KernelContext_GetOutput)(ctx, 2, pd, 4, &ov));
@@ -351,7 +382,7 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 	CHECK(ORT(GetTensorMutableData)(out, (void **)&y));
 	CHECK(ORT(GetTensorMutableData)(ok, &yk));
 	CHECK(ORT(GetTensorMutableData)(ov, &yv));
-	size_t rowBytes = (size_t)D * (k->int8 ? 1 : 4);
+	size_t rowBytes = (size_t)ld * (k->int8 ? 1 : 4);
 	// Present is past's buffer when the caller binds one tensor to both (the app does);
 	// otherwise the cached rows are copied first.
 	for (int h = 0; h < KV && (yk != pk || yv != pv); h++) {
@@ -364,7 +395,8 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 		return op_nomem("EdgeChat attention");
 	newRows nr = {.q = q, .key = key, .val = val, .cosc = cosc, .sinc = sinc, .ks = ks, .vs = vs, .qn = qn, .kn = kn,
 	              .yk = yk, .yv = yv, .qr = qr, .S = S, .H = H, .KV = KV, .D = D, .cap = cap, .past = past,
-	              .qstride = qstride, .kvstride = kvstride, .scale = scale, .eps = k->eps, .int8 = k->int8};
+	              .qstride = qstride, .kvstride = kvstride, .scale = scale, .eps = k->eps, .int8 = k->int8,
+	              .perRow = k->perRow};
 	if (S == 1)
 		newRow(&nr, 0);
 	else {
@@ -374,7 +406,7 @@ static OrtStatus *attnCompute(void *p, OrtKernelContext *ctx) {
 			return st;
 		}
 	}
-	attnRun r = {.S = S, .H = H, .KV = KV, .G = G, .D = D, .past = past, .cap = cap, .q = qr, .out = y, .vscale = vs};
+	attnRun r = {.S = S, .H = H, .KV = KV, .G = G, .D = D, .ld = ld, .past = past, .cap = cap, .q = qr, .out = y, .vscale = vs};
 	if (k->int8)
 		r.K8 = yk, r.V8 = yv;
 	else
@@ -439,9 +471,12 @@ static float floatAttr(const OrtKernelInfo *info, const char *name) {
 	return v;
 }
 
+// create makes a kernel of a float32 cache (int8 0), a per-channel int8 one (1) or a per-row
+// int8 one (2).
 static OrtStatus *create(const OrtKernelInfo *info, void **out, int int8) {
 	attnKernel k = {.H = op_int_attr(info, "num_heads", 0), .KV = op_int_attr(info, "kv_num_heads", 0),
-	                .scale = floatAttr(info, "scale"), .eps = floatAttr(info, "qk_norm_epsilon"), .int8 = int8};
+	                .scale = floatAttr(info, "scale"), .eps = floatAttr(info, "qk_norm_epsilon"), .int8 = int8 != 0,
+	                .perRow = int8 == 2};
 	if (k.KV <= 0 || k.H <= 0 || k.H % k.KV || k.H / k.KV > MAXG)
 		return op_fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
 	if (op_int_attr(info, "do_rotary", 0) != 1 || op_int_attr(info, "rotary_interleaved", 0) != 0 ||
@@ -465,6 +500,11 @@ static OrtStatus *createI8(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 	return create(info, out, 1);
 }
 
+static OrtStatus *createRow(const OrtCustomOp *op, const OrtApi *a, const OrtKernelInfo *info, void **out) {
+	(void)op, (void)a;
+	return create(info, out, 2);
+}
+
 static const char *name(const OrtCustomOp *op) { (void)op; return "GroupQueryAttention"; }
 static size_t inputs(const OrtCustomOp *op) { (void)op; return NIN; }
 static size_t threeOut(const OrtCustomOp *op) { (void)op; return 3; }
@@ -486,12 +526,13 @@ static ONNXTensorElementDataType outI8(const OrtCustomOp *op, size_t i) {
 // inF32Char and inI8Char: key and value are optional (packed QKV), as are inputs 9 to 11 and the
 // norms, and a float32 cache's scales.
 static OrtCustomOpInputOutputCharacteristic inChar(size_t i, int int8) {
-	if (i == 1 || i == 2 || i >= 9 && i <= 11 || i >= 14 || (!int8 && (i == 12 || i == 13)))
+	if (i == 1 || i == 2 || i >= 9 && i <= 11 || i >= 14 || (int8 != 1 && (i == 12 || i == 13)))
 		return INPUT_OUTPUT_OPTIONAL;
 	return INPUT_OUTPUT_REQUIRED;
 }
 static OrtCustomOpInputOutputCharacteristic inF32Char(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 0); }
 static OrtCustomOpInputOutputCharacteristic inI8Char(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 1); }
+static OrtCustomOpInputOutputCharacteristic inRowChar(const OrtCustomOp *op, size_t i) { (void)op; return inChar(i, 2); }
 
 static void define(OrtCustomOp *op, int int8) {
 	op_define_common(op);
@@ -500,15 +541,15 @@ static void define(OrtCustomOp *op, int int8) {
 	op->GetInputTypeCount = inputs;
 	op->GetOutputType = int8 ? outI8 : outF32;
 	op->GetOutputTypeCount = threeOut;
-	op->GetInputCharacteristic = int8 ? inI8Char : inF32Char;
-	op->CreateKernelV2 = int8 ? createI8 : createF32;
+	op->GetInputCharacteristic = int8 == 2 ? inRowChar : int8 ? inI8Char : inF32Char;
+	op->CreateKernelV2 = int8 == 2 ? createRow : int8 ? createI8 : createF32;
 	op->KernelComputeV2 = attnCompute;
 }
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp opF32, opI8, opMatMul;
-static OrtCustomOpDomain *domF32, *domI8;
+static OrtCustomOp opF32, opI8, opRow, opMatMul;
+static OrtCustomOpDomain *domF32, *domI8, *domRow;
 
 // message returns st's message (to be freed), releasing st.
 static char *message(OrtStatus *st, const char *what) {
@@ -518,7 +559,7 @@ static char *message(OrtStatus *st, const char *what) {
 	return strdup(buf);
 }
 
-char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8) {
+char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8, const char *domainRow) {
 	const OrtApiBase *base = ((const OrtApiBase *(*)(void))getBase)();
 	const OrtApi *api = base ? base->GetApi(ORTAPI_VERSION) : NULL;
 	if (!api) {
@@ -530,18 +571,21 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8)
 	attnop_api = api;
 	define(&opF32, 0);
 	define(&opI8, 1);
+	define(&opRow, 2);
 	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
 	OrtStatus *st;
 	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)) ||
 	    (st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)) ||
-	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)))
+	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)) ||
+	    (st = ORT(CreateCustomOpDomain)(domainRow, &domRow)) || (st = ORT(CustomOpDomain_Add)(domRow, &opRow)))
 		return message(st, "create the attention operators' domains");
 	return NULL;
 }
 
 char *attnop_add(void *options) {
 	OrtStatus *st;
-	if ((st = ORT(AddCustomOpDomain)(options, domF32)) || (st = ORT(AddCustomOpDomain)(options, domI8)))
+	if ((st = ORT(AddCustomOpDomain)(options, domF32)) || (st = ORT(AddCustomOpDomain)(options, domI8)) ||
+	    (st = ORT(AddCustomOpDomain)(options, domRow)))
 		return message(st, "add the attention operators to the session options");
 	return NULL;
 }

@@ -55,10 +55,11 @@ func initLocked() error {
 	inited = true
 	getBase, err := APIBase()
 	if err == nil {
-		d, d8 := C.CString(Domain), C.CString(DomainInt8)
+		d, d8, dr := C.CString(Domain), C.CString(DomainInt8), C.CString(DomainRow)
 		defer C.free(unsafe.Pointer(d))
 		defer C.free(unsafe.Pointer(d8))
-		err = cError(C.attnop_init(C.uintptr_t(getBase), d, d8))
+		defer C.free(unsafe.Pointer(dr))
+		err = cError(C.attnop_init(C.uintptr_t(getBase), d, d8, dr))
 	}
 	if err != nil {
 		initErr = fmt.Errorf("EdgeChat's attention kernels cannot use %s: %w; ONNX Runtime's attention is used", info.Path, err)
@@ -66,7 +67,7 @@ func initLocked() error {
 	return initErr
 }
 
-// Register adds both operator domains to opts (an onnxruntime_go *ort.SessionOptions). The
+// Register adds the three operator domains to opts (an onnxruntime_go *ort.SessionOptions). The
 // domains are made once a process and outlive every options object and session.
 func Register(opts *ort.SessionOptions) error {
 	h, err := OptionsHandle(opts) // the domains are made first

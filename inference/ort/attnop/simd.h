@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "kernel.h"
+
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
 
@@ -73,6 +75,17 @@ AVX512 static inline __m512 load16(const float *f, const int8_t *b, size_t i) {
 AVX2 static inline void dequant(const int8_t *b, float *f, int n, int d) {
 	for (size_t i = 0; i < (size_t)n * d; i += 8)
 		_mm256_storeu_ps(f + i, load8(NULL, b, i));
+}
+
+// dequantRows converts n rows of the per-row int8 cache (stride ld, d values then the row's
+// scale) to float [n][d], each row times its scale.
+AVX2 static inline void dequantRows(const int8_t *b, float *f, int n, int d, int ld) {
+	for (int t = 0; t < n; t++) {
+		const int8_t *r = b + (size_t)t * ld;
+		__m256 sc = _mm256_set1_ps(rowScale(r, d));
+		for (int c = 0; c < d; c += 8)
+			_mm256_storeu_ps(f + (size_t)t * d + c, _mm256_mul_ps(load8(NULL, r, c), sc));
+	}
 }
 
 #endif

@@ -8,7 +8,7 @@
 // Each cached row is read once a tile, for all its vectors; the online softmax runs down the
 // lanes; the values are summed as in attn.c (four vectors by 16 or 64 columns at a time). Rows
 // are masked per vector (row i of the tile sees the cache up to past + i). An int8 cache's blocks
-// are converted to float once a block.
+// are converted to float once a block (a per-row cache's rows times their scales).
 
 #include <immintrin.h>
 #include <math.h>
@@ -207,7 +207,7 @@ typedef void valuesFn(int nq, int d, const float *V, int n, const float *sT, flo
 // tile is attnop_tile on the given loops; lanes is their vector width. The tile's vectors are
 // run in parts of MAXV; each block of cached rows (in L1 once read) serves every part that sees
 // any of its rows.
-static ALWAYS void tile(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+static ALWAYS void tile(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8,
                         const int8_t *V8, int r1, const int *lim, float *l, float *acc, float *work,
                         scoresFn *scores, valuesFn *values, int lanes) {
 	int parts = (nq + MAXV - 1) / MAXV, pn[SUBS], minLim[SUBS], maxLim[SUBS];
@@ -234,7 +234,10 @@ static ALWAYS void tile(const float *q, int nq, int d, const float *K, const flo
 	for (int b0 = 0; b0 < r1; b0 += BLOCK) {
 		int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK;
 		const float *Kb = K ? K + (size_t)b0 * d : kf, *Vb = V ? V + (size_t)b0 * d : vf;
-		if (K8) {
+		if (K8 && ld != d) {
+			dequantRows(K8 + (size_t)b0 * ld, kf, n, d, ld);
+			dequantRows(V8 + (size_t)b0 * ld, vf, n, d, ld);
+		} else if (K8) {
 			dequant(K8 + (size_t)b0 * d, kf, n, d);
 			dequant(V8 + (size_t)b0 * d, vf, n, d);
 		}
@@ -253,17 +256,17 @@ static ALWAYS void tile(const float *q, int nq, int d, const float *K, const flo
 		memcpy(l + p * MAXV, w[p].l, sizeof(float) * pn[p]);
 }
 
-AVX2 static void tileAVX2(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+AVX2 static void tileAVX2(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8,
                           const int8_t *V8, int r1, const int *lim, float *l, float *acc, float *work) {
-	tile(q, nq, d, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX2, valuesT8, 8);
+	tile(q, nq, d, ld, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX2, valuesT8, 8);
 }
 
-AVX512 static void tileAVX512(const float *q, int nq, int d, const float *K, const float *V, const int8_t *K8,
+AVX512 static void tileAVX512(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8,
                               const int8_t *V8, int r1, const int *lim, float *l, float *acc, float *work) {
 	if (d % 64)
-		tile(q, nq, d, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX512, valuesT8, 16);
+		tile(q, nq, d, ld, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX512, valuesT8, 16);
 	else
-		tile(q, nq, d, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX512, valuesT16, 16);
+		tile(q, nq, d, ld, K, V, K8, V8, r1, lim, l, acc, work, scoresAVX512, valuesT16, 16);
 }
 
 // attnop_select_tile sets attnop_tile for attnop_select's choice (2 AVX-512, 1 AVX2).

@@ -179,17 +179,28 @@ func KernelSetup(path string) (func(*ort.SessionOptions) error, error) {
 }
 
 // AttentionOf says what runs the attention of the graph at path (the copy a decoder runs):
-// EdgeChat's kernels, ONNX Runtime's GroupQueryAttention, or the graph's own nodes; "" when
-// the graph cannot be read.
+// EdgeChat's kernels, ONNX Runtime's GroupQueryAttention, or the graph's own nodes, and which
+// KV cache it keeps (32-bit, or 8-bit per row or per channel); "" when the graph cannot be read.
 func AttentionOf(path string) string {
 	info, err := proto.ReadInfo(path)
-	switch {
-	case err != nil:
+	if err != nil {
 		return ""
+	}
+	cache := "32-bit KV cache"
+	switch info.Metadata[optimize.MetaKVInt8] {
+	case "":
+	case optimize.MetaKVRow:
+		cache = "8-bit KV cache, a scale per row"
+	case "per_channel_4bit":
+		cache = "4-bit KV cache, calibrated scales per channel"
+	default:
+		cache = "8-bit KV cache, calibrated scales per channel"
+	}
+	switch {
 	case attnop.Nodes(info) > 0:
-		return fmt.Sprintf("EdgeChat's kernels (%d nodes)", attnop.Nodes(info))
+		return fmt.Sprintf("EdgeChat's kernels (%d nodes), %s", attnop.Nodes(info), cache)
 	case attnop.AttentionNodes(info) > 0:
-		return "ONNX Runtime's GroupQueryAttention"
+		return "ONNX Runtime's GroupQueryAttention, " + cache
 	}
 	return "the graph's own nodes"
 }

@@ -88,9 +88,13 @@ func openOptimized(f *models.Folder, o inference.LoadOptions, kern kernels, star
 	pr := newPrepProgress(o.Progress)
 	graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, kern, pr)
 	pr.done()
-	kv8, twin := "", ""
-	if o.KVInt8 { // its first load calibrates before the session starts
-		kv8 = kvInt8Copy(f, graph, o)
+	kv8, twin, perRow := "", "", false
+	if o.KVInt8 { // per row where the kernels run; else per channel, whose first load calibrates
+		if kv8 = kvRowCopy(f, graph, o); kv8 != "" {
+			perRow = true
+		} else {
+			kv8 = kvInt8Copy(f, graph, o)
+		}
 	}
 	if o.PromptInt8 { // its first load writes the twin before the sessions start
 		twin = int8PromptTwin(f, graph, o)
@@ -103,7 +107,9 @@ func openOptimized(f *models.Folder, o inference.LoadOptions, kern kernels, star
 			return nil, err
 		}
 		if q != nil {
-			attachFloatPrompt(q, f, twin, kv8, o.EP)
+			if !perRow { // the kernels run the per-row cache's prompts themselves
+				attachFloatPrompt(q, f, twin, kv8, o.EP)
+			}
 			return q, nil
 		}
 		note = n

@@ -31,6 +31,8 @@ type attnSide struct {
 	domain string
 	heads  int  // query heads
 	int8   bool // ONNX Runtime's per-channel int8 cache
+	row    bool // the per-row int8 cache (attnop.DomainRow: rows of attnDim + attnop.RowExtra bytes)
+	base   int  // the side printSides sets it against, plus one (0: the side before it of its pair)
 	sess   *ort.DynamicAdvancedSession
 	out    ort.Value
 	q      ort.Value
@@ -124,6 +126,63 @@ func newAttnCache(quant bool, rows, copies int, seed uint64) (*attnCache, error)
 	return c, nil
 }
 
+// kind is the side's cache: 0 float32, 1 per-channel int8, 2 per-row int8.
+func (s *attnSide) kind() int {
+	switch {
+	case s.row:
+		return 2
+	case s.int8:
+		return 1
+	}
+	return 0
+}
+
+// rowModel is m (attnModel's, float32 cache) with the per-row int8 cache: past and present
+// int8 [1, KV, t, attnDim + attnop.RowExtra].
+func rowModel(m *proto.Model) *proto.Model {
+	for _, vs := range [][]proto.ValueInfo{m.Graph.Inputs, m.Graph.Outputs} {
+		for i := range vs {
+			if strings.HasPrefix(vs[i].Name, "past_") || strings.HasPrefix(vs[i].Name, "present_") {
+				vs[i].Type = proto.Int8
+				vs[i].Dims = proto.Dims(1, attnKV, "t", attnDim+attnop.RowExtra)
+			}
+		}
+	}
+	return m
+}
+
+// newRowCache is newAttnCache for the per-row cache: random values, each row's scale
+// 0.01 to 0.03 in its last bytes.
+func newRowCache(rows, copies int, seed uint64) (*attnCache, error) {
+	c := &attnCache{}
+	w := attnDim + attnop.RowExtra
+	for i := range copies {
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		for j := range 2 {
+			b := make([]int8, attnKV*rows*w)
+			for o := 0; o < len(b); o += w {
+				for d := range attnDim {
+					b[o+d] = int8(r.IntN(255) - 127)
+				}
+				bits := math.Float32bits(0.01 + 0.02*r.Float32())
+				for x := range 4 {
+					b[o+attnDim+x] = int8(bits >> (8 * x))
+				}
+			}
+			t, err := ort.NewTensor(ort.NewShape(1, attnKV, int64(rows), int64(w)), b)
+			if err != nil {
+				return nil, err
+			}
+			if j == 0 {
+				c.k = append(c.k, t)
+			} else {
+				c.v = append(c.v, t)
+			}
+		}
+	}
+	return c, nil
+}
+
 func (c *attnCache) destroy() {
 	for _, t := range slices.Concat(c.k, c.v) {
 		t.Destroy()
@@ -155,7 +214,11 @@ func attnOpen(dir string, sides []*attnSide, rows int, kScale, vScale []float32)
 	outs := []string{"out", "present_key", "present_value"}
 	for i, s := range sides {
 		path := filepath.Join(dir, fmt.Sprintf("attn%d.onnx", i))
-		if err := attnModel(s.domain, s.heads, s.int8, rows, kScale, vScale).WriteFile(path, proto.WriteOptions{}); err != nil {
+		m := attnModel(s.domain, s.heads, s.int8, rows, kScale, vScale)
+		if s.row {
+			m = rowModel(m)
+		}
+		if err := m.WriteFile(path, proto.WriteOptions{}); err != nil {
 			return err
 		}
 		o, err := ort.NewSessionOptions()
@@ -216,7 +279,7 @@ func attnBench(dir string, pasts []int) error {
 	}
 	kScale, vScale := attnScales()
 	rows := attnCap(slices.Max(pasts) + 1)
-	sides := attnSides4()
+	sides := append(attnSides4(), &attnSide{name: "op row", domain: attnop.DomainRow, heads: attnHeads, row: true, base: 4})
 	if err := attnOpen(dir, sides, rows, kScale, vScale); err != nil {
 		return err
 	}
@@ -271,15 +334,21 @@ func attnBench(dir string, pasts []int) error {
 	// Timing.
 	for _, past := range pasts {
 		capRows := attnCap(past + 1)
-		caches := map[bool]*attnCache{}
-		for _, i8 := range []bool{false, true} {
-			bytes := 2 * attnKV * capRows * attnDim * map[bool]int{false: 4, true: 1}[i8]
+		caches := map[int]*attnCache{}
+		for kind, rowBytes := range []int{4 * attnDim, attnDim, attnDim + attnop.RowExtra} {
+			bytes := 2 * attnKV * capRows * rowBytes
 			copies := max(2, (*stream+bytes-1)/bytes)
-			c, err := newAttnCache(i8, capRows, copies, 1)
+			var c *attnCache
+			var err error
+			if kind == 2 {
+				c, err = newRowCache(capRows, copies, 1)
+			} else {
+				c, err = newAttnCache(kind == 1, capRows, copies, 1)
+			}
 			if err != nil {
 				return err
 			}
-			caches[i8] = c
+			caches[kind] = c
 		}
 		for _, s := range sides {
 			s.wall, s.cpu = s.wall[:0], s.cpu[:0]
@@ -288,7 +357,7 @@ func attnBench(dir string, pasts []int) error {
 		for it := range *rounds + warmup {
 			for j := range sides {
 				s := sides[(j+it)%len(sides)] // each first in turn
-				c := caches[s.int8]
+				c := caches[s.kind()]
 				n := len(c.k)
 				start, c0 := time.Now(), cputime.Used()
 				for i := range n {
@@ -302,11 +371,18 @@ func attnBench(dir string, pasts []int) error {
 				}
 			}
 		}
-		fmt.Printf("\ndecode at past %d (buffer %d rows), %d threads, %d rounds (each a call on every one of the cache copies, %d f32 / %d int8; spinning off): ms a call\n",
-			past, capRows, *threads, *rounds, len(caches[false].k), len(caches[true].k))
+		fmt.Printf("\ndecode at past %d (buffer %d rows), %d threads, %d rounds (each a call on every one of the cache copies, %d f32 / %d int8 / %d per-row; spinning off): ms a call\n",
+			past, capRows, *threads, *rounds, len(caches[0].k), len(caches[1].k), len(caches[2].k))
 		printSides(sides)
-		caches[false].destroy()
-		caches[true].destroy()
+		for _, s := range sides {
+			if s.row { // the bytes a call reads: keys and values of past+1 rows
+				gb := float64(2*attnKV*(past+1)*(attnDim+attnop.RowExtra)) / median(s.wall) / 1e9
+				fmt.Printf("  %-9s reads %.1f GB/s (wall median)\n", s.name, gb)
+			}
+		}
+		for _, c := range caches {
+			c.destroy()
+		}
 	}
 	if *attnPrompt != "" {
 		return promptBench(dir, kScale, vScale)
@@ -319,6 +395,9 @@ func attnBench(dir string, pasts []int) error {
 func printSides(sides []*attnSide) {
 	for i, s := range sides {
 		base := sides[i&^1]
+		if s.base > 0 {
+			base = sides[s.base-1]
+		}
 		fmt.Printf("  %-9s wall median %7.3f best %7.3f | CPU median %7.3f | ÷ %s: wall %.3f, CPU %.3f (medians of the paired rounds' ratios)\n",
 			s.name, 1e3*median(s.wall), 1e3*slices.Min(s.wall), 1e3*median(s.cpu), base.name, pairedRatio(s.wall, base.wall), pairedRatio(s.cpu, base.cpu))
 	}
