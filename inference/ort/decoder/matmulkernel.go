@@ -116,8 +116,8 @@ func int4Refusal(info *proto.ModelInfo) string {
 
 // kernels are the rewrites of a copy onto EdgeChat's kernels (the zero value: none).
 type kernels struct {
-	attn   optimize.AttentionKernel
-	mm     optimize.MatMulKernel
+	attn    optimize.AttentionKernel
+	mm      optimize.MatMulKernel
 	swiglu  bool // the down projections take their activation (with mm)
 	prenorm bool // the products take the norms they read (with mm)
 }
