@@ -2,6 +2,8 @@ package optimize
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,5 +172,50 @@ func TestFusePreNorm(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDQTwinSplitsPreNorm: the int8 prompt twin of a copy whose products took their norms has
+// the norms as nodes again (with the same inputs, weight, epsilon and sum) and rewrites every
+// product, those that took a norm included, as over a copy without the fusion.
+func TestDQTwinSplitsPreNorm(t *testing.T) {
+	dir := t.TempDir()
+	fused, rep, err := Rewrite(preNormLayer(t, nil), Options{MatMulKernel: MatMulKernel{Domain: "test.f32"}, FusePreNorm: true})
+	if err != nil || rep.PreNorm != 2 {
+		t.Fatalf("fused %d (%v), want 2", rep.PreNorm, err)
+	}
+	in := filepath.Join(dir, "in.onnx")
+	if err := os.WriteFile(in, fused, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := DQTwin(in, filepath.Join(dir, "twin"), DQOptions{MaxN: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("%d products rewritten, want all 3", n)
+	}
+	twin, err := os.ReadFile(filepath.Join(dir, "twin", "in.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]node{}
+	for _, x := range graphNodes(t, twin) {
+		if _, ok, _ := intAttr(x.raw, PreNormAttr); ok {
+			t.Errorf("node %s still has %s", x.name, PreNormAttr)
+		}
+		ops[x.op] = x
+	}
+	skip, plain := ops[skipNormOp], ops["SimplifiedLayerNormalization"]
+	if !slices.Equal(skip.inputs, []string{"o", "h0", "g2"}) || len(skip.outputs) != 4 || skip.outputs[3] != "h1" || skip.domain != "com.microsoft" {
+		t.Errorf("skip norm: inputs %q outputs %q domain %q", skip.inputs, skip.outputs, skip.domain)
+	}
+	if !slices.Equal(plain.inputs, []string{"h0", "g1"}) {
+		t.Errorf("norm: inputs %q", plain.inputs)
+	}
+	for _, x := range []node{skip, plain} {
+		if eps, ok := floatAttr(x.raw, "epsilon"); !ok || eps != 1e-6 {
+			t.Errorf("%s: epsilon %g (set %v), want 1e-6", x.op, eps, ok)
+		}
 	}
 }
