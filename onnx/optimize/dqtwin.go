@@ -77,6 +77,9 @@ func (w *twinWriter) dqGraph(b []byte, o DQOptions, axesInput bool, kernel strin
 	if err != nil {
 		return nil, err
 	}
+	if gfs, err = splitPreNorms(gfs); err != nil { // the norms inside products out again: the products become plain
+		return nil, err
+	}
 	byB, byScales := map[string]*dqNode{}, map[string]*dqNode{}
 	for _, f := range gfs {
 		if f.num != proto.FieldGraphNode || f.typ != protowire.BytesType {

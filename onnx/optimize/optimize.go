@@ -83,6 +83,11 @@ type Options struct {
 	// packed gate+up into the down projection moved to MatMulKernel's domain, which then reads
 	// gate | up whole (see swiglu.go); Report.SwiGLU says how many.
 	FuseSwiGLU bool
+	// FusePreNorm (with MatMulKernel) folds each RMS norm (with its residual add: FuseSkipNorm's
+	// SkipSimplifiedLayerNormalization, or a plain SimplifiedLayerNormalization) that only one
+	// product moved to MatMulKernel's domain reads into that product (see prenorm.go);
+	// Report.PreNorm says how many.
+	FusePreNorm bool
 }
 
 // Metadata keys the rewritten model carries.
@@ -149,6 +154,10 @@ type Report struct {
 	// SwiGLUSkipped says why the first left (one reading a Mul) was not.
 	SwiGLU        int
 	SwiGLUSkipped string
+	// PreNorm is how many products FusePreNorm fused with the norm they read; PreNormSkipped
+	// says why the first norm left that a kernel product reads was not.
+	PreNorm        int
+	PreNormSkipped string
 }
 
 // Rewrite returns the model src with o's rewrites applied.
@@ -210,6 +219,9 @@ func rewriteParts(src []byte, o Options, ext bool) (parts [][]byte, data []secti
 	if rep.MatMulKernelNodes > 0 {
 		domains = append(domains, o.MatMulKernel.Domain)
 		out = append(out, matMulMetadata(o.MatMulKernel.Domain, rep.MatMulKernelNodes)...)
+	}
+	if rep.PreNorm > 0 {
+		out = append(out, metadataEntry(MetaPreNorm, strconv.Itoa(rep.PreNorm))...)
 	}
 	if rep.SwiGLU > 0 {
 		out = append(out, metadataEntry(MetaSwiGLU, strconv.Itoa(rep.SwiGLU))...)
@@ -359,6 +371,11 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 		if o.FuseSwiGLU && rep.MatMulKernelNodes > 0 {
 			// After the move: it folds into the kernel's products only.
 			if nodes, rep.SwiGLU, rep.SwiGLUSkipped, err = fuseSwiGLU(nodes, append(slices.Clip(gfs), smallInitFields(packed.inits)...), info, o.MatMulKernel.Domain); err != nil {
+				return nil, nil, err
+			}
+		}
+		if o.FusePreNorm && rep.MatMulKernelNodes > 0 {
+			if nodes, rep.PreNorm, rep.PreNormSkipped, err = fusePreNorm(nodes, gfs, info, o.MatMulKernel.Domain); err != nil {
 				return nil, nil, err
 			}
 		}

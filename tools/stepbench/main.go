@@ -32,7 +32,9 @@
 // them) as nodes of their own instead of inside the kernels' attention (decoder.QKFoldVar), so
 // that ours=DIR ours-noqk=DIR pairs the fold; one whose name contains noswiglu keeps each MLP's
 // Split, SiLU and Mul before its down projection (decoder.SwiGLUVar off) where the app would
-// fold them into the kernel's product. A bare loop on a copy whose attention or products run on
+// fold them into the kernel's product; one whose name contains noprenorm keeps the layers' RMS
+// norms (with their residual adds) as nodes of their own (decoder.PreNormVar off) where the app
+// would fold them into the kernel's products that read them. A bare loop on a copy whose attention or products run on
 // the kernels registers them.
 package main
 
@@ -234,7 +236,7 @@ func open(name, path string) (g *graph, err error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}, {"-kv8pc", decoder.KVRowVar}} {
+	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}, {"-kv8pc", decoder.KVRowVar}, {"noprenorm", decoder.PreNormVar}} {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
 			if err := os.Setenv(sw.env, "off"); err != nil {
 				return nil, err

@@ -13,10 +13,13 @@
 // for all of them, one row streams the weights. With its own attribute swiglu 1 it takes a gated
 // MLP's down projection whole: A is [..., 2K], gate | up, and the product's input is
 // silu(gate) · up, computed before quantizing (swiglu.c; optimize's FuseSwiGLU writes such nodes).
+// With prenorm 1 it takes the RMS norm its input needs (and the residual add before it, writing
+// the sum as a second output), rounded as ONNX Runtime's SkipSimplifiedLayerNormalization or
+// SimplifiedLayerNormalization does (prenorm.c; optimize's FusePreNorm writes such nodes).
 //
-// The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c) on AVX2 + FMA or AVX-512
-// (an int8 cache's decode steps on integer products where the CPU has AVX-512 VNNI), built for
-// amd64 Linux and Windows with cgo; in every other build Available and Register return an error
+// The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c, swiglu.c, prenorm.c) on
+// AVX2 + FMA or AVX-512 (an int8 cache's decode steps on integer products where the CPU has
+// AVX-512 VNNI), built for amd64 Linux and Windows with cgo; in every other build Available and Register return an error
 // and Supports and SupportsMatMul are false.
 package attnop
 

@@ -9,7 +9,14 @@
 //	output   Y float32 [..., N]
 //	attrs    K, N, bits 4, block_size 32, accuracy_level (0: float compute; else MLAS's level 4),
 //	         swiglu (EdgeChat's: 1: A is [..., 2K], gate | up, and the product's input is
-//	         silu(gate) · up, computed before quantizing (swiglu.c); 0 or absent: none)
+//	         silu(gate) · up, computed before quantizing (swiglu.c); 0 or absent: none),
+//	         prenorm (EdgeChat's: 1: the product's input is A's RMS norm, prenorm.c; 0 or absent: none)
+//	         and epsilon (the norm's; 1e-5 when absent, as ONNX Runtime's norms)
+//	with prenorm 1, also
+//	inputs   gamma float32 [K] (input 6, the norm's weight), skip float32 of A's shape (input 7,
+//	         optional: the norm is of A + skip, com.microsoft SkipSimplifiedLayerNormalization's)
+//	output   sum float32 of A's shape (output 1, optional, with skip: A + skip, the residual
+//	         stream the next layer reads)
 //
 // Every length the loops rely on is checked here; a wrong one is an error, never a read out of
 // bounds. Items run on ONNX Runtime's intra-op threads (KernelContext_ParallelFor): the rows'
@@ -32,6 +39,8 @@ typedef struct {
 	int64_t K, N;
 	int float32; // accuracy level 0
 	int swiglu;  // A is gate | up, 2K wide
+	int prenorm; // the product's input is A's RMS norm
+	float eps;   // the norm's epsilon
 } mmKernel;
 
 
@@ -53,23 +62,30 @@ static OrtStatus *count(const OrtValue *v, int64_t *d, size_t *nd, int64_t *n) {
 	return st;
 }
 
-static void quantItem(void *p, size_t i) {
-	q4Run *r = p;
-	int m0 = (int)i * QUANT_ROWS, m1 = m0 + QUANT_ROWS < r->M ? m0 + QUANT_ROWS : r->M;
-	q4_quant(r, m0, m1);
+// actJob is the activation pass's state: h [M][K] from a [M][2K] (swiglu) or A's norm (prenorm,
+// n), then, at level 4, h quantized (q4_quant on r, whose A is h), each item's rows while they are
+// in its cache.
+typedef struct {
+	q4Run *r;
+	const float *a; // the input A (r->A is h)
+	float *h;       // NULL: A is the product's input as it is
+	int swiglu, quant;
+	q4Norm n;
+} actJob;
+
+static void activate(actJob *j, int m0, int m1) {
+	if (j->swiglu)
+		q4_swiglu(j->a, j->h, j->r->K, m0, m1);
+	else if (j->h)
+		q4_prenorm(&j->n, m0, m1);
+	if (j->quant)
+		q4_quant(j->r, m0, m1);
 }
 
-// swigluJob is the activation pass's state: h [M][K] from a [M][2K].
-typedef struct {
-	const float *a;
-	float *h;
-	int M, K;
-} swigluJob;
-
-static void swigluItem(void *p, size_t i) {
-	swigluJob *j = p;
-	int m0 = (int)i * QUANT_ROWS, m1 = m0 + QUANT_ROWS < j->M ? m0 + QUANT_ROWS : j->M;
-	q4_swiglu(j->a, j->h, j->K, m0, m1);
+static void actItem(void *p, size_t i) {
+	actJob *j = p;
+	int m0 = (int)i * QUANT_ROWS, m1 = m0 + QUANT_ROWS < j->r->M ? m0 + QUANT_ROWS : j->r->M;
+	activate(j, m0, m1);
 }
 
 static void panelItem(void *p, size_t i) { q4_kernels->panel(p, (int)i); }
@@ -80,6 +96,18 @@ static void gemvItem(void *p, size_t i) {
 	int n0 = (int)i * GEMV_COLS, n1 = n0 + GEMV_COLS < r->N ? n0 + GEMV_COLS : r->N;
 	for (int m = 0; m < r->M; m++) // the item's weights come from memory once, from the caches for the other rows
 		q4_kernels->gemv(r, m, n0, n1);
+}
+
+// activation runs j's pass over all rows: on the calling thread when they are few, else on
+// the intra-op threads.
+static OrtStatus *activation(OrtKernelContext *ctx, actJob *j) {
+	if (!j->h && !j->quant)
+		return NULL;
+	if ((size_t)j->r->M * j->r->K <= QUANT_INLINE) {
+		activate(j, 0, j->r->M);
+		return NULL;
+	}
+	return ORT(KernelContext_ParallelFor)(ctx, actItem, ((size_t)j->r->M + QUANT_ROWS - 1) / QUANT_ROWS, 0, j);
 }
 
 // checkInputs checks the inputs' lengths against the attributes and reads A's rows M.
@@ -118,15 +146,35 @@ static OrtStatus *checkInputs(const mmKernel *k, const OrtValue **in, size_t nin
 		if (n != k->N)
 			return op_fail("EdgeChat MatMulNBits: bias must hold N values");
 	}
+	if (!k->prenorm) {
+		if ((nin > 6 && in[6]) || (nin > 7 && in[7]))
+			return op_fail("EdgeChat MatMulNBits: gamma and skip need prenorm 1");
+		return NULL;
+	}
+	if (nin < 7 || !in[6])
+		return op_fail("EdgeChat MatMulNBits: with prenorm, the norm's weight gamma (input 6) is required");
+	if ((st = count(in[6], d, &nd, &n)))
+		return st;
+	if (n != k->K)
+		return op_fail("EdgeChat MatMulNBits: gamma must hold K values");
+	if (nin > 7 && in[7]) {
+		if ((st = count(in[7], d, &nd, &n)))
+			return st;
+		int same = nd == *nad;
+		for (size_t i = 0; same && i < nd; i++)
+			same = d[i] == ad[i];
+		if (!same)
+			return op_fail("EdgeChat MatMulNBits: skip must have A's shape");
+	}
 	return NULL;
 }
 
 static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	const mmKernel *k = p;
-	const OrtValue *in[6] = {0};
+	const OrtValue *in[8] = {0};
 	size_t nin;
 	OrtStatus *st = ORT(KernelContext_GetInputCount)(ctx, &nin);
-	for (size_t i = 0; !st && i < nin && i < 6; i++)
+	for (size_t i = 0; !st && i < nin && i < 8; i++)
 		st = ORT(KernelContext_GetInput)(ctx, i, &in[i]);
 	if (st)
 		return st;
@@ -138,8 +186,10 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	size_t nad;
 	if ((st = checkInputs(k, in, nin, ad, &nad, &M)))
 		return st;
+	OrtValue *out, *sum = NULL;
+	if (k->prenorm && nin > 7 && in[7] && (st = ORT(KernelContext_GetOutput)(ctx, 1, ad, nad, &sum)))
+		return st; // sum is NULL when the node does not use output 1
 	ad[nad - 1] = k->N;
-	OrtValue *out;
 	if ((st = ORT(KernelContext_GetOutput)(ctx, 0, ad, nad, &out)))
 		return st;
 	q4Run r = {.M = (int)M, .N = (int)k->N, .K = (int)k->K, .nb = (int)k->K / 32};
@@ -152,23 +202,27 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		return st;
 	if (nin > 5 && in[5] && (st = ORT(GetTensorMutableData)((OrtValue *)in[5], (void **)&r.bias)))
 		return st;
-	float *h = NULL; // the activation pass's output: the product's A
-	if (k->swiglu) {
-		swigluJob j = {.a = r.A, .M = r.M, .K = r.K};
-		if (!(h = j.h = malloc(sizeof(float) * (size_t)r.M * r.K)))
-			return op_nomem("EdgeChat MatMulNBits");
-		if ((size_t)r.M * r.K <= QUANT_INLINE)
-			q4_swiglu(j.a, h, r.K, 0, r.M);
-		else if ((st = ORT(KernelContext_ParallelFor)(ctx, swigluItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &j))) {
-			free(h);
+	actJob j = {.r = &r, .a = r.A, .swiglu = k->swiglu, .quant = !k->float32};
+	if (k->prenorm) {
+		j.n = (q4Norm){.a = r.A, .gamma = NULL, .K = r.K, .eps = k->eps};
+		if ((st = ORT(GetTensorMutableData)((OrtValue *)in[6], (void **)&j.n.gamma)))
 			return st;
-		}
-		r.A = h;
+		if (nin > 7 && in[7] && (st = ORT(GetTensorMutableData)((OrtValue *)in[7], (void **)&j.n.skip)))
+			return st;
+		if (sum && (st = ORT(GetTensorMutableData)(sum, (void **)&j.n.sum)))
+			return st;
+	}
+	if (k->swiglu || k->prenorm) { // the activation pass's output: the product's A
+		if (!(j.h = j.n.h = malloc(sizeof(float) * (size_t)r.M * r.K)))
+			return op_nomem("EdgeChat MatMulNBits");
+		r.A = j.h;
 	}
 	size_t panels = ((size_t)r.N + Q4_PANEL - 1) / Q4_PANEL;
 	if (k->float32) {
-		st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
-		free(h);
+		st = activation(ctx, &j);
+		if (!st)
+			st = ORT(KernelContext_ParallelFor)(ctx, floatItem, panels, 0, &r);
+		free(j.h);
 		return !st && r.nomem ? op_nomem("EdgeChat MatMulNBits") : st;
 	}
 	int streaming = r.M <= Q4_GEMV_ROWS;
@@ -184,10 +238,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	}
 	if (lanes)
 		r.init = r.corr + (size_t)r.M * r.nb;
-	if ((size_t)r.M * r.K <= QUANT_INLINE)
-		q4_quant(&r, 0, r.M);
-	else
-		st = ORT(KernelContext_ParallelFor)(ctx, quantItem, ((size_t)r.M + QUANT_ROWS - 1) / QUANT_ROWS, 0, &r);
+	st = activation(ctx, &j);
 	if (!st && streaming)
 		st = ORT(KernelContext_ParallelFor)(ctx, gemvItem, ((size_t)r.N + GEMV_COLS - 1) / GEMV_COLS, 0, &r);
 	else if (!st)
@@ -198,7 +249,7 @@ done:
 	free(r.qa);
 	free(r.sa);
 	free(r.corr);
-	free(h);
+	free(j.h);
 	return st;
 }
 
@@ -211,6 +262,15 @@ static OrtStatus *mmCreate(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 	if (swiglu != 0 && swiglu != 1)
 		return op_fail("EdgeChat MatMulNBits: swiglu must be 0 or 1");
 	k.swiglu = (int)swiglu;
+	int64_t prenorm = op_int_attr(info, "prenorm", 0);
+	if (prenorm != 0 && prenorm != 1)
+		return op_fail("EdgeChat MatMulNBits: prenorm must be 0 or 1");
+	if (prenorm && swiglu)
+		return op_fail("EdgeChat MatMulNBits: prenorm and swiglu cannot both be set (the norm's input is K wide, swiglu's 2K)");
+	k.prenorm = (int)prenorm;
+	k.eps = op_float_attr(info, "epsilon", 1e-5f);
+	if (!(k.eps >= 0))
+		return op_fail("EdgeChat MatMulNBits: epsilon must not be negative");
 	if (op_int_attr(info, "bits", 4) != 4 || op_int_attr(info, "block_size", 0) != 32)
 		return op_fail("EdgeChat MatMulNBits: only bits 4 and block_size 32 are supported");
 	if (k.K <= 0 || k.K % 32 || k.N <= 0 || k.K > INT_MAX / 32 || k.N > INT_MAX / 32)
@@ -224,8 +284,8 @@ static OrtStatus *mmCreate(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 }
 
 static const char *mmName(const OrtCustomOp *op) { (void)op; return "MatMulNBits"; }
-static size_t mmInputs(const OrtCustomOp *op) { (void)op; return 6; }
-static size_t mmOutputs(const OrtCustomOp *op) { (void)op; return 1; }
+static size_t mmInputs(const OrtCustomOp *op) { (void)op; return 8; }
+static size_t mmOutputs(const OrtCustomOp *op) { (void)op; return 2; }
 
 static ONNXTensorElementDataType mmInType(const OrtCustomOp *op, size_t i) {
 	(void)op;
@@ -250,6 +310,11 @@ static OrtCustomOpInputOutputCharacteristic mmInChar(const OrtCustomOp *op, size
 	return i < 3 ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
 }
 
+static OrtCustomOpInputOutputCharacteristic mmOutChar(const OrtCustomOp *op, size_t i) {
+	(void)op;
+	return i == 0 ? INPUT_OUTPUT_REQUIRED : INPUT_OUTPUT_OPTIONAL;
+}
+
 void attnop_define_matmul(OrtCustomOp *op) {
 	op_define_common(op);
 	op->GetName = mmName;
@@ -258,6 +323,7 @@ void attnop_define_matmul(OrtCustomOp *op) {
 	op->GetOutputType = mmOutType;
 	op->GetOutputTypeCount = mmOutputs;
 	op->GetInputCharacteristic = mmInChar;
+	op->GetOutputCharacteristic = mmOutChar;
 	op->CreateKernelV2 = mmCreate;
 	op->KernelComputeV2 = mmCompute;
 }

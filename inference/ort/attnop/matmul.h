@@ -76,6 +76,22 @@ void q4_float(q4Run *r, int p);
 // h = (gate · sigmoid(gate)) · up (swiglu.c).
 void q4_swiglu(const float *a, float *h, int K, int m0, int m1);
 
+// q4Norm is a call's RMS norm of its input (prenorm.c): rows of a [M][K] (plus skip, their sum
+// written to sum when it is not NULL) normed with weight gamma [K] into h [M][K].
+typedef struct {
+	const float *a, *skip, *gamma; // skip NULL: no residual add
+	float *sum, *h;                // sum NULL: the sum is not wanted
+	int K;
+	float eps;
+} q4Norm;
+
+// q4_prenorm writes rows [m0, m1) of n's h (and sum).
+void q4_prenorm(const q4Norm *n, int m0, int m1);
+
+// rmsNorm writes x [D] (D a multiple of 8) normed with weight w into y, rounding as ONNX
+// Runtime's SimplifiedLayerNormalization does (op.c).
+void rmsNorm(const float *x, float *y, int D, const float *w, float eps);
+
 // q4_kernels are the loops q4_select (attnop.h) picked.
 extern const q4Kernels *q4_kernels;
 

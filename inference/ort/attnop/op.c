@@ -168,7 +168,7 @@ static void rotate(const float *x, float *y, int D, const float *cosc, const flo
 // pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
 // each element (x × r) × weight. Compiled for AVX2 and FMA (the kernels run only where the CPU
 // has both), so that the lanes' multiply-adds are instructions, not calls.
-__attribute__((target("avx2,fma"))) static void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+__attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
 		for (int j = 0; j < 8; j++)
@@ -461,26 +461,16 @@ static OrtStatus *run(attnRun *r, OrtKernelContext *ctx) {
 
 // ---- the operators' definitions ---------------------------------------------------------------
 
-static float floatAttr(const OrtKernelInfo *info, const char *name) {
-	float v;
-	OrtStatus *st = ORT(KernelInfoGetAttribute_float)(info, name, &v);
-	if (st) {
-		ORT(ReleaseStatus)(st);
-		return 0;
-	}
-	return v;
-}
-
 // create makes a kernel of a float32 cache (int8 0), a per-channel int8 one (1) or a per-row
 // int8 one (2).
 static OrtStatus *create(const OrtKernelInfo *info, void **out, int int8) {
 	attnKernel k = {.H = op_int_attr(info, "num_heads", 0), .KV = op_int_attr(info, "kv_num_heads", 0),
-	                .scale = floatAttr(info, "scale"), .eps = floatAttr(info, "qk_norm_epsilon"), .int8 = int8 != 0,
+	                .scale = op_float_attr(info, "scale", 0), .eps = op_float_attr(info, "qk_norm_epsilon", 0), .int8 = int8 != 0,
 	                .perRow = int8 == 2};
 	if (k.KV <= 0 || k.H <= 0 || k.H % k.KV || k.H / k.KV > MAXG)
 		return op_fail("EdgeChat attention: num_heads must be a multiple of kv_num_heads (both set), at most 8 times it");
 	if (op_int_attr(info, "do_rotary", 0) != 1 || op_int_attr(info, "rotary_interleaved", 0) != 0 ||
-	    op_int_attr(info, "local_window_size", -1) != -1 || floatAttr(info, "softcap") != 0)
+	    op_int_attr(info, "local_window_size", -1) != -1 || op_float_attr(info, "softcap", 0) != 0)
 		return op_fail("EdgeChat attention: only do_rotary 1, rotary_interleaved 0, no local window and no softcap are supported");
 	attnKernel *p = malloc(sizeof *p);
 	if (!p)

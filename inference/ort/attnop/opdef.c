@@ -27,6 +27,16 @@ int64_t op_int_attr(const OrtKernelInfo *info, const char *name, int64_t def) {
 	return v;
 }
 
+float op_float_attr(const OrtKernelInfo *info, const char *name, float def) {
+	float v;
+	OrtStatus *st = ORT(KernelInfoGetAttribute_float)(info, name, &v);
+	if (st) {
+		ORT(ReleaseStatus)(st);
+		return def;
+	}
+	return v;
+}
+
 static const char *providerCPU(const OrtCustomOp *op) { (void)op; return "CPUExecutionProvider"; }
 static void destroy(void *k) { free(k); }
 static int one(const OrtCustomOp *op) { (void)op; return 1; }

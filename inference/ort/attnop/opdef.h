@@ -14,6 +14,8 @@ OrtStatus *op_nomem(const char *what);
 
 // op_int_attr is the int64 attribute name of a node, def when it has none.
 int64_t op_int_attr(const OrtKernelInfo *info, const char *name, int64_t def);
+// op_float_attr is the float attribute name of a node, def when it has none.
+float op_float_attr(const OrtKernelInfo *info, const char *name, float def);
 
 // op_define_common clears op and sets what every operator here has in common: the API version,
 // the CPU provider, a kernel freed with free(), inputs in CPU memory, required outputs, no

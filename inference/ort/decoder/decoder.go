@@ -54,7 +54,7 @@ func Open(f *models.Folder, o inference.LoadOptions) (inference.Decoder, error) 
 			slog.Info("attention runs on ONNX Runtime's GroupQueryAttention, not EdgeChat's kernels", "graph", f.Model, "reason", why)
 		}
 		kern.mm, why = matMulKernel(f, o)
-		kern.swiglu = swigluOn(kern.mm)
+		kern.swiglu, kern.prenorm = swigluOn(kern.mm), preNormOn(kern.mm)
 		if why != nil && o.GraphCache != "" {
 			slog.Info("int4 products run on ONNX Runtime's MatMulNBits, not EdgeChat's kernel", "graph", f.Model, "reason", why)
 		}

@@ -36,6 +36,16 @@ const SwiGLUVar = "EDGECHAT_SWIGLU"
 // swigluOn says whether a copy whose products run on the kernel mm fuses the activation.
 func swigluOn(mm optimize.MatMulKernel) bool { return mm.Domain != "" && !switchedOff(SwiGLUVar) }
 
+// PreNormVar is the environment variable that turns the norms inside the products off: "off"
+// (or "0", "false") keeps each layer's SkipSimplifiedLayerNormalization (and the first and
+// final SimplifiedLayerNormalization) as nodes instead of folding them into the kernel's
+// product that reads them (optimize.Options.FusePreNorm), for measuring the fusion or when it
+// misbehaves. The fusion is on wherever the product kernel is.
+const PreNormVar = "EDGECHAT_PRENORM"
+
+// preNormOn says whether a copy whose products run on the kernel mm folds the norms into them.
+func preNormOn(mm optimize.MatMulKernel) bool { return mm.Domain != "" && !switchedOff(PreNormVar) }
+
 // matMulSupports is the kernel's shape rule, a variable so that tests can refuse shapes.
 var matMulSupports = attnop.SupportsMatMul
 
@@ -106,25 +116,30 @@ func int4Refusal(info *proto.ModelInfo) string {
 
 // kernels are the rewrites of a copy onto EdgeChat's kernels (the zero value: none).
 type kernels struct {
-	attn   optimize.AttentionKernel
-	mm     optimize.MatMulKernel
-	swiglu bool // the down projections take their activation (with mm)
+	attn    optimize.AttentionKernel
+	mm      optimize.MatMulKernel
+	swiglu  bool // the down projections take their activation (with mm)
+	prenorm bool // the products take the norms they read (with mm)
 }
 
 // apply sets k's rewrites on o.
 func (k kernels) apply(o optimize.Options) optimize.Options {
 	o.AttentionKernel, o.MatMulKernel, o.FuseSwiGLU = k.attn, k.mm, k.swiglu && k.mm.Domain != ""
+	o.FusePreNorm = k.prenorm && k.mm.Domain != ""
 	return o
 }
 
 // fallbacks are the kernel copies optimizedGraph tries in turn, each failing its check giving
-// way to the next: both kernels with the fused activation, without it (when it is on), the
-// attention kernels alone (when both are on), then none. Each entry says what the step after
-// it leaves out.
+// way to the next: both kernels with the fused norms and activation, without the norms (when
+// they are on), without the activation either (when it is on), the attention kernels alone
+// (when both are on), then none. Each entry says what the step after it leaves out.
 func (k kernels) fallbacks() []kernels {
 	var out []kernels
 	if k.mm.Domain != "" {
 		out = append(out, k)
+		if k.prenorm {
+			out = append(out, kernels{attn: k.attn, mm: k.mm, swiglu: k.swiglu})
+		}
 		if k.swiglu {
 			out = append(out, kernels{attn: k.attn, mm: k.mm})
 		}

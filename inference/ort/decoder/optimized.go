@@ -63,7 +63,9 @@ func optimizedGraph(f *models.Folder, cacheDir string, ep inference.EP, maxCtx i
 		if v == "ok" || strings.HasPrefix(v, notRecognised) {
 			return graph // not recognised: the copy without the kernels would not be either
 		}
-		if k.swiglu {
+		if k.prenorm {
+			slog.Warn("the norms stay nodes of their own: the copy with them inside the products failed its check", "graph", f.Model, "reason", v)
+		} else if k.swiglu {
 			slog.Warn("the down projections keep their activation (Split, SiLU, Mul): the copy with it fused failed its check", "graph", f.Model, "reason", v)
 		} else if k.mm.Domain != "" {
 			slog.Warn("int4 products run on ONNX Runtime's MatMulNBits: the copy on EdgeChat's product kernel failed its check", "graph", f.Model, "reason", v)
@@ -173,7 +175,7 @@ func CPUCopyOptions(path string, maxCtx int) optimize.Options {
 	if f, err := models.Open(path, ""); err == nil {
 		o.AttentionKernel, _ = attnKernel(f, inference.LoadOptions{EP: ep})
 		o.MatMulKernel, _ = matMulKernel(f, inference.LoadOptions{EP: ep})
-		o.FuseSwiGLU = swigluOn(o.MatMulKernel)
+		o.FuseSwiGLU, o.FusePreNorm = swigluOn(o.MatMulKernel), preNormOn(o.MatMulKernel)
 	}
 	return o
 }
@@ -227,7 +229,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 	}
 	if o.MatMulKernel.Domain != "" {
 		slog.Info("int4 products run on EdgeChat's kernel", "graph", f.Model, "copy", gqa, "nodes", rep.MatMulKernelNodes, "left_because", rep.MatMulKernelSkipped,
-			"swiglu_fused", rep.SwiGLU, "swiglu_left_because", rep.SwiGLUSkipped)
+			"swiglu_fused", rep.SwiGLU, "swiglu_left_because", rep.SwiGLUSkipped, "prenorm_fused", rep.PreNorm, "prenorm_left_because", rep.PreNormSkipped)
 	}
 	if o.AttentionKernel != (optimize.AttentionKernel{}) {
 		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped,
