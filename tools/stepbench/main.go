@@ -31,7 +31,9 @@
 // them) as nodes of their own instead of inside the kernels' attention (decoder.QKFoldVar), so
 // that ours=DIR ours-noqk=DIR pairs the fold; one whose name contains noswiglu keeps each MLP's
 // Split, SiLU and Mul before its down projection (decoder.SwiGLUVar off) where the app would
-// fold them into the kernel's product. A bare loop on a copy whose attention or products run on
+// fold them into the kernel's product; one whose name contains nolayout keeps the products'
+// weights in MatMulNBits' order (decoder.LayoutVar off) where the app would write them in the
+// kernel's layout 1. A bare loop on a copy whose attention or products run on
 // the kernels registers them.
 package main
 
@@ -233,7 +235,7 @@ func open(name, path string) (g *graph, err error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}} {
+	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}, {"nolayout", decoder.LayoutVar}} {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
 			if err := os.Setenv(sw.env, "off"); err != nil {
 				return nil, err

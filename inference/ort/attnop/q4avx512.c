@@ -190,10 +190,12 @@ AVX512 static void gemv(q4Run *r, int m, int n0, int n1) {
 // shift, and the sum stays exact, |Σ| ≤ 32 · 127 · 240).
 AVX512 INLINE void cols16(const uint8_t *w, const int8_t *qa, int b, __m512i *lo, __m512i *hi) {
 	const __m512i m4 = _mm512_set1_epi8(0x0F), m4h = _mm512_set1_epi8((char)0xF0);
-	_mm_prefetch((const char *)w + PF16, _MM_HINT_T0);
-	_mm_prefetch((const char *)w + PF16 + 64, _MM_HINT_T0);
-	_mm_prefetch((const char *)w + PF16 + 128, _MM_HINT_T0);
-	_mm_prefetch((const char *)w + PF16 + 192, _MM_HINT_T0);
+	if (PF16) {
+		_mm_prefetch((const char *)w + PF16, _MM_HINT_T0);
+		_mm_prefetch((const char *)w + PF16 + 64, _MM_HINT_T0);
+		_mm_prefetch((const char *)w + PF16 + 128, _MM_HINT_T0);
+		_mm_prefetch((const char *)w + PF16 + 192, _MM_HINT_T0);
+	}
 	for (int k = 0; k < 4; k++) {
 		__m512i x = _mm512_loadu_si512(w + 64 * k); // the file's bytes: 64-byte alignment is not promised
 		*lo = _mm512_dpbusd_epi32(*lo, _mm512_and_si512(x, m4), _mm512_set1_epi32(ld32(qa + 32 * b + 4 * k)));

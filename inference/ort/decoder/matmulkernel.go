@@ -33,6 +33,13 @@ const MatMulKernelVar = "EDGECHAT_MATMUL_KERNEL"
 // fusion or when it misbehaves. The fusion is on wherever the product kernel is.
 const SwiGLUVar = "EDGECHAT_SWIGLU"
 
+// LayoutVar is the environment variable that keeps the kernel's products' weights in
+// MatMulNBits' order: "off" (or "0", "false") does not write them in the kernel's layout 1
+// (optimize.MatMulKernel.Cols16: each product's weights and scales read front to back, 16
+// columns a vpdpbusd), for measuring the layout or when it misbehaves. It is on wherever the
+// product kernel is.
+const LayoutVar = "EDGECHAT_Q4LAYOUT"
+
 // swigluOn says whether a copy whose products run on the kernel mm fuses the activation.
 func swigluOn(mm optimize.MatMulKernel) bool { return mm.Domain != "" && !switchedOff(SwiGLUVar) }
 
@@ -80,7 +87,7 @@ func matMulKernel(f *models.Folder, o inference.LoadOptions) (optimize.MatMulKer
 	if err := MatMulKernelStatus(); err != nil {
 		return optimize.MatMulKernel{}, err
 	}
-	return optimize.MatMulKernel{Domain: attnop.Domain, Shapes: matMulShapes{}}, nil
+	return optimize.MatMulKernel{Domain: attnop.Domain, Shapes: matMulShapes{}, Cols16: !switchedOff(LayoutVar)}, nil
 }
 
 // matMulShapes are the products the kernel takes (matMulSupports).
