@@ -31,9 +31,8 @@
 // them) as nodes of their own instead of inside the kernels' attention (decoder.QKFoldVar), so
 // that ours=DIR ours-noqk=DIR pairs the fold; one whose name contains noswiglu keeps each MLP's
 // Split, SiLU and Mul before its down projection (decoder.SwiGLUVar off) where the app would
-// fold them into the kernel's product; one whose name contains nolayout keeps the products'
-// weights in MatMulNBits' order (decoder.LayoutVar off) where the app would write them in the
-// kernel's layout 1. A bare loop on a copy whose attention or products run on
+// fold them into the kernel's product; one whose name contains layout1 writes the products'
+// weights in the kernel's layout 1 (decoder.LayoutVar on; off in the app by default). A bare loop on a copy whose attention or products run on
 // the kernels registers them.
 package main
 
@@ -235,9 +234,10 @@ func open(name, path string) (g *graph, err error) {
 		}
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
-	for _, sw := range []struct{ part, env string }{{"-noqk", decoder.QKFoldVar}, {"noswiglu", decoder.SwiGLUVar}, {"nolayout", decoder.LayoutVar}} {
+	for _, sw := range []struct{ part, env, val string }{{"-noqk", decoder.QKFoldVar, "off"}, {"noswiglu", decoder.SwiGLUVar, "off"},
+		{"layout1", decoder.LayoutVar, "on"}} {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
-			if err := os.Setenv(sw.env, "off"); err != nil {
+			if err := os.Setenv(sw.env, sw.val); err != nil {
 				return nil, err
 			}
 			defer os.Unsetenv(sw.env)
