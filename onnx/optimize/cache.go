@@ -201,7 +201,22 @@ func writeData(path, srcDir string, data []section) error {
 				}
 				files[s.loc] = f
 			}
-			n, err := io.Copy(bw, io.NewSectionReader(f, s.off, s.n))
+			var n int64
+			var err error
+			if s.per > 0 { // reordered (layout 1): the tensor's bytes in memory, one at a time
+				b := make([]byte, s.n)
+				var k int
+				if k, err = f.ReadAt(b, s.off); k == len(b) {
+					err = nil
+				}
+				if err == nil {
+					var w int
+					w, err = bw.Write(cols16(b, len(b)/(4*s.nb*s.per), s.nb, s.per))
+					n = int64(w)
+				}
+			} else {
+				n, err = io.Copy(bw, io.NewSectionReader(f, s.off, s.n))
+			}
 			if err == nil && n != s.n {
 				err = fmt.Errorf("%s: %d bytes at %d, not %d", s.loc, n, s.off, s.n)
 			}

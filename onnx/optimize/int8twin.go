@@ -252,7 +252,8 @@ func (w *twinWriter) externalTensor(name string, dims []int64, dtype proto.DataT
 // com.microsoft MatMulNBits (or one in the domain kernel, "" for none: a MatMulKernel's) with
 // weights and scales alone (the inputs after the third, zero points, group indices and bias,
 // absent or empty): the nodes the twins re-encode. A kernel's product with SwiGLUAttr is not
-// one: its input is gate | up, twice K wide, and only the kernel computes its activation.
+// one: its input is gate | up, twice K wide, and only the kernel computes its activation; nor
+// is one with LayoutAttr set, whose weights are in the kernel's order.
 func plainMatMulNBits(node []byte, kernel string) (ins []string, ok bool, err error) {
 	nfs, err := fields(node)
 	if err != nil {
@@ -260,6 +261,9 @@ func plainMatMulNBits(node []byte, kernel string) (ins []string, ok bool, err er
 	}
 	if _, fused, _ := intAttr(node, SwiGLUAttr); fused {
 		return nil, false, nil
+	}
+	if v, _, _ := intAttr(node, LayoutAttr); v != 0 {
+		return nil, false, nil // weights in the kernel's order, not MatMulNBits'
 	}
 	ins = fieldStrings(nfs, proto.FieldNodeInput)
 	op, dom := fieldStrings(nfs, proto.FieldNodeOpType), fieldStrings(nfs, proto.FieldNodeDomain)

@@ -24,6 +24,10 @@ type MatMulKernel struct {
 	Domain string
 	// Shapes says which products the kernel takes; nil: every one.
 	Shapes MatMulShapes
+	// Cols16 writes the weights and scales of the products moved whose N is a multiple of 16
+	// (and which no other node reads) in the kernel's layout 1, with attribute LayoutAttr 1
+	// (cols16.go).
+	Cols16 bool
 }
 
 // MatMulShapes says which products a kernel takes: TakesMatMul(K, N) for 4 bits in blocks of
@@ -35,7 +39,12 @@ type MatMulShapes interface {
 }
 
 // String is the key of k in a copy's cache key: its domain.
-func (k MatMulKernel) String() string { return "{Domain:" + k.Domain + "}" }
+func (k MatMulKernel) String() string {
+	if k.Cols16 {
+		return "{Domain:" + k.Domain + " Layout:1}"
+	}
+	return "{Domain:" + k.Domain + "}"
+}
 
 // Metadata keys of a copy whose products moved: the kernel's domain and the number of nodes.
 const (

@@ -146,6 +146,10 @@ type Report struct {
 	// MatMulKernelSkipped says why the first node left was not moved.
 	MatMulKernelNodes   int
 	MatMulKernelSkipped string
+	// Cols16 is how many of those products MatMulKernel.Cols16 wrote in the kernel's layout 1;
+	// Cols16Skipped says why the first left was not.
+	Cols16        int
+	Cols16Skipped string
 	// QKNormFolded is how many of those nodes took their layer's q/k norms and packed QKV
 	// (AttentionKernel.QKNorm, see qknorm.go); QKNormSkipped says why the first node left did not.
 	QKNormFolded  int
@@ -376,6 +380,12 @@ func rewriteGraph(b []byte, info *proto.ModelInfo, o Options, ext bool, rep *Rep
 		}
 		if o.FusePreNorm && rep.MatMulKernelNodes > 0 {
 			if nodes, rep.PreNorm, rep.PreNormSkipped, err = fusePreNorm(nodes, gfs, info, o.MatMulKernel.Domain); err != nil {
+				return nil, nil, err
+			}
+		}
+		if o.MatMulKernel.Cols16 && rep.MatMulKernelNodes > 0 {
+			// After the fusions: the products keep their weights, whatever reads them.
+			if rep.Cols16, rep.Cols16Skipped, err = layoutCols16(nodes, gfs, &packed, info, ext, o.MatMulKernel.Domain); err != nil {
 				return nil, nil, err
 			}
 		}

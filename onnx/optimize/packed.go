@@ -42,6 +42,9 @@ type section struct {
 	b      []byte
 	loc    string
 	off, n int64
+	// nb and per > 0: the file's bytes are written in layout 1 (cols16.go), nb blocks a
+	// column and per 4-byte units a block.
+	nb, per int
 }
 
 // packResult is what packMatMuls adds: the nodes, the initializers to drop, the new ones (each
@@ -54,6 +57,16 @@ type packResult struct {
 	types       map[string]uint64
 	data        []section
 	qkv, gateUp int
+	// where holds, by name, each packed tensor's members and where their bytes are: inits[init]
+	// (pieces 1.. inline), data[sec:sec+len(members)] (external).
+	where map[string]packedWhere
+}
+
+// packedWhere is where packMatMuls put a packed tensor's members.
+type packedWhere struct {
+	members   []packedTensor
+	init, sec int
+	ext       bool
 }
 
 // packMatMuls packs every group of three (qkv) or two (gateUp) com.microsoft MatMulNBits nodes
@@ -62,7 +75,7 @@ type packResult struct {
 // no g_idx. ext says whether packed weights may go to packedData (Cached: the copy has a
 // folder); without it a group with external weights stays as it is.
 func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, ext bool) packResult {
-	res := packResult{nodes: nodes, drop: map[string]bool{}, types: map[string]uint64{}}
+	res := packResult{nodes: nodes, drop: map[string]bool{}, types: map[string]uint64{}, where: map[string]packedWhere{}}
 	tensors := map[string]packedTensor{}
 	for _, f := range gfs {
 		if f.num != proto.FieldGraphInitializer || f.typ != protowire.BytesType {
@@ -117,7 +130,9 @@ func packMatMuls(nodes []node, gfs []field, info *proto.ModelInfo, qkv, gateUp, 
 			}
 			name := base + "/edgechat_packed_in" + strconv.Itoa(slot+1)
 			ins = append(ins, name)
-			init, data := packTensor(name, ts, ext && slices.ContainsFunc(ts, func(t packedTensor) bool { return t.loc != "" }), offset)
+			tx := ext && slices.ContainsFunc(ts, func(t packedTensor) bool { return t.loc != "" })
+			init, data := packTensor(name, ts, tx, offset)
+			res.where[name] = packedWhere{members: ts, init: len(res.inits), sec: len(res.data), ext: tx}
 			res.inits = append(res.inits, init)
 			res.types[name] = ts[0].dtype
 			res.data = append(res.data, data...)

@@ -9,7 +9,9 @@
 //	output   Y float32 [..., N]
 //	attrs    K, N, bits 4, block_size 32, accuracy_level (0: float compute; else MLAS's level 4),
 //	         swiglu (EdgeChat's: 1: A is [..., 2K], gate | up, and the product's input is
-//	         silu(gate) · up, computed before quantizing (swiglu.c); 0 or absent: none),
+//	         silu(gate) · up, computed before quantizing (swiglu.c); 0 or absent: none), layout
+//	         (EdgeChat's: 1: B and scales hold the same values in Q4_W_COLS16's order, matmul.h,
+//	         N a multiple of 16; 0 or absent: MatMulNBits'),
 //	         prenorm (EdgeChat's: 1: the product's input is A's RMS norm, prenorm.c; 0 or absent: none)
 //	         and epsilon (the norm's; 1e-5 when absent, as ONNX Runtime's norms)
 //	with prenorm 1, also
@@ -41,6 +43,7 @@ typedef struct {
 	int swiglu;  // A is gate | up, 2K wide
 	int prenorm; // the product's input is A's RMS norm
 	float eps;   // the norm's epsilon
+	int wlayout; // Q4_W_NBITS or Q4_W_COLS16
 } mmKernel;
 
 
@@ -94,8 +97,9 @@ static void floatItem(void *p, size_t i) { q4_float(p, (int)i); }
 static void gemvItem(void *p, size_t i) {
 	q4Run *r = p;
 	int n0 = (int)i * GEMV_COLS, n1 = n0 + GEMV_COLS < r->N ? n0 + GEMV_COLS : r->N;
+	void (*gemv)(q4Run *, int, int, int) = r->wlayout == Q4_W_COLS16 ? q4_kernels->gemv16 : q4_kernels->gemv;
 	for (int m = 0; m < r->M; m++) // the item's weights come from memory once, from the caches for the other rows
-		q4_kernels->gemv(r, m, n0, n1);
+		gemv(r, m, n0, n1);
 }
 
 // activation runs j's pass over all rows: on the calling thread when they are few, else on
@@ -192,7 +196,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 	ad[nad - 1] = k->N;
 	if ((st = ORT(KernelContext_GetOutput)(ctx, 0, ad, nad, &out)))
 		return st;
-	q4Run r = {.M = (int)M, .N = (int)k->N, .K = (int)k->K, .nb = (int)k->K / 32};
+	q4Run r = {.M = (int)M, .N = (int)k->N, .K = (int)k->K, .nb = (int)k->K / 32, .wlayout = k->wlayout};
 	if (M == 0)
 		return NULL;
 	if ((st = ORT(GetTensorMutableData)(out, (void **)&r.Y)) ||
@@ -226,7 +230,7 @@ static OrtStatus *mmCompute(void *p, OrtKernelContext *ctx) {
 		return !st && r.nomem ? op_nomem("EdgeChat MatMulNBits") : st;
 	}
 	int streaming = r.M <= Q4_GEMV_ROWS;
-	r.layout = streaming ? q4_kernels->layout : Q4_ROWS;
+	r.layout = streaming && r.wlayout == Q4_W_NBITS ? q4_kernels->layout : Q4_ROWS;
 	r.stride = r.layout == Q4_GROUPS ? ((size_t)r.K + 127) / 128 * 128 : (size_t)r.K;
 	size_t lanes = r.layout == Q4_GROUPS ? (size_t)r.M * (r.stride / 8) : 0;
 	r.qa = calloc((size_t)r.M * r.stride, 1);
@@ -271,10 +275,16 @@ static OrtStatus *mmCreate(const OrtCustomOp *op, const OrtApi *a, const OrtKern
 	k.eps = op_float_attr(info, "epsilon", 1e-5f);
 	if (!(k.eps >= 0))
 		return op_fail("EdgeChat MatMulNBits: epsilon must not be negative");
+	int64_t layout = op_int_attr(info, "layout", 0);
+	if (layout != Q4_W_NBITS && layout != Q4_W_COLS16)
+		return op_fail("EdgeChat MatMulNBits: layout must be 0 or 1");
+	k.wlayout = (int)layout;
 	if (op_int_attr(info, "bits", 4) != 4 || op_int_attr(info, "block_size", 0) != 32)
 		return op_fail("EdgeChat MatMulNBits: only bits 4 and block_size 32 are supported");
 	if (k.K <= 0 || k.K % 32 || k.N <= 0 || k.K > INT_MAX / 32 || k.N > INT_MAX / 32)
 		return op_fail("EdgeChat MatMulNBits: K must be a positive multiple of 32 and N positive");
+	if (k.wlayout == Q4_W_COLS16 && k.N % Q4_W16)
+		return op_fail("EdgeChat MatMulNBits: layout 1 takes N a multiple of 16");
 	mmKernel *p = malloc(sizeof *p);
 	if (!p)
 		return op_nomem("EdgeChat MatMulNBits");

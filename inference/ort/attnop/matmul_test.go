@@ -8,9 +8,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"edgechat/onnx/optimize"
 	"edgechat/onnx/proto"
 )
 
@@ -38,6 +40,15 @@ func newQ4Weights(K, N int, bias bool, seed uint64) q4Weights {
 		}
 	}
 	return w
+}
+
+// cols16 is w in the operator's layout 1 (optimize.Cols16Weights, Cols16Scales).
+func (w q4Weights) cols16() q4Weights {
+	c := w
+	c.B = optimize.Cols16Weights(w.B, w.N, w.K)
+	s := optimize.Cols16Scales(unsafe.Slice((*byte)(unsafe.Pointer(&w.S[0])), 4*len(w.S)), w.N, w.K)
+	c.S = unsafe.Slice((*float32)(unsafe.Pointer(&s[0])), len(w.S))
+	return c
 }
 
 // mmModel is one MatMulNBits node over w in domain at accuracy level, A [rows, K] (rows
@@ -158,6 +169,7 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 		{896, 4864, true, []int{1, 7, 428}},               // Qwen2.5-0.5B (K/32 not a multiple of 4)
 		{4864, 896, false, []int{1, 32}},
 		{96, 33, true, []int{1, 4, 5, 13}}, // K/32 = 3: under one group of 4 blocks
+		{96, 48, true, []int{1, 2, 9}},     // layout 1: K/32 odd (a lone last block), 3 panels
 	}
 	isas := matMulISAs(t)
 	defer selectISA(isaCap())
@@ -173,6 +185,14 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// layout 1 (the app's copies' order of B and scales) where N takes it
+			var ours1 *ort.DynamicAdvancedSession
+			if sh.N%optimize.Cols16Panel == 0 {
+				attrs := []proto.Attr{proto.IntAttr("K", int64(sh.K)), proto.IntAttr("N", int64(sh.N)), proto.IntAttr("layout", 1)}
+				if ours1, err = mmSession(t, mmModel(Domain, w.cols16(), level, threeD, attrs...)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for _, rows := range sh.rows {
 				want, err := mmRun(t, ref, rows, sh.K, threeD, uint64(rows))
 				if err != nil {
@@ -182,19 +202,24 @@ func TestMatMulAgainstMLAS(t *testing.T) {
 					if level == 0 && which != isas[0] {
 						continue // level 0 is one loop for every instruction set
 					}
-					t.Run(fmt.Sprintf("%dx%d/bias=%v/level=%d/M=%d/%s", sh.K, sh.N, sh.bias, level, rows, isaNames[which]), func(t *testing.T) {
-						useMatMul(which)
-						got, err := mmRun(t, ours, rows, sh.K, threeD, uint64(rows))
-						if err != nil {
-							t.Fatal(err)
+					for layout, s := range []*ort.DynamicAdvancedSession{ours, ours1} {
+						if s == nil {
+							continue
 						}
-						tol := map[int]float64{4: tolLevel4, 0: tolLevel0}[level]
-						d := rmsDiff(got, want)
-						t.Logf("largest difference from MLAS %.2e of its rms", d)
-						if d > tol || math.IsNaN(d) {
-							t.Errorf("largest difference from MLAS %.2e of its rms, want at most %.0e", d, tol)
-						}
-					})
+						t.Run(fmt.Sprintf("%dx%d/bias=%v/level=%d/M=%d/%s/layout=%d", sh.K, sh.N, sh.bias, level, rows, isaNames[which], layout), func(t *testing.T) {
+							useMatMul(which)
+							got, err := mmRun(t, s, rows, sh.K, threeD, uint64(rows))
+							if err != nil {
+								t.Fatal(err)
+							}
+							tol := map[int]float64{4: tolLevel4, 0: tolLevel0}[level]
+							d := rmsDiff(got, want)
+							t.Logf("largest difference from MLAS %.2e of its rms", d)
+							if d > tol || math.IsNaN(d) {
+								t.Errorf("largest difference from MLAS %.2e of its rms, want at most %.0e", d, tol)
+							}
+						})
+					}
 				}
 			}
 		}
@@ -226,6 +251,9 @@ func TestMatMulBadShapesFail(t *testing.T) {
 		{"N past B", w, 128, []proto.Attr{proto.IntAttr("K", 128), proto.IntAttr("N", 41)}, "B must hold"},
 		{"K not a multiple of 32", w, 120, []proto.Attr{proto.IntAttr("K", 120), proto.IntAttr("N", 40)}, "multiple of 32"},
 		{"no K", w, 128, []proto.Attr{proto.IntAttr("N", 40)}, "multiple of 32"},
+		{"layout 1, N not a multiple of 16", w, 128, []proto.Attr{proto.IntAttr("K", 128), proto.IntAttr("N", 40), proto.IntAttr("layout", 1)}, "multiple of 16"},
+		{"layout 2", w, 128, []proto.Attr{proto.IntAttr("K", 128), proto.IntAttr("N", 40), proto.IntAttr("layout", 2)}, "layout must be"},
+		{"layout 1, B a block short", short(func(c *q4Weights) { c.B = c.B[16:] }), 128, []proto.Attr{proto.IntAttr("K", 128), proto.IntAttr("N", 32), proto.IntAttr("layout", 1)}, "B must hold"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

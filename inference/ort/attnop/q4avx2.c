@@ -108,10 +108,10 @@ AVX2 static void unpack8(const uint8_t *const blk[8], int32_t *w) {
 
 const uint8_t q4_zero[16];
 
-void q4_blocks(const q4Run *r, int n0, int b, const uint8_t **blk) {
+void q4_blocks(const q4Run *r, int n0, int b, const uint8_t **blk, uint8_t tmp[Q4_PANEL][16]) {
 	for (int c = 0; c < Q4_PANEL; c++) {
 		int n = n0 + c;
-		blk[c] = n < r->N ? r->B + ((size_t)n * r->nb + b) * 16 : q4_zero;
+		blk[c] = n < r->N ? q4_block(r, n, b, tmp[c]) : q4_zero;
 	}
 }
 
@@ -119,7 +119,7 @@ void q4_scales(const q4Run *r, int n0, float *ps) {
 	for (int c = 0; c < Q4_PANEL; c++) {
 		int n = n0 + c;
 		for (int b = 0; b < r->nb; b++)
-			ps[(size_t)b * Q4_PANEL + c] = n < r->N ? r->S[(size_t)n * r->nb + b] : 0;
+			ps[(size_t)b * Q4_PANEL + c] = n < r->N ? r->S[q4_scale(r, n, b)] : 0;
 	}
 }
 
@@ -137,7 +137,8 @@ AVX2 static void unpackPanel(const q4Run *r, int n0, int32_t *w, float *ps) {
 	q4_scales(r, n0, ps);
 	for (int b = 0; b < r->nb; b++) {
 		const uint8_t *blk[Q4_PANEL];
-		q4_blocks(r, n0, b, blk);
+		uint8_t tmp[Q4_PANEL][16];
+		q4_blocks(r, n0, b, blk, tmp);
 		for (int g = 0; g < Q4_PANEL / 8; g++)
 			unpack8(blk + 8 * g, w + (size_t)b * 8 * Q4_PANEL + 8 * g);
 	}
@@ -257,5 +258,55 @@ PANEL2(panelVNNI, AVXVNNI, tileVNNI)
 GEMV2(gemvMadd, AVX2, dotMadd)
 GEMV2(gemvVNNI, AVXVNNI, dotVNNI)
 
-const q4Kernels q4_avx2 = {.panel = panelMadd, .gemv = gemvMadd, .layout = Q4_ROWS};
-const q4Kernels q4_avxvnni = {.panel = panelVNNI, .gemv = gemvVNNI, .layout = Q4_ROWS};
+// GEMV16 is gemv over weights in Q4_W_COLS16 (n0, n1 multiples of Q4_W16): a panel's 16 columns
+// as two halves of 8 a ymm, the low nibbles' and the high nibbles' sums apart (four independent
+// sums), B and the scales read front to back.
+#define GEMV16(NAME, TARGET, DOT)                                                                         \
+	TARGET static void NAME(q4Run *r, int m, int n0, int n1) {                                         \
+		const __m256i m4 = _mm256_set1_epi8(0x0F);                                                 \
+		const int nb = r->nb;                                                                      \
+		const int8_t *qa = r->qa + (size_t)m * r->stride;                                          \
+		const float *sa = r->sa + (size_t)m * nb;                                                  \
+		const int32_t *corr = r->corr + (size_t)m * nb;                                            \
+		for (int n = n0; n < n1; n += Q4_W16) {                                                    \
+			const uint8_t *w = r->B + (size_t)(n / Q4_W16) * nb * 16 * Q4_W16;                 \
+			const float *s = r->S + (size_t)(n / Q4_W16) * nb * Q4_W16;                        \
+			__m256 f0 = _mm256_setzero_ps(), f1 = _mm256_setzero_ps();                         \
+			for (int b = 0; b < nb; b++, w += 16 * Q4_W16) {                                   \
+				_mm_prefetch((const char *)w + 2048, _MM_HINT_T0);                         \
+				_mm_prefetch((const char *)w + 2048 + 64, _MM_HINT_T0);                    \
+				_mm_prefetch((const char *)w + 2048 + 128, _MM_HINT_T0);                   \
+				_mm_prefetch((const char *)w + 2048 + 192, _MM_HINT_T0);                   \
+				__m256i c = _mm256_set1_epi32(corr[b]);                                    \
+				__m256i e0 = c, e1 = c, o0 = _mm256_setzero_si256(), o1 = o0;             \
+				for (int k = 0; k < 4; k++) {                                              \
+					__m256i ae = _mm256_set1_epi32(ld32(qa + 32 * b + 4 * k));         \
+					__m256i ao = _mm256_set1_epi32(ld32(qa + 32 * b + 16 + 4 * k));    \
+					__m256i x0 = _mm256_loadu_si256((const __m256i *)(w + 64 * k));    \
+					__m256i x1 = _mm256_loadu_si256((const __m256i *)(w + 64 * k + 32)); \
+					e0 = DOT(e0, _mm256_and_si256(x0, m4), ae);                        \
+					o0 = DOT(o0, _mm256_and_si256(_mm256_srli_epi16(x0, 4), m4), ao);  \
+					e1 = DOT(e1, _mm256_and_si256(x1, m4), ae);                        \
+					o1 = DOT(o1, _mm256_and_si256(_mm256_srli_epi16(x1, 4), m4), ao);  \
+				}                                                                          \
+				__m256 a = _mm256_set1_ps(sa[b]);                                          \
+				f0 = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(e0, o0)), \
+				                                   _mm256_loadu_ps(s + 16 * b)), a, f0);    \
+				f1 = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(e1, o1)), \
+				                                   _mm256_loadu_ps(s + 16 * b + 8)), a, f1); \
+			}                                                                                  \
+			float *y = r->Y + (size_t)m * r->N + n;                                            \
+			if (r->bias) {                                                                     \
+				f0 = _mm256_add_ps(f0, _mm256_loadu_ps(r->bias + n));                      \
+				f1 = _mm256_add_ps(f1, _mm256_loadu_ps(r->bias + n + 8));                  \
+			}                                                                                  \
+			_mm256_storeu_ps(y, f0);                                                           \
+			_mm256_storeu_ps(y + 8, f1);                                                       \
+		}                                                                                          \
+	}
+
+GEMV16(gemv16Madd, AVX2, dotMadd)
+GEMV16(gemv16VNNI, AVXVNNI, dotVNNI)
+
+const q4Kernels q4_avx2 = {.panel = panelMadd, .gemv = gemvMadd, .layout = Q4_ROWS, .gemv16 = gemv16Madd};
+const q4Kernels q4_avxvnni = {.panel = panelVNNI, .gemv = gemvVNNI, .layout = Q4_ROWS, .gemv16 = gemv16VNNI};

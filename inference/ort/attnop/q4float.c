@@ -27,8 +27,9 @@ AVX2 void q4_float(q4Run *r, int p) {
 					o[(size_t)i * Q4_PANEL] = 0;
 				continue;
 			}
-			const uint8_t *x = r->B + ((size_t)(n0 + c) * nb + b) * 16;
-			float s = r->S[(size_t)(n0 + c) * nb + b];
+			uint8_t tmp[16];
+			const uint8_t *x = q4_block(r, n0 + c, b, tmp);
+			float s = r->S[q4_scale(r, n0 + c, b)];
 			for (int i = 0; i < 16; i++) {
 				o[(size_t)(2 * i) * Q4_PANEL] = (float)((x[i] & 15) - 8) * s;
 				o[(size_t)(2 * i + 1) * Q4_PANEL] = (float)((x[i] >> 4) - 8) * s;

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -284,4 +285,27 @@ func TestMatMulKernelChoice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMatMulKernelLayout1: the copy whose products read their weights in the kernel's layout 1
+// (optimize.MatMulKernel.Cols16, LayoutVar on) gives the logits and greedy tokens of the copy
+// in MatMulNBits' order, every product in layout 1.
+func TestMatMulKernelLayout1(t *testing.T) {
+	dir, k := matMulQ4(t)
+	cache := t.TempDir()
+	plain := openDynamic(t, dir, dynOpts{cache: cache, kern: k})
+	k1 := k
+	k1.mm.Cols16 = true
+	cols16 := openDynamic(t, dir, dynOpts{cache: cache, kern: k1})
+	if plain.path == cols16.path {
+		t.Fatalf("one copy %s for both layouts", plain.path)
+	}
+	b, err := os.ReadFile(cols16.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(optimize.LayoutAttr)); n < tinyMatMuls {
+		t.Fatalf("%d mentions of attribute %s in the layout-1 copy, want one a product (%d)", n, optimize.LayoutAttr, tinyMatMuls)
+	}
+	sameRuns(t, plain, cols16, matMulInt8Tolerance)
 }

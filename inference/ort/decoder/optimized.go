@@ -229,7 +229,7 @@ func checkedAttention(f *models.Folder, cacheDir string, o optimize.Options, bas
 	}
 	if o.MatMulKernel.Domain != "" {
 		slog.Info("int4 products run on EdgeChat's kernel", "graph", f.Model, "copy", gqa, "nodes", rep.MatMulKernelNodes, "left_because", rep.MatMulKernelSkipped,
-			"swiglu_fused", rep.SwiGLU, "swiglu_left_because", rep.SwiGLUSkipped, "prenorm_fused", rep.PreNorm, "prenorm_left_because", rep.PreNormSkipped)
+			"swiglu_fused", rep.SwiGLU, "swiglu_left_because", rep.SwiGLUSkipped, "prenorm_fused", rep.PreNorm, "prenorm_left_because", rep.PreNormSkipped, "layout1", rep.Cols16, "layout1_left_because", rep.Cols16Skipped)
 	}
 	if o.AttentionKernel != (optimize.AttentionKernel{}) {
 		slog.Info("attention runs on EdgeChat's kernels on one KV buffer", "graph", f.Model, "copy", gqa, "nodes", rep.AttentionKernelNodes, "left_because", rep.AttentionKernelSkipped,
