@@ -34,8 +34,8 @@
 // Split, SiLU and Mul before its down projection (decoder.SwiGLUVar off) where the app would
 // fold them into the kernel's product; one whose name contains noprenorm keeps the layers' RMS
 // norms (with their residual adds) as nodes of their own (decoder.PreNormVar off) where the app
-// would fold them into the kernel's products that read them; one whose name contains layout1 writes
-// the products' weights in the kernel's layout 1 (decoder.LayoutVar on; off in the app by default). A bare loop on a copy whose attention or products run on
+// would fold them into the kernel's products that read them; one whose name contains nolayout keeps
+// the products' weights in MatMulNBits' order (decoder.LayoutVar off; the app writes the kernel's layout 1). A bare loop on a copy whose attention or products run on
 // the kernels registers them.
 package main
 
@@ -238,7 +238,7 @@ func open(name, path string) (g *graph, err error) {
 		defer os.Unsetenv(env.GQAFlashVar)
 	}
 	for _, sw := range []struct{ part, env, val string }{{"-noqk", decoder.QKFoldVar, "off"}, {"noswiglu", decoder.SwiGLUVar, "off"},
-		{"-kv8pc", decoder.KVRowVar, "off"}, {"noprenorm", decoder.PreNormVar, "off"}, {"layout1", decoder.LayoutVar, "on"}} {
+		{"-kv8pc", decoder.KVRowVar, "off"}, {"noprenorm", decoder.PreNormVar, "off"}, {"layout1", decoder.LayoutVar, "on"}, {"nolayout", decoder.LayoutVar, "off"}} {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
 			if err := os.Setenv(sw.env, sw.val); err != nil {
 				return nil, err

@@ -45,7 +45,7 @@ func kernelQ4(t *testing.T) (string, optimize.AttentionKernel) {
 }
 
 // graphNodes counts the GroupQueryAttention nodes of graph on the float32 kernel, the int8
-// kernel and ONNX Runtime.
+// kernels (a scale per channel or per row) and ONNX Runtime.
 func graphNodes(t *testing.T, graph string) [3]int {
 	t.Helper()
 	info, err := proto.ReadInfo(graph)
@@ -53,7 +53,8 @@ func graphNodes(t *testing.T, graph string) [3]int {
 		t.Fatal(err)
 	}
 	op := "GroupQueryAttention"
-	return [3]int{info.Ops[proto.OpKey(attnop.Domain, op)], info.Ops[proto.OpKey(attnop.DomainInt8, op)], info.Ops[proto.OpKey("com.microsoft", op)]}
+	int8 := info.Ops[proto.OpKey(attnop.DomainInt8, op)] + info.Ops[proto.OpKey(attnop.DomainRow, op)] // per channel or per row
+	return [3]int{info.Ops[proto.OpKey(attnop.Domain, op)], int8, info.Ops[proto.OpKey("com.microsoft", op)]}
 }
 
 // qkNodes counts graph's SimplifiedLayerNormalization, Split and Reshape nodes.

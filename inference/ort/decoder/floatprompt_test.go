@@ -218,7 +218,7 @@ func attachFloatCopy(t *testing.T, d *dynamicDecoder, dir, cache string) {
 	}
 }
 
-// TestKVInt8PromptInt8: with both 8-bit options on a q4 model, the int8-cache decoder runs its
+// TestKVInt8PromptInt8: with both 8-bit options on a q4 model, the per-channel int8-cache decoder runs its
 // prompts on the int8 prompt twin over a float32 shadow: a prompt's logits are bit for bit
 // those of the 8-bit prompts alone (the same session on the same float32 rows), the decoding
 // steps after it run on the int8 cache (logits near the float32 cache's), and on a processor
@@ -227,6 +227,9 @@ func TestKVInt8PromptInt8(t *testing.T) {
 	if why := int8Refusal(); why != "" {
 		t.Skipf("8-bit prompts are refused here (%s)", why)
 	}
+	// The per-channel cache: a per-row one (KVRowVar) runs its prompts on EdgeChat's kernels,
+	// with no float32 prompt path (TestKVRowKernels).
+	t.Setenv(KVRowVar, "off")
 	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
 	cache := t.TempDir()
 	load := func(kv8 bool) *dynamicDecoder {

@@ -33,22 +33,21 @@ const MatMulKernelVar = "EDGECHAT_MATMUL_KERNEL"
 // fusion or when it misbehaves. The fusion is on wherever the product kernel is.
 const SwiGLUVar = "EDGECHAT_SWIGLU"
 
-// LayoutVar is the environment variable that writes the kernel's products' weights in its
-// layout 1 (optimize.MatMulKernel.Cols16: each product's weights and scales read front to
-// back, 16 columns a vpdpbusd): "on" (or "1", "true", "yes"). Off by default: on this
-// project's shared 2-core VM the one-node bench has it at 0.84–0.94× the CPU time of
-// MatMulNBits' order, but paired decode steps of the 28-layer copy turn several times slower
-// minutes after the copy is written (q4layout's report), which is not understood yet.
+// LayoutVar is the environment variable that turns the kernel's layout 1 off: "off" (or "0",
+// "false", "no") keeps MatMulNBits' order of the products' weights. Layout 1
+// (optimize.MatMulKernel.Cols16) writes each product's weights and scales into the copy in
+// panels of 16 columns, so that one row's product reads them once, front to back, 16 columns a
+// vpdpbusd; they stay in the copy's file (memory-mapped, not private memory). Paired decode
+// steps of the 28-layer copy on a quiet machine: 0.86–0.90× the CPU time of MatMulNBits' order
+// (tools/stepbench a@110#100 layout1@110#100, four runs). On this project's shared VM, under a
+// load of 10–17, the q4layout branch saw its steps turn several times slower in some runs, with
+// the weights' first loads stalled at ~1 GB/s; the lead did not see it on a quiet machine, and it
+// looks like the VM's shadow paging rather than the layout (not proven): the switch is there
+// for measuring it.
 const LayoutVar = "EDGECHAT_Q4LAYOUT"
 
-// layoutOn says whether LayoutVar turns layout 1 on.
-func layoutOn() bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(LayoutVar))) {
-	case "on", "1", "true", "yes":
-		return true
-	}
-	return false
-}
+// layoutOn says whether layout 1 is on (LayoutVar does not turn it off).
+func layoutOn() bool { return !switchedOff(LayoutVar) }
 
 // swigluOn says whether a copy whose products run on the kernel mm fuses the activation.
 func swigluOn(mm optimize.MatMulKernel) bool { return mm.Domain != "" && !switchedOff(SwiGLUVar) }
@@ -107,7 +106,9 @@ func matMulKernel(f *models.Folder, o inference.LoadOptions) (optimize.MatMulKer
 	if err := MatMulKernelStatus(); err != nil {
 		return optimize.MatMulKernel{}, err
 	}
-	return optimize.MatMulKernel{Domain: attnop.Domain, Shapes: matMulShapes{}, Cols16: layoutOn()}, nil
+	// The int8 prompt twin (o.PromptInt8) re-encodes weights in MatMulNBits' order only: a copy
+	// for it keeps that order.
+	return optimize.MatMulKernel{Domain: attnop.Domain, Shapes: matMulShapes{}, Cols16: layoutOn() && !o.PromptInt8}, nil
 }
 
 // matMulShapes are the products the kernel takes (matMulSupports).

@@ -288,11 +288,12 @@ func TestMatMulKernelChoice(t *testing.T) {
 }
 
 // TestMatMulKernelLayout1: the copy whose products read their weights in the kernel's layout 1
-// (optimize.MatMulKernel.Cols16, LayoutVar on) gives the logits and greedy tokens of the copy
-// in MatMulNBits' order, every product in layout 1.
+// (optimize.MatMulKernel.Cols16, the default) gives the logits and greedy tokens of the copy
+// in MatMulNBits' order (LayoutVar off), every product in layout 1.
 func TestMatMulKernelLayout1(t *testing.T) {
 	dir, k := matMulQ4(t)
 	cache := t.TempDir()
+	k.mm.Cols16 = false
 	plain := openDynamic(t, dir, dynOpts{cache: cache, kern: k})
 	k1 := k
 	k1.mm.Cols16 = true

@@ -25,6 +25,9 @@ func TestPromptInt8(t *testing.T) {
 	if why := int8Refusal(); why != "" {
 		t.Skipf("8-bit prompts are refused here (%s): TestPromptInt8Refused covers this processor", why)
 	}
+	// Both loads on one copy: with PromptInt8 the copy keeps MatMulNBits' order (matMulKernel),
+	// so the first load must too.
+	t.Setenv(LayoutVar, "off")
 	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
 	cache := t.TempDir()
 	var ds [2]*dynamicDecoder
