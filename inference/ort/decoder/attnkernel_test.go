@@ -227,10 +227,13 @@ func TestAttnKernelLoad(t *testing.T) {
 	asEver := verifyTolerance
 	tests := []struct {
 		name string
-		env  string                              // AttnKernelVar
-		opts func(o *inference.LoadOptions)      // the load's options
-		reg  func(n int) error                   // registerKernels' answer to its n-th call (nil: the kernels')
-		tol  func(info *proto.ModelInfo) float64 // verifyTolerance (nil: as ever)
+		env  string // AttnKernelVar
+		// kvRow is KVRowVar: "off" pins the calibrated per-channel 8-bit cache, whose prompts the
+		// int8 twin runs on a float32 shadow (a per-row cache's run on the kernels).
+		kvRow string
+		opts  func(o *inference.LoadOptions)      // the load's options
+		reg   func(n int) error                   // registerKernels' answer to its n-th call (nil: the kernels')
+		tol   func(info *proto.ModelInfo) float64 // verifyTolerance (nil: as ever)
 		// twice opens the model a first time as it comes, then again with reg and tol.
 		twice bool
 		// int8Prompts: the load has an int8 prompt twin, on the float32 kernel too.
@@ -243,7 +246,7 @@ func TestAttnKernelLoad(t *testing.T) {
 		{name: "int8 prompts", opts: func(o *inference.LoadOptions) { o.PromptInt8 = true }, int8Prompts: true,
 			want: [3]int{2, 0, 0}, log: "prompts run on an int8 twin of the graph (per-row"},
 		{name: "int8 cache and prompts", opts: func(o *inference.LoadOptions) { o.KVInt8, o.PromptInt8 = true, true }, int8Prompts: true,
-			want: [3]int{0, 2, 0}, log: "prompts run on an int8 twin of the graph on a float32 cache"},
+			kvRow: "off", want: [3]int{0, 2, 0}, log: "prompts run on an int8 twin of the graph on a float32 cache"},
 		{name: "turned off by the load", opts: func(o *inference.LoadOptions) { o.PlainAttention = true }, want: [3]int{0, 0, 2}, log: "turned off"},
 		{name: "turned off by " + AttnKernelVar, env: "off", want: [3]int{0, 0, 2}, log: "turned off"},
 		{name: "registration fails", reg: func(int) error { return boom }, want: [3]int{0, 0, 2}, log: boom.Error()},
@@ -266,6 +269,7 @@ func TestAttnKernelLoad(t *testing.T) {
 				t.Skip(why)
 			}
 			t.Setenv(AttnKernelVar, tt.env)
+			t.Setenv(KVRowVar, tt.kvRow)
 			o := inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256}
 			if tt.opts != nil {
 				tt.opts(&o)
