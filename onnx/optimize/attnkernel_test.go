@@ -60,12 +60,7 @@ func gqaModel(t *testing.T, headSize, heads, kvHeads int64, cache proto.DataType
 		edit(&n)
 	}
 	g.Nodes = []proto.Node{n}
-	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return optimize.MSModel(t, g, nil)
 }
 
 // attentionAt says where a model's GroupQueryAttention runs: its domain, the domains it

@@ -144,3 +144,6 @@ func q4Graph(b []byte, acc int64) ([]byte, int, error) {
 }
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
+
+// MSModel is msModel for the external tests.
+var MSModel = msModel

@@ -47,12 +47,7 @@ func nbitsModel(t *testing.T, k, n int64, nodes int, scales proto.DataType, edit
 		}
 		g.Nodes = append(g.Nodes, nd)
 	}
-	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return optimize.MSModel(t, g, nil)
 }
 
 // matMulsAt says where a model's MatMulNBits run (domain: count), the domains it imports

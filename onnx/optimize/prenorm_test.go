@@ -46,15 +46,7 @@ func preNormLayer(t *testing.T, edit func(g *proto.Graph)) []byte {
 		mm("up", "x2", "m", k, k),
 		{Name: "add", OpType: "Add", Inputs: []string{"h1", "m"}, Outputs: []string{"y"}},
 	}
-	if edit != nil {
-		edit(&g)
-	}
-	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return msModel(t, g, edit)
 }
 
 func TestFusePreNorm(t *testing.T) {

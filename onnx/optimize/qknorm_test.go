@@ -67,15 +67,7 @@ func qkModel(t *testing.T, edit func(g *proto.Graph)) []byte {
 		Outputs: []string{"out", "present_key", "present_value"},
 		Attrs: []proto.Attr{proto.IntAttr("num_heads", h), proto.IntAttr("kv_num_heads", kv),
 			proto.FloatAttr("scale", 0.25), proto.IntAttr("do_rotary", 1)}})
-	if edit != nil {
-		edit(&g)
-	}
-	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return optimize.MSModel(t, g, edit)
 }
 
 // nodeNamed is g's node named name.

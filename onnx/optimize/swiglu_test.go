@@ -43,15 +43,7 @@ func swigluLayer(t *testing.T, packed bool, edit func(g *proto.Graph)) []byte {
 		proto.Node{Name: "silu", OpType: "Mul", Inputs: []string{"gate", "sig"}, Outputs: []string{"silu"}},
 		proto.Node{Name: "gated", OpType: "Mul", Inputs: []string{"silu", "up"}, Outputs: []string{"h"}},
 		mm("down", "h", "y", f, k))
-	if edit != nil {
-		edit(&g)
-	}
-	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
-	b, err := m.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return msModel(t, g, edit)
 }
 
 // graphNodes are the nodes of model b.
@@ -254,4 +246,19 @@ func TestTwinsLeaveSwiGLU(t *testing.T) {
 			t.Errorf("%s: plain %v (%v), want %v", tc.name, ok, err, tc.want)
 		}
 	}
+}
+
+// msModel is the model of graph g (opset 17 and com.microsoft's), after edit (nil: none)
+// changes it: the one-layer graphs of the rewrites' tests.
+func msModel(t *testing.T, g proto.Graph, edit func(*proto.Graph)) []byte {
+	t.Helper()
+	if edit != nil {
+		edit(&g)
+	}
+	m := proto.Model{IRVersion: 8, Opsets: []proto.Opset{{Version: 17}, {Domain: "com.microsoft", Version: 1}}, Graph: g}
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

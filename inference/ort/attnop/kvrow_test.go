@@ -227,18 +227,7 @@ func TestRowWritesAndBound(t *testing.T) {
 					in := newInputs(t, c, 3)
 					var args []ort.Value
 					if packed {
-						r := rand.New(rand.NewPCG(5, uint64(c.past*31+c.newRows)))
-						cols := (sh.heads + 2*sh.kv) * sh.dim
-						x := make([]float32, c.newRows*cols)
-						for i := range x {
-							x[i] = float32(r.NormFloat64() * 3)
-						}
-						qkv, err := ort.NewTensor(ort.NewShape(1, int64(c.newRows), int64(cols)), x)
-						if err != nil {
-							t.Fatal(err)
-						}
-						defer qkv.Destroy()
-						args = []ort.Value{qkv}
+						args = []ort.Value{packedQKV(t, c)}
 					} else {
 						args = []ort.Value{in.q, in.k, in.v}
 					}

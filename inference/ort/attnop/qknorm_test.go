@@ -112,7 +112,9 @@ func TestQKNormPacked(t *testing.T) {
 	}
 }
 
-func comparePacked(t *testing.T, ref, op *ort.DynamicAdvancedSession, c call) {
+// packedQKV is call c's packed input: each new row's queries, keys and values, random (seeded
+// by the call), destroyed when the test ends.
+func packedQKV(t *testing.T, c call) *ort.Tensor[float32] {
 	t.Helper()
 	r := rand.New(rand.NewPCG(5, uint64(c.past*31+c.newRows)))
 	cols := (c.sh.heads + 2*c.sh.kv) * c.sh.dim
@@ -124,7 +126,13 @@ func comparePacked(t *testing.T, ref, op *ort.DynamicAdvancedSession, c call) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer qkv.Destroy()
+	t.Cleanup(func() { qkv.Destroy() })
+	return qkv
+}
+
+func comparePacked(t *testing.T, ref, op *ort.DynamicAdvancedSession, c call) {
+	t.Helper()
+	qkv := packedQKV(t, c)
 	in := newInputs(t, c, 3) // seqlens_k and total_sequence_length
 	side := func(s *ort.DynamicAdvancedSession) ([]float32, ort.Value, ort.Value) {
 		k, v := newCache(t, c, 11)

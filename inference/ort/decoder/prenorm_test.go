@@ -113,28 +113,36 @@ func TestPreNormLoad(t *testing.T) {
 			t.Setenv(MatMulKernelVar, tt.matmul)
 			t.Setenv(SwiGLUVar, "")
 			t.Setenv(AttnKernelVar, "")
-			var logs bytes.Buffer
-			oldLog := slog.Default()
-			t.Cleanup(func() { slog.SetDefault(oldLog); verifyTolerance = asEver })
-			slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-			if tt.tol != nil {
-				verifyTolerance = tt.tol
-			}
-			d, err := Open(f, inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			graph := d.(inference.GraphFiler).GraphFile()
+			_, graph, logs := openChecked(t, f, tt.tol)
 			if n, _ := normNodes(t, graph); n != tt.norms || matMuls(t, graph)[0] != tt.kernel {
 				t.Errorf("%s: %d norms, %d MatMulNBits on the kernel; want %d, %d", graph, n, matMuls(t, graph)[0], tt.norms, tt.kernel)
 			}
 			if !strings.Contains(logs.String(), tt.log) {
 				t.Errorf("the log does not say %q:\n%s", tt.log, logs.String())
 			}
-			if _, err := d.Forward(context.Background(), idsOfLength(20, 1)); err != nil {
-				t.Fatal(err)
-			}
 		})
 	}
+}
+
+// openChecked opens the tiny q4 model f on one CPU thread with verifyTolerance tol (nil: as
+// ever) and the log captured, and returns the decoder (closed when the test ends), the graph
+// it runs and the log: the load tests of the copy's fusions (prenorm, swiglu) read both.
+func openChecked(t *testing.T, f *models.Folder, tol func(*proto.ModelInfo) float64) (inference.Decoder, string, *bytes.Buffer) {
+	t.Helper()
+	var logs bytes.Buffer
+	oldLog, asEver := slog.Default(), verifyTolerance
+	t.Cleanup(func() { slog.SetDefault(oldLog); verifyTolerance = asEver })
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	if tol != nil {
+		verifyTolerance = tol
+	}
+	d, err := Open(f, inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Forward(context.Background(), idsOfLength(20, 1)); err != nil {
+		t.Fatal(err)
+	}
+	return d, d.(inference.GraphFiler).GraphFile(), &logs
 }

@@ -1,13 +1,9 @@
 package decoder
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
 	"strings"
 	"testing"
 
-	"edgechat/inference"
 	"edgechat/inference/ort/attnop"
 	"edgechat/models"
 	"edgechat/onnx/optimize"
@@ -127,27 +123,12 @@ func TestSwiGLULoad(t *testing.T) {
 			t.Setenv(SwiGLUVar, tt.swiglu)
 			t.Setenv(MatMulKernelVar, tt.matmul)
 			t.Setenv(AttnKernelVar, "")
-			var logs bytes.Buffer
-			oldLog := slog.Default()
-			t.Cleanup(func() { slog.SetDefault(oldLog); verifyTolerance = asEver })
-			slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-			if tt.tol != nil {
-				verifyTolerance = tt.tol
-			}
-			d, err := Open(f, inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			graph := d.(inference.GraphFiler).GraphFile()
+			_, graph, logs := openChecked(t, f, tt.tol)
 			if s, _, _, _ := mlpNodes(t, graph); s != tt.sigmoids || matMuls(t, graph)[0] != tt.kernel {
 				t.Errorf("%s: %d Sigmoid, %d MatMulNBits on the kernel; want %d, %d", graph, s, matMuls(t, graph)[0], tt.sigmoids, tt.kernel)
 			}
 			if !strings.Contains(logs.String(), tt.log) {
 				t.Errorf("the log does not say %q:\n%s", tt.log, logs.String())
-			}
-			if _, err := d.Forward(context.Background(), idsOfLength(20, 1)); err != nil {
-				t.Fatal(err)
 			}
 		})
 	}
