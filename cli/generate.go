@@ -107,11 +107,14 @@ func (m *modelFlags) engineConfig() (inference.Config, error) {
 	return routes.Build(spec), nil
 }
 
-// kvMode is the KV cache --kv-cache and --kv-int8 ask for.
+// kvMode is the KV cache --kv-cache and --kv-int8 ask for ("" is auto: flags not registered).
 func (m *modelFlags) kvMode() (inference.KVCache, error) {
-	kv, err := inference.ParseKVCache(m.kvCache)
-	if err != nil {
-		return kv, fmt.Errorf("--kv-cache %s: choose auto, 32 or 8", m.kvCache)
+	kv := inference.KVAuto
+	if m.kvCache != "" {
+		var err error
+		if kv, err = inference.ParseKVCache(m.kvCache); err != nil {
+			return kv, fmt.Errorf("--kv-cache %s: choose auto, 32 or 8", m.kvCache)
+		}
 	}
 	if m.kvInt8 {
 		if kv == inference.KV32 {
