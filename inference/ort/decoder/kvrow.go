@@ -14,9 +14,9 @@ import (
 )
 
 // The per-row 8-bit KV cache (attnop.DomainRow): where the optimized copy's attention runs on
-// EdgeChat's kernels, the 8-bit cache (inference.KVAuto and KV8) quantizes each cached row with its own scale
-// when it is written (optimize.QuantizeKVRow) instead of ONNX Runtime's per-channel scales from
-// a calibration run (kvint8.go): no calibration, no clipping. The kernels run prompts on the
+// EdgeChat's kernels, the 8-bit cache (inference.KVAuto, the default, and KV8) quantizes each
+// cached row with its own scale when it is written (optimize.QuantizeKVRow) instead of ONNX
+// Runtime's per-channel scales from a calibration run (kvint8.go): no calibration, no clipping. The kernels run prompts on the
 // int8 cache themselves, so neither the float32 prompt path (floatprompt.go) nor the int8
 // prompt twin (promptint8.go) is attached to it.
 //
