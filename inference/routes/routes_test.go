@@ -62,11 +62,12 @@ func TestBuildCarriesOptions(t *testing.T) {
 	}
 }
 
-// TestInt8OnTheCPURoute: the 8-bit prompt setting reaches the CPU route's load options, never
-// the NPU's (its providers have none); the KV cache setting reaches both (the 8-bit caches
-// run on the CPU provider only, so an NPU route on an NPU keeps 32 bits whatever it says), each
-// setting on its own; every stored KV cache value is one inference.ParseKVCache reads.
-func TestInt8OnTheCPURoute(t *testing.T) {
+// TestInt8SettingsReachRoutes: the 8-bit prompt setting reaches the CPU route's load options,
+// never the NPU's (its providers have none); the KV cache setting reaches both (the 8-bit
+// caches run on the CPU provider only, so an NPU route on an NPU keeps 32 bits whatever it
+// says), each setting on its own; every stored KV cache value is one inference.ParseKVCache
+// reads.
+func TestInt8SettingsReachRoutes(t *testing.T) {
 	want := map[string]inference.KVCache{config.KVCacheAuto: inference.KVAuto, config.KVCache32: inference.KV32, config.KVCache8: inference.KV8}
 	if len(want) != len(config.KVCaches) {
 		t.Fatalf("config.KVCaches %v, want a case for each", config.KVCaches)
