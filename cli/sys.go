@@ -99,7 +99,7 @@ func kernelState(err error) string {
 // kvCacheState is sysReport.KVCache for KVRowStatus's answer.
 func kvCacheState(err error) string {
 	if err != nil {
-		return "32-bit (" + firstLine(err.Error()) + ")"
+		return "32-bit: " + firstLine(err.Error())
 	}
 	return "8-bit, a scale per row (EdgeChat's kernels), for models whose attention they take; else 32-bit"
 }

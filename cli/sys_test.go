@@ -89,9 +89,9 @@ func TestSysAttentionKernels(t *testing.T) {
 	const row = "8-bit, a scale per row (EdgeChat's kernels)"
 	for _, tc := range []struct{ attn, mm, kvrow, wantAttn, wantMM, wantKV string }{
 		{"", "", "", "used", "used", row},
-		{"off", "", "", "not used: turned off", "used", "32-bit (EdgeChat's attention kernels are not used: turned off"},
+		{"off", "", "", "not used: turned off", "used", "32-bit: EdgeChat's attention kernels are not used: turned off"},
 		{"", "off", "", "used", "not used: turned off", row},
-		{"", "", "off", "used", "used", "32-bit (the per-row 8-bit cache is turned off"},
+		{"", "", "off", "used", "used", "32-bit: the per-row 8-bit cache is turned off"},
 	} {
 		t.Run("EDGECHAT_ATTN_KERNEL="+tc.attn+",EDGECHAT_MATMUL_KERNEL="+tc.mm+",EDGECHAT_KVROW="+tc.kvrow, func(t *testing.T) {
 			t.Setenv(decoder.AttnKernelVar, tc.attn)
