@@ -67,13 +67,17 @@ func runBench(env Env) error {
 			return fmt.Errorf("--%s is on or off, not %q", f.name, f.v)
 		}
 	}
+	kv, err := mf.kvMode()
+	if err != nil {
+		return err
+	}
 	if _, err := ortenv.Init(mf.ortLib); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bo := BenchOptions{
-		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVInt8: mf.kvInt8, PromptInt8: mf.promptInt8,
+		LoadOptions: inference.LoadOptions{ModelFile: mf.modelFile, MaxContext: mf.maxContext, EP: inference.EP{Name: mf.ep, Threads: mf.threads, Options: epOpts}, GraphCache: mf.graphCache(), KVCache: kv, PromptInt8: mf.promptInt8,
 			PlainAttention: *attnKernel == "off", PlainMatMul: *matMulKernel == "off"},
 		SeqLen: *seqLen, Iterations: *iters, Warmup: *warmup, DecodeTokens: *decode,
 	}

@@ -148,7 +148,7 @@ func Bench(ctx context.Context, path string, o BenchOptions) (*BenchResult, erro
 }
 
 // kvType is the KV cache's element type of a dynamic-shape model's graph that ran (the int8
-// copy's with --kv-int8; "" for other layouts).
+// copy's with an 8-bit cache; "" for other layouts).
 func kvType(f *models.Folder, graph string) string {
 	if f.Layout != models.LayoutHF && f.Layout != models.LayoutGenAI {
 		return ""

@@ -36,7 +36,7 @@ type modelFlags struct {
 	prefillLimit                 int
 	asPublished                  bool
 	kvInt8, promptInt8           bool
-	power                        string
+	kvCache, power               string
 }
 
 // graphCache is where optimized graph copies go, or "" with --as-published.
@@ -54,7 +54,8 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.ep, "ep", "cpu", "execution provider: cpu, qnn, dml or webgpu")
 	fs.IntVar(&m.threads, "threads", 0, "CPU intra-op threads (0 = physical cores)")
 	fs.BoolVar(&m.asPublished, "as-published", false, "run the model's graph file as it is, not the optimized copy in the cache (accuracy_level 4, LM head on the last row)")
-	fs.BoolVar(&m.kvInt8, "kv-int8", false, "keep the CPU route's KV cache in 8 bits (Settings → KV cache): faster decoding late in long contexts, slightly different logits")
+	fs.StringVar(&m.kvCache, "kv-cache", "auto", "the KV cache (Settings → KV cache): auto (8 bits with a scale per row where EdgeChat's attention kernels run, else 32), 32 (exact) or 8 (8 bits wherever the model allows, calibrated per channel where the kernels do not run); 8-bit is faster and smaller, its logits slightly different")
+	fs.BoolVar(&m.kvInt8, "kv-int8", false, "the same as --kv-cache 8")
 	fs.BoolVar(&m.promptInt8, "prompt-int8", false, "run the CPU route's prompts on an 8-bit twin of the graph (Settings → Prompts): first token about twice as soon, slightly different logits, ~0.5 GB more memory")
 	fs.IntVar(&m.maxContext, "max-context", 0, "context length cap in tokens (0 = model's, at most 8192)")
 	fs.StringVar(&m.npuModel, "npu-model", "", "model for the NPU route (e.g. a static-shape or decoder-pipeline build)")
@@ -72,8 +73,12 @@ func (m *modelFlags) registerPower(fs *flag.FlagSet) {
 // engineConfig builds the routes: --npu-model and --cpu-model make a hybrid engine (NPU first,
 // CPU as fallback); --model alone is one route on --ep (an NPU route for an NPU provider).
 func (m *modelFlags) engineConfig() (inference.Config, error) {
+	kv, err := m.kvMode()
+	if err != nil {
+		return inference.Config{}, err
+	}
 	local := func(model, ep string) *routes.Local {
-		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads}
+		return &routes.Local{Model: model, ModelFile: m.modelFile, MaxContext: m.maxContext, EP: ep, Threads: m.threads, KVCache: kv}
 	}
 	if m.power != "" && !slices.Contains(eps.PowerModes, m.power) {
 		return inference.Config{}, fmt.Errorf("--power %s: choose one of %s", m.power, strings.Join(eps.PowerModes, ", "))
@@ -97,9 +102,27 @@ func (m *modelFlags) engineConfig() (inference.Config, error) {
 		spec.CPU = local(cpu, "cpu")
 	}
 	if spec.CPU != nil {
-		spec.CPU.KVInt8, spec.CPU.PromptInt8 = m.kvInt8, m.promptInt8
+		spec.CPU.PromptInt8 = m.promptInt8
 	}
 	return routes.Build(spec), nil
+}
+
+// kvMode is the KV cache --kv-cache and --kv-int8 ask for ("" is auto: flags not registered).
+func (m *modelFlags) kvMode() (inference.KVCache, error) {
+	kv := inference.KVAuto
+	if m.kvCache != "" {
+		var err error
+		if kv, err = inference.ParseKVCache(m.kvCache); err != nil {
+			return kv, fmt.Errorf("--kv-cache %s: choose auto, 32 or 8", m.kvCache)
+		}
+	}
+	if m.kvInt8 {
+		if kv == inference.KV32 {
+			return kv, errors.New("--kv-int8 asks for the 8-bit KV cache, --kv-cache 32 for the 32-bit one: give one of them")
+		}
+		kv = inference.KV8
+	}
+	return kv, nil
 }
 
 // primaryModel is the model whose template renders --print-prompt.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"edgechat/inference"
 	"edgechat/internal/testkit/synth"
 	"edgechat/internal/testkit/testenv"
 )
@@ -193,6 +194,51 @@ func TestModelFlagsRoutes(t *testing.T) {
 	var m modelFlags
 	if _, err := m.engineConfig(); err == nil || !strings.Contains(err.Error(), "--model is required") {
 		t.Errorf("no model: %v", err)
+	}
+}
+
+// --kv-cache reaches every route's load options (auto by default; --kv-int8 is 8), and a value
+// it does not know, or --kv-int8 against --kv-cache 32, is an error that names the flags.
+func TestModelFlagsKVCache(t *testing.T) {
+	tests := []struct {
+		args []string
+		want inference.KVCache
+		err  string
+	}{
+		{nil, inference.KVAuto, ""},
+		{[]string{"--kv-cache", "auto"}, inference.KVAuto, ""},
+		{[]string{"--kv-cache", "32"}, inference.KV32, ""},
+		{[]string{"--kv-cache", "32-bit"}, inference.KV32, ""},
+		{[]string{"--kv-cache", "8"}, inference.KV8, ""},
+		{[]string{"--kv-int8"}, inference.KV8, ""},
+		{[]string{"--kv-int8", "--kv-cache", "8-bit"}, inference.KV8, ""},
+		{[]string{"--kv-int8", "--kv-cache", "32"}, 0, "give one of them"},
+		{[]string{"--kv-cache", "16"}, 0, "--kv-cache 16: choose auto, 32 or 8"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var m modelFlags
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			m.register(fs)
+			if err := fs.Parse(append([]string{"--npu-model", "/n", "--npu-ep", "cpu", "--model", "/m"}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := m.engineConfig()
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range cfg.Routes {
+				if r.KVCache != tt.want {
+					t.Errorf("route %s: KV cache %v, want %v", r.Name, r.KVCache, tt.want)
+				}
+			}
+		})
 	}
 }
 

@@ -40,6 +40,9 @@ type sysReport struct {
 	// MatMulKernel is "used" when CPU models' int4 products run on EdgeChat's own kernel (the
 	// products it takes), else why not (decoder.MatMulKernelStatus).
 	MatMulKernel string `json:"matmul_kernel"`
+	// KVCache is the KV cache a CPU load keeps with the default setting (auto): 8-bit with a
+	// scale per row where the attention kernels run, else 32-bit and why (decoder.KVRowStatus).
+	KVCache string `json:"kv_cache"`
 }
 
 func runSys(env Env) error {
@@ -64,6 +67,7 @@ func runSys(env Env) error {
 		}
 		r.AttnKernel = kernelState(decoder.AttnKernelStatus())
 		r.MatMulKernel = kernelState(decoder.MatMulKernelStatus())
+		r.KVCache = kvCacheState(decoder.KVRowStatus())
 	}
 	r.QNNRuntimes = ortenv.Discover(ortenv.DiscoverOptions{Folders: folders})
 	ortenv.Probe(r.QNNRuntimes)
@@ -92,6 +96,14 @@ func kernelState(err error) string {
 	return "used"
 }
 
+// kvCacheState is sysReport.KVCache for KVRowStatus's answer.
+func kvCacheState(err error) string {
+	if err != nil {
+		return "32-bit: " + firstLine(err.Error())
+	}
+	return "8-bit, a scale per row (EdgeChat's kernels), for models whose attention they take; else 32-bit"
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
@@ -117,6 +129,9 @@ func printSys(env Env, r sysReport) {
 	}
 	if r.MatMulKernel != "" {
 		fmt.Fprintf(w, "Int4 product kernel\t%s\n", r.MatMulKernel)
+	}
+	if r.KVCache != "" {
+		fmt.Fprintf(w, "KV cache (auto)\t%s\n", r.KVCache)
 	}
 	if len(r.Providers) > 0 {
 		fmt.Fprintln(w, "\nProvider\tListed\tUsable\tWhy not")

@@ -82,24 +82,28 @@ func TestBenchJSON(t *testing.T) {
 }
 
 // TestSysAttentionKernels: sys says whether CPU models run attention and int4 products on
-// EdgeChat's kernels, and why not when either is turned off.
+// EdgeChat's kernels, and why not when either is turned off, and which KV cache the default
+// setting keeps (per row on the attention kernels, else 32-bit and why).
 func TestSysAttentionKernels(t *testing.T) {
 	lib := testenv.ORTLibrary(t)
-	for _, tc := range []struct{ attn, mm, wantAttn, wantMM string }{
-		{"", "", "used", "used"},
-		{"off", "", "not used: turned off", "used"},
-		{"", "off", "used", "not used: turned off"},
+	const row = "8-bit, a scale per row (EdgeChat's kernels)"
+	for _, tc := range []struct{ attn, mm, kvrow, wantAttn, wantMM, wantKV string }{
+		{"", "", "", "used", "used", row},
+		{"off", "", "", "not used: turned off", "used", "32-bit: EdgeChat's attention kernels are not used: turned off"},
+		{"", "off", "", "used", "not used: turned off", row},
+		{"", "", "off", "used", "used", "32-bit: the per-row 8-bit cache is turned off"},
 	} {
-		t.Run("EDGECHAT_ATTN_KERNEL="+tc.attn+",EDGECHAT_MATMUL_KERNEL="+tc.mm, func(t *testing.T) {
+		t.Run("EDGECHAT_ATTN_KERNEL="+tc.attn+",EDGECHAT_MATMUL_KERNEL="+tc.mm+",EDGECHAT_KVROW="+tc.kvrow, func(t *testing.T) {
 			t.Setenv(decoder.AttnKernelVar, tc.attn)
 			t.Setenv(decoder.MatMulKernelVar, tc.mm)
+			t.Setenv(decoder.KVRowVar, tc.kvrow)
 			var r sysReport
 			runJSON(t, []string{"sys", "--json", "--ort-lib", lib}, &r)
 			if err := attnop.Available(); err != nil { // ONNX Runtime is loaded by now
 				t.Skip(err)
 			}
-			if !strings.HasPrefix(r.AttnKernel, tc.wantAttn) || !strings.HasPrefix(r.MatMulKernel, tc.wantMM) {
-				t.Errorf("attention_kernels %q, matmul_kernel %q; want %q…, %q…", r.AttnKernel, r.MatMulKernel, tc.wantAttn, tc.wantMM)
+			if !strings.HasPrefix(r.AttnKernel, tc.wantAttn) || !strings.HasPrefix(r.MatMulKernel, tc.wantMM) || !strings.HasPrefix(r.KVCache, tc.wantKV) {
+				t.Errorf("attention_kernels %q, matmul_kernel %q, kv_cache %q; want %q…, %q…, %q…", r.AttnKernel, r.MatMulKernel, r.KVCache, tc.wantAttn, tc.wantMM, tc.wantKV)
 			}
 		})
 	}

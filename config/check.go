@@ -219,6 +219,7 @@ func (s Settings) Validate() []FieldError {
 	rng("top_k", s.TopK < 0, "top-k must be 0 (off) or more")
 	rng("max_tokens", s.MaxTokens < 1 || s.MaxTokens > 32768, "max tokens must be between 1 and 32768")
 	rng("repetition_penalty", !(s.RepetitionPenalty >= 0.5 && s.RepetitionPenalty <= 2), "repetition penalty must be between 0.5 and 2 (1 = off)")
+	rng("kv_cache", !slices.Contains(KVCaches, s.KVCache), fmt.Sprintf("KV cache must be one of %s", strings.Join(KVCaches, ", ")))
 	rng("theme", !slices.Contains(Themes, s.Theme), fmt.Sprintf("theme must be one of %s", strings.Join(Themes, ", ")))
 	if s.Remote.BaseURL != "" {
 		u, err := url.Parse(s.Remote.BaseURL)

@@ -77,9 +77,11 @@ type Settings struct {
 	// PromptLookup drafts tokens by copying earlier text and checks them in one run
 	// (prompt-lookup decoding): the same replies, faster where they repeat their context.
 	PromptLookup bool `mapstructure:"prompt_lookup"`
-	// KVInt8 keeps the CPU model's KV cache in 8 bits (where its attention allows): faster
-	// decoding late in long chats, slightly different replies. Off by default.
-	KVInt8 bool `mapstructure:"kv_int8"`
+	// KVCache is how the CPU model keeps the conversation's keys and values: KVCacheAuto (the
+	// default) in 8 bits with a scale per row where EdgeChat's attention kernels run the model,
+	// else in 32 bits; KVCache32 in 32 bits (exact); KVCache8 in 8 bits wherever the model
+	// allows (calibrated per channel where the kernels do not run). See inference.KVCache.
+	KVCache string `mapstructure:"kv_cache"`
 	// PromptInt8 runs the CPU model's prompts on 8-bit weights (inference.LoadOptions.PromptInt8):
 	// the first word about twice as soon, slightly different replies, ~0.5 GB more memory and
 	// disk. Off by default.
@@ -113,6 +115,16 @@ type Settings struct {
 // RerankerModel value that turns re-ranking off.
 const EmbeddingOff = "off"
 
+// The values of Settings.KVCache (inference.ParseKVCache reads them).
+const (
+	KVCacheAuto = "auto"
+	KVCache32   = "32-bit"
+	KVCache8    = "8-bit"
+)
+
+// KVCaches lists the accepted values of Settings.KVCache.
+var KVCaches = []string{KVCacheAuto, KVCache32, KVCache8}
+
 // Themes lists the accepted values of Settings.Theme.
 var Themes = []string{"system", "light", "dark"}
 
@@ -132,6 +144,7 @@ func Defaults() Settings {
 		RepetitionPenalty: 1.0,
 		Thinking:          true,
 		PromptLookup:      true,
+		KVCache:           KVCacheAuto,
 		Theme:             "system",
 		Server:            Server{Addr: "127.0.0.1:8080"},
 	}

@@ -23,6 +23,8 @@ func TestOpenChecksValues(t *testing.T) {
 			[]string{"top_k is -5, but top-k must be 0 (off) or more; using the default, 20, instead"}},
 		{"theme number", "theme: 7\n", nil,
 			[]string{"theme is 7, but theme must be one of system, light, dark; using the default, system, instead"}},
+		{"kv_cache unknown", "kv_cache: 4-bit\ntop_k: 5\n", func(s *Settings) { s.TopK = 5 },
+			[]string{"kv_cache is 4-bit, but KV cache must be one of auto, 32-bit, 8-bit; using the default, auto, instead"}},
 		{"max_tokens huge", "max_tokens: 2147483647\n", nil,
 			[]string{"max_tokens is 2147483647, but max tokens must be between 1 and 32768; using the default, 1024, instead"}},
 		{"unknown ep", "cpu:\n  ep: warp\n", nil,

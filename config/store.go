@@ -69,7 +69,7 @@ func Open(file string) (*Store, error) {
 		s.opened = append(s.opened, fmt.Sprintf("settings file %s could not be read (%v); it was moved to %s and default settings are in use", file, perr, moved))
 		nested = nil
 	}
-	s.file = flattenFile(nested)
+	s.file = migrate(flattenFile(nested))
 	s.rebuildLocked()
 	return s, nil
 }
@@ -133,6 +133,7 @@ func (s *Store) rebuildLocked() {
 var fallsBack = map[string]bool{
 	"npu.ep": true, "cpu.ep": true, "npu.threads": true, "cpu.threads": true, "prefill_limit": true,
 	"temperature": true, "top_p": true, "top_k": true, "max_tokens": true, "repetition_penalty": true, "theme": true,
+	"kv_cache": true,
 }
 
 // decode layers defaults < good (the file's checked values) < env in viper.

@@ -31,14 +31,15 @@ type LoadOptions struct {
 	// "" runs the files as published.
 	GraphCache string
 	// Progress, when set, hears how far the load has gone: the tokenizer read, the first
-	// load's preparation of an optimized copy, with KVInt8 the first calibration of the 8-bit
-	// cache, ONNX Runtime's session created (called on the loading goroutine; see
+	// load's preparation of an optimized copy, with KV8 the first calibration of the per-channel
+	// 8-bit cache, ONNX Runtime's session created (called on the loading goroutine; see
 	// reply.Progress). An OpenFunc reports StepLoading before it creates its sessions.
 	Progress func(reply.Progress)
-	// KVInt8 keeps the KV cache in 8 bits where the optimized copy's attention allows it
-	// (GroupQueryAttention on the CPU): decoding late in long conversations reads a quarter of
-	// the memory, at the price of slightly different logits (a user's choice, off by default).
-	KVInt8 bool
+	// KVCache says how the cache is kept: KVAuto (the zero value) in 8 bits with a scale per
+	// row where EdgeChat's attention kernels run the model, else in 32 bits; KV32 always in
+	// 32 bits (exact); KV8 in 8 bits wherever the optimized copy's attention allows it on the
+	// CPU (per channel, calibrated, where the kernels do not run). See KVCache.
+	KVCache KVCache
 	// PromptInt8 runs prompts (runs of 32 tokens or more) on a second session whose layers'
 	// int4 matrices are int8 with one scale a column and whose activations are quantized to
 	// int8 with one scale a row (ONNX Runtime's MatMulIntegerToFloat, on the optimized copy's

@@ -25,7 +25,9 @@ type SettingsView struct {
 	Close  *widget.Button
 	Models *widget.Button // opens the Models view (the window sets its action)
 	// OCR is the switch of text recognition for scanned PDFs (settingsocr.go).
-	OCR     *widget.Check
+	OCR *widget.Check
+	// KVCache picks the CPU model's KV cache (settingskv.go).
+	KVCache *widget.Select
 	Content fyne.CanvasObject
 	// Summary shows what Save did, coloured by its kind.
 	Summary *widget.Label
@@ -131,7 +133,7 @@ func NewSettingsView(vm *SettingsVM, win fyne.Window, onClose func()) *SettingsV
 			v.item("System prompt", "system_prompt", v.multiline("system_prompt")),
 			widget.NewFormItem("Thinking", widget.NewCheckWithData("Show Qwen3's reasoning by default", vm.Thinking)),
 			widget.NewFormItem("Prompt lookup", widget.NewCheckWithData("Copy repeated text from the conversation in one step (same replies, faster quotes and edits)", vm.Lookup)),
-			widget.NewFormItem("KV cache", widget.NewCheckWithData("8-bit on the CPU: faster late in long chats, slightly different replies", vm.KVInt8)),
+			hint(v.item("KV cache", "kv_cache", v.kvCacheSelect()), kvCacheHint),
 			widget.NewFormItem("Prompts", promptInt8Check(vm)),
 		),
 		section("Remote server (optional)"),

@@ -22,7 +22,7 @@ var settingKeys = []string{
 	"cpu.model", "cpu.model_file", "cpu.ep", "cpu.ep_options", "cpu.threads",
 	"ort_library", "prefill_limit", "power.mode", "power.saver_htp_mode",
 	"temperature", "top_p", "top_k", "max_tokens", "repetition_penalty", "system_prompt",
-	"theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "reranker_model", "mcp_config",
+	"kv_cache", "theme", "data_dir", "models_dir", "model_folders", "hf_token", "embedding_model", "reranker_model", "mcp_config",
 	"remote.base_url", "remote.model", "remote.api_key", "server.addr", "server.api_key",
 	"ocr.tesseract", "ocr.languages",
 }
@@ -35,8 +35,6 @@ type SettingsVM struct {
 	Thinking binding.Bool
 	// Lookup turns prompt-lookup decoding on.
 	Lookup binding.Bool
-	// KVInt8 keeps the CPU model's KV cache in 8 bits.
-	KVInt8 binding.Bool
 	// PromptInt8 runs the CPU model's prompts on 8-bit weights.
 	PromptInt8 binding.Bool
 	// Int8Refused says why this processor cannot run PromptInt8 ("" where it can): the
@@ -78,7 +76,7 @@ type SettingsVM struct {
 func NewSettingsVM(store SettingsStore, tester ModelTester) *SettingsVM {
 	vm := &SettingsVM{
 		Fields: map[string]binding.String{}, Errors: map[string]binding.String{},
-		Thinking: binding.NewBool(), Lookup: binding.NewBool(), KVInt8: binding.NewBool(), PromptInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
+		Thinking: binding.NewBool(), Lookup: binding.NewBool(), PromptInt8: binding.NewBool(), Summary: binding.NewString(), SummaryLevel: binding.NewInt(),
 		RemoteLong: binding.NewBool(), ServerOn: binding.NewBool(),
 		Testing: binding.NewBool(), Result: binding.NewString(), Tested: binding.NewString(), ToolsList: binding.NewString(),
 		NPUFound: binding.NewBool(), Int8Refused: host.Int8PromptsRefused(), store: store, tester: tester,
@@ -132,6 +130,7 @@ func (vm *SettingsVM) Reset() {
 	f("max_tokens", strconv.Itoa(s.MaxTokens))
 	f("repetition_penalty", strconv.FormatFloat(s.RepetitionPenalty, 'g', -1, 64))
 	f("system_prompt", s.SystemPrompt)
+	f("kv_cache", s.KVCache)
 	f("theme", s.Theme)
 	f("data_dir", s.DataDir)
 	f("models_dir", s.ModelsDir)
@@ -150,7 +149,6 @@ func (vm *SettingsVM) Reset() {
 	_ = vm.OCR.Set(s.OCR.Enabled)
 	_ = vm.Thinking.Set(s.Thinking)
 	_ = vm.Lookup.Set(s.PromptLookup)
-	_ = vm.KVInt8.Set(s.KVInt8)
 	_ = vm.PromptInt8.Set(s.PromptInt8)
 	_ = vm.RemoteLong.Set(s.Remote.UseForLongPrompts)
 	_ = vm.ServerOn.Set(s.Server.Enabled)
@@ -171,7 +169,7 @@ func (vm *SettingsVM) values() []string {
 	for _, k := range keys {
 		out = append(out, k+"="+get[string](vm.Fields[k]))
 	}
-	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.KVInt8, vm.PromptInt8, vm.RemoteLong, vm.ServerOn, vm.OCR} {
+	for _, b := range []binding.Bool{vm.Thinking, vm.Lookup, vm.PromptInt8, vm.RemoteLong, vm.ServerOn, vm.OCR} {
 		out = append(out, strconv.FormatBool(get[bool](b)))
 	}
 	return out
@@ -229,7 +227,7 @@ func (vm *SettingsVM) Collect() (config.Settings, []config.FieldError) {
 	s.MCPConfig = str("mcp_config")
 	s.Thinking = get[bool](vm.Thinking)
 	s.PromptLookup = get[bool](vm.Lookup)
-	s.KVInt8 = get[bool](vm.KVInt8)
+	s.KVCache = str("kv_cache")
 	s.PromptInt8 = get[bool](vm.PromptInt8)
 	s.Remote.BaseURL, s.Remote.Model, s.Remote.APIKey = str("remote.base_url"), str("remote.model"), str("remote.api_key")
 	s.Remote.UseForLongPrompts = get[bool](vm.RemoteLong)

@@ -83,6 +83,8 @@ func TestSettingsVMValidate(t *testing.T) {
 		{"models folder is a file", "models_dir", "/dev/null", "is a file — choose a folder for downloaded models"},
 		{"models folder to create", "models_dir", filepath.Join(t.TempDir(), "big", "models"), ""},
 		{"default models folder", "models_dir", "", ""},
+		{"KV cache", "kv_cache", "32-bit", ""},
+		{"unknown KV cache", "kv_cache", "4-bit", "KV cache must be one of auto, 32-bit, 8-bit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,14 +123,14 @@ func TestSettingsVMSave(t *testing.T) {
 	_ = vm.Fields["npu.ep_options"].Set("backend_path=QnnHtp.dll, htp_performance_mode=burst")
 	_ = vm.Fields["theme"].Set("dark")
 	_ = vm.Thinking.Set(false)
-	_ = vm.KVInt8.Set(true)
+	_ = vm.Fields["kv_cache"].Set(config.KVCache8)
 	_ = vm.PromptInt8.Set(true)
 	_ = vm.Fields["power.mode"].Set("saver")
 	_ = vm.Fields["power.saver_htp_mode"].Set("power_saver")
 	if err := vm.Save(); err != nil {
 		t.Fatal(err)
 	}
-	if st.s.Theme != "dark" || st.s.Thinking || !st.s.KVInt8 || !st.s.PromptInt8 || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" ||
+	if st.s.Theme != "dark" || st.s.Thinking || st.s.KVCache != config.KVCache8 || !st.s.PromptInt8 || st.s.NPU.EPOptions["htp_performance_mode"] != "burst" || applied.Theme != "dark" ||
 		st.s.Power != (config.Power{Mode: "saver", SaverHTPMode: "power_saver"}) {
 		t.Errorf("saved %+v", st.s)
 	}

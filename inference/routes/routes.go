@@ -20,8 +20,8 @@ type Local struct {
 	Threads   int
 	// MaxContext caps the context in tokens (0 = the engine's default).
 	MaxContext int
-	// KVInt8 keeps the KV cache in 8 bits where the model allows (see inference.LoadOptions).
-	KVInt8 bool
+	// KVCache says how the KV cache is kept (see inference.KVCache; the zero value is auto).
+	KVCache inference.KVCache
 	// PromptInt8 runs prompts on 8-bit weights (see inference.LoadOptions).
 	PromptInt8 bool
 }
@@ -54,7 +54,7 @@ func Build(s Spec) inference.Config {
 		Power: inference.PowerConfig{Mode: s.PowerMode, SaverHTPMode: s.SaverHTPMode, Watch: host.WatchPower}}
 	local := func(name string, l *Local) inference.RouteConfig {
 		return inference.RouteConfig{Name: name, Model: l.Model, LoadOptions: inference.LoadOptions{
-			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache, KVInt8: l.KVInt8, PromptInt8: l.PromptInt8,
+			ModelFile: l.ModelFile, MaxContext: l.MaxContext, GraphCache: s.GraphCache, KVCache: l.KVCache, PromptInt8: l.PromptInt8,
 			EP: inference.EP{Name: l.EP, Options: l.EPOptions, Threads: l.Threads},
 		}}
 	}
@@ -90,12 +90,17 @@ func FromSettings(s config.Settings) Spec {
 		if r.Model == "" {
 			return nil
 		}
-		return &Local{Model: r.Model, ModelFile: r.ModelFile, EP: r.EP, EPOptions: r.EPOptions, Threads: r.Threads}
+		// Both routes: the 8-bit caches run on the CPU provider only, so an NPU route on the
+		// CPU (npu.ep: cpu) follows the setting too and one on an NPU keeps 32 bits.
+		kv, err := inference.ParseKVCache(s.KVCache)
+		if err != nil {
+			kv = inference.KVAuto // config.Open and Validate only let KVCaches through
+		}
+		return &Local{Model: r.Model, ModelFile: r.ModelFile, EP: r.EP, EPOptions: r.EPOptions, Threads: r.Threads, KVCache: kv}
 	}
 	spec.NPU, spec.CPU = local(s.NPU), local(s.CPU)
 	if spec.CPU != nil {
-		spec.CPU.KVInt8 = s.KVInt8 // the int8 cache and prompt twin run on the CPU only
-		spec.CPU.PromptInt8 = s.PromptInt8
+		spec.CPU.PromptInt8 = s.PromptInt8 // the prompt twin runs on the CPU route only
 	}
 	if s.Remote.BaseURL != "" {
 		spec.Remote = &remote.Config{BaseURL: s.Remote.BaseURL, Model: s.Remote.Model, APIKey: s.Remote.APIKey}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"edgechat/config"
+	"edgechat/inference"
 	"edgechat/inference/remote"
 	"edgechat/reply"
 )
@@ -61,17 +62,27 @@ func TestBuildCarriesOptions(t *testing.T) {
 	}
 }
 
-// TestInt8OnTheCPURoute: the 8-bit KV cache and 8-bit prompt settings reach the CPU route's
-// load options, never the NPU's (its providers have neither), each on its own.
-func TestInt8OnTheCPURoute(t *testing.T) {
-	for _, kv := range []bool{false, true} {
+// TestInt8SettingsReachRoutes: the 8-bit prompt setting reaches the CPU route's load options,
+// never the NPU's (its providers have none); the KV cache setting reaches both (the 8-bit
+// caches run on the CPU provider only, so an NPU route on an NPU keeps 32 bits whatever it
+// says), each setting on its own; every stored KV cache value is one inference.ParseKVCache
+// reads.
+func TestInt8SettingsReachRoutes(t *testing.T) {
+	want := map[string]inference.KVCache{config.KVCacheAuto: inference.KVAuto, config.KVCache32: inference.KV32, config.KVCache8: inference.KV8}
+	if len(want) != len(config.KVCaches) {
+		t.Fatalf("config.KVCaches %v, want a case for each", config.KVCaches)
+	}
+	for _, kv := range config.KVCaches {
 		for _, prompt := range []bool{false, true} {
 			s := config.Defaults()
-			s.CPU.Model, s.NPU.Model, s.KVInt8, s.PromptInt8 = "/models/cpu", "/models/npu", kv, prompt
+			s.CPU.Model, s.NPU.Model, s.KVCache, s.PromptInt8 = "/models/cpu", "/models/npu", kv, prompt
 			cfg := Build(FromSettings(s))
-			if len(cfg.Routes) != 2 || cfg.Routes[0].KVInt8 || cfg.Routes[0].PromptInt8 ||
-				cfg.Routes[1].KVInt8 != kv || cfg.Routes[1].PromptInt8 != prompt {
+			if len(cfg.Routes) != 2 || cfg.Routes[0].KVCache != want[kv] || cfg.Routes[0].PromptInt8 ||
+				cfg.Routes[1].KVCache != want[kv] || cfg.Routes[1].PromptInt8 != prompt {
 				t.Errorf("kv %v prompt %v: routes %+v", kv, prompt, cfg.Routes)
+			}
+			if got := want[kv].String(); got != kv {
+				t.Errorf("inference.KVCache %d names itself %q, want %q", want[kv], got, kv)
 			}
 		}
 	}
@@ -97,7 +108,8 @@ func TestFromSettingsRebuildsOnlyForRoutes(t *testing.T) {
 		{"remote", func(s *config.Settings) { s.Remote.BaseURL = "http://127.0.0.1:9/v1" }, true},
 		{"power mode", func(s *config.Settings) { s.Power.Mode = "saver" }, true},
 		{"battery saver's QNN mode", func(s *config.Settings) { s.Power.SaverHTPMode = "power_saver" }, true},
-		{"8-bit KV cache", func(s *config.Settings) { s.KVInt8 = true }, true},
+		{"8-bit KV cache", func(s *config.Settings) { s.KVCache = config.KVCache8 }, true},
+		{"32-bit KV cache", func(s *config.Settings) { s.KVCache = config.KVCache32 }, true},
 		{"8-bit prompts", func(s *config.Settings) { s.PromptInt8 = true }, true},
 	}
 	for _, tt := range tests {

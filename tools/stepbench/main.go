@@ -21,9 +21,10 @@
 // optimized copy from the graph cache, the decoder's session options (spinning as --spin
 // says) and its Forward with a cancellable context, as edgechat bench times it. Set against a
 // bare loop on the same copy it shows what the app's decode path costs above the bare step.
-// Such a side whose name contains -kv8 keeps its cache in 8 bits (the app's KV cache setting:
-// per row where EdgeChat's attention kernels run; -kv8pc keeps ONNX Runtime's per-channel
-// format instead, decoder.KVRowVar off, whose first load calibrates the copy); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
+// Such a side keeps the 32-bit KV cache unless its name says otherwise: -kv8 keeps it in 8 bits
+// (the KV cache setting's 8-bit: per row where EdgeChat's attention kernels run; -kv8pc keeps
+// ONNX Runtime's per-channel format instead, decoder.KVRowVar off, whose first load calibrates
+// the copy), -kvauto as the app does by default (inference.KVAuto); one whose name contains gqa (ours-gqa, gqa-kv8) runs ONNX Runtime's
 // GroupQueryAttention where the app would run EdgeChat's attention kernels
 // (inference.LoadOptions.PlainAttention), so that ours@500=DIR gqa-ours@500=DIR pairs the two
 // in one process; one whose name contains mlas (mlas-ours) runs ONNX Runtime's MatMulNBits
@@ -256,8 +257,15 @@ func open(name, path string) (g *graph, err error) {
 	var l stepper
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		cfg[eps.SpinKey] = cfg["session.intra_op.allow_spinning"]
+		kv := inference.KV32
+		switch {
+		case strings.Contains(name, "-kv8"):
+			kv = inference.KV8
+		case strings.Contains(name, "-kvauto"):
+			kv = inference.KVAuto
+		}
 		m, err := inference.LoadModel(path, inference.LoadOptions{MaxContext: rows, GraphCache: paths.GraphCacheDir(),
-			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVInt8: strings.Contains(name, "-kv8"),
+			EP: inference.EP{Name: "cpu", Threads: *threads, Options: cfg}, KVCache: kv,
 			PlainAttention: strings.Contains(name, "gqa"), PlainMatMul: strings.Contains(name, "mlas")}, decoder.Open)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,17 +45,17 @@ func kernelQ4(t *testing.T) (string, optimize.AttentionKernel) {
 	return dir, k
 }
 
-// graphNodes counts the GroupQueryAttention nodes of graph on the float32 kernel, the int8
-// kernels (a scale per channel or per row) and ONNX Runtime.
-func graphNodes(t *testing.T, graph string) [3]int {
+// graphNodes counts the GroupQueryAttention nodes of graph on the float32 kernel, the
+// per-channel int8 kernel, the per-row int8 kernel and ONNX Runtime.
+func graphNodes(t *testing.T, graph string) [4]int {
 	t.Helper()
 	info, err := proto.ReadInfo(graph)
 	if err != nil {
 		t.Fatal(err)
 	}
 	op := "GroupQueryAttention"
-	int8 := info.Ops[proto.OpKey(attnop.DomainInt8, op)] + info.Ops[proto.OpKey(attnop.DomainRow, op)] // per channel or per row
-	return [3]int{info.Ops[proto.OpKey(attnop.Domain, op)], int8, info.Ops[proto.OpKey("com.microsoft", op)]}
+	return [4]int{info.Ops[proto.OpKey(attnop.Domain, op)], info.Ops[proto.OpKey(attnop.DomainInt8, op)], info.Ops[proto.OpKey(attnop.DomainRow, op)],
+		info.Ops[proto.OpKey("com.microsoft", op)]}
 }
 
 // qkNodes counts graph's SimplifiedLayerNormalization, Split and Reshape nodes.
@@ -163,10 +164,10 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 	cache := t.TempDir()
 	plain := openDynamic(t, dir, dynOpts{cache: cache})
 	kern := openDynamic(t, dir, dynOpts{cache: cache, kern: kernels{attn: k}})
-	if got := graphNodes(t, kern.path); got != [3]int{2, 0, 0} {
+	if got := graphNodes(t, kern.path); got != [4]int{2, 0, 0, 0} {
 		t.Fatalf("the kernel copy's attention nodes (float32 kernel, int8 kernel, ONNX Runtime): %v, want all on the float32 kernel", got)
 	}
-	if got := graphNodes(t, plain.path); got != [3]int{0, 0, 2} {
+	if got := graphNodes(t, plain.path); got != [4]int{0, 0, 0, 2} {
 		t.Fatalf("the plain copy's attention nodes: %v", got)
 	}
 	// The kernel copy's attention takes the q/k norms and packed QKV (optimize.AttentionKernel.QKNorm):
@@ -205,7 +206,7 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 		}
 		int8s = append(int8s, openDynamic(t, dir, dynOpts{graph: q}))
 	}
-	if got := graphNodes(t, int8s[1].path); got != [3]int{0, 2, 0} {
+	if got := graphNodes(t, int8s[1].path); got != [4]int{0, 2, 0, 0} {
 		t.Fatalf("the kernel copy's int8 twin's attention nodes: %v, want all on the int8 kernel", got)
 	}
 	if int8s[1].io.KVType != "int8" || !int8s[1].kv.shared {
@@ -213,6 +214,12 @@ func TestAttnKernelMatchesGQA(t *testing.T) {
 	}
 	t.Run("int8 cache", func(t *testing.T) { sameRuns(t, int8s[0], int8s[1], kernelTolerance) })
 }
+
+// The KV caches as AttentionOf names them.
+const (
+	perRow     = "8-bit KV cache, a scale per row"
+	perChannel = "8-bit KV cache, calibrated scales per channel"
+)
 
 // TestAttnKernelLoad: Open runs the copy on the kernels where they run, and the copy on
 // GroupQueryAttention, saying why in the log, when they are turned off, do not register (before
@@ -238,30 +245,43 @@ func TestAttnKernelLoad(t *testing.T) {
 		twice bool
 		// int8Prompts: the load has an int8 prompt twin, on the float32 kernel too.
 		int8Prompts bool
-		want        [3]int // graphNodes of the graph that runs
+		want        [4]int // graphNodes of the graph that runs
 		log         string // in the log
+		cache       string // in AttentionOf's answer ("" = "32-bit KV cache")
 	}{
-		{name: "on", want: [3]int{2, 0, 0}, log: "attention runs on EdgeChat's kernels"},
-		{name: "int8 cache", opts: func(o *inference.LoadOptions) { o.KVInt8 = true }, want: [3]int{0, 2, 0}, log: "the KV cache is int8"},
+		{name: "on", want: [4]int{2, 0, 0, 0}, log: "attention runs on EdgeChat's kernels"},
+		{name: "int8 cache", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KV8 }, want: [4]int{0, 0, 2, 0}, log: "the KV cache is int8", cache: perRow},
 		{name: "int8 prompts", opts: func(o *inference.LoadOptions) { o.PromptInt8 = true }, int8Prompts: true,
-			want: [3]int{2, 0, 0}, log: "prompts run on an int8 twin of the graph (per-row"},
-		{name: "int8 cache and prompts", opts: func(o *inference.LoadOptions) { o.KVInt8, o.PromptInt8 = true, true }, int8Prompts: true,
-			kvRow: "off", want: [3]int{0, 2, 0}, log: "prompts run on an int8 twin of the graph on a float32 cache"},
-		{name: "turned off by the load", opts: func(o *inference.LoadOptions) { o.PlainAttention = true }, want: [3]int{0, 0, 2}, log: "turned off"},
-		{name: "turned off by " + AttnKernelVar, env: "off", want: [3]int{0, 0, 2}, log: "turned off"},
-		{name: "registration fails", reg: func(int) error { return boom }, want: [3]int{0, 0, 2}, log: boom.Error()},
+			want: [4]int{2, 0, 0, 0}, log: "prompts run on an int8 twin of the graph (per-row"},
+		// The kernels run the per-row cache's prompts: no twin is made.
+		{name: "int8 cache and prompts", opts: func(o *inference.LoadOptions) { o.KVCache, o.PromptInt8 = inference.KV8, true },
+			want: [4]int{0, 0, 2, 0}, log: "the KV cache is int8", cache: perRow},
+		{name: "int8 cache and prompts, per channel", opts: func(o *inference.LoadOptions) { o.KVCache, o.PromptInt8 = inference.KV8, true },
+			kvRow: "off", int8Prompts: true, want: [4]int{0, 2, 0, 0}, log: "prompts run on an int8 twin of the graph on a float32 cache", cache: perChannel},
+		// Automatic: per row on the kernels, no calibration anywhere; with 8-bit prompts, the
+		// 32-bit cache they run on.
+		{name: "automatic cache", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KVAuto }, want: [4]int{0, 0, 2, 0}, log: "the KV cache is int8", cache: perRow},
+		{name: "automatic cache and int8 prompts", opts: func(o *inference.LoadOptions) { o.KVCache, o.PromptInt8 = inference.KVAuto, true }, int8Prompts: true,
+			want: [4]int{2, 0, 0, 0}, log: "the KV cache is 32-bit: 8-bit prompts run on a float32 cache"},
+		{name: "automatic cache, per-row cache off", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KVAuto },
+			kvRow: "off", want: [4]int{2, 0, 0, 0}, log: "attention runs on EdgeChat's kernels"},
+		{name: "automatic cache, kernels off", opts: func(o *inference.LoadOptions) { o.KVCache, o.PlainAttention = inference.KVAuto, true },
+			want: [4]int{0, 0, 0, 2}, log: "turned off"},
+		{name: "turned off by the load", opts: func(o *inference.LoadOptions) { o.PlainAttention = true }, want: [4]int{0, 0, 0, 2}, log: "turned off"},
+		{name: "turned off by " + AttnKernelVar, env: "off", want: [4]int{0, 0, 0, 2}, log: "turned off"},
+		{name: "registration fails", reg: func(int) error { return boom }, want: [4]int{0, 0, 0, 2}, log: boom.Error()},
 		{name: "registration fails after the check", twice: true, reg: func(n int) error {
 			if n > 2 { // the first calls are AttnKernelStatus' and MatMulKernelStatus' probes
 				return boom
 			}
 			return nil
-		}, want: [3]int{0, 0, 2}, log: "EdgeChat's kernels did not register"},
+		}, want: [4]int{0, 0, 0, 2}, log: "EdgeChat's kernels did not register"},
 		{name: "the check fails", tol: func(info *proto.ModelInfo) float64 {
 			if attnop.Nodes(info) > 0 {
 				return -1
 			}
 			return asEver(info)
-		}, want: [3]int{0, 0, 2}, log: "the copy on EdgeChat's kernels failed its check"},
+		}, want: [4]int{0, 0, 0, 2}, log: "the copy on EdgeChat's kernels failed its check"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,7 +290,8 @@ func TestAttnKernelLoad(t *testing.T) {
 			}
 			t.Setenv(AttnKernelVar, tt.env)
 			t.Setenv(KVRowVar, tt.kvRow)
-			o := inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256}
+			// The 32-bit cache unless a case says otherwise: the float32 kernel's.
+			o := inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256, KVCache: inference.KV32}
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
@@ -305,13 +326,17 @@ func TestAttnKernelLoad(t *testing.T) {
 			defer d.Close()
 			graph := d.(inference.GraphFiler).GraphFile()
 			if got := graphNodes(t, graph); got != tt.want {
-				t.Errorf("%s: attention nodes (float32 kernel, int8 kernel, ONNX Runtime) %v, want %v", graph, got, tt.want)
+				t.Errorf("%s: attention nodes (float32 kernel, int8 kernels per channel and per row, ONNX Runtime) %v, want %v", graph, got, tt.want)
 			}
-			if tt.int8Prompts {
-				twins, _ := filepath.Glob(filepath.Join(o.GraphCache, "optimized", "*", promptInt8Dir, "*.onnx"))
-				if len(twins) != 1 || graphNodes(t, twins[0]) != [3]int{2, 0, 0} {
-					t.Errorf("int8 prompt twins %v: want one, its attention on the float32 kernel", twins)
-				}
+			twins, _ := filepath.Glob(filepath.Join(o.GraphCache, "optimized", "*", promptInt8Dir, "*.onnx"))
+			if tt.int8Prompts && (len(twins) != 1 || graphNodes(t, twins[0]) != [4]int{2, 0, 0, 0}) {
+				t.Errorf("int8 prompt twins %v: want one, its attention on the float32 kernel", twins)
+			}
+			if !tt.int8Prompts && len(twins) != 0 {
+				t.Errorf("int8 prompt twins %v written for a load that does not run them", twins)
+			}
+			if a, want := AttentionOf(graph), cmp.Or(tt.cache, "32-bit KV cache"); !strings.Contains(a, want) {
+				t.Errorf("AttentionOf says %q, want %q", a, want)
 			}
 			if !strings.Contains(logs.String(), tt.log) {
 				t.Errorf("the log does not say %q:\n%s", tt.log, logs.String())

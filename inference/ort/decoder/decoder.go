@@ -88,17 +88,7 @@ func openOptimized(f *models.Folder, o inference.LoadOptions, kern kernels, star
 	pr := newPrepProgress(o.Progress)
 	graph := optimizedGraph(f, o.GraphCache, o.EP, o.MaxContext, kern, pr)
 	pr.done()
-	kv8, twin, perRow := "", "", false
-	if o.KVInt8 { // per row where the kernels run; else per channel, whose first load calibrates
-		if kv8 = kvRowCopy(f, graph, o); kv8 != "" {
-			perRow = true
-		} else {
-			kv8 = kvInt8Copy(f, graph, o)
-		}
-	}
-	if o.PromptInt8 { // its first load writes the twin before the sessions start
-		twin = int8PromptTwin(f, graph, o)
-	}
+	kv8, twin, perRow := cacheCopies(f, graph, o) // their first load writes them before the sessions start
 	starting()
 	note := ""
 	if kv8 != "" {

@@ -16,8 +16,8 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// Prompts of the int8 KV cache on a float32 one, when 8-bit prompts are on too
-// (inference.LoadOptions.KVInt8 and PromptInt8). ONNX Runtime's quantized GroupQueryAttention
+// Prompts of the int8 KV cache on a float32 one, when 8-bit prompts are on too (inference.KV8
+// where the kernels do not run, and PromptInt8). ONNX Runtime's quantized GroupQueryAttention
 // has no flash path for prompts: on the 28-layer Qwen3-0.6B-shaped int4 model a 428-token
 // prompt took 1.35–1.43× llama.cpp's time with the int8 cache against 1.07–1.17× with the
 // float32 one, and with both options on, the int8 cache used to run its prompts itself and the

@@ -23,7 +23,7 @@ import (
 // with no float prompt path yet.
 func openInt8Stories(t *testing.T, dir, cache string) *dynamicDecoder {
 	t.Helper()
-	m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
+	m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVCache: inference.KV8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,11 @@ func TestKVInt8PromptInt8(t *testing.T) {
 	model := synthModel(t, "tiny-q4", func(o *synth.Options) { o.Quant = synth.QuantQ4 })
 	cache := t.TempDir()
 	load := func(kv8 bool) *dynamicDecoder {
-		m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: true, KVInt8: kv8})
+		kv := inference.KV32
+		if kv8 {
+			kv = inference.KV8
+		}
+		m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: true, KVCache: kv})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"edgechat/tokenizer"
 )
 
-// The int8 KV cache (inference.LoadOptions.KVInt8): ONNX Runtime's CPU GroupQueryAttention
-// keeps the cache as int8 with a float32 scale per channel (onnx/optimize's QuantizeKV). The
+// The per-channel int8 KV cache (inference.KV8 where EdgeChat's kernels do not run): ONNX
+// Runtime's CPU GroupQueryAttention keeps the cache as int8 with a float32 scale per channel (onnx/optimize's QuantizeKV). The
 // scales come from a float32 run of the GroupQueryAttention copy over a calibration text on
 // the first load (each channel's largest value × kvMargin, keys by their rotation-invariant
 // pair norms) and are written into a copy of that graph, cached beside it.

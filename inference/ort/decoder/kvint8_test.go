@@ -29,7 +29,7 @@ func TestKVInt8Stories(t *testing.T) {
 	cache := t.TempDir()
 	dir := testenv.SharedModel(t, "stories260K")
 	for load := range 2 {
-		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true})
+		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVCache: inference.KV8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestKVInt8Refused(t *testing.T) {
 // after the buffer grew continues exactly as before.
 func TestKVInt8SnapshotRestore(t *testing.T) {
 	initORT(t)
-	m, err := loadModel(testenv.SharedModel(t, "stories260K"), inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: t.TempDir(), MaxContext: 512, KVInt8: true})
+	m, err := loadModel(testenv.SharedModel(t, "stories260K"), inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: t.TempDir(), MaxContext: 512, KVCache: inference.KV8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestKVInt8CalibrationProgress(t *testing.T) {
 	order := []string{reply.StepTokenizer, reply.StepReading, reply.StepRewriting, reply.StepWriting, reply.StepVerifying, reply.StepCalibrating, reply.StepLoading}
 	for load := range 2 {
 		var ps []reply.Progress
-		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true,
+		m, err := loadModel(dir, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVCache: inference.KV8,
 			Progress: func(p reply.Progress) { ps = append(ps, p) }})
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestKVInt8CorruptCopy(t *testing.T) {
 	initORT(t)
 	cache := t.TempDir()
 	dir := testenv.SharedModel(t, "stories260K")
-	o := inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVInt8: true}
+	o := inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, KVCache: inference.KV8}
 	kvType := func() (string, []string) {
 		t.Helper()
 		m, err := loadModel(dir, o)
@@ -237,7 +237,7 @@ func TestKVInt8CorruptCopy(t *testing.T) {
 func TestKVInt8PlainAttention(t *testing.T) {
 	initORT(t)
 	cache := t.TempDir()
-	m, err := loadModel(testenv.SharedModel(t, "stories260K"), inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: 1}, GraphCache: cache, MaxContext: 512, KVInt8: true})
+	m, err := loadModel(testenv.SharedModel(t, "stories260K"), inference.LoadOptions{EP: inference.EP{Name: "cpu", Threads: 1}, GraphCache: cache, MaxContext: 512, KVCache: inference.KV8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,9 @@ import (
 	"edgechat/inference/ort/attnop"
 	"edgechat/inference/sample"
 	"edgechat/internal/testkit/testenv"
+	"edgechat/onnx/optimize"
+	"edgechat/onnx/proto"
+	"edgechat/reply"
 )
 
 // roundRows rounds the float32 cache's rows [from, to) as the per-row 8-bit cache stores them
@@ -85,7 +90,7 @@ func TestKVRowStoriesEmulated(t *testing.T) {
 	}
 }
 
-// TestKVRowKernels: with LoadOptions.KVInt8 a model whose attention runs on EdgeChat's kernels
+// TestKVRowKernels: with the 8-bit cache (inference.KV8) a model whose attention runs on EdgeChat's kernels
 // (the tiny Qwen3-like q4 export) gets the per-row 8-bit cache — its copy's attention nodes
 // in attnop.DomainRow, int8 rows of head size + 4 bytes — and its logits stay within
 // kvRowLogitTol of the float32 cache's through a prompt, decode steps, a truncation and
@@ -95,7 +100,11 @@ func TestKVRowKernels(t *testing.T) {
 	initORT(t)
 	dir, _ := kernelQ4(t)
 	open := func(int8 bool) (*inference.Model, *dynamicDecoder) {
-		m, err := loadModel(dir, inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 512, KVInt8: int8})
+		kv := inference.KV32
+		if int8 {
+			kv = inference.KV8
+		}
+		m, err := loadModel(dir, inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 512, KVCache: kv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,6 +166,67 @@ func TestKVRowKernels(t *testing.T) {
 	a, b := greedyDecode(t, f, vocabIDs(1, 14, f.Vocab()), 20), greedyDecode(t, r, vocabIDs(1, 14, f.Vocab()), 20)
 	t.Logf("greedy: %d of 20 tokens the same before they part", commonPrefix(a, b))
 
+}
+
+// TestKVCacheAuto: the default cache (inference.KVAuto) is the per-row 8-bit one where
+// EdgeChat's kernels run (the tiny q4 export: int8 rows of head size + 4 bytes, as KV8 gives)
+// and the 32-bit one where they do not (stories260K, head size 8: it keeps the README's greedy
+// text), never with a calibration: no reply.StepCalibrating, no per-channel copy in the cache.
+func TestKVCacheAuto(t *testing.T) {
+	initORT(t)
+	stories := testenv.SharedModel(t, "stories260K")
+	for _, tc := range []struct {
+		name      string
+		kernels   bool // the tiny q4 export, else stories260K
+		kv        inference.KVCache
+		rowBytes  int    // a cached row's bytes
+		cache     string // in AttentionOf's answer
+		reference bool   // greedy: the README's ids
+	}{
+		{"tiny q4, automatic", true, inference.KVAuto, 16 + attnop.RowExtra, perRow, false},
+		{"tiny q4, 8-bit", true, inference.KV8, 16 + attnop.RowExtra, perRow, false},
+		{"tiny q4, 32-bit", true, inference.KV32, 16 * 4, "32-bit KV cache", false},
+		{"stories260K, automatic", false, inference.KVAuto, 8 * 4, "32-bit KV cache", true},
+		{"stories260K, 32-bit", false, inference.KV32, 8 * 4, "32-bit KV cache", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := stories
+			if tc.kernels {
+				dir, _ = kernelQ4(t)
+			}
+			cache := t.TempDir()
+			var steps []string
+			m, err := loadModel(dir, inference.LoadOptions{EP: cpu1, GraphCache: cache, MaxContext: 256, KVCache: tc.kv,
+				Progress: func(p reply.Progress) { steps = append(steps, p.Step) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			d := m.Decoder().(*dynamicDecoder)
+			if got := d.kv.rowBytes(); got != tc.rowBytes {
+				t.Errorf("a %s cache of rows of %d bytes, want %d", d.io.KVType, got, tc.rowBytes)
+			}
+			if a := AttentionOf(d.path); !strings.Contains(a, tc.cache) {
+				t.Errorf("AttentionOf says %q, want %q", a, tc.cache)
+			}
+			if slices.Contains(steps, reply.StepCalibrating) {
+				t.Errorf("the load calibrated: steps %v", steps)
+			}
+			copies, _ := filepath.Glob(filepath.Join(cache, "optimized", "*", "*.onnx"))
+			for _, p := range copies {
+				if info, err := proto.ReadInfo(p); err == nil && info.Metadata[optimize.MetaKVInt8] != "" && info.Metadata[optimize.MetaKVInt8] != optimize.MetaKVRow {
+					t.Errorf("a %s copy in the cache: %s", info.Metadata[optimize.MetaKVInt8], p)
+				}
+			}
+			if tc.reference {
+				if got := greedyDecode(t, d, testenv.StoriesPromptIDs, len(testenv.StoriesIDs)); !slices.Equal(got, testenv.StoriesIDs) {
+					t.Errorf("greedy ids %v,\nwant the README's %v", got, testenv.StoriesIDs)
+				}
+			} else if _, err := d.Forward(context.Background(), vocabIDs(40, 15, d.Vocab())); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
 
 // kvRowLogitTol bounds the per-row cache's logits against the float32 cache's on the tiny

@@ -130,32 +130,33 @@ func TestMatMulKernelLoad(t *testing.T) {
 		// int8Prompts: the load has an int8 prompt twin, its LM head on the kernel.
 		int8Prompts bool
 		mm          [2]int // matMuls of the graph that runs
-		attn        [3]int // graphNodes of the graph that runs
+		attn        [4]int // graphNodes of the graph that runs
 		log         string // in the log
 	}{
-		{name: "on", mm: [2]int{tinyMatMuls, 0}, attn: [3]int{2, 0, 0}, log: "int4 products run on EdgeChat's kernel"},
-		{name: "int8 cache", opts: func(o *inference.LoadOptions) { o.KVInt8 = true }, mm: [2]int{tinyMatMuls, 0}, attn: [3]int{0, 2, 0}, log: "the KV cache is int8"},
+		{name: "on", mm: [2]int{tinyMatMuls, 0}, attn: [4]int{2, 0, 0, 0}, log: "int4 products run on EdgeChat's kernel"},
+		{name: "int8 cache", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KV8 }, mm: [2]int{tinyMatMuls, 0}, attn: [4]int{0, 0, 2, 0}, log: "the KV cache is int8"},
+		{name: "automatic cache", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KVAuto }, mm: [2]int{tinyMatMuls, 0}, attn: [4]int{0, 0, 2, 0}, log: "the KV cache is int8"},
 		{name: "int8 prompts", opts: func(o *inference.LoadOptions) { o.PromptInt8 = true }, int8Prompts: true,
-			mm: [2]int{tinyMatMuls, 0}, attn: [3]int{2, 0, 0}, log: "prompts run on an int8 twin of the graph (per-row"},
+			mm: [2]int{tinyMatMuls, 0}, attn: [4]int{2, 0, 0, 0}, log: "prompts run on an int8 twin of the graph (per-row"},
 		{name: "attention kernels off", opts: func(o *inference.LoadOptions) { o.PlainAttention = true },
-			mm: [2]int{tinyMatMuls, 0}, attn: [3]int{0, 0, 2}, log: "int4 products run on EdgeChat's kernel"},
+			mm: [2]int{tinyMatMuls, 0}, attn: [4]int{0, 0, 0, 2}, log: "int4 products run on EdgeChat's kernel"},
 		{name: "turned off by the load", opts: func(o *inference.LoadOptions) { o.PlainMatMul = true },
-			mm: [2]int{0, tinyMatMuls}, attn: [3]int{2, 0, 0}, log: "turned off"},
-		{name: "turned off by " + MatMulKernelVar, env: "off", mm: [2]int{0, tinyMatMuls}, attn: [3]int{2, 0, 0}, log: "turned off"},
+			mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "turned off"},
+		{name: "turned off by " + MatMulKernelVar, env: "off", mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "turned off"},
 		{name: "no product it takes", takes: func(k, n, bits, block int) bool { return false },
-			mm: [2]int{0, tinyMatMuls}, attn: [3]int{2, 0, 0}, log: "the kernel does not take K"},
+			mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "the kernel does not take K"},
 		{name: "registration fails after the check", twice: true, reg: func(n int) error {
 			if n > 2 { // the first calls are the two statuses' probes
 				return boom
 			}
 			return nil
-		}, mm: [2]int{0, tinyMatMuls}, attn: [3]int{0, 0, 2}, log: "EdgeChat's kernels did not register"},
+		}, mm: [2]int{0, tinyMatMuls}, attn: [4]int{0, 0, 0, 2}, log: "EdgeChat's kernels did not register"},
 		{name: "the check fails", tol: func(info *proto.ModelInfo) float64 {
 			if attnop.MatMulNodes(info) > 0 {
 				return -1
 			}
 			return asEver(info)
-		}, mm: [2]int{0, tinyMatMuls}, attn: [3]int{2, 0, 0}, log: "the copy on EdgeChat's product kernel failed its check"},
+		}, mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "the copy on EdgeChat's product kernel failed its check"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +165,8 @@ func TestMatMulKernelLoad(t *testing.T) {
 			}
 			t.Setenv(MatMulKernelVar, tt.env)
 			t.Setenv(AttnKernelVar, "")
-			o := inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256}
+			// The 32-bit cache unless a case says otherwise: the float32 attention kernel's.
+			o := inference.LoadOptions{EP: cpu1, GraphCache: t.TempDir(), MaxContext: 256, KVCache: inference.KV32}
 			if tt.opts != nil {
 				tt.opts(&o)
 			}
@@ -205,7 +207,7 @@ func TestMatMulKernelLoad(t *testing.T) {
 			defer d.Close()
 			graph := d.(inference.GraphFiler).GraphFile()
 			if mm, attn := matMuls(t, graph), graphNodes(t, graph); mm != tt.mm || attn != tt.attn {
-				t.Errorf("%s: MatMulNBits (kernel, ONNX Runtime) %v, attention (float32 kernel, int8 kernel, ONNX Runtime) %v; want %v, %v", graph, mm, attn, tt.mm, tt.attn)
+				t.Errorf("%s: MatMulNBits (kernel, ONNX Runtime) %v, attention (float32 kernel, int8 kernels per channel and per row, ONNX Runtime) %v; want %v, %v", graph, mm, attn, tt.mm, tt.attn)
 			}
 			if tt.int8Prompts {
 				twins, _ := filepath.Glob(filepath.Join(o.GraphCache, "optimized", "*", promptInt8Dir, "*.onnx"))

@@ -15,14 +15,16 @@ import (
 	"edgechat/onnx/proto"
 )
 
-// openFolder opens model dir's decoder as a route does, with the optimized copy in cache.
+// openFolder opens model dir's decoder as a route does, with the optimized copy in cache, on
+// the 32-bit KV cache: its callers compare greedy tokens and logits with the graph as
+// published and with numpy's, which the 8-bit cache only comes near.
 func openFolder(t *testing.T, dir, cache string) inference.Decoder {
 	t.Helper()
 	f, err := models.Open(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Open(f, inference.LoadOptions{EP: cpu1, GraphCache: cache, MaxContext: 512})
+	d, err := Open(f, inference.LoadOptions{EP: cpu1, GraphCache: cache, MaxContext: 512, KVCache: inference.KV32})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,9 @@ func TestOptimizedCopyGivesTheSameReply(t *testing.T) {
 	model := tinyModel(t)
 	cache := t.TempDir()
 	plain := newTestEngine(t, model, nil)
-	opt := newTestEngine(t, model, func(rc *inference.RouteConfig) { rc.LoadOptions.GraphCache = cache })
+	opt := newTestEngine(t, model, func(rc *inference.RouteConfig) { // the 32-bit cache: exact
+		rc.LoadOptions.GraphCache, rc.LoadOptions.KVCache = cache, inference.KV32
+	})
 	long := "Summarise the following. "
 	for range 12 {
 		long += "The quick brown fox jumps over the lazy dog near the riverbank. "

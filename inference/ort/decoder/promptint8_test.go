@@ -131,7 +131,9 @@ func TestPromptInt8Refused(t *testing.T) {
 // ends) and returns its decoder, which must be a dynamic one on a shared KV buffer.
 func loadSharedKV(t *testing.T, model, cache string, promptInt8 bool) *dynamicDecoder {
 	t.Helper()
-	m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: promptInt8})
+	// The 32-bit cache, the one the twin runs on, with 8-bit prompts or without (whose
+	// shorter runs must give the int4 session's logits bit for bit).
+	m, err := loadModel(model, inference.LoadOptions{EP: inference.EP{Name: "cpu"}, GraphCache: cache, MaxContext: 256, PromptInt8: promptInt8, KVCache: inference.KV32})
 	if err != nil {
 		t.Fatal(err)
 	}
