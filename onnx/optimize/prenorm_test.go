@@ -26,15 +26,7 @@ func preNormLayer(t *testing.T, edit func(g *proto.Graph)) []byte {
 		Outputs: []proto.ValueInfo{{Name: "y", Type: proto.Float, Dims: proto.Dims(1, "s", k)}}}
 	g.Initializers = append(g.Initializers, proto.FloatTensor("table", []int64{10, k}, make([]float32, 10*k)),
 		proto.FloatTensor("g1", []int64{k}, make([]float32, k)), proto.FloatTensor("g2", []int64{k}, make([]float32, k)))
-	mm := func(name, in, out string, kk, n int64) proto.Node {
-		g.Initializers = append(g.Initializers,
-			&proto.Tensor{Name: name + "_q4", DataType: proto.Uint8, Dims: []int64{n, kk / 32, 16}, Raw: make([]byte, n*kk/2)},
-			proto.FloatTensor(name+"_scales", []int64{n * kk / 32}, make([]float32, n*kk/32)))
-		return proto.Node{Name: name, OpType: "MatMulNBits", Domain: "com.microsoft",
-			Inputs: []string{in, name + "_q4", name + "_scales"}, Outputs: []string{out},
-			Attrs: []proto.Attr{proto.IntAttr("K", kk), proto.IntAttr("N", n), proto.IntAttr("bits", 4),
-				proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", 4)}}
-	}
+	mm := func(name, in, out string, kk, n int64) proto.Node { return q4Node(&g, name, in, out, kk, n) }
 	g.Nodes = []proto.Node{
 		{Name: "emb", OpType: "Gather", Inputs: []string{"table", "ids"}, Outputs: []string{"h0"}},
 		{Name: "norm1", OpType: "SimplifiedLayerNormalization", Inputs: []string{"h0", "g1"}, Outputs: []string{"x1"},

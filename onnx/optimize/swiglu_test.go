@@ -21,15 +21,7 @@ func swigluLayer(t *testing.T, packed bool, edit func(g *proto.Graph)) []byte {
 	g := proto.Graph{Name: "mlp",
 		Inputs:  []proto.ValueInfo{{Name: "x", Type: proto.Float, Dims: proto.Dims(1, "s", k)}},
 		Outputs: []proto.ValueInfo{{Name: "y", Type: proto.Float, Dims: proto.Dims(1, "s", k)}}}
-	mm := func(name, in, out string, kk, n int64) proto.Node {
-		g.Initializers = append(g.Initializers,
-			&proto.Tensor{Name: name + "_q4", DataType: proto.Uint8, Dims: []int64{n, kk / 32, 16}, Raw: make([]byte, n*kk/2)},
-			proto.FloatTensor(name+"_scales", []int64{n * kk / 32}, make([]float32, n*kk/32)))
-		return proto.Node{Name: name, OpType: "MatMulNBits", Domain: "com.microsoft",
-			Inputs: []string{in, name + "_q4", name + "_scales"}, Outputs: []string{out},
-			Attrs: []proto.Attr{proto.IntAttr("K", kk), proto.IntAttr("N", n), proto.IntAttr("bits", 4),
-				proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", 4)}}
-	}
+	mm := func(name, in, out string, kk, n int64) proto.Node { return q4Node(&g, name, in, out, kk, n) }
 	if packed {
 		g.Initializers = append(g.Initializers, proto.Int64Tensor("halves", []int64{2}, []int64{f, f}))
 		g.Nodes = append(g.Nodes, mm("gate_up", "x", "gu", k, 2*f),
@@ -261,4 +253,16 @@ func msModel(t *testing.T, g proto.Graph, edit func(*proto.Graph)) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// q4Node is a com.microsoft MatMulNBits node name (in → out, K kk, N n, 4 bits, blocks of 32,
+// level 4) whose zero weights and scales it adds to g's initializers.
+func q4Node(g *proto.Graph, name, in, out string, kk, n int64) proto.Node {
+	g.Initializers = append(g.Initializers,
+		&proto.Tensor{Name: name + "_q4", DataType: proto.Uint8, Dims: []int64{n, kk / 32, 16}, Raw: make([]byte, n*kk/2)},
+		proto.FloatTensor(name+"_scales", []int64{n * kk / 32}, make([]float32, n*kk/32)))
+	return proto.Node{Name: name, OpType: "MatMulNBits", Domain: "com.microsoft",
+		Inputs: []string{in, name + "_q4", name + "_scales"}, Outputs: []string{out},
+		Attrs: []proto.Attr{proto.IntAttr("K", kk), proto.IntAttr("N", n), proto.IntAttr("bits", 4),
+			proto.IntAttr("block_size", 32), proto.IntAttr("accuracy_level", 4)}}
 }
