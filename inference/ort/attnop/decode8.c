@@ -144,6 +144,9 @@ VNNI static inline __m512 exp16(__m512 x) {
 	return _mm512_maskz_mul_ps(~under, p, _mm512_castsi512_ps(e));
 }
 
+// exp1 is exp16 of one float.
+VNNI static inline float exp1(float x) { return _mm512_cvtss_f32(exp16(_mm512_set1_ps(x))); }
+
 // softmax8 is the online softmax of a block's scores s [nq][BLOCK8] (rows past n at -inf), its
 // weights rounded to int16: p16 = round(32767 · e^(s − b)), b the vector's block maximum, whose
 // scale ps = e^(b − m) / 32767 refers them to the running maximum m (raised to b, and the sum l
@@ -155,16 +158,21 @@ VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float 
 		__m512 v[BLOCK8 / 16], mx = _mm512_set1_ps(-INFINITY);
 		for (int j = 0; j < BLOCK8 / 16; j++)
 			mx = _mm512_max_ps(mx, v[j] = _mm512_loadu_ps(&s[h][16 * j]));
-		float b = _mm512_reduce_max_ps(mx);
+		// w = e^(b − m): 1 when b raises m. The scalar exponentials are exp16's (one lane): a
+		// call to libm's expf spills the loop's vectors (every zmm is caller-saved), and with
+		// one exponential a block instead of two the step takes 0.94-0.95x the time (paired
+		// microbenchmark, 28 layers after 3,000 tokens, from memory and from cache).
+		float b = _mm512_reduce_max_ps(mx), w = 1;
 		if (b > m[h]) {
-			float c = expf(m[h] - b); // 0 for the first block (m = -inf)
+			float c = exp1(m[h] - b); // 0 for the first block (m = -inf)
 			__m512 cv = _mm512_set1_ps(c);
 			float *a = acc + (size_t)h * d;
 			for (int i = 0; i < d; i += 16)
 				_mm512_storeu_ps(a + i, _mm512_mul_ps(_mm512_loadu_ps(a + i), cv));
 			l[h] *= c;
 			m[h] = b;
-		}
+		} else
+			w = exp1(b - m[h]);
 		__m512 bv = _mm512_set1_ps(b), sum = _mm512_setzero_ps(), top = _mm512_setzero_ps();
 		for (int j = 0; j < BLOCK8 / 16; j++) {
 			__m512 e = exp16(_mm512_sub_ps(v[j], bv));
@@ -180,7 +188,6 @@ VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float 
 			__m512i r = _mm512_cvtps_epi32(_mm512_mul_ps(v[j], mul));
 			_mm256_storeu_si256((__m256i *)&p16[h][16 * j], _mm512_cvtsepi32_epi16(r));
 		}
-		float w = expf(b - m[h]);
 		l[h] += w * _mm512_reduce_add_ps(sum);
 		ps[h] = w * big / 32767;
 	}
