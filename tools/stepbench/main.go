@@ -36,7 +36,9 @@
 // fold them into the kernel's product; one whose name contains noprenorm keeps the layers' RMS
 // norms (with their residual adds) as nodes of their own (decoder.PreNormVar off) where the app
 // would fold them into the kernel's products that read them; one whose name contains nolayout keeps
-// the products' weights in MatMulNBits' order (decoder.LayoutVar off; the app writes the kernel's layout 1). A bare loop on a copy whose attention or products run on
+// the products' weights in MatMulNBits' order (decoder.LayoutVar off; the app writes the kernel's layout 1). One whose name contains -chunkN
+// (r-kv8-chunk256) makes EdgeChat's attention kernels split a decode step's cached rows into work items
+// of N rows (attnop.DecodeChunkVar). A bare loop on a copy whose attention or products run on
 // the kernels registers them.
 package main
 
@@ -53,6 +55,7 @@ import (
 	"time"
 
 	"edgechat/inference"
+	"edgechat/inference/ort/attnop"
 	"edgechat/inference/ort/decoder"
 	"edgechat/inference/ort/env"
 	"edgechat/inference/ort/loop"
@@ -245,6 +248,16 @@ func open(name, path string) (g *graph, err error) {
 				return nil, err
 			}
 			defer os.Unsetenv(sw.env)
+		}
+	}
+	if i := strings.Index(name, "-chunk"); i >= 0 {
+		// -chunkN: decode items of N cached rows in EdgeChat's attention kernels.
+		digits := strings.TrimLeft(name[i+len("-chunk"):], "0123456789")
+		if _, set := os.LookupEnv(attnop.DecodeChunkVar); !set {
+			if err := os.Setenv(attnop.DecodeChunkVar, name[i+len("-chunk"):len(name)-len(digits)]); err != nil {
+				return nil, err
+			}
+			defer os.Unsetenv(attnop.DecodeChunkVar)
 		}
 	}
 	rows := n + 4

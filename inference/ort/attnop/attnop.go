@@ -40,6 +40,11 @@ const (
 	DomainRow = "ai.edgechat.kvrow"
 )
 
+// DecodeChunkVar is the environment variable that, read when a session makes its attention
+// kernels, sets the cached rows of one decode work item (op.c's CHUNKVAR; default: a KV head's
+// rows whole up to 4,096, at least 8 items). For measurements: 256 was the old size.
+const DecodeChunkVar = "EDGECHAT_ATTN_CHUNK"
+
 // RowExtra is the bytes a per-row cache row holds past its head size values: its float32 scale.
 const RowExtra = 4
 

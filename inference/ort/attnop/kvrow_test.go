@@ -124,16 +124,23 @@ func rotTable(p, i, d int) (cos, sin float32) {
 // Totals of 1, 31, 32, 33, 255, 256, 257 and 3000 rows cover the blocks' and chunks' edges.
 func TestRowAgainstDequantizedCache(t *testing.T) {
 	initORT(t)
-	for _, sh := range []shape{small, qwen3, {12, 4, 80}} {
+	// chunk "256" (DecodeChunkVar) splits a decode step's rows as the kernels did before a KV
+	// head's rows became one item (up to 4,096): the chunks' merge on every shape.
+	for _, run := range []struct {
+		sh    shape
+		chunk string
+	}{{small, ""}, {qwen3, ""}, {shape{12, 4, 80}, ""}, {qwen3, "256"}, {shape{12, 4, 80}, "256"}} {
+		sh := run.sh
+		t.Setenv(DecodeChunkVar, run.chunk) // read when the session makes its kernels
 		ref := session(t, gqaModel("com.microsoft", sh, false, rowPositions, nil, nil))
 		op := session(t, asRow(gqaModel(Domain, sh, false, rowPositions, nil, nil), sh))
 		for _, tc := range []struct{ past, s int }{{0, 1}, {30, 1}, {31, 1}, {32, 1}, {254, 1}, {255, 1}, {256, 1}, {2999, 1},
 			{0, 31}, {0, 33}, {1, 31}, {200, 57}, {0, 257}, {2743, 257}} {
-			if sh.dim == 80 && tc.past > 300 {
+			if sh.dim == 80 && tc.past > 300 || run.chunk != "" && (tc.s > 1 || tc.past < 254) {
 				continue
 			}
 			c := call{sh: sh, past: tc.past, newRows: tc.s}
-			t.Run(fmt.Sprintf("%dx%dx%d/past=%d/S=%d", sh.heads, sh.kv, sh.dim, tc.past, tc.s), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%dx%dx%d/chunk=%q/past=%d/S=%d", sh.heads, sh.kv, sh.dim, run.chunk, tc.past, tc.s), func(t *testing.T) {
 				in := newInputs(t, c, 3)
 				_, qk, fqk := rowCaches(t, c, 21)
 				_, qv, fqv := rowCaches(t, c, 22)
