@@ -62,7 +62,7 @@ func Supports(headSize, numHeads, kvHeads int) bool {
 // block_size 32, K a positive multiple of 32, any positive N (zero points and g_idx absent). It
 // is false in builds without the kernels.
 func SupportsMatMul(K, N, bits, blockSize int) bool {
-	return haveKernels && bits == 4 && blockSize == 32 && K > 0 && K%32 == 0 && N > 0 &&
+	return haveMatMul && bits == 4 && blockSize == 32 && K > 0 && K%32 == 0 && N > 0 &&
 		K <= math.MaxInt32/32 && N <= math.MaxInt32/32
 }
 

@@ -1,4 +1,4 @@
-//go:build !(cgo && amd64 && (linux || windows))
+//go:build !(cgo && (amd64 || arm64) && (linux || windows))
 
 package attnop
 
@@ -17,3 +17,5 @@ func Available() error { return errNoKernels }
 
 // Register returns Available's error: this build has no kernels to register.
 func Register(opts *ort.SessionOptions) error { return errNoKernels }
+
+const haveMatMul = false

@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 // op.c: the attention operators (attn.c's loops) as ONNX Runtime custom operators, and their
 // registration. Both take GroupQueryAttention's CPU contract as EdgeChat's optimized copies use
@@ -51,7 +51,9 @@
 
 #include "attnop.h"
 #include "kernel.h"
-#include "matmul.h"
+#if defined(__x86_64__)
+#include "matmul.h" // the int4 product is built for x86-64 only (MLAS's MatMulNBits serves Arm)
+#endif
 #include "opdef.h"
 #include "ortapi.h"
 
@@ -166,9 +168,13 @@ static void rotate(const float *x, float *y, int D, const float *cosc, const flo
 // as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does on x64 (measured,
 // TestQKNormPacked): the squares summed in 8 lanes by fused multiply-adds, the lanes added
 // pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
-// each element (x × r) × weight. Compiled for AVX2 and FMA (the kernels run only where the CPU
-// has both), so that the lanes' multiply-adds are instructions, not calls.
-__attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+// each element (x × r) × weight. Compiled for AVX2 and FMA on x86-64 (the kernels run only where
+// the CPU has both), so that the lanes' multiply-adds are instructions, not calls; every Arm64
+// CPU has them.
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma")))
+#endif
+void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
 		for (int j = 0; j < 8; j++)
@@ -538,7 +544,10 @@ static void define(OrtCustomOp *op, int int8) {
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp opF32, opI8, opRow, opMatMul;
+static OrtCustomOp opF32, opI8, opRow;
+#if defined(__x86_64__)
+static OrtCustomOp opMatMul;
+#endif
 static OrtCustomOpDomain *domF32, *domI8, *domRow;
 
 // message returns st's message (to be freed), releasing st.
@@ -562,11 +571,15 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8,
 	define(&opF32, 0);
 	define(&opI8, 1);
 	define(&opRow, 2);
-	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
 	OrtStatus *st;
-	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)) ||
-	    (st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)) ||
-	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)) ||
+	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)))
+		return message(st, "create the attention operators' domains");
+#if defined(__x86_64__)
+	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
+	if ((st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)))
+		return message(st, "create the attention operators' domains");
+#endif
+	if ((st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)) ||
 	    (st = ORT(CreateCustomOpDomain)(domainRow, &domRow)) || (st = ORT(CustomOpDomain_Add)(domRow, &opRow)))
 		return message(st, "create the attention operators' domains");
 	return NULL;
