@@ -10,7 +10,7 @@ import (
 
 const haveKernels = false
 
-var errNoKernels = errors.New("this build of EdgeChat has no attention kernels of its own (they are built for amd64 Linux and Windows with cgo); ONNX Runtime's attention is used")
+var errNoKernels = errors.New("this build of EdgeChat has no attention kernels of its own (they are built for amd64 and arm64 Linux and Windows with cgo); ONNX Runtime's attention is used")
 
 // Available returns why the kernels cannot be used: this build has none.
 func Available() error { return errNoKernels }
