@@ -151,30 +151,37 @@ static void promptItem(void *p, size_t i) {
 }
 
 // rotate applies the non-interleaved rotary embedding of position pos to x [D] into y, times mul,
-// rounding as ONNX Runtime's Linux release build (GCC) does: the first product of each half fused
-// into a multiply-add, so that the keys written are the same bits. (Its Windows build rounds
-// differently, by an ulp at times: see gqa_test.go.)
+// rounding as ONNX Runtime's Linux release build (GCC) does, so that the keys written are the
+// same bits: on x86-64 the first product of each half fused into a multiply-add, on Arm64 the
+// second (measured under qemu against 1.30's linux-arm64 library: TestAgainstGroupQueryAttention).
+// (Its Windows build rounds differently, by an ulp at times: see gqa_test.go.)
 static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
 	int h = D / 2;
 	const float *c = cosc + (size_t)pos * h, *s = sinc + (size_t)pos * h;
 	for (int i = 0; i < h; i++) {
 		float a = x[i], b = x[i + h];
+#if defined(__aarch64__)
+		y[i] = fmaf(-b, s[i], a * c[i]) * mul;
+		y[i + h] = fmaf(b, c[i], a * s[i]) * mul;
+#else
 		y[i] = fmaf(a, c[i], -(b * s[i])) * mul;
 		y[i + h] = fmaf(a, s[i], b * c[i]) * mul;
+#endif
 	}
 }
 
 // rmsNorm writes x [D] (D a multiple of 8) over its root mean square, times w, into y, rounding
-// as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does on x64 (measured,
+// as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does. On x64 (measured,
 // TestQKNormPacked): the squares summed in 8 lanes by fused multiply-adds, the lanes added
-// pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
-// each element (x × r) × weight. Compiled for AVX2 and FMA on x86-64 (the kernels run only where
-// the CPU has both), so that the lanes' multiply-adds are instructions, not calls; every Arm64
-// CPU has them.
+// pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and each
+// element (x × r) × weight; compiled for AVX2 and FMA (the kernels run only where the CPU has
+// both), so that the lanes' multiply-adds are instructions, not calls. On Arm64 (measured under
+// qemu against the linux-arm64 library): the squares summed in order by fused multiply-adds and
+// each element x / sqrt(sum / D + epsilon) × weight, the same bits at head size 16; at 128 a
+// row differs by an ulp at times (an order of its sums not found), which TestQKNormPacked allows
+// there.
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma")))
-#endif
-void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+__attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
 		for (int j = 0; j < 8; j++)
@@ -184,6 +191,16 @@ void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	for (int i = 0; i < D; i++)
 		y[i] = x[i] * r * w[i];
 }
+#else
+void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+	float ss = 0;
+	for (int i = 0; i < D; i++)
+		ss = fmaf(x[i], x[i], ss);
+	float root = sqrtf(ss / (float)D + eps);
+	for (int i = 0; i < D; i++)
+		y[i] = x[i] / root * w[i];
+}
+#endif
 
 static int8_t quant8(float x, float scale) {
 	float q = nearbyintf(x * (1 / scale));

@@ -149,7 +149,7 @@ func TestMatMulKernelLoad(t *testing.T) {
 		// Arm64's build: the attention kernels without the product; Automatic's per-row cache.
 		{name: "a build without the product", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KVAuto },
 			avail: func() error { return errors.New("built for x86-64 only") },
-			mm: [2]int{0, tinyMatMuls}, attn: [4]int{0, 0, 2, 0}, log: "built for x86-64 only"},
+			mm:    [2]int{0, tinyMatMuls}, attn: [4]int{0, 0, 2, 0}, log: "built for x86-64 only"},
 		{name: "registration fails after the check", twice: true, reg: func(n int) error {
 			if n > 2 { // the first calls are the two statuses' probes
 				return boom
