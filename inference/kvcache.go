@@ -11,8 +11,8 @@ type KVCache uint8
 
 const (
 	// KVAuto, the zero value, keeps the cache in 8 bits with a scale per cached row where
-	// EdgeChat's attention kernels run the model (the CPU provider on x86-64 with AVX2 and FMA,
-	// an attention they take, the per-row copy loading), else in 32 bits. It never calibrates:
+	// EdgeChat's attention kernels run the model (the CPU provider on x86-64 with AVX2 and FMA or
+	// on Arm64, an attention they take, the per-row copy loading), else in 32 bits. It never calibrates:
 	// ONNX Runtime's per-channel cache is KV8's alone. Where it is 8-bit, decoding is faster at
 	// every length (28-layer Qwen3-0.6B-shaped q4: 1.57× llama.cpp against 1.23–1.31× with
 	// the 32-bit cache) and the cache a quarter the size, with logits slightly different.

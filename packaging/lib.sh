@@ -23,6 +23,7 @@ ort_libs() {
     windows-arm64) dir="win32-arm64" ;;
     windows-amd64) dir="win32-x64" ;;
     linux-amd64) dir="linux-x64" ;;
+    linux-arm64) dir="linux-arm64" ;; # tools/arm64test.sh's, under qemu
     *) die "no ONNX Runtime for $1" ;;
   esac
   local dest="$CACHE/onnxruntime/$ORT_VERSION/$dir"
@@ -40,6 +41,7 @@ win32-x64 234e8898778cdec88d3cb0539508273494082812c968699f3de665a018971625 Direc
 win32-x64 593d42df78c7f9cbd97c1374af107cfe20985759f98b77afc1448fe41ee3cc76 dxcompiler.dll
 win32-x64 cf9a3981263f8ec30c9905d136eeaf4b4573209c602198671b958ec86905dea8 dxil.dll
 linux-x64 ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23 libonnxruntime.so.1
+linux-arm64 1f549d46250b005580b597f4164984aaf75b3bcb9f3aeb07c7f8a8fe60b23c76 libonnxruntime.so.1
 EOF
   echo "$dest"
 }

@@ -16,8 +16,9 @@ var kvCacheChoices = []struct{ value, label string }{
 
 // kvCacheHint says what the choice does now: the per-row 8-bit cache is faster than the 32-bit
 // one at every length where the kernels run (28-layer Qwen3-0.6B-sized model: decoding 1.57×
-// llama.cpp's speed against 1.23–1.31×) and a quarter its size.
-const kvCacheHint = "8-bit is faster and lighter at every length where EdgeChat's attention kernels run (x86-64 with AVX2); replies can differ slightly from 32-bit's. Automatic is 32-bit elsewhere."
+// llama.cpp's speed against 1.23–1.31×, measured on x86-64; Arm64's speed is not measured yet,
+// only its outputs under emulation) and a quarter its size.
+const kvCacheHint = "8-bit is a quarter the memory where EdgeChat's attention kernels run (x86-64 with AVX2, Arm64) and faster at every length (measured on x86-64); replies can differ slightly from 32-bit's. Automatic is 32-bit elsewhere."
 
 // kvCacheSelect is the KV cache picker: it shows the label of the kv_cache field's value and
 // writes the value of the label picked (nothing is selected for a value config does not

@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && windows
+//go:build cgo && (amd64 || arm64) && windows
 
 package attnop
 

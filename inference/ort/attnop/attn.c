@@ -16,6 +16,7 @@
 
 #include "kernel.h"
 #include "simd.h"
+#include "part.h"
 
 attnop_part_fn *attnop_part;
 attnop_tile_fn *attnop_tile;
@@ -45,13 +46,6 @@ AVX2 static void softmaxBlock(float s[MAXV][BLOCK], int nq, int d, float *m, flo
 		}
 		l[h] += hsum8(sum);
 	}
-}
-
-// pad sets the scores of rows n to BLOCK to -inf.
-static void pad(float s[MAXV][BLOCK], int nq, int n) {
-	for (int h = 0; h < nq; h++)
-		for (int t = n; t < BLOCK; t++)
-			s[h][t] = -INFINITY;
 }
 
 // prefetch asks for the values of rows [t, t+4) of the block at Vb (read next, column by column:
@@ -210,44 +204,12 @@ AVX512 static void valuesAVX512(int nq, int d, int ld, const float *V, const int
 	}
 }
 
-// rowScales reads the scales of a per-row block's n key and value rows into ks and vs (0 past n).
-static void rowScales(const int8_t *K8, const int8_t *V8, int d, int ld, int n, float *ks, float *vs) {
-	for (int t = 0; t < BLOCK; t++)
-		ks[t] = t < n ? rowScale(K8 + (size_t)t * ld, d) : 0, vs[t] = t < n ? rowScale(V8 + (size_t)t * ld, d) : 0;
-}
-
 // scaleScores multiplies each vector's scores (or weights) s [nq][BLOCK] by the rows' scales.
 AVX2 static void scaleScores(float s[MAXV][BLOCK], int nq, const float *sc) {
 	for (int h = 0; h < nq; h++)
 		for (int j = 0; j < BLOCK; j += 8)
 			_mm256_storeu_ps(&s[h][j], _mm256_mul_ps(_mm256_loadu_ps(&s[h][j]), _mm256_loadu_ps(sc + j)));
 }
-
-// part is attnop_part on the given score and value loops. A per-row cache (ld > d) has each
-// block's scores times its key rows' scales, and its weights (after the sums l took them) times
-// its value rows' scales.
-#define PART(name, scores, values)                                                                             \
-	static void name(const float *q, int nq, int d, int ld, const float *K, const float *V, const int8_t *K8, \
-	                 const int8_t *V8, int r0, int r1, float *m, float *l, float *acc) {                    \
-		float s[MAXV][BLOCK], ks[BLOCK], vs[BLOCK];                                                     \
-		int perRow = K8 && ld != d;                                                                     \
-		for (int b0 = r0; b0 < r1; b0 += BLOCK) {                                                       \
-			int n = r1 - b0 < BLOCK ? r1 - b0 : BLOCK, next = b0 + BLOCK < r1;                      \
-			size_t off = (size_t)b0 * ld;                                                           \
-			const float *Kb = K ? K + off : NULL, *Vb = V ? V + off : NULL;                         \
-			const int8_t *K8b = K8 ? K8 + off : NULL, *V8b = V8 ? V8 + off : NULL;                  \
-			scores(q, nq, d, ld, Kb, K8b, Vb, V8b, n, next, s);                                     \
-			if (perRow) {                                                                           \
-				rowScales(K8b, V8b, d, ld, n, ks, vs);                                          \
-				scaleScores(s, nq, ks);                                                         \
-			}                                                                                       \
-			pad(s, nq, n);                                                                          \
-			softmaxBlock(s, nq, d, m, l, acc);                                                      \
-			if (perRow)                                                                             \
-				scaleScores(s, nq, vs);                                                         \
-			values(nq, d, ld, Vb, V8b, n, s, acc);                                                  \
-		}                                                                                               \
-	}
 
 AVX2 PART(partAVX2, scoresAVX2, valuesAVX2)
 AVX512 PART(partAVX512only, scoresAVX512, valuesAVX512)

@@ -19,11 +19,15 @@
 //
 // The kernels are C (op.c, attn.c, decode8.c, tile.c; matmul.c, q4*.c, swiglu.c, prenorm.c) on
 // AVX2 + FMA or AVX-512 (an int8 cache's decode steps on integer products where the CPU has
-// AVX-512 VNNI), built for amd64 Linux and Windows with cgo; in every other build Available and Register return an error
-// and Supports and SupportsMatMul are false.
+// AVX-512 VNNI), built for amd64 Linux and Windows with cgo. On arm64 Linux and Windows the
+// attention operators are built on NEON (attn_arm64.c, with op.c and the drivers part.h and
+// tiledrv.h that x86-64 shares) and the int4 product is not: SupportsMatMul is false and
+// MatMulAvailable says why, so the products stay on ONNX Runtime's MatMulNBits. In every other
+// build Available and Register return an error and Supports and SupportsMatMul are false.
 package attnop
 
 import (
+	"errors"
 	"math"
 
 	"edgechat/onnx/proto"
@@ -65,10 +69,22 @@ func Supports(headSize, numHeads, kvHeads int) bool {
 
 // SupportsMatMul reports whether the int4 product takes a MatMulNBits of this shape: bits 4,
 // block_size 32, K a positive multiple of 32, any positive N (zero points and g_idx absent). It
-// is false in builds without the kernels.
+// is false in builds without the product (all but amd64's).
 func SupportsMatMul(K, N, bits, blockSize int) bool {
-	return haveKernels && bits == 4 && blockSize == 32 && K > 0 && K%32 == 0 && N > 0 &&
+	return haveMatMul && bits == 4 && blockSize == 32 && K > 0 && K%32 == 0 && N > 0 &&
 		K <= math.MaxInt32/32 && N <= math.MaxInt32/32
+}
+
+// errNoMatMul is MatMulAvailable's error in builds with the attention kernels but not the product.
+var errNoMatMul = errors.New("EdgeChat's int4 product kernel is built for x86-64 only; ONNX Runtime's MatMulNBits (MLAS's Arm kernels) runs the products")
+
+// MatMulAvailable is Available for the int4 product (and the SwiGLU and norms it takes): an error
+// also in builds that carry the attention kernels without it (Arm64).
+func MatMulAvailable() error {
+	if haveKernels && !haveMatMul {
+		return errNoMatMul
+	}
+	return Available()
 }
 
 // MatMulNodes counts the graph's MatMulNBits nodes in Domain: a session over it must Register

@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 // op.c: the attention operators (attn.c's loops) as ONNX Runtime custom operators, and their
 // registration. Both take GroupQueryAttention's CPU contract as EdgeChat's optimized copies use
@@ -51,7 +51,9 @@
 
 #include "attnop.h"
 #include "kernel.h"
-#include "matmul.h"
+#if defined(__x86_64__)
+#include "matmul.h" // the int4 product is built for x86-64 only (MLAS's MatMulNBits serves Arm)
+#endif
 #include "opdef.h"
 #include "ortapi.h"
 
@@ -159,25 +161,36 @@ static void promptItem(void *p, size_t i) {
 }
 
 // rotate applies the non-interleaved rotary embedding of position pos to x [D] into y, times mul,
-// rounding as ONNX Runtime's Linux release build (GCC) does: the first product of each half fused
-// into a multiply-add, so that the keys written are the same bits. (Its Windows build rounds
-// differently, by an ulp at times: see gqa_test.go.)
+// rounding as ONNX Runtime's Linux release build (GCC) does, so that the keys written are the
+// same bits: on x86-64 the first product of each half fused into a multiply-add, on Arm64 the
+// second (measured under qemu against 1.30's linux-arm64 library: TestAgainstGroupQueryAttention).
+// (Its Windows build rounds differently, by an ulp at times: see gqa_test.go.)
 static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
 	int h = D / 2;
 	const float *c = cosc + (size_t)pos * h, *s = sinc + (size_t)pos * h;
 	for (int i = 0; i < h; i++) {
 		float a = x[i], b = x[i + h];
+#if defined(__aarch64__)
+		y[i] = fmaf(-b, s[i], a * c[i]) * mul;
+		y[i + h] = fmaf(b, c[i], a * s[i]) * mul;
+#else
 		y[i] = fmaf(a, c[i], -(b * s[i])) * mul;
 		y[i + h] = fmaf(a, s[i], b * c[i]) * mul;
+#endif
 	}
 }
 
 // rmsNorm writes x [D] (D a multiple of 8) over its root mean square, times w, into y, rounding
-// as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does on x64 (measured,
+// as ONNX Runtime 1.30's float32 SimplifiedLayerNormalization does. On x64 (measured,
 // TestQKNormPacked): the squares summed in 8 lanes by fused multiply-adds, the lanes added
-// pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and
-// each element (x × r) × weight. Compiled for AVX2 and FMA (the kernels run only where the CPU
-// has both), so that the lanes' multiply-adds are instructions, not calls.
+// pairwise (i and i+4, then i and i+2, then 0 and 1), r = 1 / sqrt(sum / D + epsilon), and each
+// element (x × r) × weight; compiled for AVX2 and FMA (the kernels run only where the CPU has
+// both), so that the lanes' multiply-adds are instructions, not calls. On Arm64 (measured under
+// qemu against the linux-arm64 library): the squares summed in order by fused multiply-adds and
+// each element x / sqrt(sum / D + epsilon) × weight, the same bits at head size 16; at 128 a
+// row differs by an ulp at times (an order of its sums not found), which TestQKNormPacked allows
+// there.
+#if defined(__x86_64__)
 __attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
@@ -188,6 +201,16 @@ __attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D
 	for (int i = 0; i < D; i++)
 		y[i] = x[i] * r * w[i];
 }
+#else
+void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+	float ss = 0;
+	for (int i = 0; i < D; i++)
+		ss = fmaf(x[i], x[i], ss);
+	float root = sqrtf(ss / (float)D + eps);
+	for (int i = 0; i < D; i++)
+		y[i] = x[i] / root * w[i];
+}
+#endif
 
 static int8_t quant8(float x, float scale) {
 	float q = nearbyintf(x * (1 / scale));
@@ -569,7 +592,10 @@ static void define(OrtCustomOp *op, int int8) {
 
 // ---- registration -----------------------------------------------------------------------------
 
-static OrtCustomOp opF32, opI8, opRow, opMatMul;
+static OrtCustomOp opF32, opI8, opRow;
+#if defined(__x86_64__)
+static OrtCustomOp opMatMul;
+#endif
 static OrtCustomOpDomain *domF32, *domI8, *domRow;
 
 // message returns st's message (to be freed), releasing st.
@@ -593,11 +619,15 @@ char *attnop_init(uintptr_t getBase, const char *domain, const char *domainInt8,
 	define(&opF32, 0);
 	define(&opI8, 1);
 	define(&opRow, 2);
-	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
 	OrtStatus *st;
-	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)) ||
-	    (st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)) ||
-	    (st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)) ||
+	if ((st = ORT(CreateCustomOpDomain)(domain, &domF32)) || (st = ORT(CustomOpDomain_Add)(domF32, &opF32)))
+		return message(st, "create the attention operators' domains");
+#if defined(__x86_64__)
+	attnop_define_matmul(&opMatMul); // matmul.c: MatMulNBits, in the float32 domain
+	if ((st = ORT(CustomOpDomain_Add)(domF32, &opMatMul)))
+		return message(st, "create the attention operators' domains");
+#endif
+	if ((st = ORT(CreateCustomOpDomain)(domainInt8, &domI8)) || (st = ORT(CustomOpDomain_Add)(domI8, &opI8)) ||
 	    (st = ORT(CreateCustomOpDomain)(domainRow, &domRow)) || (st = ORT(CustomOpDomain_Add)(domRow, &opRow)))
 		return message(st, "create the attention operators' domains");
 	return NULL;

@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 // opdef.h: what the operators' definitions share (op.c's attention, matmul.c's int4 product):
 // the error statuses, attribute reads and the OrtCustomOp callbacks that are the same for all.

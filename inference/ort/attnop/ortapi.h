@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 // ortapi.h: the part of ONNX Runtime's C API (onnxruntime_c_api.h) that attn.c and op.c use,
 // declared by hand so that the package carries no copy of that 370 KB header. It follows ONNX

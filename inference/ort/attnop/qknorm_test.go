@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 package attnop
 
@@ -161,7 +161,7 @@ func comparePacked(t *testing.T, ref, op *ort.DynamicAdvancedSession, c call) {
 		name string
 		w, g ort.Value
 	}{{"keys", wk, gk}, {"values", wv, gv}} {
-		if i := bufferDiff(b.w, b.g, runtime.GOOS == "linux"); i >= 0 {
+		if i := bufferDiff(b.w, b.g, exactNorms()); i >= 0 {
 			t.Errorf("the %s buffers differ first at element %d (row %d)", b.name, i, i/c.sh.dim%c.bufRows())
 		}
 	}
@@ -217,3 +217,9 @@ func TestBadQKNormFails(t *testing.T) {
 		})
 	}
 }
+
+// exactNorms says whether the normed keys written are ONNX Runtime's bits: on Linux x86-64. Its
+// Windows build rotates with other roundings (gqa_test.go), and its linux-arm64 build sums a
+// head's squares in an order op.c's rmsNorm matches at head size 16 but not always at 128 (an
+// ulp at times): bufferDiff's 1e-6 there.
+func exactNorms() bool { return runtime.GOOS == "linux" && runtime.GOARCH == "amd64" }

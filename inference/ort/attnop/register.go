@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 package attnop
 
@@ -27,8 +27,7 @@ var (
 	mu      sync.Mutex
 	initErr error // the first initialisation's outcome, once ONNX Runtime was loaded
 	inited  bool
-	// isa is the loops attn.c runs: 3 AVX-512 with VNNI (integer products on an int8 cache), 2
-	// AVX-512, 1 AVX2 + FMA, 0 none.
+	// isa is the loops the attention runs (isa_amd64.go, isa_arm64.go say which); 0 none.
 	isa = selectISA(0)
 )
 
@@ -43,7 +42,7 @@ func Available() error {
 // initLocked creates the operators' domains once ONNX Runtime is loaded (mu held).
 func initLocked() error {
 	if isa == 0 {
-		return errors.New("this CPU lacks AVX2 and FMA, which EdgeChat's attention kernels need; ONNX Runtime's attention is used")
+		return errors.New(noISA)
 	}
 	if inited {
 		return initErr
@@ -131,16 +130,3 @@ func cError(msg *C.char) error {
 	defer C.free(unsafe.Pointer(msg))
 	return errors.New(C.GoString(msg))
 }
-
-// selectISA picks attn.c's loops for this CPU, at most the level most when it is above 0 (1
-// AVX2 where the CPU has AVX-512, 2 AVX-512 without VNNI's integer loops: tests), and the int4
-// product's loops to match (AVX-512 VNNI where attn.c runs AVX-512 and the CPU has VNNI).
-func selectISA(most int) int {
-	picked := C.attnop_select(C.int(most))
-	C.q4_select(min(picked, 2)) // the int4 product's loops follow: 2 AVX-512, 1 AVX2
-	return int(picked)
-}
-
-// useMatMul picks the int4 product's loops by name for the tests (2 AVX-512 VNNI, 1 AVX-VNNI,
-// 0 AVX2 maddubs); false when the CPU cannot run them.
-func useMatMul(which int) bool { return C.q4_use(C.int(which)) != 0 }

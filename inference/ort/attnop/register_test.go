@@ -1,4 +1,4 @@
-//go:build cgo && amd64 && (linux || windows)
+//go:build cgo && (amd64 || arm64) && (linux || windows)
 
 package attnop
 

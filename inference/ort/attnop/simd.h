@@ -14,18 +14,6 @@
 #define AVX2 __attribute__((target("avx2,fma")))
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
 
-// dot is q · k over d values (d a multiple of 16), for the rows a 4-row step leaves over.
-static inline float dot(const float *q, const float *k, const int8_t *k8, int d) {
-	float a[16] = {0};
-	for (int c = 0; c < d; c += 16)
-		for (int j = 0; j < 16; j++)
-			a[j] += q[c + j] * (k8 ? (float)k8[c + j] : k[c + j]);
-	for (int j = 8; j > 0; j >>= 1)
-		for (int i = 0; i < j; i++)
-			a[i] += a[i + j];
-	return a[0];
-}
-
 AVX2 static inline __m256 load8(const float *f, const int8_t *b, size_t i) {
 	if (b)
 		return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(b + i))));

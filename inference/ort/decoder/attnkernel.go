@@ -29,6 +29,7 @@ const AttnKernelVar = "EDGECHAT_ATTN_KERNEL"
 // The kernels' package, as variables so that tests can play a build whose registration fails.
 var (
 	kernelsAvailable = attnop.Available
+	matMulAvailable  = attnop.MatMulAvailable
 	registerKernels  = attnop.Register
 	kernelSupports   = attnop.Supports
 )
@@ -42,15 +43,15 @@ func kernelsOff() bool { return switchedOff(AttnKernelVar) }
 // AttnKernelStatus says whether CPU loads run attention on EdgeChat's kernels: nil when they
 // do (for models whose attention they take), else why not (for `edgechat sys`). ONNX Runtime
 // must be loaded.
-func AttnKernelStatus() error { return kernelStatus(kernelsOff(), errKernelsOff) }
+func AttnKernelStatus() error { return kernelStatus(kernelsOff(), errKernelsOff, kernelsAvailable) }
 
 // kernelStatus is what AttnKernelStatus and MatMulKernelStatus say: errOff when their switch
-// is off, else whether the kernels can be registered.
-func kernelStatus(off bool, errOff error) error {
+// is off, else whether the build and CPU carry them (available) and they can be registered.
+func kernelStatus(off bool, errOff error, available func() error) error {
 	if off {
 		return errOff
 	}
-	if err := kernelsAvailable(); err != nil {
+	if err := available(); err != nil {
 		return err
 	}
 	return probeRegister()

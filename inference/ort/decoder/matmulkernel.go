@@ -83,7 +83,14 @@ func switchedOff(name string) bool {
 // MatMulKernelStatus says whether CPU loads run their int4 products on EdgeChat's kernel: nil
 // when they do (for the products it takes), else why not (for `edgechat sys`). ONNX Runtime
 // must be loaded.
-func MatMulKernelStatus() error { return kernelStatus(matMulOff(), errMatMulOff) }
+func MatMulKernelStatus() error {
+	return kernelStatus(matMulOff(), errMatMulOff, func() error {
+		if err := matMulAvailable(); err != nil {
+			return err
+		}
+		return kernelsAvailable() // the attention kernels' (tests play a build without them)
+	})
+}
 
 // matMulKernel is the rewrite that moves the int4 products of folder f's CPU copy onto the
 // kernel for a load with options o, or why they stay on MatMulNBits. A graph with no product

@@ -117,7 +117,7 @@ func TestMatMulKernelLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom: no registration here")
-	asEver, supports := verifyTolerance, matMulSupports
+	asEver, supports, avail := verifyTolerance, matMulSupports, matMulAvailable
 	tests := []struct {
 		name  string
 		env   string                              // MatMulKernelVar
@@ -125,6 +125,7 @@ func TestMatMulKernelLoad(t *testing.T) {
 		reg   func(n int) error                   // registerKernels' answer to its n-th call (nil: the kernels')
 		tol   func(info *proto.ModelInfo) float64 // verifyTolerance (nil: as ever)
 		takes func(k, n, bits, block int) bool    // matMulSupports (nil: the kernel's)
+		avail func() error                        // matMulAvailable (nil: the build's)
 		// twice opens the model a first time as it comes, then again with reg.
 		twice bool
 		// int8Prompts: the load has an int8 prompt twin, its LM head on the kernel.
@@ -145,6 +146,10 @@ func TestMatMulKernelLoad(t *testing.T) {
 		{name: "turned off by " + MatMulKernelVar, env: "off", mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "turned off"},
 		{name: "no product it takes", takes: func(k, n, bits, block int) bool { return false },
 			mm: [2]int{0, tinyMatMuls}, attn: [4]int{2, 0, 0, 0}, log: "the kernel does not take K"},
+		// Arm64's build: the attention kernels without the product; Automatic's per-row cache.
+		{name: "a build without the product", opts: func(o *inference.LoadOptions) { o.KVCache = inference.KVAuto },
+			avail: func() error { return errors.New("built for x86-64 only") },
+			mm:    [2]int{0, tinyMatMuls}, attn: [4]int{0, 0, 2, 0}, log: "built for x86-64 only"},
 		{name: "registration fails after the check", twice: true, reg: func(n int) error {
 			if n > 2 { // the first calls are the two statuses' probes
 				return boom
@@ -181,7 +186,7 @@ func TestMatMulKernelLoad(t *testing.T) {
 			oldLog, oldReg := slog.Default(), registerKernels
 			t.Cleanup(func() {
 				slog.SetDefault(oldLog)
-				registerKernels, verifyTolerance, matMulSupports = oldReg, asEver, supports
+				registerKernels, verifyTolerance, matMulSupports, matMulAvailable = oldReg, asEver, supports, avail
 			})
 			slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 			if tt.reg != nil {
@@ -199,6 +204,9 @@ func TestMatMulKernelLoad(t *testing.T) {
 			}
 			if tt.takes != nil {
 				matMulSupports = tt.takes
+			}
+			if tt.avail != nil {
+				matMulAvailable = tt.avail
 			}
 			d, err := Open(f, o)
 			if err != nil {
