@@ -61,6 +61,20 @@ static inline float32x4_t exp4(float32x4_t x) {
 	return vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(r), under));
 }
 
+// accLoad reads g ≤ 4 vectors' accumulators acc [g][d] at columns [c, c+16) into a (zeros past g);
+// accStore writes them back. The value loops (decode and prompt tiles) keep them in registers.
+static inline void accLoad(float32x4_t a[4][4], const float *acc, int g, int d, int c) {
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			a[i][j] = i < g ? vld1q_f32(acc + (size_t)i * d + c + 4 * j) : vdupq_n_f32(0);
+}
+
+static inline void accStore(float32x4_t a[4][4], float *acc, int g, int d, int c) {
+	for (int i = 0; i < g; i++)
+		for (int j = 0; j < 4; j++)
+			vst1q_f32(acc + (size_t)i * d + c + 4 * j, a[i][j]);
+}
+
 // ---- decode -----------------------------------------------------------------------------------
 
 // softmaxBlock turns the scores s [nq][BLOCK] (rows past n set to -inf) into weights e^(s − m),
@@ -148,9 +162,7 @@ static void valuesNEON(int nq, int d, int ld, const float *V, const int8_t *V8, 
 		int g = nq - h < 4 ? nq - h : 4;
 		for (int c = 0; c < d; c += 16) {
 			float32x4_t a[4][4];
-			for (int i = 0; i < 4; i++)
-				for (int j = 0; j < 4; j++)
-					a[i][j] = i < g ? vld1q_f32(acc + (size_t)(h + i) * d + c + 4 * j) : vdupq_n_f32(0);
+			accLoad(a, acc + (size_t)h * d, g, d, c);
 			for (int t = 0; t < n; t++) {
 				size_t row = (size_t)t * ld + c;
 				float32x4_t v[4];
@@ -163,9 +175,7 @@ static void valuesNEON(int nq, int d, int ld, const float *V, const int8_t *V8, 
 							a[i][j] = vfmaq_f32(a[i][j], p, v[j]);
 					}
 			}
-			for (int i = 0; i < g; i++)
-				for (int j = 0; j < 4; j++)
-					vst1q_f32(acc + (size_t)(h + i) * d + c + 4 * j, a[i][j]);
+			accStore(a, acc + (size_t)h * d, g, d, c);
 		}
 	}
 }
@@ -238,9 +248,7 @@ static void valuesT(int nq, int d, const float *V, int n, const float *sT, float
 		int g = nq - h < 4 ? nq - h : 4;
 		for (int c = 0; c < d; c += 16) {
 			float32x4_t a[4][4];
-			for (int i = 0; i < 4; i++)
-				for (int j = 0; j < 4; j++)
-					a[i][j] = i < g ? vld1q_f32(acc + (size_t)(h + i) * d + c + 4 * j) : vdupq_n_f32(0);
+			accLoad(a, acc + (size_t)h * d, g, d, c);
 			for (int t = 0; t < n; t++) {
 				const float *row = V + (size_t)t * d + c;
 				float32x4_t p = vld1q_f32(sT + (size_t)t * MAXV + h); // past nq: padding lanes, summed but not stored
@@ -252,9 +260,7 @@ static void valuesT(int nq, int d, const float *V, int n, const float *sT, float
 					a[3][j] = vfmaq_laneq_f32(a[3][j], v[j], p, 3);
 				}
 			}
-			for (int i = 0; i < g; i++)
-				for (int j = 0; j < 4; j++)
-					vst1q_f32(acc + (size_t)(h + i) * d + c + 4 * j, a[i][j]);
+			accStore(a, acc + (size_t)h * d, g, d, c);
 		}
 	}
 }
