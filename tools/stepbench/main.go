@@ -252,9 +252,10 @@ func open(name, path string) (g *graph, err error) {
 	}
 	if i := strings.Index(name, "-chunk"); i >= 0 {
 		// -chunkN: decode items of N cached rows in EdgeChat's attention kernels.
-		digits := strings.TrimLeft(name[i+len("-chunk"):], "0123456789")
+		after := name[i+len("-chunk"):]
+		size := after[:len(after)-len(strings.TrimLeft(after, "0123456789"))]
 		if _, set := os.LookupEnv(attnop.DecodeChunkVar); !set {
-			if err := os.Setenv(attnop.DecodeChunkVar, name[i+len("-chunk"):len(name)-len(digits)]); err != nil {
+			if err := os.Setenv(attnop.DecodeChunkVar, size); err != nil {
 				return nil, err
 			}
 			defer os.Unsetenv(attnop.DecodeChunkVar)
