@@ -70,8 +70,10 @@ VNNI static inline __m256i reduce8(const __m512i a[8]) {
 }
 
 // prefetchRows asks for the cache lines of bytes from p on (p need not be aligned: per-row
-// cache rows are ROWBYTES(d) apart).
-static inline void prefetchRows(const int8_t *p, size_t bytes) {
+// cache rows are ROWBYTES(d) apart). Always inlined: gcc 12 takes a function that only
+// prefetches for pure, so a call to it that its inliner leaves is dropped as dead code and the
+// prefetches with it (a trial value loop lost them so and took 1.375x the time from memory).
+static inline __attribute__((always_inline)) void prefetchRows(const int8_t *p, size_t bytes) {
 	const char *a = (const char *)((uintptr_t)p & ~(uintptr_t)63), *end = (const char *)p + bytes;
 	for (; a < end; a += 64)
 		_mm_prefetch(a, _MM_HINT_T0);
