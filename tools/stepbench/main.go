@@ -235,30 +235,22 @@ func open(name, path string) (g *graph, err error) {
 			cfg[k] = v
 		}
 	}
-	if _, set := os.LookupEnv(env.GQAFlashVar); !set && strings.Contains(name, "-noflash") {
-		if err := os.Setenv(env.GQAFlashVar, "1"); err != nil {
-			return nil, err
-		}
-		defer os.Unsetenv(env.GQAFlashVar)
+	// Switches the name turns on, each set for this session's making unless the environment
+	// already sets it.
+	switches := []struct{ part, env, val string }{{"-noflash", env.GQAFlashVar, "1"}, {"-noqk", decoder.QKFoldVar, "off"},
+		{"noswiglu", decoder.SwiGLUVar, "off"}, {"-kv8pc", decoder.KVRowVar, "off"}, {"noprenorm", decoder.PreNormVar, "off"},
+		{"layout1", decoder.LayoutVar, "on"}, {"nolayout", decoder.LayoutVar, "off"}}
+	if i := strings.Index(name, "-chunk"); i >= 0 {
+		// -chunkN: decode items of N cached rows in EdgeChat's attention kernels.
+		after := name[i+len("-chunk"):]
+		switches = append(switches, struct{ part, env, val string }{"-chunk", attnop.DecodeChunkVar, after[:len(after)-len(strings.TrimLeft(after, "0123456789"))]})
 	}
-	for _, sw := range []struct{ part, env, val string }{{"-noqk", decoder.QKFoldVar, "off"}, {"noswiglu", decoder.SwiGLUVar, "off"},
-		{"-kv8pc", decoder.KVRowVar, "off"}, {"noprenorm", decoder.PreNormVar, "off"}, {"layout1", decoder.LayoutVar, "on"}, {"nolayout", decoder.LayoutVar, "off"}} {
+	for _, sw := range switches {
 		if _, set := os.LookupEnv(sw.env); !set && strings.Contains(name, sw.part) {
 			if err := os.Setenv(sw.env, sw.val); err != nil {
 				return nil, err
 			}
 			defer os.Unsetenv(sw.env)
-		}
-	}
-	if i := strings.Index(name, "-chunk"); i >= 0 {
-		// -chunkN: decode items of N cached rows in EdgeChat's attention kernels.
-		after := name[i+len("-chunk"):]
-		size := after[:len(after)-len(strings.TrimLeft(after, "0123456789"))]
-		if _, set := os.LookupEnv(attnop.DecodeChunkVar); !set {
-			if err := os.Setenv(attnop.DecodeChunkVar, size); err != nil {
-				return nil, err
-			}
-			defer os.Unsetenv(attnop.DecodeChunkVar)
 		}
 	}
 	rows := n + 4
