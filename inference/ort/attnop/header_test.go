@@ -106,3 +106,16 @@ func TestHeaderMatchesONNXRuntime(t *testing.T) {
 		t.Errorf("ortapi.h differs from %s (-real +ortapi.h):\n%s", real, diff)
 	}
 }
+
+// TestChunkVarMatchesOp checks that op.c reads the variable DecodeChunkVar names: the chunked
+// cases of TestRowAgainstDequantizedCache set it, and under another name they would run
+// unchunked and still pass, the chunks' merge untested.
+func TestChunkVarMatchesOp(t *testing.T) {
+	src, err := os.ReadFile("op.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `#define CHUNKVAR "` + DecodeChunkVar + `"`; !strings.Contains(string(src), want) {
+		t.Fatalf("op.c does not define %s", want)
+	}
+}
