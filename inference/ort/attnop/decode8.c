@@ -195,13 +195,20 @@ VNNI static void softmax8(float s[MAXG][BLOCK8], int nq, int d, float *m, float 
 	}
 }
 
+// addPairSums adds 32 columns' int32 sums of interleaved row pairs (a0: columns {0-3, 8-11,
+// 16-19, 24-27}, a1 the rest; see values8) times sc to o [32], the columns back in order.
+VNNI static inline __attribute__((always_inline)) void addPairSums(float *o, __m512i a0, __m512i a1, __m512 sc) {
+	const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+	const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+	_mm512_storeu_ps(o, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a0, lo, a1)), sc, _mm512_loadu_ps(o)));
+	_mm512_storeu_ps(o + 16, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a0, hi, a1)), sc, _mm512_loadu_ps(o + 16)));
+}
+
 // values8 adds the n value rows V8 weighted by p16 (scales ps) into acc [nq][d]: up to 4
 // vectors by 32 columns at a time, two rows a vpdpwssd. Interleaving rows t and t+1 puts
 // columns {0-3, 8-11, 16-19, 24-27} in one sum and the rest in the other; they are put back in
 // order when added to acc.
 VNNI static void values8(int nq, int d, int ld, const int8_t *V8, int n, int16_t p16[MAXG][BLOCK8], const float *ps, float *acc) {
-	const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-	const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
 	for (int h = 0; h < nq; h += 4) {
 		int g = nq - h < 4 ? nq - h : 4;
 		for (int c = 0; c < d; c += 32) {
@@ -225,8 +232,7 @@ VNNI static void values8(int nq, int d, int ld, const int8_t *V8, int n, int16_t
 			for (int i = 0; i < g; i++) {
 				float *o = acc + (size_t)(h + i) * d + c;
 				__m512 sc = _mm512_set1_ps(ps[h + i]);
-				_mm512_storeu_ps(o, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a[i][0], lo, a[i][1])), sc, _mm512_loadu_ps(o)));
-				_mm512_storeu_ps(o + 16, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a[i][0], hi, a[i][1])), sc, _mm512_loadu_ps(o + 16)));
+				addPairSums(o, a[i][0], a[i][1], sc);
 			}
 		}
 	}
@@ -241,8 +247,6 @@ VNNI static void values8(int nq, int d, int ld, const int8_t *V8, int n, int16_t
 // same from cache).
 VNNI static void values2x128(int nq, int ld, const int8_t *V8, int n, int ahead, int16_t p16[MAXG][BLOCK8], const float *ps,
                              float *acc) {
-	const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-	const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
 	__m512i a[2][4][2]; // [vector][32 columns][the interleaved halves]
 	for (int i = 0; i < 2; i++)
 		for (int c = 0; c < 4; c++)
@@ -269,8 +273,7 @@ VNNI static void values2x128(int nq, int ld, const int8_t *V8, int n, int ahead,
 		for (int c = 0; c < 4; c++) {
 			float *o = acc + (size_t)i * 128 + 32 * c;
 			__m512 sc = _mm512_set1_ps(ps[i]);
-			_mm512_storeu_ps(o, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a[i][c][0], lo, a[i][c][1])), sc, _mm512_loadu_ps(o)));
-			_mm512_storeu_ps(o + 16, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_permutex2var_epi32(a[i][c][0], hi, a[i][c][1])), sc, _mm512_loadu_ps(o + 16)));
+			addPairSums(o, a[i][c][0], a[i][c][1], sc);
 		}
 }
 
