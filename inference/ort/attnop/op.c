@@ -59,9 +59,9 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#define NEWROW_ISA __attribute__((target("avx2,fma"))) // the new rows' loops: the op runs only where the CPU has both
+#define OP_ISA __attribute__((target("avx2,fma"))) // this file's vector loops (norms, rotary, new rows): the op runs only where the CPU has both
 #else
-#define NEWROW_ISA
+#define OP_ISA
 #endif
 
 // A decode step's items are long: each reads its rows as two streams (keys, values) that the
@@ -184,7 +184,7 @@ static void promptItem(void *p, size_t i) {
 // (Its Windows build rounds differently, by an ulp at times: see gqa_test.go.) Compiled for AVX2
 // and FMA on x86-64 (the op runs only where the CPU has both): the loop becomes vector
 // instructions instead of two calls to fmaf a pair, the same bits (fmaf is exact either way).
-NEWROW_ISA static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
+OP_ISA static void rotate(const float *x, float *y, int D, const float *cosc, const float *sinc, int pos, float mul) {
 	int h = D / 2;
 	const float *c = cosc + (size_t)pos * h, *s = sinc + (size_t)pos * h;
 	for (int i = 0; i < h; i++) {
@@ -210,7 +210,7 @@ NEWROW_ISA static void rotate(const float *x, float *y, int D, const float *cosc
 // row differs by an ulp at times (an order of its sums not found), which TestQKNormPacked allows
 // there.
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
+OP_ISA void rmsNorm(const float *x, float *y, int D, const float *w, float eps) {
 	float p[8] = {0};
 	for (int i = 0; i < D; i += 8)
 		for (int j = 0; j < 8; j++)
@@ -243,7 +243,7 @@ static int8_t quant8(float x, float scale) {
 // fmaxf for every value (a decode step's 16 rows a layer took ~1% of the step's CPU, all on the
 // first thread before the items start).
 #if defined(__x86_64__)
-NEWROW_ISA static void quantRow(const float *x, int8_t *y, int D) {
+OP_ISA static void quantRow(const float *x, int8_t *y, int D) {
 	const __m256 abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
 	__m256 mx = _mm256_setzero_ps();
 	for (int c = 0; c < D; c += 8)
