@@ -7,12 +7,13 @@ import (
 )
 
 // barSlot holds an infinite progress bar only while it runs. Fyne 2.7.1's
-// ProgressBarInfinite is no widget to keep hidden: creating its renderer marks it running,
-// and the next refresh starts its animation even while it is hidden; Hide clears the running
-// flag without stopping the animation, after which Stop does nothing. Either way it animates
-// unseen and redraws the whole window every frame (~13% of a core under Xvfb with the
-// settings open, measured with tools/idlecpu). A bar made when needed and stopped before it
-// leaves the tree cannot.
+// ProgressBarInfinite was no widget to keep hidden: creating its renderer marked it running,
+// and the next refresh started its animation even while it was hidden; Hide cleared the
+// running flag without stopping the animation, after which Stop did nothing. Either way it
+// animated unseen and redrew the whole window every frame (~13% of a core under Xvfb with the
+// settings open, measured with tools/idlecpu). Fyne 2.7.4 changed when the bar starts
+// (fyne#6221); a bar made when needed and stopped before it leaves the tree animates unseen
+// in neither.
 type barSlot struct {
 	Box *fyne.Container // where the bar appears: put it in the layout
 	bar *widget.ProgressBarInfinite

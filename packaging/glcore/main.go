@@ -2,7 +2,7 @@
 // desktop OpenGL (Fyne's go-gl v2.1 painter and a GLFW core context) instead of OpenGL ES;
 // packaging/build.sh points the Arm64 build at it with a go.mod replace in its staged copy.
 //
-// Fyne v2.7.1 picks its painter by CPU: every arm64 build, Windows included, asks for an OpenGL
+// Fyne v2.7 picks its painter by CPU: every arm64 build, Windows included, asks for an OpenGL
 // ES 2 context. On Windows that goes through WGL_EXT_create_context_es2_profile, which Wine lacks
 // and which Windows-on-Arm drivers often lack too (fyne#6483): the program opens no window.
 // Those machines do offer desktop OpenGL (the GPU vendor's driver, Microsoft's OpenGL-on-D3D12
@@ -123,7 +123,7 @@ func writeCopy(fyneDir, out string) (string, error) {
 		src := filepath.Join(fyneDir, filepath.FromSlash(r.file))
 		data, err := os.ReadFile(src)
 		if err != nil {
-			return "", fmt.Errorf("%w (is this Fyne v2.7.1?)", err)
+			return "", fmt.Errorf("%w (glcore's rewrites are written for Fyne v2.7.4's files)", err)
 		}
 		if changed[r.file], err = r.apply(data); err != nil {
 			return "", fmt.Errorf("%s: %w", src, err)

@@ -141,7 +141,7 @@ func TestWriteCopy(t *testing.T) {
 
 	// go list in a module that replaces Fyne with the copy.
 	mod := t.TempDir()
-	gomod := "module probe\n\ngo 1.24\n\nrequire fyne.io/fyne/v2 v2.7.1\n\nreplace fyne.io/fyne/v2 => " + out + "\n"
+	gomod := "module probe\n\ngo 1.24\n\nrequire fyne.io/fyne/v2 v2.7.4\n\nreplace fyne.io/fyne/v2 => " + out + "\n"
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
 		t.Fatal(err)
 	}
